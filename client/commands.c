@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The command table: name, usage, summary, handler. A handler parses its own arguments
+ * (every command takes --help), asks latencyd, and prints through the output vtable.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "latencyctl.h"
+
+static int cmd_status(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_version(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_help(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+
+static const struct command commands[] = {
+	{"status", "", "show latencyd's state and the kernel module's", cmd_status},
+	{"version", "", "show the versions of latencyd, its protocol and module ABI", cmd_version},
+	{"help", "[COMMAND]", "show this help, or a command's", cmd_help},
+};
+
+const struct command *command_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+void ctl_usage(FILE *f)
+{
+	int width = 0;
+	char head[64];
+
+	fprintf(f,
+		"Usage: latencyctl [OPTIONS] COMMAND [ARGS]\n"
+		"       latencyctl COMMAND --help\n"
+		"\n"
+		"Asks latencyd over its control socket.\n"
+		"\n"
+		"Options:\n"
+		"  -s, --socket PATH      control socket (default %s)\n"
+		"  -j, --json             print results as JSON\n"
+		"  -t, --timeout SECONDS  give up after SECONDS (default %llu)\n"
+		"  -h, --help             show this help\n"
+		"  -V, --version          show latencyctl's version\n"
+		"\n",
+		PROTO_SOCKET_PATH_DEFAULT, CTL_TIMEOUT_USEC_DEFAULT / 1000000ULL);
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		int n = snprintf(head, sizeof(head), "%s %s", commands[i].name, commands[i].args);
+
+		if (n > width)
+			width = n;
+	}
+	fprintf(f, "Commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		snprintf(head, sizeof(head), "%s %s", commands[i].name, commands[i].args);
+		fprintf(f, "  %-*s  %s\n", width, head, commands[i].summary);
+	}
+	fprintf(f, "\nExit status: 0 ok, 1 latencyd answered with an error, 2 usage error,\n"
+		   "3 cannot connect to or talk with latencyd.\n");
+}
+
+static void command_usage(const struct command *cmd, FILE *f)
+{
+	fprintf(f, "Usage: latencyctl [OPTIONS] %s%s%s\n\n%s.\n", cmd->name,
+		cmd->args[0] ? " " : "", cmd->args, cmd->summary);
+}
+
+#define HELP_SHOWN (-1)
+
+/*
+ * For commands without arguments of their own: accepts --help and nothing else. Returns
+ * EXIT_OK to go on, HELP_SHOWN when --help was answered, or EXIT_USAGE.
+ */
+static int no_arguments(const struct command *cmd, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+		if (c == 'h') {
+			command_usage(cmd, stdout);
+			return HELP_SHOWN;
+		}
+		fprintf(stderr, "Try 'latencyctl %s --help'.\n", cmd->name);
+		return EXIT_USAGE;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "latencyctl: %s takes no arguments\nTry 'latencyctl %s --help'.\n",
+			cmd->name, cmd->name);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+static int ask(const struct ctl *ctl, const struct command *cmd, int argc, char **argv,
+	       int (*print)(struct json_object *result))
+{
+	struct json_object *result = NULL;
+	int r;
+
+	r = no_arguments(cmd, argc, argv);
+	if (r != EXIT_OK)
+		return r == HELP_SHOWN ? EXIT_OK : r;
+	r = ctl_call(ctl, cmd->name, NULL, &result);
+	if (r == EXIT_OK)
+		r = print(result);
+	json_object_put(result);
+	return r;
+}
+
+static int cmd_status(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	return ask(ctl, cmd, argc, argv, ctl->out->status);
+}
+
+static int cmd_version(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	return ask(ctl, cmd, argc, argv, ctl->out->version);
+}
+
+static int cmd_help(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	const struct command *which;
+
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+		command_usage(cmd, stderr);
+		return EXIT_USAGE;
+	}
+	if (argc < 2) {
+		ctl_usage(stdout);
+		return EXIT_OK;
+	}
+	which = command_find(argv[1]);
+	if (!which) {
+		fprintf(stderr, "latencyctl: unknown command '%s'\nTry 'latencyctl help'.\n",
+			argv[1]);
+		return EXIT_USAGE;
+	}
+	command_usage(which, stdout);
+	return EXIT_OK;
+}

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One exchange with latencyd: connect, hello, one request, its reply, all before one
+ * deadline. Problems are reported here, where they are understood, and turned into the
+ * exit status: EXIT_CONNECT when latencyd cannot be reached or talked to, EXIT_DAEMON
+ * when it answers with an error.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "latencyctl.h"
+
+struct conn {
+	const struct ctl *ctl;
+	int fd;
+	uint64_t deadline; /* CLOCK_MONOTONIC, usec */
+	struct proto_decoder dec;
+};
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Waits for events on the socket until the deadline; -ETIMEDOUT after it. */
+static int wait_for(struct conn *c, short events)
+{
+	struct pollfd pfd = {.fd = c->fd, .events = events};
+	uint64_t now;
+	int r;
+
+	for (;;) {
+		now = now_usec();
+		if (now >= c->deadline)
+			return -ETIMEDOUT;
+		r = poll(&pfd, 1, (int)((c->deadline - now + 999) / 1000));
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static void connect_error(const char *path, int r)
+{
+	switch (-r) {
+	case ENOENT:
+		fprintf(stderr, "latencyctl: latencyd is not running: no socket at %s\n", path);
+		break;
+	case ECONNREFUSED:
+		fprintf(stderr, "latencyctl: latencyd is not running: nothing listens on %s\n",
+			path);
+		break;
+	case EACCES:
+	case EPERM:
+		fprintf(stderr, "latencyctl: permission denied on %s\n", path);
+		break;
+	case ETIMEDOUT:
+		fprintf(stderr, "latencyctl: timed out connecting to %s\n", path);
+		break;
+	default:
+		fprintf(stderr, "latencyctl: cannot connect to %s: %s\n", path, strerror(-r));
+		break;
+	}
+}
+
+static int conn_open(struct conn *c)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	const char *path = c->ctl->socket;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		connect_error(path, -ENAMETOOLONG);
+		return EXIT_CONNECT;
+	}
+	memcpy(sa.sun_path, path, strlen(path));
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c->fd < 0) {
+		connect_error(path, -errno);
+		return EXIT_CONNECT;
+	}
+	/* A full backlog makes a non-blocking unix connect fail with EAGAIN: retry a while. */
+	while (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int r = -errno;
+
+		if (r == -EAGAIN && now_usec() < c->deadline) {
+			usleep(10000);
+			continue;
+		}
+		connect_error(path, r == -EAGAIN ? -ETIMEDOUT : r);
+		return EXIT_CONNECT;
+	}
+	return EXIT_OK;
+}
+
+static int lost(const char *what, int r)
+{
+	fprintf(stderr, "latencyctl: %s: %s\n", what,
+		r == -ETIMEDOUT ? "latencyd did not answer in time" : strerror(-r));
+	return EXIT_CONNECT;
+}
+
+static int send_msg(struct conn *c, struct json_object *msg)
+{
+	struct proto_buf out = {0};
+	int r;
+
+	r = proto_buf_add_frame(&out, msg, PROTO_FRAME_MAX);
+	json_object_put(msg);
+	while (r >= 0 && proto_buf_pending(&out) > 0) {
+		ssize_t n = send(c->fd, proto_buf_head(&out), proto_buf_pending(&out),
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n >= 0)
+			proto_buf_consume(&out, (size_t)n);
+		else if (errno == EAGAIN)
+			r = wait_for(c, POLLOUT);
+		else if (errno != EINTR)
+			r = -errno;
+	}
+	proto_buf_done(&out);
+	return r < 0 ? lost("sending to latencyd", r) : EXIT_OK;
+}
+
+/* Reads the next message that is not an event. */
+static int recv_msg(struct conn *c, struct json_object **ret)
+{
+	for (;;) {
+		char *buf;
+		size_t len;
+		ssize_t n;
+		int r;
+
+		r = proto_decoder_next(&c->dec, ret);
+		if (r > 0 && proto_message_kind(*ret) == PROTO_MSG_EVENT) {
+			json_object_put(*ret);
+			continue;
+		}
+		if (r > 0)
+			return EXIT_OK;
+		if (r < 0) {
+			fprintf(stderr, "latencyctl: unexpected data from latencyd: %s\n",
+				proto_decoder_error(&c->dec));
+			return EXIT_CONNECT;
+		}
+		r = proto_decoder_space(&c->dec, &buf, &len);
+		if (r < 0)
+			return lost("reading from latencyd", r);
+		n = recv(c->fd, buf, len, MSG_DONTWAIT);
+		if (n > 0) {
+			proto_decoder_commit(&c->dec, (size_t)n);
+			continue;
+		}
+		if (n == 0) {
+			fprintf(stderr, "latencyctl: latencyd closed the connection\n");
+			return EXIT_CONNECT;
+		}
+		if (errno == EAGAIN)
+			r = wait_for(c, POLLIN);
+		else if (errno != EINTR)
+			r = -errno;
+		if (r < 0)
+			return lost("reading from latencyd", r);
+	}
+}
+
+/* An error reply: the daemon's answer, printed through the output. */
+static int daemon_error(const struct conn *c, const char *command, struct json_object *msg)
+{
+	struct proto_error err;
+	struct proto_reply rep;
+
+	if (proto_reply_parse(msg, &rep, &err) < 0 || rep.ok) {
+		fprintf(stderr, "latencyctl: unexpected reply from latencyd: %s\n",
+			rep.ok ? "not an error" : err.message);
+		return EXIT_CONNECT;
+	}
+	c->ctl->out->error(command, rep.code_name, rep.message);
+	return EXIT_DAEMON;
+}
+
+static int handshake(struct conn *c)
+{
+	struct proto_hello ours = {
+		.protocol = PROTO_VERSION,
+		.revision = PROTO_REVISION,
+		.client = "latencyctl",
+		.version = LATENCYD_VERSION,
+	};
+	struct json_object *msg = NULL;
+	struct proto_error err;
+	struct proto_hello theirs;
+	int r;
+
+	if (proto_hello_new(&ours, &msg) < 0)
+		return lost("hello", -ENOMEM);
+	r = send_msg(c, msg);
+	if (r == EXIT_OK)
+		r = recv_msg(c, &msg);
+	if (r != EXIT_OK)
+		return r;
+	if (proto_message_kind(msg) == PROTO_MSG_REPLY)
+		r = daemon_error(c, "hello", msg);
+	else if (proto_hello_parse(msg, &theirs, &err) < 0) {
+		fprintf(stderr, "latencyctl: unexpected hello from latencyd: %s\n", err.message);
+		r = EXIT_CONNECT;
+	} else if (proto_hello_check(&theirs, &err) < 0) {
+		fprintf(stderr, "latencyctl: latencyd %s: %s\n", theirs.version ?: "", err.message);
+		r = EXIT_DAEMON;
+	}
+	json_object_put(msg);
+	return r;
+}
+
+int ctl_call(const struct ctl *ctl, const char *command, struct json_object *args,
+	     struct json_object **ret_result)
+{
+	struct conn c = {.ctl = ctl, .fd = -1, .deadline = now_usec() + ctl->timeout_usec};
+	struct json_object *msg = NULL;
+	struct proto_error err;
+	struct proto_reply rep;
+	int r;
+
+	*ret_result = NULL;
+	proto_decoder_init(&c.dec, PROTO_FRAME_MAX);
+	r = conn_open(&c);
+	if (r == EXIT_OK)
+		r = handshake(&c);
+	if (r != EXIT_OK)
+		json_object_put(args);
+	else if (proto_request_new(1, command, args, &msg) < 0)
+		r = lost(command, -ENOMEM);
+	if (r == EXIT_OK)
+		r = send_msg(&c, msg);
+	if (r == EXIT_OK)
+		r = recv_msg(&c, &msg);
+	if (r == EXIT_OK) {
+		if (proto_reply_parse(msg, &rep, &err) < 0) {
+			fprintf(stderr, "latencyctl: unexpected reply from latencyd: %s\n",
+				err.message);
+			r = EXIT_CONNECT;
+		} else if (!rep.ok) {
+			r = daemon_error(&c, command, msg);
+		} else {
+			*ret_result = json_object_get(rep.result);
+		}
+		json_object_put(msg);
+	}
+	proto_decoder_done(&c.dec);
+	if (c.fd >= 0)
+		close(c.fd);
+	return r;
+}
+
+/* Reads a result leniently (newer daemons add fields); a mistyped field is a bad reply. */
+int result_dispatch(struct json_object *obj, const struct proto_field *fields, void *out,
+		    const char *what)
+{
+	struct proto_error err;
+
+	if (proto_fields_dispatch(obj, fields, PROTO_DISPATCH_ALLOW_UNKNOWN, out, &err) < 0) {
+		fprintf(stderr, "latencyctl: unexpected %s from latencyd: %s\n", what, err.message);
+		return EXIT_CONNECT;
+	}
+	return EXIT_OK;
+}

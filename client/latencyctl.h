@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* latencyctl: the control client's types and the index of its files. */
+#ifndef LATENCYCTL_H
+#define LATENCYCTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "proto.h"
+
+struct json_object;
+
+/* Exit status of latencyctl, the same for every command. */
+enum {
+	EXIT_OK = 0,
+	EXIT_DAEMON = 1,  /* latencyd answered with an error */
+	EXIT_USAGE = 2,	  /* bad command line */
+	EXIT_CONNECT = 3, /* cannot connect to, or talk with, latencyd */
+};
+
+#define CTL_TIMEOUT_USEC_DEFAULT (10 * 1000000ULL)
+
+/* How results are printed: one function per kind of result (bgpctl's struct output). */
+struct output {
+	const char *name;
+	int (*status)(struct json_object *result);
+	int (*version)(struct json_object *result);
+	void (*error)(const char *command, const char *code, const char *message);
+};
+
+/* output_text.c: aligned tables with units, for humans. */
+extern const struct output output_text;
+size_t format_duration(char *buf, size_t size, uint64_t usec);
+
+/* output_json.c: the result object, pretty-printed, for scripts (jq). */
+extern const struct output output_json;
+
+/* One invocation's settings, from the global options. */
+struct ctl {
+	const char *socket;
+	uint64_t timeout_usec;
+	const struct output *out;
+};
+
+/* conn.c: connect, hello, one request, its reply. Returns an exit status. */
+int ctl_call(const struct ctl *ctl, const char *command, struct json_object *args,
+	     struct json_object **ret_result);
+int result_dispatch(struct json_object *obj, const struct proto_field *fields, void *out,
+		    const char *what);
+
+/* commands.c: the command table. */
+struct command {
+	const char *name;
+	const char *args; /* usage of the command's own arguments */
+	const char *summary;
+	int (*run)(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+};
+
+const struct command *command_find(const char *name);
+void ctl_usage(FILE *f);
+
+#endif /* LATENCYCTL_H */

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* "status": the daemon (version, pid, uptime) and the kernel module's state. */
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "latencyd.h"
+
+static struct json_object *module_object(const struct kmodule_status *st, int *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o) {
+		*r = -ENOMEM;
+		return NULL;
+	}
+	result_add_string(o, PROTO_KEY_STATE, kmodule_state_to_string(st->state), r);
+	result_add_bool(o, PROTO_KEY_LOADED, st->state != KMODULE_NOT_LOADED, r);
+	if (st->abi_known) {
+		result_add_int(o, PROTO_KEY_ABI_MAJOR, st->abi_major, r);
+		result_add_int(o, PROTO_KEY_ABI_MINOR, st->abi_minor, r);
+	}
+	if (st->detail[0])
+		result_add_string(o, PROTO_KEY_DETAIL, st->detail, r);
+	return o;
+}
+
+int cmd_status(struct manager *m, const struct control_peer *peer, struct json_object *args,
+	       struct json_object **result, struct proto_error *err)
+{
+	static const struct proto_field fields[] = {
+		{NULL},
+	};
+	struct json_object *o;
+	uint64_t now;
+	int r;
+
+	r = proto_fields_dispatch(args, fields, 0, NULL, err);
+	if (r < 0)
+		return r;
+
+	manager_refresh_module(m);
+	r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+	if (r < 0)
+		return r;
+
+	o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	result_add_string(o, PROTO_KEY_VERSION, LATENCYD_VERSION, &r);
+	result_add_int(o, PROTO_KEY_PID, getpid(), &r);
+	result_add_int(o, PROTO_KEY_UPTIME_USEC, (int64_t)(now - m->start_usec), &r);
+	result_add(o, PROTO_KEY_MODULE, module_object(&m->module, &r), &r);
+	if (r < 0) {
+		json_object_put(o);
+		return r;
+	}
+	*result = o;
+	return 0;
+}

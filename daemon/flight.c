@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The LTTng flight-recorder session. The session is created without an output, and each
+ * record names its output: the same session can then go to relayd and, when relayd fails,
+ * to the local directory, and every snapshot gets a directory named after its catalog id.
+ * Both outputs are built once at creation so that a record costs one call into sessiond.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lttng/lttng.h>
+
+#include "flight.h"
+
+struct flight {
+	char *session;
+	struct lttng_snapshot_output *local;
+	struct lttng_snapshot_output *relayd; /* NULL: local only */
+	bool fallback_local;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+const char *flight_strerror(int err)
+{
+	return lttng_strerror(err < 0 ? err : -err);
+}
+
+const char *flight_session_name(const struct flight *f)
+{
+	return f->session;
+}
+
+static int output_new(uint64_t max_size, const char *local_dir, const char *url,
+		      struct lttng_snapshot_output **ret)
+{
+	struct lttng_snapshot_output *o = lttng_snapshot_output_create();
+	int r;
+
+	if (!o)
+		return -LTTNG_ERR_NOMEM;
+	r = url ? lttng_snapshot_output_set_network_url(url, o)
+		: lttng_snapshot_output_set_local_path(local_dir, o);
+	if (r == 0 && max_size)
+		r = lttng_snapshot_output_set_size(max_size, o);
+	if (r < 0) {
+		lttng_snapshot_output_destroy(o);
+		return r == -1 ? -LTTNG_ERR_INVALID : r;
+	}
+	*ret = o;
+	return 0;
+}
+
+static int enable_events(struct lttng_handle *h, const struct flight_settings *s,
+			 const char *channel)
+{
+	struct lttng_event *ev;
+	int r = 0;
+
+	for (const char *const *name = s->events; name && *name && r >= 0; name++) {
+		ev = lttng_event_create();
+		if (!ev)
+			return -LTTNG_ERR_NOMEM;
+		ev->type = LTTNG_EVENT_TRACEPOINT;
+		ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
+		ev->loglevel = -1;
+		strncpy(ev->name, *name, sizeof(ev->name) - 1);
+		r = lttng_enable_event_with_exclusions(h, ev, channel, NULL, 0, NULL);
+		lttng_event_destroy(ev);
+	}
+	if (r >= 0 && s->syscalls && s->domain == FLIGHT_DOMAIN_KERNEL) {
+		ev = lttng_event_create();
+		if (!ev)
+			return -LTTNG_ERR_NOMEM;
+		ev->type = LTTNG_EVENT_SYSCALL;
+		strcpy(ev->name, "*");
+		r = lttng_enable_event_with_exclusions(h, ev, channel, NULL, 0, NULL);
+		lttng_event_destroy(ev);
+	}
+	return r < 0 ? r : 0;
+}
+
+static int setup_session(const struct flight_settings *s)
+{
+	struct lttng_session_descriptor *desc;
+	struct lttng_domain dom;
+	struct lttng_handle *h = NULL;
+	struct lttng_channel *chan = NULL;
+	enum lttng_error_code ec;
+	int r;
+
+	desc = lttng_session_descriptor_snapshot_create(s->session);
+	if (!desc)
+		return -LTTNG_ERR_NOMEM;
+	ec = lttng_create_session_ext(desc);
+	lttng_session_descriptor_destroy(desc);
+	if (ec != LTTNG_OK)
+		return -(int)ec;
+
+	memset(&dom, 0, sizeof(dom));
+	dom.type = s->domain == FLIGHT_DOMAIN_KERNEL ? LTTNG_DOMAIN_KERNEL : LTTNG_DOMAIN_UST;
+	dom.buf_type =
+		s->domain == FLIGHT_DOMAIN_KERNEL ? LTTNG_BUFFER_GLOBAL : LTTNG_BUFFER_PER_UID;
+	h = lttng_create_handle(s->session, &dom);
+	chan = lttng_channel_create(&dom);
+	if (!h || !chan) {
+		r = -LTTNG_ERR_NOMEM;
+		goto out;
+	}
+	strcpy(chan->name, "flight");
+	chan->attr.overwrite = 1;
+	chan->attr.subbuf_size = s->subbuf_size;
+	chan->attr.num_subbuf = s->num_subbuf;
+	chan->attr.output = LTTNG_EVENT_MMAP;
+	r = lttng_enable_channel(h, chan);
+	if (r < 0)
+		goto out;
+	r = enable_events(h, s, chan->name);
+	if (r < 0)
+		goto out;
+	r = lttng_start_tracing(s->session);
+out:
+	lttng_channel_destroy(chan);
+	lttng_destroy_handle(h);
+	return r < 0 ? r : 0;
+}
+
+int flight_create(const struct flight_settings *s, struct flight **ret)
+{
+	struct flight *f;
+	int r;
+
+	if (!s->session || !*s->session || !s->local_dir || s->local_dir[0] != '/')
+		return -LTTNG_ERR_INVALID;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -LTTNG_ERR_NOMEM;
+	f->fallback_local = s->fallback_local;
+	f->session = strdup(s->session);
+	if (!f->session) {
+		r = -LTTNG_ERR_NOMEM;
+		goto fail;
+	}
+	r = output_new(s->max_size, s->local_dir, NULL, &f->local);
+	if (r == 0 && s->relayd_url)
+		r = output_new(s->max_size, NULL, s->relayd_url, &f->relayd);
+	if (r < 0)
+		goto fail;
+
+	/* A session of ours left by a crashed instance holds stale settings: replace it. */
+	r = lttng_destroy_session(s->session);
+	if (r < 0 && r != -LTTNG_ERR_SESS_NOT_FOUND && r != -LTTNG_ERR_NO_SESSION)
+		goto fail;
+	r = setup_session(s);
+	if (r < 0) {
+		lttng_destroy_session(s->session);
+		goto fail;
+	}
+	*ret = f;
+	return 0;
+fail:
+	/* Nothing of ours is left in sessiond: keep flight_destroy() from touching it. */
+	free(f->session);
+	f->session = NULL;
+	flight_destroy(f);
+	return r;
+}
+
+int flight_record(struct flight *f, const char *name, struct flight_record *rec)
+{
+	struct lttng_snapshot_output *out = f->relayd ? f->relayd : f->local;
+	uint64_t t0;
+	int r;
+
+	memset(rec, 0, sizeof(*rec));
+	if (lttng_snapshot_output_set_name(name, out) < 0)
+		return -LTTNG_ERR_INVALID;
+	t0 = now_ns();
+	rec->start_ns = t0;
+	r = lttng_snapshot_record(f->session, out, 1);
+	if (r < 0 && f->relayd && f->fallback_local) {
+		rec->fell_back = true;
+		rec->relayd_error = r;
+		if (lttng_snapshot_output_set_name(name, f->local) < 0)
+			return -LTTNG_ERR_INVALID;
+		t0 = now_ns();
+		r = lttng_snapshot_record(f->session, f->local, 1);
+	} else {
+		rec->to_relayd = f->relayd != NULL;
+	}
+	rec->duration_ns = now_ns() - t0;
+	return r < 0 ? r : 0;
+}
+
+int flight_exists(struct flight *f)
+{
+	struct lttng_session *sessions = NULL;
+	int n, found = 0;
+
+	n = lttng_list_sessions(&sessions);
+	if (n < 0)
+		return n == -LTTNG_ERR_NO_SESSIOND ? 0 : n;
+	for (int i = 0; i < n; i++)
+		found |= strcmp(sessions[i].name, f->session) == 0;
+	free(sessions);
+	return found;
+}
+
+void flight_destroy(struct flight *f)
+{
+	if (!f)
+		return;
+	if (f->session)
+		lttng_destroy_session(f->session);
+	lttng_snapshot_output_destroy(f->local);
+	lttng_snapshot_output_destroy(f->relayd);
+	free(f->session);
+	free(f);
+}

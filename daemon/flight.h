@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * flight.c: the LTTng flight-recorder session latencyd owns: a snapshot-mode session whose
+ * channels overwrite their oldest data, recorded on demand to a local directory or to
+ * lttng-relayd, falling back to the local directory when relayd cannot be reached.
+ */
+#ifndef LATENCYD_FLIGHT_H
+#define LATENCYD_FLIGHT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum flight_domain {
+	FLIGHT_DOMAIN_KERNEL,
+	FLIGHT_DOMAIN_USERSPACE,
+};
+
+struct flight_settings {
+	const char *session; /* session name */
+	enum flight_domain domain;
+	uint64_t subbuf_size;	   /* bytes, power of two */
+	uint64_t num_subbuf;	   /* power of two, >= 2 */
+	const char *const *events; /* tracepoint names (globs allowed), NULL-terminated */
+	bool syscalls;		   /* kernel domain: all system calls too */
+	const char *local_dir;	   /* absolute path; snapshots land in LOCAL_DIR/NAME-DATE-N */
+	const char *relayd_url;	   /* e.g. net://127.0.0.1; NULL: local only */
+	bool fallback_local;	   /* relayd failure: record locally instead */
+	uint64_t max_size;	   /* bytes per snapshot, 0 = no cap */
+};
+
+/* Where a snapshot went and how long the record call took. */
+struct flight_record {
+	bool to_relayd;	      /* false: local_dir */
+	bool fell_back;	      /* relayd failed, recorded locally */
+	int relayd_error;     /* the LTTng error relayd gave, when fell_back */
+	uint64_t start_ns;    /* CLOCK_MONOTONIC when lttng_snapshot_record was called */
+	uint64_t duration_ns; /* of the successful call */
+};
+
+struct flight;
+
+/* On failure these return a negative LTTng error code: lttng_strerror() describes it. */
+int flight_create(const struct flight_settings *s, struct flight **ret);
+int flight_record(struct flight *f, const char *name, struct flight_record *rec);
+/* 1: the session exists in the session daemon, 0: gone (sessiond restarted), < 0: error. */
+int flight_exists(struct flight *f);
+/* Stops and destroys the session (if still there) and frees f; accepts NULL. */
+void flight_destroy(struct flight *f);
+const char *flight_session_name(const struct flight *f);
+const char *flight_strerror(int err);
+
+#endif /* LATENCYD_FLIGHT_H */

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Typed field tables: validate a JSON object against a table of {name, type, flags, offset}
+ * and store each member into a C struct. The model is systemd's JSON dispatch tables.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "proto.h"
+
+static const char *const type_names[] = {
+	[PROTO_FIELD_BOOL] = "a boolean",
+	[PROTO_FIELD_INT] = "an integer",
+	[PROTO_FIELD_UINT] = "a non-negative integer",
+	[PROTO_FIELD_DOUBLE] = "a number",
+	[PROTO_FIELD_STRING] = "a string",
+	[PROTO_FIELD_OBJECT] = "an object",
+	[PROTO_FIELD_ARRAY] = "an array",
+	[PROTO_FIELD_ANY] = "a value",
+};
+
+static const struct proto_field *find_field(const struct proto_field *fields, const char *name)
+{
+	for (const struct proto_field *f = fields; f->name; f++)
+		if (strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
+}
+
+/* Returns 0 when stored, -EINVAL when val does not have the field's type. */
+static int store(const struct proto_field *f, struct json_object *val, void *out)
+{
+	char *p = (char *)out + f->offset;
+	enum json_type t = json_object_get_type(val);
+
+	switch (f->type) {
+	case PROTO_FIELD_BOOL:
+		if (t != json_type_boolean)
+			return -EINVAL;
+		*(bool *)p = json_object_get_boolean(val);
+		return 0;
+	case PROTO_FIELD_INT:
+		if (t != json_type_int)
+			return -EINVAL;
+		*(int64_t *)p = json_object_get_int64(val);
+		return 0;
+	case PROTO_FIELD_UINT:
+		if (t != json_type_int || json_object_get_int64(val) < 0)
+			return -EINVAL;
+		*(uint64_t *)p = json_object_get_uint64(val);
+		return 0;
+	case PROTO_FIELD_DOUBLE:
+		if (t != json_type_double && t != json_type_int)
+			return -EINVAL;
+		*(double *)p = json_object_get_double(val);
+		return 0;
+	case PROTO_FIELD_STRING:
+		if (t != json_type_string)
+			return -EINVAL;
+		*(const char **)p = json_object_get_string(val);
+		return 0;
+	case PROTO_FIELD_OBJECT:
+		if (t != json_type_object)
+			return -EINVAL;
+		*(struct json_object **)p = val;
+		return 0;
+	case PROTO_FIELD_ARRAY:
+		if (t != json_type_array)
+			return -EINVAL;
+		*(struct json_object **)p = val;
+		return 0;
+	case PROTO_FIELD_ANY:
+		*(struct json_object **)p = val;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * Validates obj (NULL counts as an empty object) against fields and stores each member
+ * present into out. Members left absent keep whatever out held: callers set defaults first.
+ */
+int proto_fields_dispatch(struct json_object *obj, const struct proto_field *fields, unsigned flags,
+			  void *out, struct proto_error *err)
+{
+	if (obj && !json_object_is_type(obj, json_type_object))
+		return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT, "expected a JSON object");
+
+	if (obj) {
+		json_object_object_foreach(obj, name, val)
+		{
+			const struct proto_field *f = find_field(fields, name);
+
+			if (!f) {
+				if (flags & PROTO_DISPATCH_ALLOW_UNKNOWN)
+					continue;
+				return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
+						       "unknown field '%s'", name);
+			}
+			if (!val && (f->flags & PROTO_FIELD_NULLABLE))
+				continue;
+			if (store(f, val, out) < 0)
+				return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
+						       "field '%s' must be %s", name,
+						       type_names[f->type]);
+		}
+	}
+
+	for (const struct proto_field *f = fields; f->name; f++) {
+		struct json_object *val;
+
+		if (!(f->flags & PROTO_FIELD_REQUIRED))
+			continue;
+		if (!obj || !json_object_object_get_ex(obj, f->name, &val) ||
+		    (!val && (f->flags & PROTO_FIELD_NULLABLE)))
+			return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
+					       "missing required field '%s'", f->name);
+	}
+	return 0;
+}

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The latencyd control protocol: the one definition, linked into latencyd and latencyctl.
+ *
+ * Everything that crosses the control socket is named here: the protocol version, limits,
+ * command and event names, error codes, JSON field names, and the functions that frame,
+ * build, parse and validate messages. proto/README.md describes the wire format.
+ *
+ * Library rules: nothing here logs, prints or exits. Functions return 0 (or a count) on
+ * success and a negative errno on failure; protocol-level failures also fill a
+ * struct proto_error with a typed code and a message meant for the peer.
+ */
+#ifndef LATENCYD_PROTO_H
+#define LATENCYD_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct json_object;
+struct json_tokener;
+
+/*
+ * Protocol version. PROTO_VERSION changes only when a message, command, field or error code
+ * changes meaning or goes away; peers whose PROTO_VERSION differs refuse each other with
+ * "unsupported-version". PROTO_REVISION counts compatible additions (new commands, new
+ * optional arguments, new result fields, new error codes, new events); peers ignore result
+ * fields and error codes they do not know. Never change what a command means: add a new one.
+ *
+ * Changelog (append only):
+ *   1.0  latencyd 0.1.0: hello; commands status, version; error codes bad-request,
+ *        unknown-command, bad-argument, not-authorized, too-large, internal,
+ *        unsupported-version, busy; event shape (no event is sent yet).
+ */
+#define PROTO_VERSION  1
+#define PROTO_REVISION 0
+
+/* Limits. */
+#define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
+#define PROTO_JSON_DEPTH_MAX	  32	      /* nesting of objects and arrays */
+#define PROTO_MESSAGE_MAX	  256	      /* bytes of an error message, NUL included */
+#define PROTO_SOCKET_PATH_DEFAULT "/run/latencyd/latencyd.sock"
+
+/* Commands (request "command"). */
+#define PROTO_CMD_STATUS  "status"
+#define PROTO_CMD_VERSION "version"
+
+/* Events (event "event"); reserved for streaming, none is sent by protocol 1.0. */
+#define PROTO_EVENT_ALERT "alert"
+
+/* Envelope fields. */
+#define PROTO_KEY_HELLO	   "hello"
+#define PROTO_KEY_PROTOCOL "protocol"
+#define PROTO_KEY_REVISION "revision"
+#define PROTO_KEY_CLIENT   "client"
+#define PROTO_KEY_SERVER   "server"
+#define PROTO_KEY_VERSION  "version"
+#define PROTO_KEY_ID	   "id"
+#define PROTO_KEY_COMMAND  "command"
+#define PROTO_KEY_ARGS	   "args"
+#define PROTO_KEY_OK	   "ok"
+#define PROTO_KEY_RESULT   "result"
+#define PROTO_KEY_ERROR	   "error"
+#define PROTO_KEY_CODE	   "code"
+#define PROTO_KEY_MESSAGE  "message"
+#define PROTO_KEY_EVENT	   "event"
+#define PROTO_KEY_DATA	   "data"
+
+/* Result fields of "version" (and "status"). */
+#define PROTO_KEY_ABI_MAJOR "abi_major"
+#define PROTO_KEY_ABI_MINOR "abi_minor"
+
+/* Result fields of "status". */
+#define PROTO_KEY_PID	      "pid"
+#define PROTO_KEY_UPTIME_USEC "uptime_usec"
+#define PROTO_KEY_MODULE      "module"
+#define PROTO_KEY_LOADED      "loaded"
+#define PROTO_KEY_STATE	      "state"
+#define PROTO_KEY_DETAIL      "detail"
+
+/* Values of status.module.state. */
+#define PROTO_MODULE_NOT_LOADED	  "not-loaded"
+#define PROTO_MODULE_LOADED	  "loaded"
+#define PROTO_MODULE_ABI_MISMATCH "abi-mismatch"
+#define PROTO_MODULE_ERROR	  "error"
+
+/* Error codes. The enum is internal; the string names are the wire format and are stable. */
+enum proto_errcode {
+	PROTO_ERR_NONE = 0,
+	PROTO_ERR_BAD_REQUEST,	       /* "bad-request": bad frame, message or handshake */
+	PROTO_ERR_UNKNOWN_COMMAND,     /* "unknown-command" */
+	PROTO_ERR_BAD_ARGUMENT,	       /* "bad-argument": args fail the command's field table */
+	PROTO_ERR_NOT_AUTHORIZED,      /* "not-authorized" */
+	PROTO_ERR_TOO_LARGE,	       /* "too-large": a frame above PROTO_FRAME_MAX */
+	PROTO_ERR_INTERNAL,	       /* "internal" */
+	PROTO_ERR_UNSUPPORTED_VERSION, /* "unsupported-version" */
+	PROTO_ERR_BUSY,		       /* "busy": too many clients */
+	PROTO_ERR_UNRECOGNIZED,	       /* a code from a newer peer; no wire name of its own */
+	_PROTO_ERR_MAX,
+};
+
+struct proto_error {
+	enum proto_errcode code;
+	char message[PROTO_MESSAGE_MAX];
+};
+
+/* error.c */
+const char *proto_errcode_to_string(enum proto_errcode code);
+enum proto_errcode proto_errcode_from_string(const char *name);
+int proto_errcode_to_errno(enum proto_errcode code);
+int proto_error_set(struct proto_error *err, enum proto_errcode code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * frame.c: one JSON object per line. A frame is at most `max` bytes, its newline included.
+ * Frames are encoded into a growable output buffer that the caller writes out and consumes.
+ * The decoder is fed by the caller's I/O: proto_decoder_space() gives room to read into,
+ * proto_decoder_commit() accounts what was read, proto_decoder_next() returns frames.
+ * It never holds more than `max` bytes, skips empty lines, and after an error resumes at
+ * the next line, so one bad frame costs only that frame.
+ */
+struct proto_decoder {
+	char *buf;
+	size_t start; /* first byte not yet consumed */
+	size_t len;   /* bytes held, from buf[0] */
+	size_t cap;
+	size_t scanned; /* bytes from start already known to hold no newline */
+	size_t max;
+	bool discarding; /* skipping the rest of an oversize frame */
+	struct json_tokener *tok;
+	char error[PROTO_MESSAGE_MAX];
+};
+
+struct proto_buf {
+	char *data;
+	size_t start, len, cap;
+};
+
+int proto_buf_add_frame(struct proto_buf *b, struct json_object *obj, size_t max);
+size_t proto_buf_pending(const struct proto_buf *b);
+const char *proto_buf_head(const struct proto_buf *b);
+void proto_buf_consume(struct proto_buf *b, size_t n);
+void proto_buf_done(struct proto_buf *b);
+void proto_decoder_init(struct proto_decoder *d, size_t max);
+void proto_decoder_done(struct proto_decoder *d);
+int proto_decoder_space(struct proto_decoder *d, char **ret, size_t *ret_len);
+void proto_decoder_commit(struct proto_decoder *d, size_t n);
+ssize_t proto_decoder_feed(struct proto_decoder *d, const void *data, size_t n);
+int proto_decoder_next(struct proto_decoder *d, struct json_object **ret);
+size_t proto_decoder_pending(const struct proto_decoder *d);
+const char *proto_decoder_error(const struct proto_decoder *d);
+
+/*
+ * fields.c: a typed field table validates one JSON object and stores its members into a C
+ * struct at the given offsets (borrowed references: they live as long as the object).
+ * Unknown, mistyped and missing fields fail with PROTO_ERR_BAD_ARGUMENT naming the field.
+ */
+enum proto_field_type {
+	PROTO_FIELD_BOOL,   /* bool */
+	PROTO_FIELD_INT,    /* int64_t */
+	PROTO_FIELD_UINT,   /* uint64_t; negative values fail */
+	PROTO_FIELD_DOUBLE, /* double; integers accepted */
+	PROTO_FIELD_STRING, /* const char * */
+	PROTO_FIELD_OBJECT, /* struct json_object * */
+	PROTO_FIELD_ARRAY,  /* struct json_object * */
+	PROTO_FIELD_ANY,    /* struct json_object *, any type */
+};
+
+#define PROTO_FIELD_REQUIRED (1u << 0) /* absence is an error */
+#define PROTO_FIELD_NULLABLE (1u << 1) /* JSON null is accepted and means absent */
+
+struct proto_field {
+	const char *name; /* NULL ends the table */
+	enum proto_field_type type;
+	unsigned flags;
+	size_t offset;
+};
+
+#define PROTO_DISPATCH_ALLOW_UNKNOWN (1u << 0) /* ignore members not in the table */
+
+int proto_fields_dispatch(struct json_object *obj, const struct proto_field *fields, unsigned flags,
+			  void *out, struct proto_error *err);
+
+/* message.c: the four message kinds, told apart by their first-level keys. */
+enum proto_msg_kind {
+	PROTO_MSG_INVALID,
+	PROTO_MSG_HELLO,   /* {"hello":{...}} */
+	PROTO_MSG_REQUEST, /* {"id":N,"command":"...","args":{...}} */
+	PROTO_MSG_REPLY,   /* {"id":N,"ok":true,"result":{...}} or "ok":false,"error":{...} */
+	PROTO_MSG_EVENT,   /* {"event":"...","data":{...}} */
+};
+
+#define PROTO_ID_NONE (-1) /* a reply to a message whose id is unknown carries "id":null */
+
+struct proto_hello {
+	int64_t protocol;
+	int64_t revision;
+	const char *client; /* client hello */
+	const char *server; /* server hello */
+	const char *version;
+};
+
+struct proto_request {
+	int64_t id;
+	const char *command;
+	struct json_object *args; /* NULL when absent */
+};
+
+struct proto_reply {
+	int64_t id;
+	bool ok;
+	struct json_object *result; /* ok */
+	enum proto_errcode code;    /* !ok */
+	const char *code_name;	    /* !ok, as received */
+	const char *message;	    /* !ok */
+};
+
+struct proto_event {
+	const char *name;
+	struct json_object *data;
+};
+
+enum proto_msg_kind proto_message_kind(struct json_object *msg);
+int proto_hello_new(const struct proto_hello *h, struct json_object **ret);
+int proto_hello_parse(struct json_object *msg, struct proto_hello *h, struct proto_error *err);
+int proto_hello_check(const struct proto_hello *h, struct proto_error *err);
+int proto_request_new(int64_t id, const char *command, struct json_object *args,
+		      struct json_object **ret);
+int proto_request_parse(struct json_object *msg, struct proto_request *req,
+			struct proto_error *err);
+int proto_reply_new(int64_t id, struct json_object *result, struct json_object **ret);
+int proto_reply_error_new(int64_t id, const struct proto_error *e, struct json_object **ret);
+int proto_reply_parse(struct json_object *msg, struct proto_reply *rep, struct proto_error *err);
+int proto_event_new(const char *name, struct json_object *data, struct json_object **ret);
+int proto_event_parse(struct json_object *msg, struct proto_event *ev, struct proto_error *err);
+
+#endif /* LATENCYD_PROTO_H */

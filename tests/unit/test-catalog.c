@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The snapshot catalog: persistence, crash recovery, retention. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "catalog.h"
+#include "tests.h"
+
+static char dir[] = "/tmp/test-catalog.XXXXXX";
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ASSERT_TRUE(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *snapshot_dir(uint64_t id, size_t bytes)
+{
+	char *p, *file;
+	int fd;
+
+	ASSERT_TRUE(asprintf(&p, "%s/snap-%llu", dir, (unsigned long long)id) > 0);
+	ASSERT_EQ(rm_tree(p), 0); /* left by an earlier case whose catalog was reset */
+	ASSERT_EQ(mkdir(p, 0755), 0);
+	ASSERT_TRUE(asprintf(&file, "%s/data", p) > 0);
+	fd = open(file, O_WRONLY | O_CREAT, 0644);
+	ASSERT_TRUE(fd >= 0);
+	for (size_t i = 0; i < bytes / 4096; i++) {
+		static char block[4096] = {1};
+
+		ASSERT_EQ(write(fd, block, sizeof(block)), (long)sizeof(block));
+	}
+	close(fd);
+	free(file);
+	return p;
+}
+
+static uint64_t add_snapshot(struct catalog *c, uint64_t time, size_t bytes, const char *status)
+{
+	uint64_t id;
+	struct json_object *e = catalog_new_entry(c, &id);
+	char *p = snapshot_dir(id, bytes);
+
+	json_object_object_add(e, "time", json_object_new_int64((int64_t)time));
+	json_object_object_add(e, "path", json_object_new_string(p));
+	json_object_object_add(e, "bytes", json_object_new_int64((int64_t)dir_size(p)));
+	json_object_object_add(e, "status", json_object_new_string(status));
+	free(p);
+	return id;
+}
+
+static struct catalog *reopen(struct catalog *c, bool *recovered)
+{
+	struct catalog *n;
+	bool rec;
+
+	if (c) {
+		ASSERT_EQ(catalog_save(c), 0);
+		catalog_free(c);
+	}
+	ASSERT_EQ(catalog_open(dir, &n, recovered ? recovered : &rec), 0);
+	return n;
+}
+
+static void close_saved(struct catalog *c)
+{
+	ASSERT_EQ(catalog_save(c), 0);
+	catalog_free(c);
+}
+
+static void test_persist_and_ids(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	uint64_t a = add_snapshot(c, 100, 4096, SNAP_COMPLETE);
+	uint64_t b = add_snapshot(c, 200, 4096, SNAP_COMPLETE);
+
+	ASSERT_EQ(b, a + 1);
+	c = reopen(c, NULL);
+	ASSERT_TRUE(catalog_find(c, a) && catalog_find(c, b));
+	/* Ids are never reused, even after a delete. */
+	ASSERT_EQ(catalog_delete(c, b), 0);
+	ASSERT_TRUE(!catalog_find(c, b));
+	ASSERT_TRUE(add_snapshot(c, 300, 4096, SNAP_COMPLETE) == b + 1);
+	ASSERT_EQ(catalog_delete(c, 9999), -ENOENT);
+	close_saved(c);
+}
+
+static void test_recording_becomes_failed_after_crash(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	uint64_t id = add_snapshot(c, 400, 4096, SNAP_RECORDING);
+	bool recovered;
+	struct json_object *st;
+
+	c = reopen(c, &recovered);
+	ASSERT_TRUE(recovered);
+	ASSERT_TRUE(json_object_object_get_ex(catalog_find(c, id), "status", &st));
+	ASSERT_STREQ(json_object_get_string(st), SNAP_FAILED);
+	close_saved(c);
+}
+
+static void test_corrupt_file_is_kept_aside(void)
+{
+	char *path, *aside;
+	struct catalog *c;
+	bool recovered;
+
+	ASSERT_TRUE(asprintf(&path, "%s/%s", dir, CATALOG_FILE) > 0);
+	ASSERT_TRUE(asprintf(&aside, "%s/%s.corrupt", dir, CATALOG_FILE) > 0);
+	write_file(path, "{\"version\": 1, \"snapshots\": [ {\"id\": 1}, ");
+	c = reopen(NULL, &recovered);
+	ASSERT_TRUE(recovered);
+	ASSERT_EQ(json_object_array_length(catalog_entries(c)), 0);
+	ASSERT_EQ(access(aside, F_OK), 0);
+	/* A truncated temp file from a crash mid-write never replaces the catalog. */
+	ASSERT_EQ(catalog_save(c), 0);
+	catalog_free(c);
+	free(path);
+	free(aside);
+}
+
+static void test_retention(void)
+{
+	struct catalog *c;
+	struct retention r = {0};
+	uint64_t ids[6];
+	char *p;
+
+	/* Start clean. */
+	c = reopen(NULL, NULL);
+	while (json_object_array_length(catalog_entries(c)) > 0) {
+		struct json_object *v;
+
+		json_object_object_get_ex(json_object_array_get_idx(catalog_entries(c), 0), "id",
+					  &v);
+		ASSERT_EQ(catalog_delete(c, (uint64_t)json_object_get_int64(v)), 0);
+	}
+	ids[0] = add_snapshot(c, 1000, 8192, SNAP_RECORDING); /* oldest, but being written */
+	for (int i = 1; i < 6; i++)
+		ids[i] = add_snapshot(c, 1000 + (uint64_t)i * 100, 8192, SNAP_COMPLETE);
+
+	r.max_count = 4;
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 2);
+	ASSERT_TRUE(catalog_find(c, ids[0]));
+	ASSERT_TRUE(!catalog_find(c, ids[1]) && !catalog_find(c, ids[2]));
+	ASSERT_TRUE(asprintf(&p, "%s/snap-%llu", dir, (unsigned long long)ids[1]) > 0);
+	ASSERT_EQ(access(p, F_OK), -1);
+	free(p);
+
+	r.max_count = 0;
+	r.max_age_sec = 1000 + 5 * 100 - 1450; /* only ids[5] (t=1500) is younger than 50 s */
+	ASSERT_EQ(catalog_apply_retention(c, &r, 1500), 2);
+	ASSERT_TRUE(catalog_find(c, ids[5]) && catalog_find(c, ids[0]));
+
+	r.max_age_sec = 0;
+	r.max_bytes = 1;
+	ASSERT_EQ(catalog_apply_retention(c, &r, 1500), 1);
+	ASSERT_TRUE(!catalog_find(c, ids[5]));
+	/* The snapshot being written survives every limit. */
+	ASSERT_TRUE(catalog_find(c, ids[0]));
+	close_saved(c);
+}
+
+static void test_suppressed_bounded(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	struct json_object *sup, *v;
+
+	for (int i = 0; i < CATALOG_SUPPRESSED_KEEP + 10; i++) {
+		struct json_object *a = json_object_new_object();
+
+		json_object_object_add(a, "n", json_object_new_int(i));
+		catalog_add_suppressed(c, i % 2 ? "syscalls" : "wakeup", a);
+	}
+	c = reopen(c, NULL);
+	sup = catalog_suppressed(c);
+	ASSERT_TRUE(json_object_object_get_ex(sup, "total", &v));
+	ASSERT_EQ(json_object_get_int64(v), CATALOG_SUPPRESSED_KEEP + 10);
+	ASSERT_TRUE(json_object_object_get_ex(sup, "recent", &v));
+	ASSERT_EQ(json_object_array_length(v), CATALOG_SUPPRESSED_KEEP);
+	ASSERT_TRUE(json_object_object_get_ex(sup, "by_tracker", &v));
+	ASSERT_TRUE(json_object_object_get_ex(v, "syscalls", &v));
+	ASSERT_EQ(json_object_get_int64(v), (CATALOG_SUPPRESSED_KEEP + 10) / 2);
+	catalog_free(c);
+}
+
+int main(void)
+{
+	ASSERT_TRUE(mkdtemp(dir));
+	RUN(test_persist_and_ids);
+	RUN(test_recording_becomes_failed_after_crash);
+	RUN(test_corrupt_file_is_kept_aside);
+	RUN(test_retention);
+	RUN(test_suppressed_bounded);
+	ASSERT_EQ(rm_tree(dir), 0);
+	return 0;
+}

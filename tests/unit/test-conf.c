@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* daemon/conf.c: defaults, valid files, and every error with its FILE:LINE and setting. */
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include "latencyd.h"
+#include "tests.h"
+
+static char dir[] = "/tmp/test-conf-XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ASSERT_TRUE(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* Loads path; returns the conf or NULL, with the diagnostics in diag. */
+static struct conf *load(const char *path, bool must_exist, struct conf_diag *diag)
+{
+	struct conf_source src = {.path = path, .must_exist = must_exist};
+	struct conf *c = NULL;
+	int r;
+
+	conf_diag_clear(diag);
+	r = conf_load(&src, &c, diag);
+	for (size_t i = 0; i < diag->n; i++)
+		fprintf(stderr, "   | %s\n", diag->lines[i]);
+	ASSERT_EQ(r < 0, c == NULL);
+	ASSERT_EQ(r<0, diag->n> 0);
+	return c;
+}
+
+static void test_defaults(void)
+{
+	struct conf_diag diag = {0};
+	struct conf *c;
+	char missing[PATH_MAX];
+
+	ASSERT_EQ(conf_new_defaults(&c), 0);
+	ASSERT_STREQ(c->control.socket, PROTO_SOCKET_PATH_DEFAULT);
+	ASSERT_STREQ(c->control.admin_group, "");
+	ASSERT_STREQ(c->control.read_group, "");
+	ASSERT_EQ(c->control.admin_gid, GID_INVALID);
+	ASSERT_EQ(c->control.read_gid, GID_INVALID);
+	ASSERT_EQ(c->log.level, LOG_INFO);
+	ASSERT_TRUE(c->source == NULL);
+	conf_free(c);
+	conf_free(NULL);
+
+	/* The default file may be missing: defaults apply. A file asked for must exist. */
+	snprintf(missing, sizeof(missing), "%s/missing.conf", dir);
+	c = load(missing, false, &diag);
+	ASSERT_TRUE(c);
+	ASSERT_TRUE(c->source == NULL);
+	ASSERT_STREQ(c->control.socket, PROTO_SOCKET_PATH_DEFAULT);
+	conf_free(c);
+	ASSERT_TRUE(load(missing, true, &diag) == NULL);
+	ASSERT_EQ(diag.n, 1);
+	ASSERT_CONTAINS(diag.lines[0], "missing.conf: No such file or directory");
+
+	/* A directory is not a configuration file. */
+	ASSERT_TRUE(load(dir, false, &diag) == NULL);
+	ASSERT_CONTAINS(diag.lines[0], "not a regular file");
+	conf_diag_clear(&diag);
+}
+
+static void test_valid(void)
+{
+	struct group *g = getgrgid(0);
+	struct conf_diag diag = {0};
+	char text[512];
+	struct conf *c;
+	const char *path;
+
+	ASSERT_TRUE(g);
+	snprintf(text, sizeof(text),
+		 "# comment\n"
+		 "control: {\n"
+		 "\tsocket = \"/tmp/x/ctl.sock\";\n"
+		 "\tadmin_group = \"%s\";\n"
+		 "\tread_group = \"\";\n"
+		 "};\n"
+		 "log: { level = \"debug\"; };\n",
+		 g->gr_name);
+	path = write_file("valid.conf", text);
+	c = load(path, true, &diag);
+	ASSERT_TRUE(c);
+	ASSERT_STREQ(c->source, path);
+	ASSERT_STREQ(c->control.socket, "/tmp/x/ctl.sock");
+	ASSERT_STREQ(c->control.admin_group, g->gr_name);
+	ASSERT_EQ(c->control.admin_gid, 0);
+	ASSERT_EQ(c->control.read_gid, GID_INVALID);
+	ASSERT_EQ(c->log.level, LOG_DEBUG);
+	conf_free(c);
+
+	/* Sections and settings may be left out. */
+	c = load(write_file("partial.conf", "log: { level = \"warning\"; };\n"), true, &diag);
+	ASSERT_TRUE(c);
+	ASSERT_EQ(c->log.level, LOG_WARNING);
+	ASSERT_STREQ(c->control.socket, PROTO_SOCKET_PATH_DEFAULT);
+	conf_free(c);
+
+	c = load(write_file("empty.conf", ""), true, &diag);
+	ASSERT_TRUE(c);
+	conf_free(c);
+}
+
+static void expect_errors(const char *name, const char *text, const char *const *expected)
+{
+	struct conf_diag diag = {0};
+	char want[PATH_MAX + 256];
+	const char *path = write_file(name, text);
+	size_t n = 0;
+
+	ASSERT_TRUE(load(path, true, &diag) == NULL);
+	for (; expected[n]; n++) {
+		ASSERT_TRUE(n < diag.n);
+		snprintf(want, sizeof(want), "%s:%s", path, expected[n]);
+		ASSERT_STREQ(diag.lines[n], want);
+	}
+	ASSERT_EQ(diag.n, n);
+	conf_diag_clear(&diag);
+}
+
+static void test_errors(void)
+{
+	expect_errors("unknown.conf",
+		      "control: {\n"
+		      "  socket = \"/run/a.sock\";\n"
+		      "  sockt = \"/run/b.sock\";\n"
+		      "};\n"
+		      "colour = \"blue\";\n",
+		      (const char *const[]){"3: control.sockt: unknown setting",
+					    "5: colour: unknown setting", NULL});
+	expect_errors("type.conf",
+		      "control: {\n"
+		      "  socket = 5;\n"
+		      "};\n"
+		      "log = \"debug\";\n",
+		      (const char *const[]){"2: control.socket: expected a string",
+					    "4: log: expected a group { ... }", NULL});
+	expect_errors(
+		"values.conf",
+		"control: {\n"
+		"  socket = \"relative.sock\";\n"
+		"  admin_group = \"no-such-group-latencyd\";\n"
+		"};\n"
+		"log: { level = \"loud\"; };\n",
+		(const char *const[]){
+			"2: control.socket: must be an absolute path of at most 107 bytes",
+			"3: control.admin_group: group 'no-such-group-latencyd': no such group",
+			"5: log.level: 'loud' is not one of error, warning, info, debug", NULL});
+	expect_errors("syntax.conf", "control: {\n  socket = = \"/a\";\n};\n",
+		      (const char *const[]){"2: syntax error", NULL});
+
+	char longpath[200] = "control: { socket = \"/";
+	memset(longpath + strlen(longpath), 'a', 120);
+	strcpy(longpath + strlen("control: { socket = \"/") + 120, "\"; };\n");
+	expect_errors(
+		"long.conf", longpath,
+		(const char *const[]){
+			"1: control.socket: must be an absolute path of at most 107 bytes", NULL});
+}
+
+static void test_overrides(void)
+{
+	struct conf_source src = {.path = write_file("o.conf", "log: { level = \"error\"; };\n"),
+				  .must_exist = true,
+				  .socket = "/tmp/override.sock",
+				  .debug = true};
+	struct conf_diag diag = {0};
+	struct conf *c = NULL;
+
+	ASSERT_EQ(conf_load(&src, &c, &diag), 0);
+	ASSERT_STREQ(c->control.socket, "/tmp/override.sock");
+	ASSERT_EQ(c->log.level, LOG_DEBUG);
+
+	ASSERT_EQ(conf_set(c, "control.socket", "nope", &diag), -EINVAL);
+	ASSERT_EQ(diag.n, 1);
+	ASSERT_STREQ(diag.lines[0],
+		     "control.socket: must be an absolute path of at most 107 bytes");
+	ASSERT_STREQ(c->control.socket, "/tmp/override.sock");
+	ASSERT_EQ(conf_set(c, "control.nothing", "x", &diag), -ENOENT);
+	conf_free(c);
+	conf_diag_clear(&diag);
+
+	src.socket = "bad";
+	ASSERT_EQ(conf_load(&src, &c, &diag), -EINVAL);
+	ASSERT_EQ(diag.n, 1);
+	conf_diag_clear(&diag);
+}
+
+int main(void)
+{
+	char cmd[PATH_MAX];
+
+	ASSERT_TRUE(mkdtemp(dir));
+	RUN(test_defaults);
+	RUN(test_valid);
+	RUN(test_errors);
+	RUN(test_overrides);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : 1;
+}

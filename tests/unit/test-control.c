@@ -1,0 +1,705 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * daemon/control.c, dispatch.c and the commands, in one process over a temporary socket
+ * (in the spirit of systemd's test-varlink.c): the test's clients use non-blocking sockets
+ * and run the daemon's event loop whenever they would wait. Bad JSON, unknown commands,
+ * oversize frames, missing handshakes, floods of clients and clients that vanish mid-reply
+ * must each be answered, and the server must keep serving everybody else.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <latency_tracker.h>
+
+#include "latencyd.h"
+#include "tests.h"
+
+#define DEADLINE_USEC (20 * 1000000ULL)
+
+static char dir[] = "/tmp/test-control-XXXXXX";
+static char sock_path[108], sysfs[128];
+static struct manager *m;
+
+static const struct control_limits limits = {
+	.clients_max = 8,
+	.output_high = PROTO_FRAME_MAX,
+	.output_max = 16 * PROTO_FRAME_MAX,
+	.handshake_timeout_usec = 300000,
+};
+
+struct tc {
+	int fd;
+	struct proto_decoder dec;
+};
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Lets the daemon run for a moment: what a client does instead of blocking. */
+static void pump(void)
+{
+	ASSERT_TRUE(sd_event_run(m->event, 5000) >= 0);
+}
+
+static void pump_until_clients(unsigned n)
+{
+	uint64_t deadline = now_usec() + DEADLINE_USEC;
+
+	while (control_clients(m->control) != n) {
+		ASSERT_TRUE(now_usec() < deadline);
+		pump();
+	}
+}
+
+static struct tc *tc_connect(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct tc *c = calloc(1, sizeof(*c));
+
+	ASSERT_TRUE(c);
+	strcpy(sa.sun_path, sock_path);
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	ASSERT_TRUE(c->fd >= 0);
+	ASSERT_EQ(connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	proto_decoder_init(&c->dec, PROTO_FRAME_MAX);
+	return c;
+}
+
+static void tc_free(struct tc *c)
+{
+	close(c->fd);
+	proto_decoder_done(&c->dec);
+	free(c);
+}
+
+static void tc_send_raw(struct tc *c, const char *data, size_t len)
+{
+	uint64_t deadline = now_usec() + DEADLINE_USEC;
+
+	while (len > 0) {
+		ssize_t n = send(c->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n > 0) {
+			data += n;
+			len -= (size_t)n;
+			continue;
+		}
+		ASSERT_TRUE(errno == EAGAIN);
+		ASSERT_TRUE(now_usec() < deadline);
+		pump();
+	}
+}
+
+static void tc_send(struct tc *c, const char *line)
+{
+	tc_send_raw(c, line, strlen(line));
+}
+
+/* Reads what is there without waiting; returns 1 for a frame, 0 for none yet, -1 at EOF. */
+static int tc_poll(struct tc *c, struct json_object **ret)
+{
+	char *buf;
+	size_t len;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		r = proto_decoder_next(&c->dec, ret);
+		ASSERT_TRUE(r >= 0);
+		if (r > 0)
+			return 1;
+		ASSERT_EQ(proto_decoder_space(&c->dec, &buf, &len), 0);
+		n = recv(c->fd, buf, len, MSG_DONTWAIT);
+		if (n > 0) {
+			proto_decoder_commit(&c->dec, (size_t)n);
+			continue;
+		}
+		if (n == 0 || errno == ECONNRESET)
+			return -1;
+		ASSERT_TRUE(errno == EAGAIN);
+		return 0;
+	}
+}
+
+/* The next message from the daemon, or NULL when it closed the connection. */
+static struct json_object *tc_recv(struct tc *c)
+{
+	uint64_t deadline = now_usec() + DEADLINE_USEC;
+	struct json_object *o;
+	int r;
+
+	while ((r = tc_poll(c, &o)) == 0) {
+		ASSERT_TRUE(now_usec() < deadline);
+		pump();
+	}
+	return r > 0 ? o : NULL;
+}
+
+static void tc_expect_eof(struct tc *c)
+{
+	struct json_object *o = tc_recv(c);
+
+	if (o)
+		fprintf(stderr, "unexpected: %s\n", json_object_to_json_string(o));
+	ASSERT_TRUE(o == NULL);
+}
+
+static void tc_hello(struct tc *c)
+{
+	struct json_object *o;
+	struct proto_hello h;
+	struct proto_error err;
+
+	tc_send(c, "{\"hello\":{\"protocol\":1,\"client\":\"test-control\"}}\n");
+	o = tc_recv(c);
+	ASSERT_TRUE(o);
+	ASSERT_EQ(proto_message_kind(o), PROTO_MSG_HELLO);
+	ASSERT_EQ(proto_hello_parse(o, &h, &err), 0);
+	ASSERT_EQ(h.protocol, PROTO_VERSION);
+	ASSERT_EQ(h.revision, PROTO_REVISION);
+	ASSERT_STREQ(h.server, "latencyd");
+	ASSERT_STREQ(h.version, LATENCYD_VERSION);
+	json_object_put(o);
+}
+
+/* Checks that o (consumed) is an error reply with this id, code and message part. */
+static void expect_error(struct json_object *o, int64_t id, const char *code, const char *part)
+{
+	struct proto_reply rep;
+	struct proto_error err;
+
+	ASSERT_TRUE(o);
+	ASSERT_EQ(proto_reply_parse(o, &rep, &err), 0);
+	ASSERT_TRUE(!rep.ok);
+	ASSERT_EQ(rep.id, id);
+	ASSERT_STREQ(rep.code_name, code);
+	ASSERT_CONTAINS(rep.message, part);
+	json_object_put(o);
+}
+
+/* Checks that o is a successful reply with this id; returns its result (borrowed from o). */
+static struct json_object *expect_ok(struct json_object *o, int64_t id)
+{
+	struct proto_reply rep;
+	struct proto_error err;
+
+	ASSERT_TRUE(o);
+	ASSERT_EQ(proto_reply_parse(o, &rep, &err), 0);
+	ASSERT_TRUE(rep.ok);
+	ASSERT_EQ(rep.id, id);
+	return rep.result;
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	ASSERT_TRUE(json_object_object_get_ex(o, key, &v));
+	return v;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ASSERT_TRUE(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_status_version(void)
+{
+	struct tc *c = tc_connect();
+	struct json_object *o, *res, *mod;
+	char path[PATH_MAX];
+
+	tc_hello(c);
+	tc_send(c, "{\"id\":1,\"command\":\"status\"}\n");
+	o = tc_recv(c);
+	res = expect_ok(o, 1);
+	ASSERT_STREQ(json_object_get_string(get(res, "version")), LATENCYD_VERSION);
+	ASSERT_EQ(json_object_get_int64(get(res, "pid")), getpid());
+	ASSERT_TRUE(json_object_get_int64(get(res, "uptime_usec")) >= 0);
+	mod = get(res, "module");
+	ASSERT_STREQ(json_object_get_string(get(mod, "state")), "not-loaded");
+	ASSERT_TRUE(!json_object_get_boolean(get(mod, "loaded")));
+	json_object_put(o);
+
+	tc_send(c, "{\"id\":2,\"command\":\"version\",\"args\":{}}\n");
+	o = tc_recv(c);
+	res = expect_ok(o, 2);
+	ASSERT_STREQ(json_object_get_string(get(res, "version")), LATENCYD_VERSION);
+	ASSERT_EQ(json_object_get_int(get(res, "protocol")), PROTO_VERSION);
+	ASSERT_EQ(json_object_get_int(get(res, "abi_major")), LATENCY_TRACKER_ABI_MAJOR);
+	json_object_put(o);
+
+	/* A module speaking another major ABI is reported as an error state. */
+	snprintf(path, sizeof(path), "mkdir -p '%s/module/%s' '%s/%s'", sysfs,
+		 LATENCY_TRACKER_MODULE_NAME, sysfs, LATENCY_TRACKER_SYSFS_DIR);
+	ASSERT_EQ(system(path), 0);
+	snprintf(path, sizeof(path), "%s/%s/abi_version", sysfs, LATENCY_TRACKER_SYSFS_DIR);
+	write_file(path, "9.1\n");
+	tc_send(c, "{\"id\":3,\"command\":\"status\"}\n");
+	o = tc_recv(c);
+	mod = get(expect_ok(o, 3), "module");
+	ASSERT_STREQ(json_object_get_string(get(mod, "state")), "abi-mismatch");
+	ASSERT_TRUE(json_object_get_boolean(get(mod, "loaded")));
+	ASSERT_EQ(json_object_get_int(get(mod, "abi_major")), 9);
+	ASSERT_EQ(json_object_get_int(get(mod, "abi_minor")), 1);
+	ASSERT_CONTAINS(json_object_get_string(get(mod, "detail")), "not supported");
+	json_object_put(o);
+	snprintf(path, sizeof(path), "rm -r '%s/module' '%s/kernel'", sysfs, sysfs);
+	ASSERT_EQ(system(path), 0);
+	tc_free(c);
+}
+
+static void test_handshake(void)
+{
+	struct tc *c;
+
+	/* A request before hello: refused, then closed. */
+	c = tc_connect();
+	tc_send(c, "{\"id\":1,\"command\":\"status\"}\n");
+	expect_error(tc_recv(c), PROTO_ID_NONE, "bad-request", "handshake required");
+	tc_expect_eof(c);
+	tc_free(c);
+
+	/* Garbage before hello: not a latencyd client. */
+	c = tc_connect();
+	tc_send(c, "GET / HTTP/1.1\n");
+	expect_error(tc_recv(c), PROTO_ID_NONE, "bad-request", "invalid JSON");
+	tc_expect_eof(c);
+	tc_free(c);
+
+	/* Another protocol version. */
+	c = tc_connect();
+	tc_send(c, "{\"hello\":{\"protocol\":99}}\n");
+	expect_error(tc_recv(c), PROTO_ID_NONE, "unsupported-version", "protocol version 99");
+	tc_expect_eof(c);
+	tc_free(c);
+
+	/* Silence: the handshake times out. */
+	c = tc_connect();
+	expect_error(tc_recv(c), PROTO_ID_NONE, "bad-request", "handshake timeout");
+	tc_expect_eof(c);
+	tc_free(c);
+	pump_until_clients(0);
+}
+
+static void test_bad_requests(void)
+{
+	static const struct {
+		const char *line;
+		int64_t id;
+		const char *code, *part;
+	} cases[] = {
+		{"garbage\n", PROTO_ID_NONE, "bad-request", "invalid JSON"},
+		{"[1]\n", PROTO_ID_NONE, "bad-request", "not a JSON object"},
+		{"{\"id\":2,\"command\":\"frobnicate\"}\n", 2, "unknown-command",
+		 "unknown command 'frobnicate'"},
+		{"{\"id\":3,\"command\":\"status\",\"args\":{\"verbose\":true}}\n", 3,
+		 "bad-argument", "unknown field 'verbose'"},
+		{"{\"id\":4,\"command\":\"status\",\"args\":[]}\n", 4, "bad-request",
+		 "field 'args' must be an object"},
+		{"{\"id\":5,\"command\":\"status\",\"ID\":5}\n", 5, "bad-request",
+		 "unknown field 'ID'"},
+		{"{\"id\":6}\n", PROTO_ID_NONE, "bad-request", "not a request"},
+		{"{\"hello\":{\"protocol\":1}}\n", PROTO_ID_NONE, "bad-request", "already"},
+	};
+	struct tc *c = tc_connect();
+	struct json_object *o;
+
+	tc_hello(c);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fprintf(stderr, "   %s", cases[i].line);
+		tc_send(c, cases[i].line);
+		expect_error(tc_recv(c), cases[i].id, cases[i].code, cases[i].part);
+	}
+	/* The same connection still works. */
+	tc_send(c, "{\"id\":7,\"command\":\"version\"}\n");
+	o = tc_recv(c);
+	expect_ok(o, 7);
+	json_object_put(o);
+	tc_free(c);
+}
+
+static void test_oversize(void)
+{
+	size_t len = PROTO_FRAME_MAX + 4000;
+	char *big = malloc(len);
+	struct tc *c = tc_connect();
+	struct json_object *o;
+	int n;
+
+	/* The largest frame is accepted by the framing (and refused by the field table). */
+	ASSERT_TRUE(big);
+	tc_hello(c);
+	n = snprintf(big, len, "{\"id\":8,\"command\":\"status\",\"args\":{\"pad\":\"");
+	memset(big + n, 'p', PROTO_FRAME_MAX - (size_t)n - 4);
+	memcpy(big + PROTO_FRAME_MAX - 4, "\"}}\n", 4);
+	tc_send_raw(c, big, PROTO_FRAME_MAX);
+	expect_error(tc_recv(c), 8, "bad-argument", "unknown field 'pad'");
+
+	/* One byte more is too large: an error, then the connection closes. */
+	memset(big, 'x', len);
+	tc_send_raw(c, big, len);
+	expect_error(tc_recv(c), PROTO_ID_NONE, "too-large", "exceeds 65536 bytes");
+	tc_expect_eof(c);
+	tc_free(c);
+	free(big);
+
+	c = tc_connect();
+	tc_hello(c);
+	tc_send(c, "{\"id\":1,\"command\":\"status\"}\n");
+	o = tc_recv(c);
+	expect_ok(o, 1);
+	json_object_put(o);
+	tc_free(c);
+}
+
+static void test_many_clients(void)
+{
+	struct tc *c[limits.clients_max + 4], *extra;
+	struct json_object *o;
+	unsigned i;
+
+	pump_until_clients(0);
+	for (i = 0; i < limits.clients_max; i++) {
+		c[i] = tc_connect();
+		tc_hello(c[i]);
+	}
+	ASSERT_EQ(control_clients(m->control), limits.clients_max);
+
+	/* One more is told the daemon is busy, and closed. */
+	extra = tc_connect();
+	expect_error(tc_recv(extra), PROTO_ID_NONE, "busy", "too many clients (8)");
+	tc_expect_eof(extra);
+	tc_free(extra);
+
+	/* Everybody else is still served, in any order. */
+	for (i = limits.clients_max; i-- > 0;) {
+		tc_send(c[i], "{\"id\":1,\"command\":\"status\"}\n");
+		o = tc_recv(c[i]);
+		expect_ok(o, 1);
+		json_object_put(o);
+	}
+	/* Leaving frees slots for newcomers. */
+	for (i = 0; i < 3; i++)
+		tc_free(c[i]);
+	pump_until_clients(limits.clients_max - 3);
+	for (i = 0; i < 3; i++) {
+		c[i] = tc_connect();
+		tc_hello(c[i]);
+	}
+	ASSERT_EQ(control_clients(m->control), limits.clients_max);
+	for (i = 0; i < limits.clients_max; i++)
+		tc_free(c[i]);
+	pump_until_clients(0);
+}
+
+static char *requests(int n, size_t *ret_len)
+{
+	char *buf = malloc((size_t)n * 48), *p = buf;
+
+	ASSERT_TRUE(buf);
+	for (int i = 1; i <= n; i++)
+		p += sprintf(p, "{\"id\":%d,\"command\":\"status\"}\n", i);
+	*ret_len = (size_t)(p - buf);
+	return buf;
+}
+
+static void test_pipelining(void)
+{
+	const int n = 3000;
+	size_t len, sent = 0;
+	char *buf = requests(n, &len);
+	struct tc *c = tc_connect();
+	struct json_object *o;
+	uint64_t deadline = now_usec() + DEADLINE_USEC;
+	int got = 0;
+
+	/* Replies (~120 bytes each) outgrow output_high: the daemon pauses reading us until we
+	 * read, and every reply still arrives, in order. */
+	tc_hello(c);
+	while (got < n) {
+		ASSERT_TRUE(now_usec() < deadline);
+		if (sent < len) {
+			ssize_t k =
+				send(c->fd, buf + sent, len - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+			ASSERT_TRUE(k > 0 || errno == EAGAIN);
+			if (k > 0)
+				sent += (size_t)k;
+		}
+		while (tc_poll(c, &o) > 0) {
+			expect_ok(o, ++got);
+			json_object_put(o);
+		}
+		pump();
+	}
+	ASSERT_EQ(sent, len);
+	tc_free(c);
+	free(buf);
+}
+
+static void test_vanishing_clients(void)
+{
+	size_t len;
+	char *buf = requests(1500, &len);
+	struct tc *c;
+	struct json_object *o;
+	int got = 0;
+
+	/* Gone before reading a single reply. */
+	pump_until_clients(0);
+	c = tc_connect();
+	tc_hello(c);
+	tc_send_raw(c, buf, len);
+	tc_free(c);
+	pump_until_clients(0);
+
+	/* Gone after a few replies, mid-stream. */
+	c = tc_connect();
+	tc_hello(c);
+	tc_send_raw(c, buf, len);
+	while (got < 10) {
+		o = tc_recv(c);
+		expect_ok(o, ++got);
+		json_object_put(o);
+	}
+	tc_free(c);
+	pump_until_clients(0);
+
+	/* A client that stops reading while the daemon must write is dropped at output_max. */
+	struct control_limits small = limits;
+	small.output_high = 64 * PROTO_FRAME_MAX; /* no backpressure: let the output grow */
+	small.output_max = 32 * 1024;
+	control_set_limits(m->control, &small);
+	free(buf);
+	buf = requests(10000, &len);
+	c = tc_connect();
+	tc_hello(c);
+	for (size_t sent = 0; sent < len && control_clients(m->control) > 0;) {
+		ssize_t k = send(c->fd, buf + sent, len - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (k > 0)
+			sent += (size_t)k;
+		else if (errno == EPIPE || errno == ECONNRESET)
+			break;
+		ASSERT_TRUE(k > 0 || errno == EAGAIN);
+		pump();
+	}
+	pump_until_clients(0);
+	got = 0;
+	while ((o = tc_recv(c))) {
+		json_object_put(o);
+		got++;
+	}
+	ASSERT_TRUE(got < 10000);
+	tc_free(c);
+	control_set_limits(m->control, &limits);
+
+	/* Half-close: the requests sent before it are answered, then the daemon closes. */
+	c = tc_connect();
+	tc_send(c, "{\"hello\":{\"protocol\":1}}\n{\"id\":1,\"command\":\"version\"}\n");
+	ASSERT_EQ(shutdown(c->fd, SHUT_WR), 0);
+	o = tc_recv(c);
+	ASSERT_EQ(proto_message_kind(o), PROTO_MSG_HELLO);
+	json_object_put(o);
+	o = tc_recv(c);
+	expect_ok(o, 1);
+	json_object_put(o);
+	tc_expect_eof(c);
+	tc_free(c);
+
+	/* And the daemon still serves. */
+	c = tc_connect();
+	tc_hello(c);
+	tc_send(c, "{\"id\":2,\"command\":\"status\"}\n");
+	o = tc_recv(c);
+	expect_ok(o, 2);
+	json_object_put(o);
+	tc_free(c);
+	free(buf);
+}
+
+/* In a child running as nobody: asks for status, exits 0 if the answer has this code. */
+static void child_status(const char *want_code)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct timeval tv = {.tv_sec = 10};
+	struct proto_decoder dec;
+	struct json_object *o = NULL;
+	struct proto_reply rep;
+	struct proto_error err;
+	const char *req = "{\"hello\":{\"protocol\":1}}\n{\"id\":1,\"command\":\"status\"}\n";
+	int fd, frames = 0;
+
+	if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+	    setresuid(65534, 65534, 65534) < 0)
+		_exit(10);
+	strcpy(sa.sun_path, sock_path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		_exit(11);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
+		_exit(12);
+	proto_decoder_init(&dec, PROTO_FRAME_MAX);
+	while (frames < 2) {
+		char *buf;
+		size_t len;
+		ssize_t n;
+
+		if (proto_decoder_next(&dec, &o) > 0) {
+			if (++frames < 2)
+				json_object_put(o);
+			continue;
+		}
+		proto_decoder_space(&dec, &buf, &len);
+		n = read(fd, buf, len);
+		if (n <= 0)
+			_exit(13);
+		proto_decoder_commit(&dec, (size_t)n);
+	}
+	if (proto_reply_parse(o, &rep, &err) < 0)
+		_exit(14);
+	if (want_code ? rep.ok || strcmp(rep.code_name, want_code) != 0 : !rep.ok) {
+		fprintf(stderr, "child: %s\n", json_object_to_json_string(o));
+		_exit(15);
+	}
+	_exit(0);
+}
+
+static void run_child(const char *want_code)
+{
+	uint64_t deadline = now_usec() + DEADLINE_USEC;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0)
+		child_status(want_code);
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		ASSERT_TRUE(now_usec() < deadline);
+		pump();
+	}
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+}
+
+static void test_authorization(void)
+{
+	struct group *g = getgrgid(65534);
+	struct conf_diag diag = {0};
+
+	if (geteuid() != 0 || !g || !getpwuid(65534)) {
+		fprintf(stderr, "   skipped: needs root and uid/gid 65534\n");
+		return;
+	}
+	/* Let uid 65534 reach the socket, so that latencyd itself decides. */
+	ASSERT_EQ(chmod(dir, 0755), 0);
+	ASSERT_EQ(chmod(sock_path, 0666), 0);
+
+	run_child("not-authorized");
+	ASSERT_EQ(conf_set(m->conf, "control.read_group", g->gr_name, &diag), 0);
+	run_child(NULL);
+	ASSERT_EQ(conf_set(m->conf, "control.read_group", "", &diag), 0);
+	run_child("not-authorized");
+	ASSERT_EQ(diag.n, 0);
+}
+
+static void test_socket_files(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char path[PATH_MAX];
+	struct control *other;
+	struct stat st;
+	int fd;
+
+	/* A second daemon on a live socket is refused; the first one's socket stays. */
+	ASSERT_EQ(control_new(m, &other), 0);
+	ASSERT_EQ(control_listen(other, sock_path), -EADDRINUSE);
+	control_free(other);
+	ASSERT_EQ(stat(sock_path, &st), 0);
+
+	/* A socket nobody listens on is stale: replaced, and removed again at exit. */
+	snprintf(path, sizeof(path), "%s/stale.sock", dir);
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT_EQ(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	close(fd);
+	ASSERT_EQ(control_new(m, &other), 0);
+	ASSERT_EQ(control_listen(other, path), 0);
+	control_free(other);
+	ASSERT_TRUE(stat(path, &st) < 0 && errno == ENOENT);
+
+	/* Anything else at the path is left alone. */
+	snprintf(path, sizeof(path), "%s/file.sock", dir);
+	write_file(path, "not a socket\n");
+	ASSERT_EQ(control_new(m, &other), 0);
+	ASSERT_EQ(control_listen(other, path), -EEXIST);
+	control_free(other);
+	ASSERT_EQ(stat(path, &st), 0);
+	ASSERT_TRUE(S_ISREG(st.st_mode));
+}
+
+int main(void)
+{
+	struct conf_source src = {0};
+	struct conf *conf;
+	struct stat st;
+	char cmd[PATH_MAX];
+
+	log_init("latencyd", getenv("TEST_DEBUG") ? LOG_DEBUG : LOG_INFO);
+	unsetenv("LISTEN_FDS");
+	unsetenv("NOTIFY_SOCKET");
+	ASSERT_TRUE(mkdtemp(dir));
+	snprintf(sock_path, sizeof(sock_path), "%s/run/ctl.sock", dir);
+	snprintf(sysfs, sizeof(sysfs), "%s/sys", dir);
+	ASSERT_EQ(mkdir(sysfs, 0755), 0);
+
+	ASSERT_EQ(conf_new_defaults(&conf), 0);
+	ASSERT_EQ(conf_set(conf, "control.socket", sock_path, NULL), 0);
+	ASSERT_EQ(manager_new(&src, conf, &m), 0);
+	m->sysfs_root = sysfs;
+	control_set_limits(m->control, &limits);
+	ASSERT_EQ(manager_start(m), 0);
+	ASSERT_STREQ(control_path(m->control), sock_path);
+	ASSERT_EQ(stat(sock_path, &st), 0);
+	ASSERT_TRUE(S_ISSOCK(st.st_mode));
+	ASSERT_EQ(st.st_mode & 07777, 0660);
+
+	RUN(test_status_version);
+	RUN(test_handshake);
+	RUN(test_bad_requests);
+	RUN(test_oversize);
+	RUN(test_many_clients);
+	RUN(test_pipelining);
+	RUN(test_vanishing_clients);
+	RUN(test_authorization);
+
+	RUN(test_socket_files);
+
+	/* Shutdown removes the socket it created. */
+	manager_free(m);
+	ASSERT_TRUE(stat(sock_path, &st) < 0 && errno == ENOENT);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : 1;
+}

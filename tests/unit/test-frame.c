@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* proto/frame.c: encoding limits and the streaming decoder on split, merged and bad input. */
+#include <errno.h>
+
+#include <json-c/json.h>
+
+#include "proto.h"
+#include "tests.h"
+
+static struct json_object *parse(const char *s)
+{
+	struct json_object *o = json_tokener_parse(s);
+
+	ASSERT_TRUE(o);
+	return o;
+}
+
+/* Feeds all of data, draining frames into out[] as they complete; returns frames seen. */
+static int feed_all(struct proto_decoder *d, const char *data, size_t len, struct json_object **out,
+		    int *errors, int max)
+{
+	int n = 0;
+
+	for (;;) {
+		struct json_object *o;
+		int r;
+
+		while ((r = proto_decoder_next(d, &o)) != 0) {
+			if (r < 0) {
+				errors[n < max ? n : max - 1] = r;
+				out[n < max ? n : max - 1] = NULL;
+			} else {
+				out[n < max ? n : max - 1] = o;
+				errors[n < max ? n : max - 1] = 0;
+			}
+			n++;
+		}
+		if (len == 0)
+			return n;
+		ssize_t taken = proto_decoder_feed(d, data, len);
+		ASSERT_TRUE(taken >= 0);
+		data += taken;
+		len -= (size_t)taken;
+	}
+}
+
+static void put_all(struct json_object **o, int n)
+{
+	for (int i = 0; i < n; i++)
+		json_object_put(o[i]);
+}
+
+static void test_encode(void)
+{
+	struct proto_buf b = {0};
+	/* No slash escaping; a newline inside a string stays escaped. */
+	const char *frame = "{\"path\":\"/run/x\",\"text\":\"a\\nb\"}\n";
+	size_t flen = strlen(frame);
+	struct json_object *o = parse(frame);
+
+	ASSERT_EQ(proto_buf_add_frame(&b, o, PROTO_FRAME_MAX), 0);
+	ASSERT_EQ(proto_buf_pending(&b), flen);
+	ASSERT_TRUE(memcmp(proto_buf_head(&b), frame, flen) == 0);
+	/* Frames append; consuming part of the buffer leaves the rest in order. */
+	ASSERT_EQ(proto_buf_add_frame(&b, o, PROTO_FRAME_MAX), 0);
+	proto_buf_consume(&b, 10);
+	ASSERT_EQ(proto_buf_pending(&b), 2 * flen - 10);
+	ASSERT_EQ(proto_buf_head(&b)[0], 'r');
+	proto_buf_consume(&b, proto_buf_pending(&b));
+	ASSERT_EQ(proto_buf_pending(&b), 0);
+	json_object_put(o);
+
+	/* The limit counts the newline: 9 bytes of JSON fit in 10, not in 9. */
+	o = parse("{\"a\":123}");
+	ASSERT_EQ(proto_buf_add_frame(&b, o, 10), 0);
+	ASSERT_EQ(proto_buf_add_frame(&b, o, 9), -EMSGSIZE);
+	ASSERT_EQ(proto_buf_pending(&b), 10);
+	json_object_put(o);
+
+	o = parse("[1,2]");
+	ASSERT_EQ(proto_buf_add_frame(&b, o, PROTO_FRAME_MAX), -EINVAL);
+	json_object_put(o);
+	proto_buf_done(&b);
+	proto_buf_done(NULL);
+}
+
+static void test_split_and_merged(void)
+{
+	const char *stream = "{\"a\":1}\n{\"b\":[1,2]}\r\n\n   \n{\"c\":\"x\"}\n";
+	struct proto_decoder d;
+	struct json_object *o[8], *got;
+	int errors[8];
+
+	/* Merged: all frames in one feed; CRLF and blank lines are fine. */
+	proto_decoder_init(&d, PROTO_FRAME_MAX);
+	ASSERT_EQ(feed_all(&d, stream, strlen(stream), o, errors, 8), 3);
+	ASSERT_EQ(json_object_get_int(json_object_object_get(o[0], "a")), 1);
+	ASSERT_EQ(json_object_array_length(json_object_object_get(o[1], "b")), 2);
+	ASSERT_STREQ(json_object_get_string(json_object_object_get(o[2], "c")), "x");
+	put_all(o, 3);
+	ASSERT_EQ(proto_decoder_pending(&d), 0);
+	proto_decoder_done(&d);
+
+	/* Split: one byte at a time gives the same frames, each exactly once. */
+	proto_decoder_init(&d, PROTO_FRAME_MAX);
+	int n = 0;
+	for (size_t i = 0; i < strlen(stream); i++) {
+		ASSERT_EQ(proto_decoder_feed(&d, stream + i, 1), 1);
+		while (proto_decoder_next(&d, &got) > 0) {
+			o[n++] = got;
+			ASSERT_TRUE(n <= 3);
+		}
+	}
+	ASSERT_EQ(n, 3);
+	ASSERT_STREQ(json_object_get_string(json_object_object_get(o[2], "c")), "x");
+	put_all(o, 3);
+
+	/* A partial frame stays pending until its newline comes. */
+	ASSERT_EQ(proto_decoder_feed(&d, "{\"d\":", 5), 5);
+	ASSERT_EQ(proto_decoder_next(&d, &got), 0);
+	ASSERT_TRUE(got == NULL);
+	ASSERT_EQ(proto_decoder_pending(&d), 5);
+	ASSERT_EQ(proto_decoder_feed(&d, "4}\n", 3), 3);
+	ASSERT_EQ(proto_decoder_next(&d, &got), 1);
+	ASSERT_EQ(json_object_get_int(json_object_object_get(got, "d")), 4);
+	json_object_put(got);
+	proto_decoder_done(&d);
+}
+
+static void test_round_trip(void)
+{
+	struct json_object *in = parse("{\"s\":\"\\u00e9\\t/\",\"n\":-5,\"x\":[{\"y\":null}]}"),
+			   *out;
+	struct proto_decoder d;
+	struct proto_buf b = {0};
+
+	ASSERT_EQ(proto_buf_add_frame(&b, in, PROTO_FRAME_MAX), 0);
+	proto_decoder_init(&d, PROTO_FRAME_MAX);
+	ASSERT_EQ(proto_decoder_feed(&d, proto_buf_head(&b), proto_buf_pending(&b)),
+		  (ssize_t)proto_buf_pending(&b));
+	ASSERT_EQ(proto_decoder_next(&d, &out), 1);
+	ASSERT_TRUE(json_object_equal(in, out));
+	json_object_put(in);
+	json_object_put(out);
+	proto_buf_done(&b);
+	proto_decoder_done(&d);
+}
+
+static void test_oversize(void)
+{
+	char big[100];
+	struct proto_decoder d;
+	struct json_object *o[8];
+	int errors[8], n;
+
+	/* max 32: a 31-byte line plus its newline is the largest frame. */
+	proto_decoder_init(&d, 32);
+	const char *fits = "{\"s\":\"0123456789012345678901\"}\n";
+	ASSERT_EQ(strlen(fits), 31);
+	n = feed_all(&d, fits, strlen(fits), o, errors, 8);
+	ASSERT_EQ(n, 1);
+	ASSERT_TRUE(o[0]);
+	put_all(o, 1);
+
+	/* 100 bytes without a newline: one error, the rest of the line skipped, then frames. */
+	memset(big, 'x', sizeof(big));
+	n = feed_all(&d, big, sizeof(big), o, errors, 8);
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(errors[0], -EMSGSIZE);
+	ASSERT_CONTAINS(proto_decoder_error(&d), "exceeds 32 bytes");
+	ASSERT_TRUE(proto_decoder_pending(&d) <= 32);
+	n = feed_all(&d, "yyy\n{\"ok\":true}\n", strlen("yyy\n{\"ok\":true}\n"), o, errors, 8);
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(errors[0], 0);
+	ASSERT_TRUE(json_object_get_boolean(json_object_object_get(o[0], "ok")));
+	put_all(o, 1);
+
+	/* A 33-byte frame whose newline is already there is just as oversize. */
+	const char *over = "{\"s\":\"012345678901234567890123\"}\n{}\n";
+	ASSERT_EQ(strlen(over), 33 + 3);
+	n = feed_all(&d, over, strlen(over), o, errors, 8);
+	ASSERT_EQ(n, 2);
+	ASSERT_EQ(errors[0], -EMSGSIZE);
+	ASSERT_TRUE(o[1] && json_object_object_length(o[1]) == 0);
+	json_object_put(o[1]);
+	proto_decoder_done(&d);
+}
+
+static void test_garbage(void)
+{
+	static const struct {
+		const char *line;
+		const char *error;
+	} bad[] = {
+		{"not json\n", "invalid JSON"},		  {"{\"a\":1} x\n", "invalid JSON"},
+		{"{\"a\":1}{\"b\":2}\n", "invalid JSON"}, {"[1,2]\n", "not a JSON object"},
+		{"\"str\"\n", "not a JSON object"},	  {"{\"a\":\n", "incomplete"},
+		{"{\"a\":'x'}\n", "invalid JSON"},	  {"{\"a\":\"\xff\"}\n", "invalid JSON"},
+		{"{\"a\":1,}\n", "invalid JSON"},
+	};
+	struct proto_decoder d;
+	struct json_object *o[4];
+	int errors[4], n;
+
+	proto_decoder_init(&d, PROTO_FRAME_MAX);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fprintf(stderr, "   %s", bad[i].line);
+		n = feed_all(&d, bad[i].line, strlen(bad[i].line), o, errors, 4);
+		ASSERT_EQ(n, 1);
+		ASSERT_EQ(errors[0], -EBADMSG);
+		ASSERT_CONTAINS(proto_decoder_error(&d), bad[i].error);
+		/* The decoder goes on with the next line. */
+		n = feed_all(&d, "{\"next\":1}\n", 11, o, errors, 4);
+		ASSERT_EQ(n, 1);
+		ASSERT_TRUE(o[0]);
+		json_object_put(o[0]);
+	}
+
+	/* NUL bytes inside a line. */
+	n = feed_all(&d, "{\"a\":\0}\n", 8, o, errors, 4);
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(errors[0], -EBADMSG);
+	ASSERT_CONTAINS(proto_decoder_error(&d), "NUL");
+
+	/* Nesting deeper than PROTO_JSON_DEPTH_MAX. */
+	char deep[2 * PROTO_JSON_DEPTH_MAX + 16], *p = deep;
+	p += sprintf(p, "{\"a\":");
+	for (int i = 0; i < PROTO_JSON_DEPTH_MAX + 1; i++)
+		*p++ = '[';
+	for (int i = 0; i < PROTO_JSON_DEPTH_MAX + 1; i++)
+		*p++ = ']';
+	p += sprintf(p, "}\n");
+	n = feed_all(&d, deep, (size_t)(p - deep), o, errors, 4);
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(errors[0], -EBADMSG);
+	proto_decoder_done(&d);
+}
+
+int main(void)
+{
+	RUN(test_encode);
+	RUN(test_split_and_merged);
+	RUN(test_round_trip);
+	RUN(test_oversize);
+	RUN(test_garbage);
+	return 0;
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* daemon/kmodule.c: the ABI string parser and the module state read from a fake sysfs. */
+#include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+#include <latency_tracker.h>
+
+#include "latencyd.h"
+#include "tests.h"
+
+static char root[] = "/tmp/test-kmodule-XXXXXX";
+
+static void make_dir(const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	ASSERT_TRUE(mkdir(path, 0755) == 0 || errno == EEXIST);
+}
+
+static void write_abi(const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/abi_version", root, LATENCY_TRACKER_SYSFS_DIR);
+	f = fopen(path, "w");
+	ASSERT_TRUE(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_parse_abi(void)
+{
+	static const char *const bad[] = {
+		"",    "1",   "1.",   ".1",   "1.0x",	       "1.0\n\n",
+		"a.b", "1,0", " 1.0", "-1.0", "99999999999.0",
+	};
+	unsigned ma = 7, mi = 7;
+
+	ASSERT_EQ(kmodule_parse_abi("1.0\n", &ma, &mi), 0);
+	ASSERT_EQ(ma, 1);
+	ASSERT_EQ(mi, 0);
+	ASSERT_EQ(kmodule_parse_abi("12.34", &ma, &mi), 0);
+	ASSERT_EQ(ma, 12);
+	ASSERT_EQ(mi, 34);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ASSERT_TRUE(kmodule_parse_abi(bad[i], &ma, &mi) < 0);
+		ASSERT_EQ(ma, 12);
+	}
+}
+
+static void test_states(void)
+{
+	struct kmodule_status st;
+	char abi[32];
+
+	ASSERT_STREQ(kmodule_state_to_string(KMODULE_NOT_LOADED), "not-loaded");
+	ASSERT_STREQ(kmodule_state_to_string(KMODULE_LOADED), "loaded");
+	ASSERT_STREQ(kmodule_state_to_string(KMODULE_ABI_MISMATCH), "abi-mismatch");
+	ASSERT_STREQ(kmodule_state_to_string(KMODULE_ERROR), "error");
+
+	kmodule_query(root, &st);
+	ASSERT_EQ(st.state, KMODULE_NOT_LOADED);
+	ASSERT_TRUE(!st.abi_known);
+	ASSERT_STREQ(st.detail, "");
+
+	/* /sys/module/NAME present but no abi_version file: an error, never "loaded". */
+	make_dir("module");
+	make_dir("module/" LATENCY_TRACKER_MODULE_NAME);
+	kmodule_query(root, &st);
+	ASSERT_EQ(st.state, KMODULE_ERROR);
+	ASSERT_CONTAINS(st.detail, "abi_version: No such file or directory");
+
+	make_dir("kernel");
+	make_dir(LATENCY_TRACKER_SYSFS_DIR);
+	snprintf(abi, sizeof(abi), "%d.%d\n", LATENCY_TRACKER_ABI_MAJOR, LATENCY_TRACKER_ABI_MINOR);
+	write_abi(abi);
+	kmodule_query(root, &st);
+	ASSERT_EQ(st.state, KMODULE_LOADED);
+	ASSERT_TRUE(st.abi_known);
+	ASSERT_EQ(st.abi_major, LATENCY_TRACKER_ABI_MAJOR);
+	ASSERT_EQ(st.abi_minor, LATENCY_TRACKER_ABI_MINOR);
+
+	/* A newer minor is compatible. */
+	snprintf(abi, sizeof(abi), "%d.%d\n", LATENCY_TRACKER_ABI_MAJOR,
+		 LATENCY_TRACKER_ABI_MINOR + 5);
+	write_abi(abi);
+	kmodule_query(root, &st);
+	ASSERT_EQ(st.state, KMODULE_LOADED);
+	ASSERT_EQ(st.abi_minor, LATENCY_TRACKER_ABI_MINOR + 5);
+
+	/* Another major is not. */
+	snprintf(abi, sizeof(abi), "%d.0\n", LATENCY_TRACKER_ABI_MAJOR + 1);
+	write_abi(abi);
+	kmodule_query(root, &st);
+	ASSERT_EQ(st.state, KMODULE_ABI_MISMATCH);
+	ASSERT_TRUE(st.abi_known);
+	ASSERT_EQ(st.abi_major, LATENCY_TRACKER_ABI_MAJOR + 1);
+	ASSERT_CONTAINS(st.detail, "is not supported");
+
+	write_abi("garbage\n");
+	kmodule_query(root, &st);
+	ASSERT_EQ(st.state, KMODULE_ERROR);
+	ASSERT_TRUE(!st.abi_known);
+	ASSERT_CONTAINS(st.detail, "unexpected content 'garbage'");
+}
+
+int main(void)
+{
+	char cmd[PATH_MAX];
+
+	ASSERT_TRUE(mkdtemp(root));
+	RUN(test_parse_abi);
+	RUN(test_states);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : 1;
+}

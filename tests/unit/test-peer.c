@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* daemon/peer.c: credentials from a real socket, and the authorization rule. */
+#include <errno.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "latencyd.h"
+#include "tests.h"
+
+static struct conf_control groups(gid_t admin, gid_t reader)
+{
+	return (struct conf_control){
+		.socket = "/x",
+		.admin_group = admin == GID_INVALID ? "" : "wheel",
+		.read_group = reader == GID_INVALID ? "" : "readers",
+		.admin_gid = admin,
+		.read_gid = reader,
+	};
+}
+
+static void test_from_socket(void)
+{
+	struct control_peer p;
+	int sv[2];
+	bool has_egid = false;
+
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ASSERT_EQ(peer_from_socket(sv[0], 42, &p), 0);
+	ASSERT_EQ(p.id, 42);
+	ASSERT_EQ(p.pid, getpid());
+	ASSERT_EQ(p.uid, geteuid());
+	ASSERT_EQ(p.gid, getegid());
+	/* getgrouplist() always lists the primary group it was given. */
+	for (int i = 0; i < p.ngroups; i++)
+		has_egid |= p.groups[i] == getegid();
+	ASSERT_TRUE(has_egid || p.ngroups == 0);
+	peer_done(&p);
+	peer_done(&p);
+	peer_done(NULL);
+	close(sv[0]);
+	close(sv[1]);
+
+	ASSERT_EQ(peer_from_socket(-1, 1, &p), -EBADF);
+}
+
+static void test_authorize(void)
+{
+	gid_t supplementary[] = {200, 300};
+	struct control_peer root = {.uid = 0, .gid = 0};
+	struct control_peer self = {.uid = 4242, .gid = 4242};
+	struct control_peer user = {.uid = 1000, .gid = 1000};
+	struct control_peer admin = {.uid = 1001, .gid = 100};
+	struct control_peer reader = {
+		.uid = 1002, .gid = 1002, .groups = supplementary, .ngroups = 2};
+	struct conf_control none = groups(GID_INVALID, GID_INVALID);
+	struct conf_control both = groups(100, 300);
+	struct proto_error err = {0};
+
+	/* Root and latencyd's own uid may do everything, groups or not. */
+	ASSERT_EQ(peer_authorize(&root, "x", ACCESS_ADMIN, &none, 4242, &err), 0);
+	ASSERT_EQ(peer_authorize(&self, "x", ACCESS_ADMIN, &none, 4242, &err), 0);
+
+	/* Nobody else without groups configured; the message says why. */
+	ASSERT_EQ(peer_authorize(&user, "status", ACCESS_READ, &none, 4242, &err), -EPERM);
+	ASSERT_EQ(err.code, PROTO_ERR_NOT_AUTHORIZED);
+	ASSERT_STREQ(err.message, "'status' needs read access: uid 1000 is neither root nor in "
+				  "read_group (none configured) or admin_group (none configured)");
+	ASSERT_EQ(peer_authorize(&user, "load", ACCESS_ADMIN, &both, 4242, &err), -EPERM);
+	ASSERT_STREQ(err.message,
+		     "'load' needs admin access: uid 1000 is neither root nor in admin_group "
+		     "('wheel')");
+
+	/* Admin group by primary gid: admin and read. */
+	ASSERT_EQ(peer_authorize(&admin, "x", ACCESS_ADMIN, &both, 4242, &err), 0);
+	ASSERT_EQ(peer_authorize(&admin, "x", ACCESS_READ, &both, 4242, &err), 0);
+
+	/* Read group by supplementary group: read only. */
+	ASSERT_EQ(peer_authorize(&reader, "x", ACCESS_READ, &both, 4242, &err), 0);
+	ASSERT_EQ(peer_authorize(&reader, "x", ACCESS_ADMIN, &both, 4242, &err), -EPERM);
+	ASSERT_EQ(peer_authorize(&reader, "x", ACCESS_READ, &none, 4242, &err), -EPERM);
+
+	/* An unset group never matches, even a gid of -1. */
+	struct control_peer odd = {.uid = 5, .gid = GID_INVALID};
+	ASSERT_EQ(peer_authorize(&odd, "x", ACCESS_READ, &none, 4242, &err), -EPERM);
+}
+
+int main(void)
+{
+	RUN(test_from_socket);
+	RUN(test_authorize);
+	return 0;
+}

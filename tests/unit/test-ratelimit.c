@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The token buckets, driven by a fake clock. */
+#include <stdint.h>
+
+#include "ratelimit.h"
+#include "tests.h"
+
+#define SEC 1000000000ull
+
+static void test_burst_then_rate(void)
+{
+	struct bucket b;
+	uint64_t t = 5 * SEC;
+	int allowed = 0;
+
+	bucket_init(&b, 1.0, 3.0, t);
+	/* A full bucket lets the burst through at once, then nothing until it refills. */
+	for (int i = 0; i < 10; i++)
+		allowed += buckets_take_all((struct bucket *[]){&b}, 1, t);
+	ASSERT_EQ(allowed, 3);
+	ASSERT_TRUE(!buckets_take_all((struct bucket *[]){&b}, 1, t + SEC / 2));
+	ASSERT_TRUE(buckets_take_all((struct bucket *[]){&b}, 1, t + SEC));
+	ASSERT_TRUE(!buckets_take_all((struct bucket *[]){&b}, 1, t + SEC + 1));
+}
+
+static void test_storm_is_bounded_by_rate(void)
+{
+	struct bucket b;
+	uint64_t t0 = SEC, t;
+	int allowed = 0;
+
+	bucket_init(&b, 2.0, 4.0, t0);
+	/* 100 alerts a second for 10 s: burst + rate * duration get through. */
+	for (t = t0; t < t0 + 10 * SEC; t += SEC / 100)
+		allowed += buckets_take_all((struct bucket *[]){&b}, 1, t);
+	ASSERT_TRUE(allowed >= 4 + 19 && allowed <= 4 + 20);
+}
+
+static void test_refill_caps_at_burst(void)
+{
+	struct bucket b;
+
+	bucket_init(&b, 10.0, 2.0, 0);
+	bucket_take(&b);
+	bucket_take(&b);
+	ASSERT_EQ((long)(bucket_tokens(&b, 3600 * SEC) * 1000), 2000);
+}
+
+static void test_all_or_nothing(void)
+{
+	struct bucket global, tracker;
+	struct bucket *both[] = {&global, &tracker};
+
+	bucket_init(&global, 1.0, 5.0, 0);
+	bucket_init(&tracker, 1.0, 1.0, 0);
+	ASSERT_TRUE(buckets_take_all(both, 2, 0));
+	/* The tracker's bucket is empty: the global one must not be charged. */
+	ASSERT_TRUE(!buckets_take_all(both, 2, 1));
+	ASSERT_EQ((long)(bucket_tokens(&global, 1) * 1000), 4000);
+}
+
+static void test_unlimited_and_clock_going_back(void)
+{
+	struct bucket b;
+
+	bucket_init(&b, 0, 1, 100);
+	for (int i = 0; i < 1000; i++)
+		ASSERT_TRUE(buckets_take_all((struct bucket *[]){&b}, 1, 100));
+	bucket_init(&b, 1.0, 1.0, 10 * SEC);
+	ASSERT_TRUE(buckets_take_all((struct bucket *[]){&b}, 1, 10 * SEC));
+	/* A time before the last one earns nothing. */
+	ASSERT_TRUE(!buckets_take_all((struct bucket *[]){&b}, 1, 2 * SEC));
+}
+
+static void test_reconfigure_keeps_earned_tokens(void)
+{
+	struct bucket b;
+
+	bucket_init(&b, 1.0, 10.0, 0);
+	for (int i = 0; i < 10; i++)
+		bucket_take(&b);
+	bucket_configure(&b, 100.0, 10.0, SEC / 10);
+	ASSERT_EQ((long)(bucket_tokens(&b, SEC / 10) * 10), 1);
+	ASSERT_EQ((long)bucket_tokens(&b, SEC / 5), 10);
+}
+
+int main(void)
+{
+	RUN(test_burst_then_rate);
+	RUN(test_storm_is_bounded_by_rate);
+	RUN(test_refill_caps_at_burst);
+	RUN(test_all_or_nothing);
+	RUN(test_unlimited_and_clock_going_back);
+	RUN(test_reconfigure_keeps_earned_tokens);
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Assertions for the unit tests: they print both values and abort, so a failure is loud. */
+#ifndef LATENCYD_TESTS_H
+#define LATENCYD_TESTS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXIT_TEST_SKIP 77
+
+#define ASSERT_TRUE(expr)                                                                          \
+	do {                                                                                       \
+		if (!(expr)) {                                                                     \
+			fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__,       \
+				#expr);                                                            \
+			abort();                                                                   \
+		}                                                                                  \
+	} while (0)
+
+#define ASSERT_EQ(a, b)                                                                            \
+	do {                                                                                       \
+		long long _a = (long long)(a), _b = (long long)(b);                                \
+		if (_a != _b) {                                                                    \
+			fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__,        \
+				__LINE__, #a, #b, _a, _b);                                         \
+			abort();                                                                   \
+		}                                                                                  \
+	} while (0)
+
+#define ASSERT_STREQ(a, b)                                                                         \
+	do {                                                                                       \
+		const char *_a = (a), *_b = (b);                                                   \
+		if (!_a || !_b || strcmp(_a, _b) != 0) {                                           \
+			fprintf(stderr, "%s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__,    \
+				__LINE__, #a, #b, _a ? _a : "(null)", _b ? _b : "(null)");         \
+			abort();                                                                   \
+		}                                                                                  \
+	} while (0)
+
+#define ASSERT_CONTAINS(haystack, needle)                                                          \
+	do {                                                                                       \
+		const char *_h = (haystack), *_n = (needle);                                       \
+		if (!_h || !strstr(_h, _n)) {                                                      \
+			fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__,       \
+				__LINE__, _h ? _h : "(null)", _n);                                 \
+			abort();                                                                   \
+		}                                                                                  \
+	} while (0)
+
+#define RUN(test)                                                                                  \
+	do {                                                                                       \
+		fprintf(stderr, "== %s\n", #test);                                                 \
+		test();                                                                            \
+	} while (0)
+
+#endif /* LATENCYD_TESTS_H */
