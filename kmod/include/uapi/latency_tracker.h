@@ -1,7 +1,57 @@
 /* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note */
 /*
  * The kernel <-> user-space ABI of the latency_tracker module: the one definition,
- * included by the module and by latencyd.
+ * included by the module and by latencyd. Only fixed-width fields, explicit padding.
+ *
+ * Files
+ *   /sys/kernel/latency_tracker/abi_version      "MAJOR.MINOR\n"
+ *   /sys/kernel/latency_tracker/<tracker>/       one directory per tracker (see below)
+ *   /dev/latency_tracker                         the notification file (a misc device,
+ *                                                mode 0600; usable under lockdown, unlike
+ *                                                debugfs). Its major:minor is in
+ *                                                /sys/class/misc/latency_tracker/dev.
+ *
+ * Notification file semantics
+ *   - read() returns a whole number of records, never a partial one; the buffer must
+ *     hold at least one record (else -EINVAL). Records are all the same size within one
+ *     ABI major; step through them with rec->size.
+ *   - Blocking read waits for a record; with O_NONBLOCK it fails with -EAGAIN.
+ *   - poll()/epoll report POLLIN | POLLRDNORM only when this open file has records to read.
+ *   - The kernel keeps the last N records in one shared ring (N: ring_records in sysfs).
+ *     Each open file has its own read position, so any number of readers each see every
+ *     record; they never steal records from one another. A new open starts at the oldest
+ *     record still in the ring; lseek(fd, 0, SEEK_END) skips to the newest, lseek(fd, 0,
+ *     SEEK_SET) rewinds to the oldest. Two threads reading the same open file are
+ *     serialised (each record is returned once per open file).
+ *   - A reader that falls more than N records behind gets, in order, a record of kind
+ *     LATENCY_TRACKER_REC_LOST whose .lost says how many records it missed and whose
+ *     .seq is the first missed sequence number, then the oldest records still there.
+ *   - Alerts the module could not put in the ring at all (rate limit, or a record raised
+ *     from an NMI while the ring was busy on that CPU) are counted: the next record's
+ *     .suppressed holds how many were dropped since the previous record, and sysfs holds
+ *     the totals (alerts_suppressed, alerts_dropped). seq numbers only count records
+ *     that entered the ring, so a gap in seq always means LOST, never suppression.
+ *
+ * Per-tracker sysfs files (units in the names; every time is in nanoseconds)
+ *   enabled          0/1 (rw). Enabling preallocates max_keys entries.
+ *   threshold_ns     (rw) a key closed after at least this long raises an alert.
+ *   timeout_ns       (rw) 0 = off; a key still open after this long raises a timeout
+ *                    alert once and stays pending.
+ *   stale_ns         (rw) 0 = never; a key still open after this long is discarded
+ *                    (must be greater than timeout_ns when both are set).
+ *   max_keys         (rw, only while disabled: -EBUSY otherwise).
+ *   stack            (rw, only while disabled) "none", "alert" (stack of the context that
+ *                    raises the alert) or "in" (stack saved at event_in, costly).
+ *   key_size, type, dup_policy   (ro) fixed by the tracker that created it.
+ *   stats/...        (ro) counters and delay statistics of matched in/out pairs:
+ *                    events_in, events_out, alerts, timeouts, suppressed, filtered,
+ *                    duplicates, table_full, key_invalid, unmatched, busy, stale,
+ *                    discarded, drops (sum of every lost event), pending,
+ *                    delay_count, delay_min_ns, delay_max_ns, delay_mean_ns,
+ *                    delay_hist_ns (lines "<lower bound ns> <count>", buckets
+ *                    [2^i, 2^(i+1)) ns, non-empty buckets only).
+ * Writes are parsed strictly: anything else than the documented values, out of range
+ * values included, fails with -EINVAL and changes nothing.
  */
 #ifndef _UAPI_LATENCY_TRACKER_H
 #define _UAPI_LATENCY_TRACKER_H
@@ -16,5 +66,114 @@
 
 /* sysfs root of the module's own files, relative to /sys. */
 #define LATENCY_TRACKER_SYSFS_DIR "kernel/latency_tracker"
+
+/* The notification file: a misc device. */
+#define LATENCY_TRACKER_DEV_NAME "latency_tracker"
+#define LATENCY_TRACKER_DEV_PATH "/dev/latency_tracker"
+
+/* Name of the alert tracepoint (TRACE_SYSTEM:event) as LTTng and ftrace show it. */
+#define LATENCY_TRACKER_TRACE_SYSTEM "latency_tracker"
+#define LATENCY_TRACKER_TRACE_EVENT "latency_tracker_alert"
+
+#define LATENCY_TRACKER_NAME_LEN 32	/* tracker name, NUL included */
+#define LATENCY_TRACKER_COMM_LEN 16	/* TASK_COMM_LEN */
+#define LATENCY_TRACKER_DATA_WORDS 4	/* tracker-specific fields */
+#define LATENCY_TRACKER_STACK_DEPTH 16	/* kernel stack entries */
+
+#define LATENCY_TRACKER_RECORD_VERSION 1
+
+/* latency_tracker_record.kind */
+enum latency_tracker_record_kind {
+	LATENCY_TRACKER_REC_ALERT = 1,
+	LATENCY_TRACKER_REC_LOST = 2,	/* this reader missed .lost records */
+};
+
+/* latency_tracker_record.reason */
+enum latency_tracker_reason {
+	LATENCY_TRACKER_REASON_NONE = 0,	/* LOST records */
+	LATENCY_TRACKER_REASON_THRESHOLD = 1,	/* event_out came, delay >= threshold */
+	LATENCY_TRACKER_REASON_TIMEOUT = 2,	/* no event_out after timeout; still pending */
+};
+
+/* latency_tracker_record.flags */
+#define LATENCY_TRACKER_REC_F_TIMED_OUT (1U << 0)	/* closed key had timed out before */
+#define LATENCY_TRACKER_REC_F_STACK_IN (1U << 1)	/* stack saved at event_in */
+#define LATENCY_TRACKER_REC_F_STACK_ALERT (1U << 2)	/* stack of the alerting context */
+
+/*
+ * latency_tracker_record.tracker_type: says what data[] holds. The trackers document
+ * their words here when they are added; unused words are 0.
+ */
+enum latency_tracker_type {
+	LATENCY_TRACKER_TYPE_UNKNOWN = 0,
+	LATENCY_TRACKER_TYPE_SELFTEST = 1,	/* data[0..3]: as given by the test */
+	LATENCY_TRACKER_TYPE_SYSCALL = 2,	/* data[0] syscall nr, data[1] return value */
+	LATENCY_TRACKER_TYPE_WAKEUP = 3,	/* data[0] waker pid, data[1] target cpu */
+	LATENCY_TRACKER_TYPE_OFFCPU = 4,	/* data[0] prev state */
+	LATENCY_TRACKER_TYPE_BLOCK = 5,	/* data[0] dev, data[1] sector, data[2] nr_sector */
+	LATENCY_TRACKER_TYPE_IRQ = 6,	/* data[0] irq or vector */
+	LATENCY_TRACKER_TYPE_NET = 7,	/* data[0] ifindex */
+	LATENCY_TRACKER_TYPE_APP = 8,	/* data[0..3] application-defined */
+};
+
+/* end_cpu of a timeout: the key is still pending, nothing ended. */
+#define LATENCY_TRACKER_CPU_NONE 0xffffffffU
+
+/*
+ * One record of the notification file (312 bytes; fixed-width fields, explicit padding,
+ * strings are NUL-terminated __u8 arrays). Timestamps are on the clock of LTTng's kernel
+ * tracer (ktime_get_mono_fast_ns(), CLOCK_MONOTONIC in nanoseconds), so an alert can be
+ * found in a kernel snapshot at [start_ns, end_ns].
+ */
+struct latency_tracker_record {
+	/* Header, common to every kind. */
+	__u32 size;		/* sizeof(struct latency_tracker_record) of the writer */
+	__u8 version;		/* LATENCY_TRACKER_RECORD_VERSION */
+	__u8 kind;		/* enum latency_tracker_record_kind */
+	__u8 __pad0[2];
+	__u64 seq;		/* ring sequence number (LOST: the first missed one) */
+
+	/* ALERT */
+	__u8 tracker[LATENCY_TRACKER_NAME_LEN];	/* tracker name, NUL-terminated */
+	__u32 tracker_type;	/* enum latency_tracker_type */
+	__u32 reason;		/* enum latency_tracker_reason */
+	__u32 flags;		/* LATENCY_TRACKER_REC_F_* */
+	__s32 pid;		/* thread group id of the tracked task */
+	__s32 tid;		/* thread id of the tracked task */
+	__u32 start_cpu;	/* CPU of event_in */
+	__u32 end_cpu;		/* CPU of event_out, LATENCY_TRACKER_CPU_NONE on timeout */
+	__u32 __pad1;
+	__u8 comm[LATENCY_TRACKER_COMM_LEN];	/* task name, NUL-terminated */
+	__u64 start_ns;		/* event_in */
+	__u64 end_ns;		/* event_out, or when the timeout was detected */
+	__u64 delay_ns;		/* end_ns - start_ns */
+	__u64 threshold_ns;	/* the tracker's threshold at that time */
+	__u64 data[LATENCY_TRACKER_DATA_WORDS];
+
+	/* Accounting. */
+	__u64 lost;		/* LOST: records this reader missed; else 0 */
+	__u64 suppressed;	/* alerts dropped (rate limit, busy) since the last record */
+
+	/* Optional kernel stack, innermost first. */
+	__u32 nr_stack;
+	__u32 __pad2;
+	__u64 stack[LATENCY_TRACKER_STACK_DEPTH];
+};
+
+#define LATENCY_TRACKER_RECORD_SIZE 312
+
+#ifdef __cplusplus
+static_assert(sizeof(struct latency_tracker_record) == LATENCY_TRACKER_RECORD_SIZE,
+	      "latency_tracker_record size");
+#else
+_Static_assert(sizeof(struct latency_tracker_record) == LATENCY_TRACKER_RECORD_SIZE,
+	       "latency_tracker_record size");
+_Static_assert(__builtin_offsetof(struct latency_tracker_record, comm) == 80,
+	       "latency_tracker_record layout");
+_Static_assert(__builtin_offsetof(struct latency_tracker_record, start_ns) == 96,
+	       "latency_tracker_record layout");
+_Static_assert(__builtin_offsetof(struct latency_tracker_record, stack) == 184,
+	       "latency_tracker_record layout");
+#endif
 
 #endif /* _UAPI_LATENCY_TRACKER_H */

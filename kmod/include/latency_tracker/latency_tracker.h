@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * latency_tracker: the in-kernel API used by the trackers (syscalls, wakeup, offcpu,
+ * block, irq, net, app). A tracker module creates a named tracker, enables it, and calls
+ * latency_tracker_event_in() when something starts and latency_tracker_event_out() when
+ * it ends, both keyed by up to key_size bytes. The core measures the delay, keeps
+ * statistics, raises alerts (notification file, tracepoint, optional callback) and
+ * handles timeouts and stale keys from a workqueue, off the hot path.
+ *
+ * Contexts: event_in, event_out, lookup and update never sleep, never allocate and never
+ * take a sleeping lock; they may be called from process, softirq, hardirq and NMI
+ * context, including from inside tracepoints of the scheduler (sched_switch,
+ * sched_waking). A call nested on a CPU that is already inside the core (an NMI that
+ * interrupts it, or a tracepoint fired from within it) returns -EBUSY and is counted.
+ * create, destroy, enable, disable and the setters may sleep (process context only).
+ *
+ * Lifetime: the tracker module must stop calling the hot-path functions (unregister its
+ * probes and call tracepoint_synchronize_unregister()) before latency_tracker_destroy().
+ * Keys still pending at disable or destroy are discarded (and counted).
+ */
+#ifndef _LATENCY_TRACKER_API_H
+#define _LATENCY_TRACKER_API_H
+
+#include <linux/types.h>
+#include <linux/sched.h>
+#include <uapi/latency_tracker.h>
+
+/* Longest key a tracker may declare, in bytes. */
+#define LATENCY_TRACKER_KEY_MAX 64
+/* Largest per-key private area a tracker may declare, in bytes. */
+#define LATENCY_TRACKER_PRIV_MAX 256
+
+struct latency_tracker;
+
+/**
+ * enum latency_tracker_dup_policy - what event_in does with a key already pending
+ * @LATENCY_TRACKER_DUP_REJECT: keep the pending key; event_in returns -EEXIST (counted
+ *	as a duplicate).
+ * @LATENCY_TRACKER_DUP_REPLACE: restart the pending key: new start time, task and data
+ *	(counted as a duplicate); event_in returns 0.
+ * @LATENCY_TRACKER_DUP_NEST: keep both; event_out closes the most recent one (LIFO),
+ *	for nesting events such as interrupts on one CPU.
+ */
+enum latency_tracker_dup_policy {
+	LATENCY_TRACKER_DUP_REJECT,
+	LATENCY_TRACKER_DUP_REPLACE,
+	LATENCY_TRACKER_DUP_NEST,
+};
+
+/**
+ * enum latency_tracker_stack_mode - which kernel stack an alert carries
+ * @LATENCY_TRACKER_STACK_NONE: none.
+ * @LATENCY_TRACKER_STACK_ALERT: the stack of the context raising a threshold alert
+ *	(the event_out caller); timeout alerts carry none.
+ * @LATENCY_TRACKER_STACK_IN: the stack saved at event_in (where a task blocked, for
+ *	off-CPU analysis); costs a stack walk on every event_in.
+ */
+enum latency_tracker_stack_mode {
+	LATENCY_TRACKER_STACK_NONE,
+	LATENCY_TRACKER_STACK_ALERT,
+	LATENCY_TRACKER_STACK_IN,
+};
+
+/**
+ * typedef latency_tracker_cb_t - tracker callback, called for each alert
+ * @t: the tracker
+ * @rec: the record about to be emitted; rec->reason says whether the key was closed
+ *	over the threshold (LATENCY_TRACKER_REASON_THRESHOLD) or is still pending after
+ *	the timeout (LATENCY_TRACKER_REASON_TIMEOUT). The callback may fill rec->data[].
+ * @priv: the key's private area (priv_size bytes), or NULL if priv_size is 0.
+ *
+ * Called from the event_out caller's context for threshold alerts and from a workqueue
+ * (process context, but must not sleep) for timeouts. It may call event_in/event_out
+ * of any tracker.
+ *
+ * Return: true to emit the alert, false to drop it (counted as "filtered").
+ */
+typedef bool (*latency_tracker_cb_t)(struct latency_tracker *t,
+				     struct latency_tracker_record *rec, void *priv);
+
+/**
+ * struct latency_tracker_params - what a tracker declares at creation
+ * @name: sysfs directory and record name: [a-z0-9_], 1 to 31 characters, unique.
+ * @type: enum latency_tracker_type, tells readers what data[] holds.
+ * @key_size: longest key in bytes, 1..LATENCY_TRACKER_KEY_MAX.
+ * @priv_size: bytes of private data per key, 0..LATENCY_TRACKER_PRIV_MAX.
+ * @max_keys: concurrent keys preallocated at enable; 0: module default.
+ * @threshold_ns: 0: module default.
+ * @timeout_ns: 0: module default (which may be "off").
+ * @stale_ns: 0: module default.
+ * @dup_policy: enum latency_tracker_dup_policy.
+ * @stack_mode: enum latency_tracker_stack_mode.
+ * @cb: optional callback, see latency_tracker_cb_t.
+ * @cb_data: returned by latency_tracker_cb_data().
+ */
+struct latency_tracker_params {
+	const char *name;
+	u32 type;
+	u32 key_size;
+	u32 priv_size;
+	u32 max_keys;
+	u64 threshold_ns;
+	u64 timeout_ns;
+	u64 stale_ns;
+	enum latency_tracker_dup_policy dup_policy;
+	enum latency_tracker_stack_mode stack_mode;
+	latency_tracker_cb_t cb;
+	void *cb_data;
+};
+
+/**
+ * struct latency_tracker_in - optional arguments of latency_tracker_event_in()
+ * @ts: start time on the trace clock (latency_tracker_now()); 0: now.
+ * @task: the task the key is about (pid, tid and comm of the record); NULL: current.
+ * @data: tracker-specific words copied into the record.
+ * @priv: copied into the key's private area (priv_size bytes) if not NULL.
+ */
+struct latency_tracker_in {
+	u64 ts;
+	struct task_struct *task;
+	u64 data[LATENCY_TRACKER_DATA_WORDS];
+	const void *priv;
+};
+
+/**
+ * struct latency_tracker_out - optional arguments of latency_tracker_event_out()
+ * @ts: end time on the trace clock; 0: now.
+ * @data_mask: bit i set: @data[i] replaces the word given at event_in.
+ * @data: see @data_mask.
+ */
+struct latency_tracker_out {
+	u64 ts;
+	u32 data_mask;
+	u64 data[LATENCY_TRACKER_DATA_WORDS];
+};
+
+/**
+ * struct latency_tracker_key_info - snapshot of a pending key, from lookup
+ * @start_ns: start time.
+ * @pid: thread group id.
+ * @tid: thread id.
+ * @start_cpu: CPU of event_in.
+ * @timed_out: a timeout alert was raised for it.
+ * @data: the tracker-specific words.
+ */
+struct latency_tracker_key_info {
+	u64 start_ns;
+	pid_t pid;
+	pid_t tid;
+	u32 start_cpu;
+	bool timed_out;
+	u64 data[LATENCY_TRACKER_DATA_WORDS];
+};
+
+/**
+ * latency_tracker_create() - create a tracker (disabled) and its sysfs directory
+ * @p: parameters, copied.
+ *
+ * Context: process, may sleep.
+ * Return: the tracker or an ERR_PTR(): -EINVAL (bad parameters), -EEXIST (name in use),
+ * -ENOMEM.
+ */
+struct latency_tracker *latency_tracker_create(const struct latency_tracker_params *p);
+
+/**
+ * latency_tracker_destroy() - disable, remove from sysfs and free a tracker
+ * @t: the tracker; NULL is ignored.
+ *
+ * The caller must have stopped calling the hot-path functions. Pending keys are
+ * discarded. Context: process, may sleep.
+ */
+void latency_tracker_destroy(struct latency_tracker *t);
+
+/**
+ * latency_tracker_enable() - preallocate max_keys entries and start accepting events
+ * @t: the tracker.
+ *
+ * Context: process, may sleep. Return: 0, or -ENOMEM.
+ */
+int latency_tracker_enable(struct latency_tracker *t);
+
+/**
+ * latency_tracker_disable() - stop accepting events and free the entries
+ * @t: the tracker.
+ *
+ * Waits until no CPU is inside the hot path, then discards pending keys.
+ * Context: process, may sleep.
+ */
+void latency_tracker_disable(struct latency_tracker *t);
+
+/**
+ * latency_tracker_event_in() - start tracking a key
+ * @t: the tracker.
+ * @key: the key bytes.
+ * @key_len: 1..key_size.
+ * @in: optional arguments, NULL for defaults.
+ *
+ * Context: any, see the top of this file.
+ * Return: 0; -EEXIST duplicate rejected; -ENOSPC table full; -E2BIG key longer than
+ * key_size; -EINVAL empty key; -EBUSY nested call on this CPU; -ENODEV disabled. Every
+ * error except -ENODEV is counted in the tracker's statistics.
+ */
+int latency_tracker_event_in(struct latency_tracker *t, const void *key, size_t key_len,
+			     const struct latency_tracker_in *in);
+
+/**
+ * latency_tracker_event_out() - stop tracking a key, alert if it took too long
+ * @t: the tracker.
+ * @key: the key bytes.
+ * @key_len: 1..key_size.
+ * @out: optional arguments, NULL for defaults.
+ *
+ * Context: any, see the top of this file.
+ * Return: 0 closed under the threshold; 1 closed at or over the threshold (an alert was
+ * raised, possibly suppressed by the rate limit); -ENOENT no such key (counted as
+ * unmatched); other errors as latency_tracker_event_in().
+ */
+int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t key_len,
+			      const struct latency_tracker_out *out);
+
+/**
+ * latency_tracker_lookup() - is a key pending? Lock-free.
+ * @t: the tracker.
+ * @key: the key bytes.
+ * @key_len: 1..key_size.
+ * @info: filled with a consistent snapshot of the key when found; may be NULL.
+ *
+ * With DUP_NEST the most recent entry of the key is returned.
+ * Context: any. Return: 0 found; -ENOENT; -EBUSY (the key changed under us too often);
+ * -E2BIG, -EINVAL, -ENODEV as latency_tracker_event_in().
+ */
+int latency_tracker_lookup(struct latency_tracker *t, const void *key, size_t key_len,
+			   struct latency_tracker_key_info *info);
+
+/**
+ * latency_tracker_update() - modify a pending key under its bucket lock
+ * @t: the tracker.
+ * @key: the key bytes.
+ * @key_len: 1..key_size.
+ * @fn: called with the key's data words and private area; must be short, must not
+ *	sleep and must not call back into the tracker core.
+ * @arg: passed to @fn.
+ *
+ * Context: any. Return: 0, or the errors of latency_tracker_lookup().
+ */
+int latency_tracker_update(struct latency_tracker *t, const void *key, size_t key_len,
+			   void (*fn)(u64 *data, void *priv, void *arg), void *arg);
+
+/**
+ * latency_tracker_set_threshold() - set threshold_ns, as the sysfs file does
+ * @t: the tracker.
+ * @ns: the threshold.
+ *
+ * Return: 0, or -EINVAL out of range.
+ */
+int latency_tracker_set_threshold(struct latency_tracker *t, u64 ns);
+
+/**
+ * latency_tracker_set_timeout() - set timeout_ns (0: off), as the sysfs file does
+ * @t: the tracker.
+ * @ns: the timeout.
+ *
+ * Return: 0, or -EINVAL out of range or not below stale_ns.
+ */
+int latency_tracker_set_timeout(struct latency_tracker *t, u64 ns);
+
+/**
+ * latency_tracker_count_keys() - count pending and free entries (walks the table)
+ * @t: the tracker.
+ * @pending: keys in the table.
+ * @free: entries on the free lists.
+ *
+ * For statistics and self-tests; pending + free == max_keys when nothing is in flight.
+ * Context: process. Return: 0, or -ENODEV if disabled.
+ */
+int latency_tracker_count_keys(struct latency_tracker *t, u64 *pending, u64 *free);
+
+/**
+ * struct latency_tracker_stats - the tracker's counters, summed over CPUs
+ *
+ * The same values as the files in its sysfs stats/ directory.
+ */
+struct latency_tracker_stats {
+	u64 events_in;
+	u64 events_out;
+	u64 alerts;
+	u64 timeouts;
+	u64 suppressed;
+	u64 filtered;
+	u64 duplicates;
+	u64 table_full;
+	u64 key_invalid;
+	u64 unmatched;
+	u64 busy;
+	u64 stale;
+	u64 discarded;
+	u64 delay_count;
+	u64 delay_min_ns;
+	u64 delay_max_ns;
+	u64 delay_sum_ns;
+};
+
+/**
+ * latency_tracker_get_stats() - read the tracker's counters
+ * @t: the tracker.
+ * @s: filled in.
+ *
+ * Context: any (sums per-CPU counters without locks).
+ */
+void latency_tracker_get_stats(struct latency_tracker *t, struct latency_tracker_stats *s);
+
+/**
+ * latency_tracker_cb_data() - the @cb_data given at creation
+ * @t: the tracker.
+ */
+void *latency_tracker_cb_data(struct latency_tracker *t);
+
+/**
+ * latency_tracker_now() - the trace clock, in nanoseconds
+ *
+ * The clock of LTTng's kernel tracer (ktime_get_mono_fast_ns()); NMI-safe.
+ */
+u64 latency_tracker_now(void);
+
+#endif /* _LATENCY_TRACKER_API_H */

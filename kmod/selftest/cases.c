@@ -1,0 +1,796 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * latency_tracker_selftest: the in-kernel test cases, one function each, listed in
+ * st_cases[]. Each creates its own trackers (names st_*) and destroys them, pass or fail.
+ */
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "selftest.h"
+
+/* On failure: report the line, set ret, jump to the case's cleanup label "out". */
+#define ST_CHECK(cond)								\
+	do {									\
+		if (!(cond)) {							\
+			st_printf(r, "  %s:%d: %s\n", __func__, __LINE__, #cond);	\
+			ret = -EINVAL;						\
+			goto out;						\
+		}								\
+	} while (0)
+
+#define ST_EQ(a, b)								\
+	do {									\
+		long long _a = (long long)(a), _b = (long long)(b);		\
+		if (_a != _b) {							\
+			st_printf(r, "  %s:%d: %s = %lld, expected %lld\n",	\
+				  __func__, __LINE__, #a, _a, _b);		\
+			ret = -EINVAL;						\
+			goto out;						\
+		}								\
+	} while (0)
+
+#define ST_NEW(t, p)								\
+	do {									\
+		t = st_tracker_new(p);						\
+		if (IS_ERR(t)) {						\
+			st_printf(r, "  %s: create %s: %ld\n", __func__,	\
+				  (p)->name, PTR_ERR(t));			\
+			ret = PTR_ERR(t);					\
+			t = NULL;						\
+			goto out;						\
+		}								\
+	} while (0)
+
+/* Polls cond every 5 ms for up to ms milliseconds. */
+#define ST_WAIT(cond, ms)							\
+	do {									\
+		unsigned int _i;						\
+		for (_i = 0; _i < (ms) / 5 && !(cond); _i++)			\
+			msleep(5);						\
+	} while (0)
+
+#define KEY(...) ((u64[2]){ __VA_ARGS__ })
+#define KSZ (2 * sizeof(u64))
+
+/* Callback that records the last alert and, on request, re-enters the API. */
+struct st_capture {
+	raw_spinlock_t lock;
+	unsigned int thresholds;
+	unsigned int timeouts;
+	struct latency_tracker_record last;
+	u8 priv0;
+	struct latency_tracker *reenter;
+	int reenter_in;
+	int reenter_out;
+};
+
+static void st_capture_init(struct st_capture *c)
+{
+	memset(c, 0, sizeof(*c));
+	raw_spin_lock_init(&c->lock);
+}
+
+static bool st_capture_cb(struct latency_tracker *t, struct latency_tracker_record *rec,
+			  void *priv)
+{
+	struct st_capture *c = latency_tracker_cb_data(t);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&c->lock, flags);
+	if (rec->reason == LATENCY_TRACKER_REASON_TIMEOUT)
+		c->timeouts++;
+	else
+		c->thresholds++;
+	c->last = *rec;
+	if (priv)
+		c->priv0 = *(u8 *)priv;
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+	if (c->reenter) {
+		c->reenter_in = latency_tracker_event_in(c->reenter, KEY(9, 9), KSZ, NULL);
+		c->reenter_out = latency_tracker_event_out(c->reenter, KEY(9, 9), KSZ, NULL);
+	}
+	return false;	/* keep the notification ring for the user-space tests */
+}
+
+static unsigned int st_captured(struct st_capture *c, bool timeouts)
+{
+	unsigned long flags;
+	unsigned int n;
+
+	raw_spin_lock_irqsave(&c->lock, flags);
+	n = timeouts ? c->timeouts : c->thresholds;
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+	return n;
+}
+
+static int st_basic(struct st_report *r)
+{
+	struct latency_tracker_params p;
+	struct latency_tracker_key_info info;
+	struct latency_tracker_stats s;
+	struct latency_tracker *t = NULL;
+	u64 pending, free;
+	int ret = 0;
+
+	st_params_init(&p, "st_basic", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_SEC);
+	ST_NEW(t, &p);
+	ST_EQ(latency_tracker_event_in(t, KEY(1, 2), KSZ, NULL), 0);
+	ST_EQ(latency_tracker_lookup(t, KEY(1, 2), KSZ, &info), 0);
+	ST_EQ(info.tid, current->pid);
+	ST_EQ(info.pid, current->tgid);
+	ST_CHECK(!info.timed_out);
+	ST_CHECK(info.start_ns <= latency_tracker_now());
+	ST_EQ(latency_tracker_lookup(t, KEY(1, 3), KSZ, NULL), -ENOENT);
+	ST_EQ(latency_tracker_event_out(t, KEY(1, 2), KSZ, NULL), 0);
+	ST_EQ(latency_tracker_lookup(t, KEY(1, 2), KSZ, &info), -ENOENT);
+	ST_EQ(latency_tracker_event_out(t, KEY(1, 2), KSZ, NULL), -ENOENT);
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.events_in, 1);
+	ST_EQ(s.events_out, 1);
+	ST_EQ(s.unmatched, 1);
+	ST_EQ(s.alerts, 0);
+	ST_EQ(s.delay_count, 1);
+	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
+	ST_EQ(pending, 0);
+	ST_EQ(free, 64);
+out:
+	latency_tracker_destroy(t);
+	return ret;
+}
+
+static int st_threshold(struct st_report *r)
+{
+	struct latency_tracker_in in = { .data = { 1, 2, 3, 4 } };
+	struct latency_tracker_out o = { .data_mask = 1U << 1, .data = { 0, 42 } };
+	struct latency_tracker_params p;
+	struct latency_tracker_stats s;
+	struct latency_tracker *t = NULL;
+	struct st_capture *c;
+	int ret = 0;
+
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	st_capture_init(c);
+	st_params_init(&p, "st_threshold", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_MSEC);
+	p.cb = st_capture_cb;
+	p.cb_data = c;
+	ST_NEW(t, &p);
+
+	/* Under the threshold: no alert. */
+	ST_EQ(latency_tracker_event_in(t, KEY(1, 1), KSZ, NULL), 0);
+	ST_EQ(latency_tracker_event_out(t, KEY(1, 1), KSZ, NULL), 0);
+	ST_EQ(st_captured(c, false), 0);
+
+	in.ts = latency_tracker_now() - 5 * NSEC_PER_MSEC;
+	ST_EQ(latency_tracker_event_in(t, KEY(1, 2), KSZ, &in), 0);
+	ST_EQ(latency_tracker_event_out(t, KEY(1, 2), KSZ, &o), 1);
+	ST_EQ(st_captured(c, false), 1);
+	ST_EQ(c->last.size, sizeof(struct latency_tracker_record));
+	ST_EQ(c->last.version, LATENCY_TRACKER_RECORD_VERSION);
+	ST_EQ(c->last.kind, LATENCY_TRACKER_REC_ALERT);
+	ST_CHECK(!strcmp((const char *)c->last.tracker, "st_threshold"));
+	ST_EQ(c->last.tracker_type, LATENCY_TRACKER_TYPE_SELFTEST);
+	ST_EQ(c->last.reason, LATENCY_TRACKER_REASON_THRESHOLD);
+	ST_EQ(c->last.start_ns, in.ts);
+	ST_CHECK(c->last.delay_ns >= 5 * NSEC_PER_MSEC);
+	ST_EQ(c->last.end_ns - c->last.start_ns, c->last.delay_ns);
+	ST_EQ(c->last.threshold_ns, NSEC_PER_MSEC);
+	ST_EQ(c->last.data[0], 1);
+	ST_EQ(c->last.data[1], 42);
+	ST_EQ(c->last.data[2], 3);
+	ST_EQ(c->last.data[3], 4);
+	ST_EQ(c->last.tid, current->pid);
+	ST_EQ(c->last.pid, current->tgid);
+	ST_CHECK(!strncmp((const char *)c->last.comm, current->comm, LATENCY_TRACKER_COMM_LEN));
+	ST_CHECK(c->last.start_cpu < nr_cpu_ids);
+	ST_CHECK(c->last.end_cpu < nr_cpu_ids);
+	ST_CHECK(!(c->last.flags & LATENCY_TRACKER_REC_F_TIMED_OUT));
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.alerts, 1);
+	ST_EQ(s.filtered, 1);
+	ST_EQ(s.events_out, 2);
+out:
+	latency_tracker_destroy(t);
+	kfree(c);
+	return ret;
+}
+
+static int st_dup_reject(struct st_report *r)
+{
+	struct latency_tracker_params p;
+	struct latency_tracker_stats s;
+	struct latency_tracker *t = NULL;
+	int ret = 0;
+
+	st_params_init(&p, "st_dup_reject", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_SEC);
+	ST_NEW(t, &p);
+	ST_EQ(latency_tracker_event_in(t, KEY(5, 5), KSZ, NULL), 0);
+	ST_EQ(latency_tracker_event_in(t, KEY(5, 5), KSZ, NULL), -EEXIST);
+	ST_EQ(latency_tracker_event_out(t, KEY(5, 5), KSZ, NULL), 0);
+	ST_EQ(latency_tracker_event_out(t, KEY(5, 5), KSZ, NULL), -ENOENT);
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.duplicates, 1);
+	ST_EQ(s.events_in, 1);
+	ST_EQ(s.unmatched, 1);
+out:
+	latency_tracker_destroy(t);
+	return ret;
+}
+
+static int st_dup_replace(struct st_report *r)
+{
+	struct latency_tracker_in in = { .data = { 1 } };
+	struct latency_tracker_key_info info;
+	struct latency_tracker_params p;
+	struct latency_tracker_stats s;
+	struct latency_tracker *t = NULL;
+	u64 pending, free;
+	int ret = 0;
+
+	st_params_init(&p, "st_dup_replace", LATENCY_TRACKER_DUP_REPLACE, 64,
+		       5 * NSEC_PER_MSEC);
+	ST_NEW(t, &p);
+	in.ts = latency_tracker_now() - 10 * NSEC_PER_MSEC;
+	ST_EQ(latency_tracker_event_in(t, KEY(6, 6), KSZ, &in), 0);
+	in.ts = 0;
+	in.data[0] = 2;
+	ST_EQ(latency_tracker_event_in(t, KEY(6, 6), KSZ, &in), 0);
+	ST_EQ(latency_tracker_lookup(t, KEY(6, 6), KSZ, &info), 0);
+	ST_EQ(info.data[0], 2);
+	/* Measured from the second event_in: under the threshold. */
+	ST_EQ(latency_tracker_event_out(t, KEY(6, 6), KSZ, NULL), 0);
+	ST_EQ(latency_tracker_event_out(t, KEY(6, 6), KSZ, NULL), -ENOENT);
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.duplicates, 1);
+	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
+	ST_EQ(pending, 0);
+	ST_EQ(free, 64);
+out:
+	latency_tracker_destroy(t);
+	return ret;
+}
+
+static int st_dup_nest(struct st_report *r)
+{
+	struct latency_tracker_in in = { .data = { 1 } };
+	struct latency_tracker_key_info info;
+	struct latency_tracker_params p;
+	struct latency_tracker *t = NULL;
+	struct st_capture *c;
+	u64 pending, free;
+	int ret = 0;
+
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	st_capture_init(c);
+	st_params_init(&p, "st_dup_nest", LATENCY_TRACKER_DUP_NEST, 64, NSEC_PER_USEC);
+	p.cb = st_capture_cb;
+	p.cb_data = c;
+	ST_NEW(t, &p);
+	in.ts = latency_tracker_now() - NSEC_PER_MSEC;
+	ST_EQ(latency_tracker_event_in(t, KEY(7, 7), KSZ, &in), 0);
+	in.data[0] = 2;
+	ST_EQ(latency_tracker_event_in(t, KEY(7, 7), KSZ, &in), 0);
+	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
+	ST_EQ(pending, 2);
+	ST_EQ(latency_tracker_lookup(t, KEY(7, 7), KSZ, &info), 0);
+	ST_EQ(info.data[0], 2);
+	/* LIFO: the most recent first. */
+	ST_EQ(latency_tracker_event_out(t, KEY(7, 7), KSZ, NULL), 1);
+	ST_EQ(c->last.data[0], 2);
+	ST_EQ(latency_tracker_event_out(t, KEY(7, 7), KSZ, NULL), 1);
+	ST_EQ(c->last.data[0], 1);
+	ST_EQ(latency_tracker_event_out(t, KEY(7, 7), KSZ, NULL), -ENOENT);
+	ST_EQ(st_captured(c, false), 2);
+out:
+	latency_tracker_destroy(t);
+	kfree(c);
+	return ret;
+}
+
+/* The error of a creation expected to fail; a tracker created by mistake is destroyed. */
+static long st_create_error(const struct latency_tracker_params *p)
+{
+	struct latency_tracker *t = latency_tracker_create(p);
+
+	if (!IS_ERR(t)) {
+		latency_tracker_destroy(t);
+		return 0;
+	}
+	return PTR_ERR(t);
+}
+
+static int st_key_invalid(struct st_report *r)
+{
+	u8 big[LATENCY_TRACKER_KEY_MAX + 1] = { };
+	struct latency_tracker_params p;
+	struct latency_tracker_stats s;
+	struct latency_tracker *t = NULL;
+	int ret = 0;
+
+	st_params_init(&p, "st_key_invalid", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_SEC);
+	ST_NEW(t, &p);
+	ST_EQ(latency_tracker_event_in(t, big, KSZ + 1, NULL), -E2BIG);
+	ST_EQ(latency_tracker_event_in(t, big, 0, NULL), -EINVAL);
+	ST_EQ(latency_tracker_event_out(t, big, sizeof(big), NULL), -E2BIG);
+	ST_EQ(latency_tracker_lookup(t, big, 0, NULL), -EINVAL);
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.key_invalid, 4);
+	ST_EQ(s.events_in, 0);
+	/* A shorter key than key_size is a different, valid key. */
+	ST_EQ(latency_tracker_event_in(t, big, 1, NULL), 0);
+	ST_EQ(latency_tracker_event_out(t, big, 2, NULL), -ENOENT);
+	ST_EQ(latency_tracker_event_out(t, big, 1, NULL), 0);
+
+	/* Bad parameters are refused at creation. */
+	st_params_init(&p, "Bad-Name", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_SEC);
+	ST_EQ(st_create_error(&p), -EINVAL);
+	st_params_init(&p, "st_key_invalid", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_SEC);
+	ST_EQ(st_create_error(&p), -EEXIST);
+	st_params_init(&p, "st_bad", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_SEC);
+	p.key_size = LATENCY_TRACKER_KEY_MAX + 1;
+	ST_EQ(st_create_error(&p), -EINVAL);
+	st_params_init(&p, "st_bad", LATENCY_TRACKER_DUP_REJECT, 8, NSEC_PER_SEC);
+	ST_EQ(st_create_error(&p), -EINVAL);
+	st_params_init(&p, "st_bad", LATENCY_TRACKER_DUP_REJECT, 64, 10);
+	ST_EQ(st_create_error(&p), -EINVAL);
+out:
+	latency_tracker_destroy(t);
+	return ret;
+}
+
+/* Also exercises stealing: 16 keys from one CPU need the other CPUs' free lists. */
+static int st_table_full(struct st_report *r)
+{
+	struct latency_tracker_params p;
+	struct latency_tracker_stats s;
+	struct latency_tracker *t = NULL;
+	u64 pending, free, i;
+	int ret = 0;
+
+	st_params_init(&p, "st_table_full", LATENCY_TRACKER_DUP_REJECT, 16, NSEC_PER_SEC);
+	ST_NEW(t, &p);
+	for (i = 0; i < 16; i++)
+		ST_EQ(latency_tracker_event_in(t, KEY(8, i), KSZ, NULL), 0);
+	ST_EQ(latency_tracker_event_in(t, KEY(8, 16), KSZ, NULL), -ENOSPC);
+	ST_EQ(latency_tracker_event_in(t, KEY(8, 17), KSZ, NULL), -ENOSPC);
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.table_full, 2);
+	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
+	ST_EQ(pending, 16);
+	ST_EQ(free, 0);
+	for (i = 0; i < 16; i++)
+		ST_EQ(latency_tracker_event_out(t, KEY(8, i), KSZ, NULL), 0);
+	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
+	ST_EQ(pending, 0);
+	ST_EQ(free, 16);
+	ST_EQ(latency_tracker_event_in(t, KEY(8, 16), KSZ, NULL), 0);
+	ST_EQ(latency_tracker_event_out(t, KEY(8, 16), KSZ, NULL), 0);
+out:
+	latency_tracker_destroy(t);
+	return ret;
+}
+
+static int st_timeout_then_exit(struct st_report *r)
+{
+	struct latency_tracker_key_info info;
+	struct latency_tracker_params p;
+	struct latency_tracker_stats s;
+	struct latency_tracker *t = NULL;
+	struct st_capture *c;
+	int ret = 0;
+
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	st_capture_init(c);
+	st_params_init(&p, "st_timeout", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_MSEC);
+	p.timeout_ns = 10 * NSEC_PER_MSEC;
+	p.cb = st_capture_cb;
+	p.cb_data = c;
+	ST_NEW(t, &p);
+	ST_EQ(latency_tracker_event_in(t, KEY(10, 1), KSZ, NULL), 0);
+	ST_WAIT(st_captured(c, true), 2000);
+	ST_EQ(st_captured(c, true), 1);
+	ST_EQ(c->last.reason, LATENCY_TRACKER_REASON_TIMEOUT);
+	ST_EQ(c->last.end_cpu, LATENCY_TRACKER_CPU_NONE);
+	ST_CHECK(c->last.delay_ns >= 10 * NSEC_PER_MSEC);
+	ST_EQ(c->last.tid, current->pid);
+	/* Still pending, marked; the timeout fires once. */
+	ST_EQ(latency_tracker_lookup(t, KEY(10, 1), KSZ, &info), 0);
+	ST_CHECK(info.timed_out);
+	msleep(50);
+	ST_EQ(st_captured(c, true), 1);
+	ST_EQ(latency_tracker_event_out(t, KEY(10, 1), KSZ, NULL), 1);
+	ST_EQ(c->last.reason, LATENCY_TRACKER_REASON_THRESHOLD);
+	ST_CHECK(c->last.flags & LATENCY_TRACKER_REC_F_TIMED_OUT);
+	ST_CHECK(c->last.end_cpu < nr_cpu_ids);
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.timeouts, 1);
+	ST_EQ(s.alerts, 1);
+	/* Turning the timeout off at run time. */
+	ST_EQ(latency_tracker_set_timeout(t, 0), 0);
+	ST_EQ(latency_tracker_event_in(t, KEY(10, 2), KSZ, NULL), 0);
+	msleep(50);
+	ST_EQ(st_captured(c, true), 1);
+	ST_EQ(latency_tracker_set_timeout(t, 10), -EINVAL);
+out:
+	latency_tracker_destroy(t);
+	kfree(c);
+	return ret;
+}
+
+static int st_stale(struct st_report *r)
+{
+	struct latency_tracker_params p;
+	struct latency_tracker_stats s;
+	struct latency_tracker *t = NULL;
+	u64 pending, free;
+	int ret = 0;
+
+	st_params_init(&p, "st_stale", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_MSEC);
+	p.stale_ns = 20 * NSEC_PER_MSEC;
+	ST_NEW(t, &p);
+	ST_EQ(latency_tracker_event_in(t, KEY(11, 1), KSZ, NULL), 0);
+	ST_WAIT(latency_tracker_lookup(t, KEY(11, 1), KSZ, NULL) == -ENOENT, 2000);
+	ST_EQ(latency_tracker_lookup(t, KEY(11, 1), KSZ, NULL), -ENOENT);
+	ST_EQ(latency_tracker_event_out(t, KEY(11, 1), KSZ, NULL), -ENOENT);
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.stale, 1);
+	ST_EQ(s.alerts, 0);
+	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
+	ST_EQ(pending, 0);
+	ST_EQ(free, 64);
+	/* A timeout must stay below the staleness. */
+	ST_EQ(latency_tracker_set_timeout(t, 20 * NSEC_PER_MSEC), -EINVAL);
+	ST_EQ(latency_tracker_set_timeout(t, 19 * NSEC_PER_MSEC), 0);
+out:
+	latency_tracker_destroy(t);
+	return ret;
+}
+
+static void st_update_fn(u64 *data, void *priv, void *arg)
+{
+	data[3] = 77;
+	*(u8 *)priv = 'z';
+}
+
+static int st_update(struct st_report *r)
+{
+	struct latency_tracker_in in = { .priv = "abcdefghijklmno" };
+	struct latency_tracker_key_info info;
+	struct latency_tracker_params p;
+	struct latency_tracker *t = NULL;
+	struct st_capture *c;
+	int ret = 0;
+
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	st_capture_init(c);
+	st_params_init(&p, "st_update", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_USEC);
+	p.priv_size = 16;
+	p.cb = st_capture_cb;
+	p.cb_data = c;
+	ST_NEW(t, &p);
+	in.ts = latency_tracker_now() - NSEC_PER_MSEC;
+	ST_EQ(latency_tracker_event_in(t, KEY(12, 1), KSZ, &in), 0);
+	ST_EQ(latency_tracker_update(t, KEY(12, 1), KSZ, st_update_fn, NULL), 0);
+	ST_EQ(latency_tracker_update(t, KEY(12, 2), KSZ, st_update_fn, NULL), -ENOENT);
+	ST_EQ(latency_tracker_lookup(t, KEY(12, 1), KSZ, &info), 0);
+	ST_EQ(info.data[3], 77);
+	ST_EQ(latency_tracker_event_out(t, KEY(12, 1), KSZ, NULL), 1);
+	ST_EQ(c->priv0, 'z');
+	ST_EQ(c->last.data[3], 77);
+out:
+	latency_tracker_destroy(t);
+	kfree(c);
+	return ret;
+}
+
+struct st_guard_arg {
+	struct latency_tracker *other;
+	int ret;
+};
+
+static void st_guard_fn(u64 *data, void *priv, void *arg)
+{
+	struct st_guard_arg *g = arg;
+
+	/* Inside the core (bucket lock held): a nested call must back off. */
+	g->ret = latency_tracker_event_in(g->other, KEY(13, 1), KSZ, NULL);
+}
+
+static int st_reentry(struct st_report *r)
+{
+	struct latency_tracker *a = NULL, *b = NULL;
+	struct latency_tracker_params p;
+	struct latency_tracker_stats s;
+	struct st_guard_arg g = { };
+	struct st_capture *c;
+	int ret = 0;
+
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	st_capture_init(c);
+	st_params_init(&p, "st_reentry_b", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_SEC);
+	ST_NEW(b, &p);
+	st_params_init(&p, "st_reentry_a", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_USEC);
+	p.cb = st_capture_cb;
+	p.cb_data = c;
+	ST_NEW(a, &p);
+
+	/* The recursion guard: nested call from inside the core gets -EBUSY, counted. */
+	g.other = b;
+	ST_EQ(latency_tracker_event_in(a, KEY(13, 0), KSZ, NULL), 0);
+	ST_EQ(latency_tracker_update(a, KEY(13, 0), KSZ, st_guard_fn, &g), 0);
+	ST_EQ(g.ret, -EBUSY);
+	latency_tracker_get_stats(b, &s);
+	ST_EQ(s.busy, 1);
+	ST_EQ(s.events_in, 0);
+
+	/* The alert callback runs outside the core: it may use the API. */
+	c->reenter = b;
+	udelay(5);
+	ST_EQ(latency_tracker_event_out(a, KEY(13, 0), KSZ, NULL), 1);
+	ST_EQ(c->reenter_in, 0);
+	ST_EQ(c->reenter_out, 0);
+	latency_tracker_get_stats(b, &s);
+	ST_EQ(s.events_in, 1);
+	ST_EQ(s.events_out, 1);
+out:
+	latency_tracker_destroy(a);
+	latency_tracker_destroy(b);
+	kfree(c);
+	return ret;
+}
+
+static int st_disable(struct st_report *r)
+{
+	struct latency_tracker_params p;
+	struct latency_tracker_stats s;
+	struct latency_tracker *t = NULL;
+	u64 pending, free;
+	int ret = 0;
+
+	st_params_init(&p, "st_disable", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_SEC);
+	ST_NEW(t, &p);
+	latency_tracker_disable(t);
+	ST_EQ(latency_tracker_event_in(t, KEY(14, 1), KSZ, NULL), -ENODEV);
+	ST_EQ(latency_tracker_event_out(t, KEY(14, 1), KSZ, NULL), -ENODEV);
+	ST_EQ(latency_tracker_lookup(t, KEY(14, 1), KSZ, NULL), -ENODEV);
+	ST_EQ(latency_tracker_count_keys(t, &pending, &free), -ENODEV);
+	ST_EQ(latency_tracker_enable(t), 0);
+	ST_EQ(latency_tracker_enable(t), 0);
+	ST_EQ(latency_tracker_event_in(t, KEY(14, 1), KSZ, NULL), 0);
+	ST_EQ(latency_tracker_event_in(t, KEY(14, 2), KSZ, NULL), 0);
+	latency_tracker_disable(t);
+	latency_tracker_disable(t);
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.discarded, 2);
+	ST_EQ(latency_tracker_enable(t), 0);
+	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
+	ST_EQ(pending, 0);
+	ST_EQ(free, 64);
+	ST_EQ(latency_tracker_event_out(t, KEY(14, 1), KSZ, NULL), -ENOENT);
+out:
+	latency_tracker_destroy(t);
+	return ret;
+}
+
+/* Destroying a tracker with keys pending (and a timeout armed) frees everything. */
+static int st_destroy_pending(struct st_report *r)
+{
+	struct latency_tracker_params p;
+	struct latency_tracker *t = NULL;
+	int ret = 0, i;
+
+	st_params_init(&p, "st_destroy_pending", LATENCY_TRACKER_DUP_REJECT, 128, NSEC_PER_MSEC);
+	p.timeout_ns = NSEC_PER_MSEC;
+	p.stack_mode = LATENCY_TRACKER_STACK_IN;
+	ST_NEW(t, &p);
+	for (i = 0; i < 100; i++)
+		ST_EQ(latency_tracker_event_in(t, KEY(15, i), KSZ, NULL), 0);
+	msleep(5);
+out:
+	latency_tracker_destroy(t);
+	return ret;
+}
+
+/*
+ * Concurrency: on every online CPU, a pinned thread hammers its own keys, keys shared by
+ * all CPUs and lock-free lookups, while a pinned hard-irq hrtimer opens and closes keys
+ * of its own in interrupt context. Afterwards every counter must balance.
+ */
+#define ST_CONC_MS 500
+#define ST_CONC_TIMER_NS (50 * NSEC_PER_USEC)
+
+struct st_conc_cpu {
+	struct task_struct *task;
+	struct hrtimer timer;
+	struct latency_tracker *t;
+	unsigned int cpu;
+	unsigned long iters;
+	unsigned long ticks;
+	unsigned long errors;
+	unsigned long eexist;
+	unsigned long enoent;
+	bool hardirq_seen;
+	int last_err;
+};
+
+static enum hrtimer_restart st_conc_tick(struct hrtimer *h)
+{
+	struct st_conc_cpu *cc = container_of(h, struct st_conc_cpu, timer);
+	u64 key[2] = { 0x300 + cc->cpu, (cc->ticks / 2) % 16 };
+	int ret;
+
+	if (in_hardirq())
+		cc->hardirq_seen = true;
+	if (cc->ticks++ & 1)
+		ret = latency_tracker_event_out(cc->t, key, sizeof(key), NULL);
+	else
+		ret = latency_tracker_event_in(cc->t, key, sizeof(key), NULL);
+	if (ret) {
+		cc->errors++;
+		cc->last_err = ret;
+	}
+	hrtimer_forward_now(h, ns_to_ktime(ST_CONC_TIMER_NS));
+	return HRTIMER_RESTART;
+}
+
+static int st_conc_thread(void *arg)
+{
+	struct st_conc_cpu *cc = arg;
+	struct latency_tracker_key_info info;
+	int ret;
+
+	hrtimer_init(&cc->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	cc->timer.function = st_conc_tick;
+	hrtimer_start(&cc->timer, ns_to_ktime(ST_CONC_TIMER_NS), HRTIMER_MODE_REL_PINNED_HARD);
+	while (!kthread_should_stop()) {
+		u64 own[2] = { 0x100 + cc->cpu, cc->iters % 64 };
+		u64 shared[2] = { 0x200, cc->iters % 8 };
+
+		ret = latency_tracker_event_in(cc->t, own, sizeof(own), NULL);
+		if (!ret)
+			ret = latency_tracker_event_out(cc->t, own, sizeof(own), NULL);
+		if (ret) {
+			cc->errors++;
+			cc->last_err = ret;
+		}
+		ret = latency_tracker_event_in(cc->t, shared, sizeof(shared), NULL);
+		if (ret == -EEXIST)
+			cc->eexist++;
+		else if (ret)
+			cc->errors++;
+		ret = latency_tracker_lookup(cc->t, shared, sizeof(shared), &info);
+		if (ret && ret != -ENOENT && ret != -EBUSY)
+			cc->errors++;
+		ret = latency_tracker_event_out(cc->t, shared, sizeof(shared), NULL);
+		if (ret == -ENOENT)
+			cc->enoent++;
+		else if (ret)
+			cc->errors++;
+		if (!(++cc->iters % 64))
+			cond_resched();
+	}
+	hrtimer_cancel(&cc->timer);
+	return 0;
+}
+
+static int st_concurrency(struct st_report *r)
+{
+	struct st_conc_cpu *cpus = NULL;
+	struct latency_tracker_params p;
+	struct latency_tracker_stats s;
+	struct latency_tracker *t = NULL;
+	u64 pending, free;
+	unsigned int cpu, n = 0;
+	int ret = 0;
+
+	st_params_init(&p, "st_concurrency", LATENCY_TRACKER_DUP_REJECT, 1024, 3600 * NSEC_PER_SEC);
+	ST_NEW(t, &p);
+	cpus = kcalloc(nr_cpu_ids, sizeof(*cpus), GFP_KERNEL);
+	ST_CHECK(cpus);
+	for_each_online_cpu(cpu) {
+		struct st_conc_cpu *cc = &cpus[cpu];
+
+		cc->t = t;
+		cc->cpu = cpu;
+		cc->task = kthread_create_on_cpu(st_conc_thread, cc, cpu, "lt_conc/%u");
+		if (IS_ERR(cc->task)) {
+			ret = PTR_ERR(cc->task);
+			cc->task = NULL;
+			break;
+		}
+		wake_up_process(cc->task);
+	}
+	msleep(ST_CONC_MS);
+	for_each_online_cpu(cpu) {
+		if (cpus[cpu].task)
+			kthread_stop(cpus[cpu].task);
+	}
+	ST_EQ(ret, 0);
+	for_each_online_cpu(cpu) {
+		struct st_conc_cpu *cc = &cpus[cpu];
+
+		st_printf(r, "  cpu%u: %lu iterations, %lu hrtimer ticks, %lu shared collisions\n",
+			  cpu, cc->iters, cc->ticks, cc->eexist + cc->enoent);
+		ST_EQ(cc->errors, 0);
+		ST_CHECK(cc->iters > 0);
+		ST_CHECK(cc->ticks > 1);
+		ST_CHECK(cc->hardirq_seen);
+		n++;
+	}
+	latency_tracker_get_stats(t, &s);
+	/* A timer stopped between its in and out leaves one key: close them. */
+	for_each_online_cpu(cpu) {
+		u64 key[2] = { 0x300 + cpu, ((cpus[cpu].ticks - 1) / 2) % 16 };
+
+		if (cpus[cpu].ticks & 1)
+			ST_EQ(latency_tracker_event_out(t, key, sizeof(key), NULL), 0);
+	}
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.events_in, s.events_out);
+	ST_EQ(s.table_full, 0);
+	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
+	ST_EQ(pending, 0);
+	ST_EQ(free, 1024);
+	st_printf(r, "  %u CPUs, %llu pairs, %llu lookups gave up (busy)\n", n, s.events_out,
+		  s.busy);
+out:
+	kfree(cpus);
+	latency_tracker_destroy(t);
+	return ret;
+}
+
+static const struct st_case {
+	const char *name;
+	int (*fn)(struct st_report *r);
+} st_cases[] = {
+	{ "basic", st_basic },
+	{ "threshold", st_threshold },
+	{ "dup_reject", st_dup_reject },
+	{ "dup_replace", st_dup_replace },
+	{ "dup_nest", st_dup_nest },
+	{ "key_invalid", st_key_invalid },
+	{ "table_full", st_table_full },
+	{ "timeout_then_exit", st_timeout_then_exit },
+	{ "stale", st_stale },
+	{ "update", st_update },
+	{ "reentry", st_reentry },
+	{ "disable", st_disable },
+	{ "destroy_pending", st_destroy_pending },
+	{ "concurrency", st_concurrency },
+};
+
+int st_run_cases(struct st_report *r, const char *only)
+{
+	bool found = false;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(st_cases); i++) {
+		if (only && strcmp(only, st_cases[i].name))
+			continue;
+		found = true;
+		ret = st_cases[i].fn(r);
+		if (ret) {
+			st_printf(r, "FAIL %s (%d)\n", st_cases[i].name, ret);
+			r->failed++;
+		} else {
+			st_printf(r, "PASS %s\n", st_cases[i].name);
+			r->passed++;
+		}
+	}
+	return found ? 0 : -ENOENT;
+}

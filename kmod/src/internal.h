@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * latency_tracker: structures and prototypes shared by the core's files, indexed by file.
+ * Not part of the API (see include/latency_tracker/latency_tracker.h).
+ */
+#ifndef _LT_INTERNAL_H
+#define _LT_INTERNAL_H
+
+#include <linux/atomic.h>
+#include <linux/kobject.h>
+#include <linux/list.h>
+#include <linux/list_nulls.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/seqlock.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include <latency_tracker/latency_tracker.h>
+
+#include "wrapper.h"
+
+/* tunable.c: declared limits of every tunable and the one strict parser. */
+struct lt_range {
+	const char *name;
+	u64 min;
+	u64 max;
+	bool zero_ok;		/* 0 ("off") is accepted besides [min, max] */
+	bool pow2;		/* the value must be a power of two */
+};
+
+extern const struct lt_range lt_range_threshold;
+extern const struct lt_range lt_range_timeout;
+extern const struct lt_range lt_range_stale;
+extern const struct lt_range lt_range_max_keys;
+extern const struct lt_range lt_range_ring;
+extern const struct lt_range lt_range_rate;
+extern const struct lt_range lt_range_burst;
+extern const struct lt_range lt_range_bool;
+
+bool lt_range_ok(const struct lt_range *r, u64 v);
+int lt_parse_u64(const char *buf, const struct lt_range *r, u64 *out);
+
+/* main.c: module parameters, the defaults of new trackers and of the ring. */
+struct lt_defaults {
+	u64 threshold_ns;
+	u64 timeout_ns;
+	u64 stale_ns;
+	unsigned int max_keys;
+	unsigned int ring_records;
+	unsigned int alert_rate;	/* per second, read on every alert */
+	unsigned int alert_burst;
+	bool freelist_shared;		/* benchmark only: one free list for all CPUs */
+};
+
+extern struct lt_defaults lt_defaults;
+extern struct kobject *lt_root_kobj;
+
+/*
+ * Objects alive (trackers, tables, open notification files), checked at unload: a leak
+ * becomes a kernel warning that the VM tests catch, not a slow drift in /proc/meminfo.
+ */
+extern atomic_t lt_live_objects;
+
+static inline void lt_live_get(void)
+{
+	atomic_inc(&lt_live_objects);
+}
+
+static inline void lt_live_put(void)
+{
+	atomic_dec(&lt_live_objects);
+}
+
+/*
+ * Per-CPU recursion guard. Every region that takes one of the core's raw spinlocks
+ * (bucket, free list, ring) runs with interrupts off between lt_enter() and lt_exit().
+ * Only an NMI, or a tracepoint fired from inside such a region, can find it taken on its
+ * CPU; it then backs off with -EBUSY instead of deadlocking on a lock its CPU holds.
+ */
+DECLARE_PER_CPU(unsigned int, lt_nesting);
+
+static inline bool lt_enter(void)
+{
+	if (this_cpu_inc_return(lt_nesting) == 1)
+		return true;
+	this_cpu_dec(lt_nesting);
+	return false;
+}
+
+static inline void lt_exit(void)
+{
+	this_cpu_dec(lt_nesting);
+}
+
+/* htable.c: preallocated entries, hash buckets and per-CPU free lists. */
+enum lt_entry_state {
+	LT_ENTRY_FREE,
+	LT_ENTRY_PRIVATE,	/* owned by one CPU: being filled, or closed and reported */
+	LT_ENTRY_LINKED,	/* in a bucket: a pending key */
+};
+
+struct lt_entry {
+	struct hlist_nulls_node node;	/* stays walkable by RCU readers after unlink */
+	struct lt_entry *free_next;	/* free-list link; never reuses node */
+	seqcount_t seq;			/* odd while written; lock-free readers recheck it */
+	u32 hash;
+	u16 key_len;
+	u8 state;			/* enum lt_entry_state */
+	u8 timed_out;
+	u64 start_ns;
+	pid_t pid;
+	pid_t tid;
+	u32 start_cpu;
+	u32 nr_stack;
+	char comm[LATENCY_TRACKER_COMM_LEN];
+	u64 data[LATENCY_TRACKER_DATA_WORDS];
+	/* Followed by the key, the private area and, in stack mode "in", the stack. */
+};
+
+struct lt_bucket {
+	struct hlist_nulls_head head;	/* nulls value: the bucket index */
+	raw_spinlock_t lock;		/* writers only */
+};
+
+struct lt_free_head {
+	raw_spinlock_t lock;
+	struct lt_entry *first;
+	unsigned int count;
+};
+
+struct lt_table {
+	struct lt_bucket *buckets;
+	u32 bucket_mask;
+	u32 nr_entries;
+	u32 stride;
+	u32 priv_off;
+	u32 stack_off;			/* 0: no stack area */
+	u32 seed;
+	bool shared_free;
+	enum latency_tracker_stack_mode stack_mode;
+	void *entries;
+	struct lt_free_head __percpu *free;
+};
+
+struct lt_table *lt_table_alloc(u32 nr_entries, u32 key_size, u32 priv_size,
+				enum latency_tracker_stack_mode stack_mode);
+void lt_table_free(struct lt_table *tbl);
+u32 lt_hash(const struct lt_table *tbl, const void *key, u32 len);
+struct lt_entry *lt_free_pop(struct lt_table *tbl);
+void lt_free_push(struct lt_table *tbl, struct lt_entry *e);
+struct lt_entry *lt_bucket_find(struct lt_table *tbl, struct lt_bucket *b, u32 hash,
+				const void *key, u32 len);
+void lt_bucket_link(struct lt_bucket *b, struct lt_entry *e);
+void lt_entry_unlink(struct lt_entry *e);
+int lt_table_lookup(struct lt_table *tbl, u32 hash, const void *key, u32 len,
+		    struct latency_tracker_key_info *info);
+void lt_table_count(struct lt_table *tbl, u64 *pending, u64 *free);
+
+static inline struct lt_bucket *lt_bucket_of(const struct lt_table *tbl, u32 hash)
+{
+	return &tbl->buckets[hash & tbl->bucket_mask];
+}
+
+static inline struct lt_entry *lt_entry_at(const struct lt_table *tbl, u32 i)
+{
+	return (struct lt_entry *)((char *)tbl->entries + (size_t)i * tbl->stride);
+}
+
+static inline void *lt_entry_key(struct lt_entry *e)
+{
+	return e + 1;
+}
+
+static inline void *lt_entry_priv(const struct lt_table *tbl, struct lt_entry *e)
+{
+	return (char *)e + tbl->priv_off;
+}
+
+static inline unsigned long *lt_entry_stack(const struct lt_table *tbl, struct lt_entry *e)
+{
+	return (unsigned long *)((char *)e + tbl->stack_off);
+}
+
+/* stats.c: per-CPU counters and delay statistics of one tracker. */
+enum lt_counter {
+	LT_EVENTS_IN,
+	LT_EVENTS_OUT,
+	LT_ALERTS,
+	LT_TIMEOUTS,
+	LT_SUPPRESSED,
+	LT_FILTERED,
+	LT_DUPLICATES,
+	LT_TABLE_FULL,
+	LT_KEY_INVALID,
+	LT_UNMATCHED,
+	LT_BUSY,
+	LT_STALE,
+	LT_DISCARDED,
+	LT_NR_COUNTERS
+};
+
+#define LT_HIST_BUCKETS 64
+
+struct lt_stats {
+	u64 cnt[LT_NR_COUNTERS];
+	u64 delay_count;
+	u64 delay_sum;
+	u64 delay_min;
+	u64 delay_max;
+	u64 hist[LT_HIST_BUCKETS];
+};
+
+struct lt_stats __percpu *lt_stats_alloc(void);
+void lt_stats_free(struct lt_stats __percpu *s);
+void lt_stats_delay(struct lt_stats __percpu *s, u64 delay);
+void lt_stats_sum(struct lt_stats __percpu *s, struct lt_stats *sum);
+u64 lt_stats_drops(const struct lt_stats *sum);
+
+static inline void lt_count(struct lt_stats __percpu *s, enum lt_counter c)
+{
+	this_cpu_inc(s->cnt[c]);
+}
+
+static inline void lt_count_add(struct lt_stats __percpu *s, enum lt_counter c, u64 n)
+{
+	this_cpu_add(s->cnt[c], n);
+}
+
+/* tracker.c: the tracker object. */
+struct latency_tracker {
+	struct kobject kobj;		/* /sys/kernel/latency_tracker/<name> */
+	struct list_head list;		/* lt_trackers, under lt_trackers_lock */
+	struct mutex lock;		/* enable/disable and configuration writes */
+	char name[LATENCY_TRACKER_NAME_LEN];
+	u32 type;
+	u32 key_size;
+	u32 priv_size;
+	enum latency_tracker_dup_policy dup_policy;
+	latency_tracker_cb_t cb;
+	void *cb_data;
+
+	/* Configuration: written under lock, read locklessly with READ_ONCE(). */
+	u64 threshold_ns;
+	u64 timeout_ns;
+	u64 stale_ns;
+	u32 max_keys;
+	enum latency_tracker_stack_mode stack_mode;
+	bool enabled;
+
+	struct lt_table __rcu *table;	/* NULL while disabled */
+	struct lt_stats __percpu *stats;
+
+	/* scan.c, process context only. */
+	struct delayed_work scan_work;
+	struct latency_tracker_record *scan_rec;
+	void *scan_priv;
+};
+
+void lt_tracker_release(struct latency_tracker *t);
+int lt_tracker_set_stale(struct latency_tracker *t, u64 ns);
+int lt_tracker_set_max_keys(struct latency_tracker *t, u32 n);
+int lt_tracker_set_stack_mode(struct latency_tracker *t, enum latency_tracker_stack_mode m);
+int lt_trackers_check_empty(void);
+
+/* scan.c: timeouts and stale keys, from a workqueue. */
+void lt_scan_work(struct work_struct *work);
+void lt_scan_kick(struct latency_tracker *t);
+
+/* alert.c: build records and emit them (callback, ring, tracepoint). */
+void lt_record_init(struct latency_tracker_record *rec, u8 kind);
+void lt_record_from_entry(struct latency_tracker *t, struct lt_table *tbl,
+			  struct lt_entry *e, struct latency_tracker_record *rec);
+void lt_alert_emit(struct latency_tracker *t, struct latency_tracker_record *rec, void *priv);
+
+/* notify.c: the shared ring, the rate limit and /dev/latency_tracker. */
+enum lt_push_result {
+	LT_PUSH_OK,
+	LT_PUSH_SUPPRESSED,	/* rate limit */
+	LT_PUSH_BUSY,		/* nested on this CPU (NMI) */
+};
+
+struct lt_notify_stats {
+	u64 written;
+	u64 suppressed;
+	u64 dropped;
+};
+
+int lt_notify_init(unsigned int ring_records);
+void lt_notify_exit(void);
+enum lt_push_result lt_notify_push(struct latency_tracker_record *rec);
+void lt_notify_stats(struct lt_notify_stats *st);
+
+/* sysfs.c: the global files and one directory per tracker. */
+int lt_sysfs_init(void);
+void lt_sysfs_exit(void);
+int lt_sysfs_tracker_add(struct latency_tracker *t);
+void lt_sysfs_tracker_del(struct latency_tracker *t);
+
+#endif /* _LT_INTERNAL_H */

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * latency_tracker: the notification file /dev/latency_tracker (a misc device: works
+ * under lockdown, needs no debugfs). Semantics are documented in the uapi header.
+ *
+ * One ring of fixed-size records shared by all readers, overwritten oldest first. The
+ * ring head is a 64-bit sequence number that never wraps; each open file keeps its own
+ * position in that sequence, so readers are independent and a reader that fell behind
+ * knows exactly how many records it lost (head - ring size - its position).
+ *
+ * Producers run in any context (alerts are raised from tracepoints, including inside
+ * the scheduler): they copy the record in under a raw spinlock with interrupts off and
+ * then queue an irq_work; the irq_work wakes the readers, never the producer itself, so
+ * raising an alert from sched_switch cannot deadlock on the runqueue lock. Readers copy
+ * records out under the same lock into a per-file buffer, then to user space.
+ *
+ * A token bucket (alert_rate_per_s, alert_burst) bounds the records per second; what it
+ * refuses, and what an NMI could not add while the ring was busy on its CPU, is counted
+ * and reported in the next record's .suppressed.
+ */
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/miscdevice.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+
+#include "internal.h"
+
+/* Records copied per read() call at most (about 5 KiB of bounce buffer per open file). */
+#define LT_READ_BATCH 16
+
+struct lt_ring {
+	raw_spinlock_t lock;
+	u64 head;			/* sequence number of the next record */
+	u32 mask;
+	struct latency_tracker_record *slots;
+	u64 credit_ns;			/* token bucket, in ns of alert budget */
+	u64 last_ns;
+	u64 written;
+	u64 suppressed;
+	atomic64_t dropped;		/* LT_PUSH_BUSY, counted outside the lock */
+	atomic64_t unreported;		/* refused since the last record */
+	wait_queue_head_t wq;
+	struct irq_work wake;
+};
+
+struct lt_reader {
+	struct mutex lock;		/* serialises readers of one open file */
+	u64 pos;			/* sequence number of the next record to read */
+	struct latency_tracker_record buf[LT_READ_BATCH];
+};
+
+static struct lt_ring lt_ring;
+
+/*
+ * Every holder of the ring lock is inside lt_enter() with interrupts off, so an NMI
+ * that raises an alert on a CPU holding the lock backs off instead of deadlocking.
+ * Fails only in that nested case.
+ */
+static bool lt_ring_lock(unsigned long *flags)
+{
+	local_irq_save(*flags);
+	if (!lt_enter()) {
+		local_irq_restore(*flags);
+		return false;
+	}
+	raw_spin_lock(&lt_ring.lock);
+	return true;
+}
+
+static void lt_ring_unlock(unsigned long flags)
+{
+	raw_spin_unlock(&lt_ring.lock);
+	lt_exit();
+	local_irq_restore(flags);
+}
+
+static u64 lt_ring_tail(const struct lt_ring *r)
+{
+	u64 size = r->mask + 1ULL;
+
+	return r->head > size ? r->head - size : 0;
+}
+
+/* Ring lock held. Token bucket: each record costs NSEC_PER_SEC / rate of credit. */
+static bool lt_ratelimit_ok(struct lt_ring *r, u64 now)
+{
+	u64 rate = READ_ONCE(lt_defaults.alert_rate);
+	u64 burst = READ_ONCE(lt_defaults.alert_burst);
+	u64 cost = NSEC_PER_SEC / max_t(u64, rate, 1);
+	u64 cap = cost * burst;
+
+	if (now > r->last_ns) {
+		r->credit_ns = min(cap, r->credit_ns + (now - r->last_ns));
+		r->last_ns = now;
+	}
+	r->credit_ns = min(r->credit_ns, cap);
+	if (r->credit_ns < cost)
+		return false;
+	r->credit_ns -= cost;
+	return true;
+}
+
+enum lt_push_result lt_notify_push(struct latency_tracker_record *rec)
+{
+	struct lt_ring *r = &lt_ring;
+	enum lt_push_result res = LT_PUSH_OK;
+	unsigned long flags;
+
+	if (!lt_ring_lock(&flags)) {
+		atomic64_inc(&r->dropped);
+		atomic64_inc(&r->unreported);
+		return LT_PUSH_BUSY;
+	}
+	if (!lt_ratelimit_ok(r, lt_clock_ns())) {
+		r->suppressed++;
+		atomic64_inc(&r->unreported);
+		res = LT_PUSH_SUPPRESSED;
+	} else {
+		rec->seq = r->head;
+		rec->suppressed = atomic64_xchg(&r->unreported, 0);
+		memcpy(&r->slots[r->head & r->mask], rec, sizeof(*rec));
+		WRITE_ONCE(r->head, r->head + 1);
+		r->written++;
+	}
+	lt_ring_unlock(flags);
+
+	if (res == LT_PUSH_OK)
+		irq_work_queue(&r->wake);
+	return res;
+}
+
+void lt_notify_stats(struct lt_notify_stats *st)
+{
+	st->written = READ_ONCE(lt_ring.written);
+	st->suppressed = READ_ONCE(lt_ring.suppressed);
+	st->dropped = atomic64_read(&lt_ring.dropped);
+}
+
+/* Hard interrupt context on !PREEMPT_RT, the irq_work thread on PREEMPT_RT. */
+static void lt_ring_wake(struct irq_work *w)
+{
+	wake_up_interruptible_all(&lt_ring.wq);
+}
+
+static bool lt_reader_pending(struct lt_reader *rd)
+{
+	return READ_ONCE(lt_ring.head) != READ_ONCE(rd->pos);
+}
+
+/*
+ * Copies up to max records for this reader into rd->buf, a LOST record first if it
+ * fell behind. Process context, rd->lock held. Returns the number of records.
+ */
+static unsigned int lt_reader_fetch(struct lt_reader *rd, unsigned int max)
+{
+	struct lt_ring *r = &lt_ring;
+	unsigned int n = 0;
+	unsigned long flags;
+	u64 tail;
+
+	if (!lt_ring_lock(&flags))	/* cannot fail in process context */
+		return 0;
+	tail = lt_ring_tail(r);
+	if (rd->pos < tail) {
+		struct latency_tracker_record *lost = &rd->buf[n++];
+
+		lt_record_init(lost, LATENCY_TRACKER_REC_LOST);
+		lost->seq = rd->pos;
+		lost->lost = tail - rd->pos;
+		WRITE_ONCE(rd->pos, tail);
+	}
+	while (n < max && rd->pos < r->head) {
+		memcpy(&rd->buf[n++], &r->slots[rd->pos & r->mask], sizeof(rd->buf[0]));
+		WRITE_ONCE(rd->pos, rd->pos + 1);
+	}
+	lt_ring_unlock(flags);
+	return n;
+}
+
+static u64 lt_ring_position(bool newest)
+{
+	unsigned long flags;
+	u64 pos = 0;
+
+	if (lt_ring_lock(&flags)) {
+		pos = newest ? lt_ring.head : lt_ring_tail(&lt_ring);
+		lt_ring_unlock(flags);
+	}
+	return pos;
+}
+
+static int lt_open(struct inode *inode, struct file *file)
+{
+	struct lt_reader *rd;
+
+	rd = kvzalloc(sizeof(*rd), GFP_KERNEL);
+	if (!rd)
+		return -ENOMEM;
+	mutex_init(&rd->lock);
+	rd->pos = lt_ring_position(false);
+	file->private_data = rd;
+	lt_live_get();
+	return 0;
+}
+
+static int lt_release(struct inode *inode, struct file *file)
+{
+	kvfree(file->private_data);
+	lt_live_put();
+	return 0;
+}
+
+static ssize_t lt_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
+{
+	struct lt_reader *rd = file->private_data;
+	size_t rsize = sizeof(struct latency_tracker_record);
+	unsigned int max, n;
+	u64 saved;
+	ssize_t ret;
+
+	if (count < rsize)
+		return -EINVAL;
+	max = min_t(size_t, count / rsize, LT_READ_BATCH);
+
+	if (mutex_lock_interruptible(&rd->lock))
+		return -ERESTARTSYS;
+	for (;;) {
+		saved = rd->pos;
+		n = lt_reader_fetch(rd, max);
+		if (n)
+			break;
+		if (file->f_flags & O_NONBLOCK) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		ret = wait_event_interruptible(lt_ring.wq, lt_reader_pending(rd));
+		if (ret)
+			goto out;
+	}
+	if (copy_to_user(ubuf, rd->buf, n * rsize)) {
+		WRITE_ONCE(rd->pos, saved);	/* nothing consumed */
+		ret = -EFAULT;
+	} else {
+		ret = n * rsize;
+	}
+out:
+	mutex_unlock(&rd->lock);
+	return ret;
+}
+
+static __poll_t lt_poll(struct file *file, struct poll_table_struct *wait)
+{
+	struct lt_reader *rd = file->private_data;
+
+	poll_wait(file, &lt_ring.wq, wait);
+	return lt_reader_pending(rd) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+/* Only lseek(fd, 0, SEEK_SET) (oldest record kept) and lseek(fd, 0, SEEK_END) (newest). */
+static loff_t lt_llseek(struct file *file, loff_t offset, int whence)
+{
+	struct lt_reader *rd = file->private_data;
+
+	if (offset != 0 || (whence != SEEK_SET && whence != SEEK_END))
+		return -EINVAL;
+	mutex_lock(&rd->lock);
+	WRITE_ONCE(rd->pos, lt_ring_position(whence == SEEK_END));
+	mutex_unlock(&rd->lock);
+	return 0;
+}
+
+static const struct file_operations lt_fops = {
+	.owner = THIS_MODULE,
+	.open = lt_open,
+	.release = lt_release,
+	.read = lt_read,
+	.poll = lt_poll,
+	.llseek = lt_llseek,
+};
+
+static struct miscdevice lt_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = LATENCY_TRACKER_DEV_NAME,
+	.fops = &lt_fops,
+	.mode = 0600,
+};
+
+int lt_notify_init(unsigned int ring_records)
+{
+	struct lt_ring *r = &lt_ring;
+	int ret;
+
+	raw_spin_lock_init(&r->lock);
+	init_waitqueue_head(&r->wq);
+	init_irq_work(&r->wake, lt_ring_wake);
+	atomic64_set(&r->dropped, 0);
+	atomic64_set(&r->unreported, 0);
+	r->head = 0;
+	r->written = 0;
+	r->suppressed = 0;
+	r->mask = ring_records - 1;
+	r->last_ns = lt_clock_ns();
+	r->credit_ns = (NSEC_PER_SEC / max_t(u64, lt_defaults.alert_rate, 1)) *
+		       lt_defaults.alert_burst;
+	r->slots = vzalloc(array_size(ring_records, sizeof(*r->slots)));
+	if (!r->slots)
+		return -ENOMEM;
+
+	ret = misc_register(&lt_misc);
+	if (ret) {
+		vfree(r->slots);
+		r->slots = NULL;
+	}
+	return ret;
+}
+
+/* No open file can remain (fops.owner pins the module) and no tracker is left. */
+void lt_notify_exit(void)
+{
+	misc_deregister(&lt_misc);
+	irq_work_sync(&lt_ring.wake);
+	vfree(lt_ring.slots);
+	lt_ring.slots = NULL;
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * latency_tracker: timeouts and stale keys, off the hot path. One delayed work per
+ * enabled tracker walks the buckets every period = min(timeout, stale) / 4, clamped to
+ * [1 ms, 1 s] (at least one jiffy): a timeout alert is raised between timeout and
+ * timeout + period after event_in. Empty buckets are skipped without taking their lock;
+ * a non-empty bucket is locked just long enough to mark or unlink its expired entries.
+ * Cost: O(buckets) reads per period (4096 keys: 64 KiB of bucket heads).
+ */
+#include <linux/jiffies.h>
+#include <linux/minmax.h>
+#include <linux/rculist.h>
+#include <linux/rculist_nulls.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+#include "internal.h"
+
+#define LT_SCAN_MIN_NS NSEC_PER_MSEC
+#define LT_SCAN_MAX_NS NSEC_PER_SEC
+
+static unsigned long lt_scan_period(u64 timeout, u64 stale)
+{
+	u64 p = U64_MAX;
+
+	if (timeout)
+		p = timeout / 4;
+	if (stale)
+		p = min(p, stale / 4);
+	p = clamp_t(u64, p, LT_SCAN_MIN_NS, LT_SCAN_MAX_NS);
+	return max_t(unsigned long, 1, nsecs_to_jiffies(p));
+}
+
+/* t->lock held, or the work itself. */
+void lt_scan_kick(struct latency_tracker *t)
+{
+	if (!t->enabled)
+		return;
+	if (READ_ONCE(t->timeout_ns) || READ_ONCE(t->stale_ns))
+		mod_delayed_work(system_unbound_wq, &t->scan_work, 0);
+}
+
+/*
+ * One bucket. Returns true when it released the lock to emit a timeout alert (the
+ * caller then scans the same bucket again; marked entries are skipped, so this ends).
+ */
+static bool lt_scan_bucket(struct latency_tracker *t, struct lt_table *tbl,
+			   struct lt_bucket *b, u64 now, u64 timeout, u64 stale)
+{
+	struct latency_tracker_record *rec = t->scan_rec;
+	struct lt_entry *e, *hit = NULL, *expired = NULL;
+	struct hlist_nulls_node *n;
+	unsigned long flags;
+	u64 age;
+
+	local_irq_save(flags);
+	if (!lt_enter()) {
+		local_irq_restore(flags);
+		return false;
+	}
+	raw_spin_lock(&b->lock);
+	/* hlist_nulls_del_rcu() keeps e->node.next: the walk survives unlinking e. */
+	hlist_nulls_for_each_entry(e, n, &b->head, node) {
+		age = now > e->start_ns ? now - e->start_ns : 0;
+		if (stale && age >= stale) {
+			lt_entry_unlink(e);
+			e->free_next = expired;
+			expired = e;
+			continue;
+		}
+		if (timeout && !e->timed_out && age >= timeout) {
+			raw_write_seqcount_begin(&e->seq);
+			e->timed_out = 1;
+			raw_write_seqcount_end(&e->seq);
+			lt_record_from_entry(t, tbl, e, rec);
+			rec->reason = LATENCY_TRACKER_REASON_TIMEOUT;
+			rec->end_cpu = LATENCY_TRACKER_CPU_NONE;
+			rec->end_ns = now;
+			rec->delay_ns = age;
+			if (t->priv_size)
+				memcpy(t->scan_priv, lt_entry_priv(tbl, e), t->priv_size);
+			hit = e;
+			break;
+		}
+	}
+	raw_spin_unlock(&b->lock);
+	while (expired) {
+		struct lt_entry *next = expired->free_next;
+
+		lt_free_push(tbl, expired);
+		lt_count(t->stats, LT_STALE);
+		expired = next;
+	}
+	lt_exit();
+	local_irq_restore(flags);
+
+	if (!hit)
+		return false;
+	/* The key stays pending: event_out will still close it (flagged TIMED_OUT). */
+	lt_alert_emit(t, rec, t->priv_size ? t->scan_priv : NULL);
+	return true;
+}
+
+void lt_scan_work(struct work_struct *work)
+{
+	struct latency_tracker *t = container_of(to_delayed_work(work),
+						 struct latency_tracker, scan_work);
+	u64 timeout = READ_ONCE(t->timeout_ns);
+	u64 stale = READ_ONCE(t->stale_ns);
+	struct lt_table *tbl;
+	u32 i;
+
+	/*
+	 * disable() clears the pointer, then cancel_delayed_work_sync(), then frees: the
+	 * table stays valid for the whole run of this work once we have seen it.
+	 */
+	rcu_read_lock();
+	tbl = rcu_dereference(t->table);
+	rcu_read_unlock();
+	if (!tbl || (!timeout && !stale))
+		return;
+
+	for (i = 0; i <= tbl->bucket_mask; i++) {
+		struct lt_bucket *b = &tbl->buckets[i];
+
+		if (hlist_nulls_empty(&b->head))
+			continue;
+		while (lt_scan_bucket(t, tbl, b, lt_clock_ns(), timeout, stale))
+			cond_resched();
+		if (!(i & 1023))
+			cond_resched();
+	}
+	if (READ_ONCE(t->enabled))
+		queue_delayed_work(system_unbound_wq, &t->scan_work,
+				   lt_scan_period(timeout, stale));
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * latency_tracker: per-CPU statistics of one tracker. Writers touch only their CPU's
+ * copy (counters with this_cpu ops, delay statistics with interrupts off inside
+ * lt_enter()); readers sum every CPU. A sum read during updates may be off by the events
+ * in flight, never torn (64-bit loads).
+ */
+#include <linux/export.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/percpu.h>
+
+#include "internal.h"
+
+struct lt_stats __percpu *lt_stats_alloc(void)
+{
+	struct lt_stats __percpu *s;
+	int cpu;
+
+	s = alloc_percpu(struct lt_stats);
+	if (!s)
+		return NULL;
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(s, cpu)->delay_min = U64_MAX;
+	return s;
+}
+
+void lt_stats_free(struct lt_stats __percpu *s)
+{
+	free_percpu(s);
+}
+
+/* Interrupts off, inside lt_enter(): nothing else updates this CPU's copy meanwhile. */
+void lt_stats_delay(struct lt_stats __percpu *s, u64 delay)
+{
+	struct lt_stats *c = this_cpu_ptr(s);
+	unsigned int b = delay ? ilog2(delay) : 0;
+
+	WRITE_ONCE(c->delay_count, c->delay_count + 1);
+	WRITE_ONCE(c->delay_sum, c->delay_sum + delay);
+	if (delay < c->delay_min)
+		WRITE_ONCE(c->delay_min, delay);
+	if (delay > c->delay_max)
+		WRITE_ONCE(c->delay_max, delay);
+	WRITE_ONCE(c->hist[b], c->hist[b] + 1);
+}
+
+void lt_stats_sum(struct lt_stats __percpu *s, struct lt_stats *sum)
+{
+	int cpu, i;
+
+	memset(sum, 0, sizeof(*sum));
+	sum->delay_min = U64_MAX;
+	for_each_possible_cpu(cpu) {
+		const struct lt_stats *c = per_cpu_ptr(s, cpu);
+
+		for (i = 0; i < LT_NR_COUNTERS; i++)
+			sum->cnt[i] += READ_ONCE(c->cnt[i]);
+		sum->delay_count += READ_ONCE(c->delay_count);
+		sum->delay_sum += READ_ONCE(c->delay_sum);
+		sum->delay_min = min(sum->delay_min, READ_ONCE(c->delay_min));
+		sum->delay_max = max(sum->delay_max, READ_ONCE(c->delay_max));
+		for (i = 0; i < LT_HIST_BUCKETS; i++)
+			sum->hist[i] += READ_ONCE(c->hist[i]);
+	}
+	if (!sum->delay_count)
+		sum->delay_min = 0;
+}
+
+/* Everything the tracker saw but could not handle or report. */
+u64 lt_stats_drops(const struct lt_stats *sum)
+{
+	return sum->cnt[LT_TABLE_FULL] + sum->cnt[LT_KEY_INVALID] + sum->cnt[LT_BUSY] +
+	       sum->cnt[LT_SUPPRESSED] + sum->cnt[LT_STALE] + sum->cnt[LT_DISCARDED];
+}
+
+void latency_tracker_get_stats(struct latency_tracker *t, struct latency_tracker_stats *s)
+{
+	struct lt_stats sum;
+
+	lt_stats_sum(t->stats, &sum);
+	s->events_in = sum.cnt[LT_EVENTS_IN];
+	s->events_out = sum.cnt[LT_EVENTS_OUT];
+	s->alerts = sum.cnt[LT_ALERTS];
+	s->timeouts = sum.cnt[LT_TIMEOUTS];
+	s->suppressed = sum.cnt[LT_SUPPRESSED];
+	s->filtered = sum.cnt[LT_FILTERED];
+	s->duplicates = sum.cnt[LT_DUPLICATES];
+	s->table_full = sum.cnt[LT_TABLE_FULL];
+	s->key_invalid = sum.cnt[LT_KEY_INVALID];
+	s->unmatched = sum.cnt[LT_UNMATCHED];
+	s->busy = sum.cnt[LT_BUSY];
+	s->stale = sum.cnt[LT_STALE];
+	s->discarded = sum.cnt[LT_DISCARDED];
+	s->delay_count = sum.delay_count;
+	s->delay_min_ns = sum.delay_min;
+	s->delay_max_ns = sum.delay_max;
+	s->delay_sum_ns = sum.delay_sum;
+}
+EXPORT_SYMBOL_GPL(latency_tracker_get_stats);

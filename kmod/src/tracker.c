@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * latency_tracker: the tracker object and the hot path (event_in, event_out, lookup,
+ * update). Hot-path rules: interrupts off around every region that takes a raw
+ * spinlock, inside lt_enter(); the table is reached through an RCU-protected pointer that
+ * disable clears and frees only after synchronize_rcu(); no allocation, no sleeping.
+ */
+#include <linux/ctype.h>
+#include <linux/err.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/stacktrace.h>
+#include <linux/string.h>
+
+#include "internal.h"
+
+/* A lookup gives up (-EBUSY) after this many concurrent changes of its chain. */
+#define LT_LOOKUP_TRIES 4
+
+static LIST_HEAD(lt_trackers);
+static DEFINE_MUTEX(lt_trackers_lock);
+
+DEFINE_PER_CPU(unsigned int, lt_nesting);
+
+u64 latency_tracker_now(void)
+{
+	return lt_clock_ns();
+}
+EXPORT_SYMBOL_GPL(latency_tracker_now);
+
+void *latency_tracker_cb_data(struct latency_tracker *t)
+{
+	return t->cb_data;
+}
+EXPORT_SYMBOL_GPL(latency_tracker_cb_data);
+
+static bool lt_name_ok(const char *name)
+{
+	size_t i, len;
+
+	if (!name)
+		return false;
+	len = strnlen(name, LATENCY_TRACKER_NAME_LEN);
+	if (len == 0 || len >= LATENCY_TRACKER_NAME_LEN)
+		return false;
+	for (i = 0; i < len; i++) {
+		if (!islower(name[i]) && !isdigit(name[i]) && name[i] != '_')
+			return false;
+	}
+	return true;
+}
+
+static u64 lt_or_default(u64 v, u64 def)
+{
+	return v ? v : def;
+}
+
+static int lt_params_check(const struct latency_tracker_params *p)
+{
+	if (!lt_name_ok(p->name))
+		return -EINVAL;
+	if (p->key_size == 0 || p->key_size > LATENCY_TRACKER_KEY_MAX)
+		return -EINVAL;
+	if (p->priv_size > LATENCY_TRACKER_PRIV_MAX)
+		return -EINVAL;
+	if (p->max_keys && !lt_range_ok(&lt_range_max_keys, p->max_keys))
+		return -EINVAL;
+	if (p->threshold_ns && !lt_range_ok(&lt_range_threshold, p->threshold_ns))
+		return -EINVAL;
+	if (!lt_range_ok(&lt_range_timeout, p->timeout_ns) ||
+	    !lt_range_ok(&lt_range_stale, p->stale_ns))
+		return -EINVAL;
+	if (p->dup_policy > LATENCY_TRACKER_DUP_NEST ||
+	    p->stack_mode > LATENCY_TRACKER_STACK_IN)
+		return -EINVAL;
+	return 0;
+}
+
+static struct latency_tracker *lt_find_locked(const char *name)
+{
+	struct latency_tracker *t;
+
+	list_for_each_entry(t, &lt_trackers, list) {
+		if (!strcmp(t->name, name))
+			return t;
+	}
+	return NULL;
+}
+
+struct latency_tracker *latency_tracker_create(const struct latency_tracker_params *p)
+{
+	struct latency_tracker *t;
+	int ret;
+
+	ret = lt_params_check(p);
+	if (ret)
+		return ERR_PTR(ret);
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return ERR_PTR(-ENOMEM);
+	lt_live_get();
+	INIT_LIST_HEAD(&t->list);
+	mutex_init(&t->lock);
+	INIT_DELAYED_WORK(&t->scan_work, lt_scan_work);
+	strscpy(t->name, p->name, sizeof(t->name));
+	t->type = p->type;
+	t->key_size = p->key_size;
+	t->priv_size = p->priv_size;
+	t->dup_policy = p->dup_policy;
+	t->stack_mode = p->stack_mode;
+	t->cb = p->cb;
+	t->cb_data = p->cb_data;
+	t->max_keys = lt_or_default(p->max_keys, lt_defaults.max_keys);
+	t->threshold_ns = lt_or_default(p->threshold_ns, lt_defaults.threshold_ns);
+	t->timeout_ns = lt_or_default(p->timeout_ns, lt_defaults.timeout_ns);
+	t->stale_ns = lt_or_default(p->stale_ns, lt_defaults.stale_ns);
+	if (t->stale_ns && t->timeout_ns >= t->stale_ns)
+		t->stale_ns = 0;	/* an explicit timeout wins over the default staleness */
+
+	t->stats = lt_stats_alloc();
+	t->scan_rec = kzalloc(sizeof(*t->scan_rec), GFP_KERNEL);
+	t->scan_priv = kzalloc(max_t(u32, p->priv_size, 1), GFP_KERNEL);
+	if (!t->stats || !t->scan_rec || !t->scan_priv) {
+		lt_tracker_release(t);
+		return ERR_PTR(-ENOMEM);
+	}
+
+	mutex_lock(&lt_trackers_lock);
+	if (lt_find_locked(t->name)) {
+		mutex_unlock(&lt_trackers_lock);
+		lt_tracker_release(t);
+		return ERR_PTR(-EEXIST);
+	}
+	/* From here on the kobject owns t: errors free it through kobject_put(). */
+	ret = lt_sysfs_tracker_add(t);
+	if (ret) {
+		mutex_unlock(&lt_trackers_lock);
+		return ERR_PTR(ret);
+	}
+	list_add_tail(&t->list, &lt_trackers);
+	mutex_unlock(&lt_trackers_lock);
+	return t;
+}
+EXPORT_SYMBOL_GPL(latency_tracker_create);
+
+/* The kobject release (or a failed create): frees everything but the table. */
+void lt_tracker_release(struct latency_tracker *t)
+{
+	lt_stats_free(t->stats);
+	kfree(t->scan_rec);
+	kfree(t->scan_priv);
+	kfree(t);
+	lt_live_put();
+}
+
+void latency_tracker_destroy(struct latency_tracker *t)
+{
+	if (!t)
+		return;
+	mutex_lock(&lt_trackers_lock);
+	list_del_init(&t->list);
+	mutex_unlock(&lt_trackers_lock);
+	/* Waits for sysfs writers, so nobody can enable it again behind our back. */
+	lt_sysfs_tracker_del(t);
+	latency_tracker_disable(t);
+	kobject_put(&t->kobj);
+}
+EXPORT_SYMBOL_GPL(latency_tracker_destroy);
+
+int lt_trackers_check_empty(void)
+{
+	int ret;
+
+	mutex_lock(&lt_trackers_lock);
+	ret = list_empty(&lt_trackers) ? 0 : -EBUSY;
+	mutex_unlock(&lt_trackers_lock);
+	return ret;
+}
+
+int latency_tracker_enable(struct latency_tracker *t)
+{
+	struct lt_table *tbl;
+	int ret = 0;
+
+	mutex_lock(&t->lock);
+	if (t->enabled)
+		goto out;
+	tbl = lt_table_alloc(t->max_keys, t->key_size, t->priv_size, t->stack_mode);
+	if (!tbl) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	rcu_assign_pointer(t->table, tbl);
+	WRITE_ONCE(t->enabled, true);
+	lt_scan_kick(t);
+out:
+	mutex_unlock(&t->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(latency_tracker_enable);
+
+void latency_tracker_disable(struct latency_tracker *t)
+{
+	struct lt_table *tbl;
+	u64 pending, free;
+
+	mutex_lock(&t->lock);
+	if (!t->enabled)
+		goto out;
+	tbl = rcu_dereference_protected(t->table, lockdep_is_held(&t->lock));
+	RCU_INIT_POINTER(t->table, NULL);
+	WRITE_ONCE(t->enabled, false);
+	/* The scanner uses tbl without RCU: it must be gone before the table is. */
+	cancel_delayed_work_sync(&t->scan_work);
+	/* Every hot-path caller runs inside an RCU read-side section. */
+	synchronize_rcu();
+	lt_table_count(tbl, &pending, &free);
+	lt_count_add(t->stats, LT_DISCARDED, pending);
+	lt_table_free(tbl);
+out:
+	mutex_unlock(&t->lock);
+}
+EXPORT_SYMBOL_GPL(latency_tracker_disable);
+
+int latency_tracker_set_threshold(struct latency_tracker *t, u64 ns)
+{
+	if (!lt_range_ok(&lt_range_threshold, ns))
+		return -EINVAL;
+	WRITE_ONCE(t->threshold_ns, ns);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(latency_tracker_set_threshold);
+
+int latency_tracker_set_timeout(struct latency_tracker *t, u64 ns)
+{
+	int ret = 0;
+
+	if (!lt_range_ok(&lt_range_timeout, ns))
+		return -EINVAL;
+	mutex_lock(&t->lock);
+	if (ns && t->stale_ns && ns >= t->stale_ns) {
+		ret = -EINVAL;
+	} else {
+		WRITE_ONCE(t->timeout_ns, ns);
+		lt_scan_kick(t);
+	}
+	mutex_unlock(&t->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(latency_tracker_set_timeout);
+
+int lt_tracker_set_stale(struct latency_tracker *t, u64 ns)
+{
+	int ret = 0;
+
+	if (!lt_range_ok(&lt_range_stale, ns))
+		return -EINVAL;
+	mutex_lock(&t->lock);
+	if (ns && t->timeout_ns && ns <= t->timeout_ns) {
+		ret = -EINVAL;
+	} else {
+		WRITE_ONCE(t->stale_ns, ns);
+		lt_scan_kick(t);
+	}
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+int lt_tracker_set_max_keys(struct latency_tracker *t, u32 n)
+{
+	int ret = 0;
+
+	if (!lt_range_ok(&lt_range_max_keys, n))
+		return -EINVAL;
+	mutex_lock(&t->lock);
+	if (t->enabled)
+		ret = -EBUSY;
+	else
+		t->max_keys = n;
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+int lt_tracker_set_stack_mode(struct latency_tracker *t, enum latency_tracker_stack_mode m)
+{
+	int ret = 0;
+
+	if (m > LATENCY_TRACKER_STACK_IN)
+		return -EINVAL;
+	mutex_lock(&t->lock);
+	if (t->enabled)
+		ret = -EBUSY;
+	else
+		t->stack_mode = m;
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+int latency_tracker_count_keys(struct latency_tracker *t, u64 *pending, u64 *free)
+{
+	struct lt_table *tbl;
+	int ret = 0;
+
+	mutex_lock(&t->lock);
+	tbl = rcu_dereference_protected(t->table, lockdep_is_held(&t->lock));
+	if (tbl)
+		lt_table_count(tbl, pending, free);
+	else
+		ret = -ENODEV;
+	mutex_unlock(&t->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(latency_tracker_count_keys);
+
+/* Counts the bad key itself: a caller cannot tell a table problem from its own bug. */
+static int lt_key_check(struct latency_tracker *t, size_t len)
+{
+	if (likely(len && len <= t->key_size))
+		return 0;
+	lt_count(t->stats, LT_KEY_INVALID);
+	return len ? -E2BIG : -EINVAL;
+}
+
+static void lt_entry_fill(struct latency_tracker *t, struct lt_table *tbl, struct lt_entry *e,
+			  u32 hash, const void *key, u32 len, const struct latency_tracker_in *in)
+{
+	struct task_struct *task = in && in->task ? in->task : current;
+
+	e->hash = hash;
+	e->key_len = len;
+	memcpy(lt_entry_key(e), key, len);
+	e->timed_out = 0;
+	e->start_ns = in && in->ts ? in->ts : lt_clock_ns();
+	e->pid = task->tgid;
+	e->tid = task->pid;
+	e->start_cpu = smp_processor_id();
+	/* As the sched tracepoints do: a racing rename may tear it, never overrun it. */
+	memcpy(e->comm, task->comm, sizeof(e->comm));
+	e->comm[sizeof(e->comm) - 1] = '\0';
+	if (in)
+		memcpy(e->data, in->data, sizeof(e->data));
+	else
+		memset(e->data, 0, sizeof(e->data));
+	if (t->priv_size) {
+		if (in && in->priv)
+			memcpy(lt_entry_priv(tbl, e), in->priv, t->priv_size);
+		else
+			memset(lt_entry_priv(tbl, e), 0, t->priv_size);
+	}
+	e->nr_stack = 0;
+	if (tbl->stack_mode == LATENCY_TRACKER_STACK_IN)
+		e->nr_stack = stack_trace_save(lt_entry_stack(tbl, e),
+					       LATENCY_TRACKER_STACK_DEPTH, 2);
+}
+
+int latency_tracker_event_in(struct latency_tracker *t, const void *key, size_t key_len,
+			     const struct latency_tracker_in *in)
+{
+	struct lt_entry *e, *old = NULL;
+	struct lt_table *tbl;
+	struct lt_bucket *b;
+	unsigned long flags;
+	int ret = 0;
+	u32 hash;
+
+	ret = lt_key_check(t, key_len);
+	if (ret)
+		return ret;
+
+	local_irq_save(flags);
+	rcu_read_lock();
+	tbl = rcu_dereference(t->table);
+	if (unlikely(!tbl)) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (unlikely(!lt_enter())) {
+		lt_count(t->stats, LT_BUSY);
+		ret = -EBUSY;
+		goto out;
+	}
+	e = lt_free_pop(tbl);
+	if (unlikely(!e)) {
+		lt_exit();
+		lt_count(t->stats, LT_TABLE_FULL);
+		ret = -ENOSPC;
+		goto out;
+	}
+
+	hash = lt_hash(tbl, key, key_len);
+	raw_write_seqcount_begin(&e->seq);
+	WRITE_ONCE(e->state, LT_ENTRY_PRIVATE);
+	lt_entry_fill(t, tbl, e, hash, key, key_len, in);
+
+	b = lt_bucket_of(tbl, hash);
+	raw_spin_lock(&b->lock);
+	if (t->dup_policy != LATENCY_TRACKER_DUP_NEST)
+		old = lt_bucket_find(tbl, b, hash, key, key_len);
+	if (old && t->dup_policy == LATENCY_TRACKER_DUP_REJECT) {
+		raw_spin_unlock(&b->lock);
+		raw_write_seqcount_end(&e->seq);
+		lt_free_push(tbl, e);
+		ret = -EEXIST;
+	} else {
+		/* Link the new one first: a concurrent lookup always sees one of them. */
+		lt_bucket_link(b, e);
+		raw_write_seqcount_end(&e->seq);
+		if (old)
+			lt_entry_unlink(old);
+		raw_spin_unlock(&b->lock);
+		if (old)
+			lt_free_push(tbl, old);
+	}
+	if (old)
+		lt_count(t->stats, LT_DUPLICATES);
+	if (!ret)
+		lt_count(t->stats, LT_EVENTS_IN);
+	lt_exit();
+out:
+	rcu_read_unlock();
+	local_irq_restore(flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(latency_tracker_event_in);
+
+/*
+ * Raises the alert of a closed entry: builds the record on this (rare) path's stack,
+ * emits it with interrupts on and without the guard, so the callback may use the API,
+ * then frees the entry. The entry is private to us and the table cannot go away: we are
+ * still inside the caller's RCU read-side section.
+ */
+static noinline void lt_alert_out(struct latency_tracker *t, struct lt_table *tbl,
+				  struct lt_entry *e, u64 now, u64 delay,
+				  const struct latency_tracker_out *out, unsigned long flags)
+{
+	struct latency_tracker_record rec;
+	int i;
+
+	lt_record_from_entry(t, tbl, e, &rec);
+	rec.reason = LATENCY_TRACKER_REASON_THRESHOLD;
+	rec.end_cpu = smp_processor_id();
+	rec.end_ns = now;
+	rec.delay_ns = delay;
+	if (out) {
+		for (i = 0; i < LATENCY_TRACKER_DATA_WORDS; i++) {
+			if (out->data_mask & (1U << i))
+				rec.data[i] = out->data[i];
+		}
+	}
+	if (tbl->stack_mode == LATENCY_TRACKER_STACK_ALERT) {
+		rec.nr_stack = stack_trace_save((unsigned long *)rec.stack,
+						LATENCY_TRACKER_STACK_DEPTH, 2);
+		rec.flags |= LATENCY_TRACKER_REC_F_STACK_ALERT;
+	}
+	lt_exit();
+	local_irq_restore(flags);
+
+	lt_alert_emit(t, &rec, t->priv_size ? lt_entry_priv(tbl, e) : NULL);
+
+	local_irq_save(flags);
+	/* Cannot fail: our first lt_enter() succeeded, so no context below us holds it. */
+	if (!WARN_ON_ONCE(!lt_enter())) {
+		lt_free_push(tbl, e);
+		lt_exit();
+	}
+	local_irq_restore(flags);
+}
+
+int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t key_len,
+			      const struct latency_tracker_out *out)
+{
+	struct lt_table *tbl;
+	struct lt_bucket *b;
+	struct lt_entry *e;
+	unsigned long flags;
+	u64 now, delay;
+	int ret = 0;
+	u32 hash;
+
+	ret = lt_key_check(t, key_len);
+	if (ret)
+		return ret;
+
+	local_irq_save(flags);
+	rcu_read_lock();
+	tbl = rcu_dereference(t->table);
+	if (unlikely(!tbl)) {
+		ret = -ENODEV;
+		goto out_irq;
+	}
+	if (unlikely(!lt_enter())) {
+		lt_count(t->stats, LT_BUSY);
+		ret = -EBUSY;
+		goto out_irq;
+	}
+	now = out && out->ts ? out->ts : lt_clock_ns();
+	hash = lt_hash(tbl, key, key_len);
+	b = lt_bucket_of(tbl, hash);
+	raw_spin_lock(&b->lock);
+	e = lt_bucket_find(tbl, b, hash, key, key_len);
+	if (unlikely(!e)) {
+		raw_spin_unlock(&b->lock);
+		lt_count(t->stats, LT_UNMATCHED);
+		ret = -ENOENT;
+		goto out_guard;
+	}
+	lt_entry_unlink(e);
+	raw_spin_unlock(&b->lock);
+
+	delay = now > e->start_ns ? now - e->start_ns : 0;
+	lt_count(t->stats, LT_EVENTS_OUT);
+	lt_stats_delay(t->stats, delay);
+	if (delay >= READ_ONCE(t->threshold_ns)) {
+		/* Releases the guard and restores interrupts itself. */
+		lt_alert_out(t, tbl, e, now, delay, out, flags);
+		rcu_read_unlock();
+		return 1;
+	}
+	lt_free_push(tbl, e);
+out_guard:
+	lt_exit();
+out_irq:
+	rcu_read_unlock();
+	local_irq_restore(flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(latency_tracker_event_out);
+
+int latency_tracker_lookup(struct latency_tracker *t, const void *key, size_t key_len,
+			   struct latency_tracker_key_info *info)
+{
+	struct lt_table *tbl;
+	int ret, tries;
+	u32 hash;
+
+	ret = lt_key_check(t, key_len);
+	if (ret)
+		return ret;
+
+	rcu_read_lock();
+	tbl = rcu_dereference(t->table);
+	if (unlikely(!tbl)) {
+		ret = -ENODEV;
+		goto out;
+	}
+	hash = lt_hash(tbl, key, key_len);
+	for (tries = 0; tries < LT_LOOKUP_TRIES; tries++) {
+		ret = lt_table_lookup(tbl, hash, key, key_len, info);
+		if (ret != -EAGAIN)
+			break;
+		cpu_relax();
+	}
+	if (ret == -EAGAIN) {
+		lt_count(t->stats, LT_BUSY);
+		ret = -EBUSY;
+	}
+out:
+	rcu_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(latency_tracker_lookup);
+
+int latency_tracker_update(struct latency_tracker *t, const void *key, size_t key_len,
+			   void (*fn)(u64 *data, void *priv, void *arg), void *arg)
+{
+	struct lt_table *tbl;
+	struct lt_bucket *b;
+	struct lt_entry *e;
+	unsigned long flags;
+	int ret;
+	u32 hash;
+
+	ret = lt_key_check(t, key_len);
+	if (ret)
+		return ret;
+
+	local_irq_save(flags);
+	rcu_read_lock();
+	tbl = rcu_dereference(t->table);
+	if (unlikely(!tbl)) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (unlikely(!lt_enter())) {
+		lt_count(t->stats, LT_BUSY);
+		ret = -EBUSY;
+		goto out;
+	}
+	hash = lt_hash(tbl, key, key_len);
+	b = lt_bucket_of(tbl, hash);
+	raw_spin_lock(&b->lock);
+	e = lt_bucket_find(tbl, b, hash, key, key_len);
+	if (e) {
+		raw_write_seqcount_begin(&e->seq);
+		fn(e->data, t->priv_size ? lt_entry_priv(tbl, e) : NULL, arg);
+		raw_write_seqcount_end(&e->seq);
+	}
+	raw_spin_unlock(&b->lock);
+	lt_exit();
+	ret = e ? 0 : -ENOENT;
+out:
+	rcu_read_unlock();
+	local_irq_restore(flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(latency_tracker_update);

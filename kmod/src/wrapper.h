@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * latency_tracker: the one place for kernel-version differences and for the choice of
+ * clock. Every #if on the kernel version lives here, each with a comment naming the
+ * kernel change it follows. Supported: 6.1 and later (built on Debian's 6.1, 6.12 and
+ * 6.12-rt headers).
+ */
+#ifndef _LT_WRAPPER_H
+#define _LT_WRAPPER_H
+
+#include <linux/version.h>
+#include <linux/timekeeping.h>
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "latency_tracker needs Linux 6.1 or later"
+#endif
+
+/*
+ * The trace clock: LTTng's kernel tracer (lttng-modules 2.13, wrapper/trace-clock.h,
+ * trace_clock_monotonic_wrapper()) reads ktime_get_mono_fast_ns() on 64-bit
+ * architectures, so record timestamps can be located in a kernel snapshot. NMI-safe.
+ * LTTng additionally clamps it per CPU so it never goes backwards; delays here are
+ * computed with a clamp at 0 instead.
+ */
+static inline u64 lt_clock_ns(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+/*
+ * v6.12 "fs: remove no_llseek" dropped no_llseek; our file has its own llseek, so no
+ * wrapper is needed. v6.10 "tracing: Remove second parameter of __assign_str()" changed
+ * __assign_str(); the trace event copies fixed-size arrays instead of using __string()
+ * so that one definition builds on both.
+ */
+
+#endif /* _LT_WRAPPER_H */

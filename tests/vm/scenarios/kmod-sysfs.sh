@@ -1,0 +1,102 @@
+# The sysfs configuration ABI: good writes take effect, every bad write fails and changes
+# nothing, writes that need a disabled tracker fail with EBUSY while it is enabled, and bad
+# module parameters make the load fail.
+. "$VM_IN/scenarios/lib.sh"
+
+R=/sys/kernel/latency_tracker
+T=$R/selftest
+
+# reject FILE VALUE: writing VALUE and a newline, as echo does, must fail and leave FILE as
+# it was ("" is a lone newline).
+reject() {
+	before=$(cat "$1")
+	if { printf '%s\n' "$2" >"$1"; } 2>/dev/null; then
+		fail "writing '$2' to $1 succeeded"
+	fi
+	[ "$(cat "$1")" = "$before" ] || fail "rejected write '$2' changed $1"
+}
+
+# accept FILE VALUE [EXPECTED]
+accept() {
+	printf '%s\n' "$2" >"$1" || fail "writing '$2' to $1 failed"
+	[ "$(cat "$1")" = "${3:-$2}" ] || fail "$1 reads '$(cat "$1")' after writing '$2'"
+}
+
+modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
+
+for f in enabled threshold_ns timeout_ns stale_ns max_keys stack key_size type dup_policy \
+	stats/events_in stats/events_out stats/alerts stats/timeouts stats/suppressed \
+	stats/filtered stats/duplicates stats/table_full stats/key_invalid stats/unmatched \
+	stats/busy stats/stale stats/discarded stats/drops stats/pending stats/delay_count \
+	stats/delay_min_ns stats/delay_max_ns stats/delay_mean_ns stats/delay_hist_ns; do
+	[ -r "$T/$f" ] || fail "missing $T/$f"
+done
+for f in abi_version ring_records alert_rate_per_s alert_burst records_written \
+	alerts_suppressed alerts_dropped; do
+	[ -r "$R/$f" ] || fail "missing $R/$f"
+done
+pass "every documented file is there"
+
+for v in abc -1 12abc " 5" 0 999 3600000000001 99999999999999999999999 "" 0x100 "5 ms"; do
+	reject $T/threshold_ns "$v"
+done
+for v in abc 1 999999 3600000000001 60000000000 -5; do reject $T/timeout_ns "$v"; done
+for v in abc 1 86400000000001; do reject $T/stale_ns "$v"; done
+for v in 15 1048577 abc 0; do reject $T/max_keys "$v"; done
+for v in 2 yes -1 "" 1x; do reject $T/enabled "$v"; done
+for v in bogus "" "alert in"; do reject $T/stack "$v"; done
+for v in 0 1000001 x; do reject $R/alert_rate_per_s "$v"; done
+for v in 0 65537; do reject $R/alert_burst "$v"; done
+reject $T/key_size 8
+reject $T/stats/alerts 0
+reject $R/abi_version 2.0
+# Needs the tracker disabled: EBUSY while enabled.
+[ "$(cat $T/enabled)" = 1 ] || fail "selftest tracker not enabled"
+reject $T/max_keys 1024
+reject $T/stack none
+pass "bad writes rejected, values unchanged"
+
+accept $T/threshold_ns 2000000
+accept $T/threshold_ns 1000000
+accept $T/timeout_ns 5000000
+accept $T/timeout_ns 0
+accept $T/stale_ns 0
+accept $T/stale_ns 60000000000
+accept $T/enabled 0
+accept $T/max_keys 1024
+accept $T/stack in
+accept $T/stack alert
+accept $T/enabled 1
+[ "$(cat $T/stats/pending)" = 0 ] || fail "pending after enable"
+accept $R/alert_rate_per_s 500
+accept $R/alert_burst 100
+accept $R/alert_rate_per_s 200
+accept $R/alert_burst 200
+echo "threshold 3" >/sys/kernel/latency_tracker_selftest/emit || fail "emit"
+[ "$(cat $T/stats/alerts)" = 3 ] || fail "stats/alerts = $(cat $T/stats/alerts)"
+# Each delay is just over 2 s: the [2^30, 2^31) ns bucket.
+grep -q '^1073741824 3$' $T/stats/delay_hist_ns || fail "histogram: $(cat $T/stats/delay_hist_ns)"
+pass "good writes take effect; stats count the alerts"
+
+rmmod latency_tracker_selftest || fail "rmmod latency_tracker_selftest"
+rmmod latency_tracker || fail "rmmod latency_tracker"
+
+for p in max_keys=0 max_keys=abc ring_records=1000 ring_records=8 threshold_ns=abc \
+	threshold_ns=10 timeout_ns=1 stale_ns=1 alert_rate_per_s=0 alert_burst=0 \
+	"timeout_ns=2000000000 stale_ns=1000000000"; do
+	# shellcheck disable=SC2086
+	if modprobe latency_tracker $p 2>/dev/null; then
+		rmmod latency_tracker
+		fail "modprobe latency_tracker $p succeeded"
+	fi
+done
+modprobe latency_tracker ring_records=64 max_keys=128 threshold_ns=5000000 ||
+	fail "modprobe with good parameters"
+[ "$(cat $R/ring_records)" = 64 ] || fail "ring_records"
+[ "$(cat /sys/module/latency_tracker/parameters/max_keys)" = 128 ] || fail "max_keys param"
+modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
+# The selftest tracker asks for 256 keys and 1 ms itself; its stress tracker takes defaults.
+[ "$(cat $T/max_keys)" = 256 ] || fail "explicit max_keys"
+rmmod latency_tracker_selftest
+rmmod latency_tracker
+pass "bad module parameters refused, good ones applied"
