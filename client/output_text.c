@@ -90,7 +90,101 @@ struct status {
 	const char *version;
 	int64_t pid, uptime_usec;
 	struct json_object *module;
+	struct json_object *session, *output, *history, *ratelimit, *counters;
 };
+
+/* The flight recorder's part of status: absent when latencyd runs without a session. */
+struct status_recorder {
+	const char *name, *state, *domain, *detail, *directory, *relayd;
+	int64_t recreated, buffer, subbuf_size, num_subbuf, burst;
+	bool realtime, memory_locked, fallback_local;
+	double rate, tokens;
+	int64_t alerts, snapshots, failed, causes, suppressed, kernel_suppressed, lost;
+};
+
+#define REC(f) offsetof(struct status_recorder, f)
+
+static int recorder_rows(struct table *t, const struct status *st)
+{
+	static const struct proto_field session_fields[] = {
+		{PROTO_KEY_NAME, PROTO_FIELD_STRING, 0, REC(name)},
+		{PROTO_KEY_STATE, PROTO_FIELD_STRING, 0, REC(state)},
+		{PROTO_KEY_DOMAIN, PROTO_FIELD_STRING, 0, REC(domain)},
+		{PROTO_KEY_DETAIL, PROTO_FIELD_STRING, 0, REC(detail)},
+		{PROTO_KEY_RECREATED, PROTO_FIELD_INT, 0, REC(recreated)},
+		{PROTO_KEY_REALTIME, PROTO_FIELD_BOOL, 0, REC(realtime)},
+		{PROTO_KEY_MEMORY_LOCKED, PROTO_FIELD_BOOL, 0, REC(memory_locked)},
+		{NULL},
+	};
+	static const struct proto_field output_fields[] = {
+		{PROTO_KEY_DIRECTORY, PROTO_FIELD_STRING, 0, REC(directory)},
+		{PROTO_KEY_RELAYD, PROTO_FIELD_STRING, 0, REC(relayd)},
+		{PROTO_KEY_FALLBACK_LOCAL, PROTO_FIELD_BOOL, 0, REC(fallback_local)},
+		{NULL},
+	};
+	static const struct proto_field history_fields[] = {
+		{PROTO_KEY_BUFFER_BYTES_PER_CPU, PROTO_FIELD_INT, 0, REC(buffer)},
+		{PROTO_KEY_SUBBUF_SIZE, PROTO_FIELD_INT, 0, REC(subbuf_size)},
+		{PROTO_KEY_NUM_SUBBUF, PROTO_FIELD_INT, 0, REC(num_subbuf)},
+		{NULL},
+	};
+	static const struct proto_field ratelimit_fields[] = {
+		{PROTO_KEY_RATE, PROTO_FIELD_DOUBLE, 0, REC(rate)},
+		{PROTO_KEY_BURST, PROTO_FIELD_INT, 0, REC(burst)},
+		{PROTO_KEY_TOKENS, PROTO_FIELD_DOUBLE, 0, REC(tokens)},
+		{NULL},
+	};
+	static const struct proto_field counter_fields[] = {
+		{PROTO_KEY_ALERTS, PROTO_FIELD_INT, 0, REC(alerts)},
+		{PROTO_KEY_SNAPSHOTS, PROTO_FIELD_INT, 0, REC(snapshots)},
+		{PROTO_KEY_FAILED, PROTO_FIELD_INT, 0, REC(failed)},
+		{PROTO_KEY_CAUSES, PROTO_FIELD_INT, 0, REC(causes)},
+		{PROTO_KEY_SUPPRESSED, PROTO_FIELD_INT, 0, REC(suppressed)},
+		{PROTO_KEY_KERNEL_SUPPRESSED, PROTO_FIELD_INT, 0, REC(kernel_suppressed)},
+		{PROTO_KEY_LOST, PROTO_FIELD_INT, 0, REC(lost)},
+		{NULL},
+	};
+	struct status_recorder rc = {.name = "?", .state = "?", .domain = "?", .tokens = -1};
+	int r = EXIT_OK;
+
+	if (!st->session)
+		return EXIT_OK;
+	r = result_dispatch(st->session, session_fields, &rc, "session status");
+	if (r == EXIT_OK && st->output)
+		r = result_dispatch(st->output, output_fields, &rc, "output status");
+	if (r == EXIT_OK && st->history)
+		r = result_dispatch(st->history, history_fields, &rc, "history status");
+	if (r == EXIT_OK && st->ratelimit)
+		r = result_dispatch(st->ratelimit, ratelimit_fields, &rc, "rate limit status");
+	if (r == EXIT_OK && st->counters)
+		r = result_dispatch(st->counters, counter_fields, &rc, "counters");
+	if (r != EXIT_OK)
+		return r;
+	row(t, "Session:", "%s (%s), %s%s%s", rc.name, rc.domain, rc.state, rc.detail ? ": " : "",
+	    rc.detail ?: "");
+	if (rc.recreated)
+		row(t, "", "re-created %" PRId64 " time(s)", rc.recreated);
+	row(t, "Waiter:", "%s, memory %s", rc.realtime ? "SCHED_FIFO" : "normal priority",
+	    rc.memory_locked ? "locked" : "not locked");
+	if (rc.relayd && rc.relayd[0])
+		row(t, "Output:", "%s%s%s", rc.relayd, rc.fallback_local ? ", else " : "",
+		    rc.fallback_local ? rc.directory : "");
+	else
+		row(t, "Output:", "%s", rc.directory ?: "?");
+	row(t, "History buffer:", "%" PRId64 " KiB per CPU (%" PRId64 " x %" PRId64 " bytes)",
+	    rc.buffer / 1024, rc.num_subbuf, rc.subbuf_size);
+	if (rc.rate > 0)
+		row(t, "Rate limit:", "%g/s, burst %" PRId64 ", %.1f token(s) now", rc.rate,
+		    rc.burst, rc.tokens);
+	else
+		row(t, "Rate limit:", "none");
+	row(t, "Alerts:",
+	    "%" PRId64 " (%" PRId64 " in snapshots, %" PRId64 " suppressed, %" PRId64
+	    " dropped by the module, %" PRId64 " lost)",
+	    rc.alerts, rc.causes, rc.suppressed, rc.kernel_suppressed, rc.lost);
+	row(t, "Snapshots:", "%" PRId64 " (%" PRId64 " failed)", rc.snapshots, rc.failed);
+	return EXIT_OK;
+}
 
 static int print_status(struct json_object *result)
 {
@@ -99,6 +193,11 @@ static int print_status(struct json_object *result)
 		{PROTO_KEY_PID, PROTO_FIELD_INT, 0, offsetof(struct status, pid)},
 		{PROTO_KEY_UPTIME_USEC, PROTO_FIELD_INT, 0, offsetof(struct status, uptime_usec)},
 		{PROTO_KEY_MODULE, PROTO_FIELD_OBJECT, 0, offsetof(struct status, module)},
+		{PROTO_KEY_SESSION, PROTO_FIELD_OBJECT, 0, offsetof(struct status, session)},
+		{PROTO_KEY_OUTPUT, PROTO_FIELD_OBJECT, 0, offsetof(struct status, output)},
+		{PROTO_KEY_HISTORY, PROTO_FIELD_OBJECT, 0, offsetof(struct status, history)},
+		{PROTO_KEY_RATELIMIT, PROTO_FIELD_OBJECT, 0, offsetof(struct status, ratelimit)},
+		{PROTO_KEY_COUNTERS, PROTO_FIELD_OBJECT, 0, offsetof(struct status, counters)},
 		{NULL},
 	};
 	static const struct proto_field module_fields[] = {
@@ -137,6 +236,9 @@ static int print_status(struct json_object *result)
 	else
 		row(&t, "Kernel module:", "%s%s%s", mod.state, mod.detail ? ": " : "",
 		    mod.detail ?: "");
+	r = recorder_rows(&t, &st);
+	if (r != EXIT_OK)
+		return r;
 	print_table(&t);
 	return EXIT_OK;
 }

@@ -228,6 +228,30 @@ struct json_object *catalog_new_entry(struct catalog *c, uint64_t *id)
 	return e;
 }
 
+uint64_t catalog_next_id(struct catalog *c)
+{
+	struct json_object *next;
+
+	json_object_object_get_ex(c->doc, "next_id", &next);
+	return (uint64_t)json_object_get_int64(next);
+}
+
+struct json_object *catalog_add_entry(struct catalog *c, uint64_t id)
+{
+	struct json_object *next, *e;
+
+	json_object_object_get_ex(c->doc, "next_id", &next);
+	if ((uint64_t)json_object_get_int64(next) <= id)
+		json_object_set_int64(next, (int64_t)id + 1);
+	e = json_object_new_object();
+	if (!e)
+		return NULL;
+	json_object_object_add(e, "id", json_object_new_int64((int64_t)id));
+	json_object_object_add(e, "status", json_object_new_string(SNAP_RECORDING));
+	json_object_array_add(catalog_entries(c), e);
+	return e;
+}
+
 static long find_index(struct catalog *c, uint64_t id)
 {
 	struct json_object *a = catalog_entries(c), *v;

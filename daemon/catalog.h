@@ -42,6 +42,9 @@ int catalog_save(struct catalog *c);
 
 /* A new entry (status "recording") with the next id; the catalog keeps the reference. */
 struct json_object *catalog_new_entry(struct catalog *c, uint64_t *id);
+/* The id the next new entry gets; catalog_add_entry() takes an id handed out before. */
+uint64_t catalog_next_id(struct catalog *c);
+struct json_object *catalog_add_entry(struct catalog *c, uint64_t id);
 struct json_object *catalog_find(struct catalog *c, uint64_t id);
 /* The array of entries, oldest first (borrowed). */
 struct json_object *catalog_entries(struct catalog *c);

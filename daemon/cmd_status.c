@@ -53,6 +53,8 @@ int cmd_status(struct manager *m, const struct control_peer *peer, struct json_o
 	result_add_int(o, PROTO_KEY_PID, getpid(), &r);
 	result_add_int(o, PROTO_KEY_UPTIME_USEC, (int64_t)(now - m->start_usec), &r);
 	result_add(o, PROTO_KEY_MODULE, module_object(&m->module, &r), &r);
+	if (m->recorder && r >= 0)
+		r = recorder_status(m->recorder, o);
 	if (r < 0) {
 		json_object_put(o);
 		return r;

@@ -7,7 +7,9 @@
  * Every problem is reported as "FILE:LINE: setting: problem", all of them, not just the
  * first; the caller decides whether to print, log or keep an older configuration.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,16 +17,41 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include <libconfig.h>
 
+#include <latency_tracker.h>
+
+#include "flight.h"
 #include "latencyd.h"
 
 enum conf_type {
 	CONF_SOCKET_PATH, /* char *: absolute, fits in sun_path */
 	CONF_GROUP,	  /* char * name (may be ""), gid_t at aux_offset */
 	CONF_LOG_LEVEL,	  /* int: LOG_ERR .. LOG_DEBUG */
+	CONF_STRING,	  /* char *, anything (may be "") */
+	CONF_NAME,	  /* char *: non-empty, no '/', no whitespace */
+	CONF_PATH,	  /* char *: absolute path */
+	CONF_URL,	  /* char *: "" or an LTTng network URL (net://, net6://, tcp://) */
+	CONF_BOOL,	  /* bool */
+	CONF_UINT,	  /* uint64_t in [min, max] */
+	CONF_POW2,	  /* uint64_t, a power of two in [min, max] */
+	CONF_RATE,	  /* double in [min, max] (events per second) */
+	CONF_DOMAIN,	  /* int: FLIGHT_DOMAIN_* */
+	CONF_EVENTS,	  /* char **: NULL-terminated list of tracepoint names, not empty */
+	CONF_OVERRIDES,	  /* char **: list of "TRACKER=RATE/BURST" */
+};
+
+/* How a type is spelled in the file. */
+enum conf_kind {
+	KIND_STRING,
+	KIND_BOOL,
+	KIND_INT,
+	KIND_NUMBER, /* int or float */
+	KIND_LIST,   /* list or array of strings */
 };
 
 struct conf_key {
@@ -32,17 +59,65 @@ struct conf_key {
 	enum conf_type type;
 	size_t offset;
 	size_t aux_offset;
-	const char *def;
+	const char *def; /* lists: comma-separated */
+	uint64_t min, max;
 };
+
+#define KIB	   (UINT64_C(1) << 10)
+#define MIB	   (UINT64_C(1) << 20)
+#define GIB	   (UINT64_C(1) << 30)
+#define OFF(field) offsetof(struct conf, field)
+
+#define CONF_EVENTS_DEFAULT                                                                        \
+	"sched_switch,sched_waking,sched_wakeup_new,sched_process_fork,sched_process_exit,"        \
+	"irq_handler_entry,irq_handler_exit,softirq_entry,softirq_exit,softirq_raise,"             \
+	"block_rq_issue,block_rq_complete," LATENCY_TRACKER_TRACE_EVENT
 
 static const struct conf_key keys[] = {
 	{"control.socket", CONF_SOCKET_PATH, offsetof(struct conf, control.socket), 0,
-	 PROTO_SOCKET_PATH_DEFAULT},
+	 PROTO_SOCKET_PATH_DEFAULT, 0, 0},
 	{"control.admin_group", CONF_GROUP, offsetof(struct conf, control.admin_group),
-	 offsetof(struct conf, control.admin_gid), ""},
+	 offsetof(struct conf, control.admin_gid), "", 0, 0},
 	{"control.read_group", CONF_GROUP, offsetof(struct conf, control.read_group),
-	 offsetof(struct conf, control.read_gid), ""},
-	{"log.level", CONF_LOG_LEVEL, offsetof(struct conf, log.level), 0, "info"},
+	 offsetof(struct conf, control.read_gid), "", 0, 0},
+	{"log.level", CONF_LOG_LEVEL, offsetof(struct conf, log.level), 0, "info", 0, 0},
+
+	{"module.load", CONF_BOOL, OFF(module.load), 0, "true", 0, 0},
+	{"module.name", CONF_NAME, OFF(module.name), 0, LATENCY_TRACKER_MODULE_NAME, 0, 0},
+	{"module.parameters", CONF_STRING, OFF(module.parameters), 0, "", 0, 0},
+	{"module.probe", CONF_STRING, OFF(module.probe), 0, "lttng-probe-latency_tracker", 0, 0},
+	{"module.notify_path", CONF_PATH, OFF(module.notify_path), 0, LATENCY_TRACKER_DEV_PATH, 0,
+	 0},
+
+	{"session.enabled", CONF_BOOL, OFF(session.enabled), 0, "true", 0, 0},
+	{"session.name", CONF_NAME, OFF(session.name), 0, "latencyd", 0, 0},
+	{"session.domain", CONF_DOMAIN, OFF(session.domain), 0, "kernel", 0, 0},
+	{"session.subbuf_size", CONF_POW2, OFF(session.subbuf_size), 0, "262144", 4 * KIB,
+	 256 * MIB},
+	{"session.num_subbuf", CONF_POW2, OFF(session.num_subbuf), 0, "4", 2, 1024},
+	{"session.events", CONF_EVENTS, OFF(session.events), 0, CONF_EVENTS_DEFAULT, 0, 0},
+	{"session.syscalls", CONF_BOOL, OFF(session.syscalls), 0, "false", 0, 0},
+
+	{"output.directory", CONF_PATH, OFF(output.directory), 0, "/var/lib/latencyd/snapshots", 0,
+	 0},
+	{"output.relayd", CONF_URL, OFF(output.relayd), 0, "", 0, 0},
+	{"output.fallback_local", CONF_BOOL, OFF(output.fallback_local), 0, "true", 0, 0},
+	{"output.max_size", CONF_UINT, OFF(output.max_size), 0, "0", 0, UINT64_C(1) << 40},
+
+	{"ratelimit.rate", CONF_RATE, OFF(ratelimit.rate), 0, "0.2", 0, 1000},
+	{"ratelimit.burst", CONF_UINT, OFF(ratelimit.burst), 0, "3", 1, 1000},
+	{"ratelimit.trackers", CONF_OVERRIDES, OFF(ratelimit.trackers), 0, "", 0, 0},
+
+	{"retention.max_count", CONF_UINT, OFF(retention.max_count), 0, "100", 0, 1000000},
+	{"retention.max_bytes", CONF_UINT, OFF(retention.max_bytes), 0, "1073741824", 0,
+	 UINT64_C(1) << 50},
+	{"retention.max_age", CONF_UINT, OFF(retention.max_age), 0, "604800", 0,
+	 UINT64_C(10) * 365 * 86400},
+
+	{"catalog.directory", CONF_PATH, OFF(catalog.directory), 0, "/var/lib/latencyd", 0, 0},
+
+	{"realtime.priority", CONF_UINT, OFF(realtime.priority), 0, "50", 0, 99},
+	{"realtime.lock_memory", CONF_BOOL, OFF(realtime.lock_memory), 0, "true", 0, 0},
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -124,6 +199,149 @@ static int lookup_group(const char *name, gid_t *ret)
 	}
 }
 
+static int set_uint(const struct conf_key *k, const char *value, uint64_t *field, char *why,
+		    size_t whylen)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(value, &end, 10);
+	if (!isdigit((unsigned char)value[0]) || *end || errno || v < k->min || v > k->max) {
+		snprintf(why, whylen, "'%s' is not an integer in [%" PRIu64 ", %" PRIu64 "]", value,
+			 k->min, k->max);
+		return -EINVAL;
+	}
+	if (k->type == CONF_POW2 && (v & (v - 1)) != 0) {
+		snprintf(why, whylen, "%llu is not a power of two", v);
+		return -EINVAL;
+	}
+	*field = v;
+	return 0;
+}
+
+static int set_rate(const struct conf_key *k, const char *value, double *field, char *why,
+		    size_t whylen)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(value, &end);
+	if (!value[0] || *end || errno || !isfinite(v) || v < (double)k->min ||
+	    v > (double)k->max) {
+		snprintf(why, whylen, "'%s' is not a number in [%" PRIu64 ", %" PRIu64 "]", value,
+			 k->min, k->max);
+		return -EINVAL;
+	}
+	*field = v;
+	return 0;
+}
+
+void conf_strv_free(char **v)
+{
+	for (char **p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
+/* "TRACKER=RATE/BURST" */
+int conf_parse_override(const char *s, char *tracker, size_t len, double *rate, unsigned *burst)
+{
+	const char *eq = strchr(s, '='), *slash;
+	char *end;
+	unsigned long b;
+
+	if (!eq || eq == s || (size_t)(eq - s) >= len)
+		return -EINVAL;
+	slash = strchr(eq, '/');
+	if (!slash)
+		return -EINVAL;
+	errno = 0;
+	*rate = strtod(eq + 1, &end);
+	if (end != slash || errno || !isfinite(*rate) || *rate < 0 || *rate > 1000)
+		return -EINVAL;
+	b = strtoul(slash + 1, &end, 10);
+	if (!isdigit((unsigned char)slash[1]) || *end || b < 1 || b > 1000)
+		return -EINVAL;
+	memcpy(tracker, s, (size_t)(eq - s));
+	tracker[eq - s] = 0;
+	*burst = (unsigned)b;
+	return 0;
+}
+
+/* A comma-separated list (how lists travel from the file and from defaults). */
+static int set_list(const struct conf_key *k, const char *value, char ***field, char *why,
+		    size_t whylen)
+{
+	char **v = NULL, *copy = strdup(value), *save = NULL, *tok;
+	size_t n = 0;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	v = calloc(1, sizeof(*v));
+	for (tok = strtok_r(copy, ",", &save); v && tok; tok = strtok_r(NULL, ",", &save)) {
+		char **nv, tracker[LATENCY_TRACKER_NAME_LEN];
+		double rate;
+		unsigned burst;
+
+		if (k->type == CONF_OVERRIDES &&
+		    conf_parse_override(tok, tracker, sizeof(tracker), &rate, &burst) < 0) {
+			snprintf(why, whylen,
+				 "'%s' is not TRACKER=RATE/BURST (rate 0..1000, burst 1..1000)",
+				 tok);
+			r = -EINVAL;
+			break;
+		}
+		if (k->type == CONF_EVENTS && (!tok[0] || strlen(tok) >= 256)) {
+			snprintf(why, whylen, "'%s' is not an event name", tok);
+			r = -EINVAL;
+			break;
+		}
+		nv = realloc(v, (n + 2) * sizeof(*v));
+		if (!nv || !(nv[n] = strdup(tok))) {
+			v = nv ?: v;
+			r = -ENOMEM;
+			break;
+		}
+		v = nv;
+		v[++n] = NULL;
+	}
+	free(copy);
+	if (!v)
+		return -ENOMEM;
+	if (r == 0 && k->type == CONF_EVENTS && n == 0) {
+		snprintf(why, whylen, "at least one event is needed");
+		r = -EINVAL;
+	}
+	if (r < 0) {
+		conf_strv_free(v);
+		return r;
+	}
+	conf_strv_free(*field);
+	*field = v;
+	return 0;
+}
+
+static enum conf_kind kind_of(enum conf_type t)
+{
+	switch (t) {
+	case CONF_BOOL:
+		return KIND_BOOL;
+	case CONF_UINT:
+	case CONF_POW2:
+		return KIND_INT;
+	case CONF_RATE:
+		return KIND_NUMBER;
+	case CONF_EVENTS:
+	case CONF_OVERRIDES:
+		return KIND_LIST;
+	default:
+		return KIND_STRING;
+	}
+}
+
 /* Parses value into the row's field; on failure writes the problem into why. */
 static int set_value(struct conf *c, const struct conf_key *k, const char *value, char *why,
 		     size_t whylen)
@@ -161,6 +379,56 @@ static int set_value(struct conf *c, const struct conf_key *k, const char *value
 		}
 		*(int *)(base + k->offset) = r;
 		return 0;
+	case CONF_STRING:
+		return set_string((char **)(base + k->offset), value);
+	case CONF_NAME:
+		if (!value[0] || strpbrk(value, "/ \t\n*?")) {
+			snprintf(why, whylen,
+				 "'%s' must be a non-empty name without '/', "
+				 "spaces or wildcards",
+				 value);
+			return -EINVAL;
+		}
+		return set_string((char **)(base + k->offset), value);
+	case CONF_PATH:
+		if (value[0] != '/' || strlen(value) >= PATH_MAX) {
+			snprintf(why, whylen, "must be an absolute path");
+			return -EINVAL;
+		}
+		return set_string((char **)(base + k->offset), value);
+	case CONF_URL:
+		if (value[0] && strncmp(value, "net://", 6) != 0 &&
+		    strncmp(value, "net6://", 7) != 0 && strncmp(value, "tcp://", 6) != 0) {
+			snprintf(why, whylen,
+				 "'%s' is not empty nor a net://, net6:// or tcp:// URL", value);
+			return -EINVAL;
+		}
+		return set_string((char **)(base + k->offset), value);
+	case CONF_BOOL:
+		if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0) {
+			snprintf(why, whylen, "expected true or false");
+			return -EINVAL;
+		}
+		*(bool *)(base + k->offset) = strcmp(value, "true") == 0;
+		return 0;
+	case CONF_UINT:
+	case CONF_POW2:
+		return set_uint(k, value, (uint64_t *)(base + k->offset), why, whylen);
+	case CONF_RATE:
+		return set_rate(k, value, (double *)(base + k->offset), why, whylen);
+	case CONF_DOMAIN:
+		if (strcmp(value, "kernel") == 0)
+			*(int *)(base + k->offset) = FLIGHT_DOMAIN_KERNEL;
+		else if (strcmp(value, "userspace") == 0)
+			*(int *)(base + k->offset) = FLIGHT_DOMAIN_USERSPACE;
+		else {
+			snprintf(why, whylen, "'%s' is not one of kernel, userspace", value);
+			return -EINVAL;
+		}
+		return 0;
+	case CONF_EVENTS:
+	case CONF_OVERRIDES:
+		return set_list(k, value, (char ***)(base + k->offset), why, whylen);
 	}
 	snprintf(why, whylen, "internal error: unknown setting type");
 	return -EINVAL;
@@ -193,6 +461,16 @@ void conf_free(struct conf *c)
 	free(c->control.socket);
 	free(c->control.admin_group);
 	free(c->control.read_group);
+	free(c->module.name);
+	free(c->module.parameters);
+	free(c->module.probe);
+	free(c->module.notify_path);
+	free(c->session.name);
+	conf_strv_free(c->session.events);
+	free(c->output.directory);
+	free(c->output.relayd);
+	conf_strv_free(c->ratelimit.trackers);
+	free(c->catalog.directory);
 	free(c);
 }
 
@@ -215,6 +493,71 @@ int conf_new_defaults(struct conf **ret)
 	}
 	*ret = c;
 	return 0;
+}
+
+/* The setting's value spelled as set_value() takes it, or NULL with the problem in why. */
+static char *setting_text(config_setting_t *s, enum conf_kind kind, char *why, size_t whylen)
+{
+	static const char *const expected[] = {
+		[KIND_STRING] = "expected a string",
+		[KIND_BOOL] = "expected true or false",
+		[KIND_INT] = "expected an integer",
+		[KIND_NUMBER] = "expected a number",
+		[KIND_LIST] = "expected a list of strings [\"a\", \"b\"]",
+	};
+	int t = config_setting_type(s);
+	char *text = NULL;
+
+	switch (kind) {
+	case KIND_STRING:
+		if (t == CONFIG_TYPE_STRING)
+			text = strdup(config_setting_get_string(s));
+		break;
+	case KIND_BOOL:
+		if (t == CONFIG_TYPE_BOOL)
+			text = strdup(config_setting_get_bool(s) ? "true" : "false");
+		break;
+	case KIND_INT:
+	case KIND_NUMBER:
+		if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
+			long long v = config_setting_get_int64(s);
+
+			if (v < 0) {
+				snprintf(why, whylen, "%lld is negative", v);
+				return NULL;
+			}
+			if (asprintf(&text, "%lld", v) < 0)
+				text = NULL;
+		} else if (kind == KIND_NUMBER && t == CONFIG_TYPE_FLOAT) {
+			if (asprintf(&text, "%.17g", config_setting_get_float(s)) < 0)
+				text = NULL;
+		}
+		break;
+	case KIND_LIST:
+		if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+			break;
+		text = strdup("");
+		for (int i = 0; text && i < config_setting_length(s); i++) {
+			config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+			const char *v = config_setting_get_string(e);
+			char *joined;
+
+			if (!v || strchr(v, ',')) {
+				snprintf(why, whylen, "element %d: %s", i + 1,
+					 v ? "must not contain ','" : "expected a string");
+				free(text);
+				return NULL;
+			}
+			if (asprintf(&joined, "%s%s%s", text, i ? "," : "", v) < 0)
+				joined = NULL;
+			free(text);
+			text = joined;
+		}
+		break;
+	}
+	if (!text)
+		snprintf(why, whylen, "%s", expected[kind]);
+	return text;
 }
 
 static void walk(struct loader *l, config_setting_t *group, const char *prefix, const char *file)
@@ -241,13 +584,15 @@ static void walk(struct loader *l, config_setting_t *group, const char *prefix, 
 			diag_add(l, "%s:%u: %s: unknown setting", sfile, line, name);
 			continue;
 		}
-		/* Every type so far is spelled as a string in the file. */
-		if (config_setting_type(s) != CONFIG_TYPE_STRING) {
-			diag_add(l, "%s:%u: %s: expected a string", sfile, line, name);
+		char *text = setting_text(s, kind_of(k->type), why, sizeof(why));
+
+		if (!text) {
+			diag_add(l, "%s:%u: %s: %s", sfile, line, name, why);
 			continue;
 		}
-		if (set_value(l->conf, k, config_setting_get_string(s), why, sizeof(why)) < 0)
+		if (set_value(l->conf, k, text, why, sizeof(why)) < 0)
 			diag_add(l, "%s:%u: %s: %s", sfile, line, name, why);
+		free(text);
 	}
 }
 
@@ -319,4 +664,10 @@ int conf_load(const struct conf_source *src, struct conf **ret, struct conf_diag
 	}
 	*ret = l.conf;
 	return 0;
+}
+
+bool conf_needs_root(const struct conf *c)
+{
+	return c->session.enabled &&
+	       (c->module.load || c->session.domain != FLIGHT_DOMAIN_USERSPACE);
 }

@@ -53,6 +53,42 @@ struct conf {
 	struct conf_log {
 		int level; /* LOG_ERR .. LOG_DEBUG */
 	} log;
+	struct conf_module {
+		bool load;	   /* load (and at exit unload) the modules with libkmod */
+		char *name;	   /* the tracker module */
+		char *parameters;  /* its module parameters, "" = none */
+		char *probe;	   /* the LTTng probe module, "" = none */
+		char *notify_path; /* the notification file (a FIFO stands in for host tests) */
+	} module;
+	struct conf_session {
+		bool enabled; /* false: the control socket only, no recorder */
+		char *name;
+		int domain; /* enum flight_domain */
+		uint64_t subbuf_size, num_subbuf;
+		char **events; /* NULL-terminated */
+		bool syscalls;
+	} session;
+	struct conf_output {
+		char *directory;
+		char *relayd; /* "" = local only */
+		bool fallback_local;
+		uint64_t max_size; /* bytes per snapshot, 0 = no cap */
+	} output;
+	struct conf_ratelimit {
+		double rate;	 /* snapshots per second, 0 = no limit */
+		uint64_t burst;	 /* snapshots in a row after a quiet period */
+		char **trackers; /* "TRACKER=RATE/BURST", NULL-terminated */
+	} ratelimit;
+	struct conf_retention {
+		uint64_t max_count, max_bytes, max_age; /* 0 = no limit; max_age in seconds */
+	} retention;
+	struct conf_catalog {
+		char *directory;
+	} catalog;
+	struct conf_realtime {
+		uint64_t priority; /* SCHED_FIFO priority of the waiter, 0 = SCHED_OTHER */
+		bool lock_memory;
+	} realtime;
 };
 
 /* Where a configuration comes from: a file and command-line overrides. */
@@ -74,6 +110,10 @@ int conf_load(const struct conf_source *src, struct conf **ret, struct conf_diag
 int conf_set(struct conf *c, const char *key, const char *value, struct conf_diag *diag);
 void conf_free(struct conf *c);
 void conf_diag_clear(struct conf_diag *diag);
+void conf_strv_free(char **v);
+int conf_parse_override(const char *s, char *tracker, size_t len, double *rate, unsigned *burst);
+/* True when running the configuration needs root (kernel domain or module loading). */
+bool conf_needs_root(const struct conf *c);
 
 /* kmodule.c: the latency_tracker module as seen in sysfs. */
 enum kmodule_state {
@@ -163,6 +203,83 @@ int cmd_status(struct manager *m, const struct control_peer *peer, struct json_o
 int cmd_version(struct manager *m, const struct control_peer *peer, struct json_object *args,
 		struct json_object **result, struct proto_error *err);
 
+/* waiter.c: the realtime thread: poll the notification file, rate-limit, record. */
+#include <pthread.h>
+
+#include <latency_tracker.h>
+
+#include "flight.h"
+#include "ratelimit.h"
+
+/* The flight-recorder session, shared by the waiter (records) and the main loop (checks). */
+struct flight_slot {
+	pthread_mutex_t lock;  /* PTHREAD_PRIO_INHERIT; every liblttng-ctl call holds it */
+	struct flight *flight; /* NULL while there is no session */
+};
+
+enum waiter_result_kind {
+	WAITER_SNAPSHOT,   /* recs[0..n): the causes; error < 0 if the record failed */
+	WAITER_SUPPRESSED, /* recs[0]: an alert the rate limiter refused */
+	WAITER_LOST,	   /* recs[0]: a LOST record (the reader fell behind) */
+};
+
+struct waiter_result {
+	struct waiter_result *next;
+	enum waiter_result_kind kind;
+	uint64_t id;   /* snapshot id, also in the output name */
+	char name[96]; /* output name: the snapshot lands in DIR/NAME-DATE-N */
+	int error;     /* LTTng error of the record, 0 if it worked */
+	struct flight_record rec;
+	uint64_t wakeup_ns; /* CLOCK_MONOTONIC when poll() returned */
+	size_t n;
+	struct latency_tracker_record recs[];
+};
+
+struct waiter_stats {
+	uint64_t alerts;	    /* alert records read */
+	uint64_t snapshots;	    /* records that worked */
+	uint64_t failed;	    /* records that failed */
+	uint64_t causes;	    /* alerts that are causes of a snapshot (worked or failed) */
+	uint64_t suppressed;	    /* alerts the rate limiter refused */
+	uint64_t kernel_suppressed; /* alerts the module dropped (record .suppressed) */
+	uint64_t lost;		    /* records this reader missed */
+	uint64_t garbage;	    /* unreadable records */
+};
+
+struct waiter;
+
+uint64_t now_ns(void);
+int pi_mutex_init(pthread_mutex_t *m);
+int waiter_new(const char *notify_path, struct flight_slot *slot, const char *prefix,
+	       uint64_t first_id, struct waiter **ret);
+int waiter_configure(struct waiter *w, double rate, unsigned burst, char *const *overrides);
+int waiter_start(struct waiter *w, unsigned rt_priority, bool *got_rt);
+int waiter_eventfd(const struct waiter *w);
+struct waiter_result *waiter_take_results(struct waiter *w);
+void waiter_result_free(struct waiter_result *r);
+/* tokens: the global bucket's tokens now, -1 when unlimited. */
+void waiter_get_stats(struct waiter *w, struct waiter_stats *st, double *tokens);
+void waiter_free(struct waiter *w);
+
+/* modload.c: loading and unloading kernel modules with libkmod (the privileged step). */
+struct modload;
+
+int modload_new(struct modload **ret);
+/* Loads NAME with PARAMS unless it is already there; *loaded says whether we loaded it. */
+int modload_load(struct modload *ml, const char *name, const char *params, bool *loaded);
+int modload_unload(struct modload *ml, const char *name);
+void modload_free(struct modload *ml);
+
+/* recorder.c: the flight recorder as the main loop sees it: session, results, catalog. */
+struct recorder;
+
+int recorder_new(struct manager *m, struct recorder **ret);
+int recorder_start(struct recorder *rc);
+/* SIGHUP: apply what can change live; re-create the session if its settings changed. */
+void recorder_reconfigure(struct recorder *rc, const struct conf *old);
+int recorder_status(struct recorder *rc, struct json_object *o);
+void recorder_free(struct recorder *rc);
+
 /* manager.c: owns all state; new → start → run → free. */
 struct manager {
 	sd_event *event;
@@ -176,6 +293,7 @@ struct manager {
 	} source; /* how conf was loaded, kept for reloads */
 	struct control *control;
 	struct kmodule_status module;
+	struct recorder *recorder;
 	const char *sysfs_root; /* "/sys"; tests point it at a fake tree */
 	uint64_t start_usec;	/* CLOCK_MONOTONIC */
 };

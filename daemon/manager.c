@@ -118,6 +118,7 @@ void manager_free(struct manager *m)
 {
 	if (!m)
 		return;
+	recorder_free(m->recorder);
 	control_free(m->control);
 	sd_event_source_disable_unref(m->sighup);
 	sd_event_source_disable_unref(m->sigint);
@@ -155,6 +156,13 @@ int manager_start(struct manager *m)
 {
 	int r;
 
+	if (m->conf->session.enabled) {
+		r = recorder_new(m, &m->recorder);
+		if (r >= 0)
+			r = recorder_start(m->recorder);
+		if (r < 0)
+			return r;
+	}
 	manager_refresh_module(m);
 	log_module(&m->module);
 	r = control_listen(m->control, m->conf->control.socket);
@@ -195,10 +203,14 @@ int manager_reload(struct manager *m)
 			log_warnx("%s", diag.lines[i]);
 		log_warnx("reload failed, keeping the current configuration");
 	} else {
-		conf_free(m->conf);
+		struct conf *old = m->conf;
+
 		m->conf = conf;
 		log_set_level(conf->log.level);
 		control_reconfigure(m->control);
+		if (m->recorder)
+			recorder_reconfigure(m->recorder, old);
+		conf_free(old);
 		log_info("configuration reloaded from %s", conf->source ?: "built-in defaults");
 	}
 	conf_diag_clear(&diag);

@@ -9,7 +9,7 @@ write_conf <<CONF
 control: {
 	socket = "$SOCK";
 };
-log: { level = "info"; };
+log: { level = "info"; }; session: { enabled = false; }; # control plane only
 CONF
 
 start_daemon -c "$T/latencyd.conf"
@@ -83,6 +83,7 @@ expect_rc 0 "status after a failed reload"
 write_conf <<CONF
 control: { socket = "$SOCK"; };
 log: { level = "debug"; };
+session: { enabled = false; };
 CONF
 kill -HUP "$DAEMON_PID"
 wait_for 50 grep -q "configuration reloaded from $T/latencyd.conf" "$T/latencyd.log" ||

@@ -7,7 +7,7 @@ set -u
 command -v systemd-socket-activate >/dev/null || { echo "SKIP: no systemd-socket-activate"; exit 77; }
 
 SOCK=$T/activated.sock
-printf 'control: { socket = "%s/unused.sock"; };\n' "$T" >"$T/latencyd.conf"
+printf 'control: { socket = "%s/unused.sock"; };\nsession: { enabled = false; };\n' "$T" >"$T/latencyd.conf"
 systemd-socket-activate -l "$SOCK" "$LATENCYD" -c "$T/latencyd.conf" 2>"$T/latencyd.log" &
 DAEMON_PID=$!
 wait_for 50 test -S "$SOCK" || fail "systemd-socket-activate did not listen"

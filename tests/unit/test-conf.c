@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include "flight.h"
 #include "latencyd.h"
 #include "tests.h"
 
@@ -171,6 +172,100 @@ static void test_errors(void)
 			"1: control.socket: must be an absolute path of at most 107 bytes", NULL});
 }
 
+/* The flight recorder's settings: defaults, typed values, ranges, lists. */
+static void test_recorder(void)
+{
+	struct conf_diag diag = {0};
+	struct conf *c, *d;
+	char sample[PATH_MAX];
+
+	ASSERT_EQ(conf_new_defaults(&c), 0);
+	ASSERT_TRUE(c->module.load && c->session.enabled && c->output.fallback_local);
+	ASSERT_STREQ(c->session.name, "latencyd");
+	ASSERT_EQ(c->session.domain, FLIGHT_DOMAIN_KERNEL);
+	ASSERT_STREQ(c->session.events[0], "sched_switch");
+	ASSERT_STREQ(c->session.events[12], "latency_tracker_alert");
+	ASSERT_TRUE(c->session.events[13] == NULL);
+	ASSERT_STREQ(c->output.directory, "/var/lib/latencyd/snapshots");
+	ASSERT_EQ(c->realtime.priority, 50);
+	ASSERT_TRUE(conf_needs_root(c));
+	conf_free(c);
+
+	c = load(write_file("rec.conf", "module: { load = false; };\n"
+					"session: { domain = \"userspace\"; num_subbuf = 8;\n"
+					"  events = [\"a:*\", \"b\"]; };\n"
+					"ratelimit: { rate = 0.5; burst = 4;\n"
+					"  trackers = [\"wakeup=0.1/2\"]; };\n"
+					"retention: { max_bytes = 5000000000L; };\n"),
+		 true, &diag);
+	ASSERT_TRUE(c);
+	ASSERT_TRUE(!conf_needs_root(c));
+	ASSERT_EQ(c->session.num_subbuf, 8);
+	ASSERT_STREQ(c->session.events[1], "b");
+	ASSERT_TRUE(c->session.events[2] == NULL);
+	ASSERT_TRUE(c->ratelimit.rate == 0.5);
+	ASSERT_EQ(c->ratelimit.burst, 4);
+	ASSERT_STREQ(c->ratelimit.trackers[0], "wakeup=0.1/2");
+	ASSERT_EQ(c->retention.max_bytes, 5000000000ULL);
+	conf_free(c);
+
+	expect_errors("rec-bad.conf",
+		      "session: {\n"
+		      "  subbuf_size = 5000;\n"
+		      "  num_subbuf = 1;\n"
+		      "  domain = \"both\";\n"
+		      "  events = [];\n"
+		      "  syscalls = \"yes\";\n"
+		      "};\n"
+		      "ratelimit: { rate = -1; trackers = [\"x\"]; };\n"
+		      "realtime: { priority = 100; };\n"
+		      "output: { relayd = \"http://x\"; directory = \"rel\"; };\n",
+		      (const char *const[]){
+			      "2: session.subbuf_size: 5000 is not a power of two",
+			      "3: session.num_subbuf: '1' is not an integer in [2, 1024]",
+			      "4: session.domain: 'both' is not one of kernel, userspace",
+			      "5: session.events: at least one event is needed",
+			      "6: session.syscalls: expected true or false",
+			      "8: ratelimit.rate: -1 is negative",
+			      "8: ratelimit.trackers: 'x' is not TRACKER=RATE/BURST (rate 0..1000, "
+			      "burst 1..1000)",
+			      "9: realtime.priority: '100' is not an integer in [0, 99]",
+			      "10: output.relayd: 'http://x' is not empty nor a net://, net6:// or "
+			      "tcp:// URL",
+			      "10: output.directory: must be an absolute path", NULL});
+
+	/* The shipped sample holds the defaults. */
+	snprintf(sample, sizeof(sample), "%s/../../etc/latencyd.conf", LATENCYD_TEST_SRCDIR);
+	c = load(sample, true, &diag);
+	ASSERT_TRUE(c);
+	ASSERT_EQ(conf_new_defaults(&d), 0);
+	ASSERT_STREQ(c->control.socket, d->control.socket);
+	ASSERT_EQ(c->log.level, d->log.level);
+	ASSERT_EQ(c->module.load, d->module.load);
+	ASSERT_STREQ(c->module.name, d->module.name);
+	ASSERT_STREQ(c->module.probe, d->module.probe);
+	ASSERT_STREQ(c->module.notify_path, d->module.notify_path);
+	ASSERT_STREQ(c->session.name, d->session.name);
+	ASSERT_EQ(c->session.domain, d->session.domain);
+	ASSERT_EQ(c->session.subbuf_size, d->session.subbuf_size);
+	ASSERT_EQ(c->session.num_subbuf, d->session.num_subbuf);
+	for (size_t i = 0; d->session.events[i] || c->session.events[i]; i++)
+		ASSERT_STREQ(c->session.events[i] ?: "", d->session.events[i] ?: "");
+	ASSERT_STREQ(c->output.directory, d->output.directory);
+	ASSERT_STREQ(c->output.relayd, d->output.relayd);
+	ASSERT_TRUE(c->ratelimit.rate == d->ratelimit.rate);
+	ASSERT_EQ(c->ratelimit.burst, d->ratelimit.burst);
+	ASSERT_TRUE(!c->ratelimit.trackers[0] && !d->ratelimit.trackers[0]);
+	ASSERT_EQ(c->retention.max_count, d->retention.max_count);
+	ASSERT_EQ(c->retention.max_bytes, d->retention.max_bytes);
+	ASSERT_EQ(c->retention.max_age, d->retention.max_age);
+	ASSERT_STREQ(c->catalog.directory, d->catalog.directory);
+	ASSERT_EQ(c->realtime.priority, d->realtime.priority);
+	ASSERT_EQ(c->realtime.lock_memory, d->realtime.lock_memory);
+	conf_free(d);
+	conf_free(c);
+}
+
 static void test_overrides(void)
 {
 	struct conf_source src = {.path = write_file("o.conf", "log: { level = \"error\"; };\n"),
@@ -208,6 +303,7 @@ int main(void)
 	RUN(test_valid);
 	RUN(test_errors);
 	RUN(test_overrides);
+	RUN(test_recorder);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : 1;
 }

@@ -677,6 +677,7 @@ int main(void)
 
 	ASSERT_EQ(conf_new_defaults(&conf), 0);
 	ASSERT_EQ(conf_set(conf, "control.socket", sock_path, NULL), 0);
+	ASSERT_EQ(conf_set(conf, "session.enabled", "false", NULL), 0);
 	ASSERT_EQ(manager_new(&src, conf, &m), 0);
 	m->sysfs_root = sysfs;
 	control_set_limits(m->control, &limits);

@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The flight recorder as the main loop sees it. At start: the privilege check, memory
+ * locking, the kernel modules, the catalog, the LTTng session and the realtime waiter
+ * (waiter.c). Then: a periodic check that re-creates the session when lttng-sessiond lost
+ * it, and the waiter's results turned into log entries, catalog entries and retention.
+ *
+ * What a SIGHUP changes live: ratelimit.*, retention.*, log.*, control.* groups. Changes to
+ * session.* or output.* re-create the session (the history recorded so far is lost).
+ * module.*, realtime.*, catalog.directory and session.enabled need a restart.
+ */
+#include <errno.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <lttng/lttng.h>
+
+#include "catalog.h"
+#include "latencyd.h"
+
+#define CHECK_USEC    (3 * 1000000ULL)
+#define SNAPSHOT_NAME "snap"
+
+struct recorder {
+	struct manager *m;
+	struct flight_slot slot;
+	bool slot_init;
+	struct waiter *waiter;
+	sd_event_source *results, *check;
+	struct catalog *catalog;
+	struct modload *modload;
+	char *loaded[2]; /* modules we loaded, unloaded in reverse order at exit */
+	bool rt, memory_locked;
+	int session_error;  /* last failure to create the session, 0 if none */
+	unsigned recreated; /* times the session was re-created */
+};
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	char *p = strdup(path), *s;
+	int r = 0;
+
+	if (!p)
+		return -ENOMEM;
+	for (s = p + 1; r == 0; s++) {
+		if (*s != '/' && *s != 0)
+			continue;
+		char c = *s;
+
+		*s = 0;
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			r = -errno;
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return r;
+}
+
+static void settings_from(const struct conf *c, struct flight_settings *s)
+{
+	*s = (struct flight_settings){
+		.session = c->session.name,
+		.domain = (enum flight_domain)c->session.domain,
+		.subbuf_size = c->session.subbuf_size,
+		.num_subbuf = c->session.num_subbuf,
+		.events = (const char *const *)c->session.events,
+		.syscalls = c->session.syscalls,
+		.local_dir = c->output.directory,
+		.relayd_url = c->output.relayd[0] ? c->output.relayd : NULL,
+		.fallback_local = c->output.fallback_local,
+		.max_size = c->output.max_size,
+	};
+}
+
+/* Under slot.lock: (re)creates the session. */
+static int create_session(struct recorder *rc)
+{
+	struct flight_settings s;
+	int r;
+
+	settings_from(rc->m->conf, &s);
+	flight_destroy(rc->slot.flight);
+	rc->slot.flight = NULL;
+	r = flight_create(&s, &rc->slot.flight);
+	if (r < 0) {
+		if (r != rc->session_error)
+			log_warnx("cannot create LTTng session %s: %s", s.session,
+				  flight_strerror(r));
+		rc->session_error = r;
+		return r;
+	}
+	rc->session_error = 0;
+	log_info("LTTng %s session %s recording (%" PRIu64 " x %" PRIu64 " bytes per CPU), "
+		 "snapshots to %s%s%s",
+		 s.domain == FLIGHT_DOMAIN_KERNEL ? "kernel" : "userspace", s.session, s.num_subbuf,
+		 s.subbuf_size, s.relayd_url ? s.relayd_url : s.local_dir,
+		 s.relayd_url && s.fallback_local ? ", falling back to " : "",
+		 s.relayd_url && s.fallback_local ? s.local_dir : "");
+	return 0;
+}
+
+static int on_check(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct recorder *rc = userdata;
+	int r;
+
+	/* The waiter is recording: the session is there, look again next time. */
+	if (pthread_mutex_trylock(&rc->slot.lock) == 0) {
+		r = rc->slot.flight ? flight_exists(rc->slot.flight) : 0;
+		if (r == 0) {
+			if (rc->slot.flight)
+				log_warnx("LTTng session %s is gone (lttng-sessiond restarted?), "
+					  "re-creating it",
+					  rc->m->conf->session.name);
+			if (create_session(rc) == 0)
+				rc->recreated++;
+		}
+		pthread_mutex_unlock(&rc->slot.lock);
+	}
+	sd_event_source_set_time(s, usec + CHECK_USEC);
+	return 0;
+}
+
+static void check_soon(struct recorder *rc)
+{
+	uint64_t now;
+
+	if (sd_event_now(rc->m->event, CLOCK_MONOTONIC, &now) >= 0)
+		sd_event_source_set_time(rc->check, now);
+}
+
+/* The record's strings, NUL-terminated whatever the writer put there. */
+struct alert_names {
+	char tracker[LATENCY_TRACKER_NAME_LEN + 1];
+	char comm[LATENCY_TRACKER_COMM_LEN + 1];
+};
+
+static void names_of(const struct latency_tracker_record *a, struct alert_names *n)
+{
+	memcpy(n->tracker, a->tracker, LATENCY_TRACKER_NAME_LEN);
+	n->tracker[LATENCY_TRACKER_NAME_LEN] = 0;
+	memcpy(n->comm, a->comm, LATENCY_TRACKER_COMM_LEN);
+	n->comm[LATENCY_TRACKER_COMM_LEN] = 0;
+}
+
+static struct json_object *alert_json(const struct latency_tracker_record *a)
+{
+	struct json_object *o = json_object_new_object(), *data = json_object_new_array();
+	struct alert_names n;
+
+	names_of(a, &n);
+	json_object_object_add(o, "tracker", json_object_new_string(n.tracker));
+	json_object_object_add(o, "reason",
+			       json_object_new_string(a->reason == LATENCY_TRACKER_REASON_TIMEOUT
+							      ? "timeout"
+							      : "threshold"));
+	json_object_object_add(o, "seq", json_object_new_int64((int64_t)a->seq));
+	json_object_object_add(o, "pid", json_object_new_int(a->pid));
+	json_object_object_add(o, "tid", json_object_new_int(a->tid));
+	json_object_object_add(o, "comm", json_object_new_string(n.comm));
+	json_object_object_add(o, "start_ns", json_object_new_int64((int64_t)a->start_ns));
+	json_object_object_add(o, "end_ns", json_object_new_int64((int64_t)a->end_ns));
+	json_object_object_add(o, "delay_ns", json_object_new_int64((int64_t)a->delay_ns));
+	json_object_object_add(o, "threshold_ns", json_object_new_int64((int64_t)a->threshold_ns));
+	for (int i = 0; i < LATENCY_TRACKER_DATA_WORDS; i++)
+		json_object_array_add(data, json_object_new_int64((int64_t)a->data[i]));
+	json_object_object_add(o, "data", data);
+	return o;
+}
+
+static void log_alert(int prio, const struct latency_tracker_record *a, uint64_t id,
+		      const char *what)
+{
+	char tracker[64], pid[32], comm[48], delay[48], sid[48];
+	const char *fields[] = {tracker, pid, comm, delay, id ? sid : NULL, NULL};
+
+	struct alert_names n;
+
+	names_of(a, &n);
+	snprintf(tracker, sizeof(tracker), "TRACKER=%s", n.tracker);
+	snprintf(pid, sizeof(pid), "PID=%d", a->pid);
+	snprintf(comm, sizeof(comm), "COMM=%s", n.comm);
+	snprintf(delay, sizeof(delay), "DELAY_NS=%" PRIu64, (uint64_t)a->delay_ns);
+	snprintf(sid, sizeof(sid), "SNAPSHOT_ID=%" PRIu64, id);
+	log_fields(prio, fields, "alert from tracker %s: pid %d (%s) %" PRIu64 " ns: %s", n.tracker,
+		   a->pid, n.comm, (uint64_t)a->delay_ns, what);
+}
+
+/* The newest DIR/NAME-* (LTTng appends the date and a counter). */
+static char *find_snapshot(const char *dir, const char *name)
+{
+	char pattern[PATH_MAX];
+	char *p = NULL;
+	glob_t g;
+
+	snprintf(pattern, sizeof(pattern), "%s/%s-*", dir, name);
+	if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			if (!p || strcmp(g.gl_pathv[i], p) > 0)
+				p = g.gl_pathv[i];
+		p = p ? strdup(p) : NULL;
+	}
+	globfree(&g);
+	return p;
+}
+
+static bool session_gone(int err)
+{
+	return err == -LTTNG_ERR_SESS_NOT_FOUND || err == -LTTNG_ERR_NO_SESSIOND ||
+	       err == -LTTNG_ERR_NO_SESSION || err == -LTTNG_ERR_FATAL;
+}
+
+static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
+{
+	const struct conf *c = rc->m->conf;
+	struct json_object *e = catalog_add_entry(rc->catalog, res->id), *causes;
+	uint64_t detect = 0;
+	char *path = NULL;
+
+	if (!e)
+		return;
+	if (res->recs[0].end_ns && res->rec.start_ns > res->recs[0].end_ns)
+		detect = res->rec.start_ns - res->recs[0].end_ns;
+	causes = json_object_new_array();
+	for (size_t i = 0; i < res->n; i++)
+		json_object_array_add(causes, alert_json(&res->recs[i]));
+	json_object_object_add(e, "time", json_object_new_int64((int64_t)time(NULL)));
+	json_object_object_add(e, "name", json_object_new_string(res->name));
+	json_object_object_add(e, "causes", causes);
+	json_object_object_add(e, "detect_to_record_ns", json_object_new_int64((int64_t)detect));
+	json_object_object_add(
+		e, "wakeup_to_record_ns",
+		json_object_new_int64((int64_t)(res->rec.start_ns - res->wakeup_ns)));
+	json_object_object_add(e, "record_ns",
+			       json_object_new_int64((int64_t)res->rec.duration_ns));
+	if (res->rec.fell_back) {
+		json_object_object_add(e, "fell_back", json_object_new_boolean(1));
+		json_object_object_add(
+			e, "relayd_error",
+			json_object_new_string(flight_strerror(res->rec.relayd_error)));
+	}
+	if (res->error < 0) {
+		json_object_object_add(e, "status", json_object_new_string(SNAP_FAILED));
+		json_object_object_add(e, "error",
+				       json_object_new_string(flight_strerror(res->error)));
+		log_warnx("snapshot %" PRIu64 " failed: %s", res->id, flight_strerror(res->error));
+		if (session_gone(res->error))
+			check_soon(rc);
+	} else if (res->rec.to_relayd) {
+		char url[PATH_MAX];
+
+		snprintf(url, sizeof(url), "%s/%s", c->output.relayd, res->name);
+		json_object_object_add(e, "url", json_object_new_string(url));
+		json_object_object_add(e, "status", json_object_new_string(SNAP_COMPLETE));
+	} else {
+		path = find_snapshot(c->output.directory, res->name);
+		if (path) {
+			json_object_object_add(e, "path", json_object_new_string(path));
+			json_object_object_add(e, "bytes",
+					       json_object_new_int64((int64_t)dir_size(path)));
+		}
+		json_object_object_add(e, "status", json_object_new_string(SNAP_COMPLETE));
+	}
+	for (size_t i = 0; i < res->n; i++)
+		log_alert(i == 0 ? LOG_NOTICE : LOG_INFO, &res->recs[i], res->id,
+			  i == 0 ? "snapshot" : "joins the snapshot");
+	if (res->error >= 0)
+		log_info("snapshot %" PRIu64 " %s%s in %" PRIu64 " us, %" PRIu64
+			 " us after detection, %zu cause(s)%s",
+			 res->id, path ? "at " : "to ", path ? path : c->output.relayd,
+			 res->rec.duration_ns / 1000, detect / 1000, res->n,
+			 res->rec.fell_back ? " (relayd failed: fell back to local)" : "");
+	free(path);
+}
+
+/* Retention, then the catalog to disk. */
+static void catalog_update(struct recorder *rc)
+{
+	const struct conf_retention *rt = &rc->m->conf->retention;
+	const struct retention ret = {(unsigned)rt->max_count, rt->max_bytes, rt->max_age};
+	int r;
+
+	r = catalog_apply_retention(rc->catalog, &ret, (uint64_t)time(NULL));
+	if (r > 0)
+		log_info("retention: deleted %d snapshot(s)", r);
+	else if (r < 0)
+		log_warn_errno(r, "retention");
+	r = catalog_save(rc->catalog);
+	if (r < 0)
+		log_warn_errno(r, "cannot save the catalog");
+}
+
+static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct recorder *rc = userdata;
+	struct waiter_result *list = waiter_take_results(rc->waiter);
+
+	if (!list)
+		return 0;
+	for (struct waiter_result *res = list; res; res = res->next) {
+		switch (res->kind) {
+		case WAITER_SNAPSHOT:
+			on_snapshot(rc, res);
+			break;
+		case WAITER_SUPPRESSED: {
+			struct alert_names n;
+
+			names_of(&res->recs[0], &n);
+			log_alert(LOG_INFO, &res->recs[0], 0, "suppressed by the rate limit");
+			catalog_add_suppressed(rc->catalog, n.tracker, alert_json(&res->recs[0]));
+			break;
+		}
+		case WAITER_LOST:
+			log_warnx("missed %" PRIu64 " alert records (reader too slow)",
+				  (uint64_t)res->recs[0].lost);
+			break;
+		}
+	}
+	waiter_result_free(list);
+	catalog_update(rc);
+	return 0;
+}
+
+int recorder_new(struct manager *m, struct recorder **ret)
+{
+	struct recorder *rc = calloc(1, sizeof(*rc));
+	int r;
+
+	if (!rc)
+		return -ENOMEM;
+	rc->m = m;
+	r = pi_mutex_init(&rc->slot.lock);
+	if (r < 0) {
+		free(rc);
+		return r;
+	}
+	rc->slot_init = true;
+	*ret = rc;
+	return 0;
+}
+
+static int load_modules(struct recorder *rc)
+{
+	const struct conf_module *mc = &rc->m->conf->module;
+	const char *names[2] = {mc->name, mc->probe};
+	const char *params[2] = {mc->parameters, NULL};
+	int r;
+
+	r = modload_new(&rc->modload);
+	if (r < 0)
+		return log_warn_errno(r, "cannot initialise libkmod");
+	for (int i = 0; i < 2; i++) {
+		bool loaded;
+
+		if (!names[i][0])
+			continue;
+		r = modload_load(rc->modload, names[i], params[i], &loaded);
+		if (r < 0) {
+			log_warnx("cannot load kernel module %s: %s%s", names[i], strerror(-r),
+				  r == -ENOENT ? " (not installed? see modinfo)" : "");
+			return r;
+		}
+		if (loaded) {
+			rc->loaded[i] = strdup(names[i]);
+			log_info("loaded kernel module %s", names[i]);
+		}
+	}
+	return 0;
+}
+
+int recorder_start(struct recorder *rc)
+{
+	const struct conf *c = rc->m->conf;
+	bool recovered;
+	uint64_t now;
+	int r;
+
+	if (conf_needs_root(c) && geteuid() != 0) {
+		log_warnx("latencyd must run as root (session.domain = \"kernel\" or module.load "
+			  "= true need it); only session.domain = \"userspace\" with module.load "
+			  "= false runs unprivileged");
+		return -EPERM;
+	}
+	if (c->realtime.lock_memory) {
+		if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
+			log_warn("cannot lock memory (realtime.lock_memory)");
+			munlockall(); /* a failed mlockall() may leave MCL_FUTURE set */
+		} else
+			rc->memory_locked = true;
+	}
+	if (c->module.load && (r = load_modules(rc)) < 0)
+		return r;
+	manager_refresh_module(rc->m);
+
+	r = mkdir_p(c->output.directory, 0750);
+	if (r < 0)
+		return log_warn_errno(r, "cannot create %s", c->output.directory);
+	r = catalog_open(c->catalog.directory, &rc->catalog, &recovered);
+	if (r < 0)
+		return log_warn_errno(r, "cannot open the catalog in %s", c->catalog.directory);
+	if (recovered)
+		log_warnx("catalog in %s recovered after a crash or corruption",
+			  c->catalog.directory);
+
+	pthread_mutex_lock(&rc->slot.lock);
+	create_session(rc); /* a failure is retried by the periodic check */
+	pthread_mutex_unlock(&rc->slot.lock);
+
+	r = waiter_new(c->module.notify_path, &rc->slot, SNAPSHOT_NAME,
+		       catalog_next_id(rc->catalog), &rc->waiter);
+	if (r < 0)
+		return log_warn_errno(r, "cannot open the notification file %s",
+				      c->module.notify_path);
+	r = waiter_configure(rc->waiter, c->ratelimit.rate, (unsigned)c->ratelimit.burst,
+			     c->ratelimit.trackers);
+	if (r < 0)
+		return r;
+	r = sd_event_add_io(rc->m->event, &rc->results, waiter_eventfd(rc->waiter), EPOLLIN,
+			    on_results, rc);
+	if (r < 0)
+		return log_warn_errno(r, "cannot watch the waiter");
+	sd_event_source_set_description(rc->results, "waiter-results");
+	r = sd_event_now(rc->m->event, CLOCK_MONOTONIC, &now);
+	if (r >= 0)
+		r = sd_event_add_time(rc->m->event, &rc->check, CLOCK_MONOTONIC, now + CHECK_USEC,
+				      0, on_check, rc);
+	if (r < 0)
+		return log_warn_errno(r, "cannot add the session check timer");
+	sd_event_source_set_description(rc->check, "session-check");
+	sd_event_source_set_enabled(rc->check, SD_EVENT_ON);
+
+	r = waiter_start(rc->waiter, (unsigned)c->realtime.priority, &rc->rt);
+	if (r < 0)
+		return log_warn_errno(r, "cannot start the waiter thread");
+	if (c->realtime.priority && !rc->rt)
+		log_warnx("cannot run the waiter at SCHED_FIFO priority %" PRIu64
+			  ": it runs at normal priority",
+			  c->realtime.priority);
+	log_info("waiting for alerts on %s", c->module.notify_path);
+	return 0;
+}
+
+static bool strv_equal(char **a, char **b)
+{
+	for (; a && b && *a && *b; a++, b++)
+		if (strcmp(*a, *b) != 0)
+			return false;
+	return (!a || !*a) && (!b || !*b);
+}
+
+static bool session_changed(const struct conf *a, const struct conf *b)
+{
+	return strcmp(a->session.name, b->session.name) != 0 ||
+	       a->session.domain != b->session.domain ||
+	       a->session.subbuf_size != b->session.subbuf_size ||
+	       a->session.num_subbuf != b->session.num_subbuf ||
+	       !strv_equal(a->session.events, b->session.events) ||
+	       a->session.syscalls != b->session.syscalls ||
+	       strcmp(a->output.directory, b->output.directory) != 0 ||
+	       strcmp(a->output.relayd, b->output.relayd) != 0 ||
+	       a->output.fallback_local != b->output.fallback_local ||
+	       a->output.max_size != b->output.max_size;
+}
+
+static bool restart_needed(const struct conf *a, const struct conf *b)
+{
+	return a->module.load != b->module.load || strcmp(a->module.name, b->module.name) ||
+	       strcmp(a->module.parameters, b->module.parameters) ||
+	       strcmp(a->module.probe, b->module.probe) ||
+	       strcmp(a->module.notify_path, b->module.notify_path) ||
+	       strcmp(a->catalog.directory, b->catalog.directory) ||
+	       a->realtime.priority != b->realtime.priority ||
+	       a->realtime.lock_memory != b->realtime.lock_memory ||
+	       a->session.enabled != b->session.enabled;
+}
+
+void recorder_reconfigure(struct recorder *rc, const struct conf *old)
+{
+	const struct conf *c = rc->m->conf;
+
+	if (!rc->waiter)
+		return;
+	waiter_configure(rc->waiter, c->ratelimit.rate, (unsigned)c->ratelimit.burst,
+			 c->ratelimit.trackers);
+	if (session_changed(old, c)) {
+		int r = mkdir_p(c->output.directory, 0750);
+
+		if (r < 0)
+			log_warn_errno(r, "cannot create %s", c->output.directory);
+		log_info("session settings changed: re-creating the session");
+		pthread_mutex_lock(&rc->slot.lock);
+		if (strcmp(old->session.name, c->session.name) != 0 && rc->slot.flight) {
+			flight_destroy(rc->slot.flight);
+			rc->slot.flight = NULL;
+		}
+		create_session(rc);
+		pthread_mutex_unlock(&rc->slot.lock);
+	}
+	if (restart_needed(old, c))
+		log_warnx("module.*, realtime.*, catalog.directory and session.enabled changes "
+			  "take effect at the next start");
+	catalog_update(rc); /* retention with the new limits */
+}
+
+static struct json_object *obj(void)
+{
+	return json_object_new_object();
+}
+
+int recorder_status(struct recorder *rc, struct json_object *o)
+{
+	const struct conf *c = rc->m->conf;
+	struct json_object *sess = obj(), *out = obj(), *hist = obj(), *rl = obj(), *cnt = obj();
+	struct waiter_stats st = {0};
+	double tokens = -1;
+	const char *state;
+	int r = 0;
+
+	if (rc->waiter)
+		waiter_get_stats(rc->waiter, &st, &tokens);
+	/* The waiter may be recording: do not wait for it, the last known state will do. */
+	if (pthread_mutex_trylock(&rc->slot.lock) == 0) {
+		state = rc->slot.flight ? "recording" : "absent";
+		pthread_mutex_unlock(&rc->slot.lock);
+	} else {
+		state = "recording";
+	}
+	result_add_string(sess, PROTO_KEY_NAME, c->session.name, &r);
+	result_add_string(sess, PROTO_KEY_STATE, state, &r);
+	result_add_string(sess, PROTO_KEY_DOMAIN,
+			  c->session.domain == FLIGHT_DOMAIN_KERNEL ? "kernel" : "userspace", &r);
+	result_add_int(sess, PROTO_KEY_RECREATED, rc->recreated, &r);
+	if (rc->session_error)
+		result_add_string(sess, PROTO_KEY_DETAIL, flight_strerror(rc->session_error), &r);
+	result_add_bool(sess, PROTO_KEY_REALTIME, rc->rt, &r);
+	result_add_bool(sess, PROTO_KEY_MEMORY_LOCKED, rc->memory_locked, &r);
+
+	result_add_string(out, PROTO_KEY_DIRECTORY, c->output.directory, &r);
+	result_add_string(out, PROTO_KEY_RELAYD, c->output.relayd, &r);
+	result_add_bool(out, PROTO_KEY_FALLBACK_LOCAL, c->output.fallback_local, &r);
+
+	result_add_int(hist, PROTO_KEY_BUFFER_BYTES_PER_CPU,
+		       (int64_t)(c->session.subbuf_size * c->session.num_subbuf), &r);
+	result_add_int(hist, PROTO_KEY_SUBBUF_SIZE, (int64_t)c->session.subbuf_size, &r);
+	result_add_int(hist, PROTO_KEY_NUM_SUBBUF, (int64_t)c->session.num_subbuf, &r);
+
+	result_add(rl, PROTO_KEY_RATE, json_object_new_double(c->ratelimit.rate), &r);
+	result_add_int(rl, PROTO_KEY_BURST, (int64_t)c->ratelimit.burst, &r);
+	if (tokens >= 0)
+		result_add(rl, PROTO_KEY_TOKENS, json_object_new_double(tokens), &r);
+
+	result_add_int(cnt, PROTO_KEY_ALERTS, (int64_t)st.alerts, &r);
+	result_add_int(cnt, PROTO_KEY_SNAPSHOTS, (int64_t)st.snapshots, &r);
+	result_add_int(cnt, PROTO_KEY_FAILED, (int64_t)st.failed, &r);
+	result_add_int(cnt, PROTO_KEY_CAUSES, (int64_t)st.causes, &r);
+	result_add_int(cnt, PROTO_KEY_SUPPRESSED, (int64_t)st.suppressed, &r);
+	result_add_int(cnt, PROTO_KEY_KERNEL_SUPPRESSED, (int64_t)st.kernel_suppressed, &r);
+	result_add_int(cnt, PROTO_KEY_LOST, (int64_t)st.lost, &r);
+
+	result_add(o, PROTO_KEY_SESSION, sess, &r);
+	result_add(o, PROTO_KEY_OUTPUT, out, &r);
+	result_add(o, PROTO_KEY_HISTORY, hist, &r);
+	result_add(o, PROTO_KEY_RATELIMIT, rl, &r);
+	result_add(o, PROTO_KEY_COUNTERS, cnt, &r);
+	return r;
+}
+
+void recorder_free(struct recorder *rc)
+{
+	if (!rc)
+		return;
+	waiter_free(rc->waiter); /* closes the notification file: the module can go */
+	sd_event_source_disable_unref(rc->results);
+	sd_event_source_disable_unref(rc->check);
+	if (rc->slot_init) {
+		flight_destroy(rc->slot.flight);
+		pthread_mutex_destroy(&rc->slot.lock);
+	}
+	if (rc->catalog) {
+		catalog_save(rc->catalog);
+		catalog_free(rc->catalog);
+	}
+	for (int i = 1; i >= 0; i--) {
+		if (!rc->loaded[i])
+			continue;
+		int r = modload_unload(rc->modload, rc->loaded[i]);
+
+		if (r < 0)
+			log_warn_errno(r, "cannot unload kernel module %s", rc->loaded[i]);
+		else
+			log_info("unloaded kernel module %s", rc->loaded[i]);
+		free(rc->loaded[i]);
+	}
+	modload_free(rc->modload);
+	free(rc);
+}

@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The realtime waiter: one thread, SCHED_FIFO when it can get it, blocked in poll() on the
+ * notification file. An alert that the rate limiter allows is recorded at once, with as
+ * few steps as possible between the wakeup and lttng_snapshot_record(); alerts that were
+ * already queued or arrived while recording are drained right after and become extra
+ * causes of that snapshot. Refused alerts become "suppressed" results.
+ *
+ * Nothing slow happens here: no logging, no file system. Results go to the main loop
+ * through a list under a priority-inheriting mutex and an eventfd that sd-event watches.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lttng/lttng.h>
+
+#include "latencyd.h"
+
+#define READ_RECORDS 32
+#define MAX_CAUSES   4096
+
+struct tracker_bucket {
+	char name[LATENCY_TRACKER_NAME_LEN];
+	struct bucket b;
+};
+
+struct waiter {
+	int fd;	     /* the notification file */
+	int stop_fd; /* eventfd: the thread exits */
+	int done_fd; /* eventfd: results are queued */
+	pthread_t thread;
+	bool started;
+	struct flight_slot *slot;
+	char prefix[64]; /* output names: PREFIX-ID */
+	uint64_t next_id;
+
+	/* Read buffer: whole records, plus a partial one a FIFO may leave. */
+	unsigned char buf[READ_RECORDS * 2 * LATENCY_TRACKER_RECORD_SIZE];
+	size_t len;
+
+	pthread_mutex_t lock; /* PTHREAD_PRIO_INHERIT: results, rate limiter, counters */
+	struct waiter_result *head, **tail;
+	struct bucket global;
+	bool configured; /* the first configuration fills the buckets */
+	struct tracker_bucket *trackers;
+	size_t n_trackers;
+	struct waiter_stats stats;
+};
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int pi_mutex_init(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+	int r;
+
+	pthread_mutexattr_init(&a);
+	r = pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	if (r == 0)
+		r = pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+	return -r;
+}
+
+int waiter_new(const char *notify_path, struct flight_slot *slot, const char *prefix,
+	       uint64_t first_id, struct waiter **ret)
+{
+	struct waiter *w;
+	struct stat st;
+	int flags = O_RDONLY, r;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = w->stop_fd = w->done_fd = -1;
+	w->slot = slot;
+	w->next_id = first_id;
+	w->tail = &w->head;
+	snprintf(w->prefix, sizeof(w->prefix), "%s", prefix);
+	r = pi_mutex_init(&w->lock);
+	if (r < 0) {
+		free(w);
+		return r;
+	}
+	if (stat(notify_path, &st) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	/* A FIFO (host tests) is opened for writing too, so that it never reports POLLHUP. */
+	if (S_ISFIFO(st.st_mode))
+		flags = O_RDWR;
+	else if (!S_ISCHR(st.st_mode)) {
+		r = -ENODEV;
+		goto fail;
+	}
+	w->fd = open(notify_path, flags | O_NONBLOCK | O_CLOEXEC);
+	if (w->fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	/* Alerts from before we started were someone else's business: start at the newest. */
+	if (S_ISCHR(st.st_mode))
+		lseek(w->fd, 0, SEEK_END);
+	w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	w->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->stop_fd < 0 || w->done_fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	*ret = w;
+	return 0;
+fail:
+	waiter_free(w);
+	return r;
+}
+
+int waiter_eventfd(const struct waiter *w)
+{
+	return w->done_fd;
+}
+
+/* Under w->lock. */
+static struct bucket *tracker_bucket(struct waiter *w, const char *tracker)
+{
+	for (size_t i = 0; i < w->n_trackers; i++)
+		if (strcmp(w->trackers[i].name, tracker) == 0)
+			return &w->trackers[i].b;
+	return NULL;
+}
+
+int waiter_configure(struct waiter *w, double rate, unsigned burst, char *const *overrides)
+{
+	struct tracker_bucket *t = NULL;
+	size_t n = 0;
+	uint64_t now = now_ns();
+
+	for (char *const *o = overrides; o && *o; o++)
+		n++;
+	if (n && !(t = calloc(n, sizeof(*t))))
+		return -ENOMEM;
+	pthread_mutex_lock(&w->lock);
+	for (size_t i = 0; i < n; i++) {
+		struct bucket *old;
+		double r;
+		unsigned b;
+
+		if (conf_parse_override(overrides[i], t[i].name, sizeof(t[i].name), &r, &b) < 0)
+			continue;
+		old = tracker_bucket(w, t[i].name);
+		if (old) {
+			t[i].b = *old;
+			bucket_configure(&t[i].b, r, b, now);
+		} else {
+			bucket_init(&t[i].b, r, b, now);
+		}
+	}
+	if (w->configured)
+		bucket_configure(&w->global, rate, burst, now);
+	else
+		bucket_init(&w->global, rate, burst, now);
+	w->configured = true;
+	free(w->trackers);
+	w->trackers = t;
+	w->n_trackers = n;
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+void waiter_get_stats(struct waiter *w, struct waiter_stats *st, double *tokens)
+{
+	pthread_mutex_lock(&w->lock);
+	*st = w->stats;
+	if (tokens)
+		*tokens = w->global.rate > 0 ? bucket_tokens(&w->global, now_ns()) : -1;
+	pthread_mutex_unlock(&w->lock);
+}
+
+static bool allow(struct waiter *w, const struct latency_tracker_record *rec, uint64_t now)
+{
+	char tracker[LATENCY_TRACKER_NAME_LEN + 1];
+	struct bucket *b[2];
+	unsigned n = 0;
+	bool ok;
+
+	memcpy(tracker, rec->tracker, LATENCY_TRACKER_NAME_LEN);
+	tracker[LATENCY_TRACKER_NAME_LEN] = 0;
+	pthread_mutex_lock(&w->lock);
+	b[n++] = &w->global;
+	if ((b[n] = tracker_bucket(w, tracker)))
+		n++;
+	ok = buckets_take_all(b, n, now);
+	pthread_mutex_unlock(&w->lock);
+	return ok;
+}
+
+static void push(struct waiter *w, struct waiter_result *res)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&w->lock);
+	res->next = NULL;
+	*w->tail = res;
+	w->tail = &res->next;
+	pthread_mutex_unlock(&w->lock);
+	if (write(w->done_fd, &one, sizeof(one)) < 0) {
+		/* The counter cannot overflow in practice; the main loop reads it. */
+	}
+}
+
+struct waiter_result *waiter_take_results(struct waiter *w)
+{
+	struct waiter_result *list;
+	uint64_t v;
+
+	if (read(w->done_fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: nothing new, the list is checked anyway. */
+	}
+	pthread_mutex_lock(&w->lock);
+	list = w->head;
+	w->head = NULL;
+	w->tail = &w->head;
+	pthread_mutex_unlock(&w->lock);
+	return list;
+}
+
+void waiter_result_free(struct waiter_result *r)
+{
+	while (r) {
+		struct waiter_result *next = r->next;
+
+		free(r);
+		r = next;
+	}
+}
+
+static struct waiter_result *result_new(enum waiter_result_kind kind, size_t n)
+{
+	struct waiter_result *r = calloc(1, sizeof(*r) + n * sizeof(r->recs[0]));
+
+	if (r)
+		r->kind = kind;
+	return r;
+}
+
+/* Reads what is there without blocking; 0 when nothing, < 0 on error. */
+static int fill(struct waiter *w)
+{
+	ssize_t n;
+
+	if (w->len > sizeof(w->buf) / 2)
+		return 0;
+	n = read(w->fd, w->buf + w->len, sizeof(w->buf) / 2);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	w->len += (size_t)n;
+	return (int)n;
+}
+
+/* Takes the next whole record out of the buffer. */
+static bool next_record(struct waiter *w, struct latency_tracker_record *rec)
+{
+	uint16_t size;
+
+	for (;;) {
+		if (w->len < sizeof(size))
+			return false;
+		memcpy(&size, w->buf, sizeof(size));
+		if (size < LATENCY_TRACKER_RECORD_SIZE || size > sizeof(w->buf) / 2) {
+			/* Not our ABI: nothing in this buffer can be trusted. */
+			pthread_mutex_lock(&w->lock);
+			w->stats.garbage++;
+			pthread_mutex_unlock(&w->lock);
+			w->len = 0;
+			return false;
+		}
+		if (w->len < size)
+			return false;
+		memcpy(rec, w->buf, sizeof(*rec));
+		memmove(w->buf, w->buf + size, w->len - size);
+		w->len -= size;
+		if (rec->kind == LATENCY_TRACKER_REC_ALERT || rec->kind == LATENCY_TRACKER_REC_LOST)
+			return true;
+	}
+}
+
+static void count_kernel(struct waiter *w, const struct latency_tracker_record *rec)
+{
+	pthread_mutex_lock(&w->lock);
+	w->stats.kernel_suppressed += rec->suppressed;
+	if (rec->kind == LATENCY_TRACKER_REC_LOST)
+		w->stats.lost += rec->lost;
+	else
+		w->stats.alerts++;
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void on_lost(struct waiter *w, const struct latency_tracker_record *rec)
+{
+	struct waiter_result *res = result_new(WAITER_LOST, 1);
+
+	if (res) {
+		res->recs[0] = *rec;
+		res->n = 1;
+		push(w, res);
+	}
+}
+
+static void suppress(struct waiter *w, const struct latency_tracker_record *rec)
+{
+	struct waiter_result *res = result_new(WAITER_SUPPRESSED, 1);
+
+	pthread_mutex_lock(&w->lock);
+	w->stats.suppressed++;
+	pthread_mutex_unlock(&w->lock);
+	if (res) {
+		res->recs[0] = *rec;
+		res->n = 1;
+		push(w, res);
+	}
+}
+
+/* Records a snapshot for rec, then drains every queued alert into its causes. */
+static void snapshot(struct waiter *w, const struct latency_tracker_record *rec, uint64_t wakeup_ns)
+{
+	struct waiter_result *res, *grown;
+	struct latency_tracker_record more;
+	struct flight_record fr = {0};
+	size_t cap = 16;
+	int r;
+
+	res = result_new(WAITER_SNAPSHOT, cap);
+	if (!res)
+		return;
+	res->id = w->next_id++;
+	snprintf(res->name, sizeof(res->name), "%s-%" PRIu64, w->prefix, res->id);
+	pthread_mutex_lock(&w->slot->lock);
+	if (w->slot->flight) {
+		r = flight_record(w->slot->flight, res->name, &fr);
+	} else {
+		r = -LTTNG_ERR_SESS_NOT_FOUND;
+		fr.start_ns = now_ns();
+	}
+	pthread_mutex_unlock(&w->slot->lock);
+
+	res->error = r;
+	res->rec = fr;
+	res->wakeup_ns = wakeup_ns;
+	res->recs[res->n++] = *rec;
+	/* What came in before or during the record is in this snapshot already. */
+	for (;;) {
+		if (!next_record(w, &more)) {
+			if (fill(w) <= 0)
+				break;
+			continue;
+		}
+		count_kernel(w, &more);
+		if (more.kind == LATENCY_TRACKER_REC_LOST) {
+			on_lost(w, &more);
+			continue;
+		}
+		if (res->n == cap && cap < MAX_CAUSES) {
+			grown = realloc(res, sizeof(*res) + 2 * cap * sizeof(res->recs[0]));
+			if (grown) {
+				res = grown;
+				cap *= 2;
+			}
+		}
+		if (res->n < cap)
+			res->recs[res->n++] = more;
+		else
+			suppress(w, &more); /* out of memory: still accounted for */
+	}
+	pthread_mutex_lock(&w->lock);
+	if (r < 0)
+		w->stats.failed++;
+	else
+		w->stats.snapshots++;
+	w->stats.causes += res->n;
+	pthread_mutex_unlock(&w->lock);
+	push(w, res);
+}
+
+static void *run(void *arg)
+{
+	struct waiter *w = arg;
+	struct latency_tracker_record rec;
+	struct pollfd p[2] = {
+		{.fd = w->fd, .events = POLLIN},
+		{.fd = w->stop_fd, .events = POLLIN},
+	};
+
+	for (;;) {
+		uint64_t wakeup;
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents)
+			break;
+		wakeup = now_ns();
+		if (fill(w) < 0)
+			break;
+		while (next_record(w, &rec)) {
+			count_kernel(w, &rec);
+			if (rec.kind == LATENCY_TRACKER_REC_LOST)
+				on_lost(w, &rec);
+			else if (allow(w, &rec, now_ns()))
+				snapshot(w, &rec, wakeup);
+			else
+				suppress(w, &rec);
+		}
+	}
+	return NULL;
+}
+
+int waiter_start(struct waiter *w, unsigned rt_priority, bool *got_rt)
+{
+	struct sched_param sp = {.sched_priority = (int)rt_priority};
+	pthread_attr_t a;
+	int r = EINVAL;
+
+	*got_rt = false;
+	if (rt_priority > 0) {
+		pthread_attr_init(&a);
+		if (pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED) == 0 &&
+		    pthread_attr_setschedpolicy(&a, SCHED_FIFO) == 0 &&
+		    pthread_attr_setschedparam(&a, &sp) == 0)
+			r = pthread_create(&w->thread, &a, run, w);
+		pthread_attr_destroy(&a);
+		*got_rt = r == 0;
+	}
+	if (r != 0)
+		r = pthread_create(&w->thread, NULL, run, w);
+	if (r != 0)
+		return -r;
+	pthread_setname_np(w->thread, "latencyd-waiter");
+	w->started = true;
+	return 0;
+}
+
+void waiter_free(struct waiter *w)
+{
+	uint64_t one = 1;
+
+	if (!w)
+		return;
+	if (w->started) {
+		if (write(w->stop_fd, &one, sizeof(one)) < 0)
+			pthread_cancel(w->thread);
+		pthread_join(w->thread, NULL);
+	}
+	waiter_result_free(w->head);
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->stop_fd >= 0)
+		close(w->stop_fd);
+	if (w->done_fd >= 0)
+		close(w->done_fd);
+	pthread_mutex_destroy(&w->lock);
+	free(w->trackers);
+	free(w);
+}

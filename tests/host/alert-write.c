@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Test double of the kernel module's notification file for host tests: writes alert
+ * records (the real ABI, kmod/include/uapi/latency_tracker.h) to a FIFO that latencyd reads
+ * as module.notify_path. end_ns is now on CLOCK_MONOTONIC, like the module's clock.
+ * Usage: alert-write FIFO TRACKER COUNT [GAP_MS]   (COUNT writes of one record each)
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <latency_tracker.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	struct latency_tracker_record rec;
+	long count, gap_ms;
+	int fd;
+
+	if (argc < 4 || argc > 5) {
+		fprintf(stderr, "usage: alert-write FIFO TRACKER COUNT [GAP_MS]\n");
+		return 2;
+	}
+	count = atol(argv[3]);
+	gap_ms = argc == 5 ? atol(argv[4]) : 0;
+	fd = open(argv[1], O_WRONLY);
+	if (fd < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	for (long i = 0; i < count; i++) {
+		struct timespec gap = {gap_ms / 1000, (gap_ms % 1000) * 1000000};
+
+		memset(&rec, 0, sizeof(rec));
+		rec.size = sizeof(rec);
+		rec.version = LATENCY_TRACKER_RECORD_VERSION;
+		rec.kind = LATENCY_TRACKER_REC_ALERT;
+		rec.seq = (uint64_t)i;
+		strncpy((char *)rec.tracker, argv[2], sizeof(rec.tracker) - 1);
+		rec.tracker_type = LATENCY_TRACKER_TYPE_SELFTEST;
+		rec.reason = LATENCY_TRACKER_REASON_THRESHOLD;
+		rec.pid = rec.tid = getpid();
+		strncpy((char *)rec.comm, "alert-write", sizeof(rec.comm) - 1);
+		rec.end_ns = now_ns();
+		rec.delay_ns = 5000000;
+		rec.start_ns = rec.end_ns - rec.delay_ns;
+		rec.threshold_ns = 1000000;
+		rec.data[0] = (uint64_t)i;
+		if (write(fd, &rec, sizeof(rec)) != (ssize_t)sizeof(rec)) {
+			perror("write");
+			return 1;
+		}
+		if (gap_ms)
+			nanosleep(&gap, NULL);
+	}
+	close(fd);
+	return 0;
+}

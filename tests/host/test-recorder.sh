@@ -1,0 +1,165 @@
+#!/bin/bash
+# latencyd as a flight recorder, for real: run by lttng-env --relayd as nobody against its own
+# lttng-sessiond and lttng-relayd, userspace domain (the host has no kernel tracer), fed by
+# ust-app. Alerts are written by alert-write into a FIFO standing in for /dev/latency_tracker.
+# Usage: lttng-env --relayd test-recorder.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP
+set -u
+ALERT_WRITE=${3:?} UST_APP=${4:?}
+. "$(dirname "$0")/lib.sh"
+[ -n "${LATENCYD_TEST_RELAYD_URL:-}" ] || { echo "SKIP: run me under lttng-env --relayd"; exit 77; }
+
+APP_PID=
+trap '[ -n "$APP_PID" ] && kill "$APP_PID" 2>/dev/null; cleanup' EXIT
+"$UST_APP" &
+APP_PID=$!
+
+SOCK=$T/ctl.sock
+CAT=$T/catalog/catalog.json
+mkfifo "$T/alerts"
+# rate, burst, relayd, max_count: the settings the test changes with SIGHUP.
+conf() {
+	write_conf <<CONF
+control: { socket = "$SOCK"; };
+module: { load = false; notify_path = "$T/alerts"; };
+session: {
+	name = "latencyd-test";
+	domain = "userspace";
+	subbuf_size = 4096;
+	num_subbuf = 4;
+	events = [ "lttng_ust_tracef:*" ];
+};
+output: { directory = "$T/snapshots"; relayd = "$3"; fallback_local = true; };
+ratelimit: { rate = $1; burst = $2; trackers = [ "other=0.1/1" ]; };
+retention: { max_count = $4; max_bytes = 0; max_age = 0; };
+catalog: { directory = "$T/catalog"; };
+realtime: { priority = 50; lock_memory = true; };
+CONF
+}
+
+status() { "$LATENCYCTL" -s "$SOCK" --json status; }
+# jq -e exits 0 on empty input: check that there is a status first.
+jstatus() { local out; out=$(status) && [ -n "$out" ] && jq -e "$1" <<<"$out" >/dev/null; }
+jcat() { [ -s "$CAT" ] && jq -e "$@" "$CAT" >/dev/null 2>&1; }
+complete() { jcat --argjson id "$1" '.snapshots[] | select(.id == $id and .status == "complete")'; }
+events_in() {
+	# shellcheck disable=SC2046
+	babeltrace2 $(find "$1" -name metadata -exec dirname {} \;) 2>/dev/null |
+		grep -c 'lttng_ust_tracef:event'
+}
+# Waits for the app to be registered and the session to hold some history.
+wait_app() { wait_for 300 sh -c 'lttng list -u 2>/dev/null | grep -q lttng_ust_tracef'; sleep 0.5; }
+
+conf 0 1 "" 0
+start_daemon -c "$T/latencyd.conf"
+grep -q "cannot run the waiter at SCHED_FIFO priority 50" "$T/latencyd.log" ||
+	fail "no warning about the realtime priority as nobody"
+wait_for 50 jstatus '.session.state == "recording"' ||
+	fail "the session is not recording"
+pass "started unprivileged: userspace session recording, RT priority refused with a warning"
+
+wait_app
+"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
+wait_for 100 complete 1 || fail "no complete snapshot 1 in the catalog"
+path=$(jq -r '.snapshots[0].path' "$CAT")
+[ "$(find "$T/snapshots" -mindepth 1 -maxdepth 1 | wc -l)" = 1 ] || fail "not exactly one snapshot"
+case $path in "$T/snapshots/snap-1-"*) ;; *) fail "snapshot path $path" ;; esac
+n=$(events_in "$path")
+[ "$n" -gt 0 ] || fail "babeltrace2 read no event from $path"
+jcat '.snapshots[0] | (.causes | length) == 1 and .causes[0].tracker == "selftest" and
+	.causes[0].comm == "alert-write" and .causes[0].delay_ns == 5000000 and .bytes > 0 and
+	(.detect_to_record_ns | type) == "number" and .name == "snap-1"' ||
+	fail "catalog entry: $(jq -c '.snapshots[0]' "$CAT")"
+grep -q "alert from tracker selftest: pid .* (alert-write) 5000000 ns: snapshot" \
+	"$T/latencyd.log" || fail "the alert is not logged"
+pass "one alert: one snapshot ($n events), catalog entry with its cause"
+
+# relayd: the session is re-created with the new output.
+conf 0 1 "$LATENCYD_TEST_RELAYD_URL" 0
+kill -HUP "$DAEMON_PID"
+wait_for 50 grep -q "session settings changed: re-creating the session" "$T/latencyd.log" ||
+	fail "reload did not re-create the session"
+sleep 0.5
+"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
+wait_for 100 complete 2 || fail "no snapshot 2 (relayd)"
+jcat --arg u "$LATENCYD_TEST_RELAYD_URL/snap-2" '.snapshots[] | select(.id == 2) | .url == $u' ||
+	fail "snapshot 2 has no relayd url"
+d=$(find "$LATENCYD_TEST_RELAYD_OUT" -maxdepth 3 -type d -name 'snap-2-*' | head -n1)
+[ -n "$d" ] && [ "$(events_in "$d")" -gt 0 ] || fail "relayd holds no readable snap-2"
+kill -KILL "$LATENCYD_TEST_RELAYD_PID"
+sleep 0.3
+"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
+wait_for 150 complete 3 || fail "no snapshot 3 (fallback)"
+jcat '.snapshots[] | select(.id == 3) | .fell_back == true and (.path | test("/snap-3-")) and
+	(.relayd_error | type) == "string"' || fail "fallback not recorded: $(jq -c . "$CAT")"
+pass "relayd output, then relayd down: local fallback recorded in the catalog"
+
+# Back to local; sessiond dies and comes back: the session is re-created, recording resumes.
+reloaded() { [ "$(grep -c 'configuration reloaded' "$T/latencyd.log")" -ge "$1" ]; }
+conf 0 1 "" 0
+kill -HUP "$DAEMON_PID"
+wait_for 50 reloaded 2 || fail "no second reload"
+spid=$(cat "$LTTNG_HOME/.lttng/lttng-sessiond.pid")
+kill -KILL "$spid"
+wait_for 50 sh -c "! kill -0 $spid"
+lttng-sessiond --background >/dev/null 2>&1 || fail "cannot restart lttng-sessiond"
+wait_for 150 jstatus '.session.recreated >= 1 and .session.state == "recording"' ||
+	fail "the session was not re-created: $(status)"
+grep -q "LTTng session latencyd-test is gone" "$T/latencyd.log" || fail "loss not logged"
+wait_app
+"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
+wait_for 100 complete 4 || fail "no snapshot 4 after the sessiond restart"
+[ "$(events_in "$(jq -r '.snapshots[] | select(.id == 4) | .path' "$CAT")")" -gt 0 ] ||
+	fail "snapshot 4 is empty"
+pass "sessiond killed and restarted: session re-created, recording resumed"
+
+# kill -9: the catalog survives, ids go on.
+stop_daemon KILL
+jcat '.snapshots | length == 4' || fail "catalog lost entries after kill -9"
+start_daemon -c "$T/latencyd.conf"
+wait_app
+"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
+wait_for 100 complete 5 || fail "no snapshot 5 after the restart"
+jcat '[.snapshots[].id] == [1, 2, 3, 4, 5]' || fail "ids after restart: $(jq -c '[.snapshots[].id]' "$CAT")"
+pass "catalog survives kill -9, ids continue"
+
+# Retention, applied live by SIGHUP.
+conf 0 1 "" 2
+kill -HUP "$DAEMON_PID"
+wait_for 50 jcat '[.snapshots[].id] == [4, 5]' || fail "retention: $(jq -c '[.snapshots[].id]' "$CAT")"
+[ ! -e "$path" ] || fail "retention left $path"
+pass "retention: max_count = 2 keeps the newest two, deletes the others' directories"
+
+# A burst: snapshots bounded by the rate limit, every alert accounted for.
+conf 1 2 "" 0
+kill -HUP "$DAEMON_PID"
+wait_for 50 jstatus '.ratelimit.burst == 2' || fail "no reload"
+sleep 2.2 # the bucket fills up to its burst
+before=$(status)
+b_alerts=$(jq '.counters.alerts' <<<"$before")
+b_snaps=$(jq '.counters.snapshots + .counters.failed' <<<"$before")
+start=$(date +%s.%N)
+"$ALERT_WRITE" "$T/alerts" selftest 40 50 || fail "alert-write burst"
+"$ALERT_WRITE" "$T/alerts" other 5 || fail "alert-write other"
+end=$(date +%s.%N)
+wait_for 100 jstatus ".counters.alerts == $b_alerts + 45 and
+	.counters.causes + .counters.suppressed == .counters.alerts" ||
+	fail "alerts not all accounted for: $(status)"
+after=$(status)
+snaps=$(($(jq '.counters.snapshots + .counters.failed' <<<"$after") - b_snaps))
+max=$(echo "2 + ($end - $start) * 1 + 1" | bc | cut -d. -f1)
+[ "$snaps" -ge 2 ] && [ "$snaps" -le "$max" ] || fail "$snaps snapshots for a burst of 45 (max $max)"
+sup=$(jq '.counters.suppressed' <<<"$after")
+jcat --argjson s "$sup" '.suppressed.total == $s and .suppressed.by_tracker.selftest > 0' ||
+	fail "suppressed alerts not in the catalog"
+pass "burst of 45 alerts: $snaps snapshots (max $max), causes + suppressed = alerts"
+
+run "$LATENCYCTL" -s "$SOCK" status
+expect_rc 0 "status (text)"
+expect_out "latencyd-test (userspace), recording"
+grep -Eq "^Alerts: +$(jq '.counters.alerts' <<<"$after") \(" "$T/out" || fail "status: no alert count"
+grep -Eq "^Snapshots: +[0-9]+ \(0 failed\)" "$T/out" || fail "status: no snapshot count"
+expect_out "16 KiB per CPU (4 x 4096 bytes)"
+pass "status (text): session, buffer, rate limit, counters"
+
+stop_daemon TERM
+expect_rc 0 "latencyd after SIGTERM"
