@@ -10,7 +10,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <ftw.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +252,96 @@ struct json_object *catalog_add_entry(struct catalog *c, uint64_t id)
 	json_object_object_add(e, "status", json_object_new_string(SNAP_RECORDING));
 	json_object_array_add(catalog_entries(c), e);
 	return e;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The id of a directory named PREFIX-ID-DATE-TIME-N, or 0. */
+static uint64_t orphan_id(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	char *end;
+	uint64_t id;
+
+	if (strncmp(name, prefix, n) != 0 || name[n] != '-' || name[n + 1] < '0' ||
+	    name[n + 1] > '9')
+		return 0;
+	errno = 0;
+	id = strtoull(name + n + 1, &end, 10);
+	return errno || *end != '-' ? 0 : id;
+}
+
+static int adopt(struct catalog *c, const char *dir, const char *prefix, uint64_t id)
+{
+	struct json_object *e;
+	char pattern[64], *path = NULL;
+	struct dirent *de;
+	struct stat st;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -errno;
+	snprintf(pattern, sizeof(pattern), "%s-%" PRIu64 "-", prefix, id);
+	while ((de = readdir(d)) && !path)
+		if (strncmp(de->d_name, pattern, strlen(pattern)) == 0 &&
+		    asprintf(&path, "%s/%s", dir, de->d_name) < 0)
+			path = NULL;
+	closedir(d);
+	if (!path || stat(path, &st) < 0 || !(e = catalog_add_entry(c, id))) {
+		free(path);
+		return -ENOMEM;
+	}
+	json_object_object_add(e, "time", json_object_new_int64((int64_t)st.st_mtime));
+	json_object_object_add(e, "name", json_object_new_string(strrchr(path, '/') + 1));
+	json_object_object_add(e, "path", json_object_new_string(path));
+	json_object_object_add(e, "bytes", json_object_new_int64((int64_t)dir_size(path)));
+	json_object_object_add(e, "causes", json_object_new_array());
+	json_object_object_add(e, "status", json_object_new_string(SNAP_COMPLETE));
+	json_object_object_add(e, "error",
+			       json_object_new_string("found on disk after latencyd stopped before "
+						      "cataloguing it: causes unknown"));
+	free(path);
+	return 0;
+}
+
+int catalog_adopt_orphans(struct catalog *c, const char *dir, const char *prefix)
+{
+	uint64_t *ids = NULL, *grown, id;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int r = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		id = orphan_id(de->d_name, prefix);
+		if (!id || catalog_find(c, id))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			grown = realloc(ids, cap * sizeof(*ids));
+			if (!grown) {
+				r = -ENOMEM;
+				break;
+			}
+			ids = grown;
+		}
+		ids[n++] = id;
+	}
+	closedir(d);
+	if (n)
+		qsort(ids, n, sizeof(*ids), cmp_u64);
+	for (size_t i = 0; i < n && r == 0; i++)
+		if (i == 0 || ids[i] != ids[i - 1])
+			r = adopt(c, dir, prefix, ids[i]);
+	free(ids);
+	return r < 0 ? r : (int)n;
 }
 
 static long find_index(struct catalog *c, uint64_t id)

@@ -45,6 +45,12 @@ struct json_object *catalog_new_entry(struct catalog *c, uint64_t *id);
 /* The id the next new entry gets; catalog_add_entry() takes an id handed out before. */
 uint64_t catalog_next_id(struct catalog *c);
 struct json_object *catalog_add_entry(struct catalog *c, uint64_t id);
+/*
+ * Snapshot directories PREFIX-ID-* in DIR that the catalog does not know (latencyd was
+ * killed between a record and the catalog's save) become entries, so that their ids are
+ * never handed out again and retention manages them. Returns how many, or -errno.
+ */
+int catalog_adopt_orphans(struct catalog *c, const char *dir, const char *prefix);
 struct json_object *catalog_find(struct catalog *c, uint64_t id);
 /* The array of entries, oldest first (borrowed). */
 struct json_object *catalog_entries(struct catalog *c);

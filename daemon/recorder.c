@@ -411,6 +411,16 @@ int recorder_start(struct recorder *rc)
 	if (recovered)
 		log_warnx("catalog in %s recovered after a crash or corruption",
 			  c->catalog.directory);
+	r = catalog_adopt_orphans(rc->catalog, c->output.directory, SNAPSHOT_NAME);
+	if (r > 0 && catalog_save(rc->catalog) < 0)
+		log_warnx("cannot save the catalog in %s", c->catalog.directory);
+	if (r > 0)
+		log_warnx("%d snapshot(s) in %s were not in the catalog (latencyd stopped before "
+			  "saving it); added with unknown causes",
+			  r, c->output.directory);
+	else if (r < 0)
+		log_warn_errno(r, "cannot scan %s for snapshots missing from the catalog",
+			       c->output.directory);
 
 	pthread_mutex_lock(&rc->slot.lock);
 	create_session(rc); /* a failure is retried by the periodic check */

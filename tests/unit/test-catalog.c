@@ -195,6 +195,39 @@ static void test_suppressed_bounded(void)
 	catalog_free(c);
 }
 
+static void test_orphans_adopted(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	char *out, *p;
+	uint64_t next;
+	struct json_object *e, *v;
+
+	ASSERT_TRUE(asprintf(&out, "%s/out", dir) > 0);
+	ASSERT_EQ(mkdir(out, 0755), 0);
+	next = catalog_next_id(c);
+	/* A snapshot recorded with the next id, the catalog not saved: a kill -9. */
+	ASSERT_TRUE(asprintf(&p, "%s/snap-%llu-20261123-101010-0", out,
+			     (unsigned long long)next + 1) > 0);
+	ASSERT_EQ(mkdir(p, 0755), 0);
+	free(p);
+	ASSERT_TRUE(asprintf(&p, "%s/other-%llu-x", out, (unsigned long long)next + 5) > 0);
+	ASSERT_EQ(mkdir(p, 0755), 0);
+	free(p);
+	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap"), 1);
+	ASSERT_EQ(catalog_next_id(c), next + 2);
+	e = catalog_find(c, next + 1);
+	ASSERT_TRUE(e);
+	ASSERT_TRUE(json_object_object_get_ex(e, "status", &v));
+	ASSERT_STREQ(json_object_get_string(v), SNAP_COMPLETE);
+	ASSERT_TRUE(json_object_object_get_ex(e, "path", &v));
+	ASSERT_CONTAINS(json_object_get_string(v), "/snap-");
+	/* Known now: not adopted twice. */
+	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap"), 0);
+	ASSERT_EQ(catalog_adopt_orphans(c, "/nonexistent/dir", "snap"), 0);
+	close_saved(c);
+	free(out);
+}
+
 int main(void)
 {
 	ASSERT_TRUE(mkdtemp(dir));
@@ -203,6 +236,7 @@ int main(void)
 	RUN(test_corrupt_file_is_kept_aside);
 	RUN(test_retention);
 	RUN(test_suppressed_bounded);
+	RUN(test_orphans_adopted);
 	ASSERT_EQ(rm_tree(dir), 0);
 	return 0;
 }
