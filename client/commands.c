@@ -4,6 +4,7 @@
  * (every command takes --help), asks latencyd, and prints through the output vtable.
  */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,10 +15,22 @@
 static int cmd_status(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 static int cmd_version(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 static int cmd_help(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_trackers(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_set_duration(const struct ctl *ctl, const struct command *cmd, int argc,
+			    char **argv);
+static int cmd_enable(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 
 static const struct command commands[] = {
 	{"status", "", "show latencyd's state and the kernel module's", cmd_status},
 	{"version", "", "show the versions of latencyd, its protocol and module ABI", cmd_version},
+	{"trackers", "", "list the kernel's latency trackers, their settings and counters",
+	 cmd_trackers},
+	{"set-threshold", "TRACKER DURATION",
+	 "set a tracker's alert threshold (as in 10ms, 500us; runtime only)", cmd_set_duration},
+	{"set-timeout", "TRACKER DURATION", "set a tracker's timeout (0s = off; runtime only)",
+	 cmd_set_duration},
+	{"enable", "TRACKER", "enable a tracker (runtime only)", cmd_enable},
+	{"disable", "TRACKER", "disable a tracker (runtime only)", cmd_enable},
 	{"help", "[COMMAND]", "show this help, or a command's", cmd_help},
 };
 
@@ -101,6 +114,35 @@ static int no_arguments(const struct command *cmd, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/*
+ * For commands with N positional arguments and no options but --help: checks them and
+ * returns EXIT_OK (argv[1..n] are the arguments), HELP_SHOWN or EXIT_USAGE.
+ */
+static int positional(const struct command *cmd, int argc, char **argv, int n)
+{
+	static const struct option options[] = {
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+		if (c == 'h') {
+			command_usage(cmd, stdout);
+			return HELP_SHOWN;
+		}
+		fprintf(stderr, "Try 'latencyctl %s --help'.\n", cmd->name);
+		return EXIT_USAGE;
+	}
+	if (argc - optind != n) {
+		fprintf(stderr, "latencyctl: %s wants %s\nTry 'latencyctl %s --help'.\n", cmd->name,
+			cmd->args, cmd->name);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 static int ask(const struct ctl *ctl, const struct command *cmd, int argc, char **argv,
 	       int (*print)(struct json_object *result))
 {
@@ -147,4 +189,58 @@ static int cmd_help(const struct ctl *ctl, const struct command *cmd, int argc, 
 	}
 	command_usage(which, stdout);
 	return EXIT_OK;
+}
+
+static int cmd_trackers(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	return ask(ctl, cmd, argc, argv, ctl->out->trackers);
+}
+
+/* Sends {tracker, FILE: value} (value < 0: no value) and prints the result. */
+static int tracker_call(const struct ctl *ctl, const struct command *cmd, const char *tracker,
+			const char *file, int64_t value)
+{
+	struct json_object *args = json_object_new_object(), *result = NULL;
+	int r;
+
+	if (!args ||
+	    json_object_object_add(args, PROTO_KEY_TRACKER, json_object_new_string(tracker)) < 0 ||
+	    (value >= 0 && json_object_object_add(args, file, json_object_new_int64(value)) < 0)) {
+		json_object_put(args);
+		fprintf(stderr, "latencyctl: out of memory\n");
+		return EXIT_CONNECT;
+	}
+	r = ctl_call(ctl, cmd->name, args, &result); /* takes args */
+	if (r == EXIT_OK)
+		r = ctl->out->tracker_set(result, file);
+	json_object_put(result);
+	return r;
+}
+
+static int cmd_set_duration(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	const char *file = strcmp(cmd->name, "set-threshold") == 0 ? PROTO_KEY_THRESHOLD_NS
+								   : PROTO_KEY_TIMEOUT_NS;
+	const char *why = NULL;
+	uint64_t ns = 0;
+	int r;
+
+	r = positional(cmd, argc, argv, 2);
+	if (r != EXIT_OK)
+		return r == HELP_SHOWN ? EXIT_OK : r;
+	if (proto_duration_parse(argv[optind + 1], &ns, &why) < 0 || ns > INT64_MAX) {
+		fprintf(stderr, "latencyctl: %s: invalid duration '%s': %s\n", cmd->name,
+			argv[optind + 1], ns > INT64_MAX ? "duration too large" : why);
+		return EXIT_USAGE;
+	}
+	return tracker_call(ctl, cmd, argv[optind], file, (int64_t)ns);
+}
+
+static int cmd_enable(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	int r = positional(cmd, argc, argv, 1);
+
+	if (r != EXIT_OK)
+		return r == HELP_SHOWN ? EXIT_OK : r;
+	return tracker_call(ctl, cmd, argv[optind], PROTO_KEY_ENABLED, -1);
 }

@@ -26,6 +26,9 @@ struct output {
 	const char *name;
 	int (*status)(struct json_object *result);
 	int (*version)(struct json_object *result);
+	int (*trackers)(struct json_object *result);
+	/* set-threshold, set-timeout, enable, disable: FILE is the sysfs file changed. */
+	int (*tracker_set)(struct json_object *result, const char *file);
 	void (*error)(const char *command, const char *code, const char *message);
 };
 

@@ -15,6 +15,11 @@ static int print_result(struct json_object *result)
 	return EXIT_OK;
 }
 
+static int print_tracker_set(struct json_object *result, const char *file)
+{
+	return print_result(result);
+}
+
 /* Errors go to stdout as {"error":{"code":...,"message":...}} so that scripts see them too. */
 static void print_error(const char *command, const char *code, const char *message)
 {
@@ -37,5 +42,7 @@ const struct output output_json = {
 	.name = "json",
 	.status = print_result,
 	.version = print_result,
+	.trackers = print_result,
+	.tracker_set = print_tracker_set,
 	.error = print_error,
 };

@@ -274,6 +274,146 @@ static int print_version(struct json_object *result)
 	return EXIT_OK;
 }
 
+/* A tracker's duration, or "off" for a timeout of 0, or "-" when unknown. */
+static void ns_text(char *buf, size_t size, struct json_object *o, const char *key, bool zero_off)
+{
+	struct json_object *v;
+	int64_t ns;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int) ||
+	    (ns = json_object_get_int64(v)) < 0) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	if (ns == 0 && zero_off)
+		snprintf(buf, size, "off");
+	else
+		proto_duration_format(buf, size, (uint64_t)ns);
+}
+
+static void count_text(char *buf, size_t size, struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_int))
+		snprintf(buf, size, "%" PRId64, json_object_get_int64(v));
+	else
+		snprintf(buf, size, "-");
+}
+
+#define TRACKER_COLS 10
+
+static int print_trackers(struct json_object *result)
+{
+	static const char *const head[TRACKER_COLS] = {
+		"TRACKER", "ENABLED",  "THRESHOLD", "TIMEOUT", "EVENTS",
+		"ALERTS",  "TIMEOUTS", "DROPS",	    "MEAN",    "MAX",
+	};
+	struct json_object *list = NULL, *loaded, *t, *stats, *name, *en;
+	char cells[TRACKER_COLS][48];
+	int width[TRACKER_COLS];
+	size_t n;
+
+	if (!json_object_object_get_ex(result, PROTO_KEY_TRACKERS, &list) ||
+	    !json_object_is_type(list, json_type_array)) {
+		fprintf(stderr, "latencyctl: trackers: malformed reply from latencyd\n");
+		return EXIT_CONNECT;
+	}
+	n = json_object_array_length(list);
+	if (n == 0) {
+		if (json_object_object_get_ex(result, PROTO_KEY_LOADED, &loaded) &&
+		    !json_object_get_boolean(loaded))
+			printf("No trackers: the latency_tracker module is not loaded.\n");
+		else
+			printf("No trackers.\n");
+		return EXIT_OK;
+	}
+	/* Two passes: widths, then rows. */
+	for (int c = 0; c < TRACKER_COLS; c++)
+		width[c] = (int)strlen(head[c]);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			for (int c = 0; c < TRACKER_COLS; c++)
+				printf("%-*s%s", c == TRACKER_COLS - 1 ? 0 : width[c], head[c],
+				       c == TRACKER_COLS - 1 ? "\n" : "  ");
+		}
+		for (size_t i = 0; i < n; i++) {
+			t = json_object_array_get_idx(list, i);
+			stats = NULL;
+			json_object_object_get_ex(t, PROTO_KEY_STATS, &stats);
+			snprintf(cells[0], sizeof(cells[0]), "%s",
+				 json_object_object_get_ex(t, PROTO_KEY_NAME, &name)
+					 ? json_object_get_string(name)
+					 : "?");
+			snprintf(cells[1], sizeof(cells[1]), "%s",
+				 !json_object_object_get_ex(t, PROTO_KEY_ENABLED, &en) ? "-"
+				 : json_object_get_boolean(en)			       ? "yes"
+										       : "no");
+			ns_text(cells[2], sizeof(cells[2]), t, PROTO_KEY_THRESHOLD_NS, false);
+			ns_text(cells[3], sizeof(cells[3]), t, PROTO_KEY_TIMEOUT_NS, true);
+			count_text(cells[4], sizeof(cells[4]), stats, "events_in");
+			count_text(cells[5], sizeof(cells[5]), stats, "alerts");
+			count_text(cells[6], sizeof(cells[6]), stats, "timeouts");
+			count_text(cells[7], sizeof(cells[7]), stats, "drops");
+			if (stats)
+				ns_text(cells[8], sizeof(cells[8]), stats, "delay_mean_ns", false);
+			else
+				snprintf(cells[8], sizeof(cells[8]), "-");
+			if (stats)
+				ns_text(cells[9], sizeof(cells[9]), stats, "delay_max_ns", false);
+			else
+				snprintf(cells[9], sizeof(cells[9]), "-");
+			for (int c = 0; c < TRACKER_COLS; c++) {
+				/* µs is two bytes, one column. */
+				int w = (int)strlen(cells[c]) -
+					(strstr(cells[c], "\xc2\xb5") ? 1 : 0);
+
+				if (pass == 0 && w > width[c])
+					width[c] = w;
+				if (pass == 1)
+					printf("%-*s%s",
+					       c == TRACKER_COLS - 1
+						       ? 0
+						       : width[c] + (int)strlen(cells[c]) - w,
+					       cells[c], c == TRACKER_COLS - 1 ? "\n" : "  ");
+			}
+		}
+	}
+	return EXIT_OK;
+}
+
+static int print_tracker_set(struct json_object *result, const char *file)
+{
+	struct json_object *tracker = NULL, *v, *prev;
+	bool enabled = strcmp(file, PROTO_KEY_ENABLED) == 0;
+	char now[48], was[48] = "";
+
+	json_object_object_get_ex(result, PROTO_KEY_TRACKER, &tracker);
+	if (enabled) {
+		json_object_object_get_ex(result, file, &v);
+		snprintf(now, sizeof(now), "%s",
+			 v && json_object_get_boolean(v) ? "enabled" : "disabled");
+		if (json_object_object_get_ex(result, PROTO_KEY_PREVIOUS, &prev))
+			snprintf(was, sizeof(was), " (was %s)",
+				 json_object_get_boolean(prev) ? "enabled" : "disabled");
+		printf("Tracker %s: %s%s, runtime only (not saved).\n",
+		       tracker ? json_object_get_string(tracker) : "?", now, was);
+		return EXIT_OK;
+	}
+	ns_text(now, sizeof(now), result, file, strcmp(file, PROTO_KEY_TIMEOUT_NS) == 0);
+	if (json_object_object_get_ex(result, PROTO_KEY_PREVIOUS, &prev)) {
+		char p[40];
+
+		ns_text(p, sizeof(p), result, PROTO_KEY_PREVIOUS,
+			strcmp(file, PROTO_KEY_TIMEOUT_NS) == 0);
+		snprintf(was, sizeof(was), " (was %s)", p);
+	}
+	printf("Tracker %s: %s %s%s, runtime only (not saved).\n",
+	       tracker ? json_object_get_string(tracker) : "?",
+	       strcmp(file, PROTO_KEY_TIMEOUT_NS) == 0 ? "timeout" : "threshold", now, was);
+	return EXIT_OK;
+}
+
 static void print_error(const char *command, const char *code, const char *message)
 {
 	fprintf(stderr, "latencyctl: %s: %s (%s)\n", command, message, code);
@@ -283,5 +423,7 @@ const struct output output_text = {
 	.name = "text",
 	.status = print_status,
 	.version = print_version,
+	.trackers = print_trackers,
+	.tracker_set = print_tracker_set,
 	.error = print_error,
 };

@@ -21,6 +21,11 @@ static const struct command {
 } commands[] = {
 	{PROTO_CMD_STATUS, cmd_status, ACCESS_READ},
 	{PROTO_CMD_VERSION, cmd_version, ACCESS_READ},
+	{PROTO_CMD_TRACKERS, cmd_trackers, ACCESS_READ},
+	{PROTO_CMD_SET_THRESHOLD, cmd_set_threshold, ACCESS_ADMIN},
+	{PROTO_CMD_SET_TIMEOUT, cmd_set_timeout, ACCESS_ADMIN},
+	{PROTO_CMD_ENABLE, cmd_enable, ACCESS_ADMIN},
+	{PROTO_CMD_DISABLE, cmd_disable, ACCESS_ADMIN},
 };
 
 static const struct command *find_command(const char *name)

@@ -202,6 +202,25 @@ int cmd_status(struct manager *m, const struct control_peer *peer, struct json_o
 	       struct json_object **result, struct proto_error *err);
 int cmd_version(struct manager *m, const struct control_peer *peer, struct json_object *args,
 		struct json_object **result, struct proto_error *err);
+int cmd_trackers(struct manager *m, const struct control_peer *peer, struct json_object *args,
+		 struct json_object **result, struct proto_error *err);
+int cmd_set_threshold(struct manager *m, const struct control_peer *peer, struct json_object *args,
+		      struct json_object **result, struct proto_error *err);
+int cmd_set_timeout(struct manager *m, const struct control_peer *peer, struct json_object *args,
+		    struct json_object **result, struct proto_error *err);
+int cmd_enable(struct manager *m, const struct control_peer *peer, struct json_object *args,
+	       struct json_object **result, struct proto_error *err);
+int cmd_disable(struct manager *m, const struct control_peer *peer, struct json_object *args,
+		struct json_object **result, struct proto_error *err);
+
+/* cmd_trackers.c: a tracker's sysfs files (SYSFS/kernel/latency_tracker/NAME/FILE). */
+int tracker_check(const struct manager *m, const char *name, struct proto_error *err);
+int tracker_read(const struct manager *m, const char *name, const char *file, uint64_t *ret);
+int tracker_write(const struct manager *m, const char *name, const char *file, uint64_t value,
+		  struct proto_error *err);
+/* cmd_set_threshold.c: args {tracker, FILE} (or {tracker} with a fixed value) to sysfs. */
+int tracker_set(struct manager *m, struct json_object *args, const char *file, uint64_t fixed,
+		bool has_fixed, struct json_object **result, struct proto_error *err);
 
 /* waiter.c: the realtime thread: poll the notification file, rate-limit, record. */
 #include <pthread.h>

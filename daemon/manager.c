@@ -65,7 +65,8 @@ int manager_new(const struct conf_source *src, struct conf *conf, struct manager
 		return -ENOMEM;
 	}
 	m->conf = conf;
-	m->sysfs_root = SYSFS_ROOT;
+	/* For tests only: a fake sysfs tree (host tests of trackers, set-threshold...). */
+	m->sysfs_root = secure_getenv("LATENCYD_TEST_SYSFS_ROOT") ?: SYSFS_ROOT;
 	m->source.must_exist = src->must_exist;
 	m->source.debug = src->debug;
 	r = copy_string(&m->source.path, src->path);

@@ -20,6 +20,8 @@ static const struct {
 	[PROTO_ERR_INTERNAL] = {"internal", EIO},
 	[PROTO_ERR_UNSUPPORTED_VERSION] = {"unsupported-version", EPROTONOSUPPORT},
 	[PROTO_ERR_BUSY] = {"busy", EBUSY},
+	[PROTO_ERR_NOT_FOUND] = {"not-found", ENOENT},
+	[PROTO_ERR_REFUSED] = {"refused", ECANCELED},
 	[PROTO_ERR_UNRECOGNIZED] = {NULL, EPROTO},
 };
 

@@ -32,9 +32,11 @@ struct json_tokener;
  *   1.0  latencyd 0.1.0: hello; commands status, version; error codes bad-request,
  *        unknown-command, bad-argument, not-authorized, too-large, internal,
  *        unsupported-version, busy; event shape (no event is sent yet).
+ *   1.1  commands trackers, set-threshold, set-timeout, enable, disable; error codes
+ *        not-found, refused.
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 0
+#define PROTO_REVISION 1
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -43,8 +45,13 @@ struct json_tokener;
 #define PROTO_SOCKET_PATH_DEFAULT "/run/latencyd/latencyd.sock"
 
 /* Commands (request "command"). */
-#define PROTO_CMD_STATUS  "status"
-#define PROTO_CMD_VERSION "version"
+#define PROTO_CMD_STATUS	"status"
+#define PROTO_CMD_VERSION	"version"
+#define PROTO_CMD_TRACKERS	"trackers"
+#define PROTO_CMD_SET_THRESHOLD "set-threshold"
+#define PROTO_CMD_SET_TIMEOUT	"set-timeout"
+#define PROTO_CMD_ENABLE	"enable"
+#define PROTO_CMD_DISABLE	"disable"
 
 /* Events (event "event"); reserved for streaming, none is sent by protocol 1.0. */
 #define PROTO_EVENT_ALERT "alert"
@@ -106,6 +113,16 @@ struct json_tokener;
 #define PROTO_KEY_KERNEL_SUPPRESSED    "kernel_suppressed"
 #define PROTO_KEY_LOST		       "lost"
 
+/* Arguments and results of trackers, set-threshold, set-timeout, enable, disable. */
+#define PROTO_KEY_TRACKER      "tracker"
+#define PROTO_KEY_TRACKERS     "trackers"
+#define PROTO_KEY_ENABLED      "enabled"
+#define PROTO_KEY_THRESHOLD_NS "threshold_ns"
+#define PROTO_KEY_TIMEOUT_NS   "timeout_ns"
+#define PROTO_KEY_STATS	       "stats"
+#define PROTO_KEY_PREVIOUS     "previous"
+#define PROTO_KEY_SAVED	       "saved"
+
 /* Values of status.module.state. */
 #define PROTO_MODULE_NOT_LOADED	  "not-loaded"
 #define PROTO_MODULE_LOADED	  "loaded"
@@ -123,6 +140,8 @@ enum proto_errcode {
 	PROTO_ERR_INTERNAL,	       /* "internal" */
 	PROTO_ERR_UNSUPPORTED_VERSION, /* "unsupported-version" */
 	PROTO_ERR_BUSY,		       /* "busy": too many clients */
+	PROTO_ERR_NOT_FOUND,	       /* "not-found": no such tracker (or snapshot) */
+	PROTO_ERR_REFUSED,	       /* "refused": the kernel (or latencyd) refused the change */
 	PROTO_ERR_UNRECOGNIZED,	       /* a code from a newer peer; no wire name of its own */
 	_PROTO_ERR_MAX,
 };
@@ -138,6 +157,15 @@ enum proto_errcode proto_errcode_from_string(const char *name);
 int proto_errcode_to_errno(enum proto_errcode code);
 int proto_error_set(struct proto_error *err, enum proto_errcode code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * duration.c: "10ms", "500us" (or "µs"), "1.5ms", "2s", "250ns" to nanoseconds, exactly; a
+ * unit is required. Returns 0, or -EINVAL/-ERANGE with *why (a static string) saying why.
+ * proto_duration_format() writes the largest unit reached with up to three decimals
+ * ("1.5ms", "500µs", "250ns") and returns the length like snprintf.
+ */
+int proto_duration_parse(const char *s, uint64_t *ret_ns, const char **why);
+size_t proto_duration_format(char *buf, size_t size, uint64_t ns);
 
 /*
  * frame.c: one JSON object per line. A frame is at most `max` bytes, its newline included.

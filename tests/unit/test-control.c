@@ -539,7 +539,7 @@ static void test_vanishing_clients(void)
 }
 
 /* In a child running as nobody: asks for status, exits 0 if the answer has this code. */
-static void child_status(const char *want_code)
+static void child_call(const char *req, const char *want_code)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct timeval tv = {.tv_sec = 10};
@@ -547,7 +547,6 @@ static void child_status(const char *want_code)
 	struct json_object *o = NULL;
 	struct proto_reply rep;
 	struct proto_error err;
-	const char *req = "{\"hello\":{\"protocol\":1}}\n{\"id\":1,\"command\":\"status\"}\n";
 	int fd, frames = 0;
 
 	if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
@@ -586,7 +585,7 @@ static void child_status(const char *want_code)
 	_exit(0);
 }
 
-static void run_child(const char *want_code)
+static void run_child_req(const char *req, const char *want_code)
 {
 	uint64_t deadline = now_usec() + DEADLINE_USEC;
 	int status;
@@ -595,7 +594,7 @@ static void run_child(const char *want_code)
 	pid = fork();
 	ASSERT_TRUE(pid >= 0);
 	if (pid == 0)
-		child_status(want_code);
+		child_call(req, want_code);
 	while (waitpid(pid, &status, WNOHANG) == 0) {
 		ASSERT_TRUE(now_usec() < deadline);
 		pump();
@@ -604,8 +603,145 @@ static void run_child(const char *want_code)
 	ASSERT_EQ(WEXITSTATUS(status), 0);
 }
 
+static void run_child(const char *want_code)
+{
+	run_child_req("{\"hello\":{\"protocol\":1}}\n{\"id\":1,\"command\":\"status\"}\n",
+		      want_code);
+}
+
+#define CHILD_HELLO "{\"hello\":{\"protocol\":1}}\n"
+#define SET_THRESHOLD                                                                              \
+	CHILD_HELLO "{\"id\":1,\"command\":\"set-threshold\",\"args\":{\"tracker\":\"wakeup\","    \
+		    "\"threshold_ns\":7000}}\n"
+
+static void read_file(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	ASSERT_TRUE(f);
+	ASSERT_TRUE(fgets(buf, (int)size, f));
+	fclose(f);
+}
+
+static void make_tracker(const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "mkdir -p '%s/%s/%s/stats'", sysfs, LATENCY_TRACKER_SYSFS_DIR,
+		 name);
+	ASSERT_EQ(system(path), 0);
+	snprintf(path, sizeof(path), "%s/%s/%s/enabled", sysfs, LATENCY_TRACKER_SYSFS_DIR, name);
+	write_file(path, "0\n");
+	snprintf(path, sizeof(path), "%s/%s/%s/threshold_ns", sysfs, LATENCY_TRACKER_SYSFS_DIR,
+		 name);
+	write_file(path, "5000000\n");
+	snprintf(path, sizeof(path), "%s/%s/%s/timeout_ns", sysfs, LATENCY_TRACKER_SYSFS_DIR, name);
+	write_file(path, "0\n");
+	snprintf(path, sizeof(path), "%s/%s/%s/stats/alerts", sysfs, LATENCY_TRACKER_SYSFS_DIR,
+		 name);
+	write_file(path, "42\n");
+	snprintf(path, sizeof(path), "%s/%s/%s/stats/delay_hist_ns", sysfs,
+		 LATENCY_TRACKER_SYSFS_DIR, name);
+	write_file(path, "1024 3\n2048 1\n");
+}
+
+static void test_trackers(void)
+{
+	struct tc *c = tc_connect();
+	struct json_object *o, *res, *list, *t;
+	char path[PATH_MAX], buf[64];
+
+	make_tracker("wakeup");
+	make_tracker("offcpu");
+	/* Not a tracker: no "enabled" file. */
+	snprintf(path, sizeof(path), "mkdir -p '%s/%s/other'", sysfs, LATENCY_TRACKER_SYSFS_DIR);
+	ASSERT_EQ(system(path), 0);
+	tc_hello(c);
+	tc_send(c, "{\"id\":1,\"command\":\"trackers\"}\n");
+	o = tc_recv(c);
+	res = expect_ok(o, 1);
+	ASSERT_TRUE(json_object_get_boolean(get(res, "loaded")));
+	list = get(res, "trackers");
+	ASSERT_EQ(json_object_array_length(list), 2);
+	t = json_object_array_get_idx(list, 0);
+	ASSERT_STREQ(json_object_get_string(get(t, "name")), "offcpu");
+	ASSERT_TRUE(!json_object_get_boolean(get(t, "enabled")));
+	ASSERT_EQ(json_object_get_int64(get(t, "threshold_ns")), 5000000);
+	ASSERT_EQ(json_object_get_int64(get(t, "timeout_ns")), 0);
+	ASSERT_EQ(json_object_get_int64(get(get(t, "stats"), "alerts")), 42);
+	ASSERT_TRUE(!json_object_object_get_ex(get(t, "stats"), "delay_hist_ns", NULL));
+	json_object_put(o);
+
+	tc_send(c, "{\"id\":2,\"command\":\"trackers\",\"args\":{\"x\":1}}\n");
+	o = tc_recv(c);
+	expect_error(o, 2, "bad-argument", "x");
+
+	/* set-threshold, set-timeout, enable, disable write the sysfs file. */
+	tc_send(c, "{\"id\":3,\"command\":\"set-threshold\",\"args\":{\"tracker\":\"wakeup\","
+		   "\"threshold_ns\":1500000}}\n");
+	o = tc_recv(c);
+	res = expect_ok(o, 3);
+	ASSERT_EQ(json_object_get_int64(get(res, "threshold_ns")), 1500000);
+	ASSERT_EQ(json_object_get_int64(get(res, "previous")), 5000000);
+	ASSERT_TRUE(!json_object_get_boolean(get(res, "saved")));
+	json_object_put(o);
+	snprintf(path, sizeof(path), "%s/%s/wakeup/threshold_ns", sysfs, LATENCY_TRACKER_SYSFS_DIR);
+	read_file(path, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "1500000\n");
+
+	tc_send(c, "{\"id\":4,\"command\":\"set-timeout\",\"args\":{\"tracker\":\"wakeup\","
+		   "\"timeout_ns\":10000000}}\n");
+	o = tc_recv(c);
+	res = expect_ok(o, 4);
+	ASSERT_EQ(json_object_get_int64(get(res, "previous")), 0);
+	json_object_put(o);
+	snprintf(path, sizeof(path), "%s/%s/wakeup/timeout_ns", sysfs, LATENCY_TRACKER_SYSFS_DIR);
+	read_file(path, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "10000000\n");
+
+	tc_send(c, "{\"id\":5,\"command\":\"enable\",\"args\":{\"tracker\":\"wakeup\"}}\n");
+	o = tc_recv(c);
+	res = expect_ok(o, 5);
+	ASSERT_TRUE(json_object_get_boolean(get(res, "enabled")));
+	ASSERT_TRUE(!json_object_get_boolean(get(res, "previous")));
+	json_object_put(o);
+	snprintf(path, sizeof(path), "%s/%s/wakeup/enabled", sysfs, LATENCY_TRACKER_SYSFS_DIR);
+	read_file(path, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "1\n");
+	tc_send(c, "{\"id\":6,\"command\":\"disable\",\"args\":{\"tracker\":\"wakeup\"}}\n");
+	o = tc_recv(c);
+	expect_ok(o, 6);
+	json_object_put(o);
+	read_file(path, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "0\n");
+
+	/* Unknown trackers, names that leave the directory, bad and missing values. */
+	tc_send(c, "{\"id\":7,\"command\":\"enable\",\"args\":{\"tracker\":\"nope\"}}\n");
+	o = tc_recv(c);
+	expect_error(o, 7, "not-found", "nope");
+	tc_send(c, "{\"id\":8,\"command\":\"enable\",\"args\":{\"tracker\":\"other\"}}\n");
+	o = tc_recv(c);
+	expect_error(o, 8, "not-found", "other");
+	tc_send(c, "{\"id\":9,\"command\":\"enable\",\"args\":{\"tracker\":\"../kernel\"}}\n");
+	o = tc_recv(c);
+	expect_error(o, 9, "bad-argument", "invalid tracker name");
+	tc_send(c, "{\"id\":10,\"command\":\"set-threshold\",\"args\":{\"tracker\":\"wakeup\","
+		   "\"threshold_ns\":-1}}\n");
+	o = tc_recv(c);
+	expect_error(o, 10, "bad-argument", "threshold_ns");
+	tc_send(c, "{\"id\":11,\"command\":\"set-threshold\",\"args\":{\"tracker\":\"wakeup\"}}\n");
+	o = tc_recv(c);
+	expect_error(o, 11, "bad-argument", "threshold_ns");
+	tc_send(c, "{\"id\":12,\"command\":\"enable\",\"args\":{\"tracker\":\"wakeup\","
+		   "\"threshold_ns\":1}}\n");
+	o = tc_recv(c);
+	expect_error(o, 12, "bad-argument", "threshold_ns");
+	tc_free(c);
+}
+
 static void test_authorization(void)
 {
+	char path[PATH_MAX], buf[64];
 	struct group *g = getgrgid(65534);
 	struct conf_diag diag = {0};
 
@@ -620,6 +756,22 @@ static void test_authorization(void)
 	run_child("not-authorized");
 	ASSERT_EQ(conf_set(m->conf, "control.read_group", g->gr_name, &diag), 0);
 	run_child(NULL);
+	/* A read-group member may list trackers but not change them: the file stays. */
+	snprintf(path, sizeof(path), "%s/%s/wakeup/threshold_ns", sysfs, LATENCY_TRACKER_SYSFS_DIR);
+	write_file(path, "5000000\n");
+	run_child_req(CHILD_HELLO "{\"id\":1,\"command\":\"trackers\"}\n", NULL);
+	run_child_req(SET_THRESHOLD, "not-authorized");
+	run_child_req(CHILD_HELLO "{\"id\":1,\"command\":\"enable\",\"args\":{\"tracker\":"
+				  "\"wakeup\"}}\n",
+		      "not-authorized");
+	read_file(path, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "5000000\n");
+	/* An admin-group member may. */
+	ASSERT_EQ(conf_set(m->conf, "control.admin_group", g->gr_name, &diag), 0);
+	run_child_req(SET_THRESHOLD, NULL);
+	read_file(path, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "7000\n");
+	ASSERT_EQ(conf_set(m->conf, "control.admin_group", "", &diag), 0);
 	ASSERT_EQ(conf_set(m->conf, "control.read_group", "", &diag), 0);
 	run_child("not-authorized");
 	ASSERT_EQ(diag.n, 0);
@@ -694,6 +846,7 @@ int main(void)
 	RUN(test_many_clients);
 	RUN(test_pipelining);
 	RUN(test_vanishing_clients);
+	RUN(test_trackers);
 	RUN(test_authorization);
 
 	RUN(test_socket_files);

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Durations as people type and read them: "10ms", "500us", "1.5ms", "2s", "250ns". Shared
+ * by latencyctl (arguments, output) and latencyd (messages), so that both sides agree.
+ * Parsing is exact (no floating point): "1.5ms" is 1500000 ns; a unit is required.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proto.h"
+
+static const struct {
+	const char *suffix;
+	uint64_t ns;
+} units[] = {
+	{"ns", 1ULL},	    {"us", 1000ULL},	  {"\xc2\xb5s", 1000ULL}, /* µs */
+	{"ms", 1000000ULL}, {"s", 1000000000ULL},
+};
+
+int proto_duration_parse(const char *s, uint64_t *ret_ns, const char **why)
+{
+	uint64_t whole = 0, frac = 0, frac_scale = 1, unit = 0;
+	const char *p = s, *why_dummy;
+	size_t nfrac = 0;
+
+	if (!why)
+		why = &why_dummy;
+	if (!s || !*s) {
+		*why = "empty duration";
+		return -EINVAL;
+	}
+	if (*p < '0' || *p > '9') {
+		*why = "a duration starts with a number, as in 10ms, 500us, 1.5ms, 2s, 250ns";
+		return -EINVAL;
+	}
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (whole > (UINT64_MAX - (uint64_t)(*p - '0')) / 10) {
+			*why = "duration too large";
+			return -ERANGE;
+		}
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9') {
+			*why = "a digit must follow the decimal point";
+			return -EINVAL;
+		}
+		for (; *p >= '0' && *p <= '9'; p++, nfrac++) {
+			if (nfrac >= 9) {
+				*why = "too many decimals (the resolution is 1ns)";
+				return -EINVAL;
+			}
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			frac_scale *= 10;
+		}
+	}
+	if (!*p) {
+		*why = "a unit is required: ns, us, ms or s (as in 10ms or 500us)";
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(p, units[i].suffix) == 0)
+			unit = units[i].ns;
+	if (!unit) {
+		*why = "unknown unit: use ns, us, ms or s";
+		return -EINVAL;
+	}
+	if (whole > UINT64_MAX / unit) {
+		*why = "duration too large";
+		return -ERANGE;
+	}
+	/* frac / frac_scale * unit must be a whole number of nanoseconds. */
+	if ((frac * unit) % frac_scale != 0) {
+		*why = "finer than a nanosecond";
+		return -EINVAL;
+	}
+	frac = frac * unit / frac_scale;
+	if (whole * unit > UINT64_MAX - frac) {
+		*why = "duration too large";
+		return -ERANGE;
+	}
+	*ret_ns = whole * unit + frac;
+	return 0;
+}
+
+/*
+ * The largest unit the value reaches, with up to three decimals and no trailing zeros:
+ * "0ns", "250ns", "500µs", "1.5ms", "2s", "1.234567s" is "1.235s" (rounded to the nearest).
+ * Like snprintf, returns the length of the whole text.
+ */
+size_t proto_duration_format(char *buf, size_t size, uint64_t ns)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t ns;
+	} fmt[] = {{"s", 1000000000ULL}, {"ms", 1000000ULL}, {"\xc2\xb5s", 1000ULL}};
+	char dec[8];
+
+	for (size_t i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++) {
+		uint64_t u = fmt[i].ns, milli = u / 1000, whole, part;
+
+		if (ns < u)
+			continue;
+		/* Thousandths of the unit, rounded; 999.9995ms becomes 1000ms, which is fine. */
+		part = (ns % u + milli / 2) / milli;
+		whole = ns / u;
+		if (part >= 1000) {
+			whole++;
+			part -= 1000;
+		}
+		dec[0] = 0;
+		if (part) {
+			snprintf(dec, sizeof(dec), ".%03u", (unsigned)part);
+			for (size_t n = strlen(dec); dec[n - 1] == '0'; n--)
+				dec[n - 1] = 0;
+		}
+		return (size_t)snprintf(buf, size, "%" PRIu64 "%s%s", whole, dec, fmt[i].suffix);
+	}
+	return (size_t)snprintf(buf, size, "%" PRIu64 "ns", ns);
+}

@@ -1,0 +1,83 @@
+#!/bin/bash
+# trackers, set-threshold, set-timeout, enable, disable: the real latencyd and latencyctl
+# against a fake sysfs tree (LATENCYD_TEST_SYSFS_ROOT, for tests only).
+set -u
+. "$(dirname "$0")/lib.sh"
+
+S=$T/sys/kernel/latency_tracker
+for t in wakeup offcpu; do
+	mkdir -p "$S/$t/stats"
+	echo 0 >"$S/$t/enabled"
+	echo 5000000 >"$S/$t/threshold_ns"
+	echo 0 >"$S/$t/timeout_ns"
+	echo 123 >"$S/$t/stats/events_in"
+	echo 4 >"$S/$t/stats/alerts"
+	echo 1500 >"$S/$t/stats/delay_mean_ns"
+	echo 2500000 >"$S/$t/stats/delay_max_ns"
+	printf '1024 3\n2048 1\n' >"$S/$t/stats/delay_hist_ns"
+done
+echo 1.0 >"$S/abi_version"
+SOCK=$T/ctl.sock
+write_conf <<CONF
+control: { socket = "$SOCK"; };
+session: { enabled = false; };
+CONF
+LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/latencyd.conf"
+ctl() { "$LATENCYCTL" -s "$SOCK" "$@"; }
+
+run ctl trackers
+expect_rc 0 "trackers"
+grep -Eq '^TRACKER +ENABLED +THRESHOLD +TIMEOUT' "$T/out" || fail "trackers: no header"
+grep -Eq '^wakeup +no +5ms +off +123 +4 ' "$T/out" || fail "trackers: wakeup row"
+expect_out "1.5µs"
+expect_out "2.5ms"
+run ctl --json trackers
+expect_rc 0 "trackers --json"
+jq -e '.loaded and (.trackers | map(.name)) == ["offcpu", "wakeup"] and
+	.trackers[1].threshold_ns == 5000000 and .trackers[1].stats.alerts == 4' "$T/out" >/dev/null ||
+	fail "trackers --json: $(cat "$T/out")"
+pass "trackers: table with units, JSON"
+
+run ctl set-threshold wakeup 1.5ms
+expect_rc 0 "set-threshold"
+expect_out "Tracker wakeup: threshold 1.5ms (was 5ms), runtime only (not saved)."
+[ "$(cat "$S/wakeup/threshold_ns")" = 1500000 ] || fail "threshold_ns not written"
+run ctl set-timeout wakeup 10ms
+expect_rc 0 "set-timeout"
+expect_out "timeout 10ms (was off), runtime only (not saved)"
+[ "$(cat "$S/wakeup/timeout_ns")" = 10000000 ] || fail "timeout_ns not written"
+run ctl --json set-threshold wakeup 250us
+expect_rc 0 "set-threshold --json"
+jq -e '.threshold_ns == 250000 and .previous == 1500000 and .saved == false' "$T/out" \
+	>/dev/null || fail "set-threshold --json: $(cat "$T/out")"
+run ctl enable offcpu
+expect_rc 0 "enable"
+expect_out "Tracker offcpu: enabled (was disabled), runtime only (not saved)."
+[ "$(cat "$S/offcpu/enabled")" = 1 ] || fail "enabled not written"
+run ctl disable offcpu
+expect_rc 0 "disable"
+[ "$(cat "$S/offcpu/enabled")" = 0 ] || fail "enabled not cleared"
+pass "set-threshold, set-timeout, enable, disable write sysfs; runtime only"
+
+run ctl set-threshold wakeup 10
+expect_rc 2 "a duration without unit"
+expect_err "invalid duration '10': a unit is required"
+run ctl set-threshold wakeup 1.5ns
+expect_rc 2 "sub-nanosecond duration"
+run ctl set-threshold wakeup
+expect_rc 2 "set-threshold without a duration"
+run ctl set-threshold nope 1ms
+expect_rc 1 "unknown tracker"
+expect_err "no tracker 'nope'"
+expect_err "(not-found)"
+run ctl enable ../../module
+expect_rc 1 "a name that leaves the directory"
+expect_err "invalid tracker name"
+run ctl set-threshold --help
+expect_rc 0 "set-threshold --help"
+expect_out "Usage: latencyctl [OPTIONS] set-threshold TRACKER DURATION"
+[ "$(cat "$S/wakeup/threshold_ns")" = 250000 ] || fail "a refused command changed the file"
+pass "usage errors, unknown and invalid trackers"
+
+stop_daemon TERM
+expect_rc 0 "latencyd after SIGTERM"

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* proto/duration.c: durations typed by people ("1.5ms") and printed for them ("500µs"). */
+#include <errno.h>
+#include <stdint.h>
+
+#include "proto.h"
+#include "tests.h"
+
+static void ok(const char *s, uint64_t want)
+{
+	const char *why = NULL;
+	uint64_t ns = 0;
+
+	if (proto_duration_parse(s, &ns, &why) != 0 || ns != want) {
+		fprintf(stderr, "parse '%s': %llu (%s), expected %llu\n", s, (unsigned long long)ns,
+			why ? why : "ok", (unsigned long long)want);
+		abort();
+	}
+}
+
+static void bad(const char *s, int want_err, const char *want_why)
+{
+	const char *why = NULL;
+	uint64_t ns = 12345;
+
+	ASSERT_EQ(proto_duration_parse(s, &ns, &why), want_err);
+	ASSERT_EQ(ns, 12345);
+	ASSERT_TRUE(why && strstr(why, want_why));
+}
+
+static void fmt(uint64_t ns, const char *want)
+{
+	char buf[32];
+
+	ASSERT_EQ(proto_duration_format(buf, sizeof(buf), ns), strlen(want));
+	ASSERT_STREQ(buf, want);
+}
+
+static void test_parse(void)
+{
+	ok("10ms", 10000000);
+	ok("500us", 500000);
+	ok("500\xc2\xb5s", 500000);
+	ok("2s", 2000000000);
+	ok("1.5ms", 1500000);
+	ok("250ns", 250);
+	ok("0s", 0);
+	ok("0ns", 0);
+	ok("0.000000001s", 1);
+	ok("1.25us", 1250);
+	ok("18446744073709551615ns", UINT64_MAX);
+	ok("18446744073s", 18446744073000000000ULL);
+
+	bad("10", -EINVAL, "a unit is required");
+	bad("1.5", -EINVAL, "a unit is required");
+	bad("", -EINVAL, "empty");
+	bad(NULL, -EINVAL, "empty");
+	bad("ms", -EINVAL, "starts with a number");
+	bad("-1ms", -EINVAL, "starts with a number");
+	bad(" 1ms", -EINVAL, "starts with a number");
+	bad("1 ms", -EINVAL, "unknown unit");
+	bad("1min", -EINVAL, "unknown unit");
+	bad("1msx", -EINVAL, "unknown unit");
+	bad("1.ms", -EINVAL, "decimal point");
+	bad("1.5ns", -EINVAL, "finer than a nanosecond");
+	bad("1.0000000001s", -EINVAL, "too many decimals");
+	bad("18446744073709551616ns", -ERANGE, "too large");
+	bad("18446744074s", -ERANGE, "too large");
+	bad("99999999999999999999s", -ERANGE, "too large");
+}
+
+static void test_format(void)
+{
+	char small[4];
+
+	fmt(0, "0ns");
+	fmt(250, "250ns");
+	fmt(999, "999ns");
+	fmt(1000, "1\xc2\xb5s");
+	fmt(500000, "500\xc2\xb5s");
+	fmt(1500, "1.5\xc2\xb5s");
+	fmt(1500000, "1.5ms");
+	fmt(10000000, "10ms");
+	fmt(1234567, "1.235ms");
+	fmt(999999999, "1000ms");
+	fmt(2000000000, "2s");
+	fmt(61500000000ULL, "61.5s");
+	/* Round trip: what is printed parses back to the same value when exact. */
+	for (uint64_t ns = 1; ns < 20000000000ULL; ns = ns * 7 + 3) {
+		char buf[32];
+		uint64_t back;
+
+		proto_duration_format(buf, sizeof(buf), ns);
+		ASSERT_EQ(proto_duration_parse(buf, &back, NULL), 0);
+		ASSERT_TRUE(back <= ns + ns / 1000 && back + ns / 1000 >= ns);
+	}
+	/* Truncated like snprintf. */
+	ASSERT_EQ(proto_duration_format(small, sizeof(small), 1500000), 5);
+	ASSERT_STREQ(small, "1.5");
+}
+
+int main(void)
+{
+	test_parse();
+	test_format();
+	return 0;
+}
