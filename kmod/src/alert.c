@@ -3,7 +3,9 @@
  * latency_tracker: alert records. A record is built from the closed (or timed-out)
  * entry, shown to the tracker's callback, then rate-limited into the shared ring; only a
  * record that entered the ring is also emitted as the latency_tracker_alert tracepoint,
- * so the notification file and a trace snapshot hold the same alerts.
+ * so the notification file and a trace snapshot hold the same alerts. The tracepoint is
+ * emitted before the readers are woken, so a reader that takes a snapshot on wake-up
+ * finds the alert in it.
  */
 #include <linux/string.h>
 
@@ -59,7 +61,9 @@ void lt_alert_emit(struct latency_tracker *t, struct latency_tracker_record *rec
 	}
 	switch (lt_notify_push(rec)) {
 	case LT_PUSH_OK:
+		/* Tracepoint first, then wake the readers (see lt_notify_wake()). */
 		trace_latency_tracker_alert(rec);
+		lt_notify_wake();
 		break;
 	case LT_PUSH_SUPPRESSED:
 		lt_count(t->stats, LT_SUPPRESSED);

@@ -239,6 +239,8 @@ struct latency_tracker {
 	enum latency_tracker_dup_policy dup_policy;
 	latency_tracker_cb_t cb;
 	void *cb_data;
+	int (*activate)(struct latency_tracker *t);
+	void (*deactivate)(struct latency_tracker *t);
 
 	/* Configuration: written under lock, read locklessly with READ_ONCE(). */
 	u64 threshold_ns;
@@ -289,6 +291,7 @@ struct lt_notify_stats {
 int lt_notify_init(unsigned int ring_records);
 void lt_notify_exit(void);
 enum lt_push_result lt_notify_push(struct latency_tracker_record *rec);
+void lt_notify_wake(void);
 void lt_notify_stats(struct lt_notify_stats *st);
 
 /* sysfs.c: the global files and one directory per tracker. */

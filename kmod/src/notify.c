@@ -129,10 +129,17 @@ enum lt_push_result lt_notify_push(struct latency_tracker_record *rec)
 		r->written++;
 	}
 	lt_ring_unlock(flags);
-
-	if (res == LT_PUSH_OK)
-		irq_work_queue(&r->wake);
 	return res;
+}
+
+/*
+ * Wakes the readers after a successful lt_notify_push(). Separate so that the caller
+ * emits the alert tracepoint first: the irq_work may run as soon as interrupts are on,
+ * and a trace snapshot taken by a woken reader must already hold the alert event.
+ */
+void lt_notify_wake(void)
+{
+	irq_work_queue(&lt_ring.wake);
 }
 
 void lt_notify_stats(struct lt_notify_stats *st)

@@ -36,6 +36,18 @@ void *latency_tracker_cb_data(struct latency_tracker *t)
 }
 EXPORT_SYMBOL_GPL(latency_tracker_cb_data);
 
+u64 latency_tracker_get_threshold(struct latency_tracker *t)
+{
+	return READ_ONCE(t->threshold_ns);
+}
+EXPORT_SYMBOL_GPL(latency_tracker_get_threshold);
+
+struct kobject *latency_tracker_kobj(struct latency_tracker *t)
+{
+	return &t->kobj;
+}
+EXPORT_SYMBOL_GPL(latency_tracker_kobj);
+
 static bool lt_name_ok(const char *name)
 {
 	size_t i, len;
@@ -113,6 +125,8 @@ struct latency_tracker *latency_tracker_create(const struct latency_tracker_para
 	t->stack_mode = p->stack_mode;
 	t->cb = p->cb;
 	t->cb_data = p->cb_data;
+	t->activate = p->activate;
+	t->deactivate = p->deactivate;
 	t->max_keys = lt_or_default(p->max_keys, lt_defaults.max_keys);
 	t->threshold_ns = lt_or_default(p->threshold_ns, lt_defaults.threshold_ns);
 	t->timeout_ns = lt_or_default(p->timeout_ns, lt_defaults.timeout_ns);
@@ -194,6 +208,16 @@ int latency_tracker_enable(struct latency_tracker *t)
 		goto out;
 	}
 	rcu_assign_pointer(t->table, tbl);
+	/* The table exists before the tracker's probes can call the hot path. */
+	if (t->activate) {
+		ret = t->activate(t);
+		if (ret) {
+			RCU_INIT_POINTER(t->table, NULL);
+			synchronize_rcu();
+			lt_table_free(tbl);
+			goto out;
+		}
+	}
 	WRITE_ONCE(t->enabled, true);
 	lt_scan_kick(t);
 out:
@@ -210,6 +234,9 @@ void latency_tracker_disable(struct latency_tracker *t)
 	mutex_lock(&t->lock);
 	if (!t->enabled)
 		goto out;
+	/* Probes first (they wait for their callers), in the reverse order of enable. */
+	if (t->deactivate)
+		t->deactivate(t);
 	tbl = rcu_dereference_protected(t->table, lockdep_is_held(&t->lock));
 	RCU_INIT_POINTER(t->table, NULL);
 	WRITE_ONCE(t->enabled, false);

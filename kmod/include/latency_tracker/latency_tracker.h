@@ -92,6 +92,13 @@ typedef bool (*latency_tracker_cb_t)(struct latency_tracker *t,
  * @stack_mode: enum latency_tracker_stack_mode.
  * @cb: optional callback, see latency_tracker_cb_t.
  * @cb_data: returned by latency_tracker_cb_data().
+ * @activate: optional, called by latency_tracker_enable() (also from the sysfs
+ *	``enabled`` file) once the key table exists, with the tracker's lock held: the
+ *	tracker registers its probes here, so a disabled tracker costs nothing. An error
+ *	fails the enable. Process context, may sleep; must not call enable/disable.
+ * @deactivate: optional, called by latency_tracker_disable() before the table is
+ *	freed: the tracker unregisters its probes and waits for running ones
+ *	(tracepoint_synchronize_unregister()). Same context as @activate.
  */
 struct latency_tracker_params {
 	const char *name;
@@ -106,6 +113,8 @@ struct latency_tracker_params {
 	enum latency_tracker_stack_mode stack_mode;
 	latency_tracker_cb_t cb;
 	void *cb_data;
+	int (*activate)(struct latency_tracker *t);
+	void (*deactivate)(struct latency_tracker *t);
 };
 
 /**
@@ -314,6 +323,23 @@ void latency_tracker_get_stats(struct latency_tracker *t, struct latency_tracker
  * @t: the tracker.
  */
 void *latency_tracker_cb_data(struct latency_tracker *t);
+
+/**
+ * latency_tracker_get_threshold() - the current threshold_ns (lockless read)
+ * @t: the tracker.
+ *
+ * Context: any.
+ */
+u64 latency_tracker_get_threshold(struct latency_tracker *t);
+
+/**
+ * latency_tracker_kobj() - the tracker's sysfs directory
+ * @t: the tracker.
+ *
+ * For a tracker's own files (filters, tracker-specific settings), added with
+ * sysfs_create_group() after create and removed before destroy.
+ */
+struct kobject *latency_tracker_kobj(struct latency_tracker *t);
 
 /**
  * latency_tracker_now() - the trace clock, in nanoseconds

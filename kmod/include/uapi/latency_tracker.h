@@ -62,7 +62,7 @@
 
 /* A major bump breaks readers; a minor bump only appends fields or values. */
 #define LATENCY_TRACKER_ABI_MAJOR 1
-#define LATENCY_TRACKER_ABI_MINOR 0
+#define LATENCY_TRACKER_ABI_MINOR 1
 
 /* sysfs root of the module's own files, relative to /sys. */
 #define LATENCY_TRACKER_SYSFS_DIR "kernel/latency_tracker"
@@ -99,6 +99,8 @@ enum latency_tracker_reason {
 #define LATENCY_TRACKER_REC_F_TIMED_OUT (1U << 0)	/* closed key had timed out before */
 #define LATENCY_TRACKER_REC_F_STACK_IN (1U << 1)	/* stack saved at event_in */
 #define LATENCY_TRACKER_REC_F_STACK_ALERT (1U << 2)	/* stack of the alerting context */
+/* ABI 1.1: stack of the tracked task, sampled by the tracker while it was blocked */
+#define LATENCY_TRACKER_REC_F_STACK_TASK (1U << 3)
 
 /*
  * latency_tracker_record.tracker_type: says what data[] holds. The trackers document
@@ -107,7 +109,12 @@ enum latency_tracker_reason {
 enum latency_tracker_type {
 	LATENCY_TRACKER_TYPE_UNKNOWN = 0,
 	LATENCY_TRACKER_TYPE_SELFTEST = 1,	/* data[0..3]: as given by the test */
-	LATENCY_TRACKER_TYPE_SYSCALL = 2,	/* data[0] syscall nr, data[1] return value */
+	/*
+	 * syscalls: data[0] syscall nr, data[1] return value (s64; timeout: 0),
+	 * data[2] how long the call had been pending when its stack was sampled (ns;
+	 * 0: no stack), flag STACK_TASK: stack[] is where the task waited in the kernel.
+	 */
+	LATENCY_TRACKER_TYPE_SYSCALL = 2,
 	LATENCY_TRACKER_TYPE_WAKEUP = 3,	/* data[0] waker pid, data[1] target cpu */
 	LATENCY_TRACKER_TYPE_OFFCPU = 4,	/* data[0] prev state */
 	LATENCY_TRACKER_TYPE_BLOCK = 5,	/* data[0] dev, data[1] sector, data[2] nr_sector */

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Helpers shared by the tracker modules, see common.h. Each tracker module links its
+ * own copy and owns one tracker, so the sysfs files find their filter through
+ * ltt_filter_cur.
+ */
+#include <linux/cgroup.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/threads.h>
+
+#ifdef CONFIG_X86
+#include <asm/unwind.h>
+#endif
+
+#include "common.h"
+
+struct ltt_tp_lookup {
+	struct ltt_probe *p;
+	unsigned int n;
+};
+
+static void ltt_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct ltt_tp_lookup *l = priv;
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++) {
+		if (!strcmp(tp->name, l->p[i].name))
+			l->p[i].tp = tp;
+	}
+}
+
+int ltt_probes_find(struct ltt_probe *p, unsigned int n)
+{
+	struct ltt_tp_lookup l = { .p = p, .n = n };
+	unsigned int i;
+
+	for_each_kernel_tracepoint(ltt_tp_match, &l);
+	for (i = 0; i < n; i++) {
+		if (!p[i].tp) {
+			pr_err("kernel tracepoint %s not found\n", p[i].name);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+int ltt_probes_register(struct ltt_probe *p, unsigned int n, void *data)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = tracepoint_probe_register(p[i].tp, p[i].func, data);
+		if (ret) {
+			ltt_probes_unregister(p, i, data);
+			return ret;
+		}
+		p[i].registered = true;
+	}
+	return 0;
+}
+
+void ltt_probes_unregister(struct ltt_probe *p, unsigned int n, void *data)
+{
+	unsigned int i;
+
+	for (i = n; i-- > 0;) {
+		if (p[i].registered)
+			WARN_ON_ONCE(tracepoint_probe_unregister(p[i].tp, p[i].func, data));
+		p[i].registered = false;
+	}
+	tracepoint_synchronize_unregister();
+}
+
+bool ltt_filter_slow(const struct ltt_filter_conf *c, struct task_struct *task)
+{
+	if (c->tgid && task->tgid != c->tgid)
+		return false;
+	if (c->tid && task->pid != c->tid)
+		return false;
+	if (c->comm[0] && strncmp(task->comm, c->comm, TASK_COMM_LEN))
+		return false;
+#ifdef CONFIG_CGROUPS
+	if (c->cgroup_id && cgroup_id(task_dfl_cgroup(task)) != c->cgroup_id)
+		return false;
+#endif
+	return true;
+}
+
+static struct ltt_filter *ltt_filter_cur;
+
+enum ltt_filter_field { LTT_F_TGID, LTT_F_TID, LTT_F_COMM, LTT_F_CGROUP };
+
+static ssize_t ltt_filter_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf,
+			       enum ltt_filter_field which)
+{
+	struct ltt_filter *f = ltt_filter_cur;
+	struct ltt_filter_conf *c;
+	ssize_t ret;
+
+	mutex_lock(&f->lock);
+	c = rcu_dereference_protected(f->conf, lockdep_is_held(&f->lock));
+	switch (which) {
+	case LTT_F_TGID:
+		ret = sysfs_emit(buf, "%d\n", c ? c->tgid : 0);
+		break;
+	case LTT_F_TID:
+		ret = sysfs_emit(buf, "%d\n", c ? c->tid : 0);
+		break;
+	case LTT_F_COMM:
+		ret = sysfs_emit(buf, "%s\n", c ? c->comm : "");
+		break;
+	default:
+		ret = sysfs_emit(buf, "%llu\n", c ? c->cgroup_id : 0ULL);
+		break;
+	}
+	mutex_unlock(&f->lock);
+	return ret;
+}
+
+/* Strict: one value, at most one trailing newline, nothing else. */
+static int ltt_filter_parse(const char *buf, size_t count, enum ltt_filter_field which,
+			    struct ltt_filter_conf *n)
+{
+	size_t len = count;
+	u64 v;
+	int ret;
+
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (memchr(buf, '\0', len))
+		return -EINVAL;
+	if (which == LTT_F_COMM) {
+		if (len >= TASK_COMM_LEN)
+			return -EINVAL;
+		memset(n->comm, 0, sizeof(n->comm));
+		memcpy(n->comm, buf, len);
+		return 0;
+	}
+	if (!len || len > 20 || buf[0] == '+' || buf[0] == '-' || buf[0] == ' ')
+		return -EINVAL;
+	{
+		char tmp[21];
+
+		memcpy(tmp, buf, len);
+		tmp[len] = '\0';
+		ret = kstrtou64(tmp, 10, &v);
+	}
+	if (ret)
+		return -EINVAL;
+	if (which == LTT_F_CGROUP) {
+		n->cgroup_id = v;
+		return 0;
+	}
+	if (v > PID_MAX_LIMIT)
+		return -EINVAL;
+	if (which == LTT_F_TGID)
+		n->tgid = v;
+	else
+		n->tid = v;
+	return 0;
+}
+
+static ssize_t ltt_filter_store(struct kobject *kobj, struct kobj_attribute *attr,
+				const char *buf, size_t count, enum ltt_filter_field which)
+{
+	struct ltt_filter *f = ltt_filter_cur;
+	struct ltt_filter_conf *old, *n;
+	int ret;
+
+	n = kzalloc(sizeof(*n), GFP_KERNEL);
+	if (!n)
+		return -ENOMEM;
+	mutex_lock(&f->lock);
+	old = rcu_dereference_protected(f->conf, lockdep_is_held(&f->lock));
+	if (old)
+		memcpy(n, old, sizeof(*n));
+	ret = ltt_filter_parse(buf, count, which, n);
+	if (ret) {
+		mutex_unlock(&f->lock);
+		kfree(n);
+		return ret;
+	}
+	if (!n->tgid && !n->tid && !n->comm[0] && !n->cgroup_id) {
+		kfree(n);
+		n = NULL;
+	}
+	rcu_assign_pointer(f->conf, n);
+	mutex_unlock(&f->lock);
+	if (old)
+		kfree_rcu(old, rcu);
+	return count;
+}
+
+#define LTT_FILTER_ATTR(_name, _which)						\
+static ssize_t _name##_show(struct kobject *kobj, struct kobj_attribute *attr,	\
+			    char *buf)						\
+{										\
+	return ltt_filter_show(kobj, attr, buf, _which);			\
+}										\
+static ssize_t _name##_store(struct kobject *kobj, struct kobj_attribute *attr,	\
+			     const char *buf, size_t count)			\
+{										\
+	return ltt_filter_store(kobj, attr, buf, count, _which);		\
+}										\
+static struct kobj_attribute ltt_##_name##_attr = __ATTR_RW(_name)
+
+LTT_FILTER_ATTR(filter_tgid, LTT_F_TGID);
+LTT_FILTER_ATTR(filter_tid, LTT_F_TID);
+LTT_FILTER_ATTR(filter_comm, LTT_F_COMM);
+LTT_FILTER_ATTR(filter_cgroup_id, LTT_F_CGROUP);
+
+static struct attribute *ltt_filter_attrs[] = {
+	&ltt_filter_tgid_attr.attr,
+	&ltt_filter_tid_attr.attr,
+	&ltt_filter_comm_attr.attr,
+	&ltt_filter_cgroup_id_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group ltt_filter_group = {
+	.attrs = ltt_filter_attrs,
+};
+
+int ltt_filter_add(struct latency_tracker *t, struct ltt_filter *f)
+{
+	mutex_init(&f->lock);
+	RCU_INIT_POINTER(f->conf, NULL);
+	ltt_filter_cur = f;
+	return sysfs_create_group(latency_tracker_kobj(t), &ltt_filter_group);
+}
+
+/* After the probes are gone (the tracker disabled). */
+void ltt_filter_del(struct latency_tracker *t, struct ltt_filter *f)
+{
+	sysfs_remove_group(latency_tracker_kobj(t), &ltt_filter_group);
+	kfree(rcu_dereference_protected(f->conf, true));
+	RCU_INIT_POINTER(f->conf, NULL);
+}
+
+unsigned int ltt_stack_of_blocked(struct task_struct *task, unsigned long *store,
+				  unsigned int size)
+{
+	unsigned int n = 0;
+#if defined(CONFIG_X86) && (defined(CONFIG_UNWINDER_ORC) || defined(CONFIG_UNWINDER_FRAME_POINTER))
+	struct unwind_state state;
+	unsigned long addr;
+
+	/* arch_stack_walk() is not exported, its unwinder is (x86: unwind_*). */
+	for (unwind_start(&state, task, NULL, NULL); !unwind_done(&state) && n < size;
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		store[n++] = addr;
+	}
+#endif
+	return n;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers shared by the tracker modules (compiled into each of them): kernel
+ * tracepoints found by name and registered as a set, the per-tracker task filter and
+ * its sysfs files, and the stack of a task that is not running.
+ */
+#ifndef _LTT_COMMON_H
+#define _LTT_COMMON_H
+
+#include <linux/kobject.h>
+#include <linux/sched.h>
+#include <linux/tracepoint.h>
+
+#include <latency_tracker/latency_tracker.h>
+
+/* One probe on a kernel tracepoint named @name. */
+struct ltt_probe {
+	const char *name;
+	void *func;
+	struct tracepoint *tp;		/* found by ltt_probes_find() */
+	bool registered;
+};
+
+/* Finds every tracepoint of @p by name. Return: 0, or -ENOENT (logged). */
+int ltt_probes_find(struct ltt_probe *p, unsigned int n);
+/* Registers all of @p, or none. Return: 0 or the first error. */
+int ltt_probes_register(struct ltt_probe *p, unsigned int n, void *data);
+/* Unregisters what is registered, in reverse order, and waits for running probes. */
+void ltt_probes_unregister(struct ltt_probe *p, unsigned int n, void *data);
+
+/*
+ * The task filter of one tracker: a key is stored only for a task that matches every
+ * filter set (0 or empty: not set). Replaced as a whole under RCU.
+ */
+struct ltt_filter_conf {
+	struct rcu_head rcu;
+	pid_t tgid;
+	pid_t tid;
+	u64 cgroup_id;
+	char comm[TASK_COMM_LEN];
+};
+
+struct ltt_filter {
+	struct ltt_filter_conf __rcu *conf;	/* NULL: no filter */
+	struct mutex lock;
+};
+
+/* Files filter_tgid, filter_tid, filter_comm, filter_cgroup_id in the tracker's dir. */
+int ltt_filter_add(struct latency_tracker *t, struct ltt_filter *f);
+void ltt_filter_del(struct latency_tracker *t, struct ltt_filter *f);
+bool ltt_filter_slow(const struct ltt_filter_conf *c, struct task_struct *task);
+
+/* Any context that may use RCU (tracepoint probes). */
+static inline bool ltt_filter_match(struct ltt_filter *f, struct task_struct *task)
+{
+	struct ltt_filter_conf *c;
+	bool ok = true;
+
+	if (likely(!rcu_access_pointer(f->conf)))
+		return true;
+	rcu_read_lock();
+	c = rcu_dereference(f->conf);
+	if (c)
+		ok = ltt_filter_slow(c, task);
+	rcu_read_unlock();
+	return ok;
+}
+
+/*
+ * Kernel stack of @task, which must not be running and must not start running during
+ * the walk (e.g. the next task in sched_switch, the runqueue lock held). Innermost
+ * first. Return: the number of entries, 0 where no exported unwinder exists.
+ */
+unsigned int ltt_stack_of_blocked(struct task_struct *task, unsigned long *store,
+				  unsigned int size);
+
+#endif /* _LTT_COMMON_H */

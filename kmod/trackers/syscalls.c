@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * latency_tracker_syscalls: the "syscalls" tracker. A system call is a key (the thread
+ * id) from raw_syscalls:sys_enter to raw_syscalls:sys_exit; one that took at least
+ * threshold_ns raises an alert with its number and return value.
+ *
+ * Where did it wait? (the algorithm of Desfossez et al. 2016) At sched_switch, when a
+ * thread whose call has been pending for at least threshold_ns is switched in, its
+ * kernel stack still shows where it blocked (it has not run yet): the tracker samples it
+ * once per call, and the alert carries it (flag STACK_TASK). The stack walk only
+ * happens for calls already over the threshold, so its cost is bounded by the alerts.
+ *
+ * Cost: nothing while disabled (no probe registered). Enabled: one filter check and one
+ * table operation per system call entry and exit, and one lockless lookup per context
+ * switch to a thread (not idle) that passes the filter.
+ *
+ * Exclusions: calls that block by design (poll, select, epoll_wait, futex...) would
+ * alert all the time; their numbers (native ABI) are listed in exclude_syscalls and are
+ * not tracked. exit and exit_group never return and are never tracked. A read() on an
+ * idle terminal or socket blocks by design too but cannot be told apart by number: use
+ * the filters.
+ */
+#include <linux/bitmap.h>
+#include <linux/ctype.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <asm/syscall.h>
+#include <asm/unistd.h>
+
+#include "common.h"
+
+#define LTT_SYS_MAX 1024		/* syscall numbers tracked for exclusion */
+#define LTT_SYS_STACK LATENCY_TRACKER_STACK_DEPTH
+
+struct ltt_sys_priv {
+	u32 nr_stack;
+	u32 pad;
+	unsigned long stack[LTT_SYS_STACK];
+};
+
+static struct latency_tracker *ltt_sys;
+static struct ltt_filter ltt_sys_filter;
+static DECLARE_BITMAP(ltt_sys_excluded, LTT_SYS_MAX);
+static DEFINE_MUTEX(ltt_sys_excl_lock);
+
+/* A stack sampled at sched_switch, before it is stored in the key. */
+struct ltt_sys_sample {
+	struct ltt_sys_priv stack;
+	u64 pending_ns;
+};
+
+static DEFINE_PER_CPU(struct ltt_sys_sample, ltt_sys_sample);
+
+/* Blocking by design; the default of exclude_syscalls (numbers of the native ABI). */
+static const int ltt_sys_default_excluded[] = {
+#ifdef __NR_poll
+	__NR_poll,
+#endif
+#ifdef __NR_select
+	__NR_select,
+#endif
+#ifdef __NR_epoll_wait
+	__NR_epoll_wait,
+#endif
+	__NR_ppoll, __NR_pselect6, __NR_epoll_pwait,
+#ifdef __NR_epoll_pwait2
+	__NR_epoll_pwait2,
+#endif
+	__NR_futex,
+};
+
+static bool ltt_sys_never(long nr)
+{
+	return nr == __NR_exit || nr == __NR_exit_group;
+}
+
+static bool ltt_sys_skip(long nr)
+{
+	if (nr < 0 || ltt_sys_never(nr))
+		return true;
+	return nr < LTT_SYS_MAX && test_bit(nr, ltt_sys_excluded);
+}
+
+static void ltt_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	struct latency_tracker_in in = { };
+	u32 key = current->pid;
+
+	if (ltt_sys_skip(id) || !ltt_filter_match(&ltt_sys_filter, current))
+		return;
+	in.data[0] = id;
+	latency_tracker_event_in(ltt_sys, &key, sizeof(key), &in);
+}
+
+static void ltt_sys_exit(void *data, struct pt_regs *regs, long ret)
+{
+	struct latency_tracker_out out = { .data_mask = BIT(1) };
+	u32 key = current->pid;
+
+	if (ltt_sys_skip(syscall_get_nr(current, regs)) ||
+	    !ltt_filter_match(&ltt_sys_filter, current))
+		return;
+	out.data[1] = ret;
+	latency_tracker_event_out(ltt_sys, &key, sizeof(key), &out);
+}
+
+/* Under the key's bucket lock: keep the first sample only. */
+static void ltt_sys_store_stack(u64 *data, void *priv, void *arg)
+{
+	const struct ltt_sys_sample *s = arg;
+
+	if (data[2])
+		return;
+	data[2] = s->pending_ns;
+	memcpy(priv, &s->stack, sizeof(s->stack));
+}
+
+static void ltt_sys_switch(void *data, bool preempt, struct task_struct *prev,
+			   struct task_struct *next, unsigned int prev_state)
+{
+	struct latency_tracker_key_info info;
+	struct ltt_sys_sample *s;
+	u32 key = next->pid;
+	u64 now;
+
+	if (!key || (next->flags & PF_KTHREAD) || !ltt_filter_match(&ltt_sys_filter, next))
+		return;
+	if (latency_tracker_lookup(ltt_sys, &key, sizeof(key), &info) || info.data[2])
+		return;
+	now = latency_tracker_now();
+	if (now <= info.start_ns || now - info.start_ns < latency_tracker_get_threshold(ltt_sys))
+		return;
+	/* Interrupts are off in sched_switch: the per-CPU buffer is ours. */
+	s = this_cpu_ptr(&ltt_sys_sample);
+	s->stack.nr_stack = ltt_stack_of_blocked(next, s->stack.stack, LTT_SYS_STACK);
+	if (!s->stack.nr_stack)
+		return;
+	s->pending_ns = now - info.start_ns;
+	latency_tracker_update(ltt_sys, &key, sizeof(key), ltt_sys_store_stack, s);
+}
+
+static struct ltt_probe ltt_sys_probes[] = {
+	{ .name = "sys_enter", .func = ltt_sys_enter },
+	{ .name = "sys_exit", .func = ltt_sys_exit },
+	{ .name = "sched_switch", .func = ltt_sys_switch },
+};
+
+static bool ltt_sys_cb(struct latency_tracker *t, struct latency_tracker_record *rec,
+		       void *priv)
+{
+	const struct ltt_sys_priv *p = priv;
+
+	if (rec->reason == LATENCY_TRACKER_REASON_TIMEOUT)
+		rec->data[1] = 0;
+	if (p && p->nr_stack) {
+		rec->nr_stack = min_t(u32, p->nr_stack, LATENCY_TRACKER_STACK_DEPTH);
+		memcpy(rec->stack, p->stack, rec->nr_stack * sizeof(rec->stack[0]));
+		rec->flags &= ~(LATENCY_TRACKER_REC_F_STACK_IN | LATENCY_TRACKER_REC_F_STACK_ALERT);
+		rec->flags |= LATENCY_TRACKER_REC_F_STACK_TASK;
+	}
+	return true;
+}
+
+static int ltt_sys_activate(struct latency_tracker *t)
+{
+	return ltt_probes_register(ltt_sys_probes, ARRAY_SIZE(ltt_sys_probes), NULL);
+}
+
+static void ltt_sys_deactivate(struct latency_tracker *t)
+{
+	ltt_probes_unregister(ltt_sys_probes, ARRAY_SIZE(ltt_sys_probes), NULL);
+}
+
+/* exclude_syscalls: numbers separated by commas or spaces; "none" or empty: none. */
+static ssize_t exclude_syscalls_show(struct kobject *kobj, struct kobj_attribute *attr,
+				     char *buf)
+{
+	unsigned int nr;
+	int len = 0;
+
+	mutex_lock(&ltt_sys_excl_lock);
+	for_each_set_bit(nr, ltt_sys_excluded, LTT_SYS_MAX)
+		len += sysfs_emit_at(buf, len, "%s%u", len ? "," : "", nr);
+	mutex_unlock(&ltt_sys_excl_lock);
+	if (!len)
+		len = sysfs_emit(buf, "none");
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+static ssize_t exclude_syscalls_store(struct kobject *kobj, struct kobj_attribute *attr,
+				      const char *buf, size_t count)
+{
+	DECLARE_BITMAP(n, LTT_SYS_MAX);
+	char *copy, *p, *tok;
+	unsigned int nr;
+	int ret = 0;
+
+	bitmap_zero(n, LTT_SYS_MAX);
+	copy = kstrndup(buf, count, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	if (strlen(copy) != count) {
+		ret = -EINVAL;
+		goto out;
+	}
+	p = strim(copy);
+	if (!strcmp(p, "none"))
+		p += 4;
+	while (*p && !ret) {
+		tok = strsep(&p, ", ");
+		if (!*tok || !isdigit(*tok) || kstrtouint(tok, 10, &nr) || nr >= LTT_SYS_MAX)
+			ret = -EINVAL;
+		else
+			__set_bit(nr, n);
+		if (!p)
+			break;
+	}
+	if (!ret) {
+		mutex_lock(&ltt_sys_excl_lock);
+		/* Probes read it locklessly: a racing call may be tracked or not. */
+		bitmap_copy(ltt_sys_excluded, n, LTT_SYS_MAX);
+		mutex_unlock(&ltt_sys_excl_lock);
+	}
+out:
+	kfree(copy);
+	return ret ?: count;
+}
+
+static struct kobj_attribute ltt_sys_excl_attr = __ATTR_RW(exclude_syscalls);
+
+static const struct latency_tracker_params ltt_sys_params = {
+	.name = "syscalls",
+	.type = LATENCY_TRACKER_TYPE_SYSCALL,
+	.key_size = sizeof(u32),
+	.priv_size = sizeof(struct ltt_sys_priv),
+	.dup_policy = LATENCY_TRACKER_DUP_REPLACE,
+	.stack_mode = LATENCY_TRACKER_STACK_NONE,
+	.cb = ltt_sys_cb,
+	.activate = ltt_sys_activate,
+	.deactivate = ltt_sys_deactivate,
+};
+
+static int __init ltt_sys_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	ret = ltt_probes_find(ltt_sys_probes, ARRAY_SIZE(ltt_sys_probes));
+	if (ret)
+		return ret;
+	for (i = 0; i < ARRAY_SIZE(ltt_sys_default_excluded); i++)
+		__set_bit(ltt_sys_default_excluded[i], ltt_sys_excluded);
+	ltt_sys = latency_tracker_create(&ltt_sys_params);
+	if (IS_ERR(ltt_sys))
+		return PTR_ERR(ltt_sys);
+	ret = ltt_filter_add(ltt_sys, &ltt_sys_filter);
+	if (ret)
+		goto err_destroy;
+	ret = sysfs_create_file(latency_tracker_kobj(ltt_sys), &ltt_sys_excl_attr.attr);
+	if (ret)
+		goto err_filter;
+	return 0;
+
+err_filter:
+	ltt_filter_del(ltt_sys, &ltt_sys_filter);
+err_destroy:
+	latency_tracker_destroy(ltt_sys);
+	return ret;
+}
+
+static void __exit ltt_sys_exit_module(void)
+{
+	latency_tracker_disable(ltt_sys);	/* unregisters the probes */
+	sysfs_remove_file(latency_tracker_kobj(ltt_sys), &ltt_sys_excl_attr.attr);
+	ltt_filter_del(ltt_sys, &ltt_sys_filter);
+	latency_tracker_destroy(ltt_sys);
+}
+
+module_init(ltt_sys_init);
+module_exit(ltt_sys_exit_module);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("latency_tracker: system calls, with the stack where they waited");
