@@ -1,23 +1,58 @@
-# The main job (tools/demo), and a test of it: in the VM, load the latency tracker, start
-# lttng-sessiond and latencyd, and ask latencyd over its control socket what it sees.
+# The main job (tools/demo), and a test of it: latencyd with its default configuration
+# catches a real latency. A process sleeps 30 ms in a system call; the syscalls tracker,
+# set to 10 ms through latencyctl, raises an alert; latencyd records an LTTng snapshot of
+# the kernel history around it, which babeltrace2 reads back.
 . "$VM_IN/scenarios/lib.sh"
+T=/sys/kernel/latency_tracker/syscalls
+CATALOG=/var/lib/latencyd/catalog.json
 
-echo "== loading the latency tracker module"
-modprobe latency_tracker || fail "modprobe latency_tracker"
+echo "== starting lttng-sessiond and latencyd (it loads the latency tracker module)"
 start_sessiond
-
-echo "== starting latencyd"
 latencyd >/tmp/latencyd.log 2>&1 &
 daemon=$!
-wait_for /run/latencyd/latencyd.sock 100 || { cat /tmp/latencyd.log; fail "latencyd did not open its socket"; }
+i=0
+until latencyctl --json status 2>/dev/null | grep -q '"state": *"recording"'; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || { cat /tmp/latencyd.log; fail "latencyd does not record"; }
+	sleep 0.1
+done
+latencyctl status
 
-echo "== latencyctl status"
-latencyctl status || fail "latencyctl status"
-latencyctl --json status >/tmp/status.json || fail "latencyctl --json status"
-grep -q '"loaded": true' /tmp/status.json || { cat /tmp/status.json; fail "module not reported loaded"; }
+echo "== the syscalls tracker: 10 ms threshold, only for the demo's process"
+modprobe latency_tracker_syscalls || fail "modprobe latency_tracker_syscalls"
+echo usleep >$T/filter_comm || fail "filter_comm"
+latencyctl set-threshold syscalls 10ms || fail "set-threshold"
+latencyctl enable syscalls || fail "enable"
+sleep 0.5 # some history before the latency
 
+echo "== a 30 ms latency: usleep 30000"
+usleep 30000
+i=0
+until grep -q '"status": *"complete"' $CATALOG 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || { cat /tmp/latencyd.log; fail "no snapshot in the catalog"; }
+	sleep 0.1
+done
+sleep 0.5
+
+echo "== what latencyd saw"
+latencyctl trackers
+latencyctl status
+grep -E '"(tracker|comm|delay_ns|tid|name|path|detect_to_record_ns)"' $CATALOG | sed 's/^ */  /'
+snaps=$(ls /var/lib/latencyd/snapshots)
+[ "$(echo "$snaps" | wc -l)" = 1 ] || fail "expected one snapshot, got: $snaps"
+grep -q '"tracker": *"syscalls"' $CATALOG || fail "the catalog does not name the syscalls tracker"
+grep -q '"comm": *"usleep"' $CATALOG || fail "the catalog does not name usleep"
+
+echo "== the alert inside the snapshot (babeltrace2)"
+read_trace /var/lib/latencyd/snapshots/$snaps >/tmp/trace.txt || fail "babeltrace2"
+grep 'latency_tracker_alert:' /tmp/trace.txt | head -n 1
+[ "$(grep -c 'latency_tracker_alert:' /tmp/trace.txt)" = 1 ] || fail "no single alert event in the snapshot"
+echo "   with $(grep -c 'sched_switch:' /tmp/trace.txt) sched_switch events around it"
+cp $CATALOG /tmp/latencyd.log "$VM_OUT/" 2>/dev/null
+
+latencyctl disable syscalls >/dev/null
+rmmod latency_tracker_syscalls || fail "rmmod latency_tracker_syscalls"
 kill -TERM "$daemon"
 wait "$daemon" || fail "latencyd did not stop cleanly"
-[ ! -e /run/latencyd/latencyd.sock ] || fail "socket left behind"
-cat /tmp/latencyd.log
-pass "latencyd sees the module loaded and stops cleanly"
+pass "latencyd caught a 30 ms system call and recorded a snapshot with the alert"
