@@ -86,35 +86,6 @@ static void command_usage(const struct command *cmd, FILE *f)
 #define HELP_SHOWN (-1)
 
 /*
- * For commands without arguments of their own: accepts --help and nothing else. Returns
- * EXIT_OK to go on, HELP_SHOWN when --help was answered, or EXIT_USAGE.
- */
-static int no_arguments(const struct command *cmd, int argc, char **argv)
-{
-	static const struct option options[] = {
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
-
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
-		if (c == 'h') {
-			command_usage(cmd, stdout);
-			return HELP_SHOWN;
-		}
-		fprintf(stderr, "Try 'latencyctl %s --help'.\n", cmd->name);
-		return EXIT_USAGE;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "latencyctl: %s takes no arguments\nTry 'latencyctl %s --help'.\n",
-			cmd->name, cmd->name);
-		return EXIT_USAGE;
-	}
-	return EXIT_OK;
-}
-
-/*
  * For commands with N positional arguments and no options but --help: checks them and
  * returns EXIT_OK (argv[1..n] are the arguments), HELP_SHOWN or EXIT_USAGE.
  */
@@ -135,12 +106,23 @@ static int positional(const struct command *cmd, int argc, char **argv, int n)
 		fprintf(stderr, "Try 'latencyctl %s --help'.\n", cmd->name);
 		return EXIT_USAGE;
 	}
+	if (argc - optind != n && n == 0) {
+		fprintf(stderr, "latencyctl: %s takes no arguments\nTry 'latencyctl %s --help'.\n",
+			cmd->name, cmd->name);
+		return EXIT_USAGE;
+	}
 	if (argc - optind != n) {
 		fprintf(stderr, "latencyctl: %s wants %s\nTry 'latencyctl %s --help'.\n", cmd->name,
 			cmd->args, cmd->name);
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
+}
+
+/* For commands without arguments of their own: --help and nothing else. */
+static int no_arguments(const struct command *cmd, int argc, char **argv)
+{
+	return positional(cmd, argc, argv, 0);
 }
 
 static int ask(const struct ctl *ctl, const struct command *cmd, int argc, char **argv,
