@@ -164,49 +164,23 @@ LT_U64_ATTR(max_keys, max_keys)
 LT_U64_ATTR(key_size, key_size)
 LT_U64_ATTR(type, type)
 
-static ssize_t threshold_ns_store(struct kobject *kobj, struct kobj_attribute *attr,
-				  const char *buf, size_t count)
-{
-	u64 v;
-	int ret = lt_parse_u64(buf, &lt_range_threshold, &v);
-
-	if (!ret)
-		ret = latency_tracker_set_threshold(to_tracker(kobj), v);
-	return ret ?: count;
+/* A tunable written as one integer: parsed against its declared range, then set. */
+#define LT_U64_STORE(_name, _range, _set)					\
+static ssize_t _name##_store(struct kobject *kobj, struct kobj_attribute *attr,	\
+			     const char *buf, size_t count)			\
+{										\
+	u64 v;									\
+	int ret = lt_parse_u64(buf, &_range, &v);				\
+										\
+	if (!ret)								\
+		ret = _set(to_tracker(kobj), v);				\
+	return ret ?: count;							\
 }
 
-static ssize_t timeout_ns_store(struct kobject *kobj, struct kobj_attribute *attr,
-				const char *buf, size_t count)
-{
-	u64 v;
-	int ret = lt_parse_u64(buf, &lt_range_timeout, &v);
-
-	if (!ret)
-		ret = latency_tracker_set_timeout(to_tracker(kobj), v);
-	return ret ?: count;
-}
-
-static ssize_t stale_ns_store(struct kobject *kobj, struct kobj_attribute *attr,
-			      const char *buf, size_t count)
-{
-	u64 v;
-	int ret = lt_parse_u64(buf, &lt_range_stale, &v);
-
-	if (!ret)
-		ret = lt_tracker_set_stale(to_tracker(kobj), v);
-	return ret ?: count;
-}
-
-static ssize_t max_keys_store(struct kobject *kobj, struct kobj_attribute *attr,
-			      const char *buf, size_t count)
-{
-	u64 v;
-	int ret = lt_parse_u64(buf, &lt_range_max_keys, &v);
-
-	if (!ret)
-		ret = lt_tracker_set_max_keys(to_tracker(kobj), v);
-	return ret ?: count;
-}
+LT_U64_STORE(threshold_ns, lt_range_threshold, latency_tracker_set_threshold)
+LT_U64_STORE(timeout_ns, lt_range_timeout, latency_tracker_set_timeout)
+LT_U64_STORE(stale_ns, lt_range_stale, lt_tracker_set_stale)
+LT_U64_STORE(max_keys, lt_range_max_keys, lt_tracker_set_max_keys)
 
 static ssize_t stack_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
