@@ -33,10 +33,17 @@ static void ltt_tp_match(struct tracepoint *tp, void *priv)
 	}
 }
 
+/* The module's probes, for its "probes" sysfs file. */
+static struct ltt_probe *ltt_probes_cur;
+static unsigned int ltt_probes_cur_n;
+
 int ltt_probes_find(struct ltt_probe *p, unsigned int n)
 {
 	struct ltt_tp_lookup l = { .p = p, .n = n };
 	unsigned int i;
+
+	ltt_probes_cur = p;
+	ltt_probes_cur_n = n;
 
 	for_each_kernel_tracepoint(ltt_tp_match, &l);
 	for (i = 0; i < n; i++) {
@@ -59,7 +66,7 @@ int ltt_probes_register(struct ltt_probe *p, unsigned int n, void *data)
 			ltt_probes_unregister(p, i, data);
 			return ret;
 		}
-		p[i].registered = true;
+		WRITE_ONCE(p[i].registered, true);
 	}
 	return 0;
 }
@@ -71,7 +78,7 @@ void ltt_probes_unregister(struct ltt_probe *p, unsigned int n, void *data)
 	for (i = n; i-- > 0;) {
 		if (p[i].registered)
 			WARN_ON_ONCE(tracepoint_probe_unregister(p[i].tp, p[i].func, data));
-		p[i].registered = false;
+		WRITE_ONCE(p[i].registered, false);
 	}
 	tracepoint_synchronize_unregister();
 }
@@ -214,7 +221,25 @@ LTT_FILTER_ATTR(filter_tid, LTT_F_TID);
 LTT_FILTER_ATTR(filter_comm, LTT_F_COMM);
 LTT_FILTER_ATTR(filter_cgroup_id, LTT_F_CGROUP);
 
+/*
+ * probes: one line per kernel tracepoint the tracker uses, "NAME 0|1" (1: our probe is
+ * registered on it), so a test can see that a disabled tracker costs nothing.
+ */
+static ssize_t probes_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	unsigned int i;
+	int len = 0;
+
+	for (i = 0; i < ltt_probes_cur_n; i++)
+		len += sysfs_emit_at(buf, len, "%s %d\n", ltt_probes_cur[i].name,
+				     READ_ONCE(ltt_probes_cur[i].registered));
+	return len;
+}
+
+static struct kobj_attribute ltt_probes_attr = __ATTR_RO(probes);
+
 static struct attribute *ltt_filter_attrs[] = {
+	&ltt_probes_attr.attr,
 	&ltt_filter_tgid_attr.attr,
 	&ltt_filter_tid_attr.attr,
 	&ltt_filter_comm_attr.attr,

@@ -9,6 +9,7 @@
 
 #include <linux/kobject.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 #include <linux/tracepoint.h>
 
 #include <latency_tracker/latency_tracker.h>
@@ -21,7 +22,10 @@ struct ltt_probe {
 	bool registered;
 };
 
-/* Finds every tracepoint of @p by name. Return: 0, or -ENOENT (logged). */
+/*
+ * Finds every tracepoint of @p by name, and remembers @p for the "probes" file (one set
+ * per module). Return: 0, or -ENOENT (logged).
+ */
 int ltt_probes_find(struct ltt_probe *p, unsigned int n);
 /* Registers all of @p, or none. Return: 0 or the first error. */
 int ltt_probes_register(struct ltt_probe *p, unsigned int n, void *data);
@@ -45,7 +49,10 @@ struct ltt_filter {
 	struct mutex lock;
 };
 
-/* Files filter_tgid, filter_tid, filter_comm, filter_cgroup_id in the tracker's dir. */
+/*
+ * Files filter_tgid, filter_tid, filter_comm, filter_cgroup_id and probes (what
+ * ltt_probes_find() was given, and which are registered) in the tracker's directory.
+ */
 int ltt_filter_add(struct latency_tracker *t, struct ltt_filter *f);
 void ltt_filter_del(struct latency_tracker *t, struct ltt_filter *f);
 bool ltt_filter_slow(const struct ltt_filter_conf *c, struct task_struct *task);
@@ -73,5 +80,18 @@ static inline bool ltt_filter_match(struct ltt_filter *f, struct task_struct *ta
  */
 unsigned int ltt_stack_of_blocked(struct task_struct *task, unsigned long *store,
 				  unsigned int size);
+
+/*
+ * Copies @s (at most @n bytes, up to its NUL) into @words as the uapi header's "TEXT in
+ * data[i..j]": byte for byte, NUL-padded. @nwords * 8 bytes are written.
+ */
+static inline void ltt_pack_text(u64 *words, unsigned int nwords, const char *s, size_t n)
+{
+	char *dst = (char *)words;
+	size_t len = strnlen(s, min_t(size_t, n, nwords * sizeof(u64)));
+
+	memcpy(dst, s, len);
+	memset(dst + len, 0, nwords * sizeof(u64) - len);
+}
 
 #endif /* _LTT_COMMON_H */

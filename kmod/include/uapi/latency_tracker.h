@@ -62,7 +62,7 @@
 
 /* A major bump breaks readers; a minor bump only appends fields or values. */
 #define LATENCY_TRACKER_ABI_MAJOR 1
-#define LATENCY_TRACKER_ABI_MINOR 1
+#define LATENCY_TRACKER_ABI_MINOR 2
 
 /* sysfs root of the module's own files, relative to /sys. */
 #define LATENCY_TRACKER_SYSFS_DIR "kernel/latency_tracker"
@@ -101,27 +101,71 @@ enum latency_tracker_reason {
 #define LATENCY_TRACKER_REC_F_STACK_ALERT (1U << 2)	/* stack of the alerting context */
 /* ABI 1.1: stack of the tracked task, sampled by the tracker while it was blocked */
 #define LATENCY_TRACKER_REC_F_STACK_TASK (1U << 3)
+/* ABI 1.2: stack of the task that woke the tracked one, taken at sched_waking */
+#define LATENCY_TRACKER_REC_F_STACK_WAKER (1U << 4)
 
 /*
- * latency_tracker_record.tracker_type: says what data[] holds. The trackers document
- * their words here when they are added; unused words are 0.
+ * latency_tracker_record.tracker_type: says what data[] holds; unused words are 0.
+ * "TEXT in data[i..j]": a string of at most 8 * (j - i + 1) bytes, copied byte for byte
+ * (data[] in memory order, as in comm[]) and NUL-padded; not NUL-terminated when full.
+ * pid/tid/comm are those of the task the key is about, as said per tracker.
  */
 enum latency_tracker_type {
 	LATENCY_TRACKER_TYPE_UNKNOWN = 0,
 	LATENCY_TRACKER_TYPE_SELFTEST = 1,	/* data[0..3]: as given by the test */
 	/*
-	 * syscalls: data[0] syscall nr, data[1] return value (s64; timeout: 0),
-	 * data[2] how long the call had been pending when its stack was sampled (ns;
-	 * 0: no stack), flag STACK_TASK: stack[] is where the task waited in the kernel.
+	 * syscalls: the calling thread. data[0] syscall nr, data[1] return value (s64;
+	 * timeout: 0), data[2] how long the call had been pending when its stack was sampled
+	 * (ns; 0: no stack), flag STACK_TASK: stack[] is where the task waited in the kernel.
 	 */
 	LATENCY_TRACKER_TYPE_SYSCALL = 2,
-	LATENCY_TRACKER_TYPE_WAKEUP = 3,	/* data[0] waker pid, data[1] target cpu */
-	LATENCY_TRACKER_TYPE_OFFCPU = 4,	/* data[0] prev state */
-	LATENCY_TRACKER_TYPE_BLOCK = 5,	/* data[0] dev, data[1] sector, data[2] nr_sector */
-	LATENCY_TRACKER_TYPE_IRQ = 6,	/* data[0] irq or vector */
-	LATENCY_TRACKER_TYPE_NET = 7,	/* data[0] ifindex */
-	LATENCY_TRACKER_TYPE_APP = 8,	/* data[0..3] application-defined */
+	/*
+	 * wakeup (ABI 1.2): the woken thread, from sched_waking to when it runs.
+	 * data[0] waker tid (0: woken from an interrupt or the idle task), data[1] target
+	 * cpu in bits 0..31 and the woken task's prio in bits 32..63, waker comm in
+	 * data[2..3].
+	 */
+	LATENCY_TRACKER_TYPE_WAKEUP = 3,
+	/*
+	 * offcpu (ABI 1.2): the blocked thread, from being switched out blocked to being
+	 * switched in. data[0] its state when it blocked (TASK_* bits: 1 S, 2 D), data[1]
+	 * waker tid (0: not woken yet, e.g. a timeout alert), waker comm in data[2..3];
+	 * flag STACK_WAKER: stack[] is the waker's kernel stack at sched_waking.
+	 */
+	LATENCY_TRACKER_TYPE_OFFCPU = 4,
+	/*
+	 * block (ABI 1.2): a request from block_rq_issue to block_rq_complete; the task is
+	 * the one that issued it. data[0] device (major << 32 | minor), data[1] first
+	 * sector, data[2] bytes, rwbs ("R", "WS", "RA"... as in block tracepoints) in
+	 * data[3].
+	 */
+	LATENCY_TRACKER_TYPE_BLOCK = 5,
+	/*
+	 * irq (ABI 1.2): a hard interrupt handler or a softirq on one CPU; the task is the
+	 * one it interrupted. data[0] irq number or softirq vector, data[1] 0 hard irq,
+	 * 1 softirq, handler or softirq name in data[2..3].
+	 */
+	LATENCY_TRACKER_TYPE_IRQ = 6,
+	/*
+	 * net (ABI 1.2): a received packet from netif_receive_skb to its consumption (read
+	 * by the socket owner) or its drop; the task is the one that consumed it. data[0]
+	 * ifindex, data[1] protocol (ETH_P_*, host order) in bits 0..15 and the IP protocol
+	 * (IPPROTO_*) in bits 16..23, data[2] source port in bits 0..15 and destination
+	 * port in bits 16..31 (TCP and UDP, 0 otherwise), data[3] 0 consumed, 1 dropped.
+	 */
+	LATENCY_TRACKER_TYPE_NET = 7,
+	/*
+	 * app (ABI 1.2): from "begin COOKIE" to "end COOKIE" written to
+	 * LATENCY_TRACKER_APP_PATH; the task is the one that wrote begin. The COOKIE in
+	 * data[0..3].
+	 */
+	LATENCY_TRACKER_TYPE_APP = 8,
 };
+
+/* The app tracker's marker file (ABI 1.2): write "begin COOKIE" or "end COOKIE". */
+#define LATENCY_TRACKER_APP_DEV_NAME "latency_tracker_app"
+#define LATENCY_TRACKER_APP_PATH "/dev/latency_tracker_app"
+#define LATENCY_TRACKER_APP_COOKIE_MAX 32	/* bytes of COOKIE */
 
 /* end_cpu of a timeout: the key is still pending, nothing ended. */
 #define LATENCY_TRACKER_CPU_NONE 0xffffffffU

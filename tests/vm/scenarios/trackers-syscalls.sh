@@ -12,7 +12,9 @@ T=/sys/kernel/latency_tracker/syscalls
 [ "$(cat $T/type)" = 2 ] || fail "type $(cat $T/type)"
 echo "exclude_syscalls: $(cat $T/exclude_syscalls)"
 echo 10000000 >$T/threshold_ns || fail "threshold_ns"
+[ "$(grep -c ' 0$' $T/probes)" = 3 ] || fail "probes registered while disabled: $(cat $T/probes)"
 echo 1 >$T/enabled || fail "enable"
+[ "$(grep -c ' 1$' $T/probes)" = 3 ] || fail "probes not registered: $(cat $T/probes)"
 
 lt-syscalls 30 1 || fail "30 ms sleep over a 10 ms threshold"
 pass "one alert with the stack of the sleep"
@@ -46,6 +48,7 @@ echo "$old" >$T/exclude_syscalls || fail "restore exclude_syscalls"
 pass "strict parsing, exclusion list"
 
 echo 0 >$T/enabled || fail "disable"
+[ "$(grep -c ' 0$' $T/probes)" = 3 ] || fail "probes left registered: $(cat $T/probes)"
 lt-syscalls 30 0 || fail "disabled tracker alerted"
 echo "stats: in $(cat $T/stats/events_in) out $(cat $T/stats/events_out) alerts $(cat $T/stats/alerts)"
 rmmod latency_tracker_syscalls || fail "rmmod latency_tracker_syscalls"
