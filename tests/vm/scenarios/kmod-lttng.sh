@@ -3,8 +3,6 @@
 # record from /dev/latency_tracker, on LTTng's clock (the event comes right after end_ns).
 . "$VM_IN/scenarios/lib.sh"
 
-# key=value field of an lt-dump line
-val() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 start_sessiond
 lttng list -k >/tmp/events.txt 2>&1 || fail "lttng list -k"

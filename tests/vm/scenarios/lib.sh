@@ -41,3 +41,29 @@ wait_for() {
 		sleep 0.1
 	done
 }
+
+# key=value field $2 of an lt-dump line $1
+val() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# A kernel snapshot session "lt" recording the alert event (and $1, a comma list, if given),
+# output under /tmp/snap. Starts lttng-sessiond if it is not running.
+snapshot_start() {
+	lttng list >/dev/null 2>&1 || start_sessiond
+	rm -rf /tmp/snap
+	lttng create lt --snapshot --output=/tmp/snap >/dev/null || fail "lttng create"
+	lttng enable-channel -k --overwrite --subbuf-size=256k --num-subbuf=4 chan >/dev/null ||
+		fail "lttng enable-channel"
+	lttng enable-event -k -c chan "latency_tracker_alert${1:+,$1}" >/dev/null ||
+		fail "lttng enable-event"
+	lttng start >/dev/null || fail "lttng start"
+}
+
+# Records the snapshot, destroys the session and prints the alert events of tracker $1 in
+# it (babeltrace2 text, one per line); fails if there is none.
+snapshot_alerts() {
+	lttng snapshot record >/dev/null || fail "lttng snapshot record"
+	lttng destroy lt >/dev/null
+	read_trace /tmp/snap >/tmp/snap.txt || fail "babeltrace2"
+	grep "latency_tracker_alert:.*tracker = \"$1\"" /tmp/snap.txt ||
+		fail "no $1 alert in the LTTng snapshot"
+}

@@ -1,8 +1,8 @@
 # The syscalls tracker: a 30 ms nanosleep over a 10 ms threshold raises exactly one alert
 # for the sleeping thread, with nr 35/230 and the stack where it waited
-# (tests/vm/progs/lt-syscalls.c); a threshold change applies to the next call; a
-# filtered-out process never alerts; sysfs files are parsed strictly; no probe stays
-# registered when disabled; unload is clean.
+# (tests/vm/progs/lt-syscalls.c), also found in an LTTng snapshot; a threshold change
+# applies to the next call; a filtered-out process never alerts; sysfs files are parsed
+# strictly; no probe stays registered when disabled; unload is clean.
 . "$VM_IN/scenarios/lib.sh"
 
 echo 0 >/proc/sys/kernel/kptr_restrict
@@ -16,8 +16,12 @@ echo 10000000 >$T/threshold_ns || fail "threshold_ns"
 echo 1 >$T/enabled || fail "enable"
 [ "$(grep -c ' 1$' $T/probes)" = 3 ] || fail "probes not registered: $(cat $T/probes)"
 
+snapshot_start
 lt-syscalls 30 1 || fail "30 ms sleep over a 10 ms threshold"
 pass "one alert with the stack of the sleep"
+ev=$(snapshot_alerts syscalls)
+echo "$ev" | grep -q 'comm = "lt-syscalls"' || fail "snapshot alert: $ev"
+pass "the alert is in an LTTng snapshot"
 
 echo 50000000 >$T/threshold_ns || fail "threshold_ns 50 ms"
 lt-syscalls 30 0 || fail "30 ms sleep under a 50 ms threshold"
