@@ -5,6 +5,7 @@
  * previous one and "saved": false.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 
 #include <json-c/json.h>
@@ -42,6 +43,7 @@ int tracker_set(struct manager *m, struct json_object *args, const char *file, u
 	r = tracker_write(m, a.tracker, file, a.value, err);
 	if (r < 0)
 		return r;
+	log_info("tracker %s: %s set to %" PRIu64 " (runtime only)", a.tracker, file, a.value);
 
 	o = json_object_new_object();
 	if (!o)

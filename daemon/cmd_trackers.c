@@ -110,49 +110,56 @@ int tracker_read(const struct manager *m, const char *name, const char *file, ui
 }
 
 /*
- * Writes VALUE into the tracker's FILE (the privileged step: the one sysfs write of
- * latencyd's commands). The kernel's refusal is reported as it is: EINVAL (value out of
- * range, or not allowed with the other settings), EBUSY (only while disabled).
+ * Writes TEXT into the tracker's FILE (the privileged step: the one sysfs write of latencyd).
+ * The kernel's refusal is reported as it is: EINVAL (value out of range, or not allowed with
+ * the other settings), EBUSY (only while disabled).
  */
-int tracker_write(const struct manager *m, const char *name, const char *file, uint64_t value,
-		  struct proto_error *err)
+int tracker_write_text(const struct manager *m, const char *name, const char *file,
+		       const char *text, struct proto_error *err)
 {
-	char path[PATH_MAX], buf[32];
-	int fd, n, r;
+	char path[PATH_MAX];
+	size_t n = strlen(text);
+	int fd, r;
 
 	r = tracker_check(m, name, err);
 	if (r < 0)
 		return r;
 	pathf(path, sizeof(path), "%s/%s/%s/%s", m->sysfs_root, LATENCY_TRACKER_SYSFS_DIR, name,
 	      file);
-	n = snprintf(buf, sizeof(buf), "%" PRIu64 "\n", value);
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW); /* as a shell does */
 	if (fd < 0) {
 		r = -errno;
 		return proto_error_set(err, r == -EACCES ? PROTO_ERR_REFUSED : PROTO_ERR_INTERNAL,
 				       "cannot open %s of tracker %s: %s", file, name,
 				       strerror(-r));
 	}
-	if (write(fd, buf, (size_t)n) != n)
+	if (write(fd, text, n) != (ssize_t)n)
 		r = -errno ?: -EIO;
 	close(fd);
 	if (r == -EINVAL)
 		return proto_error_set(err, PROTO_ERR_REFUSED,
-				       "the kernel refused %s = %" PRIu64
-				       " for tracker %s: invalid "
+				       "the kernel refused %s = %.*s for tracker %s: invalid "
 				       "value (EINVAL: out of range or in conflict with the "
 				       "tracker's other settings)",
-				       file, value, name);
+				       file, (int)strcspn(text, "\n"), text, name);
 	if (r == -EBUSY)
 		return proto_error_set(err, PROTO_ERR_REFUSED,
-				       "the kernel refused %s = %" PRIu64 " for tracker %s: busy "
+				       "the kernel refused %s = %.*s for tracker %s: busy "
 				       "(EBUSY: disable the tracker first)",
-				       file, value, name);
+				       file, (int)strcspn(text, "\n"), text, name);
 	if (r < 0)
 		return proto_error_set(err, PROTO_ERR_INTERNAL, "cannot write %s of tracker %s: %s",
 				       file, name, strerror(-r));
-	log_info("tracker %s: %s set to %" PRIu64 " (runtime only)", name, file, value);
 	return 0;
+}
+
+int tracker_write(const struct manager *m, const char *name, const char *file, uint64_t value,
+		  struct proto_error *err)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64 "\n", value);
+	return tracker_write_text(m, name, file, buf, err);
 }
 
 static struct json_object *tracker_object(const char *base, const char *name, int *r)

@@ -29,20 +29,25 @@
 #include "latencyd.h"
 
 enum conf_type {
-	CONF_SOCKET_PATH, /* char *: absolute, fits in sun_path */
-	CONF_GROUP,	  /* char * name (may be ""), gid_t at aux_offset */
-	CONF_LOG_LEVEL,	  /* int: LOG_ERR .. LOG_DEBUG */
-	CONF_STRING,	  /* char *, anything (may be "") */
-	CONF_NAME,	  /* char *: non-empty, no '/', no whitespace */
-	CONF_PATH,	  /* char *: absolute path */
-	CONF_URL,	  /* char *: "" or an LTTng network URL (net://, net6://, tcp://) */
-	CONF_BOOL,	  /* bool */
-	CONF_UINT,	  /* uint64_t in [min, max] */
-	CONF_POW2,	  /* uint64_t, a power of two in [min, max] */
-	CONF_RATE,	  /* double in [min, max] (events per second) */
-	CONF_DOMAIN,	  /* int: FLIGHT_DOMAIN_* */
-	CONF_EVENTS,	  /* char **: NULL-terminated list of tracepoint names, not empty */
-	CONF_OVERRIDES,	  /* char **: list of "TRACKER=RATE/BURST" */
+	CONF_SOCKET_PATH,  /* char *: absolute, fits in sun_path */
+	CONF_GROUP,	   /* char * name (may be ""), gid_t at aux_offset */
+	CONF_LOG_LEVEL,	   /* int: LOG_ERR .. LOG_DEBUG */
+	CONF_STRING,	   /* char *, anything (may be "") */
+	CONF_NAME,	   /* char *: non-empty, no '/', no whitespace */
+	CONF_PATH,	   /* char *: absolute path */
+	CONF_URL,	   /* char *: "" or an LTTng network URL (net://, net6://, tcp://) */
+	CONF_BOOL,	   /* bool */
+	CONF_UINT,	   /* uint64_t in [min, max] */
+	CONF_POW2,	   /* uint64_t, a power of two in [min, max] */
+	CONF_RATE,	   /* double in [min, max] (events per second) */
+	CONF_DOMAIN,	   /* int: FLIGHT_DOMAIN_* */
+	CONF_EVENTS,	   /* char **: NULL-terminated list of tracepoint names, not empty */
+	CONF_OVERRIDES,	   /* char **: list of "TRACKER=RATE/BURST" */
+	CONF_UINT_OFF,	   /* uint64_t, 0 or in [min, max] */
+	CONF_DURATION,	   /* uint64_t ns, "10ms" (a unit is required) in [min, max] */
+	CONF_DURATION_OFF, /* uint64_t ns, "0" or a duration in [min, max] */
+	CONF_COMM,	   /* char *: "" or a task name (at most 15 bytes) */
+	CONF_CGROUP,	   /* char *: "" or a cgroup v2 path or id, resolved when applied */
 };
 
 /* How a type is spelled in the file. */
@@ -50,8 +55,9 @@ enum conf_kind {
 	KIND_STRING,
 	KIND_BOOL,
 	KIND_INT,
-	KIND_NUMBER, /* int or float */
-	KIND_LIST,   /* list or array of strings */
+	KIND_NUMBER,   /* int or float */
+	KIND_LIST,     /* list or array of strings */
+	KIND_DURATION, /* a string with a unit, "10ms" */
 };
 
 struct conf_key {
@@ -63,10 +69,35 @@ struct conf_key {
 	uint64_t min, max;
 };
 
+/* 0 is also allowed, for "off" or "the module's default". */
+static bool zero_off(const struct conf_key *k)
+{
+	return k->type == CONF_UINT_OFF || k->type == CONF_DURATION_OFF;
+}
+
 #define KIB	   (UINT64_C(1) << 10)
 #define MIB	   (UINT64_C(1) << 20)
 #define GIB	   (UINT64_C(1) << 30)
 #define OFF(field) offsetof(struct conf, field)
+
+#define USEC (UINT64_C(1000))
+#define MSEC (UINT64_C(1000000))
+#define HOUR (UINT64_C(3600000000000))
+
+/* The kernel's ranges (kmod/src/tunable.c): threshold 1us..1h, timeout off or 1ms..1h. */
+// clang-format off
+#define TRACKER_KEYS(i, name, threshold)                                                           \
+	{"trackers." name ".enabled", CONF_BOOL, OFF(trackers[i].enabled), 0, "false", 0, 0},      \
+	{"trackers." name ".threshold", CONF_DURATION, OFF(trackers[i].threshold_ns), 0,           \
+	 threshold, USEC, HOUR},                                                                   \
+	{"trackers." name ".timeout", CONF_DURATION_OFF, OFF(trackers[i].timeout_ns), 0, "0",      \
+	 MSEC, HOUR},                                                                              \
+	{"trackers." name ".max_keys", CONF_UINT_OFF, OFF(trackers[i].max_keys), 0, "0", 16,       \
+	 1 << 20},                                                                                 \
+	{"trackers." name ".filter_comm", CONF_COMM, OFF(trackers[i].filter_comm), 0, "", 0, 0},   \
+	{"trackers." name ".filter_cgroup", CONF_CGROUP, OFF(trackers[i].filter_cgroup), 0, "",    \
+	 0, 0}
+// clang-format on
 
 #define CONF_EVENTS_DEFAULT                                                                        \
 	"sched_switch,sched_waking,sched_wakeup_new,sched_process_fork,sched_process_exit,"        \
@@ -118,6 +149,25 @@ static const struct conf_key keys[] = {
 
 	{"realtime.priority", CONF_UINT, OFF(realtime.priority), 0, "50", 0, 99},
 	{"realtime.lock_memory", CONF_BOOL, OFF(realtime.lock_memory), 0, "true", 0, 0},
+
+	/* Thresholds: rare enough to be worth a snapshot on a busy server. */
+	TRACKER_KEYS(TRACKER_SYSCALLS, LATENCY_TRACKER_NAME_SYSCALLS, "100ms"),
+	TRACKER_KEYS(TRACKER_WAKEUP, LATENCY_TRACKER_NAME_WAKEUP, "5ms"),
+	TRACKER_KEYS(TRACKER_OFFCPU, LATENCY_TRACKER_NAME_OFFCPU, "100ms"),
+	TRACKER_KEYS(TRACKER_BLOCK, LATENCY_TRACKER_NAME_BLOCK, "50ms"),
+	TRACKER_KEYS(TRACKER_IRQ, LATENCY_TRACKER_NAME_IRQ, "1ms"),
+	TRACKER_KEYS(TRACKER_NET, LATENCY_TRACKER_NAME_NET, "10ms"),
+	TRACKER_KEYS(TRACKER_APP, LATENCY_TRACKER_NAME_APP, "100ms"),
+};
+
+const char *const tracker_names[TRACKER_COUNT] = {
+	[TRACKER_SYSCALLS] = LATENCY_TRACKER_NAME_SYSCALLS,
+	[TRACKER_WAKEUP] = LATENCY_TRACKER_NAME_WAKEUP,
+	[TRACKER_OFFCPU] = LATENCY_TRACKER_NAME_OFFCPU,
+	[TRACKER_BLOCK] = LATENCY_TRACKER_NAME_BLOCK,
+	[TRACKER_IRQ] = LATENCY_TRACKER_NAME_IRQ,
+	[TRACKER_NET] = LATENCY_TRACKER_NAME_NET,
+	[TRACKER_APP] = LATENCY_TRACKER_NAME_APP,
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -207,9 +257,10 @@ static int set_uint(const struct conf_key *k, const char *value, uint64_t *field
 
 	errno = 0;
 	v = strtoull(value, &end, 10);
-	if (!isdigit((unsigned char)value[0]) || *end || errno || v < k->min || v > k->max) {
-		snprintf(why, whylen, "'%s' is not an integer in [%" PRIu64 ", %" PRIu64 "]", value,
-			 k->min, k->max);
+	if (!isdigit((unsigned char)value[0]) || *end || errno ||
+	    ((v < k->min || v > k->max) && !(v == 0 && zero_off(k)))) {
+		snprintf(why, whylen, "'%s' is not %san integer in [%" PRIu64 ", %" PRIu64 "]",
+			 value, zero_off(k) ? "0 nor " : "", k->min, k->max);
 		return -EINVAL;
 	}
 	if (k->type == CONF_POW2 && (v & (v - 1)) != 0) {
@@ -235,6 +286,32 @@ static int set_rate(const struct conf_key *k, const char *value, double *field, 
 		return -EINVAL;
 	}
 	*field = v;
+	return 0;
+}
+
+static int set_duration(const struct conf_key *k, const char *value, uint64_t *field, char *why,
+			size_t whylen)
+{
+	char lo[32], hi[32];
+	const char *problem;
+	uint64_t ns;
+
+	if (zero_off(k) && strcmp(value, "0") == 0) {
+		*field = 0;
+		return 0;
+	}
+	if (proto_duration_parse(value, &ns, &problem) < 0) {
+		snprintf(why, whylen, "'%s': %s", value, problem);
+		return -EINVAL;
+	}
+	if (ns < k->min || ns > k->max) {
+		proto_duration_format(lo, sizeof(lo), k->min);
+		proto_duration_format(hi, sizeof(hi), k->max);
+		snprintf(why, whylen, "'%s' is not %sbetween %s and %s", value,
+			 zero_off(k) ? "\"0\" (off) nor " : "", lo, hi);
+		return -EINVAL;
+	}
+	*field = ns;
 	return 0;
 }
 
@@ -330,6 +407,7 @@ static enum conf_kind kind_of(enum conf_type t)
 	case CONF_BOOL:
 		return KIND_BOOL;
 	case CONF_UINT:
+	case CONF_UINT_OFF:
 	case CONF_POW2:
 		return KIND_INT;
 	case CONF_RATE:
@@ -337,6 +415,9 @@ static enum conf_kind kind_of(enum conf_type t)
 	case CONF_EVENTS:
 	case CONF_OVERRIDES:
 		return KIND_LIST;
+	case CONF_DURATION:
+	case CONF_DURATION_OFF:
+		return KIND_DURATION;
 	default:
 		return KIND_STRING;
 	}
@@ -412,6 +493,7 @@ static int set_value(struct conf *c, const struct conf_key *k, const char *value
 		*(bool *)(base + k->offset) = strcmp(value, "true") == 0;
 		return 0;
 	case CONF_UINT:
+	case CONF_UINT_OFF:
 	case CONF_POW2:
 		return set_uint(k, value, (uint64_t *)(base + k->offset), why, whylen);
 	case CONF_RATE:
@@ -429,6 +511,26 @@ static int set_value(struct conf *c, const struct conf_key *k, const char *value
 	case CONF_EVENTS:
 	case CONF_OVERRIDES:
 		return set_list(k, value, (char ***)(base + k->offset), why, whylen);
+	case CONF_DURATION:
+	case CONF_DURATION_OFF:
+		return set_duration(k, value, (uint64_t *)(base + k->offset), why, whylen);
+	case CONF_COMM:
+		if (strlen(value) >= LATENCY_TRACKER_COMM_LEN || strchr(value, '\n')) {
+			snprintf(why, whylen,
+				 "'%s' is not a task name (at most %d bytes, one line)", value,
+				 LATENCY_TRACKER_COMM_LEN - 1);
+			return -EINVAL;
+		}
+		return set_string((char **)(base + k->offset), value);
+	case CONF_CGROUP:
+		if (cgroup_spec_check(value) < 0) {
+			snprintf(why, whylen,
+				 "'%s' is not a cgroup: a path under /sys/fs/cgroup (absolute or "
+				 "relative to it, no '..') or a cgroup id",
+				 value);
+			return -EINVAL;
+		}
+		return set_string((char **)(base + k->offset), value);
 	}
 	snprintf(why, whylen, "internal error: unknown setting type");
 	return -EINVAL;
@@ -468,6 +570,8 @@ void conf_free(struct conf *c)
 		case CONF_NAME:
 		case CONF_PATH:
 		case CONF_URL:
+		case CONF_COMM:
+		case CONF_CGROUP:
 			free(*(char **)field);
 			break;
 		case CONF_EVENTS:
@@ -480,6 +584,9 @@ void conf_free(struct conf *c)
 		case CONF_POW2:
 		case CONF_RATE:
 		case CONF_DOMAIN:
+		case CONF_UINT_OFF:
+		case CONF_DURATION:
+		case CONF_DURATION_OFF:
 			break;
 		}
 	}
@@ -517,6 +624,7 @@ static char *setting_text(config_setting_t *s, enum conf_kind kind, char *why, s
 		[KIND_INT] = "expected an integer",
 		[KIND_NUMBER] = "expected a number",
 		[KIND_LIST] = "expected a list of strings [\"a\", \"b\"]",
+		[KIND_DURATION] = "expected a duration as a string with a unit, as in \"10ms\"",
 	};
 	int t = config_setting_type(s);
 	char *text = NULL;
@@ -525,6 +633,14 @@ static char *setting_text(config_setting_t *s, enum conf_kind kind, char *why, s
 	case KIND_STRING:
 		if (t == CONFIG_TYPE_STRING)
 			text = strdup(config_setting_get_string(s));
+		break;
+	case KIND_DURATION:
+		/* A bare number reaches the parser, which asks for a unit (0 means off). */
+		if (t == CONFIG_TYPE_STRING)
+			text = strdup(config_setting_get_string(s));
+		else if ((t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) &&
+			 asprintf(&text, "%lld", config_setting_get_int64(s)) < 0)
+			text = NULL;
 		break;
 	case KIND_BOOL:
 		if (t == CONFIG_TYPE_BOOL)

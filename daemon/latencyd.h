@@ -41,6 +41,28 @@ _Noreturn void fatalx(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 /* conf.c: settings, their defaults and their checks, one table row each. */
 #define CONF_PATH_DEFAULT "/etc/latencyd.conf"
 
+/* The trackers latencyd configures, each in module latency_tracker_NAME. */
+enum tracker_id {
+	TRACKER_SYSCALLS,
+	TRACKER_WAKEUP,
+	TRACKER_OFFCPU,
+	TRACKER_BLOCK,
+	TRACKER_IRQ,
+	TRACKER_NET,
+	TRACKER_APP,
+	TRACKER_COUNT
+};
+extern const char *const tracker_names[TRACKER_COUNT];
+
+struct conf_tracker {
+	bool enabled;
+	uint64_t threshold_ns;
+	uint64_t timeout_ns; /* 0 = off */
+	uint64_t max_keys;   /* 0 = the module's default */
+	char *filter_comm;   /* "" = any task */
+	char *filter_cgroup; /* "" = any; a cgroup v2 path or id (cgroup.c) */
+};
+
 struct conf {
 	char *source; /* the file read, NULL when only defaults apply */
 	struct conf_control {
@@ -89,6 +111,7 @@ struct conf {
 		uint64_t priority; /* SCHED_FIFO priority of the waiter, 0 = SCHED_OTHER */
 		bool lock_memory;
 	} realtime;
+	struct conf_tracker trackers[TRACKER_COUNT];
 };
 
 /* Where a configuration comes from: a file and command-line overrides. */
@@ -218,6 +241,13 @@ int tracker_check(const struct manager *m, const char *name, struct proto_error 
 int tracker_read(const struct manager *m, const char *name, const char *file, uint64_t *ret);
 int tracker_write(const struct manager *m, const char *name, const char *file, uint64_t value,
 		  struct proto_error *err);
+int tracker_write_text(const struct manager *m, const char *name, const char *file,
+		       const char *text, struct proto_error *err);
+/* tracker_conf.c: the trackers.* settings applied to the trackers the kernel has. */
+void trackers_apply(struct manager *m, const struct conf *old);
+/* cgroup.c: "" , a cgroup v2 path (relative to /sys/fs/cgroup or absolute) or an id. */
+int cgroup_spec_check(const char *spec);
+int cgroup_resolve(const char *spec, uint64_t *id, char *why, size_t whylen);
 /* cmd_set_threshold.c: args {tracker, FILE} (or {tracker} with a fixed value) to sysfs. */
 int tracker_set(struct manager *m, struct json_object *args, const char *file, uint64_t fixed,
 		bool has_fixed, struct json_object **result, struct proto_error *err);

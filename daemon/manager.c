@@ -166,6 +166,7 @@ int manager_start(struct manager *m)
 	}
 	manager_refresh_module(m);
 	log_module(&m->module);
+	trackers_apply(m, NULL);
 	r = control_listen(m->control, m->conf->control.socket);
 	if (r < 0)
 		return r;
@@ -211,6 +212,7 @@ int manager_reload(struct manager *m)
 		control_reconfigure(m->control);
 		if (m->recorder)
 			recorder_reconfigure(m->recorder, old);
+		trackers_apply(m, old);
 		conf_free(old);
 		log_info("configuration reloaded from %s", conf->source ?: "built-in defaults");
 	}

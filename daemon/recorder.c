@@ -37,7 +37,8 @@ struct recorder {
 	sd_event_source *results, *check;
 	struct catalog *catalog;
 	struct modload *modload;
-	char *loaded[2]; /* modules we loaded, unloaded in reverse order at exit */
+	char *loaded[2 + TRACKER_COUNT]; /* modules we loaded, unloaded in reverse order */
+	size_t n_loaded;
 	bool rt, memory_locked;
 	int session_error;  /* last failure to create the session, 0 if none */
 	unsigned recreated; /* times the session was re-created */
@@ -349,33 +350,57 @@ int recorder_new(struct manager *m, struct recorder **ret)
 	return 0;
 }
 
+/* Loads NAME unless it is there; a module we loaded is unloaded at exit. */
+static int load_module(struct recorder *rc, const char *name, const char *params, bool required)
+{
+	bool loaded;
+	int r;
+
+	r = modload_load(rc->modload, name, params, &loaded);
+	if (r == -ENOENT && !required) {
+		log_debug("kernel module %s is not installed", name);
+		return 0;
+	}
+	if (r < 0) {
+		log_warnx("cannot load kernel module %s: %s%s", name, strerror(-r),
+			  r == -ENOENT ? " (not installed? see modinfo)" : "");
+		return r;
+	}
+	if (loaded) {
+		rc->loaded[rc->n_loaded] = strdup(name);
+		if (rc->loaded[rc->n_loaded])
+			rc->n_loaded++;
+		log_info("loaded kernel module %s", name);
+	}
+	return 0;
+}
+
+/*
+ * The core, then every tracker (a disabled tracker registers no probe: loading it costs
+ * nothing and lets latencyctl enable it), then the LTTng probe. A tracker the
+ * configuration enables must be installed; the others may be missing.
+ */
 static int load_modules(struct recorder *rc)
 {
-	const struct conf_module *mc = &rc->m->conf->module;
-	const char *names[2] = {mc->name, mc->probe};
-	const char *params[2] = {mc->parameters, NULL};
+	const struct conf *c = rc->m->conf;
+	char name[64];
 	int r;
 
 	r = modload_new(&rc->modload);
 	if (r < 0)
 		return log_warn_errno(r, "cannot initialise libkmod");
-	for (int i = 0; i < 2; i++) {
-		bool loaded;
-
-		if (!names[i][0])
-			continue;
-		r = modload_load(rc->modload, names[i], params[i], &loaded);
-		if (r < 0) {
-			log_warnx("cannot load kernel module %s: %s%s", names[i], strerror(-r),
-				  r == -ENOENT ? " (not installed? see modinfo)" : "");
-			return r;
-		}
-		if (loaded) {
-			rc->loaded[i] = strdup(names[i]);
-			log_info("loaded kernel module %s", names[i]);
-		}
+	r = load_module(rc, c->module.name, c->module.parameters, true);
+	for (size_t i = 0; r >= 0 && i < TRACKER_COUNT; i++) {
+		snprintf(name, sizeof(name), "%s%s", LATENCY_TRACKER_TRACKER_MODULE_PREFIX,
+			 tracker_names[i]);
+		r = load_module(rc, name, NULL, c->trackers[i].enabled);
+		if (r < 0)
+			log_warnx("trackers.%s.enabled = true needs module %s", tracker_names[i],
+				  name);
 	}
-	return 0;
+	if (r >= 0 && c->module.probe[0])
+		r = load_module(rc, c->module.probe, NULL, true);
+	return r;
 }
 
 int recorder_start(struct recorder *rc)
@@ -600,9 +625,7 @@ void recorder_free(struct recorder *rc)
 		catalog_save(rc->catalog);
 		catalog_free(rc->catalog);
 	}
-	for (int i = 1; i >= 0; i--) {
-		if (!rc->loaded[i])
-			continue;
+	for (size_t i = rc->n_loaded; i-- > 0;) {
 		int r = modload_unload(rc->modload, rc->loaded[i]);
 
 		if (r < 0)

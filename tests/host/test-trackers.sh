@@ -81,3 +81,45 @@ pass "usage errors, unknown and invalid trackers"
 
 stop_daemon TERM
 expect_rc 0 "latencyd after SIGTERM"
+
+# trackers.* from the configuration: written at start, and on SIGHUP only what changed.
+for t in wakeup offcpu; do
+	for f in filter_comm filter_cgroup_id max_keys; do echo 0 >"$S/$t/$f"; done
+	echo 4096 >"$S/$t/max_keys"
+done
+echo 1 >"$S/wakeup/enabled"
+write_conf <<CONF
+control: { socket = "$SOCK"; };
+session: { enabled = false; };
+trackers: {
+	offcpu: { enabled = true; threshold = "20ms"; timeout = "1s"; max_keys = 512;
+		  filter_comm = "postgres"; filter_cgroup = "12345"; };
+	block: { enabled = true; };
+};
+CONF
+LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/latencyd.conf"
+for f in enabled:1 threshold_ns:20000000 timeout_ns:1000000000 max_keys:512 \
+	filter_comm:postgres filter_cgroup_id:12345; do
+	[ "$(cat "$S/offcpu/${f%%:*}")" = "${f#*:}" ] ||
+		fail "offcpu ${f%%:*}: $(cat "$S/offcpu/${f%%:*}"), expected ${f#*:}"
+done
+[ "$(cat "$S/wakeup/enabled")" = 0 ] || fail "wakeup, disabled in the configuration, left on"
+[ "$(cat "$S/wakeup/threshold_ns")" = 5000000 ] || fail "wakeup threshold not the default"
+grep -q "trackers.block.enabled: the kernel has no tracker block" "$T/latencyd.log" ||
+	fail "no warning for an enabled tracker the kernel lacks: $(cat "$T/latencyd.log")"
+pass "trackers.* written at start; a missing enabled tracker is reported"
+
+echo 7000000 >"$S/offcpu/threshold_ns" # as latencyctl set-threshold would
+sed -i 's/filter_comm = "postgres"/filter_comm = "nginx"/' "$T/latencyd.conf"
+kill -HUP "$DAEMON_PID"
+wait_for 50 grep -q "configuration reloaded" "$T/latencyd.log" || fail "no reload"
+[ "$(cat "$S/offcpu/filter_comm")" = nginx ] || fail "changed filter_comm not applied"
+[ "$(cat "$S/offcpu/threshold_ns")" = 7000000 ] || fail "reload overwrote an unchanged setting"
+sed -i 's/threshold = "20ms"/threshold = "20"/' "$T/latencyd.conf"
+kill -HUP "$DAEMON_PID"
+wait_for 50 grep -q "trackers.offcpu.threshold: '20': a unit is required" "$T/latencyd.log" ||
+	fail "bad reload not reported: $(cat "$T/latencyd.log")"
+[ "$(cat "$S/offcpu/threshold_ns")" = 7000000 ] || fail "a refused reload changed the tracker"
+pass "SIGHUP writes only what changed; a bad edit is refused"
+stop_daemon TERM
+expect_rc 0 "latencyd after SIGTERM"

@@ -173,6 +173,70 @@ static void test_errors(void)
 }
 
 /* The flight recorder's settings: defaults, typed values, ranges, lists. */
+static void test_trackers(void)
+{
+	struct conf_diag diag = {0};
+	const char *path;
+	struct conf *c;
+
+	ASSERT_EQ(conf_new_defaults(&c), 0);
+	for (size_t i = 0; i < TRACKER_COUNT; i++) {
+		ASSERT_TRUE(!c->trackers[i].enabled);
+		ASSERT_EQ(c->trackers[i].timeout_ns, 0);
+		ASSERT_STREQ(c->trackers[i].filter_comm, "");
+	}
+	ASSERT_EQ(c->trackers[TRACKER_SYSCALLS].threshold_ns, 100000000);
+	ASSERT_EQ(c->trackers[TRACKER_WAKEUP].threshold_ns, 5000000);
+	ASSERT_STREQ(tracker_names[TRACKER_OFFCPU], "offcpu");
+	conf_free(c);
+
+	path = write_file(
+		"trackers.conf",
+		"trackers: {\n"
+		"  syscalls: { enabled = true; threshold = \"1.5ms\"; timeout = \"2s\"; };\n"
+		"  block: { max_keys = 64; filter_comm = \"postgres\";\n"
+		"           filter_cgroup = \"system.slice/pg.service\"; timeout = 0; };\n"
+		"};\n");
+	c = load(path, true, &diag);
+	ASSERT_TRUE(c);
+	ASSERT_TRUE(c->trackers[TRACKER_SYSCALLS].enabled);
+	ASSERT_EQ(c->trackers[TRACKER_SYSCALLS].threshold_ns, 1500000);
+	ASSERT_EQ(c->trackers[TRACKER_SYSCALLS].timeout_ns, 2000000000);
+	ASSERT_EQ(c->trackers[TRACKER_BLOCK].max_keys, 64);
+	ASSERT_STREQ(c->trackers[TRACKER_BLOCK].filter_comm, "postgres");
+	ASSERT_STREQ(c->trackers[TRACKER_BLOCK].filter_cgroup, "system.slice/pg.service");
+	ASSERT_EQ(c->trackers[TRACKER_BLOCK].threshold_ns, 50000000);
+	conf_free(c);
+	conf_diag_clear(&diag);
+
+	expect_errors(
+		"trackers-bad.conf",
+		"trackers: {\n"
+		"  syscalls: { threshold = 10; };\n"
+		"  wakeup: { threshold = \"0.5ns\"; timeout = \"500us\"; };\n"
+		"  offcpu: { max_keys = 8; filter_comm = \"a-name-too-long-for-comm\"; };\n"
+		"  irq: { filter_cgroup = \"../../etc\"; threshold = \"2h\"; };\n"
+		"  disk: { enabled = true; };\n"
+		"  net: { enabled = \"yes\"; };\n"
+		"};\n",
+		(const char *const[]){
+			"2: trackers.syscalls.threshold: '10': a unit is required: ns, us, ms or s "
+			"(as in "
+			"10ms or 500us)",
+			"3: trackers.wakeup.threshold: '0.5ns': finer than a nanosecond",
+			"3: trackers.wakeup.timeout: '500us' is not \"0\" (off) nor between 1ms "
+			"and 3600s",
+			"4: trackers.offcpu.max_keys: '8' is not 0 nor an integer in [16, 1048576]",
+			"4: trackers.offcpu.filter_comm: 'a-name-too-long-for-comm' is not a task "
+			"name (at most 15 bytes, "
+			"one line)",
+			"5: trackers.irq.filter_cgroup: '../../etc' is not a cgroup: a path under "
+			"/sys/fs/cgroup (absolute or relative to it, no '..') or a cgroup id",
+			"5: trackers.irq.threshold: '2h': unknown unit: use ns, us, ms or s",
+			"6: trackers.disk: unknown setting",
+			"7: trackers.net.enabled: expected true or false", NULL});
+}
+
 static void test_recorder(void)
 {
 	struct conf_diag diag = {0};
@@ -303,6 +367,7 @@ int main(void)
 	RUN(test_valid);
 	RUN(test_errors);
 	RUN(test_overrides);
+	RUN(test_trackers);
 	RUN(test_recorder);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : 1;

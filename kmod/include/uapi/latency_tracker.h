@@ -67,6 +67,19 @@
 /* sysfs root of the module's own files, relative to /sys. */
 #define LATENCY_TRACKER_SYSFS_DIR "kernel/latency_tracker"
 
+/*
+ * The trackers: sysfs directory SYSFS_DIR/NAME, created by module latency_tracker_NAME
+ * (ABI 1.2: this list).
+ */
+#define LATENCY_TRACKER_NAME_SYSCALLS "syscalls"
+#define LATENCY_TRACKER_NAME_WAKEUP "wakeup"
+#define LATENCY_TRACKER_NAME_OFFCPU "offcpu"
+#define LATENCY_TRACKER_NAME_BLOCK "block"
+#define LATENCY_TRACKER_NAME_IRQ "irq"
+#define LATENCY_TRACKER_NAME_NET "net"
+#define LATENCY_TRACKER_NAME_APP "app"
+#define LATENCY_TRACKER_TRACKER_MODULE_PREFIX "latency_tracker_"
+
 /* The notification file: a misc device. */
 #define LATENCY_TRACKER_DEV_NAME "latency_tracker"
 #define LATENCY_TRACKER_DEV_PATH "/dev/latency_tracker"

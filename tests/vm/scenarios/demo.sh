@@ -19,7 +19,6 @@ done
 latencyctl status
 
 echo "== the syscalls tracker: 10 ms threshold, only for the demo's process"
-modprobe latency_tracker_syscalls || fail "modprobe latency_tracker_syscalls"
 echo usleep >$T/filter_comm || fail "filter_comm"
 latencyctl set-threshold syscalls 10ms || fail "set-threshold"
 latencyctl enable syscalls || fail "enable"

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Cgroup filters as people write them: a cgroup v2 directory ("system.slice/nginx.service",
+ * relative to /sys/fs/cgroup, or absolute) or its id. The kernel filters on the id, which on
+ * cgroup v2 is the directory's inode number; a path is resolved each time it is applied,
+ * because a cgroup that is re-created gets a new id.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+
+#include <linux/magic.h>
+
+#include "latencyd.h"
+
+#define CGROUP_ROOT "/sys/fs/cgroup"
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* No ".." component: a filter must not name a directory outside the cgroup tree. */
+static bool has_dotdot(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == 0))
+			return true;
+	return false;
+}
+
+int cgroup_spec_check(const char *spec)
+{
+	char *end;
+
+	if (!spec[0])
+		return 0;
+	if (all_digits(spec)) {
+		errno = 0;
+		return strtoull(spec, &end, 10) == 0 || errno ? -EINVAL : 0;
+	}
+	if (strlen(spec) + sizeof(CGROUP_ROOT) >= PATH_MAX || strchr(spec, '\n') ||
+	    has_dotdot(spec))
+		return -EINVAL;
+	return 0;
+}
+
+int cgroup_resolve(const char *spec, uint64_t *id, char *why, size_t whylen)
+{
+	char path[PATH_MAX];
+	struct statfs sfs;
+	struct stat st;
+
+	*id = 0;
+	if (cgroup_spec_check(spec) < 0) {
+		snprintf(why, whylen, "'%s' is not a cgroup path or id", spec);
+		return -EINVAL;
+	}
+	if (!spec[0])
+		return 0;
+	if (all_digits(spec)) {
+		*id = strtoull(spec, NULL, 10);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s%s%s", spec[0] == '/' ? "" : CGROUP_ROOT,
+		 spec[0] == '/' ? "" : "/", spec);
+	if (stat(path, &st) < 0 || statfs(path, &sfs) < 0) {
+		int r = -errno;
+
+		snprintf(why, whylen, "cgroup %s: %s", path, strerror(-r));
+		return r;
+	}
+	if (!S_ISDIR(st.st_mode) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		snprintf(why, whylen, "%s is not a cgroup v2 directory", path);
+		return -ENOTDIR;
+	}
+	*id = st.st_ino;
+	return 0;
+}
