@@ -3,7 +3,11 @@
  * The command table: name, usage, summary, handler. A handler parses its own arguments
  * (every command takes --help), asks latencyd, and prints through the output vtable.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +23,9 @@ static int cmd_trackers(const struct ctl *ctl, const struct command *cmd, int ar
 static int cmd_set_duration(const struct ctl *ctl, const struct command *cmd, int argc,
 			    char **argv);
 static int cmd_enable(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_list_snapshots(const struct ctl *ctl, const struct command *cmd, int argc,
+			      char **argv);
+static int cmd_snapshot_id(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 
 static const struct command commands[] = {
 	{"status", "", "show latencyd's state and the kernel module's", cmd_status},
@@ -31,6 +38,12 @@ static const struct command commands[] = {
 	 cmd_set_duration},
 	{"enable", "TRACKER", "enable a tracker (runtime only)", cmd_enable},
 	{"disable", "TRACKER", "disable a tracker (runtime only)", cmd_enable},
+	{"list-snapshots", "[--since WHEN] [--tracker NAME] [--limit N]",
+	 "list the snapshots, newest first (WHEN: 2h, 30min, 1d ago, or YYYY-MM-DD[ HH:MM[:SS]])",
+	 cmd_list_snapshots},
+	{"show-snapshot", "ID", "show a snapshot: where it is, how it was taken, its causes",
+	 cmd_snapshot_id},
+	{"delete-snapshot", "ID", "delete a snapshot and its files", cmd_snapshot_id},
 	{"help", "[COMMAND]", "show this help, or a command's", cmd_help},
 };
 
@@ -225,4 +238,167 @@ static int cmd_enable(const struct ctl *ctl, const struct command *cmd, int argc
 	if (r != EXIT_OK)
 		return r == HELP_SHOWN ? EXIT_OK : r;
 	return tracker_call(ctl, cmd, argv[optind], PROTO_KEY_ENABLED, -1);
+}
+
+/* A decimal number that fits in an int64; nothing else. */
+static int parse_count(const char *s, uint64_t *ret)
+{
+	char *end;
+
+	errno = 0;
+	*ret = strtoull(s, &end, 10);
+	return s[0] >= '0' && s[0] <= '9' && !*end && !errno && *ret <= INT64_MAX ? 0 : -EINVAL;
+}
+
+/* "2h", "30min", "1d" ago, or a local date "YYYY-MM-DD[ HH:MM[:SS]]": seconds since the epoch. */
+static int parse_since(const char *s, uint64_t *ret)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t sec;
+	} units[] = {{"s", 1}, {"min", 60}, {"m", 60}, {"h", 3600}, {"d", 86400}};
+	static const char *const formats[] = {"%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S",
+					      "%Y-%m-%d %H:%M", "%Y-%m-%d"};
+	struct tm tm;
+	char *end;
+	uint64_t v;
+	time_t t;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (s[0] >= '0' && s[0] <= '9' && !errno && end != s && *end) {
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			if (strcmp(end, units[i].suffix) != 0)
+				continue;
+			t = time(NULL);
+			if (v > (uint64_t)t / units[i].sec)
+				return -ERANGE;
+			*ret = (uint64_t)t - v * units[i].sec;
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		memset(&tm, 0, sizeof(tm));
+		end = strptime(s, formats[i], &tm);
+		if (end && !*end) {
+			tm.tm_isdst = -1;
+			t = mktime(&tm);
+			if (t < 0)
+				return -ERANGE;
+			*ret = (uint64_t)t;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int ask_with(const struct ctl *ctl, const struct command *cmd, struct json_object *args,
+		    int (*print)(struct json_object *result))
+{
+	struct json_object *result = NULL;
+	int r;
+
+	if (!args) {
+		fprintf(stderr, "latencyctl: out of memory\n");
+		return EXIT_CONNECT;
+	}
+	r = ctl_call(ctl, cmd->name, args, &result); /* takes args */
+	if (r == EXIT_OK)
+		r = print(result);
+	json_object_put(result);
+	return r;
+}
+
+__attribute__((format(printf, 2, 3))) static int usage_error(const struct command *cmd,
+							     const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "latencyctl: %s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'latencyctl %s --help'.\n", cmd->name);
+	return EXIT_USAGE;
+}
+
+static int cmd_list_snapshots(const struct ctl *ctl, const struct command *cmd, int argc,
+			      char **argv)
+{
+	static const struct option options[] = {
+		{"since", required_argument, NULL, 'S'},
+		{"tracker", required_argument, NULL, 'T'},
+		{"limit", required_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct json_object *args = json_object_new_object();
+	uint64_t v;
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+		switch (c) {
+		case 'S':
+			if (parse_since(optarg, &v) < 0) {
+				json_object_put(args);
+				return usage_error(cmd,
+						   "invalid --since '%s': use 2h, 30min, 1d (ago) "
+						   "or YYYY-MM-DD[ HH:MM[:SS]]",
+						   optarg);
+			}
+			json_object_object_add(args, PROTO_KEY_SINCE,
+					       json_object_new_int64((int64_t)v));
+			break;
+		case 'T':
+			json_object_object_add(args, PROTO_KEY_TRACKER,
+					       json_object_new_string(optarg));
+			break;
+		case 'n':
+			if (parse_count(optarg, &v) < 0 || v == 0) {
+				json_object_put(args);
+				return usage_error(cmd, "invalid --limit '%s': a positive number",
+						   optarg);
+			}
+			json_object_object_add(args, PROTO_KEY_LIMIT,
+					       json_object_new_int64((int64_t)v));
+			break;
+		case 'h':
+			json_object_put(args);
+			command_usage(cmd, stdout);
+			return EXIT_OK;
+		default:
+			json_object_put(args);
+			fprintf(stderr, "Try 'latencyctl %s --help'.\n", cmd->name);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		json_object_put(args);
+		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	}
+	return ask_with(ctl, cmd, args, ctl->out->snapshots);
+}
+
+/* show-snapshot ID, delete-snapshot ID */
+static int cmd_snapshot_id(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	struct json_object *args;
+	uint64_t id;
+	int r;
+
+	r = positional(cmd, argc, argv, 1);
+	if (r != EXIT_OK)
+		return r == HELP_SHOWN ? EXIT_OK : r;
+	if (parse_count(argv[optind], &id) < 0)
+		return usage_error(cmd,
+				   "invalid snapshot id '%s': a number, as list-snapshots shows",
+				   argv[optind]);
+	args = json_object_new_object();
+	if (args)
+		json_object_object_add(args, PROTO_KEY_ID, json_object_new_int64((int64_t)id));
+	return ask_with(ctl, cmd, args,
+			strcmp(cmd->name, PROTO_CMD_SHOW_SNAPSHOT) == 0
+				? ctl->out->snapshot
+				: ctl->out->snapshot_deleted);
 }

@@ -3,6 +3,7 @@
 #ifndef LATENCYCTL_H
 #define LATENCYCTL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,12 +30,33 @@ struct output {
 	int (*trackers)(struct json_object *result);
 	/* set-threshold, set-timeout, enable, disable: FILE is the sysfs file changed. */
 	int (*tracker_set)(struct json_object *result, const char *file);
+	int (*snapshots)(struct json_object *result);	     /* list-snapshots */
+	int (*snapshot)(struct json_object *result);	     /* show-snapshot */
+	int (*snapshot_deleted)(struct json_object *result); /* delete-snapshot */
 	void (*error)(const char *command, const char *code, const char *message);
 };
 
 /* output_text.c: aligned tables with units, for humans. */
 extern const struct output output_text;
 size_t format_duration(char *buf, size_t size, uint64_t usec);
+
+/* output_snapshots.c: the text output of the snapshot commands. */
+int text_snapshots(struct json_object *result);
+int text_snapshot(struct json_object *result);
+int text_snapshot_deleted(struct json_object *result);
+
+/* columns.c: tables whose columns are as wide as their widest cell. */
+#define COLUMNS_MAX 16
+struct columns {
+	size_t ncols, ncell;
+	const char *head[COLUMNS_MAX];
+	char **cells;
+	bool failed;
+};
+void columns_init(struct columns *t, const char *const *head, size_t ncols);
+void columns_cell(struct columns *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void columns_print(struct columns *t);
+void columns_done(struct columns *t);
 
 /* output_json.c: the result object, pretty-printed, for scripts (jq). */
 extern const struct output output_json;

@@ -44,5 +44,8 @@ const struct output output_json = {
 	.version = print_result,
 	.trackers = print_result,
 	.tracker_set = print_tracker_set,
+	.snapshots = print_result,
+	.snapshot = print_result,
+	.snapshot_deleted = print_result,
 	.error = print_error,
 };

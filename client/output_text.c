@@ -425,5 +425,8 @@ const struct output output_text = {
 	.version = print_version,
 	.trackers = print_trackers,
 	.tracker_set = print_tracker_set,
+	.snapshots = text_snapshots,
+	.snapshot = text_snapshot,
+	.snapshot_deleted = text_snapshot_deleted,
 	.error = print_error,
 };

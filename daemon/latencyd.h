@@ -235,6 +235,13 @@ int cmd_enable(struct manager *m, const struct control_peer *peer, struct json_o
 	       struct json_object **result, struct proto_error *err);
 int cmd_disable(struct manager *m, const struct control_peer *peer, struct json_object *args,
 		struct json_object **result, struct proto_error *err);
+int cmd_list_snapshots(struct manager *m, const struct control_peer *peer, struct json_object *args,
+		       struct json_object **result, struct proto_error *err);
+int cmd_show_snapshot(struct manager *m, const struct control_peer *peer, struct json_object *args,
+		      struct json_object **result, struct proto_error *err);
+int cmd_delete_snapshot(struct manager *m, const struct control_peer *peer,
+			struct json_object *args, struct json_object **result,
+			struct proto_error *err);
 
 /* cmd_trackers.c: a tracker's sysfs files (SYSFS/kernel/latency_tracker/NAME/FILE). */
 int tracker_check(const struct manager *m, const char *name, struct proto_error *err);
@@ -327,6 +334,7 @@ int recorder_start(struct recorder *rc);
 /* SIGHUP: apply what can change live; re-create the session if its settings changed. */
 void recorder_reconfigure(struct recorder *rc, const struct conf *old);
 int recorder_status(struct recorder *rc, struct json_object *o);
+struct catalog *recorder_catalog(struct recorder *rc);
 void recorder_free(struct recorder *rc);
 
 /* manager.c: owns all state; new → start → run → free. */

@@ -552,6 +552,11 @@ static struct json_object *obj(void)
 	return json_object_new_object();
 }
 
+struct catalog *recorder_catalog(struct recorder *rc)
+{
+	return rc->catalog;
+}
+
 int recorder_status(struct recorder *rc, struct json_object *o)
 {
 	const struct conf *c = rc->m->conf;

@@ -36,7 +36,7 @@ struct json_tokener;
  *        not-found, refused.
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 1
+#define PROTO_REVISION 2
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -45,13 +45,16 @@ struct json_tokener;
 #define PROTO_SOCKET_PATH_DEFAULT "/run/latencyd/latencyd.sock"
 
 /* Commands (request "command"). */
-#define PROTO_CMD_STATUS	"status"
-#define PROTO_CMD_VERSION	"version"
-#define PROTO_CMD_TRACKERS	"trackers"
-#define PROTO_CMD_SET_THRESHOLD "set-threshold"
-#define PROTO_CMD_SET_TIMEOUT	"set-timeout"
-#define PROTO_CMD_ENABLE	"enable"
-#define PROTO_CMD_DISABLE	"disable"
+#define PROTO_CMD_STATUS	  "status"
+#define PROTO_CMD_VERSION	  "version"
+#define PROTO_CMD_TRACKERS	  "trackers"
+#define PROTO_CMD_SET_THRESHOLD	  "set-threshold"
+#define PROTO_CMD_SET_TIMEOUT	  "set-timeout"
+#define PROTO_CMD_ENABLE	  "enable"
+#define PROTO_CMD_DISABLE	  "disable"
+#define PROTO_CMD_LIST_SNAPSHOTS  "list-snapshots"
+#define PROTO_CMD_SHOW_SNAPSHOT	  "show-snapshot"
+#define PROTO_CMD_DELETE_SNAPSHOT "delete-snapshot"
 
 /* Events (event "event"); reserved for streaming, none is sent by protocol 1.0. */
 #define PROTO_EVENT_ALERT "alert"
@@ -122,6 +125,24 @@ struct json_tokener;
 #define PROTO_KEY_STATS	       "stats"
 #define PROTO_KEY_PREVIOUS     "previous"
 #define PROTO_KEY_SAVED	       "saved"
+
+/* list-snapshots, show-snapshot, delete-snapshot (1.2) */
+#define PROTO_KEY_SINCE	       "since"
+#define PROTO_KEY_LIMIT	       "limit"
+#define PROTO_KEY_MATCHED      "matched"
+#define PROTO_KEY_TOTAL	       "total"
+#define PROTO_KEY_CAUSE	       "cause"
+#define PROTO_KEY_CAUSES_TOTAL "causes_total"
+#define PROTO_KEY_STATUS       "status"
+#define PROTO_KEY_DELETED      "deleted"
+#define PROTO_KEY_TIME	       "time"
+#define PROTO_KEY_PATH	       "path"
+#define PROTO_KEY_URL	       "url"
+#define PROTO_KEY_BYTES	       "bytes"
+#define PROTO_KEY_DELAY_NS     "delay_ns"
+#define PROTO_KEY_COMM	       "comm"
+#define PROTO_KEY_TID	       "tid"
+#define PROTO_KEY_REASON       "reason"
 
 /* Values of status.module.state. */
 #define PROTO_MODULE_NOT_LOADED	  "not-loaded"

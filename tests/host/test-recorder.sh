@@ -161,5 +161,61 @@ grep -Eq "^Snapshots: +[0-9]+ \(0 failed\)" "$T/out" || fail "status: no snapsho
 expect_out "16 KiB per CPU (4 x 4096 bytes)"
 pass "status (text): session, buffer, rate limit, counters"
 
+# The catalog through latencyctl: list (filters), show, delete.
+ctl() { "$LATENCYCTL" -s "$SOCK" "$@"; }
+run ctl --json list-snapshots
+expect_rc 0 "list-snapshots --json"
+ids=$(jq -c '[.snapshots[].id]' "$T/out")
+[ "$ids" = "$(jq -c '[.snapshots[].id] | reverse' "$CAT")" ] ||
+	fail "list-snapshots: $ids, catalog $(jq -c '[.snapshots[].id]' "$CAT")"
+jq -e --argjson s "$sup" '.matched == (.snapshots | length) and .suppressed == $s and
+	(.snapshots[0] | .causes >= 1 and .cause.tracker != null and .status == "complete")' \
+	"$T/out" >/dev/null || fail "list-snapshots: $(cat "$T/out")"
+newest=$(jq '.snapshots[0].id' "$T/out")
+run ctl --json list-snapshots --limit 1 --tracker selftest
+expect_rc 0 "list-snapshots --limit --tracker"
+jq -e '(.snapshots | length) == 1 and .matched >= 1' "$T/out" >/dev/null ||
+	fail "list-snapshots --limit 1: $(cat "$T/out")"
+run ctl --json list-snapshots --tracker nosuchtracker
+jq -e '.snapshots == [] and .matched == 0' "$T/out" >/dev/null || fail "--tracker filter"
+run ctl --json list-snapshots --since 2099-01-01
+jq -e '.snapshots == []' "$T/out" >/dev/null || fail "--since in the future"
+run ctl --json list-snapshots --since 1h
+jq -e '(.snapshots | length) > 0' "$T/out" >/dev/null || fail "--since 1h"
+run ctl list-snapshots
+expect_rc 0 "list-snapshots (text)"
+grep -Eq "^ID +TIME +STATUS +CAUSES +FIRST CAUSE +SIZE +LOCATION" "$T/out" || fail "list header"
+grep -Eq "^$newest +20[0-9-]+ [0-9:]+ +complete +[0-9]+ +(selftest|other) pid [0-9]+ \(alert-write\) 5ms +[0-9.]+ (B|KiB|MiB) +/" \
+	"$T/out" || fail "list row: $(cat "$T/out")"
+for bad in "--since yesterday" "--limit 0" "--limit x" "extra"; do
+	# shellcheck disable=SC2086
+	run ctl list-snapshots $bad
+	expect_rc 2 "list-snapshots $bad"
+done
+pass "list-snapshots: newest first, --limit, --tracker, --since, bad arguments"
+
+run ctl --json show-snapshot "$newest"
+expect_rc 0 "show-snapshot"
+jq -e --argjson id "$newest" '.id == $id and .causes_total == (.causes | length) and
+	.causes[0].comm == "alert-write" and .path != null' "$T/out" >/dev/null ||
+	fail "show-snapshot: $(cat "$T/out")"
+dir=$(jq -r '.path' "$T/out")
+run ctl show-snapshot "$newest"
+expect_out "Snapshot $newest"
+expect_out "alert-write"
+run ctl show-snapshot 99999
+expect_rc 1 "show-snapshot of an unknown id"
+expect_err "no snapshot 99999"
+run ctl show-snapshot -3
+expect_rc 2 "show-snapshot -3"
+run ctl delete-snapshot "$newest"
+expect_rc 0 "delete-snapshot"
+expect_out "Snapshot $newest deleted."
+[ ! -e "$dir" ] || fail "delete-snapshot left $dir"
+jcat --argjson id "$newest" '[.snapshots[].id] | index($id) == null' || fail "still in the catalog"
+run ctl delete-snapshot "$newest"
+expect_rc 1 "deleting it twice"
+pass "show-snapshot, delete-snapshot (files and catalog entry)"
+
 stop_daemon TERM
 expect_rc 0 "latencyd after SIGTERM"

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Text output of list-snapshots, show-snapshot and delete-snapshot. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "latencyctl.h"
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(o, key, &v);
+	return v;
+}
+
+static const char *str(struct json_object *o, const char *key, const char *dflt)
+{
+	struct json_object *v = get(o, key);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : dflt;
+}
+
+static int64_t num(struct json_object *o, const char *key)
+{
+	struct json_object *v = get(o, key);
+
+	return v && json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
+}
+
+static void time_text(char *buf, size_t size, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t < 0 || !localtime_r(&tt, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, size, "-");
+}
+
+static void bytes_text(char *buf, size_t size, int64_t b)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double v = (double)b;
+	size_t u = 0;
+
+	if (b < 0) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+static void ns_text(char *buf, size_t size, int64_t ns)
+{
+	if (ns < 0)
+		snprintf(buf, size, "-");
+	else
+		proto_duration_format(buf, size, (uint64_t)ns);
+}
+
+/* "syscalls pid 812 (usleep) 31.4ms" */
+static void cause_text(char *buf, size_t size, struct json_object *c)
+{
+	char delay[32];
+
+	if (!c) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	ns_text(delay, sizeof(delay), num(c, PROTO_KEY_DELAY_NS));
+	snprintf(buf, size, "%s pid %" PRId64 " (%s) %s%s", str(c, PROTO_KEY_TRACKER, "?"),
+		 num(c, PROTO_KEY_PID), str(c, PROTO_KEY_COMM, "?"), delay,
+		 strcmp(str(c, PROTO_KEY_REASON, ""), "timeout") == 0 ? " (timeout)" : "");
+}
+
+static const char *location(struct json_object *e)
+{
+	return str(e, PROTO_KEY_PATH, str(e, PROTO_KEY_URL, "-"));
+}
+
+int text_snapshots(struct json_object *result)
+{
+	static const char *const head[] = {"ID",	  "TIME", "STATUS",  "CAUSES",
+					   "FIRST CAUSE", "SIZE", "LOCATION"};
+	struct json_object *list = get(result, PROTO_KEY_SNAPSHOTS);
+	struct columns t;
+	char when[32], cause[160], size[32];
+	size_t n;
+
+	if (!list || !json_object_is_type(list, json_type_array)) {
+		fprintf(stderr, "latencyctl: list-snapshots: malformed reply from latencyd\n");
+		return EXIT_CONNECT;
+	}
+	n = json_object_array_length(list);
+	if (n == 0) {
+		printf("No snapshots.\n");
+	} else {
+		columns_init(&t, head, sizeof(head) / sizeof(head[0]));
+		for (size_t i = 0; i < n; i++) {
+			struct json_object *e = json_object_array_get_idx(list, i);
+
+			time_text(when, sizeof(when), num(e, PROTO_KEY_TIME));
+			cause_text(cause, sizeof(cause), get(e, PROTO_KEY_CAUSE));
+			bytes_text(size, sizeof(size), num(e, PROTO_KEY_BYTES));
+			columns_cell(&t, "%" PRId64, num(e, PROTO_KEY_ID));
+			columns_cell(&t, "%s", when);
+			columns_cell(&t, "%s", str(e, PROTO_KEY_STATUS, "?"));
+			columns_cell(&t, "%" PRId64, num(e, PROTO_KEY_CAUSES));
+			columns_cell(&t, "%s", cause);
+			columns_cell(&t, "%s", size);
+			columns_cell(&t, "%s", location(e));
+		}
+		columns_print(&t);
+		columns_done(&t);
+	}
+	if (num(result, PROTO_KEY_MATCHED) > (int64_t)n)
+		printf("(%zu of %" PRId64 " shown)\n", n, num(result, PROTO_KEY_MATCHED));
+	if (num(result, PROTO_KEY_SUPPRESSED) > 0)
+		printf("%" PRId64 " alert(s) suppressed by the rate limit in all.\n",
+		       num(result, PROTO_KEY_SUPPRESSED));
+	return EXIT_OK;
+}
+
+int text_snapshot(struct json_object *e)
+{
+	static const char *const head[] = {"TRACKER", "REASON", "PID", "TID", "COMM", "DELAY"};
+	struct json_object *causes = get(e, PROTO_KEY_CAUSES);
+	char buf[64], buf2[64];
+	struct columns t;
+	size_t n = causes ? json_object_array_length(causes) : 0;
+
+	time_text(buf, sizeof(buf), num(e, PROTO_KEY_TIME));
+	printf("Snapshot %" PRId64 "\n", num(e, PROTO_KEY_ID));
+	printf("  Time      %s\n", buf);
+	printf("  Status    %s%s%s\n", str(e, PROTO_KEY_STATUS, "?"),
+	       get(e, PROTO_KEY_ERROR) ? ": " : "", str(e, PROTO_KEY_ERROR, ""));
+	printf("  Location  %s\n", location(e));
+	bytes_text(buf, sizeof(buf), num(e, PROTO_KEY_BYTES));
+	printf("  Size      %s\n", buf);
+	ns_text(buf, sizeof(buf), num(e, "record_ns"));
+	ns_text(buf2, sizeof(buf2), num(e, "detect_to_record_ns"));
+	printf("  Record    %s, started %s after the first alert ended\n", buf, buf2);
+	if (get(e, "fell_back"))
+		printf("  Relayd    failed (%s): recorded locally instead\n",
+		       str(e, "relayd_error", "?"));
+	printf("\nCauses (%" PRId64 "):\n", num(e, PROTO_KEY_CAUSES_TOTAL));
+	columns_init(&t, head, sizeof(head) / sizeof(head[0]));
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *c = json_object_array_get_idx(causes, i);
+
+		ns_text(buf, sizeof(buf), num(c, PROTO_KEY_DELAY_NS));
+		columns_cell(&t, "%s", str(c, PROTO_KEY_TRACKER, "?"));
+		columns_cell(&t, "%s", str(c, PROTO_KEY_REASON, "?"));
+		columns_cell(&t, "%" PRId64, num(c, PROTO_KEY_PID));
+		columns_cell(&t, "%" PRId64, num(c, PROTO_KEY_TID));
+		columns_cell(&t, "%s", str(c, PROTO_KEY_COMM, "?"));
+		columns_cell(&t, "%s", buf);
+	}
+	columns_print(&t);
+	columns_done(&t);
+	if (num(e, PROTO_KEY_CAUSES_TOTAL) > (int64_t)n)
+		printf("(%zu of %" PRId64 " shown; all are in the catalog)\n", n,
+		       num(e, PROTO_KEY_CAUSES_TOTAL));
+	return EXIT_OK;
+}
+
+int text_snapshot_deleted(struct json_object *result)
+{
+	printf("Snapshot %" PRId64 " deleted.\n", num(result, PROTO_KEY_ID));
+	return EXIT_OK;
+}
