@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
 #include <stdint.h>
@@ -26,6 +27,8 @@ static int cmd_enable(const struct ctl *ctl, const struct command *cmd, int argc
 static int cmd_list_snapshots(const struct ctl *ctl, const struct command *cmd, int argc,
 			      char **argv);
 static int cmd_snapshot_id(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_watch(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_record(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 
 static const struct command commands[] = {
 	{"status", "", "show latencyd's state and the kernel module's", cmd_status},
@@ -44,6 +47,9 @@ static const struct command commands[] = {
 	{"show-snapshot", "ID", "show a snapshot: where it is, how it was taken, its causes",
 	 cmd_snapshot_id},
 	{"delete-snapshot", "ID", "delete a snapshot and its files", cmd_snapshot_id},
+	{"record", "[--reason TEXT]",
+	 "take a snapshot now, through the rate limit, and wait for it", cmd_record},
+	{"watch", "", "print alerts and snapshots as they happen, until interrupted", cmd_watch},
 	{"help", "[COMMAND]", "show this help, or a command's", cmd_help},
 };
 
@@ -401,4 +407,128 @@ static int cmd_snapshot_id(const struct ctl *ctl, const struct command *cmd, int
 			strcmp(cmd->name, PROTO_CMD_SHOW_SNAPSHOT) == 0
 				? ctl->out->snapshot
 				: ctl->out->snapshot_deleted);
+}
+
+static int watch_ready(struct json_object *result, void *arg)
+{
+	const struct ctl *ctl = arg;
+	struct json_object *v;
+
+	if (ctl->out == &output_text &&
+	    json_object_object_get_ex(result, PROTO_KEY_RECORDING, &v) &&
+	    !json_object_get_boolean(v))
+		fprintf(stderr, "latencyctl: watch: latencyd's flight recorder is off: no events "
+				"will come\n");
+	return EXIT_OK;
+}
+
+static int watch_event(const char *name, struct json_object *data, void *arg)
+{
+	const struct ctl *ctl = arg;
+	int r = ctl->out->event(name, data);
+
+	return r == EXIT_OK ? EXIT_CONTINUE : r;
+}
+
+static int cmd_watch(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	const struct ctl_events ev = {
+		.ready = watch_ready, .on_event = watch_event, .arg = (void *)ctl};
+	struct json_object *result = NULL;
+	int r;
+
+	r = no_arguments(cmd, argc, argv);
+	if (r != EXIT_OK)
+		return r == HELP_SHOWN ? EXIT_OK : r;
+	r = ctl_call_events(ctl, cmd->name, NULL, &result, &ev);
+	json_object_put(result);
+	return r;
+}
+
+struct record_wait {
+	const struct ctl *ctl;
+	int64_t request;
+};
+
+static int record_ready(struct json_object *result, void *arg)
+{
+	struct record_wait *w = arg;
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(result, PROTO_KEY_REQUEST, &v)) {
+		fprintf(stderr, "latencyctl: record: malformed reply from latencyd\n");
+		return EXIT_CONNECT;
+	}
+	w->request = json_object_get_int64(v);
+	return EXIT_OK;
+}
+
+/* Is alert the manual one of this request? */
+static bool ours(struct json_object *alert, int64_t request)
+{
+	struct json_object *t, *q;
+
+	return json_object_object_get_ex(alert, PROTO_KEY_TRACKER, &t) &&
+	       strcmp(json_object_get_string(t), "manual") == 0 &&
+	       json_object_object_get_ex(alert, PROTO_KEY_REQUEST, &q) &&
+	       json_object_get_int64(q) == request;
+}
+
+static int record_event(const char *name, struct json_object *data, void *arg)
+{
+	struct record_wait *w = arg;
+	struct json_object *v;
+
+	if (strcmp(name, PROTO_EVENT_SUPPRESSED) == 0 &&
+	    json_object_object_get_ex(data, PROTO_KEY_ALERT, &v) && ours(v, w->request))
+		return w->ctl->out->recorded(name, data);
+	if (strcmp(name, PROTO_EVENT_SNAPSHOT) == 0 &&
+	    json_object_object_get_ex(data, PROTO_KEY_CAUSES, &v)) {
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			if (ours(json_object_array_get_idx(v, i), w->request))
+				return w->ctl->out->recorded(name, data);
+	}
+	return EXIT_CONTINUE;
+}
+
+static int cmd_record(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"reason", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct record_wait w = {.ctl = ctl};
+	const struct ctl_events ev = {.ready = record_ready,
+				      .on_event = record_event,
+				      .arg = &w,
+				      .timeout_usec = ctl->timeout_usec};
+	struct json_object *args, *result = NULL;
+	const char *reason = NULL;
+	int c, r;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+		if (c == 'r') {
+			reason = optarg;
+		} else if (c == 'h') {
+			command_usage(cmd, stdout);
+			return EXIT_OK;
+		} else {
+			fprintf(stderr, "Try 'latencyctl %s --help'.\n", cmd->name);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	args = json_object_new_object();
+	if (args && reason)
+		json_object_object_add(args, PROTO_KEY_MESSAGE, json_object_new_string(reason));
+	if (!args) {
+		fprintf(stderr, "latencyctl: out of memory\n");
+		return EXIT_CONNECT;
+	}
+	r = ctl_call_events(ctl, cmd->name, args, &result, &ev);
+	json_object_put(result);
+	return r;
 }

@@ -6,6 +6,7 @@
  * when it answers with an error.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,8 +134,8 @@ static int send_msg(struct conn *c, struct json_object *msg)
 	return r < 0 ? lost("sending to latencyd", r) : EXIT_OK;
 }
 
-/* Reads the next message that is not an event. */
-static int recv_msg(struct conn *c, struct json_object **ret)
+/* Reads the next message; events are skipped unless want_events. */
+static int recv_any(struct conn *c, struct json_object **ret, bool want_events)
 {
 	for (;;) {
 		char *buf;
@@ -143,7 +144,7 @@ static int recv_msg(struct conn *c, struct json_object **ret)
 		int r;
 
 		r = proto_decoder_next(&c->dec, ret);
-		if (r > 0 && proto_message_kind(*ret) == PROTO_MSG_EVENT) {
+		if (r > 0 && !want_events && proto_message_kind(*ret) == PROTO_MSG_EVENT) {
 			json_object_put(*ret);
 			continue;
 		}
@@ -173,6 +174,11 @@ static int recv_msg(struct conn *c, struct json_object **ret)
 		if (r < 0)
 			return lost("reading from latencyd", r);
 	}
+}
+
+static int recv_msg(struct conn *c, struct json_object **ret)
+{
+	return recv_any(c, ret, false);
 }
 
 /* An error reply: the daemon's answer, printed through the output. */
@@ -223,8 +229,38 @@ static int handshake(struct conn *c)
 	return r;
 }
 
+/* After the reply: events to on_event until it returns something else than EXIT_CONTINUE. */
+static int events(struct conn *c, const struct ctl_events *ev)
+{
+	struct json_object *msg;
+	struct proto_event e;
+	struct proto_error err;
+	int r;
+
+	c->deadline = ev->timeout_usec ? now_usec() + ev->timeout_usec : UINT64_MAX;
+	for (;;) {
+		r = recv_any(c, &msg, true);
+		if (r != EXIT_OK)
+			return r;
+		if (proto_event_parse(msg, &e, &err) < 0) {
+			json_object_put(msg);
+			continue; /* a reply to nothing we asked: not ours to judge */
+		}
+		r = ev->on_event(e.name, e.data, ev->arg);
+		json_object_put(msg);
+		if (r != EXIT_CONTINUE)
+			return r;
+	}
+}
+
 int ctl_call(const struct ctl *ctl, const char *command, struct json_object *args,
 	     struct json_object **ret_result)
+{
+	return ctl_call_events(ctl, command, args, ret_result, NULL);
+}
+
+int ctl_call_events(const struct ctl *ctl, const char *command, struct json_object *args,
+		    struct json_object **ret_result, const struct ctl_events *ev)
 {
 	struct conn c = {.ctl = ctl, .fd = -1, .deadline = now_usec() + ctl->timeout_usec};
 	struct json_object *msg = NULL;
@@ -257,6 +293,10 @@ int ctl_call(const struct ctl *ctl, const char *command, struct json_object *arg
 		}
 		json_object_put(msg);
 	}
+	if (r == EXIT_OK && ev && ev->ready)
+		r = ev->ready(*ret_result, ev->arg);
+	if (r == EXIT_OK && ev)
+		r = events(&c, ev);
 	proto_decoder_done(&c.dec);
 	if (c.fd >= 0)
 		close(c.fd);

@@ -30,9 +30,11 @@ struct output {
 	int (*trackers)(struct json_object *result);
 	/* set-threshold, set-timeout, enable, disable: FILE is the sysfs file changed. */
 	int (*tracker_set)(struct json_object *result, const char *file);
-	int (*snapshots)(struct json_object *result);	     /* list-snapshots */
-	int (*snapshot)(struct json_object *result);	     /* show-snapshot */
-	int (*snapshot_deleted)(struct json_object *result); /* delete-snapshot */
+	int (*snapshots)(struct json_object *result);		     /* list-snapshots */
+	int (*snapshot)(struct json_object *result);		     /* show-snapshot */
+	int (*snapshot_deleted)(struct json_object *result);	     /* delete-snapshot */
+	int (*event)(const char *name, struct json_object *data);    /* watch */
+	int (*recorded)(const char *name, struct json_object *data); /* record's event */
 	void (*error)(const char *command, const char *code, const char *message);
 };
 
@@ -44,6 +46,8 @@ size_t format_duration(char *buf, size_t size, uint64_t usec);
 int text_snapshots(struct json_object *result);
 int text_snapshot(struct json_object *result);
 int text_snapshot_deleted(struct json_object *result);
+int text_event(const char *name, struct json_object *data);
+int text_recorded(const char *name, struct json_object *data);
 
 /* columns.c: tables whose columns are as wide as their widest cell. */
 #define COLUMNS_MAX 16
@@ -71,6 +75,20 @@ struct ctl {
 /* conn.c: connect, hello, one request, its reply. Returns an exit status. */
 int ctl_call(const struct ctl *ctl, const char *command, struct json_object *args,
 	     struct json_object **ret_result);
+/*
+ * The same, then events (watch, record): ready() sees the reply's result, then on_event()
+ * each event until it returns something else than EXIT_CONTINUE, which is returned.
+ * timeout_usec bounds the wait for events (0: none).
+ */
+#define EXIT_CONTINUE (-1)
+struct ctl_events {
+	int (*ready)(struct json_object *result, void *arg);
+	int (*on_event)(const char *name, struct json_object *data, void *arg);
+	void *arg;
+	uint64_t timeout_usec;
+};
+int ctl_call_events(const struct ctl *ctl, const char *command, struct json_object *args,
+		    struct json_object **ret_result, const struct ctl_events *ev);
 int result_dispatch(struct json_object *obj, const struct proto_field *fields, void *out,
 		    const char *what);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* JSON output: the daemon's result object as it came, pretty-printed, for jq and scripts. */
 #include <stdio.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
@@ -18,6 +19,40 @@ static int print_result(struct json_object *result)
 static int print_tracker_set(struct json_object *result, const char *file)
 {
 	return print_result(result);
+}
+
+/* watch: JSON lines, {"event": NAME, "data": {...}} each, flushed as they come. */
+static int print_event(const char *name, struct json_object *data)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return EXIT_CONNECT;
+	json_object_object_add(o, PROTO_KEY_EVENT, json_object_new_string(name));
+	json_object_object_add(o, PROTO_KEY_DATA, json_object_get(data));
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	fflush(stdout);
+	return EXIT_OK;
+}
+
+/* record: the snapshot, or {"suppressed": alert}. */
+static int print_recorded(const char *name, struct json_object *data)
+{
+	struct json_object *v = NULL;
+
+	if (strcmp(name, PROTO_EVENT_SUPPRESSED) == 0) {
+		json_object_object_get_ex(data, PROTO_KEY_ALERT, &v);
+		data = json_object_new_object();
+		if (data)
+			json_object_object_add(data, PROTO_KEY_SUPPRESSED, json_object_get(v));
+		print_result(data);
+		json_object_put(data);
+		return EXIT_DAEMON;
+	}
+	print_result(data);
+	return json_object_object_get_ex(data, PROTO_KEY_ERROR, &v) ? EXIT_DAEMON : EXIT_OK;
 }
 
 /* Errors go to stdout as {"error":{"code":...,"message":...}} so that scripts see them too. */
@@ -47,5 +82,7 @@ const struct output output_json = {
 	.snapshots = print_result,
 	.snapshot = print_result,
 	.snapshot_deleted = print_result,
+	.event = print_event,
+	.recorded = print_recorded,
 	.error = print_error,
 };

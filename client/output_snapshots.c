@@ -176,3 +176,57 @@ int text_snapshot_deleted(struct json_object *result)
 	printf("Snapshot %" PRId64 " deleted.\n", num(result, PROTO_KEY_ID));
 	return EXIT_OK;
 }
+
+static void now_text(char *buf, size_t size)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, size, "%H:%M:%S", &tm))
+		snprintf(buf, size, "-");
+}
+
+/* watch: one line per event, as it comes. */
+int text_event(const char *name, struct json_object *data)
+{
+	char when[16], cause[160];
+	struct json_object *causes = get(data, PROTO_KEY_CAUSES);
+
+	now_text(when, sizeof(when));
+	if (strcmp(name, PROTO_EVENT_SNAPSHOT) == 0) {
+		cause_text(cause, sizeof(cause),
+			   causes ? json_object_array_get_idx(causes, 0) : NULL);
+		printf("%s  snapshot %" PRId64 " %s: %s", when, num(data, PROTO_KEY_ID),
+		       str(data, PROTO_KEY_STATUS, "?"), cause);
+		if (num(data, PROTO_KEY_CAUSES_TOTAL) > 1)
+			printf(" (+%" PRId64 " more)", num(data, PROTO_KEY_CAUSES_TOTAL) - 1);
+		printf("  %s\n", get(data, PROTO_KEY_ERROR) ? str(data, PROTO_KEY_ERROR, "")
+							    : location(data));
+	} else if (strcmp(name, PROTO_EVENT_SUPPRESSED) == 0) {
+		cause_text(cause, sizeof(cause), get(data, PROTO_KEY_ALERT));
+		printf("%s  suppressed by the rate limit: %s\n", when, cause);
+	} else if (strcmp(name, PROTO_EVENT_LOST) == 0) {
+		printf("%s  latencyd missed %" PRId64 " alert records\n", when,
+		       num(data, PROTO_KEY_LOST));
+	} else {
+		printf("%s  %s\n", when, name);
+	}
+	fflush(stdout);
+	return EXIT_OK;
+}
+
+/* record: the snapshot that answered it, or the alert the rate limit refused. */
+int text_recorded(const char *name, struct json_object *data)
+{
+	if (strcmp(name, PROTO_EVENT_SUPPRESSED) == 0) {
+		printf("Not recorded: the rate limit refused it (see latencyctl status).\n");
+		return EXIT_DAEMON;
+	}
+	if (get(data, PROTO_KEY_ERROR)) {
+		printf("Snapshot %" PRId64 " failed: %s\n", num(data, PROTO_KEY_ID),
+		       str(data, PROTO_KEY_ERROR, "?"));
+		return EXIT_DAEMON;
+	}
+	printf("Snapshot %" PRId64 " recorded: %s\n", num(data, PROTO_KEY_ID), location(data));
+	return EXIT_OK;
+}

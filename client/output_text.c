@@ -428,5 +428,7 @@ const struct output output_text = {
 	.snapshots = text_snapshots,
 	.snapshot = text_snapshot,
 	.snapshot_deleted = text_snapshot_deleted,
+	.event = text_event,
+	.recorded = text_recorded,
 	.error = print_error,
 };

@@ -14,7 +14,7 @@
 #include "catalog.h"
 #include "latencyd.h"
 
-#define SHOW_CAUSES_MAX 100
+#define SHOW_CAUSES_MAX SNAPSHOT_VIEW_CAUSES
 
 static int catalog_of(struct manager *m, struct catalog **ret, struct proto_error *err)
 {
@@ -158,36 +158,43 @@ static int find_entry(struct manager *m, struct json_object *args, struct catalo
 	return 0;
 }
 
+struct json_object *snapshot_view(struct json_object *entry, size_t max_causes, int *r)
+{
+	struct json_object *o = json_object_new_object(), *causes, *shown = json_object_new_array();
+	size_t n;
+
+	if (!o || !shown) {
+		json_object_put(o);
+		json_object_put(shown);
+		*r = -ENOMEM;
+		return NULL;
+	}
+	json_object_object_foreach(entry, key, val)
+	{
+		if (strcmp(key, PROTO_KEY_CAUSES) != 0)
+			result_add(o, key, json_object_get(val), r);
+	}
+	causes = member(entry, PROTO_KEY_CAUSES);
+	n = json_object_array_length(causes);
+	for (size_t i = 0; i < n && i < max_causes; i++)
+		json_object_array_add(shown, json_object_get(json_object_array_get_idx(causes, i)));
+	result_add(o, PROTO_KEY_CAUSES, shown, r);
+	result_add_int(o, PROTO_KEY_CAUSES_TOTAL, (int64_t)n, r);
+	return o;
+}
+
 int cmd_show_snapshot(struct manager *m, const struct control_peer *peer, struct json_object *args,
 		      struct json_object **result, struct proto_error *err)
 {
-	struct json_object *entry, *o, *causes, *shown;
+	struct json_object *entry, *o;
 	struct catalog *cat;
 	uint64_t id;
-	size_t n;
 	int r;
 
 	r = find_entry(m, args, &cat, &id, &entry, err);
 	if (r < 0)
 		return r;
-	o = json_object_new_object();
-	shown = json_object_new_array();
-	if (!o || !shown) {
-		json_object_put(o);
-		json_object_put(shown);
-		return -ENOMEM;
-	}
-	json_object_object_foreach(entry, key, val)
-	{
-		if (strcmp(key, PROTO_KEY_CAUSES) != 0)
-			result_add(o, key, json_object_get(val), &r);
-	}
-	causes = member(entry, PROTO_KEY_CAUSES);
-	n = json_object_array_length(causes);
-	for (size_t i = 0; i < n && i < SHOW_CAUSES_MAX; i++)
-		json_object_array_add(shown, json_object_get(json_object_array_get_idx(causes, i)));
-	result_add(o, PROTO_KEY_CAUSES, shown, &r);
-	result_add_int(o, PROTO_KEY_CAUSES_TOTAL, (int64_t)n, &r);
+	o = snapshot_view(entry, SHOW_CAUSES_MAX, &r);
 	if (r < 0) {
 		json_object_put(o);
 		return r;

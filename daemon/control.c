@@ -41,7 +41,8 @@ struct client {
 	struct control_peer peer;
 	struct proto_decoder dec;
 	struct proto_buf out;
-	bool hello_done, eof, closing, dead;
+	struct dispatch_state state;
+	bool eof, closing, dead;
 };
 
 struct control {
@@ -149,10 +150,10 @@ static bool client_process(struct client *cl)
 					proto_decoder_error(&cl->dec));
 			send_error(cl, PROTO_ID_NONE, &err);
 			/* Garbage before the handshake: not a latencyd client. */
-			cl->closing = !cl->hello_done;
+			cl->closing = !cl->state.hello_done;
 			continue;
 		}
-		r = dispatch_message(cl->control->m, &cl->peer, &cl->hello_done, msg, &reply);
+		r = dispatch_message(cl->control->m, &cl->peer, &cl->state, msg, &reply);
 		json_object_put(msg);
 		if (r < 0) {
 			cl->dead = true;
@@ -160,7 +161,7 @@ static bool client_process(struct client *cl)
 		}
 		if (r > 0)
 			cl->closing = true;
-		if (cl->hello_done)
+		if (cl->state.hello_done)
 			cl->timer = sd_event_source_disable_unref(cl->timer);
 		send_message(cl, reply);
 	}
@@ -473,4 +474,25 @@ const char *control_path(const struct control *c)
 unsigned control_clients(const struct control *c)
 {
 	return c->n_clients;
+}
+
+/*
+ * A watcher that does not read its events is dropped once output_max bytes wait for it
+ * (send_message): a slow client never holds back latencyd, nor makes it grow.
+ */
+void control_broadcast(struct control *c, const char *name, struct json_object *data)
+{
+	struct client *cl, *next;
+	struct json_object *msg;
+
+	for (cl = c ? c->clients : NULL; cl; cl = next) {
+		next = cl->next;
+		if (!cl->state.watching || cl->dead || cl->closing)
+			continue;
+		if (proto_event_new(name, json_object_get(data), &msg) < 0)
+			msg = NULL;
+		send_message(cl, msg);
+		client_flush(cl);
+		client_update(cl);
+	}
 }

@@ -14,21 +14,27 @@
 
 #include "latencyd.h"
 
+/* A command that subscribes its client to events: watch, and record (to see its snapshot). */
+#define SUBSCRIBES true
+
 static const struct command {
 	const char *name;
 	cmd_handler_t handler;
 	enum access_class access;
+	bool subscribes;
 } commands[] = {
-	{PROTO_CMD_STATUS, cmd_status, ACCESS_READ},
-	{PROTO_CMD_VERSION, cmd_version, ACCESS_READ},
-	{PROTO_CMD_TRACKERS, cmd_trackers, ACCESS_READ},
-	{PROTO_CMD_SET_THRESHOLD, cmd_set_threshold, ACCESS_ADMIN},
-	{PROTO_CMD_SET_TIMEOUT, cmd_set_timeout, ACCESS_ADMIN},
-	{PROTO_CMD_ENABLE, cmd_enable, ACCESS_ADMIN},
-	{PROTO_CMD_DISABLE, cmd_disable, ACCESS_ADMIN},
-	{PROTO_CMD_LIST_SNAPSHOTS, cmd_list_snapshots, ACCESS_READ},
-	{PROTO_CMD_SHOW_SNAPSHOT, cmd_show_snapshot, ACCESS_READ},
-	{PROTO_CMD_DELETE_SNAPSHOT, cmd_delete_snapshot, ACCESS_ADMIN},
+	{PROTO_CMD_STATUS, cmd_status, ACCESS_READ, false},
+	{PROTO_CMD_VERSION, cmd_version, ACCESS_READ, false},
+	{PROTO_CMD_TRACKERS, cmd_trackers, ACCESS_READ, false},
+	{PROTO_CMD_SET_THRESHOLD, cmd_set_threshold, ACCESS_ADMIN, false},
+	{PROTO_CMD_SET_TIMEOUT, cmd_set_timeout, ACCESS_ADMIN, false},
+	{PROTO_CMD_ENABLE, cmd_enable, ACCESS_ADMIN, false},
+	{PROTO_CMD_DISABLE, cmd_disable, ACCESS_ADMIN, false},
+	{PROTO_CMD_LIST_SNAPSHOTS, cmd_list_snapshots, ACCESS_READ, false},
+	{PROTO_CMD_SHOW_SNAPSHOT, cmd_show_snapshot, ACCESS_READ, false},
+	{PROTO_CMD_DELETE_SNAPSHOT, cmd_delete_snapshot, ACCESS_ADMIN, false},
+	{PROTO_CMD_WATCH, cmd_watch, ACCESS_READ, SUBSCRIBES},
+	{PROTO_CMD_RECORD, cmd_record, ACCESS_ADMIN, SUBSCRIBES},
 };
 
 static const struct command *find_command(const char *name)
@@ -39,7 +45,7 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-static int request(struct manager *m, const struct control_peer *peer,
+static int request(struct manager *m, const struct control_peer *peer, struct dispatch_state *st,
 		   const struct proto_request *req, struct json_object **ret)
 {
 	struct json_object *result = NULL;
@@ -72,6 +78,8 @@ static int request(struct manager *m, const struct control_peer *peer,
 		log_debug("client %u: %s: %s", peer->id, cmd->name, err.message);
 		return proto_reply_error_new(req->id, &err, ret);
 	}
+	if (cmd->subscribes)
+		st->watching = true;
 	return proto_reply_new(req->id, result, ret);
 }
 
@@ -109,21 +117,21 @@ static int handshake(const struct control_peer *peer, bool *hello_done, struct j
  * Answers one message from a client: *ret gets the reply to send. Returns 0 to keep the
  * connection, 1 to close it once the reply is sent, or a negative errno (no reply).
  */
-int dispatch_message(struct manager *m, const struct control_peer *peer, bool *hello_done,
+int dispatch_message(struct manager *m, const struct control_peer *peer, struct dispatch_state *st,
 		     struct json_object *msg, struct json_object **ret)
 {
 	struct proto_error err = {0};
 	struct proto_request req;
 
 	*ret = NULL;
-	if (!*hello_done)
-		return handshake(peer, hello_done, msg, ret);
+	if (!st->hello_done)
+		return handshake(peer, &st->hello_done, msg, ret);
 
 	switch (proto_message_kind(msg)) {
 	case PROTO_MSG_REQUEST:
 		if (proto_request_parse(msg, &req, &err) < 0)
 			return proto_reply_error_new(req.id, &err, ret);
-		return request(m, peer, &req, ret);
+		return request(m, peer, st, &req, ret);
 	case PROTO_MSG_HELLO:
 		proto_error_set(&err, PROTO_ERR_BAD_REQUEST, "hello was already received");
 		break;

@@ -205,9 +205,17 @@ void control_reconfigure(struct control *c);
 void control_set_limits(struct control *c, const struct control_limits *l);
 const char *control_path(const struct control *c);
 unsigned control_clients(const struct control *c);
+/* Sends event NAME with DATA (borrowed) to every watching client. */
+void control_broadcast(struct control *c, const char *name, struct json_object *data);
 
 /* dispatch.c: handshake, command table, authorization, call. */
-int dispatch_message(struct manager *m, const struct control_peer *peer, bool *hello_done,
+/* What dispatch knows of a client between messages. */
+struct dispatch_state {
+	bool hello_done;
+	bool watching; /* events are sent to it (control_broadcast) */
+};
+
+int dispatch_message(struct manager *m, const struct control_peer *peer, struct dispatch_state *st,
 		     struct json_object *msg, struct json_object **ret);
 
 /* result.c: building command results with a sticky error. */
@@ -235,6 +243,13 @@ int cmd_enable(struct manager *m, const struct control_peer *peer, struct json_o
 	       struct json_object **result, struct proto_error *err);
 int cmd_disable(struct manager *m, const struct control_peer *peer, struct json_object *args,
 		struct json_object **result, struct proto_error *err);
+int cmd_watch(struct manager *m, const struct control_peer *peer, struct json_object *args,
+	      struct json_object **result, struct proto_error *err);
+int cmd_record(struct manager *m, const struct control_peer *peer, struct json_object *args,
+	       struct json_object **result, struct proto_error *err);
+/* cmd_snapshots.c: an entry as clients see it, its causes capped at max_causes. */
+#define SNAPSHOT_VIEW_CAUSES 100
+struct json_object *snapshot_view(struct json_object *entry, size_t max_causes, int *r);
 int cmd_list_snapshots(struct manager *m, const struct control_peer *peer, struct json_object *args,
 		       struct json_object **result, struct proto_error *err);
 int cmd_show_snapshot(struct manager *m, const struct control_peer *peer, struct json_object *args,
@@ -311,6 +326,10 @@ int waiter_new(const char *notify_path, struct flight_slot *slot, const char *pr
 int waiter_configure(struct waiter *w, double rate, unsigned burst, char *const *overrides);
 int waiter_start(struct waiter *w, unsigned rt_priority, bool *got_rt);
 int waiter_eventfd(const struct waiter *w);
+/* The tracker name of manual records (latencyctl record); data[0] is the request's seq. */
+#define WAITER_MANUAL_TRACKER "manual"
+/* Queues a manual record for the thread. -EBUSY when too many are waiting. */
+int waiter_request(struct waiter *w, uint64_t seq, pid_t pid);
 struct waiter_result *waiter_take_results(struct waiter *w);
 void waiter_result_free(struct waiter_result *r);
 /* tokens: the global bucket's tokens now, -1 when unlimited. */
@@ -335,6 +354,8 @@ int recorder_start(struct recorder *rc);
 void recorder_reconfigure(struct recorder *rc, const struct conf *old);
 int recorder_status(struct recorder *rc, struct json_object *o);
 struct catalog *recorder_catalog(struct recorder *rc);
+/* A manual snapshot through the rate limiter; *seq identifies it in events. */
+int recorder_request(struct recorder *rc, const char *reason, pid_t pid, uint64_t *seq);
 void recorder_free(struct recorder *rc);
 
 /* manager.c: owns all state; new → start → run → free. */

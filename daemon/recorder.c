@@ -42,6 +42,12 @@ struct recorder {
 	bool rt, memory_locked;
 	int session_error;  /* last failure to create the session, 0 if none */
 	unsigned recreated; /* times the session was re-created */
+	/* Manual records (latencyctl record) in flight: their reasons, by request number. */
+	struct manual_request {
+		uint64_t seq;
+		char *reason;
+	} manual[16];
+	uint64_t manual_seq;
 };
 
 static int mkdir_p(const char *path, mode_t mode)
@@ -221,6 +227,81 @@ static bool session_gone(int err)
 	       err == -LTTNG_ERR_NO_SESSION || err == -LTTNG_ERR_FATAL;
 }
 
+/* The reason of manual request seq, taken out of the table ("" if unknown). */
+static char *take_reason(struct recorder *rc, uint64_t seq)
+{
+	for (size_t i = 0; i < sizeof(rc->manual) / sizeof(rc->manual[0]); i++) {
+		if (rc->manual[i].reason && rc->manual[i].seq == seq) {
+			char *r = rc->manual[i].reason;
+
+			rc->manual[i].reason = NULL;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static bool is_manual(const struct latency_tracker_record *a)
+{
+	return strncmp((const char *)a->tracker, WAITER_MANUAL_TRACKER, LATENCY_TRACKER_NAME_LEN) ==
+	       0;
+}
+
+/* An alert as the catalog and the events carry it; a manual one with its request. */
+static struct json_object *cause_json(struct recorder *rc, const struct latency_tracker_record *a)
+{
+	struct json_object *o = alert_json(a);
+	char *reason;
+
+	if (o && is_manual(a)) {
+		reason = take_reason(rc, a->data[0]);
+		json_object_object_add(o, PROTO_KEY_REASON, json_object_new_string("manual"));
+		json_object_object_add(o, PROTO_KEY_REQUEST,
+				       json_object_new_int64((int64_t)a->data[0]));
+		json_object_object_add(o, PROTO_KEY_MESSAGE, json_object_new_string(reason ?: ""));
+		free(reason);
+	}
+	return o;
+}
+
+int recorder_request(struct recorder *rc, const char *reason, pid_t pid, uint64_t *seq)
+{
+	size_t slot = sizeof(rc->manual) / sizeof(rc->manual[0]);
+	int r;
+
+	if (!rc->waiter)
+		return -ENODEV;
+	for (size_t i = 0; i < sizeof(rc->manual) / sizeof(rc->manual[0]); i++)
+		if (!rc->manual[i].reason)
+			slot = i;
+	if (slot == sizeof(rc->manual) / sizeof(rc->manual[0]))
+		return -EBUSY;
+	rc->manual[slot].reason = strdup(reason);
+	if (!rc->manual[slot].reason)
+		return -ENOMEM;
+	rc->manual[slot].seq = *seq = ++rc->manual_seq;
+	r = waiter_request(rc->waiter, *seq, pid);
+	if (r < 0) {
+		free(rc->manual[slot].reason);
+		rc->manual[slot].reason = NULL;
+	}
+	return r;
+}
+
+static void broadcast(struct recorder *rc, const char *event, const char *key,
+		      struct json_object *val)
+{
+	struct json_object *data = json_object_new_object();
+
+	if (data && val) {
+		json_object_object_add(data, key, val);
+		control_broadcast(rc->m->control, event, data);
+	} else {
+		json_object_put(val);
+	}
+	json_object_put(data);
+}
+
 static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 {
 	const struct conf *c = rc->m->conf;
@@ -234,7 +315,7 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 		detect = res->rec.start_ns - res->recs[0].end_ns;
 	causes = json_object_new_array();
 	for (size_t i = 0; i < res->n; i++)
-		json_object_array_add(causes, alert_json(&res->recs[i]));
+		json_object_array_add(causes, cause_json(rc, &res->recs[i]));
 	json_object_object_add(e, "time", json_object_new_int64((int64_t)time(NULL)));
 	json_object_object_add(e, "name", json_object_new_string(res->name));
 	json_object_object_add(e, "causes", causes);
@@ -282,6 +363,19 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 			 res->rec.duration_ns / 1000, detect / 1000, res->n,
 			 res->rec.fell_back ? " (relayd failed: fell back to local)" : "");
 	free(path);
+	if (rc->m->control) {
+		int r = 0;
+		struct json_object *view = snapshot_view(e, SNAPSHOT_VIEW_CAUSES, &r);
+
+		if (r < 0) {
+			json_object_put(view);
+			view = NULL;
+		}
+		if (view) {
+			control_broadcast(rc->m->control, PROTO_EVENT_SNAPSHOT, view);
+			json_object_put(view);
+		}
+	}
 }
 
 /* Retention, then the catalog to disk. */
@@ -316,14 +410,20 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 		case WAITER_SUPPRESSED: {
 			struct alert_names n;
 
+			struct json_object *alert = cause_json(rc, &res->recs[0]);
+
 			names_of(&res->recs[0], &n);
 			log_alert(LOG_INFO, &res->recs[0], 0, "suppressed by the rate limit");
-			catalog_add_suppressed(rc->catalog, n.tracker, alert_json(&res->recs[0]));
+			broadcast(rc, PROTO_EVENT_SUPPRESSED, PROTO_KEY_ALERT,
+				  json_object_get(alert));
+			catalog_add_suppressed(rc->catalog, n.tracker, alert);
 			break;
 		}
 		case WAITER_LOST:
 			log_warnx("missed %" PRIu64 " alert records (reader too slow)",
 				  (uint64_t)res->recs[0].lost);
+			broadcast(rc, PROTO_EVENT_LOST, PROTO_KEY_LOST,
+				  json_object_new_int64((int64_t)res->recs[0].lost));
 			break;
 		}
 	}
@@ -640,5 +740,7 @@ void recorder_free(struct recorder *rc)
 		free(rc->loaded[i]);
 	}
 	modload_free(rc->modload);
+	for (size_t i = 0; i < sizeof(rc->manual) / sizeof(rc->manual[0]); i++)
+		free(rc->manual[i].reason);
 	free(rc);
 }

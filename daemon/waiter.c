@@ -29,6 +29,7 @@
 
 #define READ_RECORDS 32
 #define MAX_CAUSES   4096
+#define MAX_REQUESTS 64 /* manual records waiting for the thread */
 
 struct tracker_bucket {
 	char name[LATENCY_TRACKER_NAME_LEN];
@@ -36,9 +37,10 @@ struct tracker_bucket {
 };
 
 struct waiter {
-	int fd;	     /* the notification file */
-	int stop_fd; /* eventfd: the thread exits */
-	int done_fd; /* eventfd: results are queued */
+	int fd;		/* the notification file */
+	int stop_fd;	/* eventfd: the thread exits */
+	int done_fd;	/* eventfd: results are queued */
+	int request_fd; /* eventfd: manual records are queued */
 	pthread_t thread;
 	bool started;
 	struct flight_slot *slot;
@@ -56,6 +58,11 @@ struct waiter {
 	struct tracker_bucket *trackers;
 	size_t n_trackers;
 	struct waiter_stats stats;
+	struct {
+		uint64_t seq;
+		pid_t pid;
+	} requests[MAX_REQUESTS];
+	size_t n_requests;
 };
 
 uint64_t now_ns(void)
@@ -89,7 +96,7 @@ int waiter_new(const char *notify_path, struct flight_slot *slot, const char *pr
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->fd = w->stop_fd = w->done_fd = -1;
+	w->fd = w->stop_fd = w->done_fd = w->request_fd = -1;
 	w->slot = slot;
 	w->next_id = first_id;
 	w->tail = &w->head;
@@ -120,7 +127,8 @@ int waiter_new(const char *notify_path, struct flight_slot *slot, const char *pr
 		lseek(w->fd, 0, SEEK_END);
 	w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	w->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (w->stop_fd < 0 || w->done_fd < 0) {
+	w->request_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->stop_fd < 0 || w->done_fd < 0 || w->request_fd < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -397,19 +405,75 @@ static void snapshot(struct waiter *w, const struct latency_tracker_record *rec,
 	push(w, res);
 }
 
+int waiter_request(struct waiter *w, uint64_t seq, pid_t pid)
+{
+	uint64_t one = 1;
+	int r = 0;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->n_requests < MAX_REQUESTS) {
+		w->requests[w->n_requests].seq = seq;
+		w->requests[w->n_requests].pid = pid;
+		w->n_requests++;
+	} else {
+		r = -EBUSY;
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (r == 0 && write(w->request_fd, &one, sizeof(one)) < 0)
+		r = -errno;
+	return r;
+}
+
+/* A manual record is an alert of tracker WAITER_MANUAL_TRACKER: the same path as any. */
+static void take_requests(struct waiter *w, uint64_t wakeup)
+{
+	struct latency_tracker_record rec;
+	uint64_t v;
+
+	if (read(w->request_fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: the list is checked anyway. */
+	}
+	for (;;) {
+		memset(&rec, 0, sizeof(rec));
+		pthread_mutex_lock(&w->lock);
+		if (w->n_requests == 0) {
+			pthread_mutex_unlock(&w->lock);
+			return;
+		}
+		rec.data[0] = w->requests[0].seq;
+		rec.pid = rec.tid = w->requests[0].pid;
+		memmove(&w->requests[0], &w->requests[1], --w->n_requests * sizeof(w->requests[0]));
+		w->stats.alerts++;
+		pthread_mutex_unlock(&w->lock);
+		rec.size = LATENCY_TRACKER_RECORD_SIZE;
+		rec.version = LATENCY_TRACKER_RECORD_VERSION;
+		rec.kind = LATENCY_TRACKER_REC_ALERT;
+		rec.reason = LATENCY_TRACKER_REASON_THRESHOLD;
+		rec.start_cpu = rec.end_cpu = LATENCY_TRACKER_CPU_NONE;
+		rec.start_ns = rec.end_ns = wakeup;
+		memcpy(rec.tracker, WAITER_MANUAL_TRACKER, sizeof(WAITER_MANUAL_TRACKER));
+		memcpy(rec.comm, "latencyctl", sizeof("latencyctl"));
+		if (allow(w, &rec, now_ns()))
+			snapshot(w, &rec, wakeup);
+		else
+			suppress(w, &rec);
+	}
+}
+
 static void *run(void *arg)
 {
 	struct waiter *w = arg;
 	struct latency_tracker_record rec;
-	struct pollfd p[2] = {
+	struct pollfd p[3] = {
 		{.fd = w->fd, .events = POLLIN},
 		{.fd = w->stop_fd, .events = POLLIN},
+		{.fd = w->request_fd, .events = POLLIN},
 	};
 
 	for (;;) {
 		uint64_t wakeup;
 
-		if (poll(p, 2, -1) < 0) {
+		if (poll(p, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -417,6 +481,8 @@ static void *run(void *arg)
 		if (p[1].revents)
 			break;
 		wakeup = now_ns();
+		if (p[2].revents)
+			take_requests(w, wakeup);
 		if (fill(w) < 0)
 			break;
 		while (next_record(w, &rec)) {
@@ -475,6 +541,8 @@ void waiter_free(struct waiter *w)
 		close(w->stop_fd);
 	if (w->done_fd >= 0)
 		close(w->done_fd);
+	if (w->request_fd >= 0)
+		close(w->request_fd);
 	pthread_mutex_destroy(&w->lock);
 	free(w->trackers);
 	free(w);

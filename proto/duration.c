@@ -114,7 +114,8 @@ size_t proto_duration_format(char *buf, size_t size, uint64_t ns)
 		dec[0] = 0;
 		if (part) {
 			snprintf(dec, sizeof(dec), ".%03u", (unsigned)part);
-			for (size_t n = strlen(dec); dec[n - 1] == '0'; n--)
+			/* ".500" to ".5": dec holds a dot then three digits, not all zero. */
+			for (size_t n = strlen(dec); n > 1 && dec[n - 1] == '0'; n--)
 				dec[n - 1] = 0;
 		}
 		return (size_t)snprintf(buf, size, "%" PRIu64 "%s%s", whole, dec, fmt[i].suffix);

@@ -55,6 +55,13 @@ struct json_tokener;
 #define PROTO_CMD_LIST_SNAPSHOTS  "list-snapshots"
 #define PROTO_CMD_SHOW_SNAPSHOT	  "show-snapshot"
 #define PROTO_CMD_DELETE_SNAPSHOT "delete-snapshot"
+#define PROTO_CMD_WATCH		  "watch"
+#define PROTO_CMD_RECORD	  "record"
+
+/* Events (1.2), sent to clients that ran watch or record. */
+#define PROTO_EVENT_SNAPSHOT   "snapshot"   /* a snapshot was taken (or failed), with causes */
+#define PROTO_EVENT_SUPPRESSED "suppressed" /* an alert the rate limit refused */
+#define PROTO_EVENT_LOST       "lost"	    /* latencyd missed alert records */
 
 /* Events (event "event"); reserved for streaming, none is sent by protocol 1.0. */
 #define PROTO_EVENT_ALERT "alert"
@@ -143,6 +150,10 @@ struct json_tokener;
 #define PROTO_KEY_COMM	       "comm"
 #define PROTO_KEY_TID	       "tid"
 #define PROTO_KEY_REASON       "reason"
+#define PROTO_KEY_REQUEST      "request"
+#define PROTO_KEY_RECORDING    "recording"
+#define PROTO_KEY_ALERT	       "alert"
+#define PROTO_KEY_DATA_WORDS   "data"
 
 /* Values of status.module.state. */
 #define PROTO_MODULE_NOT_LOADED	  "not-loaded"

@@ -161,14 +161,44 @@ grep -Eq "^Snapshots: +[0-9]+ \(0 failed\)" "$T/out" || fail "status: no snapsho
 expect_out "16 KiB per CPU (4 x 4096 bytes)"
 pass "status (text): session, buffer, rate limit, counters"
 
-# The catalog through latencyctl: list (filters), show, delete.
 ctl() { "$LATENCYCTL" -s "$SOCK" "$@"; }
+
+# watch streams events; record takes a snapshot through the same rate limit.
+ctl --json watch >"$T/watch.json" 2>"$T/watch.err" &
+watch_pid=$!
+sleep 2.2 # the bucket refills
+run ctl record --reason "before the deploy"
+expect_rc 0 "record"
+grep -Eq "^Snapshot [0-9]+ recorded: /" "$T/out" || fail "record: $(cat "$T/out")"
+rid=$(sed -n 's/^Snapshot \([0-9]*\) recorded.*/\1/p' "$T/out")
+jcat --argjson id "$rid" '.snapshots[] | select(.id == $id) | .causes[0] |
+	.tracker == "manual" and .reason == "manual" and .message == "before the deploy"' ||
+	fail "manual cause in the catalog: $(jq -c '.snapshots[-1].causes[0]' "$CAT")"
+"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
+wait_for 100 grep -q '"alert-write"' "$T/watch.json" || fail "watch: no snapshot event"
+refused=0
+for i in 1 2 3 4 5; do
+	run ctl --json record
+	[ "$RC" = 1 ] && jq -e '.suppressed.tracker == "manual"' "$T/out" >/dev/null && refused=1
+done
+[ "$refused" = 1 ] || fail "five records in a row, none refused by a 1/s rate limit"
+kill "$watch_pid"
+wait "$watch_pid" 2>/dev/null
+jq -se --argjson id "$rid" 'map(select(.event == "snapshot")) | map(.data.id) | index($id) != null' \
+	"$T/watch.json" >/dev/null || fail "watch: no event for snapshot $rid: $(cat "$T/watch.json")"
+jq -se 'map(select(.event == "suppressed" and .data.alert.tracker == "manual")) | length > 0' \
+	"$T/watch.json" >/dev/null || fail "watch: no suppressed event"
+run ctl record extra
+expect_rc 2 "record with an argument"
+pass "watch streams snapshot and suppressed events; record through the rate limit"
+
+# The catalog through latencyctl: list (filters), show, delete.
 run ctl --json list-snapshots
 expect_rc 0 "list-snapshots --json"
 ids=$(jq -c '[.snapshots[].id]' "$T/out")
 [ "$ids" = "$(jq -c '[.snapshots[].id] | reverse' "$CAT")" ] ||
 	fail "list-snapshots: $ids, catalog $(jq -c '[.snapshots[].id]' "$CAT")"
-jq -e --argjson s "$sup" '.matched == (.snapshots | length) and .suppressed == $s and
+jq -e --argjson s "$(jq '.suppressed.total' "$CAT")" '.matched == (.snapshots | length) and .suppressed == $s and
 	(.snapshots[0] | .causes >= 1 and .cause.tracker != null and .status == "complete")' \
 	"$T/out" >/dev/null || fail "list-snapshots: $(cat "$T/out")"
 newest=$(jq '.snapshots[0].id' "$T/out")
