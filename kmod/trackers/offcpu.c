@@ -47,8 +47,11 @@
 
 #define LTT_OFF_STACK LATENCY_TRACKER_STACK_DEPTH
 #define LTT_OFF_BLOCKED (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)
-/* Frames of the walk that are ours: this probe and the tracepoint iterator. */
-#define LTT_OFF_STACK_SKIP 2
+/*
+ * Frames of the walk to skip: this probe. The tracepoint iterator below it only shows
+ * when another probe shares sched_waking (a single probe is a static call).
+ */
+#define LTT_OFF_STACK_SKIP 1
 
 struct ltt_off_priv {
 	u32 nr_stack;
