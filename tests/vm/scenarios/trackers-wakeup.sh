@@ -1,7 +1,7 @@
 # The wakeup tracker: a SCHED_OTHER victim pinned to CPU 1, woken from CPU 0 by a known
 # waker while a SCHED_FIFO hog keeps CPU 1 for 60 ms (tests/vm/progs/lt-wakeup.c), raises
 # exactly one alert for the victim over a 10 ms threshold, with the waker's tid and comm,
-# CPU 1 and prio 120, also found in an LTTng snapshot; a threshold change applies to the
+# CPU 1 and prio 120, also found in an LTTng snapshot; a timeout alert while it waits; a threshold change applies to the
 # next wakeup; a filtered-out task never alerts; no probe stays registered when disabled;
 # unload is clean.
 # vm-options: --smp 2
@@ -51,6 +51,19 @@ ev=$(snapshot_alerts wakeup)
 echo "$ev" | grep "seq = $seq," | grep "tid = $V," | grep -q 'comm = "lt-wk-victim"' ||
 	fail "snapshot alert: $ev"
 pass "the alert is in an LTTng snapshot"
+
+echo 20000000 >$T/timeout_ns || fail "timeout_ns 20 ms"
+run_wk 150 3000
+echo "$A"
+TO=$(echo "$A" | grep " reason=2 ")
+[ "$(echo "$TO" | grep -c .)" = 1 ] || fail "expected one timeout alert, got: $A"
+[ "$(val "$TO" end_cpu)" = 4294967295 ] || fail "timeout end_cpu $(val "$TO" end_cpu)"
+d1=$(val "$TO" data1)
+[ $((d1 & 0xffffffff)) = 4294967295 ] || fail "timeout cpu $((d1 & 0xffffffff)): not run yet"
+[ "$(val "$TO" data0)" = "$W" ] || fail "timeout waker $(val "$TO" data0), expected $W"
+[ "$(echo "$A" | grep -c " reason=1 .* end_cpu=1 ")" = 1 ] || fail "no end of the timed-out wakeup: $A"
+echo 0 >$T/timeout_ns || fail "timeout_ns 0"
+pass "timeout alert of a victim still waiting for a CPU"
 
 echo 200000000 >$T/threshold_ns || fail "threshold_ns 200 ms"
 run_wk 60 500
