@@ -60,7 +60,7 @@ static void ltt_wk_in(struct task_struct *p)
 		return;
 	waker = ltt_wk_waker();
 	in.data[0] = waker;
-	/* The CPU (bits 0..31) is filled in by ltt_wk_cb(), only for alerts. */
+	/* SCHED_DEADLINE (prio -1) reads 0xffffffff; the CPU is ltt_wk_cb()'s, for alerts. */
 	in.data[1] = (u64)(u32)p->prio << 32;
 	if (waker)
 		ltt_pack_text(&in.data[2], 2, current->comm, sizeof(current->comm));
