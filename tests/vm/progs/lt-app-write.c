@@ -55,7 +55,8 @@ int main(int argc, char **argv)
 
 	fd = open(LATENCY_TRACKER_APP_PATH, O_WRONLY);
 	if (fd < 0) {
-		fprintf(stderr, "lt-app-write: %s: %s\n", LATENCY_TRACKER_APP_PATH, strerror(errno));
+		fprintf(stderr, "lt-app-write: %s: %s\n", LATENCY_TRACKER_APP_PATH,
+			strerror(errno));
 		return 1;
 	}
 	for (i = 1; i < argc; i++) {
