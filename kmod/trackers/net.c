@@ -106,8 +106,12 @@ static bool ltt_net_parse(const struct sk_buff *skb, u64 *data)
 	if (!ports || (ipproto != IPPROTO_TCP && ipproto != IPPROTO_UDP) || hlen < off + 4)
 		return true;
 	data[2] = ltt_net_be16(h + off) | (u64)ltt_net_be16(h + off + 2) << 16;
-	/* TCP data offset (header length in words) is the high nibble of byte 12. */
-	if (ipproto == IPPROTO_TCP && hlen >= off + 13 && len <= off + (h[off + 12] >> 4) * 4)
+	/*
+	 * TCP data offset (header length in words) is the high nibble of byte 12. A length
+	 * of 0 is a BIG TCP packet (over 64 KiB, IPv4): it has payload.
+	 */
+	if (ipproto == IPPROTO_TCP && len && hlen >= off + 13 &&
+	    len <= off + (h[off + 12] >> 4) * 4)
 		return false;
 	return true;
 }
