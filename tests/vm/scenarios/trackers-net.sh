@@ -1,7 +1,7 @@
 # The net tracker: a UDP datagram on loopback read 50 ms after it arrived, over a 10 ms
 # threshold, raises exactly one alert for the reader (tests/vm/progs/lt-net-udp.c) with
 # ifindex 1, IPv4/UDP and the ports, also found in an LTTng snapshot; the same over IPv6
-# when the VM has it; a datagram dropped unread at close is reported dropped; a threshold
+# when the VM has it, and over TCP (tests/vm/progs/lt-net-tcp.c); a datagram dropped unread at close is reported dropped; a threshold
 # change applies to the next packet; filters apply to the reader; no probe stays
 # registered when disabled; unload is clean.
 . "$VM_IN/scenarios/lib.sh"
@@ -61,6 +61,17 @@ else
 	echo "no IPv6 on loopback: IPv6 not tested"
 fi
 
+m=$(lt-dump -n)
+out=$(lt-net-tcp 7777 40002 50) || fail "lt-net-tcp: $out"
+rpid=$(val "$out" pid)
+line=$(lt-dump -f "$m" -t net -w 1000 | grep " data2=$((40002 | 7777 << 16)) ")
+echo "$line"
+[ "$(printf '%s' "$line" | grep -c .)" = 1 ] || fail "TCP: expected one alert: $line"
+[ "$(val "$line" data1)" = $((0x0800 | 6 << 16)) ] || fail "TCP protocol $(val "$line" data1)"
+[ "$(val "$line" pid)" = "$rpid" ] || fail "TCP pid $(val "$line" pid), the reader is $rpid"
+[ "$(val "$line" delay_ns)" -ge 50000000 ] || fail "TCP delay $(val "$line" delay_ns)"
+pass "a late TCP read alerts once (the data segment; segments without payload are not tracked)"
+
 late_read 1 -c
 [ "$(val "$line" data3)" = 1 ] || fail "unread datagram not reported dropped: $line"
 [ "$(val "$line" delay_ns)" -ge 50000000 ] || fail "drop delay $(val "$line" delay_ns)"
@@ -84,6 +95,11 @@ late_read 0
 echo 0 >$T/filter_tgid
 late_read 1
 pass "filters apply to the reader"
+
+# Every key ends, or goes stale within stale_ns (1 s): nothing stays in the table.
+sleep 1.5
+[ "$(cat $T/stats/pending)" = 0 ] || fail "$(cat $T/stats/pending) keys still pending"
+pass "no key left pending"
 
 echo 0 >$T/enabled || fail "disable"
 [ "$(grep -c ' 0$' $T/probes)" = 4 ] || fail "probes left registered: $(cat $T/probes)"
