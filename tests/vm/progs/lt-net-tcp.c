@@ -1,11 +1,12 @@
 /*
  * lt-net-tcp PORT SPORT MS: a late TCP reader on loopback, for the net tracker. Listens
  * on 127.0.0.1:PORT; a child process connects from source port SPORT and sends one
- * segment of data; the reader accepts, waits MS milliseconds, then reads it. Prints
- * "pid=PID" (the reader) and exits 0 on success.
+ * segment of data; the reader waits MS milliseconds after the segment arrived, then
+ * reads it. Prints "pid=PID" (the reader) and exits 0 on success.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,11 @@ int main(int argc, char **argv)
 	fd = accept(lfd, NULL, NULL);
 	if (fd < 0) {
 		perror("lt-net-tcp: accept");
+		return 1;
+	}
+	/* The late read starts when the segment has arrived, not at accept. */
+	if (poll(&(struct pollfd){.fd = fd, .events = POLLIN}, 1, 5000) != 1) {
+		fprintf(stderr, "lt-net-tcp: no data\n");
 		return 1;
 	}
 	ts.tv_sec = ms / 1000;

@@ -1,12 +1,13 @@
 /*
  * lt-net-udp [-6] [-c] PORT SPORT MS: a late UDP reader on loopback, for the net
  * tracker. Binds a socket to 127.0.0.1:PORT (-6: [::1]:PORT), has a child process send
- * one datagram to it from source port SPORT, waits MS milliseconds, then reads the
- * datagram (-c: closes the socket without reading it, so the kernel drops it). Prints
- * "pid=PID" (the reader) and exits 0 on success.
+ * one datagram to it from source port SPORT, waits MS milliseconds after it arrived,
+ * then reads the datagram (-c: closes the socket without reading it, so the kernel
+ * drops it). Prints "pid=PID" (the reader) and exits 0 on success.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,11 @@ int main(int argc, char **argv)
 		_exit(send_one(v6, port, sport));
 	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
 		return 1;
+	/* The late read starts when the datagram has arrived (softirqs may defer it). */
+	if (poll(&(struct pollfd){.fd = fd, .events = POLLIN}, 1, 5000) != 1) {
+		fprintf(stderr, "lt-net-udp: no datagram\n");
+		return 1;
+	}
 	ts.tv_sec = ms / 1000;
 	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
 	nanosleep(&ts, NULL);
