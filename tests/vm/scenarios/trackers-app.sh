@@ -1,0 +1,117 @@
+# The app tracker: "begin req42" and "end req42" written by this shell around a 50 ms
+# sleep, over a 10 ms threshold, raise exactly one alert cookie=req42 for the writer of
+# begin, also found in an LTTng snapshot; end from another process works; malformed
+# writes fail with EINVAL and change nothing (tests/vm/progs/lt-app-write.c); end of an
+# unknown cookie succeeds and is counted unmatched; reads fail; a threshold change
+# applies to the next marker; filters apply to the writer of begin; writes while
+# disabled are accepted and ignored; rmmod fails while the device is open, then works.
+. "$VM_IN/scenarios/lib.sh"
+
+modprobe latency_tracker_app || fail "modprobe latency_tracker_app"
+T=/sys/kernel/latency_tracker/app
+D=/dev/latency_tracker_app
+[ -d $T ] || fail "no $T"
+[ "$(cat $T/type)" = 8 ] || fail "type $(cat $T/type)"
+wait_for $D 50 || fail "no $D"
+[ -c $D ] || fail "$D is not a character device"
+ls -l $D
+ls -l $D | grep -q '^crw-rw---- ' || fail "mode of $D: $(ls -l $D)"
+[ -z "$(cat $T/probes)" ] || fail "probes: $(cat $T/probes)"
+echo 10000000 >$T/threshold_ns || fail "threshold_ns"
+
+# marker EXPECT COOKIE: begin and end from this shell around a 50 ms sleep; EXPECT
+# alerts of COOKIE. Leaves the alert in $line.
+marker() {
+	m=$(lt-dump -n) || fail "lt-dump -n"
+	echo "begin $2" >$D || fail "begin $2"
+	sleep 0.05
+	echo "end $2" >$D || fail "end $2"
+	check "$1" "$2"
+}
+
+check() {
+	wait_ms=1000
+	[ "$1" = 0 ] && wait_ms=300
+	line=$(lt-dump -f "$m" -t app -w $wait_ms | grep " cookie=$2\$")
+	n=$(printf '%s' "$line" | grep -c .)
+	[ "$n" = "$1" ] || fail "cookie $2: $n alerts, expected $1: $line"
+	[ -n "$line" ] && echo "$line"
+	return 0
+}
+
+marker 0 disabled0
+pass "writes while disabled are accepted and ignored"
+
+echo 1 >$T/enabled || fail "enable"
+snapshot_start
+marker 1 req42
+[ "$(val "$line" delay_ns)" -ge 50000000 ] || fail "delay $(val "$line" delay_ns)"
+[ "$(val "$line" pid)" = $$ ] || fail "pid $(val "$line" pid), the writer is $$"
+[ "$(val "$line" data0)" = $((0x3234716572)) ] || fail "data0 $(val "$line" data0)"
+pass "begin/end around a 50 ms sleep: one alert cookie=req42 for the writer"
+ev=$(snapshot_alerts app)
+echo "$ev" | grep -Eq "pid = $$[,} ]" || fail "snapshot alert: $ev"
+pass "the alert is in an LTTng snapshot"
+
+m=$(lt-dump -n)
+bpid=$(sh -c 'echo "begin other1" >/dev/latency_tracker_app && echo $$') || fail "begin other1"
+sleep 0.05
+sh -c 'echo "end other1" >/dev/latency_tracker_app' || fail "end other1 from another process"
+check 1 other1
+[ "$(val "$line" pid)" = "$bpid" ] || fail "pid $(val "$line" pid), begin was written by $bpid"
+pass "end from another process; the task is the writer of begin"
+
+long=abcdefghijklmnopqrstuvwxyz012345
+m=$(lt-dump -n)
+in0=$(cat $T/stats/events_in)
+out=$(lt-app-write "begin" "begin " "begin a b" "begin ${long}6" "middle x" "begin \x01\x02" \
+	"\xff\xfe" "begin x\n\n" "Begin x" "begin x\nend x" "begin \xc3\xa9" "end" \
+	"begin x " " begin x" "begin\tx" "begin x\x00" | tr '\n' ' ')
+[ "$out" = "$(printf 'EINVAL %.0s' $(seq 16))" ] ||
+	fail "malformed writes: $out"
+[ "$(cat $T/stats/events_in)" = "$in0" ] || fail "a malformed write was tracked"
+un0=$(cat $T/stats/unmatched)
+out=$(lt-app-write "begin $long" "end nosuchcookie" | tr '\n' ' ')
+[ "$out" = "ok ok " ] || fail "32-byte cookie, end of an unknown cookie: $out"
+[ "$(cat $T/stats/unmatched)" -gt "$un0" ] || fail "unknown end not counted unmatched"
+sleep 0.05
+lt-app-write "end $long\n" >/dev/null
+check 1 $long
+if cat $D >/dev/null 2>&1; then fail "a read succeeded"; fi
+pass "strict syntax: malformed writes fail with EINVAL; unknown end is not an error"
+
+echo 100000000 >$T/threshold_ns || fail "threshold_ns 100 ms"
+marker 0 thr1
+echo 10000000 >$T/threshold_ns
+marker 1 thr2
+pass "threshold changes apply to the next marker"
+
+echo nosuchcomm >$T/filter_comm || fail "filter_comm"
+marker 0 flt1
+echo >$T/filter_comm || fail "clear filter_comm"
+echo $$ >$T/filter_tgid || fail "filter_tgid"
+marker 1 flt2
+m=$(lt-dump -n)
+sh -c 'echo "begin flt3" >/dev/latency_tracker_app' || fail "begin flt3"
+sleep 0.05
+echo "end flt3" >$D || fail "end flt3"
+check 0 flt3
+echo 0 >$T/filter_tgid
+pass "filters apply to the writer of begin"
+
+echo 0 >$T/enabled || fail "disable"
+in0=$(cat $T/stats/events_in)
+marker 0 off1
+[ "$(cat $T/stats/events_in)" = "$in0" ] || fail "a write was tracked while disabled"
+pass "disabled: writes ignored"
+
+exec 3>$D
+if rmmod latency_tracker_app 2>/dev/null; then fail "rmmod while the device is open"; fi
+echo "begin open1" >&3 || fail "write after a failed rmmod"
+exec 3>&-
+echo "stats: in $(cat $T/stats/events_in) out $(cat $T/stats/events_out)" \
+	"alerts $(cat $T/stats/alerts) unmatched $(cat $T/stats/unmatched)"
+rmmod latency_tracker_app || fail "rmmod latency_tracker_app"
+[ ! -e $D ] || fail "$D left behind"
+rmmod latency_tracker || fail "rmmod latency_tracker"
+pass "app tracker"
