@@ -165,6 +165,9 @@ enum latency_tracker_type {
 	 * ifindex, data[1] protocol (ETH_P_*, host order) in bits 0..15 and the IP protocol
 	 * (IPPROTO_*) in bits 16..23, data[2] source port in bits 0..15 and destination
 	 * port in bits 16..31 (TCP and UDP, 0 otherwise), data[3] 0 consumed, 1 dropped.
+	 * It ends at the first copy to the reader (skb_copy_datagram_iovec), consume_skb or
+	 * kfree_skb; pid/tid 0 and an empty comm when it ended outside task context or on a
+	 * timeout.
 	 */
 	LATENCY_TRACKER_TYPE_NET = 7,
 	/*

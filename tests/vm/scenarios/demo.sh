@@ -51,7 +51,6 @@ echo "   with $(grep -c 'sched_switch:' /tmp/trace.txt) sched_switch events arou
 cp $CATALOG /tmp/latencyd.log "$VM_OUT/" 2>/dev/null
 
 latencyctl disable syscalls >/dev/null
-rmmod latency_tracker_syscalls || fail "rmmod latency_tracker_syscalls"
 kill -TERM "$daemon"
 wait "$daemon" || fail "latencyd did not stop cleanly"
 pass "latencyd caught a 30 ms system call and recorded a snapshot with the alert"
