@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * latency_tracker_block: the "block" tracker. A block request is a key (its disk and
+ * first sector) from block:block_rq_issue, when the driver is handed the request, to
+ * block:block_rq_complete, when the driver completes it; one that took at least
+ * threshold_ns raises an alert with the device, sector, size and rwbs of the request.
+ * This is the device's service time (plus the driver's queueing), not the time the
+ * request waited in the I/O scheduler before being issued.
+ *
+ * The task is the one current at issue: with blk-mq that is usually the task that
+ * submitted the I/O (direct issue or its plug flush), but a request issued later by a
+ * queue run from kblockd or from another task's completion shows that task instead. The
+ * filters apply to that issuing task; completions (hard or soft interrupt context, or
+ * any task polling) are never filtered: they only close keys that exist.
+ *
+ * Requests left out, and why:
+ *   - without a disk, or passthrough (SG_IO, NVMe admin...): their sector means nothing,
+ *     the block tracepoints report it as 0, so every such request would share one key;
+ *   - zero bytes (the flushes of blk-flush.c, empty barriers): no sector either, and
+ *     their cost is seen where it hurts, e.g. by the syscalls tracker on fsync().
+ *
+ * Duplicates: a key already pending is kept (DUP_REJECT). A request requeued by the
+ * driver (BLK_STS_RESOURCE) is issued again with the same key: keeping the first issue
+ * measures what the issuer waits for, requeues included. Two requests in flight on the
+ * same sector of the same disk (rare: O_DIRECT readers of one block) are one key: the
+ * first completion closes it, the other completion is counted as unmatched. A key whose
+ * completion never matches (a zone append, whose sector the driver rewrites) stays
+ * until stale_ns discards it.
+ *
+ * Partial completions (a driver completing a request in several chunks) close the key
+ * at the first chunk: the sector moves on afterwards.
+ *
+ * Cost: nothing while disabled (no probe registered). Enabled: a few loads, one filter
+ * check and one table operation per request issued and per request completed. The rwbs
+ * text is only built for alerts: the request's flags are kept in data[3] meanwhile.
+ */
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/kernel.h>
+#include <linux/kdev_t.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#if IS_ENABLED(CONFIG_BLK_DEV_IO_TRACE)
+#include <linux/blktrace_api.h>
+#endif
+
+#include "common.h"
+
+/* blk_fill_rwbs() writes at most 8 bytes (RWBS_LEN) today; leave room. */
+#define LTT_BLK_RWBS_BUF 16
+
+/* No padding: every byte of the key is hashed and compared. */
+struct ltt_blk_key {
+	u64 sector;
+	u32 dev;
+} __packed;
+
+static struct latency_tracker *ltt_blk;
+static struct ltt_filter ltt_blk_filter;
+
+/* Same device as the block tracepoints: the whole disk's dev_t, partitions remapped. */
+static bool ltt_blk_key_of(struct request *rq, struct ltt_blk_key *key)
+{
+	struct gendisk *disk = rq->q->disk;
+
+	if (!disk || blk_rq_is_passthrough(rq) || !blk_rq_bytes(rq))
+		return false;
+	memset(key, 0, sizeof(*key));
+	key->sector = blk_rq_pos(rq);
+	key->dev = disk_devt(disk);
+	return true;
+}
+
+static void ltt_blk_issue(void *data, struct request *rq)
+{
+	struct latency_tracker_in in = { };
+	struct ltt_blk_key key;
+
+	if (!ltt_blk_key_of(rq, &key) || !ltt_filter_match(&ltt_blk_filter, current))
+		return;
+	in.data[0] = (u64)MAJOR(key.dev) << 32 | MINOR(key.dev);
+	in.data[1] = key.sector;
+	in.data[2] = blk_rq_bytes(rq);
+	in.data[3] = (__force u64)rq->cmd_flags;	/* rwbs text at alert time */
+	latency_tracker_event_in(ltt_blk, &key, sizeof(key), &in);
+}
+
+/* Any context: hard irq, softirq (blk_mq_complete_request_remote), or a polling task. */
+static void ltt_blk_complete(void *data, struct request *rq, blk_status_t error,
+			     unsigned int nr_bytes)
+{
+	struct ltt_blk_key key;
+
+	if (!ltt_blk_key_of(rq, &key))
+		return;
+	latency_tracker_event_out(ltt_blk, &key, sizeof(key), NULL);
+}
+
+static struct ltt_probe ltt_blk_probes[] = {
+	{ .name = "block_rq_complete", .func = ltt_blk_complete },
+	{ .name = "block_rq_issue", .func = ltt_blk_issue },
+};
+
+#if !IS_ENABLED(CONFIG_BLK_DEV_IO_TRACE)
+/* blk_fill_rwbs() only exists with blktrace: the same letters, same order. */
+static void ltt_blk_fill_rwbs(char *rwbs, blk_opf_t opf)
+{
+	int i = 0;
+
+	if (opf & REQ_PREFLUSH)
+		rwbs[i++] = 'F';
+	switch (opf & REQ_OP_MASK) {
+	case REQ_OP_WRITE:
+		rwbs[i++] = 'W';
+		break;
+	case REQ_OP_DISCARD:
+		rwbs[i++] = 'D';
+		break;
+	case REQ_OP_SECURE_ERASE:
+		rwbs[i++] = 'D';
+		rwbs[i++] = 'E';
+		break;
+	case REQ_OP_FLUSH:
+		rwbs[i++] = 'F';
+		break;
+	case REQ_OP_READ:
+		rwbs[i++] = 'R';
+		break;
+	default:
+		rwbs[i++] = 'N';
+	}
+	if (opf & REQ_FUA)
+		rwbs[i++] = 'F';
+	if (opf & REQ_RAHEAD)
+		rwbs[i++] = 'A';
+	if (opf & REQ_SYNC)
+		rwbs[i++] = 'S';
+	if (opf & REQ_META)
+		rwbs[i++] = 'M';
+	rwbs[i] = '\0';
+}
+#else
+#define ltt_blk_fill_rwbs blk_fill_rwbs
+#endif
+
+/* data[3] holds the request's flags until here; the record gets the rwbs text. */
+static bool ltt_blk_cb(struct latency_tracker *t, struct latency_tracker_record *rec,
+		       void *priv)
+{
+	char rwbs[LTT_BLK_RWBS_BUF] = { };
+
+	ltt_blk_fill_rwbs(rwbs, (__force blk_opf_t)(u32)rec->data[3]);
+	ltt_pack_text(&rec->data[3], 1, rwbs, sizeof(rwbs));
+	return true;
+}
+
+static int ltt_blk_activate(struct latency_tracker *t)
+{
+	/* Completions first: an issue seen always has its completion probe in place. */
+	return ltt_probes_register(ltt_blk_probes, ARRAY_SIZE(ltt_blk_probes), NULL);
+}
+
+static void ltt_blk_deactivate(struct latency_tracker *t)
+{
+	ltt_probes_unregister(ltt_blk_probes, ARRAY_SIZE(ltt_blk_probes), NULL);
+}
+
+static const struct latency_tracker_params ltt_blk_params = {
+	.name = "block",
+	.type = LATENCY_TRACKER_TYPE_BLOCK,
+	.key_size = sizeof(struct ltt_blk_key),
+	.dup_policy = LATENCY_TRACKER_DUP_REJECT,
+	.stack_mode = LATENCY_TRACKER_STACK_NONE,
+	.cb = ltt_blk_cb,
+	.activate = ltt_blk_activate,
+	.deactivate = ltt_blk_deactivate,
+};
+
+static int __init ltt_blk_init(void)
+{
+	int ret;
+
+	ret = ltt_probes_find(ltt_blk_probes, ARRAY_SIZE(ltt_blk_probes));
+	if (ret)
+		return ret;
+	ltt_blk = latency_tracker_create(&ltt_blk_params);
+	if (IS_ERR(ltt_blk))
+		return PTR_ERR(ltt_blk);
+	ret = ltt_filter_add(ltt_blk, &ltt_blk_filter);
+	if (ret)
+		goto err_destroy;
+	return 0;
+
+err_destroy:
+	latency_tracker_destroy(ltt_blk);
+	return ret;
+}
+
+static void __exit ltt_blk_exit(void)
+{
+	latency_tracker_disable(ltt_blk);	/* unregisters the probes */
+	ltt_filter_del(ltt_blk, &ltt_blk_filter);
+	latency_tracker_destroy(ltt_blk);
+}
+
+module_init(ltt_blk_init);
+module_exit(ltt_blk_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("latency_tracker: block requests, from issue to completion");
