@@ -148,9 +148,9 @@ enum latency_tracker_type {
 	LATENCY_TRACKER_TYPE_OFFCPU = 4,
 	/*
 	 * block (ABI 1.2): a request from block_rq_issue to block_rq_complete; the task is
-	 * the one that issued it. data[0] device (major << 32 | minor), data[1] first
-	 * sector, data[2] bytes, rwbs ("R", "WS", "RA"... as in block tracepoints) in
-	 * data[3].
+	 * the one that issued it (kblockd for plugged I/O). data[0] device (major << 32 |
+	 * minor), data[1] first sector (512-byte units from the start of the disk), data[2]
+	 * bytes, rwbs ("R", "WS", "RA"... as in block tracepoints) in data[3].
 	 */
 	LATENCY_TRACKER_TYPE_BLOCK = 5,
 	/*

@@ -67,3 +67,19 @@ snapshot_alerts() {
 	grep "latency_tracker_alert:.*tracker = \"$1\"" /tmp/snap.txt ||
 		fail "no $1 alert in the LTTng snapshot"
 }
+
+# Sets B to the block device name of the disk with serial $1 (vm-run --disk N: vmdiskN),
+# waiting for it: virtio_blk is a module that the VM's init does not load.
+vm_disk() {
+	modprobe virtio_blk || fail "modprobe virtio_blk"
+	B=
+	i=0
+	while [ -z "$B" ] && [ $i -lt 50 ]; do
+		for s in /sys/block/*/serial; do
+			[ "$(cat "$s" 2>/dev/null)" = "$1" ] && B=$(basename "$(dirname "$s")")
+		done
+		i=$((i + 1))
+		[ -n "$B" ] || sleep 0.1
+	done
+	[ -n "$B" ] && [ -b "/dev/$B" ] || fail "no disk with serial $1"
+}

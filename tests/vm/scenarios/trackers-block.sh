@@ -9,18 +9,8 @@
 . "$VM_IN/scenarios/lib.sh"
 
 # The throttled disk: serial vmdisk0 (tests/vm/vm-run); virtio_blk is a module.
-modprobe virtio_blk || fail "modprobe virtio_blk"
-i=0
-while [ -z "$B" ] && [ $i -lt 50 ]; do
-	for s in /sys/block/*/serial; do
-		[ "$(cat "$s" 2>/dev/null)" = vmdisk0 ] && B=$(basename "$(dirname "$s")")
-	done
-	i=$((i + 1))
-	[ -n "$B" ] || sleep 0.1
-done
-[ -n "$B" ] || fail "no disk with serial vmdisk0"
+vm_disk vmdisk0
 D=/dev/$B
-[ -b $D ] || fail "no $D"
 DEVNO=$(cat /sys/block/$B/dev)
 MAJ=${DEVNO%%:*}
 MIN=${DEVNO##*:}

@@ -9,16 +9,7 @@
 . "$VM_IN/scenarios/lib.sh"
 
 # A virtio disk gives hard interrupts on demand (virtio_blk is a module).
-modprobe virtio_blk || fail "modprobe virtio_blk"
-i=0
-while [ -z "$B" ] && [ $i -lt 50 ]; do
-	for s in /sys/block/*/serial; do
-		[ "$(cat "$s" 2>/dev/null)" = vmdisk0 ] && B=$(basename "$(dirname "$s")")
-	done
-	i=$((i + 1))
-	[ -n "$B" ] || sleep 0.1
-done
-[ -n "$B" ] && [ -b /dev/$B ] || fail "no disk with serial vmdisk0"
+vm_disk vmdisk0
 # Disk reads (hard irqs, BLOCK softirqs), console output (ttyS0), sleeps (TIMER).
 activity() {
 	for i in 1 2 3 4 5; do

@@ -9,16 +9,7 @@
 . "$VM_IN/scenarios/lib.sh"
 
 echo 0 >/proc/sys/kernel/kptr_restrict
-modprobe virtio_blk || fail "modprobe virtio_blk"
-i=0
-while [ -z "$B" ] && [ $i -lt 50 ]; do
-	for s in /sys/block/*/serial; do
-		[ "$(cat "$s" 2>/dev/null)" = vmdisk0 ] && B=$(basename "$(dirname "$s")")
-	done
-	i=$((i + 1))
-	[ -n "$B" ] || sleep 0.1
-done
-[ -n "$B" ] && [ -b /dev/$B ] || fail "no disk with serial vmdisk0"
+vm_disk vmdisk0
 
 # ext2 is served by the ext4 module; busybox has mke2fs.
 modprobe ext4 2>/dev/null
