@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 	reader = fork();
 	if (reader == 0) {
 		prctl(PR_SET_NAME, "lt-off-reader");
-		close(fd[1]);	/* a writer that fails must not leave it blocked */
+		close(fd[1]); /* a writer that fails must not leave it blocked */
 		_exit(read(fd[0], &c, 1) == 1 ? 0 : 1);
 	}
 	if (reader < 0)
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 
 	writer = fork();
 	if (writer == 0) {
-		struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+		struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
 
 		prctl(PR_SET_NAME, "lt-off-writer");
 		if (wait_sleeping(reader))

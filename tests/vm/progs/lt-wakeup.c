@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 
 	hog = fork();
 	if (hog == 0) {
-		struct sched_param sp = { .sched_priority = 50 };
+		struct sched_param sp = {.sched_priority = 50};
 		long long start, end = 0;
 
 		pin(1);
