@@ -28,6 +28,8 @@ static int cmd_list_snapshots(const struct ctl *ctl, const struct command *cmd, 
 			      char **argv);
 static int cmd_snapshot_id(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 static int cmd_watch(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_config(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_reload(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 static int cmd_record(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 
 static const struct command commands[] = {
@@ -50,6 +52,8 @@ static const struct command commands[] = {
 	{"record", "[--reason TEXT]",
 	 "take a snapshot now, through the rate limit, and wait for it", cmd_record},
 	{"watch", "", "print alerts and snapshots as they happen, until interrupted", cmd_watch},
+	{"config", "", "show the configuration latencyd runs with", cmd_config},
+	{"reload", "", "reload latencyd's configuration file (as SIGHUP does)", cmd_reload},
 	{"help", "[COMMAND]", "show this help, or a command's", cmd_help},
 };
 
@@ -531,4 +535,14 @@ static int cmd_record(const struct ctl *ctl, const struct command *cmd, int argc
 	r = ctl_call_events(ctl, cmd->name, args, &result, &ev);
 	json_object_put(result);
 	return r;
+}
+
+static int cmd_config(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	return ask(ctl, cmd, argc, argv, ctl->out->config);
+}
+
+static int cmd_reload(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	return ask(ctl, cmd, argc, argv, ctl->out->reloaded);
 }

@@ -35,6 +35,8 @@ struct output {
 	int (*snapshot_deleted)(struct json_object *result);	     /* delete-snapshot */
 	int (*event)(const char *name, struct json_object *data);    /* watch */
 	int (*recorded)(const char *name, struct json_object *data); /* record's event */
+	int (*config)(struct json_object *result);
+	int (*reloaded)(struct json_object *result);
 	void (*error)(const char *command, const char *code, const char *message);
 };
 
@@ -48,6 +50,10 @@ int text_snapshot(struct json_object *result);
 int text_snapshot_deleted(struct json_object *result);
 int text_event(const char *name, struct json_object *data);
 int text_recorded(const char *name, struct json_object *data);
+
+/* output_config.c: the text output of config and reload. */
+int text_config(struct json_object *result);
+int text_reloaded(struct json_object *result);
 
 /* columns.c: tables whose columns are as wide as their widest cell. */
 #define COLUMNS_MAX 16

@@ -84,5 +84,7 @@ const struct output output_json = {
 	.snapshot_deleted = print_result,
 	.event = print_event,
 	.recorded = print_recorded,
+	.config = print_result,
+	.reloaded = print_result,
 	.error = print_error,
 };

@@ -430,5 +430,7 @@ const struct output output_text = {
 	.snapshot_deleted = text_snapshot_deleted,
 	.event = text_event,
 	.recorded = text_recorded,
+	.config = text_config,
+	.reloaded = text_reloaded,
 	.error = print_error,
 };

@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
 #include <libconfig.h>
 
 #include <latency_tracker.h>
@@ -799,4 +800,89 @@ bool conf_needs_root(const struct conf *c)
 {
 	return c->session.enabled &&
 	       (c->module.load || c->session.domain != FLIGHT_DOMAIN_USERSPACE);
+}
+
+/* Finds or makes the object for the groups of name ("a.b.c": a, then b), returns the leaf. */
+static struct json_object *group_of(struct json_object *root, const char *name, const char **leaf)
+{
+	struct json_object *o = root, *g;
+	const char *dot;
+	char part[64];
+
+	while ((dot = strchr(name, '.')) && o) {
+		snprintf(part, sizeof(part), "%.*s", (int)(dot - name), name);
+		if (!json_object_object_get_ex(o, part, &g)) {
+			g = json_object_new_object();
+			if (!g || json_object_object_add(o, part, g) < 0) {
+				json_object_put(g);
+				return NULL;
+			}
+		}
+		o = g;
+		name = dot + 1;
+	}
+	*leaf = name;
+	return o;
+}
+
+static struct json_object *value_json(const struct conf *c, const struct conf_key *k)
+{
+	const char *base = (const char *)c + k->offset;
+	struct json_object *a;
+	char buf[64];
+
+	switch (k->type) {
+	case CONF_BOOL:
+		return json_object_new_boolean(*(const bool *)base);
+	case CONF_UINT:
+	case CONF_UINT_OFF:
+	case CONF_POW2:
+		return json_object_new_int64((int64_t) * (const uint64_t *)base);
+	case CONF_RATE:
+		return json_object_new_double(*(const double *)base);
+	case CONF_DURATION:
+	case CONF_DURATION_OFF:
+		if (*(const uint64_t *)base == 0)
+			return json_object_new_string("0");
+		proto_duration_format(buf, sizeof(buf), *(const uint64_t *)base);
+		return json_object_new_string(buf);
+	case CONF_LOG_LEVEL:
+		return json_object_new_string(log_level_to_string(*(const int *)base));
+	case CONF_DOMAIN:
+		return json_object_new_string(
+			*(const int *)base == FLIGHT_DOMAIN_USERSPACE ? "userspace" : "kernel");
+	case CONF_EVENTS:
+	case CONF_OVERRIDES:
+		a = json_object_new_array();
+		for (char *const *v = *(char *const *const *)base; a && v && *v; v++)
+			json_object_array_add(a, json_object_new_string(*v));
+		return a;
+	case CONF_SOCKET_PATH:
+	case CONF_GROUP:
+	case CONF_STRING:
+	case CONF_NAME:
+	case CONF_PATH:
+	case CONF_URL:
+	case CONF_COMM:
+	case CONF_CGROUP:
+		return json_object_new_string(*(char *const *)base ?: "");
+	}
+	return NULL;
+}
+
+struct json_object *conf_to_json(const struct conf *c)
+{
+	struct json_object *root = json_object_new_object(), *g, *v;
+	const char *leaf = NULL;
+
+	for (size_t i = 0; root && i < N_KEYS; i++) {
+		g = group_of(root, keys[i].name, &leaf);
+		v = value_json(c, &keys[i]);
+		if (!g || !v || json_object_object_add(g, leaf, v) < 0) {
+			json_object_put(v);
+			json_object_put(root);
+			return NULL;
+		}
+	}
+	return root;
 }

@@ -34,6 +34,8 @@ static const struct command {
 	{PROTO_CMD_SHOW_SNAPSHOT, cmd_show_snapshot, ACCESS_READ, false},
 	{PROTO_CMD_DELETE_SNAPSHOT, cmd_delete_snapshot, ACCESS_ADMIN, false},
 	{PROTO_CMD_WATCH, cmd_watch, ACCESS_READ, SUBSCRIBES},
+	{PROTO_CMD_CONFIG, cmd_config, ACCESS_READ, false},
+	{PROTO_CMD_RELOAD, cmd_reload, ACCESS_ADMIN, false},
 	{PROTO_CMD_RECORD, cmd_record, ACCESS_ADMIN, SUBSCRIBES},
 };
 

@@ -137,6 +137,8 @@ void conf_strv_free(char **v);
 int conf_parse_override(const char *s, char *tracker, size_t len, double *rate, unsigned *burst);
 /* True when running the configuration needs root (kernel domain or module loading). */
 bool conf_needs_root(const struct conf *c);
+/* The settings as {"group": {"setting": value}}, spelled as in the file. */
+struct json_object *conf_to_json(const struct conf *c);
 
 /* kmodule.c: the latency_tracker module as seen in sysfs. */
 enum kmodule_state {
@@ -250,6 +252,10 @@ int cmd_record(struct manager *m, const struct control_peer *peer, struct json_o
 /* cmd_snapshots.c: an entry as clients see it, its causes capped at max_causes. */
 #define SNAPSHOT_VIEW_CAUSES 100
 struct json_object *snapshot_view(struct json_object *entry, size_t max_causes, int *r);
+int cmd_config(struct manager *m, const struct control_peer *peer, struct json_object *args,
+	       struct json_object **result, struct proto_error *err);
+int cmd_reload(struct manager *m, const struct control_peer *peer, struct json_object *args,
+	       struct json_object **result, struct proto_error *err);
 int cmd_list_snapshots(struct manager *m, const struct control_peer *peer, struct json_object *args,
 		       struct json_object **result, struct proto_error *err);
 int cmd_show_snapshot(struct manager *m, const struct control_peer *peer, struct json_object *args,
@@ -379,7 +385,7 @@ struct manager {
 int manager_new(const struct conf_source *src, struct conf *conf, struct manager **ret);
 int manager_start(struct manager *m);
 int manager_run(struct manager *m);
-int manager_reload(struct manager *m);
+int manager_reload(struct manager *m, struct conf_diag *diag);
 void manager_refresh_module(struct manager *m);
 void manager_free(struct manager *m);
 

@@ -28,7 +28,7 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
 
 static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-	manager_reload(userdata);
+	manager_reload(userdata, NULL);
 	return 0;
 }
 
@@ -185,8 +185,11 @@ int manager_run(struct manager *m)
 	return 0;
 }
 
-/* SIGHUP: parse into a new conf, swap it in only if it is valid; else keep the old one. */
-int manager_reload(struct manager *m)
+/*
+ * SIGHUP and latencyctl reload: parse into a new conf, swap it in only if it is valid; else
+ * keep the old one. The problems go to the log, and to *diag if given (taken over).
+ */
+int manager_reload(struct manager *m, struct conf_diag *out)
 {
 	const struct conf_source src = {
 		.path = m->source.path,
@@ -216,7 +219,10 @@ int manager_reload(struct manager *m)
 		conf_free(old);
 		log_info("configuration reloaded from %s", conf->source ?: "built-in defaults");
 	}
-	conf_diag_clear(&diag);
+	if (out)
+		*out = diag;
+	else
+		conf_diag_clear(&diag);
 	sd_notifyf(0, "READY=1\nSTATUS=Listening on %s", control_path(m->control) ?: "nothing");
 	return r;
 }

@@ -57,6 +57,8 @@ struct json_tokener;
 #define PROTO_CMD_DELETE_SNAPSHOT "delete-snapshot"
 #define PROTO_CMD_WATCH		  "watch"
 #define PROTO_CMD_RECORD	  "record"
+#define PROTO_CMD_CONFIG	  "config"
+#define PROTO_CMD_RELOAD	  "reload"
 
 /* Events (1.2), sent to clients that ran watch or record. */
 #define PROTO_EVENT_SNAPSHOT   "snapshot"   /* a snapshot was taken (or failed), with causes */
@@ -152,6 +154,12 @@ struct json_tokener;
 #define PROTO_KEY_REASON       "reason"
 #define PROTO_KEY_REQUEST      "request"
 #define PROTO_KEY_RECORDING    "recording"
+#define PROTO_KEY_SOURCE       "source"
+#define PROTO_KEY_SETTINGS     "settings"
+#define PROTO_KEY_RELOADED     "reloaded"
+#define PROTO_KEY_SOURCE       "source"
+#define PROTO_KEY_SETTINGS     "settings"
+#define PROTO_KEY_RELOADED     "reloaded"
 #define PROTO_KEY_ALERT	       "alert"
 #define PROTO_KEY_DATA_WORDS   "data"
 

@@ -121,5 +121,28 @@ wait_for 50 grep -q "trackers.offcpu.threshold: '20': a unit is required" "$T/la
 	fail "bad reload not reported: $(cat "$T/latencyd.log")"
 [ "$(cat "$S/offcpu/threshold_ns")" = 7000000 ] || fail "a refused reload changed the tracker"
 pass "SIGHUP writes only what changed; a bad edit is refused"
+
+# latencyctl config and reload: the running configuration, and a reload that says why not.
+run ctl --json config
+expect_rc 0 "config --json"
+jq -e --arg f "$T/latencyd.conf" '.source == $f and .settings.trackers.offcpu.threshold == "20ms" and
+	.settings.trackers.offcpu.filter_comm == "nginx" and .settings.trackers.offcpu.timeout == "1s" and
+	.settings.trackers.wakeup.enabled == false and .settings.session.enabled == false and
+	.settings.ratelimit.rate == 0.2 and (.settings.session.events | length) > 3' "$T/out" >/dev/null ||
+	fail "config --json: $(cat "$T/out")"
+run ctl config
+expect_rc 0 "config"
+expect_out 'trackers.offcpu.threshold = "20ms"'
+expect_out "control.socket = \"$SOCK\""
+run ctl reload
+expect_rc 1 "reload of a bad file"
+expect_err "the configuration was not reloaded, the running one stays"
+expect_err "trackers.offcpu.threshold: '20': a unit is required"
+sed -i 's/threshold = "20"/threshold = "25ms"/' "$T/latencyd.conf"
+run ctl reload
+expect_rc 0 "reload"
+expect_out "Configuration reloaded from $T/latencyd.conf."
+[ "$(cat "$S/offcpu/threshold_ns")" = 25000000 ] || fail "reload did not apply the threshold"
+pass "config shows the running configuration; reload applies or says why not"
 stop_daemon TERM
 expect_rc 0 "latencyd after SIGTERM"
