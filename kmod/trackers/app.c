@@ -164,22 +164,13 @@ static int __init ltt_app_init(void)
 	int ret;
 
 	BUILD_BUG_ON(LATENCY_TRACKER_APP_COOKIE_MAX > LATENCY_TRACKER_DATA_WORDS * sizeof(u64));
-	ltt_app = latency_tracker_create(&ltt_app_params);
+	ltt_app = ltt_tracker_create(&ltt_app_params, NULL, 0, &ltt_app_filter);
 	if (IS_ERR(ltt_app))
 		return PTR_ERR(ltt_app);
-	ret = ltt_filter_add(ltt_app, &ltt_app_filter);
-	if (ret)
-		goto err_destroy;
 	/* Last: the device is usable as soon as it exists. */
 	ret = misc_register(&ltt_app_dev);
 	if (ret)
-		goto err_filter;
-	return 0;
-
-err_filter:
-	ltt_filter_del(ltt_app, &ltt_app_filter);
-err_destroy:
-	latency_tracker_destroy(ltt_app);
+		ltt_tracker_destroy(ltt_app, &ltt_app_filter);
 	return ret;
 }
 
@@ -187,9 +178,7 @@ static void __exit ltt_app_exit(void)
 {
 	/* No file is open (each holds a module reference): no write is running. */
 	misc_deregister(&ltt_app_dev);
-	latency_tracker_disable(ltt_app);
-	ltt_filter_del(ltt_app, &ltt_app_filter);
-	latency_tracker_destroy(ltt_app);
+	ltt_tracker_destroy(ltt_app, &ltt_app_filter);
 }
 
 module_init(ltt_app_init);

@@ -96,6 +96,7 @@ static void ltt_blk_complete(void *data, struct request *rq, blk_status_t error,
 	latency_tracker_event_out(ltt_blk, &key, sizeof(key), NULL);
 }
 
+/* Completions first: an issue seen always has its completion probe in place. */
 static struct ltt_probe ltt_blk_probes[] = {
 	{ .name = "block_rq_complete", .func = ltt_blk_complete },
 	{ .name = "block_rq_issue", .func = ltt_blk_issue },
@@ -154,17 +155,6 @@ static bool ltt_blk_cb(struct latency_tracker *t, struct latency_tracker_record 
 	return true;
 }
 
-static int ltt_blk_activate(struct latency_tracker *t)
-{
-	/* Completions first: an issue seen always has its completion probe in place. */
-	return ltt_probes_register(ltt_blk_probes, ARRAY_SIZE(ltt_blk_probes), NULL);
-}
-
-static void ltt_blk_deactivate(struct latency_tracker *t)
-{
-	ltt_probes_unregister(ltt_blk_probes, ARRAY_SIZE(ltt_blk_probes), NULL);
-}
-
 static const struct latency_tracker_params ltt_blk_params = {
 	.name = "block",
 	.type = LATENCY_TRACKER_TYPE_BLOCK,
@@ -172,35 +162,20 @@ static const struct latency_tracker_params ltt_blk_params = {
 	.dup_policy = LATENCY_TRACKER_DUP_REJECT,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
 	.cb = ltt_blk_cb,
-	.activate = ltt_blk_activate,
-	.deactivate = ltt_blk_deactivate,
+	.activate = ltt_probes_activate,
+	.deactivate = ltt_probes_deactivate,
 };
 
 static int __init ltt_blk_init(void)
 {
-	int ret;
-
-	ret = ltt_probes_find(ltt_blk_probes, ARRAY_SIZE(ltt_blk_probes));
-	if (ret)
-		return ret;
-	ltt_blk = latency_tracker_create(&ltt_blk_params);
-	if (IS_ERR(ltt_blk))
-		return PTR_ERR(ltt_blk);
-	ret = ltt_filter_add(ltt_blk, &ltt_blk_filter);
-	if (ret)
-		goto err_destroy;
-	return 0;
-
-err_destroy:
-	latency_tracker_destroy(ltt_blk);
-	return ret;
+	ltt_blk = ltt_tracker_create(&ltt_blk_params, ltt_blk_probes, ARRAY_SIZE(ltt_blk_probes),
+				  &ltt_blk_filter);
+	return PTR_ERR_OR_ZERO(ltt_blk);
 }
 
 static void __exit ltt_blk_exit(void)
 {
-	latency_tracker_disable(ltt_blk);	/* unregisters the probes */
-	ltt_filter_del(ltt_blk, &ltt_blk_filter);
-	latency_tracker_destroy(ltt_blk);
+	ltt_tracker_destroy(ltt_blk, &ltt_blk_filter);
 }
 
 module_init(ltt_blk_init);

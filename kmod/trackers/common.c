@@ -83,6 +83,44 @@ void ltt_probes_unregister(struct ltt_probe *p, unsigned int n, void *data)
 	tracepoint_synchronize_unregister();
 }
 
+int ltt_probes_activate(struct latency_tracker *t)
+{
+	return ltt_probes_register(ltt_probes_cur, ltt_probes_cur_n, NULL);
+}
+
+void ltt_probes_deactivate(struct latency_tracker *t)
+{
+	ltt_probes_unregister(ltt_probes_cur, ltt_probes_cur_n, NULL);
+}
+
+struct latency_tracker *ltt_tracker_create(const struct latency_tracker_params *p,
+					   struct ltt_probe *probes, unsigned int n,
+					   struct ltt_filter *f)
+{
+	struct latency_tracker *t;
+	int ret;
+
+	ret = ltt_probes_find(probes, n);
+	if (ret)
+		return ERR_PTR(ret);
+	t = latency_tracker_create(p);
+	if (IS_ERR(t))
+		return t;
+	ret = ltt_filter_add(t, f);
+	if (ret) {
+		latency_tracker_destroy(t);
+		return ERR_PTR(ret);
+	}
+	return t;
+}
+
+void ltt_tracker_destroy(struct latency_tracker *t, struct ltt_filter *f)
+{
+	latency_tracker_disable(t);	/* unregisters the probes */
+	ltt_filter_del(t, f);
+	latency_tracker_destroy(t);
+}
+
 bool ltt_filter_slow(const struct ltt_filter_conf *c, struct task_struct *task)
 {
 	if (c->tgid && task->tgid != c->tgid)

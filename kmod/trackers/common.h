@@ -33,6 +33,25 @@ int ltt_probes_register(struct ltt_probe *p, unsigned int n, void *data);
 void ltt_probes_unregister(struct ltt_probe *p, unsigned int n, void *data);
 
 /*
+ * The activate and deactivate hooks of a tracker whose probes are the set given to
+ * ltt_tracker_create() (or ltt_probes_find()): registered while it is enabled.
+ */
+int ltt_probes_activate(struct latency_tracker *t);
+void ltt_probes_deactivate(struct latency_tracker *t);
+
+struct ltt_filter;
+
+/*
+ * Module init of a tracker: finds its @n @probes (none: @n 0), creates the tracker of @p,
+ * disabled, with its filter files. Return: the tracker or an ERR_PTR().
+ */
+struct latency_tracker *ltt_tracker_create(const struct latency_tracker_params *p,
+					   struct ltt_probe *probes, unsigned int n,
+					   struct ltt_filter *f);
+/* Module exit: disables it (its probes unregistered), removes its files, destroys it. */
+void ltt_tracker_destroy(struct latency_tracker *t, struct ltt_filter *f);
+
+/*
  * The task filter of one tracker: a key is stored only for a task that matches every
  * filter set (0 or empty: not set). Replaced as a whole under RCU.
  */

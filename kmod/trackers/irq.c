@@ -169,16 +169,6 @@ static bool ltt_irq_cb(struct latency_tracker *t, struct latency_tracker_record 
 	return true;
 }
 
-static int ltt_irq_activate(struct latency_tracker *t)
-{
-	return ltt_probes_register(ltt_irq_probes, ARRAY_SIZE(ltt_irq_probes), NULL);
-}
-
-static void ltt_irq_deactivate(struct latency_tracker *t)
-{
-	ltt_probes_unregister(ltt_irq_probes, ARRAY_SIZE(ltt_irq_probes), NULL);
-}
-
 static const struct latency_tracker_params ltt_irq_params = {
 	.name = "irq",
 	.type = LATENCY_TRACKER_TYPE_IRQ,
@@ -186,35 +176,20 @@ static const struct latency_tracker_params ltt_irq_params = {
 	.dup_policy = LATENCY_TRACKER_DUP_REPLACE,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
 	.cb = ltt_irq_cb,
-	.activate = ltt_irq_activate,
-	.deactivate = ltt_irq_deactivate,
+	.activate = ltt_probes_activate,
+	.deactivate = ltt_probes_deactivate,
 };
 
 static int __init ltt_irq_init(void)
 {
-	int ret;
-
-	ret = ltt_probes_find(ltt_irq_probes, ARRAY_SIZE(ltt_irq_probes));
-	if (ret)
-		return ret;
-	ltt_irq = latency_tracker_create(&ltt_irq_params);
-	if (IS_ERR(ltt_irq))
-		return PTR_ERR(ltt_irq);
-	ret = ltt_filter_add(ltt_irq, &ltt_irq_filter);
-	if (ret)
-		goto err_destroy;
-	return 0;
-
-err_destroy:
-	latency_tracker_destroy(ltt_irq);
-	return ret;
+	ltt_irq = ltt_tracker_create(&ltt_irq_params, ltt_irq_probes, ARRAY_SIZE(ltt_irq_probes),
+				  &ltt_irq_filter);
+	return PTR_ERR_OR_ZERO(ltt_irq);
 }
 
 static void __exit ltt_irq_exit_module(void)
 {
-	latency_tracker_disable(ltt_irq);	/* unregisters the probes */
-	ltt_filter_del(ltt_irq, &ltt_irq_filter);
-	latency_tracker_destroy(ltt_irq);
+	ltt_tracker_destroy(ltt_irq, &ltt_irq_filter);
 }
 
 module_init(ltt_irq_init);

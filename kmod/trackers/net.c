@@ -199,16 +199,6 @@ static bool ltt_net_cb(struct latency_tracker *t, struct latency_tracker_record 
 	return true;
 }
 
-static int ltt_net_activate(struct latency_tracker *t)
-{
-	return ltt_probes_register(ltt_net_probes, ARRAY_SIZE(ltt_net_probes), NULL);
-}
-
-static void ltt_net_deactivate(struct latency_tracker *t)
-{
-	ltt_probes_unregister(ltt_net_probes, ARRAY_SIZE(ltt_net_probes), NULL);
-}
-
 static const struct latency_tracker_params ltt_net_params = {
 	.name = "net",
 	.type = LATENCY_TRACKER_TYPE_NET,
@@ -218,33 +208,20 @@ static const struct latency_tracker_params ltt_net_params = {
 	.dup_policy = LATENCY_TRACKER_DUP_REPLACE,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
 	.cb = ltt_net_cb,
-	.activate = ltt_net_activate,
-	.deactivate = ltt_net_deactivate,
+	.activate = ltt_probes_activate,
+	.deactivate = ltt_probes_deactivate,
 };
 
 static int __init ltt_net_init(void)
 {
-	int ret;
-
-	ret = ltt_probes_find(ltt_net_probes, ARRAY_SIZE(ltt_net_probes));
-	if (ret)
-		return ret;
-	ltt_net = latency_tracker_create(&ltt_net_params);
-	if (IS_ERR(ltt_net))
-		return PTR_ERR(ltt_net);
-	ret = ltt_filter_add(ltt_net, &ltt_net_filter);
-	if (ret) {
-		latency_tracker_destroy(ltt_net);
-		return ret;
-	}
-	return 0;
+	ltt_net = ltt_tracker_create(&ltt_net_params, ltt_net_probes, ARRAY_SIZE(ltt_net_probes),
+				  &ltt_net_filter);
+	return PTR_ERR_OR_ZERO(ltt_net);
 }
 
 static void __exit ltt_net_exit(void)
 {
-	latency_tracker_disable(ltt_net);	/* unregisters the probes */
-	ltt_filter_del(ltt_net, &ltt_net_filter);
-	latency_tracker_destroy(ltt_net);
+	ltt_tracker_destroy(ltt_net, &ltt_net_filter);
 }
 
 module_init(ltt_net_init);

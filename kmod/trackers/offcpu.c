@@ -168,16 +168,6 @@ static bool ltt_off_cb(struct latency_tracker *t, struct latency_tracker_record 
 	return true;
 }
 
-static int ltt_off_activate(struct latency_tracker *t)
-{
-	return ltt_probes_register(ltt_off_probes, ARRAY_SIZE(ltt_off_probes), NULL);
-}
-
-static void ltt_off_deactivate(struct latency_tracker *t)
-{
-	ltt_probes_unregister(ltt_off_probes, ARRAY_SIZE(ltt_off_probes), NULL);
-}
-
 static const struct latency_tracker_params ltt_off_params = {
 	.name = "offcpu",
 	.type = LATENCY_TRACKER_TYPE_OFFCPU,
@@ -189,33 +179,20 @@ static const struct latency_tracker_params ltt_off_params = {
 	.dup_policy = LATENCY_TRACKER_DUP_REPLACE,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
 	.cb = ltt_off_cb,
-	.activate = ltt_off_activate,
-	.deactivate = ltt_off_deactivate,
+	.activate = ltt_probes_activate,
+	.deactivate = ltt_probes_deactivate,
 };
 
 static int __init ltt_off_init(void)
 {
-	int ret;
-
-	ret = ltt_probes_find(ltt_off_probes, ARRAY_SIZE(ltt_off_probes));
-	if (ret)
-		return ret;
-	ltt_off = latency_tracker_create(&ltt_off_params);
-	if (IS_ERR(ltt_off))
-		return PTR_ERR(ltt_off);
-	ret = ltt_filter_add(ltt_off, &ltt_off_filter);
-	if (ret) {
-		latency_tracker_destroy(ltt_off);
-		return ret;
-	}
-	return 0;
+	ltt_off = ltt_tracker_create(&ltt_off_params, ltt_off_probes, ARRAY_SIZE(ltt_off_probes),
+				  &ltt_off_filter);
+	return PTR_ERR_OR_ZERO(ltt_off);
 }
 
 static void __exit ltt_off_exit(void)
 {
-	latency_tracker_disable(ltt_off);	/* unregisters the probes */
-	ltt_filter_del(ltt_off, &ltt_off_filter);
-	latency_tracker_destroy(ltt_off);
+	ltt_tracker_destroy(ltt_off, &ltt_off_filter);
 }
 
 module_init(ltt_off_init);

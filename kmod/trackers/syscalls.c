@@ -166,16 +166,6 @@ static bool ltt_sys_cb(struct latency_tracker *t, struct latency_tracker_record 
 	return true;
 }
 
-static int ltt_sys_activate(struct latency_tracker *t)
-{
-	return ltt_probes_register(ltt_sys_probes, ARRAY_SIZE(ltt_sys_probes), NULL);
-}
-
-static void ltt_sys_deactivate(struct latency_tracker *t)
-{
-	ltt_probes_unregister(ltt_sys_probes, ARRAY_SIZE(ltt_sys_probes), NULL);
-}
-
 /* exclude_syscalls: numbers separated by commas or spaces; "none" or empty: none. */
 static ssize_t exclude_syscalls_show(struct kobject *kobj, struct kobj_attribute *attr,
 				     char *buf)
@@ -241,8 +231,8 @@ static const struct latency_tracker_params ltt_sys_params = {
 	.dup_policy = LATENCY_TRACKER_DUP_REPLACE,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
 	.cb = ltt_sys_cb,
-	.activate = ltt_sys_activate,
-	.deactivate = ltt_sys_deactivate,
+	.activate = ltt_probes_activate,
+	.deactivate = ltt_probes_deactivate,
 };
 
 static int __init ltt_sys_init(void)
@@ -250,35 +240,23 @@ static int __init ltt_sys_init(void)
 	unsigned int i;
 	int ret;
 
-	ret = ltt_probes_find(ltt_sys_probes, ARRAY_SIZE(ltt_sys_probes));
-	if (ret)
-		return ret;
 	for (i = 0; i < ARRAY_SIZE(ltt_sys_default_excluded); i++)
 		__set_bit(ltt_sys_default_excluded[i], ltt_sys_excluded);
-	ltt_sys = latency_tracker_create(&ltt_sys_params);
+	ltt_sys = ltt_tracker_create(&ltt_sys_params, ltt_sys_probes, ARRAY_SIZE(ltt_sys_probes),
+				     &ltt_sys_filter);
 	if (IS_ERR(ltt_sys))
 		return PTR_ERR(ltt_sys);
-	ret = ltt_filter_add(ltt_sys, &ltt_sys_filter);
-	if (ret)
-		goto err_destroy;
 	ret = sysfs_create_file(latency_tracker_kobj(ltt_sys), &ltt_sys_excl_attr.attr);
 	if (ret)
-		goto err_filter;
-	return 0;
-
-err_filter:
-	ltt_filter_del(ltt_sys, &ltt_sys_filter);
-err_destroy:
-	latency_tracker_destroy(ltt_sys);
+		ltt_tracker_destroy(ltt_sys, &ltt_sys_filter);
 	return ret;
 }
 
 static void __exit ltt_sys_exit_module(void)
 {
-	latency_tracker_disable(ltt_sys);	/* unregisters the probes */
+	latency_tracker_disable(ltt_sys);	/* the probes go before the file they read */
 	sysfs_remove_file(latency_tracker_kobj(ltt_sys), &ltt_sys_excl_attr.attr);
-	ltt_filter_del(ltt_sys, &ltt_sys_filter);
-	latency_tracker_destroy(ltt_sys);
+	ltt_tracker_destroy(ltt_sys, &ltt_sys_filter);
 }
 
 module_init(ltt_sys_init);

@@ -113,16 +113,6 @@ static bool ltt_wk_cb(struct latency_tracker *t, struct latency_tracker_record *
 	return true;
 }
 
-static int ltt_wk_activate(struct latency_tracker *t)
-{
-	return ltt_probes_register(ltt_wk_probes, ARRAY_SIZE(ltt_wk_probes), NULL);
-}
-
-static void ltt_wk_deactivate(struct latency_tracker *t)
-{
-	ltt_probes_unregister(ltt_wk_probes, ARRAY_SIZE(ltt_wk_probes), NULL);
-}
-
 static const struct latency_tracker_params ltt_wk_params = {
 	.name = "wakeup",
 	.type = LATENCY_TRACKER_TYPE_WAKEUP,
@@ -133,33 +123,20 @@ static const struct latency_tracker_params ltt_wk_params = {
 	.dup_policy = LATENCY_TRACKER_DUP_REPLACE,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
 	.cb = ltt_wk_cb,
-	.activate = ltt_wk_activate,
-	.deactivate = ltt_wk_deactivate,
+	.activate = ltt_probes_activate,
+	.deactivate = ltt_probes_deactivate,
 };
 
 static int __init ltt_wk_init(void)
 {
-	int ret;
-
-	ret = ltt_probes_find(ltt_wk_probes, ARRAY_SIZE(ltt_wk_probes));
-	if (ret)
-		return ret;
-	ltt_wk = latency_tracker_create(&ltt_wk_params);
-	if (IS_ERR(ltt_wk))
-		return PTR_ERR(ltt_wk);
-	ret = ltt_filter_add(ltt_wk, &ltt_wk_filter);
-	if (ret) {
-		latency_tracker_destroy(ltt_wk);
-		return ret;
-	}
-	return 0;
+	ltt_wk = ltt_tracker_create(&ltt_wk_params, ltt_wk_probes, ARRAY_SIZE(ltt_wk_probes),
+				  &ltt_wk_filter);
+	return PTR_ERR_OR_ZERO(ltt_wk);
 }
 
 static void __exit ltt_wk_exit(void)
 {
-	latency_tracker_disable(ltt_wk);	/* unregisters the probes */
-	ltt_filter_del(ltt_wk, &ltt_wk_filter);
-	latency_tracker_destroy(ltt_wk);
+	ltt_tracker_destroy(ltt_wk, &ltt_wk_filter);
 }
 
 module_init(ltt_wk_init);
