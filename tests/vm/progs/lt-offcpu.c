@@ -12,27 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lt-progs.h"
+
 /* Waits until task @pid sleeps (state S in /proc/PID/stat). */
-static int wait_sleeping(pid_t pid)
-{
-	char path[64], buf[256], *p;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	for (i = 0; i < 5000; i++) {
-		FILE *f = fopen(path, "r");
-
-		if (f) {
-			p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-			fclose(f);
-			if (p && p[1] == ' ' && p[2] == 'S')
-				return 0;
-		}
-		usleep(1000);
-	}
-	return -1;
-}
-
 int main(int argc, char **argv)
 {
 	int fd[2], status, ok = 1;

@@ -1,0 +1,31 @@
+/* Helpers shared by the test programs (header only: each program is one file). */
+#ifndef LT_PROGS_H
+#define LT_PROGS_H
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* Waits up to 5 s for task pid to be asleep (state S in /proc/PID/stat). */
+static inline int wait_sleeping(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; i < 5000; i++) {
+		FILE *f = fopen(path, "r");
+
+		if (f) {
+			p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+			fclose(f);
+			if (p && p[1] == ' ' && p[2] == 'S')
+				return 0;
+		}
+		usleep(1000);
+	}
+	return -1;
+}
+
+#endif /* LT_PROGS_H */
