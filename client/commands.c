@@ -29,6 +29,7 @@ static int cmd_list_snapshots(const struct ctl *ctl, const struct command *cmd, 
 static int cmd_snapshot_id(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 static int cmd_watch(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 static int cmd_config(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_filter(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 static int cmd_reload(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 static int cmd_record(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 
@@ -43,9 +44,10 @@ static const struct command commands[] = {
 	 cmd_set_duration},
 	{"enable", "TRACKER", "enable a tracker (runtime only)", cmd_enable},
 	{"disable", "TRACKER", "disable a tracker (runtime only)", cmd_enable},
+	{"filter", "TRACKER [--pid PID] [--tid TID] [--comm NAME] [--cgroup PATH|ID] [--clear]",
+	 "set which tasks a tracker follows (runtime only)", cmd_filter},
 	{"list-snapshots", "[--since WHEN] [--tracker NAME] [--limit N]",
-	 "list the snapshots, newest first (WHEN: 2h, 30min, 1d ago, or YYYY-MM-DD[ HH:MM[:SS]])",
-	 cmd_list_snapshots},
+	 "list the snapshots, newest first (WHEN: 2h, 1d ago, or a date)", cmd_list_snapshots},
 	{"show-snapshot", "ID", "show a snapshot: where it is, how it was taken, its causes",
 	 cmd_snapshot_id},
 	{"delete-snapshot", "ID", "delete a snapshot and its files", cmd_snapshot_id},
@@ -65,10 +67,12 @@ const struct command *command_find(const char *name)
 	return NULL;
 }
 
+#define USAGE_COLUMN 32
+
 void ctl_usage(FILE *f)
 {
 	int width = 0;
-	char head[64];
+	char head[160];
 
 	fprintf(f,
 		"Usage: latencyctl [OPTIONS] COMMAND [ARGS]\n"
@@ -85,16 +89,21 @@ void ctl_usage(FILE *f)
 		"\n",
 		PROTO_SOCKET_PATH_DEFAULT, CTL_TIMEOUT_USEC_DEFAULT / 1000000ULL);
 
+	/* Long usages get their summary on the next line, so that short ones stay aligned. */
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		int n = snprintf(head, sizeof(head), "%s %s", commands[i].name, commands[i].args);
 
-		if (n > width)
+		if (n > width && n <= USAGE_COLUMN)
 			width = n;
 	}
 	fprintf(f, "Commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		snprintf(head, sizeof(head), "%s %s", commands[i].name, commands[i].args);
-		fprintf(f, "  %-*s  %s\n", width, head, commands[i].summary);
+		int n = snprintf(head, sizeof(head), "%s %s", commands[i].name, commands[i].args);
+
+		if (n > width)
+			fprintf(f, "  %s\n  %-*s  %s\n", head, width, "", commands[i].summary);
+		else
+			fprintf(f, "  %-*s  %s\n", width, head, commands[i].summary);
 	}
 	fprintf(f, "\nExit status: 0 ok, 1 latencyd answered with an error, 2 usage error,\n"
 		   "3 cannot connect to or talk with latencyd.\n");
@@ -545,4 +554,63 @@ static int cmd_config(const struct ctl *ctl, const struct command *cmd, int argc
 static int cmd_reload(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	return ask(ctl, cmd, argc, argv, ctl->out->reloaded);
+}
+
+static int cmd_filter(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"pid", required_argument, NULL, 'p'},
+		{"tid", required_argument, NULL, 't'},
+		{"comm", required_argument, NULL, 'c'},
+		{"cgroup", required_argument, NULL, 'g'},
+		{"clear", no_argument, NULL, 'C'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct json_object *args = json_object_new_object();
+	uint64_t v;
+	int c;
+
+	if (!args)
+		return ask_with(ctl, cmd, NULL, NULL);
+	optind = 0; /* options may come after TRACKER: getopt permutes */
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+		case 't':
+			if (parse_count(optarg, &v) < 0) {
+				json_object_put(args);
+				return usage_error(cmd, "invalid --%s '%s': a number (0: any)",
+						   c == 'p' ? "pid" : "tid", optarg);
+			}
+			json_object_object_add(args, c == 'p' ? PROTO_KEY_PID : PROTO_KEY_TID,
+					       json_object_new_int64((int64_t)v));
+			break;
+		case 'c':
+			json_object_object_add(args, PROTO_KEY_COMM,
+					       json_object_new_string(optarg));
+			break;
+		case 'g':
+			json_object_object_add(args, PROTO_KEY_CGROUP,
+					       json_object_new_string(optarg));
+			break;
+		case 'C':
+			json_object_object_add(args, PROTO_KEY_CLEAR, json_object_new_boolean(1));
+			break;
+		case 'h':
+			json_object_put(args);
+			command_usage(cmd, stdout);
+			return EXIT_OK;
+		default:
+			json_object_put(args);
+			fprintf(stderr, "Try 'latencyctl %s --help'.\n", cmd->name);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		json_object_put(args);
+		return usage_error(cmd, "wants %s", cmd->args);
+	}
+	json_object_object_add(args, PROTO_KEY_TRACKER, json_object_new_string(argv[optind]));
+	return ask_with(ctl, cmd, args, ctl->out->filter);
 }

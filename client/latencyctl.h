@@ -37,6 +37,7 @@ struct output {
 	int (*recorded)(const char *name, struct json_object *data); /* record's event */
 	int (*config)(struct json_object *result);
 	int (*reloaded)(struct json_object *result);
+	int (*filter)(struct json_object *result);
 	void (*error)(const char *command, const char *code, const char *message);
 };
 
@@ -54,6 +55,8 @@ int text_recorded(const char *name, struct json_object *data);
 /* output_config.c: the text output of config and reload. */
 int text_config(struct json_object *result);
 int text_reloaded(struct json_object *result);
+int text_filter(struct json_object *result);
+void filter_text(char *buf, size_t size, struct json_object *filter);
 
 /* columns.c: tables whose columns are as wide as their widest cell. */
 #define COLUMNS_MAX 16

@@ -52,3 +52,35 @@ int text_reloaded(struct json_object *result)
 	printf("Configuration reloaded from %s.\n", from[0] ? from : "built-in defaults");
 	return EXIT_OK;
 }
+
+/* "comm=nginx pid=812", or "none" */
+void filter_text(char *buf, size_t size, struct json_object *filter)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	if (filter && json_object_is_type(filter, json_type_object)) {
+		json_object_object_foreach(filter, key, val)
+		{
+			if (len < size)
+				len += (size_t)snprintf(buf + len, size - len, "%s%s=%s",
+							len ? " " : "", key,
+							json_object_get_string(val));
+		}
+	}
+	if (!buf[0])
+		snprintf(buf, size, "none");
+}
+
+int text_filter(struct json_object *result)
+{
+	struct json_object *tracker = NULL, *filter = NULL;
+	char text[256];
+
+	json_object_object_get_ex(result, PROTO_KEY_TRACKER, &tracker);
+	json_object_object_get_ex(result, PROTO_KEY_FILTER, &filter);
+	filter_text(text, sizeof(text), filter);
+	printf("Tracker %s: filter %s, runtime only (not saved).\n",
+	       tracker ? json_object_get_string(tracker) : "?", text);
+	return EXIT_OK;
+}

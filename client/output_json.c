@@ -86,5 +86,6 @@ const struct output output_json = {
 	.recorded = print_recorded,
 	.config = print_result,
 	.reloaded = print_result,
+	.filter = print_result,
 	.error = print_error,
 };

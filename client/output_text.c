@@ -432,5 +432,6 @@ const struct output output_text = {
 	.recorded = text_recorded,
 	.config = text_config,
 	.reloaded = text_reloaded,
+	.filter = text_filter,
 	.error = print_error,
 };

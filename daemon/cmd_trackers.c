@@ -162,7 +162,40 @@ int tracker_write(const struct manager *m, const char *name, const char *file, u
 	return tracker_write_text(m, name, file, buf, err);
 }
 
-static struct json_object *tracker_object(const char *base, const char *name, int *r)
+/* The filter files: {"pid", "tid", "comm", "cgroup_id"}, those that are set (non-zero). */
+struct json_object *tracker_filter_json(const struct manager *m, const char *name)
+{
+	static const struct {
+		const char *file, *key;
+	} ids[] = {{"filter_tgid", PROTO_KEY_PID},
+		   {"filter_tid", PROTO_KEY_TID},
+		   {"filter_cgroup_id", PROTO_KEY_CGROUP_ID}};
+	struct json_object *o = json_object_new_object();
+	char path[PATH_MAX], comm[64];
+	uint64_t v;
+	ssize_t n;
+	int fd;
+
+	for (size_t i = 0; o && i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (tracker_read(m, name, ids[i].file, &v) == 0 && v)
+			json_object_object_add(o, ids[i].key, json_object_new_int64((int64_t)v));
+	pathf(path, sizeof(path), "%s/%s/%s/filter_comm", m->sysfs_root, LATENCY_TRACKER_SYSFS_DIR,
+	      name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, comm, sizeof(comm) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		comm[n] = 0;
+		comm[strcspn(comm, "\n")] = 0;
+		if (o && comm[0])
+			json_object_object_add(o, PROTO_KEY_COMM, json_object_new_string(comm));
+	}
+	return o;
+}
+
+static struct json_object *tracker_object(const struct manager *m, const char *base,
+					  const char *name, int *r)
 {
 	static const char *const files[] = {PROTO_KEY_ENABLED, PROTO_KEY_THRESHOLD_NS,
 					    PROTO_KEY_TIMEOUT_NS};
@@ -203,6 +236,7 @@ static struct json_object *tracker_object(const char *base, const char *name, in
 	if (d)
 		closedir(d);
 	result_add(o, PROTO_KEY_STATS, stats, r);
+	result_add(o, PROTO_KEY_FILTER, tracker_filter_json(m, name), r);
 	return o;
 }
 
@@ -254,7 +288,7 @@ int cmd_trackers(struct manager *m, const struct control_peer *peer, struct json
 	if (!o || !list)
 		r = -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *t = r < 0 ? NULL : tracker_object(base, names[i], &r);
+		struct json_object *t = r < 0 ? NULL : tracker_object(m, base, names[i], &r);
 
 		if (t && json_object_array_add(list, t) < 0) {
 			json_object_put(t);

@@ -30,6 +30,7 @@ static const struct command {
 	{PROTO_CMD_SET_TIMEOUT, cmd_set_timeout, ACCESS_ADMIN, false},
 	{PROTO_CMD_ENABLE, cmd_enable, ACCESS_ADMIN, false},
 	{PROTO_CMD_DISABLE, cmd_disable, ACCESS_ADMIN, false},
+	{PROTO_CMD_FILTER, cmd_filter, ACCESS_ADMIN, false},
 	{PROTO_CMD_LIST_SNAPSHOTS, cmd_list_snapshots, ACCESS_READ, false},
 	{PROTO_CMD_SHOW_SNAPSHOT, cmd_show_snapshot, ACCESS_READ, false},
 	{PROTO_CMD_DELETE_SNAPSHOT, cmd_delete_snapshot, ACCESS_ADMIN, false},

@@ -252,6 +252,8 @@ int cmd_record(struct manager *m, const struct control_peer *peer, struct json_o
 /* cmd_snapshots.c: an entry as clients see it, its causes capped at max_causes. */
 #define SNAPSHOT_VIEW_CAUSES 100
 struct json_object *snapshot_view(struct json_object *entry, size_t max_causes, int *r);
+int cmd_filter(struct manager *m, const struct control_peer *peer, struct json_object *args,
+	       struct json_object **result, struct proto_error *err);
 int cmd_config(struct manager *m, const struct control_peer *peer, struct json_object *args,
 	       struct json_object **result, struct proto_error *err);
 int cmd_reload(struct manager *m, const struct control_peer *peer, struct json_object *args,
@@ -271,6 +273,7 @@ int tracker_write(const struct manager *m, const char *name, const char *file, u
 		  struct proto_error *err);
 int tracker_write_text(const struct manager *m, const char *name, const char *file,
 		       const char *text, struct proto_error *err);
+struct json_object *tracker_filter_json(const struct manager *m, const char *name);
 /* tracker_conf.c: the trackers.* settings applied to the trackers the kernel has. */
 void trackers_apply(struct manager *m, const struct conf *old);
 /* cgroup.c: "" , a cgroup v2 path (relative to /sys/fs/cgroup or absolute) or an id. */

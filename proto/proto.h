@@ -59,6 +59,7 @@ struct json_tokener;
 #define PROTO_CMD_RECORD	  "record"
 #define PROTO_CMD_CONFIG	  "config"
 #define PROTO_CMD_RELOAD	  "reload"
+#define PROTO_CMD_FILTER	  "filter"
 
 /* Events (1.2), sent to clients that ran watch or record. */
 #define PROTO_EVENT_SNAPSHOT   "snapshot"   /* a snapshot was taken (or failed), with causes */
@@ -157,9 +158,10 @@ struct json_tokener;
 #define PROTO_KEY_SOURCE       "source"
 #define PROTO_KEY_SETTINGS     "settings"
 #define PROTO_KEY_RELOADED     "reloaded"
-#define PROTO_KEY_SOURCE       "source"
-#define PROTO_KEY_SETTINGS     "settings"
-#define PROTO_KEY_RELOADED     "reloaded"
+#define PROTO_KEY_FILTER       "filter"
+#define PROTO_KEY_CGROUP       "cgroup"
+#define PROTO_KEY_CGROUP_ID    "cgroup_id"
+#define PROTO_KEY_CLEAR	       "clear"
 #define PROTO_KEY_ALERT	       "alert"
 #define PROTO_KEY_DATA_WORDS   "data"
 

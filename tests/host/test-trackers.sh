@@ -84,7 +84,7 @@ expect_rc 0 "latencyd after SIGTERM"
 
 # trackers.* from the configuration: written at start, and on SIGHUP only what changed.
 for t in wakeup offcpu; do
-	for f in filter_comm filter_cgroup_id max_keys; do echo 0 >"$S/$t/$f"; done
+	for f in filter_comm filter_cgroup_id filter_tgid filter_tid max_keys; do echo 0 >"$S/$t/$f"; done
 	echo 4096 >"$S/$t/max_keys"
 done
 echo 1 >"$S/wakeup/enabled"
@@ -144,5 +144,28 @@ expect_rc 0 "reload"
 expect_out "Configuration reloaded from $T/latencyd.conf."
 [ "$(cat "$S/offcpu/threshold_ns")" = 25000000 ] || fail "reload did not apply the threshold"
 pass "config shows the running configuration; reload applies or says why not"
+
+run ctl filter offcpu --comm redis-server --pid 42
+expect_rc 0 "filter"
+expect_out "Tracker offcpu: filter pid=42 cgroup_id=12345 comm=redis-server, runtime only (not saved)."
+[ "$(cat "$S/offcpu/filter_tgid")" = 42 ] && [ "$(cat "$S/offcpu/filter_comm")" = redis-server ] ||
+	fail "filter not written"
+run ctl --json trackers
+jq -e '.trackers[0].filter == {"pid": 42, "comm": "redis-server", "cgroup_id": 12345}' "$T/out" \
+	>/dev/null || fail "trackers --json filter: $(jq -c '.trackers[0].filter' "$T/out")"
+run ctl --json filter offcpu --clear --tid 7
+expect_rc 0 "filter --clear --tid"
+jq -e '.filter == {"tid": 7} and .saved == false' "$T/out" >/dev/null || fail "filter --clear: $(cat "$T/out")"
+run ctl filter offcpu --cgroup ../../etc
+expect_rc 1 "filter --cgroup ../../etc"
+expect_err "is not a cgroup path or id"
+run ctl filter offcpu --comm a-name-longer-than-fifteen
+expect_rc 1 "filter --comm too long"
+run ctl filter offcpu --pid x
+expect_rc 2 "filter --pid x"
+run ctl filter
+expect_rc 2 "filter without a tracker"
+[ "$(cat "$S/offcpu/filter_tid")" = 7 ] || fail "a refused filter changed the files"
+pass "filter: set, shown by trackers, cleared; bad values refused"
 stop_daemon TERM
 expect_rc 0 "latencyd after SIGTERM"
