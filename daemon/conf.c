@@ -70,6 +70,13 @@ struct conf_key {
 	uint64_t min, max;
 };
 
+/* A char * field (freed by conf_free()). */
+static bool is_string(enum conf_type t)
+{
+	return t == CONF_SOCKET_PATH || t == CONF_GROUP || t == CONF_STRING || t == CONF_NAME ||
+	       t == CONF_PATH || t == CONF_URL || t == CONF_COMM || t == CONF_CGROUP;
+}
+
 /* 0 is also allowed, for "off" or "the module's default". */
 static bool zero_off(const struct conf_key *k)
 {
@@ -564,32 +571,10 @@ void conf_free(struct conf *c)
 	for (size_t i = 0; i < N_KEYS; i++) {
 		char *field = (char *)c + keys[i].offset;
 
-		switch (keys[i].type) {
-		case CONF_SOCKET_PATH:
-		case CONF_GROUP:
-		case CONF_STRING:
-		case CONF_NAME:
-		case CONF_PATH:
-		case CONF_URL:
-		case CONF_COMM:
-		case CONF_CGROUP:
+		if (is_string(keys[i].type))
 			free(*(char **)field);
-			break;
-		case CONF_EVENTS:
-		case CONF_OVERRIDES:
+		else if (keys[i].type == CONF_EVENTS || keys[i].type == CONF_OVERRIDES)
 			conf_strv_free(*(char ***)field);
-			break;
-		case CONF_LOG_LEVEL:
-		case CONF_BOOL:
-		case CONF_UINT:
-		case CONF_POW2:
-		case CONF_RATE:
-		case CONF_DOMAIN:
-		case CONF_UINT_OFF:
-		case CONF_DURATION:
-		case CONF_DURATION_OFF:
-			break;
-		}
 	}
 	free(c->source);
 	free(c);
@@ -857,17 +842,10 @@ static struct json_object *value_json(const struct conf *c, const struct conf_ke
 		for (char *const *v = *(char *const *const *)base; a && v && *v; v++)
 			json_object_array_add(a, json_object_new_string(*v));
 		return a;
-	case CONF_SOCKET_PATH:
-	case CONF_GROUP:
-	case CONF_STRING:
-	case CONF_NAME:
-	case CONF_PATH:
-	case CONF_URL:
-	case CONF_COMM:
-	case CONF_CGROUP:
-		return json_object_new_string(*(char *const *)base ?: "");
+	default:
+		break;
 	}
-	return NULL;
+	return is_string(k->type) ? json_object_new_string(*(char *const *)base ?: "") : NULL;
 }
 
 struct json_object *conf_to_json(const struct conf *c)
