@@ -157,20 +157,28 @@ static int no_arguments(const struct command *cmd, int argc, char **argv)
 	return positional(cmd, argc, argv, 0);
 }
 
-static int ask(const struct ctl *ctl, const struct command *cmd, int argc, char **argv,
-	       int (*print)(struct json_object *result))
+/* Asks latencyd (args taken, NULL for none) and prints the result. */
+static int call_print(const struct ctl *ctl, const struct command *cmd, struct json_object *args,
+		      int (*print)(struct json_object *result))
 {
 	struct json_object *result = NULL;
 	int r;
 
-	r = no_arguments(cmd, argc, argv);
-	if (r != EXIT_OK)
-		return r == HELP_SHOWN ? EXIT_OK : r;
-	r = ctl_call(ctl, cmd->name, NULL, &result);
+	r = ctl_call(ctl, cmd->name, args, &result);
 	if (r == EXIT_OK)
 		r = print(result);
 	json_object_put(result);
 	return r;
+}
+
+static int ask(const struct ctl *ctl, const struct command *cmd, int argc, char **argv,
+	       int (*print)(struct json_object *result))
+{
+	int r = no_arguments(cmd, argc, argv);
+
+	if (r != EXIT_OK)
+		return r == HELP_SHOWN ? EXIT_OK : r;
+	return call_print(ctl, cmd, NULL, print);
 }
 
 static int cmd_status(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
@@ -311,21 +319,15 @@ static int parse_since(const char *s, uint64_t *ret)
 	return -EINVAL;
 }
 
+/* args: built by the caller, NULL when that ran out of memory. */
 static int ask_with(const struct ctl *ctl, const struct command *cmd, struct json_object *args,
 		    int (*print)(struct json_object *result))
 {
-	struct json_object *result = NULL;
-	int r;
-
 	if (!args) {
 		fprintf(stderr, "latencyctl: out of memory\n");
 		return EXIT_CONNECT;
 	}
-	r = ctl_call(ctl, cmd->name, args, &result); /* takes args */
-	if (r == EXIT_OK)
-		r = print(result);
-	json_object_put(result);
-	return r;
+	return call_print(ctl, cmd, args, print);
 }
 
 __attribute__((format(printf, 2, 3))) static int usage_error(const struct command *cmd,

@@ -57,14 +57,6 @@ static void bytes_text(char *buf, size_t size, int64_t b)
 	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
-static void ns_text(char *buf, size_t size, int64_t ns)
-{
-	if (ns < 0)
-		snprintf(buf, size, "-");
-	else
-		proto_duration_format(buf, size, (uint64_t)ns);
-}
-
 /* "syscalls pid 812 (usleep) 31.4ms" */
 static void cause_text(char *buf, size_t size, struct json_object *c)
 {
@@ -74,7 +66,7 @@ static void cause_text(char *buf, size_t size, struct json_object *c)
 		snprintf(buf, size, "-");
 		return;
 	}
-	ns_text(delay, sizeof(delay), num(c, PROTO_KEY_DELAY_NS));
+	ns_text(delay, sizeof(delay), c, PROTO_KEY_DELAY_NS, false);
 	snprintf(buf, size, "%s pid %" PRId64 " (%s) %s%s", str(c, PROTO_KEY_TRACKER, "?"),
 		 num(c, PROTO_KEY_PID), str(c, PROTO_KEY_COMM, "?"), delay,
 		 strcmp(str(c, PROTO_KEY_REASON, ""), "timeout") == 0 ? " (timeout)" : "");
@@ -144,8 +136,8 @@ int text_snapshot(struct json_object *e)
 	printf("  Location  %s\n", location(e));
 	bytes_text(buf, sizeof(buf), num(e, PROTO_KEY_BYTES));
 	printf("  Size      %s\n", buf);
-	ns_text(buf, sizeof(buf), num(e, "record_ns"));
-	ns_text(buf2, sizeof(buf2), num(e, "detect_to_record_ns"));
+	ns_text(buf, sizeof(buf), e, "record_ns", false);
+	ns_text(buf2, sizeof(buf2), e, "detect_to_record_ns", false);
 	printf("  Record    %s, started %s after the first alert ended\n", buf, buf2);
 	if (get(e, "fell_back"))
 		printf("  Relayd    failed (%s): recorded locally instead\n",
@@ -155,7 +147,7 @@ int text_snapshot(struct json_object *e)
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *c = json_object_array_get_idx(causes, i);
 
-		ns_text(buf, sizeof(buf), num(c, PROTO_KEY_DELAY_NS));
+		ns_text(buf, sizeof(buf), c, PROTO_KEY_DELAY_NS, false);
 		columns_cell(&t, "%s", str(c, PROTO_KEY_TRACKER, "?"));
 		columns_cell(&t, "%s", str(c, PROTO_KEY_REASON, "?"));
 		columns_cell(&t, "%" PRId64, num(c, PROTO_KEY_PID));

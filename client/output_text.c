@@ -275,7 +275,8 @@ static int print_version(struct json_object *result)
 }
 
 /* A tracker's duration, or "off" for a timeout of 0, or "-" when unknown. */
-static void ns_text(char *buf, size_t size, struct json_object *o, const char *key, bool zero_off)
+/* The duration in member key of o with its unit, "-" when there is none, "off" for 0 if zero_off. */
+void ns_text(char *buf, size_t size, struct json_object *o, const char *key, bool zero_off)
 {
 	struct json_object *v;
 	int64_t ns;
@@ -311,7 +312,7 @@ static int print_trackers(struct json_object *result)
 	};
 	struct json_object *list = NULL, *loaded, *t, *stats, *name, *en;
 	char cells[TRACKER_COLS][48];
-	int width[TRACKER_COLS];
+	struct columns tab;
 	size_t n;
 
 	if (!json_object_object_get_ex(result, PROTO_KEY_TRACKERS, &list) ||
@@ -328,57 +329,33 @@ static int print_trackers(struct json_object *result)
 			printf("No trackers.\n");
 		return EXIT_OK;
 	}
-	/* Two passes: widths, then rows. */
-	for (int c = 0; c < TRACKER_COLS; c++)
-		width[c] = (int)strlen(head[c]);
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass == 1) {
-			for (int c = 0; c < TRACKER_COLS; c++)
-				printf("%-*s%s", c == TRACKER_COLS - 1 ? 0 : width[c], head[c],
-				       c == TRACKER_COLS - 1 ? "\n" : "  ");
-		}
-		for (size_t i = 0; i < n; i++) {
-			t = json_object_array_get_idx(list, i);
-			stats = NULL;
-			json_object_object_get_ex(t, PROTO_KEY_STATS, &stats);
-			snprintf(cells[0], sizeof(cells[0]), "%s",
-				 json_object_object_get_ex(t, PROTO_KEY_NAME, &name)
-					 ? json_object_get_string(name)
-					 : "?");
-			snprintf(cells[1], sizeof(cells[1]), "%s",
-				 !json_object_object_get_ex(t, PROTO_KEY_ENABLED, &en) ? "-"
-				 : json_object_get_boolean(en)			       ? "yes"
-										       : "no");
-			ns_text(cells[2], sizeof(cells[2]), t, PROTO_KEY_THRESHOLD_NS, false);
-			ns_text(cells[3], sizeof(cells[3]), t, PROTO_KEY_TIMEOUT_NS, true);
-			count_text(cells[4], sizeof(cells[4]), stats, "events_in");
-			count_text(cells[5], sizeof(cells[5]), stats, "alerts");
-			count_text(cells[6], sizeof(cells[6]), stats, "timeouts");
-			count_text(cells[7], sizeof(cells[7]), stats, "drops");
-			if (stats)
-				ns_text(cells[8], sizeof(cells[8]), stats, "delay_mean_ns", false);
-			else
-				snprintf(cells[8], sizeof(cells[8]), "-");
-			if (stats)
-				ns_text(cells[9], sizeof(cells[9]), stats, "delay_max_ns", false);
-			else
-				snprintf(cells[9], sizeof(cells[9]), "-");
-			for (int c = 0; c < TRACKER_COLS; c++) {
-				/* µs is two bytes, one column. */
-				int w = (int)strlen(cells[c]) -
-					(strstr(cells[c], "\xc2\xb5") ? 1 : 0);
-
-				if (pass == 0 && w > width[c])
-					width[c] = w;
-				if (pass == 1)
-					printf("%-*s%s",
-					       c == TRACKER_COLS - 1
-						       ? 0
-						       : width[c] + (int)strlen(cells[c]) - w,
-					       cells[c], c == TRACKER_COLS - 1 ? "\n" : "  ");
-			}
-		}
+	columns_init(&tab, head, TRACKER_COLS);
+	for (size_t i = 0; i < n; i++) {
+		t = json_object_array_get_idx(list, i);
+		stats = NULL;
+		json_object_object_get_ex(t, PROTO_KEY_STATS, &stats);
+		snprintf(cells[0], sizeof(cells[0]), "%s",
+			 json_object_object_get_ex(t, PROTO_KEY_NAME, &name)
+				 ? json_object_get_string(name)
+				 : "?");
+		snprintf(cells[1], sizeof(cells[1]), "%s",
+			 !json_object_object_get_ex(t, PROTO_KEY_ENABLED, &en) ? "-"
+			 : json_object_get_boolean(en)			       ? "yes"
+									       : "no");
+		ns_text(cells[2], sizeof(cells[2]), t, PROTO_KEY_THRESHOLD_NS, false);
+		ns_text(cells[3], sizeof(cells[3]), t, PROTO_KEY_TIMEOUT_NS, true);
+		count_text(cells[4], sizeof(cells[4]), stats, "events_in");
+		count_text(cells[5], sizeof(cells[5]), stats, "alerts");
+		count_text(cells[6], sizeof(cells[6]), stats, "timeouts");
+		count_text(cells[7], sizeof(cells[7]), stats, "drops");
+		/* ns_text() says "-" for a missing stats object too. */
+		ns_text(cells[8], sizeof(cells[8]), stats, "delay_mean_ns", false);
+		ns_text(cells[9], sizeof(cells[9]), stats, "delay_max_ns", false);
+		for (int c = 0; c < TRACKER_COLS; c++)
+			columns_cell(&tab, "%s", cells[c]);
 	}
+	columns_print(&tab);
+	columns_done(&tab);
 	return EXIT_OK;
 }
 

@@ -17,13 +17,10 @@
 int cmd_config(struct manager *m, const struct control_peer *peer, struct json_object *args,
 	       struct json_object **result, struct proto_error *err)
 {
-	static const struct proto_field fields[] = {
-		{NULL},
-	};
 	struct json_object *o, *settings;
 	int r;
 
-	r = proto_fields_dispatch(args, fields, 0, NULL, err);
+	r = args_none(args, err);
 	if (r < 0)
 		return r;
 	settings = conf_to_json(m->conf);
@@ -36,27 +33,19 @@ int cmd_config(struct manager *m, const struct control_peer *peer, struct json_o
 	r = 0;
 	result_add_string(o, PROTO_KEY_SOURCE, m->conf->source ?: "", &r);
 	result_add(o, PROTO_KEY_SETTINGS, settings, &r);
-	if (r < 0) {
-		json_object_put(o);
-		return r;
-	}
-	*result = o;
-	return 0;
+	return result_done(o, r, result);
 }
 
 int cmd_reload(struct manager *m, const struct control_peer *peer, struct json_object *args,
 	       struct json_object **result, struct proto_error *err)
 {
-	static const struct proto_field fields[] = {
-		{NULL},
-	};
 	struct conf_diag diag = {0};
 	char text[PROTO_MESSAGE_MAX];
 	struct json_object *o;
 	size_t len = 0;
 	int r;
 
-	r = proto_fields_dispatch(args, fields, 0, NULL, err);
+	r = args_none(args, err);
 	if (r < 0)
 		return r;
 	log_info("client %u (uid %u) asked for a reload", peer->id, (unsigned)peer->uid);
@@ -79,10 +68,5 @@ int cmd_reload(struct manager *m, const struct control_peer *peer, struct json_o
 	r = 0;
 	result_add_string(o, PROTO_KEY_SOURCE, m->conf->source ?: "", &r);
 	result_add_bool(o, PROTO_KEY_RELOADED, true, &r);
-	if (r < 0) {
-		json_object_put(o);
-		return r;
-	}
-	*result = o;
-	return 0;
+	return result_done(o, r, result);
 }

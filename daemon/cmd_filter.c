@@ -77,10 +77,5 @@ int cmd_filter(struct manager *m, const struct control_peer *peer, struct json_o
 	result_add_string(o, PROTO_KEY_TRACKER, a.tracker, &r);
 	result_add(o, PROTO_KEY_FILTER, tracker_filter_json(m, a.tracker), &r);
 	result_add_bool(o, PROTO_KEY_SAVED, false, &r);
-	if (r < 0) {
-		json_object_put(o);
-		return r;
-	}
-	*result = o;
-	return 0;
+	return result_done(o, r, result);
 }

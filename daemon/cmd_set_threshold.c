@@ -58,12 +58,7 @@ int tracker_set(struct manager *m, struct json_object *args, const char *file, u
 	else if (have_previous)
 		result_add_int(o, PROTO_KEY_PREVIOUS, (int64_t)previous, &r);
 	result_add_bool(o, PROTO_KEY_SAVED, false, &r);
-	if (r < 0) {
-		json_object_put(o);
-		return r;
-	}
-	*result = o;
-	return 0;
+	return result_done(o, r, result);
 }
 
 int cmd_set_threshold(struct manager *m, const struct control_peer *peer, struct json_object *args,

@@ -48,21 +48,30 @@ static bool has_tracker(struct json_object *entry, const char *tracker)
 	return false;
 }
 
-/* The entry without its causes, plus their count and the first one. */
-static struct json_object *summary(struct json_object *entry, int *r)
+/* A new object with every member of the entry but its causes (set *r on failure). */
+static struct json_object *without_causes(struct json_object *entry, int *r)
 {
-	struct json_object *s = json_object_new_object(), *causes;
+	struct json_object *o = json_object_new_object();
 
-	if (!s) {
+	if (!o) {
 		*r = -ENOMEM;
 		return NULL;
 	}
 	json_object_object_foreach(entry, key, val)
 	{
 		if (strcmp(key, PROTO_KEY_CAUSES) != 0)
-			result_add(s, key, json_object_get(val), r);
+			result_add(o, key, json_object_get(val), r);
 	}
-	causes = member(entry, PROTO_KEY_CAUSES);
+	return o;
+}
+
+/* The entry without its causes, plus their count and the first one. */
+static struct json_object *summary(struct json_object *entry, int *r)
+{
+	struct json_object *s = without_causes(entry, r), *causes = member(entry, PROTO_KEY_CAUSES);
+
+	if (!s)
+		return NULL;
 	result_add_int(s, PROTO_KEY_CAUSES, (int64_t)json_object_array_length(causes), r);
 	if (json_object_array_length(causes) > 0)
 		result_add(s, PROTO_KEY_CAUSE,
@@ -123,12 +132,7 @@ int cmd_list_snapshots(struct manager *m, const struct control_peer *peer, struc
 	result_add_int(o, PROTO_KEY_MATCHED, (int64_t)matched, &r);
 	result_add(o, PROTO_KEY_SUPPRESSED,
 		   json_object_get(member(catalog_suppressed(cat), PROTO_KEY_TOTAL)), &r);
-	if (r < 0) {
-		json_object_put(o);
-		return r;
-	}
-	*result = o;
-	return 0;
+	return result_done(o, r, result);
 }
 
 struct id_args {
@@ -160,25 +164,14 @@ static int find_entry(struct manager *m, struct json_object *args, struct catalo
 
 struct json_object *snapshot_view(struct json_object *entry, size_t max_causes, int *r)
 {
-	struct json_object *o = json_object_new_object(), *causes, *shown = json_object_new_array();
-	size_t n;
+	struct json_object *o = without_causes(entry, r), *causes = member(entry, PROTO_KEY_CAUSES);
+	struct json_object *shown = o ? json_object_new_array() : NULL;
+	size_t n = json_object_array_length(causes);
 
-	if (!o || !shown) {
-		json_object_put(o);
-		json_object_put(shown);
-		*r = -ENOMEM;
-		return NULL;
-	}
-	json_object_object_foreach(entry, key, val)
-	{
-		if (strcmp(key, PROTO_KEY_CAUSES) != 0)
-			result_add(o, key, json_object_get(val), r);
-	}
-	causes = member(entry, PROTO_KEY_CAUSES);
-	n = json_object_array_length(causes);
-	for (size_t i = 0; i < n && i < max_causes; i++)
+	for (size_t i = 0; shown && i < n && i < max_causes; i++)
 		json_object_array_add(shown, json_object_get(json_object_array_get_idx(causes, i)));
-	result_add(o, PROTO_KEY_CAUSES, shown, r);
+	if (o)
+		result_add(o, PROTO_KEY_CAUSES, shown, r); /* NULL shown: -ENOMEM */
 	result_add_int(o, PROTO_KEY_CAUSES_TOTAL, (int64_t)n, r);
 	return o;
 }
@@ -195,12 +188,7 @@ int cmd_show_snapshot(struct manager *m, const struct control_peer *peer, struct
 	if (r < 0)
 		return r;
 	o = snapshot_view(entry, SHOW_CAUSES_MAX, &r);
-	if (r < 0) {
-		json_object_put(o);
-		return r;
-	}
-	*result = o;
-	return 0;
+	return result_done(o, r, result);
 }
 
 int cmd_delete_snapshot(struct manager *m, const struct control_peer *peer,
@@ -236,10 +224,5 @@ int cmd_delete_snapshot(struct manager *m, const struct control_peer *peer,
 	r = 0;
 	result_add_int(o, PROTO_KEY_ID, (int64_t)id, &r);
 	result_add_bool(o, PROTO_KEY_DELETED, true, &r);
-	if (r < 0) {
-		json_object_put(o);
-		return r;
-	}
-	*result = o;
-	return 0;
+	return result_done(o, r, result);
 }

@@ -30,14 +30,11 @@ static struct json_object *module_object(const struct kmodule_status *st, int *r
 int cmd_status(struct manager *m, const struct control_peer *peer, struct json_object *args,
 	       struct json_object **result, struct proto_error *err)
 {
-	static const struct proto_field fields[] = {
-		{NULL},
-	};
 	struct json_object *o;
 	uint64_t now;
 	int r;
 
-	r = proto_fields_dispatch(args, fields, 0, NULL, err);
+	r = args_none(args, err);
 	if (r < 0)
 		return r;
 
@@ -55,10 +52,5 @@ int cmd_status(struct manager *m, const struct control_peer *peer, struct json_o
 	result_add(o, PROTO_KEY_MODULE, module_object(&m->module, &r), &r);
 	if (m->recorder && r >= 0)
 		r = recorder_status(m->recorder, o);
-	if (r < 0) {
-		json_object_put(o);
-		return r;
-	}
-	*result = o;
-	return 0;
+	return result_done(o, r, result);
 }

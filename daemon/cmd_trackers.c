@@ -248,9 +248,6 @@ static int by_name(const void *a, const void *b)
 int cmd_trackers(struct manager *m, const struct control_peer *peer, struct json_object *args,
 		 struct json_object **result, struct proto_error *err)
 {
-	static const struct proto_field fields[] = {
-		{NULL},
-	};
 	struct json_object *o, *list;
 	char base[PATH_MAX], **names = NULL;
 	size_t n = 0;
@@ -258,7 +255,7 @@ int cmd_trackers(struct manager *m, const struct control_peer *peer, struct json
 	DIR *d;
 	int r;
 
-	r = proto_fields_dispatch(args, fields, 0, NULL, err);
+	r = args_none(args, err);
 	if (r < 0)
 		return r;
 
@@ -303,10 +300,5 @@ int cmd_trackers(struct manager *m, const struct control_peer *peer, struct json
 		json_object_put(list);
 	if (r >= 0)
 		result_add(o, PROTO_KEY_TRACKERS, list, &r);
-	if (r < 0) {
-		json_object_put(o);
-		return r < 0 ? r : -ENOMEM;
-	}
-	*result = o;
-	return 0;
+	return result_done(o, r, result);
 }

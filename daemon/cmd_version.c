@@ -10,13 +10,10 @@
 int cmd_version(struct manager *m, const struct control_peer *peer, struct json_object *args,
 		struct json_object **result, struct proto_error *err)
 {
-	static const struct proto_field fields[] = {
-		{NULL},
-	};
 	struct json_object *o;
 	int r;
 
-	r = proto_fields_dispatch(args, fields, 0, NULL, err);
+	r = args_none(args, err);
 	if (r < 0)
 		return r;
 
@@ -28,10 +25,5 @@ int cmd_version(struct manager *m, const struct control_peer *peer, struct json_
 	result_add_int(o, PROTO_KEY_REVISION, PROTO_REVISION, &r);
 	result_add_int(o, PROTO_KEY_ABI_MAJOR, LATENCY_TRACKER_ABI_MAJOR, &r);
 	result_add_int(o, PROTO_KEY_ABI_MINOR, LATENCY_TRACKER_ABI_MINOR, &r);
-	if (r < 0) {
-		json_object_put(o);
-		return r;
-	}
-	*result = o;
-	return 0;
+	return result_done(o, r, result);
 }

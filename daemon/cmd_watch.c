@@ -19,13 +19,10 @@
 int cmd_watch(struct manager *m, const struct control_peer *peer, struct json_object *args,
 	      struct json_object **result, struct proto_error *err)
 {
-	static const struct proto_field fields[] = {
-		{NULL},
-	};
 	struct json_object *o;
 	int r;
 
-	r = proto_fields_dispatch(args, fields, 0, NULL, err);
+	r = args_none(args, err);
 	if (r < 0)
 		return r;
 	o = json_object_new_object();
@@ -33,12 +30,7 @@ int cmd_watch(struct manager *m, const struct control_peer *peer, struct json_ob
 		return -ENOMEM;
 	r = 0;
 	result_add_bool(o, PROTO_KEY_RECORDING, m->recorder != NULL, &r);
-	if (r < 0) {
-		json_object_put(o);
-		return r;
-	}
-	*result = o;
-	return 0;
+	return result_done(o, r, result);
 }
 
 struct record_args {
@@ -80,10 +72,5 @@ int cmd_record(struct manager *m, const struct control_peer *peer, struct json_o
 		return -ENOMEM;
 	r = 0;
 	result_add_int(o, PROTO_KEY_REQUEST, (int64_t)seq, &r);
-	if (r < 0) {
-		json_object_put(o);
-		return r;
-	}
-	*result = o;
-	return 0;
+	return result_done(o, r, result);
 }

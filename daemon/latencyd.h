@@ -225,6 +225,8 @@ void result_add(struct json_object *o, const char *key, struct json_object *val,
 void result_add_string(struct json_object *o, const char *key, const char *val, int *r);
 void result_add_int(struct json_object *o, const char *key, int64_t val, int *r);
 void result_add_bool(struct json_object *o, const char *key, bool val, int *r);
+int result_done(struct json_object *o, int r, struct json_object **result);
+int args_none(struct json_object *args, struct proto_error *err);
 
 /* cmd_*.c: one command each: validate args with a field table, act, build the result. */
 typedef int (*cmd_handler_t)(struct manager *m, const struct control_peer *peer,

@@ -29,6 +29,9 @@
 #define CHECK_USEC    (3 * 1000000ULL)
 #define SNAPSHOT_NAME "snap"
 
+/* Manual records waiting for their snapshot (latencyctl record); more are refused (busy). */
+#define MANUAL_MAX 16
+
 struct recorder {
 	struct manager *m;
 	struct flight_slot slot;
@@ -46,7 +49,7 @@ struct recorder {
 	struct manual_request {
 		uint64_t seq;
 		char *reason;
-	} manual[16];
+	} manual[MANUAL_MAX];
 	uint64_t manual_seq;
 };
 
@@ -230,7 +233,7 @@ static bool session_gone(int err)
 /* The reason of manual request seq, taken out of the table ("" if unknown). */
 static char *take_reason(struct recorder *rc, uint64_t seq)
 {
-	for (size_t i = 0; i < sizeof(rc->manual) / sizeof(rc->manual[0]); i++) {
+	for (size_t i = 0; i < MANUAL_MAX; i++) {
 		if (rc->manual[i].reason && rc->manual[i].seq == seq) {
 			char *r = rc->manual[i].reason;
 
@@ -266,15 +269,15 @@ static struct json_object *cause_json(struct recorder *rc, const struct latency_
 
 int recorder_request(struct recorder *rc, const char *reason, pid_t pid, uint64_t *seq)
 {
-	size_t slot = sizeof(rc->manual) / sizeof(rc->manual[0]);
+	size_t slot = MANUAL_MAX;
 	int r;
 
 	if (!rc->waiter)
 		return -ENODEV;
-	for (size_t i = 0; i < sizeof(rc->manual) / sizeof(rc->manual[0]); i++)
+	for (size_t i = 0; i < MANUAL_MAX; i++)
 		if (!rc->manual[i].reason)
 			slot = i;
-	if (slot == sizeof(rc->manual) / sizeof(rc->manual[0]))
+	if (slot == MANUAL_MAX)
 		return -EBUSY;
 	rc->manual[slot].reason = strdup(reason);
 	if (!rc->manual[slot].reason)
@@ -740,7 +743,7 @@ void recorder_free(struct recorder *rc)
 		free(rc->loaded[i]);
 	}
 	modload_free(rc->modload);
-	for (size_t i = 0; i < sizeof(rc->manual) / sizeof(rc->manual[0]); i++)
+	for (size_t i = 0; i < MANUAL_MAX; i++)
 		free(rc->manual[i].reason);
 	free(rc);
 }

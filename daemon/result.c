@@ -32,3 +32,24 @@ void result_add_bool(struct json_object *o, const char *key, bool val, int *r)
 {
 	result_add(o, key, *r < 0 ? NULL : json_object_new_boolean(val), r);
 }
+
+/* The end of a handler: *result gets o, or o goes and the error is returned. */
+int result_done(struct json_object *o, int r, struct json_object **result)
+{
+	if (r < 0 || !o) {
+		json_object_put(o);
+		return r < 0 ? r : -ENOMEM;
+	}
+	*result = o;
+	return 0;
+}
+
+/* For commands that take no arguments: any member of args is an error. */
+int args_none(struct json_object *args, struct proto_error *err)
+{
+	static const struct proto_field none[] = {
+		{NULL},
+	};
+
+	return proto_fields_dispatch(args, none, 0, NULL, err);
+}
