@@ -83,3 +83,30 @@ vm_disk() {
 	done
 	[ -n "$B" ] && [ -b "/dev/$B" ] || fail "no disk with serial $1"
 }
+
+# tracker_load NAME TYPE NPROBES: loads latency_tracker_NAME, sets T to its sysfs directory,
+# checks its type and that its NPROBES probes are there and none is registered.
+tracker_load() {
+	modprobe "latency_tracker_$1" || fail "modprobe latency_tracker_$1"
+	T=/sys/kernel/latency_tracker/$1
+	T_PROBES=$3
+	[ -d "$T" ] || fail "no $T"
+	[ "$(cat "$T/type")" = "$2" ] || fail "type $(cat "$T/type")"
+	probes_are 0
+}
+
+# probes_are 0|1: each of $T's $T_PROBES probes is (1) or is not (0) registered.
+probes_are() {
+	[ "$(wc -l <"$T/probes")" = "$T_PROBES" ] && [ "$(grep -c " $1\$" "$T/probes")" = "$T_PROBES" ] ||
+		fail "not all $T_PROBES probes $1: $(cat "$T/probes")"
+}
+
+# Enables or disables $T and checks that its probes followed.
+tracker_enable() {
+	echo 1 >"$T/enabled" || fail "enable $T"
+	probes_are 1
+}
+tracker_disable() {
+	echo 0 >"$T/enabled" || fail "disable $T"
+	probes_are 0
+}

@@ -7,16 +7,12 @@
 # disabled are accepted and ignored; rmmod fails while the device is open, then works.
 . "$VM_IN/scenarios/lib.sh"
 
-modprobe latency_tracker_app || fail "modprobe latency_tracker_app"
-T=/sys/kernel/latency_tracker/app
+tracker_load app 8 0
 D=/dev/latency_tracker_app
-[ -d $T ] || fail "no $T"
-[ "$(cat $T/type)" = 8 ] || fail "type $(cat $T/type)"
 wait_for $D 50 || fail "no $D"
 [ -c $D ] || fail "$D is not a character device"
 ls -l $D
 ls -l $D | grep -q '^crw-rw---- ' || fail "mode of $D: $(ls -l $D)"
-[ -z "$(cat $T/probes)" ] || fail "probes: $(cat $T/probes)"
 echo 10000000 >$T/threshold_ns || fail "threshold_ns"
 
 # marker EXPECT COOKIE: begin and end from this shell around a 50 ms sleep; EXPECT
@@ -42,7 +38,7 @@ check() {
 marker 0 disabled0
 pass "writes while disabled are accepted and ignored"
 
-echo 1 >$T/enabled || fail "enable"
+tracker_enable
 snapshot_start
 marker 1 req42
 [ "$(val "$line" delay_ns)" -ge 50000000 ] || fail "delay $(val "$line" delay_ns)"
@@ -99,7 +95,7 @@ check 0 flt3
 echo 0 >$T/filter_tgid
 pass "filters apply to the writer of begin"
 
-echo 0 >$T/enabled || fail "disable"
+tracker_disable
 in0=$(cat $T/stats/events_in)
 marker 0 off1
 [ "$(cat $T/stats/events_in)" = "$in0" ] || fail "a write was tracked while disabled"

@@ -17,14 +17,9 @@ MIN=${DEVNO##*:}
 EXP_DEV=$(((MAJ << 32) | MIN))
 echo "disk $D dev $DEVNO (data0 $EXP_DEV) scheduler: $(cat /sys/block/$B/queue/scheduler)"
 
-modprobe latency_tracker_block || fail "modprobe latency_tracker_block"
-T=/sys/kernel/latency_tracker/block
-[ -d $T ] || fail "no $T"
-[ "$(cat $T/type)" = 5 ] || fail "type $(cat $T/type)"
+tracker_load block 5 2
 echo 20000000 >$T/threshold_ns || fail "threshold_ns"
-[ "$(grep -c ' 0$' $T/probes)" = 2 ] || fail "probes registered while disabled: $(cat $T/probes)"
-echo 1 >$T/enabled || fail "enable"
-[ "$(grep -c ' 1$' $T/probes)" = 2 ] || fail "probes not registered: $(cat $T/probes)"
+tracker_enable
 
 # $1 skip (4 KiB blocks), $2 count: O_DIRECT reads, one request each.
 rd() { dd if=$D of=/dev/null bs=4096 skip="$1" count="$2" iflag=direct 2>/dev/null || fail "dd read"; }
@@ -103,8 +98,7 @@ out=$(alerts "$m" 300)
 echo 0 >$T/filter_tgid
 pass "filters apply to the issuing task"
 
-echo 0 >$T/enabled || fail "disable"
-[ "$(grep -c ' 0$' $T/probes)" = 2 ] || fail "probes left registered: $(cat $T/probes)"
+tracker_disable
 m=$(lt-dump -n)
 rd 100 4
 out=$(alerts "$m" 300)

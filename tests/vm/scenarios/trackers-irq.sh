@@ -20,15 +20,10 @@ activity() {
 }
 alerts() { lt-dump -f "$1" -t irq -w "$2"; }
 
-modprobe latency_tracker_irq || fail "modprobe latency_tracker_irq"
-T=/sys/kernel/latency_tracker/irq
-[ -d $T ] || fail "no $T"
-[ "$(cat $T/type)" = 6 ] || fail "type $(cat $T/type)"
+tracker_load irq 6 4
 [ "$(cat $T/dup_policy)" ] || fail "dup_policy"
 echo 1000 >$T/threshold_ns || fail "threshold_ns"
-[ "$(grep -c ' 0$' $T/probes)" = 4 ] || fail "probes registered while disabled: $(cat $T/probes)"
-echo 1 >$T/enabled || fail "enable"
-[ "$(grep -c ' 1$' $T/probes)" = 4 ] || fail "probes not registered: $(cat $T/probes)"
+tracker_enable
 
 snapshot_start
 m=$(lt-dump -n)
@@ -98,8 +93,7 @@ echo "$out" | grep -v ' comm=dd ' && fail "an alert not about dd"
 echo >$T/filter_comm || fail "clear filter_comm"
 pass "filters match the interrupted task"
 
-echo 0 >$T/enabled || fail "disable"
-[ "$(grep -c ' 0$' $T/probes)" = 4 ] || fail "probes left registered: $(cat $T/probes)"
+tracker_disable
 m=$(lt-dump -n)
 activity
 out=$(alerts "$m" 300)

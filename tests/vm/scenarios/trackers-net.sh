@@ -6,17 +6,12 @@
 # registered when disabled; unload is clean.
 . "$VM_IN/scenarios/lib.sh"
 
-modprobe latency_tracker_net || fail "modprobe latency_tracker_net"
-T=/sys/kernel/latency_tracker/net
-[ -d $T ] || fail "no $T"
-[ "$(cat $T/type)" = 7 ] || fail "type $(cat $T/type)"
+tracker_load net 7 4
 echo "stale_ns $(cat $T/stale_ns) max_keys $(cat $T/max_keys) dup_policy $(cat $T/dup_policy)"
 [ "$(cat $T/stale_ns)" -gt 0 ] || fail "stale_ns 0: keys of untraced skbs would leak"
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up || fail "lo up"
 echo 10000000 >$T/threshold_ns || fail "threshold_ns"
-[ "$(grep -c ' 0$' $T/probes)" = 4 ] || fail "probes registered while disabled: $(cat $T/probes)"
-echo 1 >$T/enabled || fail "enable"
-[ "$(grep -c ' 1$' $T/probes)" = 4 ] || fail "probes not registered: $(cat $T/probes)"
+tracker_enable
 
 PORT=5555
 SPORT=40001
@@ -101,8 +96,7 @@ sleep 1.5
 [ "$(cat $T/stats/pending)" = 0 ] || fail "$(cat $T/stats/pending) keys still pending"
 pass "no key left pending"
 
-echo 0 >$T/enabled || fail "disable"
-[ "$(grep -c ' 0$' $T/probes)" = 4 ] || fail "probes left registered: $(cat $T/probes)"
+tracker_disable
 late_read 0
 echo "stats: in $(cat $T/stats/events_in) out $(cat $T/stats/events_out)" \
 	"alerts $(cat $T/stats/alerts) stale $(cat $T/stats/stale) unmatched $(cat $T/stats/unmatched)"

@@ -8,17 +8,12 @@
 . "$VM_IN/scenarios/lib.sh"
 
 echo 0 >/proc/sys/kernel/kptr_restrict
-modprobe latency_tracker_offcpu || fail "modprobe latency_tracker_offcpu"
-T=/sys/kernel/latency_tracker/offcpu
-[ -d $T ] || fail "no $T"
-[ "$(cat $T/type)" = 4 ] || fail "type $(cat $T/type)"
+tracker_load offcpu 4 2
 [ "$(cat $T/threshold_ns)" = 100000000 ] || fail "default threshold $(cat $T/threshold_ns)"
-[ "$(grep -c ' 0$' $T/probes)" = 2 ] || fail "probes registered while disabled: $(cat $T/probes)"
 echo 20000000 >$T/threshold_ns || fail "threshold_ns"
 # Only the test's reader: every sleeping task of the system blocks.
 echo lt-off-reader >$T/filter_comm || fail "filter_comm"
-echo 1 >$T/enabled || fail "enable"
-[ "$(grep -c ' 1$' $T/probes)" = 2 ] || fail "probes not registered: $(cat $T/probes)"
+tracker_enable
 
 # run_off SLEEP_MS WAIT_MS: runs lt-offcpu; R, W: reader and writer tids; A: the reader's
 # offcpu alerts since the run started (lt-dump -s lines).
@@ -89,8 +84,7 @@ run_off 50 3000
 [ -n "$A" ] || fail "no alert with the comm filter that matches"
 pass "filters"
 
-echo 0 >$T/enabled || fail "disable"
-[ "$(grep -c ' 0$' $T/probes)" = 2 ] || fail "probes left registered: $(cat $T/probes)"
+tracker_disable
 run_off 50 500
 [ -z "$A" ] || fail "disabled tracker alerted: $A"
 echo "stats: in $(cat $T/stats/events_in) out $(cat $T/stats/events_out) alerts $(cat $T/stats/alerts) timeouts $(cat $T/stats/timeouts) unmatched $(cat $T/stats/unmatched)"

@@ -6,15 +6,10 @@
 . "$VM_IN/scenarios/lib.sh"
 
 echo 0 >/proc/sys/kernel/kptr_restrict
-modprobe latency_tracker_syscalls || fail "modprobe latency_tracker_syscalls"
-T=/sys/kernel/latency_tracker/syscalls
-[ -d $T ] || fail "no $T"
-[ "$(cat $T/type)" = 2 ] || fail "type $(cat $T/type)"
+tracker_load syscalls 2 3
 echo "exclude_syscalls: $(cat $T/exclude_syscalls)"
 echo 10000000 >$T/threshold_ns || fail "threshold_ns"
-[ "$(grep -c ' 0$' $T/probes)" = 3 ] || fail "probes registered while disabled: $(cat $T/probes)"
-echo 1 >$T/enabled || fail "enable"
-[ "$(grep -c ' 1$' $T/probes)" = 3 ] || fail "probes not registered: $(cat $T/probes)"
+tracker_enable
 
 snapshot_start
 lt-syscalls 30 1 || fail "30 ms sleep over a 10 ms threshold"
@@ -51,8 +46,7 @@ lt-syscalls 30 0 || fail "excluded nanosleep alerted"
 echo "$old" >$T/exclude_syscalls || fail "restore exclude_syscalls"
 pass "strict parsing, exclusion list"
 
-echo 0 >$T/enabled || fail "disable"
-[ "$(grep -c ' 0$' $T/probes)" = 3 ] || fail "probes left registered: $(cat $T/probes)"
+tracker_disable
 lt-syscalls 30 0 || fail "disabled tracker alerted"
 echo "stats: in $(cat $T/stats/events_in) out $(cat $T/stats/events_out) alerts $(cat $T/stats/alerts)"
 rmmod latency_tracker_syscalls || fail "rmmod latency_tracker_syscalls"

@@ -7,17 +7,12 @@
 # vm-options: --smp 2
 . "$VM_IN/scenarios/lib.sh"
 
-modprobe latency_tracker_wakeup || fail "modprobe latency_tracker_wakeup"
-T=/sys/kernel/latency_tracker/wakeup
-[ -d $T ] || fail "no $T"
-[ "$(cat $T/type)" = 3 ] || fail "type $(cat $T/type)"
+tracker_load wakeup 3 3
 [ "$(cat $T/threshold_ns)" = 5000000 ] || fail "default threshold $(cat $T/threshold_ns)"
-[ "$(grep -c ' 0$' $T/probes)" = 3 ] || fail "probes registered while disabled: $(cat $T/probes)"
 echo 10000000 >$T/threshold_ns || fail "threshold_ns"
 # Only the test's victim: the rest of the system has its own wakeups.
 echo lt-wk-victim >$T/filter_comm || fail "filter_comm"
-echo 1 >$T/enabled || fail "enable"
-[ "$(grep -c ' 1$' $T/probes)" = 3 ] || fail "probes not registered: $(cat $T/probes)"
+tracker_enable
 
 # run_wk HOG_MS WAIT_MS: runs lt-wakeup; V, W: victim and waker tids; A: the victim's
 # wakeup alerts since the run started (lt-dump lines).
@@ -86,8 +81,7 @@ run_wk 60 3000
 [ -n "$A" ] || fail "no alert with the comm filter that matches"
 pass "filters"
 
-echo 0 >$T/enabled || fail "disable"
-[ "$(grep -c ' 0$' $T/probes)" = 3 ] || fail "probes left registered: $(cat $T/probes)"
+tracker_disable
 run_wk 60 500
 [ -z "$A" ] || fail "disabled tracker alerted: $A"
 echo "stats: in $(cat $T/stats/events_in) out $(cat $T/stats/events_out) alerts $(cat $T/stats/alerts) unmatched $(cat $T/stats/unmatched)"
