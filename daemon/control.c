@@ -397,6 +397,7 @@ int control_new(struct manager *m, struct control **ret)
 	c->m = m;
 	c->fd = -1;
 	c->limits = default_limits;
+	c->limits.clients_max = (unsigned)m->conf->control.max_clients;
 	*ret = c;
 	return 0;
 }
@@ -459,6 +460,7 @@ void control_reconfigure(struct control *c)
 			  cc->socket, c->path);
 	if (c->created)
 		sock_set_group(c->path, socket_gid(cc));
+	c->limits.clients_max = (unsigned)cc->max_clients;
 }
 
 void control_set_limits(struct control *c, const struct control_limits *l)
