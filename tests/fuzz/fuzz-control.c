@@ -77,7 +77,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* reload reads this again: never the machine's /etc/latencyd.conf nor its saved file. */
 	snprintf(text, sizeof(text),
 		 "control: { socket = \"%s/ctl.sock\"; save_file = \"%s/saved.conf\"; };\n"
-		 "session: { enabled = false; };\n",
+		 "session: { enabled = false; };\n"
+		 "log: { level = \"error\"; };\n", /* reload sets the level again */
 		 dir, dir);
 	put("latencyd.conf", text);
 	snprintf(path, sizeof(path), "%s/latencyd.conf", dir);

@@ -46,10 +46,10 @@ for mode in silent half-hello half-frame; do
 done
 "$CTL_FLOOD" noread-watch "$SOCK" >"$T/noread.out" 2>&1 &
 NOREAD=$!
-PIDS+=($NOREAD)
+PIDS+=("$NOREAD")
 ctl --json watch >"$T/watch.json" 2>"$T/watch.err" &
 WATCH=$!
-PIDS+=($WATCH)
+PIDS+=("$WATCH")
 wait_for 50 grep -q "watching without reading" "$T/noread.out" || fail "noread-watch did not start"
 
 # 100 clients at once, each pipelining 4 x ROUNDS requests; an alert while they are served.
