@@ -33,6 +33,7 @@ static const struct control_limits default_limits = {
 	.output_high = PROTO_FRAME_MAX,
 	.output_max = 16 * PROTO_FRAME_MAX,
 	.handshake_timeout_usec = 10 * USEC_PER_SEC,
+	.frame_timeout_usec = 10 * USEC_PER_SEC,
 };
 
 struct client {
@@ -237,14 +238,15 @@ static int frame_timer_update(struct client *cl, bool reading)
 	struct control *c = cl->control;
 	int r;
 
-	if (!reading || !cl->state.hello_done || proto_decoder_pending(&cl->dec) == 0) {
+	if (!reading || !cl->state.hello_done || proto_decoder_pending(&cl->dec) == 0 ||
+	    !c->limits.frame_timeout_usec) {
 		cl->frame_timer = sd_event_source_disable_unref(cl->frame_timer);
 		return 0;
 	}
 	if (cl->frame_timer)
 		return 0;
 	r = sd_event_add_time_relative(c->m->event, &cl->frame_timer, CLOCK_MONOTONIC,
-				       c->limits.handshake_timeout_usec, 0, on_frame_timeout, cl);
+				       c->limits.frame_timeout_usec, 0, on_frame_timeout, cl);
 	if (r < 0)
 		return log_warn_errno(r, "client %u: cannot arm the frame timer", cl->peer.id);
 	sd_event_source_set_description(cl->frame_timer, "control-client-frame");
@@ -311,7 +313,7 @@ static int on_frame_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	struct proto_error err;
 
 	log_info("client %u: a frame left unfinished for %llu ms, closing", cl->peer.id,
-		 (unsigned long long)cl->control->limits.handshake_timeout_usec / 1000);
+		 (unsigned long long)cl->control->limits.frame_timeout_usec / 1000);
 	proto_error_set(&err, PROTO_ERR_BAD_REQUEST,
 			"frame timeout: %zu bytes without their end of line",
 			proto_decoder_pending(&cl->dec));

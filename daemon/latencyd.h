@@ -232,6 +232,7 @@ struct control_limits {
 	size_t output_high; /* stop reading a client's requests above this */
 	size_t output_max;  /* drop a client whose unread output exceeds this */
 	uint64_t handshake_timeout_usec;
+	uint64_t frame_timeout_usec; /* to finish a frame begun after the hello; 0 = none */
 };
 
 struct control;
