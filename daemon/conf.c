@@ -811,10 +811,59 @@ static void parse_config(struct loader *l, config_t *cfg, int ok, const char *na
 	}
 }
 
+#define INCLUDE_DEPTH_MAX 10 /* libconfig's own limit */
+
+/*
+ * libconfig's scanner exit()s the whole process when an @include names a directory (its
+ * "input in flex scanner failed"), and would block on a FIFO: a reload must never do
+ * that to latencyd. Every @include line, and theirs in turn, must name a regular file; a
+ * missing one is left to libconfig, which reports it.
+ */
+static char *slurp(const char *path, size_t max);
+
+static void check_includes(struct loader *l, const char *path, unsigned depth)
+{
+	char *text, *line, *next, target[PATH_MAX];
+	unsigned nr = 0;
+	struct stat st;
+
+	if (depth > INCLUDE_DEPTH_MAX)
+		return;
+	text = slurp(path, SAVED_FILE_MAX * 16);
+	if (!text)
+		return; /* libconfig says why */
+	for (line = text; line && *line; line = next) {
+		const char *p = line, *end;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		nr++;
+		p += strspn(p, " \t");
+		if (strncmp(p, "@include", 8) != 0)
+			continue;
+		p += 8 + strspn(p + 8, " \t");
+		if (*p != '"' || !(end = strchr(p + 1, '"')))
+			continue;
+		snprintf(target, sizeof(target), "%.*s", (int)(end - p - 1), p + 1);
+		if (stat(target, &st) < 0)
+			continue;
+		if (!S_ISREG(st.st_mode))
+			diag_add(l, "%s:%u: @include \"%s\": not a regular file", path, nr, target);
+		else
+			check_includes(l, target, depth + 1);
+	}
+	free(text);
+}
+
 static void read_file(struct loader *l, const char *path)
 {
 	config_t cfg;
+	unsigned errors = l->errors;
 
+	check_includes(l, path, 0);
+	if (l->errors > errors)
+		return;
 	config_init(&cfg);
 	parse_config(l, &cfg, config_read_file(&cfg, path), path);
 	config_destroy(&cfg);

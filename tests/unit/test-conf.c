@@ -445,6 +445,30 @@ static void test_saved(void)
 	conf_free(c);
 }
 
+/* libconfig exit()s on an @include of a directory: latencyd refuses the file instead. */
+static void test_include(void)
+{
+	struct conf_diag diag = {0};
+	char text[PATH_MAX + 64], inner[PATH_MAX], want[PATH_MAX + 64];
+	struct conf *c;
+
+	snprintf(text, sizeof(text), "# a directory\n@include \"%s\"\n", dir);
+	snprintf(inner, sizeof(inner), "%s", write_file("inner.conf", text));
+	snprintf(text, sizeof(text), "log: { level = \"info\"; };\n  @include \"%s\"\n", inner);
+	c = load(write_file("outer.conf", text), true, &diag);
+	ASSERT_TRUE(c == NULL);
+	snprintf(want, sizeof(want), "%s:2: @include \"%s\": not a regular file", inner, dir);
+	ASSERT_STREQ(diag.lines[0], want);
+	conf_diag_clear(&diag);
+
+	/* A regular file is included as before. */
+	write_file("inner.conf", "session: { enabled = false; };\n");
+	c = load(write_file("outer.conf", text), true, &diag);
+	ASSERT_TRUE(c && !c->session.enabled);
+	conf_free(c);
+	conf_diag_clear(&diag);
+}
+
 /* What --save writes is read back the same, whatever the characters. */
 static void test_literal(void)
 {
@@ -495,6 +519,7 @@ int main(void)
 	RUN(test_recorder);
 	RUN(test_saved);
 	RUN(test_literal);
+	RUN(test_include);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : 1;
 }
