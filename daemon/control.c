@@ -7,8 +7,8 @@
  *
  * Clients: credentials at accept time; non-blocking reads into a bounded frame decoder; a
  * hello must come first, within a timeout; requests are answered in order. A frame begun
- * must end within the same timeout: a client that sends half a request and stalls is
- * closed (an idle client, a watcher, may stay). A client whose
+ * must end within frame_timeout of the previous one's end: a client that sends half a
+ * request and stalls is closed (an idle client, a watcher, may stay). A client whose
  * unread replies pass output_high is not read until it catches up; one whose unread output
  * passes output_max is dropped. Clients beyond clients_max get a "busy" error and go.
  */
@@ -139,6 +139,8 @@ static bool client_process(struct client *cl)
 		r = proto_decoder_next(&cl->dec, &msg);
 		if (r == 0)
 			break;
+		/* A frame ended: the next one's time starts now (client_update re-arms). */
+		cl->frame_timer = sd_event_source_disable_unref(cl->frame_timer);
 		if (r == -EMSGSIZE) {
 			log_info("client %u: %s, closing", cl->peer.id,
 				 proto_decoder_error(&cl->dec));

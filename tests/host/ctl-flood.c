@@ -16,6 +16,9 @@
  *       half-frame   says hello, then sends half a request
  *   ctl-flood noread-watch SOCK       says hello, asks to watch, never reads; exits 0 once
  *                                     latencyd has dropped it (then it reads what is left)
+ *   ctl-flood steady SOCK N           says hello, then sends N requests over N/2 seconds, each
+ *                                     send the end of one and the start of the next (never a
+ *                                     whole frame at a time); exit 0 when all are answered
  *   ctl-flood vanish SOCK N           pipelines N requests and closes without reading
  *   ctl-flood vanish-mid SOCK N       pipelines N requests, reads 5 replies, closes
  *
@@ -305,6 +308,52 @@ static int noread_watch(void)
 	return 1;
 }
 
+/* A slow but steady client: every frame ends, none within one read. */
+static int steady(int n)
+{
+	struct timespec half = {0, 500 * 1000 * 1000};
+	struct proto_decoder dec;
+	struct json_object *o;
+	char frame[128];
+	int fd = dial(), len, cut;
+	const char *why;
+
+	proto_decoder_init(&dec, PROTO_FRAME_MAX);
+	send_all(fd, HELLO, strlen(HELLO));
+	o = next_frame(fd, &dec);
+	if (!o || proto_message_kind(o) != PROTO_MSG_HELLO)
+		return 1;
+	json_object_put(o);
+	/* ids 4k+1: "version" in check()'s table */
+	len = snprintf(frame, sizeof(frame), "{\"id\":1,\"command\":\"version\"}\n");
+	cut = len / 2;
+	send_all(fd, frame, (size_t)cut);
+	for (int i = 0; i < n; i++) {
+		char next[128], chunk[256];
+		int nlen = snprintf(next, sizeof(next), "{\"id\":%d,\"command\":\"version\"}\n",
+				    (i + 1) * (int)N_COMMANDS + 1);
+		int clen = snprintf(chunk, sizeof(chunk), "%s%.*s", frame + cut,
+				    i + 1 < n ? nlen / 2 : 0, next);
+
+		nanosleep(&half, NULL);
+		send_all(fd, chunk, (size_t)clen);
+		o = next_frame(fd, &dec);
+		why = check(o, i * (int64_t)N_COMMANDS + 1);
+		if (why) {
+			fprintf(stderr, "steady, request %d: %s\n", i, why);
+			return 1;
+		}
+		json_object_put(o);
+		memcpy(frame, next, (size_t)nlen + 1);
+		len = nlen;
+		cut = len / 2;
+	}
+	printf("%d requests sent over %d s, all answered\n", n, n / 2);
+	proto_decoder_done(&dec);
+	close(fd);
+	return 0;
+}
+
 static int vanish(int n, int read_some)
 {
 	struct proto_decoder dec;
@@ -353,6 +402,10 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "noread-watch") == 0) {
 		sock_path = argv[2];
 		return noread_watch();
+	}
+	if (argc == 4 && strcmp(argv[1], "steady") == 0) {
+		sock_path = argv[2];
+		return steady(atoi(argv[3]));
 	}
 	if (argc == 4 && strncmp(argv[1], "vanish", 6) == 0) {
 		sock_path = argv[2];

@@ -44,6 +44,10 @@ for mode in silent half-hello half-frame; do
 	eval "STALL_${mode//-/_}=$!"
 	PIDS+=($!)
 done
+# Slow but steady, never a whole frame in one read, for longer than the frame timeout.
+"$CTL_FLOOD" steady "$SOCK" 26 >"$T/steady.out" 2>&1 &
+STEADY=$!
+PIDS+=("$STEADY")
 "$CTL_FLOOD" noread-watch "$SOCK" >"$T/noread.out" 2>&1 &
 NOREAD=$!
 PIDS+=("$NOREAD")
@@ -89,7 +93,8 @@ grep -q "after: handshake timeout" "$T/stall-silent.out" || fail "silent: $(cat 
 grep -q "after: handshake timeout" "$T/stall-half-hello.out" || fail "half-hello: $(cat "$T/stall-half-hello.out")"
 grep -q "after: frame timeout: 13 bytes" "$T/stall-half-frame.out" ||
 	fail "half-frame: $(cat "$T/stall-half-frame.out")"
-pass "stalled clients (silent, half a hello, half a request) closed with an error"
+wait "$STEADY" || fail "a slow but steady client was dropped: $(cat "$T/steady.out")"
+pass "stalled clients (silent, half a hello, half a request) closed with an error; a slow steady one served"
 
 # Clients gone mid-reply, many times over; then everybody is still served.
 for i in $(seq 20); do
