@@ -38,14 +38,15 @@ static const struct command commands[] = {
 	{"version", "", "show the versions of latencyd, its protocol and module ABI", cmd_version},
 	{"trackers", "", "list the kernel's latency trackers, their settings and counters",
 	 cmd_trackers},
-	{"set-threshold", "TRACKER DURATION",
-	 "set a tracker's alert threshold (as in 10ms, 500us; runtime only)", cmd_set_duration},
-	{"set-timeout", "TRACKER DURATION", "set a tracker's timeout (0s = off; runtime only)",
-	 cmd_set_duration},
-	{"enable", "TRACKER", "enable a tracker (runtime only)", cmd_enable},
-	{"disable", "TRACKER", "disable a tracker (runtime only)", cmd_enable},
-	{"filter", "TRACKER [--pid PID] [--tid TID] [--comm NAME] [--cgroup PATH|ID] [--clear]",
-	 "set which tasks a tracker follows (runtime only)", cmd_filter},
+	{"set-threshold", "TRACKER DURATION [--save]",
+	 "set a tracker's alert threshold (as in 10ms, 500us); --save keeps it", cmd_set_duration},
+	{"set-timeout", "TRACKER DURATION [--save]",
+	 "set a tracker's timeout (0s = off); --save keeps it", cmd_set_duration},
+	{"enable", "TRACKER [--save]", "enable a tracker; --save keeps it enabled", cmd_enable},
+	{"disable", "TRACKER [--save]", "disable a tracker; --save keeps it disabled", cmd_enable},
+	{"filter",
+	 "TRACKER [--pid PID] [--tid TID] [--comm NAME] [--cgroup PATH|ID] [--clear] [--save]",
+	 "set which tasks a tracker follows; --save keeps comm and cgroup", cmd_filter},
 	{"list-snapshots", "[--since WHEN] [--tracker NAME] [--limit N]",
 	 "list the snapshots, newest first (WHEN: 2h, 1d ago, or a date)", cmd_list_snapshots},
 	{"show-snapshot", "ID", "show a snapshot: where it is, how it was taken, its causes",
@@ -118,22 +119,32 @@ static void command_usage(const struct command *cmd, FILE *f)
 #define HELP_SHOWN (-1)
 
 /*
- * For commands with N positional arguments and no options but --help: checks them and
- * returns EXIT_OK (argv[1..n] are the arguments), HELP_SHOWN or EXIT_USAGE.
+ * For commands with N positional arguments and no options but --help (and --save where
+ * save is given; options may come after the arguments): checks them and returns EXIT_OK
+ * (argv[optind..] are the arguments), HELP_SHOWN or EXIT_USAGE.
  */
-static int positional(const struct command *cmd, int argc, char **argv, int n)
+static int positional_save(const struct command *cmd, int argc, char **argv, int n, bool *save)
 {
+	/* The rows up to NULL: --save only for the commands that take it. */
 	static const struct option options[] = {
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+		{"save", no_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, save ? "h" : "+h", save ? options + 2 : options,
+				NULL)) != -1) {
 		if (c == 'h') {
 			command_usage(cmd, stdout);
 			return HELP_SHOWN;
+		}
+		if (c == 'S' && save) {
+			*save = true;
+			continue;
 		}
 		fprintf(stderr, "Try 'latencyctl %s --help'.\n", cmd->name);
 		return EXIT_USAGE;
@@ -149,6 +160,11 @@ static int positional(const struct command *cmd, int argc, char **argv, int n)
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
+}
+
+static int positional(const struct command *cmd, int argc, char **argv, int n)
+{
+	return positional_save(cmd, argc, argv, n, NULL);
 }
 
 /* For commands without arguments of their own: --help and nothing else. */
@@ -218,16 +234,18 @@ static int cmd_trackers(const struct ctl *ctl, const struct command *cmd, int ar
 	return ask(ctl, cmd, argc, argv, ctl->out->trackers);
 }
 
-/* Sends {tracker, FILE: value} (value < 0: no value) and prints the result. */
+/* Sends {tracker, FILE: value, save} (value < 0: no value) and prints the result. */
 static int tracker_call(const struct ctl *ctl, const struct command *cmd, const char *tracker,
-			const char *file, int64_t value)
+			const char *file, int64_t value, bool save)
 {
 	struct json_object *args = json_object_new_object(), *result = NULL;
 	int r;
 
 	if (!args ||
 	    json_object_object_add(args, PROTO_KEY_TRACKER, json_object_new_string(tracker)) < 0 ||
-	    (value >= 0 && json_object_object_add(args, file, json_object_new_int64(value)) < 0)) {
+	    (value >= 0 && json_object_object_add(args, file, json_object_new_int64(value)) < 0) ||
+	    (save &&
+	     json_object_object_add(args, PROTO_KEY_SAVE, json_object_new_boolean(1)) < 0)) {
 		json_object_put(args);
 		fprintf(stderr, "latencyctl: out of memory\n");
 		return EXIT_CONNECT;
@@ -244,10 +262,11 @@ static int cmd_set_duration(const struct ctl *ctl, const struct command *cmd, in
 	const char *file = strcmp(cmd->name, "set-threshold") == 0 ? PROTO_KEY_THRESHOLD_NS
 								   : PROTO_KEY_TIMEOUT_NS;
 	const char *why = NULL;
+	bool save = false;
 	uint64_t ns = 0;
 	int r;
 
-	r = positional(cmd, argc, argv, 2);
+	r = positional_save(cmd, argc, argv, 2, &save);
 	if (r != EXIT_OK)
 		return r == HELP_SHOWN ? EXIT_OK : r;
 	if (proto_duration_parse(argv[optind + 1], &ns, &why) < 0 || ns > INT64_MAX) {
@@ -255,16 +274,17 @@ static int cmd_set_duration(const struct ctl *ctl, const struct command *cmd, in
 			argv[optind + 1], ns > INT64_MAX ? "duration too large" : why);
 		return EXIT_USAGE;
 	}
-	return tracker_call(ctl, cmd, argv[optind], file, (int64_t)ns);
+	return tracker_call(ctl, cmd, argv[optind], file, (int64_t)ns, save);
 }
 
 static int cmd_enable(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
-	int r = positional(cmd, argc, argv, 1);
+	bool save = false;
+	int r = positional_save(cmd, argc, argv, 1, &save);
 
 	if (r != EXIT_OK)
 		return r == HELP_SHOWN ? EXIT_OK : r;
-	return tracker_call(ctl, cmd, argv[optind], PROTO_KEY_ENABLED, -1);
+	return tracker_call(ctl, cmd, argv[optind], PROTO_KEY_ENABLED, -1, save);
 }
 
 /* A decimal number that fits in an int64; nothing else. */
@@ -561,13 +581,10 @@ static int cmd_reload(const struct ctl *ctl, const struct command *cmd, int argc
 static int cmd_filter(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	static const struct option options[] = {
-		{"pid", required_argument, NULL, 'p'},
-		{"tid", required_argument, NULL, 't'},
-		{"comm", required_argument, NULL, 'c'},
-		{"cgroup", required_argument, NULL, 'g'},
-		{"clear", no_argument, NULL, 'C'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"pid", required_argument, NULL, 'p'},	{"tid", required_argument, NULL, 't'},
+		{"comm", required_argument, NULL, 'c'}, {"cgroup", required_argument, NULL, 'g'},
+		{"clear", no_argument, NULL, 'C'},	{"save", no_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'},	{NULL, 0, NULL, 0},
 	};
 	struct json_object *args = json_object_new_object();
 	uint64_t v;
@@ -598,6 +615,9 @@ static int cmd_filter(const struct ctl *ctl, const struct command *cmd, int argc
 			break;
 		case 'C':
 			json_object_object_add(args, PROTO_KEY_CLEAR, json_object_new_boolean(1));
+			break;
+		case 'S':
+			json_object_object_add(args, PROTO_KEY_SAVE, json_object_new_boolean(1));
 			break;
 		case 'h':
 			json_object_put(args);

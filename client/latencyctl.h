@@ -44,6 +44,7 @@ struct output {
 /* output_text.c: aligned tables with units, for humans. */
 extern const struct output output_text;
 size_t format_duration(char *buf, size_t size, uint64_t usec);
+void saved_text(char *buf, size_t size, struct json_object *result);
 void ns_text(char *buf, size_t size, struct json_object *o, const char *key, bool zero_off);
 
 /* output_snapshots.c: the text output of the snapshot commands. */

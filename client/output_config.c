@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Text output of config and reload: the settings one per line, as the file spells them. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,26 +8,42 @@
 
 #include "latencyctl.h"
 
-static void print_settings(const char *prefix, struct json_object *o)
+/* Each setting; one that a file set says which file and line ("origins", 1.3). */
+static void print_settings(const char *prefix, struct json_object *o, struct json_object *origins)
 {
+	struct json_object *origin;
 	char name[256];
 
 	json_object_object_foreach(o, key, val)
 	{
 		snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "." : "", key);
-		if (json_object_is_type(val, json_type_object))
-			print_settings(name, val);
-		else
-			printf("%s = %s\n", name,
-			       json_object_to_json_string_ext(
-				       val,
-				       JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+		if (json_object_is_type(val, json_type_object)) {
+			print_settings(name, val, origins);
+			continue;
+		}
+		printf("%s = %s", name,
+		       json_object_to_json_string_ext(val, JSON_C_TO_STRING_SPACED |
+								   JSON_C_TO_STRING_NOSLASHESCAPE));
+		if (origins && json_object_object_get_ex(origins, name, &origin))
+			printf("  # %s", json_object_get_string(origin));
+		printf("\n");
 	}
+}
+
+static void print_saved_problem(struct json_object *result)
+{
+	struct json_object *problem;
+
+	if (json_object_object_get_ex(result, PROTO_KEY_SAVED_PROBLEM, &problem))
+		fprintf(stderr,
+			"latencyctl: warning: the saved settings are ignored, the file has a "
+			"problem: %s\n",
+			json_object_get_string(problem));
 }
 
 int text_config(struct json_object *result)
 {
-	struct json_object *settings = NULL, *source = NULL;
+	struct json_object *settings = NULL, *source = NULL, *origins = NULL, *saved = NULL;
 	const char *from;
 
 	if (!json_object_object_get_ex(result, PROTO_KEY_SETTINGS, &settings) ||
@@ -38,7 +55,12 @@ int text_config(struct json_object *result)
 	from = source ? json_object_get_string(source) : "";
 	printf("# the configuration latencyd runs with: %s\n",
 	       from[0] ? from : "built-in defaults (no file)");
-	print_settings("", settings);
+	json_object_object_get_ex(result, PROTO_KEY_SAVED_FILE, &saved);
+	if (saved && json_object_get_string(saved)[0])
+		printf("# overridden by the settings saved in %s\n", json_object_get_string(saved));
+	print_saved_problem(result);
+	json_object_object_get_ex(result, PROTO_KEY_ORIGINS, &origins);
+	print_settings("", settings, origins);
 	return EXIT_OK;
 }
 
@@ -50,6 +72,7 @@ int text_reloaded(struct json_object *result)
 	json_object_object_get_ex(result, PROTO_KEY_SOURCE, &source);
 	from = source ? json_object_get_string(source) : "";
 	printf("Configuration reloaded from %s.\n", from[0] ? from : "built-in defaults");
+	print_saved_problem(result);
 	return EXIT_OK;
 }
 
@@ -75,12 +98,13 @@ void filter_text(char *buf, size_t size, struct json_object *filter)
 int text_filter(struct json_object *result)
 {
 	struct json_object *tracker = NULL, *filter = NULL;
-	char text[256];
+	char text[256], saved[PATH_MAX + 32];
 
 	json_object_object_get_ex(result, PROTO_KEY_TRACKER, &tracker);
 	json_object_object_get_ex(result, PROTO_KEY_FILTER, &filter);
 	filter_text(text, sizeof(text), filter);
-	printf("Tracker %s: filter %s, runtime only (not saved).\n",
-	       tracker ? json_object_get_string(tracker) : "?", text);
+	saved_text(saved, sizeof(saved), result);
+	printf("Tracker %s: filter %s%s\n", tracker ? json_object_get_string(tracker) : "?", text,
+	       saved);
 	return EXIT_OK;
 }

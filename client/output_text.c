@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -359,13 +360,27 @@ static int print_trackers(struct json_object *result)
 	return EXIT_OK;
 }
 
+/* ", saved in FILE." or ", runtime only (not saved)." */
+void saved_text(char *buf, size_t size, struct json_object *result)
+{
+	struct json_object *saved = NULL, *file = NULL;
+
+	json_object_object_get_ex(result, PROTO_KEY_SAVED, &saved);
+	json_object_object_get_ex(result, PROTO_KEY_SAVED_FILE, &file);
+	if (saved && json_object_get_boolean(saved))
+		snprintf(buf, size, ", saved in %s.", file ? json_object_get_string(file) : "?");
+	else
+		snprintf(buf, size, ", runtime only (not saved).");
+}
+
 static int print_tracker_set(struct json_object *result, const char *file)
 {
 	struct json_object *tracker = NULL, *v, *prev;
 	bool enabled = strcmp(file, PROTO_KEY_ENABLED) == 0;
-	char now[48], was[48] = "";
+	char now[48], was[48] = "", saved[PATH_MAX + 32];
 
 	json_object_object_get_ex(result, PROTO_KEY_TRACKER, &tracker);
+	saved_text(saved, sizeof(saved), result);
 	if (enabled) {
 		json_object_object_get_ex(result, file, &v);
 		snprintf(now, sizeof(now), "%s",
@@ -373,8 +388,8 @@ static int print_tracker_set(struct json_object *result, const char *file)
 		if (json_object_object_get_ex(result, PROTO_KEY_PREVIOUS, &prev))
 			snprintf(was, sizeof(was), " (was %s)",
 				 json_object_get_boolean(prev) ? "enabled" : "disabled");
-		printf("Tracker %s: %s%s, runtime only (not saved).\n",
-		       tracker ? json_object_get_string(tracker) : "?", now, was);
+		printf("Tracker %s: %s%s%s\n", tracker ? json_object_get_string(tracker) : "?", now,
+		       was, saved);
 		return EXIT_OK;
 	}
 	ns_text(now, sizeof(now), result, file, strcmp(file, PROTO_KEY_TIMEOUT_NS) == 0);
@@ -385,9 +400,8 @@ static int print_tracker_set(struct json_object *result, const char *file)
 			strcmp(file, PROTO_KEY_TIMEOUT_NS) == 0);
 		snprintf(was, sizeof(was), " (was %s)", p);
 	}
-	printf("Tracker %s: %s %s%s, runtime only (not saved).\n",
-	       tracker ? json_object_get_string(tracker) : "?",
-	       strcmp(file, PROTO_KEY_TIMEOUT_NS) == 0 ? "timeout" : "threshold", now, was);
+	printf("Tracker %s: %s %s%s%s\n", tracker ? json_object_get_string(tracker) : "?",
+	       strcmp(file, PROTO_KEY_TIMEOUT_NS) == 0 ? "timeout" : "threshold", now, was, saved);
 	return EXIT_OK;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * "config": the configuration latencyd runs with (defaults, the file, the command line), as
- * the file spells it, and where it came from. "reload": what SIGHUP does, with the file's
+ * the file spells it, and where it came from: the file, the saved-settings file (1.3: each
+ * setting's FILE:LINE in "origins"). "reload": what SIGHUP does, with the file's
  * problems in the error when it is refused (the running configuration stays).
  */
 #include <errno.h>
@@ -33,6 +34,10 @@ int cmd_config(struct manager *m, const struct control_peer *peer, struct json_o
 	r = 0;
 	result_add_string(o, PROTO_KEY_SOURCE, m->conf->source ?: "", &r);
 	result_add(o, PROTO_KEY_SETTINGS, settings, &r);
+	result_add(o, PROTO_KEY_ORIGINS, conf_origins_json(m->conf), &r);
+	result_add_string(o, PROTO_KEY_SAVED_FILE, m->conf->saved_source ?: "", &r);
+	if (m->conf->saved_problem)
+		result_add_string(o, PROTO_KEY_SAVED_PROBLEM, m->conf->saved_problem, &r);
 	return result_done(o, r, result);
 }
 
@@ -68,5 +73,7 @@ int cmd_reload(struct manager *m, const struct control_peer *peer, struct json_o
 	r = 0;
 	result_add_string(o, PROTO_KEY_SOURCE, m->conf->source ?: "", &r);
 	result_add_bool(o, PROTO_KEY_RELOADED, true, &r);
+	if (m->conf->saved_problem)
+		result_add_string(o, PROTO_KEY_SAVED_PROBLEM, m->conf->saved_problem, &r);
 	return result_done(o, r, result);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* "enable": writes 1 to a tracker's enabled file, runtime only; see cmd_set_threshold.c. */
+/* "enable": writes 1 to a tracker's enabled file, runtime only unless saved; see cmd_set_threshold.c. */
 #include "latencyd.h"
 
 int cmd_enable(struct manager *m, const struct control_peer *peer, struct json_object *args,

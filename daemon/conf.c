@@ -36,6 +36,7 @@ enum conf_type {
 	CONF_STRING,	   /* char *, anything (may be "") */
 	CONF_NAME,	   /* char *: non-empty, no '/', no whitespace */
 	CONF_PATH,	   /* char *: absolute path */
+	CONF_PATH_OFF,	   /* char *: "" (off) or an absolute path */
 	CONF_URL,	   /* char *: "" or an LTTng network URL (net://, net6://, tcp://) */
 	CONF_BOOL,	   /* bool */
 	CONF_UINT,	   /* uint64_t in [min, max] */
@@ -74,7 +75,8 @@ struct conf_key {
 static bool is_string(enum conf_type t)
 {
 	return t == CONF_SOCKET_PATH || t == CONF_GROUP || t == CONF_STRING || t == CONF_NAME ||
-	       t == CONF_PATH || t == CONF_URL || t == CONF_COMM || t == CONF_CGROUP;
+	       t == CONF_PATH || t == CONF_PATH_OFF || t == CONF_URL || t == CONF_COMM ||
+	       t == CONF_CGROUP;
 }
 
 /* 0 is also allowed, for "off" or "the module's default". */
@@ -119,6 +121,9 @@ static const struct conf_key keys[] = {
 	 offsetof(struct conf, control.admin_gid), "", 0, 0},
 	{"control.read_group", CONF_GROUP, offsetof(struct conf, control.read_group),
 	 offsetof(struct conf, control.read_gid), "", 0, 0},
+	{"control.save_file", CONF_PATH_OFF, OFF(control.save_file), 0, CONF_SAVE_FILE_DEFAULT, 0,
+	 0},
+	{"control.max_clients", CONF_UINT, OFF(control.max_clients), 0, "64", 1, 1024},
 	{"log.level", CONF_LOG_LEVEL, offsetof(struct conf, log.level), 0, "info", 0, 0},
 
 	{"module.load", CONF_BOOL, OFF(module.load), 0, "true", 0, 0},
@@ -180,33 +185,53 @@ const char *const tracker_names[TRACKER_COUNT] = {
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
+#define SAVED_FILE_MAX (1024 * 1024) /* a saved-settings file holds a few hundred bytes */
+
 struct loader {
 	struct conf *conf;
 	struct conf_diag *diag;
 	unsigned errors;
+	bool saved;		      /* the saved-settings file: trackers.* only */
+	struct conf_entries *collect; /* saved settings found, as text */
 };
 
-__attribute__((format(printf, 2, 3))) static void diag_add(struct loader *l, const char *fmt, ...)
+__attribute__((format(printf, 2, 0))) static void diag_vline(struct conf_diag *diag,
+							     const char *fmt, va_list ap)
 {
-	va_list ap;
 	char *line = NULL, **lines;
 
-	l->errors++;
-	if (!l->diag)
+	if (!diag)
 		return;
-	va_start(ap, fmt);
 	if (vasprintf(&line, fmt, ap) < 0)
-		line = NULL;
-	va_end(ap);
-	if (!line)
 		return;
-	lines = realloc(l->diag->lines, (l->diag->n + 1) * sizeof(*lines));
+	lines = realloc(diag->lines, (diag->n + 1) * sizeof(*lines));
 	if (!lines) {
 		free(line);
 		return;
 	}
-	lines[l->diag->n++] = line;
-	l->diag->lines = lines;
+	lines[diag->n++] = line;
+	diag->lines = lines;
+}
+
+__attribute__((format(printf, 2, 3))) static void diag_add(struct loader *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	l->errors++;
+	va_start(ap, fmt);
+	diag_vline(l->diag, fmt, ap);
+	va_end(ap);
+}
+
+/* A problem that does not make the configuration invalid (the saved file is ignored). */
+__attribute__((format(printf, 2, 3))) static void diag_warn(struct conf_diag *diag, const char *fmt,
+							    ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vline(diag, fmt, ap);
+	va_end(ap);
 }
 
 void conf_diag_clear(struct conf_diag *diag)
@@ -479,6 +504,10 @@ static int set_value(struct conf *c, const struct conf_key *k, const char *value
 			return -EINVAL;
 		}
 		return set_string((char **)(base + k->offset), value);
+	case CONF_PATH_OFF:
+		if (!value[0])
+			return set_string((char **)(base + k->offset), value);
+		/* fall through */
 	case CONF_PATH:
 		if (value[0] != '/' || strlen(value) >= PATH_MAX) {
 			snprintf(why, whylen, "must be an absolute path");
@@ -576,8 +605,22 @@ void conf_free(struct conf *c)
 		else if (keys[i].type == CONF_EVENTS || keys[i].type == CONF_OVERRIDES)
 			conf_strv_free(*(char ***)field);
 	}
+	for (size_t i = 0; c->origins && i < N_KEYS; i++)
+		free(c->origins[i]);
+	free(c->origins);
 	free(c->source);
+	free(c->saved_source);
+	free(c->saved_problem);
 	free(c);
+}
+
+static int set_origin(struct conf *c, const struct conf_key *k, const char *origin)
+{
+	char **slot = &c->origins[k - keys];
+
+	free(*slot);
+	*slot = origin ? strdup(origin) : NULL;
+	return !origin || *slot ? 0 : -ENOMEM;
 }
 
 int conf_new_defaults(struct conf **ret)
@@ -590,6 +633,11 @@ int conf_new_defaults(struct conf **ret)
 	if (!c)
 		return -ENOMEM;
 	c->control.admin_gid = c->control.read_gid = GID_INVALID;
+	c->origins = calloc(N_KEYS, sizeof(*c->origins));
+	if (!c->origins) {
+		free(c);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < N_KEYS; i++) {
 		r = set_value(c, &keys[i], keys[i].def, why, sizeof(why));
 		if (r < 0) {
@@ -675,6 +723,38 @@ static char *setting_text(config_setting_t *s, enum conf_kind kind, char *why, s
 	return text;
 }
 
+/* Where a setting was found: kept for "latencyctl config", and as a saved entry. */
+static void found(struct loader *l, const struct conf_key *k, const char *text, const char *file,
+		  unsigned line)
+{
+	struct conf_entry *v;
+	char origin[PATH_MAX + 16];
+
+	snprintf(origin, sizeof(origin), "%s:%u", file, line);
+	if (set_origin(l->conf, k, origin) < 0)
+		l->errors++;
+	if (!l->collect)
+		return;
+	v = realloc(l->collect->v, (l->collect->n + 1) * sizeof(*v));
+	if (!v) {
+		l->errors++;
+		return;
+	}
+	l->collect->v = v;
+	v += l->collect->n;
+	v->key = strdup(k->name);
+	v->value = strdup(text);
+	v->line = line;
+	l->collect->n++;
+	if (!v->key || !v->value)
+		l->errors++;
+}
+
+static bool in_trackers(const char *name)
+{
+	return strcmp(name, "trackers") == 0 || strncmp(name, "trackers.", 9) == 0;
+}
+
 static void walk(struct loader *l, config_setting_t *group, const char *prefix, const char *file)
 {
 	for (int i = 0; i < config_setting_length(group); i++) {
@@ -686,6 +766,11 @@ static void walk(struct loader *l, config_setting_t *group, const char *prefix, 
 
 		snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "." : "",
 			 config_setting_name(s) ?: "?");
+		if (l->saved && !in_trackers(name)) {
+			diag_add(l, "%s:%u: %s: only trackers settings are saved here", sfile, line,
+				 name);
+			continue;
+		}
 		k = find_key(name);
 		if (!k && is_section(name)) {
 			if (config_setting_type(s) != CONFIG_TYPE_GROUP)
@@ -707,31 +792,116 @@ static void walk(struct loader *l, config_setting_t *group, const char *prefix, 
 		}
 		if (set_value(l->conf, k, text, why, sizeof(why)) < 0)
 			diag_add(l, "%s:%u: %s: %s", sfile, line, name, why);
+		else
+			found(l, k, text, sfile, line);
 		free(text);
 	}
+}
+
+static void parse_config(struct loader *l, config_t *cfg, int ok, const char *name)
+{
+	if (ok != CONFIG_TRUE) {
+		if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
+			diag_add(l, "%s: cannot read file", name);
+		else
+			diag_add(l, "%s:%d: %s", config_error_file(cfg) ?: name,
+				 config_error_line(cfg), config_error_text(cfg));
+	} else {
+		walk(l, config_root_setting(cfg), "", name);
+	}
+}
+
+#define INCLUDE_DEPTH_MAX 10 /* libconfig's own limit */
+
+/*
+ * libconfig's scanner exit()s the whole process when an @include names a directory (its
+ * "input in flex scanner failed"), and would block on a FIFO: a reload must never do
+ * that to latencyd. Every @include line, and theirs in turn, must name a regular file; a
+ * missing one is left to libconfig, which reports it.
+ */
+static char *slurp(const char *path, size_t max);
+
+static void check_includes(struct loader *l, const char *path, unsigned depth)
+{
+	char *text, *line, *next, target[PATH_MAX];
+	unsigned nr = 0;
+	struct stat st;
+
+	if (depth > INCLUDE_DEPTH_MAX)
+		return;
+	text = slurp(path, SAVED_FILE_MAX * 16);
+	if (!text)
+		return; /* libconfig says why */
+	for (line = text; line && *line; line = next) {
+		const char *p = line, *end;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		nr++;
+		p += strspn(p, " \t");
+		if (strncmp(p, "@include", 8) != 0)
+			continue;
+		p += 8 + strspn(p + 8, " \t");
+		if (*p != '"' || !(end = strchr(p + 1, '"')))
+			continue;
+		snprintf(target, sizeof(target), "%.*s", (int)(end - p - 1), p + 1);
+		if (stat(target, &st) < 0)
+			continue;
+		if (!S_ISREG(st.st_mode))
+			diag_add(l, "%s:%u: @include \"%s\": not a regular file", path, nr, target);
+		else
+			check_includes(l, target, depth + 1);
+	}
+	free(text);
 }
 
 static void read_file(struct loader *l, const char *path)
 {
 	config_t cfg;
+	unsigned errors = l->errors;
 
+	check_includes(l, path, 0);
+	if (l->errors > errors)
+		return;
 	config_init(&cfg);
-	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
-		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
-			diag_add(l, "%s: cannot read file", path);
-		else
-			diag_add(l, "%s:%d: %s", config_error_file(&cfg) ?: path,
-				 config_error_line(&cfg), config_error_text(&cfg));
-	} else {
-		walk(l, config_root_setting(&cfg), "", path);
-	}
+	parse_config(l, &cfg, config_read_file(&cfg, path), path);
 	config_destroy(&cfg);
+}
+
+/* Text from elsewhere than the file latencyd was told to read: no @include may escape it. */
+static void read_string(struct loader *l, const char *text, const char *name)
+{
+	config_t cfg;
+
+	if (strcasestr(text, "@include")) {
+		diag_add(l, "%s: @include is not allowed here", name);
+		return;
+	}
+	config_init(&cfg);
+	parse_config(l, &cfg, config_read_string(&cfg, text), name);
+	config_destroy(&cfg);
+}
+
+int conf_parse_string(struct conf *c, const char *text, const char *name, bool saved,
+		      struct conf_diag *diag)
+{
+	struct loader l = {.conf = c, .diag = diag, .saved = saved};
+
+	read_string(&l, text, name);
+	return l.errors ? -EINVAL : 0;
 }
 
 /* Applies one setting from outside a file (command-line overrides). */
 int conf_set(struct conf *c, const char *key, const char *value, struct conf_diag *diag)
 {
-	struct loader l = {c, diag, 0};
+	return conf_set_from(c, key, value, NULL, diag);
+}
+
+int conf_set_from(struct conf *c, const char *key, const char *value, const char *origin,
+		  struct conf_diag *diag)
+{
+	struct loader l = {c, diag, 0, false, NULL};
 	const struct conf_key *k = find_key(key);
 	char why[256];
 	int r;
@@ -741,14 +911,138 @@ int conf_set(struct conf *c, const char *key, const char *value, struct conf_dia
 		return -ENOENT;
 	}
 	r = set_value(c, k, value, why, sizeof(why));
-	if (r < 0)
+	if (r < 0) {
 		diag_add(&l, "%s: %s", key, why);
+		return r;
+	}
+	return set_origin(c, k, origin);
+}
+
+int conf_move_origin(struct conf *c, const char *key, const char *file, const char *origin)
+{
+	const struct conf_key *k = find_key(key);
+	const char *now = k ? c->origins[k - keys] : NULL;
+	size_t len = strlen(file);
+
+	if (!now || strncmp(now, file, len) != 0 || now[len] != ':')
+		return 0;
+	return set_origin(c, k, origin);
+}
+
+void conf_entries_clear(struct conf_entries *e)
+{
+	for (size_t i = 0; e && i < e->n; i++) {
+		free(e->v[i].key);
+		free(e->v[i].value);
+	}
+	if (e) {
+		free(e->v);
+		e->v = NULL;
+		e->n = 0;
+	}
+}
+
+/* The whole file in memory (it is small): NULL and errno set on failure. */
+static char *slurp(const char *path, size_t max)
+{
+	FILE *f = fopen(path, "re");
+	char *buf;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	buf = malloc(max + 1);
+	n = buf ? fread(buf, 1, max + 1, f) : 0;
+	if (buf && (ferror(f) || n > max)) {
+		free(buf);
+		buf = NULL;
+		errno = n > max ? EFBIG : EIO;
+	} else if (buf) {
+		buf[n] = 0;
+	}
+	fclose(f);
+	return buf;
+}
+
+int conf_read_saved(const char *path, struct conf_entries *ret, struct conf_diag *diag)
+{
+	struct loader l = {.diag = diag, .saved = true, .collect = ret};
+	char *text;
+	int r;
+
+	ret->v = NULL;
+	ret->n = 0;
+	text = slurp(path, SAVED_FILE_MAX);
+	if (!text) {
+		if (errno == ENOENT)
+			return 0;
+		diag_add(&l, "%s: %s", path, strerror(errno));
+		return -EINVAL;
+	}
+	/* Checked on defaults: every setting on its own, as conf_load applies them. */
+	r = conf_new_defaults(&l.conf);
+	if (r < 0) {
+		free(text);
+		return r;
+	}
+	if (memchr(text, 0, strlen(text) + 1) != text + strlen(text))
+		diag_add(&l, "%s: not a text file", path);
+	else
+		read_string(&l, text, path);
+	free(text);
+	conf_free(l.conf);
+	if (l.errors) {
+		conf_entries_clear(ret);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The saved-settings file over the configuration: all or nothing. A file with a problem
+ * is reported (each problem, then what latencyd does about it) and ignored, so that a
+ * damaged file never keeps latencyd from starting with its real configuration.
+ */
+static int apply_saved(struct loader *l)
+{
+	const char *path = l->conf->control.save_file;
+	struct conf_diag problems = {0};
+	struct conf_entries e = {0};
+	char origin[PATH_MAX + 16];
+	int r;
+
+	if (!path[0])
+		return 0;
+	r = conf_read_saved(path, &e, &problems);
+	if (r < 0) {
+		for (size_t i = 0; i < problems.n; i++)
+			diag_warn(l->diag, "%s", problems.lines[i]);
+		diag_warn(l->diag,
+			  "%s: ignored: none of its saved settings apply, latencyd runs with %s "
+			  "alone (fix or remove the file, then reload)",
+			  path, l->conf->source ?: "the built-in defaults");
+		r = problems.n ? set_string(&l->conf->saved_problem, problems.lines[0])
+			       : set_string(&l->conf->saved_problem, path);
+		conf_diag_clear(&problems);
+		return r;
+	}
+	if (access(path, F_OK) == 0 && (r = set_string(&l->conf->saved_source, path)) < 0)
+		goto out;
+	for (size_t i = 0; i < e.n; i++) {
+		snprintf(origin, sizeof(origin), "%s:%u", path, e.v[i].line);
+		r = conf_set_from(l->conf, e.v[i].key, e.v[i].value, origin, l->diag);
+		if (r < 0)
+			goto out;
+	}
+	r = 0;
+out:
+	conf_entries_clear(&e);
 	return r;
 }
 
 int conf_load(const struct conf_source *src, struct conf **ret, struct conf_diag *diag)
 {
-	struct loader l = {NULL, diag, 0};
+	struct loader l = {NULL, diag, 0, false, NULL};
 	struct stat st;
 	int r;
 
@@ -767,8 +1061,11 @@ int conf_load(const struct conf_source *src, struct conf **ret, struct conf_diag
 		if (set_string(&l.conf->source, src->path) < 0)
 			l.errors++;
 	}
-
-	if (src->socket && conf_set(l.conf, "control.socket", src->socket, diag) < 0)
+	/* Precedence: defaults, the file, the saved settings, the command line. */
+	if (l.errors == 0 && apply_saved(&l) < 0)
+		l.errors++;
+	if (src->socket &&
+	    conf_set_from(l.conf, "control.socket", src->socket, "--socket", diag) < 0)
 		l.errors++;
 	if (src->debug)
 		l.conf->log.level = LOG_DEBUG;
@@ -827,9 +1124,8 @@ static struct json_object *value_json(const struct conf *c, const struct conf_ke
 		return json_object_new_double(*(const double *)base);
 	case CONF_DURATION:
 	case CONF_DURATION_OFF:
-		if (*(const uint64_t *)base == 0)
-			return json_object_new_string("0");
-		proto_duration_format(buf, sizeof(buf), *(const uint64_t *)base);
+		/* Exact, as the file would need it: "1234567ns" rather than "1.235ms". */
+		saved_duration_text(buf, sizeof(buf), *(const uint64_t *)base, true);
 		return json_object_new_string(buf);
 	case CONF_LOG_LEVEL:
 		return json_object_new_string(log_level_to_string(*(const int *)base));
@@ -846,6 +1142,68 @@ static struct json_object *value_json(const struct conf *c, const struct conf_ke
 		break;
 	}
 	return is_string(k->type) ? json_object_new_string(*(char *const *)base ?: "") : NULL;
+}
+
+/* The libconfig spelling of a value of this setting, for the saved-settings file. */
+int conf_literal(const char *key, const char *value, char **ret)
+{
+	const struct conf_key *k = find_key(key);
+	size_t len = 2;
+	char *out, *p;
+
+	if (!k)
+		return -ENOENT;
+	switch (kind_of(k->type)) {
+	case KIND_BOOL:
+	case KIND_INT:
+	case KIND_NUMBER:
+		/* libconfig wants the L suffix from 2^31 up. */
+		if (asprintf(ret, "%s%s", value,
+			     kind_of(k->type) == KIND_INT && strtoull(value, NULL, 10) > INT32_MAX
+				     ? "L"
+				     : "") < 0)
+			return -ENOMEM;
+		return 0;
+	case KIND_LIST:
+		return -EINVAL;
+	case KIND_STRING:
+	case KIND_DURATION:
+		break;
+	}
+	for (const char *c = value; *c; c++)
+		len += (unsigned char)*c < 0x20 ? 4 : *c == '"' || *c == '\\' ? 2 : 1;
+	out = p = malloc(len + 1);
+	if (!out)
+		return -ENOMEM;
+	*p++ = '"';
+	for (const char *c = value; *c; c++) {
+		if ((unsigned char)*c < 0x20)
+			p += sprintf(p, "\\x%02x", (unsigned char)*c);
+		else if (*c == '"' || *c == '\\')
+			p += sprintf(p, "\\%c", *c);
+		else
+			*p++ = *c;
+	}
+	*p++ = '"';
+	*p = 0;
+	*ret = out;
+	return 0;
+}
+
+struct json_object *conf_origins_json(const struct conf *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (size_t i = 0; o && i < N_KEYS; i++) {
+		if (!c->origins[i])
+			continue;
+		if (json_object_object_add(o, keys[i].name, json_object_new_string(c->origins[i])) <
+		    0) {
+			json_object_put(o);
+			return NULL;
+		}
+	}
+	return o;
 }
 
 struct json_object *conf_to_json(const struct conf *c)

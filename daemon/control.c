@@ -6,7 +6,9 @@
  * the read group (else the admin group) so that their members can connect.
  *
  * Clients: credentials at accept time; non-blocking reads into a bounded frame decoder; a
- * hello must come first, within a timeout; requests are answered in order. A client whose
+ * hello must come first, within a timeout; requests are answered in order. A frame begun
+ * must end within frame_timeout of the previous one's end: a client that sends half a
+ * request and stalls is closed (an idle client, a watcher, may stay). A client whose
  * unread replies pass output_high is not read until it catches up; one whose unread output
  * passes output_max is dropped. Clients beyond clients_max get a "busy" error and go.
  */
@@ -31,6 +33,7 @@ static const struct control_limits default_limits = {
 	.output_high = PROTO_FRAME_MAX,
 	.output_max = 16 * PROTO_FRAME_MAX,
 	.handshake_timeout_usec = 10 * USEC_PER_SEC,
+	.frame_timeout_usec = 10 * USEC_PER_SEC,
 };
 
 struct client {
@@ -40,6 +43,7 @@ struct client {
 	sd_event_source *io, *timer;
 	struct control_peer peer;
 	struct proto_decoder dec;
+	sd_event_source *frame_timer; /* armed while a partial frame waits for its end */
 	struct proto_buf out;
 	struct dispatch_state state;
 	bool eof, closing, dead;
@@ -135,6 +139,8 @@ static bool client_process(struct client *cl)
 		r = proto_decoder_next(&cl->dec, &msg);
 		if (r == 0)
 			break;
+		/* A frame ended: the next one's time starts now (client_update re-arms). */
+		cl->frame_timer = sd_event_source_disable_unref(cl->frame_timer);
 		if (r == -EMSGSIZE) {
 			log_info("client %u: %s, closing", cl->peer.id,
 				 proto_decoder_error(&cl->dec));
@@ -214,11 +220,39 @@ static void client_free(struct client *cl)
 	c->n_clients--;
 	sd_event_source_disable_unref(cl->io);
 	sd_event_source_disable_unref(cl->timer);
+	sd_event_source_disable_unref(cl->frame_timer);
 	close(cl->fd);
 	proto_decoder_done(&cl->dec);
 	peer_done(&cl->peer);
 	proto_buf_done(&cl->out);
 	free(cl);
+}
+
+static int on_frame_timeout(sd_event_source *s, uint64_t usec, void *userdata);
+
+/*
+ * While latencyd waits for the rest of a frame a client began, a timer runs; it stops when
+ * the frame ends or latencyd stops reading (backpressure is latencyd's wait, not the
+ * client's). Before the hello, the handshake timer covers the same case.
+ */
+static int frame_timer_update(struct client *cl, bool reading)
+{
+	struct control *c = cl->control;
+	int r;
+
+	if (!reading || !cl->state.hello_done || proto_decoder_pending(&cl->dec) == 0 ||
+	    !c->limits.frame_timeout_usec) {
+		cl->frame_timer = sd_event_source_disable_unref(cl->frame_timer);
+		return 0;
+	}
+	if (cl->frame_timer)
+		return 0;
+	r = sd_event_add_time_relative(c->m->event, &cl->frame_timer, CLOCK_MONOTONIC,
+				       c->limits.frame_timeout_usec, 0, on_frame_timeout, cl);
+	if (r < 0)
+		return log_warn_errno(r, "client %u: cannot arm the frame timer", cl->peer.id);
+	sd_event_source_set_description(cl->frame_timer, "control-client-frame");
+	return 0;
 }
 
 /* Called last by every client callback: frees a finished client or sets its poll events. */
@@ -234,7 +268,8 @@ static void client_update(struct client *cl)
 		events |= EPOLLIN;
 	if (out_pending(cl) > 0)
 		events |= EPOLLOUT;
-	if (sd_event_source_set_io_events(cl->io, events) < 0)
+	if (sd_event_source_set_io_events(cl->io, events) < 0 ||
+	    frame_timer_update(cl, events & EPOLLIN) < 0)
 		client_free(cl);
 }
 
@@ -267,6 +302,23 @@ static int on_handshake_timeout(sd_event_source *s, uint64_t usec, void *userdat
 	log_info("client %u: no hello within %llu ms, closing", cl->peer.id,
 		 (unsigned long long)cl->control->limits.handshake_timeout_usec / 1000);
 	proto_error_set(&err, PROTO_ERR_BAD_REQUEST, "handshake timeout");
+	send_error(cl, PROTO_ID_NONE, &err);
+	cl->closing = true;
+	client_flush(cl);
+	client_update(cl);
+	return 0;
+}
+
+static int on_frame_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct client *cl = userdata;
+	struct proto_error err;
+
+	log_info("client %u: a frame left unfinished for %llu ms, closing", cl->peer.id,
+		 (unsigned long long)cl->control->limits.frame_timeout_usec / 1000);
+	proto_error_set(&err, PROTO_ERR_BAD_REQUEST,
+			"frame timeout: %zu bytes without their end of line",
+			proto_decoder_pending(&cl->dec));
 	send_error(cl, PROTO_ID_NONE, &err);
 	cl->closing = true;
 	client_flush(cl);
@@ -397,6 +449,7 @@ int control_new(struct manager *m, struct control **ret)
 	c->m = m;
 	c->fd = -1;
 	c->limits = default_limits;
+	c->limits.clients_max = (unsigned)m->conf->control.max_clients;
 	*ret = c;
 	return 0;
 }
@@ -459,6 +512,7 @@ void control_reconfigure(struct control *c)
 			  cc->socket, c->path);
 	if (c->created)
 		sock_set_group(c->path, socket_gid(cc));
+	c->limits.clients_max = (unsigned)cc->max_clients;
 }
 
 void control_set_limits(struct control *c, const struct control_limits *l)

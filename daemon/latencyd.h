@@ -39,7 +39,9 @@ _Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 _Noreturn void fatalx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* conf.c: settings, their defaults and their checks, one table row each. */
-#define CONF_PATH_DEFAULT "/etc/latencyd.conf"
+#define CONF_PATH_DEFAULT      "/etc/latencyd.conf"
+/* Where latencyctl --save keeps settings (control.save_file); they override the file. */
+#define CONF_SAVE_FILE_DEFAULT "/var/lib/latencyd/saved.conf"
 
 /* The trackers latencyd configures, each in module latency_tracker_NAME. */
 enum tracker_id {
@@ -64,12 +66,17 @@ struct conf_tracker {
 };
 
 struct conf {
-	char *source; /* the file read, NULL when only defaults apply */
+	char *source;	     /* the file read, NULL when only defaults apply */
+	char *saved_source;  /* the saved-settings file applied, NULL when none */
+	char *saved_problem; /* why the saved-settings file was ignored, NULL when it was not */
+	char **origins;	     /* per setting: "FILE:LINE" that set it, NULL for the default */
 	struct conf_control {
 		char *socket;
-		char *admin_group; /* "" = none */
-		char *read_group;  /* "" = none */
-		gid_t admin_gid;   /* resolved at load; GID_INVALID when none */
+		char *save_file;      /* latencyctl --save writes here; "" = saving is off */
+		uint64_t max_clients; /* concurrent control clients */
+		char *admin_group;    /* "" = none */
+		char *read_group;     /* "" = none */
+		gid_t admin_gid;      /* resolved at load; GID_INVALID when none */
 		gid_t read_gid;
 	} control;
 	struct conf_log {
@@ -131,6 +138,35 @@ struct conf_diag {
 int conf_new_defaults(struct conf **ret);
 int conf_load(const struct conf_source *src, struct conf **ret, struct conf_diag *diag);
 int conf_set(struct conf *c, const char *key, const char *value, struct conf_diag *diag);
+/* conf_set() that also records where the value came from ("FILE:LINE"). */
+int conf_set_from(struct conf *c, const char *key, const char *value, const char *origin,
+		  struct conf_diag *diag);
+/* If key's value came from file FILE, says it now comes from origin (a line moved). */
+int conf_move_origin(struct conf *c, const char *key, const char *file, const char *origin);
+/*
+ * Parses TEXT (a whole file's content, NAME for messages) into c over what c holds. With
+ * saved, only trackers.* settings are allowed (the saved-settings file). Returns -EINVAL
+ * when diag got errors. No @include is followed and no other file is read.
+ */
+int conf_parse_string(struct conf *c, const char *text, const char *name, bool saved,
+		      struct conf_diag *diag);
+/* One trackers.* setting of the saved-settings file, as text (the form conf_set takes). */
+struct conf_entry {
+	char *key;
+	char *value;
+	unsigned line;
+};
+struct conf_entries {
+	struct conf_entry *v;
+	size_t n;
+};
+/* Reads and checks the saved-settings file: 0 (a missing file is empty) or -EINVAL. */
+int conf_read_saved(const char *path, struct conf_entries *ret, struct conf_diag *diag);
+void conf_entries_clear(struct conf_entries *e);
+/* The libconfig literal of value for key: a quoted, escaped string, or bare. */
+int conf_literal(const char *key, const char *value, char **ret);
+/* {"group.setting": "FILE:LINE"} for the settings not at their default. */
+struct json_object *conf_origins_json(const struct conf *c);
 void conf_free(struct conf *c);
 void conf_diag_clear(struct conf_diag *diag);
 void conf_strv_free(char **v);
@@ -196,6 +232,7 @@ struct control_limits {
 	size_t output_high; /* stop reading a client's requests above this */
 	size_t output_max;  /* drop a client whose unread output exceeds this */
 	uint64_t handshake_timeout_usec;
+	uint64_t frame_timeout_usec; /* to finish a frame begun after the hello; 0 = none */
 };
 
 struct control;
@@ -281,6 +318,19 @@ void trackers_apply(struct manager *m, const struct conf *old);
 /* cgroup.c: "" , a cgroup v2 path (relative to /sys/fs/cgroup or absolute) or an id. */
 int cgroup_spec_check(const char *spec);
 int cgroup_resolve(const char *spec, uint64_t *id, char *why, size_t whylen);
+/* saved.c: latencyctl --save, the saved-settings file (control.save_file), kept atomically. */
+struct saved_change {
+	char key[96];	   /* "trackers.NAME.SETTING" */
+	const char *value; /* as the configuration file spells it, unquoted */
+};
+/* Before the change: can it be saved? (bad-argument, refused) */
+int saved_check(struct manager *m, const struct saved_change *ch, size_t n,
+		struct proto_error *err);
+/* After the change: merges it into the file and the running configuration. */
+int saved_store(struct manager *m, const struct saved_change *ch, size_t n,
+		struct proto_error *err);
+/* A duration as the file spells it, exactly ("1.5ms", "1234567ns", "0" when zero_off). */
+void saved_duration_text(char *buf, size_t size, uint64_t ns, bool zero_off);
 /* cmd_set_threshold.c: args {tracker, FILE} (or {tracker} with a fixed value) to sysfs. */
 int tracker_set(struct manager *m, struct json_object *args, const char *file, uint64_t fixed,
 		bool has_fixed, struct json_object **result, struct proto_error *err);

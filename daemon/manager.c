@@ -203,9 +203,10 @@ int manager_reload(struct manager *m, struct conf_diag *out)
 
 	sd_notify(0, "RELOADING=1\nSTATUS=Reloading the configuration");
 	r = conf_load(&src, &conf, &diag);
+	/* Also when it worked: a damaged saved-settings file is ignored with warnings. */
+	for (size_t i = 0; i < diag.n; i++)
+		log_warnx("%s", diag.lines[i]);
 	if (r < 0) {
-		for (size_t i = 0; i < diag.n; i++)
-			log_warnx("%s", diag.lines[i]);
 		log_warnx("reload failed, keeping the current configuration");
 	} else {
 		struct conf *old = m->conf;

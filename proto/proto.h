@@ -34,9 +34,14 @@ struct json_tokener;
  *        unsupported-version, busy; event shape (no event is sent yet).
  *   1.1  commands trackers, set-threshold, set-timeout, enable, disable; error codes
  *        not-found, refused.
+ *   1.2  commands filter, list-snapshots, show-snapshot, delete-snapshot, watch, record,
+ *        config, reload; events snapshot, suppressed, lost.
+ *   1.3  argument "save" of set-threshold, set-timeout, enable, disable, filter (result
+ *        "saved_file"); config results "origins", "saved_file", "saved_problem"; reload
+ *        result "saved_problem".
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 2
+#define PROTO_REVISION 3
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -127,14 +132,18 @@ struct json_tokener;
 #define PROTO_KEY_LOST		       "lost"
 
 /* Arguments and results of trackers, set-threshold, set-timeout, enable, disable. */
-#define PROTO_KEY_TRACKER      "tracker"
-#define PROTO_KEY_TRACKERS     "trackers"
-#define PROTO_KEY_ENABLED      "enabled"
-#define PROTO_KEY_THRESHOLD_NS "threshold_ns"
-#define PROTO_KEY_TIMEOUT_NS   "timeout_ns"
-#define PROTO_KEY_STATS	       "stats"
-#define PROTO_KEY_PREVIOUS     "previous"
-#define PROTO_KEY_SAVED	       "saved"
+#define PROTO_KEY_TRACKER	"tracker"
+#define PROTO_KEY_TRACKERS	"trackers"
+#define PROTO_KEY_ENABLED	"enabled"
+#define PROTO_KEY_THRESHOLD_NS	"threshold_ns"
+#define PROTO_KEY_TIMEOUT_NS	"timeout_ns"
+#define PROTO_KEY_STATS		"stats"
+#define PROTO_KEY_PREVIOUS	"previous"
+#define PROTO_KEY_SAVED		"saved"
+#define PROTO_KEY_SAVE		"save"		/* 1.3: persist the change */
+#define PROTO_KEY_SAVED_FILE	"saved_file"	/* 1.3: where it was saved */
+#define PROTO_KEY_ORIGINS	"origins"	/* 1.3: config: where each setting came from */
+#define PROTO_KEY_SAVED_PROBLEM "saved_problem" /* 1.3: why the saved file was ignored */
 
 /* list-snapshots, show-snapshot, delete-snapshot (1.2) */
 #define PROTO_KEY_SINCE	       "since"

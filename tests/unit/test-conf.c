@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "flight.h"
 #include "latencyd.h"
@@ -358,6 +361,151 @@ static void test_overrides(void)
 	conf_diag_clear(&diag);
 }
 
+/* The saved-settings file: read after the file, overriding it, all or nothing. */
+static void test_saved(void)
+{
+	struct conf_source src = {0};
+	struct conf_diag diag = {0};
+	struct conf_entries e = {0};
+	char main_path[PATH_MAX], saved[PATH_MAX], text[PATH_MAX + 256], origin[PATH_MAX + 16];
+	struct conf *c = NULL;
+
+	snprintf(saved, sizeof(saved), "%s/saved.conf", dir);
+	snprintf(text, sizeof(text),
+		 "control: { save_file = \"%s\"; };\n"
+		 "trackers: { wakeup: { threshold = \"5ms\"; timeout = \"1s\"; }; };\n",
+		 saved);
+	snprintf(main_path, sizeof(main_path), "%s", write_file("main.conf", text));
+	src.path = main_path;
+
+	/* No saved file yet: the file alone, nothing saved. */
+	ASSERT_EQ(conf_read_saved(saved, &e, &diag), 0);
+	ASSERT_EQ(e.n, 0);
+	ASSERT_EQ(conf_load(&src, &c, &diag), 0);
+	ASSERT_EQ(diag.n, 0);
+	ASSERT_TRUE(c->saved_source == NULL && c->saved_problem == NULL);
+	ASSERT_EQ(c->trackers[TRACKER_WAKEUP].threshold_ns, 5000000);
+	conf_free(c);
+
+	write_file("saved.conf",
+		   "# saved\ntrackers: {\n\twakeup: {\n\t\tthreshold = \"1234567ns\";\n"
+		   "\t\tfilter_comm = \"a \\\"b\\\\\";\n\t};\n};\n");
+	ASSERT_EQ(conf_read_saved(saved, &e, &diag), 0);
+	ASSERT_EQ(e.n, 2);
+	ASSERT_STREQ(e.v[0].key, "trackers.wakeup.threshold");
+	ASSERT_STREQ(e.v[0].value, "1234567ns");
+	ASSERT_EQ(e.v[0].line, 4);
+	ASSERT_STREQ(e.v[1].value, "a \"b\\");
+	conf_entries_clear(&e);
+	ASSERT_EQ(conf_load(&src, &c, &diag), 0);
+	ASSERT_EQ(diag.n, 0);
+	ASSERT_STREQ(c->saved_source, saved);
+	ASSERT_EQ(c->trackers[TRACKER_WAKEUP].threshold_ns, 1234567); /* the saved one wins */
+	ASSERT_EQ(c->trackers[TRACKER_WAKEUP].timeout_ns, 1000000000);
+	ASSERT_STREQ(c->trackers[TRACKER_WAKEUP].filter_comm, "a \"b\\");
+	{
+		struct json_object *o = conf_origins_json(c), *v;
+
+		snprintf(origin, sizeof(origin), "%s:4", saved);
+		ASSERT_TRUE(json_object_object_get_ex(o, "trackers.wakeup.threshold", &v));
+		ASSERT_STREQ(json_object_get_string(v), origin);
+		snprintf(origin, sizeof(origin), "%s:2", main_path);
+		ASSERT_TRUE(json_object_object_get_ex(o, "trackers.wakeup.timeout", &v));
+		ASSERT_STREQ(json_object_get_string(v), origin);
+		ASSERT_TRUE(!json_object_object_get_ex(o, "trackers.offcpu.threshold", NULL));
+		json_object_put(o);
+	}
+	conf_free(c);
+
+	/* Damaged: every problem with its line, then one warning; the file alone applies. */
+	write_file("saved.conf", "trackers: { wakeup: { threshold = \"1\"; }; };\n"
+				 "control: { socket = \"/x\"; };\n");
+	ASSERT_EQ(conf_read_saved(saved, &e, &diag), -EINVAL);
+	ASSERT_EQ(e.n, 0);
+	conf_diag_clear(&diag);
+	ASSERT_EQ(conf_load(&src, &c, &diag), 0);
+	ASSERT_EQ(diag.n, 3);
+	snprintf(text, sizeof(text), "%s:1: trackers.wakeup.threshold: '1'", saved);
+	ASSERT_CONTAINS(diag.lines[0], text);
+	snprintf(text, sizeof(text), "%s:2: control: only trackers settings are saved here", saved);
+	ASSERT_CONTAINS(diag.lines[1], text);
+	ASSERT_CONTAINS(diag.lines[2], "ignored: none of its saved settings apply");
+	ASSERT_CONTAINS(diag.lines[2], main_path);
+	ASSERT_TRUE(c->saved_source == NULL && c->saved_problem != NULL);
+	ASSERT_EQ(c->trackers[TRACKER_WAKEUP].threshold_ns, 5000000);
+	conf_free(c);
+	conf_diag_clear(&diag);
+
+	/* Saving off: the file is not even read. */
+	snprintf(text, sizeof(text), "control: { save_file = \"\"; };\n");
+	src.path = write_file("main.conf", text);
+	ASSERT_EQ(conf_load(&src, &c, &diag), 0);
+	ASSERT_EQ(diag.n, 0);
+	ASSERT_TRUE(c->saved_problem == NULL);
+	conf_free(c);
+}
+
+/* libconfig exit()s on an @include of a directory: latencyd refuses the file instead. */
+static void test_include(void)
+{
+	struct conf_diag diag = {0};
+	char text[PATH_MAX + 64], inner[PATH_MAX], want[PATH_MAX + 64];
+	struct conf *c;
+
+	snprintf(text, sizeof(text), "# a directory\n@include \"%s\"\n", dir);
+	snprintf(inner, sizeof(inner), "%s", write_file("inner.conf", text));
+	snprintf(text, sizeof(text), "log: { level = \"info\"; };\n  @include \"%s\"\n", inner);
+	c = load(write_file("outer.conf", text), true, &diag);
+	ASSERT_TRUE(c == NULL);
+	snprintf(want, sizeof(want), "%s:2: @include \"%s\": not a regular file", inner, dir);
+	ASSERT_STREQ(diag.lines[0], want);
+	conf_diag_clear(&diag);
+
+	/* A regular file is included as before. */
+	write_file("inner.conf", "session: { enabled = false; };\n");
+	c = load(write_file("outer.conf", text), true, &diag);
+	ASSERT_TRUE(c && !c->session.enabled);
+	conf_free(c);
+	conf_diag_clear(&diag);
+}
+
+/* What --save writes is read back the same, whatever the characters. */
+static void test_literal(void)
+{
+	static const char *const comms[] = {"", "nginx", "a\"b", "back\\slash", "tab\there", "é"};
+	struct conf_diag diag = {0};
+	char text[256], *lit;
+	struct conf *c;
+
+	for (size_t i = 0; i < sizeof(comms) / sizeof(comms[0]); i++) {
+		ASSERT_EQ(conf_literal("trackers.irq.filter_comm", comms[i], &lit), 0);
+		snprintf(text, sizeof(text), "trackers: { irq: { filter_comm = %s; }; };", lit);
+		free(lit);
+		ASSERT_EQ(conf_new_defaults(&c), 0);
+		ASSERT_EQ(conf_parse_string(c, text, "literal", true, &diag), 0);
+		ASSERT_STREQ(c->trackers[TRACKER_IRQ].filter_comm, comms[i]);
+		conf_free(c);
+	}
+	ASSERT_EQ(conf_literal("trackers.irq.enabled", "true", &lit), 0);
+	ASSERT_STREQ(lit, "true");
+	free(lit);
+	ASSERT_EQ(conf_literal("trackers.irq.max_keys", "4096", &lit), 0);
+	ASSERT_STREQ(lit, "4096");
+	free(lit);
+	ASSERT_EQ(conf_literal("trackers.irq.threshold", "1.5ms", &lit), 0);
+	ASSERT_STREQ(lit, "\"1.5ms\"");
+	free(lit);
+	ASSERT_EQ(conf_literal("session.events", "a", &lit), -EINVAL);
+	ASSERT_EQ(conf_literal("no.such", "a", &lit), -ENOENT);
+
+	/* Text parsed from elsewhere never reaches another file. */
+	ASSERT_EQ(conf_new_defaults(&c), 0);
+	ASSERT_EQ(conf_parse_string(c, "@include \"/etc/passwd\"\n", "inc", false, &diag), -EINVAL);
+	ASSERT_CONTAINS(diag.lines[0], "inc: @include is not allowed here");
+	conf_free(c);
+	conf_diag_clear(&diag);
+}
+
 int main(void)
 {
 	char cmd[PATH_MAX];
@@ -369,6 +517,9 @@ int main(void)
 	RUN(test_overrides);
 	RUN(test_trackers);
 	RUN(test_recorder);
+	RUN(test_saved);
+	RUN(test_literal);
+	RUN(test_include);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : 1;
 }

@@ -1,0 +1,111 @@
+#!/bin/bash
+# The bash completion of latencyctl, sourced in plain bash: commands (every one that
+# latencyctl --help lists, so that the two stay in sync), options per command, and, from the
+# real latencyd (a fake sysfs for trackers, a userspace flight recorder run by lttng-env for
+# snapshots), tracker names and snapshot ids.
+# Usage: lttng-env test-completion.sh LATENCYD LATENCYCTL ALERT_WRITE COMPLETION_FILE
+set -u
+ALERT_WRITE=${3:?} COMPLETION=${4:?}
+. "$(dirname "$0")/lib.sh"
+[ -n "${LTTNG_HOME:-}" ] || { echo "SKIP: run me under lttng-env"; exit 77; }
+
+# shellcheck source=/dev/null
+. "$COMPLETION"
+complete -p latencyctl >/dev/null || fail "the file does not register a completion for latencyctl"
+
+# Completes the words given (the last one is being typed) as bash would after TAB.
+comp() {
+	COMP_WORDS=("$LATENCYCTL" "$@")
+	COMP_CWORD=$#
+	COMP_LINE="${COMP_WORDS[*]}"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	_latencyctl
+	printf '%s\n' "${COMPREPLY[@]}" | sort >"$T/comp"
+}
+expect_comp() {
+	local want
+	want=$(printf '%s\n' "$@" | sort)
+	[ "$(cat "$T/comp")" = "$want" ] ||
+		fail "completion of '${COMP_WORDS[*]:1}': got [$(tr '\n' ' ' <"$T/comp")], want [$*]"
+}
+
+# Every command of --help, and nothing else, from the command list of --help itself.
+commands=$("$LATENCYCTL" --help | sed -n '/^Commands:/,/^$/p' | grep -E '^  [a-z]' | awk '{print $1}' | sort)
+[ "$(echo "$commands" | wc -l)" -ge 15 ] || fail "cannot read the commands of --help"
+comp ""
+[ "$(cat "$T/comp")" = "$commands" ] ||
+	fail "commands completed differ from latencyctl --help: $(diff <(echo "$commands") "$T/comp")"
+for c in $commands; do
+	comp "$c" --
+	grep -qx -- --help "$T/comp" || fail "$c: --help not completed"
+	for o in $("$LATENCYCTL" "$c" --help | head -n 1 | grep -o -- '--[a-z][a-z-]*'); do
+		grep -qx -- "$o" "$T/comp" || fail "$c: option $o of its usage not completed"
+	done
+done
+comp st
+expect_comp status
+comp set-t
+expect_comp set-threshold set-timeout
+comp -
+expect_comp --socket --json --timeout --help --version
+comp --json set-threshold --
+expect_comp --help --save
+comp filter wakeup --c
+expect_comp --cgroup --clear --comm
+comp help s
+expect_comp set-threshold set-timeout show-snapshot status
+comp -s "$T/none.sock" enable ""
+expect_comp
+pass "commands (all of --help), options per command; nothing from a daemon that is not there"
+
+# The real latencyd: tracker names from the fake sysfs, snapshot ids from its catalog.
+S=$T/sys/kernel/latency_tracker
+for t in wakeup offcpu; do
+	mkdir -p "$S/$t/stats"
+	for f in enabled threshold_ns timeout_ns filter_comm filter_cgroup_id filter_tgid filter_tid; do
+		echo 0 >"$S/$t/$f"
+	done
+done
+echo 1.0 >"$S/abi_version"
+SOCK=$T/ctl.sock
+mkfifo "$T/alerts"
+write_conf <<CONF
+control: { socket = "$SOCK"; save_file = ""; };
+module: { load = false; notify_path = "$T/alerts"; };
+session: { name = "latencyd-comp"; domain = "userspace"; subbuf_size = 4096; num_subbuf = 4;
+	   events = [ "lttng_ust_tracef:*" ]; };
+output: { directory = "$T/snapshots"; };
+ratelimit: { rate = 0; };
+catalog: { directory = "$T/catalog"; };
+realtime: { priority = 0; lock_memory = false; };
+CONF
+LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/latencyd.conf"
+snapshots() { [ "$("$LATENCYCTL" -s "$SOCK" --json list-snapshots | jq '.snapshots | length')" = "$1" ]; }
+for n in 1 2; do # one at a time: alerts close together share a snapshot
+	"$ALERT_WRITE" "$T/alerts" comp 1 || fail "alert-write"
+	wait_for 200 snapshots $n || fail "no snapshot $n: $("$LATENCYCTL" -s "$SOCK" list-snapshots 2>&1)"
+done
+ids=$("$LATENCYCTL" -s "$SOCK" --json list-snapshots | jq -r '.snapshots[].id')
+
+comp -s "$SOCK" enable ""
+expect_comp offcpu wakeup
+comp --socket "$SOCK" set-threshold w
+expect_comp wakeup
+comp -s "$SOCK" set-threshold wakeup ""
+expect_comp # DURATION: nothing to offer
+comp -s "$SOCK" filter --comm nginx ""
+expect_comp offcpu wakeup
+comp -s "$SOCK" list-snapshots --tracker ""
+expect_comp offcpu wakeup
+comp -s "$SOCK" show-snapshot ""
+# shellcheck disable=SC2086
+expect_comp $ids
+comp -s "$SOCK" delete-snapshot ""
+# shellcheck disable=SC2086
+expect_comp $ids
+comp -s "$SOCK" show-snapshot 1 ""
+expect_comp
+pass "tracker names and snapshot ids from latencyd"
+stop_daemon TERM
+expect_rc 0 "latencyd after SIGTERM"
