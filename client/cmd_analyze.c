@@ -17,14 +17,23 @@
 #include "analysis.h"
 #include "latencyctl.h"
 
-enum { OPT_BEGIN = 256, OPT_END, OPT_LIMIT, OPT_MI, OPT_META, OPT_TEST, OPT_PROGRESS, OPT_LAMI,
-       OPT_NO_TABLES };
+enum {
+	OPT_BEGIN = 256,
+	OPT_END,
+	OPT_LIMIT,
+	OPT_MI,
+	OPT_META,
+	OPT_TEST,
+	OPT_PROGRESS,
+	OPT_LAMI,
+	OPT_NO_TABLES
+};
 
 static void print_json(struct json_object *o, bool pretty)
 {
-	printf("%s\n", json_object_to_json_string_ext(o, (pretty ? JSON_C_TO_STRING_PRETTY
-								  : JSON_C_TO_STRING_PLAIN) |
-								 JSON_C_TO_STRING_NOSLASHESCAPE));
+	printf("%s\n", json_object_to_json_string_ext(
+			       o, (pretty ? JSON_C_TO_STRING_PRETTY : JSON_C_TO_STRING_PLAIN) |
+					  JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 }
 
@@ -107,8 +116,9 @@ int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char
 		case OPT_BEGIN:
 		case OPT_END:
 			if (parse_u64(optarg, &v) < 0) {
-				fprintf(stderr, "latencyctl: analyze: invalid --%s '%s': ns since "
-						"the epoch\n",
+				fprintf(stderr,
+					"latencyctl: analyze: invalid --%s '%s': ns since "
+					"the epoch\n",
 					c == OPT_BEGIN ? "begin" : "end", optarg);
 				return EXIT_USAGE;
 			}
@@ -118,7 +128,8 @@ int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char
 			if (strcmp(optarg, "unlimited") == 0) {
 				opt.limit = UINT32_MAX;
 			} else if (parse_u64(optarg, &v) < 0 || !v || v > UINT32_MAX) {
-				fprintf(stderr, "latencyctl: analyze: invalid --limit '%s'\n", optarg);
+				fprintf(stderr, "latencyctl: analyze: invalid --limit '%s'\n",
+					optarg);
 				return EXIT_USAGE;
 			} else {
 				opt.limit = (unsigned)v;
@@ -149,10 +160,12 @@ int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char
 			       "  --limit N|unlimited   rows per table (default %d)\n"
 			       "  --no-tables           only the alerts' causes\n"
 			       "  --lami                LAMI 1.0 results (as latencyctl-lami)\n"
-			       "  --mi-version, --metadata, --test-compatibility, --output-progress\n"
+			       "  --mi-version, --metadata, --test-compatibility, "
+			       "--output-progress\n"
 			       "                        LAMI 1.0, as Trace Compass calls them\n"
 			       "\nID is asked to latencyd; PATH (a snapshot directory) needs no "
-			       "daemon.\nExit status: 0 analysed (maybe partially: see \"partial\"), "
+			       "daemon.\nExit status: 0 analysed (maybe partially: see "
+			       "\"partial\"), "
 			       "1 nothing could be analysed.\n",
 			       cmd->name, cmd->args, cmd->summary, AN_LIMIT_DEFAULT);
 			return EXIT_OK;

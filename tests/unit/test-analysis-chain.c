@@ -23,8 +23,8 @@ static void ev(uint64_t ms, uint16_t cpu, uint16_t type, int32_t a, int32_t b, i
 	struct an_ev *e = an_vec_push(&r->log.ev);
 
 	ASSERT_TRUE(e);
-	*e = (struct an_ev){.ts = T0 + ms * MS, .cpu = cpu, .type = type, .a = a, .b = b,
-			    .d = (uint64_t)d};
+	*e = (struct an_ev){
+		.ts = T0 + ms * MS, .cpu = cpu, .type = type, .a = a, .b = b, .d = (uint64_t)d};
 	if (!r->log.first_ts)
 		r->log.first_ts = e->ts;
 	r->log.last_ts = e->ts;
@@ -63,28 +63,34 @@ static void build(void)
 	comm(HOG, "hog");
 	sys_read = sysname("read");
 	sys_nanosleep = sysname("nanosleep");
-	ev(0, 0, EV_SWITCH, 0, A, 0);	       /* A runs on CPU 0 */
-	ev(0, 1, EV_SWITCH, 0, B, 0);	       /* B runs on CPU 1 */
+	ev(0, 0, EV_SWITCH, 0, A, 0); /* A runs on CPU 0 */
+	ev(0, 1, EV_SWITCH, 0, B, 0); /* B runs on CPU 1 */
 	ev(1, 0, EV_SYS_ENTRY, sys_read, 0, 0);
-	ev(2, 0, EV_SWITCH, A, 0, 1);	       /* A blocks (S) in read */
+	ev(2, 0, EV_SWITCH, A, 0, 1); /* A blocks (S) in read */
 	ev(5, 1, EV_SYS_ENTRY, sys_nanosleep, 0, 0);
-	ev(6, 1, EV_SWITCH, B, 0, 1);	       /* B sleeps */
-	ev(10, 0, EV_SWITCH, 0, HOG, 0);       /* the hog takes CPU 0 */
+	ev(6, 1, EV_SWITCH, B, 0, 1);	 /* B sleeps */
+	ev(10, 0, EV_SWITCH, 0, HOG, 0); /* the hog takes CPU 0 */
 	ev(46, 1, EV_HRTIMER_ENTRY, 0, 0, 0);
-	ev(46, 1, EV_WAKING, B, 1, 0);	       /* a timer wakes B */
+	ev(46, 1, EV_WAKING, B, 1, 0); /* a timer wakes B */
 	ev(46, 1, EV_HRTIMER_EXIT, 0, 0, 0);
 	ev(47, 1, EV_SWITCH, 0, B, 0);
 	ev(47, 1, EV_SYS_EXIT, sys_nanosleep, 0, 0);
-	ev(48, 1, EV_WAKING, A, 0, 0);	       /* B's write wakes A, for CPU 0 */
+	ev(48, 1, EV_WAKING, A, 0, 0); /* B's write wakes A, for CPU 0 */
 	ev(49, 1, EV_IRQ_ENTRY, 11, 0, 0);
 	ev(49, 1, EV_IRQ_EXIT, 11, 0, 0);
-	ev(58, 0, EV_SWITCH, HOG, A, 0);       /* the hog lets A run at last */
+	ev(58, 0, EV_SWITCH, HOG, A, 0); /* the hog lets A run at last */
 	ev(58, 0, EV_SYS_EXIT, sys_read, 0, 1);
 	ev(60, 0, EV_ALERT, 0, 0, 0);
 	al = an_vec_push(&r->log.alerts);
 	ASSERT_TRUE(al);
-	*al = (struct an_alert){.ts = T0 + 60 * MS, .start = T0 + 2 * MS, .end = T0 + 58 * MS,
-				.delay = 56 * MS, .tid = A, .pid = A, .reason = 1, .seq = 7};
+	*al = (struct an_alert){.ts = T0 + 60 * MS,
+				.start = T0 + 2 * MS,
+				.end = T0 + 58 * MS,
+				.delay = 56 * MS,
+				.tid = A,
+				.pid = A,
+				.reason = 1,
+				.seq = 7};
 	snprintf(al->tracker, sizeof(al->tracker), "offcpu");
 	snprintf(al->comm, sizeof(al->comm), "reader");
 	ASSERT_EQ(an_compute(r, &opt, &why), 0);
@@ -197,8 +203,8 @@ static bool one_of(const char *s, const char *const *set)
 static void check_cell(struct json_object *cell, const char *cls)
 {
 	static const char *const plain[] = {"string", "int", "number", "bool", NULL};
-	static const char *const value[] = {"ratio", "timestamp", "duration", "size", "bitrate",
-					    NULL};
+	static const char *const value[] = {"ratio", "timestamp", "duration",
+					    "size",  "bitrate",	  NULL};
 	static const char *const name[] = {"syscall", "disk", "part", "netif", NULL};
 	const char *c;
 
@@ -232,9 +238,9 @@ static void check_cell(struct json_object *cell, const char *cls)
 static void test_lami(void)
 {
 	static const char *const classes[] = {
-		"string", "int",     "number",	"bool", "ratio", "timestamp", "time-range",
-		"duration", "size", "bitrate", "syscall", "process", "path",	"fd",
-		"irq",	 "cpu",	    "disk",	"part", "netif", "mixed",     NULL};
+		"string",   "int",  "number",  "bool",	  "ratio",   "timestamp", "time-range",
+		"duration", "size", "bitrate", "syscall", "process", "path",	  "fd",
+		"irq",	    "cpu",  "disk",    "part",	  "netif",   "mixed",	  NULL};
 	struct json_object *meta = an_lami_metadata(), *res = an_lami_results(r), *tc, *results;
 	size_t critical = 0;
 

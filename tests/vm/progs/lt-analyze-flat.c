@@ -58,13 +58,13 @@ static void flat(void *o, char *path, size_t len)
 	}
 }
 
-#define SYM(var, name)                                                                     \
-	do {                                                                               \
-		*(void **)&var = dlsym(lib, name);                                         \
-		if (!var) {                                                                \
-			fprintf(stderr, "lt-analyze-flat: no %s in json-c\n", name);       \
-			return 1;                                                          \
-		}                                                                          \
+#define SYM(var, name)                                                                             \
+	do {                                                                                       \
+		*(void **)&var = dlsym(lib, name);                                                 \
+		if (!var) {                                                                        \
+			fprintf(stderr, "lt-analyze-flat: no %s in json-c\n", name);               \
+			return 1;                                                                  \
+		}                                                                                  \
 	} while (0)
 
 int main(int argc, char **argv)
