@@ -113,9 +113,17 @@ void an_problem(struct an_log *log, const char *fmt, ...) __attribute__((format(
 /* trace_dirs.c: every directory under path holding "metadata", sorted. */
 int an_trace_dirs(const char *path, struct an_vec *dirs, char **why);
 
+/* salvage.c: damaged traces. */
+int an_check_metadata(const char *dir, char **why);
+/*
+ * A directory of links to dir's metadata and the stream files error does not name (those
+ * are pushed to dropped, char *); -ENOENT when no file is named or none is left.
+ */
+int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec *dropped);
+void an_rm_salvage(const char *tmpdir);
+
 /* reader.c: the trace(s) under dirs into log. */
-int an_read(const struct an_vec *dirs, const struct an_options *opt, struct an_log *log,
-	    char **why);
+int an_read(struct an_vec *dirs, const struct an_options *opt, struct an_log *log, char **why);
 
 /* replay.c: one task's states over [t0, t1]. */
 enum an_state {

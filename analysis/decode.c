@@ -100,7 +100,7 @@ static void resolve(struct an_log *log, const bt_event_class *ec, struct handler
 		h->s[0] = field(p, "prev_comm").idx;
 		h->s[1] = field(p, "next_comm").idx;
 	} else if (strcmp(name, "sched_waking") == 0 || strcmp(name, "sched_wakeup_new") == 0) {
-		h->type = name[11] == 0 ? EV_WAKING : EV_WAKEUP_NEW; /* sched_waking */
+		h->type = strcmp(name, "sched_waking") == 0 ? EV_WAKING : EV_WAKEUP_NEW;
 		fields(h, p, "tid", "target_cpu", "prio", NULL);
 		h->s[0] = field(p, "comm").idx;
 	} else if (strcmp(name, "sched_process_fork") == 0) {
@@ -334,17 +334,17 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 		*slot = (uint32_t)d->handlers.n;
 	}
 	h = AN_AT(&d->handlers, struct handler, *slot - 1);
-	if (h->type == EV__COUNT)
-		return 0;
 	cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
 	bt_clock_snapshot_get_ns_from_origin(cs, &ts);
+	if (!log->first_ts)
+		log->first_ts = (uint64_t)ts;
+	log->last_ts = (uint64_t)ts;
+	if (h->type == EV__COUNT)
+		return 0;
 	e = an_vec_push(&log->ev);
 	if (!e)
 		return -1;
 	e->ts = (uint64_t)ts;
-	if (!log->first_ts)
-		log->first_ts = e->ts;
-	log->last_ts = e->ts;
 	e->type = h->type;
 	e->cpu = (uint16_t)cpu_of(d, ev);
 	log->counts[h->type]++;

@@ -103,8 +103,8 @@ void an_result_print(const struct an_result *r, FILE *f)
 	char d[32];
 
 	an_dur_text(d, sizeof(d), r->end - r->begin);
-	fprintf(f, "Snapshot %s: %llu events over %s on %u CPUs, %zu trace(s)%s\n", r->path,
-		(unsigned long long)r->log.events, d, r->log.ncpu, r->dirs.n,
+	fprintf(f, "Snapshot %s: %llu events over %s, %zu trace(s)%s\n", r->path,
+		(unsigned long long)r->log.events, d, r->dirs.n,
 		r->log.partial ? " (PARTIAL)" : "");
 	for (size_t i = 0; i < r->log.problems.n; i++)
 		fprintf(f, "  problem: %s\n", *AN_AT(&r->log.problems, char *, i));

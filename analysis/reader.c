@@ -93,14 +93,14 @@ static char *take_error(void)
 	if (f) {
 		uint64_t n = bt_error_get_cause_count(err);
 
-		/* Cause 0 is the most recent, the outermost; the root cause is last. */
-		for (uint64_t i = n; i-- > 0;) {
+		/* Cause 0 is the root cause; the last ones only say which component failed. */
+		uint64_t shown = n < 3 ? n : 3;
+
+		for (uint64_t i = shown; i-- > 0;) {
 			const char *m =
 				bt_error_cause_get_message(bt_error_borrow_cause_by_index(err, i));
 
-			fprintf(f, "%s%s", i + 1 < n ? ": " : "", m ? m : "?");
-			if (n - i >= 3)
-				break;
+			fprintf(f, "%s%s", i + 1 < shown ? ": " : "", m ? m : "?");
 		}
 		fclose(f);
 	}
@@ -138,12 +138,41 @@ static int add_source(bt_graph *g, const bt_component_class_source *cls, const c
 	return r;
 }
 
+/* Trace i without the stream files its error names (tmp[i]: the links to the rest). */
+static int salvage(size_t i, const struct an_vec *dirs, char **tmp, const char *error,
+		   struct an_log *log)
+{
+	const char *dir = tmp[i] ? tmp[i] : *AN_AT(dirs, char *, i);
+	struct an_vec dropped = AN_VEC(char *);
+	char *links;
+	int r = an_salvage(dir, error, &links, &dropped);
+
+	for (size_t j = 0; j < dropped.n; j++) {
+		const char *f = *AN_AT(&dropped, char *, j);
+		const char *name = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
+
+		if (r == 0)
+			an_problem(log,
+				   "%s/%s: damaged stream file left out (events of its CPU "
+				   "are missing): %s",
+				   *AN_AT(dirs, char *, i), name, error ? error : "");
+	}
+	an_strs_free(&dropped);
+	if (r == 0) {
+		if (tmp[i])
+			an_rm_salvage(tmp[i]);
+		free(tmp[i]);
+		tmp[i] = links;
+	}
+	return r;
+}
+
 /*
  * Builds the graph over the directories not marked bad. On an error naming a directory,
  * marks it bad and returns -EAGAIN so that the caller builds a new graph without it (a
  * faulty graph cannot be used any more).
  */
-static int build(bt_graph **ret, const struct an_vec *dirs, bool *bad, struct sink *s,
+static int build(bt_graph **ret, struct an_vec *dirs, char **tmp, bool *bad, struct sink *s,
 		 struct an_log *log, char **why)
 {
 	const bt_plugin *ctf = NULL, *utils = NULL;
@@ -177,17 +206,26 @@ static int build(bt_graph **ret, const struct an_vec *dirs, bool *bad, struct si
 	for (size_t i = 0; i < dirs->n; i++) {
 		const char *dir = *AN_AT(dirs, char *, i);
 		const bt_component_source *src;
+		char *e = NULL;
 
 		if (bad[i])
 			continue;
-		r = add_source(g, fs, dir, i, &src);
-		if (r == -EIO) {
-			char *e = take_error();
-
-			an_problem(log, "%s: cannot read this trace, left out: %s", dir,
-				   e ? e : "unknown error");
+		if (!tmp[i] && an_check_metadata(dir, &e) < 0) {
+			an_problem(log, "%s", e);
 			free(e);
 			bad[i] = true;
+			continue;
+		}
+		r = add_source(g, fs, tmp[i] ? tmp[i] : dir, i, &src);
+		if (r == -EIO) {
+			e = take_error();
+			r = salvage(i, dirs, tmp, e, log);
+			if (r < 0) {
+				an_problem(log, "%s: cannot read this trace, left out: %s", dir,
+					   e ? e : "unknown error");
+				bad[i] = true;
+			}
+			free(e);
 			r = -EAGAIN;
 			goto out;
 		}
@@ -206,7 +244,9 @@ static int build(bt_graph **ret, const struct an_vec *dirs, bool *bad, struct si
 		}
 	}
 	if (!in) {
-		*why = an_asprintf("no readable trace");
+		*why = an_asprintf(
+			"no readable trace%s%s", log->problems.n ? ": " : "",
+			log->problems.n ? *AN_AT(&log->problems, char *, log->problems.n - 1) : "");
 		r = -ENOENT;
 		goto out;
 	}
@@ -227,18 +267,22 @@ out:
 	return r;
 }
 
-int an_read(const struct an_vec *dirs, const struct an_options *opt, struct an_log *log, char **why)
+int an_read(struct an_vec *dirs, const struct an_options *opt, struct an_log *log, char **why)
 {
 	bool *bad = calloc(dirs->n ? dirs->n : 1, sizeof(bool));
+	char **tmp = calloc(dirs->n ? dirs->n : 1, sizeof(char *));
 	struct sink s = {.dec = AN_DECODER_INIT(log), .opt = opt};
 	bt_graph *g = NULL;
 	bt_graph_run_status st;
 	int r;
 
-	if (!bad)
+	if (!bad || !tmp) {
+		free(bad);
+		free(tmp);
 		return -ENOMEM;
+	}
 	do
-		r = build(&g, dirs, bad, &s, log, why);
+		r = build(&g, dirs, tmp, bad, &s, log, why);
 	while (r == -EAGAIN);
 	if (r < 0)
 		goto out;
@@ -262,6 +306,12 @@ out:
 		*why = take_error();
 	bt_graph_put_ref(g);
 	an_decoder_free(&s.dec);
+	for (size_t i = 0; i < dirs->n; i++) {
+		if (tmp[i])
+			an_rm_salvage(tmp[i]);
+		free(tmp[i]);
+	}
+	free(tmp);
 	free(bad);
 	return r;
 }

@@ -217,6 +217,10 @@ int an_history(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, 
 			break;
 		}
 	}
+	/* Still waiting at the end: behind whoever holds the CPU it waits for. */
+	if (k.cur.state == ST_RUNNABLE && k.cur.by < 0 && k.cur.cpu >= 0 &&
+	    (unsigned)k.cur.cpu < ncpu)
+		k.cur.by = cpu[k.cur.cpu].cur;
 	if (!k.err)
 		move(&k, t1, ST_UNKNOWN);
 	free(cpu);
