@@ -52,7 +52,9 @@ static const struct command commands[] = {
 	{"show-snapshot", "ID", "show a snapshot: where it is, how it was taken, its causes",
 	 cmd_snapshot_id},
 	{"delete-snapshot", "ID", "delete a snapshot and its files", cmd_snapshot_id},
-	{"analyze", "[OPTIONS] ID|PATH",
+	{"analyze",
+	 "[--begin NS] [--end NS] [--limit N] [--no-tables] [--lami [--output-progress]] "
+	 "[--test-compatibility] ID|PATH | --mi-version | --metadata",
 	 "explain a snapshot's alerts and give its statistics (run here, not in latencyd)",
 	 cmd_analyze},
 	{"record", "[--reason TEXT]",
