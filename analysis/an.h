@@ -116,8 +116,9 @@ int an_trace_dirs(const char *path, struct an_vec *dirs, char **why);
 /* salvage.c: damaged traces. */
 int an_check_metadata(const char *dir, char **why);
 /*
- * A directory of links to dir's metadata and the stream files error does not name (those
- * are pushed to dropped, char *); -ENOENT when no file is named or none is left.
+ * A directory of links to dir's metadata and the stream files error does not name, with
+ * the complete packets of those it names when their index says where they end (what was
+ * done to each is pushed to dropped, char *); -ENOENT when no file is named or none is left.
  */
 int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec *dropped);
 void an_rm_salvage(const char *tmpdir);

@@ -147,16 +147,9 @@ static int salvage(size_t i, const struct an_vec *dirs, char **tmp, const char *
 	char *links;
 	int r = an_salvage(dir, error, &links, &dropped);
 
-	for (size_t j = 0; j < dropped.n; j++) {
-		const char *f = *AN_AT(&dropped, char *, j);
-		const char *name = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
-
-		if (r == 0)
-			an_problem(log,
-				   "%s/%s: damaged stream file left out (events of its CPU "
-				   "are missing): %s",
-				   *AN_AT(dirs, char *, i), name, error ? error : "");
-	}
+	for (size_t j = 0; j < dropped.n && r == 0; j++)
+		an_problem(log, "%s/%s: %s", *AN_AT(dirs, char *, i), *AN_AT(&dropped, char *, j),
+			   error ? error : "");
 	an_strs_free(&dropped);
 	if (r == 0) {
 		if (tmp[i])

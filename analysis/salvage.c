@@ -65,6 +65,124 @@ int an_check_metadata(const char *dir, char **why)
 	return r;
 }
 
+#define INDEX_MAGIC 0xc1f1dcc1U
+
+static uint64_t be(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+#define CTF_MAGIC      0xc1fc1fc1U
+#define PACKET_SIZE_AT 56 /* LTTng's packet header and context: packet_size (bits), u64 */
+
+static uint64_t le(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * Without an index (snapshots have none): LTTng's packet layout, the same for its kernel
+ * and userspace tracers on little-endian machines: magic, uuid, stream ids, then the
+ * context with packet_size at byte 56. Packets are followed while their magic is there.
+ */
+static uint64_t scan_packets(const char *path, uint64_t size, unsigned *count)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char h[PACKET_SIZE_AT + 8];
+	uint64_t end = 0;
+
+	*count = 0;
+	while (f && end + sizeof(h) <= size && fseek(f, (long)end, SEEK_SET) == 0 &&
+	       fread(h, 1, sizeof(h), f) == sizeof(h) && le(h, 4) == CTF_MAGIC) {
+		uint64_t bytes = le(h + PACKET_SIZE_AT, 8) / 8;
+
+		if (bytes < sizeof(h) || end + bytes > size)
+			break;
+		end += bytes;
+		(*count)++;
+	}
+	if (f)
+		fclose(f);
+	return end;
+}
+
+/*
+ * The bytes of path's complete packets, from its LTTng index (big-endian: a header of
+ * magic, major, minor, entry length; entries starting offset (bytes), packet_size (bits)).
+ */
+static uint64_t complete_packets(const char *path, uint64_t size, unsigned *count)
+{
+	char *real = realpath(path, NULL), *slash = real ? strrchr(real, '/') : NULL, *idx;
+	unsigned char h[16], *ent = NULL;
+	uint64_t end = 0, len;
+	FILE *f = NULL;
+
+	*count = 0;
+	if (!slash)
+		goto out;
+	*slash = 0;
+	idx = an_asprintf("%s/index/%s.idx", real, slash + 1);
+	f = idx ? fopen(idx, "rb") : NULL;
+	free(idx);
+	if (!f || fread(h, 1, 16, f) != 16 || be(h, 4) != INDEX_MAGIC)
+		goto out;
+	len = be(h + 12, 4);
+	if (len < 16 || len > 4096 || !(ent = malloc(len)))
+		goto out;
+	while (fread(ent, 1, len, f) == len) {
+		uint64_t off = be(ent, 8), bytes = be(ent + 8, 8) / 8;
+
+		if (off != end || off + bytes > size || !bytes)
+			break;
+		end = off + bytes;
+		(*count)++;
+	}
+out:
+	if (f)
+		fclose(f);
+	free(ent);
+	free(real);
+	return end ? end : scan_packets(path, size, count);
+}
+
+static int copy_prefix(const char *from, const char *to, uint64_t n)
+{
+	FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+	char buf[65536];
+	int r = in && out ? 0 : -errno;
+
+	while (!r && n) {
+		size_t k = fread(buf, 1, n < sizeof(buf) ? n : sizeof(buf), in);
+
+		if (!k || fwrite(buf, 1, k, out) != k)
+			r = -EIO;
+		n -= k;
+	}
+	if (in)
+		fclose(in);
+	if (out && fclose(out) != 0 && !r)
+		r = -EIO;
+	return r;
+}
+
+static void push(struct an_vec *v, char *s)
+{
+	char **slot = s ? an_vec_push(v) : NULL;
+
+	if (slot)
+		*slot = s;
+	else
+		free(s);
+}
+
 static int link_into(const char *tmp, const char *dir, const char *name)
 {
 	char *from = an_asprintf("%s/%s", dir, name), *to = an_asprintf("%s/%s", tmp, name);
@@ -92,7 +210,7 @@ int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec 
 		goto out;
 	}
 	while ((de = readdir(d))) {
-		char *path = an_asprintf("%s/%s", dir, de->d_name), **slot;
+		char *path = an_asprintf("%s/%s", dir, de->d_name);
 		struct stat st;
 
 		if (!path || stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -100,11 +218,26 @@ int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec 
 			continue;
 		}
 		if (strcmp(de->d_name, "metadata") != 0 && error && strstr(error, path)) {
-			slot = an_vec_push(dropped);
-			if (slot)
-				*slot = path;
-			else
-				free(path);
+			unsigned packets;
+			uint64_t keep = complete_packets(path, (uint64_t)st.st_size, &packets);
+			char *to = an_asprintf("%s/%s", tmp, de->d_name);
+
+			if (keep && to && copy_prefix(path, to, keep) == 0) {
+				kept++;
+				push(dropped,
+				     an_asprintf("%s: damaged, its first %u complete packets kept "
+						 "(%llu of "
+						 "%lld bytes), the rest left out",
+						 de->d_name, packets, (unsigned long long)keep,
+						 (long long)st.st_size));
+			} else {
+				push(dropped, an_asprintf("%s: damaged stream file left out "
+							  "(events of its CPU are "
+							  "missing)",
+							  de->d_name));
+			}
+			free(to);
+			free(path);
 			continue;
 		}
 		free(path);
