@@ -49,5 +49,7 @@ void an_result_print(const struct an_result *r, FILE *f);
 struct json_object *an_lami_metadata(void);
 struct json_object *an_lami_results(const struct an_result *r);
 struct json_object *an_lami_error(const char *message);
+/* Whether the results have a table (LAMI requires one). */
+bool an_lami_has_results(const struct an_result *r);
 
 #endif /* LATENCY_ANALYSIS_H */

@@ -253,6 +253,14 @@ static void alert_tables(const struct an_result *r, struct json_object *results)
 	an_strs_free(&summaries);
 }
 
+bool an_lami_has_results(const struct an_result *r)
+{
+	for (size_t i = 0; i < r->tables.n; i++)
+		if (an_rows(AN_AT(&r->tables, struct an_table, i)))
+			return true;
+	return r->causes.n > 0;
+}
+
 struct json_object *an_lami_results(const struct an_result *r)
 {
 	struct json_object *o = json_object_new_object(), *results = json_object_new_array();

@@ -197,8 +197,17 @@ int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char
 		free(path);
 		return EXIT_DAEMON;
 	}
+	if (lami && !an_lami_has_results(res)) {
+		/* LAMI wants at least one table: a trace without kernel events is not ours. */
+		print_json(an_lami_error("nothing to analyse: no alert and no kernel scheduling, "
+					 "system call, interrupt or block I/O events"),
+			   false);
+		an_result_free(res);
+		free(path);
+		return EXIT_DAEMON;
+	}
 	if (test)
-		; /* readable: exit 0, nothing printed */
+		; /* can be analysed: exit 0, nothing printed */
 	else if (lami)
 		print_json(an_lami_results(res), false);
 	else if (ctl->out == &output_json)

@@ -2,6 +2,7 @@
 # that a writer writes after sleeping 40 ms (tests/vm/progs/lt-offcpu.c). The offcpu alert's
 # analysis must find the chain reader <- writer <- timer: the reader blocked in read, woken by
 # the writer, which was itself blocked in nanosleep over that time and woken by a timer.
+# The LAMI output of the same snapshot is checked against the specification.
 # vm-options: --smp 2
 . "$VM_IN/scenarios/lib.sh"
 . "$VM_IN/scenarios/analyze-lib"
@@ -36,6 +37,8 @@ an_link 1 "$W" blocked
 case $(an_get "$L.syscall") in *nanosleep) ;; *) fail "writer blocked in $(an_get "$L.syscall")" ;; esac
 [ "$(an_get "$L.duration_ns")" -ge 30000000 ] || fail "the writer's sleep is $(an_get "$L.duration_ns") ns"
 pass "the writer was blocked in nanosleep over that time, woken by a timer: reader <- writer <- timer"
+
+an_lami_check
 
 tracker_disable
 rmmod latency_tracker_offcpu latency_tracker || fail "rmmod"
