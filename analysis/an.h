@@ -96,6 +96,7 @@ struct an_log {
 	uint64_t events;    /* every event read, of interest or not */
 	uint64_t discarded; /* events the tracer says it lost */
 	uint64_t first_ts, last_ts;
+	struct an_vec cpu_first; /* uint64_t: each CPU's first event (its history's start) */
 	unsigned ncpu;
 	struct an_vec problems; /* char *: what went wrong, naming the file */
 	bool partial;

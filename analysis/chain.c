@@ -142,6 +142,18 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
 				    "is unknown",
 				    d));
 	}
+	for (size_t cpu = 0; cpu < log->cpu_first.n; cpu++) {
+		uint64_t first = *AN_AT(&log->cpu_first, uint64_t, cpu);
+		char d[32];
+
+		if (first <= c->t0 || c->t0 < log->first_ts)
+			continue;
+		an_dur_text(d, sizeof(d), first - c->t0);
+		note(c, an_asprintf("CPU %zu's history in the snapshot starts %s after the alert "
+				    "began (the flight recorder overwrote what came before): what "
+				    "happened there earlier, a wakeup for one, is missing",
+				    cpu, d));
+	}
 	if (!log->counts[EV_SWITCH])
 		note(c, an_strdup("no sched_switch events: no timeline can be built"));
 	if (!log->counts[EV_WAKING])
@@ -198,13 +210,17 @@ double an_cause_summary(const struct an_log *log, const struct an_cause *c, char
 	buf[0] = 0;
 	for (size_t j = 0; j < c->links.n; j++) {
 		const struct an_link *l = AN_AT(&c->links, struct an_link, j);
+		const struct an_interval *iv = &l->iv;
 
+		/* Unexplained: a leaf of the path whose state or waker is unknown. */
+		if (largest_child(c, j) < 0 &&
+		    (iv->state == ST_UNKNOWN ||
+		     (an_blocked(iv->state) && (iv->wake == WK_NONE || iv->wake == WK_UNKNOWN))))
+			unknown += iv->t1 - iv->t0;
 		if (l->depth)
 			continue;
-		if (l->iv.state == ST_UNKNOWN)
-			unknown += l->iv.t1 - l->iv.t0;
-		if (l->iv.t1 - l->iv.t0 >= best) {
-			best = l->iv.t1 - l->iv.t0;
+		if (iv->t1 - iv->t0 >= best) {
+			best = iv->t1 - iv->t0;
 			at = (long)j;
 		}
 	}

@@ -347,6 +347,11 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 	e->ts = (uint64_t)ts;
 	e->type = h->type;
 	e->cpu = (uint16_t)cpu_of(d, ev);
+	while (log->cpu_first.n <= e->cpu)
+		if (!an_vec_push(&log->cpu_first))
+			return -1;
+	if (!*AN_AT(&log->cpu_first, uint64_t, e->cpu))
+		*AN_AT(&log->cpu_first, uint64_t, e->cpu) = e->ts;
 	log->counts[h->type]++;
 	p = bt_event_borrow_payload_field_const(ev);
 	switch (h->type) {

@@ -214,6 +214,7 @@ void an_log_free(struct an_log *log)
 	an_map_free(&log->irqnames);
 	an_strs_free(&log->irqname_v);
 	an_strs_free(&log->problems);
+	an_vec_free(&log->cpu_first);
 }
 
 void an_dur_text(char *buf, size_t size, uint64_t ns)
