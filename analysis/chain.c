@@ -12,8 +12,10 @@
 
 #include "an.h"
 
-#define CHAIN_DEPTH 6
-#define CHAIN_LINKS 128
+#define CHAIN_DEPTH   6
+#define CHAIN_LINKS   128
+/* Each task followed costs a replay of the log: bounded per alert. */
+#define CHAIN_FOLLOWS 24
 
 void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *buf, size_t size)
 {
@@ -50,7 +52,7 @@ void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *
 }
 
 static int walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
-		struct an_vec *links)
+		struct an_vec *links, unsigned *follows)
 {
 	struct an_vec hist = AN_VEC(struct an_interval);
 	int r = an_history(log, tid, t0, t1, &hist);
@@ -67,8 +69,10 @@ static int walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1,
 		l->iv = *iv;
 		l->tid = tid;
 		if (an_blocked(iv->state) && iv->wake == WK_TASK && iv->who > 0 && iv->who != tid &&
-		    depth + 1 < CHAIN_DEPTH)
-			r = walk(log, iv->who, iv->t0, iv->t1, depth + 1, links);
+		    depth + 1 < CHAIN_DEPTH && *follows < CHAIN_FOLLOWS) {
+			(*follows)++;
+			r = walk(log, iv->who, iv->t0, iv->t1, depth + 1, links, follows);
+		}
 	}
 	an_vec_free(&hist);
 	return r;
@@ -127,6 +131,8 @@ static void story(const struct an_log *log, struct an_cause *c)
 
 int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cause *c)
 {
+	unsigned follows = 0;
+
 	memset(c, 0, sizeof(*c));
 	c->alert = *a;
 	c->timeline.size = sizeof(struct an_interval);
@@ -167,8 +173,11 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
 	if (!log->counts[EV_IRQ_ENTRY])
 		note(c, an_strdup("no irq_handler events: device wakeups cannot be attributed"));
 	if (an_history(log, a->tid, c->t0, c->t1, &c->timeline) < 0 ||
-	    walk(log, a->tid, c->t0, c->t1, 0, &c->links) < 0)
+	    walk(log, a->tid, c->t0, c->t1, 0, &c->links, &follows) < 0)
 		return -1;
+	if (follows >= CHAIN_FOLLOWS || c->links.n >= CHAIN_LINKS)
+		note(c, an_asprintf("the chain was cut after %u wakers followed and %zu links",
+				    follows, c->links.n));
 	story(log, c);
 	return 0;
 }
