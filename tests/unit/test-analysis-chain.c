@@ -2,7 +2,7 @@
 /*
  * The snapshot analysis on a log built event by event (what the reader produces from a
  * trace): a reader blocked in read, woken by a writer that slept in nanosleep until a timer
- * woke it, then preempted on its CPU. Checks the timeline, the critical path, the tables,
+ * woke it, then waiting for its CPU held by another task; and a task preempted. Checks the timeline, the critical path, the tables,
  * and that the LAMI output has every property the LAMI 1.0 specification requires.
  */
 #include <json-c/json.h>
@@ -306,6 +306,36 @@ static void test_json(void)
 	json_object_put(o);
 }
 
+/* A running task preempted (switched out runnable) waits behind its preemptor. */
+static void test_preempted(void)
+{
+	struct an_result *saved = r;
+	struct an_vec hist = AN_VEC(struct an_interval);
+	const struct an_interval *iv;
+
+	r = an_result_new("/test");
+	ASSERT_TRUE(r);
+	r->log.ncpu = 1;
+	comm(A, "victim");
+	comm(HOG, "hog");
+	ev(0, 0, EV_SWITCH, 0, A, 0);
+	ev(2, 0, EV_WAKING, HOG, 0, 0);
+	ev(2, 0, EV_SWITCH, A, HOG, 0); /* prev_state 0: preempted */
+	ev(9, 0, EV_SWITCH, HOG, A, 1);
+	ASSERT_EQ(an_history(&r->log, A, T0, T0 + 10 * MS, &hist), 0);
+	ASSERT_EQ(hist.n, 3);
+	iv = AN_AT(&hist, struct an_interval, 1);
+	ASSERT_EQ(iv->state, ST_RUNNABLE);
+	ASSERT_EQ(iv->by, HOG);
+	ASSERT_EQ(iv->t1 - iv->t0, 7 * MS);
+	iv = AN_AT(&hist, struct an_interval, 2);
+	ASSERT_EQ(iv->state, ST_RUNNING);
+	ASSERT_EQ(iv->t1 - iv->t0, 1 * MS);
+	an_vec_free(&hist);
+	an_result_free(r);
+	r = saved;
+}
+
 int main(void)
 {
 	build();
@@ -314,6 +344,7 @@ int main(void)
 	RUN(test_tables);
 	RUN(test_lami);
 	RUN(test_json);
+	RUN(test_preempted);
 	an_result_free(r);
 	return 0;
 }
