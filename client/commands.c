@@ -32,6 +32,7 @@ static int cmd_config(const struct ctl *ctl, const struct command *cmd, int argc
 static int cmd_filter(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 static int cmd_reload(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 static int cmd_record(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 
 static const struct command commands[] = {
 	{"status", "", "show latencyd's state and the kernel module's", cmd_status},
@@ -52,6 +53,11 @@ static const struct command commands[] = {
 	{"show-snapshot", "ID", "show a snapshot: where it is, how it was taken, its causes",
 	 cmd_snapshot_id},
 	{"delete-snapshot", "ID", "delete a snapshot and its files", cmd_snapshot_id},
+	{"analyze",
+	 "[--begin NS] [--end NS] [--limit N] [--no-tables] [--lami [--output-progress]] "
+	 "[--test-compatibility] ID|PATH | --mi-version | --metadata",
+	 "explain a snapshot's alerts and give its statistics (run here, not in latencyd)",
+	 cmd_analyze},
 	{"record", "[--reason TEXT]",
 	 "take a snapshot now, through the rate limit, and wait for it", cmd_record},
 	{"watch", "", "print alerts and snapshots as they happen, until interrupted", cmd_watch},

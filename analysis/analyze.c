@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* an_analyze(): find the traces, read them, explain the alerts, compute the tables. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an.h"
+
+bool an_result_partial(const struct an_result *r)
+{
+	return r->log.partial;
+}
+
+uint64_t an_result_events(const struct an_result *r)
+{
+	return r->log.events;
+}
+
+void an_result_free(struct an_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->causes.n; i++)
+		an_cause_free(AN_AT(&r->causes, struct an_cause, i));
+	an_vec_free(&r->causes);
+	for (size_t i = 0; i < r->tables.n; i++)
+		an_vec_free(&AN_AT(&r->tables, struct an_table, i)->cells);
+	an_vec_free(&r->tables);
+	an_strs_free(&r->missing);
+	an_strs_free(&r->names);
+	an_strs_free(&r->dirs);
+	an_log_free(&r->log);
+	free(r->path);
+	free(r);
+}
+
+struct an_result *an_result_new(const char *path)
+{
+	struct an_result *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->path = strdup(path);
+	r->dirs.size = r->missing.size = r->names.size = sizeof(char *);
+	r->causes.size = sizeof(struct an_cause);
+	r->tables.size = sizeof(struct an_table);
+	r->log.ev.size = sizeof(struct an_ev);
+	r->log.tasks.size = sizeof(struct an_task);
+	r->log.alerts.size = sizeof(struct an_alert);
+	r->log.cpu_first.size = sizeof(uint64_t);
+	r->log.sysnames.size = r->log.irqname_v.size = r->log.problems.size = sizeof(char *);
+	if (!r->path) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* The result's analysis of its log: alerts explained, missing events, tables. */
+int an_compute(struct an_result *r, const struct an_options *opt, char **why)
+{
+	unsigned limit = opt->limit ? opt->limit : AN_LIMIT_DEFAULT;
+	unsigned max_alerts = opt->max_alerts ? opt->max_alerts : AN_ALERTS_DEFAULT;
+
+	r->begin =
+		opt->begin_ns && opt->begin_ns > r->log.first_ts ? opt->begin_ns : r->log.first_ts;
+	r->end = opt->end_ns && opt->end_ns < r->log.last_ts ? opt->end_ns : r->log.last_ts;
+	if (r->log.discarded)
+		an_problem(&r->log,
+			   "the tracer discarded %llu events (buffers full): states may be wrong "
+			   "around them",
+			   (unsigned long long)r->log.discarded);
+	an_missing(&r->log, &r->missing);
+	for (size_t i = 0; i < r->log.alerts.n && r->causes.n < max_alerts; i++) {
+		const struct an_alert *a = AN_AT(&r->log.alerts, struct an_alert, i);
+		struct an_cause *c;
+
+		if (a->end < r->begin || a->start > r->end)
+			continue;
+		c = an_vec_push(&r->causes);
+		if (!c || an_explain(&r->log, a, c) < 0) {
+			*why = an_asprintf("out of memory explaining alert %llu",
+					   (unsigned long long)a->seq);
+			return -ENOMEM;
+		}
+	}
+	if (opt->tables && an_tables(&r->log, limit, &r->tables, &r->names, r->begin, r->end) < 0) {
+		*why = an_asprintf("out of memory computing the tables");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int an_analyze(const char *path, const struct an_options *opt, struct an_result **ret, char **why)
+{
+	static const struct an_options defaults = {.tables = true};
+	struct an_result *r = an_result_new(path);
+	int e;
+
+	*why = NULL;
+	if (!opt)
+		opt = &defaults;
+	if (!r)
+		return -ENOMEM;
+	e = an_trace_dirs(path, &r->dirs, why);
+	if (e == 0)
+		e = an_read(&r->dirs, opt, &r->log, why);
+	if (e == 0 && !r->log.events) {
+		*why = an_asprintf("%s: no event could be read%s%s", path,
+				   r->log.problems.n ? ": " : "",
+				   r->log.problems.n ? *AN_AT(&r->log.problems, char *, 0) : "");
+		e = -ENODATA;
+	}
+	if (e == 0)
+		e = an_compute(r, opt, why);
+	if (e < 0) {
+		an_result_free(r);
+		return e;
+	}
+	*ret = r;
+	return 0;
+}

@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One event into the compact log. An event class is resolved once, the first time it is
+ * seen (its kind, the indices of the payload fields used): the hot path is a hash lookup
+ * of the class pointer and a few indexed field reads, never a string compare.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+
+enum { MAXF = 4 };
+
+struct fref {
+	int16_t idx; /* -1: absent */
+	bool sgn;
+};
+
+struct handler {
+	uint16_t type; /* EV__COUNT: not of interest */
+	int32_t sys;
+	struct fref f[MAXF];
+	int16_t s[2]; /* string fields: comms, irq name */
+};
+
+static struct fref field(const bt_field_class *payload, const char *name)
+{
+	struct fref r = {.idx = -1};
+	uint64_t n;
+
+	if (!payload)
+		return r;
+	n = bt_field_class_structure_get_member_count(payload);
+	for (uint64_t i = 0; i < n; i++) {
+		const bt_field_class_structure_member *m =
+			bt_field_class_structure_borrow_member_by_index_const(payload, i);
+		const bt_field_class *fc;
+		bt_field_class_type t;
+
+		if (strcmp(bt_field_class_structure_member_get_name(m), name) != 0)
+			continue;
+		fc = bt_field_class_structure_member_borrow_field_class_const(m);
+		t = bt_field_class_get_type(fc);
+		if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_INTEGER)) {
+			r.idx = (int16_t)i;
+			r.sgn = bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
+		} else if (t == BT_FIELD_CLASS_TYPE_STRING) {
+			r.idx = (int16_t)i;
+		}
+		break;
+	}
+	return r;
+}
+
+static const char *strip(const char *name, const char *const *prefixes)
+{
+	for (; *prefixes; prefixes++)
+		if (strncmp(name, *prefixes, strlen(*prefixes)) == 0)
+			return name + strlen(*prefixes);
+	return NULL;
+}
+
+static int32_t syscall_index(struct an_log *log, const char *name)
+{
+	char **slot;
+
+	for (size_t i = 0; i < log->sysnames.n; i++)
+		if (strcmp(*AN_AT(&log->sysnames, char *, i), name) == 0)
+			return (int32_t)i;
+	slot = an_vec_push(&log->sysnames);
+	if (!slot || !(*slot = strdup(name)))
+		return -1;
+	return (int32_t)log->sysnames.n - 1;
+}
+
+static void fields(struct handler *h, const bt_field_class *p, const char *a, const char *b,
+		   const char *c, const char *d)
+{
+	const char *names[MAXF] = {a, b, c, d};
+
+	for (int i = 0; i < MAXF; i++)
+		h->f[i] = names[i] ? field(p, names[i]) : (struct fref){.idx = -1};
+}
+
+static void resolve(struct an_log *log, const bt_event_class *ec, struct handler *h)
+{
+	static const char *const entry[] = {"syscall_entry_", "compat_syscall_entry_", NULL};
+	static const char *const exit_[] = {"syscall_exit_", "compat_syscall_exit_", NULL};
+	const char *name = bt_event_class_get_name(ec);
+	const bt_field_class *p = bt_event_class_borrow_payload_field_class_const(ec);
+	const char *sys;
+
+	h->type = EV__COUNT;
+	h->s[0] = h->s[1] = -1;
+	if (!name)
+		return;
+	if (strcmp(name, "sched_switch") == 0) {
+		h->type = EV_SWITCH;
+		fields(h, p, "prev_tid", "next_tid", "next_prio", "prev_state");
+		h->s[0] = field(p, "prev_comm").idx;
+		h->s[1] = field(p, "next_comm").idx;
+	} else if (strcmp(name, "sched_waking") == 0 || strcmp(name, "sched_wakeup_new") == 0) {
+		h->type = strcmp(name, "sched_waking") == 0 ? EV_WAKING : EV_WAKEUP_NEW;
+		fields(h, p, "tid", "target_cpu", "prio", NULL);
+		h->s[0] = field(p, "comm").idx;
+	} else if (strcmp(name, "sched_process_fork") == 0) {
+		h->type = EV_FORK;
+		fields(h, p, "parent_tid", "child_tid", "child_pid", NULL);
+		h->s[1] = field(p, "child_comm").idx;
+	} else if (strcmp(name, "sched_process_exit") == 0) {
+		h->type = EV_EXIT;
+		fields(h, p, "tid", NULL, NULL, NULL);
+	} else if (strcmp(name, "irq_handler_entry") == 0) {
+		h->type = EV_IRQ_ENTRY;
+		fields(h, p, "irq", NULL, NULL, NULL);
+		h->s[0] = field(p, "name").idx;
+	} else if (strcmp(name, "irq_handler_exit") == 0) {
+		h->type = EV_IRQ_EXIT;
+		fields(h, p, "irq", NULL, NULL, NULL);
+	} else if (strcmp(name, "irq_softirq_entry") == 0 || strcmp(name, "softirq_entry") == 0 ||
+		   strcmp(name, "irq_softirq_exit") == 0 || strcmp(name, "softirq_exit") == 0 ||
+		   strcmp(name, "irq_softirq_raise") == 0 || strcmp(name, "softirq_raise") == 0) {
+		const char *what = strrchr(name, '_') + 1;
+
+		h->type = what[0] == 'e' && what[1] == 'n' ? EV_SOFTIRQ_ENTRY
+			  : what[0] == 'e'		   ? EV_SOFTIRQ_EXIT
+							   : EV_SOFTIRQ_RAISE;
+		fields(h, p, "vec", NULL, NULL, NULL);
+	} else if (strcmp(name, "timer_hrtimer_expire_entry") == 0 ||
+		   strcmp(name, "hrtimer_expire_entry") == 0) {
+		h->type = EV_HRTIMER_ENTRY;
+	} else if (strcmp(name, "timer_hrtimer_expire_exit") == 0 ||
+		   strcmp(name, "hrtimer_expire_exit") == 0) {
+		h->type = EV_HRTIMER_EXIT;
+	} else if (strcmp(name, "timer_expire_entry") == 0) {
+		h->type = EV_TIMER_ENTRY;
+	} else if (strcmp(name, "timer_expire_exit") == 0) {
+		h->type = EV_TIMER_EXIT;
+	} else if (strcmp(name, "block_rq_issue") == 0 || strcmp(name, "block_rq_complete") == 0) {
+		h->type = name[9] == 'i' ? EV_BLOCK_ISSUE : EV_BLOCK_COMPLETE;
+		fields(h, p, "dev", NULL, "nr_sector", "sector");
+	} else if ((sys = strip(name, entry))) {
+		h->type = EV_SYS_ENTRY;
+		h->sys = syscall_index(log, sys);
+	} else if ((sys = strip(name, exit_))) {
+		h->type = EV_SYS_EXIT;
+		h->sys = syscall_index(log, sys);
+		fields(h, p, NULL, NULL, NULL, "ret");
+	} else if (strcmp(name, "latency_tracker_alert") == 0) {
+		h->type = EV_ALERT;
+	}
+}
+
+static inline int64_t get(const bt_field *payload, struct fref r)
+{
+	const bt_field *f;
+
+	if (r.idx < 0)
+		return -1;
+	f = bt_field_structure_borrow_member_field_by_index_const(payload, (uint64_t)r.idx);
+	return r.sgn ? bt_field_integer_signed_get_value(f)
+		     : (int64_t)bt_field_integer_unsigned_get_value(f);
+}
+
+static inline const char *str(const bt_field *payload, int16_t idx)
+{
+	const bt_field *f;
+
+	if (idx < 0)
+		return NULL;
+	f = bt_field_structure_borrow_member_field_by_index_const(payload, (uint64_t)idx);
+	return bt_field_get_class_type(f) == BT_FIELD_CLASS_TYPE_STRING
+		       ? bt_field_string_get_value(f)
+		       : NULL;
+}
+
+static void set_comm(struct an_log *log, int32_t tid, const char *comm)
+{
+	struct an_task *t;
+
+	if (!comm || tid <= 0)
+		return;
+	t = an_task_get(log, tid);
+	if (t && strncmp(t->comm, comm, AN_COMM_LEN) != 0) {
+		strncpy(t->comm, comm, AN_COMM_LEN);
+		t->comm[AN_COMM_LEN] = 0;
+	}
+}
+
+static void set_irq_name(struct an_log *log, int32_t irq, const char *name)
+{
+	bool inserted;
+	uint32_t *slot;
+	char **s;
+
+	if (!name)
+		return;
+	slot = an_map_slot(&log->irqnames, (uint64_t)(uint32_t)irq + 1, &inserted);
+	if (!slot || !inserted)
+		return;
+	s = an_vec_push(&log->irqname_v);
+	if (s && (*s = strdup(name)))
+		*slot = (uint32_t)log->irqname_v.n;
+}
+
+static const bt_field *member(const bt_field *payload, const char *name)
+{
+	return bt_field_structure_borrow_member_field_by_name_const(payload, name);
+}
+
+static uint64_t uint_member(const bt_field *payload, const char *name)
+{
+	const bt_field *f = member(payload, name);
+
+	if (!f || !bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_INTEGER))
+		return 0;
+	if (bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		return (uint64_t)bt_field_integer_signed_get_value(f);
+	return bt_field_integer_unsigned_get_value(f);
+}
+
+/* Alert times are on the tracer's clock (raw ns): the same origin as the event's. */
+static uint64_t to_origin(const bt_clock_class *cc, uint64_t raw)
+{
+	int64_t ns;
+	uint64_t freq = cc ? bt_clock_class_get_frequency(cc) : 0;
+
+	if (!cc || !freq)
+		return raw;
+	if (freq != 1000000000ULL)
+		raw = (uint64_t)((double)raw * (double)freq / 1e9);
+	if (bt_clock_class_cycles_to_ns_from_origin(cc, raw, &ns) !=
+	    BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK)
+		return 0;
+	return (uint64_t)ns;
+}
+
+static void alert(struct an_log *log, const bt_field *p, const bt_clock_class *cc, struct an_ev *e)
+{
+	struct an_alert *a = an_vec_push(&log->alerts);
+	const bt_field *f;
+
+	if (!a)
+		return;
+	a->ts = e->ts;
+	a->start = to_origin(cc, uint_member(p, "start_ns"));
+	a->end = to_origin(cc, uint_member(p, "end_ns"));
+	a->delay = uint_member(p, "delay_ns");
+	a->threshold = uint_member(p, "threshold_ns");
+	a->seq = uint_member(p, "seq");
+	a->pid = (int32_t)uint_member(p, "pid");
+	a->tid = (int32_t)uint_member(p, "tid");
+	a->type = (uint32_t)uint_member(p, "tracker_type");
+	a->reason = (uint32_t)uint_member(p, "reason");
+	a->start_cpu = (uint32_t)uint_member(p, "start_cpu");
+	a->end_cpu = (uint32_t)uint_member(p, "end_cpu");
+	f = member(p, "tracker");
+	if (f && bt_field_get_class_type(f) == BT_FIELD_CLASS_TYPE_STRING)
+		snprintf(a->tracker, sizeof(a->tracker), "%s", bt_field_string_get_value(f));
+	f = member(p, "comm");
+	if (f && bt_field_get_class_type(f) == BT_FIELD_CLASS_TYPE_STRING)
+		snprintf(a->comm, sizeof(a->comm), "%s", bt_field_string_get_value(f));
+	f = member(p, "data");
+	if (f && bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_ARRAY))
+		for (uint64_t i = 0; i < 4 && i < bt_field_array_get_length(f); i++) {
+			const bt_field *x =
+				bt_field_array_borrow_element_field_by_index_const(f, i);
+
+			if (bt_field_class_type_is(bt_field_get_class_type(x),
+						   BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+				a->data[i] = bt_field_integer_unsigned_get_value(x);
+		}
+	if (!a->start && a->delay && a->delay < e->ts)
+		a->start = e->ts - a->delay;
+	if (!a->end)
+		a->end = e->ts;
+	if (a->tid > 0) {
+		struct an_task *t = an_task_get(log, a->tid);
+
+		if (t)
+			t->pid = a->pid;
+		set_comm(log, a->tid, a->comm);
+	}
+	e->a = (int32_t)log->alerts.n - 1;
+}
+
+static int cpu_of(struct an_decoder *d, const bt_event *ev)
+{
+	const bt_stream *s = bt_event_borrow_stream_const(ev);
+	bool inserted;
+	uint32_t *slot = an_map_slot(&d->streams, (uint64_t)(uintptr_t)s, &inserted);
+	const bt_packet *pk;
+	const bt_field *ctx, *f;
+	uint32_t cpu = 0;
+
+	if (!slot)
+		return 0;
+	if (!inserted)
+		return (int)*slot;
+	pk = bt_event_borrow_packet_const(ev);
+	ctx = pk ? bt_packet_borrow_context_field_const(pk) : NULL;
+	f = ctx ? member(ctx, "cpu_id") : NULL;
+	if (f && bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_INTEGER))
+		cpu = (uint32_t)bt_field_integer_unsigned_get_value(f);
+	*slot = cpu;
+	if (cpu + 1 > d->log->ncpu)
+		d->log->ncpu = cpu + 1;
+	return (int)cpu;
+}
+
+int an_decode(struct an_decoder *d, const bt_message *msg)
+{
+	const bt_event *ev = bt_message_event_borrow_event_const(msg);
+	const bt_event_class *ec = bt_event_borrow_class_const(ev);
+	struct an_log *log = d->log;
+	const bt_clock_snapshot *cs;
+	const bt_field *p;
+	struct handler *h;
+	struct an_ev *e;
+	bool inserted;
+	uint32_t *slot;
+	int64_t ts = 0;
+
+	log->events++;
+	d->handlers.size = sizeof(struct handler);
+	slot = an_map_slot(&d->classes, (uint64_t)(uintptr_t)ec, &inserted);
+	if (!slot)
+		return -1;
+	if (inserted) {
+		h = an_vec_push(&d->handlers);
+		if (!h)
+			return -1;
+		resolve(log, ec, h);
+		*slot = (uint32_t)d->handlers.n;
+	}
+	h = AN_AT(&d->handlers, struct handler, *slot - 1);
+	cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+	bt_clock_snapshot_get_ns_from_origin(cs, &ts);
+	if (!log->first_ts)
+		log->first_ts = (uint64_t)ts;
+	log->last_ts = (uint64_t)ts;
+	if (h->type == EV__COUNT)
+		return 0;
+	e = an_vec_push(&log->ev);
+	if (!e)
+		return -1;
+	e->ts = (uint64_t)ts;
+	e->type = h->type;
+	e->cpu = (uint16_t)cpu_of(d, ev);
+	while (log->cpu_first.n <= e->cpu)
+		if (!an_vec_push(&log->cpu_first))
+			return -1;
+	if (!*AN_AT(&log->cpu_first, uint64_t, e->cpu))
+		*AN_AT(&log->cpu_first, uint64_t, e->cpu) = e->ts;
+	log->counts[h->type]++;
+	p = bt_event_borrow_payload_field_const(ev);
+	switch (h->type) {
+	case EV_SYS_ENTRY:
+		e->a = h->sys;
+		return 0;
+	case EV_SYS_EXIT:
+		e->a = h->sys;
+		e->d = (uint64_t)get(p, h->f[3]);
+		return 0;
+	case EV_ALERT:
+		alert(log, p, bt_clock_snapshot_borrow_clock_class_const(cs), e);
+		return 0;
+	default:
+		break;
+	}
+	if (!p)
+		return 0;
+	e->a = (int32_t)get(p, h->f[0]);
+	e->b = (int32_t)get(p, h->f[1]);
+	e->c = (int32_t)get(p, h->f[2]);
+	e->d = (uint64_t)get(p, h->f[3]);
+	switch (h->type) {
+	case EV_SWITCH:
+		set_comm(log, e->a, str(p, h->s[0]));
+		set_comm(log, e->b, str(p, h->s[1]));
+		break;
+	case EV_WAKING:
+	case EV_WAKEUP_NEW:
+		set_comm(log, e->a, str(p, h->s[0]));
+		break;
+	case EV_FORK: {
+		struct an_task *t = an_task_get(log, e->b);
+
+		if (t)
+			t->pid = e->c;
+		set_comm(log, e->b, str(p, h->s[1]));
+		break;
+	}
+	case EV_IRQ_ENTRY:
+		set_irq_name(log, e->a, str(p, h->s[0]));
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+void an_decoder_free(struct an_decoder *d)
+{
+	an_map_free(&d->classes);
+	an_map_free(&d->streams);
+	an_vec_free(&d->handlers);
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* What each absent event class costs the analysis, said once per snapshot. */
+#include <stdlib.h>
+
+#include "an.h"
+
+static const struct {
+	int type;
+	const char *text;
+} needs[] = {
+	{EV_SWITCH, "sched_switch: no timelines, no CPU usage"},
+	{EV_WAKING, "sched_waking: wakers (the chain) cannot be found"},
+	{EV_SYS_ENTRY, "syscall_entry_*/syscall_exit_*: no system call tables, the system call "
+		       "of a blocked task is unknown"},
+	{EV_IRQ_ENTRY, "irq_handler_entry/exit: no irq table, device wakeups are not attributed"},
+	{EV_SOFTIRQ_ENTRY, "irq_softirq_entry/exit/raise: softirq wakeups are not attributed"},
+	{EV_HRTIMER_ENTRY, "timer_hrtimer_expire_entry/exit: timer wakeups are not recognised"},
+	{EV_BLOCK_COMPLETE, "block_rq_issue/complete: no block I/O tables"},
+	{EV_ALERT, "latency_tracker_alert: no alert, so no cause to explain (tables only)"},
+};
+
+void an_missing(const struct an_log *log, struct an_vec *missing)
+{
+	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++) {
+		char **slot;
+
+		if (log->counts[needs[i].type])
+			continue;
+		slot = an_vec_push(missing);
+		if (slot)
+			*slot = an_strdup(needs[i].text);
+	}
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The result as JSON: what scripts and tests read (latencyctl --json analyze). */
+#include <json-c/json.h>
+
+#include "an.h"
+
+static void add(struct json_object *o, const char *key, struct json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+static struct json_object *i64(int64_t v)
+{
+	return json_object_new_int64(v);
+}
+
+static struct json_object *strs(const struct an_vec *v)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < v->n; i++)
+		json_object_array_add(a, json_object_new_string(*AN_AT(v, char *, i)));
+	return a;
+}
+
+static struct json_object *task(const struct an_log *log, int32_t tid)
+{
+	struct json_object *o = json_object_new_object();
+
+	add(o, "tid", i64(tid));
+	add(o, "comm", json_object_new_string(an_comm(log, tid)));
+	return o;
+}
+
+static const char *wake_kind(uint8_t w)
+{
+	static const char *const kinds[] = {"none", "task", "irq", "softirq", "timer", "unknown"};
+
+	return w < sizeof(kinds) / sizeof(kinds[0]) ? kinds[w] : "unknown";
+}
+
+static struct json_object *woken_by(const struct an_log *log, const struct an_interval *iv)
+{
+	struct json_object *o = json_object_new_object();
+	char text[200];
+
+	add(o, "kind", json_object_new_string(wake_kind(iv->wake)));
+	switch (iv->wake) {
+	case WK_TASK:
+		add(o, "tid", i64(iv->who));
+		add(o, "comm", json_object_new_string(an_comm(log, iv->who)));
+		break;
+	case WK_IRQ:
+		add(o, "irq", i64(iv->who));
+		add(o, "name", json_object_new_string(an_irq_name(log, iv->who)));
+		break;
+	case WK_SOFTIRQ:
+		add(o, "vec", i64(iv->who));
+		add(o, "name", json_object_new_string(an_softirq_name(iv->who)));
+		if (iv->via >= 0) {
+			add(o, "raised_by_irq", i64(iv->via));
+			add(o, "raised_by_irq_name",
+			    json_object_new_string(an_irq_name(log, iv->via)));
+		}
+		break;
+	default:
+		break;
+	}
+	if (iv->dev) {
+		snprintf(text, sizeof(text), "%u:%u", (unsigned)((uint32_t)iv->dev >> 20),
+			 (unsigned)(iv->dev & 0xfffff));
+		add(o, "block_device", json_object_new_string(text));
+	}
+	an_wake_text(log, iv, text, sizeof(text));
+	add(o, "text", json_object_new_string(text));
+	return o;
+}
+
+static struct json_object *interval(const struct an_log *log, const struct an_interval *iv,
+				    uint64_t total)
+{
+	struct json_object *o = json_object_new_object();
+
+	add(o, "state", json_object_new_string(an_state_name(iv->state)));
+	add(o, "begin_ns", i64((int64_t)iv->t0));
+	add(o, "end_ns", i64((int64_t)iv->t1));
+	add(o, "duration_ns", i64((int64_t)(iv->t1 - iv->t0)));
+	add(o, "share",
+	    json_object_new_double(total ? (double)(iv->t1 - iv->t0) / (double)total : 0));
+	if (iv->cpu >= 0)
+		add(o, "cpu", i64(iv->cpu));
+	if (iv->syscall >= 0)
+		add(o, "syscall", json_object_new_string(an_sysname(log, iv->syscall)));
+	if (iv->state == ST_RUNNABLE && iv->by >= 0)
+		add(o, "cpu_held_by", task(log, iv->by));
+	if (an_blocked(iv->state))
+		add(o, "woken_by", woken_by(log, iv));
+	return o;
+}
+
+static struct json_object *cause(const struct an_log *log, const struct an_cause *c)
+{
+	const struct an_alert *a = &c->alert;
+	struct json_object *o = json_object_new_object(), *tl = json_object_new_array(),
+			   *ch = json_object_new_array();
+	uint64_t total = c->t1 - c->t0;
+	char summary[1024];
+	double explained = an_cause_summary(log, c, summary, sizeof(summary));
+
+	add(o, "tracker", json_object_new_string(a->tracker));
+	add(o, "reason", json_object_new_string(a->reason == 2 ? "timeout" : "threshold"));
+	add(o, "seq", i64((int64_t)a->seq));
+	add(o, "pid", i64(a->pid));
+	add(o, "tid", i64(a->tid));
+	add(o, "comm", json_object_new_string(a->comm));
+	add(o, "alert_ns", i64((int64_t)a->ts));
+	add(o, "begin_ns", i64((int64_t)c->t0));
+	add(o, "end_ns", i64((int64_t)c->t1));
+	add(o, "delay_ns", i64((int64_t)a->delay));
+	add(o, "threshold_ns", i64((int64_t)a->threshold));
+	for (size_t i = 0; i < c->timeline.n; i++)
+		json_object_array_add(
+			tl, interval(log, AN_AT(&c->timeline, struct an_interval, i), total));
+	add(o, "timeline", tl);
+	for (size_t i = 0; i < c->links.n; i++) {
+		const struct an_link *l = AN_AT(&c->links, struct an_link, i);
+		struct json_object *x = interval(log, &l->iv, total);
+
+		add(x, "depth", i64(l->depth));
+		add(x, "tid", i64(l->tid));
+		add(x, "comm", json_object_new_string(an_comm(log, l->tid)));
+		json_object_array_add(ch, x);
+	}
+	add(o, "chain", ch);
+	add(o, "summary", json_object_new_string(summary));
+	add(o, "explained", json_object_new_double(explained));
+	add(o, "story", json_object_new_string(c->story ? c->story : ""));
+	add(o, "notes", strs(&c->notes));
+	return o;
+}
+
+static struct json_object *cell(const struct an_cell *c)
+{
+	struct json_object *o;
+
+	switch (c->kind) {
+	case C_INT:
+	case C_DURATION:
+	case C_TIMESTAMP:
+	case C_CPU:
+		return i64(c->v);
+	case C_RATIO:
+		return json_object_new_double(c->r);
+	case C_PROCESS:
+		o = json_object_new_object();
+		add(o, "tid", i64(c->v));
+		if (c->pid >= 0)
+			add(o, "pid", i64(c->pid));
+		add(o, "name", json_object_new_string(c->s ? c->s : ""));
+		return o;
+	case C_IRQ:
+		o = json_object_new_object();
+		add(o, "hard", json_object_new_boolean(c->hard));
+		add(o, "nr", i64(c->v));
+		add(o, "name", json_object_new_string(c->s ? c->s : ""));
+		return o;
+	case C_SYSCALL:
+	case C_DISK:
+	case C_STRING:
+		return json_object_new_string(c->s ? c->s : "");
+	default:
+		return NULL;
+	}
+}
+
+static struct json_object *table(const struct an_table *t)
+{
+	struct json_object *o = json_object_new_object(), *cols = json_object_new_array(),
+			   *rows = json_object_new_array();
+	const struct an_cell *cells = t->cells.v;
+
+	add(o, "title", json_object_new_string(t->cls->title));
+	for (size_t i = 0; i < t->cls->ncols; i++) {
+		struct json_object *c = json_object_new_object();
+
+		add(c, "title", json_object_new_string(t->cls->cols[i].title));
+		add(c, "class", json_object_new_string(t->cls->cols[i].cls));
+		json_object_array_add(cols, c);
+	}
+	for (size_t r = 0; r < an_rows(t); r++) {
+		struct json_object *row = json_object_new_array();
+
+		for (size_t i = 0; i < t->cls->ncols; i++)
+			json_object_array_add(row, cell(&cells[r * t->cls->ncols + i]));
+		json_object_array_add(rows, row);
+	}
+	add(o, "columns", cols);
+	add(o, "rows", rows);
+	return o;
+}
+
+struct json_object *an_result_json(const struct an_result *r)
+{
+	struct json_object *o = json_object_new_object(), *alerts = json_object_new_array(),
+			   *tables = json_object_new_object();
+
+	add(o, "path", json_object_new_string(r->path));
+	add(o, "traces", strs(&r->dirs));
+	add(o, "partial", json_object_new_boolean(r->log.partial));
+	add(o, "problems", strs(&r->log.problems));
+	add(o, "missing_events", strs(&r->missing));
+	add(o, "events", i64((int64_t)r->log.events));
+	add(o, "discarded_events", i64((int64_t)r->log.discarded));
+	add(o, "cpus", i64(r->log.ncpu));
+	add(o, "begin_ns", i64((int64_t)r->begin));
+	add(o, "end_ns", i64((int64_t)r->end));
+	add(o, "alerts_in_trace", i64((int64_t)r->log.alerts.n));
+	for (size_t i = 0; i < r->causes.n; i++)
+		json_object_array_add(alerts,
+				      cause(&r->log, AN_AT(&r->causes, struct an_cause, i)));
+	add(o, "alerts", alerts);
+	for (size_t i = 0; i < r->tables.n; i++) {
+		const struct an_table *t = AN_AT(&r->tables, struct an_table, i);
+
+		add(tables, t->cls->name, table(t));
+	}
+	add(o, "tables", tables);
+	return o;
+}

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Reading a snapshot with libbabeltrace2: one source.ctf.fs per trace directory, a
+ * filter.utils.muxer putting their events in time order, and a simple sink of ours feeding
+ * decode.c. A trace that cannot be opened is left out (and said so); an error in the
+ * middle of a stream keeps what was read before it and marks the result partial.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <babeltrace2/babeltrace.h>
+
+#include "decode.h"
+
+struct sink {
+	struct an_decoder dec;
+	const struct an_options *opt;
+	bt_message_iterator *it;
+	uint64_t next_progress;
+	bool failed;
+};
+
+static bt_graph_simple_sink_component_initialize_func_status sink_init(bt_message_iterator *it,
+								       void *data)
+{
+	((struct sink *)data)->it = it;
+	return BT_GRAPH_SIMPLE_SINK_COMPONENT_INITIALIZE_FUNC_STATUS_OK;
+}
+
+static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
+								       void *data)
+{
+	struct sink *s = data;
+	bt_message_array_const msgs;
+	uint64_t count = 0;
+	bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &count);
+
+	switch (st) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	default:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	}
+	for (uint64_t i = 0; i < count; i++) {
+		const bt_message *m = msgs[i];
+
+		switch (bt_message_get_type(m)) {
+		case BT_MESSAGE_TYPE_EVENT:
+			if (!s->failed && an_decode(&s->dec, m) < 0)
+				s->failed = true;
+			break;
+		case BT_MESSAGE_TYPE_DISCARDED_EVENTS: {
+			uint64_t n = 0;
+
+			if (bt_message_discarded_events_get_count(m, &n) ==
+			    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+				s->dec.log->discarded += n;
+			break;
+		}
+		default:
+			break;
+		}
+		bt_message_put_ref(m);
+	}
+	if (s->failed)
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+	if (s->opt && s->opt->progress && s->dec.log->events >= s->next_progress) {
+		s->opt->progress(s->dec.log->events, s->opt->progress_arg);
+		s->next_progress = s->dec.log->events + (1u << 16);
+	}
+	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+/* The current thread's babeltrace2 error, causes joined innermost last; NULL if none. */
+static char *take_error(void)
+{
+	const bt_error *err = bt_current_thread_take_error();
+	size_t size = 0;
+	char *text = NULL;
+	FILE *f;
+
+	if (!err)
+		return NULL;
+	f = open_memstream(&text, &size);
+	if (f) {
+		uint64_t n = bt_error_get_cause_count(err);
+
+		/* Cause 0 is the root cause; the last ones only say which component failed. */
+		uint64_t shown = n < 3 ? n : 3;
+
+		for (uint64_t i = shown; i-- > 0;) {
+			const char *m =
+				bt_error_cause_get_message(bt_error_borrow_cause_by_index(err, i));
+
+			fprintf(f, "%s%s", i + 1 < shown ? ": " : "", m ? m : "?");
+		}
+		fclose(f);
+	}
+	bt_error_release(err);
+	return text;
+}
+
+/* *why = "WHAT: the babeltrace2 error". */
+static void fail(char **why, const char *what)
+{
+	char *e = take_error();
+
+	*why = an_asprintf("%s: %s", what, e ? e : "unknown error");
+	free(e);
+}
+
+static int add_source(bt_graph *g, const bt_component_class_source *cls, const char *dir, size_t i,
+		      const bt_component_source **src)
+{
+	bt_value *params = bt_value_map_create(), *inputs = NULL;
+	char name[32];
+	int r = -ENOMEM;
+
+	snprintf(name, sizeof(name), "src%zu", i);
+	if (params &&
+	    bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) ==
+		    BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK &&
+	    bt_value_array_append_string_element(inputs, dir) ==
+		    BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK)
+		r = bt_graph_add_source_component(g, cls, name, params, BT_LOGGING_LEVEL_NONE,
+						  src) == BT_GRAPH_ADD_COMPONENT_STATUS_OK
+			    ? 0
+			    : -EIO;
+	bt_value_put_ref(params);
+	return r;
+}
+
+/* Trace i without the stream files its error names (tmp[i]: the links to the rest). */
+static int salvage(size_t i, const struct an_vec *dirs, char **tmp, const char *error,
+		   struct an_log *log)
+{
+	const char *dir = tmp[i] ? tmp[i] : *AN_AT(dirs, char *, i);
+	struct an_vec dropped = AN_VEC(char *);
+	char *links;
+	int r = an_salvage(dir, error, &links, &dropped);
+
+	for (size_t j = 0; j < dropped.n && r == 0; j++)
+		an_problem(log, "%s/%s: %s", *AN_AT(dirs, char *, i), *AN_AT(&dropped, char *, j),
+			   error ? error : "");
+	an_strs_free(&dropped);
+	if (r == 0) {
+		if (tmp[i])
+			an_rm_salvage(tmp[i]);
+		free(tmp[i]);
+		tmp[i] = links;
+	}
+	return r;
+}
+
+/*
+ * Builds the graph over the directories not marked bad. On an error naming a directory,
+ * marks it bad and returns -EAGAIN so that the caller builds a new graph without it (a
+ * faulty graph cannot be used any more).
+ */
+static int build(bt_graph **ret, struct an_vec *dirs, char **tmp, bool *bad, struct sink *s,
+		 struct an_log *log, char **why)
+{
+	const bt_plugin *ctf = NULL, *utils = NULL;
+	const bt_component_class_source *fs;
+	const bt_component_class_filter *mux_cls;
+	const bt_component_filter *mux;
+	const bt_component_sink *sink;
+	bt_graph *g = bt_graph_create(0);
+	uint64_t in = 0;
+	int r = -EIO;
+
+	if (!g)
+		return -ENOMEM;
+	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) !=
+		    BT_PLUGIN_FIND_STATUS_OK ||
+	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &utils) !=
+		    BT_PLUGIN_FIND_STATUS_OK) {
+		*why = an_asprintf("babeltrace2's ctf and utils plugins are not installed");
+		goto out;
+	}
+	fs = bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
+	mux_cls = bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
+	if (!fs || !mux_cls ||
+	    bt_graph_add_filter_component(g, mux_cls, "muxer", NULL, BT_LOGGING_LEVEL_NONE, &mux) !=
+		    BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+	    bt_graph_add_simple_sink_component(g, "sink", sink_init, sink_consume, NULL, s,
+					       &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		fail(why, "cannot set up babeltrace2");
+		goto out;
+	}
+	for (size_t i = 0; i < dirs->n; i++) {
+		const char *dir = *AN_AT(dirs, char *, i);
+		const bt_component_source *src;
+		char *e = NULL;
+
+		if (bad[i])
+			continue;
+		if (!tmp[i] && an_check_metadata(dir, &e) < 0) {
+			an_problem(log, "%s", e);
+			free(e);
+			bad[i] = true;
+			continue;
+		}
+		r = add_source(g, fs, tmp[i] ? tmp[i] : dir, i, &src);
+		if (r == -EIO) {
+			e = take_error();
+			r = salvage(i, dirs, tmp, e, log);
+			if (r < 0) {
+				an_problem(log, "%s: cannot read this trace, left out: %s", dir,
+					   e ? e : "unknown error");
+				bad[i] = true;
+			}
+			free(e);
+			r = -EAGAIN;
+			goto out;
+		}
+		if (r < 0)
+			goto out;
+		for (uint64_t p = 0; p < bt_component_source_get_output_port_count(src); p++) {
+			if (bt_graph_connect_ports(
+				    g,
+				    bt_component_source_borrow_output_port_by_index_const(src, p),
+				    bt_component_filter_borrow_input_port_by_index_const(mux, in++),
+				    NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+				fail(why, dir);
+				r = -EIO;
+				goto out;
+			}
+		}
+	}
+	if (!in) {
+		*why = an_asprintf(
+			"no readable trace%s%s", log->problems.n ? ": " : "",
+			log->problems.n ? *AN_AT(&log->problems, char *, log->problems.n - 1) : "");
+		r = -ENOENT;
+		goto out;
+	}
+	if (bt_graph_connect_ports(g, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+		fail(why, "cannot connect the muxer");
+		r = -EIO;
+		goto out;
+	}
+	*ret = g;
+	g = NULL;
+	r = 0;
+out:
+	bt_plugin_put_ref(ctf);
+	bt_plugin_put_ref(utils);
+	bt_graph_put_ref(g);
+	return r;
+}
+
+int an_read(struct an_vec *dirs, const struct an_options *opt, struct an_log *log, char **why)
+{
+	bool *bad = calloc(dirs->n ? dirs->n : 1, sizeof(bool));
+	char **tmp = calloc(dirs->n ? dirs->n : 1, sizeof(char *));
+	struct sink s = {.dec = AN_DECODER_INIT(log), .opt = opt};
+	bt_graph *g = NULL;
+	bt_graph_run_status st;
+	int r;
+
+	if (!bad || !tmp) {
+		free(bad);
+		free(tmp);
+		return -ENOMEM;
+	}
+	do
+		r = build(&g, dirs, tmp, bad, &s, log, why);
+	while (r == -EAGAIN);
+	if (r < 0)
+		goto out;
+	do
+		st = bt_graph_run(g);
+	while (st == BT_GRAPH_RUN_STATUS_AGAIN);
+	if (s.failed) {
+		*why = an_asprintf("out of memory after %llu events",
+				   (unsigned long long)log->events);
+		r = -ENOMEM;
+	} else if (st != BT_GRAPH_RUN_STATUS_OK) {
+		char *e = take_error();
+
+		/* What was read stays: a damaged stream ends the reading, not the analysis. */
+		an_problem(log, "reading stopped after %llu events: %s",
+			   (unsigned long long)log->events, e ? e : "unknown error");
+		free(e);
+	}
+out:
+	if (r < 0 && !*why)
+		*why = take_error();
+	bt_graph_put_ref(g);
+	an_decoder_free(&s.dec);
+	for (size_t i = 0; i < dirs->n; i++) {
+		if (tmp[i])
+			an_rm_salvage(tmp[i]);
+		free(tmp[i]);
+	}
+	free(tmp);
+	free(bad);
+	return r;
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One task's states over an interval, by replaying the log from its start: the CPUs'
+ * contexts (current task, hard irq, softirq, timer expiry) say who woke the task; its own
+ * sched_switch events say when it ran, was preempted or blocked, and its syscall events in
+ * which system call.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "an.h"
+
+#define NVEC 10
+
+struct cpu_ctx {
+	int32_t cur;		 /* running task, -1 unknown */
+	int32_t irq;		 /* hard irq being handled, -1 */
+	int32_t softirq;	 /* softirq vector running, -1 */
+	int timer;		 /* inside an (hr)timer expiry */
+	int32_t raised_by[NVEC]; /* the irq that raised each vector, -1 */
+	int32_t dev;		 /* block device completed in the current irq/softirq */
+};
+
+bool an_blocked(uint8_t state)
+{
+	return state == ST_BLOCKED_S || state == ST_BLOCKED_D || state == ST_BLOCKED;
+}
+
+const char *an_state_name(uint8_t state)
+{
+	switch (state) {
+	case ST_RUNNING:
+		return "running";
+	case ST_RUNNABLE:
+		return "runnable";
+	case ST_BLOCKED_S:
+		return "blocked-interruptible";
+	case ST_BLOCKED_D:
+		return "blocked-uninterruptible";
+	case ST_BLOCKED:
+		return "blocked";
+	case ST_EXITED:
+		return "exited";
+	default:
+		return "unknown";
+	}
+}
+
+struct track {
+	struct an_interval cur;
+	uint64_t t0, t1;
+	struct an_vec *out;
+	int err;
+};
+
+/* Ends the current interval at ts (clipped to [t0, t1]) and starts a new one. */
+static void move(struct track *k, uint64_t ts, uint8_t state)
+{
+	struct an_interval *iv;
+	uint64_t a = k->cur.t0 > k->t0 ? k->cur.t0 : k->t0;
+	uint64_t b = ts < k->t1 ? ts : k->t1;
+
+	if (b > a) {
+		iv = an_vec_push(k->out);
+		if (!iv) {
+			k->err = -1;
+		} else {
+			*iv = k->cur;
+			iv->t0 = a;
+			iv->t1 = b;
+		}
+	}
+	k->cur.t0 = ts;
+	k->cur.state = state;
+	k->cur.wake = WK_NONE;
+	k->cur.who = k->cur.via = -1;
+	k->cur.by = -1;
+	k->cur.dev = 0;
+}
+
+static uint8_t blocked_state(uint64_t prev_state)
+{
+	/* TASK_RUNNING 0 is a preemption; lttng adds TASK_REPORT_MAX for a preempted task */
+	if ((prev_state & 0xff) == 0)
+		return ST_RUNNABLE;
+	if (prev_state & 1)
+		return ST_BLOCKED_S;
+	if (prev_state & 2)
+		return ST_BLOCKED_D;
+	return ST_BLOCKED;
+}
+
+int an_history(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, struct an_vec *out)
+{
+	unsigned ncpu = log->ncpu ? log->ncpu : 1;
+	struct cpu_ctx *cpu = calloc(ncpu, sizeof(*cpu));
+	struct track k = {.t0 = t0, .t1 = t1, .out = out};
+	const struct an_ev *ev = log->ev.v;
+	int32_t sys = -1;
+
+	if (!cpu)
+		return -1;
+	for (unsigned i = 0; i < ncpu; i++) {
+		cpu[i].cur = cpu[i].irq = cpu[i].softirq = -1;
+		for (int v = 0; v < NVEC; v++)
+			cpu[i].raised_by[v] = -1;
+	}
+	k.cur.t0 = log->first_ts;
+	k.cur.state = ST_UNKNOWN;
+	k.cur.cpu = k.cur.by = k.cur.who = k.cur.via = k.cur.syscall = -1;
+	for (size_t i = 0; i < log->ev.n && ev[i].ts <= t1 && !k.err; i++) {
+		const struct an_ev *e = &ev[i];
+		struct cpu_ctx *c = &cpu[e->cpu < ncpu ? e->cpu : 0];
+
+		switch (e->type) {
+		case EV_SWITCH:
+			if (e->a == tid) {
+				uint8_t st = blocked_state(e->d);
+
+				move(&k, e->ts, st);
+				k.cur.syscall = sys;
+				k.cur.cpu = e->cpu;
+				if (st == ST_RUNNABLE)
+					k.cur.by = e->b;
+			}
+			if (e->b == tid) {
+				/* A woken task waited behind whoever held its CPU until now. */
+				if (k.cur.state == ST_RUNNABLE && k.cur.by < 0)
+					k.cur.by = e->a;
+				if (k.cur.state == ST_RUNNABLE)
+					k.cur.cpu = e->cpu;
+				move(&k, e->ts, ST_RUNNING);
+				k.cur.cpu = e->cpu;
+				k.cur.syscall = sys;
+			}
+			c->cur = e->b;
+			break;
+		case EV_WAKING:
+		case EV_WAKEUP_NEW:
+			if (e->a != tid || k.cur.state == ST_RUNNING)
+				break;
+			if (k.cur.state != ST_RUNNABLE) {
+				uint8_t wake = WK_TASK;
+				int32_t who = c->cur, via = -1;
+
+				if (c->timer) {
+					wake = WK_TIMER;
+					via = c->irq;
+				} else if (c->irq >= 0) {
+					wake = WK_IRQ;
+					who = c->irq;
+				} else if (c->softirq >= 0) {
+					wake = WK_SOFTIRQ;
+					who = c->softirq;
+					via = c->softirq < NVEC ? c->raised_by[c->softirq] : -1;
+				} else if (c->cur <= 0) {
+					wake = WK_UNKNOWN;
+				}
+				k.cur.wake = wake;
+				k.cur.who = who;
+				k.cur.via = via;
+				k.cur.dev = c->dev;
+				/* The blocked interval ends here, with its waker. */
+				move(&k, e->ts, ST_RUNNABLE);
+				k.cur.cpu = e->b;
+				k.cur.syscall = sys;
+			}
+			break;
+		case EV_EXIT:
+			if (e->a == tid)
+				move(&k, e->ts, ST_EXITED);
+			break;
+		case EV_IRQ_ENTRY:
+			c->irq = e->a;
+			c->dev = 0;
+			break;
+		case EV_IRQ_EXIT:
+			c->irq = -1;
+			break;
+		case EV_SOFTIRQ_ENTRY:
+			c->softirq = e->a;
+			c->dev = 0;
+			break;
+		case EV_SOFTIRQ_EXIT:
+			c->softirq = -1;
+			if (e->a >= 0 && e->a < NVEC)
+				c->raised_by[e->a] = -1;
+			break;
+		case EV_SOFTIRQ_RAISE:
+			if (e->a >= 0 && e->a < NVEC && c->irq >= 0)
+				c->raised_by[e->a] = c->irq;
+			break;
+		case EV_HRTIMER_ENTRY:
+		case EV_TIMER_ENTRY:
+			c->timer++;
+			break;
+		case EV_HRTIMER_EXIT:
+		case EV_TIMER_EXIT:
+			if (c->timer > 0)
+				c->timer--;
+			break;
+		case EV_BLOCK_COMPLETE:
+			if (c->irq >= 0 || c->softirq >= 0)
+				c->dev = e->a;
+			break;
+		case EV_SYS_ENTRY:
+			if (c->cur == tid) {
+				sys = e->a;
+				k.cur.syscall = sys;
+			}
+			break;
+		case EV_SYS_EXIT:
+			if (c->cur == tid)
+				sys = -1;
+			break;
+		default:
+			break;
+		}
+	}
+	/* Still waiting at the end: behind whoever holds the CPU it waits for. */
+	if (k.cur.state == ST_RUNNABLE && k.cur.by < 0 && k.cur.cpu >= 0 &&
+	    (unsigned)k.cur.cpu < ncpu)
+		k.cur.by = cpu[k.cur.cpu].cur;
+	if (!k.err)
+		move(&k, t1, ST_UNKNOWN);
+	free(cpu);
+	return k.err;
+}

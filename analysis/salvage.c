@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Damaged traces. babeltrace2 refuses a whole trace when one stream file cannot be indexed
+ * (a file truncated mid-packet), and loops forever on packetized metadata cut inside a
+ * packet. So: metadata packets are checked before babeltrace2 sees them, and a trace whose
+ * stream file is refused is read again through a directory of symbolic links to its
+ * metadata and its other stream files.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "an.h"
+
+#define TSDL_MAGIC  0x75d11d57U
+#define META_HEADER 37 /* magic, uuid[16], checksum, content_size, packet_size, 5 bytes */
+
+int an_check_metadata(const char *dir, char **why)
+{
+	char *path = an_asprintf("%s/metadata", dir);
+	unsigned char h[META_HEADER];
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	long off = 0, size;
+	int r = 0;
+
+	if (!f) {
+		*why = an_asprintf("%s: %s", path ? path : dir, strerror(errno));
+		free(path);
+		return -EIO;
+	}
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	/* Text metadata (no magic) is parsed by babeltrace2 and errors cleanly. */
+	while (off < size && fseek(f, off, SEEK_SET) == 0 && fread(h, 1, 4, f) == 4) {
+		uint32_t magic = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
+				 (uint32_t)h[3] << 24;
+		uint32_t content, packet;
+
+		if (magic != TSDL_MAGIC)
+			break;
+		if (fread(h + 4, 1, META_HEADER - 4, f) != META_HEADER - 4) {
+			r = -EBADMSG;
+			break;
+		}
+		content = (uint32_t)h[24] | (uint32_t)h[25] << 8 | (uint32_t)h[26] << 16 |
+			  (uint32_t)h[27] << 24;
+		packet = (uint32_t)h[28] | (uint32_t)h[29] << 8 | (uint32_t)h[30] << 16 |
+			 (uint32_t)h[31] << 24;
+		if (packet < 8 * META_HEADER || content > packet || off + packet / 8 > size) {
+			r = -EBADMSG;
+			break;
+		}
+		off += packet / 8;
+	}
+	fclose(f);
+	if (r < 0)
+		*why = an_asprintf("%s: truncated or damaged metadata packet at byte %ld (file of "
+				   "%ld bytes): the trace cannot be decoded",
+				   path, off, size);
+	free(path);
+	return r;
+}
+
+#define INDEX_MAGIC 0xc1f1dcc1U
+
+static uint64_t be(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+#define CTF_MAGIC      0xc1fc1fc1U
+#define PACKET_SIZE_AT 56 /* LTTng's packet header and context: packet_size (bits), u64 */
+
+static uint64_t le(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * Without an index (snapshots have none): LTTng's packet layout, the same for its kernel
+ * and userspace tracers on little-endian machines: magic, uuid, stream ids, then the
+ * context with packet_size at byte 56. Packets are followed while their magic is there.
+ */
+static uint64_t scan_packets(const char *path, uint64_t size, unsigned *count)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char h[PACKET_SIZE_AT + 8];
+	uint64_t end = 0;
+
+	*count = 0;
+	while (f && end + sizeof(h) <= size && fseek(f, (long)end, SEEK_SET) == 0 &&
+	       fread(h, 1, sizeof(h), f) == sizeof(h) && le(h, 4) == CTF_MAGIC) {
+		uint64_t bytes = le(h + PACKET_SIZE_AT, 8) / 8;
+
+		if (bytes < sizeof(h) || end + bytes > size)
+			break;
+		end += bytes;
+		(*count)++;
+	}
+	if (f)
+		fclose(f);
+	return end;
+}
+
+/*
+ * The bytes of path's complete packets, from its LTTng index (big-endian: a header of
+ * magic, major, minor, entry length; entries starting offset (bytes), packet_size (bits)).
+ */
+static uint64_t complete_packets(const char *path, uint64_t size, unsigned *count)
+{
+	char *real = realpath(path, NULL), *slash = real ? strrchr(real, '/') : NULL, *idx;
+	unsigned char h[16], *ent = NULL;
+	uint64_t end = 0, len;
+	FILE *f = NULL;
+
+	*count = 0;
+	if (!slash)
+		goto out;
+	*slash = 0;
+	idx = an_asprintf("%s/index/%s.idx", real, slash + 1);
+	f = idx ? fopen(idx, "rb") : NULL;
+	free(idx);
+	if (!f || fread(h, 1, 16, f) != 16 || be(h, 4) != INDEX_MAGIC)
+		goto out;
+	len = be(h + 12, 4);
+	if (len < 16 || len > 4096 || !(ent = malloc(len)))
+		goto out;
+	while (fread(ent, 1, len, f) == len) {
+		uint64_t off = be(ent, 8), bytes = be(ent + 8, 8) / 8;
+
+		if (off != end || off + bytes > size || !bytes)
+			break;
+		end = off + bytes;
+		(*count)++;
+	}
+out:
+	if (f)
+		fclose(f);
+	free(ent);
+	free(real);
+	return end ? end : scan_packets(path, size, count);
+}
+
+static int copy_prefix(const char *from, const char *to, uint64_t n)
+{
+	FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+	char buf[65536];
+	int r = in && out ? 0 : -errno;
+
+	while (!r && n) {
+		size_t k = fread(buf, 1, n < sizeof(buf) ? n : sizeof(buf), in);
+
+		if (!k || fwrite(buf, 1, k, out) != k)
+			r = -EIO;
+		n -= k;
+	}
+	if (in)
+		fclose(in);
+	if (out && fclose(out) != 0 && !r)
+		r = -EIO;
+	return r;
+}
+
+static void push(struct an_vec *v, char *s)
+{
+	char **slot = s ? an_vec_push(v) : NULL;
+
+	if (slot)
+		*slot = s;
+	else
+		free(s);
+}
+
+static int link_into(const char *tmp, const char *dir, const char *name)
+{
+	char *from = an_asprintf("%s/%s", dir, name), *to = an_asprintf("%s/%s", tmp, name);
+	char *abs = from ? realpath(from, NULL) : NULL;
+	int r = abs && to && symlink(abs, to) == 0 ? 0 : -errno;
+
+	free(from);
+	free(to);
+	free(abs);
+	return r ? r : 0;
+}
+
+int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec *dropped)
+{
+	const char *base = getenv("TMPDIR");
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *tmp = an_asprintf("%s/latency-analysis.XXXXXX", base && *base ? base : "/tmp");
+	size_t kept = 0;
+	int r = 0;
+
+	*tmpdir = NULL;
+	if (!d || !tmp || !mkdtemp(tmp)) {
+		r = -errno ? -errno : -ENOMEM;
+		goto out;
+	}
+	while ((de = readdir(d))) {
+		char *path = an_asprintf("%s/%s", dir, de->d_name);
+		struct stat st;
+
+		if (!path || stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		if (strcmp(de->d_name, "metadata") != 0 && error && strstr(error, path)) {
+			unsigned packets;
+			uint64_t keep = complete_packets(path, (uint64_t)st.st_size, &packets);
+			char *to = an_asprintf("%s/%s", tmp, de->d_name);
+
+			if (keep && to && copy_prefix(path, to, keep) == 0) {
+				kept++;
+				push(dropped,
+				     an_asprintf("%s: damaged, its first %u complete packets kept "
+						 "(%llu of "
+						 "%lld bytes), the rest left out",
+						 de->d_name, packets, (unsigned long long)keep,
+						 (long long)st.st_size));
+			} else {
+				push(dropped, an_asprintf("%s: damaged stream file left out "
+							  "(events of its CPU are "
+							  "missing)",
+							  de->d_name));
+			}
+			free(to);
+			free(path);
+			continue;
+		}
+		free(path);
+		if (link_into(tmp, dir, de->d_name) == 0 && strcmp(de->d_name, "metadata") != 0)
+			kept++;
+	}
+	if (!dropped->n || !kept) {
+		an_rm_salvage(tmp);
+		r = -ENOENT;
+		goto out;
+	}
+	*tmpdir = tmp;
+	tmp = NULL;
+out:
+	if (d)
+		closedir(d);
+	free(tmp);
+	return r;
+}
+
+void an_rm_salvage(const char *tmpdir)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char *p = an_asprintf("%s/%s", tmpdir, de->d_name);
+
+		if (p && de->d_name[0] != '.')
+			unlink(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(tmpdir);
+}

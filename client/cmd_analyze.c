@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * latencyctl analyze ID|PATH: the snapshot analysis, run here (not in latencyd). An ID is
+ * resolved to its path by asking latencyd (show-snapshot); a PATH needs no daemon. Output
+ * as text, --json, or LAMI 1.0 (--lami, and --mi-version/--metadata/--test-compatibility/
+ * --output-progress as Trace Compass calls an external analysis; latencyctl-lami wraps it).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
+
+#include "analysis.h"
+#include "latencyctl.h"
+
+enum {
+	OPT_BEGIN = 256,
+	OPT_END,
+	OPT_LIMIT,
+	OPT_MI,
+	OPT_META,
+	OPT_TEST,
+	OPT_PROGRESS,
+	OPT_LAMI,
+	OPT_NO_TABLES
+};
+
+static void print_json(struct json_object *o, bool pretty)
+{
+	printf("%s\n", json_object_to_json_string_ext(
+			       o, (pretty ? JSON_C_TO_STRING_PRETTY : JSON_C_TO_STRING_PLAIN) |
+					  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return s[0] >= '0' && s[0] <= '9' && !*end && !errno ? 0 : -EINVAL;
+}
+
+static void progress(uint64_t events, void *arg)
+{
+	printf("* %llu events read\n", (unsigned long long)events);
+	fflush(stdout);
+}
+
+/* The path of snapshot ID, from latencyd; NULL after saying why. */
+static char *snapshot_path(const struct ctl *ctl, uint64_t id, int *status)
+{
+	struct json_object *args = json_object_new_object(), *result = NULL, *v;
+	char *path = NULL;
+
+	if (!args) {
+		*status = EXIT_CONNECT;
+		return NULL;
+	}
+	json_object_object_add(args, PROTO_KEY_ID, json_object_new_int64((int64_t)id));
+	*status = ctl_call(ctl, PROTO_CMD_SHOW_SNAPSHOT, args, &result);
+	if (*status != EXIT_OK)
+		goto out;
+	if (json_object_object_get_ex(result, PROTO_KEY_PATH, &v) && json_object_get_string(v)[0]) {
+		path = strdup(json_object_get_string(v));
+	} else if (json_object_object_get_ex(result, PROTO_KEY_URL, &v)) {
+		fprintf(stderr,
+			"latencyctl: analyze: snapshot %llu went to lttng-relayd (%s): analyze its "
+			"directory on the relayd's host: latencyctl analyze PATH\n",
+			(unsigned long long)id, json_object_get_string(v));
+		*status = EXIT_DAEMON;
+	} else {
+		fprintf(stderr, "latencyctl: analyze: snapshot %llu has no local path\n",
+			(unsigned long long)id);
+		*status = EXIT_DAEMON;
+	}
+out:
+	json_object_put(result);
+	return path;
+}
+
+/* Declared here too: the command table (commands.c) declares its handlers itself. */
+int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+
+int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"begin", required_argument, NULL, OPT_BEGIN},
+		{"end", required_argument, NULL, OPT_END},
+		{"limit", required_argument, NULL, OPT_LIMIT},
+		{"no-tables", no_argument, NULL, OPT_NO_TABLES},
+		{"lami", no_argument, NULL, OPT_LAMI},
+		{"mi-version", no_argument, NULL, OPT_MI},
+		{"metadata", no_argument, NULL, OPT_META},
+		{"test-compatibility", no_argument, NULL, OPT_TEST},
+		{"output-progress", no_argument, NULL, OPT_PROGRESS},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct an_options opt = {.tables = true};
+	bool lami = false, test = false;
+	struct an_result *res = NULL;
+	char *path = NULL, *why = NULL;
+	struct stat st;
+	uint64_t v;
+	int c, r;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+		switch (c) {
+		case OPT_BEGIN:
+		case OPT_END:
+			if (parse_u64(optarg, &v) < 0) {
+				fprintf(stderr,
+					"latencyctl: analyze: invalid --%s '%s': ns since "
+					"the epoch\n",
+					c == OPT_BEGIN ? "begin" : "end", optarg);
+				return EXIT_USAGE;
+			}
+			*(c == OPT_BEGIN ? &opt.begin_ns : &opt.end_ns) = v;
+			break;
+		case OPT_LIMIT:
+			if (strcmp(optarg, "unlimited") == 0) {
+				opt.limit = UINT32_MAX;
+			} else if (parse_u64(optarg, &v) < 0 || !v || v > UINT32_MAX) {
+				fprintf(stderr, "latencyctl: analyze: invalid --limit '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			} else {
+				opt.limit = (unsigned)v;
+			}
+			break;
+		case OPT_NO_TABLES:
+			opt.tables = false;
+			break;
+		case OPT_LAMI:
+			lami = true;
+			break;
+		case OPT_MI:
+			printf("%s\n", AN_LAMI_VERSION);
+			return EXIT_OK;
+		case OPT_META:
+			print_json(an_lami_metadata(), false);
+			return EXIT_OK;
+		case OPT_TEST:
+			test = lami = true;
+			break;
+		case OPT_PROGRESS:
+			lami = true;
+			opt.progress = progress;
+			break;
+		case 'h':
+			printf("Usage: latencyctl [OPTIONS] %s %s\n\n%s.\n\n"
+			       "  --begin NS, --end NS  only this window (ns since the epoch)\n"
+			       "  --limit N|unlimited   rows per table (default %d)\n"
+			       "  --no-tables           only the alerts' causes\n"
+			       "  --lami                LAMI 1.0 results (as latencyctl-lami)\n"
+			       "  --mi-version, --metadata, --test-compatibility, "
+			       "--output-progress\n"
+			       "                        LAMI 1.0, as Trace Compass calls them\n"
+			       "\nID is asked to latencyd; PATH (a snapshot directory) needs no "
+			       "daemon.\nExit status: 0 analysed (maybe partially: see "
+			       "\"partial\"), "
+			       "1 nothing could be analysed.\n",
+			       cmd->name, cmd->args, cmd->summary, AN_LIMIT_DEFAULT);
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'latencyctl %s --help'.\n", cmd->name);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "latencyctl: analyze wants %s\nTry 'latencyctl analyze --help'.\n",
+			cmd->args);
+		return EXIT_USAGE;
+	}
+	if (stat(argv[optind], &st) == 0 || parse_u64(argv[optind], &v) < 0) {
+		path = strdup(argv[optind]);
+	} else {
+		path = snapshot_path(ctl, v, &r);
+		if (!path)
+			return r;
+	}
+	if (!path)
+		return EXIT_CONNECT;
+	r = an_analyze(path, &opt, &res, &why);
+	if (r < 0) {
+		if (lami)
+			print_json(an_lami_error(why ? why : strerror(-r)), false);
+		fprintf(stderr, "latencyctl: analyze: %s\n", why ? why : strerror(-r));
+		free(why);
+		free(path);
+		return EXIT_DAEMON;
+	}
+	if (lami && !an_lami_has_results(res)) {
+		/* LAMI wants at least one table: a trace without kernel events is not ours. */
+		print_json(an_lami_error("nothing to analyse: no alert and no kernel scheduling, "
+					 "system call, interrupt or block I/O events"),
+			   false);
+		an_result_free(res);
+		free(path);
+		return EXIT_DAEMON;
+	}
+	if (test)
+		; /* can be analysed: exit 0, nothing printed */
+	else if (lami)
+		print_json(an_lami_results(res), false);
+	else if (ctl->out == &output_json)
+		print_json(an_result_json(res), true);
+	else
+		an_result_print(res, stdout);
+	if (an_result_partial(res) && !lami && ctl->out != &output_json)
+		fprintf(stderr, "latencyctl: analyze: partial result: see the problems above\n");
+	an_result_free(res);
+	free(path);
+	return EXIT_OK;
+}

@@ -1,0 +1,100 @@
+#!/bin/bash
+# latencyctl analyze on real userspace snapshots from an isolated lttng-sessiond (run under
+# lttng-env --relayd): a local snapshot and one through lttng-relayd (its HOST/SESSION tree)
+# are analysed and say which kernel events are missing; a snapshot whose stream file is
+# truncated gives a partial result naming the problem, exit 0, no crash; a truncated
+# metadata file or a directory without a trace is a clear error (exit 1); LAMI phases
+# (the results' tables are checked on kernel snapshots: VM scenario analyze-pipe).
+# Usage: test-analyze.sh LATENCYCTL UST_APP LATENCYCTL_LAMI
+set -uo pipefail
+ctl=$1
+app=$2
+lami=$3
+tmp=$LATENCYD_TEST_TMP
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+pass() { echo "PASS: $*"; }
+command -v jq >/dev/null || { echo "jq missing; skipping"; exit 77; }
+
+"$app" &
+app_pid=$!
+trap 'kill $app_pid 2>/dev/null' EXIT
+for _ in $(seq 100); do lttng list -u 2>/dev/null | grep -q lttng_ust_tracef && break; sleep 0.1; done
+
+# snapshot NAME OUTPUT: a userspace snapshot session recording every event for a second.
+snapshot() {
+	lttng create "$1" --snapshot "$2" >/dev/null || { fail "lttng create $1"; return 1; }
+	lttng enable-channel -u --overwrite --subbuf-size=64k --num-subbuf=4 c -s "$1" >/dev/null &&
+		lttng enable-event -u -a -c c -s "$1" >/dev/null && lttng start "$1" >/dev/null &&
+		sleep 1 && lttng snapshot record -s "$1" >/dev/null
+	local r=$?
+	lttng destroy "$1" >/dev/null
+	return $r
+}
+
+snapshot local "--output=$tmp/snap" || fail "local snapshot"
+out=$("$ctl" --json analyze "$tmp/snap")
+rc=$?
+[ $rc = 0 ] || fail "analyze of a good snapshot: exit $rc"
+[ "$(jq -r .partial <<<"$out")" = false ] || fail "good snapshot partial: $(jq -c .problems <<<"$out")"
+[ "$(jq -r .events <<<"$out")" -gt 100 ] || fail "events $(jq -r .events <<<"$out")"
+jq -e '.missing_events | map(select(startswith("sched_switch"))) | length == 1' <<<"$out" >/dev/null ||
+	fail "sched_switch not said missing: $(jq -c .missing_events <<<"$out")"
+jq -e '.missing_events | map(select(startswith("latency_tracker_alert"))) | length == 1' <<<"$out" >/dev/null ||
+	fail "the alert not said missing"
+"$ctl" analyze "$tmp/snap" | grep -q "No latency alert in this snapshot" || fail "text output"
+pass "a good userspace snapshot: $(jq -r .events <<<"$out") events, missing kernel events named"
+
+snapshot relayd "--set-url=$LATENCYD_TEST_RELAYD_URL" || fail "relayd snapshot"
+rel=$(find "$LATENCYD_TEST_RELAYD_OUT" -mindepth 2 -maxdepth 2 -type d -name 'relayd*' | head -n 1)
+[ -n "$rel" ] || fail "no relayd output under $LATENCYD_TEST_RELAYD_OUT"
+out=$("$ctl" --json analyze "$LATENCYD_TEST_RELAYD_OUT")
+[ $? = 0 ] && [ "$(jq -r .events <<<"$out")" -gt 100 ] || fail "relayd snapshot: $out"
+pass "a snapshot through lttng-relayd (path given): $(jq -r .events <<<"$out") events"
+
+# The biggest stream file, cut in the middle of a packet.
+cp -r "$tmp/snap" "$tmp/damaged"
+stream=$(find "$tmp/damaged" -type f ! -name metadata ! -path '*/index/*' -printf '%s %p\n' | sort -n | tail -n 1 | cut -d' ' -f2)
+size=$(stat -c %s "$stream")
+truncate -s $((size / 2 + 1000)) "$stream"
+out=$("$ctl" --json analyze "$tmp/damaged" 2>"$tmp/err")
+rc=$?
+echo "damaged: exit $rc, problems: $(jq -c .problems <<<"$out" 2>/dev/null) stderr: $(cat "$tmp/err")"
+[ $rc = 0 ] || fail "a truncated stream: exit $rc, not a partial result"
+[ "$(jq -r .partial <<<"$out")" = true ] || fail "a truncated stream is not said partial"
+jq -r '.problems[]' <<<"$out" | grep -q "$(basename "$stream")" || fail "the problem does not name $(basename "$stream")"
+"$ctl" analyze "$tmp/damaged" 2>&1 >/dev/null | grep -q "partial result" || fail "text: no partial warning"
+pass "a truncated stream file: partial result naming $(basename "$stream"), $(jq -r .events <<<"$out") events"
+
+cp -r "$tmp/snap" "$tmp/nometa"
+meta=$(find "$tmp/nometa" -name metadata | head -n 1)
+truncate -s 100 "$meta"
+"$ctl" analyze "$tmp/nometa" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] || fail "truncated metadata: exit $rc"
+grep -q "metadata\|cannot read" "$tmp/err" || fail "truncated metadata: $(cat "$tmp/err")"
+pass "a truncated metadata file: exit 1: $(head -c 200 "$tmp/err")"
+
+mkdir -p "$tmp/empty"
+"$ctl" analyze "$tmp/empty" 2>"$tmp/err"
+[ $? = 1 ] && grep -q "no CTF trace" "$tmp/err" || fail "empty directory: $(cat "$tmp/err")"
+"$ctl" analyze "$tmp/nonexistent" 2>"$tmp/err"
+[ $? = 1 ] || fail "a missing path"
+pass "no trace: exit 1 with the reason"
+
+[ "$("$ctl" analyze --mi-version)" = 1.0 ] || fail "--mi-version"
+"$ctl" analyze --metadata | jq -e '."mi-version".major == 1 and ."mi-version".minor == 0 and
+	(."table-classes" | length > 0)' >/dev/null || fail "--metadata"
+# A userspace trace has none of the kernel events LAMI's tables come from.
+out=$("$ctl" analyze --test-compatibility "$tmp/snap" 2>/dev/null)
+[ $? = 1 ] && jq -e '."error-message" | test("nothing to analyse")' <<<"$out" >/dev/null ||
+	fail "--test-compatibility of a userspace trace: $out"
+out=$("$ctl" analyze --test-compatibility "$tmp/empty" 2>/dev/null)
+[ $? = 1 ] && jq -e '."error-message"' <<<"$out" >/dev/null ||
+	fail "--test-compatibility of no trace: no error object: $out"
+out=$(PATH="$(dirname "$ctl"):$PATH" "$lami" --output-progress "$tmp/snap")
+grep -q '^\* [0-9]* events read$' <<<"$out" || fail "no progress line: $out"
+tail -n 1 <<<"$out" | jq -e '."error-message"' >/dev/null || fail "LAMI results of a userspace trace: $out"
+pass "LAMI phases"
+
+[ $fails = 0 ] || { echo "$fails failure(s)"; exit 1; }

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The snapshot analysis on a log built event by event (what the reader produces from a
+ * trace): a reader blocked in read, woken by a writer that slept in nanosleep until a timer
+ * woke it, then waiting for its CPU held by another task; and a task preempted. Checks the timeline, the critical path, the tables,
+ * and that the LAMI output has every property the LAMI 1.0 specification requires.
+ */
+#include <json-c/json.h>
+
+#include "an.h"
+#include "tests.h"
+
+#define MS 1000000ULL
+#define T0 (1700000000ULL * 1000000000ULL)
+
+enum { A = 10, B = 20, HOG = 30 };
+
+static struct an_result *r;
+static int32_t sys_read, sys_nanosleep;
+
+static void ev(uint64_t ms, uint16_t cpu, uint16_t type, int32_t a, int32_t b, int64_t d)
+{
+	struct an_ev *e = an_vec_push(&r->log.ev);
+
+	ASSERT_TRUE(e);
+	*e = (struct an_ev){
+		.ts = T0 + ms * MS, .cpu = cpu, .type = type, .a = a, .b = b, .d = (uint64_t)d};
+	if (!r->log.first_ts)
+		r->log.first_ts = e->ts;
+	r->log.last_ts = e->ts;
+	r->log.counts[type]++;
+	r->log.events++;
+}
+
+static void comm(int32_t tid, const char *name)
+{
+	struct an_task *t = an_task_get(&r->log, tid);
+
+	ASSERT_TRUE(t);
+	snprintf(t->comm, sizeof(t->comm), "%s", name);
+	t->pid = tid;
+}
+
+static int32_t sysname(const char *name)
+{
+	char **s = an_vec_push(&r->log.sysnames);
+
+	ASSERT_TRUE(s && (*s = strdup(name)));
+	return (int32_t)r->log.sysnames.n - 1;
+}
+
+static void build(void)
+{
+	struct an_alert *al;
+	char *why = NULL;
+	struct an_options opt = {.tables = true};
+
+	r = an_result_new("/test");
+	ASSERT_TRUE(r);
+	r->log.ncpu = 2;
+	comm(A, "reader");
+	comm(B, "writer");
+	comm(HOG, "hog");
+	sys_read = sysname("read");
+	sys_nanosleep = sysname("nanosleep");
+	ev(0, 0, EV_SWITCH, 0, A, 0); /* A runs on CPU 0 */
+	ev(0, 1, EV_SWITCH, 0, B, 0); /* B runs on CPU 1 */
+	ev(1, 0, EV_SYS_ENTRY, sys_read, 0, 0);
+	ev(2, 0, EV_SWITCH, A, 0, 1); /* A blocks (S) in read */
+	ev(5, 1, EV_SYS_ENTRY, sys_nanosleep, 0, 0);
+	ev(6, 1, EV_SWITCH, B, 0, 1);	 /* B sleeps */
+	ev(10, 0, EV_SWITCH, 0, HOG, 0); /* the hog takes CPU 0 */
+	ev(46, 1, EV_HRTIMER_ENTRY, 0, 0, 0);
+	ev(46, 1, EV_WAKING, B, 1, 0); /* a timer wakes B */
+	ev(46, 1, EV_HRTIMER_EXIT, 0, 0, 0);
+	ev(47, 1, EV_SWITCH, 0, B, 0);
+	ev(47, 1, EV_SYS_EXIT, sys_nanosleep, 0, 0);
+	ev(48, 1, EV_WAKING, A, 0, 0); /* B's write wakes A, for CPU 0 */
+	ev(49, 1, EV_IRQ_ENTRY, 11, 0, 0);
+	ev(49, 1, EV_IRQ_EXIT, 11, 0, 0);
+	ev(58, 0, EV_SWITCH, HOG, A, 0); /* the hog lets A run at last */
+	ev(58, 0, EV_SYS_EXIT, sys_read, 0, 1);
+	ev(60, 0, EV_ALERT, 0, 0, 0);
+	al = an_vec_push(&r->log.alerts);
+	ASSERT_TRUE(al);
+	*al = (struct an_alert){.ts = T0 + 60 * MS,
+				.start = T0 + 2 * MS,
+				.end = T0 + 58 * MS,
+				.delay = 56 * MS,
+				.tid = A,
+				.pid = A,
+				.reason = 1,
+				.seq = 7};
+	snprintf(al->tracker, sizeof(al->tracker), "offcpu");
+	snprintf(al->comm, sizeof(al->comm), "reader");
+	ASSERT_EQ(an_compute(r, &opt, &why), 0);
+}
+
+static void test_timeline(void)
+{
+	const struct an_cause *c = AN_AT(&r->causes, struct an_cause, 0);
+	const struct an_interval *iv;
+
+	ASSERT_EQ(r->causes.n, 1);
+	ASSERT_EQ(c->timeline.n, 2);
+	iv = AN_AT(&c->timeline, struct an_interval, 0);
+	ASSERT_EQ(iv->state, ST_BLOCKED_S);
+	ASSERT_EQ(iv->t1 - iv->t0, 46 * MS);
+	ASSERT_EQ(iv->syscall, sys_read);
+	ASSERT_EQ(iv->wake, WK_TASK);
+	ASSERT_EQ(iv->who, B);
+	iv = AN_AT(&c->timeline, struct an_interval, 1);
+	ASSERT_EQ(iv->state, ST_RUNNABLE);
+	ASSERT_EQ(iv->t1 - iv->t0, 10 * MS);
+	ASSERT_EQ(iv->by, HOG);
+	ASSERT_EQ(iv->cpu, 0);
+}
+
+static void test_chain(void)
+{
+	const struct an_cause *c = AN_AT(&r->causes, struct an_cause, 0);
+	const struct an_link *l;
+	char summary[512];
+	double explained;
+
+	/* A blocked; B over it: running, blocked until 46 (timer), runnable, running; A runnable */
+	ASSERT_EQ(c->links.n, 6);
+	l = AN_AT(&c->links, struct an_link, 1);
+	ASSERT_EQ(l->iv.state, ST_RUNNING);
+	ASSERT_EQ(l->iv.t1 - l->iv.t0, 4 * MS); /* from the alert's start, 2 ms */
+	l = AN_AT(&c->links, struct an_link, 2);
+	ASSERT_EQ(l->depth, 1);
+	ASSERT_EQ(l->tid, B);
+	ASSERT_EQ(l->iv.state, ST_BLOCKED_S);
+	ASSERT_EQ(l->iv.wake, WK_TIMER);
+	ASSERT_EQ(l->iv.syscall, sys_nanosleep);
+	ASSERT_EQ(l->iv.t1 - l->iv.t0, 40 * MS);
+	l = AN_AT(&c->links, struct an_link, 4);
+	ASSERT_EQ(l->tid, B);
+	ASSERT_EQ(l->iv.state, ST_RUNNING);
+	ASSERT_EQ(l->iv.cpu, 1);
+	explained = an_cause_summary(&r->log, c, summary, sizeof(summary));
+	ASSERT_TRUE(explained > 0.99);
+	ASSERT_CONTAINS(summary, "reader (tid 10) blocked-interruptible in read");
+	ASSERT_CONTAINS(summary, "<- writer (tid 20) blocked-interruptible in nanosleep");
+	ASSERT_CONTAINS(summary, "woken by a timer expiring");
+	ASSERT_CONTAINS(c->story, "runnable, CPU 0 held by hog (tid 30)");
+}
+
+static const struct an_table *find_table(const char *name)
+{
+	for (size_t i = 0; i < r->tables.n; i++) {
+		const struct an_table *t = AN_AT(&r->tables, struct an_table, i);
+
+		if (strcmp(t->cls->name, name) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+static void test_tables(void)
+{
+	const struct an_table *t = find_table("syscall-latency");
+	const struct an_cell *c;
+
+	ASSERT_TRUE(t);
+	ASSERT_EQ(an_rows(t), 2);
+	c = t->cells.v;
+	ASSERT_STREQ(c[0].s, "read"); /* the longest first */
+	ASSERT_EQ(c[1].v, 1);
+	ASSERT_EQ(c[4].v, (long long)(57 * MS));
+	ASSERT_EQ(c[5].kind, C_UNKNOWN); /* no deviation of one */
+	t = find_table("irq-stats");
+	ASSERT_TRUE(t);
+	ASSERT_EQ(an_rows(t), 1);
+	t = find_table("cpu-usage-per-process");
+	ASSERT_TRUE(t);
+	c = t->cells.v;
+	ASSERT_EQ(c[0].v, HOG); /* 48 ms of 60 */
+	ASSERT_EQ(c[2].v, (long long)(48 * MS));
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v)) {
+		fprintf(stderr, "missing \"%s\" in %s\n", key, json_object_to_json_string(o));
+		abort();
+	}
+	return v;
+}
+
+static bool one_of(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (strcmp(s, *set) == 0)
+			return true;
+	return false;
+}
+
+/* A cell as LAMI 1.0 requires for its column's class. */
+static void check_cell(struct json_object *cell, const char *cls)
+{
+	static const char *const plain[] = {"string", "int", "number", "bool", NULL};
+	static const char *const value[] = {"ratio", "timestamp", "duration",
+					    "size",  "bitrate",	  NULL};
+	static const char *const name[] = {"syscall", "disk", "part", "netif", NULL};
+	const char *c;
+
+	if (!cell)
+		return; /* empty */
+	if (one_of(cls, plain)) {
+		ASSERT_TRUE(!json_object_is_type(cell, json_type_object));
+		return;
+	}
+	ASSERT_TRUE(json_object_is_type(cell, json_type_object));
+	c = json_object_get_string(get(cell, "class"));
+	if (strcmp(c, "unknown") == 0)
+		return;
+	ASSERT_STREQ(c, cls);
+	if (one_of(c, value))
+		ASSERT_TRUE(json_object_is_type(get(cell, "value"), json_type_int) ||
+			    json_object_is_type(get(cell, "value"), json_type_double));
+	else if (one_of(c, name))
+		ASSERT_TRUE(json_object_is_type(get(cell, "name"), json_type_string));
+	else if (strcmp(c, "irq") == 0)
+		ASSERT_TRUE(json_object_is_type(get(cell, "nr"), json_type_int));
+	else if (strcmp(c, "cpu") == 0)
+		ASSERT_TRUE(json_object_is_type(get(cell, "id"), json_type_int));
+	else if (strcmp(c, "time-range") == 0)
+		ASSERT_TRUE(json_object_is_type(get(cell, "begin"), json_type_int) &&
+			    json_object_is_type(get(cell, "end"), json_type_int));
+	else
+		ASSERT_STREQ(c, "process"); /* no required property */
+}
+
+static void test_lami(void)
+{
+	static const char *const classes[] = {
+		"string",   "int",  "number",  "bool",	  "ratio",   "timestamp", "time-range",
+		"duration", "size", "bitrate", "syscall", "process", "path",	  "fd",
+		"irq",	    "cpu",  "disk",    "part",	  "netif",   "mixed",	  NULL};
+	struct json_object *meta = an_lami_metadata(), *res = an_lami_results(r), *tc, *results;
+	size_t critical = 0;
+
+	ASSERT_EQ(json_object_get_int(get(get(meta, "mi-version"), "major")), 1);
+	ASSERT_EQ(json_object_get_int(get(get(meta, "mi-version"), "minor")), 0);
+	tc = get(meta, "table-classes");
+	ASSERT_TRUE(json_object_object_length(tc) > 0);
+	json_object_object_foreach(tc, name, klass)
+	{
+		struct json_object *cols = get(klass, "column-descriptions");
+
+		(void)name;
+		for (size_t i = 0; i < json_object_array_length(cols); i++)
+			ASSERT_TRUE(one_of(json_object_get_string(get(
+						   json_object_array_get_idx(cols, i), "class")),
+					   classes));
+	}
+	results = get(res, "results");
+	ASSERT_TRUE(json_object_array_length(results) >= 4);
+	for (size_t i = 0; i < json_object_array_length(results); i++) {
+		struct json_object *t = json_object_array_get_idx(results, i), *cls, *cols, *data;
+		struct json_object *range = get(t, "time-range");
+
+		ASSERT_STREQ(json_object_get_string(get(range, "class")), "time-range");
+		ASSERT_TRUE(json_object_get_int64(get(range, "end")) >=
+			    json_object_get_int64(get(range, "begin")));
+		cls = get(t, "class");
+		if (json_object_is_type(cls, json_type_object)) {
+			ASSERT_STREQ(json_object_get_string(get(cls, "inherit")), "critical-path");
+			cls = get(tc, "critical-path");
+			critical++;
+		} else {
+			cls = get(tc, json_object_get_string(cls));
+		}
+		cols = get(cls, "column-descriptions");
+		data = get(t, "data");
+		ASSERT_TRUE(json_object_array_length(data) >= 1);
+		for (size_t j = 0; j < json_object_array_length(data); j++) {
+			struct json_object *row = json_object_array_get_idx(data, j);
+
+			ASSERT_EQ(json_object_array_length(row), json_object_array_length(cols));
+			for (size_t k = 0; k < json_object_array_length(row); k++)
+				check_cell(json_object_array_get_idx(row, k),
+					   json_object_get_string(get(
+						   json_object_array_get_idx(cols, k), "class")));
+		}
+	}
+	ASSERT_EQ(critical, 1);
+	json_object_put(meta);
+	json_object_put(res);
+}
+
+static void test_json(void)
+{
+	struct json_object *o = an_result_json(r), *alert, *link;
+
+	ASSERT_TRUE(!json_object_get_boolean(get(o, "partial")));
+	alert = json_object_array_get_idx(get(o, "alerts"), 0);
+	link = json_object_array_get_idx(get(alert, "chain"), 0);
+	ASSERT_STREQ(json_object_get_string(get(get(link, "woken_by"), "kind")), "task");
+	ASSERT_EQ(json_object_get_int(get(get(link, "woken_by"), "tid")), B);
+	ASSERT_STREQ(json_object_get_string(get(link, "syscall")), "read");
+	json_object_put(o);
+}
+
+/* A running task preempted (switched out runnable) waits behind its preemptor. */
+static void test_preempted(void)
+{
+	struct an_result *saved = r;
+	struct an_vec hist = AN_VEC(struct an_interval);
+	const struct an_interval *iv;
+
+	r = an_result_new("/test");
+	ASSERT_TRUE(r);
+	r->log.ncpu = 1;
+	comm(A, "victim");
+	comm(HOG, "hog");
+	ev(0, 0, EV_SWITCH, 0, A, 0);
+	ev(2, 0, EV_WAKING, HOG, 0, 0);
+	ev(2, 0, EV_SWITCH, A, HOG, 0); /* prev_state 0: preempted */
+	ev(9, 0, EV_SWITCH, HOG, A, 1);
+	ASSERT_EQ(an_history(&r->log, A, T0, T0 + 10 * MS, &hist), 0);
+	ASSERT_EQ(hist.n, 3);
+	iv = AN_AT(&hist, struct an_interval, 1);
+	ASSERT_EQ(iv->state, ST_RUNNABLE);
+	ASSERT_EQ(iv->by, HOG);
+	ASSERT_EQ(iv->t1 - iv->t0, 7 * MS);
+	iv = AN_AT(&hist, struct an_interval, 2);
+	ASSERT_EQ(iv->state, ST_RUNNING);
+	ASSERT_EQ(iv->t1 - iv->t0, 1 * MS);
+	an_vec_free(&hist);
+	an_result_free(r);
+	r = saved;
+}
+
+int main(void)
+{
+	build();
+	RUN(test_timeline);
+	RUN(test_chain);
+	RUN(test_tables);
+	RUN(test_lami);
+	RUN(test_json);
+	RUN(test_preempted);
+	an_result_free(r);
+	return 0;
+}
