@@ -111,7 +111,8 @@ static bool zero_off(const struct conf_key *k)
 
 #define CONF_EVENTS_DEFAULT                                                                        \
 	"sched_switch,sched_waking,sched_wakeup_new,sched_process_fork,sched_process_exit,"        \
-	"irq_handler_entry,irq_handler_exit,softirq_entry,softirq_exit,softirq_raise,"             \
+	"irq_handler_entry,irq_handler_exit,irq_softirq_entry,irq_softirq_exit,"                   \
+	"irq_softirq_raise,timer_hrtimer_expire_entry,timer_hrtimer_expire_exit,"                  \
 	"block_rq_issue,block_rq_complete," LATENCY_TRACKER_TRACE_EVENT
 
 static const struct conf_key keys[] = {

@@ -48,6 +48,10 @@ read_trace /var/lib/latencyd/snapshots/$snaps >/tmp/trace.txt || fail "babeltrac
 grep 'latency_tracker_alert:' /tmp/trace.txt | head -n 1
 [ "$(grep -c 'latency_tracker_alert:' /tmp/trace.txt)" = 1 ] || fail "no single alert event in the snapshot"
 echo "   with $(grep -c 'sched_switch:' /tmp/trace.txt) sched_switch events around it"
+# The default event list uses LTTng's names; one it does not know would silently record nothing.
+for ev in sched_switch sched_waking irq_softirq_entry timer_hrtimer_expire_entry; do
+	grep -q "$ev:" /tmp/trace.txt || fail "no $ev event in the snapshot: check the default events"
+done
 cp $CATALOG /tmp/latencyd.log "$VM_OUT/" 2>/dev/null
 
 latencyctl disable syscalls >/dev/null
