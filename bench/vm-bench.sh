@@ -10,7 +10,7 @@
 # with babeltrace2 on the host).
 . "$VM_IN/scenarios/lib.sh"
 
-parts="" rounds=7 hb_groups=2 hb_pairs=5 hb_loops=500 sc_iter=100000
+parts="" rounds=15 hb_groups=2 hb_pairs=5 hb_loops=200 sc_iter=40000
 detect_blocks=3 detect_n=10 record_n=12 idle_s=30 load_s=20
 for a in "$@"; do
 	case $a in
@@ -130,10 +130,12 @@ part_overhead() {
 			baseline) latencyd_stop ;;
 			*)
 				latencyd_start
+				# The sysfs files latencyctl enable/disable write through latencyd:
+				# switching takes milliseconds, so the configurations stay close in time.
 				for t in $TRACKERS; do
-					want=disable
-					[ "$c" = all ] || [ "$c" = "$t" ] && want=enable
-					lc "$want" "$t" >/dev/null || fail "latencyctl $want $t"
+					want=0
+					[ "$c" = all ] || [ "$c" = "$t" ] && want=1
+					echo $want >/sys/kernel/latency_tracker/$t/enabled || fail "enable $t"
 				done
 				;;
 			esac
@@ -147,7 +149,7 @@ part_overhead() {
 	latencyd_start
 	lc --json status >$O/overhead-status.json
 	lc trackers >$O/overhead-trackers.txt
-	for t in $TRACKERS; do lc disable $t >/dev/null; done
+	for t in $TRACKERS; do echo 0 >/sys/kernel/latency_tracker/$t/enabled; done
 }
 
 # 2. Detection to snapshot, latencyd's waiter and LTTng's own trigger on the same session
