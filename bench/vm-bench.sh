@@ -358,6 +358,7 @@ printf 'rounds=%s hb="%s %s %s" sc_iter=%s detect_blocks=%s detect_n=%s record_n
 	$load_s >$O/settings.txt
 for p in $parts; do
 	date -u '+%Y-%m-%d %H:%M UTC' >$O/$p.date
+	cp $O/settings.txt $O/$p.settings
 	"part_$p"
 done
 latencyd_stop
