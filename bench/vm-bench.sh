@@ -31,10 +31,9 @@ O=$VM_OUT
 TRACKERS="syscalls wakeup offcpu block irq net app"
 NCPU=$(grep -c ^processor /proc/cpuinfo)
 mkdir -p $D $O/snapshots
-# Thresholds of 1 h (3600s, the largest): the overhead part measures what tracking costs, not
-# alerts and snapshots (rare in production; under TCG a 1 s threshold already fires on
-# every idle poll() and sleeping shell). No rate limit: the detect part records every alert
-# it raises.
+# Thresholds of 1 h (3600s, the largest): the overhead part measures what tracking costs,
+# not alerts and snapshots (a 1 s threshold already fires on every longer poll() or sleep
+# in the VM). No rate limit: the detect part records every alert it raises.
 cat >$D/latencyd.conf <<CONF
 control: { socket = "$D/ctl.sock"; };
 output: { directory = "$D/snapshots"; };
