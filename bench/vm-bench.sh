@@ -1,0 +1,365 @@
+# vm-options: --timeout 1500 --smp 2 --mem 2G
+# The product benchmarks of bench/README.md, run inside the test VM. Run through bench/run
+# (which also writes bench/RESULTS.md), or alone:
+#   tests/vm/vm-run --out DIR bench/vm-bench.sh [PART...] [NAME=VALUE...]
+# PART: overhead, detect, record, idle, history (default: all five, in that order).
+# NAME=VALUE sets a size: rounds, hb_groups, hb_pairs, hb_loops, sc_iter (overhead);
+# detect_blocks, detect_n (detect); record_n (record); idle_s (idle); load_s (history).
+# Raw results land in DIR: overhead.tsv, detect.tsv, record.tsv, idle.tsv, history.tsv,
+# and the snapshots they were measured on under DIR/snapshots/ (bench/report reads them
+# with babeltrace2 on the host).
+. "$VM_IN/scenarios/lib.sh"
+
+parts="" rounds=15 hb_groups=2 hb_pairs=5 hb_loops=200 sc_iter=40000
+detect_blocks=3 detect_n=10 record_n=12 idle_s=30 load_s=20
+for a in "$@"; do
+	case $a in
+	overhead | detect | record | idle | history) parts="$parts $a" ;;
+	rounds=* | hb_groups=* | hb_pairs=* | hb_loops=* | sc_iter=* | detect_blocks=* | \
+		detect_n=* | record_n=* | idle_s=* | load_s=*)
+		v=${a#*=}
+		case $v in '' | *[!0-9]*) fail "vm-bench: $a: not a number" ;; esac
+		eval "${a%%=*}=$v"
+		;;
+	*) fail "vm-bench: unknown part or setting: $a" ;;
+	esac
+done
+parts=${parts:-overhead detect record idle history}
+
+D=/tmp/latencyd
+O=$VM_OUT
+TRACKERS="syscalls wakeup offcpu block irq net app"
+NCPU=$(grep -c ^processor /proc/cpuinfo)
+mkdir -p $D $O/snapshots
+# Thresholds of 1 h (3600s, the largest): the overhead part measures what tracking costs,
+# not alerts and snapshots (a 1 s threshold already fires on every longer poll() or sleep
+# in the VM). No rate limit: the detect part records every alert it raises.
+cat >$D/latencyd.conf <<CONF
+control: { socket = "$D/ctl.sock"; };
+output: { directory = "$D/snapshots"; };
+catalog: { directory = "$D"; };
+ratelimit: { rate = 0.0; burst = 1; };
+retention: { max_count = 0; max_bytes = 0; max_age = 0; };
+trackers: {
+$(for t in $TRACKERS; do echo "	$t: { threshold = \"3600s\"; };"; done)
+};
+CONF
+lc() { latencyctl -s $D/ctl.sock "$@"; }
+
+# The modules stay loaded between latencyd's runs: a disabled tracker registers no probe,
+# so "no latencyd" is the baseline without paying a module load per round.
+modprobe latency_tracker || fail "modprobe latency_tracker"
+for t in $TRACKERS; do modprobe "latency_tracker_$t" || fail "modprobe latency_tracker_$t"; done
+start_sessiond
+
+LPID=
+latencyd_start() {
+	[ -n "$LPID" ] && return
+	latencyd -c $D/latencyd.conf 2>>$D/latencyd.log &
+	LPID=$!
+	local i=0
+	until lc --json status 2>/dev/null | grep -q '"state": *"recording"'; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || { cat $D/latencyd.log; fail "latencyd does not record"; }
+		sleep 0.1
+	done
+}
+latencyd_stop() {
+	[ -n "$LPID" ] || return
+	kill -TERM "$LPID"
+	wait "$LPID" || { cat $D/latencyd.log; fail "latencyd exited with an error"; }
+	LPID=
+}
+# Prints the snapshot directories of $1, one a line.
+snaps() { ls "$1" 2>/dev/null | sort; }
+# new_snap DIR BEFORE: waits (up to 60 s) for a directory of DIR not in BEFORE; prints it.
+new_snap() {
+	local i=0 n
+	while :; do
+		n=$(snaps "$1" | grep -vxF "$2" | head -n1)
+		[ -n "$n" ] && { echo "$n"; return 0; }
+		i=$((i + 1))
+		[ $i -lt 1200 ] || return 1
+		sleep 0.05
+	done
+}
+# catalog_field ID KEY: a number from latencyctl --json show-snapshot ID.
+catalog_field() {
+	lc --json show-snapshot "$1" | sed -n "s/.*\"$2\": *\([0-9]*\).*/\1/p" | head -n1
+}
+# waits until latencyd's snapshot ID is complete
+wait_complete() {
+	local i=0
+	until lc --json show-snapshot "$1" 2>/dev/null | grep -q '"status": *"complete"'; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || fail "snapshot $1 never completed"
+		sleep 0.05
+	done
+}
+snap_id() { echo "$1" | sed -n 's/^snap-\([0-9]*\)-.*/\1/p'; }
+HOGS=
+hogs_start() {
+	local c
+	for c in $(seq 1 "$NCPU"); do
+		sh -c 'while :; do :; done' &
+		HOGS="$HOGS $!"
+	done
+}
+hogs_stop() {
+	[ -n "$HOGS" ] && kill $HOGS && wait $HOGS 2>/dev/null
+	HOGS=
+}
+
+# 1. Overhead: the same loads under every configuration, interleaved round by round (the
+# order reversed every other round so that no configuration always runs first).
+part_overhead() {
+	configs="baseline session $TRACKERS all"
+	rev=$(for c in $configs; do echo "$c"; done | sed -n '1!G;h;$p' | tr '\n' ' ')
+	echo "== overhead: $rounds rounds of bench-hackbench $hb_groups $hb_pairs $hb_loops" \
+		"and bench-syscalls $sc_iter under: $configs"
+	bench-hackbench $hb_groups $hb_pairs $hb_loops >/dev/null # warm caches
+	bench-syscalls $sc_iter >/dev/null
+	: >$O/overhead.tsv
+	r=1
+	while [ $r -le "$rounds" ]; do
+		order=$configs
+		[ $((r % 2)) = 0 ] && order=$rev
+		for c in $order; do
+			case $c in
+			baseline) latencyd_stop ;;
+			*)
+				latencyd_start
+				# The sysfs files latencyctl enable/disable write through latencyd:
+				# switching takes milliseconds, so the configurations stay close in time.
+				for t in $TRACKERS; do
+					want=0
+					[ "$c" = all ] || [ "$c" = "$t" ] && want=1
+					echo $want >/sys/kernel/latency_tracker/$t/enabled || fail "enable $t"
+				done
+				;;
+			esac
+			hb=$(bench-hackbench $hb_groups $hb_pairs $hb_loops) || fail "bench-hackbench"
+			sc=$(bench-syscalls $sc_iter) || fail "bench-syscalls"
+			printf '%s\t%s\thackbench\t%s\n%s\t%s\tsyscalls\t%s\n' $r $c "$hb" $r $c "$sc" |
+				tee -a $O/overhead.tsv
+		done
+		r=$((r + 1))
+	done
+	latencyd_start
+	lc --json status >$O/overhead-status.json
+	lc trackers >$O/overhead-trackers.txt
+	for t in $TRACKERS; do echo 0 >/sys/kernel/latency_tracker/$t/enabled; done
+}
+
+# 2. Detection to snapshot, latencyd's waiter and LTTng's own trigger on the same session
+# (latencyd's), in alternating blocks of alerts from the self-test tracker. latencyd is
+# stopped (SIGSTOP) during a trigger block, so that the two never record at once; when it
+# continues it records the alerts it missed as one snapshot, which is not measured.
+detect_block_latencyd() {
+	kill -CONT "$LPID"
+	k=0
+	while [ $k -lt 100 ] && [ "$(snaps $D/snapshots | wc -l)" != "$expect" ]; do
+		k=$((k + 1))
+		sleep 0.1
+	done
+	last=$(snaps $D/snapshots | tail -n1)
+	[ -n "$last" ] && wait_complete "$(snap_id "$last")"
+	i=1
+	while [ $i -le "$detect_n" ]; do
+		before=$(snaps $D/snapshots)
+		echo "threshold 1" >$ST/emit || fail "emit"
+		s=$(new_snap $D/snapshots "$before") || fail "no snapshot from latencyd"
+		id=$(snap_id "$s")
+		wait_complete "$id"
+		printf '%s\tlatencyd\t%s\t%s\t%s\t%s\t%s\n' "$1" "$s" "$(catalog_field $id detect_to_record_ns)" \
+			"$(catalog_field $id wakeup_to_record_ns)" "$(catalog_field $id record_ns)" \
+			"$(cat /proc/loadavg | cut -d' ' -f1)" >>$O/detect.tsv
+		cp -r "$D/snapshots/$s" "$O/snapshots/$1-latencyd-$s"
+		sleep 0.2
+		i=$((i + 1))
+	done
+	expect=$(($(snaps $D/snapshots | wc -l) + 1))
+	kill -STOP "$LPID"
+}
+detect_block_trigger() {
+	lttng add-trigger --name=bench-alert --condition=event-rule-matches --type=kernel \
+		--name=latency_tracker_alert --action=snapshot-session latencyd >/dev/null ||
+		fail "lttng add-trigger"
+	i=1
+	while [ $i -le "$detect_n" ]; do
+		before=$(snaps $D/trigger)
+		echo "threshold 1" >$ST/emit || fail "emit"
+		s=$(new_snap $D/trigger "$before") || fail "no snapshot from the trigger"
+		# No completion signal from a trigger: wait for every stream file, then a margin.
+		k=0
+		until [ "$(find $D/trigger/$s -name 'flight_*' ! -name '*.idx' | wc -l)" -ge "$NCPU" ] &&
+			[ -n "$(find $D/trigger/$s -name metadata)" ]; do
+			k=$((k + 1))
+			[ $k -lt 600 ] || fail "trigger snapshot $s incomplete"
+			sleep 0.05
+		done
+		sleep 0.5
+		printf '%s\ttrigger\t%s\t\t\t\t%s\n' "$1" "$s" "$(cut -d' ' -f1 /proc/loadavg)" >>$O/detect.tsv
+		cp -r "$D/trigger/$s" "$O/snapshots/$1-trigger-$s"
+		sleep 0.2
+		i=$((i + 1))
+	done
+	lttng remove-trigger bench-alert >/dev/null || fail "lttng remove-trigger"
+}
+part_detect() {
+	ST=/sys/kernel/latency_tracker_selftest
+	echo "== detect: $detect_blocks x ($detect_n alerts to latencyd, $detect_n to an LTTng" \
+		"trigger), idle then with $NCPU busy-loop hogs"
+	modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
+	latencyd_start
+	# The trigger's snapshots go to the session's default output.
+	lttng snapshot add-output -s latencyd -n bench-trigger $D/trigger >/dev/null || fail "snapshot add-output"
+	mkdir -p $D/trigger
+	: >$O/detect.tsv
+	rm -rf $O/snapshots/idle-* $O/snapshots/busy-* # a previous run's
+	expect=$(snaps $D/snapshots | wc -l)
+	kill -STOP "$LPID"
+	for cond in idle busy; do
+		[ $cond = busy ] && hogs_start
+		b=1
+		while [ $b -le "$detect_blocks" ]; do
+			detect_block_latencyd $cond
+			detect_block_trigger $cond
+			b=$((b + 1))
+		done
+		hogs_stop
+	done
+	kill -CONT "$LPID"
+	sleep 1
+	lttng snapshot del-output -s latencyd bench-trigger >/dev/null || fail "del-output"
+	rmmod latency_tracker_selftest
+	cat $O/detect.tsv
+}
+
+# 3. Record time: latencyd's lttng_snapshot_record() (record_ns of a `latencyctl record`)
+# against `lttng snapshot record` from the CLI on the same session, alternating; and the
+# CLI's start-up alone (`lttng --version`), to tell process cost from record cost.
+part_record() {
+	echo "== record: $record_n x (latencyctl record, lttng snapshot record, lttng --version)"
+	latencyd_start
+	mkdir -p $D/cli
+	lttng snapshot add-output -s latencyd -n bench-cli $D/cli >/dev/null || fail "snapshot add-output"
+	: >$O/record.tsv
+	i=1
+	while [ $i -le "$record_n" ]; do
+		before=$(snaps $D/snapshots)
+		lc record --reason bench >/dev/null || fail "latencyctl record"
+		s=$(new_snap $D/snapshots "$before") || fail "no snapshot"
+		id=$(snap_id "$s")
+		wait_complete "$id"
+		printf '%s\tlatencyd\t%s\n' $i "$(catalog_field $id record_ns)" | tee -a $O/record.tsv
+		t=$(bench-time lttng snapshot record -s latencyd) || fail "lttng snapshot record"
+		printf '%s\tlttng-cli\t%s\n' $i "$t" | tee -a $O/record.tsv
+		t=$(bench-time lttng --version) || fail "lttng --version"
+		printf '%s\tlttng-startup\t%s\n' $i "$t" | tee -a $O/record.tsv
+		sleep 0.2
+		i=$((i + 1))
+	done
+	lttng snapshot del-output -s latencyd bench-cli >/dev/null || fail "del-output"
+	du -sk $D/cli | cut -f1 >$O/record-cli-kib.txt
+}
+
+# The process named $1 with the most threads (not its run-as helper).
+main_pid() {
+	local p best= most=0 n
+	for p in $(pidof "$1"); do
+		n=$(ls /proc/$p/task | wc -l)
+		[ "$n" -gt "$most" ] && most=$n best=$p
+	done
+	echo "$best"
+}
+# Sums a /proc status field over every thread of process $1.
+task_sum() {
+	cat /proc/$1/task/*/status 2>/dev/null | awk -v k="$2:" '$1 == k { s += $2 } END { print s + 0 }'
+}
+wakeups() { echo $(($(task_sum $1 voluntary_ctxt_switches) + $(task_sum $1 nonvoluntary_ctxt_switches))); }
+
+# 4. Idle cost: latencyd's context switches (each one a wakeup) and memory while nothing
+# happens, next to lttng-sessiond's and the consumer daemon's over the same interval.
+# 5. History: snapshots after that idle time and under load, read on the host.
+part_idle() {
+	echo "== idle: $idle_s s with nothing happening"
+	latencyd_stop
+	latencyd_start
+	sessiond=$(main_pid lttng-sessiond)
+	consumerd=$(main_pid lttng-consumerd)
+	sleep 2
+	l0=$(wakeups $LPID) s0=$(wakeups $sessiond) c0=$(wakeups $consumerd)
+	t0=$(bench-time -n)
+	sleep "$idle_s"
+	l1=$(wakeups $LPID) s1=$(wakeups $sessiond) c1=$(wakeups $consumerd)
+	t1=$(bench-time -n)
+	{
+		printf 'seconds\t%s\n' "$(((t1 - t0) / 1000000))e-3"
+		printf 'latencyd_switches\t%s\n' $((l1 - l0))
+		printf 'sessiond_switches\t%s\n' $((s1 - s0))
+		printf 'consumerd_switches\t%s\n' $((c1 - c0))
+		printf 'latencyd_threads\t%s\n' "$(ls /proc/$LPID/task | wc -l)"
+		for k in VmRSS VmHWM VmLck; do
+			printf 'latencyd_%s_kib\t%s\n' $k "$(awk -v k="$k:" '$1 == k { print $2 }' /proc/$LPID/status)"
+		done
+		printf 'latencyd_Pss_kib\t%s\n' "$(awk '$1 == "Pss:" { print $2 }' /proc/$LPID/smaps_rollup)"
+		for p in sessiond consumerd; do
+			eval pid=\$$p
+			printf '%s_VmRSS_kib\t%s\n' $p "$(awk '$1 == "VmRSS:" { print $2 }' /proc/$pid/status)"
+		done
+	} | tee $O/idle.tsv
+	# The same without realtime.lock_memory (mlockall), which the default turns on.
+	latencyd_stop
+	{ cat $D/latencyd.conf; echo 'realtime: { lock_memory = false; };'; } >$D/nolock.conf
+	latencyd -c $D/nolock.conf 2>>$D/latencyd.log &
+	p=$!
+	sleep 5
+	printf 'nolock_VmRSS_kib\t%s\nnolock_Pss_kib\t%s\n' \
+		"$(awk '$1 == "VmRSS:" { print $2 }' /proc/$p/status)" \
+		"$(awk '$1 == "Pss:" { print $2 }' /proc/$p/smaps_rollup)" | tee -a $O/idle.tsv
+	kill -TERM $p
+	wait $p
+	latencyd_start
+	sleep "$idle_s"
+}
+part_history() {
+	echo "== history: a snapshot of the idle session, then one after $load_s s of load"
+	[ -n "$LPID" ] || { latencyd_start; sleep "$idle_s"; }
+	: >$O/history.tsv
+	rm -rf $O/snapshots/history-* # a previous run's
+	for cond in idle loaded; do
+		if [ $cond = loaded ]; then
+			(
+				end=$(($(bench-time -n) + load_s * 1000000000))
+				while [ "$(bench-time -n)" -lt $end ]; do
+					bench-hackbench $hb_groups $hb_pairs $hb_loops >/dev/null
+				done
+			) &
+			load=$!
+			sleep "$load_s"
+		fi
+		before=$(snaps $D/snapshots)
+		lc record --reason "history $cond" >/dev/null || fail "latencyctl record"
+		s=$(new_snap $D/snapshots "$before") || fail "no snapshot"
+		wait_complete "$(snap_id "$s")"
+		[ $cond = loaded ] && wait $load
+		printf '%s\t%s\t%s\n' $cond "$s" "$(cut -d' ' -f1 /proc/loadavg)" | tee -a $O/history.tsv
+		cp -r "$D/snapshots/$s" "$O/snapshots/history-$cond-$s"
+	done
+	lc --json status >$O/history-status.json
+}
+
+echo "== $(uname -r), $NCPU vCPUs, parts:$parts"
+uname -r >$O/kernel.txt
+printf 'rounds=%s hb="%s %s %s" sc_iter=%s detect_blocks=%s detect_n=%s record_n=%s idle_s=%s load_s=%s\n' \
+	$rounds $hb_groups $hb_pairs $hb_loops $sc_iter $detect_blocks $detect_n $record_n $idle_s \
+	$load_s >$O/settings.txt
+for p in $parts; do
+	date -u '+%Y-%m-%d %H:%M UTC' >$O/$p.date
+	cp $O/settings.txt $O/$p.settings
+	"part_$p"
+done
+latencyd_stop
+cp $D/latencyd.log $D/catalog.json $D/latencyd.conf $O/ 2>/dev/null
+pass "benchmark parts done:$parts"
