@@ -417,9 +417,15 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 
 			names_of(&res->recs[0], &n);
 			log_alert(LOG_INFO, &res->recs[0], 0, "suppressed by the rate limit");
+			if (res->n > 1)
+				log_info("%zu more alerts from tracker %s suppressed by the rate "
+					 "limit",
+					 res->n - 1, n.tracker);
 			broadcast(rc, PROTO_EVENT_SUPPRESSED, PROTO_KEY_ALERT,
 				  json_object_get(alert));
 			catalog_add_suppressed(rc->catalog, n.tracker, alert);
+			for (size_t i = 1; i < res->n; i++)
+				catalog_add_suppressed(rc->catalog, n.tracker, NULL);
 			break;
 		}
 		case WAITER_LOST:
