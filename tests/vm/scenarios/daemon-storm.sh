@@ -1,10 +1,12 @@
 # vm-options: --timeout 300
-# Issue #5, an alert storm: the self-test tracker raises about a thousand alerts per second
-# for 8 s (bursts of 40, as fast as a shell loop goes) while latencyd (rate 1/s, burst 3) records. Snapshots
-# stay within what the rate limit allows over the elapsed time, and every alert is
-# accounted for: the kernel's written records = latencyd's records read + reported lost,
-# latencyd's records read = causes of snapshots + suppressed, the catalog holds one
-# complete entry per snapshot and the suppressed total; every snapshot holds alert events.
+# Issue #5, an alert storm: the self-test tracker raises about a thousand alerts per
+# second for 8 s (bursts of 40, as fast as a shell loop goes) while latencyd (rate 1/s,
+# burst 3) records. Snapshots stay within what the rate limit allows over the elapsed
+# time, and every alert is accounted for: the module's alerts = records written +
+# refused by its own limit + dropped; the records written = latencyd's records read +
+# reported lost; latencyd's records read = causes of snapshots + suppressed; the catalog
+# holds one complete entry per snapshot and the suppressed total; every snapshot holds
+# alert events.
 . "$VM_IN/scenarios/lib.sh"
 
 RATE=1

@@ -1,12 +1,14 @@
 # vm-options: --timeout 400
 # Issue #9, alert flood: the syscalls tracker with the smallest threshold (1 us) and two
 # threads of getppid() (tests/vm/progs/lt-fault-flood.c) raise alerts as fast as TCG
-# allows for 10 s (measured: 25-57k/s, printed), the module's own limit opened wide
-# (1e6/s) so that they all reach the notification file. latencyd (rate 1/s, burst 3) must: take no more snapshots than its
-# rate limit allows; account for every alert (kernel: generated = written + suppressed +
-# dropped; latencyd: records read + records lost = written, and read = causes +
-# suppressed; the catalog agrees); use less than one CPU second per second; and the VM
-# must keep answering a shell command. The alert rate reached is measured and printed.
+# allows for 10 s (measured 25-57k/s, printed; the issue asks for 100k/s, which this TCG
+# VM does not reach), the module's own limit opened wide (1e6/s) so that they all reach
+# the notification file. latencyd (rate 1/s, burst 3) must: take no more snapshots than
+# its rate limit allows; account for every alert (kernel: generated = written +
+# suppressed + dropped; latencyd: records read + records lost = written, and read =
+# causes + suppressed; the catalog agrees); use less than one CPU second per second (its
+# waiter is one thread and its main loop another: more would mean the two together
+# cannot keep up; measured 58-90%); and the VM must keep answering a shell command.
 . "$VM_IN/scenarios/lib.sh"
 
 SECONDS_FLOOD=10
