@@ -6,9 +6,9 @@
 # the notification file. latencyd (rate 1/s, burst 3) must: take no more snapshots than
 # its rate limit allows; account for every alert (kernel: generated = written +
 # suppressed + dropped; latencyd: records read + records lost = written, and read =
-# causes + suppressed; the catalog agrees); use less than one CPU second per second (its
-# waiter is one thread and its main loop another: more would mean the two together
-# cannot keep up; measured 58-90%); and the VM must keep answering a shell command.
+# causes + suppressed; the catalog agrees); use less than one CPU second per second, half
+# of this 2-CPU VM, so that the workload keeps the other half however hard it floods
+# (measured 58-90%); and the VM must keep answering a shell command.
 . "$VM_IN/scenarios/lib.sh"
 
 SECONDS_FLOOD=10
