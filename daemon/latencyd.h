@@ -351,7 +351,8 @@ struct flight_slot {
 
 enum waiter_result_kind {
 	WAITER_SNAPSHOT,   /* recs[0..n): the causes; error < 0 if the record failed */
-	WAITER_SUPPRESSED, /* recs[0]: an alert the rate limiter refused */
+	WAITER_SUPPRESSED, /* recs[0]: the first of n alerts of one tracker the rate limiter
+			      refused */
 	WAITER_LOST,	   /* recs[0]: a LOST record (the reader fell behind) */
 };
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -335,10 +336,23 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 			json_object_new_string(flight_strerror(res->rec.relayd_error)));
 	}
 	if (res->error < 0) {
+		struct statvfs fs;
+		char *partial = find_snapshot(c->output.directory, res->name);
+		bool full = statvfs(c->output.directory, &fs) == 0 &&
+			    (uint64_t)fs.f_bavail * fs.f_frsize <
+				    c->session.subbuf_size * c->session.num_subbuf;
+
 		json_object_object_add(e, "status", json_object_new_string(SNAP_FAILED));
 		json_object_object_add(e, "error",
 				       json_object_new_string(flight_strerror(res->error)));
-		log_warnx("snapshot %" PRIu64 " failed: %s", res->id, flight_strerror(res->error));
+		/* What a failed record wrote stays with its entry: retention deletes it. */
+		if (partial)
+			json_object_object_add(e, "path", json_object_new_string(partial));
+		log_warnx("snapshot %" PRIu64 " failed: %s%s%s%s%s", res->id,
+			  flight_strerror(res->error), full ? " (no space left in " : "",
+			  full ? c->output.directory : "", full ? ")" : "",
+			  partial ? "; its partial output stays in the catalog" : "");
+		free(partial);
 		if (session_gone(res->error))
 			check_soon(rc);
 	} else if (res->rec.to_relayd) {
@@ -417,9 +431,15 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 
 			names_of(&res->recs[0], &n);
 			log_alert(LOG_INFO, &res->recs[0], 0, "suppressed by the rate limit");
+			if (res->n > 1)
+				log_info("%zu more alerts from tracker %s suppressed by the rate "
+					 "limit",
+					 res->n - 1, n.tracker);
 			broadcast(rc, PROTO_EVENT_SUPPRESSED, PROTO_KEY_ALERT,
 				  json_object_get(alert));
 			catalog_add_suppressed(rc->catalog, n.tracker, alert);
+			for (size_t i = 1; i < res->n; i++)
+				catalog_add_suppressed(rc->catalog, n.tracker, NULL);
 			break;
 		}
 		case WAITER_LOST:

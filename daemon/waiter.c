@@ -4,7 +4,9 @@
  * notification file. An alert that the rate limiter allows is recorded at once, with as
  * few steps as possible between the wakeup and lttng_snapshot_record(); alerts that were
  * already queued or arrived while recording are drained right after and become extra
- * causes of that snapshot. Refused alerts become "suppressed" results.
+ * causes of that snapshot. Refused alerts become "suppressed" results, one per tracker
+ * until the main loop takes them, so that a flood costs the main loop a count, not a
+ * result, a log line and a catalog update per alert.
  *
  * Nothing slow happens here: no logging, no file system. Results go to the main loop
  * through a list under a priority-inheriting mutex and an eventfd that sd-event watches.
@@ -28,7 +30,13 @@
 #include "latencyd.h"
 
 #define READ_RECORDS 32
-#define MAX_CAUSES   4096
+/*
+ * Causes kept per snapshot: what show-snapshot lists. Under a flood, alerts past this many
+ * that arrive during one record are refused like any other (they get no snapshot and
+ * are counted as suppressed): keeping thousands would make every catalog save and the log
+ * grow with the flood.
+ */
+#define MAX_CAUSES   100
 #define MAX_REQUESTS 64 /* manual records waiting for the thread */
 
 struct tracker_bucket {
@@ -47,9 +55,9 @@ struct waiter {
 	char prefix[64]; /* output names: PREFIX-ID */
 	uint64_t next_id;
 
-	/* Read buffer: whole records, plus a partial one a FIFO may leave. */
+	/* Read buffer: whole records, plus a partial one a FIFO may leave; unread: [off, len). */
 	unsigned char buf[READ_RECORDS * 2 * LATENCY_TRACKER_RECORD_SIZE];
-	size_t len;
+	size_t off, len;
 
 	pthread_mutex_t lock; /* PTHREAD_PRIO_INHERIT: results, rate limiter, counters */
 	struct waiter_result *head, **tail;
@@ -272,6 +280,12 @@ static int fill(struct waiter *w)
 {
 	ssize_t n;
 
+	/* Records are consumed by moving off; what is left moves to the front once a read. */
+	if (w->off) {
+		memmove(w->buf, w->buf + w->off, w->len - w->off);
+		w->len -= w->off;
+		w->off = 0;
+	}
 	if (w->len > sizeof(w->buf) / 2)
 		return 0;
 	n = read(w->fd, w->buf + w->len, sizeof(w->buf) / 2);
@@ -287,22 +301,21 @@ static bool next_record(struct waiter *w, struct latency_tracker_record *rec)
 	uint16_t size;
 
 	for (;;) {
-		if (w->len < sizeof(size))
+		if (w->len - w->off < sizeof(size))
 			return false;
-		memcpy(&size, w->buf, sizeof(size));
+		memcpy(&size, w->buf + w->off, sizeof(size));
 		if (size < LATENCY_TRACKER_RECORD_SIZE || size > sizeof(w->buf) / 2) {
 			/* Not our ABI: nothing in this buffer can be trusted. */
 			pthread_mutex_lock(&w->lock);
 			w->stats.garbage++;
 			pthread_mutex_unlock(&w->lock);
-			w->len = 0;
+			w->off = w->len = 0;
 			return false;
 		}
-		if (w->len < size)
+		if (w->len - w->off < size)
 			return false;
-		memcpy(rec, w->buf, sizeof(*rec));
-		memmove(w->buf, w->buf + size, w->len - size);
-		w->len -= size;
+		memcpy(rec, w->buf + w->off, sizeof(*rec));
+		w->off += size;
 		if (rec->kind == LATENCY_TRACKER_REC_ALERT || rec->kind == LATENCY_TRACKER_REC_LOST)
 			return true;
 	}
@@ -330,13 +343,30 @@ static void on_lost(struct waiter *w, const struct latency_tracker_record *rec)
 	}
 }
 
+/* Under w->lock: the suppressed result of this tracker not yet taken by the main loop. */
+static struct waiter_result *pending_suppressed(struct waiter *w,
+						const struct latency_tracker_record *rec)
+{
+	for (struct waiter_result *r = w->head; r; r = r->next)
+		if (r->kind == WAITER_SUPPRESSED &&
+		    memcmp(r->recs[0].tracker, rec->tracker, sizeof(rec->tracker)) == 0)
+			return r;
+	return NULL;
+}
+
 static void suppress(struct waiter *w, const struct latency_tracker_record *rec)
 {
-	struct waiter_result *res = result_new(WAITER_SUPPRESSED, 1);
+	struct waiter_result *res;
 
 	pthread_mutex_lock(&w->lock);
 	w->stats.suppressed++;
+	res = pending_suppressed(w, rec);
+	if (res)
+		res->n++;
 	pthread_mutex_unlock(&w->lock);
+	if (res)
+		return;
+	res = result_new(WAITER_SUPPRESSED, 1);
 	if (res) {
 		res->recs[0] = *rec;
 		res->n = 1;
@@ -384,10 +414,12 @@ static void snapshot(struct waiter *w, const struct latency_tracker_record *rec,
 			continue;
 		}
 		if (res->n == cap && cap < MAX_CAUSES) {
-			grown = realloc(res, sizeof(*res) + 2 * cap * sizeof(res->recs[0]));
+			size_t more_cap = cap * 2 < MAX_CAUSES ? cap * 2 : MAX_CAUSES;
+
+			grown = realloc(res, sizeof(*res) + more_cap * sizeof(res->recs[0]));
 			if (grown) {
 				res = grown;
-				cap *= 2;
+				cap = more_cap;
 			}
 		}
 		if (res->n < cap)

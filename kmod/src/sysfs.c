@@ -16,6 +16,15 @@ struct kobject *lt_root_kobj;
 
 #define to_tracker(k) container_of(k, struct latency_tracker, kobj)
 
+/*
+ * sysfs hands a store the bytes written plus a NUL: a write with a NUL of its own, such as
+ * "1\0junk", would be parsed as "1". Such a write is refused whole.
+ */
+static bool lt_text_ok(const char *buf, size_t count)
+{
+	return strnlen(buf, count) == count;
+}
+
 /* Global files. */
 
 static ssize_t abi_version_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
@@ -38,7 +47,7 @@ static ssize_t alert_rate_per_s_store(struct kobject *kobj, struct kobj_attribut
 				      const char *buf, size_t count)
 {
 	u64 v;
-	int ret = lt_parse_u64(buf, &lt_range_rate, &v);
+	int ret = lt_text_ok(buf, count) ? lt_parse_u64(buf, &lt_range_rate, &v) : -EINVAL;
 
 	if (ret)
 		return ret;
@@ -55,7 +64,7 @@ static ssize_t alert_burst_store(struct kobject *kobj, struct kobj_attribute *at
 				 const char *buf, size_t count)
 {
 	u64 v;
-	int ret = lt_parse_u64(buf, &lt_range_burst, &v);
+	int ret = lt_text_ok(buf, count) ? lt_parse_u64(buf, &lt_range_burst, &v) : -EINVAL;
 
 	if (ret)
 		return ret;
@@ -386,9 +395,34 @@ static void lt_tracker_kobj_release(struct kobject *kobj)
 	lt_tracker_release(to_tracker(kobj));
 }
 
+/* kobj_sysfs_ops, plus the NUL check for every file of a tracker (trackers' own too). */
+static ssize_t lt_tracker_attr_show(struct kobject *kobj, struct attribute *attr, char *buf)
+{
+	struct kobj_attribute *ka = container_of(attr, struct kobj_attribute, attr);
+
+	return ka->show ? ka->show(kobj, ka, buf) : -EIO;
+}
+
+static ssize_t lt_tracker_attr_store(struct kobject *kobj, struct attribute *attr,
+				     const char *buf, size_t count)
+{
+	struct kobj_attribute *ka = container_of(attr, struct kobj_attribute, attr);
+
+	if (!ka->store)
+		return -EIO;
+	if (!lt_text_ok(buf, count))
+		return -EINVAL;
+	return ka->store(kobj, ka, buf, count);
+}
+
+static const struct sysfs_ops lt_tracker_sysfs_ops = {
+	.show = lt_tracker_attr_show,
+	.store = lt_tracker_attr_store,
+};
+
 static const struct kobj_type lt_tracker_ktype = {
 	.release = lt_tracker_kobj_release,
-	.sysfs_ops = &kobj_sysfs_ops,
+	.sysfs_ops = &lt_tracker_sysfs_ops,
 	.default_groups = lt_tracker_groups,
 };
 

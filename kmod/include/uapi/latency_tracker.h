@@ -51,7 +51,7 @@
  *                    delay_hist_ns (lines "<lower bound ns> <count>", buckets
  *                    [2^i, 2^(i+1)) ns, non-empty buckets only).
  * Writes are parsed strictly: anything else than the documented values, out of range
- * values included, fails with -EINVAL and changes nothing.
+ * values and writes holding a NUL byte included, fails with -EINVAL and changes nothing.
  */
 #ifndef _UAPI_LATENCY_TRACKER_H
 #define _UAPI_LATENCY_TRACKER_H
