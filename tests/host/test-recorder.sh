@@ -81,8 +81,8 @@ wait_for 50 grep -q "session settings changed: re-creating the session" "$T/late
 sleep 0.5
 "$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
 wait_for 100 complete 2 || fail "no snapshot 2 (relayd)"
-jcat --arg u "$LATENCYD_TEST_RELAYD_URL/snap-2" '.snapshots[] | select(.id == 2) | .url == $u' ||
-	fail "snapshot 2 has no relayd url"
+jcat --arg u "$LATENCYD_TEST_RELAYD_URL" '.snapshots[] | select(.id == 2) |
+	.url == $u and (.relayd_path | test("/snap-2-[*]$"))' || fail "snapshot 2 has no relayd url"
 d=$(find "$LATENCYD_TEST_RELAYD_OUT" -maxdepth 3 -type d -name 'snap-2-*' | head -n1)
 [ -n "$d" ] && [ "$(events_in "$d")" -gt 0 ] || fail "relayd holds no readable snap-2"
 kill -KILL "$LATENCYD_TEST_RELAYD_PID"
