@@ -387,6 +387,11 @@ int modload_new(struct modload **ret);
 /* Loads NAME with PARAMS unless it is already there; *loaded says whether we loaded it. */
 int modload_load(struct modload *ml, const char *name, const char *params, bool *loaded);
 int modload_unload(struct modload *ml, const char *name);
+bool modload_is_loaded(struct modload *ml, const char *name);
+/* The state file of the modules an instance loaded: {"pid", "modules": [load order]}. */
+int modload_state_write(const char *path, pid_t pid, char *const *names, size_t n);
+/* -ENOENT when there is none, -EBADMSG when it does not parse. */
+int modload_state_read(const char *path, pid_t *pid, char ***names, size_t *n);
 void modload_free(struct modload *ml);
 
 /* recorder.c: the flight recorder as the main loop sees it: session, results, catalog. */

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <glob.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,8 @@ struct recorder {
 	struct modload *modload;
 	char *loaded[2 + TRACKER_COUNT]; /* modules we loaded, unloaded in reverse order */
 	size_t n_loaded;
+	char *state_path; /* RUNTIME_DIR/modules.json: loaded[], for a successor if we are killed */
+	bool state_foreign; /* that file is another running latencyd's: leave it alone */
 	bool rt, memory_locked;
 	int session_error; /* last failure to create the session, 0 if none */
 	/* From an alert's end to its record's start, of the last and the slowest snapshot. */
@@ -122,6 +125,11 @@ static int create_session(struct recorder *rc)
 		return r;
 	}
 	rc->session_error = 0;
+	if (flight_replaced(rc->slot.flight))
+		log_warnx(
+			"LTTng session %s was already there (left by a latencyd that was killed?): "
+			"destroyed it and created it anew",
+			s.session);
 	log_info("LTTng %s session %s recording (%" PRIu64 " x %" PRIu64 " bytes per CPU), "
 		 "snapshots to %s%s%s",
 		 s.domain == FLIGHT_DOMAIN_KERNEL ? "kernel" : "userspace", s.session, s.num_subbuf,
@@ -594,12 +602,36 @@ int recorder_new(struct manager *m, struct recorder **ret)
 	return 0;
 }
 
+static void save_state(struct recorder *rc)
+{
+	int r = modload_state_write(rc->state_path, getpid(), rc->loaded, rc->n_loaded);
+
+	if (r < 0)
+		log_warn_errno(r,
+			       "cannot write %s: if latencyd is killed, the next one will not "
+			       "unload the modules it loaded",
+			       rc->state_path);
+}
+
+static bool remember(struct recorder *rc, const char *name)
+{
+	if (rc->n_loaded == sizeof(rc->loaded) / sizeof(rc->loaded[0]) ||
+	    !(rc->loaded[rc->n_loaded] = strdup(name)))
+		return false;
+	rc->n_loaded++;
+	save_state(rc);
+	return true;
+}
+
 /* Loads NAME unless it is there; a module we loaded is unloaded at exit. */
 static int load_module(struct recorder *rc, const char *name, const char *params, bool required)
 {
 	bool loaded;
 	int r;
 
+	for (size_t i = 0; i < rc->n_loaded; i++)
+		if (strcmp(rc->loaded[i], name) == 0)
+			return 0; /* adopted */
 	r = modload_load(rc->modload, name, params, &loaded);
 	if (r == -ENOENT && !required) {
 		log_debug("kernel module %s is not installed", name);
@@ -611,18 +643,130 @@ static int load_module(struct recorder *rc, const char *name, const char *params
 		return r;
 	}
 	if (loaded) {
-		rc->loaded[rc->n_loaded] = strdup(name);
-		if (rc->loaded[rc->n_loaded])
-			rc->n_loaded++;
+		remember(rc, name);
 		log_info("loaded kernel module %s", name);
 	}
 	return 0;
 }
 
+static void module_names(const struct conf *c, char names[][64], size_t *n)
+{
+	*n = 0;
+	snprintf(names[(*n)++], 64, "%s", c->module.name);
+	for (size_t i = 0; i < TRACKER_COUNT; i++)
+		snprintf(names[(*n)++], 64, "%s%s", LATENCY_TRACKER_TRACKER_MODULE_PREFIX,
+			 tracker_names[i]);
+	if (c->module.probe[0])
+		snprintf(names[(*n)++], 64, "%s", c->module.probe);
+}
+
+/* Whether PID is a latencyd still running: not a zombie, not a process that got its pid. */
+static bool latencyd_alive(pid_t pid)
+{
+	char path[64], stat[128] = "", *end;
+	FILE *f;
+
+	if (pid == getpid() || (kill(pid, 0) < 0 && errno != EPERM))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(stat, sizeof(stat), f))
+		stat[0] = 0;
+	fclose(f);
+	/* "PID (COMM) STATE ...": COMM may hold anything, so look from the last ')'. */
+	end = strrchr(stat, ')');
+	return end && end[1] == ' ' && end[2] != 'Z' && end[2] != 'X' &&
+	       strncmp(strchr(stat, '(') ? strchr(stat, '(') + 1 : "", "latencyd)", 9) == 0;
+}
+
+/*
+ * The modules a killed latencyd loaded are ours to unload now: the state file it left
+ * names them. A live latencyd's file means another instance runs here: refuse to start.
+ */
+static int adopt_modules(struct recorder *rc)
+{
+	const struct conf *c = rc->m->conf;
+	char names[2 + TRACKER_COUNT][64], **old = NULL, adopted[512] = "";
+	size_t n_names, n_old = 0, len = 0;
+	pid_t pid = 0;
+	int r;
+
+	r = modload_state_read(rc->state_path, &pid, &old, &n_old);
+	if (r == -ENOENT)
+		goto out_save;
+	if (r < 0) {
+		log_warnx("ignoring %s: %s", rc->state_path,
+			  r == -EBADMSG ? "not a latencyd state file" : strerror(-r));
+		goto out_save;
+	}
+	if (latencyd_alive(pid)) {
+		log_warnx("latencyd %d is running (%s): not starting another one", (int)pid,
+			  rc->state_path);
+		rc->state_foreign = true;
+		r = -EBUSY;
+		goto out;
+	}
+	module_names(c, names, &n_names);
+	for (size_t i = 0; rc->modload && i < n_old; i++) {
+		bool ours = false;
+
+		for (size_t k = 0; k < n_names && !ours; k++)
+			ours = strcmp(old[i], names[k]) == 0;
+		if (!ours || !modload_is_loaded(rc->modload, old[i]) || !remember(rc, old[i]))
+			continue;
+		if (len < sizeof(adopted))
+			len += (size_t)snprintf(adopted + len, sizeof(adopted) - len, "%s%s",
+						len ? ", " : "", old[i]);
+	}
+	if (rc->n_loaded)
+		log_warnx("latencyd %d stopped without unloading the kernel modules it loaded "
+			  "(killed?): %s; this instance takes them over and unloads them when it "
+			  "stops",
+			  (int)pid, adopted);
+	else if (n_old && !rc->modload)
+		log_warnx("latencyd %d left kernel modules loaded (see %s); module.load = false: "
+			  "they stay",
+			  (int)pid, rc->state_path);
+out_save:
+	save_state(rc);
+	r = 0;
+out:
+	for (size_t i = 0; i < n_old; i++)
+		free(old[i]);
+	free(old);
+	return r;
+}
+
+/*
+ * The state file goes in the control socket's directory, /run/latencyd by default: a
+ * runtime directory, configured with the socket, and gone at reboot with the modules.
+ */
+static int state_path_of(const struct conf *c, char **ret)
+{
+	const char *slash = strrchr(c->control.socket, '/');
+	int len = slash ? (int)(slash - c->control.socket) : 1;
+
+	char *dir;
+	int r;
+
+	if (asprintf(&dir, "%.*s", len, slash ? c->control.socket : ".") < 0)
+		return -ENOMEM;
+	r = dir[0] ? mkdir_p(dir, 0755) : 0;
+	if (r < 0)
+		log_warn_errno(r, "cannot create %s", dir);
+	else if (asprintf(ret, "%s/modules.json", dir) < 0)
+		r = -ENOMEM;
+	free(dir);
+	return r;
+}
+
 /*
  * The core, then every tracker (a disabled tracker registers no probe: loading it costs
  * nothing and lets latencyctl enable it), then the LTTng probe. A tracker the
- * configuration enables must be installed; the others may be missing.
+ * configuration enables must be installed; the others may be missing. First, the modules
+ * a killed instance left are taken over.
  */
 static int load_modules(struct recorder *rc)
 {
@@ -630,9 +774,6 @@ static int load_modules(struct recorder *rc)
 	char name[64];
 	int r;
 
-	r = modload_new(&rc->modload);
-	if (r < 0)
-		return log_warn_errno(r, "cannot initialise libkmod");
 	r = load_module(rc, c->module.name, c->module.parameters, true);
 	for (size_t i = 0; r >= 0 && i < TRACKER_COUNT; i++) {
 		snprintf(name, sizeof(name), "%s%s", LATENCY_TRACKER_TRACKER_MODULE_PREFIX,
@@ -667,6 +808,15 @@ int recorder_start(struct recorder *rc)
 		} else
 			rc->memory_locked = true;
 	}
+	r = c->module.load ? modload_new(&rc->modload) : 0;
+	if (r < 0)
+		return log_warn_errno(r, "cannot initialise libkmod");
+	r = state_path_of(c, &rc->state_path);
+	if (r < 0)
+		return r;
+	r = adopt_modules(rc);
+	if (r < 0)
+		return r;
 	if (c->module.load && (r = load_modules(rc)) < 0)
 		return r;
 	manager_refresh_module(rc->m);
@@ -927,12 +1077,22 @@ void recorder_free(struct recorder *rc)
 	for (size_t i = rc->n_loaded; i-- > 0;) {
 		int r = modload_unload(rc->modload, rc->loaded[i]);
 
-		if (r < 0)
+		if (r < 0) {
 			log_warn_errno(r, "cannot unload kernel module %s", rc->loaded[i]);
-		else
-			log_info("unloaded kernel module %s", rc->loaded[i]);
+			continue;
+		}
+		log_info("unloaded kernel module %s", rc->loaded[i]);
 		free(rc->loaded[i]);
+		memmove(&rc->loaded[i], &rc->loaded[i + 1], (--rc->n_loaded - i) * sizeof(char *));
 	}
+	/* What could not be unloaded stays in the file, for the next instance to try. */
+	if (rc->state_path && rc->n_loaded)
+		save_state(rc);
+	else if (rc->state_path && !rc->state_foreign)
+		unlink(rc->state_path);
+	for (size_t i = 0; i < rc->n_loaded; i++)
+		free(rc->loaded[i]);
+	free(rc->state_path);
 	modload_free(rc->modload);
 	for (size_t i = 0; i < MANUAL_MAX; i++)
 		free(rc->manual[i].reason);
