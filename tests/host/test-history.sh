@@ -45,7 +45,7 @@ wait_for 50 jstatus '.session.state == "recording"' || fail "the session is not 
 jstatus '.history.buffer_bytes_per_cpu == 16384 and .history.measured == null' ||
 	fail "a measurement before any snapshot: $(ctl --json status)"
 run ctl status
-expect_out "History window:  not measured yet"
+grep -Eq "^History window: +not measured yet" "$T/out" || fail "status: $(cat "$T/out")"
 pass "before any snapshot: buffer size, no measurement"
 
 # The calibration snapshot comes about 10 s after start; the app fills 16 KiB in about a
