@@ -491,6 +491,11 @@ static void on_measured(struct recorder *rc, struct history_job *j)
 		snprintf(what, sizeof(what), "snapshot %" PRIu64, j->id);
 	else
 		snprintf(what, sizeof(what), "the calibration snapshot");
+	if (j->error && j->id && !catalog_find(rc->catalog, j->id)) {
+		/* Deleted (retention, delete-snapshot) while it was being read. */
+		log_debug("history of %s not measured: deleted meanwhile", what);
+		return;
+	}
 	if (j->error) {
 		log_warnx("cannot measure the history of %s: %s", what, j->err);
 		return;
