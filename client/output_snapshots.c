@@ -120,6 +120,21 @@ int text_snapshots(struct json_object *result)
 	return EXIT_OK;
 }
 
+/* "History   complete over the last 1.2s (buffers full), 3400 events" */
+static void history_text(struct json_object *h)
+{
+	char window[32];
+
+	if (!h)
+		return;
+	ns_text(window, sizeof(window), h, PROTO_KEY_WINDOW_NS, false);
+	printf("  History   complete over the last %s%s, %" PRId64 " events\n", window,
+	       json_object_get_boolean(get(h, PROTO_KEY_WRAPPED))
+		       ? " (buffers full)"
+		       : " (buffers not full: all since the session started)",
+	       num(h, "events"));
+}
+
 int text_snapshot(struct json_object *e)
 {
 	static const char *const head[] = {"TRACKER", "REASON", "PID", "TID", "COMM", "DELAY"};
@@ -134,6 +149,9 @@ int text_snapshot(struct json_object *e)
 	printf("  Status    %s%s%s\n", str(e, PROTO_KEY_STATUS, "?"),
 	       get(e, PROTO_KEY_ERROR) ? ": " : "", str(e, PROTO_KEY_ERROR, ""));
 	printf("  Location  %s\n", location(e));
+	if (get(e, PROTO_KEY_RELAYD_PATH))
+		printf("            on the relayd host: %s (under its output directory)\n",
+		       str(e, PROTO_KEY_RELAYD_PATH, "?"));
 	bytes_text(buf, sizeof(buf), num(e, PROTO_KEY_BYTES));
 	printf("  Size      %s\n", buf);
 	ns_text(buf, sizeof(buf), e, "record_ns", false);
@@ -142,6 +160,7 @@ int text_snapshot(struct json_object *e)
 	if (get(e, "fell_back"))
 		printf("  Relayd    failed (%s): recorded locally instead\n",
 		       str(e, "relayd_error", "?"));
+	history_text(get(e, PROTO_KEY_HISTORY));
 	printf("\nCauses (%" PRId64 "):\n", num(e, PROTO_KEY_CAUSES_TOTAL));
 	columns_init(&t, head, sizeof(head) / sizeof(head[0]));
 	for (size_t i = 0; i < n; i++) {
@@ -165,7 +184,13 @@ int text_snapshot(struct json_object *e)
 
 int text_snapshot_deleted(struct json_object *result)
 {
-	printf("Snapshot %" PRId64 " deleted.\n", num(result, PROTO_KEY_ID));
+	if (get(result, PROTO_KEY_URL))
+		printf("Snapshot %" PRId64
+		       " deleted from the catalog; its files stay on the relayd "
+		       "host (%s).\n",
+		       num(result, PROTO_KEY_ID), str(result, PROTO_KEY_URL, "?"));
+	else
+		printf("Snapshot %" PRId64 " deleted.\n", num(result, PROTO_KEY_ID));
 	return EXIT_OK;
 }
 

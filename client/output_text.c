@@ -7,12 +7,13 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
 #include "latencyctl.h"
 
-#define ROWS_MAX  16
+#define ROWS_MAX  32
 #define VALUE_MAX 256
 
 struct table {
@@ -97,11 +98,77 @@ struct status {
 /* The flight recorder's part of status: absent when latencyd runs without a session. */
 struct status_recorder {
 	const char *name, *state, *domain, *detail, *directory, *relayd;
-	int64_t recreated, buffer, subbuf_size, num_subbuf, burst;
+	int64_t recreated, buffer, subbuf_size, num_subbuf, burst, expected_ns;
+	struct json_object *measured, *rl_trackers;
 	bool realtime, memory_locked, fallback_local;
 	double rate, tokens;
 	int64_t alerts, snapshots, failed, causes, suppressed, kernel_suppressed, lost;
+	int64_t detect_last_ns, detect_max_ns;
 };
+
+/* The last measured history: "510ms (buffers full), snapshot 3 at 12:03:04". */
+static void measured_rows(struct table *t, const struct status_recorder *rc)
+{
+	struct json_object *m = rc->measured, *v;
+	char window[48], expected[48], when[16] = "?", source[48];
+	double eps = 0, bpe = 0;
+	bool wrapped;
+	time_t tt;
+	struct tm tm;
+
+	if (!m) {
+		row(t, "History window:",
+		    "not measured yet (from the first snapshot, or a "
+		    "calibration snapshot soon after start)");
+		return;
+	}
+	if (json_object_object_get_ex(m, PROTO_KEY_EVENTS_PER_SEC, &v))
+		eps = json_object_get_double(v);
+	if (json_object_object_get_ex(m, PROTO_KEY_BYTES_PER_EVENT, &v))
+		bpe = json_object_get_double(v);
+	if (json_object_object_get_ex(m, PROTO_KEY_TIME, &v) &&
+	    (tt = (time_t)json_object_get_int64(v)) > 0 && localtime_r(&tt, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	ns_text(window, sizeof(window), m, PROTO_KEY_WINDOW_NS, false);
+	if (rc->expected_ns > 0)
+		proto_duration_format(expected, sizeof(expected), (uint64_t)rc->expected_ns);
+	else
+		snprintf(expected, sizeof(expected), "unknown (no event rate)");
+	row(t, "History window:", "expected %s (%.0f events/s x %.1f bytes on the busiest CPU)",
+	    expected, eps, bpe);
+	if (json_object_object_get_ex(m, PROTO_KEY_ID, &v))
+		snprintf(source, sizeof(source), "snapshot %" PRId64, json_object_get_int64(v));
+	else
+		snprintf(source, sizeof(source), "the calibration snapshot");
+	wrapped = json_object_object_get_ex(m, PROTO_KEY_WRAPPED, &v) && json_object_get_boolean(v);
+	row(t, "", "measured %s%s in %s at %s", window,
+	    wrapped ? " (buffers full)" : " (buffers not full: all since the session started)",
+	    source, when);
+}
+
+/* "syscalls 0.5/s burst 2 (1.0 now)" for each per-tracker bucket. */
+static void ratelimit_tracker_rows(struct table *t, struct json_object *list)
+{
+	for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+		struct json_object *b = json_object_array_get_idx(list, i), *v;
+		const char *name = "?";
+		double rate = 0, burst = 0, tokens = -1;
+
+		if (json_object_object_get_ex(b, PROTO_KEY_TRACKER, &v))
+			name = json_object_get_string(v);
+		if (json_object_object_get_ex(b, PROTO_KEY_RATE, &v))
+			rate = json_object_get_double(v);
+		if (json_object_object_get_ex(b, PROTO_KEY_BURST, &v))
+			burst = json_object_get_double(v);
+		if (json_object_object_get_ex(b, PROTO_KEY_TOKENS, &v))
+			tokens = json_object_get_double(v);
+		if (rate > 0)
+			row(t, "", "%s: %g/s, burst %g, %.1f token(s) now", name, rate, burst,
+			    tokens);
+		else
+			row(t, "", "%s: no limit", name);
+	}
+}
 
 #define REC(f) offsetof(struct status_recorder, f)
 
@@ -127,12 +194,15 @@ static int recorder_rows(struct table *t, const struct status *st)
 		{PROTO_KEY_BUFFER_BYTES_PER_CPU, PROTO_FIELD_INT, 0, REC(buffer)},
 		{PROTO_KEY_SUBBUF_SIZE, PROTO_FIELD_INT, 0, REC(subbuf_size)},
 		{PROTO_KEY_NUM_SUBBUF, PROTO_FIELD_INT, 0, REC(num_subbuf)},
+		{PROTO_KEY_EXPECTED_WINDOW_NS, PROTO_FIELD_INT, 0, REC(expected_ns)},
+		{PROTO_KEY_MEASURED, PROTO_FIELD_OBJECT, 0, REC(measured)},
 		{NULL},
 	};
 	static const struct proto_field ratelimit_fields[] = {
 		{PROTO_KEY_RATE, PROTO_FIELD_DOUBLE, 0, REC(rate)},
 		{PROTO_KEY_BURST, PROTO_FIELD_INT, 0, REC(burst)},
 		{PROTO_KEY_TOKENS, PROTO_FIELD_DOUBLE, 0, REC(tokens)},
+		{PROTO_KEY_TRACKERS, PROTO_FIELD_ARRAY, 0, REC(rl_trackers)},
 		{NULL},
 	};
 	static const struct proto_field counter_fields[] = {
@@ -143,9 +213,12 @@ static int recorder_rows(struct table *t, const struct status *st)
 		{PROTO_KEY_SUPPRESSED, PROTO_FIELD_INT, 0, REC(suppressed)},
 		{PROTO_KEY_KERNEL_SUPPRESSED, PROTO_FIELD_INT, 0, REC(kernel_suppressed)},
 		{PROTO_KEY_LOST, PROTO_FIELD_INT, 0, REC(lost)},
+		{PROTO_KEY_DETECT_LAST_NS, PROTO_FIELD_INT, 0, REC(detect_last_ns)},
+		{PROTO_KEY_DETECT_MAX_NS, PROTO_FIELD_INT, 0, REC(detect_max_ns)},
 		{NULL},
 	};
-	struct status_recorder rc = {.name = "?", .state = "?", .domain = "?", .tokens = -1};
+	struct status_recorder rc = {
+		.name = "?", .state = "?", .domain = "?", .tokens = -1, .detect_last_ns = -1};
 	int r = EXIT_OK;
 
 	if (!st->session)
@@ -174,16 +247,25 @@ static int recorder_rows(struct table *t, const struct status *st)
 		row(t, "Output:", "%s", rc.directory ?: "?");
 	row(t, "History buffer:", "%" PRId64 " KiB per CPU (%" PRId64 " x %" PRId64 " bytes)",
 	    rc.buffer / 1024, rc.num_subbuf, rc.subbuf_size);
+	measured_rows(t, &rc);
 	if (rc.rate > 0)
 		row(t, "Rate limit:", "%g/s, burst %" PRId64 ", %.1f token(s) now", rc.rate,
 		    rc.burst, rc.tokens);
 	else
 		row(t, "Rate limit:", "none");
+	ratelimit_tracker_rows(t, rc.rl_trackers);
 	row(t, "Alerts:",
 	    "%" PRId64 " (%" PRId64 " in snapshots, %" PRId64 " suppressed, %" PRId64
 	    " dropped by the module, %" PRId64 " lost)",
 	    rc.alerts, rc.causes, rc.suppressed, rc.kernel_suppressed, rc.lost);
 	row(t, "Snapshots:", "%" PRId64 " (%" PRId64 " failed)", rc.snapshots, rc.failed);
+	if (rc.detect_last_ns >= 0) {
+		char last[32], max[32];
+
+		proto_duration_format(last, sizeof(last), (uint64_t)rc.detect_last_ns);
+		proto_duration_format(max, sizeof(max), (uint64_t)rc.detect_max_ns);
+		row(t, "Alert to record:", "last %s, max %s", last, max);
+	}
 	return EXIT_OK;
 }
 

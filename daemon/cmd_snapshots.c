@@ -195,7 +195,7 @@ int cmd_delete_snapshot(struct manager *m, const struct control_peer *peer,
 			struct json_object *args, struct json_object **result,
 			struct proto_error *err)
 {
-	struct json_object *entry, *o;
+	struct json_object *entry, *o, *url;
 	struct catalog *cat;
 	const char *status;
 	uint64_t id;
@@ -209,20 +209,29 @@ int cmd_delete_snapshot(struct manager *m, const struct control_peer *peer,
 		return proto_error_set(err, PROTO_ERR_REFUSED,
 				       "snapshot %llu is being recorded; try again when it is done",
 				       (unsigned long long)id);
+	/* A relayd snapshot's files are on the relayd host: only the entry goes. */
+	url = member(entry, PROTO_KEY_PATH) ? NULL : json_object_get(member(entry, PROTO_KEY_URL));
 	r = catalog_delete(cat, id);
-	if (r < 0)
+	if (r < 0) {
+		json_object_put(url);
 		return proto_error_set(err, PROTO_ERR_INTERNAL, "cannot delete snapshot %llu: %s",
 				       (unsigned long long)id, strerror(-r));
+	}
 	r = catalog_save(cat);
 	if (r < 0)
 		log_warn_errno(r, "cannot save the catalog");
-	log_info("snapshot %llu deleted by client %u (uid %u)", (unsigned long long)id, peer->id,
-		 (unsigned)peer->uid);
+	log_info("snapshot %llu deleted by client %u (uid %u)%s%s%s", (unsigned long long)id,
+		 peer->id, (unsigned)peer->uid, url ? "; its files stay on the relayd host (" : "",
+		 url ? json_object_get_string(url) : "", url ? ")" : "");
 	o = json_object_new_object();
-	if (!o)
+	if (!o) {
+		json_object_put(url);
 		return -ENOMEM;
+	}
 	r = 0;
 	result_add_int(o, PROTO_KEY_ID, (int64_t)id, &r);
 	result_add_bool(o, PROTO_KEY_DELETED, true, &r);
+	if (url)
+		result_add(o, PROTO_KEY_URL, url, &r);
 	return result_done(o, r, result);
 }

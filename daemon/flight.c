@@ -6,9 +6,12 @@
  * Both outputs are built once at creation so that a record costs one call into sessiond.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <lttng/lttng.h>
 
@@ -19,6 +22,9 @@ struct flight {
 	struct lttng_snapshot_output *local;
 	struct lttng_snapshot_output *relayd; /* NULL: local only */
 	bool fallback_local;
+	bool replaced;	      /* a session of that name was there before */
+	uint64_t max_size;    /* of every output */
+	char relayd_dir[256]; /* the session's directory on relayd, "" if unknown */
 };
 
 static uint64_t now_ns(void)
@@ -133,6 +139,43 @@ out:
 	return r < 0 ? r : 0;
 }
 
+/*
+ * relayd writes a session's snapshots under HOSTNAME/SESSION-DATE-TIME/ in its output
+ * directory, DATE-TIME being when the session was created, in sessiond's local time.
+ */
+static void find_relayd_dir(struct flight *f)
+{
+	struct lttng_session *sessions = NULL;
+	char host[HOST_NAME_MAX + 1], when[32];
+	uint64_t created = 0;
+	struct tm tm;
+	time_t t;
+	int n;
+
+	n = lttng_list_sessions(&sessions);
+	for (int i = 0; i < n; i++)
+		if (strcmp(sessions[i].name, f->session) == 0 &&
+		    lttng_session_get_creation_time(&sessions[i], &created) != LTTNG_OK)
+			created = 0;
+	free(sessions);
+	t = (time_t)created;
+	if (!created || gethostname(host, sizeof(host)) < 0 || !localtime_r(&t, &tm) ||
+	    !strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm))
+		return;
+	host[HOST_NAME_MAX] = 0;
+	snprintf(f->relayd_dir, sizeof(f->relayd_dir), "%s/%s-%s", host, f->session, when);
+}
+
+const char *flight_relayd_dir(const struct flight *f)
+{
+	return f->relayd_dir[0] ? f->relayd_dir : NULL;
+}
+
+bool flight_replaced(const struct flight *f)
+{
+	return f->replaced;
+}
+
 int flight_create(const struct flight_settings *s, struct flight **ret)
 {
 	struct flight *f;
@@ -144,6 +187,7 @@ int flight_create(const struct flight_settings *s, struct flight **ret)
 	if (!f)
 		return -LTTNG_ERR_NOMEM;
 	f->fallback_local = s->fallback_local;
+	f->max_size = s->max_size;
 	f->session = strdup(s->session);
 	if (!f->session) {
 		r = -LTTNG_ERR_NOMEM;
@@ -159,11 +203,14 @@ int flight_create(const struct flight_settings *s, struct flight **ret)
 	r = lttng_destroy_session(s->session);
 	if (r < 0 && r != -LTTNG_ERR_SESS_NOT_FOUND && r != -LTTNG_ERR_NO_SESSION)
 		goto fail;
+	f->replaced = r == 0;
 	r = setup_session(s);
 	if (r < 0) {
 		lttng_destroy_session(s->session);
 		goto fail;
 	}
+	if (f->relayd)
+		find_relayd_dir(f);
 	*ret = f;
 	return 0;
 fail:
@@ -193,10 +240,31 @@ int flight_record(struct flight *f, const char *name, struct flight_record *rec)
 			return -LTTNG_ERR_INVALID;
 		t0 = now_ns();
 		r = lttng_snapshot_record(f->session, f->local, 1);
-	} else {
-		rec->to_relayd = f->relayd != NULL;
+	} else if (f->relayd) {
+		rec->to_relayd = true;
+		snprintf(rec->relayd_dir, sizeof(rec->relayd_dir), "%s", f->relayd_dir);
 	}
 	rec->duration_ns = now_ns() - t0;
+	return r < 0 ? r : 0;
+}
+
+int flight_record_to(struct flight *f, const char *dir, const char *name, struct flight_record *rec)
+{
+	struct lttng_snapshot_output *out = NULL;
+	uint64_t t0;
+	int r;
+
+	memset(rec, 0, sizeof(*rec));
+	r = output_new(f->max_size, dir, NULL, &out);
+	if (r == 0 && lttng_snapshot_output_set_name(name, out) < 0)
+		r = -LTTNG_ERR_INVALID;
+	if (r == 0) {
+		t0 = now_ns();
+		rec->start_ns = t0;
+		r = lttng_snapshot_record(f->session, out, 1);
+		rec->duration_ns = now_ns() - t0;
+	}
+	lttng_snapshot_output_destroy(out);
 	return r < 0 ? r : 0;
 }
 

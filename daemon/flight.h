@@ -36,6 +36,7 @@ struct flight_record {
 	int relayd_error;     /* the LTTng error relayd gave, when fell_back */
 	uint64_t start_ns;    /* CLOCK_MONOTONIC when lttng_snapshot_record was called */
 	uint64_t duration_ns; /* of the successful call */
+	char relayd_dir[256]; /* to_relayd: flight_relayd_dir() then, "" if unknown */
 };
 
 struct flight;
@@ -43,11 +44,19 @@ struct flight;
 /* On failure these return a negative LTTng error code: lttng_strerror() describes it. */
 int flight_create(const struct flight_settings *s, struct flight **ret);
 int flight_record(struct flight *f, const char *name, struct flight_record *rec);
+/* A record to a directory of its own (DIR/NAME-DATE-N), whatever the outputs are. */
+int flight_record_to(struct flight *f, const char *dir, const char *name,
+		     struct flight_record *rec);
 /* 1: the session exists in the session daemon, 0: gone (sessiond restarted), < 0: error. */
 int flight_exists(struct flight *f);
 /* Stops and destroys the session (if still there) and frees f; accepts NULL. */
 void flight_destroy(struct flight *f);
 const char *flight_session_name(const struct flight *f);
+/* True when flight_create() replaced a session of the same name (left by a killed latencyd). */
+bool flight_replaced(const struct flight *f);
+/* With a relayd output: HOSTNAME/SESSION-DATE-TIME, where relayd puts the session's
+ * snapshots under its output directory; NULL when unknown. */
+const char *flight_relayd_dir(const struct flight *f);
 const char *flight_strerror(int err);
 
 #endif /* LATENCYD_FLIGHT_H */

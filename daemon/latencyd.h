@@ -396,7 +396,40 @@ struct waiter_result *waiter_take_results(struct waiter *w);
 void waiter_result_free(struct waiter_result *r);
 /* tokens: the global bucket's tokens now, -1 when unlimited. */
 void waiter_get_stats(struct waiter *w, struct waiter_stats *st, double *tokens);
+/* A per-tracker bucket (ratelimit.trackers) as it is now; tokens -1 when unlimited. */
+struct waiter_bucket_state {
+	char tracker[LATENCY_TRACKER_NAME_LEN + 1];
+	double rate, burst, tokens;
+};
+/* Copies up to MAX per-tracker buckets to OUT; returns how many there are. */
+size_t waiter_get_buckets(struct waiter *w, struct waiter_bucket_state *out, size_t max);
 void waiter_free(struct waiter *w);
+
+/* history_worker.c: the history of snapshots measured on a normal-priority thread. */
+#include "history.h"
+
+struct history_job {
+	struct history_job *next;
+	uint64_t id; /* the snapshot's catalog id; 0: a calibration snapshot */
+	char *path;  /* the snapshot to read; NULL: record a calibration snapshot first */
+	uint64_t capacity, subbuf_size; /* the buffers when it was recorded */
+	/* The result: h (summarized) if error is 0, else err says why. */
+	int error;
+	char err[256];
+	struct history h;
+	uint64_t time; /* unix seconds when measured */
+};
+
+struct history_worker;
+
+/* SCRATCH: the calibration snapshots' directory (deleted after each). */
+int history_worker_new(struct flight_slot *slot, const char *scratch, struct history_worker **ret);
+int history_worker_eventfd(const struct history_worker *w);
+int history_worker_submit(struct history_worker *w, uint64_t id, const char *path,
+			  uint64_t capacity, uint64_t subbuf_size);
+struct history_job *history_worker_take(struct history_worker *w);
+void history_job_free(struct history_job *j);
+void history_worker_free(struct history_worker *w);
 
 /* modload.c: loading and unloading kernel modules with libkmod (the privileged step). */
 struct modload;
@@ -405,6 +438,11 @@ int modload_new(struct modload **ret);
 /* Loads NAME with PARAMS unless it is already there; *loaded says whether we loaded it. */
 int modload_load(struct modload *ml, const char *name, const char *params, bool *loaded);
 int modload_unload(struct modload *ml, const char *name);
+bool modload_is_loaded(struct modload *ml, const char *name);
+/* The state file of the modules an instance loaded: {"pid", "modules": [load order]}. */
+int modload_state_write(const char *path, pid_t pid, char *const *names, size_t n);
+/* -ENOENT when there is none, -EBADMSG when it does not parse. */
+int modload_state_read(const char *path, pid_t *pid, char ***names, size_t *n);
 void modload_free(struct modload *ml);
 
 /* recorder.c: the flight recorder as the main loop sees it: session, results, catalog. */

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <glob.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +28,15 @@
 #include "catalog.h"
 #include "latencyd.h"
 
-#define CHECK_USEC    (3 * 1000000ULL)
-#define SNAPSHOT_NAME "snap"
+#define CHECK_USEC     (3 * 1000000ULL)
+#define SNAPSHOT_NAME  "snap"
+/*
+ * Without an alert there is no snapshot to measure the history from: one calibration
+ * snapshot this long after start gives status a window to show. Long enough for the
+ * session's start-up to be past, short enough to answer soon after a (re)start.
+ */
+#define CALIBRATE_USEC (10 * 1000000ULL)
+#define CALIBRATE_DIR  "calibration"
 
 /* Manual records waiting for their snapshot (latencyctl record); more are refused (busy). */
 #define MANUAL_MAX 16
@@ -38,13 +46,20 @@ struct recorder {
 	struct flight_slot slot;
 	bool slot_init;
 	struct waiter *waiter;
-	sd_event_source *results, *check;
+	struct history_worker *history;
+	sd_event_source *results, *check, *measured, *calibrate;
+	/* The last history measured (status.history.measured), NULL before the first one. */
+	struct json_object *last_history;
 	struct catalog *catalog;
 	struct modload *modload;
 	char *loaded[2 + TRACKER_COUNT]; /* modules we loaded, unloaded in reverse order */
 	size_t n_loaded;
+	char *state_path; /* RUNTIME_DIR/modules.json: loaded[], for a successor if we are killed */
+	bool state_foreign; /* that file is another running latencyd's: leave it alone */
 	bool rt, memory_locked;
-	int session_error;  /* last failure to create the session, 0 if none */
+	int session_error; /* last failure to create the session, 0 if none */
+	/* From an alert's end to its record's start, of the last and the slowest snapshot. */
+	int64_t detect_last_ns, detect_max_ns;
 	unsigned recreated; /* times the session was re-created */
 	/* Manual records (latencyctl record) in flight: their reasons, by request number. */
 	struct manual_request {
@@ -111,6 +126,11 @@ static int create_session(struct recorder *rc)
 		return r;
 	}
 	rc->session_error = 0;
+	if (flight_replaced(rc->slot.flight))
+		log_warnx(
+			"LTTng session %s was already there (left by a latencyd that was killed?): "
+			"destroyed it and created it anew",
+			s.session);
 	log_info("LTTng %s session %s recording (%" PRIu64 " x %" PRIu64 " bytes per CPU), "
 		 "snapshots to %s%s%s",
 		 s.domain == FLIGHT_DOMAIN_KERNEL ? "kernel" : "userspace", s.session, s.num_subbuf,
@@ -306,6 +326,23 @@ static void broadcast(struct recorder *rc, const char *event, const char *key,
 	json_object_put(data);
 }
 
+static uint64_t buffer_bytes(const struct conf *c)
+{
+	return c->session.subbuf_size * c->session.num_subbuf;
+}
+
+static void measure(struct recorder *rc, uint64_t id, const char *path)
+{
+	const struct conf *c = rc->m->conf;
+	int r;
+
+	if (!rc->history)
+		return;
+	r = history_worker_submit(rc->history, id, path, buffer_bytes(c), c->session.subbuf_size);
+	if (r < 0)
+		log_warn_errno(r, "cannot measure the history of snapshot %" PRIu64, id);
+}
+
 static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 {
 	const struct conf *c = rc->m->conf;
@@ -317,6 +354,9 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 		return;
 	if (res->recs[0].end_ns && res->rec.start_ns > res->recs[0].end_ns)
 		detect = res->rec.start_ns - res->recs[0].end_ns;
+	rc->detect_last_ns = (int64_t)detect;
+	if (rc->detect_last_ns > rc->detect_max_ns)
+		rc->detect_max_ns = rc->detect_last_ns;
 	causes = json_object_new_array();
 	for (size_t i = 0; i < res->n; i++)
 		json_object_array_add(causes, cause_json(rc, &res->recs[i]));
@@ -356,10 +396,15 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 		if (session_gone(res->error))
 			check_soon(rc);
 	} else if (res->rec.to_relayd) {
-		char url[PATH_MAX];
+		/* The files are on the relayd host: where they are there, as far as we know. */
+		json_object_object_add(e, PROTO_KEY_URL, json_object_new_string(c->output.relayd));
+		if (res->rec.relayd_dir[0]) {
+			char where[PATH_MAX];
 
-		snprintf(url, sizeof(url), "%s/%s", c->output.relayd, res->name);
-		json_object_object_add(e, "url", json_object_new_string(url));
+			snprintf(where, sizeof(where), "%s/%s-*", res->rec.relayd_dir, res->name);
+			json_object_object_add(e, PROTO_KEY_RELAYD_PATH,
+					       json_object_new_string(where));
+		}
 		json_object_object_add(e, "status", json_object_new_string(SNAP_COMPLETE));
 	} else {
 		path = find_snapshot(c->output.directory, res->name);
@@ -367,6 +412,7 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 			json_object_object_add(e, "path", json_object_new_string(path));
 			json_object_object_add(e, "bytes",
 					       json_object_new_int64((int64_t)dir_size(path)));
+			measure(rc, res->id, path);
 		}
 		json_object_object_add(e, "status", json_object_new_string(SNAP_COMPLETE));
 	}
@@ -455,6 +501,114 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 	return 0;
 }
 
+static void on_measured(struct recorder *rc, struct history_job *j)
+{
+	struct json_object *h, *e;
+	char what[48];
+	uint64_t expected;
+
+	if (j->id)
+		snprintf(what, sizeof(what), "snapshot %" PRIu64, j->id);
+	else
+		snprintf(what, sizeof(what), "the calibration snapshot");
+	if (j->error && j->id && !catalog_find(rc->catalog, j->id)) {
+		/* Deleted (retention, delete-snapshot) while it was being read. */
+		log_debug("history of %s not measured: deleted meanwhile", what);
+		return;
+	}
+	if (j->error) {
+		log_warnx("cannot measure the history of %s: %s", what, j->err);
+		return;
+	}
+	expected = history_expected_ns(j->capacity, j->h.bytes_per_event, j->h.events_per_sec);
+	h = history_to_json(&j->h);
+	if (!h)
+		return;
+	json_object_object_add(h, PROTO_KEY_TIME, json_object_new_int64((int64_t)j->time));
+	json_object_object_add(h, PROTO_KEY_BUFFER_BYTES_PER_CPU,
+			       json_object_new_int64((int64_t)j->capacity));
+	json_object_object_add(h, PROTO_KEY_EXPECTED_WINDOW_NS,
+			       json_object_new_int64((int64_t)expected));
+	log_info("history of %s: complete over the last %" PRIu64 " ms%s; %.0f events/s x %.1f "
+		 "bytes on the busiest CPU: %" PRIu64 " KiB per CPU hold about %" PRIu64 " ms",
+		 what, j->h.window_ns / 1000000,
+		 j->h.wrapped ? "" : " (buffers not full yet: all since the session started)",
+		 j->h.events_per_sec, j->h.bytes_per_event, j->capacity / 1024, expected / 1000000);
+	e = j->id ? catalog_find(rc->catalog, j->id) : NULL;
+	if (e) {
+		json_object_object_add(e, PROTO_KEY_HISTORY, json_object_get(h));
+		catalog_update(rc);
+	}
+	/* status shows the measurement without the streams, and where it comes from. */
+	json_object_object_del(h, "streams");
+	json_object_object_add(h, PROTO_KEY_SOURCE,
+			       json_object_new_string(j->id ? "snapshot" : "calibration"));
+	if (j->id)
+		json_object_object_add(h, PROTO_KEY_ID, json_object_new_int64((int64_t)j->id));
+	json_object_put(rc->last_history);
+	rc->last_history = h;
+}
+
+static int on_history(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct recorder *rc = userdata;
+	struct history_job *list = history_worker_take(rc->history);
+
+	for (struct history_job *j = list; j; j = j->next)
+		on_measured(rc, j);
+	history_job_free(list);
+	return 0;
+}
+
+/* Once, unless a snapshot was measured first; later if there is no session yet. */
+static int on_calibrate(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct recorder *rc = userdata;
+	const struct conf *c = rc->m->conf;
+	bool have_session = true;
+
+	if (rc->last_history)
+		return 0;
+	if (pthread_mutex_trylock(&rc->slot.lock) == 0) {
+		have_session = rc->slot.flight != NULL;
+		pthread_mutex_unlock(&rc->slot.lock);
+	}
+	if (!have_session) {
+		sd_event_source_set_time(s, usec + CALIBRATE_USEC);
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+		return 0;
+	}
+	log_debug("recording a calibration snapshot to measure the history window");
+	if (history_worker_submit(rc->history, 0, NULL, buffer_bytes(c), c->session.subbuf_size) <
+	    0)
+		log_warnx("cannot schedule the calibration snapshot");
+	return 0;
+}
+
+/* The history worker, its results and the calibration timer. */
+static int start_history(struct recorder *rc, uint64_t now)
+{
+	const struct conf *c = rc->m->conf;
+	char scratch[PATH_MAX];
+	int r;
+
+	snprintf(scratch, sizeof(scratch), "%s/%s", c->catalog.directory, CALIBRATE_DIR);
+	rm_tree(scratch); /* left by a crash during a calibration */
+	r = history_worker_new(&rc->slot, scratch, &rc->history);
+	if (r < 0)
+		return log_warn_errno(r, "cannot start the history thread");
+	r = sd_event_add_io(rc->m->event, &rc->measured, history_worker_eventfd(rc->history),
+			    EPOLLIN, on_history, rc);
+	if (r >= 0)
+		r = sd_event_add_time(rc->m->event, &rc->calibrate, CLOCK_MONOTONIC,
+				      now + CALIBRATE_USEC, 0, on_calibrate, rc);
+	if (r < 0)
+		return log_warn_errno(r, "cannot watch the history thread");
+	sd_event_source_set_description(rc->measured, "history-results");
+	sd_event_source_set_description(rc->calibrate, "history-calibration");
+	return 0;
+}
+
 int recorder_new(struct manager *m, struct recorder **ret)
 {
 	struct recorder *rc = calloc(1, sizeof(*rc));
@@ -473,12 +627,36 @@ int recorder_new(struct manager *m, struct recorder **ret)
 	return 0;
 }
 
+static void save_state(struct recorder *rc)
+{
+	int r = modload_state_write(rc->state_path, getpid(), rc->loaded, rc->n_loaded);
+
+	if (r < 0)
+		log_warn_errno(r,
+			       "cannot write %s: if latencyd is killed, the next one will not "
+			       "unload the modules it loaded",
+			       rc->state_path);
+}
+
+static bool remember(struct recorder *rc, const char *name)
+{
+	if (rc->n_loaded == sizeof(rc->loaded) / sizeof(rc->loaded[0]) ||
+	    !(rc->loaded[rc->n_loaded] = strdup(name)))
+		return false;
+	rc->n_loaded++;
+	save_state(rc);
+	return true;
+}
+
 /* Loads NAME unless it is there; a module we loaded is unloaded at exit. */
 static int load_module(struct recorder *rc, const char *name, const char *params, bool required)
 {
 	bool loaded;
 	int r;
 
+	for (size_t i = 0; i < rc->n_loaded; i++)
+		if (strcmp(rc->loaded[i], name) == 0)
+			return 0; /* adopted */
 	r = modload_load(rc->modload, name, params, &loaded);
 	if (r == -ENOENT && !required) {
 		log_debug("kernel module %s is not installed", name);
@@ -490,18 +668,130 @@ static int load_module(struct recorder *rc, const char *name, const char *params
 		return r;
 	}
 	if (loaded) {
-		rc->loaded[rc->n_loaded] = strdup(name);
-		if (rc->loaded[rc->n_loaded])
-			rc->n_loaded++;
+		remember(rc, name);
 		log_info("loaded kernel module %s", name);
 	}
 	return 0;
 }
 
+static void module_names(const struct conf *c, char names[][64], size_t *n)
+{
+	*n = 0;
+	snprintf(names[(*n)++], 64, "%s", c->module.name);
+	for (size_t i = 0; i < TRACKER_COUNT; i++)
+		snprintf(names[(*n)++], 64, "%s%s", LATENCY_TRACKER_TRACKER_MODULE_PREFIX,
+			 tracker_names[i]);
+	if (c->module.probe[0])
+		snprintf(names[(*n)++], 64, "%s", c->module.probe);
+}
+
+/* Whether PID is a latencyd still running: not a zombie, not a process that got its pid. */
+static bool latencyd_alive(pid_t pid)
+{
+	char path[64], stat[128] = "", *end;
+	FILE *f;
+
+	if (pid == getpid() || (kill(pid, 0) < 0 && errno != EPERM))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(stat, sizeof(stat), f))
+		stat[0] = 0;
+	fclose(f);
+	/* "PID (COMM) STATE ...": COMM may hold anything, so look from the last ')'. */
+	end = strrchr(stat, ')');
+	return end && end[1] == ' ' && end[2] != 'Z' && end[2] != 'X' &&
+	       strncmp(strchr(stat, '(') ? strchr(stat, '(') + 1 : "", "latencyd)", 9) == 0;
+}
+
+/*
+ * The modules a killed latencyd loaded are ours to unload now: the state file it left
+ * names them. A live latencyd's file means another instance runs here: refuse to start.
+ */
+static int adopt_modules(struct recorder *rc)
+{
+	const struct conf *c = rc->m->conf;
+	char names[2 + TRACKER_COUNT][64], **old = NULL, adopted[512] = "";
+	size_t n_names, n_old = 0, len = 0;
+	pid_t pid = 0;
+	int r;
+
+	r = modload_state_read(rc->state_path, &pid, &old, &n_old);
+	if (r == -ENOENT)
+		goto out_save;
+	if (r < 0) {
+		log_warnx("ignoring %s: %s", rc->state_path,
+			  r == -EBADMSG ? "not a latencyd state file" : strerror(-r));
+		goto out_save;
+	}
+	if (latencyd_alive(pid)) {
+		log_warnx("latencyd %d is running (%s): not starting another one", (int)pid,
+			  rc->state_path);
+		rc->state_foreign = true;
+		r = -EBUSY;
+		goto out;
+	}
+	module_names(c, names, &n_names);
+	for (size_t i = 0; rc->modload && i < n_old; i++) {
+		bool ours = false;
+
+		for (size_t k = 0; k < n_names && !ours; k++)
+			ours = strcmp(old[i], names[k]) == 0;
+		if (!ours || !modload_is_loaded(rc->modload, old[i]) || !remember(rc, old[i]))
+			continue;
+		if (len < sizeof(adopted))
+			len += (size_t)snprintf(adopted + len, sizeof(adopted) - len, "%s%s",
+						len ? ", " : "", old[i]);
+	}
+	if (rc->n_loaded)
+		log_warnx("latencyd %d stopped without unloading the kernel modules it loaded "
+			  "(killed?): %s; this instance takes them over and unloads them when it "
+			  "stops",
+			  (int)pid, adopted);
+	else if (n_old && !rc->modload)
+		log_warnx("latencyd %d left kernel modules loaded (see %s); module.load = false: "
+			  "they stay",
+			  (int)pid, rc->state_path);
+out_save:
+	save_state(rc);
+	r = 0;
+out:
+	for (size_t i = 0; i < n_old; i++)
+		free(old[i]);
+	free(old);
+	return r;
+}
+
+/*
+ * The state file goes in the control socket's directory, /run/latencyd by default: a
+ * runtime directory, configured with the socket, and gone at reboot with the modules.
+ */
+static int state_path_of(const struct conf *c, char **ret)
+{
+	const char *slash = strrchr(c->control.socket, '/');
+	int len = slash ? (int)(slash - c->control.socket) : 1;
+
+	char *dir;
+	int r;
+
+	if (asprintf(&dir, "%.*s", len, slash ? c->control.socket : ".") < 0)
+		return -ENOMEM;
+	r = dir[0] ? mkdir_p(dir, 0755) : 0;
+	if (r < 0)
+		log_warn_errno(r, "cannot create %s", dir);
+	else if (asprintf(ret, "%s/modules.json", dir) < 0)
+		r = -ENOMEM;
+	free(dir);
+	return r;
+}
+
 /*
  * The core, then every tracker (a disabled tracker registers no probe: loading it costs
  * nothing and lets latencyctl enable it), then the LTTng probe. A tracker the
- * configuration enables must be installed; the others may be missing.
+ * configuration enables must be installed; the others may be missing. First, the modules
+ * a killed instance left are taken over.
  */
 static int load_modules(struct recorder *rc)
 {
@@ -509,9 +799,6 @@ static int load_modules(struct recorder *rc)
 	char name[64];
 	int r;
 
-	r = modload_new(&rc->modload);
-	if (r < 0)
-		return log_warn_errno(r, "cannot initialise libkmod");
 	r = load_module(rc, c->module.name, c->module.parameters, true);
 	for (size_t i = 0; r >= 0 && i < TRACKER_COUNT; i++) {
 		snprintf(name, sizeof(name), "%s%s", LATENCY_TRACKER_TRACKER_MODULE_PREFIX,
@@ -546,6 +833,15 @@ int recorder_start(struct recorder *rc)
 		} else
 			rc->memory_locked = true;
 	}
+	r = c->module.load ? modload_new(&rc->modload) : 0;
+	if (r < 0)
+		return log_warn_errno(r, "cannot initialise libkmod");
+	r = state_path_of(c, &rc->state_path);
+	if (r < 0)
+		return r;
+	r = adopt_modules(rc);
+	if (r < 0)
+		return r;
 	if (c->module.load && (r = load_modules(rc)) < 0)
 		return r;
 	manager_refresh_module(rc->m);
@@ -596,6 +892,9 @@ int recorder_start(struct recorder *rc)
 		return log_warn_errno(r, "cannot add the session check timer");
 	sd_event_source_set_description(rc->check, "session-check");
 	sd_event_source_set_enabled(rc->check, SD_EVENT_ON);
+	r = start_history(rc, now);
+	if (r < 0)
+		return r;
 
 	r = waiter_start(rc->waiter, (unsigned)c->realtime.priority, &rc->rt);
 	if (r < 0)
@@ -680,6 +979,31 @@ struct catalog *recorder_catalog(struct recorder *rc)
 	return rc->catalog;
 }
 
+/* [{tracker, rate, burst, tokens}] of the per-tracker buckets. */
+static struct json_object *bucket_list(struct waiter *w, int *r)
+{
+	struct waiter_bucket_state b[32];
+	struct json_object *list = json_object_new_array();
+	size_t n = waiter_get_buckets(w, b, 32);
+
+	for (size_t i = 0; list && i < n && i < 32; i++) {
+		struct json_object *o = obj();
+
+		result_add_string(o, PROTO_KEY_TRACKER, b[i].tracker, r);
+		result_add(o, PROTO_KEY_RATE, json_object_new_double(b[i].rate), r);
+		result_add(o, PROTO_KEY_BURST, json_object_new_double(b[i].burst), r);
+		if (b[i].tokens >= 0)
+			result_add(o, PROTO_KEY_TOKENS, json_object_new_double(b[i].tokens), r);
+		if (*r >= 0 && json_object_array_add(list, o) < 0)
+			*r = -ENOMEM;
+		if (*r < 0) {
+			json_object_put(o);
+			break;
+		}
+	}
+	return list;
+}
+
 int recorder_status(struct recorder *rc, struct json_object *o)
 {
 	const struct conf *c = rc->m->conf;
@@ -716,11 +1040,25 @@ int recorder_status(struct recorder *rc, struct json_object *o)
 		       (int64_t)(c->session.subbuf_size * c->session.num_subbuf), &r);
 	result_add_int(hist, PROTO_KEY_SUBBUF_SIZE, (int64_t)c->session.subbuf_size, &r);
 	result_add_int(hist, PROTO_KEY_NUM_SUBBUF, (int64_t)c->session.num_subbuf, &r);
+	if (rc->last_history) {
+		struct json_object *bpe, *eps;
+
+		json_object_object_get_ex(rc->last_history, "bytes_per_event", &bpe);
+		json_object_object_get_ex(rc->last_history, "events_per_sec", &eps);
+		result_add_int(hist, PROTO_KEY_EXPECTED_WINDOW_NS,
+			       (int64_t)history_expected_ns(buffer_bytes(c),
+							    json_object_get_double(bpe),
+							    json_object_get_double(eps)),
+			       &r);
+		result_add(hist, PROTO_KEY_MEASURED, json_object_get(rc->last_history), &r);
+	}
 
 	result_add(rl, PROTO_KEY_RATE, json_object_new_double(c->ratelimit.rate), &r);
 	result_add_int(rl, PROTO_KEY_BURST, (int64_t)c->ratelimit.burst, &r);
 	if (tokens >= 0)
 		result_add(rl, PROTO_KEY_TOKENS, json_object_new_double(tokens), &r);
+	if (rc->waiter)
+		result_add(rl, PROTO_KEY_TRACKERS, bucket_list(rc->waiter, &r), &r);
 
 	result_add_int(cnt, PROTO_KEY_ALERTS, (int64_t)st.alerts, &r);
 	result_add_int(cnt, PROTO_KEY_SNAPSHOTS, (int64_t)st.snapshots, &r);
@@ -729,6 +1067,10 @@ int recorder_status(struct recorder *rc, struct json_object *o)
 	result_add_int(cnt, PROTO_KEY_SUPPRESSED, (int64_t)st.suppressed, &r);
 	result_add_int(cnt, PROTO_KEY_KERNEL_SUPPRESSED, (int64_t)st.kernel_suppressed, &r);
 	result_add_int(cnt, PROTO_KEY_LOST, (int64_t)st.lost, &r);
+	if (st.snapshots + st.failed > 0) {
+		result_add_int(cnt, PROTO_KEY_DETECT_LAST_NS, rc->detect_last_ns, &r);
+		result_add_int(cnt, PROTO_KEY_DETECT_MAX_NS, rc->detect_max_ns, &r);
+	}
 
 	result_add(o, PROTO_KEY_SESSION, sess, &r);
 	result_add(o, PROTO_KEY_OUTPUT, out, &r);
@@ -742,9 +1084,13 @@ void recorder_free(struct recorder *rc)
 {
 	if (!rc)
 		return;
-	waiter_free(rc->waiter); /* closes the notification file: the module can go */
+	waiter_free(rc->waiter);	  /* closes the notification file: the module can go */
+	history_worker_free(rc->history); /* before the session: it may be recording */
 	sd_event_source_disable_unref(rc->results);
 	sd_event_source_disable_unref(rc->check);
+	sd_event_source_disable_unref(rc->measured);
+	sd_event_source_disable_unref(rc->calibrate);
+	json_object_put(rc->last_history);
 	if (rc->slot_init) {
 		flight_destroy(rc->slot.flight);
 		pthread_mutex_destroy(&rc->slot.lock);
@@ -756,12 +1102,22 @@ void recorder_free(struct recorder *rc)
 	for (size_t i = rc->n_loaded; i-- > 0;) {
 		int r = modload_unload(rc->modload, rc->loaded[i]);
 
-		if (r < 0)
+		if (r < 0) {
 			log_warn_errno(r, "cannot unload kernel module %s", rc->loaded[i]);
-		else
-			log_info("unloaded kernel module %s", rc->loaded[i]);
+			continue;
+		}
+		log_info("unloaded kernel module %s", rc->loaded[i]);
 		free(rc->loaded[i]);
+		memmove(&rc->loaded[i], &rc->loaded[i + 1], (--rc->n_loaded - i) * sizeof(char *));
 	}
+	/* What could not be unloaded stays in the file, for the next instance to try. */
+	if (rc->state_path && rc->n_loaded)
+		save_state(rc);
+	else if (rc->state_path && !rc->state_foreign)
+		unlink(rc->state_path);
+	for (size_t i = 0; i < rc->n_loaded; i++)
+		free(rc->loaded[i]);
+	free(rc->state_path);
 	modload_free(rc->modload);
 	for (size_t i = 0; i < MANUAL_MAX; i++)
 		free(rc->manual[i].reason);

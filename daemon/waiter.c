@@ -208,6 +208,26 @@ void waiter_get_stats(struct waiter *w, struct waiter_stats *st, double *tokens)
 	pthread_mutex_unlock(&w->lock);
 }
 
+size_t waiter_get_buckets(struct waiter *w, struct waiter_bucket_state *out, size_t max)
+{
+	uint64_t now = now_ns();
+	size_t n;
+
+	pthread_mutex_lock(&w->lock);
+	n = w->n_trackers;
+	for (size_t i = 0; i < n && i < max; i++) {
+		struct tracker_bucket *t = &w->trackers[i];
+
+		snprintf(out[i].tracker, sizeof(out[i].tracker), "%.*s", LATENCY_TRACKER_NAME_LEN,
+			 t->name);
+		out[i].rate = t->b.rate;
+		out[i].burst = t->b.burst;
+		out[i].tokens = t->b.rate > 0 ? bucket_tokens(&t->b, now) : -1;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return n;
+}
+
 static bool allow(struct waiter *w, const struct latency_tracker_record *rec, uint64_t now)
 {
 	char tracker[LATENCY_TRACKER_NAME_LEN + 1];

@@ -81,8 +81,8 @@ wait_for 50 grep -q "session settings changed: re-creating the session" "$T/late
 sleep 0.5
 "$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
 wait_for 100 complete 2 || fail "no snapshot 2 (relayd)"
-jcat --arg u "$LATENCYD_TEST_RELAYD_URL/snap-2" '.snapshots[] | select(.id == 2) | .url == $u' ||
-	fail "snapshot 2 has no relayd url"
+jcat --arg u "$LATENCYD_TEST_RELAYD_URL" '.snapshots[] | select(.id == 2) |
+	.url == $u and (.relayd_path | test("/snap-2-[*]$"))' || fail "snapshot 2 has no relayd url"
 d=$(find "$LATENCYD_TEST_RELAYD_OUT" -maxdepth 3 -type d -name 'snap-2-*' | head -n1)
 [ -n "$d" ] && [ "$(events_in "$d")" -gt 0 ] || fail "relayd holds no readable snap-2"
 kill -KILL "$LATENCYD_TEST_RELAYD_PID"
@@ -116,11 +116,20 @@ pass "sessiond killed and restarted: session re-created, recording resumed"
 stop_daemon KILL
 jcat '.snapshots | length == 4' || fail "catalog lost entries after kill -9"
 start_daemon -c "$T/latencyd.conf"
+grep -q "LTTng session latencyd-test was already there (left by a latencyd that was killed?)" \
+	"$T/latencyd.log" || fail "the killed instance's session is not reported as replaced"
+jq -e --argjson p "$DAEMON_PID" '.pid == $p and .modules == []' "$T/modules.json" >/dev/null ||
+	fail "state file: $(cat "$T/modules.json")"
+# A second instance is refused before it touches the first one's session.
+run timeout 10 "$LATENCYD" -c "$T/latencyd.conf"
+expect_rc 1 "a second latencyd"
+expect_err "latencyd $DAEMON_PID is running ($T/modules.json): not starting another one"
+grep -q "\"pid\":$DAEMON_PID" "$T/modules.json" || fail "the second instance changed the state file"
 wait_app
 "$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
 wait_for 100 complete 5 || fail "no snapshot 5 after the restart"
 jcat '[.snapshots[].id] == [1, 2, 3, 4, 5]' || fail "ids after restart: $(jq -c '[.snapshots[].id]' "$CAT")"
-pass "catalog survives kill -9, ids continue"
+pass "catalog survives kill -9, ids continue; the killed one's session replaced; a second instance refused"
 
 # Retention, applied live by SIGHUP.
 conf 0 1 "" 2
@@ -249,3 +258,4 @@ pass "show-snapshot, delete-snapshot (files and catalog entry)"
 
 stop_daemon TERM
 expect_rc 0 "latencyd after SIGTERM"
+[ ! -e "$T/modules.json" ] || fail "the state file is left after a clean stop"

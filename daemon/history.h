@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * history.c: how much history a snapshot holds, measured by reading it back with
+ * libbabeltrace2, and the paper's equation for the window a buffer gives:
+ *
+ *   window = buffer bytes per CPU / (bytes per event x events per second on that CPU)
+ *
+ * A snapshot has one stream file per channel and CPU. Each stream's span is the time from
+ * its first to its last event. A stream whose buffer filled up has overwritten its oldest
+ * events: the snapshot is complete only back to the start of the shortest such span. When
+ * no buffer filled up, nothing was lost and the longest span is the window (a lower bound:
+ * everything since the session started is there).
+ *
+ * Kept small and separate so that a full analysis library can replace the reader.
+ */
+#ifndef LATENCYD_HISTORY_H
+#define LATENCYD_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_object;
+
+/* Streams listed in the JSON form; the totals cover them all. */
+#define HISTORY_JSON_STREAMS 64
+
+struct history_stream {
+	char *path;	  /* the stream file */
+	char channel[64]; /* file name without its _CPU suffix */
+	int cpu;	  /* -1 when the file name has no _CPU suffix */
+	uint64_t events, bytes;
+	int64_t first_ns, last_ns; /* event times, ns from the clock's origin */
+	const void *key;	   /* the reader's stream object */
+};
+
+struct history {
+	struct history_stream *streams;
+	size_t n;
+	/* Filled by history_summarize(). */
+	uint64_t events, bytes;
+	uint64_t window_ns; /* how far back the snapshot is complete */
+	bool wrapped;	    /* some buffer was full: older events were overwritten */
+	long busiest;	    /* the stream filling its buffer fastest, -1 if none */
+	double events_per_sec, bytes_per_event; /* of the busiest stream */
+};
+
+/*
+ * Reads every trace (each directory holding a "metadata" file) under DIR. *stop, if not
+ * NULL, is polled: when it becomes true the read stops with -ECANCELED. On failure ERR says
+ * why (babeltrace2's causes).
+ */
+int history_read(const char *dir, const volatile bool *stop, struct history *h, char *err,
+		 size_t errlen);
+/* Totals, window and rates, for buffers of CAPACITY bytes in SUBBUF_SIZE sub-buffers. */
+void history_summarize(struct history *h, uint64_t capacity, uint64_t subbuf_size);
+/* The paper's equation; 0 when the rate is unknown. */
+uint64_t history_expected_ns(uint64_t capacity, double bytes_per_event, double events_per_sec);
+/* {"window_ns", "wrapped", "events", "bytes", "events_per_sec", "bytes_per_event",
+ *  "streams": [{"channel", "cpu", "events", "bytes", "first_ns", "last_ns", "span_ns"}]} */
+struct json_object *history_to_json(const struct history *h);
+void history_free(struct history *h);
+
+#endif /* LATENCYD_HISTORY_H */

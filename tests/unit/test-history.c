@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The history window: the paper's equation, the per-stream aggregation (which streams
+ * limit the window, which one fills its buffer fastest) and the reader's errors. Reading
+ * real snapshots is tested against lttng-sessiond in tests/host/test-history.sh.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "catalog.h"
+#include "history.h"
+#include "tests.h"
+
+#define MS 1000000LL
+#define S  1000000000LL
+
+static struct history_stream stream(int cpu, uint64_t events, uint64_t bytes, int64_t first,
+				    int64_t last)
+{
+	struct history_stream s = {.cpu = cpu, .events = events, .bytes = bytes};
+
+	s.first_ns = first;
+	s.last_ns = last;
+	strcpy(s.channel, "flight");
+	return s;
+}
+
+static void test_equation(void)
+{
+	/* The paper's example: 4 x 256 KiB per CPU, 60 bytes/event. */
+	ASSERT_EQ(history_expected_ns(1048576, 60, 1000), 17476266667);
+	/* Twice the rate, half the window; twice the buffer, twice the window. */
+	ASSERT_EQ(history_expected_ns(1048576, 60, 2000), 8738133333);
+	ASSERT_EQ(history_expected_ns(2097152, 60, 2000), 17476266667);
+	ASSERT_EQ(history_expected_ns(1048576, 0, 1000), 0);
+	ASSERT_EQ(history_expected_ns(1048576, 60, 0), 0);
+}
+
+/* Both buffers full: the window is the shortest span, the rate that of the busiest CPU. */
+static void test_wrapped(void)
+{
+	struct history_stream s[] = {
+		stream(0, 1000, 16384, 10 * S, 10 * S + 800 * MS),
+		stream(1, 500, 16384, 10 * S, 11 * S),
+	};
+	struct history h = {.streams = s, .n = 2};
+
+	history_summarize(&h, 16384, 4096);
+	ASSERT_TRUE(h.wrapped);
+	ASSERT_EQ(h.window_ns, 800 * MS);
+	ASSERT_EQ(h.events, 1500);
+	ASSERT_EQ(h.bytes, 32768);
+	ASSERT_EQ(h.busiest, 0);
+	ASSERT_EQ((long long)(h.events_per_sec + 0.5), 1250);
+	ASSERT_EQ((long long)(h.bytes_per_event * 1000 + 0.5), 16384);
+	/* The equation on the busiest CPU gives back its span when its buffer is full. */
+	ASSERT_EQ(history_expected_ns(16384, h.bytes_per_event, h.events_per_sec), 800 * MS);
+}
+
+/*
+ * An idle CPU whose buffer is nearly empty lost nothing: it does not limit the window,
+ * however short its span. With no buffer full, the longest span is the window.
+ */
+static void test_not_wrapped(void)
+{
+	struct history_stream s[] = {
+		stream(0, 3, 4096, 20 * S - 10 * MS, 20 * S),
+		stream(1, 900, 16384, 18 * S, 20 * S),
+		stream(2, 0, 4096, 0, 0),
+	};
+	struct history h = {.streams = s, .n = 3};
+
+	history_summarize(&h, 16384, 4096);
+	ASSERT_TRUE(h.wrapped);
+	ASSERT_EQ(h.window_ns, 2 * S);
+
+	s[1].bytes = 12288; /* one sub-buffer still unused: nothing was overwritten yet */
+	history_summarize(&h, 16384, 4096);
+	ASSERT_TRUE(!h.wrapped);
+	ASSERT_EQ(h.window_ns, 2 * S);
+	ASSERT_EQ(h.busiest, 0); /* 4096 bytes in 10 ms fills a buffer fastest */
+	ASSERT_EQ(h.events, 903);
+}
+
+static void test_no_events(void)
+{
+	struct history_stream s[] = {stream(0, 0, 4096, 0, 0), stream(1, 1, 4096, S, S)};
+	struct history h = {.streams = s, .n = 2};
+
+	history_summarize(&h, 16384, 4096);
+	ASSERT_EQ(h.window_ns, 0);
+	ASSERT_EQ(h.busiest, -1);
+	ASSERT_EQ(history_expected_ns(16384, h.bytes_per_event, h.events_per_sec), 0);
+}
+
+static void test_json(void)
+{
+	struct history_stream s[] = {stream(1, 10, 8192, 5 * S, 6 * S)};
+	struct history h = {.streams = s, .n = 1};
+	struct json_object *o, *st, *v;
+
+	history_summarize(&h, 16384, 4096);
+	o = history_to_json(&h);
+	ASSERT_TRUE(o);
+	ASSERT_TRUE(json_object_object_get_ex(o, "window_ns", &v));
+	ASSERT_EQ(json_object_get_int64(v), S);
+	ASSERT_TRUE(json_object_object_get_ex(o, "streams", &st));
+	ASSERT_EQ(json_object_array_length(st), 1);
+	ASSERT_TRUE(json_object_object_get_ex(json_object_array_get_idx(st, 0), "span_ns", &v));
+	ASSERT_EQ(json_object_get_int64(v), S);
+	ASSERT_TRUE(json_object_object_get_ex(json_object_array_get_idx(st, 0), "cpu", &v));
+	ASSERT_EQ(json_object_get_int(v), 1);
+	json_object_put(o);
+}
+
+static void test_read_errors(void)
+{
+	char dir[] = "/tmp/test-history.XXXXXX", path[128], err[256];
+	struct history h;
+	FILE *f;
+
+	ASSERT_TRUE(mkdtemp(dir));
+	ASSERT_EQ(history_read("/nonexistent/snapshot", NULL, &h, err, sizeof(err)), -ENOENT);
+	ASSERT_CONTAINS(err, "/nonexistent/snapshot");
+	ASSERT_EQ(history_read(dir, NULL, &h, err, sizeof(err)), -ENOENT);
+	ASSERT_CONTAINS(err, "no trace (no metadata file)");
+
+	/* A "metadata" that is not CTF: babeltrace2's reason, naming the directory. */
+	snprintf(path, sizeof(path), "%s/kernel", dir);
+	ASSERT_EQ(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/kernel/metadata", dir);
+	f = fopen(path, "w");
+	ASSERT_TRUE(f);
+	fputs("this is not TSDL {", f);
+	fclose(f);
+	ASSERT_TRUE(history_read(dir, NULL, &h, err, sizeof(err)) < 0);
+	fprintf(stderr, "   %s\n", err);
+	ASSERT_CONTAINS(err, "/kernel");
+	ASSERT_EQ(h.n, 0);
+	ASSERT_EQ(rm_tree(dir), 0);
+}
+
+int main(void)
+{
+	RUN(test_equation);
+	RUN(test_wrapped);
+	RUN(test_not_wrapped);
+	RUN(test_no_events);
+	RUN(test_json);
+	RUN(test_read_errors);
+	return 0;
+}
