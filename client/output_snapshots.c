@@ -135,6 +135,29 @@ static void history_text(struct json_object *h)
 	       num(h, "events"));
 }
 
+/* The automatic analysis (analysis.auto): its state and one line per alert explained. */
+static void analysis_text(struct json_object *a, int64_t id)
+{
+	struct json_object *causes = get(a, "causes"), *missing = get(a, "missing_events");
+	size_t n = causes ? json_object_array_length(causes) : 0;
+
+	if (!a)
+		return;
+	printf("\nAnalysis (%s", str(a, PROTO_KEY_STATUS, "?"));
+	if (get(a, "events"))
+		printf(", %" PRId64 " events", num(a, "events"));
+	printf("; latencyctl analyze %" PRId64 " tells the whole story):\n", id);
+	if (get(a, PROTO_KEY_ERROR))
+		printf("  %s\n", str(a, PROTO_KEY_ERROR, "?"));
+	for (size_t i = 0; i < n; i++)
+		printf("  %s\n", str(json_object_array_get_idx(causes, i), "summary", "?"));
+	if (n == 0 && !get(a, PROTO_KEY_ERROR))
+		printf("  no alert event in the snapshot to explain\n");
+	if (missing && json_object_array_length(missing) > 0)
+		printf("  (%zu event classes missing from the snapshot: see latencyctl analyze)\n",
+		       json_object_array_length(missing));
+}
+
 int text_snapshot(struct json_object *e)
 {
 	static const char *const head[] = {"TRACKER", "REASON", "PID", "TID", "COMM", "DELAY"};
@@ -179,6 +202,7 @@ int text_snapshot(struct json_object *e)
 	if (num(e, PROTO_KEY_CAUSES_TOTAL) > (int64_t)n)
 		printf("(%zu of %" PRId64 " shown; all are in the catalog)\n", n,
 		       num(e, PROTO_KEY_CAUSES_TOTAL));
+	analysis_text(get(e, PROTO_KEY_ANALYSIS), num(e, PROTO_KEY_ID));
 	return EXIT_OK;
 }
 
@@ -221,7 +245,10 @@ int text_event(const char *name, struct json_object *data)
 							    : location(data));
 	} else if (strcmp(name, PROTO_EVENT_SUPPRESSED) == 0) {
 		cause_text(cause, sizeof(cause), get(data, PROTO_KEY_ALERT));
-		printf("%s  suppressed by the rate limit: %s\n", when, cause);
+		printf("%s  suppressed by the rate limit: %s", when, cause);
+		if (num(data, PROTO_KEY_ALERTS) > 1)
+			printf(" (+%" PRId64 " more)", num(data, PROTO_KEY_ALERTS) - 1);
+		printf("\n");
 	} else if (strcmp(name, PROTO_EVENT_LOST) == 0) {
 		printf("%s  latencyd missed %" PRId64 " alert records\n", when,
 		       num(data, PROTO_KEY_LOST));

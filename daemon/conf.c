@@ -161,6 +161,8 @@ static const struct conf_key keys[] = {
 
 	{"catalog.directory", CONF_PATH, OFF(catalog.directory), 0, "/var/lib/latencyd", 0, 0},
 
+	{"analysis.auto", CONF_BOOL, OFF(analysis.autorun), 0, "true", 0, 0},
+
 	{"realtime.priority", CONF_UINT, OFF(realtime.priority), 0, "50", 0, 99},
 	{"realtime.lock_memory", CONF_BOOL, OFF(realtime.lock_memory), 0, "true", 0, 0},
 

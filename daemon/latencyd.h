@@ -114,6 +114,9 @@ struct conf {
 	struct conf_catalog {
 		char *directory;
 	} catalog;
+	struct conf_analysis {
+		bool autorun; /* analysis.auto: analyse each local snapshot */
+	} analysis;
 	struct conf_realtime {
 		uint64_t priority; /* SCHED_FIFO priority of the waiter, 0 = SCHED_OTHER */
 		bool lock_memory;

@@ -25,6 +25,7 @@
 #include <json-c/json.h>
 #include <lttng/lttng.h>
 
+#include "analysis_job.h"
 #include "catalog.h"
 #include "latencyd.h"
 
@@ -47,6 +48,7 @@ struct recorder {
 	bool slot_init;
 	struct waiter *waiter;
 	struct history_worker *history;
+	struct analysis_jobs *analysis; /* analysis.auto: each local snapshot analysed */
 	sd_event_source *results, *check, *measured, *calibrate;
 	/* The last history measured (status.history.measured), NULL before the first one. */
 	struct json_object *last_history;
@@ -343,6 +345,54 @@ static void measure(struct recorder *rc, uint64_t id, const char *path)
 		log_warn_errno(r, "cannot measure the history of snapshot %" PRIu64, id);
 }
 
+/* The analysis of a snapshot is done: it joins the snapshot's entry if it is still there. */
+static void on_analysed(uint64_t id, struct json_object *summary, void *userdata)
+{
+	struct recorder *rc = userdata;
+	struct json_object *e = catalog_find(rc->catalog, id);
+	int r;
+
+	if (!e) {
+		json_object_put(summary); /* deleted meanwhile (retention, delete-snapshot) */
+		return;
+	}
+	json_object_object_add(e, PROTO_KEY_ANALYSIS, summary);
+	r = catalog_save(rc->catalog);
+	if (r < 0)
+		log_warn_errno(r, "cannot save the catalog");
+}
+
+/* analysis.auto (live on SIGHUP): queued for the normal-priority analysis thread. */
+static void analyze(struct recorder *rc, struct json_object *e, uint64_t id, const char *path)
+{
+	struct json_object *summary;
+	int r;
+
+	if (!rc->m->conf->analysis.autorun || !rc->analysis)
+		return;
+	r = analysis_jobs_submit(rc->analysis, id, path);
+	if (r == 0)
+		return;
+	log_warnx("snapshot %" PRIu64 " not analysed: %s", id,
+		  r == -EBUSY ? "too many snapshots waiting for analysis" : strerror(-r));
+	summary = json_object_new_object();
+	json_object_object_add(summary, PROTO_KEY_STATUS, json_object_new_string("skipped"));
+	json_object_object_add(e, PROTO_KEY_ANALYSIS, summary);
+}
+
+/* One event per batch of a tracker's suppressed alerts: the first, and how many. */
+static void broadcast_suppressed(struct recorder *rc, struct json_object *alert, size_t n)
+{
+	struct json_object *data = json_object_new_object();
+
+	if (data) {
+		json_object_object_add(data, PROTO_KEY_ALERT, json_object_get(alert));
+		json_object_object_add(data, PROTO_KEY_ALERTS, json_object_new_int64((int64_t)n));
+		control_broadcast(rc->m->control, PROTO_EVENT_SUPPRESSED, data);
+	}
+	json_object_put(data);
+}
+
 static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 {
 	const struct conf *c = rc->m->conf;
@@ -413,6 +463,7 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 			json_object_object_add(e, "bytes",
 					       json_object_new_int64((int64_t)dir_size(path)));
 			measure(rc, res->id, path);
+			analyze(rc, e, res->id, path);
 		}
 		json_object_object_add(e, "status", json_object_new_string(SNAP_COMPLETE));
 	}
@@ -481,8 +532,7 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 				log_info("%zu more alerts from tracker %s suppressed by the rate "
 					 "limit",
 					 res->n - 1, n.tracker);
-			broadcast(rc, PROTO_EVENT_SUPPRESSED, PROTO_KEY_ALERT,
-				  json_object_get(alert));
+			broadcast_suppressed(rc, alert, res->n);
 			catalog_add_suppressed(rc->catalog, n.tracker, alert);
 			for (size_t i = 1; i < res->n; i++)
 				catalog_add_suppressed(rc->catalog, n.tracker, NULL);
@@ -539,7 +589,17 @@ static void on_measured(struct recorder *rc, struct history_job *j)
 		json_object_object_add(e, PROTO_KEY_HISTORY, json_object_get(h));
 		catalog_update(rc);
 	}
-	/* status shows the measurement without the streams, and where it comes from. */
+	/* status shows the measurement without the streams, and where it comes from: a copy,
+	 * for the catalog entry keeps its own (a later save would write the edits). */
+	if (e) {
+		struct json_object *copy = NULL;
+
+		json_object_deep_copy(h, &copy, NULL);
+		json_object_put(h);
+		h = copy;
+		if (!h)
+			return;
+	}
 	json_object_object_del(h, "streams");
 	json_object_object_add(h, PROTO_KEY_SOURCE,
 			       json_object_new_string(j->id ? "snapshot" : "calibration"));
@@ -895,6 +955,9 @@ int recorder_start(struct recorder *rc)
 	r = start_history(rc, now);
 	if (r < 0)
 		return r;
+	r = analysis_jobs_new(rc->m->event, on_analysed, rc, &rc->analysis);
+	if (r < 0)
+		log_warn_errno(r, "cannot start the analysis thread: snapshots are not analysed");
 
 	r = waiter_start(rc->waiter, (unsigned)c->realtime.priority, &rc->rt);
 	if (r < 0)
@@ -1086,6 +1149,7 @@ void recorder_free(struct recorder *rc)
 		return;
 	waiter_free(rc->waiter);	  /* closes the notification file: the module can go */
 	history_worker_free(rc->history); /* before the session: it may be recording */
+	analysis_jobs_free(rc->analysis);
 	sd_event_source_disable_unref(rc->results);
 	sd_event_source_disable_unref(rc->check);
 	sd_event_source_disable_unref(rc->measured);

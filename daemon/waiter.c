@@ -363,10 +363,15 @@ static void on_lost(struct waiter *w, const struct latency_tracker_record *rec)
 	}
 }
 
-/* Under w->lock: the suppressed result of this tracker not yet taken by the main loop. */
+/*
+ * Under w->lock: the suppressed result of this tracker not yet taken by the main loop. A
+ * manual record is never merged: its client waits for the event naming its request.
+ */
 static struct waiter_result *pending_suppressed(struct waiter *w,
 						const struct latency_tracker_record *rec)
 {
+	if (strncmp((const char *)rec->tracker, WAITER_MANUAL_TRACKER, sizeof(rec->tracker)) == 0)
+		return NULL;
 	for (struct waiter_result *r = w->head; r; r = r->next)
 		if (r->kind == WAITER_SUPPRESSED &&
 		    memcmp(r->recs[0].tracker, rec->tracker, sizeof(rec->tracker)) == 0)

@@ -129,6 +129,7 @@ struct json_tokener;
 #define PROTO_KEY_BURST		       "burst"
 #define PROTO_KEY_TOKENS	       "tokens"
 #define PROTO_KEY_COUNTERS	       "counters"
+#define PROTO_KEY_ANALYSIS	       "analysis" /* snapshot: the automatic analysis (1.3) */
 #define PROTO_KEY_ALERTS	       "alerts"
 #define PROTO_KEY_SNAPSHOTS	       "snapshots"
 #define PROTO_KEY_FAILED	       "failed"
@@ -181,6 +182,7 @@ struct json_tokener;
 #define PROTO_KEY_CGROUP_ID    "cgroup_id"
 #define PROTO_KEY_CLEAR	       "clear"
 #define PROTO_KEY_ALERT	       "alert"
+#define PROTO_KEY_ALERTS       "alerts" /* suppressed event: alerts it stands for (1.3) */
 #define PROTO_KEY_DATA_WORDS   "data"
 
 /* Values of status.module.state. */

@@ -14,6 +14,9 @@
  *       silent       connects and sends nothing
  *       half-hello   sends half a hello
  *       half-frame   says hello, then sends half a request
+ *       oversize     says hello, then a frame longer than the protocol allows (send
+ *                    errors once latencyd has closed are expected and ignored); prints
+ *                    the error code latencyd sent before closing
  *   ctl-flood noread-watch SOCK       says hello, asks to watch, never reads; exits 0 once
  *                                     latencyd has dropped it (then it reads what is left)
  *   ctl-flood steady SOCK N           says hello, then sends N requests over N/2 seconds, each
@@ -235,12 +238,12 @@ static int until_closed(int fd)
 	struct proto_reply rep;
 	struct proto_error err;
 	const char *last = "nothing";
-	char copy[PROTO_MESSAGE_MAX];
+	char copy[PROTO_MESSAGE_MAX + 64];
 
 	proto_decoder_init(&dec, PROTO_FRAME_MAX);
 	while ((o = next_frame(fd, &dec))) {
 		if (proto_reply_parse(o, &rep, &err) == 0 && !rep.ok) {
-			snprintf(copy, sizeof(copy), "%s", rep.message);
+			snprintf(copy, sizeof(copy), "%s: %s", rep.code_name, rep.message);
 			last = copy;
 		}
 		json_object_put(o);
@@ -272,6 +275,15 @@ static int stall(const char *mode)
 		json_object_put(o);
 		proto_decoder_done(&dec);
 		send_all(fd, "{\"id\":1,\"comm", 13);
+		return until_closed(fd);
+	}
+	if (strcmp(mode, "oversize") == 0) {
+		static char big[PROTO_FRAME_MAX + 4096];
+
+		send_all(fd, HELLO, strlen(HELLO));
+		memset(big, 'x', sizeof(big));
+		/* latencyd may close before the end: what it sent is read all the same. */
+		send_all(fd, big, sizeof(big));
 		return until_closed(fd);
 	}
 	fprintf(stderr, "unknown stall mode %s\n", mode);

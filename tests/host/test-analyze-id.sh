@@ -37,6 +37,18 @@ path=$(jq -r '.snapshots[0].path' "$CAT")
 [ "$(jq -r .events <<<"$out")" -gt 0 ] || fail "no events in snapshot 1"
 pass "analyze 1: the snapshot latencyd recorded ($path), $(jq -r .events <<<"$out") events"
 
+# analysis.auto (the default): latencyd analysed the snapshot too, on its own thread; the
+# summary in the catalog entry counts the same events as latencyctl analyze did.
+wait_for 100 sh -c "jq -e '.snapshots[0].analysis.status' '$CAT' >/dev/null" ||
+	fail "no automatic analysis in the catalog: $(cat "$CAT")"
+[ "$(jq -r '.snapshots[0].analysis.status' "$CAT")" = done ] ||
+	fail "automatic analysis: $(jq -c '.snapshots[0].analysis' "$CAT")"
+[ "$(jq -r '.snapshots[0].analysis.events' "$CAT")" = "$(jq -r .events <<<"$out")" ] ||
+	fail "automatic analysis read $(jq -r '.snapshots[0].analysis.events' "$CAT") events, analyze $(jq -r .events <<<"$out")"
+"$LATENCYCTL" -s "$SOCK" show-snapshot 1 >"$T/show.txt" || fail "show-snapshot 1"
+grep -q "^Analysis (done, [0-9]* events" "$T/show.txt" || fail "show-snapshot: $(cat "$T/show.txt")"
+pass "analysis.auto: the summary is in the catalog entry and show-snapshot prints it"
+
 run "$LATENCYCTL" -s "$SOCK" analyze 99
 expect_rc 1 "analyze of an unknown id"
 pass "analyze of an unknown id: exit 1"

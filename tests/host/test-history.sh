@@ -90,7 +90,8 @@ while read -r cpu n first last; do
 	[ "${df#-}" -le 1000 ] && [ "${dl#-}" -le 1000 ] ||
 		fail "CPU $cpu: first/last $first/$last, babeltrace2 shows $bfirst/$blast"
 done <"$T/ours.txt"
-[ "$(wc -l <"$T/ours.txt")" = "$(wc -l <"$T/bt.txt")" ] || fail "not the same CPUs as babeltrace2"
+[ "$(wc -l <"$T/ours.txt")" = "$(wc -l <"$T/bt.txt")" ] ||
+	fail "not the same CPUs as babeltrace2: ours $(cat "$T/ours.txt"), babeltrace2 $(cat "$T/bt.txt"); $(jq -c .snapshots[0] "$CAT")"
 jcat '.snapshots[0].history | .events == ([.streams[].events] | add) and
 	.window_ns == ([.streams[] | select(.bytes + 4096 > 16384) | .span_ns] | min) and
 	.bytes == ([.streams[].bytes] | add) and .expected_window_ns > 0' ||

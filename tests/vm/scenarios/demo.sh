@@ -52,6 +52,17 @@ echo "   with $(grep -c 'sched_switch:' /tmp/trace.txt) sched_switch events arou
 for ev in sched_switch sched_waking irq_softirq_entry timer_hrtimer_expire_entry; do
 	grep -q "$ev:" /tmp/trace.txt || fail "no $ev event in the snapshot: check the default events"
 done
+
+echo "== what latencyd's own analysis of the snapshot says (analysis.auto)"
+i=0
+until grep -q '"analysis"' $CATALOG; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || fail "the snapshot was not analysed"
+	sleep 0.1
+done
+latencyctl show-snapshot 1 | tee /tmp/show.txt
+grep -q "^Analysis (done" /tmp/show.txt || fail "the analysis is not done"
+grep -A1 "^Analysis" /tmp/show.txt | grep -q usleep || fail "the analysis does not explain usleep's latency"
 cp $CATALOG /tmp/latencyd.log "$VM_OUT/" 2>/dev/null
 
 latencyctl disable syscalls >/dev/null
