@@ -14,6 +14,7 @@
 
 #include "analysis.h"
 #include "analysis_job.h"
+#include "latencyd.h"
 
 struct job {
 	struct job *next;
@@ -165,8 +166,6 @@ int analysis_jobs_new(sd_event *event, analysis_done_fn done, void *userdata,
 		      struct analysis_jobs **ret)
 {
 	struct analysis_jobs *j = calloc(1, sizeof(*j));
-	struct sched_param sp = {.sched_priority = 0};
-	pthread_attr_t a;
 	int r;
 
 	if (!j)
@@ -184,12 +183,8 @@ int analysis_jobs_new(sd_event *event, analysis_done_fn done, void *userdata,
 	if (r < 0)
 		goto fail;
 	/* Explicitly SCHED_OTHER: whatever the creating thread runs at. */
-	pthread_attr_init(&a);
-	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&a, SCHED_OTHER);
-	pthread_attr_setschedparam(&a, &sp);
-	r = -pthread_create(&j->thread, &a, worker, j);
-	pthread_attr_destroy(&a);
+	r = thread_start(&j->thread, SCHED_OTHER, 0, THREAD_STACK_WORKER, worker, j,
+			 "latencyd-analys");
 	if (r < 0)
 		goto fail;
 	j->started = true;

@@ -103,8 +103,6 @@ static void *run(void *arg)
 int history_worker_new(struct flight_slot *slot, const char *scratch, struct history_worker **ret)
 {
 	struct history_worker *w = calloc(1, sizeof(*w));
-	struct sched_param sp = {0};
-	pthread_attr_t a;
 	int r;
 
 	if (!w)
@@ -119,18 +117,12 @@ int history_worker_new(struct flight_slot *slot, const char *scratch, struct his
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->wake, NULL);
 	/* Normal priority whatever the creating thread runs at. */
-	pthread_attr_init(&a);
-	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&a, SCHED_OTHER);
-	pthread_attr_setschedparam(&a, &sp);
-	r = -pthread_create(&w->thread, &a, run, w);
-	pthread_attr_destroy(&a);
+	r = thread_start(&w->thread, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, w, "latencyd-hist");
 	if (r < 0) {
 		pthread_cond_destroy(&w->wake);
 		pthread_mutex_destroy(&w->lock);
 		goto fail;
 	}
-	pthread_setname_np(w->thread, "latencyd-history");
 	w->started = true;
 	*ret = w;
 	return 0;

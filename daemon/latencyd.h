@@ -408,6 +408,12 @@ struct waiter_bucket_state {
 size_t waiter_get_buckets(struct waiter *w, struct waiter_bucket_state *out, size_t max);
 void waiter_free(struct waiter *w);
 
+/* thread.c: a thread at POLICY/PRIORITY with a STACK-byte stack, named NAME; -errno. */
+#define THREAD_STACK_WAITER (512 * 1024)  /* poll, read, liblttng-ctl's record */
+#define THREAD_STACK_WORKER (1024 * 1024) /* libbabeltrace2 reading a snapshot */
+int thread_start(pthread_t *t, int policy, int priority, size_t stack, void *(*fn)(void *),
+		 void *arg, const char *name);
+
 /* history_worker.c: the history of snapshots measured on a normal-priority thread. */
 #include "history.h"
 

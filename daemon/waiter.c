@@ -557,25 +557,19 @@ static void *run(void *arg)
 
 int waiter_start(struct waiter *w, unsigned rt_priority, bool *got_rt)
 {
-	struct sched_param sp = {.sched_priority = (int)rt_priority};
-	pthread_attr_t a;
-	int r = EINVAL;
+	int r = -EINVAL;
 
 	*got_rt = false;
 	if (rt_priority > 0) {
-		pthread_attr_init(&a);
-		if (pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED) == 0 &&
-		    pthread_attr_setschedpolicy(&a, SCHED_FIFO) == 0 &&
-		    pthread_attr_setschedparam(&a, &sp) == 0)
-			r = pthread_create(&w->thread, &a, run, w);
-		pthread_attr_destroy(&a);
+		r = thread_start(&w->thread, SCHED_FIFO, (int)rt_priority, THREAD_STACK_WAITER, run,
+				 w, "latencyd-waiter");
 		*got_rt = r == 0;
 	}
-	if (r != 0)
-		r = pthread_create(&w->thread, NULL, run, w);
-	if (r != 0)
-		return -r;
-	pthread_setname_np(w->thread, "latencyd-waiter");
+	if (r < 0)
+		r = thread_start(&w->thread, SCHED_OTHER, 0, THREAD_STACK_WAITER, run, w,
+				 "latencyd-waiter");
+	if (r < 0)
+		return r;
 	w->started = true;
 	return 0;
 }
