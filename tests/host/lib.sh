@@ -19,6 +19,7 @@ NOTIFY_PID=
 
 cleanup() {
 	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
+	[ -n "${APP_PID:-}" ] && kill "$APP_PID" 2>/dev/null
 	[ -n "$NOTIFY_PID" ] && kill "$NOTIFY_PID" 2>/dev/null
 	wait 2>/dev/null
 	rm -rf "$T"
@@ -83,4 +84,27 @@ stop_daemon() {
 
 write_conf() {
 	cat >"$T/latencyd.conf"
+}
+
+# A latencyd flight recorder in the userspace domain, for tests run under lttng-env: starts
+# ust-app ($1; killed by cleanup) for the session to record, makes the FIFO that alert-write
+# fills in place of /dev/latency_tracker, and sets SOCK and CAT.
+APP_PID=
+ust_recorder_setup() {
+	"$1" &
+	APP_PID=$!
+	SOCK=$T/ctl.sock
+	CAT=$T/catalog/catalog.json
+	mkfifo "$T/alerts"
+}
+
+# The module, session and catalog groups of such a recorder, session named $1: a test's
+# write_conf here-document adds its own control, output, ratelimit... groups.
+ust_recorder_conf() {
+	cat <<CONF
+module: { load = false; notify_path = "$T/alerts"; };
+session: { name = "$1"; domain = "userspace"; subbuf_size = 4096; num_subbuf = 4;
+	   events = [ "lttng_ust_tracef:*" ]; };
+catalog: { directory = "$T/catalog"; };
+CONF
 }

@@ -8,21 +8,11 @@ ALERT_WRITE=${3:?} UST_APP=${4:?}
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || { echo "SKIP: jq missing"; exit 77; }
 
-APP_PID=
-trap '[ -n "$APP_PID" ] && kill "$APP_PID" 2>/dev/null; cleanup' EXIT
-"$UST_APP" &
-APP_PID=$!
-
-SOCK=$T/ctl.sock
-CAT=$T/catalog/catalog.json
-mkfifo "$T/alerts"
+ust_recorder_setup "$UST_APP"
 write_conf <<CONF
 control: { socket = "$SOCK"; };
-module: { load = false; notify_path = "$T/alerts"; };
-session: { name = "latencyd-analyze"; domain = "userspace"; subbuf_size = 4096; num_subbuf = 4;
-	   events = [ "lttng_ust_tracef:*" ]; };
+$(ust_recorder_conf latencyd-analyze)
 output: { directory = "$T/snapshots"; };
-catalog: { directory = "$T/catalog"; };
 CONF
 start_daemon -c "$T/latencyd.conf"
 wait_for 300 sh -c 'lttng list -u 2>/dev/null | grep -q lttng_ust_tracef' || fail "no app"

@@ -72,12 +72,9 @@ SOCK=$T/ctl.sock
 mkfifo "$T/alerts"
 write_conf <<CONF
 control: { socket = "$SOCK"; save_file = ""; };
-module: { load = false; notify_path = "$T/alerts"; };
-session: { name = "latencyd-comp"; domain = "userspace"; subbuf_size = 4096; num_subbuf = 4;
-	   events = [ "lttng_ust_tracef:*" ]; };
+$(ust_recorder_conf latencyd-comp)
 output: { directory = "$T/snapshots"; };
 ratelimit: { rate = 0; };
-catalog: { directory = "$T/catalog"; };
 realtime: { priority = 0; lock_memory = false; };
 CONF
 LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/latencyd.conf"

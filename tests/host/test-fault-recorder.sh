@@ -31,28 +31,15 @@ fi
 APP_PID= WRITER_PID=
 trap '[ -n "$APP_PID" ] && kill "$APP_PID" 2>/dev/null
 	[ -n "$WRITER_PID" ] && kill "$WRITER_PID" 2>/dev/null; cleanup' EXIT
-"$UST_APP" &
-APP_PID=$!
-
-SOCK=$T/ctl.sock
-CAT=$T/catalog/catalog.json
-mkfifo "$T/alerts"
+ust_recorder_setup "$UST_APP"
 # conf OUTPUT_DIR RELAYD MAX_COUNT: no rate limit, so that alerts keep snapshots going.
 conf() {
 	write_conf <<CONF
 control: { socket = "$SOCK"; };
-module: { load = false; notify_path = "$T/alerts"; };
-session: {
-	name = "latencyd-fault";
-	domain = "userspace";
-	subbuf_size = 4096;
-	num_subbuf = 4;
-	events = [ "lttng_ust_tracef:*" ];
-};
+$(ust_recorder_conf latencyd-fault)
 output: { directory = "$1"; relayd = "$2"; fallback_local = true; };
 ratelimit: { rate = 0; burst = 1; };
 retention: { max_count = $3; max_bytes = 0; max_age = 0; };
-catalog: { directory = "$T/catalog"; };
 realtime: { priority = 0; lock_memory = false; };
 CONF
 }

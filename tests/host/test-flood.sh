@@ -20,12 +20,9 @@ CAT=$T/catalog/catalog.json
 mkfifo "$T/alerts"
 write_conf <<CONF
 control: { socket = "$SOCK"; max_clients = 128; save_file = ""; };
-module: { load = false; notify_path = "$T/alerts"; };
-session: { name = "latencyd-flood"; domain = "userspace"; subbuf_size = 4096; num_subbuf = 4;
-	   events = [ "lttng_ust_tracef:*" ]; };
+$(ust_recorder_conf latencyd-flood)
 output: { directory = "$T/snapshots"; };
 ratelimit: { rate = 10; burst = 5; trackers = [ "storm=0.001/1" ]; };
-catalog: { directory = "$T/catalog"; };
 realtime: { priority = 0; lock_memory = false; };
 CONF
 ctl() { "$LATENCYCTL" -s "$SOCK" "$@"; }

@@ -11,28 +11,13 @@ ALERT_WRITE=${3:?} UST_APP=${4:?}
 . "$(dirname "$0")/lib.sh"
 [ -n "${LATENCYD_TEST_RELAYD_URL:-}" ] || { echo "SKIP: run me under lttng-env --relayd"; exit 77; }
 
-APP_PID=
-trap '[ -n "$APP_PID" ] && kill "$APP_PID" 2>/dev/null; cleanup' EXIT
-"$UST_APP" &
-APP_PID=$!
-
-SOCK=$T/ctl.sock
-CAT=$T/catalog/catalog.json
-mkfifo "$T/alerts"
+ust_recorder_setup "$UST_APP"
 conf() {
 	write_conf <<CONF
 control: { socket = "$SOCK"; };
-module: { load = false; notify_path = "$T/alerts"; };
-session: {
-	name = "latencyd-history";
-	domain = "userspace";
-	subbuf_size = 4096;
-	num_subbuf = 4;
-	events = [ "lttng_ust_tracef:*" ];
-};
+$(ust_recorder_conf latencyd-history)
 output: { directory = "$T/snapshots"; relayd = "$1"; fallback_local = false; };
 ratelimit: { rate = 0; };
-catalog: { directory = "$T/catalog"; };
 CONF
 }
 ctl() { "$LATENCYCTL" -s "$SOCK" "$@"; }

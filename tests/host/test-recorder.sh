@@ -8,30 +8,15 @@ ALERT_WRITE=${3:?} UST_APP=${4:?}
 . "$(dirname "$0")/lib.sh"
 [ -n "${LATENCYD_TEST_RELAYD_URL:-}" ] || { echo "SKIP: run me under lttng-env --relayd"; exit 77; }
 
-APP_PID=
-trap '[ -n "$APP_PID" ] && kill "$APP_PID" 2>/dev/null; cleanup' EXIT
-"$UST_APP" &
-APP_PID=$!
-
-SOCK=$T/ctl.sock
-CAT=$T/catalog/catalog.json
-mkfifo "$T/alerts"
+ust_recorder_setup "$UST_APP"
 # rate, burst, relayd, max_count: the settings the test changes with SIGHUP.
 conf() {
 	write_conf <<CONF
 control: { socket = "$SOCK"; };
-module: { load = false; notify_path = "$T/alerts"; };
-session: {
-	name = "latencyd-test";
-	domain = "userspace";
-	subbuf_size = 4096;
-	num_subbuf = 4;
-	events = [ "lttng_ust_tracef:*" ];
-};
+$(ust_recorder_conf latencyd-test)
 output: { directory = "$T/snapshots"; relayd = "$3"; fallback_local = true; };
 ratelimit: { rate = $1; burst = $2; trackers = [ "other=0.1/1" ]; };
 retention: { max_count = $4; max_bytes = 0; max_age = 0; };
-catalog: { directory = "$T/catalog"; };
 realtime: { priority = 50; lock_memory = true; };
 CONF
 }
