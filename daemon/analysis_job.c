@@ -108,6 +108,7 @@ static void *worker(void *arg)
 	struct analysis_jobs *j = arg;
 	struct job *job, **tail;
 
+	thread_background();
 	pthread_mutex_lock(&j->lock);
 	for (;;) {
 		while (!j->todo && !j->stop)

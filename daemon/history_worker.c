@@ -73,6 +73,7 @@ static void *run(void *arg)
 	struct history_job *j;
 	uint64_t one = 1;
 
+	thread_background();
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
 		while (!w->todo && !w->stop)

@@ -413,6 +413,13 @@ void waiter_free(struct waiter *w);
 #define THREAD_STACK_WORKER (1024 * 1024) /* libbabeltrace2 reading a snapshot */
 int thread_start(pthread_t *t, int policy, int priority, size_t stack, void *(*fn)(void *),
 		 void *arg, const char *name);
+/*
+ * Called first by a thread that reads snapshots (history, analysis): its cost is per
+ * snapshot, bounded by the rate limit, but under an alert storm it must yield to the
+ * machine's own work, and to latencyd's main loop and waiter.
+ */
+#define THREAD_NICE_BACKGROUND 10
+void thread_background(void);
 
 /* history_worker.c: the history of snapshots measured on a normal-priority thread. */
 #include "history.h"

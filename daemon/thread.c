@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
 
 #include "latencyd.h"
 
@@ -36,4 +37,12 @@ int thread_start(pthread_t *t, int policy, int priority, size_t stack, void *(*f
 		return -r;
 	pthread_setname_np(*t, name); /* at most 15 characters */
 	return 0;
+}
+
+void thread_background(void)
+{
+	/* Per thread on Linux (setpriority(2)); a failure leaves it at nice 0, which is fine. */
+	if (setpriority(PRIO_PROCESS, 0, THREAD_NICE_BACKGROUND) < 0) {
+		/* nothing to do */
+	}
 }

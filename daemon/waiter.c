@@ -29,7 +29,7 @@
 
 #include "latencyd.h"
 
-#define READ_RECORDS 32
+#define READ_RECORDS 128
 /*
  * Causes kept per snapshot: what show-snapshot lists. Under a flood, alerts past this many
  * that arrive during one record are refused like any other (they get no snapshot and
@@ -228,20 +228,27 @@ size_t waiter_get_buckets(struct waiter *w, struct waiter_bucket_state *out, siz
 	return n;
 }
 
-static bool allow(struct waiter *w, const struct latency_tracker_record *rec, uint64_t now)
+/* Under w->lock: whether the rate limit lets rec make a snapshot (taking its tokens). */
+static bool allow_locked(struct waiter *w, const struct latency_tracker_record *rec, uint64_t now)
 {
 	char tracker[LATENCY_TRACKER_NAME_LEN + 1];
 	struct bucket *b[2];
 	unsigned n = 0;
-	bool ok;
 
 	memcpy(tracker, rec->tracker, LATENCY_TRACKER_NAME_LEN);
 	tracker[LATENCY_TRACKER_NAME_LEN] = 0;
-	pthread_mutex_lock(&w->lock);
 	b[n++] = &w->global;
 	if ((b[n] = tracker_bucket(w, tracker)))
 		n++;
-	ok = buckets_take_all(b, n, now);
+	return buckets_take_all(b, n, now);
+}
+
+static bool allow(struct waiter *w, const struct latency_tracker_record *rec, uint64_t now)
+{
+	bool ok;
+
+	pthread_mutex_lock(&w->lock);
+	ok = allow_locked(w, rec, now);
 	pthread_mutex_unlock(&w->lock);
 	return ok;
 }
@@ -379,24 +386,60 @@ static struct waiter_result *pending_suppressed(struct waiter *w,
 	return NULL;
 }
 
-static void suppress(struct waiter *w, const struct latency_tracker_record *rec)
+/* Under w->lock: counts rec as suppressed; false when it needs a result of its own. */
+static bool suppress_locked(struct waiter *w, const struct latency_tracker_record *rec)
 {
 	struct waiter_result *res;
 
-	pthread_mutex_lock(&w->lock);
 	w->stats.suppressed++;
 	res = pending_suppressed(w, rec);
 	if (res)
 		res->n++;
-	pthread_mutex_unlock(&w->lock);
-	if (res)
-		return;
-	res = result_new(WAITER_SUPPRESSED, 1);
+	return res != NULL;
+}
+
+/* The suppressed result of rec, for the main loop (the count was taken under the lock). */
+static void suppress_new(struct waiter *w, const struct latency_tracker_record *rec)
+{
+	struct waiter_result *res = result_new(WAITER_SUPPRESSED, 1);
+
 	if (res) {
 		res->recs[0] = *rec;
 		res->n = 1;
 		push(w, res);
 	}
+}
+
+static void suppress(struct waiter *w, const struct latency_tracker_record *rec)
+{
+	bool merged;
+
+	pthread_mutex_lock(&w->lock);
+	merged = suppress_locked(w, rec);
+	pthread_mutex_unlock(&w->lock);
+	if (!merged)
+		suppress_new(w, rec);
+}
+
+/*
+ * What every alert record costs, under one lock (a storm brings tens of thousands a
+ * second): the counters, the rate limit and, when it refuses, the merge into the pending
+ * suppressed result. True when rec is to be recorded.
+ */
+static bool admit(struct waiter *w, const struct latency_tracker_record *rec, uint64_t now)
+{
+	bool ok, merged = false;
+
+	pthread_mutex_lock(&w->lock);
+	w->stats.kernel_suppressed += rec->suppressed;
+	w->stats.alerts++;
+	ok = allow_locked(w, rec, now);
+	if (!ok)
+		merged = suppress_locked(w, rec);
+	pthread_mutex_unlock(&w->lock);
+	if (!ok && !merged)
+		suppress_new(w, rec);
+	return ok;
 }
 
 /* Records a snapshot for rec, then drains every queued alert into its causes. */
@@ -528,7 +571,7 @@ static void *run(void *arg)
 	};
 
 	for (;;) {
-		uint64_t wakeup;
+		uint64_t wakeup, now;
 
 		if (poll(p, 3, -1) < 0) {
 			if (errno == EINTR)
@@ -542,14 +585,16 @@ static void *run(void *arg)
 			take_requests(w, wakeup);
 		if (fill(w) < 0)
 			break;
+		/* One clock read per buffer: its records were all there when it was read. */
+		now = now_ns();
 		while (next_record(w, &rec)) {
-			count_kernel(w, &rec);
-			if (rec.kind == LATENCY_TRACKER_REC_LOST)
+			if (rec.kind == LATENCY_TRACKER_REC_LOST) {
+				count_kernel(w, &rec);
 				on_lost(w, &rec);
-			else if (allow(w, &rec, now_ns()))
+			} else if (admit(w, &rec, now)) {
 				snapshot(w, &rec, wakeup);
-			else
-				suppress(w, &rec);
+				now = now_ns(); /* the record took time */
+			}
 		}
 	}
 	return NULL;
