@@ -72,8 +72,16 @@ pass "100 concurrent clients: 40000 replies, all right; an alert during the floo
 # (alerts during a record would join it instead).
 "$ALERT_WRITE" "$T/alerts" storm 1 || fail "alert-write storm"
 wait_for 200 complete 2 || fail "no snapshot for the first storm alert: $(cat "$CAT" 2>/dev/null)"
-"$ALERT_WRITE" "$T/alerts" storm 6000 1 || fail "alert-write storm"
-wait_for 300 grep -q "dropped by latencyd" "$T/noread.out" || fail "the non-reading watcher was not dropped: $(cat "$T/noread.out")"
+# A loaded machine makes the main loop slower and the batches bigger, so fewer events: the
+# storm goes on in rounds until the watcher that never reads has been dropped.
+sent=0
+for round in $(seq 15); do
+	"$ALERT_WRITE" "$T/alerts" storm 2000 1 || fail "alert-write storm"
+	sent=$((sent + 2000))
+	wait_for 20 grep -q "dropped by latencyd" "$T/noread.out" && break
+done
+wait_for 300 grep -q "dropped by latencyd" "$T/noread.out" ||
+	fail "the non-reading watcher was not dropped after $sent alerts: $(cat "$T/noread.out")"
 wait "$NOREAD" || fail "noread-watch: $(cat "$T/noread.out")"
 grep -q "more than 1048576 bytes of unread output, dropping it" "$T/latencyd.log" ||
 	fail "the drop is not logged"
@@ -81,10 +89,10 @@ storm_alerts() {
 	jq -s '[.[] | select(.event == "suppressed" and .data.alert.tracker == "storm")
 		| .data.alerts] | add // 0' "$T/watch.json"
 }
-wait_for 300 sh -c "[ \$(jq -s '[.[] | select(.event == \"suppressed\" and .data.alert.tracker == \"storm\") | .data.alerts] | add // 0' '$T/watch.json') = 6000 ]" ||
-	fail "the reading watcher's suppressed events count $(storm_alerts) of 6000 alerts: $(grep -m2 suppressed "$T/watch.json")"
+wait_for 300 sh -c "[ \$(jq -s '[.[] | select(.event == \"suppressed\" and .data.alert.tracker == \"storm\") | .data.alerts] | add // 0' '$T/watch.json') = $sent ]" ||
+	fail "the reading watcher's suppressed events count $(storm_alerts) of $sent alerts: $(grep -m2 suppressed "$T/watch.json")"
 alive
-pass "a watcher that never reads is dropped at 1 MiB; the one that reads got every event"
+pass "$sent storm alerts: a watcher that never reads is dropped at 1 MiB; the one that reads got every event"
 
 # Stalled clients: the handshake and frame timeouts (10 s) closed them, with an error.
 for mode in silent half-hello half-frame; do
