@@ -29,15 +29,21 @@
 #include "catalog.h"
 #include "latencyd.h"
 
-#define CHECK_USEC     (3 * 1000000ULL)
-#define SNAPSHOT_NAME  "snap"
+#define CHECK_USEC	   (3 * 1000000ULL)
+/*
+ * A catalog save writes the whole file and fsyncs it: a snapshot's entry is saved at once,
+ * but suppressed counts, history windows and analyses, which a storm changes many times a
+ * second, reach the file at most once per CATALOG_DELAY_USEC.
+ */
+#define CATALOG_DELAY_USEC (1000000ULL)
+#define SNAPSHOT_NAME	   "snap"
 /*
  * Without an alert there is no snapshot to measure the history from: one calibration
  * snapshot this long after start gives status a window to show. Long enough for the
  * session's start-up to be past, short enough to answer soon after a (re)start.
  */
-#define CALIBRATE_USEC (10 * 1000000ULL)
-#define CALIBRATE_DIR  "calibration"
+#define CALIBRATE_USEC	   (10 * 1000000ULL)
+#define CALIBRATE_DIR	   "calibration"
 
 /* Manual records waiting for their snapshot (latencyctl record); more are refused (busy). */
 #define MANUAL_MAX 16
@@ -50,6 +56,7 @@ struct recorder {
 	struct history_worker *history;
 	struct analysis_jobs *analysis; /* analysis.auto: each local snapshot analysed */
 	sd_event_source *results, *check, *measured, *calibrate;
+	sd_event_source *save; /* a catalog save due (catalog_changed), off when none is */
 	/* The last history measured (status.history.measured), NULL before the first one. */
 	struct json_object *last_history;
 	struct catalog *catalog;
@@ -70,6 +77,8 @@ struct recorder {
 	} manual[MANUAL_MAX];
 	uint64_t manual_seq;
 };
+
+static void catalog_changed(struct recorder *rc);
 
 static int mkdir_p(const char *path, mode_t mode)
 {
@@ -350,16 +359,13 @@ static void on_analysed(uint64_t id, struct json_object *summary, void *userdata
 {
 	struct recorder *rc = userdata;
 	struct json_object *e = catalog_find(rc->catalog, id);
-	int r;
 
 	if (!e) {
 		json_object_put(summary); /* deleted meanwhile (retention, delete-snapshot) */
 		return;
 	}
 	json_object_object_add(e, PROTO_KEY_ANALYSIS, summary);
-	r = catalog_save(rc->catalog);
-	if (r < 0)
-		log_warn_errno(r, "cannot save the catalog");
+	catalog_changed(rc);
 }
 
 /* analysis.auto (live on SIGHUP): queued for the normal-priority analysis thread. */
@@ -504,15 +510,38 @@ static void catalog_update(struct recorder *rc)
 		log_info("retention: deleted %d snapshot(s)", r);
 	else if (r < 0)
 		log_warn_errno(r, "retention");
+	if (rc->save)
+		sd_event_source_set_enabled(rc->save, SD_EVENT_OFF);
 	r = catalog_save(rc->catalog);
 	if (r < 0)
 		log_warn_errno(r, "cannot save the catalog");
+}
+
+static int on_save(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	catalog_update(userdata);
+	return 0;
+}
+
+/* The catalog changed in a way that may wait: saved within CATALOG_DELAY_USEC. */
+static void catalog_changed(struct recorder *rc)
+{
+	uint64_t now;
+	int on = SD_EVENT_OFF;
+
+	if (rc->save && sd_event_source_get_enabled(rc->save, &on) >= 0 && on != SD_EVENT_OFF)
+		return;
+	if (!rc->save || sd_event_now(rc->m->event, CLOCK_MONOTONIC, &now) < 0 ||
+	    sd_event_source_set_time(rc->save, now + CATALOG_DELAY_USEC) < 0 ||
+	    sd_event_source_set_enabled(rc->save, SD_EVENT_ONESHOT) < 0)
+		catalog_update(rc);
 }
 
 static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct recorder *rc = userdata;
 	struct waiter_result *list = waiter_take_results(rc->waiter);
+	bool snapshot = false;
 
 	if (!list)
 		return 0;
@@ -520,6 +549,7 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 		switch (res->kind) {
 		case WAITER_SNAPSHOT:
 			on_snapshot(rc, res);
+			snapshot = true;
 			break;
 		case WAITER_SUPPRESSED: {
 			struct alert_names n;
@@ -547,7 +577,10 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 		}
 	}
 	waiter_result_free(list);
-	catalog_update(rc);
+	if (snapshot)
+		catalog_update(rc);
+	else
+		catalog_changed(rc);
 	return 0;
 }
 
@@ -587,7 +620,7 @@ static void on_measured(struct recorder *rc, struct history_job *j)
 	e = j->id ? catalog_find(rc->catalog, j->id) : NULL;
 	if (e) {
 		json_object_object_add(e, PROTO_KEY_HISTORY, json_object_get(h));
-		catalog_update(rc);
+		catalog_changed(rc);
 	}
 	/* status shows the measurement without the streams, and where it comes from: a copy,
 	 * for the catalog entry keeps its own (a later save would write the edits). */
@@ -952,6 +985,12 @@ int recorder_start(struct recorder *rc)
 		return log_warn_errno(r, "cannot add the session check timer");
 	sd_event_source_set_description(rc->check, "session-check");
 	sd_event_source_set_enabled(rc->check, SD_EVENT_ON);
+	r = sd_event_add_time(rc->m->event, &rc->save, CLOCK_MONOTONIC, now + CATALOG_DELAY_USEC, 0,
+			      on_save, rc);
+	if (r < 0)
+		return log_warn_errno(r, "cannot add the catalog save timer");
+	sd_event_source_set_description(rc->save, "catalog-save");
+	sd_event_source_set_enabled(rc->save, SD_EVENT_OFF);
 	r = start_history(rc, now);
 	if (r < 0)
 		return r;
@@ -1154,6 +1193,7 @@ void recorder_free(struct recorder *rc)
 	sd_event_source_disable_unref(rc->check);
 	sd_event_source_disable_unref(rc->measured);
 	sd_event_source_disable_unref(rc->calibrate);
+	sd_event_source_disable_unref(rc->save); /* its change is in the save below */
 	json_object_put(rc->last_history);
 	if (rc->slot_init) {
 		flight_destroy(rc->slot.flight);

@@ -11,7 +11,10 @@
  *            "close": closes key T;
  *            "sched N": the next N context switches each raise an alert from inside the
  *            sched_switch tracepoint (runqueue lock held), for the prev task, data[0] =
- *            0xc0ffee: readers must still be woken, through irq_work, without deadlock.
+ *            0xc0ffee: readers must still be woken, through irq_work, without deadlock;
+ *            "flood MS": alerts as fast as the writer can raise them for MS ms (at most
+ *            60000; a signal ends it early), data[1] = 0xf100d; writers run in parallel,
+ *            one more source each: the kernel side of the alert-flood test.
  *   stress   (rw) "1" starts a load on tracker "selftest_stress": one thread per online
  *            CPU plus a pinned hard-irq hrtimer per CPU, calling event_in/event_out and
  *            leaving keys pending; "0" stops it (unloading the module stops it too).
@@ -23,6 +26,7 @@
 #include <linux/kobject.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -33,6 +37,9 @@
 #define ST_KEY_THRESHOLD 1
 #define ST_KEY_TIMEOUT 2
 #define ST_KEY_SCHED 3
+#define ST_KEY_FLOOD 4
+#define ST_FLOOD_MAGIC 0xf100d
+#define ST_FLOOD_MAX_MS 60000
 #define ST_SCHED_MAGIC 0xc0ffee
 #define ST_EMIT_MAX 100000
 #define ST_STRESS_TIMER_NS (100 * NSEC_PER_USEC)
@@ -118,6 +125,33 @@ static int st_emit_threshold(unsigned int n)
 	return 0;
 }
 
+/* Not under st_lock: each writer is one more source of the flood, its key its pid. */
+static int st_emit_flood(unsigned int ms)
+{
+	u64 end = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
+	u64 key[2] = { ST_KEY_FLOOD, current->pid };
+	unsigned long i;
+	int ret;
+
+	for (i = 0; ktime_get_ns() < end; i++) {
+		struct latency_tracker_in in = { };
+
+		in.ts = latency_tracker_now() - 2 * NSEC_PER_SEC;
+		in.data[0] = i;
+		in.data[1] = ST_FLOOD_MAGIC;
+		ret = latency_tracker_event_in(st_tracker, key, sizeof(key), &in);
+		if (ret)
+			return ret;
+		ret = latency_tracker_event_out(st_tracker, key, sizeof(key), NULL);
+		if (ret != 1)
+			return ret < 0 ? ret : -EIO;
+		if (signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
+
 /* Alerts raised inside sched_switch. */
 
 static atomic_t st_sched_left = ATOMIC_INIT(0);
@@ -169,6 +203,12 @@ static ssize_t emit_store(struct kobject *kobj, struct kobj_attribute *attr,
 	unsigned int n;
 	int ret;
 
+	if (sscanf(buf, "flood %u", &n) == 1) {
+		if (n < 1 || n > ST_FLOOD_MAX_MS)
+			return -EINVAL;
+		ret = st_emit_flood(n);
+		return ret ?: count;
+	}
 	mutex_lock(&st_lock);
 	if (sscanf(buf, "threshold %u", &n) == 1 && n >= 1 && n <= ST_EMIT_MAX)
 		ret = st_emit_threshold(n);

@@ -192,6 +192,9 @@ expect_rc 0 "list-snapshots --json"
 ids=$(jq -c '[.snapshots[].id]' "$T/out")
 [ "$ids" = "$(jq -c '[.snapshots[].id] | reverse' "$CAT")" ] ||
 	fail "list-snapshots: $ids, catalog $(jq -c '[.snapshots[].id]' "$CAT")"
+# Suppressed counts reach the catalog file within a second (CATALOG_DELAY_USEC).
+wait_for 30 sh -c "[ \"\$(jq '.suppressed.total' '$CAT')\" = \"\$(jq '.suppressed' '$T/out')\" ]" ||
+	fail "suppressed: catalog file $(jq '.suppressed.total' "$CAT"), list-snapshots $(jq '.suppressed' "$T/out")"
 jq -e --argjson s "$(jq '.suppressed.total' "$CAT")" '.matched == (.snapshots | length) and .suppressed == $s and
 	(.snapshots[0] | .causes >= 1 and .cause.tracker != null and .status == "complete")' \
 	"$T/out" >/dev/null || fail "list-snapshots: $(cat "$T/out")"

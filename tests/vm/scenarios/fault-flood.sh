@@ -1,18 +1,25 @@
 # vm-options: --timeout 400
-# Issue #9, alert flood: the syscalls tracker with the smallest threshold (1 us) and two
-# threads of getppid() (tests/vm/progs/lt-fault-flood.c) raise alerts as fast as TCG
-# allows for 10 s (measured 25-57k/s, printed; the issue asks for 100k/s, which this TCG
-# VM does not reach), the module's own limit opened wide (1e6/s) so that they all reach
-# the notification file. latencyd (rate 1/s, burst 3) must: take no more snapshots than
-# its rate limit allows; account for every alert (kernel: generated = written +
-# suppressed + dropped; latencyd: records read + records lost = written, and read =
-# causes + suppressed; the catalog agrees); on its alert path (main loop and waiter,
-# including the kernel's side of its reads) spend a bounded CPU time per alert: less than
-# 50 us each under TCG (measured 21-25 us, i.e. 60-105% of one CPU at 25-55k alerts/s: the
-# cost is linear in the alerts, and in production the module's own alert_rate_per_s caps
-# them long before; a per-second bound would only measure how fast TCG ran); run the threads that read each
-# snapshot (history window, analysis: a cost per snapshot, bounded by the rate limit) at
-# nice 10, below the workload; and the VM must keep answering a shell command.
+# Issue #9, alert flood, in two phases of 10 s each against one latencyd (rate 1/s, burst 3):
+# - syscalls: the real syscalls tracker (kernel stacks and all) at 1 us and two threads of
+#   getppid() (tests/vm/progs/lt-fault-flood.c), the module's own limit opened wide (1e6/s)
+#   so that every alert reaches latencyd: as fast as TCG allows with latencyd reading them
+#   all on the same two vCPUs, 25-57k alerts/s;
+# - kernel: two writers of the self-test module's "flood" (alerts raised in a loop inside
+#   the kernel, without the stack capture that costs most under TCG), the module's limit
+#   back at its default (200/s, burst 200) as in production: the 100k alerts/s and more
+#   of the issue (a MEASURED line says so when TCG did not reach it: a wall-clock rate is
+#   not asserted), of which the module passes 200/s to latencyd and counts the rest.
+# In each phase latencyd must: take no more snapshots than its rate limit allows; account
+# for every alert (kernel: generated = written + suppressed + dropped; latencyd: records
+# read + records lost = written, and read = causes + suppressed; the catalog agrees); on
+# its alert path (main loop and waiter, including the kernel's side of its reads) spend
+# bounded CPU: in the syscalls phase, where it reads every alert, less than 50 us per alert
+# under TCG (measured 18-33 us: the cost is linear in the alerts read); in the kernel
+# phase, where the module caps what it reads, less than half of one CPU whatever the
+# kernel raises (measured 23%, most of it the one snapshot per second that latencyd's
+# rate limit allows); and the VM must keep answering a shell command.
+# The threads that read each snapshot (history window, analysis: a cost per snapshot,
+# bounded by the rate limit) run at nice 10, below the workload.
 . "$VM_IN/scenarios/lib.sh"
 
 SECONDS_FLOOD=10
@@ -32,12 +39,16 @@ retention: { max_count = 0; max_bytes = 0; max_age = 0; };
 trackers: { syscalls: { enabled = true; threshold = "1us"; filter_comm = "lt-fault-flood"; }; };
 CONF
 ctl() { latencyctl -s $D/ctl.sock "$@"; }
+: >"$VM_OUT/flood.txt"
 trap 'cp $D/latencyd.log $D/*.json "$VM_OUT/" 2>/dev/null' EXIT
 # num KEY: the first number after "KEY": in the status saved in $D/status.json
 num() { sed -n "s/^ *\"$1\": *\([0-9]*\).*/\1/p" $D/status.json | head -n1; }
 status() { ctl --json status >$D/status.json || fail "latencyctl status"; }
 ticks() { awk '{ print $14 + $15 }' /proc/$LPID/stat; } # utime + stime, USER_HZ = 100
 cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; } # centiseconds since boot
+# Thread CPU (utime + stime) and nice value by name.
+thread_cs() { for t in /proc/$LPID/task/*; do [ "$(cat $t/comm)" = "$1" ] && awk '{ print $14 + $15 }' $t/stat; done; }
+thread_nice() { for t in /proc/$LPID/task/*; do [ "$(cat $t/comm)" = "$1" ] && awk '{ print $19 }' $t/stat; done; }
 ksum() { # the sum of stats/$1 over every tracker
 	s=0
 	for f in $S/*/stats/$1; do s=$((s + $(cat "$f"))); done
@@ -55,100 +66,138 @@ until ctl --json status 2>/dev/null | grep -q '"state": *"recording"'; do
 done
 [ "$(cat $S/syscalls/enabled)" = 1 ] && [ "$(cat $S/syscalls/threshold_ns)" = 1000 ] &&
 	[ "$(cat $S/alert_rate_per_s)" = 1000000 ] || fail "the syscalls tracker is not set up"
-sleep 1 # the bucket is full (burst) and the session has some history
-status
-w0=$(cat $S/records_written)
-a0=$(num alerts) l0=$(num lost) sn0=$(($(num snapshots) + $(num failed)))
-c0=$(ticks) t0=$(cs)
 pass "latencyd up: syscalls tracker at 1 us for lt-fault-flood, module limit 1e6/s"
 
-lt-fault-flood 2 $SECONDS_FLOOD >$D/flood.txt &
-FPID=$!
-# The VM answers a shell command during the flood (a generous bound: liveness, not speed).
-worst=0 probes=0
-while kill -0 $FPID 2>/dev/null; do
-	s=$(cs)
-	timeout 20 sh -c 'cat /proc/loadavg >/dev/null' || fail "a shell command did not answer in 20 s"
-	e=$(($(cs) - s))
-	[ $e -gt $worst ] && worst=$e
-	probes=$((probes + 1))
-	sleep 1
-done
-wait $FPID || fail "lt-fault-flood"
-t1=$(cs) c1=$(ticks)
-echo 0 >$S/syscalls/enabled || fail "disable syscalls"
-gen=$(($(ksum alerts) + $(ksum timeouts) - $(ksum filtered)))
-w1=$(cat $S/records_written) ksup=$(cat $S/alerts_suppressed) kdrop=$(cat $S/alerts_dropped)
-secs10=$(((t1 - t0) / 10)) # tenths of a second
-echo "flood: $(cat $D/flood.txt); alerts generated $gen in $((secs10 / 10)).$((secs10 % 10)) s:" \
-	"$((gen * 10 / secs10))/s; $probes shell probes answered, slowest $((worst * 10)) ms" |
-	tee "$VM_OUT/flood.txt"
-[ $((gen * 10 / secs10)) -ge 100000 ] ||
-	echo "MEASURED: $((gen * 10 / secs10)) alerts/s under TCG, below the 100000/s of the issue" |
-	tee -a "$VM_OUT/flood.txt"
-[ "$gen" = $((w1 + ksup + kdrop)) ] ||
-	fail "kernel: generated $gen != written $w1 + suppressed $ksup + dropped $kdrop"
-pass "kernel: $gen generated = $w1 written + $ksup suppressed + $kdrop dropped"
+# Generators, in the background; GEN holds their pids.
+gen_syscalls() {
+	lt-fault-flood 2 $SECONDS_FLOOD >$D/flood.txt &
+	GEN=$!
+}
+gen_kernel() {
+	GEN=
+	for w in 1 2; do
+		echo "flood $((SECONDS_FLOOD * 1000))" >/sys/kernel/latency_tracker_selftest/emit &
+		GEN="$GEN $!"
+	done
+}
 
-# latencyd drains what is left; then every record written is read or reported lost.
-i=0
-while :; do
+# flood NAME [MAX_SHARE]: generator gen_NAME for SECONDS_FLOOD s, then every check on what
+# it raised; latencyd's alert path must use less than MAX_SHARE % of one CPU if given,
+# otherwise less than 50 us of CPU per alert.
+flood() {
+	sleep 1 # the bucket refills (burst) and the session has some history
 	status
-	[ $(($(num alerts) - a0 + $(num lost) - l0)) = $((w1 - w0)) ] && break
-	i=$((i + 1))
-	[ $i -lt 600 ] || fail "latencyd read $(($(num alerts) - a0)) + lost $(($(num lost) - l0)) of $((w1 - w0)) records"
-	sleep 0.1
-done
-t2=$(cs) c2=$(ticks)
-cp $D/status.json "$VM_OUT/status.json"
-alerts=$(($(num alerts) - a0)) lost=$(($(num lost) - l0))
-[ "$(num alerts)" = $(($(num causes) + $(num suppressed))) ] ||
-	fail "latencyd: alerts $(num alerts) != causes $(num causes) + suppressed $(num suppressed)"
-pass "latencyd: $alerts records read + $lost lost = $((w1 - w0)) written; alerts = causes + suppressed"
+	k0=$(($(ksum alerts) + $(ksum timeouts) - $(ksum filtered)))
+	w0=$(cat $S/records_written) ks0=$(cat $S/alerts_suppressed) kd0=$(cat $S/alerts_dropped)
+	a0=$(num alerts) l0=$(num lost) sn0=$(($(num snapshots) + $(num failed)))
+	p0=$(($(thread_cs latencyd) + $(thread_cs latencyd-waiter)))
+	c0=$(ticks) t0=$(cs)
 
-snaps=$(($(num snapshots) + $(num failed) - sn0))
-max=$((BURST + RATE * (t2 - t0 + 99) / 100 + 1))
-[ "$snaps" -ge 1 ] && [ "$snaps" -le $max ] ||
-	fail "$snaps snapshots in $(((t2 - t0) / 100)) s, the rate limit allows $max"
-[ "$(num failed)" = 0 ] || fail "$(num failed) snapshots failed"
-# Suppressed counts reach the catalog file within one check period (3 s).
-i=0
-while :; do
-	total=$(sed -n '/"suppressed": *{/,/}/s/^ *"total": *\([0-9]*\).*/\1/p' $D/catalog.json)
-	[ "$total" = "$(num suppressed)" ] && break
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "catalog: suppressed total $total, counters $(num suppressed)"
-	sleep 0.1
-done
-cp $D/catalog.json "$VM_OUT/catalog.json"
-complete=$(grep -c '"status": *"complete"' $D/catalog.json)
-[ "$complete" = "$(num snapshots)" ] || fail "catalog: $complete complete entries, $(num snapshots) snapshots"
-pass "$snaps snapshots (rate limit allows $max); the catalog holds them and $total suppressed alerts"
+	gen_$1
+	# The VM answers a shell command during the flood (a generous bound: liveness, not speed).
+	worst=0 probes=0
+	while kill -0 $GEN 2>/dev/null; do
+		s=$(cs)
+		timeout 20 sh -c 'cat /proc/loadavg >/dev/null' || fail "$1: a shell command did not answer in 20 s"
+		e=$(($(cs) - s))
+		[ $e -gt $worst ] && worst=$e
+		probes=$((probes + 1))
+		sleep 1
+	done
+	wait $GEN || fail "$1: the generator failed"
+	t1=$(cs) c1=$(ticks)
+	gen=$(($(ksum alerts) + $(ksum timeouts) - $(ksum filtered) - k0))
+	w=$(($(cat $S/records_written) - w0))
+	ksup=$(($(cat $S/alerts_suppressed) - ks0)) kdrop=$(($(cat $S/alerts_dropped) - kd0))
+	secs10=$(((t1 - t0) / 10)) # tenths of a second
+	rate=$((gen * 10 / secs10))
+	made=$(cat $D/flood.txt 2>/dev/null) && made="$made; "
+	echo "$1 flood: ${made}alerts generated $gen in" \
+		"$((secs10 / 10)).$((secs10 % 10)) s: $rate/s; $probes shell probes answered," \
+		"slowest $((worst * 10)) ms" | tee -a "$VM_OUT/flood.txt"
+	rm -f $D/flood.txt
+	# The kernel phase is the one for the issue's rate; the syscalls one goes as fast as
+	# latencyd can read on the same vCPUs.
+	[ "$1" != kernel ] || [ $rate -ge 100000 ] ||
+		echo "MEASURED: $1 flood at $rate alerts/s under TCG, below the 100000/s of the issue" |
+		tee -a "$VM_OUT/flood.txt"
+	[ "$gen" = $((w + ksup + kdrop)) ] ||
+		fail "$1: kernel: generated $gen != written $w + suppressed $ksup + dropped $kdrop"
+	pass "$1: kernel: $gen generated = $w written + $ksup suppressed + $kdrop dropped"
 
-cpu=$((c2 - c0)) wall=$((t2 - t0))
-hwm=$(awk '/^VmHWM/ { print $2 }' /proc/$LPID/status)
-echo "latencyd: $cpu cs of CPU over $wall cs (flood + drain, $((cpu * 100 / wall))% of one CPU);" \
-	"flood only $((c1 - c0)) cs over $((t1 - t0)) cs; peak RSS $hwm kB;" \
-	"log $(wc -l <$D/latencyd.log) lines" | tee -a "$VM_OUT/flood.txt"
-for t in /proc/$LPID/task/*; do echo "  thread $(cat $t/comm): $(awk '{ print $14 + $15 }' $t/stat) cs"; done |
-	tee -a "$VM_OUT/flood.txt"
-# Thread CPU (utime + stime) and nice value by name.
-thread_cs() { for t in /proc/$LPID/task/*; do [ "$(cat $t/comm)" = "$1" ] && awk '{ print $14 + $15 }' $t/stat; done; }
-thread_nice() { for t in /proc/$LPID/task/*; do [ "$(cat $t/comm)" = "$1" ] && awk '{ print $19 }' $t/stat; done; }
-alert_path=$(($(thread_cs latencyd) + $(thread_cs latencyd-waiter)))
+	# latencyd drains what is left; then every record written is read or reported lost.
+	i=0
+	while :; do
+		status
+		[ $(($(num alerts) - a0 + $(num lost) - l0)) = $w ] && break
+		i=$((i + 1))
+		[ $i -lt 600 ] || fail "$1: latencyd read $(($(num alerts) - a0)) + lost $(($(num lost) - l0)) of $w records"
+		sleep 0.1
+	done
+	t2=$(cs) c2=$(ticks)
+	cp $D/status.json "$VM_OUT/status-$1.json"
+	alerts=$(($(num alerts) - a0)) lost=$(($(num lost) - l0))
+	[ "$(num alerts)" = $(($(num causes) + $(num suppressed))) ] ||
+		fail "$1: latencyd: alerts $(num alerts) != causes $(num causes) + suppressed $(num suppressed)"
+	pass "$1: latencyd: $alerts records read + $lost lost = $w written; alerts = causes + suppressed"
+
+	snaps=$(($(num snapshots) + $(num failed) - sn0))
+	max=$((BURST + RATE * (t2 - t0 + 99) / 100 + 1))
+	[ "$snaps" -ge 1 ] && [ "$snaps" -le $max ] ||
+		fail "$1: $snaps snapshots in $(((t2 - t0) / 100)) s, the rate limit allows $max"
+	[ "$(num failed)" = 0 ] || fail "$1: $(num failed) snapshots failed"
+	# Suppressed counts reach the catalog file within one check period (3 s).
+	i=0
+	while :; do
+		total=$(sed -n '/"suppressed": *{/,/}/s/^ *"total": *\([0-9]*\).*/\1/p' $D/catalog.json)
+		[ "$total" = "$(num suppressed)" ] && break
+		i=$((i + 1))
+		[ $i -lt 100 ] || fail "$1: catalog: suppressed total $total, counters $(num suppressed)"
+		sleep 0.1
+	done
+	cp $D/catalog.json "$VM_OUT/catalog-$1.json"
+	complete=$(grep -c '"status": *"complete"' $D/catalog.json)
+	[ "$complete" = "$(num snapshots)" ] ||
+		fail "$1: catalog: $complete complete entries, $(num snapshots) snapshots"
+	pass "$1: $snaps snapshots (rate limit allows $max); the catalog holds them and $total suppressed alerts in all"
+
+	cpu=$((c2 - c0)) wall=$((t2 - t0))
+	hwm=$(awk '/^VmHWM/ { print $2 }' /proc/$LPID/status)
+	echo "$1: latencyd: $cpu cs of CPU over $wall cs (flood + drain, $((cpu * 100 / wall))% of one CPU);" \
+		"flood only $((c1 - c0)) cs over $((t1 - t0)) cs; peak RSS $hwm kB;" \
+		"log $(wc -l <$D/latencyd.log) lines" | tee -a "$VM_OUT/flood.txt"
+	for t in /proc/$LPID/task/*; do echo "  thread $(cat $t/comm): $(awk '{ print $14 + $15 }' $t/stat) cs"; done |
+		tee -a "$VM_OUT/flood.txt"
+	alert_path=$(($(thread_cs latencyd) + $(thread_cs latencyd-waiter) - p0))
+	per_alert_ns=$((alert_path * 10000000 / alerts))
+	echo "$1: alert path (main loop + waiter): $alert_path cs, $((per_alert_ns / 1000)) us of CPU" \
+		"per alert, $((alert_path * 100 / wall))% of one CPU" | tee -a "$VM_OUT/flood.txt"
+	if [ -n "${2:-}" ]; then
+		[ $((alert_path * 100 / wall)) -lt $2 ] ||
+			fail "$1: latencyd's alert path used $((alert_path * 100 / wall))% of one CPU, not below $2%"
+		pass "$1: latencyd's alert path bounded: $((alert_path * 100 / wall))% of one CPU"
+	else
+		[ $per_alert_ns -lt 50000 ] ||
+			fail "$1: latencyd's alert path used $((per_alert_ns / 1000)) us of CPU per alert ($alert_path cs for $alerts alerts)"
+		pass "$1: latencyd's alert path bounded: $((per_alert_ns / 1000)) us per alert"
+	fi
+}
+
+flood syscalls
+echo 0 >$S/syscalls/enabled || fail "disable syscalls"
+
+# The self-test tracker without stack capture (it can change only while disabled).
+modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
+echo 0 >$S/selftest/enabled && echo none >$S/selftest/stack && echo 1 >$S/selftest/enabled ||
+	fail "selftest tracker without stacks"
+echo 200 >$S/alert_rate_per_s && echo 200 >$S/alert_burst || fail "the module's default limit"
+flood kernel 50
 readers=$(($(thread_cs latencyd-hist) + $(thread_cs latencyd-analys)))
-echo "alert path (main loop + waiter): $alert_path cs; snapshot readers: $readers cs," \
-	"$((readers / snaps)) cs per snapshot" | tee -a "$VM_OUT/flood.txt"
-alerts_read=$alerts
-per_alert_ns=$((alert_path * 10000000 / alerts_read))
-echo "alert path: $((per_alert_ns / 1000)) us of CPU per alert, $((alert_path * 100 / wall))% of one CPU" |
-	tee -a "$VM_OUT/flood.txt"
-[ $per_alert_ns -lt 50000 ] ||
-	fail "latencyd's alert path used $((per_alert_ns / 1000)) us of CPU per alert ($alert_path cs for $alerts_read alerts)"
+echo "snapshot readers: $readers cs in all" | tee -a "$VM_OUT/flood.txt"
 for t in latencyd-hist latencyd-analys; do
 	[ "$(thread_nice $t)" = 10 ] || fail "$t runs at nice $(thread_nice $t), not 10"
 done
-pass "latencyd's alert path bounded: $((per_alert_ns / 1000)) us per alert; snapshot readers at nice 10"
+pass "the threads that read snapshots run at nice 10"
 
 kill -TERM $LPID
 wait $LPID || fail "latencyd exited with $?"
