@@ -10,20 +10,10 @@
 # lttng-probe-sched 100 times lost 6-13 MB of MemFree, more than these modules do).
 . "$VM_IN/scenarios/lib.sh"
 
-mem() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
-# Slab, vmalloc, per-CPU, and all memory in use (large kmalloc()s bypass the slab counters).
-snapshot() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	sleep 1
-	echo "$(mem Slab) $(mem VmallocUsed) $(mem Percpu)" \
-		"$(($(mem MemTotal) - $(mem MemFree) - $(mem Buffers) - $(mem Cached)))"
-}
-
 # One cycle first, so that one-time allocations (module loader, sysfs) are in the baseline.
 modprobe latency_tracker_selftest && rmmod latency_tracker_selftest && rmmod latency_tracker ||
 	fail "first cycle"
-set -- $(snapshot)
+set -- $(mem_counters)
 slab0=$1 vmalloc0=$2 percpu0=$3 used0=$4
 cp /proc/slabinfo "$VM_OUT/slabinfo-before.txt"
 
@@ -57,7 +47,7 @@ wait 2>/dev/null
 [ "$pending_seen" -gt 50 ] || fail "keys were pending at unload in only $pending_seen cycles"
 pass "100 load/unload cycles under load, keys pending at unload in $pending_seen of them"
 
-set -- $(snapshot)
+set -- $(mem_counters)
 cp /proc/slabinfo "$VM_OUT/slabinfo-after.txt"
 echo "slab ${slab0}->$1 kB, vmalloc ${vmalloc0}->$2 kB, percpu ${percpu0}->$3 kB," \
 	"in use ${used0}->$4 kB" | tee -a "$VM_OUT/loadloop.txt"

@@ -110,3 +110,14 @@ tracker_disable() {
 	echo 0 >"$T/enabled" || fail "disable $T"
 	probes_are 0
 }
+
+mem() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+# Slab, vmalloc, per-CPU, and all memory in use, in kB, caches dropped (large kmalloc()s
+# bypass the slab counters).
+mem_counters() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	sleep 1
+	echo "$(mem Slab) $(mem VmallocUsed) $(mem Percpu)" \
+		"$(($(mem MemTotal) - $(mem MemFree) - $(mem Buffers) - $(mem Cached)))"
+}
