@@ -101,25 +101,30 @@ struct latency_tracker *st_tracker_new(const struct latency_tracker_params *p)
 
 /* emit */
 
+/* Key {k0, k1} opened 2 s ago and closed now: an alert over any threshold. */
+static int st_alert(u64 k0, u64 k1, u64 d0, u64 d1, u64 d2)
+{
+	struct latency_tracker_in in = { .data = { d0, d1, d2 } };
+	u64 key[2] = { k0, k1 };
+	int ret;
+
+	in.ts = latency_tracker_now() - 2 * NSEC_PER_SEC;
+	ret = latency_tracker_event_in(st_tracker, key, sizeof(key), &in);
+	if (ret)
+		return ret;
+	ret = latency_tracker_event_out(st_tracker, key, sizeof(key), NULL);
+	return ret == 1 ? 0 : ret < 0 ? ret : -EIO;
+}
+
 static int st_emit_threshold(unsigned int n)
 {
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		struct latency_tracker_in in = { };
-		u64 key[2] = { ST_KEY_THRESHOLD, i };
-
-		in.ts = latency_tracker_now() - 2 * NSEC_PER_SEC;
-		in.data[0] = i;
-		in.data[1] = 0xfeed;
-		in.data[2] = n;
-		ret = latency_tracker_event_in(st_tracker, key, sizeof(key), &in);
+		ret = st_alert(ST_KEY_THRESHOLD, i, i, 0xfeed, n);
 		if (ret)
 			return ret;
-		ret = latency_tracker_event_out(st_tracker, key, sizeof(key), NULL);
-		if (ret != 1)
-			return ret < 0 ? ret : -EIO;
 		cond_resched();
 	}
 	return 0;
@@ -129,22 +134,13 @@ static int st_emit_threshold(unsigned int n)
 static int st_emit_flood(unsigned int ms)
 {
 	u64 end = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
-	u64 key[2] = { ST_KEY_FLOOD, current->pid };
 	unsigned long i;
 	int ret;
 
 	for (i = 0; ktime_get_ns() < end; i++) {
-		struct latency_tracker_in in = { };
-
-		in.ts = latency_tracker_now() - 2 * NSEC_PER_SEC;
-		in.data[0] = i;
-		in.data[1] = ST_FLOOD_MAGIC;
-		ret = latency_tracker_event_in(st_tracker, key, sizeof(key), &in);
+		ret = st_alert(ST_KEY_FLOOD, current->pid, i, ST_FLOOD_MAGIC, 0);
 		if (ret)
 			return ret;
-		ret = latency_tracker_event_out(st_tracker, key, sizeof(key), NULL);
-		if (ret != 1)
-			return ret < 0 ? ret : -EIO;
 		if (signal_pending(current))
 			return -EINTR;
 		cond_resched();

@@ -25,8 +25,7 @@ ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up || fail "lo up"
 for t in $TRACKERS; do modprobe latency_tracker_$t || fail "modprobe latency_tracker_$t"; done
 for t in $TRACKERS; do rmmod latency_tracker_$t || fail "rmmod latency_tracker_$t"; done
 rmmod latency_tracker || fail "rmmod latency_tracker"
-set -- $(mem_counters)
-slab0=$1 vmalloc0=$2 percpu0=$3 used0=$4
+mem_baseline
 
 load=""
 (while :; do ls -R /sys/kernel/latency_tracker* >/dev/null 2>&1; usleep 1000; done) &
@@ -69,12 +68,6 @@ for t in $BUSY; do
 done
 pass "$CYCLES cycles: the seven trackers enabled, busy and unloaded"
 
-set -- $(mem_counters)
-echo "slab ${slab0}->$1 kB, vmalloc ${vmalloc0}->$2 kB, percpu ${percpu0}->$3 kB," \
-	"in use ${used0}->$4 kB" | tee -a "$VM_OUT/unload.txt"
 # A cycle allocates eight key tables (4096 keys each by default), per-CPU stats and the
 # ring: leaking any of them 100 times would show as several MiB.
-[ $(($1 - slab0)) -lt 1024 ] || fail "slab grew by $(($1 - slab0)) kB"
-[ $(($2 - vmalloc0)) -lt 1024 ] || fail "vmalloc grew by $(($2 - vmalloc0)) kB"
-[ $(($3 - percpu0)) -lt 64 ] || fail "per-CPU memory grew by $(($3 - percpu0)) kB"
-pass "no leak: slab, vmalloc and per-CPU memory back to the baseline"
+expect_no_leak "$VM_OUT/unload.txt"

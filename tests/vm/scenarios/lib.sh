@@ -121,3 +121,21 @@ mem_counters() {
 	echo "$(mem Slab) $(mem VmallocUsed) $(mem Percpu)" \
 		"$(($(mem MemTotal) - $(mem MemFree) - $(mem Buffers) - $(mem Cached)))"
 }
+
+# mem_baseline, then after the load/unload cycles expect_no_leak LOG: slab, vmalloc and
+# per-CPU memory back to the baseline, within less than one cycle's leak repeated 100
+# times would add; the counters go to LOG. Memory in use is only reported: loading and
+# unloading any module drifts it.
+mem_baseline() {
+	set -- $(mem_counters)
+	slab0=$1 vmalloc0=$2 percpu0=$3 used0=$4
+}
+expect_no_leak() {
+	set -- "$1" $(mem_counters)
+	echo "slab ${slab0}->$2 kB, vmalloc ${vmalloc0}->$3 kB, percpu ${percpu0}->$4 kB," \
+		"in use ${used0}->$5 kB" | tee -a "$1"
+	[ $(($2 - slab0)) -lt 1024 ] || fail "slab grew by $(($2 - slab0)) kB"
+	[ $(($3 - vmalloc0)) -lt 1024 ] || fail "vmalloc grew by $(($3 - vmalloc0)) kB"
+	[ $(($4 - percpu0)) -lt 64 ] || fail "per-CPU memory grew by $(($4 - percpu0)) kB"
+	pass "no leak: slab, vmalloc and per-CPU memory back to the baseline"
+}
