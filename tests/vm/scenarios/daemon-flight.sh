@@ -17,12 +17,7 @@ latencyd --check-config $D/latencyd.conf || fail "--check-config"
 start_sessiond
 latencyd -c $D/latencyd.conf 2>$D/latencyd.log &
 LPID=$!
-i=0
-until latencyctl -s $D/ctl.sock --json status 2>/dev/null | grep -q '"state": *"recording"'; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || { cat $D/latencyd.log; fail "latencyd does not record"; }
-	sleep 0.1
-done
+wait_recording $D/latencyd.log $D/ctl.sock
 [ -d /sys/module/latency_tracker ] || fail "latencyd did not load latency_tracker"
 latencyctl -s $D/ctl.sock status | tee "$VM_OUT/status-before.txt"
 pass "latencyd started: modules loaded, kernel session recording"

@@ -17,12 +17,7 @@ session_count() { lttng list 2>/dev/null | grep -c '^ *[0-9]*) latencyd '; }
 start() {
 	latencyd -c $D/latencyd.conf 2>$D/$1.log &
 	LPID=$!
-	i=0
-	until latencyctl -s $D/run/ctl.sock --json status 2>/dev/null | grep -q '"state": *"recording"'; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || { cat $D/$1.log; fail "latencyd does not record"; }
-		sleep 0.1
-	done
+	wait_recording $D/$1.log $D/run/ctl.sock
 }
 
 start_sessiond

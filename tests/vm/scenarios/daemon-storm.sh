@@ -31,12 +31,7 @@ cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 start_sessiond
 latencyd -c $D/latencyd.conf 2>$D/latencyd.log &
 LPID=$!
-i=0
-until ctl --json status 2>/dev/null | grep -q '"state": *"recording"'; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || { cat $D/latencyd.log; fail "latencyd does not record"; }
-	sleep 0.1
-done
+wait_recording $D/latencyd.log $D/ctl.sock
 modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
 sleep 1
 status

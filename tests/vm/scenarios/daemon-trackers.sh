@@ -22,12 +22,7 @@ ctl() { latencyctl -s $D/ctl.sock "$@"; }
 start_sessiond
 latencyd -c $D/latencyd.conf 2>$D/latencyd.log &
 LPID=$!
-i=0
-until ctl --json status 2>/dev/null | grep -q '"state": *"recording"'; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || { cat $D/latencyd.log; fail "latencyd does not record"; }
-	sleep 0.1
-done
+wait_recording $D/latencyd.log $D/ctl.sock
 for t in syscalls wakeup offcpu block irq net app; do
 	[ -d /sys/module/latency_tracker_$t ] || fail "latencyd did not load latency_tracker_$t"
 done

@@ -10,12 +10,7 @@ echo "== starting lttng-sessiond and latencyd (it loads the latency tracker modu
 start_sessiond
 latencyd >/tmp/latencyd.log 2>&1 &
 daemon=$!
-i=0
-until latencyctl --json status 2>/dev/null | grep -q '"state": *"recording"'; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || { cat /tmp/latencyd.log; fail "latencyd does not record"; }
-	sleep 0.1
-done
+wait_recording /tmp/latencyd.log
 latencyctl status
 
 echo "== the syscalls tracker: 10 ms threshold, only for the demo's process"

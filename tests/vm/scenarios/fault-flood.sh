@@ -58,12 +58,7 @@ ksum() { # the sum of stats/$1 over every tracker
 start_sessiond
 latencyd -c $D/latencyd.conf 2>$D/latencyd.log &
 LPID=$!
-i=0
-until ctl --json status 2>/dev/null | grep -q '"state": *"recording"'; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || { cat $D/latencyd.log; fail "latencyd does not record"; }
-	sleep 0.1
-done
+wait_recording $D/latencyd.log $D/ctl.sock
 [ "$(cat $S/syscalls/enabled)" = 1 ] && [ "$(cat $S/syscalls/threshold_ns)" = 1000 ] &&
 	[ "$(cat $S/alert_rate_per_s)" = 1000000 ] || fail "the syscalls tracker is not set up"
 pass "latencyd up: syscalls tracker at 1 us for lt-fault-flood, module limit 1e6/s"

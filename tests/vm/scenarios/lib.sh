@@ -32,6 +32,17 @@ read_trace() {
 	babeltrace2 $(trace_dirs "$1")
 }
 
+# wait_recording LOG [SOCKET]: waits up to 10 s for latencyd (on control socket SOCKET, or
+# latencyctl's default) to report its session recording; otherwise fails, LOG shown.
+wait_recording() {
+	i=0
+	until latencyctl ${2:+-s "$2"} --json status 2>/dev/null | grep -q '"state": *"recording"'; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat "$1"; fail "latencyd does not record"; }
+		sleep 0.1
+	done
+}
+
 # Waits up to $2 tenths of a second for a file or socket $1 to exist.
 wait_for() {
 	i=0

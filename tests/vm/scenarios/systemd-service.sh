@@ -15,8 +15,9 @@ sfail() {
 	fail "$@"
 }
 
-# Waits until latencyd answers and records (through a new main process if $1 is given).
-wait_recording() {
+# lib.sh's wait_recording with the service's status and journal on failure, and 30 s: the
+# unit starts sessiond first.
+wait_service_recording() {
 	i=0
 	until latencyctl --json status 2>/dev/null | grep -q '"state": *"recording"'; do
 		i=$((i + 1))
@@ -59,7 +60,7 @@ latencyd --check-config || fail "the edited $CONF is refused"
 
 echo "== systemctl enable --now latencyd"
 systemctl enable --now latencyd || sfail "systemctl enable --now latencyd"
-wait_recording
+wait_service_recording
 [ "$(systemctl is-enabled latencyd)" = enabled ] || sfail "latencyd is not enabled"
 systemctl show -p After latencyd | grep -q 'lttng-sessiond.service' || sfail "not after lttng-sessiond"
 [ "$(systemctl is-active lttng-sessiond)" = active ] || sfail "lttng-sessiond is not active"
@@ -107,7 +108,7 @@ until new=$(systemctl show -p MainPID --value latencyd) && [ "$new" -gt 0 ] && [
 	[ $i -lt 300 ] || sfail "systemd did not restart latencyd"
 	sleep 0.1
 done
-wait_recording
+wait_service_recording
 [ "$(systemctl show -p NRestarts --value latencyd)" = 1 ] || sfail "NRestarts is not 1"
 latency 2
 i=0
