@@ -132,25 +132,26 @@ static void history_text(struct json_object *h)
 	       json_object_get_boolean(get(h, PROTO_KEY_WRAPPED))
 		       ? " (buffers full)"
 		       : " (buffers not full: all since the session started)",
-	       num(h, "events"));
+	       num(h, PROTO_KEY_EVENTS));
 }
 
 /* The automatic analysis (analysis.auto): its state and one line per alert explained. */
 static void analysis_text(struct json_object *a, int64_t id)
 {
-	struct json_object *causes = get(a, "causes"), *missing = get(a, "missing_events");
+	struct json_object *causes = get(a, PROTO_KEY_CAUSES),
+			   *missing = get(a, PROTO_KEY_MISSING_EVENTS);
 	size_t n = causes ? json_object_array_length(causes) : 0;
 
 	if (!a)
 		return;
 	printf("\nAnalysis (%s", str(a, PROTO_KEY_STATUS, "?"));
-	if (get(a, "events"))
-		printf(", %" PRId64 " events", num(a, "events"));
+	if (get(a, PROTO_KEY_EVENTS))
+		printf(", %" PRId64 " events", num(a, PROTO_KEY_EVENTS));
 	printf("; latencyctl analyze %" PRId64 " tells the whole story):\n", id);
 	if (get(a, PROTO_KEY_ERROR))
 		printf("  %s\n", str(a, PROTO_KEY_ERROR, "?"));
 	for (size_t i = 0; i < n; i++)
-		printf("  %s\n", str(json_object_array_get_idx(causes, i), "summary", "?"));
+		printf("  %s\n", str(json_object_array_get_idx(causes, i), PROTO_KEY_SUMMARY, "?"));
 	if (n == 0 && !get(a, PROTO_KEY_ERROR))
 		printf("  no alert event in the snapshot to explain\n");
 	if (missing && json_object_array_length(missing) > 0)
@@ -177,12 +178,12 @@ int text_snapshot(struct json_object *e)
 		       str(e, PROTO_KEY_RELAYD_PATH, "?"));
 	bytes_text(buf, sizeof(buf), num(e, PROTO_KEY_BYTES));
 	printf("  Size      %s\n", buf);
-	ns_text(buf, sizeof(buf), e, "record_ns", false);
-	ns_text(buf2, sizeof(buf2), e, "detect_to_record_ns", false);
+	ns_text(buf, sizeof(buf), e, PROTO_KEY_RECORD_NS, false);
+	ns_text(buf2, sizeof(buf2), e, PROTO_KEY_DETECT_TO_RECORD_NS, false);
 	printf("  Record    %s, started %s after the first alert ended\n", buf, buf2);
-	if (get(e, "fell_back"))
+	if (get(e, PROTO_KEY_FELL_BACK))
 		printf("  Relayd    failed (%s): recorded locally instead\n",
-		       str(e, "relayd_error", "?"));
+		       str(e, PROTO_KEY_RELAYD_ERROR, "?"));
 	history_text(get(e, PROTO_KEY_HISTORY));
 	printf("\nCauses (%" PRId64 "):\n", num(e, PROTO_KEY_CAUSES_TOTAL));
 	columns_init(&t, head, sizeof(head) / sizeof(head[0]));

@@ -84,7 +84,7 @@ static int run(const struct conf_source *src)
 	}
 	log_set_level(conf->log.level);
 
-	r = manager_new(src, conf, &m);
+	r = manager_new(src, conf, &commands_table, &m);
 	if (r >= 0)
 		r = manager_start(m);
 	if (r >= 0)

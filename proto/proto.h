@@ -324,6 +324,37 @@ struct proto_request {
 	struct json_object *args; /* NULL when absent */
 };
 
+/*
+ * A snapshot's catalog entry (catalog.json, list-snapshots, show-snapshot, the snapshot
+ * event): the keys and values not shared with other replies. The catalog file and the
+ * replies use the same spelling, so that an entry travels without translation.
+ */
+#define PROTO_KEY_NEXT_ID	      "next_id"	   /* catalog.json */
+#define PROTO_KEY_RECENT	      "recent"	   /* suppressed: the latest alerts */
+#define PROTO_KEY_BY_TRACKER	      "by_tracker" /* suppressed: counts per tracker */
+#define PROTO_KEY_SEQ		      "seq"	   /* an alert's number in the kernel */
+#define PROTO_KEY_START_NS	      "start_ns"   /* an alert's interval, CLOCK_MONOTONIC */
+#define PROTO_KEY_END_NS	      "end_ns"
+#define PROTO_KEY_DETECT_TO_RECORD_NS "detect_to_record_ns"
+#define PROTO_KEY_WAKEUP_TO_RECORD_NS "wakeup_to_record_ns"
+#define PROTO_KEY_RECORD_NS	      "record_ns"
+#define PROTO_KEY_FELL_BACK	      "fell_back"    /* relayd failed, recorded locally */
+#define PROTO_KEY_RELAYD_ERROR	      "relayd_error" /* why relayd failed */
+#define PROTO_KEY_STREAMS	      "streams"	     /* history: per stream */
+#define PROTO_KEY_SUMMARY	      "summary"	     /* analysis: one line */
+#define PROTO_KEY_EVENTS	      "events"
+#define PROTO_KEY_MISSING_EVENTS      "missing_events" /* analysis: events the session lacks */
+
+/* An entry's status. */
+#define PROTO_SNAP_RECORDING "recording"
+#define PROTO_SNAP_COMPLETE  "complete"
+#define PROTO_SNAP_FAILED    "failed"
+
+/* A cause's reason. */
+#define PROTO_REASON_THRESHOLD "threshold"
+#define PROTO_REASON_TIMEOUT   "timeout"
+#define PROTO_REASON_MANUAL    "manual"
+
 struct proto_reply {
 	int64_t id;
 	bool ok;

@@ -84,7 +84,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(path, sizeof(path), "%s/latencyd.conf", dir);
 	src.path = path;
 	src.must_exist = true;
-	if (conf_load(&src, &conf, &diag) < 0 || manager_new(&src, conf, &m) < 0)
+	if (conf_load(&src, &conf, &diag) < 0 || manager_new(&src, conf, &commands_table, &m) < 0)
 		abort();
 	conf_diag_clear(&diag);
 	snprintf(path, sizeof(path), "%s/sys", dir);
@@ -131,6 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct control_peer peer = {.id = 1, .pid = 1, .gid = 0};
 	struct dispatch_state st = {0};
+	const struct dispatch_ctx ctx = {&commands_table, m, &m->conf->control};
 	struct proto_decoder dec;
 	struct json_object *msg, *reply;
 	size_t chunk, pos = 1;
@@ -155,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		while ((r = proto_decoder_next(&dec, &msg)) != 0) {
 			if (r < 0)
 				continue; /* the bad frame is gone; control.c answers and goes on */
-			r = dispatch_message(m, &peer, &st, msg, &reply);
+			r = dispatch_message(&ctx, &peer, &st, msg, &reply);
 			json_object_put(msg);
 			if (r < 0)
 				break;

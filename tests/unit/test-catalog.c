@@ -12,6 +12,8 @@
 #include <json-c/json.h>
 
 #include "catalog.h"
+#include "fsutil.h"
+#include "proto.h"
 #include "tests.h"
 
 static char dir[] = "/tmp/test-catalog.XXXXXX";
@@ -82,8 +84,8 @@ static void close_saved(struct catalog *c)
 static void test_persist_and_ids(void)
 {
 	struct catalog *c = reopen(NULL, NULL);
-	uint64_t a = add_snapshot(c, 100, 4096, SNAP_COMPLETE);
-	uint64_t b = add_snapshot(c, 200, 4096, SNAP_COMPLETE);
+	uint64_t a = add_snapshot(c, 100, 4096, PROTO_SNAP_COMPLETE);
+	uint64_t b = add_snapshot(c, 200, 4096, PROTO_SNAP_COMPLETE);
 
 	ASSERT_EQ(b, a + 1);
 	c = reopen(c, NULL);
@@ -91,7 +93,7 @@ static void test_persist_and_ids(void)
 	/* Ids are never reused, even after a delete. */
 	ASSERT_EQ(catalog_delete(c, b), 0);
 	ASSERT_TRUE(!catalog_find(c, b));
-	ASSERT_TRUE(add_snapshot(c, 300, 4096, SNAP_COMPLETE) == b + 1);
+	ASSERT_TRUE(add_snapshot(c, 300, 4096, PROTO_SNAP_COMPLETE) == b + 1);
 	ASSERT_EQ(catalog_delete(c, 9999), -ENOENT);
 	close_saved(c);
 }
@@ -99,14 +101,14 @@ static void test_persist_and_ids(void)
 static void test_recording_becomes_failed_after_crash(void)
 {
 	struct catalog *c = reopen(NULL, NULL);
-	uint64_t id = add_snapshot(c, 400, 4096, SNAP_RECORDING);
+	uint64_t id = add_snapshot(c, 400, 4096, PROTO_SNAP_RECORDING);
 	bool recovered;
 	struct json_object *st;
 
 	c = reopen(c, &recovered);
 	ASSERT_TRUE(recovered);
 	ASSERT_TRUE(json_object_object_get_ex(catalog_find(c, id), "status", &st));
-	ASSERT_STREQ(json_object_get_string(st), SNAP_FAILED);
+	ASSERT_STREQ(json_object_get_string(st), PROTO_SNAP_FAILED);
 	close_saved(c);
 }
 
@@ -146,9 +148,9 @@ static void test_retention(void)
 					  &v);
 		ASSERT_EQ(catalog_delete(c, (uint64_t)json_object_get_int64(v)), 0);
 	}
-	ids[0] = add_snapshot(c, 1000, 8192, SNAP_RECORDING); /* oldest, but being written */
+	ids[0] = add_snapshot(c, 1000, 8192, PROTO_SNAP_RECORDING); /* oldest, but being written */
 	for (int i = 1; i < 6; i++)
-		ids[i] = add_snapshot(c, 1000 + (uint64_t)i * 100, 8192, SNAP_COMPLETE);
+		ids[i] = add_snapshot(c, 1000 + (uint64_t)i * 100, 8192, PROTO_SNAP_COMPLETE);
 
 	r.max_count = 4;
 	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 2);
@@ -218,7 +220,7 @@ static void test_orphans_adopted(void)
 	e = catalog_find(c, next + 1);
 	ASSERT_TRUE(e);
 	ASSERT_TRUE(json_object_object_get_ex(e, "status", &v));
-	ASSERT_STREQ(json_object_get_string(v), SNAP_COMPLETE);
+	ASSERT_STREQ(json_object_get_string(v), PROTO_SNAP_COMPLETE);
 	ASSERT_TRUE(json_object_object_get_ex(e, "path", &v));
 	ASSERT_CONTAINS(json_object_get_string(v), "/snap-");
 	/* Known now: not adopted twice. */

@@ -274,7 +274,10 @@ static void test_recorder(void)
 	ASSERT_TRUE(c->session.events[2] == NULL);
 	ASSERT_TRUE(c->ratelimit.rate == 0.5);
 	ASSERT_EQ(c->ratelimit.burst, 4);
-	ASSERT_STREQ(c->ratelimit.trackers[0], "wakeup=0.1/2");
+	ASSERT_EQ(c->ratelimit.trackers.n, 1);
+	ASSERT_STREQ(c->ratelimit.trackers.v[0].tracker, "wakeup");
+	ASSERT_TRUE(c->ratelimit.trackers.v[0].rate == 0.1);
+	ASSERT_EQ(c->ratelimit.trackers.v[0].burst, 2);
 	ASSERT_EQ(c->retention.max_bytes, 5000000000ULL);
 	conf_free(c);
 
@@ -324,7 +327,7 @@ static void test_recorder(void)
 	ASSERT_STREQ(c->output.relayd, d->output.relayd);
 	ASSERT_TRUE(c->ratelimit.rate == d->ratelimit.rate);
 	ASSERT_EQ(c->ratelimit.burst, d->ratelimit.burst);
-	ASSERT_TRUE(!c->ratelimit.trackers[0] && !d->ratelimit.trackers[0]);
+	ASSERT_TRUE(c->ratelimit.trackers.n == 0 && d->ratelimit.trackers.n == 0);
 	ASSERT_EQ(c->retention.max_count, d->retention.max_count);
 	ASSERT_EQ(c->retention.max_bytes, d->retention.max_bytes);
 	ASSERT_EQ(c->retention.max_age, d->retention.max_age);

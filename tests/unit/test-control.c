@@ -786,7 +786,7 @@ static void test_socket_files(void)
 	int fd;
 
 	/* A second daemon on a live socket is refused; the first one's socket stays. */
-	ASSERT_EQ(control_new(m, &other), 0);
+	ASSERT_EQ(control_new(m->event, &m->conf->control, &commands_table, m, &other), 0);
 	ASSERT_EQ(control_listen(other, sock_path), -EADDRINUSE);
 	control_free(other);
 	ASSERT_EQ(stat(sock_path, &st), 0);
@@ -797,7 +797,7 @@ static void test_socket_files(void)
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	ASSERT_EQ(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	close(fd);
-	ASSERT_EQ(control_new(m, &other), 0);
+	ASSERT_EQ(control_new(m->event, &m->conf->control, &commands_table, m, &other), 0);
 	ASSERT_EQ(control_listen(other, path), 0);
 	control_free(other);
 	ASSERT_TRUE(stat(path, &st) < 0 && errno == ENOENT);
@@ -805,7 +805,7 @@ static void test_socket_files(void)
 	/* Anything else at the path is left alone. */
 	snprintf(path, sizeof(path), "%s/file.sock", dir);
 	write_file(path, "not a socket\n");
-	ASSERT_EQ(control_new(m, &other), 0);
+	ASSERT_EQ(control_new(m->event, &m->conf->control, &commands_table, m, &other), 0);
 	ASSERT_EQ(control_listen(other, path), -EEXIST);
 	control_free(other);
 	ASSERT_EQ(stat(path, &st), 0);
@@ -830,7 +830,7 @@ int main(void)
 	ASSERT_EQ(conf_new_defaults(&conf), 0);
 	ASSERT_EQ(conf_set(conf, "control.socket", sock_path, NULL), 0);
 	ASSERT_EQ(conf_set(conf, "session.enabled", "false", NULL), 0);
-	ASSERT_EQ(manager_new(&src, conf, &m), 0);
+	ASSERT_EQ(manager_new(&src, conf, &commands_table, &m), 0);
 	m->sysfs_root = sysfs;
 	control_set_limits(m->control, &limits);
 	ASSERT_EQ(manager_start(m), 0);

@@ -15,6 +15,8 @@
 
 #include "catalog.h"
 #include "history.h"
+#include "fsutil.h"
+#include "proto.h"
 #include "tests.h"
 
 #define MS 1000000LL

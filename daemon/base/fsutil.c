@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Directory trees, for snapshots (catalog, recorder) and runtime directories. */
+#include <errno.h>
+#include <ftw.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fsutil.h"
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	char *p = strdup(path), *s;
+	int r = 0;
+
+	if (!p)
+		return -ENOMEM;
+	for (s = p + 1; r == 0; s++) {
+		if (*s != '/' && *s != 0)
+			continue;
+		char c = *s;
+
+		*s = 0;
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			r = -errno;
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return r;
+}
+
+/* nftw() passes no context pointer. */
+static __thread uint64_t walk_total;
+
+static int add_size(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	if (flag == FTW_F)
+		walk_total += (uint64_t)st->st_blocks * 512;
+	return 0;
+}
+
+uint64_t dir_size(const char *path)
+{
+	walk_total = 0;
+	if (nftw(path, add_size, 16, FTW_PHYS) < 0)
+		return 0;
+	return walk_total;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path) < 0 ? -1 : 0;
+}
+
+int rm_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
+}
+
+char *path_newest(const char *dir, const char *prefix)
+{
+	char pattern[PATH_MAX];
+	char *p = NULL;
+	glob_t g;
+
+	snprintf(pattern, sizeof(pattern), "%s/%s-*", dir, prefix);
+	if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			if (!p || strcmp(g.gl_pathv[i], p) > 0)
+				p = g.gl_pathv[i];
+		p = p ? strdup(p) : NULL;
+	}
+	globfree(&g);
+	return p;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * latencyd's threads. With realtime.lock_memory, mlockall(MCL_FUTURE) locks every new
+ * thread's whole stack, 8 MiB each with glibc's default: three threads made latencyd
+ * resident at ~58 MB instead of ~8 (bench/RESULTS.md, idle cost). Each thread gets a stack
+ * sized for what it runs instead, with room to spare: a stack overflow is a crash.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+
+#include "thread.h"
+
+int thread_start(pthread_t *t, int policy, int priority, size_t stack, void *(*fn)(void *),
+		 void *arg, const char *name)
+{
+	struct sched_param sp = {.sched_priority = priority};
+	pthread_attr_t a;
+	int r;
+
+	r = pthread_attr_init(&a);
+	if (r != 0)
+		return -r;
+	/* Explicit: never the creating thread's policy (the main thread may run SCHED_FIFO). */
+	r = pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	if (r == 0)
+		r = pthread_attr_setschedpolicy(&a, policy);
+	if (r == 0)
+		r = pthread_attr_setschedparam(&a, &sp);
+	if (r == 0)
+		r = pthread_attr_setstacksize(&a, stack);
+	if (r == 0)
+		r = pthread_create(t, &a, fn, arg);
+	pthread_attr_destroy(&a);
+	if (r != 0)
+		return -r;
+	pthread_setname_np(*t, name); /* at most 15 characters */
+	return 0;
+}
+
+void thread_background(void)
+{
+	/* Per thread on Linux (setpriority(2)); a failure leaves it at nice 0, which is fine. */
+	if (setpriority(PRIO_PROCESS, 0, THREAD_NICE_BACKGROUND) < 0) {
+		/* nothing to do */
+	}
+}
+
+int pi_mutex_init(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+	int r;
+
+	pthread_mutexattr_init(&a);
+	r = pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	if (r == 0)
+		r = pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+	return -r;
+}

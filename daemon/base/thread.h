@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* thread.c: latencyd's threads, their stacks and priorities; the clock they share. */
+#ifndef LATENCYD_BASE_THREAD_H
+#define LATENCYD_BASE_THREAD_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* A thread at POLICY/PRIORITY with a STACK-byte stack, named NAME; -errno. */
+#define THREAD_STACK_WAITER (512 * 1024)  /* poll, read, liblttng-ctl's record */
+#define THREAD_STACK_WORKER (1024 * 1024) /* libbabeltrace2 reading a snapshot */
+int thread_start(pthread_t *t, int policy, int priority, size_t stack, void *(*fn)(void *),
+		 void *arg, const char *name);
+/*
+ * Called first by a thread that reads snapshots (history, analysis): its cost is per
+ * snapshot, bounded by the rate limit, but under an alert storm it must yield to the
+ * machine's own work, and to latencyd's main loop and waiter.
+ */
+#define THREAD_NICE_BACKGROUND 10
+void thread_background(void);
+
+/*
+ * A mutex shared with the realtime waiter: priority inheritance, so that a normal thread
+ * holding it runs at the waiter's priority until it lets go. -errno.
+ */
+int pi_mutex_init(pthread_mutex_t *m);
+
+/* CLOCK_MONOTONIC in ns: the clock of alert records, rate limits and time limits. */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#endif /* LATENCYD_BASE_THREAD_H */

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The catalog layer. catalog.c: the snapshots latencyd has taken, with their causes, in one JSON document
+ * (DIR/catalog.json) rewritten atomically: temp file, fsync, rename, fsync of the directory.
+ * A crash leaves either the old or the new catalog, never a torn one.
+ */
+#ifndef LATENCYD_CATALOG_H
+#define LATENCYD_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cause.h"
+
+struct json_object;
+
+#define CATALOG_FILE		"catalog.json"
+#define CATALOG_VERSION		1
+/* Suppressed alerts kept in the catalog: the most recent ones. */
+#define CATALOG_SUPPRESSED_KEEP 64
+
+struct retention {
+	unsigned max_count;   /* 0 = no limit */
+	uint64_t max_bytes;   /* 0 = no limit */
+	uint64_t max_age_sec; /* 0 = no limit */
+};
+
+struct catalog;
+
+/*
+ * Opens DIR/catalog.json, or starts an empty catalog when there is none. A file that does
+ * not parse is renamed to catalog.json.corrupt (kept for inspection) and the catalog
+ * starts empty; *recovered tells the caller to say so. Entries left "recording" by a
+ * crash are marked failed.
+ */
+int catalog_open(const char *dir, struct catalog **ret, bool *recovered);
+void catalog_free(struct catalog *c);
+int catalog_save(struct catalog *c);
+
+/* A new entry (status "recording") with the next id; the catalog keeps the reference. */
+struct json_object *catalog_new_entry(struct catalog *c, uint64_t *id);
+/* The id the next new entry gets; catalog_add_entry() takes an id handed out before. */
+uint64_t catalog_next_id(struct catalog *c);
+struct json_object *catalog_add_entry(struct catalog *c, uint64_t id);
+/*
+ * Snapshot directories PREFIX-ID-* in DIR that the catalog does not know (latencyd was
+ * killed between a record and the catalog's save) become entries, so that their ids are
+ * never handed out again and retention manages them. Returns how many, or -errno.
+ */
+int catalog_adopt_orphans(struct catalog *c, const char *dir, const char *prefix);
+struct json_object *catalog_find(struct catalog *c, uint64_t id);
+/* The array of entries, oldest first (borrowed). */
+struct json_object *catalog_entries(struct catalog *c);
+/* Removes the entry and deletes its local snapshot directory if any. */
+int catalog_delete(struct catalog *c, uint64_t id);
+
+/* Remembers an alert that the rate limiter refused (the record as JSON, taken over). */
+void catalog_add_suppressed(struct catalog *c, const char *tracker, struct json_object *alert);
+struct json_object *catalog_suppressed(struct catalog *c);
+
+/*
+ * Deletes the oldest complete or failed snapshots until the limits hold; entries still
+ * recording are never deleted. Returns how many were deleted, or a negative errno.
+ */
+int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec);
+
+/* entry.c: an entry's parts. */
+/* A cause as the catalog stores it (NULL: no memory). */
+struct json_object *cause_json(const struct cause *c);
+void cause_comm(const struct cause *c, char comm[LATENCY_TRACKER_COMM_LEN + 1]);
+/* The entry without its causes (a new object; the members are shared). */
+struct json_object *catalog_entry_copy(struct json_object *entry, int *r);
+/* The entry as clients see it: its causes capped at max_causes, with causes_total. */
+#define CATALOG_VIEW_CAUSES 100
+struct json_object *catalog_entry_view(struct json_object *entry, size_t max_causes, int *r);
+
+#endif /* LATENCYD_CATALOG_H */

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What made latencyd record a snapshot: a kernel alert, or a request (latencyctl record).
+ * The recorder queues and records causes; the catalog stores them as JSON (entry.c).
+ */
+#ifndef LATENCYD_CAUSE_H
+#define LATENCYD_CAUSE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <latency_tracker.h>
+
+/* latencyctl record --reason: at most this many bytes. */
+#define CAUSE_MESSAGE_MAX    256
+/* The tracker name a manual cause goes by (rate limits, the catalog, events). */
+#define CAUSE_MANUAL_TRACKER "manual"
+
+enum cause_kind {
+	CAUSE_ALERT,  /* alert: a record from the notification file */
+	CAUSE_MANUAL, /* manual: latencyctl record */
+};
+
+struct cause_manual {
+	uint64_t request; /* the request's number, in the snapshot event its client waits for */
+	pid_t pid;	  /* the client */
+	uint64_t time_ns; /* CLOCK_MONOTONIC when the waiter took it */
+	char message[CAUSE_MESSAGE_MAX + 1];
+};
+
+struct cause {
+	enum cause_kind kind;
+	union {
+		struct latency_tracker_record alert;
+		struct cause_manual manual;
+	};
+};
+
+/* The tracker a cause counts against, NUL-terminated. */
+void cause_tracker(const struct cause *c, char name[LATENCY_TRACKER_NAME_LEN + 1]);
+
+#endif /* LATENCYD_CAUSE_H */

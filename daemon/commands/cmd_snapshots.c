@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "list-snapshots", "show-snapshot", "delete-snapshot": the catalog as clients see it. A
+ * list carries one summary per snapshot (its first cause, how many causes) so that it fits
+ * in a frame whatever the snapshots hold; show-snapshot carries the whole entry, its causes
+ * capped at SHOW_CAUSES_MAX (the catalog file keeps them all).
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "catalog.h"
+#include "commands.h"
+
+#define SHOW_CAUSES_MAX CATALOG_VIEW_CAUSES
+
+static int catalog_of(struct manager *m, struct catalog **ret, struct proto_error *err)
+{
+	*ret = m->catalog;
+	if (!*ret)
+		return proto_error_set(err, PROTO_ERR_NOT_FOUND,
+				       "no snapshot catalog: the flight recorder is off "
+				       "(session.enabled = false)");
+	return 0;
+}
+
+static struct json_object *member(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(o, key, &v);
+	return v;
+}
+
+static bool has_tracker(struct json_object *entry, const char *tracker)
+{
+	struct json_object *causes = member(entry, PROTO_KEY_CAUSES);
+
+	for (size_t i = 0; i < json_object_array_length(causes); i++) {
+		const char *t = json_object_get_string(
+			member(json_object_array_get_idx(causes, i), PROTO_KEY_TRACKER));
+
+		if (t && strcmp(t, tracker) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* A new object with every member of the entry but its causes (set *r on failure). */
+
+/* The entry without its causes, plus their count and the first one. */
+static struct json_object *summary(struct json_object *entry, int *r)
+{
+	struct json_object *s = catalog_entry_copy(entry, r),
+			   *causes = member(entry, PROTO_KEY_CAUSES);
+
+	if (!s)
+		return NULL;
+	result_add_int(s, PROTO_KEY_CAUSES, (int64_t)json_object_array_length(causes), r);
+	if (json_object_array_length(causes) > 0)
+		result_add(s, PROTO_KEY_CAUSE,
+			   json_object_get(json_object_array_get_idx(causes, 0)), r);
+	return s;
+}
+
+struct list_args {
+	uint64_t since, limit;
+	const char *tracker;
+};
+
+int cmd_list_snapshots(struct manager *m, const struct control_peer *peer, struct json_object *args,
+		       struct json_object **result, struct proto_error *err)
+{
+	static const struct proto_field fields[] = {
+		{PROTO_KEY_SINCE, PROTO_FIELD_UINT, 0, offsetof(struct list_args, since)},
+		{PROTO_KEY_LIMIT, PROTO_FIELD_UINT, 0, offsetof(struct list_args, limit)},
+		{PROTO_KEY_TRACKER, PROTO_FIELD_STRING, 0, offsetof(struct list_args, tracker)},
+		{NULL},
+	};
+	struct list_args a = {0};
+	struct json_object *entries, *list, *o;
+	struct catalog *cat;
+	size_t matched = 0;
+	int r;
+
+	r = proto_fields_dispatch(args, fields, 0, &a, err);
+	if (r < 0 || (r = catalog_of(m, &cat, err)) < 0)
+		return r;
+	entries = catalog_entries(cat);
+	o = json_object_new_object();
+	list = json_object_new_array();
+	if (!o || !list) {
+		json_object_put(o);
+		json_object_put(list);
+		return -ENOMEM;
+	}
+	/* Newest first: the ones an operator looks for, and what --limit keeps. */
+	for (size_t i = json_object_array_length(entries); i-- > 0 && r >= 0;) {
+		struct json_object *e = json_object_array_get_idx(entries, i);
+
+		if (a.since && (uint64_t)json_object_get_int64(member(e, PROTO_KEY_TIME)) < a.since)
+			continue;
+		if (a.tracker && !has_tracker(e, a.tracker))
+			continue;
+		matched++;
+		if (a.limit && json_object_array_length(list) >= a.limit)
+			continue;
+		struct json_object *s = summary(e, &r);
+
+		if (s && json_object_array_add(list, s) < 0) {
+			json_object_put(s);
+			r = -ENOMEM;
+		}
+	}
+	result_add(o, PROTO_KEY_SNAPSHOTS, list, &r);
+	result_add_int(o, PROTO_KEY_MATCHED, (int64_t)matched, &r);
+	result_add(o, PROTO_KEY_SUPPRESSED,
+		   json_object_get(member(catalog_suppressed(cat), PROTO_KEY_TOTAL)), &r);
+	return result_done(o, r, result);
+}
+
+struct id_args {
+	uint64_t id;
+};
+
+static const struct proto_field id_fields[] = {
+	{PROTO_KEY_ID, PROTO_FIELD_UINT, PROTO_FIELD_REQUIRED, offsetof(struct id_args, id)},
+	{NULL},
+};
+
+static int find_entry(struct manager *m, struct json_object *args, struct catalog **cat,
+		      uint64_t *id, struct json_object **entry, struct proto_error *err)
+{
+	struct id_args a = {0};
+	int r;
+
+	r = proto_fields_dispatch(args, id_fields, 0, &a, err);
+	if (r < 0 || (r = catalog_of(m, cat, err)) < 0)
+		return r;
+	*id = a.id;
+	*entry = catalog_find(*cat, a.id);
+	if (!*entry)
+		return proto_error_set(err, PROTO_ERR_NOT_FOUND,
+				       "no snapshot %llu (see latencyctl list-snapshots)",
+				       (unsigned long long)a.id);
+	return 0;
+}
+
+int cmd_show_snapshot(struct manager *m, const struct control_peer *peer, struct json_object *args,
+		      struct json_object **result, struct proto_error *err)
+{
+	struct json_object *entry, *o;
+	struct catalog *cat;
+	uint64_t id;
+	int r;
+
+	r = find_entry(m, args, &cat, &id, &entry, err);
+	if (r < 0)
+		return r;
+	o = catalog_entry_view(entry, SHOW_CAUSES_MAX, &r);
+	return result_done(o, r, result);
+}
+
+int cmd_delete_snapshot(struct manager *m, const struct control_peer *peer,
+			struct json_object *args, struct json_object **result,
+			struct proto_error *err)
+{
+	struct json_object *entry, *o, *url;
+	struct catalog *cat;
+	const char *status;
+	uint64_t id;
+	int r;
+
+	r = find_entry(m, args, &cat, &id, &entry, err);
+	if (r < 0)
+		return r;
+	status = json_object_get_string(member(entry, PROTO_KEY_STATUS));
+	if (status && strcmp(status, PROTO_SNAP_RECORDING) == 0)
+		return proto_error_set(err, PROTO_ERR_REFUSED,
+				       "snapshot %llu is being recorded; try again when it is done",
+				       (unsigned long long)id);
+	/* A relayd snapshot's files are on the relayd host: only the entry goes. */
+	url = member(entry, PROTO_KEY_PATH) ? NULL : json_object_get(member(entry, PROTO_KEY_URL));
+	r = catalog_delete(cat, id);
+	if (r < 0) {
+		json_object_put(url);
+		return proto_error_set(err, PROTO_ERR_INTERNAL, "cannot delete snapshot %llu: %s",
+				       (unsigned long long)id, strerror(-r));
+	}
+	r = catalog_save(cat);
+	if (r < 0)
+		log_warn_errno(r, "cannot save the catalog");
+	log_info("snapshot %llu deleted by client %u (uid %u)%s%s%s", (unsigned long long)id,
+		 peer->id, (unsigned)peer->uid, url ? "; its files stay on the relayd host (" : "",
+		 url ? json_object_get_string(url) : "", url ? ")" : "");
+	o = json_object_new_object();
+	if (!o) {
+		json_object_put(url);
+		return -ENOMEM;
+	}
+	r = 0;
+	result_add_int(o, PROTO_KEY_ID, (int64_t)id, &r);
+	result_add_bool(o, PROTO_KEY_DELETED, true, &r);
+	if (url)
+		result_add(o, PROTO_KEY_URL, url, &r);
+	return result_done(o, r, result);
+}

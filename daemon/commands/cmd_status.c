@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "status": the daemon (version, pid, uptime), the kernel module's state, and the flight
+ * recorder's state (session, output, history, rate limits, counters) rendered from
+ * struct recorder_status.
+ */
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "commands.h"
+
+static struct json_object *module_object(const struct kmodule_status *st, int *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o) {
+		*r = -ENOMEM;
+		return NULL;
+	}
+	result_add_string(o, PROTO_KEY_STATE, kmodule_state_to_string(st->state), r);
+	result_add_bool(o, PROTO_KEY_LOADED, st->state != KMODULE_NOT_LOADED, r);
+	if (st->abi_known) {
+		result_add_int(o, PROTO_KEY_ABI_MAJOR, st->abi_major, r);
+		result_add_int(o, PROTO_KEY_ABI_MINOR, st->abi_minor, r);
+	}
+	if (st->detail[0])
+		result_add_string(o, PROTO_KEY_DETAIL, st->detail, r);
+	return o;
+}
+
+static struct json_object *obj(void)
+{
+	return json_object_new_object();
+}
+
+static struct json_object *session_object(const struct manager *m, const struct recorder_status *st,
+					  int *r)
+{
+	const struct conf *c = m->conf;
+	struct json_object *o = obj();
+
+	result_add_string(o, PROTO_KEY_NAME, c->session.name, r);
+	result_add_string(o, PROTO_KEY_STATE, st->session_present ? "recording" : "absent", r);
+	result_add_string(o, PROTO_KEY_DOMAIN,
+			  c->session.domain == CONF_DOMAIN_KERNEL ? "kernel" : "userspace", r);
+	result_add_int(o, PROTO_KEY_RECREATED, st->recreated, r);
+	if (st->session_error)
+		result_add_string(o, PROTO_KEY_DETAIL, flight_strerror(st->session_error), r);
+	result_add_bool(o, PROTO_KEY_REALTIME, st->realtime, r);
+	result_add_bool(o, PROTO_KEY_MEMORY_LOCKED, m->memory_locked, r);
+	return o;
+}
+
+static struct json_object *history_object(const struct manager *m, int *r)
+{
+	const struct conf *c = m->conf;
+	uint64_t bytes = c->session.subbuf_size * c->session.num_subbuf;
+	struct json_object *o = obj();
+
+	result_add_int(o, PROTO_KEY_BUFFER_BYTES_PER_CPU, (int64_t)bytes, r);
+	result_add_int(o, PROTO_KEY_SUBBUF_SIZE, (int64_t)c->session.subbuf_size, r);
+	result_add_int(o, PROTO_KEY_NUM_SUBBUF, (int64_t)c->session.num_subbuf, r);
+	if (m->last_history) {
+		struct json_object *bpe = NULL, *eps = NULL;
+
+		json_object_object_get_ex(m->last_history, PROTO_KEY_BYTES_PER_EVENT, &bpe);
+		json_object_object_get_ex(m->last_history, PROTO_KEY_EVENTS_PER_SEC, &eps);
+		result_add_int(o, PROTO_KEY_EXPECTED_WINDOW_NS,
+			       (int64_t)history_expected_ns(bytes, json_object_get_double(bpe),
+							    json_object_get_double(eps)),
+			       r);
+		result_add(o, PROTO_KEY_MEASURED, json_object_get(m->last_history), r);
+	}
+	return o;
+}
+
+/* The global bucket and [{tracker, rate, burst, tokens}] of the per-tracker ones. */
+static struct json_object *ratelimit_object(const struct manager *m,
+					    const struct recorder_status *st, int *r)
+{
+	struct json_object *o = obj(), *list = json_object_new_array();
+
+	result_add(o, PROTO_KEY_RATE, json_object_new_double(m->conf->ratelimit.rate), r);
+	result_add_int(o, PROTO_KEY_BURST, (int64_t)m->conf->ratelimit.burst, r);
+	if (st->tokens >= 0)
+		result_add(o, PROTO_KEY_TOKENS, json_object_new_double(st->tokens), r);
+	for (size_t i = 0; list && i < st->n_buckets && *r >= 0; i++) {
+		const struct recorder_bucket *b = &st->buckets[i];
+		struct json_object *t = obj();
+
+		result_add_string(t, PROTO_KEY_TRACKER, b->tracker, r);
+		result_add(t, PROTO_KEY_RATE, json_object_new_double(b->rate), r);
+		result_add(t, PROTO_KEY_BURST, json_object_new_double(b->burst), r);
+		if (b->tokens >= 0)
+			result_add(t, PROTO_KEY_TOKENS, json_object_new_double(b->tokens), r);
+		if (*r >= 0 && json_object_array_add(list, t) < 0)
+			*r = -ENOMEM;
+		if (*r < 0)
+			json_object_put(t);
+	}
+	result_add(o, PROTO_KEY_TRACKERS, list, r);
+	return o;
+}
+
+static struct json_object *counters_object(const struct recorder_status *st, int *r)
+{
+	struct json_object *o = obj();
+
+	result_add_int(o, PROTO_KEY_ALERTS, (int64_t)st->counters.alerts, r);
+	result_add_int(o, PROTO_KEY_SNAPSHOTS, (int64_t)st->counters.snapshots, r);
+	result_add_int(o, PROTO_KEY_FAILED, (int64_t)st->counters.failed, r);
+	result_add_int(o, PROTO_KEY_CAUSES, (int64_t)st->counters.causes, r);
+	result_add_int(o, PROTO_KEY_SUPPRESSED, (int64_t)st->counters.suppressed, r);
+	result_add_int(o, PROTO_KEY_KERNEL_SUPPRESSED, (int64_t)st->counters.kernel_suppressed, r);
+	result_add_int(o, PROTO_KEY_LOST, (int64_t)st->counters.lost, r);
+	if (st->counters.snapshots + st->counters.failed > 0) {
+		result_add_int(o, PROTO_KEY_DETECT_LAST_NS, st->detect_last_ns, r);
+		result_add_int(o, PROTO_KEY_DETECT_MAX_NS, st->detect_max_ns, r);
+	}
+	return o;
+}
+
+static void add_recorder(struct manager *m, struct json_object *o, int *r)
+{
+	const struct conf *c = m->conf;
+	struct recorder_status st;
+	struct json_object *out = obj();
+
+	recorder_status(m->recorder, &st);
+	result_add_string(out, PROTO_KEY_DIRECTORY, c->output.directory, r);
+	result_add_string(out, PROTO_KEY_RELAYD, c->output.relayd, r);
+	result_add_bool(out, PROTO_KEY_FALLBACK_LOCAL, c->output.fallback_local, r);
+	result_add(o, PROTO_KEY_SESSION, session_object(m, &st, r), r);
+	result_add(o, PROTO_KEY_OUTPUT, out, r);
+	result_add(o, PROTO_KEY_HISTORY, history_object(m, r), r);
+	result_add(o, PROTO_KEY_RATELIMIT, ratelimit_object(m, &st, r), r);
+	result_add(o, PROTO_KEY_COUNTERS, counters_object(&st, r), r);
+}
+
+int cmd_status(struct manager *m, const struct control_peer *peer, struct json_object *args,
+	       struct json_object **result, struct proto_error *err)
+{
+	struct json_object *o;
+	uint64_t now;
+	int r;
+
+	r = args_none(args, err);
+	if (r < 0)
+		return r;
+
+	manager_refresh_module(m);
+	r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+	if (r < 0)
+		return r;
+
+	o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	result_add_string(o, PROTO_KEY_VERSION, LATENCYD_VERSION, &r);
+	result_add_int(o, PROTO_KEY_PID, getpid(), &r);
+	result_add_int(o, PROTO_KEY_UPTIME_USEC, (int64_t)(now - m->start_usec), &r);
+	result_add(o, PROTO_KEY_MODULE, module_object(&m->module, &r), &r);
+	if (m->recorder)
+		add_recorder(m, o, &r);
+	return result_done(o, r, result);
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * latencyd's settings: their table, values and checks (table.c, value.c), the file and the
+ * saved-settings file (file.c), and their rendering (render.c). Nothing here touches the
+ * kernel, LTTng or the control socket: every layer above reads struct conf.
+ */
+#ifndef LATENCYD_CONF_H
+#define LATENCYD_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <latency_tracker.h>
+
+struct json_object;
+
+#define GID_INVALID ((gid_t)-1)
+
+#define CONF_PATH_DEFAULT      "/etc/latencyd.conf"
+/* Where latencyctl --save keeps settings (control.save_file); they override the file. */
+#define CONF_SAVE_FILE_DEFAULT "/var/lib/latencyd/saved.conf"
+
+/* The trackers latencyd configures, each in module latency_tracker_NAME. */
+enum tracker_id {
+	TRACKER_SYSCALLS,
+	TRACKER_WAKEUP,
+	TRACKER_OFFCPU,
+	TRACKER_BLOCK,
+	TRACKER_IRQ,
+	TRACKER_NET,
+	TRACKER_APP,
+	TRACKER_COUNT
+};
+extern const char *const tracker_names[TRACKER_COUNT];
+
+/* session.domain */
+enum conf_domain {
+	CONF_DOMAIN_KERNEL,
+	CONF_DOMAIN_USERSPACE,
+};
+
+struct conf_tracker {
+	bool enabled;
+	uint64_t threshold_ns;
+	uint64_t timeout_ns; /* 0 = off */
+	uint64_t max_keys;   /* 0 = the module's default */
+	char *filter_comm;   /* "" = any task */
+	char *filter_cgroup; /* "" = any; a cgroup v2 path or id (kernel/cgroup.c) */
+};
+
+/* One ratelimit.trackers entry, "TRACKER=RATE/BURST", parsed once when it is read. */
+struct conf_bucket {
+	char tracker[LATENCY_TRACKER_NAME_LEN + 1];
+	double rate; /* snapshots per second, 0..1000 */
+	unsigned burst;
+};
+
+struct conf_buckets {
+	struct conf_bucket *v;
+	size_t n;
+};
+
+struct conf {
+	char *source;	     /* the file read, NULL when only defaults apply */
+	char *saved_source;  /* the saved-settings file applied, NULL when none */
+	char *saved_problem; /* why the saved-settings file was ignored, NULL when it was not */
+	char **origins;	     /* per setting: "FILE:LINE" that set it, NULL for the default */
+	struct conf_control {
+		char *socket;
+		char *save_file;      /* latencyctl --save writes here; "" = saving is off */
+		uint64_t max_clients; /* concurrent control clients */
+		char *admin_group;    /* "" = none */
+		char *read_group;     /* "" = none */
+		gid_t admin_gid;      /* resolved at load; GID_INVALID when none */
+		gid_t read_gid;
+	} control;
+	struct conf_log {
+		int level; /* LOG_ERR .. LOG_DEBUG */
+	} log;
+	struct conf_module {
+		bool load;	   /* load (and at exit unload) the modules with libkmod */
+		char *name;	   /* the tracker module */
+		char *parameters;  /* its module parameters, "" = none */
+		char *probe;	   /* the LTTng probe module, "" = none */
+		char *notify_path; /* the notification file (a FIFO stands in for host tests) */
+	} module;
+	struct conf_session {
+		bool enabled; /* false: the control socket only, no recorder */
+		char *name;
+		int domain; /* enum conf_domain */
+		uint64_t subbuf_size, num_subbuf;
+		char **events; /* NULL-terminated */
+		bool syscalls;
+	} session;
+	struct conf_output {
+		char *directory;
+		char *relayd; /* "" = local only */
+		bool fallback_local;
+		uint64_t max_size; /* bytes per snapshot, 0 = no cap */
+	} output;
+	struct conf_ratelimit {
+		double rate;		      /* snapshots per second, 0 = no limit */
+		uint64_t burst;		      /* snapshots in a row after a quiet period */
+		struct conf_buckets trackers; /* per-tracker buckets */
+	} ratelimit;
+	struct conf_retention {
+		uint64_t max_count, max_bytes, max_age; /* 0 = no limit; max_age in seconds */
+	} retention;
+	struct conf_catalog {
+		char *directory;
+	} catalog;
+	struct conf_analysis {
+		bool autorun; /* analysis.auto: analyse each local snapshot */
+	} analysis;
+	struct conf_realtime {
+		uint64_t priority; /* SCHED_FIFO priority of the waiter, 0 = SCHED_OTHER */
+		bool lock_memory;
+	} realtime;
+	struct conf_tracker trackers[TRACKER_COUNT];
+};
+
+/* Where a configuration comes from: a file and command-line overrides. */
+struct conf_source {
+	const char *path;
+	bool must_exist; /* given with --config: a missing file is an error */
+	const char *socket;
+	bool debug;
+};
+
+/* Errors found while loading, one "FILE:LINE: setting: problem" line each. */
+struct conf_diag {
+	char **lines;
+	size_t n;
+};
+
+/* value.c */
+int conf_new_defaults(struct conf **ret);
+int conf_set(struct conf *c, const char *key, const char *value, struct conf_diag *diag);
+/* conf_set() that also records where the value came from ("FILE:LINE"). */
+int conf_set_from(struct conf *c, const char *key, const char *value, const char *origin,
+		  struct conf_diag *diag);
+/* If key's value came from file FILE, says it now comes from origin (a line moved). */
+int conf_move_origin(struct conf *c, const char *key, const char *file, const char *origin);
+void conf_free(struct conf *c);
+void conf_strv_free(char **v);
+/* "TRACKER=RATE/BURST" (rate 0..1000, burst 1..1000); -EINVAL when it is not. */
+int conf_parse_bucket(const char *s, struct conf_bucket *b);
+/* "/SYS/fs/cgroup/..." or relative to it, without "..", or a cgroup id; "" is any. */
+int conf_cgroup_spec_check(const char *spec);
+
+/* file.c */
+int conf_load(const struct conf_source *src, struct conf **ret, struct conf_diag *diag);
+/*
+ * Parses TEXT (a whole file's content, NAME for messages) into c over what c holds. With
+ * saved, only trackers.* settings are allowed (the saved-settings file). Returns -EINVAL
+ * when diag got errors. No @include is followed and no other file is read.
+ */
+int conf_parse_string(struct conf *c, const char *text, const char *name, bool saved,
+		      struct conf_diag *diag);
+/* One trackers.* setting of the saved-settings file, as text (the form conf_set takes). */
+struct conf_entry {
+	char *key;
+	char *value;
+	unsigned line;
+};
+struct conf_entries {
+	struct conf_entry *v;
+	size_t n;
+};
+/* Reads and checks the saved-settings file: 0 (a missing file is empty) or -EINVAL. */
+int conf_read_saved(const char *path, struct conf_entries *ret, struct conf_diag *diag);
+void conf_entries_clear(struct conf_entries *e);
+void conf_diag_clear(struct conf_diag *diag);
+/* True when running the configuration needs root (kernel domain or module loading). */
+bool conf_needs_root(const struct conf *c);
+
+/* render.c */
+/* The libconfig literal of value for key: a quoted, escaped string, or bare. */
+int conf_literal(const char *key, const char *value, char **ret);
+/* {"group.setting": "FILE:LINE"} for the settings not at their default. */
+struct json_object *conf_origins_json(const struct conf *c);
+/* The settings as {"group": {"setting": value}}, spelled as in the file. */
+struct json_object *conf_to_json(const struct conf *c);
+/* A duration as the file spells it, exactly ("1.5ms", "1234567ns", "0" when zero_off). */
+void conf_duration_text(char *buf, size_t size, uint64_t ns, bool zero_off);
+
+#endif /* LATENCYD_CONF_H */

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Inside the conf layer: the settings table's row type and the helpers its files share.
+ * Nothing outside daemon/conf/ includes this.
+ */
+#ifndef LATENCYD_CONF_INTERNAL_H
+#define LATENCYD_CONF_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "conf.h"
+
+enum conf_type {
+	CONF_SOCKET_PATH,  /* char *: absolute, fits in sun_path */
+	CONF_GROUP,	   /* char * name (may be ""), gid_t at aux_offset */
+	CONF_LOG_LEVEL,	   /* int: LOG_ERR .. LOG_DEBUG */
+	CONF_STRING,	   /* char *, anything (may be "") */
+	CONF_NAME,	   /* char *: non-empty, no '/', no whitespace */
+	CONF_PATH,	   /* char *: absolute path */
+	CONF_PATH_OFF,	   /* char *: "" (off) or an absolute path */
+	CONF_URL,	   /* char *: "" or an LTTng network URL (net://, net6://, tcp://) */
+	CONF_BOOL,	   /* bool */
+	CONF_UINT,	   /* uint64_t in [min, max] */
+	CONF_POW2,	   /* uint64_t, a power of two in [min, max] */
+	CONF_RATE,	   /* double in [min, max] (events per second) */
+	CONF_DOMAIN,	   /* int: FLIGHT_DOMAIN_* */
+	CONF_EVENTS,	   /* char **: NULL-terminated list of tracepoint names, not empty */
+	CONF_OVERRIDES,	   /* char **: list of "TRACKER=RATE/BURST" */
+	CONF_UINT_OFF,	   /* uint64_t, 0 or in [min, max] */
+	CONF_DURATION,	   /* uint64_t ns, "10ms" (a unit is required) in [min, max] */
+	CONF_DURATION_OFF, /* uint64_t ns, "0" or a duration in [min, max] */
+	CONF_COMM,	   /* char *: "" or a task name (at most 15 bytes) */
+	CONF_CGROUP,	   /* char *: "" or a cgroup v2 path or id, resolved when applied */
+};
+
+/* How a type is spelled in the file. */
+enum conf_kind {
+	KIND_STRING,
+	KIND_BOOL,
+	KIND_INT,
+	KIND_NUMBER,   /* int or float */
+	KIND_LIST,     /* list or array of strings */
+	KIND_DURATION, /* a string with a unit, "10ms" */
+};
+
+struct conf_key {
+	const char *name; /* section.setting */
+	enum conf_type type;
+	size_t offset;
+	size_t aux_offset;
+	const char *def; /* lists: comma-separated */
+	uint64_t min, max;
+};
+
+extern const struct conf_key conf_keys[];
+extern const size_t conf_n_keys;
+
+/* table.c */
+bool conf_key_is_string(enum conf_type t);	  /* a char * field, freed by conf_free() */
+bool conf_key_zero_off(const struct conf_key *k); /* 0 also allowed: off, the default */
+enum conf_kind conf_kind_of(enum conf_type t);
+const struct conf_key *conf_find_key(const char *name);
+bool conf_is_section(const char *name); /* a proper prefix of some key, up to a dot */
+
+/* value.c */
+int conf_set_string(char **field, const char *value);
+/* Parses value into the row's field; on failure writes the problem into why. */
+int conf_set_value(struct conf *c, const struct conf_key *k, const char *value, char *why,
+		   size_t whylen);
+int conf_set_origin(struct conf *c, const struct conf_key *k, const char *origin);
+
+/* file.c */
+__attribute__((format(printf, 2, 0))) void conf_diag_vline(struct conf_diag *diag, const char *fmt,
+							   va_list ap);
+__attribute__((format(printf, 2, 3))) void conf_diag_line(struct conf_diag *diag, const char *fmt,
+							  ...);
+
+#endif /* LATENCYD_CONF_INTERNAL_H */

@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The control socket: it frames, authorizes (dispatch.c) and dispatches, nothing else.
+ *
+ * Listening: one socket passed by systemd, or one bound at control.socket (sock.c), owned by
+ * the read group (else the admin group) so that their members can connect.
+ *
+ * Clients: credentials at accept time; non-blocking reads into a bounded frame decoder; a
+ * hello must come first, within a timeout; requests are answered in order. A frame begun
+ * must end within frame_timeout of the previous one's end: a client that sends half a
+ * request and stalls is closed (an idle client, a watcher, may stay). A client whose
+ * unread replies pass output_high is not read until it catches up; one whose unread output
+ * passes output_max is dropped. Clients beyond clients_max get a "busy" error and go.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "control.h"
+#include "log.h"
+
+#define USEC_PER_SEC	 1000000ULL
+#define ACCEPT_RETRY_SEC 1
+
+static const struct control_limits default_limits = {
+	.clients_max = 64,
+	.output_high = PROTO_FRAME_MAX,
+	.output_max = 16 * PROTO_FRAME_MAX,
+	.handshake_timeout_usec = 10 * USEC_PER_SEC,
+	.frame_timeout_usec = 10 * USEC_PER_SEC,
+};
+
+struct client {
+	struct control *control;
+	struct client *prev, *next;
+	int fd;
+	sd_event_source *io, *timer;
+	struct control_peer peer;
+	struct proto_decoder dec;
+	sd_event_source *frame_timer; /* armed while a partial frame waits for its end */
+	struct proto_buf out;
+	struct dispatch_state state;
+	bool eof, closing, dead;
+};
+
+struct control {
+	sd_event *event;
+	struct dispatch_ctx dispatch;
+	int fd;
+	char *path;
+	bool created; /* we bound path and unlink it at exit */
+	struct sock_id id;
+	sd_event_source *listen, *retry;
+	struct client *clients;
+	unsigned n_clients, next_id;
+	struct control_limits limits;
+};
+
+static size_t out_pending(const struct client *cl)
+{
+	return proto_buf_pending(&cl->out);
+}
+
+static int64_t message_id(struct json_object *msg)
+{
+	struct json_object *id;
+
+	if (!json_object_object_get_ex(msg, PROTO_KEY_ID, &id) ||
+	    !json_object_is_type(id, json_type_int))
+		return PROTO_ID_NONE;
+	return json_object_get_int64(id);
+}
+
+static void send_error(struct client *cl, int64_t id, const struct proto_error *err);
+
+/* Queues msg (consumed). A reply too large for one frame becomes a too-large error. */
+static void send_message(struct client *cl, struct json_object *msg)
+{
+	struct proto_error err;
+	int r;
+
+	r = msg ? proto_buf_add_frame(&cl->out, msg, PROTO_FRAME_MAX) : -ENOMEM;
+	if (r == -EMSGSIZE) {
+		log_warnx("client %u: a reply exceeds %d bytes", cl->peer.id, PROTO_FRAME_MAX);
+		proto_error_set(&err, PROTO_ERR_TOO_LARGE, "reply exceeds %d bytes",
+				PROTO_FRAME_MAX);
+		send_error(cl, message_id(msg), &err);
+	} else if (r < 0) {
+		cl->dead = true;
+	} else if (out_pending(cl) > cl->control->limits.output_max) {
+		log_warnx("client %u: more than %zu bytes of unread output, dropping it",
+			  cl->peer.id, cl->control->limits.output_max);
+		cl->dead = true;
+	}
+	json_object_put(msg);
+}
+
+static void send_error(struct client *cl, int64_t id, const struct proto_error *err)
+{
+	struct json_object *msg = NULL;
+
+	if (proto_reply_error_new(id, err, &msg) < 0)
+		msg = NULL;
+	send_message(cl, msg);
+}
+
+static void client_flush(struct client *cl)
+{
+	while (!cl->dead && out_pending(cl) > 0) {
+		ssize_t n = send(cl->fd, proto_buf_head(&cl->out), out_pending(cl),
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return;
+			log_debug("client %u: send: %s", cl->peer.id, strerror(errno));
+			cl->dead = true;
+			return;
+		}
+		proto_buf_consume(&cl->out, (size_t)n);
+	}
+}
+
+/* Handles buffered frames while output stays below output_high; true if frames may remain. */
+static bool client_process(struct client *cl)
+{
+	struct proto_error err = {0};
+	struct json_object *msg, *reply;
+	int r;
+
+	while (!cl->dead && !cl->closing) {
+		if (out_pending(cl) >= cl->control->limits.output_high)
+			return true;
+		r = proto_decoder_next(&cl->dec, &msg);
+		if (r == 0)
+			break;
+		/* A frame ended: the next one's time starts now (client_update re-arms). */
+		cl->frame_timer = sd_event_source_disable_unref(cl->frame_timer);
+		if (r == -EMSGSIZE) {
+			log_info("client %u: %s, closing", cl->peer.id,
+				 proto_decoder_error(&cl->dec));
+			proto_error_set(&err, PROTO_ERR_TOO_LARGE, "%s",
+					proto_decoder_error(&cl->dec));
+			send_error(cl, PROTO_ID_NONE, &err);
+			cl->closing = true;
+			break;
+		}
+		if (r < 0) {
+			log_debug("client %u: %s", cl->peer.id, proto_decoder_error(&cl->dec));
+			proto_error_set(&err, PROTO_ERR_BAD_REQUEST, "%s",
+					proto_decoder_error(&cl->dec));
+			send_error(cl, PROTO_ID_NONE, &err);
+			/* Garbage before the handshake: not a latencyd client. */
+			cl->closing = !cl->state.hello_done;
+			continue;
+		}
+		r = dispatch_message(&cl->control->dispatch, &cl->peer, &cl->state, msg, &reply);
+		json_object_put(msg);
+		if (r < 0) {
+			cl->dead = true;
+			break;
+		}
+		if (r > 0)
+			cl->closing = true;
+		if (cl->state.hello_done)
+			cl->timer = sd_event_source_disable_unref(cl->timer);
+		send_message(cl, reply);
+	}
+	if (cl->eof)
+		cl->closing = true;
+	return false;
+}
+
+static void client_read(struct client *cl)
+{
+	char *buf;
+	size_t len;
+	ssize_t n;
+
+	if (proto_decoder_space(&cl->dec, &buf, &len) < 0) {
+		cl->dead = true;
+		return;
+	}
+	if (len == 0)
+		return;
+	n = recv(cl->fd, buf, len, MSG_DONTWAIT);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR) {
+			log_debug("client %u: recv: %s", cl->peer.id, strerror(errno));
+			cl->dead = true;
+		}
+		return;
+	}
+	if (n == 0) {
+		cl->eof = true;
+		return;
+	}
+	proto_decoder_commit(&cl->dec, (size_t)n);
+}
+
+static void client_free(struct client *cl)
+{
+	struct control *c;
+
+	if (!cl)
+		return;
+	c = cl->control;
+	log_debug("client %u: disconnected", cl->peer.id);
+	if (cl->prev)
+		cl->prev->next = cl->next;
+	else
+		c->clients = cl->next;
+	if (cl->next)
+		cl->next->prev = cl->prev;
+	c->n_clients--;
+	sd_event_source_disable_unref(cl->io);
+	sd_event_source_disable_unref(cl->timer);
+	sd_event_source_disable_unref(cl->frame_timer);
+	close(cl->fd);
+	proto_decoder_done(&cl->dec);
+	peer_done(&cl->peer);
+	proto_buf_done(&cl->out);
+	free(cl);
+}
+
+static int on_frame_timeout(sd_event_source *s, uint64_t usec, void *userdata);
+
+/*
+ * While latencyd waits for the rest of a frame a client began, a timer runs; it stops when
+ * the frame ends or latencyd stops reading (backpressure is latencyd's wait, not the
+ * client's). Before the hello, the handshake timer covers the same case.
+ */
+static int frame_timer_update(struct client *cl, bool reading)
+{
+	struct control *c = cl->control;
+	int r;
+
+	if (!reading || !cl->state.hello_done || proto_decoder_pending(&cl->dec) == 0 ||
+	    !c->limits.frame_timeout_usec) {
+		cl->frame_timer = sd_event_source_disable_unref(cl->frame_timer);
+		return 0;
+	}
+	if (cl->frame_timer)
+		return 0;
+	r = sd_event_add_time_relative(c->event, &cl->frame_timer, CLOCK_MONOTONIC,
+				       c->limits.frame_timeout_usec, 0, on_frame_timeout, cl);
+	if (r < 0)
+		return log_warn_errno(r, "client %u: cannot arm the frame timer", cl->peer.id);
+	sd_event_source_set_description(cl->frame_timer, "control-client-frame");
+	return 0;
+}
+
+/* Called last by every client callback: frees a finished client or sets its poll events. */
+static void client_update(struct client *cl)
+{
+	uint32_t events = 0;
+
+	if (cl->dead || (cl->closing && out_pending(cl) == 0)) {
+		client_free(cl);
+		return;
+	}
+	if (!cl->closing && !cl->eof && out_pending(cl) < cl->control->limits.output_high)
+		events |= EPOLLIN;
+	if (out_pending(cl) > 0)
+		events |= EPOLLOUT;
+	if (sd_event_source_set_io_events(cl->io, events) < 0 ||
+	    frame_timer_update(cl, events & EPOLLIN) < 0)
+		client_free(cl);
+}
+
+static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct client *cl = userdata;
+
+	if (revents & (EPOLLHUP | EPOLLERR)) {
+		/* The peer is gone both ways: nothing we send can arrive. */
+		cl->dead = true;
+	} else {
+		if (revents & EPOLLIN)
+			client_read(cl);
+		while (client_process(cl)) {
+			client_flush(cl);
+			if (cl->dead || out_pending(cl) >= cl->control->limits.output_high)
+				break;
+		}
+		client_flush(cl);
+	}
+	client_update(cl);
+	return 0;
+}
+
+static int on_handshake_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct client *cl = userdata;
+	struct proto_error err;
+
+	log_info("client %u: no hello within %llu ms, closing", cl->peer.id,
+		 (unsigned long long)cl->control->limits.handshake_timeout_usec / 1000);
+	proto_error_set(&err, PROTO_ERR_BAD_REQUEST, "handshake timeout");
+	send_error(cl, PROTO_ID_NONE, &err);
+	cl->closing = true;
+	client_flush(cl);
+	client_update(cl);
+	return 0;
+}
+
+static int on_frame_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct client *cl = userdata;
+	struct proto_error err;
+
+	log_info("client %u: a frame left unfinished for %llu ms, closing", cl->peer.id,
+		 (unsigned long long)cl->control->limits.frame_timeout_usec / 1000);
+	proto_error_set(&err, PROTO_ERR_BAD_REQUEST,
+			"frame timeout: %zu bytes without their end of line",
+			proto_decoder_pending(&cl->dec));
+	send_error(cl, PROTO_ID_NONE, &err);
+	cl->closing = true;
+	client_flush(cl);
+	client_update(cl);
+	return 0;
+}
+
+static void reject_busy(struct control *c, int fd)
+{
+	struct proto_buf out = {0};
+	struct json_object *msg = NULL;
+	struct proto_error err;
+
+	log_warnx("%u clients connected, refusing one more", c->n_clients);
+	proto_error_set(&err, PROTO_ERR_BUSY, "too many clients (%u)", c->limits.clients_max);
+	if (proto_reply_error_new(PROTO_ID_NONE, &err, &msg) >= 0 &&
+	    proto_buf_add_frame(&out, msg, PROTO_FRAME_MAX) >= 0 &&
+	    send(fd, proto_buf_head(&out), proto_buf_pending(&out), MSG_DONTWAIT | MSG_NOSIGNAL) <
+		    0)
+		log_debug("busy reply: %s", strerror(errno));
+	json_object_put(msg);
+	proto_buf_done(&out);
+	close(fd);
+}
+
+static void client_new(struct control *c, int fd)
+{
+	struct client *cl;
+	char desc[64];
+	int r;
+
+	cl = calloc(1, sizeof(*cl));
+	if (!cl) {
+		log_warnx("client: out of memory");
+		close(fd);
+		return;
+	}
+	cl->control = c;
+	cl->fd = fd;
+	proto_decoder_init(&cl->dec, PROTO_FRAME_MAX);
+	r = peer_from_socket(fd, ++c->next_id, &cl->peer);
+	if (r < 0) {
+		log_warn_errno(r, "client %u: cannot get peer credentials", c->next_id);
+		goto fail;
+	}
+	r = sd_event_add_io(c->event, &cl->io, fd, EPOLLIN, on_client_io, cl);
+	if (r < 0)
+		goto fail_log;
+	snprintf(desc, sizeof(desc), "control-client-%u", cl->peer.id);
+	sd_event_source_set_description(cl->io, desc);
+	r = sd_event_add_time_relative(c->event, &cl->timer, CLOCK_MONOTONIC,
+				       c->limits.handshake_timeout_usec, 0, on_handshake_timeout,
+				       cl);
+	if (r < 0)
+		goto fail_log;
+	snprintf(desc, sizeof(desc), "control-client-%u-handshake", cl->peer.id);
+	sd_event_source_set_description(cl->timer, desc);
+
+	cl->next = c->clients;
+	if (c->clients)
+		c->clients->prev = cl;
+	c->clients = cl;
+	c->n_clients++;
+	log_debug("client %u: connected, pid %d uid %u gid %u", cl->peer.id, (int)cl->peer.pid,
+		  (unsigned)cl->peer.uid, (unsigned)cl->peer.gid);
+	return;
+
+fail_log:
+	log_warn_errno(r, "client %u: cannot watch connection", cl->peer.id);
+fail:
+	sd_event_source_disable_unref(cl->io);
+	sd_event_source_disable_unref(cl->timer);
+	peer_done(&cl->peer);
+	proto_decoder_done(&cl->dec);
+	close(fd);
+	free(cl);
+}
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct control *c = userdata;
+
+	c->retry = sd_event_source_disable_unref(c->retry);
+	sd_event_source_set_enabled(c->listen, SD_EVENT_ON);
+	return 0;
+}
+
+static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct control *c = userdata;
+	int cfd, r;
+
+	cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (cfd < 0) {
+		if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
+			return 0;
+		log_warn("accept");
+		/* Out of descriptors or memory: stop accepting for a while instead of spinning. */
+		r = sd_event_add_time_relative(c->event, &c->retry, CLOCK_MONOTONIC,
+					       ACCEPT_RETRY_SEC * USEC_PER_SEC, 0, on_retry, c);
+		if (r >= 0) {
+			sd_event_source_set_description(c->retry, "control-accept-retry");
+			sd_event_source_set_enabled(c->listen, SD_EVENT_OFF);
+		}
+		return 0;
+	}
+	if (c->n_clients >= c->limits.clients_max) {
+		reject_busy(c, cfd);
+		return 0;
+	}
+	client_new(c, cfd);
+	return 0;
+}
+
+/* The group that owns the socket: members of it can connect (mode 0660). */
+static gid_t socket_gid(const struct conf_control *cc)
+{
+	return cc->read_gid != GID_INVALID ? cc->read_gid : cc->admin_gid;
+}
+
+int control_new(sd_event *event, const struct conf_control *cc,
+		const struct control_commands *commands, struct manager *ctx, struct control **ret)
+{
+	struct control *c;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->event = event;
+	c->dispatch = (struct dispatch_ctx){.commands = commands, .m = ctx, .cc = cc};
+	c->fd = -1;
+	c->limits = default_limits;
+	c->limits.clients_max = (unsigned)cc->max_clients;
+	*ret = c;
+	return 0;
+}
+
+void control_free(struct control *c)
+{
+	if (!c)
+		return;
+	while (c->clients)
+		client_free(c->clients);
+	sd_event_source_disable_unref(c->listen);
+	sd_event_source_disable_unref(c->retry);
+	if (c->fd >= 0)
+		close(c->fd);
+	if (c->created)
+		sock_unlink_if_ours(c->path, &c->id);
+	free(c->path);
+	free(c);
+}
+
+int control_listen(struct control *c, const char *path)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+	int r;
+
+	r = sock_from_systemd(&c->fd);
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		memset(&sa, 0, sizeof(sa));
+		if (getsockname(c->fd, (struct sockaddr *)&sa, &len) == 0 && sa.sun_path[0])
+			path = sa.sun_path;
+		log_info("control socket %s passed by systemd", path);
+	} else {
+		r = sock_bind(path, socket_gid(c->dispatch.cc), &c->fd, &c->id);
+		if (r < 0)
+			return r;
+		c->created = true;
+	}
+	c->path = strdup(path);
+	if (!c->path)
+		return -ENOMEM;
+	r = sd_event_add_io(c->event, &c->listen, c->fd, EPOLLIN, on_listen, c);
+	if (r < 0)
+		return log_warn_errno(r, "cannot watch the control socket");
+	sd_event_source_set_description(c->listen, "control-listen");
+	return 0;
+}
+
+/* After a reload: the socket follows the new group; a new path needs a restart. */
+void control_reconfigure(struct control *c, const struct conf_control *cc)
+{
+	c->dispatch.cc = cc;
+	if (!c->path)
+		return;
+	if (strcmp(cc->socket, c->path) != 0)
+		log_warnx("control.socket changed to %s: latencyd keeps %s until it restarts",
+			  cc->socket, c->path);
+	if (c->created)
+		sock_set_group(c->path, socket_gid(cc));
+	c->limits.clients_max = (unsigned)cc->max_clients;
+}
+
+void control_set_limits(struct control *c, const struct control_limits *l)
+{
+	c->limits = *l;
+}
+
+const char *control_path(const struct control *c)
+{
+	return c->path;
+}
+
+unsigned control_clients(const struct control *c)
+{
+	return c->n_clients;
+}
+
+/*
+ * A watcher that does not read its events is dropped once output_max bytes wait for it
+ * (send_message): a slow client never holds back latencyd, nor makes it grow.
+ */
+void control_broadcast(struct control *c, const char *name, struct json_object *data)
+{
+	struct client *cl, *next;
+	struct json_object *msg;
+
+	for (cl = c ? c->clients : NULL; cl; cl = next) {
+		next = cl->next;
+		if (!cl->state.watching || cl->dead || cl->closing)
+			continue;
+		if (proto_event_new(name, json_object_get(data), &msg) < 0)
+			msg = NULL;
+		send_message(cl, msg);
+		client_flush(cl);
+		client_update(cl);
+	}
+}

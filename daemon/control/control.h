@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The control socket: listening sockets (sock.c), who is on the other end and what they may
+ * do (peer.c), clients, framing and limits (control.c), and the handshake, validation,
+ * authorization and call of one request (dispatch.c). The commands themselves live above,
+ * in daemon/commands/: the table is handed to control_new(), with the context its
+ * handlers take (the manager, opaque here).
+ */
+#ifndef LATENCYD_CONTROL_H
+#define LATENCYD_CONTROL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <systemd/sd-event.h>
+
+#include "conf.h"
+#include "proto.h"
+
+struct json_object;
+struct manager;
+
+/* peer.c: who is on the other end of a control connection, and what they may do. */
+enum access_class {
+	ACCESS_READ,  /* reads state */
+	ACCESS_ADMIN, /* changes state */
+};
+
+struct control_peer {
+	unsigned id; /* connection number, for logs */
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups; /* supplementary groups of the user, from the group database */
+	int ngroups;
+};
+
+int peer_from_socket(int fd, unsigned id, struct control_peer *p);
+void peer_done(struct control_peer *p);
+int peer_authorize(const struct control_peer *p, const char *command, enum access_class cls,
+		   const struct conf_control *cc, uid_t self, struct proto_error *err);
+
+/* sock.c: unix stream listening sockets. */
+struct sock_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+int sock_from_systemd(int *ret_fd);
+int sock_bind(const char *path, gid_t gid, int *ret_fd, struct sock_id *ret_id);
+int sock_set_group(const char *path, gid_t gid);
+void sock_unlink_if_ours(const char *path, const struct sock_id *id);
+
+/* The command table: one row per command, each with its access class. */
+typedef int (*control_handler_t)(struct manager *m, const struct control_peer *peer,
+				 struct json_object *args, struct json_object **result,
+				 struct proto_error *err);
+
+struct control_command {
+	const char *name;
+	control_handler_t handler;
+	enum access_class access;
+	bool subscribes; /* the client gets events from then on (watch, record) */
+};
+
+struct control_commands {
+	const struct control_command *v;
+	size_t n;
+};
+
+/* control.c: the control socket and its clients: accept, credentials, framing, limits. */
+struct control_limits {
+	unsigned clients_max;
+	size_t output_high; /* stop reading a client's requests above this */
+	size_t output_max;  /* drop a client whose unread output exceeds this */
+	uint64_t handshake_timeout_usec;
+	uint64_t frame_timeout_usec; /* to finish a frame begun after the hello; 0 = none */
+};
+
+struct control;
+
+/* CC (borrowed) until control_reconfigure() gives the next; handlers get CTX. */
+int control_new(sd_event *event, const struct conf_control *cc,
+		const struct control_commands *commands, struct manager *ctx, struct control **ret);
+void control_free(struct control *c);
+int control_listen(struct control *c, const char *path);
+void control_reconfigure(struct control *c, const struct conf_control *cc);
+void control_set_limits(struct control *c, const struct control_limits *l);
+const char *control_path(const struct control *c);
+unsigned control_clients(const struct control *c);
+/* Sends event NAME with DATA (borrowed) to every watching client. */
+void control_broadcast(struct control *c, const char *name, struct json_object *data);
+
+/* dispatch.c: handshake, command table, authorization, call. */
+struct dispatch_state {
+	bool hello_done;
+	bool watching; /* events are sent to it (control_broadcast) */
+};
+
+struct dispatch_ctx {
+	const struct control_commands *commands;
+	struct manager *m;
+	const struct conf_control *cc;
+};
+
+int dispatch_message(const struct dispatch_ctx *ctx, const struct control_peer *peer,
+		     struct dispatch_state *st, struct json_object *msg, struct json_object **ret);
+
+#endif /* LATENCYD_CONTROL_H */

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Control peers: credentials taken once, at accept time (SO_PEERCRED, then the user's
+ * groups from the group database), and the authorization rule applied to every command:
+ *
+ *   admin commands: uid 0, latencyd's own uid, or a member of control.admin_group;
+ *   read commands:  the above, or a member of control.read_group.
+ *
+ * Membership counts the peer's primary gid and the supplementary groups of its user name.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "control.h"
+#include "log.h"
+
+#define PW_BUF_MAX (1u << 20)
+
+static int user_name(uid_t uid, char **ret)
+{
+	size_t size = 1024;
+
+	for (;;) {
+		struct passwd pw, *result = NULL;
+		char *buf = malloc(size);
+		int r;
+
+		if (!buf)
+			return -ENOMEM;
+		r = getpwuid_r(uid, &pw, buf, size, &result);
+		if (r == ERANGE && size < PW_BUF_MAX) {
+			free(buf);
+			size *= 2;
+			continue;
+		}
+		if (r == 0 && result) {
+			*ret = strdup(result->pw_name);
+			free(buf);
+			return *ret ? 0 : -ENOMEM;
+		}
+		free(buf);
+		return r ? -r : -ENOENT;
+	}
+}
+
+static int user_groups(const char *name, gid_t gid, gid_t **ret, int *ret_n)
+{
+	int n = 32;
+
+	for (;;) {
+		gid_t *groups = calloc((size_t)n, sizeof(gid_t));
+		int want = n;
+
+		if (!groups)
+			return -ENOMEM;
+		if (getgrouplist(name, gid, groups, &want) >= 0) {
+			*ret = groups;
+			*ret_n = want;
+			return 0;
+		}
+		free(groups);
+		if (want <= n || want > 65536)
+			return -E2BIG;
+		n = want;
+	}
+}
+
+int peer_from_socket(int fd, unsigned id, struct control_peer *p)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	char *name = NULL;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	p->id = id;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -errno;
+	p->pid = cred.pid;
+	p->uid = cred.uid;
+	p->gid = cred.gid;
+
+	/* A uid without a passwd entry has no supplementary groups: only its gid counts. */
+	r = user_name(cred.uid, &name);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = user_groups(name, cred.gid, &p->groups, &p->ngroups);
+	free(name);
+	return r;
+}
+
+void peer_done(struct control_peer *p)
+{
+	if (!p)
+		return;
+	free(p->groups);
+	p->groups = NULL;
+	p->ngroups = 0;
+}
+
+static bool member(const struct control_peer *p, gid_t gid)
+{
+	if (gid == GID_INVALID)
+		return false;
+	if (p->gid == gid)
+		return true;
+	for (int i = 0; i < p->ngroups; i++)
+		if (p->groups[i] == gid)
+			return true;
+	return false;
+}
+
+static const char *describe(const char *group, char *buf, size_t size)
+{
+	if (!group[0])
+		return "none configured";
+	snprintf(buf, size, "'%s'", group);
+	return buf;
+}
+
+int peer_authorize(const struct control_peer *p, const char *command, enum access_class cls,
+		   const struct conf_control *cc, uid_t self, struct proto_error *err)
+{
+	char admin[128], reader[128];
+
+	if (p->uid == 0 || p->uid == self || member(p, cc->admin_gid))
+		return 0;
+	if (cls == ACCESS_READ && member(p, cc->read_gid))
+		return 0;
+
+	if (cls == ACCESS_ADMIN)
+		return proto_error_set(err, PROTO_ERR_NOT_AUTHORIZED,
+				       "'%s' needs admin access: uid %u is neither root nor in "
+				       "admin_group (%s)",
+				       command, (unsigned)p->uid,
+				       describe(cc->admin_group, admin, sizeof(admin)));
+	return proto_error_set(err, PROTO_ERR_NOT_AUTHORIZED,
+			       "'%s' needs read access: uid %u is neither root nor in read_group "
+			       "(%s) or admin_group (%s)",
+			       command, (unsigned)p->uid,
+			       describe(cc->read_group, reader, sizeof(reader)),
+			       describe(cc->admin_group, admin, sizeof(admin)));
+}

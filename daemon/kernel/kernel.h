@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The kernel side as latencyd touches it, and the privileged boundary: loading and
+ * unloading modules (modload.c, modules.c), the module's state and ABI (kmodule.c), the
+ * trackers' sysfs files (tracker_sysfs.c, tracker_conf.c), cgroup ids (cgroup.c), memory
+ * locking and the root check (priv.c). Every privileged step of latencyd is a call into
+ * this folder; everything here returns 0 or -errno and knows nothing of the protocol's
+ * replies.
+ */
+#ifndef LATENCYD_KERNEL_H
+#define LATENCYD_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "conf.h"
+
+/* kmodule.c: the latency_tracker module as seen in sysfs. */
+enum kmodule_state {
+	KMODULE_NOT_LOADED,
+	KMODULE_LOADED,
+	KMODULE_ABI_MISMATCH,
+	KMODULE_ERROR,
+};
+
+struct kmodule_status {
+	enum kmodule_state state;
+	bool abi_known;
+	unsigned abi_major, abi_minor;
+	char detail[160];
+};
+
+int kmodule_parse_abi(const char *s, unsigned *major, unsigned *minor);
+void kmodule_query(const char *sysfs_root, struct kmodule_status *st);
+const char *kmodule_state_to_string(enum kmodule_state state);
+
+/* modload.c: loading and unloading kernel modules with libkmod. */
+struct modload;
+
+int modload_new(struct modload **ret);
+/* Loads NAME with PARAMS unless it is already there; *loaded says whether we loaded it. */
+int modload_load(struct modload *ml, const char *name, const char *params, bool *loaded);
+int modload_unload(struct modload *ml, const char *name);
+bool modload_is_loaded(struct modload *ml, const char *name);
+/* The state file of the modules an instance loaded: {"pid", "modules": [load order]}. */
+int modload_state_write(const char *path, pid_t pid, char *const *names, size_t n);
+/* -ENOENT when there is none, -EBADMSG when it does not parse. */
+int modload_state_read(const char *path, pid_t *pid, char ***names, size_t *n);
+void modload_free(struct modload *ml);
+
+/* modules.c: the modules this instance loaded, taken over from a killed one, unloaded at
+ * exit. Fails with -EBUSY when another latencyd runs; *ret is set even on failure (free
+ * it with kmodules_free()). */
+struct kmodules;
+
+int kmodules_start(const struct conf *c, struct kmodules **ret);
+void kmodules_free(struct kmodules *km);
+
+/* tracker_sysfs.c: SYSFS_ROOT/kernel/latency_tracker/NAME/FILE. */
+/* -EINVAL: not a tracker name; -ENOENT: the kernel has no such tracker. */
+int ktracker_check(const char *sysfs_root, const char *name);
+int ktracker_read(const char *sysfs_root, const char *name, const char *file, uint64_t *ret);
+/* The file's first line, without its newline. */
+int ktracker_read_text(const char *sysfs_root, const char *name, const char *file, char *buf,
+		       size_t size);
+/*
+ * Writes TEXT (the kernel's refusal comes back as it is: -EINVAL out of range or in conflict
+ * with the other settings, -EBUSY only while disabled). *opened: the file could be opened,
+ * so an error is the write's.
+ */
+int ktracker_write_text(const char *sysfs_root, const char *name, const char *file,
+			const char *text, bool *opened);
+int ktracker_write(const char *sysfs_root, const char *name, const char *file, uint64_t value,
+		   bool *opened);
+/* The trackers the kernel has, sorted by name; -ENOENT when the module is not loaded. */
+int ktracker_list(const char *sysfs_root, char ***names, size_t *n);
+void ktracker_list_free(char **names, size_t n);
+/* Calls FN for each counter of the tracker's stats/ directory. */
+int ktracker_stats(const char *sysfs_root, const char *name,
+		   void (*fn)(const char *counter, uint64_t value, void *userdata), void *userdata);
+/* Says why a ktracker_write*() failed, for a user: "the kernel refused ..." */
+void ktracker_write_problem(char *buf, size_t size, int r, bool opened, const char *name,
+			    const char *file, const char *text);
+
+/* tracker_conf.c: the trackers.* settings applied to the trackers the kernel has. On a
+ * reload (OLD not NULL) only what the edit changed is written. */
+void trackers_apply(const char *sysfs_root, const struct conf *c, const struct conf *old);
+
+/* cgroup.c: "", a cgroup v2 path (relative to /sys/fs/cgroup or absolute) or an id. */
+int cgroup_resolve(const char *spec, uint64_t *id, char *why, size_t whylen);
+
+/* priv.c: the process-wide privileged steps at start. */
+/* -EPERM (said in the log) when the configuration needs root and we are not. */
+int priv_check_root(const struct conf *c);
+/* mlockall() for realtime.lock_memory; false (said in the log) when it failed. */
+bool priv_lock_memory(void);
+
+#endif /* LATENCYD_KERNEL_H */

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The manager's lifecycle: manager_new() sets up signals and the loop, manager_start()
+ * starts the recorder's side (start.c), applies the trackers' settings, opens the control
+ * socket and tells systemd READY=1, manager_run() serves until SIGTERM/SIGINT, and
+ * manager_free() tears down in reverse order. A reload parses into a new configuration and
+ * swaps it in only if it is valid.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <systemd/sd-daemon.h>
+
+#include <json-c/json.h>
+
+#include "log.h"
+#include "manager.h"
+
+#define SYSFS_ROOT "/sys"
+
+static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct manager *m = userdata;
+
+	log_info("received SIG%s, shutting down", sigabbrev_np((int)si->ssi_signo) ?: "?");
+	sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
+	return sd_event_exit(m->event, 0);
+}
+
+static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	manager_reload(userdata, NULL);
+	return 0;
+}
+
+static int add_signal(struct manager *m, sd_event_source **ret, int sig,
+		      sd_event_signal_handler_t handler, const char *description)
+{
+	int r;
+
+	r = sd_event_add_signal(m->event, ret, sig, handler, m);
+	if (r < 0)
+		return log_warn_errno(r, "cannot watch %s", description);
+	sd_event_source_set_description(*ret, description);
+	return 0;
+}
+
+static int copy_string(char **dst, const char *src)
+{
+	if (!src)
+		return 0;
+	*dst = strdup(src);
+	return *dst ? 0 : -ENOMEM;
+}
+
+/* Takes conf, even on failure. src says how conf was loaded, so that reloads do the same. */
+int manager_new(const struct conf_source *src, struct conf *conf,
+		const struct control_commands *commands, struct manager **ret)
+{
+	struct manager *m;
+	sigset_t mask;
+	int r;
+
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		conf_free(conf);
+		return -ENOMEM;
+	}
+	m->conf = conf;
+	/* For tests only: a fake sysfs tree (host tests of trackers, set-threshold...). */
+	m->sysfs_root = secure_getenv("LATENCYD_TEST_SYSFS_ROOT") ?: SYSFS_ROOT;
+	m->source.must_exist = src->must_exist;
+	m->source.debug = src->debug;
+	r = copy_string(&m->source.path, src->path);
+	if (r >= 0)
+		r = copy_string(&m->source.socket, src->socket);
+	if (r < 0)
+		goto fail;
+
+	/* liblttng-ctl can raise SIGPIPE when sessiond goes away; sends use MSG_NOSIGNAL. */
+	signal(SIGPIPE, SIG_IGN);
+	/* sd-event takes signals through a signalfd: they must be blocked first. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0) {
+		r = log_warn_errno(errno, "sigprocmask");
+		goto fail;
+	}
+
+	r = sd_event_new(&m->event);
+	if (r < 0) {
+		log_warn_errno(r, "cannot create the event loop");
+		goto fail;
+	}
+	if ((r = add_signal(m, &m->sigterm, SIGTERM, on_terminate, "signal-SIGTERM")) < 0 ||
+	    (r = add_signal(m, &m->sigint, SIGINT, on_terminate, "signal-SIGINT")) < 0 ||
+	    (r = add_signal(m, &m->sighup, SIGHUP, on_reload, "signal-SIGHUP")) < 0)
+		goto fail;
+	r = sd_event_set_watchdog(m->event, true);
+	if (r < 0) {
+		log_warn_errno(r, "cannot set up the watchdog");
+		goto fail;
+	}
+	r = sd_event_now(m->event, CLOCK_MONOTONIC, &m->start_usec);
+	if (r < 0)
+		goto fail;
+	r = control_new(m->event, &m->conf->control, commands, m, &m->control);
+	if (r < 0)
+		goto fail;
+	*ret = m;
+	return 0;
+
+fail:
+	manager_free(m);
+	return r;
+}
+
+void manager_free(struct manager *m)
+{
+	if (!m)
+		return;
+	recorder_free(m->recorder);		/* first: the waiter may be recording */
+	sd_event_source_disable_unref(m->save); /* its change is in the save below */
+	if (m->catalog) {
+		catalog_save(m->catalog);
+		catalog_free(m->catalog);
+	}
+	kmodules_free(m->kmodules); /* the notification file is closed: modules can go */
+	json_object_put(m->last_history);
+	control_free(m->control);
+	sd_event_source_disable_unref(m->sighup);
+	sd_event_source_disable_unref(m->sigint);
+	sd_event_source_disable_unref(m->sigterm);
+	sd_event_unref(m->event);
+	conf_free(m->conf);
+	free(m->source.path);
+	free(m->source.socket);
+	free(m);
+}
+
+void manager_refresh_module(struct manager *m)
+{
+	kmodule_query(m->sysfs_root, &m->module);
+}
+
+static void log_module(const struct kmodule_status *st)
+{
+	switch (st->state) {
+	case KMODULE_NOT_LOADED:
+		log_info("kernel module latency_tracker is not loaded");
+		break;
+	case KMODULE_LOADED:
+		log_info("kernel module latency_tracker is loaded, ABI %u.%u", st->abi_major,
+			 st->abi_minor);
+		break;
+	case KMODULE_ABI_MISMATCH:
+	case KMODULE_ERROR:
+		log_warnx("kernel module latency_tracker: %s", st->detail);
+		break;
+	}
+}
+
+int manager_start(struct manager *m)
+{
+	int r;
+
+	if (m->conf->session.enabled) {
+		r = manager_start_recorder(m);
+		if (r < 0)
+			return r;
+	}
+	manager_refresh_module(m);
+	log_module(&m->module);
+	trackers_apply(m->sysfs_root, m->conf, NULL);
+	r = control_listen(m->control, m->conf->control.socket);
+	if (r < 0)
+		return r;
+	log_info("latencyd %s listening on %s", LATENCYD_VERSION, control_path(m->control));
+	sd_notifyf(0, "READY=1\nSTATUS=Listening on %s", control_path(m->control));
+	return 0;
+}
+
+int manager_run(struct manager *m)
+{
+	int r;
+
+	r = sd_event_loop(m->event);
+	if (r < 0)
+		return log_warn_errno(r, "event loop failed");
+	return 0;
+}
+
+static bool restart_needed(const struct conf *a, const struct conf *b)
+{
+	return a->module.load != b->module.load || strcmp(a->module.name, b->module.name) ||
+	       strcmp(a->module.parameters, b->module.parameters) ||
+	       strcmp(a->module.probe, b->module.probe) ||
+	       strcmp(a->module.notify_path, b->module.notify_path) ||
+	       strcmp(a->catalog.directory, b->catalog.directory) ||
+	       a->realtime.priority != b->realtime.priority ||
+	       a->realtime.lock_memory != b->realtime.lock_memory ||
+	       a->session.enabled != b->session.enabled;
+}
+
+/*
+ * SIGHUP and latencyctl reload: parse into a new conf, swap it in only if it is valid; else
+ * keep the old one. The problems go to the log, and to *diag if given (taken over).
+ */
+int manager_reload(struct manager *m, struct conf_diag *out)
+{
+	const struct conf_source src = {
+		.path = m->source.path,
+		.must_exist = m->source.must_exist,
+		.socket = m->source.socket,
+		.debug = m->source.debug,
+	};
+	struct conf_diag diag = {0};
+	struct conf *conf = NULL;
+	int r;
+
+	sd_notify(0, "RELOADING=1\nSTATUS=Reloading the configuration");
+	r = conf_load(&src, &conf, &diag);
+	/* Also when it worked: a damaged saved-settings file is ignored with warnings. */
+	for (size_t i = 0; i < diag.n; i++)
+		log_warnx("%s", diag.lines[i]);
+	if (r < 0) {
+		log_warnx("reload failed, keeping the current configuration");
+	} else {
+		struct conf *old = m->conf;
+
+		m->conf = conf;
+		log_set_level(conf->log.level);
+		control_reconfigure(m->control, &conf->control);
+		if (m->recorder) {
+			recorder_reconfigure(m->recorder, conf, old);
+			if (restart_needed(old, conf))
+				log_warnx("module.*, realtime.*, catalog.directory and "
+					  "session.enabled changes take effect at the next start");
+			manager_catalog_update(m); /* retention with the new limits */
+		}
+		trackers_apply(m->sysfs_root, conf, old);
+		conf_free(old);
+		log_info("configuration reloaded from %s", conf->source ?: "built-in defaults");
+	}
+	if (out)
+		*out = diag;
+	else
+		conf_diag_clear(&diag);
+	sd_notifyf(0, "READY=1\nSTATUS=Listening on %s", control_path(m->control) ?: "nothing");
+	return r;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The manager owns all of latencyd's state: the event loop, the configuration, the kernel
+ * side (the modules it loaded), the catalog, the flight recorder and the control server.
+ * manager.c: lifecycle and reload; start.c: the start sequence, privileged steps first;
+ * events.c: what the recorder reports, turned into catalog entries, log lines and events
+ * for watching clients. Lifecycle: manager_new() → manager_start() → manager_run() →
+ * manager_free(), in reverse order.
+ */
+#ifndef LATENCYD_MANAGER_H
+#define LATENCYD_MANAGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <systemd/sd-event.h>
+
+#include "catalog.h"
+#include "conf.h"
+#include "control.h"
+#include "kernel.h"
+#include "recorder.h"
+
+struct json_object;
+
+struct manager {
+	sd_event *event;
+	sd_event_source *sigterm, *sigint, *sighup;
+	struct conf *conf;
+	struct {
+		char *path;
+		bool must_exist;
+		char *socket;
+		bool debug;
+	} source; /* how conf was loaded, kept for reloads */
+	struct control *control;
+	struct kmodule_status module;
+	struct kmodules *kmodules; /* the modules we loaded; NULL without the recorder */
+	struct catalog *catalog;   /* NULL without the recorder (session.enabled = false) */
+	sd_event_source *save;	   /* a catalog save due (manager_catalog_changed), or off */
+	struct recorder *recorder;
+	bool memory_locked;
+	/* The last history measured (status.history.measured), NULL before the first one. */
+	struct json_object *last_history;
+	const char *sysfs_root; /* "/sys"; tests point it at a fake tree */
+	uint64_t start_usec;	/* CLOCK_MONOTONIC */
+};
+
+/* Takes conf, even on failure. src says how conf was loaded, so that reloads do the same. */
+int manager_new(const struct conf_source *src, struct conf *conf,
+		const struct control_commands *commands, struct manager **ret);
+int manager_start(struct manager *m);
+int manager_run(struct manager *m);
+/* SIGHUP and latencyctl reload; the problems go to the log, and to *diag if given. */
+int manager_reload(struct manager *m, struct conf_diag *diag);
+void manager_refresh_module(struct manager *m);
+void manager_free(struct manager *m);
+
+/* events.c */
+void manager_on_recorder(const struct recorder_event *ev, void *userdata);
+/* Retention, then the catalog to disk, now. */
+void manager_catalog_update(struct manager *m);
+/* The catalog changed in a way that may wait: saved within a second. */
+void manager_catalog_changed(struct manager *m);
+int manager_catalog_timer(struct manager *m);
+
+/* start.c */
+/* The recorder's side: privileges, modules, catalog, session, waiter. */
+int manager_start_recorder(struct manager *m);
+
+#endif /* LATENCYD_MANAGER_H */

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * latencyd's start, in order: the privileged steps (the root check, memory locking, the
+ * kernel modules), the module's ABI, the catalog (with snapshots a crash left out of it),
+ * then the flight recorder. A step that fails stops the start with a clear message: a
+ * latencyd that cannot do its job must not look as if it did.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include <latency_tracker.h>
+
+#include "fsutil.h"
+#include "log.h"
+#include "manager.h"
+
+/*
+ * The module speaks another major ABI than latencyd was built for: its records would be
+ * read wrong. The waiter is never started on it.
+ */
+static int check_abi(struct manager *m)
+{
+	manager_refresh_module(m);
+	if (m->module.state != KMODULE_ABI_MISMATCH)
+		return 0;
+	log_warnx("kernel module %s speaks ABI %u.%u, latencyd %s needs %u.x: not starting "
+		  "(install the module and latencyd of one release together)",
+		  LATENCY_TRACKER_MODULE_NAME, m->module.abi_major, m->module.abi_minor,
+		  LATENCYD_VERSION, LATENCY_TRACKER_ABI_MAJOR);
+	return -EPROTO;
+}
+
+static int open_catalog(struct manager *m)
+{
+	const struct conf *c = m->conf;
+	bool recovered;
+	int r;
+
+	r = mkdir_p(c->output.directory, 0750);
+	if (r < 0)
+		return log_warn_errno(r, "cannot create %s", c->output.directory);
+	r = catalog_open(c->catalog.directory, &m->catalog, &recovered);
+	if (r < 0)
+		return log_warn_errno(r, "cannot open the catalog in %s", c->catalog.directory);
+	if (recovered)
+		log_warnx("catalog in %s recovered after a crash or corruption",
+			  c->catalog.directory);
+	r = catalog_adopt_orphans(m->catalog, c->output.directory, RECORDER_SNAPSHOT_PREFIX);
+	if (r > 0 && catalog_save(m->catalog) < 0)
+		log_warnx("cannot save the catalog in %s", c->catalog.directory);
+	if (r > 0)
+		log_warnx("%d snapshot(s) in %s were not in the catalog (latencyd stopped before "
+			  "saving it); added with unknown causes",
+			  r, c->output.directory);
+	else if (r < 0)
+		log_warn_errno(r, "cannot scan %s for snapshots missing from the catalog",
+			       c->output.directory);
+	return manager_catalog_timer(m);
+}
+
+int manager_start_recorder(struct manager *m)
+{
+	const struct conf *c = m->conf;
+	int r;
+
+	r = priv_check_root(c);
+	if (r < 0)
+		return r;
+	if (c->realtime.lock_memory)
+		m->memory_locked = priv_lock_memory();
+	r = kmodules_start(c, &m->kmodules);
+	if (r < 0)
+		return r;
+	r = check_abi(m);
+	if (r < 0)
+		return r;
+	r = open_catalog(m);
+	if (r < 0)
+		return r;
+	r = recorder_new(m->event, c, manager_on_recorder, m, &m->recorder);
+	if (r < 0)
+		return r;
+	return recorder_start(m->recorder, catalog_next_id(m->catalog));
+}

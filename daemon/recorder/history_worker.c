@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Measuring the history off the realtime path: one thread at normal priority reads the
+ * snapshots it is given, one at a time, and hands the results to the main loop through an
+ * eventfd. Decoding a kernel snapshot takes tens of milliseconds (more in a slow VM): too
+ * long for the main loop, and never for the waiter.
+ *
+ * A calibration job first records a snapshot of its own into a scratch directory, under
+ * the slot lock every record takes (so it never races the waiter's records), reads it and
+ * deletes it: it gives a measurement before any alert did.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lttng/lttng.h>
+
+#include "catalog.h"
+#include "fsutil.h"
+#include "recorder_internal.h"
+
+struct history_worker {
+	struct flight_slot *slot;
+	char *scratch; /* calibration snapshots go there, deleted after reading */
+	pthread_t thread;
+	bool started;
+	int done_fd;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct history_job *todo, *done;
+	volatile bool stop;
+};
+
+static void append(struct history_job **list, struct history_job *j)
+{
+	while (*list)
+		list = &(*list)->next;
+	j->next = NULL;
+	*list = j;
+}
+
+static void calibrate(struct history_worker *w, struct history_job *j)
+{
+	struct flight_record fr;
+	int r;
+
+	/* What a crash may have left, then the record. */
+	rm_tree(w->scratch);
+	pthread_mutex_lock(&w->slot->lock);
+	r = w->slot->flight ? flight_record_to(w->slot->flight, w->scratch, "calibration", &fr)
+			    : -LTTNG_ERR_SESS_NOT_FOUND;
+	pthread_mutex_unlock(&w->slot->lock);
+	if (r < 0) {
+		j->error = r;
+		snprintf(j->err, sizeof(j->err), "the calibration snapshot failed: %s",
+			 flight_strerror(r));
+		return;
+	}
+	j->error = history_read(w->scratch, &w->stop, &j->h, j->err, sizeof(j->err));
+	r = rm_tree(w->scratch);
+	if (r < 0 && !j->error)
+		snprintf(j->err, sizeof(j->err), "cannot delete %s: %s", w->scratch, strerror(-r));
+}
+
+static void *run(void *arg)
+{
+	struct history_worker *w = arg;
+	struct history_job *j;
+	uint64_t one = 1;
+
+	thread_background();
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		while (!w->todo && !w->stop)
+			pthread_cond_wait(&w->wake, &w->lock);
+		j = w->todo;
+		if (j && !w->stop)
+			w->todo = j->next;
+		pthread_mutex_unlock(&w->lock);
+		if (w->stop)
+			break;
+		if (j->path)
+			j->error = history_read(j->path, &w->stop, &j->h, j->err, sizeof(j->err));
+		else
+			calibrate(w, j);
+		if (j->error == 0)
+			history_summarize(&j->h, j->capacity, j->subbuf_size);
+		j->time = (uint64_t)time(NULL);
+		pthread_mutex_lock(&w->lock);
+		append(&w->done, j);
+		pthread_mutex_unlock(&w->lock);
+		if (write(w->done_fd, &one, sizeof(one)) < 0) {
+			/* Cannot overflow in practice; the main loop reads it. */
+		}
+	}
+	return NULL;
+}
+
+int history_worker_new(struct flight_slot *slot, const char *scratch, struct history_worker **ret)
+{
+	struct history_worker *w = calloc(1, sizeof(*w));
+	int r;
+
+	if (!w)
+		return -ENOMEM;
+	w->slot = slot;
+	w->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	w->scratch = strdup(scratch);
+	if (w->done_fd < 0 || !w->scratch) {
+		r = w->done_fd < 0 ? -errno : -ENOMEM;
+		goto fail;
+	}
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->wake, NULL);
+	/* Normal priority whatever the creating thread runs at. */
+	r = thread_start(&w->thread, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, w, "latencyd-hist");
+	if (r < 0) {
+		pthread_cond_destroy(&w->wake);
+		pthread_mutex_destroy(&w->lock);
+		goto fail;
+	}
+	w->started = true;
+	*ret = w;
+	return 0;
+fail:
+	if (w->done_fd >= 0)
+		close(w->done_fd);
+	free(w->scratch);
+	free(w);
+	return r;
+}
+
+int history_worker_eventfd(const struct history_worker *w)
+{
+	return w->done_fd;
+}
+
+int history_worker_submit(struct history_worker *w, uint64_t id, const char *path,
+			  uint64_t capacity, uint64_t subbuf_size)
+{
+	struct history_job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return -ENOMEM;
+	j->id = id;
+	j->capacity = capacity;
+	j->subbuf_size = subbuf_size;
+	if (path && !(j->path = strdup(path))) {
+		free(j);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&w->lock);
+	append(&w->todo, j);
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+struct history_job *history_worker_take(struct history_worker *w)
+{
+	struct history_job *list;
+	uint64_t v;
+
+	if (read(w->done_fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: nothing new, the list is checked anyway. */
+	}
+	pthread_mutex_lock(&w->lock);
+	list = w->done;
+	w->done = NULL;
+	pthread_mutex_unlock(&w->lock);
+	return list;
+}
+
+void history_job_free(struct history_job *j)
+{
+	while (j) {
+		struct history_job *next = j->next;
+
+		history_free(&j->h);
+		free(j->path);
+		free(j);
+		j = next;
+	}
+}
+
+void history_worker_free(struct history_worker *w)
+{
+	if (!w)
+		return;
+	if (w->started) {
+		pthread_mutex_lock(&w->lock);
+		w->stop = true;
+		pthread_cond_signal(&w->wake);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->thread, NULL);
+		pthread_cond_destroy(&w->wake);
+		pthread_mutex_destroy(&w->lock);
+	}
+	history_job_free(w->todo);
+	history_job_free(w->done);
+	close(w->done_fd);
+	free(w->scratch);
+	free(w);
+}

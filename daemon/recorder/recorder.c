@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The flight recorder as the main loop sees it: the session (session.c), the realtime
+ * waiter (waiter.c) and the snapshot readers (history_worker.c, analysis_job.c). The
+ * waiter's results become events for the recorder's owner (recorder.h); a local snapshot
+ * is handed to the readers, and their results become events too.
+ *
+ * What a reload changes live: ratelimit.* and analysis.auto here; session.* and output.*
+ * re-create the session (the history recorded so far is lost). module.*, realtime.* and
+ * session.enabled need a restart (the manager says so).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <time.h>
+
+#include <json-c/json.h>
+#include <lttng/lttng.h>
+
+#include "analysis_job.h"
+#include "fsutil.h"
+#include "proto.h"
+#include "recorder_internal.h"
+
+/*
+ * Without an alert there is no snapshot to measure the history from: one calibration
+ * snapshot this long after start gives status a window to show. Long enough for the
+ * session's start-up to be past, short enough to answer soon after a (re)start.
+ */
+#define CALIBRATE_USEC (10 * 1000000ULL)
+#define CALIBRATE_DIR  "calibration"
+
+struct recorder {
+	sd_event *event;
+	const struct conf *conf;
+	recorder_event_fn emit;
+	void *userdata;
+	struct session session;
+	struct waiter *waiter;
+	struct history_worker *history;
+	struct analysis_jobs *analysis; /* analysis.auto: each local snapshot analysed */
+	sd_event_source *results, *measured, *calibrate;
+	bool measured_once; /* a history was measured: no calibration snapshot is needed */
+	bool rt;
+	int64_t detect_last_ns, detect_max_ns;
+	uint64_t manual_seq;
+};
+
+static void emit(struct recorder *rc, const struct recorder_event *ev)
+{
+	rc->emit(ev, rc->userdata);
+}
+
+static bool session_gone(int err)
+{
+	return err == -LTTNG_ERR_SESS_NOT_FOUND || err == -LTTNG_ERR_NO_SESSIOND ||
+	       err == -LTTNG_ERR_NO_SESSION || err == -LTTNG_ERR_FATAL;
+}
+
+static uint64_t buffer_bytes(const struct conf *c)
+{
+	return c->session.subbuf_size * c->session.num_subbuf;
+}
+
+/* The readers: the history always, the analysis with analysis.auto (live on reload). */
+static void read_snapshot(struct recorder *rc, uint64_t id, const char *path)
+{
+	const struct conf *c = rc->conf;
+	struct recorder_event ev = {.kind = RECORDER_ANALYSIS, .analysis.id = id};
+	int r;
+
+	if (rc->history) {
+		r = history_worker_submit(rc->history, id, path, buffer_bytes(c),
+					  c->session.subbuf_size);
+		if (r < 0)
+			log_warn_errno(r, "cannot measure the history of snapshot %" PRIu64, id);
+	}
+	if (!c->analysis.autorun || !rc->analysis)
+		return;
+	r = analysis_jobs_submit(rc->analysis, id, path);
+	if (r == 0)
+		return;
+	log_warnx("snapshot %" PRIu64 " not analysed: %s", id,
+		  r == -EBUSY ? "too many snapshots waiting for analysis" : strerror(-r));
+	ev.analysis.summary = json_object_new_object();
+	json_object_object_add(ev.analysis.summary, PROTO_KEY_STATUS,
+			       json_object_new_string("skipped"));
+	emit(rc, &ev);
+}
+
+static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
+{
+	const struct conf *c = rc->conf;
+	struct recorder_event ev = {.kind = RECORDER_SNAPSHOT};
+	struct recorder_snapshot *s = &ev.snapshot;
+	const struct cause *first = &res->causes[0];
+	uint64_t end = first->kind == CAUSE_ALERT ? first->alert.end_ns : first->manual.time_ns;
+	char *path = NULL;
+
+	*s = (struct recorder_snapshot){
+		.id = res->id,
+		.name = res->name,
+		.error = res->error,
+		.rec = &res->rec,
+		.wakeup_to_record_ns = res->rec.start_ns - res->wakeup_ns,
+		.causes = res->causes,
+		.n = res->n,
+	};
+	if (end && res->rec.start_ns > end)
+		s->detect_ns = res->rec.start_ns - end;
+	rc->detect_last_ns = (int64_t)s->detect_ns;
+	if (rc->detect_last_ns > rc->detect_max_ns)
+		rc->detect_max_ns = rc->detect_last_ns;
+	if (res->error < 0) {
+		struct statvfs fs;
+
+		/* What a failed record wrote stays with its entry: retention deletes it. */
+		path = path_newest(c->output.directory, res->name);
+		s->disk_full = statvfs(c->output.directory, &fs) == 0 &&
+			       (uint64_t)fs.f_bavail * fs.f_frsize < buffer_bytes(c);
+		if (session_gone(res->error))
+			session_check_soon(&rc->session);
+	} else if (!res->rec.to_relayd) {
+		path = path_newest(c->output.directory, res->name);
+	}
+	s->path = path;
+	emit(rc, &ev);
+	if (res->error >= 0 && path)
+		read_snapshot(rc, res->id, path);
+	free(path);
+}
+
+static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct recorder *rc = userdata;
+	struct waiter_result *list = waiter_take_results(rc->waiter);
+
+	for (struct waiter_result *res = list; res; res = res->next) {
+		struct recorder_event ev = {0};
+
+		switch (res->kind) {
+		case WAITER_SNAPSHOT:
+			on_snapshot(rc, res);
+			break;
+		case WAITER_SUPPRESSED:
+			ev.kind = RECORDER_SUPPRESSED;
+			ev.suppressed.first = &res->causes[0];
+			ev.suppressed.n = res->n;
+			emit(rc, &ev);
+			break;
+		case WAITER_LOST:
+			ev.kind = RECORDER_LOST;
+			ev.lost = res->lost;
+			emit(rc, &ev);
+			break;
+		}
+	}
+	waiter_result_free(list);
+	return 0;
+}
+
+static int on_history(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct recorder *rc = userdata;
+	struct history_job *list = history_worker_take(rc->history);
+
+	for (struct history_job *j = list; j; j = j->next) {
+		struct recorder_event ev = {.kind = RECORDER_HISTORY};
+
+		ev.history = (struct recorder_history){
+			.id = j->id,
+			.error = j->error,
+			.err = j->err,
+			.h = &j->h,
+			.time = j->time,
+			.capacity = j->capacity,
+		};
+		if (!j->error) {
+			ev.history.expected_ns = history_expected_ns(
+				j->capacity, j->h.bytes_per_event, j->h.events_per_sec);
+			rc->measured_once = true;
+		}
+		emit(rc, &ev);
+	}
+	history_job_free(list);
+	return 0;
+}
+
+/* Once, unless a snapshot was measured first; later if there is no session yet. */
+static int on_calibrate(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct recorder *rc = userdata;
+	const struct conf *c = rc->conf;
+
+	if (rc->measured_once)
+		return 0;
+	if (!session_present(&rc->session)) {
+		sd_event_source_set_time(s, usec + CALIBRATE_USEC);
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+		return 0;
+	}
+	log_debug("recording a calibration snapshot to measure the history window");
+	if (history_worker_submit(rc->history, 0, NULL, buffer_bytes(c), c->session.subbuf_size) <
+	    0)
+		log_warnx("cannot schedule the calibration snapshot");
+	return 0;
+}
+
+/* The analysis of a snapshot is done. */
+static void on_analysed(uint64_t id, struct json_object *summary, void *userdata)
+{
+	struct recorder_event ev = {.kind = RECORDER_ANALYSIS};
+
+	ev.analysis.id = id;
+	ev.analysis.summary = summary;
+	emit(userdata, &ev);
+}
+
+/* The readers, their results and the calibration timer. */
+static int start_readers(struct recorder *rc, uint64_t now)
+{
+	const struct conf *c = rc->conf;
+	char scratch[PATH_MAX];
+	int r;
+
+	snprintf(scratch, sizeof(scratch), "%s/%s", c->catalog.directory, CALIBRATE_DIR);
+	rm_tree(scratch); /* left by a crash during a calibration */
+	r = history_worker_new(&rc->session.slot, scratch, &rc->history);
+	if (r < 0)
+		return log_warn_errno(r, "cannot start the history thread");
+	r = sd_event_add_io(rc->event, &rc->measured, history_worker_eventfd(rc->history), EPOLLIN,
+			    on_history, rc);
+	if (r >= 0)
+		r = sd_event_add_time(rc->event, &rc->calibrate, CLOCK_MONOTONIC,
+				      now + CALIBRATE_USEC, 0, on_calibrate, rc);
+	if (r < 0)
+		return log_warn_errno(r, "cannot watch the history thread");
+	sd_event_source_set_description(rc->measured, "history-results");
+	sd_event_source_set_description(rc->calibrate, "history-calibration");
+	r = analysis_jobs_new(rc->event, on_analysed, rc, &rc->analysis);
+	if (r < 0)
+		log_warn_errno(r, "cannot start the analysis thread: snapshots are not analysed");
+	return 0;
+}
+
+int recorder_new(sd_event *event, const struct conf *conf, recorder_event_fn fn, void *userdata,
+		 struct recorder **ret)
+{
+	struct recorder *rc = calloc(1, sizeof(*rc));
+	int r;
+
+	if (!rc)
+		return -ENOMEM;
+	rc->event = event;
+	rc->conf = conf;
+	rc->emit = fn;
+	rc->userdata = userdata;
+	r = session_init(&rc->session, event, conf);
+	if (r < 0) {
+		free(rc);
+		return r;
+	}
+	*ret = rc;
+	return 0;
+}
+
+int recorder_start(struct recorder *rc, uint64_t first_id)
+{
+	const struct conf *c = rc->conf;
+	uint64_t now;
+	int r;
+
+	r = session_start(&rc->session);
+	if (r < 0)
+		return r;
+	r = waiter_new(c->module.notify_path, &rc->session.slot, RECORDER_SNAPSHOT_PREFIX, first_id,
+		       &rc->waiter);
+	if (r < 0)
+		return log_warn_errno(r, "cannot open the notification file %s",
+				      c->module.notify_path);
+	r = waiter_configure(rc->waiter, c->ratelimit.rate, (unsigned)c->ratelimit.burst,
+			     &c->ratelimit.trackers);
+	if (r < 0)
+		return r;
+	r = sd_event_add_io(rc->event, &rc->results, waiter_eventfd(rc->waiter), EPOLLIN,
+			    on_results, rc);
+	if (r < 0)
+		return log_warn_errno(r, "cannot watch the waiter");
+	sd_event_source_set_description(rc->results, "waiter-results");
+	r = sd_event_now(rc->event, CLOCK_MONOTONIC, &now);
+	if (r < 0)
+		return r;
+	r = start_readers(rc, now);
+	if (r < 0)
+		return r;
+	r = waiter_start(rc->waiter, (unsigned)c->realtime.priority, &rc->rt);
+	if (r < 0)
+		return log_warn_errno(r, "cannot start the waiter thread");
+	if (c->realtime.priority && !rc->rt)
+		log_warnx("cannot run the waiter at SCHED_FIFO priority %" PRIu64
+			  ": it runs at normal priority",
+			  c->realtime.priority);
+	log_info("waiting for alerts on %s", c->module.notify_path);
+	return 0;
+}
+
+void recorder_reconfigure(struct recorder *rc, const struct conf *conf, const struct conf *old)
+{
+	rc->conf = conf;
+	if (!rc->waiter)
+		return;
+	waiter_configure(rc->waiter, conf->ratelimit.rate, (unsigned)conf->ratelimit.burst,
+			 &conf->ratelimit.trackers);
+	session_reconfigure(&rc->session, conf, old);
+}
+
+int recorder_request(struct recorder *rc, const char *message, pid_t pid, uint64_t *seq)
+{
+	int r;
+
+	if (!rc || !rc->waiter)
+		return -ENODEV;
+	r = waiter_request(rc->waiter, rc->manual_seq + 1, pid, message);
+	if (r == 0)
+		*seq = ++rc->manual_seq;
+	return r;
+}
+
+void recorder_status(struct recorder *rc, struct recorder_status *st)
+{
+	struct waiter_stats ws = {0};
+
+	*st = (struct recorder_status){.tokens = -1};
+	if (rc->waiter) {
+		waiter_get_stats(rc->waiter, &ws, &st->tokens);
+		st->n_buckets =
+			waiter_get_buckets(rc->waiter, st->buckets, RECORDER_STATUS_BUCKETS);
+		if (st->n_buckets > RECORDER_STATUS_BUCKETS)
+			st->n_buckets = RECORDER_STATUS_BUCKETS;
+	}
+	st->session_present = session_present(&rc->session);
+	st->session_error = rc->session.error;
+	st->recreated = rc->session.recreated;
+	st->realtime = rc->rt;
+	st->counters.alerts = ws.alerts;
+	st->counters.snapshots = ws.snapshots;
+	st->counters.failed = ws.failed;
+	st->counters.causes = ws.causes;
+	st->counters.suppressed = ws.suppressed;
+	st->counters.kernel_suppressed = ws.kernel_suppressed;
+	st->counters.lost = ws.lost;
+	st->detect_last_ns = rc->detect_last_ns;
+	st->detect_max_ns = rc->detect_max_ns;
+}
+
+void recorder_free(struct recorder *rc)
+{
+	if (!rc)
+		return;
+	waiter_free(rc->waiter);	  /* closes the notification file: the module can go */
+	history_worker_free(rc->history); /* before the session: it may be recording */
+	analysis_jobs_free(rc->analysis);
+	sd_event_source_disable_unref(rc->results);
+	sd_event_source_disable_unref(rc->measured);
+	sd_event_source_disable_unref(rc->calibrate);
+	session_done(&rc->session);
+	free(rc);
+}

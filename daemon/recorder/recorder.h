@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The flight recorder: the LTTng session (session.c, flight.c), the realtime waiter that
+ * records a snapshot per allowed alert (waiter.c, ratelimit.c), and the snapshot readers
+ * that measure each snapshot's history and analyse it (history_worker.c, analysis_job.c).
+ * It knows nothing of the catalog's file, the control socket or its clients: what happens
+ * is reported through one callback (struct recorder_event), and its state through
+ * struct recorder_status.
+ */
+#ifndef LATENCYD_RECORDER_H
+#define LATENCYD_RECORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <systemd/sd-event.h>
+
+#include "cause.h"
+#include "conf.h"
+#include "flight.h"
+#include "history.h"
+
+struct json_object;
+
+/* The prefix of snapshot names: PREFIX-ID-DATE-N in the output directory. */
+#define RECORDER_SNAPSHOT_PREFIX "snap"
+
+enum recorder_event_kind {
+	RECORDER_SNAPSHOT,   /* a record was made (or failed): snapshot */
+	RECORDER_SUPPRESSED, /* the rate limit refused alerts: suppressed */
+	RECORDER_LOST,	     /* the waiter missed records: lost */
+	RECORDER_HISTORY,    /* a snapshot's history was measured: history */
+	RECORDER_ANALYSIS,   /* a snapshot was analysed (or skipped): analysis */
+};
+
+struct recorder_snapshot {
+	uint64_t id;
+	const char *name; /* the output name: the snapshot is DIR/NAME-DATE-N */
+	int error;	  /* the LTTng error of the record, 0 if it worked */
+	const struct flight_record *rec;
+	const char *path; /* local snapshots: their directory (or a failed one's partial
+			     output), NULL if none */
+	bool disk_full;	  /* a failed record's directory has less room than a snapshot */
+	uint64_t detect_ns, wakeup_to_record_ns;
+	const struct cause *causes;
+	size_t n;
+};
+
+struct recorder_history {
+	uint64_t id; /* 0: the calibration snapshot */
+	int error;   /* the measure failed: err says why */
+	const char *err;
+	const struct history *h;
+	uint64_t time; /* unix seconds when measured */
+	uint64_t capacity, expected_ns;
+};
+
+struct recorder_event {
+	enum recorder_event_kind kind;
+	union {
+		struct recorder_snapshot snapshot;
+		struct {
+			const struct cause *first; /* the first alert of one tracker refused */
+			size_t n;		   /* how many alerts it stands for */
+		} suppressed;
+		uint64_t lost;
+		struct recorder_history history;
+		struct {
+			uint64_t id;
+			struct json_object *summary; /* taken by the callback */
+		} analysis;
+	};
+};
+
+typedef void (*recorder_event_fn)(const struct recorder_event *ev, void *userdata);
+
+/* The state that status shows. */
+#define RECORDER_STATUS_BUCKETS 32
+struct recorder_status {
+	bool session_present; /* the session exists (or is being recorded) */
+	int session_error;    /* last failure to create the session, 0 if none */
+	unsigned recreated;   /* times the session was re-created */
+	bool realtime;	      /* the waiter runs at SCHED_FIFO */
+	struct {
+		uint64_t alerts, snapshots, failed, causes, suppressed, kernel_suppressed, lost;
+	} counters;
+	int64_t detect_last_ns, detect_max_ns; /* of the last and the slowest snapshot */
+	double tokens;			       /* the global bucket's tokens, -1 when unlimited */
+	struct recorder_bucket {
+		char tracker[LATENCY_TRACKER_NAME_LEN + 1];
+		double rate, burst, tokens; /* tokens -1 when unlimited */
+	} buckets[RECORDER_STATUS_BUCKETS];
+	size_t n_buckets;
+};
+
+struct recorder;
+
+/* CONF is borrowed: recorder_reconfigure() hands the recorder the next one. */
+int recorder_new(sd_event *event, const struct conf *conf, recorder_event_fn fn, void *userdata,
+		 struct recorder **ret);
+/* Creates the session, starts the waiter and the readers; snapshot ids start at first_id. */
+int recorder_start(struct recorder *rc, uint64_t first_id);
+/* SIGHUP: apply what can change live; re-create the session if its settings changed. */
+void recorder_reconfigure(struct recorder *rc, const struct conf *conf, const struct conf *old);
+/* A manual snapshot through the rate limiter; *seq identifies it in events. -EBUSY when
+ * too many are waiting, -ENODEV when the recorder does not run. */
+int recorder_request(struct recorder *rc, const char *message, pid_t pid, uint64_t *seq);
+void recorder_status(struct recorder *rc, struct recorder_status *st);
+void recorder_free(struct recorder *rc);
+
+#endif /* LATENCYD_RECORDER_H */

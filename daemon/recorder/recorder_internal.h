@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Inside the recorder layer: what its files share. Nothing outside daemon/recorder/. */
+#ifndef LATENCYD_RECORDER_INTERNAL_H
+#define LATENCYD_RECORDER_INTERNAL_H
+
+#include <pthread.h>
+
+#include <latency_tracker.h>
+
+#include "catalog.h"
+#include "log.h"
+#include "ratelimit.h"
+#include "recorder.h"
+#include "thread.h"
+
+/* The flight-recorder session, shared by the waiter (records) and the main loop (checks). */
+struct flight_slot {
+	pthread_mutex_t lock;  /* PTHREAD_PRIO_INHERIT; every liblttng-ctl call holds it */
+	struct flight *flight; /* NULL while there is no session */
+};
+
+/* waiter.c: the realtime thread: poll the notification file, rate-limit, record. */
+enum waiter_result_kind {
+	WAITER_SNAPSHOT,   /* causes[0..n): the causes; error < 0 if the record failed */
+	WAITER_SUPPRESSED, /* causes[0]: the first of n alerts of one tracker the rate limiter
+			      refused */
+	WAITER_LOST,	   /* lost: records the reader missed (the kernel said so) */
+};
+
+struct waiter_result {
+	struct waiter_result *next;
+	enum waiter_result_kind kind;
+	uint64_t id;   /* snapshot id, also in the output name */
+	char name[96]; /* output name: the snapshot lands in DIR/NAME-DATE-N */
+	int error;     /* LTTng error of the record, 0 if it worked */
+	struct flight_record rec;
+	uint64_t wakeup_ns; /* CLOCK_MONOTONIC when poll() returned */
+	uint64_t lost;
+	size_t n;
+	struct cause causes[];
+};
+
+struct waiter_stats {
+	uint64_t alerts;	    /* alert records read, and manual requests taken */
+	uint64_t snapshots;	    /* records that worked */
+	uint64_t failed;	    /* records that failed */
+	uint64_t causes;	    /* alerts that are causes of a snapshot (worked or failed) */
+	uint64_t suppressed;	    /* alerts the rate limiter refused */
+	uint64_t kernel_suppressed; /* alerts the module dropped (record .suppressed) */
+	uint64_t lost;		    /* records this reader missed */
+	uint64_t garbage;	    /* unreadable records */
+};
+
+struct waiter;
+
+int waiter_new(const char *notify_path, struct flight_slot *slot, const char *prefix,
+	       uint64_t first_id, struct waiter **ret);
+int waiter_configure(struct waiter *w, double rate, unsigned burst,
+		     const struct conf_buckets *trackers);
+int waiter_start(struct waiter *w, unsigned rt_priority, bool *got_rt);
+int waiter_eventfd(const struct waiter *w);
+/* Queues a manual record for the thread. -EBUSY when too many are waiting. */
+int waiter_request(struct waiter *w, uint64_t seq, pid_t pid, const char *message);
+struct waiter_result *waiter_take_results(struct waiter *w);
+void waiter_result_free(struct waiter_result *r);
+/* tokens: the global bucket's tokens now, -1 when unlimited. */
+void waiter_get_stats(struct waiter *w, struct waiter_stats *st, double *tokens);
+/* Copies up to MAX per-tracker buckets to OUT; returns how many there are. */
+size_t waiter_get_buckets(struct waiter *w, struct recorder_bucket *out, size_t max);
+void waiter_free(struct waiter *w);
+
+/* history_worker.c: the history of snapshots measured on a normal-priority thread. */
+struct history_job {
+	struct history_job *next;
+	uint64_t id; /* the snapshot's catalog id; 0: a calibration snapshot */
+	char *path;  /* the snapshot to read; NULL: record a calibration snapshot first */
+	uint64_t capacity, subbuf_size; /* the buffers when it was recorded */
+	/* The result: h (summarized) if error is 0, else err says why. */
+	int error;
+	char err[256];
+	struct history h;
+	uint64_t time; /* unix seconds when measured */
+};
+
+struct history_worker;
+
+/* SCRATCH: the calibration snapshots' directory (deleted after each). */
+int history_worker_new(struct flight_slot *slot, const char *scratch, struct history_worker **ret);
+int history_worker_eventfd(const struct history_worker *w);
+int history_worker_submit(struct history_worker *w, uint64_t id, const char *path,
+			  uint64_t capacity, uint64_t subbuf_size);
+struct history_job *history_worker_take(struct history_worker *w);
+void history_job_free(struct history_job *j);
+void history_worker_free(struct history_worker *w);
+
+/* session.c: the LTTng session in its slot, re-created when sessiond loses it. */
+struct session {
+	sd_event *event;
+	const struct conf *conf;
+	struct flight_slot slot;
+	bool slot_init;
+	sd_event_source *check;
+	int error;	    /* last failure to create the session, 0 if none */
+	unsigned recreated; /* times the session was re-created */
+};
+
+int session_init(struct session *s, sd_event *event, const struct conf *conf);
+/* Creates the session (a failure is retried by the periodic check) and starts the check. */
+int session_start(struct session *s);
+/* Looks at the session now (a record failed as if it were gone). */
+void session_check_soon(struct session *s);
+/* The session's settings changed: re-create it (the history recorded so far is lost). */
+void session_reconfigure(struct session *s, const struct conf *conf, const struct conf *old);
+/* Whether there is a session; true when the waiter is recording (it holds the slot). */
+bool session_present(struct session *s);
+void session_done(struct session *s);
+
+#endif /* LATENCYD_RECORDER_INTERNAL_H */

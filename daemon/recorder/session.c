@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The LTTng flight-recorder session in its slot: created at start, checked every few
+ * seconds and re-created when lttng-sessiond lost it (a restart), re-created when its
+ * settings change on reload. The waiter records under the slot's lock; the main loop
+ * never waits for it (trylock), the state it last saw will do.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "recorder_internal.h"
+
+#define CHECK_USEC (3 * 1000000ULL)
+
+static void settings_from(const struct conf *c, struct flight_settings *s)
+{
+	*s = (struct flight_settings){
+		.session = c->session.name,
+		.domain = c->session.domain == CONF_DOMAIN_USERSPACE ? FLIGHT_DOMAIN_USERSPACE
+								     : FLIGHT_DOMAIN_KERNEL,
+		.subbuf_size = c->session.subbuf_size,
+		.num_subbuf = c->session.num_subbuf,
+		.events = (const char *const *)c->session.events,
+		.syscalls = c->session.syscalls,
+		.local_dir = c->output.directory,
+		.relayd_url = c->output.relayd[0] ? c->output.relayd : NULL,
+		.fallback_local = c->output.fallback_local,
+		.max_size = c->output.max_size,
+	};
+}
+
+/* Under slot.lock: (re)creates the session. */
+static int create_session(struct session *se)
+{
+	struct flight_settings s;
+	int r;
+
+	settings_from(se->conf, &s);
+	flight_destroy(se->slot.flight);
+	se->slot.flight = NULL;
+	r = flight_create(&s, &se->slot.flight);
+	if (r < 0) {
+		if (r != se->error)
+			log_warnx("cannot create LTTng session %s: %s", s.session,
+				  flight_strerror(r));
+		se->error = r;
+		return r;
+	}
+	se->error = 0;
+	if (flight_replaced(se->slot.flight))
+		log_warnx(
+			"LTTng session %s was already there (left by a latencyd that was killed?): "
+			"destroyed it and created it anew",
+			s.session);
+	log_info("LTTng %s session %s recording (%" PRIu64 " x %" PRIu64 " bytes per CPU), "
+		 "snapshots to %s%s%s",
+		 s.domain == FLIGHT_DOMAIN_KERNEL ? "kernel" : "userspace", s.session, s.num_subbuf,
+		 s.subbuf_size, s.relayd_url ? s.relayd_url : s.local_dir,
+		 s.relayd_url && s.fallback_local ? ", falling back to " : "",
+		 s.relayd_url && s.fallback_local ? s.local_dir : "");
+	return 0;
+}
+
+static int on_check(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct session *se = userdata;
+	int r;
+
+	/* The waiter is recording: the session is there, look again next time. */
+	if (pthread_mutex_trylock(&se->slot.lock) == 0) {
+		r = se->slot.flight ? flight_exists(se->slot.flight) : 0;
+		if (r == 0) {
+			if (se->slot.flight)
+				log_warnx("LTTng session %s is gone (lttng-sessiond restarted?), "
+					  "re-creating it",
+					  se->conf->session.name);
+			if (create_session(se) == 0)
+				se->recreated++;
+		}
+		pthread_mutex_unlock(&se->slot.lock);
+	}
+	sd_event_source_set_time(s, usec + CHECK_USEC);
+	return 0;
+}
+
+void session_check_soon(struct session *se)
+{
+	uint64_t now;
+
+	if (se->check && sd_event_now(se->event, CLOCK_MONOTONIC, &now) >= 0)
+		sd_event_source_set_time(se->check, now);
+}
+
+int session_init(struct session *se, sd_event *event, const struct conf *conf)
+{
+	int r;
+
+	*se = (struct session){.event = event, .conf = conf};
+	r = pi_mutex_init(&se->slot.lock);
+	if (r < 0)
+		return r;
+	se->slot_init = true;
+	return 0;
+}
+
+int session_start(struct session *se)
+{
+	uint64_t now;
+	int r;
+
+	r = mkdir_p(se->conf->output.directory, 0750);
+	if (r < 0)
+		return log_warn_errno(r, "cannot create %s", se->conf->output.directory);
+	pthread_mutex_lock(&se->slot.lock);
+	create_session(se); /* a failure is retried by the periodic check */
+	pthread_mutex_unlock(&se->slot.lock);
+	r = sd_event_now(se->event, CLOCK_MONOTONIC, &now);
+	if (r >= 0)
+		r = sd_event_add_time(se->event, &se->check, CLOCK_MONOTONIC, now + CHECK_USEC, 0,
+				      on_check, se);
+	if (r < 0)
+		return log_warn_errno(r, "cannot add the session check timer");
+	sd_event_source_set_description(se->check, "session-check");
+	sd_event_source_set_enabled(se->check, SD_EVENT_ON);
+	return 0;
+}
+
+static bool strv_equal(char **a, char **b)
+{
+	for (; a && b && *a && *b; a++, b++)
+		if (strcmp(*a, *b) != 0)
+			return false;
+	return (!a || !*a) && (!b || !*b);
+}
+
+static bool session_changed(const struct conf *a, const struct conf *b)
+{
+	return strcmp(a->session.name, b->session.name) != 0 ||
+	       a->session.domain != b->session.domain ||
+	       a->session.subbuf_size != b->session.subbuf_size ||
+	       a->session.num_subbuf != b->session.num_subbuf ||
+	       !strv_equal(a->session.events, b->session.events) ||
+	       a->session.syscalls != b->session.syscalls ||
+	       strcmp(a->output.directory, b->output.directory) != 0 ||
+	       strcmp(a->output.relayd, b->output.relayd) != 0 ||
+	       a->output.fallback_local != b->output.fallback_local ||
+	       a->output.max_size != b->output.max_size;
+}
+
+void session_reconfigure(struct session *se, const struct conf *c, const struct conf *old)
+{
+	int r;
+
+	se->conf = c;
+	if (!session_changed(old, c))
+		return;
+	r = mkdir_p(c->output.directory, 0750);
+	if (r < 0)
+		log_warn_errno(r, "cannot create %s", c->output.directory);
+	log_info("session settings changed: re-creating the session");
+	pthread_mutex_lock(&se->slot.lock);
+	if (strcmp(old->session.name, c->session.name) != 0 && se->slot.flight) {
+		flight_destroy(se->slot.flight);
+		se->slot.flight = NULL;
+	}
+	create_session(se);
+	pthread_mutex_unlock(&se->slot.lock);
+}
+
+bool session_present(struct session *se)
+{
+	bool present = true;
+
+	if (pthread_mutex_trylock(&se->slot.lock) == 0) {
+		present = se->slot.flight != NULL;
+		pthread_mutex_unlock(&se->slot.lock);
+	}
+	return present;
+}
+
+void session_done(struct session *se)
+{
+	sd_event_source_disable_unref(se->check);
+	se->check = NULL;
+	if (se->slot_init) {
+		flight_destroy(se->slot.flight);
+		se->slot.flight = NULL;
+		pthread_mutex_destroy(&se->slot.lock);
+		se->slot_init = false;
+	}
+}

@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The realtime waiter: one thread, SCHED_FIFO when it can get it, blocked in poll() on the
+ * notification file. An alert that the rate limiter allows is recorded at once, with as
+ * few steps as possible between the wakeup and lttng_snapshot_record(); alerts that were
+ * already queued or arrived while recording are drained right after and become extra
+ * causes of that snapshot. Refused alerts become "suppressed" results, one per tracker
+ * until the main loop takes them, so that a flood costs the main loop a count, not a
+ * result, a log line and a catalog update per alert.
+ *
+ * Nothing slow happens here: no logging, no file system. Results go to the main loop
+ * through a list under a priority-inheriting mutex and an eventfd that sd-event watches.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lttng/lttng.h>
+
+#include "log.h"
+#include "recorder_internal.h"
+#include "thread.h"
+
+#define READ_RECORDS 128
+/*
+ * Causes kept per snapshot: what show-snapshot lists. Under a flood, alerts past this many
+ * that arrive during one record are refused like any other (they get no snapshot and
+ * are counted as suppressed): keeping thousands would make every catalog save and the log
+ * grow with the flood.
+ */
+#define MAX_CAUSES   100
+#define MAX_REQUESTS 16 /* manual records waiting for the thread; more are refused (busy) */
+
+struct tracker_bucket {
+	char name[LATENCY_TRACKER_NAME_LEN + 1];
+	struct bucket b;
+};
+
+struct waiter {
+	int fd;		/* the notification file */
+	int stop_fd;	/* eventfd: the thread exits */
+	int done_fd;	/* eventfd: results are queued */
+	int request_fd; /* eventfd: manual records are queued */
+	pthread_t thread;
+	bool started;
+	struct flight_slot *slot;
+	char prefix[64]; /* output names: PREFIX-ID */
+	uint64_t next_id;
+
+	/* Read buffer: whole records, plus a partial one a FIFO may leave; unread: [off, len). */
+	unsigned char buf[READ_RECORDS * 2 * LATENCY_TRACKER_RECORD_SIZE];
+	size_t off, len;
+
+	pthread_mutex_t lock; /* PTHREAD_PRIO_INHERIT: results, rate limiter, counters */
+	struct waiter_result *head, **tail;
+	struct bucket global;
+	bool configured; /* the first configuration fills the buckets */
+	struct tracker_bucket *trackers;
+	size_t n_trackers;
+	struct waiter_stats stats;
+	struct cause_manual requests[MAX_REQUESTS];
+	size_t n_requests;
+};
+
+int waiter_new(const char *notify_path, struct flight_slot *slot, const char *prefix,
+	       uint64_t first_id, struct waiter **ret)
+{
+	struct waiter *w;
+	struct stat st;
+	int flags = O_RDONLY, r;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = w->stop_fd = w->done_fd = w->request_fd = -1;
+	w->slot = slot;
+	w->next_id = first_id;
+	w->tail = &w->head;
+	snprintf(w->prefix, sizeof(w->prefix), "%s", prefix);
+	r = pi_mutex_init(&w->lock);
+	if (r < 0) {
+		free(w);
+		return r;
+	}
+	if (stat(notify_path, &st) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	/* A FIFO (host tests) is opened for writing too, so that it never reports POLLHUP. */
+	if (S_ISFIFO(st.st_mode))
+		flags = O_RDWR;
+	else if (!S_ISCHR(st.st_mode)) {
+		r = -ENODEV;
+		goto fail;
+	}
+	w->fd = open(notify_path, flags | O_NONBLOCK | O_CLOEXEC);
+	if (w->fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	/* Alerts from before we started were someone else's business: start at the newest. */
+	if (S_ISCHR(st.st_mode))
+		lseek(w->fd, 0, SEEK_END);
+	w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	w->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	w->request_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->stop_fd < 0 || w->done_fd < 0 || w->request_fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	*ret = w;
+	return 0;
+fail:
+	waiter_free(w);
+	return r;
+}
+
+int waiter_eventfd(const struct waiter *w)
+{
+	return w->done_fd;
+}
+
+/* Under w->lock. */
+static struct bucket *tracker_bucket(struct waiter *w, const char *tracker)
+{
+	for (size_t i = 0; i < w->n_trackers; i++)
+		if (strcmp(w->trackers[i].name, tracker) == 0)
+			return &w->trackers[i].b;
+	return NULL;
+}
+
+int waiter_configure(struct waiter *w, double rate, unsigned burst,
+		     const struct conf_buckets *trackers)
+{
+	struct tracker_bucket *t = NULL;
+	size_t n = 0;
+	uint64_t now = now_ns();
+
+	n = trackers->n;
+	if (n && !(t = calloc(n, sizeof(*t))))
+		return -ENOMEM;
+	pthread_mutex_lock(&w->lock);
+	for (size_t i = 0; i < n; i++) {
+		const struct conf_bucket *c = &trackers->v[i];
+		struct bucket *old = tracker_bucket(w, c->tracker);
+
+		snprintf(t[i].name, sizeof(t[i].name), "%s", c->tracker);
+		if (old) {
+			t[i].b = *old;
+			bucket_configure(&t[i].b, c->rate, c->burst, now);
+		} else {
+			bucket_init(&t[i].b, c->rate, c->burst, now);
+		}
+	}
+	if (w->configured)
+		bucket_configure(&w->global, rate, burst, now);
+	else
+		bucket_init(&w->global, rate, burst, now);
+	w->configured = true;
+	free(w->trackers);
+	w->trackers = t;
+	w->n_trackers = n;
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+void waiter_get_stats(struct waiter *w, struct waiter_stats *st, double *tokens)
+{
+	pthread_mutex_lock(&w->lock);
+	*st = w->stats;
+	if (tokens)
+		*tokens = w->global.rate > 0 ? bucket_tokens(&w->global, now_ns()) : -1;
+	pthread_mutex_unlock(&w->lock);
+}
+
+size_t waiter_get_buckets(struct waiter *w, struct recorder_bucket *out, size_t max)
+{
+	uint64_t now = now_ns();
+	size_t n;
+
+	pthread_mutex_lock(&w->lock);
+	n = w->n_trackers;
+	for (size_t i = 0; i < n && i < max; i++) {
+		struct tracker_bucket *t = &w->trackers[i];
+
+		snprintf(out[i].tracker, sizeof(out[i].tracker), "%.*s", LATENCY_TRACKER_NAME_LEN,
+			 t->name);
+		out[i].rate = t->b.rate;
+		out[i].burst = t->b.burst;
+		out[i].tokens = t->b.rate > 0 ? bucket_tokens(&t->b, now) : -1;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return n;
+}
+
+/* Under w->lock: whether the rate limit lets rec make a snapshot (taking its tokens). */
+static bool allow_locked(struct waiter *w, const struct cause *c, uint64_t now)
+{
+	char tracker[LATENCY_TRACKER_NAME_LEN + 1];
+	struct bucket *b[2];
+	unsigned n = 0;
+
+	cause_tracker(c, tracker);
+	b[n++] = &w->global;
+	if ((b[n] = tracker_bucket(w, tracker)))
+		n++;
+	return buckets_take_all(b, n, now);
+}
+
+static bool allow(struct waiter *w, const struct cause *c, uint64_t now)
+{
+	bool ok;
+
+	pthread_mutex_lock(&w->lock);
+	ok = allow_locked(w, c, now);
+	pthread_mutex_unlock(&w->lock);
+	return ok;
+}
+
+static void push(struct waiter *w, struct waiter_result *res)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&w->lock);
+	res->next = NULL;
+	*w->tail = res;
+	w->tail = &res->next;
+	pthread_mutex_unlock(&w->lock);
+	if (write(w->done_fd, &one, sizeof(one)) < 0) {
+		/* The counter cannot overflow in practice; the main loop reads it. */
+	}
+}
+
+struct waiter_result *waiter_take_results(struct waiter *w)
+{
+	struct waiter_result *list;
+	uint64_t v;
+
+	if (read(w->done_fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: nothing new, the list is checked anyway. */
+	}
+	pthread_mutex_lock(&w->lock);
+	list = w->head;
+	w->head = NULL;
+	w->tail = &w->head;
+	pthread_mutex_unlock(&w->lock);
+	return list;
+}
+
+void waiter_result_free(struct waiter_result *r)
+{
+	while (r) {
+		struct waiter_result *next = r->next;
+
+		free(r);
+		r = next;
+	}
+}
+
+static struct waiter_result *result_new(enum waiter_result_kind kind, size_t n)
+{
+	struct waiter_result *r = calloc(1, sizeof(*r) + n * sizeof(r->causes[0]));
+
+	if (r)
+		r->kind = kind;
+	return r;
+}
+
+/* Reads what is there without blocking; 0 when nothing, < 0 on error. */
+static int fill(struct waiter *w)
+{
+	ssize_t n;
+
+	/* Records are consumed by moving off; what is left moves to the front once a read. */
+	if (w->off) {
+		memmove(w->buf, w->buf + w->off, w->len - w->off);
+		w->len -= w->off;
+		w->off = 0;
+	}
+	if (w->len > sizeof(w->buf) / 2)
+		return 0;
+	n = read(w->fd, w->buf + w->len, sizeof(w->buf) / 2);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	w->len += (size_t)n;
+	return (int)n;
+}
+
+/* Takes the next whole record out of the buffer. */
+static bool next_record(struct waiter *w, struct latency_tracker_record *rec)
+{
+	uint16_t size;
+
+	for (;;) {
+		if (w->len - w->off < sizeof(size))
+			return false;
+		memcpy(&size, w->buf + w->off, sizeof(size));
+		if (size < LATENCY_TRACKER_RECORD_SIZE || size > sizeof(w->buf) / 2) {
+			/* Not our ABI: nothing in this buffer can be trusted. */
+			pthread_mutex_lock(&w->lock);
+			w->stats.garbage++;
+			pthread_mutex_unlock(&w->lock);
+			w->off = w->len = 0;
+			return false;
+		}
+		if (w->len - w->off < size)
+			return false;
+		memcpy(rec, w->buf + w->off, sizeof(*rec));
+		w->off += size;
+		if (rec->kind == LATENCY_TRACKER_REC_ALERT || rec->kind == LATENCY_TRACKER_REC_LOST)
+			return true;
+	}
+}
+
+static void count_kernel(struct waiter *w, const struct latency_tracker_record *rec)
+{
+	pthread_mutex_lock(&w->lock);
+	w->stats.kernel_suppressed += rec->suppressed;
+	if (rec->kind == LATENCY_TRACKER_REC_LOST)
+		w->stats.lost += rec->lost;
+	else
+		w->stats.alerts++;
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void on_lost(struct waiter *w, const struct latency_tracker_record *rec)
+{
+	struct waiter_result *res = result_new(WAITER_LOST, 0);
+
+	if (res) {
+		res->lost = rec->lost;
+		push(w, res);
+	}
+}
+
+/*
+ * Under w->lock: the suppressed result of this tracker not yet taken by the main loop. A
+ * manual record is never merged: its client waits for the event naming its request.
+ */
+static struct waiter_result *pending_suppressed(struct waiter *w, const struct cause *c)
+{
+	if (c->kind != CAUSE_ALERT)
+		return NULL;
+	for (struct waiter_result *r = w->head; r; r = r->next)
+		if (r->kind == WAITER_SUPPRESSED && r->causes[0].kind == CAUSE_ALERT &&
+		    memcmp(r->causes[0].alert.tracker, c->alert.tracker,
+			   sizeof(c->alert.tracker)) == 0)
+			return r;
+	return NULL;
+}
+
+/* Under w->lock: counts rec as suppressed; false when it needs a result of its own. */
+static bool suppress_locked(struct waiter *w, const struct cause *c)
+{
+	struct waiter_result *res;
+
+	w->stats.suppressed++;
+	res = pending_suppressed(w, c);
+	if (res)
+		res->n++;
+	return res != NULL;
+}
+
+/* The suppressed result of rec, for the main loop (the count was taken under the lock). */
+static void suppress_new(struct waiter *w, const struct cause *c)
+{
+	struct waiter_result *res = result_new(WAITER_SUPPRESSED, 1);
+
+	if (res) {
+		res->causes[0] = *c;
+		res->n = 1;
+		push(w, res);
+	}
+}
+
+static void suppress(struct waiter *w, const struct cause *c)
+{
+	bool merged;
+
+	pthread_mutex_lock(&w->lock);
+	merged = suppress_locked(w, c);
+	pthread_mutex_unlock(&w->lock);
+	if (!merged)
+		suppress_new(w, c);
+}
+
+/*
+ * What every alert record costs, under one lock (a storm brings tens of thousands a
+ * second): the counters, the rate limit and, when it refuses, the merge into the pending
+ * suppressed result. True when rec is to be recorded.
+ */
+static bool admit(struct waiter *w, const struct cause *c, uint64_t now)
+{
+	bool ok, merged = false;
+
+	pthread_mutex_lock(&w->lock);
+	w->stats.kernel_suppressed += c->alert.suppressed;
+	w->stats.alerts++;
+	ok = allow_locked(w, c, now);
+	if (!ok)
+		merged = suppress_locked(w, c);
+	pthread_mutex_unlock(&w->lock);
+	if (!ok && !merged)
+		suppress_new(w, c);
+	return ok;
+}
+
+/* Records a snapshot for cause, then drains every queued alert into its causes. */
+static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeup_ns)
+{
+	struct waiter_result *res, *grown;
+	struct cause more = {.kind = CAUSE_ALERT};
+	struct flight_record fr = {0};
+	size_t cap = 16;
+	int r;
+
+	res = result_new(WAITER_SNAPSHOT, cap);
+	if (!res)
+		return;
+	res->id = w->next_id++;
+	snprintf(res->name, sizeof(res->name), "%s-%" PRIu64, w->prefix, res->id);
+	pthread_mutex_lock(&w->slot->lock);
+	if (w->slot->flight) {
+		r = flight_record(w->slot->flight, res->name, &fr);
+	} else {
+		r = -LTTNG_ERR_SESS_NOT_FOUND;
+		fr.start_ns = now_ns();
+	}
+	pthread_mutex_unlock(&w->slot->lock);
+
+	res->error = r;
+	res->rec = fr;
+	res->wakeup_ns = wakeup_ns;
+	res->causes[res->n++] = *cause;
+	/* What came in before or during the record is in this snapshot already. */
+	for (;;) {
+		if (!next_record(w, &more.alert)) {
+			if (fill(w) <= 0)
+				break;
+			continue;
+		}
+		count_kernel(w, &more.alert);
+		if (more.alert.kind == LATENCY_TRACKER_REC_LOST) {
+			on_lost(w, &more.alert);
+			continue;
+		}
+		if (res->n == cap && cap < MAX_CAUSES) {
+			size_t more_cap = cap * 2 < MAX_CAUSES ? cap * 2 : MAX_CAUSES;
+
+			grown = realloc(res, sizeof(*res) + more_cap * sizeof(res->causes[0]));
+			if (grown) {
+				res = grown;
+				cap = more_cap;
+			}
+		}
+		if (res->n < cap)
+			res->causes[res->n++] = more;
+		else
+			suppress(w, &more); /* out of memory: still accounted for */
+	}
+	pthread_mutex_lock(&w->lock);
+	if (r < 0)
+		w->stats.failed++;
+	else
+		w->stats.snapshots++;
+	w->stats.causes += res->n;
+	pthread_mutex_unlock(&w->lock);
+	push(w, res);
+}
+
+int waiter_request(struct waiter *w, uint64_t seq, pid_t pid, const char *message)
+{
+	uint64_t one = 1;
+	int r = 0;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->n_requests < MAX_REQUESTS) {
+		struct cause_manual *m = &w->requests[w->n_requests++];
+
+		*m = (struct cause_manual){.request = seq, .pid = pid};
+		snprintf(m->message, sizeof(m->message), "%s", message);
+	} else {
+		r = -EBUSY;
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (r == 0 && write(w->request_fd, &one, sizeof(one)) < 0)
+		r = -errno;
+	return r;
+}
+
+/* A manual record goes the way of an alert: the same rate limit, the same record. */
+static void take_requests(struct waiter *w, uint64_t wakeup)
+{
+	struct cause c = {.kind = CAUSE_MANUAL};
+	uint64_t v;
+
+	if (read(w->request_fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: the list is checked anyway. */
+	}
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		if (w->n_requests == 0) {
+			pthread_mutex_unlock(&w->lock);
+			return;
+		}
+		c.manual = w->requests[0];
+		memmove(&w->requests[0], &w->requests[1], --w->n_requests * sizeof(w->requests[0]));
+		w->stats.alerts++;
+		pthread_mutex_unlock(&w->lock);
+		c.manual.time_ns = wakeup;
+		if (allow(w, &c, now_ns()))
+			snapshot(w, &c, wakeup);
+		else
+			suppress(w, &c);
+	}
+}
+
+static void *run(void *arg)
+{
+	struct waiter *w = arg;
+	struct cause c = {.kind = CAUSE_ALERT};
+	struct pollfd p[3] = {
+		{.fd = w->fd, .events = POLLIN},
+		{.fd = w->stop_fd, .events = POLLIN},
+		{.fd = w->request_fd, .events = POLLIN},
+	};
+
+	for (;;) {
+		uint64_t wakeup, now;
+
+		if (poll(p, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents)
+			break;
+		wakeup = now_ns();
+		if (p[2].revents)
+			take_requests(w, wakeup);
+		if (fill(w) < 0)
+			break;
+		/* One clock read per buffer: its records were all there when it was read. */
+		now = now_ns();
+		while (next_record(w, &c.alert)) {
+			if (c.alert.kind == LATENCY_TRACKER_REC_LOST) {
+				count_kernel(w, &c.alert);
+				on_lost(w, &c.alert);
+			} else if (admit(w, &c, now)) {
+				snapshot(w, &c, wakeup);
+				now = now_ns(); /* the record took time */
+			}
+		}
+	}
+	return NULL;
+}
+
+int waiter_start(struct waiter *w, unsigned rt_priority, bool *got_rt)
+{
+	int r = -EINVAL;
+
+	*got_rt = false;
+	if (rt_priority > 0) {
+		r = thread_start(&w->thread, SCHED_FIFO, (int)rt_priority, THREAD_STACK_WAITER, run,
+				 w, "latencyd-waiter");
+		*got_rt = r == 0;
+	}
+	if (r < 0)
+		r = thread_start(&w->thread, SCHED_OTHER, 0, THREAD_STACK_WAITER, run, w,
+				 "latencyd-waiter");
+	if (r < 0)
+		return r;
+	w->started = true;
+	return 0;
+}
+
+void waiter_free(struct waiter *w)
+{
+	uint64_t one = 1;
+
+	if (!w)
+		return;
+	if (w->started) {
+		if (write(w->stop_fd, &one, sizeof(one)) < 0)
+			pthread_cancel(w->thread);
+		pthread_join(w->thread, NULL);
+	}
+	waiter_result_free(w->head);
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->stop_fd >= 0)
+		close(w->stop_fd);
+	if (w->done_fd >= 0)
+		close(w->done_fd);
+	if (w->request_fd >= 0)
+		close(w->request_fd);
+	pthread_mutex_destroy(&w->lock);
+	free(w->trackers);
+	free(w);
+}
