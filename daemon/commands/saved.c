@@ -2,7 +2,7 @@
 /*
  * latencyctl --save: changes that survive a restart. latencyd owns one libconfig file
  * (control.save_file, /var/lib/latencyd/saved.conf) holding trackers.* settings only; it is
- * read after the configuration file and overrides it (conf.c). Like systemctl set-property's
+ * read after the configuration file and overrides it (conf/file.c). Like systemctl set-property's
  * drop-ins, the administrator's own file is never rewritten.
  *
  * A save re-reads the file (an edit made since the start is kept), merges the change and

@@ -127,3 +127,23 @@ expect_rc 1 "latencyd with a bad configuration"
 expect_err "latencyd.conf:1: control.socket: expected a string"
 expect_err "invalid configuration, not starting"
 pass "bad configuration refused at start"
+
+# A module that speaks another major ABI: its records would be read wrong, so latencyd
+# never starts its waiter on it and says which ABIs differ.
+mkfifo "$T/abi-notify"
+mkdir -p "$T/abi-sys/module/latency_tracker" "$T/abi-sys/kernel/latency_tracker"
+echo 99.0 >"$T/abi-sys/kernel/latency_tracker/abi_version"
+cat >"$T/abi.conf" <<CONF
+control: { socket = "$T/abi.sock"; save_file = ""; };
+module: { load = false; notify_path = "$T/abi-notify"; };
+session: { domain = "userspace"; };
+output: { directory = "$T/abi-snapshots"; };
+catalog: { directory = "$T/abi-catalog"; };
+realtime: { priority = 0; lock_memory = false; };
+CONF
+run env LATENCYD_TEST_SYSFS_ROOT="$T/abi-sys" timeout 10 "$LATENCYD" -c "$T/abi.conf"
+expect_rc 1 "latencyd on a module of ABI 99.0"
+expect_err "speaks ABI 99.0"
+grep -q "waiting for alerts" "$T/err" && fail "the waiter started on a mismatched ABI"
+[ -S "$T/abi.sock" ] && fail "latencyd listens although it refused the module"
+pass "a module ABI major mismatch stops the start, with both ABIs named"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* daemon/conf.c: defaults, valid files, and every error with its FILE:LINE and setting. */
+/* daemon/conf/: defaults, valid files, and every error with its FILE:LINE and setting. */
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* daemon/kmodule.c: the ABI string parser and the module state read from a fake sysfs. */
+/* daemon/kernel/kmodule.c: the ABI string parser and the module state read from a fake sysfs. */
 #include <errno.h>
 #include <limits.h>
 #include <sys/stat.h>
