@@ -48,7 +48,7 @@ static const struct command commands[] = {
 	{"filter",
 	 "TRACKER [--pid PID] [--tid TID] [--comm NAME] [--cgroup PATH|ID] [--clear] [--save]",
 	 "set which tasks a tracker follows; --save keeps comm and cgroup", cmd_filter},
-	{"list-snapshots", "[--since WHEN] [--tracker NAME] [--limit N]",
+	{"list-snapshots", "[--since WHEN] [--tracker NAME] [--incident ID] [--limit N]",
 	 "list the snapshots, newest first (WHEN: 2h, 1d ago, or a date)", cmd_list_snapshots},
 	{"show-snapshot", "ID", "show a snapshot: where it is, how it was taken, its causes",
 	 cmd_snapshot_id},
@@ -58,6 +58,8 @@ static const struct command commands[] = {
 	 "[--test-compatibility] ID|PATH | --mi-version | --metadata",
 	 "explain a snapshot's alerts and give its statistics (run here, not in latencyd)",
 	 cmd_analyze},
+	{"incidents", "[--limit N]",
+	 "list the fleet's incidents: origin, hosts that recorded or were refused", cmd_incidents},
 	{"record", "[--reason TEXT]",
 	 "take a snapshot now, through the rate limit, and wait for it", cmd_record},
 	{"watch", "", "print alerts and snapshots as they happen, until interrupted", cmd_watch},
@@ -180,8 +182,8 @@ static int no_arguments(const struct command *cmd, int argc, char **argv)
 }
 
 /* Asks latencyd (args taken, NULL for none) and prints the result. */
-static int call_print(const struct ctl *ctl, const struct command *cmd, struct json_object *args,
-		      int (*print)(struct json_object *result))
+int call_print(const struct ctl *ctl, const struct command *cmd, struct json_object *args,
+	       int (*print)(struct json_object *result))
 {
 	struct json_object *result = NULL;
 	int r;
@@ -373,11 +375,9 @@ static int cmd_list_snapshots(const struct ctl *ctl, const struct command *cmd, 
 			      char **argv)
 {
 	static const struct option options[] = {
-		{"since", required_argument, NULL, 'S'},
-		{"tracker", required_argument, NULL, 'T'},
-		{"limit", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"since", required_argument, NULL, 'S'}, {"tracker", required_argument, NULL, 'T'},
+		{"limit", required_argument, NULL, 'n'}, {"incident", required_argument, NULL, 'I'},
+		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
 	};
 	struct json_object *args = json_object_new_object();
 	uint64_t v;
@@ -399,6 +399,10 @@ static int cmd_list_snapshots(const struct ctl *ctl, const struct command *cmd, 
 			break;
 		case 'T':
 			json_object_object_add(args, PROTO_KEY_TRACKER,
+					       json_object_new_string(optarg));
+			break;
+		case 'I':
+			json_object_object_add(args, PROTO_KEY_INCIDENT,
 					       json_object_new_string(optarg));
 			break;
 		case 'n':

@@ -38,6 +38,7 @@ struct output {
 	int (*config)(struct json_object *result);
 	int (*reloaded)(struct json_object *result);
 	int (*filter)(struct json_object *result);
+	int (*incidents)(struct json_object *result); /* incidents (1.4) */
 	void (*error)(const char *command, const char *code, const char *message);
 };
 
@@ -53,6 +54,11 @@ int text_snapshot(struct json_object *result);
 int text_snapshot_deleted(struct json_object *result);
 int text_event(const char *name, struct json_object *data);
 int text_recorded(const char *name, struct json_object *data);
+
+/* output_fleet.c: the text output of the fleet. */
+int text_incidents(struct json_object *result);
+/* One line for status: the broker connection and its counters. */
+void fleet_text(char *buf, size_t size, struct json_object *fleet);
 
 /* output_config.c: the text output of config and reload. */
 int text_config(struct json_object *result);
@@ -112,6 +118,11 @@ struct command {
 };
 
 const struct command *command_find(const char *name);
+/* cmd_incidents.c */
+int cmd_incidents(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+/* Asks latencyd COMMAND with ARGS (taken) and prints the result with PRINT: an exit status. */
+int call_print(const struct ctl *ctl, const struct command *cmd, struct json_object *args,
+	       int (*print)(struct json_object *result));
 void ctl_usage(FILE *f);
 
 #endif /* LATENCYCTL_H */

@@ -80,6 +80,7 @@ const struct output output_json = {
 	.trackers = print_result,
 	.tracker_set = print_tracker_set,
 	.snapshots = print_result,
+	.incidents = print_result,
 	.snapshot = print_result,
 	.snapshot_deleted = print_result,
 	.event = print_event,

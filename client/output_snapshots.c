@@ -67,6 +67,13 @@ static void cause_text(char *buf, size_t size, struct json_object *c)
 		return;
 	}
 	ns_text(delay, sizeof(delay), c, PROTO_KEY_DELAY_NS, false);
+	if (strcmp(str(c, PROTO_KEY_REASON, ""), PROTO_REASON_PEER) == 0) {
+		snprintf(buf, size, "peer %s: %s tid %" PRId64 " (%s) %s, incident %s",
+			 str(c, PROTO_KEY_ORIGIN, "?"), str(c, PROTO_KEY_ORIGIN_TRACKER, "?"),
+			 num(c, PROTO_KEY_TID), str(c, PROTO_KEY_COMM, "?"), delay,
+			 str(c, PROTO_KEY_INCIDENT, "?"));
+		return;
+	}
 	snprintf(buf, size, "%s pid %" PRId64 " (%s) %s%s", str(c, PROTO_KEY_TRACKER, "?"),
 		 num(c, PROTO_KEY_PID), str(c, PROTO_KEY_COMM, "?"), delay,
 		 strcmp(str(c, PROTO_KEY_REASON, ""), "timeout") == 0 ? " (timeout)" : "");
@@ -253,6 +260,13 @@ int text_event(const char *name, struct json_object *data)
 	} else if (strcmp(name, PROTO_EVENT_LOST) == 0) {
 		printf("%s  latencyd missed %" PRId64 " alert records\n", when,
 		       num(data, PROTO_KEY_LOST));
+	} else if (strcmp(name, PROTO_EVENT_PEER) == 0) {
+		printf("%s  peer %s: alert of tracker %s (incident %s): recording\n", when,
+		       str(data, PROTO_KEY_ORIGIN, "?"), str(data, PROTO_KEY_TRACKER, "?"),
+		       str(data, PROTO_KEY_INCIDENT, "?"));
+	} else if (strcmp(name, PROTO_EVENT_FLEET) == 0) {
+		printf("%s  fleet: %s (%s)\n", when, str(data, PROTO_KEY_STATE, "?"),
+		       str(data, PROTO_KEY_DETAIL, ""));
 	} else {
 		printf("%s  %s\n", when, name);
 	}

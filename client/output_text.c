@@ -92,7 +92,7 @@ struct status {
 	const char *version;
 	int64_t pid, uptime_usec;
 	struct json_object *module;
-	struct json_object *session, *output, *history, *ratelimit, *counters;
+	struct json_object *session, *output, *history, *ratelimit, *counters, *fleet;
 };
 
 /* The flight recorder's part of status: absent when latencyd runs without a session. */
@@ -266,6 +266,12 @@ static int recorder_rows(struct table *t, const struct status *st)
 		proto_duration_format(max, sizeof(max), (uint64_t)rc.detect_max_ns);
 		row(t, "Alert to record:", "last %s, max %s", last, max);
 	}
+	if (st->fleet) {
+		char fleet[512];
+
+		fleet_text(fleet, sizeof(fleet), st->fleet);
+		row(t, "Fleet:", "%s", fleet);
+	}
 	return EXIT_OK;
 }
 
@@ -281,6 +287,7 @@ static int print_status(struct json_object *result)
 		{PROTO_KEY_HISTORY, PROTO_FIELD_OBJECT, 0, offsetof(struct status, history)},
 		{PROTO_KEY_RATELIMIT, PROTO_FIELD_OBJECT, 0, offsetof(struct status, ratelimit)},
 		{PROTO_KEY_COUNTERS, PROTO_FIELD_OBJECT, 0, offsetof(struct status, counters)},
+		{PROTO_KEY_FLEET, PROTO_FIELD_OBJECT, 0, offsetof(struct status, fleet)},
 		{NULL},
 	};
 	static const struct proto_field module_fields[] = {
@@ -506,5 +513,6 @@ const struct output output_text = {
 	.config = text_config,
 	.reloaded = text_reloaded,
 	.filter = text_filter,
+	.incidents = text_incidents,
 	.error = print_error,
 };

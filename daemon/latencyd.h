@@ -10,6 +10,7 @@
  *              privileged step
  *   catalog/   the snapshots taken, their causes and retention (catalog.json)
  *   recorder/  the LTTng session, the realtime waiter, the rate limits, snapshot readers
+ *   fleet/     the MQTT client of the fleet: peers' alerts in, this host's out
  *   control/   the control socket: clients, peers, framing, dispatch of a command table
  *   manager/   owns all of the above; turns the recorder's events into catalog entries
  *   commands/  one control command per file, and the command table
@@ -28,6 +29,7 @@
 #include "catalog.h"
 #include "recorder.h"
 #include "control.h"
+#include "fleet_client.h"
 #include "manager.h"
 #include "commands.h"
 

@@ -39,9 +39,11 @@ struct json_tokener;
  *   1.3  argument "save" of set-threshold, set-timeout, enable, disable, filter (result
  *        "saved_file"); config results "origins", "saved_file", "saved_problem"; reload
  *        result "saved_problem".
+ *   1.4  the fleet: command incidents; list-snapshots argument "incident"; events peer,
+ *        fleet; entries' "incident" and peer causes; status "fleet", counters "peers".
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 3
+#define PROTO_REVISION 4
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -65,11 +67,14 @@ struct json_tokener;
 #define PROTO_CMD_CONFIG	  "config"
 #define PROTO_CMD_RELOAD	  "reload"
 #define PROTO_CMD_FILTER	  "filter"
+#define PROTO_CMD_INCIDENTS	  "incidents" /* 1.4 */
 
 /* Events (1.2), sent to clients that ran watch or record. */
 #define PROTO_EVENT_SNAPSHOT   "snapshot"   /* a snapshot was taken (or failed), with causes */
 #define PROTO_EVENT_SUPPRESSED "suppressed" /* an alert the rate limit refused */
 #define PROTO_EVENT_LOST       "lost"	    /* latencyd missed alert records */
+#define PROTO_EVENT_FLEET      "fleet"	    /* 1.4: the broker connection changed: state, detail */
+#define PROTO_EVENT_PEER       "peer"	    /* 1.4: a peer's alert is being recorded */
 
 /* Events (event "event"); reserved for streaming, none is sent by protocol 1.0. */
 #define PROTO_EVENT_ALERT "alert"
@@ -354,6 +359,29 @@ struct proto_request {
 #define PROTO_REASON_THRESHOLD "threshold"
 #define PROTO_REASON_TIMEOUT   "timeout"
 #define PROTO_REASON_MANUAL    "manual"
+#define PROTO_REASON_PEER      "peer" /* 1.4: a fleet peer's alert */
+
+/* The fleet (1.4): incidents, peers' causes, the broker connection. */
+#define PROTO_KEY_INCIDENT		"incident"
+#define PROTO_KEY_INCIDENTS		"incidents"
+#define PROTO_KEY_ORIGIN		"origin"
+#define PROTO_KEY_ORIGIN_TRACKER	"origin_tracker"
+#define PROTO_KEY_START_REALTIME_NS	"start_realtime_ns"
+#define PROTO_KEY_END_REALTIME_NS	"end_realtime_ns"
+#define PROTO_KEY_RECEIVED_TO_RECORD_NS "received_to_record_ns"
+#define PROTO_KEY_FLEET			"fleet"
+#define PROTO_KEY_CONNECTED		"connected"
+#define PROTO_KEY_BROKER		"broker"
+#define PROTO_KEY_HOST			"host"
+#define PROTO_KEY_GROUP			"group"
+#define PROTO_KEY_HOSTS			"hosts"
+#define PROTO_KEY_RECORDED		"recorded"
+#define PROTO_KEY_REFUSED		"refused"
+#define PROTO_KEY_PUBLISHED		"published"
+#define PROTO_KEY_RECEIVED		"received"
+#define PROTO_KEY_DROPPED		"dropped"
+#define PROTO_KEY_RECONNECTS		"reconnects"
+#define PROTO_KEY_PEERS			"peers" /* counters: peers' alerts taken */
 
 struct proto_reply {
 	int64_t id;

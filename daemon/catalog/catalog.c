@@ -6,7 +6,8 @@
  * {"version": 1, "next_id": N,
  *  "snapshots": [{"id", "time", "status", "causes": [...], "path" | "url", "bytes",
  *                 "record_ns", "detect_to_record_ns", "error"?, ...}, ...],
- *  "suppressed": {"total": N, "by_tracker": {"syscalls": N}, "recent": [...]}}
+ *  "suppressed": {"total": N, "by_tracker": {"syscalls": N}, "recent": [...]},
+ *  "incidents": [...] (incidents.c)}
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -207,6 +208,21 @@ out:
 	free(tmp);
 	free(path);
 	return r;
+}
+
+struct json_object *catalog_member(struct catalog *c, const char *key, bool array)
+{
+	struct json_object *v = NULL;
+
+	if (json_object_object_get_ex(c->doc, key, &v) &&
+	    json_object_is_type(v, array ? json_type_array : json_type_object))
+		return v;
+	v = array ? json_object_new_array() : json_object_new_object();
+	if (v && json_object_object_add(c->doc, key, v) < 0) {
+		json_object_put(v);
+		v = NULL;
+	}
+	return v;
 }
 
 struct json_object *catalog_entries(struct catalog *c)

@@ -65,6 +65,21 @@ struct json_object *catalog_suppressed(struct catalog *c);
  */
 int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec);
 
+/* A top-level member of the document (created empty when missing or of another type). */
+struct json_object *catalog_member(struct catalog *c, const char *key, bool array);
+
+/*
+ * incidents.c: the fleet's incidents this host knows of: each with its origin, when it was
+ * first seen, and the hosts that recorded, were refused by their peer bucket or failed.
+ * The newest CATALOG_INCIDENTS_KEEP are kept.
+ */
+#define CATALOG_INCIDENTS_KEEP 256
+/* Notes that HOST did STATUS (recorded, refused, failed) for INCIDENT; 0 or -errno. */
+int catalog_incident_note(struct catalog *c, const char *incident, const char *host,
+			  const char *status, uint64_t time);
+/* The incidents, oldest first (borrowed). */
+struct json_object *catalog_incidents(struct catalog *c);
+
 /* entry.c: an entry's parts. */
 /* A cause as the catalog stores it (NULL: no memory). */
 struct json_object *cause_json(const struct cause *c);

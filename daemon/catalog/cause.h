@@ -11,14 +11,18 @@
 
 #include <latency_tracker.h>
 
+#include "fleet.h"
+
 /* latencyctl record --reason: at most this many bytes. */
 #define CAUSE_MESSAGE_MAX    256
-/* The tracker name a manual cause goes by (rate limits, the catalog, events). */
+/* The tracker names manual and peer causes go by (rate limits, the catalog, events). */
 #define CAUSE_MANUAL_TRACKER "manual"
+#define CAUSE_PEER_TRACKER   "peer"
 
 enum cause_kind {
 	CAUSE_ALERT,  /* alert: a record from the notification file */
 	CAUSE_MANUAL, /* manual: latencyctl record */
+	CAUSE_PEER,   /* peer: a fleet peer's alert got a snapshot there */
 };
 
 struct cause_manual {
@@ -28,11 +32,18 @@ struct cause_manual {
 	char message[CAUSE_MESSAGE_MAX + 1];
 };
 
+struct cause_peer {
+	struct proto_fleet_alert alert; /* as the origin published it */
+	uint64_t time_ns;		/* CLOCK_MONOTONIC when the waiter took it */
+	uint64_t received_ns;		/* CLOCK_MONOTONIC when it came from the broker */
+};
+
 struct cause {
 	enum cause_kind kind;
 	union {
 		struct latency_tracker_record alert;
 		struct cause_manual manual;
+		struct cause_peer peer;
 	};
 };
 

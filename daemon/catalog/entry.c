@@ -15,8 +15,9 @@
 
 void cause_tracker(const struct cause *c, char name[LATENCY_TRACKER_NAME_LEN + 1])
 {
-	if (c->kind == CAUSE_MANUAL) {
-		snprintf(name, LATENCY_TRACKER_NAME_LEN + 1, "%s", CAUSE_MANUAL_TRACKER);
+	if (c->kind != CAUSE_ALERT) {
+		snprintf(name, LATENCY_TRACKER_NAME_LEN + 1, "%s",
+			 c->kind == CAUSE_MANUAL ? CAUSE_MANUAL_TRACKER : CAUSE_PEER_TRACKER);
 		return;
 	}
 	memcpy(name, c->alert.tracker, LATENCY_TRACKER_NAME_LEN);
@@ -25,8 +26,9 @@ void cause_tracker(const struct cause *c, char name[LATENCY_TRACKER_NAME_LEN + 1
 
 void cause_comm(const struct cause *c, char comm[LATENCY_TRACKER_COMM_LEN + 1])
 {
-	if (c->kind == CAUSE_MANUAL) {
-		snprintf(comm, LATENCY_TRACKER_COMM_LEN + 1, "latencyctl");
+	if (c->kind != CAUSE_ALERT) {
+		snprintf(comm, LATENCY_TRACKER_COMM_LEN + 1, "%s",
+			 c->kind == CAUSE_MANUAL ? "latencyctl" : c->peer.alert.comm);
 		return;
 	}
 	memcpy(comm, c->alert.comm, LATENCY_TRACKER_COMM_LEN);
@@ -83,12 +85,42 @@ static struct json_object *manual_json(const struct cause_manual *m, int *r)
 	return o;
 }
 
+/* A peer's alert: which host, which incident, and what the origin saw. */
+static struct json_object *peer_json(const struct cause_peer *p, int *r)
+{
+	const struct proto_fleet_alert *a = &p->alert;
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		*r = -ENOMEM;
+	result_add_string(o, PROTO_KEY_TRACKER, CAUSE_PEER_TRACKER, r);
+	result_add_string(o, PROTO_KEY_REASON, PROTO_REASON_PEER, r);
+	result_add_string(o, PROTO_KEY_ORIGIN, a->host, r);
+	result_add_string(o, PROTO_KEY_INCIDENT, a->incident, r);
+	result_add_string(o, PROTO_KEY_ORIGIN_TRACKER, a->tracker, r);
+	result_add_int(o, PROTO_KEY_TID, a->tid, r);
+	result_add_string(o, PROTO_KEY_COMM, a->comm, r);
+	result_add_int(o, PROTO_KEY_DELAY_NS, (int64_t)a->delay_ns, r);
+	result_add_int(o, PROTO_KEY_START_REALTIME_NS, (int64_t)a->start_realtime_ns, r);
+	result_add_int(o, PROTO_KEY_END_REALTIME_NS, (int64_t)a->end_realtime_ns, r);
+	result_add_int(o, PROTO_KEY_START_NS, (int64_t)p->time_ns, r);
+	result_add_int(o, PROTO_KEY_END_NS, (int64_t)p->time_ns, r);
+	result_add_int(o, PROTO_KEY_RECEIVED_TO_RECORD_NS, (int64_t)(p->time_ns - p->received_ns),
+		       r);
+	return o;
+}
+
 struct json_object *cause_json(const struct cause *c)
 {
 	struct json_object *o;
 	int r = 0;
 
-	o = c->kind == CAUSE_MANUAL ? manual_json(&c->manual, &r) : alert_json(&c->alert, &r);
+	if (c->kind == CAUSE_MANUAL)
+		o = manual_json(&c->manual, &r);
+	else if (c->kind == CAUSE_PEER)
+		o = peer_json(&c->peer, &r);
+	else
+		o = alert_json(&c->alert, &r);
 	if (r < 0) {
 		json_object_put(o);
 		return NULL;

@@ -67,8 +67,15 @@ static struct json_object *summary(struct json_object *entry, int *r)
 
 struct list_args {
 	uint64_t since, limit;
-	const char *tracker;
+	const char *tracker, *incident;
 };
+
+static bool in_incident(struct json_object *e, const char *incident)
+{
+	const char *v = json_object_get_string(member(e, PROTO_KEY_INCIDENT));
+
+	return v && strcmp(v, incident) == 0;
+}
 
 int cmd_list_snapshots(struct manager *m, const struct control_peer *peer, struct json_object *args,
 		       struct json_object **result, struct proto_error *err)
@@ -77,6 +84,7 @@ int cmd_list_snapshots(struct manager *m, const struct control_peer *peer, struc
 		{PROTO_KEY_SINCE, PROTO_FIELD_UINT, 0, offsetof(struct list_args, since)},
 		{PROTO_KEY_LIMIT, PROTO_FIELD_UINT, 0, offsetof(struct list_args, limit)},
 		{PROTO_KEY_TRACKER, PROTO_FIELD_STRING, 0, offsetof(struct list_args, tracker)},
+		{PROTO_KEY_INCIDENT, PROTO_FIELD_STRING, 0, offsetof(struct list_args, incident)},
 		{NULL},
 	};
 	struct list_args a = {0};
@@ -103,6 +111,8 @@ int cmd_list_snapshots(struct manager *m, const struct control_peer *peer, struc
 		if (a.since && (uint64_t)json_object_get_int64(member(e, PROTO_KEY_TIME)) < a.since)
 			continue;
 		if (a.tracker && !has_tracker(e, a.tracker))
+			continue;
+		if (a.incident && !in_incident(e, a.incident))
 			continue;
 		matched++;
 		if (a.limit && json_object_array_length(list) >= a.limit)

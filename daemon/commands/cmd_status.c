@@ -116,10 +116,37 @@ static struct json_object *counters_object(const struct recorder_status *st, int
 	result_add_int(o, PROTO_KEY_SUPPRESSED, (int64_t)st->counters.suppressed, r);
 	result_add_int(o, PROTO_KEY_KERNEL_SUPPRESSED, (int64_t)st->counters.kernel_suppressed, r);
 	result_add_int(o, PROTO_KEY_LOST, (int64_t)st->counters.lost, r);
+	result_add_int(o, PROTO_KEY_PEERS, (int64_t)st->counters.peers, r);
 	if (st->counters.snapshots + st->counters.failed > 0) {
 		result_add_int(o, PROTO_KEY_DETECT_LAST_NS, st->detect_last_ns, r);
 		result_add_int(o, PROTO_KEY_DETECT_MAX_NS, st->detect_max_ns, r);
 	}
+	return o;
+}
+
+/* The broker connection and what came and went through it. */
+static struct json_object *fleet_object(struct manager *m, int *r)
+{
+	struct json_object *o = obj(), *dropped = obj();
+	struct fleet_status st;
+
+	fleet_status(m->fleet, &st);
+	result_add_bool(o, PROTO_KEY_CONNECTED, st.connected, r);
+	result_add_string(o, PROTO_KEY_BROKER, st.broker, r);
+	result_add_string(o, PROTO_KEY_HOST, st.host, r);
+	result_add_string(o, PROTO_KEY_GROUP, st.group, r);
+	if (st.detail[0])
+		result_add_string(o, PROTO_KEY_DETAIL, st.detail, r);
+	result_add_int(o, PROTO_KEY_PUBLISHED, (int64_t)st.published, r);
+	result_add_int(o, PROTO_KEY_FAILED, (int64_t)st.publish_failed, r);
+	result_add_int(o, PROTO_KEY_RECEIVED, (int64_t)st.received, r);
+	result_add_int(o, PROTO_KEY_RECONNECTS, (int64_t)st.reconnects, r);
+	result_add_int(dropped, "malformed", (int64_t)st.malformed, r);
+	result_add_int(dropped, "foreign", (int64_t)st.foreign, r);
+	result_add_int(dropped, "mismatch", (int64_t)st.mismatch, r);
+	result_add_int(dropped, "duplicate", (int64_t)st.duplicate, r);
+	result_add_int(dropped, "busy", (int64_t)st.busy, r);
+	result_add(o, PROTO_KEY_DROPPED, dropped, r);
 	return o;
 }
 
@@ -138,6 +165,8 @@ static void add_recorder(struct manager *m, struct json_object *o, int *r)
 	result_add(o, PROTO_KEY_HISTORY, history_object(m, r), r);
 	result_add(o, PROTO_KEY_RATELIMIT, ratelimit_object(m, &st, r), r);
 	result_add(o, PROTO_KEY_COUNTERS, counters_object(&st, r), r);
+	if (m->fleet)
+		result_add(o, PROTO_KEY_FLEET, fleet_object(m, r), r);
 }
 
 int cmd_status(struct manager *m, const struct control_peer *peer, struct json_object *args,

@@ -118,6 +118,22 @@ struct conf {
 		uint64_t priority; /* SCHED_FIFO priority of the waiter, 0 = SCHED_OTHER */
 		bool lock_memory;
 	} realtime;
+	struct conf_fleet {
+		bool enabled;
+		char *broker;	     /* mqtt://HOST[:PORT] or mqtts://HOST[:PORT] */
+		char *ca_file;	     /* TLS: "" = the system's CAs */
+		char *cert_file;     /* TLS client certificate, "" = none */
+		char *key_file;	     /* its key */
+		char *username;	     /* "" = none */
+		char *password_file; /* the password's file (first line), "" = none */
+		char *topic_prefix;
+		char *host;	   /* this host's name in the fleet, "" = the hostname */
+		char *group;	   /* a host reacts only to its group's alerts */
+		bool publish;	   /* publish local alerts that got a snapshot */
+		bool record_peers; /* record a snapshot for peers' alerts */
+		double peer_rate;  /* peer-triggered snapshots per second */
+		uint64_t peer_burst;
+	} fleet;
 	struct conf_tracker trackers[TRACKER_COUNT];
 };
 
@@ -147,6 +163,8 @@ void conf_free(struct conf *c);
 void conf_strv_free(char **v);
 /* "TRACKER=RATE/BURST" (rate 0..1000, burst 1..1000); -EINVAL when it is not. */
 int conf_parse_bucket(const char *s, struct conf_bucket *b);
+/* An MQTT broker URL's parts (each may be NULL); -EINVAL when it is not one. */
+int conf_broker_parse(const char *url, char *host, size_t size, unsigned *port, bool *tls);
 /* "/SYS/fs/cgroup/..." or relative to it, without "..", or a cgroup id; "" is any. */
 int conf_cgroup_spec_check(const char *spec);
 

@@ -31,6 +31,8 @@ enum conf_type {
 	CONF_DURATION_OFF, /* uint64_t ns, "0" or a duration in [min, max] */
 	CONF_COMM,	   /* char *: "" or a task name (at most 15 bytes) */
 	CONF_CGROUP,	   /* char *: "" or a cgroup v2 path or id, resolved when applied */
+	CONF_BROKER,	   /* char *: an MQTT broker URL, mqtt://HOST[:PORT] or mqtts:// */
+	CONF_FLEET_NAME,   /* char *: a fleet name, [A-Za-z0-9._-] (or "" when OFF allows) */
 };
 
 /* How a type is spelled in the file. */

@@ -92,6 +92,22 @@ const struct conf_key conf_keys[] = {
 	{"realtime.priority", CONF_UINT, OFF(realtime.priority), 0, "50", 0, 99},
 	{"realtime.lock_memory", CONF_BOOL, OFF(realtime.lock_memory), 0, "true", 0, 0},
 
+	/* min 1: the name may be "" (fleet.host: the machine's hostname). */
+	{"fleet.enabled", CONF_BOOL, OFF(fleet.enabled), 0, "false", 0, 0},
+	{"fleet.broker", CONF_BROKER, OFF(fleet.broker), 0, "mqtt://127.0.0.1:1883", 0, 0},
+	{"fleet.ca_file", CONF_PATH_OFF, OFF(fleet.ca_file), 0, "", 0, 0},
+	{"fleet.cert_file", CONF_PATH_OFF, OFF(fleet.cert_file), 0, "", 0, 0},
+	{"fleet.key_file", CONF_PATH_OFF, OFF(fleet.key_file), 0, "", 0, 0},
+	{"fleet.username", CONF_STRING, OFF(fleet.username), 0, "", 0, 0},
+	{"fleet.password_file", CONF_PATH_OFF, OFF(fleet.password_file), 0, "", 0, 0},
+	{"fleet.topic_prefix", CONF_FLEET_NAME, OFF(fleet.topic_prefix), 0, "latencyd", 0, 0},
+	{"fleet.host", CONF_FLEET_NAME, OFF(fleet.host), 0, "", 1, 0},
+	{"fleet.group", CONF_FLEET_NAME, OFF(fleet.group), 0, "default", 0, 0},
+	{"fleet.publish", CONF_BOOL, OFF(fleet.publish), 0, "true", 0, 0},
+	{"fleet.record_peers", CONF_BOOL, OFF(fleet.record_peers), 0, "true", 0, 0},
+	{"fleet.peer_rate", CONF_RATE, OFF(fleet.peer_rate), 0, "0.2", 0, 1000},
+	{"fleet.peer_burst", CONF_UINT, OFF(fleet.peer_burst), 0, "3", 1, 1000},
+
 	/* Thresholds: rare enough to be worth a snapshot on a busy server. */
 	TRACKER_KEYS(TRACKER_SYSCALLS, LATENCY_TRACKER_NAME_SYSCALLS, "100ms"),
 	TRACKER_KEYS(TRACKER_WAKEUP, LATENCY_TRACKER_NAME_WAKEUP, "5ms"),
@@ -119,7 +135,7 @@ bool conf_key_is_string(enum conf_type t)
 {
 	return t == CONF_SOCKET_PATH || t == CONF_GROUP || t == CONF_STRING || t == CONF_NAME ||
 	       t == CONF_PATH || t == CONF_PATH_OFF || t == CONF_URL || t == CONF_COMM ||
-	       t == CONF_CGROUP;
+	       t == CONF_CGROUP || t == CONF_BROKER || t == CONF_FLEET_NAME;
 }
 
 /* 0 is also allowed, for "off" or "the module's default". */

@@ -17,6 +17,7 @@
 #include <latency_tracker.h>
 
 #include "log.h"
+#include "fleet.h"
 #include "proto.h"
 #include "conf_internal.h"
 
@@ -375,6 +376,22 @@ int conf_set_value(struct conf *c, const struct conf_key *k, const char *value, 
 			return -EINVAL;
 		}
 		return conf_set_string((char **)(base + k->offset), value);
+	case CONF_BROKER:
+		if (conf_broker_parse(value, NULL, 0, NULL, NULL) < 0) {
+			snprintf(why, whylen,
+				 "'%s' is not mqtt://HOST[:PORT] nor mqtts://HOST[:PORT]", value);
+			return -EINVAL;
+		}
+		return conf_set_string((char **)(base + k->offset), value);
+	case CONF_FLEET_NAME:
+		if ((value[0] || !k->min) && !proto_fleet_name_valid(value)) {
+			snprintf(why, whylen,
+				 "'%s' is not a name of 1 to %d letters, digits, '.', "
+				 "'_' or '-'%s",
+				 value, PROTO_FLEET_NAME_MAX, k->min ? " (or \"\")" : "");
+			return -EINVAL;
+		}
+		return conf_set_string((char **)(base + k->offset), value);
 	case CONF_CGROUP:
 		if (conf_cgroup_spec_check(value) < 0) {
 			snprintf(why, whylen,
@@ -482,4 +499,46 @@ int conf_move_origin(struct conf *c, const char *key, const char *file, const ch
 	if (!now || strncmp(now, file, len) != 0 || now[len] != ':')
 		return 0;
 	return conf_set_origin(c, k, origin);
+}
+
+int conf_broker_parse(const char *url, char *host, size_t size, unsigned *port, bool *tls)
+{
+	const char *p, *colon;
+	bool secure;
+	unsigned long v = 0;
+	size_t len;
+	char *end;
+
+	if (strncmp(url, "mqtt://", 7) == 0)
+		secure = false, p = url + 7;
+	else if (strncmp(url, "mqtts://", 8) == 0)
+		secure = true, p = url + 8;
+	else
+		return -EINVAL;
+	colon = strrchr(p, ':');
+	/* [v6]:port: the last colon after the bracket. */
+	if (p[0] == '[' && (!strchr(p, ']') || (colon && colon < strchr(p, ']'))))
+		colon = NULL;
+	len = colon ? (size_t)(colon - p) : strlen(p);
+	if (colon) {
+		errno = 0;
+		v = strtoul(colon + 1, &end, 10);
+		if (!colon[1] || *end || errno || v == 0 || v > 65535)
+			return -EINVAL;
+	}
+	if (len == 0 || len > 253 || strcspn(p, "/?# \t\n@") < strlen(p))
+		return -EINVAL;
+	if (p[0] == '[' && (len < 3 || p[len - 1] != ']'))
+		return -EINVAL;
+	if (host) {
+		if (p[0] == '[')
+			snprintf(host, size, "%.*s", (int)len - 2, p + 1);
+		else
+			snprintf(host, size, "%.*s", (int)len, p);
+	}
+	if (port)
+		*port = colon ? (unsigned)v : secure ? 8883 : 1883;
+	if (tls)
+		*tls = secure;
+	return 0;
 }

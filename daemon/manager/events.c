@@ -70,6 +70,8 @@ static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
 	json_object_object_add(e, PROTO_KEY_TIME, json_object_new_int64((int64_t)time(NULL)));
 	json_object_object_add(e, PROTO_KEY_NAME, json_object_new_string(s->name));
 	json_object_object_add(e, PROTO_KEY_CAUSES, causes);
+	if (s->incident)
+		json_object_object_add(e, PROTO_KEY_INCIDENT, json_object_new_string(s->incident));
 	json_object_object_add(e, PROTO_KEY_DETECT_TO_RECORD_NS,
 			       json_object_new_int64((int64_t)s->detect_ns));
 	json_object_object_add(e, PROTO_KEY_WAKEUP_TO_RECORD_NS,
@@ -123,6 +125,7 @@ static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
 			 s->id, s->path ? "at " : "to ", s->path ? s->path : c->output.relayd,
 			 s->rec->duration_ns / 1000, s->detect_ns / 1000, s->n,
 			 s->rec->fell_back ? " (relayd failed: fell back to local)" : "");
+	manager_fleet_snapshot(m, s);
 	manager_catalog_update(m);
 	view = catalog_entry_view(e, CATALOG_VIEW_CAUSES, &r);
 	if (r >= 0 && view)
@@ -137,6 +140,8 @@ static void on_suppressed(struct manager *m, const struct cause *first, size_t n
 	char tracker[LATENCY_TRACKER_NAME_LEN + 1];
 
 	cause_tracker(first, tracker);
+	if (first->kind == CAUSE_PEER)
+		manager_fleet_refused(m, first);
 	log_cause(LOG_INFO, first, 0, "suppressed by the rate limit");
 	if (n > 1)
 		log_info("%zu more alerts from tracker %s suppressed by the rate limit", n - 1,

@@ -171,6 +171,8 @@ int manager_start(struct manager *m)
 
 	if (m->conf->session.enabled) {
 		r = manager_start_recorder(m);
+		if (r >= 0)
+			r = manager_start_fleet(m);
 		if (r < 0)
 			return r;
 	}
@@ -195,6 +197,17 @@ int manager_run(struct manager *m)
 	return 0;
 }
 
+static bool fleet_changed(const struct conf_fleet *a, const struct conf_fleet *b)
+{
+	return a->enabled != b->enabled || strcmp(a->broker, b->broker) ||
+	       strcmp(a->ca_file, b->ca_file) || strcmp(a->cert_file, b->cert_file) ||
+	       strcmp(a->key_file, b->key_file) || strcmp(a->username, b->username) ||
+	       strcmp(a->password_file, b->password_file) ||
+	       strcmp(a->topic_prefix, b->topic_prefix) || strcmp(a->host, b->host) ||
+	       strcmp(a->group, b->group) || a->publish != b->publish ||
+	       a->record_peers != b->record_peers;
+}
+
 static bool restart_needed(const struct conf *a, const struct conf *b)
 {
 	return a->module.load != b->module.load || strcmp(a->module.name, b->module.name) ||
@@ -204,7 +217,7 @@ static bool restart_needed(const struct conf *a, const struct conf *b)
 	       strcmp(a->catalog.directory, b->catalog.directory) ||
 	       a->realtime.priority != b->realtime.priority ||
 	       a->realtime.lock_memory != b->realtime.lock_memory ||
-	       a->session.enabled != b->session.enabled;
+	       a->session.enabled != b->session.enabled || fleet_changed(&a->fleet, &b->fleet);
 }
 
 /*
@@ -239,8 +252,9 @@ int manager_reload(struct manager *m, struct conf_diag *out)
 		if (m->recorder) {
 			recorder_reconfigure(m->recorder, conf, old);
 			if (restart_needed(old, conf))
-				log_warnx("module.*, realtime.*, catalog.directory and "
-					  "session.enabled changes take effect at the next start");
+				log_warnx("module.*, realtime.*, fleet.* (but its peer bucket), "
+					  "catalog.directory and session.enabled changes take "
+					  "effect at the next start");
 			manager_catalog_update(m); /* retention with the new limits */
 		}
 		trackers_apply(m->sysfs_root, conf, old);

@@ -18,6 +18,7 @@
 #include "catalog.h"
 #include "conf.h"
 #include "control.h"
+#include "fleet_client.h"
 #include "kernel.h"
 #include "recorder.h"
 
@@ -39,6 +40,8 @@ struct manager {
 	struct catalog *catalog;   /* NULL without the recorder (session.enabled = false) */
 	sd_event_source *save;	   /* a catalog save due (manager_catalog_changed), or off */
 	struct recorder *recorder;
+	struct fleet *fleet;	      /* fleet.enabled, with the recorder */
+	sd_event_source *fleet_notes; /* what the fleet's MQTT thread has for the main loop */
 	bool memory_locked;
 	/* The last history measured (status.history.measured), NULL before the first one. */
 	struct json_object *last_history;
@@ -63,6 +66,14 @@ void manager_catalog_update(struct manager *m);
 /* The catalog changed in a way that may wait: saved within a second. */
 void manager_catalog_changed(struct manager *m);
 int manager_catalog_timer(struct manager *m);
+
+/* peers.c: the fleet, between the recorder, the catalog and the broker. */
+int manager_start_fleet(struct manager *m);
+/* A snapshot was recorded: a local one is published, a peer's gets its result published. */
+void manager_fleet_snapshot(struct manager *m, const struct recorder_snapshot *s);
+/* The peer bucket refused a peer's alert. */
+void manager_fleet_refused(struct manager *m, const struct cause *c);
+void manager_stop_fleet(struct manager *m);
 
 /* start.c */
 /* The recorder's side: privileges, modules, catalog, session, waiter. */

@@ -4,6 +4,11 @@
  * so a quiet period earns at most `burst` snapshots in a row and a storm gets `rate` per
  * second. Refill is computed lazily from the caller's monotonic time: no timer, no thread.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "ratelimit.h"
 
 static void refill(struct bucket *b, uint64_t now_ns)
@@ -63,4 +68,75 @@ bool buckets_take_all(struct bucket *const *buckets, unsigned n, uint64_t now_ns
 	for (unsigned i = 0; i < n; i++)
 		bucket_take(buckets[i]);
 	return true;
+}
+
+static struct bucket *tracker_bucket(struct limits *l, const char *tracker)
+{
+	for (size_t i = 0; i < l->n_trackers; i++)
+		if (strcmp(l->trackers[i].name, tracker) == 0)
+			return &l->trackers[i].b;
+	return NULL;
+}
+
+static void set(struct bucket *b, bool configured, double rate, double burst, uint64_t now)
+{
+	if (configured)
+		bucket_configure(b, rate, burst, now);
+	else
+		bucket_init(b, rate, burst, now);
+}
+
+int limits_configure(struct limits *l, const struct conf *c, uint64_t now)
+{
+	const struct conf_buckets *trackers = &c->ratelimit.trackers;
+	struct tracker_bucket *t = NULL;
+	size_t n = trackers->n;
+
+	if (n && !(t = calloc(n, sizeof(*t))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct conf_bucket *cb = &trackers->v[i];
+		struct bucket *old = tracker_bucket(l, cb->tracker);
+
+		snprintf(t[i].name, sizeof(t[i].name), "%s", cb->tracker);
+		if (old)
+			t[i].b = *old;
+		set(&t[i].b, old != NULL, cb->rate, cb->burst, now);
+	}
+	set(&l->global, l->configured, c->ratelimit.rate, (double)c->ratelimit.burst, now);
+	set(&l->peer, l->configured, c->fleet.peer_rate, (double)c->fleet.peer_burst, now);
+	l->configured = true;
+	free(l->trackers);
+	l->trackers = t;
+	l->n_trackers = n;
+	return 0;
+}
+
+bool limits_allow(struct limits *l, const struct cause *c, uint64_t now)
+{
+	char tracker[LATENCY_TRACKER_NAME_LEN + 1];
+	struct bucket *b[2];
+	unsigned n = 0;
+
+	if (c->kind == CAUSE_PEER) {
+		b[n++] = &l->peer;
+		return buckets_take_all(b, n, now);
+	}
+	cause_tracker(c, tracker);
+	b[n++] = &l->global;
+	if ((b[n] = tracker_bucket(l, tracker)))
+		n++;
+	return buckets_take_all(b, n, now);
+}
+
+double limits_tokens(struct bucket *b, uint64_t now)
+{
+	return b->rate > 0 ? bucket_tokens(b, now) : -1;
+}
+
+void limits_done(struct limits *l)
+{
+	free(l->trackers);
+	l->trackers = NULL;
+	l->n_trackers = 0;
 }

@@ -27,4 +27,32 @@ double bucket_tokens(struct bucket *b, uint64_t now_ns);
 /* Takes one token from each of the buckets only if every one has a token. */
 bool buckets_take_all(struct bucket *const *buckets, unsigned n, uint64_t now_ns);
 
+/*
+ * The waiter's limits: an alert needs a token from the global bucket and from its tracker's
+ * bucket (ratelimit.trackers) if it has one; a fleet peer's alert needs one from the peer
+ * bucket only (fleet.peer_rate), so that a noisy peer never takes the local alerts' tokens.
+ * Not thread-safe: the waiter holds its lock.
+ */
+#include "cause.h"
+#include "conf.h"
+
+struct tracker_bucket {
+	char name[LATENCY_TRACKER_NAME_LEN + 1];
+	struct bucket b;
+};
+
+struct limits {
+	struct bucket global, peer;
+	bool configured; /* the first configuration fills the buckets */
+	struct tracker_bucket *trackers;
+	size_t n_trackers;
+};
+
+/* Tokens earned so far are kept across a reconfiguration; -ENOMEM leaves l as it was. */
+int limits_configure(struct limits *l, const struct conf *c, uint64_t now_ns);
+bool limits_allow(struct limits *l, const struct cause *c, uint64_t now_ns);
+/* tokens: -1 for an unlimited bucket. */
+double limits_tokens(struct bucket *b, uint64_t now_ns);
+void limits_done(struct limits *l);
+
 #endif /* LATENCYD_RATELIMIT_H */

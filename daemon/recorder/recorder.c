@@ -48,6 +48,7 @@ struct recorder {
 	bool rt;
 	int64_t detect_last_ns, detect_max_ns;
 	uint64_t manual_seq;
+	char fleet_host[PROTO_FLEET_NAME_MAX + 1]; /* "" without a fleet */
 };
 
 static void emit(struct recorder *rc, const struct recorder_event *ev)
@@ -98,7 +99,9 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 	struct recorder_event ev = {.kind = RECORDER_SNAPSHOT};
 	struct recorder_snapshot *s = &ev.snapshot;
 	const struct cause *first = &res->causes[0];
-	uint64_t end = first->kind == CAUSE_ALERT ? first->alert.end_ns : first->manual.time_ns;
+	uint64_t end = first->kind == CAUSE_ALERT    ? first->alert.end_ns
+		       : first->kind == CAUSE_MANUAL ? first->manual.time_ns
+						     : first->peer.received_ns;
 	char *path = NULL;
 
 	*s = (struct recorder_snapshot){
@@ -109,6 +112,7 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 		.wakeup_to_record_ns = res->rec.start_ns - res->wakeup_ns,
 		.causes = res->causes,
 		.n = res->n,
+		.incident = res->incident[0] ? res->incident : NULL,
 	};
 	if (end && res->rec.start_ns > end)
 		s->detect_ns = res->rec.start_ns - end;
@@ -282,8 +286,7 @@ int recorder_start(struct recorder *rc, uint64_t first_id)
 	if (r < 0)
 		return log_warn_errno(r, "cannot open the notification file %s",
 				      c->module.notify_path);
-	r = waiter_configure(rc->waiter, c->ratelimit.rate, (unsigned)c->ratelimit.burst,
-			     &c->ratelimit.trackers);
+	r = waiter_configure(rc->waiter, c, rc->fleet_host[0] ? rc->fleet_host : NULL);
 	if (r < 0)
 		return r;
 	r = sd_event_add_io(rc->event, &rc->results, waiter_eventfd(rc->waiter), EPOLLIN,
@@ -313,8 +316,7 @@ void recorder_reconfigure(struct recorder *rc, const struct conf *conf, const st
 	rc->conf = conf;
 	if (!rc->waiter)
 		return;
-	waiter_configure(rc->waiter, conf->ratelimit.rate, (unsigned)conf->ratelimit.burst,
-			 &conf->ratelimit.trackers);
+	waiter_configure(rc->waiter, conf, rc->fleet_host[0] ? rc->fleet_host : NULL);
 	session_reconfigure(&rc->session, conf, old);
 }
 
@@ -328,6 +330,18 @@ int recorder_request(struct recorder *rc, const char *message, pid_t pid, uint64
 	if (r == 0)
 		*seq = ++rc->manual_seq;
 	return r;
+}
+
+void recorder_set_fleet_host(struct recorder *rc, const char *host)
+{
+	snprintf(rc->fleet_host, sizeof(rc->fleet_host), "%s", host ?: "");
+	if (rc->waiter)
+		waiter_configure(rc->waiter, rc->conf, host);
+}
+
+int recorder_peer(struct recorder *rc, const struct proto_fleet_alert *a, uint64_t received_ns)
+{
+	return rc && rc->waiter ? waiter_peer(rc->waiter, a, received_ns) : -ENODEV;
 }
 
 void recorder_status(struct recorder *rc, struct recorder_status *st)
@@ -353,6 +367,7 @@ void recorder_status(struct recorder *rc, struct recorder_status *st)
 	st->counters.suppressed = ws.suppressed;
 	st->counters.kernel_suppressed = ws.kernel_suppressed;
 	st->counters.lost = ws.lost;
+	st->counters.peers = ws.peers;
 	st->detect_last_ns = rc->detect_last_ns;
 	st->detect_max_ns = rc->detect_max_ns;
 }

@@ -46,6 +46,7 @@ struct recorder_snapshot {
 	uint64_t detect_ns, wakeup_to_record_ns;
 	const struct cause *causes;
 	size_t n;
+	const char *incident; /* in a fleet: the incident it belongs to, else NULL */
 };
 
 struct recorder_history {
@@ -85,6 +86,7 @@ struct recorder_status {
 	bool realtime;	      /* the waiter runs at SCHED_FIFO */
 	struct {
 		uint64_t alerts, snapshots, failed, causes, suppressed, kernel_suppressed, lost;
+		uint64_t peers; /* fleet peers' alerts taken by the waiter */
 	} counters;
 	int64_t detect_last_ns, detect_max_ns; /* of the last and the slowest snapshot */
 	double tokens;			       /* the global bucket's tokens, -1 when unlimited */
@@ -108,6 +110,11 @@ void recorder_reconfigure(struct recorder *rc, const struct conf *conf, const st
  * too many are waiting, -ENODEV when the recorder does not run. */
 int recorder_request(struct recorder *rc, const char *message, pid_t pid, uint64_t *seq);
 void recorder_status(struct recorder *rc, struct recorder_status *st);
+/* In a fleet: this host's name, which names incidents and snapshots; NULL: no fleet. */
+void recorder_set_fleet_host(struct recorder *rc, const char *host);
+/* A peer's alert to record under the peer bucket; any thread may call it (the fleet's
+ * MQTT thread does). -EBUSY when too many wait, -ENODEV without a recorder. */
+int recorder_peer(struct recorder *rc, const struct proto_fleet_alert *a, uint64_t received_ns);
 void recorder_free(struct recorder *rc);
 
 #endif /* LATENCYD_RECORDER_H */

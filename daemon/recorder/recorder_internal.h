@@ -30,9 +30,10 @@ enum waiter_result_kind {
 struct waiter_result {
 	struct waiter_result *next;
 	enum waiter_result_kind kind;
-	uint64_t id;   /* snapshot id, also in the output name */
-	char name[96]; /* output name: the snapshot lands in DIR/NAME-DATE-N */
-	int error;     /* LTTng error of the record, 0 if it worked */
+	uint64_t id;	/* snapshot id, also in the output name */
+	char name[192]; /* output name: the snapshot lands in DIR/NAME-DATE-N */
+	char incident[PROTO_FLEET_INCIDENT_MAX + 1]; /* in a fleet, else "" */
+	int error;				     /* LTTng error of the record, 0 if it worked */
 	struct flight_record rec;
 	uint64_t wakeup_ns; /* CLOCK_MONOTONIC when poll() returned */
 	uint64_t lost;
@@ -49,18 +50,21 @@ struct waiter_stats {
 	uint64_t kernel_suppressed; /* alerts the module dropped (record .suppressed) */
 	uint64_t lost;		    /* records this reader missed */
 	uint64_t garbage;	    /* unreadable records */
+	uint64_t peers;		    /* peers' alerts taken */
 };
 
 struct waiter;
 
 int waiter_new(const char *notify_path, struct flight_slot *slot, const char *prefix,
 	       uint64_t first_id, struct waiter **ret);
-int waiter_configure(struct waiter *w, double rate, unsigned burst,
-		     const struct conf_buckets *trackers);
+/* The rate limits of c; FLEET_HOST (NULL: no fleet) names incidents and snapshots. */
+int waiter_configure(struct waiter *w, const struct conf *c, const char *fleet_host);
 int waiter_start(struct waiter *w, unsigned rt_priority, bool *got_rt);
 int waiter_eventfd(const struct waiter *w);
 /* Queues a manual record for the thread. -EBUSY when too many are waiting. */
 int waiter_request(struct waiter *w, uint64_t seq, pid_t pid, const char *message);
+/* Queues a peer's alert for the thread (any thread may call). -EBUSY when too many wait. */
+int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t received_ns);
 struct waiter_result *waiter_take_results(struct waiter *w);
 void waiter_result_free(struct waiter_result *r);
 /* tokens: the global bucket's tokens now, -1 when unlimited. */

@@ -27,6 +27,7 @@
 
 #include <lttng/lttng.h>
 
+#include "fleet.h"
 #include "log.h"
 #include "recorder_internal.h"
 #include "thread.h"
@@ -40,21 +41,17 @@
  */
 #define MAX_CAUSES   100
 #define MAX_REQUESTS 16 /* manual records waiting for the thread; more are refused (busy) */
-
-struct tracker_bucket {
-	char name[LATENCY_TRACKER_NAME_LEN + 1];
-	struct bucket b;
-};
+#define MAX_PEERS    16 /* peers' alerts waiting for the thread; more are refused */
 
 struct waiter {
 	int fd;		/* the notification file */
 	int stop_fd;	/* eventfd: the thread exits */
 	int done_fd;	/* eventfd: results are queued */
-	int request_fd; /* eventfd: manual records are queued */
+	int request_fd; /* eventfd: manual records or peers' alerts are queued */
 	pthread_t thread;
 	bool started;
 	struct flight_slot *slot;
-	char prefix[64]; /* output names: PREFIX-ID */
+	char prefix[64]; /* output names: PREFIX-ID, or PREFIX-ID-INCIDENT in a fleet */
 	uint64_t next_id;
 
 	/* Read buffer: whole records, plus a partial one a FIFO may leave; unread: [off, len). */
@@ -63,13 +60,13 @@ struct waiter {
 
 	pthread_mutex_t lock; /* PTHREAD_PRIO_INHERIT: results, rate limiter, counters */
 	struct waiter_result *head, **tail;
-	struct bucket global;
-	bool configured; /* the first configuration fills the buckets */
-	struct tracker_bucket *trackers;
-	size_t n_trackers;
+	struct limits limits;
+	char host[PROTO_FLEET_NAME_MAX + 1]; /* in a fleet: this host's name, else "" */
 	struct waiter_stats stats;
 	struct cause_manual requests[MAX_REQUESTS];
 	size_t n_requests;
+	struct cause_peer peers[MAX_PEERS];
+	size_t n_peers;
 };
 
 int waiter_new(const char *notify_path, struct flight_slot *slot, const char *prefix,
@@ -130,48 +127,15 @@ int waiter_eventfd(const struct waiter *w)
 	return w->done_fd;
 }
 
-/* Under w->lock. */
-static struct bucket *tracker_bucket(struct waiter *w, const char *tracker)
+int waiter_configure(struct waiter *w, const struct conf *c, const char *fleet_host)
 {
-	for (size_t i = 0; i < w->n_trackers; i++)
-		if (strcmp(w->trackers[i].name, tracker) == 0)
-			return &w->trackers[i].b;
-	return NULL;
-}
+	int r;
 
-int waiter_configure(struct waiter *w, double rate, unsigned burst,
-		     const struct conf_buckets *trackers)
-{
-	struct tracker_bucket *t = NULL;
-	size_t n = 0;
-	uint64_t now = now_ns();
-
-	n = trackers->n;
-	if (n && !(t = calloc(n, sizeof(*t))))
-		return -ENOMEM;
 	pthread_mutex_lock(&w->lock);
-	for (size_t i = 0; i < n; i++) {
-		const struct conf_bucket *c = &trackers->v[i];
-		struct bucket *old = tracker_bucket(w, c->tracker);
-
-		snprintf(t[i].name, sizeof(t[i].name), "%s", c->tracker);
-		if (old) {
-			t[i].b = *old;
-			bucket_configure(&t[i].b, c->rate, c->burst, now);
-		} else {
-			bucket_init(&t[i].b, c->rate, c->burst, now);
-		}
-	}
-	if (w->configured)
-		bucket_configure(&w->global, rate, burst, now);
-	else
-		bucket_init(&w->global, rate, burst, now);
-	w->configured = true;
-	free(w->trackers);
-	w->trackers = t;
-	w->n_trackers = n;
+	r = limits_configure(&w->limits, c, now_ns());
+	snprintf(w->host, sizeof(w->host), "%s", fleet_host ?: "");
 	pthread_mutex_unlock(&w->lock);
-	return 0;
+	return r;
 }
 
 void waiter_get_stats(struct waiter *w, struct waiter_stats *st, double *tokens)
@@ -179,7 +143,7 @@ void waiter_get_stats(struct waiter *w, struct waiter_stats *st, double *tokens)
 	pthread_mutex_lock(&w->lock);
 	*st = w->stats;
 	if (tokens)
-		*tokens = w->global.rate > 0 ? bucket_tokens(&w->global, now_ns()) : -1;
+		*tokens = limits_tokens(&w->limits.global, now_ns());
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -189,15 +153,22 @@ size_t waiter_get_buckets(struct waiter *w, struct recorder_bucket *out, size_t 
 	size_t n;
 
 	pthread_mutex_lock(&w->lock);
-	n = w->n_trackers;
+	n = w->limits.n_trackers;
 	for (size_t i = 0; i < n && i < max; i++) {
-		struct tracker_bucket *t = &w->trackers[i];
+		struct tracker_bucket *t = &w->limits.trackers[i];
 
-		snprintf(out[i].tracker, sizeof(out[i].tracker), "%.*s", LATENCY_TRACKER_NAME_LEN,
-			 t->name);
+		snprintf(out[i].tracker, sizeof(out[i].tracker), "%s", t->name);
 		out[i].rate = t->b.rate;
 		out[i].burst = t->b.burst;
-		out[i].tokens = t->b.rate > 0 ? bucket_tokens(&t->b, now) : -1;
+		out[i].tokens = limits_tokens(&t->b, now);
+	}
+	/* The peer bucket last, under the name peer causes go by. */
+	if (n < max && w->host[0]) {
+		snprintf(out[n].tracker, sizeof(out[n].tracker), "%s", CAUSE_PEER_TRACKER);
+		out[n].rate = w->limits.peer.rate;
+		out[n].burst = w->limits.peer.burst;
+		out[n].tokens = limits_tokens(&w->limits.peer, now);
+		n++;
 	}
 	pthread_mutex_unlock(&w->lock);
 	return n;
@@ -206,15 +177,7 @@ size_t waiter_get_buckets(struct waiter *w, struct recorder_bucket *out, size_t 
 /* Under w->lock: whether the rate limit lets rec make a snapshot (taking its tokens). */
 static bool allow_locked(struct waiter *w, const struct cause *c, uint64_t now)
 {
-	char tracker[LATENCY_TRACKER_NAME_LEN + 1];
-	struct bucket *b[2];
-	unsigned n = 0;
-
-	cause_tracker(c, tracker);
-	b[n++] = &w->global;
-	if ((b[n] = tracker_bucket(w, tracker)))
-		n++;
-	return buckets_take_all(b, n, now);
+	return limits_allow(&w->limits, c, now);
 }
 
 static bool allow(struct waiter *w, const struct cause *c, uint64_t now)
@@ -415,6 +378,24 @@ static bool admit(struct waiter *w, const struct cause *c, uint64_t now)
 	return ok;
 }
 
+/*
+ * PREFIX-ID; in a fleet PREFIX-ID-INCIDENT, so that one incident's snapshots from every
+ * host can be found together on the collector: a local cause opens incident HOST-ID, a
+ * peer's cause joins the origin's.
+ */
+static void name_snapshot(struct waiter *w, struct waiter_result *res, const struct cause *c)
+{
+	if (c->kind == CAUSE_PEER)
+		snprintf(res->incident, sizeof(res->incident), "%s", c->peer.alert.incident);
+	else if (w->host[0])
+		proto_fleet_incident_format(res->incident, sizeof(res->incident), w->host, res->id);
+	if (res->incident[0])
+		snprintf(res->name, sizeof(res->name), "%s-%" PRIu64 "-%s", w->prefix, res->id,
+			 res->incident);
+	else
+		snprintf(res->name, sizeof(res->name), "%s-%" PRIu64, w->prefix, res->id);
+}
+
 /* Records a snapshot for cause, then drains every queued alert into its causes. */
 static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeup_ns)
 {
@@ -428,7 +409,7 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	if (!res)
 		return;
 	res->id = w->next_id++;
-	snprintf(res->name, sizeof(res->name), "%s-%" PRIu64, w->prefix, res->id);
+	name_snapshot(w, res, cause);
 	pthread_mutex_lock(&w->slot->lock);
 	if (w->slot->flight) {
 		r = flight_record(w->slot->flight, res->name, &fr);
@@ -498,26 +479,63 @@ int waiter_request(struct waiter *w, uint64_t seq, pid_t pid, const char *messag
 	return r;
 }
 
-/* A manual record goes the way of an alert: the same rate limit, the same record. */
+int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t received_ns)
+{
+	uint64_t one = 1;
+	int r = 0;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->n_peers < MAX_PEERS)
+		w->peers[w->n_peers++] =
+			(struct cause_peer){.alert = *a, .received_ns = received_ns};
+	else
+		r = -EBUSY;
+	pthread_mutex_unlock(&w->lock);
+	if (r == 0 && write(w->request_fd, &one, sizeof(one)) < 0)
+		r = -errno;
+	return r;
+}
+
+/* The next queued request into c: manual ones first; false when there is none. */
+static bool next_request(struct waiter *w, struct cause *c)
+{
+	bool found = true;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->n_requests) {
+		c->kind = CAUSE_MANUAL;
+		c->manual = w->requests[0];
+		memmove(&w->requests[0], &w->requests[1], --w->n_requests * sizeof(w->requests[0]));
+		w->stats.alerts++;
+	} else if (w->n_peers) {
+		c->kind = CAUSE_PEER;
+		c->peer = w->peers[0];
+		memmove(&w->peers[0], &w->peers[1], --w->n_peers * sizeof(w->peers[0]));
+		w->stats.peers++;
+	} else {
+		found = false;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return found;
+}
+
+/*
+ * A manual record goes the way of an alert: the same rate limit, the same record; so does
+ * a peer's alert, under the peer bucket.
+ */
 static void take_requests(struct waiter *w, uint64_t wakeup)
 {
-	struct cause c = {.kind = CAUSE_MANUAL};
+	struct cause c;
 	uint64_t v;
 
 	if (read(w->request_fd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: the list is checked anyway. */
 	}
-	for (;;) {
-		pthread_mutex_lock(&w->lock);
-		if (w->n_requests == 0) {
-			pthread_mutex_unlock(&w->lock);
-			return;
-		}
-		c.manual = w->requests[0];
-		memmove(&w->requests[0], &w->requests[1], --w->n_requests * sizeof(w->requests[0]));
-		w->stats.alerts++;
-		pthread_mutex_unlock(&w->lock);
-		c.manual.time_ns = wakeup;
+	while (next_request(w, &c)) {
+		if (c.kind == CAUSE_MANUAL)
+			c.manual.time_ns = wakeup;
+		else
+			c.peer.time_ns = wakeup;
 		if (allow(w, &c, now_ns()))
 			snapshot(w, &c, wakeup);
 		else
@@ -605,6 +623,6 @@ void waiter_free(struct waiter *w)
 	if (w->request_fd >= 0)
 		close(w->request_fd);
 	pthread_mutex_destroy(&w->lock);
-	free(w->trackers);
+	limits_done(&w->limits);
 	free(w);
 }

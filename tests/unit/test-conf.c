@@ -366,6 +366,43 @@ static void test_overrides(void)
 	conf_diag_clear(&diag);
 }
 
+/* fleet.*: the broker's URL and the names, each refused with what is wrong. */
+static void test_fleet(void)
+{
+	struct conf_diag diag = {0};
+	struct conf *c = NULL;
+	char host[64];
+	unsigned port;
+	bool tls;
+
+	ASSERT_EQ(conf_new_defaults(&c), 0);
+	ASSERT_TRUE(!c->fleet.enabled && c->fleet.host[0] == 0);
+	ASSERT_STREQ(c->fleet.group, "default");
+	ASSERT_EQ(conf_set(c, "fleet.broker", "mqtts://[::1]:8884", &diag), 0);
+	ASSERT_EQ(conf_broker_parse(c->fleet.broker, host, sizeof(host), &port, &tls), 0);
+	ASSERT_STREQ(host, "::1");
+	ASSERT_TRUE(port == 8884 && tls);
+	ASSERT_EQ(conf_broker_parse("mqtt://broker.lan", host, sizeof(host), &port, &tls), 0);
+	ASSERT_TRUE(port == 1883 && !tls);
+	ASSERT_EQ(conf_set(c, "fleet.broker", "http://x", &diag), -EINVAL);
+	ASSERT_EQ(conf_set(c, "fleet.broker", "mqtt://x:0", &diag), -EINVAL);
+	ASSERT_EQ(conf_set(c, "fleet.broker", "mqtt://x:65536", &diag), -EINVAL);
+	ASSERT_EQ(conf_set(c, "fleet.broker", "mqtt://", &diag), -EINVAL);
+	ASSERT_EQ(conf_set(c, "fleet.broker", "mqtt://a/b", &diag), -EINVAL);
+	ASSERT_EQ(conf_set(c, "fleet.host", "web/1", &diag), -EINVAL);
+	ASSERT_EQ(conf_set(c, "fleet.group", "", &diag), -EINVAL);
+	ASSERT_EQ(conf_set(c, "fleet.topic_prefix", "a/b", &diag), -EINVAL);
+	ASSERT_EQ(conf_set(c, "fleet.peer_rate", "-1", &diag), -EINVAL);
+	ASSERT_EQ(diag.n, 9);
+	ASSERT_STREQ(diag.lines[0],
+		     "fleet.broker: 'http://x' is not mqtt://HOST[:PORT] nor mqtts://HOST[:PORT]");
+	ASSERT_TRUE(strstr(diag.lines[5], "fleet.host: 'web/1' is not a name") != NULL);
+	ASSERT_EQ(conf_set(c, "fleet.host", "", &diag), 0);
+	ASSERT_EQ(conf_set(c, "fleet.host", "web-1.lab", &diag), 0);
+	conf_free(c);
+	conf_diag_clear(&diag);
+}
+
 /* The saved-settings file: read after the file, overriding it, all or nothing. */
 static void test_saved(void)
 {
@@ -520,6 +557,7 @@ int main(void)
 	RUN(test_valid);
 	RUN(test_errors);
 	RUN(test_overrides);
+	RUN(test_fleet);
 	RUN(test_trackers);
 	RUN(test_recorder);
 	RUN(test_saved);

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The fleet as text: the incidents table, and status's fleet line. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "latencyctl.h"
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(o, key, &v);
+	return v;
+}
+
+/* "h1, h2" or "-". */
+static void hosts_text(char *buf, size_t size, struct json_object *hosts)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < json_object_array_length(hosts) && len < size; i++)
+		len += (size_t)snprintf(
+			buf + len, size - len, "%s%s", i ? ", " : "",
+			json_object_get_string(json_object_array_get_idx(hosts, i)));
+	if (!buf[0])
+		snprintf(buf, size, "-");
+}
+
+int text_incidents(struct json_object *result)
+{
+	static const char *const head[] = {"INCIDENT", "ORIGIN", "FIRST SEEN", "RECORDED",
+					   "REFUSED",  "FAILED", "SNAPSHOTS"};
+	struct json_object *list = get(result, PROTO_KEY_INCIDENTS);
+	struct columns t;
+	size_t n = json_object_array_length(list);
+
+	if (n == 0) {
+		printf("No incidents%s.\n", json_object_get_string(get(result, PROTO_KEY_HOST))[0]
+						    ? ""
+						    : " (fleet.enabled = false)");
+		return EXIT_OK;
+	}
+	columns_init(&t, head, sizeof(head) / sizeof(head[0]));
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *inc = json_object_array_get_idx(list, i);
+		time_t when = (time_t)json_object_get_int64(get(inc, PROTO_KEY_TIME));
+		char buf[256], date[32] = "?";
+		struct tm tm;
+
+		if (localtime_r(&when, &tm))
+			strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
+		columns_cell(&t, "%s", json_object_get_string(get(inc, PROTO_KEY_INCIDENT)));
+		columns_cell(&t, "%s", json_object_get_string(get(inc, PROTO_KEY_ORIGIN)));
+		columns_cell(&t, "%s", date);
+		hosts_text(buf, sizeof(buf), get(inc, PROTO_KEY_RECORDED));
+		columns_cell(&t, "%s", buf);
+		hosts_text(buf, sizeof(buf), get(inc, PROTO_KEY_REFUSED));
+		columns_cell(&t, "%s", buf);
+		hosts_text(buf, sizeof(buf), get(inc, PROTO_KEY_FAILED));
+		columns_cell(&t, "%s", buf);
+		hosts_text(buf, sizeof(buf), get(inc, PROTO_KEY_SNAPSHOTS));
+		columns_cell(&t, "%s", buf);
+	}
+	columns_print(&t);
+	columns_done(&t);
+	return EXIT_OK;
+}
+
+void fleet_text(char *buf, size_t size, struct json_object *f)
+{
+	struct json_object *d = get(f, PROTO_KEY_DROPPED), *detail = get(f, PROTO_KEY_DETAIL);
+	int64_t dropped = 0;
+	char why[200] = "";
+
+	json_object_object_foreach(d, key, val)
+	{
+		(void)key;
+		dropped += json_object_get_int64(val);
+	}
+	if (detail)
+		snprintf(why, sizeof(why), " (%s)", json_object_get_string(detail));
+	snprintf(buf, size,
+		 "%s %s%s as %s, group %s; %" PRId64 " published, %" PRId64 " received, %" PRId64
+		 " dropped",
+		 json_object_get_boolean(get(f, PROTO_KEY_CONNECTED)) ? "connected to"
+								      : "not connected to",
+		 json_object_get_string(get(f, PROTO_KEY_BROKER)), why,
+		 json_object_get_string(get(f, PROTO_KEY_HOST)),
+		 json_object_get_string(get(f, PROTO_KEY_GROUP)),
+		 json_object_get_int64(get(f, PROTO_KEY_PUBLISHED)),
+		 json_object_get_int64(get(f, PROTO_KEY_RECEIVED)), dropped);
+}

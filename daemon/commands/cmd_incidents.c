@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "incidents" (1.4): the fleet's incidents this host knows of, newest first: the origin,
+ * when it was first seen, the hosts that recorded, were refused by their peer bucket or
+ * failed, and this host's snapshots of it.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "commands.h"
+
+struct incidents_args {
+	uint64_t limit;
+};
+
+/* The ids of this host's snapshots of the incident. */
+static struct json_object *snapshot_ids(struct catalog *cat, const char *incident)
+{
+	struct json_object *entries = catalog_entries(cat), *ids = json_object_new_array();
+
+	for (size_t i = 0; ids && i < json_object_array_length(entries); i++) {
+		struct json_object *e = json_object_array_get_idx(entries, i), *v, *id;
+
+		if (json_object_object_get_ex(e, PROTO_KEY_INCIDENT, &v) &&
+		    strcmp(json_object_get_string(v), incident) == 0 &&
+		    json_object_object_get_ex(e, PROTO_KEY_ID, &id))
+			json_object_array_add(ids, json_object_get(id));
+	}
+	return ids;
+}
+
+int cmd_incidents(struct manager *m, const struct control_peer *peer, struct json_object *args,
+		  struct json_object **result, struct proto_error *err)
+{
+	static const struct proto_field fields[] = {
+		{PROTO_KEY_LIMIT, PROTO_FIELD_UINT, 0, offsetof(struct incidents_args, limit)},
+		{NULL},
+	};
+	struct incidents_args a = {0};
+	struct json_object *all, *list, *o;
+	int r;
+
+	r = proto_fields_dispatch(args, fields, 0, &a, err);
+	if (r < 0)
+		return r;
+	if (!m->catalog)
+		return proto_error_set(err, PROTO_ERR_NOT_FOUND,
+				       "no snapshot catalog: the flight recorder is off "
+				       "(session.enabled = false)");
+	all = catalog_incidents(m->catalog);
+	o = json_object_new_object();
+	list = json_object_new_array();
+	r = o && list && all ? 0 : -ENOMEM;
+	for (size_t i = json_object_array_length(all); r >= 0 && i-- > 0;) {
+		struct json_object *inc = json_object_array_get_idx(all, i), *copy = NULL, *v;
+
+		if (a.limit && json_object_array_length(list) >= a.limit)
+			break;
+		if (json_object_deep_copy(inc, &copy, NULL) < 0 ||
+		    !json_object_object_get_ex(inc, PROTO_KEY_INCIDENT, &v)) {
+			json_object_put(copy);
+			r = -ENOMEM;
+			break;
+		}
+		result_add(copy, PROTO_KEY_SNAPSHOTS,
+			   snapshot_ids(m->catalog, json_object_get_string(v)), &r);
+		if (r < 0 || json_object_array_add(list, copy) < 0) {
+			json_object_put(copy);
+			r = r < 0 ? r : -ENOMEM;
+		}
+	}
+	result_add(o, PROTO_KEY_INCIDENTS, list, &r);
+	result_add_string(o, PROTO_KEY_HOST, m->fleet ? fleet_host(m->fleet) : "", &r);
+	return result_done(o, r, result);
+}

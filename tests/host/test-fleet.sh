@@ -1,0 +1,191 @@
+#!/bin/bash
+# The fleet, for real: a mosquitto broker and an lttng-relayd on 127.0.0.1, four latencyd,
+# each with its own lttng-sessiond (LTTNG_HOME) and instrumented application, userspace
+# domain: h1, h2 and h3 in group "lab", h4 in group "other". An alert on h1 gives one
+# incident with a snapshot of each of h1..h3 in relayd's tree and none from h4; a peer
+# flood is capped by h3's peer bucket while h3's own alerts still record; the broker killed
+# and restarted mid-test; bad messages counted and dropped.
+# Usage: lttng-env --relayd test-fleet.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP
+set -u
+ALERT_WRITE=${3:?} UST_APP=${4:?}
+. "$(dirname "$0")/lib.sh"
+[ -n "${LATENCYD_TEST_RELAYD_URL:-}" ] || { echo "SKIP: run me under lttng-env --relayd"; exit 77; }
+command -v mosquitto >/dev/null || { echo "SKIP: mosquitto is not installed"; exit 77; }
+MOSQUITTO=$(command -v mosquitto)
+RELAYD_OUT=$LATENCYD_TEST_RELAYD_OUT
+
+PIDS=()
+BROKER_PID=
+stop_all() {
+	[ -n "$BROKER_PID" ] && kill "$BROKER_PID" 2>/dev/null
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+}
+trap 'stop_all; cleanup' EXIT
+
+BROKER_PID=
+start_broker() {
+	cat >"$T/mosquitto.conf" <<CONF
+listener $PORT 127.0.0.1
+allow_anonymous true
+persistence false
+CONF
+	"$MOSQUITTO" -c "$T/mosquitto.conf" >>"$T/mosquitto.log" 2>&1 &
+	BROKER_PID=$!
+	wait_for 50 sh -c "mosquitto_sub -h 127.0.0.1 -p $PORT -t probe -W 1 -C 1 2>&1 | grep -qv refused" ||
+		true
+}
+for _ in 1 2 3 4 5; do
+	PORT=$((20000 + RANDOM % 30000))
+	start_broker
+	sleep 0.5
+	kill -0 "$BROKER_PID" 2>/dev/null && break
+done
+kill -0 "$BROKER_PID" 2>/dev/null || fail "mosquitto did not start: $(cat "$T/mosquitto.log")"
+
+# node NAME GROUP PEER_RATE PEER_BURST: a sessiond (h1 uses lttng-env's), an app, latencyd.
+node() {
+	local n=$1 home=$T/$1/home
+	mkdir -p "$T/$n/snapshots" "$home"
+	mkfifo "$T/$n/alerts"
+	if [ "$n" = h1 ]; then
+		home=$LTTNG_HOME
+	else
+		LTTNG_HOME=$home lttng-sessiond --background >"$T/$n/sessiond.log" 2>&1 ||
+			fail "sessiond of $n: $(cat "$T/$n/sessiond.log")"
+		PIDS+=("$(cat "$home/.lttng/lttng-sessiond.pid")")
+	fi
+	LTTNG_HOME=$home "$UST_APP" &
+	PIDS+=($!)
+	cat >"$T/$n/latencyd.conf" <<CONF
+control: { socket = "$T/$n/ctl.sock"; save_file = ""; };
+module: { load = false; notify_path = "$T/$n/alerts"; };
+session: { name = "latencyd-$n"; domain = "userspace"; subbuf_size = 4096; num_subbuf = 4;
+	   events = [ "lttng_ust_tracef:*" ]; };
+catalog: { directory = "$T/$n/catalog"; };
+output: { directory = "$T/$n/snapshots"; relayd = "$LATENCYD_TEST_RELAYD_URL"; };
+ratelimit: { rate = 100; burst = 100; };
+analysis: { auto = false; };
+realtime: { priority = 0; lock_memory = false; };
+fleet: { enabled = true; broker = "mqtt://127.0.0.1:$PORT"; host = "$n"; group = "$2";
+	 peer_rate = $3; peer_burst = $4; };
+CONF
+	LTTNG_HOME=$home "$LATENCYD" -c "$T/$n/latencyd.conf" 2>"$T/$n/latencyd.log" &
+	PIDS+=($!)
+	eval "PID_$n=$!"
+}
+ctl() { local n=$1; shift; "$LATENCYCTL" -s "$T/$n/ctl.sock" "$@"; }
+jst() { local out; out=$(ctl "$1" --json status 2>/dev/null) && [ -n "$out" ] && jq -e "$2" <<<"$out" >/dev/null; }
+jinc() { local out; out=$(ctl "$1" --json incidents 2>/dev/null) && [ -n "$out" ] && jq -e "$2" <<<"$out" >/dev/null; }
+alert() { "$ALERT_WRITE" "$T/$1/alerts" syscalls 1 || fail "alert-write on $1"; }
+# The snapshots of incident $1 in relayd's tree, one line per host's session.
+in_relayd() { find "$RELAYD_OUT" -mindepth 3 -maxdepth 3 -type d -name "snap-*-$1-2*" | sort; }
+
+node h1 lab 10 10
+node h2 lab 10 10
+node h3 lab 0.001 2
+node h4 other 10 10
+for n in h1 h2 h3 h4; do
+	wait_for 200 jst $n '.session.state == "recording" and .fleet.connected' ||
+		fail "$n: not recording and connected: $(ctl $n --json status; tail -5 "$T/$n/latencyd.log")"
+done
+jst h1 '.fleet.host == "h1" and .fleet.group == "lab" and (.fleet.broker | startswith("mqtt://127.0.0.1:"))' ||
+	fail "h1's fleet status: $(ctl h1 --json status | jq -c .fleet)"
+pass "four hosts recording, connected to the broker"
+sleep 1 # some history in every buffer
+
+# One alert on h1: one incident, a snapshot of h1, h2, h3 in relayd's tree; none of h4.
+alert h1
+wait_for 150 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-h1-1-2*' | wc -l) -ge 3 ]" ||
+	fail "incident h1-1: in relayd's tree: $(in_relayd h1-1)"
+sleep 1
+sessions=$(in_relayd h1-1 | awk -F/ '{print $(NF-1)}' | sed 's/-[0-9]*-[0-9]*$//' | sort | tr '\n' ' ')
+[ "$sessions" = "latencyd-h1 latencyd-h2 latencyd-h3 " ] ||
+	fail "incident h1-1 recorded by: $sessions"
+for d in $(in_relayd h1-1); do
+	babeltrace2 "$(dirname "$(find "$d" -name metadata | head -1)")" >/dev/null 2>&1 ||
+		fail "babeltrace2 cannot read $d"
+done
+ctl h4 --json list-snapshots | jq -e '.snapshots | length == 0' >/dev/null ||
+	fail "h4 (group other) recorded: $(ctl h4 --json list-snapshots)"
+ctl h2 --json list-snapshots --incident h1-1 |
+	jq -e '.snapshots | length == 1 and .[0].cause.reason == "peer" and .[0].cause.origin == "h1" and .[0].incident == "h1-1"' >/dev/null ||
+	fail "h2's snapshot of h1-1: $(ctl h2 --json list-snapshots --incident h1-1)"
+wait_for 100 jinc h1 '.incidents[0].incident == "h1-1" and (.incidents[0].recorded | sort) == ["h1","h2","h3"]' ||
+	fail "h1's incidents: $(ctl h1 --json incidents)"
+ctl h1 incidents >"$T/out" || fail "latencyctl incidents"
+grep -q "h1-1" "$T/out" && grep -q "h1, h2, h3" "$T/out" || fail "incidents (text): $(cat "$T/out")"
+pass "an alert on h1: incident h1-1 recorded by h1, h2 and h3 (in relayd's tree), not by h4"
+
+# latencyctl record on h2 is an incident too.
+ctl h2 record --reason "deploy" >/dev/null || fail "record on h2"
+wait_for 150 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-h2-*-2*' | wc -l) -ge 3 ]" ||
+	fail "latencyctl record on h2 gave no incident on its peers"
+pass "latencyctl record on h2: an incident its peers record too"
+
+# A peer flood: h3's peer bucket (2, then 1 per 1000 s) caps it; h3's own alert records.
+before=$(ctl h3 --json list-snapshots | jq '.matched')
+# Spaced so that each is a record of its own (an alert during a record joins it).
+for i in 1 2 3 4 5 6; do alert h1; sleep 1; done
+wait_for 100 jinc h1 '[.incidents[] | select(.refused == ["h3"])] | length >= 3' ||
+	fail "h3 refused too few: $(ctl h1 --json incidents | jq -c '.incidents[:7]')"
+after=$(ctl h3 --json list-snapshots | jq '.matched')
+peer_records=$((after - before))
+[ "$peer_records" -le 1 ] || fail "h3 recorded $peer_records peer snapshots past its burst"
+# h2 took one peer alert per incident of h1's (its own record is no peer's).
+h1_incidents=$(ctl h1 --json incidents | jq '[.incidents[] | select(.origin == "h1")] | length')
+wait_for 100 jst h2 ".counters.peers == $h1_incidents" ||
+	fail "h2 took $(ctl h2 --json status | jq .counters.peers) peer alerts for $h1_incidents incidents"
+alert h3
+wait_for 100 sh -c "[ \$($LATENCYCTL -s $T/h3/ctl.sock --json list-snapshots --tracker syscalls | jq '.matched') -ge 1 ]" ||
+	fail "h3's own alert was not recorded during the peer flood"
+pass "peer flood: h3 refused past its peer bucket (said in the incidents), its own alert recorded"
+
+# The broker goes away: local recording goes on; it comes back: the fleet reconnects.
+kill "$BROKER_PID"; wait "$BROKER_PID" 2>/dev/null
+wait_for 100 jst h1 '.fleet.connected == false' || fail "h1 still says connected"
+n1=$(ctl h1 --json list-snapshots | jq '.matched')
+alert h1
+wait_for 100 sh -c "[ \$($LATENCYCTL -s $T/h1/ctl.sock --json list-snapshots | jq '.matched') -gt $n1 ]" ||
+	fail "h1 did not record locally with the broker down"
+start_broker
+for n in h1 h2 h3; do
+	wait_for 300 jst $n '.fleet.connected and .fleet.reconnects >= 1' ||
+		fail "$n did not reconnect: $(ctl $n --json status | jq -c .fleet)"
+done
+id=$(( $(ctl h1 --json list-snapshots | jq '[.snapshots[].id] | max') + 1 ))
+sleep 0.5
+alert h1
+wait_for 150 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-h1-$id-2*' | wc -l) -ge 2 ]" ||
+	fail "after the broker came back, incident h1-$id: $(in_relayd "h1-$id")"
+pass "broker killed: local snapshots go on; restarted: reconnected, incidents again"
+
+# Bad messages: counted and dropped, nothing crashes, nothing recorded.
+pub() { mosquitto_pub -h 127.0.0.1 -p "$PORT" -q 1 "$@"; }
+n2=$(ctl h2 --json list-snapshots | jq '.matched')
+pub -t latencyd/lab/alert/h9 -m 'not json'
+pub -t latencyd/lab/alert/h9 -m "$(head -c 5000 /dev/zero | tr '\0' x)"
+good() { echo "{\"v\":1,\"host\":\"$1\",\"group\":\"$2\",\"incident\":\"$1-7\",\"tracker\":\"syscalls\",\"start_realtime_ns\":1,\"end_realtime_ns\":2}"; }
+pub -t latencyd/lab/alert/h9 -m "$(good h9 other)"
+pub -t latencyd/lab/alert/h9 -m "$(good h8 lab)"
+pub -t latencyd/lab/alert/h9 -m '{"v":2,"host":"h9","group":"lab","incident":"h9-1","tracker":"x","start_realtime_ns":1,"end_realtime_ns":2}'
+wait_for 100 jst h2 '.fleet.dropped.malformed >= 3 and .fleet.dropped.foreign >= 1 and .fleet.dropped.mismatch >= 1' ||
+	fail "bad messages not counted: $(ctl h2 --json status | jq -c .fleet)"
+# A good one twice (QoS 1 may redeliver): recorded once.
+pub -t latencyd/lab/alert/h9 -m "$(good h9 lab)"
+pub -t latencyd/lab/alert/h9 -m "$(good h9 lab)"
+wait_for 100 jst h2 '.fleet.dropped.duplicate >= 1' || fail "a duplicate incident was not dropped"
+sleep 1
+n2b=$(ctl h2 --json list-snapshots | jq '.matched')
+[ "$n2b" = $((n2 + 1)) ] || fail "h2 recorded $((n2b - n2)) snapshots for bad messages and one good one twice"
+for n in h1 h2 h3 h4; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
+pass "malformed, oversized, foreign, forged and future messages dropped and counted; a duplicate recorded once"
+
+for n in h1 h2 h3 h4; do
+	kill "$(eval echo "\$PID_$n")"
+done
+sleep 1
+for n in h1 h2 h3 h4; do
+	grep -q "AddressSanitizer\|runtime error" "$T/$n/latencyd.log" && fail "$n: $(cat "$T/$n/latencyd.log")"
+done
+pass "fleet"

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* proto/fleet.c: the fleet's messages built, parsed back, and every malformed one refused. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet.h"
+#include "tests.h"
+
+static int parse(const char *text, struct proto_fleet_alert *a, char *why)
+{
+	return proto_fleet_alert_parse(text, strlen(text), a, why, 160);
+}
+
+static void test_alert_round_trip(void)
+{
+	struct proto_fleet_alert in = {
+		.host = "web1",
+		.group = "lab",
+		.boot_id = "b",
+		.incident = "web1-42",
+		.tracker = "syscalls",
+		.comm = "postgres",
+		.tid = 977,
+		.delay_ns = 48000000,
+		.start_realtime_ns = 1000,
+		.end_realtime_ns = 48001000,
+		.mono_to_realtime_ns = -5,
+	};
+	struct proto_fleet_alert out;
+	char *text = NULL, why[160];
+
+	ASSERT_EQ(proto_fleet_alert_new(&in, &text), 0);
+	ASSERT_EQ(parse(text, &out, why), 0);
+	ASSERT_STREQ(out.host, "web1");
+	ASSERT_STREQ(out.incident, "web1-42");
+	ASSERT_STREQ(out.comm, "postgres");
+	ASSERT_EQ(out.tid, 977);
+	ASSERT_EQ(out.delay_ns, 48000000);
+	ASSERT_EQ(out.end_realtime_ns, 48001000);
+	ASSERT_EQ(out.mono_to_realtime_ns, -5);
+	free(text);
+}
+
+static void test_alert_refused(void)
+{
+	static const char *const bad[] = {
+		"",
+		"not json",
+		"[1]",
+		"{} trailing",
+		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
+		"{\"v\":1,\"host\":\"a/b\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
+		"{\"v\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-x\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
+		"{\"v\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-0\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
+		"{\"v\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":3,\"end_realtime_ns\":2}",
+		"{\"v\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":-1,\"end_realtime_ns\":2}",
+		"{\"v\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":1}",
+		"{\"v\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":1,\"end_realtime_ns\":2,\"comm\":\"a name longer than 16\"}",
+	};
+	struct proto_fleet_alert a;
+	char why[160], big[PROTO_FLEET_MAX + 2];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = 0;
+		ASSERT_TRUE(parse(bad[i], &a, why) < 0);
+		ASSERT_TRUE(why[0] != 0);
+	}
+	memset(big, ' ', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	ASSERT_EQ(parse(big, &a, why), -EMSGSIZE);
+	ASSERT_EQ(proto_fleet_alert_parse("{\"v\":1}\0x", 9, &a, why, sizeof(why)), -EINVAL);
+}
+
+static void test_result_and_names(void)
+{
+	struct proto_fleet_result in = {.host = "db1",
+					.group = "lab",
+					.incident = "web1-42",
+					.status = PROTO_FLEET_REFUSED},
+				  out;
+	char *text = NULL, why[160], origin[64], topic[64];
+	uint64_t seq;
+
+	ASSERT_EQ(proto_fleet_result_new(&in, &text), 0);
+	ASSERT_EQ(proto_fleet_result_parse(text, strlen(text), &out, why, sizeof(why)), 0);
+	ASSERT_STREQ(out.status, "refused");
+	free(text);
+	text = "{\"v\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"status\":\"maybe\"}";
+	ASSERT_TRUE(proto_fleet_result_parse(text, strlen(text), &out, why, sizeof(why)) < 0);
+	ASSERT_EQ(proto_fleet_incident_parse("web-1.lab-17", origin, sizeof(origin), &seq), 0);
+	ASSERT_STREQ(origin, "web-1.lab");
+	ASSERT_EQ(seq, 17);
+	ASSERT_TRUE(proto_fleet_incident_parse("-17", NULL, 0, NULL) < 0);
+	ASSERT_TRUE(proto_fleet_incident_parse("web1-", NULL, 0, NULL) < 0);
+	ASSERT_TRUE(!proto_fleet_name_valid("") && !proto_fleet_name_valid("a b") &&
+		    proto_fleet_name_valid("a_B-1.c"));
+	ASSERT_EQ(proto_fleet_topic(topic, sizeof(topic), "latencyd", "lab", "alert", "+"), 0);
+	ASSERT_STREQ(topic, "latencyd/lab/alert/+");
+	ASSERT_EQ(proto_fleet_topic(topic, 8, "latencyd", "lab", "alert", "+"), -ENAMETOOLONG);
+}
+
+int main(void)
+{
+	test_alert_round_trip();
+	test_alert_refused();
+	test_result_and_names();
+	printf("ok\n");
+	return 0;
+}
