@@ -249,6 +249,9 @@ void manager_on_recorder(const struct recorder_event *ev, void *userdata)
 	case RECORDER_ANALYSIS:
 		on_analysis(m, ev->analysis.id, ev->analysis.summary);
 		break;
+	case RECORDER_ADMITTED:
+		manager_fleet_publish(m, ev->admitted.incident, ev->admitted.cause);
+		break;
 	}
 }
 

@@ -69,7 +69,9 @@ int manager_catalog_timer(struct manager *m);
 
 /* peers.c: the fleet, between the recorder, the catalog and the broker. */
 int manager_start_fleet(struct manager *m);
-/* A snapshot was recorded: a local one is published, a peer's gets its result published. */
+/* A local cause is being recorded: published as an incident. */
+void manager_fleet_publish(struct manager *m, const char *incident, const struct cause *c);
+/* A snapshot was recorded: its result (recorded, failed) is published. */
 void manager_fleet_snapshot(struct manager *m, const struct recorder_snapshot *s);
 /* The peer bucket refused a peer's alert. */
 void manager_fleet_refused(struct manager *m, const struct cause *c);

@@ -4,7 +4,9 @@
  * recorder's queue (it records at once, under its peer bucket); a local snapshot is
  * published as an incident; what each host did for an incident (recorded, refused by its
  * peer bucket, failed) is published by it and kept by all in the catalog's incidents. A
- * peer-triggered record is never published again: no storms, no loops.
+ * local alert is published as the waiter starts its record (RECORDER_ADMITTED), so that
+ * the peers do not wait for that record to end. A peer-triggered record is never published
+ * again: no storms, no loops.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -138,27 +140,31 @@ static void alert_of(const struct cause *c, struct proto_fleet_alert *a)
 	a->end_realtime_ns = (uint64_t)((int64_t)end + a->mono_to_realtime_ns);
 }
 
+void manager_fleet_publish(struct manager *m, const char *incident, const struct cause *c)
+{
+	struct proto_fleet_alert a = {0};
+	int r;
+
+	if (!m->fleet || !incident[0])
+		return;
+	alert_of(c, &a);
+	snprintf(a.incident, sizeof(a.incident), "%s", incident);
+	r = fleet_publish_alert(m->fleet, &a);
+	if (r < 0)
+		log_warnx("fleet: incident %s not published: %s", incident,
+			  r == -ENOTCONN ? "not connected to the broker" : strerror(-r));
+}
+
 void manager_fleet_snapshot(struct manager *m, const struct recorder_snapshot *s)
 {
 	const char *status = s->error < 0 ? PROTO_FLEET_FAILED : PROTO_FLEET_RECORDED;
-	struct proto_fleet_alert a = {0};
-	int r;
 
 	if (!m->fleet || !s->incident)
 		return;
 	note_incident(m, s->incident, fleet_host(m->fleet), status);
-	if (s->causes[0].kind == CAUSE_PEER) {
+	/* The origin's too: every host's incidents then list every host that recorded. */
+	if (s->causes[0].kind == CAUSE_PEER || m->conf->fleet.publish)
 		fleet_publish_result(m->fleet, s->incident, status);
-		return;
-	}
-	if (!m->conf->fleet.publish || s->error < 0)
-		return;
-	alert_of(&s->causes[0], &a);
-	snprintf(a.incident, sizeof(a.incident), "%s", s->incident);
-	r = fleet_publish_alert(m->fleet, &a);
-	if (r < 0)
-		log_warnx("fleet: incident %s not published: %s", s->incident,
-			  r == -ENOTCONN ? "not connected to the broker" : strerror(-r));
 }
 
 void manager_fleet_refused(struct manager *m, const struct cause *c)

@@ -161,6 +161,13 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 			ev.lost = res->lost;
 			emit(rc, &ev);
 			break;
+		case WAITER_ADMITTED:
+			ev.kind = RECORDER_ADMITTED;
+			ev.admitted.id = res->id;
+			ev.admitted.incident = res->incident;
+			ev.admitted.cause = &res->causes[0];
+			emit(rc, &ev);
+			break;
 		}
 	}
 	waiter_result_free(list);

@@ -33,6 +33,7 @@ enum recorder_event_kind {
 	RECORDER_LOST,	     /* the waiter missed records: lost */
 	RECORDER_HISTORY,    /* a snapshot's history was measured: history */
 	RECORDER_ANALYSIS,   /* a snapshot was analysed (or skipped): analysis */
+	RECORDER_ADMITTED,   /* in a fleet, a local cause is being recorded: admitted */
 };
 
 struct recorder_snapshot {
@@ -72,6 +73,11 @@ struct recorder_event {
 			uint64_t id;
 			struct json_object *summary; /* taken by the callback */
 		} analysis;
+		struct {
+			uint64_t id;
+			const char *incident;
+			const struct cause *cause;
+		} admitted;
 	};
 };
 

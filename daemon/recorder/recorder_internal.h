@@ -25,6 +25,8 @@ enum waiter_result_kind {
 	WAITER_SUPPRESSED, /* causes[0]: the first of n alerts of one tracker the rate limiter
 			      refused */
 	WAITER_LOST,	   /* lost: records the reader missed (the kernel said so) */
+	WAITER_ADMITTED,   /* causes[0] is about to be recorded as snapshot id (a fleet's
+			      publication goes out before the record) */
 };
 
 struct waiter_result {

@@ -62,6 +62,7 @@ struct waiter {
 	struct waiter_result *head, **tail;
 	struct limits limits;
 	char host[PROTO_FLEET_NAME_MAX + 1]; /* in a fleet: this host's name, else "" */
+	bool publish;			     /* in a fleet, announce local records */
 	struct waiter_stats stats;
 	struct cause_manual requests[MAX_REQUESTS];
 	size_t n_requests;
@@ -134,6 +135,7 @@ int waiter_configure(struct waiter *w, const struct conf *c, const char *fleet_h
 	pthread_mutex_lock(&w->lock);
 	r = limits_configure(&w->limits, c, now_ns());
 	snprintf(w->host, sizeof(w->host), "%s", fleet_host ?: "");
+	w->publish = fleet_host && c->fleet.publish;
 	pthread_mutex_unlock(&w->lock);
 	return r;
 }
@@ -396,6 +398,24 @@ static void name_snapshot(struct waiter *w, struct waiter_result *res, const str
 		snprintf(res->name, sizeof(res->name), "%s-%" PRIu64, w->prefix, res->id);
 }
 
+/*
+ * In a fleet, the peers hear of a local alert before its own record starts, not after it
+ * ends (a record to relayd takes tens of milliseconds): the main loop publishes it. The
+ * cost here is one short list append and an eventfd write.
+ */
+static void announce(struct waiter *w, const struct waiter_result *snap, const struct cause *c)
+{
+	struct waiter_result *res = result_new(WAITER_ADMITTED, 1);
+
+	if (!res)
+		return;
+	res->id = snap->id;
+	memcpy(res->incident, snap->incident, sizeof(res->incident));
+	res->causes[0] = *c;
+	res->n = 1;
+	push(w, res);
+}
+
 /* Records a snapshot for cause, then drains every queued alert into its causes. */
 static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeup_ns)
 {
@@ -410,6 +430,8 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 		return;
 	res->id = w->next_id++;
 	name_snapshot(w, res, cause);
+	if (w->publish && cause->kind != CAUSE_PEER)
+		announce(w, res, cause);
 	pthread_mutex_lock(&w->slot->lock);
 	if (w->slot->flight) {
 		r = flight_record(w->slot->flight, res->name, &fr);

@@ -1,0 +1,72 @@
+# Sourced by tests/host/test-fleet.sh and bench/fleet-bench.sh (after lib.sh): a real
+# mosquitto on 127.0.0.1 and latencyd nodes, each with its own lttng-sessiond (LTTNG_HOME),
+# instrumented application and alert FIFO, all on one lttng-relayd (lttng-env --relayd).
+# Needs LATENCYD, UST_APP, T and LATENCYD_TEST_RELAYD_URL.
+MOSQUITTO=$(command -v mosquitto) || { echo "SKIP: mosquitto is not installed"; exit 77; }
+PIDS=()
+BROKER_PID=
+stop_all() {
+	[ -n "$BROKER_PID" ] && kill "$BROKER_PID" 2>/dev/null
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+}
+trap 'stop_all; cleanup' EXIT
+
+start_broker() {
+	cat >"$T/mosquitto.conf" <<CONF
+listener $PORT 127.0.0.1
+allow_anonymous true
+persistence false
+CONF
+	"$MOSQUITTO" -c "$T/mosquitto.conf" >>"$T/mosquitto.log" 2>&1 &
+	BROKER_PID=$!
+	wait_for 50 sh -c "mosquitto_sub -h 127.0.0.1 -p $PORT -t probe -W 1 -C 1 2>&1 | grep -qv refused" ||
+		true
+}
+# A free port, tried a few times: sets PORT.
+start_fleet_broker() {
+	for _ in 1 2 3 4 5; do
+		PORT=$((20000 + RANDOM % 30000))
+		start_broker
+		sleep 0.5
+		kill -0 "$BROKER_PID" 2>/dev/null && return
+	done
+	fail "mosquitto did not start: $(cat "$T/mosquitto.log")"
+}
+
+# node NAME GROUP PEER_RATE PEER_BURST [EXTRA]: a sessiond (h1 uses lttng-env's), an app,
+# latencyd; EXTRA is added to its configuration.
+node() {
+	local n=$1 home=$T/$1/home
+	mkdir -p "$T/$n/snapshots" "$home"
+	mkfifo "$T/$n/alerts"
+	if [ "$n" = h1 ]; then
+		home=$LTTNG_HOME
+	else
+		LTTNG_HOME=$home lttng-sessiond --background >"$T/$n/sessiond.log" 2>&1 ||
+			fail "sessiond of $n: $(cat "$T/$n/sessiond.log")"
+		PIDS+=("$(cat "$home/.lttng/lttng-sessiond.pid")")
+	fi
+	LTTNG_HOME=$home "$UST_APP" &
+	PIDS+=($!)
+	cat >"$T/$n/latencyd.conf" <<CONF
+control: { socket = "$T/$n/ctl.sock"; save_file = ""; };
+module: { load = false; notify_path = "$T/$n/alerts"; };
+session: { name = "latencyd-$n"; domain = "userspace"; subbuf_size = 4096; num_subbuf = 4;
+	   events = [ "lttng_ust_tracef:*" ]; };
+catalog: { directory = "$T/$n/catalog"; };
+output: { directory = "$T/$n/snapshots"; relayd = "$LATENCYD_TEST_RELAYD_URL"; };
+ratelimit: { rate = 100; burst = 100; };
+analysis: { auto = false; };
+realtime: { priority = 0; lock_memory = false; };
+fleet: { enabled = true; broker = "mqtt://127.0.0.1:$PORT"; host = "$n"; group = "$2";
+	 peer_rate = $3; peer_burst = $4; };
+${5:-}
+CONF
+	LTTNG_HOME=$home "$LATENCYD" -c "$T/$n/latencyd.conf" 2>"$T/$n/latencyd.log" &
+	PIDS+=($!)
+	eval "PID_$n=$!"
+}
+ctl() { local n=$1; shift; "$LATENCYCTL" -s "$T/$n/ctl.sock" "$@"; }
+jst() { local out; out=$(ctl "$1" --json status 2>/dev/null) && [ -n "$out" ] && jq -e "$2" <<<"$out" >/dev/null; }
+alert() { "$ALERT_WRITE" "$T/$1/alerts" syscalls 1 || fail "alert-write on $1"; }
