@@ -50,3 +50,19 @@ fetch_deb() {
 }
 
 pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo none; }
+
+# free_port tcp|udp [EXCLUDE...]: a port on 127.0.0.1 that no socket of this machine uses now
+# (and none of EXCLUDE). Only a hint: the caller still meets a bind that fails.
+free_port() {
+	local proto=$1 p
+	shift
+	for _ in $(seq 1 500); do
+		p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+		case " $* " in *" $p "*) continue ;; esac
+		if [ -z "$(ss -Hna "--$proto" "sport = :$p" 2>/dev/null)" ]; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}

@@ -150,3 +150,76 @@ expect_no_leak() {
 	[ $(($4 - percpu0)) -lt 64 ] || fail "per-CPU memory grew by $(($4 - percpu0)) kB"
 	pass "no leak: slab, vmalloc and per-CPU memory back to the baseline"
 }
+
+# Two VMs (tests/vm/vm-pair). Sets IF to the network interface with MAC address $1, waiting
+# for it: virtio_net is a module that the VM's init does not load.
+vm_nic() {
+	modprobe virtio_net || fail "modprobe virtio_net"
+	IF=
+	i=0
+	while [ -z "$IF" ] && [ $i -lt 50 ]; do
+		for a in /sys/class/net/*/address; do
+			[ "$(cat "$a")" = "$1" ] && IF=$(basename "$(dirname "$a")")
+		done
+		i=$((i + 1))
+		[ -n "$IF" ] || sleep 0.1
+	done
+	[ -n "$IF" ] || fail "no network interface with MAC $1"
+}
+
+# The NIC to the host: 10.0.2.15/24 on qemu's user network, where only the ports given to
+# vm-pair --forward answer, at $VM_HOST (10.0.2.100). No default route. Sets VM_HOST_IF.
+vm_net_up() {
+	[ -n "${VM_INDEX:-}" ] || fail "vm_net_up: not run by vm-pair"
+	vm_nic "52:54:00:10:00:0$VM_INDEX"
+	ip link set "$IF" up && ip addr add 10.0.2.15/24 dev "$IF" || fail "vm_net_up: $IF"
+	VM_HOST_IF=$IF
+}
+
+# The private link to the other VM: $VM_LINK_ADDR/24, the peer at $VM_PEER_ADDR (and as
+# $VM_PEER in /etc/hosts), nothing else on it. Starts this VM's side of vm_barrier: a
+# server on port 7000 that notes each tag the peer sends (and answers "ok" first). Sets
+# VM_LINK_IF.
+vm_link_up() {
+	[ -n "${VM_INDEX:-}" ] || fail "vm_link_up: not run by vm-pair"
+	vm_nic "52:54:00:99:00:0$VM_INDEX"
+	ip link set "$IF" up && ip addr add "$VM_LINK_ADDR/24" dev "$IF" || fail "vm_link_up: $IF"
+	VM_LINK_IF=$IF
+	printf '%s %s\n%s %s\n' "$VM_LINK_ADDR" "$VM_NAME" "$VM_PEER_ADDR" "$VM_PEER" >>/etc/hosts
+	mkdir -p /tmp/vm-barrier
+	printf '#!/bin/sh\nread -r tag\necho ok\ntouch "/tmp/vm-barrier/$tag"\n' >/tmp/vm-barrier-serve
+	chmod +x /tmp/vm-barrier-serve
+	nc -ll -p 7000 -e /tmp/vm-barrier-serve </dev/null >/dev/null 2>&1 &
+}
+
+# vm_peer_wait [SECONDS]: waits (default 120 s) until the peer answers a ping on the link.
+vm_peer_wait() {
+	_t0=$(date +%s)
+	until ping -c 1 -W 1 "$VM_PEER_ADDR" >/dev/null 2>&1; do
+		[ $(($(date +%s) - _t0)) -lt "${1:-120}" ] ||
+			fail "$VM_PEER ($VM_PEER_ADDR) does not answer on the link"
+		sleep 0.2
+	done
+}
+
+# vm_barrier TAG [SECONDS]: returns once the peer has called vm_barrier TAG too (fails after
+# SECONDS, default 120; a TAG serves once): each VM hands TAG to the other's server until it answers "ok", and
+# waits for the other's TAG. When the peer's TAG is here but the peer no longer answers, the
+# peer has left the barrier (its exit needs our TAG): the "ok" was lost as it powered off.
+vm_barrier() {
+	_sent='' _gone=0 _t0=$(date +%s)
+	while :; do
+		if [ -z "$_sent" ]; then
+			if [ "$(echo "$1" | timeout 5 nc -w 2 "$VM_PEER_ADDR" 7000 2>/dev/null)" = ok ]; then
+				_sent=1
+			elif [ -e "/tmp/vm-barrier/$1" ]; then
+				_gone=$((_gone + 1))
+			fi
+		fi
+		if [ -e "/tmp/vm-barrier/$1" ]; then
+			[ -n "$_sent" ] || [ $_gone -ge 2 ] && return 0
+		fi
+		[ $(($(date +%s) - _t0)) -lt "${2:-120}" ] || fail "barrier $1: $VM_PEER did not come"
+		sleep 0.2
+	done
+}
