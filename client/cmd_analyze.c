@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "analysis.h"
+#include "incident.h"
 #include "latencyctl.h"
 
 enum {
@@ -26,7 +27,8 @@ enum {
 	OPT_TEST,
 	OPT_PROGRESS,
 	OPT_LAMI,
-	OPT_NO_TABLES
+	OPT_NO_TABLES,
+	OPT_INCIDENT
 };
 
 static void print_json(struct json_object *o, bool pretty)
@@ -84,6 +86,37 @@ out:
 	return path;
 }
 
+/*
+ * --incident ID DIR: on the collector, the origin's alert explained and each peer over the
+ * same window (analysis/incident.c). Text or JSON; LAMI is for one snapshot.
+ */
+static int analyze_incident(const struct ctl *ctl, const struct command *cmd, const char *id,
+			    const char *dir, const struct an_options *opt, bool lami)
+{
+	struct an_incident *inc = NULL;
+	char *why = NULL;
+	int r;
+
+	if (!dir || lami) {
+		fprintf(stderr, "latencyctl: analyze: %s\nTry 'latencyctl analyze --help'.\n",
+			lami ? "--incident does not go with LAMI"
+			     : "--incident ID wants a DIR (lttng-relayd's output directory)");
+		return EXIT_USAGE;
+	}
+	r = an_incident_analyze(dir, id, opt, &inc, &why);
+	if (r < 0) {
+		fprintf(stderr, "latencyctl: analyze: %s\n", why ? why : strerror(-r));
+		free(why);
+		return EXIT_DAEMON;
+	}
+	if (ctl->out == &output_json)
+		print_json(an_incident_json(inc), true);
+	else
+		an_incident_print(inc, stdout);
+	an_incident_free(inc);
+	return EXIT_OK;
+}
+
 /* Declared here too: the command table (commands.c) declares its handlers itself. */
 int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 
@@ -99,11 +132,13 @@ int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char
 		{"metadata", no_argument, NULL, OPT_META},
 		{"test-compatibility", no_argument, NULL, OPT_TEST},
 		{"output-progress", no_argument, NULL, OPT_PROGRESS},
+		{"incident", required_argument, NULL, OPT_INCIDENT},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct an_options opt = {.tables = true};
 	bool lami = false, test = false;
+	const char *incident = NULL;
 	struct an_result *res = NULL;
 	char *path = NULL, *why = NULL;
 	struct stat st;
@@ -138,6 +173,9 @@ int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char
 		case OPT_NO_TABLES:
 			opt.tables = false;
 			break;
+		case OPT_INCIDENT:
+			incident = optarg;
+			break;
 		case OPT_LAMI:
 			lami = true;
 			break;
@@ -160,6 +198,8 @@ int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char
 			       "  --limit N|unlimited   rows per table (default %d)\n"
 			       "  --no-tables           only the alerts' causes\n"
 			       "  --lami                LAMI 1.0 results (as latencyctl-lami)\n"
+			       "  --incident ID DIR     every host's snapshot of fleet incident ID "
+			       "under DIR\n"
 			       "  --mi-version, --metadata, --test-compatibility, "
 			       "--output-progress\n"
 			       "                        LAMI 1.0, as Trace Compass calls them\n"
@@ -174,6 +214,9 @@ int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char
 			return EXIT_USAGE;
 		}
 	}
+	if (incident)
+		return analyze_incident(ctl, cmd, incident,
+					argc - optind == 1 ? argv[optind] : NULL, &opt, lami);
 	if (argc - optind != 1) {
 		fprintf(stderr, "latencyctl: analyze wants %s\nTry 'latencyctl analyze --help'.\n",
 			cmd->args);

@@ -55,7 +55,7 @@ static const struct command commands[] = {
 	{"delete-snapshot", "ID", "delete a snapshot and its files", cmd_snapshot_id},
 	{"analyze",
 	 "[--begin NS] [--end NS] [--limit N] [--no-tables] [--lami [--output-progress]] "
-	 "[--test-compatibility] ID|PATH | --mi-version | --metadata",
+	 "[--test-compatibility] ID|PATH | --incident ID DIR | --mi-version | --metadata",
 	 "explain a snapshot's alerts and give its statistics (run here, not in latencyd)",
 	 cmd_analyze},
 	{"incidents", "[--limit N]",
@@ -81,7 +81,7 @@ const struct command *command_find(const char *name)
 void ctl_usage(FILE *f)
 {
 	int width = 0;
-	char head[160];
+	char head[256];
 
 	fprintf(f,
 		"Usage: latencyctl [OPTIONS] COMMAND [ARGS]\n"

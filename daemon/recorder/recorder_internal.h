@@ -33,7 +33,7 @@ struct waiter_result {
 	struct waiter_result *next;
 	enum waiter_result_kind kind;
 	uint64_t id;	/* snapshot id, also in the output name */
-	char name[192]; /* output name: the snapshot lands in DIR/NAME-DATE-N */
+	char name[256]; /* output name: the snapshot lands in DIR/NAME-DATE-N */
 	char incident[PROTO_FLEET_INCIDENT_MAX + 1]; /* in a fleet, else "" */
 	int error;				     /* LTTng error of the record, 0 if it worked */
 	struct flight_record rec;

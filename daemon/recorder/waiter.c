@@ -51,7 +51,7 @@ struct waiter {
 	pthread_t thread;
 	bool started;
 	struct flight_slot *slot;
-	char prefix[64]; /* output names: PREFIX-ID, or PREFIX-ID-INCIDENT in a fleet */
+	char prefix[64]; /* output names: PREFIX-ID, or PREFIX-ID-INCIDENT@HOST in a fleet */
 	uint64_t next_id;
 
 	/* Read buffer: whole records, plus a partial one a FIFO may leave; unread: [off, len). */
@@ -381,9 +381,9 @@ static bool admit(struct waiter *w, const struct cause *c, uint64_t now)
 }
 
 /*
- * PREFIX-ID; in a fleet PREFIX-ID-INCIDENT, so that one incident's snapshots from every
- * host can be found together on the collector: a local cause opens incident HOST-ID, a
- * peer's cause joins the origin's.
+ * PREFIX-ID; in a fleet PREFIX-ID-INCIDENT@HOST, so that one incident's snapshots from
+ * every host can be found together on the collector, each with the host that recorded it:
+ * a local cause opens incident HOST-ID, a peer's cause joins the origin's.
  */
 static void name_snapshot(struct waiter *w, struct waiter_result *res, const struct cause *c)
 {
@@ -392,8 +392,8 @@ static void name_snapshot(struct waiter *w, struct waiter_result *res, const str
 	else if (w->host[0])
 		proto_fleet_incident_format(res->incident, sizeof(res->incident), w->host, res->id);
 	if (res->incident[0])
-		snprintf(res->name, sizeof(res->name), "%s-%" PRIu64 "-%s", w->prefix, res->id,
-			 res->incident);
+		snprintf(res->name, sizeof(res->name), "%s-%" PRIu64 "-%s@%s", w->prefix, res->id,
+			 res->incident, w->host);
 	else
 		snprintf(res->name, sizeof(res->name), "%s-%" PRIu64, w->prefix, res->id);
 }

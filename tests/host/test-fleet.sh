@@ -17,7 +17,7 @@ start_fleet_broker
 
 jinc() { local out; out=$(ctl "$1" --json incidents 2>/dev/null) && [ -n "$out" ] && jq -e "$2" <<<"$out" >/dev/null; }
 # The snapshots of incident $1 in relayd's tree, one line per host's session.
-in_relayd() { find "$RELAYD_OUT" -mindepth 3 -maxdepth 3 -type d -name "snap-*-$1-2*" | sort; }
+in_relayd() { find "$RELAYD_OUT" -mindepth 3 -maxdepth 3 -type d -name "snap-*-$1@*" | sort; }
 
 node h1 lab 10 10
 node h2 lab 10 10
@@ -34,7 +34,7 @@ sleep 1 # some history in every buffer
 
 # One alert on h1: one incident, a snapshot of h1, h2, h3 in relayd's tree; none of h4.
 alert h1
-wait_for 150 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-h1-1-2*' | wc -l) -ge 3 ]" ||
+wait_for 150 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-h1-1@*' | wc -l) -ge 3 ]" ||
 	fail "incident h1-1: in relayd's tree: $(in_relayd h1-1)"
 sleep 1
 sessions=$(in_relayd h1-1 | awk -F/ '{print $(NF-1)}' | sed 's/-[0-9]*-[0-9]*$//' | sort | tr '\n' ' ')
@@ -55,9 +55,28 @@ ctl h1 incidents >"$T/out" || fail "latencyctl incidents"
 grep -q "h1-1" "$T/out" && grep -q "h1, h2, h3" "$T/out" || fail "incidents (text): $(cat "$T/out")"
 pass "an alert on h1: incident h1-1 recorded by h1, h2 and h3 (in relayd's tree), not by h4"
 
+# On the collector: every host's snapshot of the incident, the origin first.
+run "$LATENCYCTL" analyze --incident h1-1 "$RELAYD_OUT"
+expect_rc 0 "analyze --incident h1-1"
+expect_out "Incident h1-1 (origin h1): 3 snapshot(s) under $RELAYD_OUT"
+[ "$(grep -c '^=== origin .*/snap-1-h1-1@h1-' "$T/out")" = 1 ] ||
+	fail "analyze --incident: the origin is not h1's snapshot: $(grep '^===' "$T/out")"
+[ "$(grep -c '^=== peer ' "$T/out")" = 2 ] || fail "analyze --incident: not two peers"
+expect_out "Window: "
+run "$LATENCYCTL" --json analyze --incident h1-1 "$RELAYD_OUT"
+expect_rc 0 "analyze --incident --json"
+jq -e '.incident == "h1-1" and .origin_found and (.snapshots | length) == 3 and
+	([.snapshots[] | select(.role == "peer" and .result.events > 0)] | length) == 2 and
+	(.window.end_ns > .window.begin_ns)' "$T/out" >/dev/null ||
+	fail "analyze --incident --json: $(jq -c '{incident, origin_found, window, n: (.snapshots | length)}' "$T/out")"
+run "$LATENCYCTL" analyze --incident h1-999 "$RELAYD_OUT"
+expect_rc 1 "analyze --incident of an unknown incident"
+expect_err "no snapshot of incident h1-999 under"
+pass "analyze --incident: the origin's snapshot and each peer's over the origin's window"
+
 # latencyctl record on h2 is an incident too.
 ctl h2 record --reason "deploy" >/dev/null || fail "record on h2"
-wait_for 150 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-h2-*-2*' | wc -l) -ge 3 ]" ||
+wait_for 150 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-h2-*@*' | wc -l) -ge 3 ]" ||
 	fail "latencyctl record on h2 gave no incident on its peers"
 pass "latencyctl record on h2: an incident its peers record too"
 
@@ -94,7 +113,7 @@ done
 id=$(( $(ctl h1 --json list-snapshots | jq '[.snapshots[].id] | max') + 1 ))
 sleep 0.5
 alert h1
-wait_for 150 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-h1-$id-2*' | wc -l) -ge 2 ]" ||
+wait_for 150 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-h1-$id@*' | wc -l) -ge 2 ]" ||
 	fail "after the broker came back, incident h1-$id: $(in_relayd "h1-$id")"
 pass "broker killed: local snapshots go on; restarted: reconnected, incidents again"
 

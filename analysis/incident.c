@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One fleet incident on the collector: every host's snapshot of it under a directory (an
+ * lttng-relayd output tree, or local ones), the origin's alert explained as for one
+ * snapshot, and for each peer what its CPUs and tasks did over the same real-time window:
+ * the origin's alert interval. Trace times are ns from the epoch (LTTng's clock offset), so
+ * hosts are compared on their wall clocks here; a peer whose snapshot does not cover the
+ * window says so instead of being read as if it did.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "an.h"
+#include "incident.h"
+
+/* Without an alert in the origin's snapshot (a manual record): its last second. */
+#define WINDOW_DEFAULT_NS 1000000000ULL
+
+static __thread struct {
+	const char *incident;
+	struct an_vec *found;
+} walk;
+
+/*
+ * "snap-ID-INCIDENT@HOST-DATE-TIME-N" (LTTng appends the last three): *host points at HOST
+ * (up to the date), the host that recorded it.
+ */
+static bool is_snapshot_of(const char *name, const char *incident, const char **host)
+{
+	size_t len = strlen(incident);
+	char *end;
+
+	if (strncmp(name, "snap-", 5) != 0 || name[5] < '0' || name[5] > '9')
+		return false;
+	strtoull(name + 5, &end, 10);
+	if (*end != '-' || strncmp(end + 1, incident, len) != 0 || end[1 + len] != '@')
+		return false;
+	*host = end + 2 + len;
+	return true;
+}
+
+/* Whether HOST (as in the name, followed by "-DATE...") is NAME. */
+static bool host_is(const char *host, const char *name)
+{
+	size_t len = strlen(name);
+
+	return strncmp(host, name, len) == 0 && host[len] == '-' && host[len + 1] >= '0' &&
+	       host[len + 1] <= '9';
+}
+
+static int visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	const char *host;
+
+	if (flag == FTW_D && is_snapshot_of(path + ftw->base, walk.incident, &host)) {
+		char **slot = an_vec_push(walk.found);
+
+		if (!slot || !(*slot = an_strdup(path)))
+			return -1;
+	}
+	return 0;
+}
+
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void part_free(struct an_incident_part *p)
+{
+	free(p->path);
+	free(p->label);
+	free(p->why);
+	an_result_free(p->res);
+}
+
+void an_incident_free(struct an_incident *inc)
+{
+	if (!inc)
+		return;
+	for (size_t i = 0; i < inc->parts.n; i++)
+		part_free(AN_AT(&inc->parts, struct an_incident_part, i));
+	an_vec_free(&inc->parts);
+	free(inc->id);
+	free(inc->origin);
+	free(inc->dir);
+	free(inc->window_source);
+	free(inc);
+}
+
+/* The origin's snapshot is the one the origin host recorded (snap-SEQ-ORIGIN-SEQ@ORIGIN). */
+static long find_origin(struct an_incident *inc)
+{
+	long found = -1;
+
+	for (size_t i = 0; i < inc->parts.n; i++) {
+		struct an_incident_part *p = AN_AT(&inc->parts, struct an_incident_part, i);
+		const char *host;
+
+		if (is_snapshot_of(strrchr(p->path, '/') + 1, inc->id, &host) &&
+		    host_is(host, inc->origin)) {
+			if (found >= 0)
+				return -2; /* two of them: a host name used twice */
+			found = (long)i;
+		}
+	}
+	return found;
+}
+
+static int add_parts(struct an_incident *inc, struct an_vec *paths)
+{
+	size_t skip = strlen(inc->dir);
+
+	for (size_t i = 0; i < paths->n; i++) {
+		struct an_incident_part *p = an_vec_push(&inc->parts);
+		const char *path = *AN_AT(paths, char *, i);
+		const char *rel = path + skip + (path[skip] == '/');
+
+		if (!p)
+			return -ENOMEM;
+		memset(p, 0, sizeof(*p));
+		p->path = an_strdup(path);
+		p->label = an_strdup(rel);
+		if (!p->path || !p->label)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The window: the origin's first alert in trace time, else the end of its snapshot. */
+static void set_window(struct an_incident *inc, const struct an_incident_part *origin)
+{
+	const struct an_result *r = origin->res;
+
+	if (r && r->causes.n) {
+		const struct an_cause *c = AN_AT(&r->causes, struct an_cause, 0);
+
+		inc->begin = c->t0;
+		inc->end = c->t1;
+		inc->window_source = an_asprintf("the origin's alert %" PRIu64 " (tracker %s)",
+						 c->alert.seq, c->alert.tracker);
+	} else if (r && r->log.last_ts) {
+		inc->end = r->log.last_ts;
+		inc->begin = inc->end > WINDOW_DEFAULT_NS ? inc->end - WINDOW_DEFAULT_NS : 0;
+		inc->window_source = an_strdup("the last second of the origin's snapshot (it has "
+					       "no latency_tracker_alert event)");
+	}
+}
+
+static void analyze_part(struct an_incident_part *p, const struct an_options *base,
+			 const struct an_incident *inc)
+{
+	struct an_options opt = *base;
+	int r;
+
+	if (!p->origin && inc->end) {
+		opt.begin_ns = inc->begin;
+		opt.end_ns = inc->end;
+	}
+	r = an_analyze(p->path, &opt, &p->res, &p->why);
+	if (r < 0 && !p->why)
+		p->why = an_strdup(strerror(-r));
+	if (p->res && !p->origin && inc->end)
+		p->covers = p->res->log.first_ts <= inc->begin && p->res->log.last_ts >= inc->end;
+}
+
+int an_incident_analyze(const char *dir, const char *incident, const struct an_options *opt,
+			struct an_incident **ret, char **why)
+{
+	struct an_vec paths = AN_VEC(char *);
+	struct an_incident *inc = calloc(1, sizeof(*inc));
+	const char *dash = strrchr(incident, '-');
+	long origin;
+	int r = 0;
+
+	*why = NULL;
+	if (!inc)
+		return -ENOMEM;
+	inc->parts = (struct an_vec)AN_VEC(struct an_incident_part);
+	if (!dash || dash == incident || !dash[1] ||
+	    strspn(dash + 1, "0123456789") != strlen(dash + 1)) {
+		*why = an_asprintf("'%s' is not an incident id (ORIGIN-SEQ)", incident);
+		an_incident_free(inc);
+		return -EINVAL;
+	}
+	inc->id = an_strdup(incident);
+	inc->origin = strndup(incident, (size_t)(dash - incident));
+	inc->dir = an_strdup(dir);
+	walk.incident = incident;
+	walk.found = &paths;
+	if (nftw(dir, visit, 32, FTW_PHYS) < 0) {
+		*why = an_asprintf("%s: %s", dir, strerror(errno));
+		r = -errno;
+	} else if (paths.n == 0) {
+		*why = an_asprintf("no snapshot of incident %s under %s (snap-ID-%s@HOST-*)",
+				   incident, dir, incident);
+		r = -ENOENT;
+	}
+	if (paths.n > 1)
+		qsort(paths.v, paths.n, sizeof(char *), by_path);
+	if (r == 0)
+		r = add_parts(inc, &paths);
+	an_strs_free(&paths);
+	if (r < 0) {
+		an_incident_free(inc);
+		return r;
+	}
+	origin = find_origin(inc);
+	if (origin >= 0) {
+		struct an_incident_part *o = AN_AT(&inc->parts, struct an_incident_part, origin);
+
+		o->origin = true;
+		analyze_part(o, opt, inc);
+		set_window(inc, o);
+	}
+	inc->origin_found = origin >= 0;
+	inc->origin_ambiguous = origin == -2;
+	for (size_t i = 0; i < inc->parts.n; i++) {
+		struct an_incident_part *p = AN_AT(&inc->parts, struct an_incident_part, i);
+
+		if (!p->origin)
+			analyze_part(p, opt, inc);
+	}
+	*ret = inc;
+	return 0;
+}
+
+void an_incident_print(const struct an_incident *inc, FILE *f)
+{
+	char d[32];
+
+	fprintf(f, "Incident %s (origin %s): %zu snapshot(s) under %s\n", inc->id, inc->origin,
+		inc->parts.n, inc->dir);
+	if (!inc->origin_found)
+		fprintf(f, "The origin's snapshot (snap-%s-%s@%s-*) is %s: no alert to explain.\n",
+			strrchr(inc->id, '-') + 1, inc->id, inc->origin,
+			inc->origin_ambiguous ? "there twice (two hosts of one name?)"
+					      : "not there");
+	if (inc->end) {
+		an_dur_text(d, sizeof(d), inc->end - inc->begin);
+		fprintf(f, "Window: %" PRIu64 " to %" PRIu64 " ns since the epoch (%s), %s\n",
+			inc->begin, inc->end, d, inc->window_source ? inc->window_source : "");
+	}
+	for (size_t i = 0; i < inc->parts.n; i++) {
+		const struct an_incident_part *p = AN_AT(&inc->parts, struct an_incident_part, i);
+
+		fprintf(f, "\n=== %s %s\n", p->origin ? "origin" : "peer", p->label);
+		if (!p->res) {
+			fprintf(f, "Not analysed: %s\n", p->why ? p->why : "?");
+			continue;
+		}
+		if (!p->origin && inc->end && !p->covers)
+			fprintf(f,
+				"This snapshot covers %" PRIu64 " to %" PRIu64
+				" ns, not the whole window: what it shows of the window is all "
+				"there is\n",
+				p->res->log.first_ts, p->res->log.last_ts);
+		if (!p->origin && inc->end)
+			fprintf(f, "Over the window:\n");
+		an_result_print(p->res, f);
+	}
+}
+
+struct json_object *an_incident_json(const struct an_incident *inc)
+{
+	struct json_object *o = json_object_new_object(), *list = json_object_new_array();
+
+	json_object_object_add(o, "incident", json_object_new_string(inc->id));
+	json_object_object_add(o, "origin", json_object_new_string(inc->origin));
+	json_object_object_add(o, "origin_found", json_object_new_boolean(inc->origin_found));
+	if (inc->end) {
+		struct json_object *w = json_object_new_object();
+
+		json_object_object_add(w, "begin_ns", json_object_new_int64((int64_t)inc->begin));
+		json_object_object_add(w, "end_ns", json_object_new_int64((int64_t)inc->end));
+		json_object_object_add(w, "source",
+				       json_object_new_string(inc->window_source ?: ""));
+		json_object_object_add(o, "window", w);
+	}
+	for (size_t i = 0; list && i < inc->parts.n; i++) {
+		const struct an_incident_part *p = AN_AT(&inc->parts, struct an_incident_part, i);
+		struct json_object *s = json_object_new_object();
+
+		json_object_object_add(s, "path", json_object_new_string(p->path));
+		json_object_object_add(s, "role",
+				       json_object_new_string(p->origin ? "origin" : "peer"));
+		if (!p->origin && inc->end)
+			json_object_object_add(s, "covers_window",
+					       json_object_new_boolean(p->covers));
+		if (p->res)
+			json_object_object_add(s, "result", an_result_json(p->res));
+		else
+			json_object_object_add(s, "error", json_object_new_string(p->why ?: "?"));
+		json_object_array_add(list, s);
+	}
+	json_object_object_add(o, "snapshots", list);
+	return o;
+}
