@@ -2,10 +2,9 @@
 /*
  * One fleet incident on the collector: every host's snapshot of it under a directory (an
  * lttng-relayd output tree, or local ones), the origin's alert explained as for one
- * snapshot, and for each peer what its CPUs and tasks did over the same real-time window:
- * the origin's alert interval. Trace times are ns from the epoch (LTTng's clock offset), so
- * hosts are compared on their wall clocks here; a peer whose snapshot does not cover the
- * window says so instead of being read as if it did.
+ * snapshot, and for each peer what its CPUs and tasks did over the same time: a window as
+ * long as the origin's alert, ending at the peer's own record (see analyze_part()). A peer
+ * whose snapshot does not hold all of it says so instead of being read as if it did.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -154,21 +153,39 @@ static void set_window(struct an_incident *inc, const struct an_incident_part *o
 	}
 }
 
+/*
+ * Hosts' wall clocks are not trusted to agree (two VMs set from a one-second RTC differ by
+ * up to a second): a peer's window is aligned on its own record instead, which ends its
+ * snapshot and follows the origin's alert end by the fleet's reaction time (about a
+ * millisecond, bench/RESULTS.md part 6). The peer's snapshot is read once to find its end,
+ * then again over the window.
+ */
+#define REACTION_NS 2000000ULL
+
 static void analyze_part(struct an_incident_part *p, const struct an_options *base,
 			 const struct an_incident *inc)
 {
 	struct an_options opt = *base;
+	uint64_t dur = inc->end - inc->begin;
 	int r;
 
-	if (!p->origin && inc->end) {
-		opt.begin_ns = inc->begin;
-		opt.end_ns = inc->end;
-	}
 	r = an_analyze(p->path, &opt, &p->res, &p->why);
 	if (r < 0 && !p->why)
 		p->why = an_strdup(strerror(-r));
-	if (p->res && !p->origin && inc->end)
-		p->covers = p->res->log.first_ts <= inc->begin && p->res->log.last_ts >= inc->end;
+	if (r < 0 || p->origin || !inc->end)
+		return;
+	p->end = p->res->log.last_ts;
+	p->begin = p->end > dur + REACTION_NS ? p->end - dur - REACTION_NS : 0;
+	p->covers = p->res->log.first_ts <= p->begin;
+	if (p->begin < p->res->log.first_ts)
+		p->begin = p->res->log.first_ts;
+	an_result_free(p->res);
+	p->res = NULL;
+	opt.begin_ns = p->begin;
+	opt.end_ns = p->end;
+	r = an_analyze(p->path, &opt, &p->res, &p->why);
+	if (r < 0 && !p->why)
+		p->why = an_strdup(strerror(-r));
 }
 
 int an_incident_analyze(const char *dir, const char *incident, const struct an_options *opt,
@@ -256,14 +273,14 @@ void an_incident_print(const struct an_incident *inc, FILE *f)
 			fprintf(f, "Not analysed: %s\n", p->why ? p->why : "?");
 			continue;
 		}
-		if (!p->origin && inc->end && !p->covers)
+		if (!p->origin && inc->end) {
+			an_dur_text(d, sizeof(d), p->end - p->begin);
 			fprintf(f,
-				"This snapshot covers %" PRIu64 " to %" PRIu64
-				" ns, not the whole window: what it shows of the window is all "
-				"there is\n",
-				p->res->log.first_ts, p->res->log.last_ts);
-		if (!p->origin && inc->end)
-			fprintf(f, "Over the window:\n");
+				"Over the window aligned on this host's record (its snapshot's "
+				"end): %" PRIu64 " to %" PRIu64 " ns on its clock (%s)%s\n",
+				p->begin, p->end, d,
+				p->covers ? "" : "; the snapshot does not hold all of it");
+		}
 		an_result_print(p->res, f);
 	}
 }
@@ -291,9 +308,14 @@ struct json_object *an_incident_json(const struct an_incident *inc)
 		json_object_object_add(s, "path", json_object_new_string(p->path));
 		json_object_object_add(s, "role",
 				       json_object_new_string(p->origin ? "origin" : "peer"));
-		if (!p->origin && inc->end)
+		if (!p->origin && inc->end) {
 			json_object_object_add(s, "covers_window",
 					       json_object_new_boolean(p->covers));
+			json_object_object_add(s, "window_begin_ns",
+					       json_object_new_int64((int64_t)p->begin));
+			json_object_object_add(s, "window_end_ns",
+					       json_object_new_int64((int64_t)p->end));
+		}
 		if (p->res)
 			json_object_object_add(s, "result", an_result_json(p->res));
 		else

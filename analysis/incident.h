@@ -12,7 +12,8 @@
 struct an_incident_part {
 	char *path, *label; /* label: the path under the directory searched */
 	bool origin;
-	bool covers; /* a peer's snapshot holds the whole window */
+	bool covers;	     /* a peer's snapshot holds the whole window */
+	uint64_t begin, end; /* a peer's window, on its clock */
 	struct an_result *res;
 	char *why; /* not analysed: why */
 };
