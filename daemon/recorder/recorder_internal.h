@@ -100,7 +100,9 @@ void history_job_free(struct history_job *j);
 void history_worker_free(struct history_worker *w);
 
 /* session.c: the LTTng session in its slot, re-created when sessiond loses it. */
+#define SESSION_EVENTS_MAX 256
 struct session {
+	const char *events[SESSION_EVENTS_MAX + 1]; /* what the session records, NULL-ended */
 	sd_event *event;
 	const struct conf *conf;
 	struct flight_slot slot;

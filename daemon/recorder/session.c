@@ -14,7 +14,36 @@
 
 #define CHECK_USEC (3 * 1000000ULL)
 
-static void settings_from(const struct conf *c, struct flight_settings *s)
+/*
+ * In a fleet, the kernel session also records packets sent and received with their IP and
+ * TCP/UDP headers (lttng-modules' net_dev_queue and net_if_receive_skb, the kernel's
+ * netif_receive_skb): what following a wait from one host into another needs, to match a
+ * packet sent on one with its receipt on the other.
+ */
+static const char *const fleet_events[] = {"net_dev_queue", "net_if_receive_skb"};
+
+/* session.events, and the fleet's when the fleet is on and they are not there already. */
+static const char *const *events_of(struct session *se, const struct conf *c)
+{
+	size_t n = 0;
+
+	for (char **e = c->session.events; e && *e && n < SESSION_EVENTS_MAX; e++)
+		se->events[n++] = *e;
+	for (size_t i = 0; c->fleet.enabled && c->session.domain == CONF_DOMAIN_KERNEL &&
+			   i < sizeof(fleet_events) / sizeof(fleet_events[0]);
+	     i++) {
+		bool have = false;
+
+		for (size_t k = 0; k < n && !have; k++)
+			have = strcmp(se->events[k], fleet_events[i]) == 0;
+		if (!have && n < SESSION_EVENTS_MAX)
+			se->events[n++] = fleet_events[i];
+	}
+	se->events[n] = NULL;
+	return se->events;
+}
+
+static void settings_from(struct session *se, const struct conf *c, struct flight_settings *s)
 {
 	*s = (struct flight_settings){
 		.session = c->session.name,
@@ -22,7 +51,7 @@ static void settings_from(const struct conf *c, struct flight_settings *s)
 								     : FLIGHT_DOMAIN_KERNEL,
 		.subbuf_size = c->session.subbuf_size,
 		.num_subbuf = c->session.num_subbuf,
-		.events = (const char *const *)c->session.events,
+		.events = events_of(se, c),
 		.syscalls = c->session.syscalls,
 		.local_dir = c->output.directory,
 		.relayd_url = c->output.relayd[0] ? c->output.relayd : NULL,
@@ -37,7 +66,7 @@ static int create_session(struct session *se)
 	struct flight_settings s;
 	int r;
 
-	settings_from(se->conf, &s);
+	settings_from(se, se->conf, &s);
 	flight_destroy(se->slot.flight);
 	se->slot.flight = NULL;
 	r = flight_create(&s, &se->slot.flight);
