@@ -25,7 +25,6 @@
 #include <json-c/json.h>
 #include <lttng/lttng.h>
 
-#include "analysis_job.h"
 #include "catalog.h"
 #include "latencyd.h"
 
@@ -53,8 +52,7 @@ struct recorder {
 	struct flight_slot slot;
 	bool slot_init;
 	struct waiter *waiter;
-	struct history_worker *history;
-	struct analysis_jobs *analysis; /* analysis.auto: each local snapshot analysed */
+	struct history_worker *history; /* each local snapshot's history and analysis.auto */
 	sd_event_source *results, *check, *measured, *calibrate;
 	sd_event_source *save; /* a catalog save due (catalog_changed), off when none is */
 	/* The last history measured (status.history.measured), NULL before the first one. */
@@ -342,22 +340,9 @@ static uint64_t buffer_bytes(const struct conf *c)
 	return c->session.subbuf_size * c->session.num_subbuf;
 }
 
-static void measure(struct recorder *rc, uint64_t id, const char *path)
-{
-	const struct conf *c = rc->m->conf;
-	int r;
-
-	if (!rc->history)
-		return;
-	r = history_worker_submit(rc->history, id, path, buffer_bytes(c), c->session.subbuf_size);
-	if (r < 0)
-		log_warn_errno(r, "cannot measure the history of snapshot %" PRIu64, id);
-}
-
 /* The analysis of a snapshot is done: it joins the snapshot's entry if it is still there. */
-static void on_analysed(uint64_t id, struct json_object *summary, void *userdata)
+static void on_analysed(struct recorder *rc, uint64_t id, struct json_object *summary)
 {
-	struct recorder *rc = userdata;
 	struct json_object *e = catalog_find(rc->catalog, id);
 
 	if (!e) {
@@ -368,19 +353,27 @@ static void on_analysed(uint64_t id, struct json_object *summary, void *userdata
 	catalog_changed(rc);
 }
 
-/* analysis.auto (live on SIGHUP): queued for the normal-priority analysis thread. */
-static void analyze(struct recorder *rc, struct json_object *e, uint64_t id, const char *path)
+/*
+ * Queued for the normal-priority snapshot reader: its history window, and with
+ * analysis.auto (live on SIGHUP) its analysis, in one pass.
+ */
+static void read_snapshot(struct recorder *rc, struct json_object *e, uint64_t id, const char *path)
 {
+	const struct conf *c = rc->m->conf;
+	bool analyse = c->analysis.autorun;
 	struct json_object *summary;
 	int r;
 
-	if (!rc->m->conf->analysis.autorun || !rc->analysis)
+	if (!rc->history)
 		return;
-	r = analysis_jobs_submit(rc->analysis, id, path);
-	if (r == 0)
+	r = history_worker_submit(rc->history, id, path, buffer_bytes(c), c->session.subbuf_size,
+				  &analyse);
+	if (r < 0)
+		log_warn_errno(r, "cannot measure the history of snapshot %" PRIu64, id);
+	if (!c->analysis.autorun || (r == 0 && analyse))
 		return;
 	log_warnx("snapshot %" PRIu64 " not analysed: %s", id,
-		  r == -EBUSY ? "too many snapshots waiting for analysis" : strerror(-r));
+		  r == 0 ? "too many snapshots waiting for analysis" : strerror(-r));
 	summary = json_object_new_object();
 	json_object_object_add(summary, PROTO_KEY_STATUS, json_object_new_string("skipped"));
 	json_object_object_add(e, PROTO_KEY_ANALYSIS, summary);
@@ -468,8 +461,7 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 			json_object_object_add(e, "path", json_object_new_string(path));
 			json_object_object_add(e, "bytes",
 					       json_object_new_int64((int64_t)dir_size(path)));
-			measure(rc, res->id, path);
-			analyze(rc, e, res->id, path);
+			read_snapshot(rc, e, res->id, path);
 		}
 		json_object_object_add(e, "status", json_object_new_string(SNAP_COMPLETE));
 	}
@@ -647,8 +639,12 @@ static int on_history(sd_event_source *s, int fd, uint32_t revents, void *userda
 	struct recorder *rc = userdata;
 	struct history_job *list = history_worker_take(rc->history);
 
-	for (struct history_job *j = list; j; j = j->next)
+	for (struct history_job *j = list; j; j = j->next) {
 		on_measured(rc, j);
+		if (j->analysis)
+			on_analysed(rc, j->id, j->analysis);
+		j->analysis = NULL;
+	}
 	history_job_free(list);
 	return 0;
 }
@@ -672,8 +668,8 @@ static int on_calibrate(sd_event_source *s, uint64_t usec, void *userdata)
 		return 0;
 	}
 	log_debug("recording a calibration snapshot to measure the history window");
-	if (history_worker_submit(rc->history, 0, NULL, buffer_bytes(c), c->session.subbuf_size) <
-	    0)
+	if (history_worker_submit(rc->history, 0, NULL, buffer_bytes(c), c->session.subbuf_size,
+				  NULL) < 0)
 		log_warnx("cannot schedule the calibration snapshot");
 	return 0;
 }
@@ -689,14 +685,14 @@ static int start_history(struct recorder *rc, uint64_t now)
 	rm_tree(scratch); /* left by a crash during a calibration */
 	r = history_worker_new(&rc->slot, scratch, &rc->history);
 	if (r < 0)
-		return log_warn_errno(r, "cannot start the history thread");
+		return log_warn_errno(r, "cannot start the snapshot reader thread");
 	r = sd_event_add_io(rc->m->event, &rc->measured, history_worker_eventfd(rc->history),
 			    EPOLLIN, on_history, rc);
 	if (r >= 0)
 		r = sd_event_add_time(rc->m->event, &rc->calibrate, CLOCK_MONOTONIC,
 				      now + CALIBRATE_USEC, 0, on_calibrate, rc);
 	if (r < 0)
-		return log_warn_errno(r, "cannot watch the history thread");
+		return log_warn_errno(r, "cannot watch the snapshot reader thread");
 	sd_event_source_set_description(rc->measured, "history-results");
 	sd_event_source_set_description(rc->calibrate, "history-calibration");
 	return 0;
@@ -994,9 +990,6 @@ int recorder_start(struct recorder *rc)
 	r = start_history(rc, now);
 	if (r < 0)
 		return r;
-	r = analysis_jobs_new(rc->m->event, on_analysed, rc, &rc->analysis);
-	if (r < 0)
-		log_warn_errno(r, "cannot start the analysis thread: snapshots are not analysed");
 
 	r = waiter_start(rc->waiter, (unsigned)c->realtime.priority, &rc->rt);
 	if (r < 0)
@@ -1188,7 +1181,6 @@ void recorder_free(struct recorder *rc)
 		return;
 	waiter_free(rc->waiter);	  /* closes the notification file: the module can go */
 	history_worker_free(rc->history); /* before the session: it may be recording */
-	analysis_jobs_free(rc->analysis);
 	sd_event_source_disable_unref(rc->results);
 	sd_event_source_disable_unref(rc->check);
 	sd_event_source_disable_unref(rc->measured);
