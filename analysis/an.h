@@ -124,8 +124,22 @@ int an_check_metadata(const char *dir, char **why);
 int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec *dropped);
 void an_rm_salvage(const char *tmpdir);
 
-/* reader.c: the trace(s) under dirs into log. */
-int an_read(struct an_vec *dirs, const struct an_options *opt, struct an_log *log, char **why);
+/*
+ * reader.c: one pass over the trace(s) under dirs. Each message goes to the history's
+ * counter (count), then to the analysis' decoder (decode); log gets the problems, the
+ * events read and the events discarded in any case.
+ */
+struct an_count;
+struct an_pass {
+	const struct an_options *opt; /* its progress callback; NULL: none */
+	bool decode;		      /* the events into the compact log (the analysis) */
+	struct an_count *count;	      /* each stream counted (the history); NULL: not wanted */
+	const volatile bool *stop;    /* polled between batches: true ends the pass, -ECANCELED */
+	/* What the pass cost: graphs built (a damaged trace adds one), sources, messages. */
+	unsigned graphs, sources;
+	uint64_t messages;
+};
+int an_read(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char **why);
 
 /* replay.c: one task's states over [t0, t1]. */
 enum an_state {

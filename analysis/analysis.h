@@ -33,6 +33,7 @@ struct an_options {
  * Analyses the snapshot under path. Returns 0 and a result (maybe partial: damaged or
  * truncated files, missing events; an_result_partial() says so and the result lists the
  * problems), or -errno with *why set to a message naming the problem (nothing readable).
+ * The analysis alone: snapshot.h gives it with the history window from the same pass.
  */
 int an_analyze(const char *path, const struct an_options *opt, struct an_result **ret, char **why);
 void an_result_free(struct an_result *r);

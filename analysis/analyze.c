@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* an_analyze(): find the traces, read them, explain the alerts, compute the tables. */
+/* The result of an analysis: the alerts explained and the tables computed from the log read. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,35 +88,5 @@ int an_compute(struct an_result *r, const struct an_options *opt, char **why)
 		*why = an_asprintf("out of memory computing the tables");
 		return -ENOMEM;
 	}
-	return 0;
-}
-
-int an_analyze(const char *path, const struct an_options *opt, struct an_result **ret, char **why)
-{
-	static const struct an_options defaults = {.tables = true};
-	struct an_result *r = an_result_new(path);
-	int e;
-
-	*why = NULL;
-	if (!opt)
-		opt = &defaults;
-	if (!r)
-		return -ENOMEM;
-	e = an_trace_dirs(path, &r->dirs, why);
-	if (e == 0)
-		e = an_read(&r->dirs, opt, &r->log, why);
-	if (e == 0 && !r->log.events) {
-		*why = an_asprintf("%s: no event could be read%s%s", path,
-				   r->log.problems.n ? ": " : "",
-				   r->log.problems.n ? *AN_AT(&r->log.problems, char *, 0) : "");
-		e = -ENODATA;
-	}
-	if (e == 0)
-		e = an_compute(r, opt, why);
-	if (e < 0) {
-		an_result_free(r);
-		return e;
-	}
-	*ret = r;
 	return 0;
 }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* decode.c: babeltrace2 event messages into the compact log. */
+/*
+ * The reader's message handlers: decode.c turns event messages into the analysis' compact
+ * log, history.c counts each stream's events and times for the history window.
+ */
 #ifndef LATENCY_ANALYSIS_DECODE_H
 #define LATENCY_ANALYSIS_DECODE_H
 
@@ -21,5 +24,18 @@ struct an_decoder {
 
 int an_decode(struct an_decoder *d, const bt_message *msg);
 void an_decoder_free(struct an_decoder *d);
+
+struct history;
+
+struct an_count {
+	struct history *h;
+	struct an_map streams; /* bt_stream -> index in h->streams + 1 */
+	int error;	       /* the first failure: every later call returns it */
+};
+
+/* An event or a stream's beginning into h; -ENOMEM. Other messages are ignored. */
+int an_count(struct an_count *c, const bt_message *msg);
+/* At the end of the pass: h's streams sorted by channel and CPU; the map freed. */
+void an_count_done(struct an_count *c);
 
 #endif /* LATENCY_ANALYSIS_DECODE_H */

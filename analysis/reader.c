@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Reading a snapshot with libbabeltrace2: one source.ctf.fs per trace directory, a
- * filter.utils.muxer putting their events in time order, and a simple sink of ours feeding
- * decode.c. A trace that cannot be opened is left out (and said so); an error in the
- * middle of a stream keeps what was read before it and marks the result partial.
+ * filter.utils.muxer putting their events in time order, and a simple sink of ours handing
+ * each message to history.c's counter and to decode.c, whichever the pass wants: the
+ * history and the analysis of a snapshot come from one pass. A trace that cannot be opened
+ * is left out (and said so); an error in the middle of a stream keeps what was read before
+ * it and marks the result partial.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,7 +18,7 @@
 
 struct sink {
 	struct an_decoder dec;
-	const struct an_options *opt;
+	struct an_pass *pass;
 	bt_message_iterator *it;
 	uint64_t next_progress;
 	bool failed;
@@ -27,6 +29,17 @@ static bt_graph_simple_sink_component_initialize_func_status sink_init(bt_messag
 {
 	((struct sink *)data)->it = it;
 	return BT_GRAPH_SIMPLE_SINK_COMPONENT_INITIALIZE_FUNC_STATUS_OK;
+}
+
+/* The history counts the event, then the analysis decodes it (without one, the log counts it). */
+static int on_event(struct sink *s, const bt_message *m)
+{
+	if (s->pass->count && an_count(s->pass->count, m) < 0)
+		return -1;
+	if (s->pass->decode)
+		return an_decode(&s->dec, m);
+	s->dec.log->events++;
+	return 0;
 }
 
 static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
@@ -49,12 +62,17 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 	default:
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
 	}
+	s->pass->messages += count;
 	for (uint64_t i = 0; i < count; i++) {
 		const bt_message *m = msgs[i];
 
 		switch (bt_message_get_type(m)) {
 		case BT_MESSAGE_TYPE_EVENT:
-			if (!s->failed && an_decode(&s->dec, m) < 0)
+			if (!s->failed && on_event(s, m) < 0)
+				s->failed = true;
+			break;
+		case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+			if (!s->failed && s->pass->count && an_count(s->pass->count, m) < 0)
 				s->failed = true;
 			break;
 		case BT_MESSAGE_TYPE_DISCARDED_EVENTS: {
@@ -72,8 +90,8 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 	}
 	if (s->failed)
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
-	if (s->opt && s->opt->progress && s->dec.log->events >= s->next_progress) {
-		s->opt->progress(s->dec.log->events, s->opt->progress_arg);
+	if (s->pass->opt && s->pass->opt->progress && s->dec.log->events >= s->next_progress) {
+		s->pass->opt->progress(s->dec.log->events, s->pass->opt->progress_arg);
 		s->next_progress = s->dec.log->events + (1u << 16);
 	}
 	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
@@ -179,6 +197,7 @@ static int build(bt_graph **ret, struct an_vec *dirs, char **tmp, bool *bad, str
 
 	if (!g)
 		return -ENOMEM;
+	s->pass->graphs++;
 	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) !=
 		    BT_PLUGIN_FIND_STATUS_OK ||
 	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &utils) !=
@@ -224,6 +243,7 @@ static int build(bt_graph **ret, struct an_vec *dirs, char **tmp, bool *bad, str
 		}
 		if (r < 0)
 			goto out;
+		s->pass->sources++;
 		for (uint64_t p = 0; p < bt_component_source_get_output_port_count(src); p++) {
 			if (bt_graph_connect_ports(
 				    g,
@@ -260,13 +280,26 @@ out:
 	return r;
 }
 
-int an_read(struct an_vec *dirs, const struct an_options *opt, struct an_log *log, char **why)
+/* Runs the graph to its end, or until *stop. */
+static bt_graph_run_once_status run(bt_graph *g, const volatile bool *stop)
+{
+	bt_graph_run_once_status st;
+
+	do {
+		if (stop && *stop)
+			return BT_GRAPH_RUN_ONCE_STATUS_ERROR;
+		st = bt_graph_run_once(g);
+	} while (st == BT_GRAPH_RUN_ONCE_STATUS_OK || st == BT_GRAPH_RUN_ONCE_STATUS_AGAIN);
+	return st;
+}
+
+int an_read(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char **why)
 {
 	bool *bad = calloc(dirs->n ? dirs->n : 1, sizeof(bool));
 	char **tmp = calloc(dirs->n ? dirs->n : 1, sizeof(char *));
-	struct sink s = {.dec = AN_DECODER_INIT(log), .opt = opt};
+	struct sink s = {.dec = AN_DECODER_INIT(log), .pass = pass};
 	bt_graph *g = NULL;
-	bt_graph_run_status st;
+	bt_graph_run_once_status st;
 	int r;
 
 	if (!bad || !tmp) {
@@ -279,14 +312,15 @@ int an_read(struct an_vec *dirs, const struct an_options *opt, struct an_log *lo
 	while (r == -EAGAIN);
 	if (r < 0)
 		goto out;
-	do
-		st = bt_graph_run(g);
-	while (st == BT_GRAPH_RUN_STATUS_AGAIN);
-	if (s.failed) {
+	st = run(g, pass->stop);
+	if (st != BT_GRAPH_RUN_ONCE_STATUS_END && pass->stop && *pass->stop) {
+		*why = an_asprintf("stopped");
+		r = -ECANCELED;
+	} else if (s.failed) {
 		*why = an_asprintf("out of memory after %llu events",
 				   (unsigned long long)log->events);
 		r = -ENOMEM;
-	} else if (st != BT_GRAPH_RUN_STATUS_OK) {
+	} else if (st != BT_GRAPH_RUN_ONCE_STATUS_END) {
 		char *e = take_error();
 
 		/* What was read stays: a damaged stream ends the reading, not the analysis. */

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Measuring the history off the realtime path: one thread at normal priority reads the
- * snapshots it is given, one at a time, and hands the results to the main loop through an
- * eventfd. Decoding a kernel snapshot takes tens of milliseconds (more in a slow VM): too
- * long for the main loop, and never for the waiter.
+ * The snapshot reader, off the realtime path: one thread at normal priority (nice 10)
+ * reads the snapshots it is given, one at a time, each in one pass for its history window
+ * and, when asked, its analysis (analysis/snapshot.h), and hands both results to the main
+ * loop through an eventfd. Decoding a kernel snapshot takes tens of milliseconds (more in
+ * a slow VM): too long for the main loop, and never for the waiter.
  *
  * A calibration job first records a snapshot of its own into a scratch directory, under
- * the slot lock every record takes (so it never races the waiter's records), reads it and
- * deletes it: it gives a measurement before any alert did.
+ * the slot lock every record takes (so it never races the waiter's records), reads it for
+ * its history only and deletes it: it gives a measurement before any alert did.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -19,11 +20,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
 #include <lttng/lttng.h>
 
+#include "analysis_job.h"
 #include "catalog.h"
 #include "fsutil.h"
 #include "recorder_internal.h"
+#include "snapshot.h"
 
 struct history_worker {
 	struct flight_slot *slot;
@@ -34,6 +38,7 @@ struct history_worker {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct history_job *todo, *done;
+	unsigned analyses; /* jobs queued or under way with their analysis */
 	volatile bool stop;
 };
 
@@ -43,6 +48,31 @@ static void append(struct history_job **list, struct history_job *j)
 		list = &(*list)->next;
 	j->next = NULL;
 	*list = j;
+}
+
+/* One pass over the snapshot at PATH: the history, and the analysis if the job wants it. */
+static void read_snapshot(struct history_worker *w, struct history_job *j, const char *path)
+{
+	const struct an_options opt = {.tables = false};
+	struct timespec t0, t1;
+	struct an_snapshot s;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	an_snapshot_read(path, AN_WANT_HISTORY | (j->analyse ? AN_WANT_ANALYSIS : 0), &opt,
+			 &w->stop, &s);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	j->error = s.history_error;
+	if (j->error) {
+		snprintf(j->err, sizeof(j->err), "%s",
+			 s.history_why ? s.history_why : strerror(-j->error));
+	} else {
+		j->h = s.history;
+		memset(&s.history, 0, sizeof(s.history));
+	}
+	if (j->analyse)
+		j->analysis = analysis_summary(&s, (t1.tv_sec - t0.tv_sec) * 1000 +
+							   (t1.tv_nsec - t0.tv_nsec) / 1000000);
+	an_snapshot_free(&s);
 }
 
 static void calibrate(struct history_worker *w, struct history_job *j)
@@ -62,7 +92,7 @@ static void calibrate(struct history_worker *w, struct history_job *j)
 			 flight_strerror(r));
 		return;
 	}
-	j->error = history_read(w->scratch, &w->stop, &j->h, j->err, sizeof(j->err));
+	read_snapshot(w, j, w->scratch);
 	r = rm_tree(w->scratch);
 	if (r < 0 && !j->error)
 		snprintf(j->err, sizeof(j->err), "cannot delete %s: %s", w->scratch, strerror(-r));
@@ -86,7 +116,7 @@ static void *run(void *arg)
 		if (w->stop)
 			break;
 		if (j->path)
-			j->error = history_read(j->path, &w->stop, &j->h, j->err, sizeof(j->err));
+			read_snapshot(w, j, j->path);
 		else
 			calibrate(w, j);
 		if (j->error == 0)
@@ -94,6 +124,8 @@ static void *run(void *arg)
 		j->time = (uint64_t)time(NULL);
 		pthread_mutex_lock(&w->lock);
 		append(&w->done, j);
+		if (j->analyse)
+			w->analyses--;
 		pthread_mutex_unlock(&w->lock);
 		if (write(w->done_fd, &one, sizeof(one)) < 0) {
 			/* Cannot overflow in practice; the main loop reads it. */
@@ -119,7 +151,8 @@ int history_worker_new(struct flight_slot *slot, const char *scratch, struct his
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->wake, NULL);
 	/* Normal priority whatever the creating thread runs at. */
-	r = thread_start(&w->thread, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, w, "latencyd-hist");
+	r = thread_start(&w->thread, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, w,
+			 "latencyd-reader");
 	if (r < 0) {
 		pthread_cond_destroy(&w->wake);
 		pthread_mutex_destroy(&w->lock);
@@ -142,7 +175,7 @@ int history_worker_eventfd(const struct history_worker *w)
 }
 
 int history_worker_submit(struct history_worker *w, uint64_t id, const char *path,
-			  uint64_t capacity, uint64_t subbuf_size)
+			  uint64_t capacity, uint64_t subbuf_size, bool *analyse)
 {
 	struct history_job *j = calloc(1, sizeof(*j));
 
@@ -156,6 +189,11 @@ int history_worker_submit(struct history_worker *w, uint64_t id, const char *pat
 		return -ENOMEM;
 	}
 	pthread_mutex_lock(&w->lock);
+	if (analyse && *analyse && w->analyses >= ANALYSIS_QUEUE_MAX)
+		*analyse = false;
+	j->analyse = analyse && *analyse;
+	if (j->analyse)
+		w->analyses++;
 	append(&w->todo, j);
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
@@ -183,6 +221,7 @@ void history_job_free(struct history_job *j)
 		struct history_job *next = j->next;
 
 		history_free(&j->h);
+		json_object_put(j->analysis);
 		free(j->path);
 		free(j);
 		j = next;

@@ -21,7 +21,6 @@
 #include <json-c/json.h>
 #include <lttng/lttng.h>
 
-#include "analysis_job.h"
 #include "fsutil.h"
 #include "proto.h"
 #include "recorder_internal.h"
@@ -41,8 +40,7 @@ struct recorder {
 	void *userdata;
 	struct session session;
 	struct waiter *waiter;
-	struct history_worker *history;
-	struct analysis_jobs *analysis; /* analysis.auto: each local snapshot analysed */
+	struct history_worker *history; /* each local snapshot's history and analysis.auto */
 	sd_event_source *results, *measured, *calibrate;
 	bool measured_once; /* a history was measured: no calibration snapshot is needed */
 	bool rt;
@@ -67,26 +65,27 @@ static uint64_t buffer_bytes(const struct conf *c)
 	return c->session.subbuf_size * c->session.num_subbuf;
 }
 
-/* The readers: the history always, the analysis with analysis.auto (live on reload). */
+/*
+ * Queued for the normal-priority snapshot reader: its history window, and with
+ * analysis.auto (live on reload) its analysis, in one pass.
+ */
 static void read_snapshot(struct recorder *rc, uint64_t id, const char *path)
 {
 	const struct conf *c = rc->conf;
 	struct recorder_event ev = {.kind = RECORDER_ANALYSIS, .analysis.id = id};
+	bool analyse = c->analysis.autorun;
 	int r;
 
-	if (rc->history) {
-		r = history_worker_submit(rc->history, id, path, buffer_bytes(c),
-					  c->session.subbuf_size);
-		if (r < 0)
-			log_warn_errno(r, "cannot measure the history of snapshot %" PRIu64, id);
-	}
-	if (!c->analysis.autorun || !rc->analysis)
+	if (!rc->history)
 		return;
-	r = analysis_jobs_submit(rc->analysis, id, path);
-	if (r == 0)
+	r = history_worker_submit(rc->history, id, path, buffer_bytes(c), c->session.subbuf_size,
+				  &analyse);
+	if (r < 0)
+		log_warn_errno(r, "cannot measure the history of snapshot %" PRIu64, id);
+	if (!c->analysis.autorun || (r == 0 && analyse))
 		return;
 	log_warnx("snapshot %" PRIu64 " not analysed: %s", id,
-		  r == -EBUSY ? "too many snapshots waiting for analysis" : strerror(-r));
+		  r == 0 ? "too many snapshots waiting for analysis" : strerror(-r));
 	ev.analysis.summary = json_object_new_object();
 	json_object_object_add(ev.analysis.summary, PROTO_KEY_STATUS,
 			       json_object_new_string("skipped"));
@@ -196,6 +195,14 @@ static int on_history(sd_event_source *s, int fd, uint32_t revents, void *userda
 			rc->measured_once = true;
 		}
 		emit(rc, &ev);
+		if (j->analysis) {
+			struct recorder_event an = {.kind = RECORDER_ANALYSIS};
+
+			an.analysis.id = j->id;
+			an.analysis.summary = j->analysis; /* taken */
+			j->analysis = NULL;
+			emit(rc, &an);
+		}
 	}
 	history_job_free(list);
 	return 0;
@@ -215,20 +222,10 @@ static int on_calibrate(sd_event_source *s, uint64_t usec, void *userdata)
 		return 0;
 	}
 	log_debug("recording a calibration snapshot to measure the history window");
-	if (history_worker_submit(rc->history, 0, NULL, buffer_bytes(c), c->session.subbuf_size) <
-	    0)
+	if (history_worker_submit(rc->history, 0, NULL, buffer_bytes(c), c->session.subbuf_size,
+				  NULL) < 0)
 		log_warnx("cannot schedule the calibration snapshot");
 	return 0;
-}
-
-/* The analysis of a snapshot is done. */
-static void on_analysed(uint64_t id, struct json_object *summary, void *userdata)
-{
-	struct recorder_event ev = {.kind = RECORDER_ANALYSIS};
-
-	ev.analysis.id = id;
-	ev.analysis.summary = summary;
-	emit(userdata, &ev);
 }
 
 /* The readers, their results and the calibration timer. */
@@ -242,19 +239,16 @@ static int start_readers(struct recorder *rc, uint64_t now)
 	rm_tree(scratch); /* left by a crash during a calibration */
 	r = history_worker_new(&rc->session.slot, scratch, &rc->history);
 	if (r < 0)
-		return log_warn_errno(r, "cannot start the history thread");
+		return log_warn_errno(r, "cannot start the snapshot reader thread");
 	r = sd_event_add_io(rc->event, &rc->measured, history_worker_eventfd(rc->history), EPOLLIN,
 			    on_history, rc);
 	if (r >= 0)
 		r = sd_event_add_time(rc->event, &rc->calibrate, CLOCK_MONOTONIC,
 				      now + CALIBRATE_USEC, 0, on_calibrate, rc);
 	if (r < 0)
-		return log_warn_errno(r, "cannot watch the history thread");
+		return log_warn_errno(r, "cannot watch the snapshot reader thread");
 	sd_event_source_set_description(rc->measured, "history-results");
 	sd_event_source_set_description(rc->calibrate, "history-calibration");
-	r = analysis_jobs_new(rc->event, on_analysed, rc, &rc->analysis);
-	if (r < 0)
-		log_warn_errno(r, "cannot start the analysis thread: snapshots are not analysed");
 	return 0;
 }
 
@@ -385,7 +379,6 @@ void recorder_free(struct recorder *rc)
 		return;
 	waiter_free(rc->waiter);	  /* closes the notification file: the module can go */
 	history_worker_free(rc->history); /* before the session: it may be recording */
-	analysis_jobs_free(rc->analysis);
 	sd_event_source_disable_unref(rc->results);
 	sd_event_source_disable_unref(rc->measured);
 	sd_event_source_disable_unref(rc->calibrate);

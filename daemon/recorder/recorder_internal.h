@@ -75,17 +75,24 @@ void waiter_get_stats(struct waiter *w, struct waiter_stats *st, double *tokens)
 size_t waiter_get_buckets(struct waiter *w, struct recorder_bucket *out, size_t max);
 void waiter_free(struct waiter *w);
 
-/* history_worker.c: the history of snapshots measured on a normal-priority thread. */
+/*
+ * history_worker.c: the snapshot reader. One normal-priority thread reads each snapshot
+ * once (analysis/snapshot.h): its history window always, its analysis too when asked
+ * (analysis.auto), both results handed to the main loop in the same job.
+ */
 struct history_job {
 	struct history_job *next;
 	uint64_t id; /* the snapshot's catalog id; 0: a calibration snapshot */
 	char *path;  /* the snapshot to read; NULL: record a calibration snapshot first */
 	uint64_t capacity, subbuf_size; /* the buffers when it was recorded */
-	/* The result: h (summarized) if error is 0, else err says why. */
+	bool analyse;			/* the analysis wanted too */
+	/* The history: h (summarized) if error is 0, else err says why. */
 	int error;
 	char err[256];
 	struct history h;
-	uint64_t time; /* unix seconds when measured */
+	/* analyse: the catalog's "analysis" object (analysis_job.h), taken by whoever uses it. */
+	struct json_object *analysis;
+	uint64_t time; /* unix seconds when read */
 };
 
 struct history_worker;
@@ -93,10 +100,16 @@ struct history_worker;
 /* SCRATCH: the calibration snapshots' directory (deleted after each). */
 int history_worker_new(struct flight_slot *slot, const char *scratch, struct history_worker **ret);
 int history_worker_eventfd(const struct history_worker *w);
+/*
+ * Queues snapshot ID at PATH for its history and, if ANALYSE is not NULL and *ANALYSE, its
+ * analysis in the same pass. With ANALYSIS_QUEUE_MAX analyses waiting the analysis is
+ * refused, the history still queued: *ANALYSE says whether the analysis was taken.
+ */
 int history_worker_submit(struct history_worker *w, uint64_t id, const char *path,
-			  uint64_t capacity, uint64_t subbuf_size);
+			  uint64_t capacity, uint64_t subbuf_size, bool *analyse);
 struct history_job *history_worker_take(struct history_worker *w);
 void history_job_free(struct history_job *j);
+/* Stops the pass under way (its snapshot is not measured); queued jobs are dropped. */
 void history_worker_free(struct history_worker *w);
 
 /* session.c: the LTTng session in its slot, re-created when sessiond loses it. */

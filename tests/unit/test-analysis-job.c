@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The automatic analysis' worker: jobs run in order off the event loop and their summaries
- * come back on it, a snapshot that cannot be read gives a "failed" summary saying why, the
- * queue is bounded, and freeing with jobs queued leaks nothing.
+ * The snapshot reader thread (history_worker.c) and the analysis summary it makes
+ * (analysis_job.c): jobs run in order off the caller's thread and come back through the
+ * eventfd, each with its history and, when asked, its analysis from the same pass; a
+ * snapshot that cannot be read gives a history error and a "failed" summary saying why; a
+ * calibration without a session fails cleanly; the analyses waiting are bounded (the
+ * history still measured); freeing with jobs queued leaks nothing.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,19 +16,11 @@
 #include <json-c/json.h>
 
 #include "analysis_job.h"
+#include "catalog.h"
+#include "ctf.h"
+#include "latencyd.h"
+#include "recorder_internal.h"
 #include "tests.h"
-
-static uint64_t ids[4];
-static struct json_object *summaries[4];
-static int ndone;
-
-static void done(uint64_t id, struct json_object *summary, void *userdata)
-{
-	ASSERT_TRUE(ndone < 4);
-	ASSERT_TRUE(userdata == &ndone);
-	ids[ndone] = id;
-	summaries[ndone++] = summary;
-}
 
 static const char *str(struct json_object *o, const char *key)
 {
@@ -33,36 +29,100 @@ static const char *str(struct json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
 }
 
+/* The next N finished jobs, in order (waits up to 60 s). */
+static struct history_job *take(struct history_worker *w, size_t n)
+{
+	struct history_job *list = NULL, **tail = &list;
+	struct pollfd p = {.fd = history_worker_eventfd(w), .events = POLLIN};
+	size_t got = 0;
+
+	for (int i = 0; i < 600 && got < n; i++) {
+		poll(&p, 1, 100);
+		*tail = history_worker_take(w);
+		for (; *tail; tail = &(*tail)->next)
+			got++;
+	}
+	ASSERT_EQ(got, n);
+	return list;
+}
+
 static void test_jobs(void)
 {
-	char dir[] = "/tmp/test-analysis-job.XXXXXX";
-	struct analysis_jobs *j;
-	sd_event *e;
+	char dir[] = "/tmp/test-analysis-job.XXXXXX", empty[64], scratch[64];
+	struct flight_slot slot = {.flight = NULL};
+	struct history_worker *w;
+	struct history_job *list, *j;
+	bool analyse;
 
 	ASSERT_TRUE(mkdtemp(dir));
-	ASSERT_EQ(sd_event_new(&e), 0);
-	ASSERT_EQ(analysis_jobs_new(e, done, &ndone, &j), 0);
-	ASSERT_EQ(analysis_jobs_submit(j, 7, "/nonexistent/snapshot"), 0);
-	ASSERT_EQ(analysis_jobs_submit(j, 8, dir), 0);
-	for (int i = 0; i < 100 && ndone < 2; i++)
-		ASSERT_TRUE(sd_event_run(e, 100000) >= 0);
-	ASSERT_EQ(ndone, 2);
-	ASSERT_EQ(ids[0], 7);
-	ASSERT_EQ(ids[1], 8);
-	ASSERT_STREQ(str(summaries[0], "status"), "failed");
-	ASSERT_CONTAINS(str(summaries[0], "error"), "/nonexistent/snapshot");
-	ASSERT_STREQ(str(summaries[1], "status"), "failed");
-	ASSERT_CONTAINS(str(summaries[1], "error"), "no CTF trace");
-	for (int i = 0; i < 2; i++)
-		json_object_put(summaries[i]);
+	ctf_snapshot(dir);
+	snprintf(empty, sizeof(empty), "%s/empty", dir);
+	ASSERT_EQ(mkdir(empty, 0755), 0);
+	snprintf(scratch, sizeof(scratch), "%s/calibration", dir);
+	pthread_mutex_init(&slot.lock, NULL);
+	ASSERT_EQ(history_worker_new(&slot, scratch, &w), 0);
 
-	/* Bounded queue; whatever is still queued is dropped at free. */
-	for (int i = 0; i < ANALYSIS_QUEUE_MAX + 8; i++)
-		if (analysis_jobs_submit(j, 100 + (uint64_t)i, dir) == -EBUSY)
-			break;
-	analysis_jobs_free(j);
-	sd_event_unref(e);
-	rmdir(dir);
+	analyse = true;
+	ASSERT_EQ(history_worker_submit(w, 7, "/nonexistent/snapshot", 16384, 4096, &analyse), 0);
+	ASSERT_TRUE(analyse);
+	ASSERT_EQ(history_worker_submit(w, 8, empty, 16384, 4096, &analyse), 0);
+	ASSERT_EQ(history_worker_submit(w, 9, dir, 16384, 4096, &analyse), 0);
+	ASSERT_EQ(history_worker_submit(w, 10, dir, 16384, 4096, NULL), 0);
+	ASSERT_EQ(history_worker_submit(w, 0, NULL, 16384, 4096, NULL), 0);
+	list = take(w, 5);
+
+	j = list;
+	ASSERT_EQ(j->id, 7);
+	ASSERT_CONTAINS(j->err, "/nonexistent/snapshot");
+	ASSERT_STREQ(str(j->analysis, "status"), "failed");
+	ASSERT_CONTAINS(str(j->analysis, "error"), "/nonexistent/snapshot");
+	j = j->next;
+	ASSERT_EQ(j->id, 8);
+	ASSERT_TRUE(j->error < 0);
+	ASSERT_CONTAINS(j->err, "no CTF trace");
+	ASSERT_CONTAINS(str(j->analysis, "error"), "no CTF trace");
+	/* Both from one pass: the history summarized, the analysis done. */
+	j = j->next;
+	ASSERT_EQ(j->id, 9);
+	ASSERT_EQ(j->error, 0);
+	ASSERT_EQ(j->h.n, CTF_STREAMS);
+	ASSERT_EQ(j->h.events, CTF_EVENTS);
+	ASSERT_TRUE(j->h.busiest >= 0);
+	ASSERT_TRUE(j->time > 0);
+	ASSERT_STREQ(str(j->analysis, "status"), "done");
+	ASSERT_STREQ(str(j->analysis, "events"), "6");
+	ASSERT_TRUE(str(j->analysis, "analysis_ms"));
+	/* The history alone. */
+	j = j->next;
+	ASSERT_EQ(j->id, 10);
+	ASSERT_EQ(j->error, 0);
+	ASSERT_EQ(j->h.events, CTF_EVENTS);
+	ASSERT_TRUE(!j->analysis);
+	/* A calibration with no session to record from. */
+	j = j->next;
+	ASSERT_EQ(j->id, 0);
+	ASSERT_TRUE(j->error < 0);
+	ASSERT_CONTAINS(j->err, "the calibration snapshot failed");
+	ASSERT_TRUE(!j->analysis);
+	history_job_free(list);
+
+	/*
+	 * Bounded analyses: with the thread held (a calibration waiting for the session's
+	 * lock), ANALYSIS_QUEUE_MAX analyses are taken, the next one refused but its history
+	 * still queued; whatever is still queued is dropped at free.
+	 */
+	pthread_mutex_lock(&slot.lock);
+	ASSERT_EQ(history_worker_submit(w, 0, NULL, 16384, 4096, NULL), 0);
+	for (int i = 0; i <= ANALYSIS_QUEUE_MAX; i++) {
+		analyse = true;
+		ASSERT_EQ(history_worker_submit(w, 100 + (uint64_t)i, dir, 16384, 4096, &analyse),
+			  0);
+		ASSERT_EQ(analyse, i < ANALYSIS_QUEUE_MAX);
+	}
+	pthread_mutex_unlock(&slot.lock);
+	history_worker_free(w);
+	pthread_mutex_destroy(&slot.lock);
+	ASSERT_EQ(rm_tree(dir), 0);
 }
 
 int main(void)

@@ -1,22 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The history window: the paper's equation, the per-stream aggregation (which streams
- * limit the window, which one fills its buffer fastest) and the reader's errors. Reading
- * real snapshots is tested against lttng-sessiond in tests/host/test-history.sh.
+ * The history window: the paper's equation and the per-stream aggregation (which streams
+ * limit the window, which one fills its buffer fastest). The reading is tested in
+ * test-snapshot-read.c, and on real snapshots against lttng-sessiond in
+ * tests/host/test-history.sh.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
-#include "catalog.h"
 #include "history.h"
-#include "fsutil.h"
-#include "proto.h"
 #include "tests.h"
 
 #define MS 1000000LL
@@ -121,33 +114,6 @@ static void test_json(void)
 	json_object_put(o);
 }
 
-static void test_read_errors(void)
-{
-	char dir[] = "/tmp/test-history.XXXXXX", path[128], err[256];
-	struct history h;
-	FILE *f;
-
-	ASSERT_TRUE(mkdtemp(dir));
-	ASSERT_EQ(history_read("/nonexistent/snapshot", NULL, &h, err, sizeof(err)), -ENOENT);
-	ASSERT_CONTAINS(err, "/nonexistent/snapshot");
-	ASSERT_EQ(history_read(dir, NULL, &h, err, sizeof(err)), -ENOENT);
-	ASSERT_CONTAINS(err, "no trace (no metadata file)");
-
-	/* A "metadata" that is not CTF: babeltrace2's reason, naming the directory. */
-	snprintf(path, sizeof(path), "%s/kernel", dir);
-	ASSERT_EQ(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/kernel/metadata", dir);
-	f = fopen(path, "w");
-	ASSERT_TRUE(f);
-	fputs("this is not TSDL {", f);
-	fclose(f);
-	ASSERT_TRUE(history_read(dir, NULL, &h, err, sizeof(err)) < 0);
-	fprintf(stderr, "   %s\n", err);
-	ASSERT_CONTAINS(err, "/kernel");
-	ASSERT_EQ(h.n, 0);
-	ASSERT_EQ(rm_tree(dir), 0);
-}
-
 int main(void)
 {
 	RUN(test_equation);
@@ -155,6 +121,5 @@ int main(void)
 	RUN(test_not_wrapped);
 	RUN(test_no_events);
 	RUN(test_json);
-	RUN(test_read_errors);
 	return 0;
 }

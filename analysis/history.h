@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * history.c: how much history a snapshot holds, measured by reading it back with
- * libbabeltrace2, and the paper's equation for the window a buffer gives:
+ * history.c: how much history a snapshot holds, counted per stream by the snapshot reader
+ * (snapshot.h: AN_WANT_HISTORY, alone or in the same pass as the analysis), and the
+ * paper's equation for the window a buffer gives:
  *
  *   window = buffer bytes per CPU / (bytes per event x events per second on that CPU)
  *
@@ -10,11 +11,9 @@
  * events: the snapshot is complete only back to the start of the shortest such span. When
  * no buffer filled up, nothing was lost and the longest span is the window (a lower bound:
  * everything since the session started is there).
- *
- * Kept small and separate so that a full analysis library can replace the reader.
  */
-#ifndef LATENCYD_HISTORY_H
-#define LATENCYD_HISTORY_H
+#ifndef LATENCY_ANALYSIS_HISTORY_H
+#define LATENCY_ANALYSIS_HISTORY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,13 +44,6 @@ struct history {
 	double events_per_sec, bytes_per_event; /* of the busiest stream */
 };
 
-/*
- * Reads every trace (each directory holding a "metadata" file) under DIR. *stop, if not
- * NULL, is polled: when it becomes true the read stops with -ECANCELED. On failure ERR says
- * why (babeltrace2's causes).
- */
-int history_read(const char *dir, const volatile bool *stop, struct history *h, char *err,
-		 size_t errlen);
 /* Totals, window and rates, for buffers of CAPACITY bytes in SUBBUF_SIZE sub-buffers. */
 void history_summarize(struct history *h, uint64_t capacity, uint64_t subbuf_size);
 /* The paper's equation; 0 when the rate is unknown. */
@@ -61,4 +53,4 @@ uint64_t history_expected_ns(uint64_t capacity, double bytes_per_event, double e
 struct json_object *history_to_json(const struct history *h);
 void history_free(struct history *h);
 
-#endif /* LATENCYD_HISTORY_H */
+#endif /* LATENCY_ANALYSIS_HISTORY_H */
