@@ -191,6 +191,10 @@ void an_cause_free(struct an_cause *c);
 /* A one-line summary of the critical path; returns the share of the latency explained. */
 double an_cause_summary(const struct an_log *log, const struct an_cause *c, char *buf, size_t size);
 void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *buf, size_t size);
+/* Runnable: "CPU 1 held by NAME (tid N)", or "CPU 1 idle, waking up" when the idle task
+ * (tid 0) had it: the task was waiting for that CPU to come out of idle, not for a task. */
+void an_runnable_text(const struct an_log *log, const struct an_interval *iv, char *buf,
+		      size_t size);
 
 /* table.c: result tables, cells typed as LAMI's data classes. */
 enum an_cell_kind {

@@ -17,6 +17,16 @@
 /* Each task followed costs a replay of the log: bounded per alert. */
 #define CHAIN_FOLLOWS 24
 
+void an_runnable_text(const struct an_log *log, const struct an_interval *iv, char *buf,
+		      size_t size)
+{
+	if (iv->by == 0)
+		snprintf(buf, size, "CPU %d idle, waking up", iv->cpu);
+	else
+		snprintf(buf, size, "CPU %d held by %s (tid %d)", iv->cpu, an_comm(log, iv->by),
+			 iv->by);
+}
+
 void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *buf, size_t size)
 {
 	char dev[48] = "";
@@ -116,9 +126,10 @@ static void story(const struct an_log *log, struct an_cause *c)
 			fprintf(f, " on CPU %d", iv->cpu);
 		if (iv->syscall >= 0 && (an_blocked(iv->state) || iv->state == ST_RUNNING))
 			fprintf(f, " in %s", an_sysname(log, iv->syscall));
-		if (iv->state == ST_RUNNABLE && iv->by >= 0)
-			fprintf(f, ", CPU %d held by %s (tid %d)", iv->cpu, an_comm(log, iv->by),
-				iv->by);
+		if (iv->state == ST_RUNNABLE && iv->by >= 0) {
+			an_runnable_text(log, iv, w, sizeof(w));
+			fprintf(f, ", %s", w);
+		}
 		if (an_blocked(iv->state)) {
 			an_wake_text(log, iv, w, sizeof(w));
 			fprintf(f, ", %s", w);

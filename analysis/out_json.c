@@ -91,7 +91,9 @@ static struct json_object *interval(const struct an_log *log, const struct an_in
 		add(o, "cpu", i64(iv->cpu));
 	if (iv->syscall >= 0)
 		add(o, "syscall", json_object_new_string(an_sysname(log, iv->syscall)));
-	if (iv->state == ST_RUNNABLE && iv->by >= 0)
+	if (iv->state == ST_RUNNABLE && iv->by == 0)
+		add(o, "cpu_idle", json_object_new_boolean(1)); /* waiting for it to wake up */
+	else if (iv->state == ST_RUNNABLE && iv->by > 0)
 		add(o, "cpu_held_by", task(log, iv->by));
 	if (an_blocked(iv->state))
 		add(o, "woken_by", woken_by(log, iv));

@@ -214,8 +214,7 @@ static void alert_tables(const struct an_result *r, struct json_object *results)
 			if (an_blocked(l->iv.state))
 				an_wake_text(&r->log, &l->iv, w, sizeof(w));
 			else if (l->iv.state == ST_RUNNABLE && l->iv.by >= 0)
-				snprintf(w, sizeof(w), "CPU %d held by %s (tid %d)", l->iv.cpu,
-					 an_comm(&r->log, l->iv.by), l->iv.by);
+				an_runnable_text(&r->log, &l->iv, w, sizeof(w));
 			else if (l->iv.state == ST_RUNNING)
 				snprintf(w, sizeof(w), "on CPU %d", l->iv.cpu);
 			*detail = an_asprintf(

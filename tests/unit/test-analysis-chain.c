@@ -336,9 +336,23 @@ static void test_preempted(void)
 	r = saved;
 }
 
+/* Runnable on a CPU the idle task had: waiting for it to wake, not behind a task. */
+static void test_runnable_idle(void)
+{
+	struct an_interval iv = {.state = ST_RUNNABLE, .cpu = 1, .by = 0};
+	char buf[128];
+
+	an_runnable_text(&r->log, &iv, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "CPU 1 idle, waking up");
+	iv.by = HOG;
+	an_runnable_text(&r->log, &iv, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "CPU 1 held by hog (tid 30)");
+}
+
 int main(void)
 {
 	build();
+	RUN(test_runnable_idle);
 	RUN(test_timeline);
 	RUN(test_chain);
 	RUN(test_tables);
