@@ -118,9 +118,9 @@ static int analyze_incident(const struct ctl *ctl, const struct command *cmd, co
 }
 
 /* Declared here too: the command table (commands.c) declares its handlers itself. */
-int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 
-int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	static const struct option options[] = {
 		{"begin", required_argument, NULL, OPT_BEGIN},
@@ -146,7 +146,7 @@ int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char
 	int c, r;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+	while ((c = ctl_getopt(ctl, argc, argv, options)) != -1) {
 		switch (c) {
 		case OPT_BEGIN:
 		case OPT_END:

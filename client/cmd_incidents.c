@@ -9,7 +9,7 @@
 
 #include "latencyctl.h"
 
-int cmd_incidents(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+int cmd_incidents(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	static const struct option options[] = {
 		{"limit", required_argument, NULL, 'n'},
@@ -22,7 +22,7 @@ int cmd_incidents(const struct ctl *ctl, const struct command *cmd, int argc, ch
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+	while ((c = ctl_getopt(ctl, argc, argv, options)) != -1) {
 		switch (c) {
 		case 'n':
 			errno = 0;
@@ -39,7 +39,8 @@ int cmd_incidents(const struct ctl *ctl, const struct command *cmd, int argc, ch
 			break;
 		case 'h':
 			json_object_put(args);
-			printf("Usage: latencyctl %s %s\n%s\n", cmd->name, cmd->args, cmd->summary);
+			printf("Usage: latencyctl [OPTIONS] %s %s\n\n%s.\n", cmd->name, cmd->args,
+			       cmd->summary);
 			return EXIT_OK;
 		default:
 			json_object_put(args);

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -17,22 +18,20 @@
 
 #include "latencyctl.h"
 
-static int cmd_status(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
-static int cmd_version(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
-static int cmd_help(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
-static int cmd_trackers(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
-static int cmd_set_duration(const struct ctl *ctl, const struct command *cmd, int argc,
-			    char **argv);
-static int cmd_enable(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
-static int cmd_list_snapshots(const struct ctl *ctl, const struct command *cmd, int argc,
-			      char **argv);
-static int cmd_snapshot_id(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
-static int cmd_watch(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
-static int cmd_config(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
-static int cmd_filter(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
-static int cmd_reload(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
-static int cmd_record(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
-int cmd_analyze(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_status(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_version(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_help(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_trackers(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_set_duration(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_enable(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_list_snapshots(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_snapshot_id(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_watch(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_config(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_filter(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_reload(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+static int cmd_record(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 
 static const struct command commands[] = {
 	{"status", "", "show latencyd's state and the kernel module's", cmd_status},
@@ -76,6 +75,91 @@ const struct command *command_find(const char *name)
 	return NULL;
 }
 
+/* The global options; main.c parses those before the command, ctl_getopt() those after it. */
+const struct option ctl_global_options[] = {
+	{"socket", required_argument, NULL, 's'},  {"json", no_argument, NULL, 'j'},
+	{"timeout", required_argument, NULL, 't'}, {"version", no_argument, NULL, 'V'},
+	{"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
+};
+
+static int parse_timeout(const char *s, uint64_t *ret)
+{
+	char *end;
+	double v;
+
+	v = strtod(s, &end);
+	if (end == s || *end || !isfinite(v) || v <= 0 || v > 86400)
+		return -1;
+	*ret = (uint64_t)(v * 1e6);
+	return 0;
+}
+
+int ctl_global(struct ctl *ctl, int c, const char *arg)
+{
+	switch (c) {
+	case 's':
+		ctl->socket = arg;
+		return EXIT_OK;
+	case 'j':
+		ctl->out = &output_json;
+		return EXIT_OK;
+	case 't':
+		if (parse_timeout(arg, &ctl->timeout_usec) < 0) {
+			fprintf(stderr, "latencyctl: --timeout wants seconds > 0, not '%s'\n", arg);
+			return EXIT_USAGE;
+		}
+		return EXIT_OK;
+	case 'V':
+		printf("latencyctl %s (protocol %d.%d)\n", LATENCYD_VERSION, PROTO_VERSION,
+		       PROTO_REVISION);
+		return EXIT_VERSION_SHOWN;
+	}
+	return EXIT_USAGE;
+}
+
+int ctl_getopt(struct ctl *ctl, int argc, char **argv, const struct option *longopts)
+{
+	/* The command's options first: getopt_long's index tells them from the global ones. */
+	struct option all[32];
+	const size_t max = sizeof(all) / sizeof(all[0]) - 1;
+	char prog[128], *name = argv[0];
+	size_t n = 0, own;
+	int c, index;
+
+	while (longopts[n].name && n < max) {
+		all[n] = longopts[n];
+		n++;
+	}
+	own = n;
+	for (size_t i = 0; ctl_global_options[i].name && n < max; i++)
+		if (ctl_global_options[i].val != 'h')
+			all[n++] = ctl_global_options[i];
+	all[n] = (struct option){NULL, 0, NULL, 0};
+
+	/* getopt's messages name the command: "latencyctl: status: unrecognized option ...". */
+	snprintf(prog, sizeof(prog), "latencyctl: %s", name);
+	for (;;) {
+		index = -1;
+		argv[0] = prog;
+		/* No "+": options and arguments mix in any order, up to "--". */
+		c = getopt_long(argc, argv, "h" CTL_GLOBAL_SHORTOPTS, all, &index);
+		argv[0] = name;
+		if (c == -1 || c == '?')
+			return c;
+		/* The command's own options, and -h: after a command, its help. */
+		if (index >= 0 ? (size_t)index < own : c == 'h')
+			return c;
+		switch (ctl_global(ctl, c, optarg)) {
+		case EXIT_OK:
+			break;
+		case EXIT_VERSION_SHOWN:
+			exit(EXIT_OK);
+		default:
+			return '?';
+		}
+	}
+}
+
 #define USAGE_COLUMN 32
 
 void ctl_usage(FILE *f)
@@ -89,7 +173,8 @@ void ctl_usage(FILE *f)
 		"\n"
 		"Asks latencyd over its control socket.\n"
 		"\n"
-		"Options:\n"
+		"Options, before or after the command, among its own options and arguments\n"
+		"(after the command, -h is its help; -- ends the options):\n"
 		"  -s, --socket PATH      control socket (default %s)\n"
 		"  -j, --json             print results as JSON\n"
 		"  -t, --timeout SECONDS  give up after SECONDS (default %llu)\n"
@@ -126,17 +211,29 @@ static void command_usage(const struct command *cmd, FILE *f)
 
 #define HELP_SHOWN (-1)
 
+__attribute__((format(printf, 2, 3))) static int usage_error(const struct command *cmd,
+							     const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "latencyctl: %s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'latencyctl %s --help'.\n", cmd->name);
+	return EXIT_USAGE;
+}
+
 /*
  * For commands with N positional arguments and no options but --help (and --save where
- * save is given; options may come after the arguments): checks them and returns EXIT_OK
+ * save is given), the global options anywhere among them: checks them and returns EXIT_OK
  * (argv[optind..] are the arguments), HELP_SHOWN or EXIT_USAGE.
  */
-static int positional_save(const struct command *cmd, int argc, char **argv, int n, bool *save)
+static int positional_save(struct ctl *ctl, const struct command *cmd, int argc, char **argv, int n,
+			   bool *save)
 {
-	/* The rows up to NULL: --save only for the commands that take it. */
+	/* From the second row: --save only for the commands that take it. */
 	static const struct option options[] = {
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
 		{"save", no_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -144,8 +241,7 @@ static int positional_save(const struct command *cmd, int argc, char **argv, int
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, save ? "h" : "+h", save ? options + 2 : options,
-				NULL)) != -1) {
+	while ((c = ctl_getopt(ctl, argc, argv, save ? options : options + 1)) != -1) {
 		if (c == 'h') {
 			command_usage(cmd, stdout);
 			return HELP_SHOWN;
@@ -157,28 +253,22 @@ static int positional_save(const struct command *cmd, int argc, char **argv, int
 		fprintf(stderr, "Try 'latencyctl %s --help'.\n", cmd->name);
 		return EXIT_USAGE;
 	}
-	if (argc - optind != n && n == 0) {
-		fprintf(stderr, "latencyctl: %s takes no arguments\nTry 'latencyctl %s --help'.\n",
-			cmd->name, cmd->name);
-		return EXIT_USAGE;
-	}
-	if (argc - optind != n) {
-		fprintf(stderr, "latencyctl: %s wants %s\nTry 'latencyctl %s --help'.\n", cmd->name,
-			cmd->args, cmd->name);
-		return EXIT_USAGE;
-	}
+	if (argc - optind > n)
+		return usage_error(cmd, "unexpected argument '%s'", argv[optind + n]);
+	if (argc - optind != n)
+		return usage_error(cmd, "wants %s", cmd->args);
 	return EXIT_OK;
 }
 
-static int positional(const struct command *cmd, int argc, char **argv, int n)
+static int positional(struct ctl *ctl, const struct command *cmd, int argc, char **argv, int n)
 {
-	return positional_save(cmd, argc, argv, n, NULL);
+	return positional_save(ctl, cmd, argc, argv, n, NULL);
 }
 
 /* For commands without arguments of their own: --help and nothing else. */
-static int no_arguments(const struct command *cmd, int argc, char **argv)
+static int no_arguments(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
-	return positional(cmd, argc, argv, 0);
+	return positional(ctl, cmd, argc, argv, 0);
 }
 
 /* Asks latencyd (args taken, NULL for none) and prints the result. */
@@ -195,51 +285,66 @@ int call_print(const struct ctl *ctl, const struct command *cmd, struct json_obj
 	return r;
 }
 
-static int ask(const struct ctl *ctl, const struct command *cmd, int argc, char **argv,
-	       int (*print)(struct json_object *result))
+static int cmd_status(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
-	int r = no_arguments(cmd, argc, argv);
+	int r = no_arguments(ctl, cmd, argc, argv);
 
 	if (r != EXIT_OK)
 		return r == HELP_SHOWN ? EXIT_OK : r;
-	return call_print(ctl, cmd, NULL, print);
+	/* ctl->out only now: a --json may come after the command. */
+	return call_print(ctl, cmd, NULL, ctl->out->status);
 }
 
-static int cmd_status(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+static int cmd_version(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
-	return ask(ctl, cmd, argc, argv, ctl->out->status);
+	int r = no_arguments(ctl, cmd, argc, argv);
+
+	if (r != EXIT_OK)
+		return r == HELP_SHOWN ? EXIT_OK : r;
+	return call_print(ctl, cmd, NULL, ctl->out->version);
 }
 
-static int cmd_version(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+static int cmd_help(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
-	return ask(ctl, cmd, argc, argv, ctl->out->version);
-}
-
-static int cmd_help(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
-{
+	static const struct option options[] = {
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
 	const struct command *which;
+	int c;
 
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-		command_usage(cmd, stderr);
+	optind = 0;
+	while ((c = ctl_getopt(ctl, argc, argv, options)) != -1) {
+		if (c == 'h') {
+			command_usage(cmd, stdout);
+			return EXIT_OK;
+		}
+		fprintf(stderr, "Try 'latencyctl %s --help'.\n", cmd->name);
 		return EXIT_USAGE;
 	}
-	if (argc < 2) {
+	if (argc - optind > 1)
+		return usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+	if (optind >= argc) {
 		ctl_usage(stdout);
 		return EXIT_OK;
 	}
-	which = command_find(argv[1]);
+	which = command_find(argv[optind]);
 	if (!which) {
 		fprintf(stderr, "latencyctl: unknown command '%s'\nTry 'latencyctl help'.\n",
-			argv[1]);
+			argv[optind]);
 		return EXIT_USAGE;
 	}
 	command_usage(which, stdout);
 	return EXIT_OK;
 }
 
-static int cmd_trackers(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+static int cmd_trackers(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
-	return ask(ctl, cmd, argc, argv, ctl->out->trackers);
+	int r = no_arguments(ctl, cmd, argc, argv);
+
+	if (r != EXIT_OK)
+		return r == HELP_SHOWN ? EXIT_OK : r;
+	return call_print(ctl, cmd, NULL, ctl->out->trackers);
 }
 
 /* Sends {tracker, FILE: value, save} (value < 0: no value) and prints the result. */
@@ -265,7 +370,7 @@ static int tracker_call(const struct ctl *ctl, const struct command *cmd, const 
 	return r;
 }
 
-static int cmd_set_duration(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+static int cmd_set_duration(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	const char *file = strcmp(cmd->name, "set-threshold") == 0 ? PROTO_KEY_THRESHOLD_NS
 								   : PROTO_KEY_TIMEOUT_NS;
@@ -274,7 +379,7 @@ static int cmd_set_duration(const struct ctl *ctl, const struct command *cmd, in
 	uint64_t ns = 0;
 	int r;
 
-	r = positional_save(cmd, argc, argv, 2, &save);
+	r = positional_save(ctl, cmd, argc, argv, 2, &save);
 	if (r != EXIT_OK)
 		return r == HELP_SHOWN ? EXIT_OK : r;
 	if (proto_duration_parse(argv[optind + 1], &ns, &why) < 0 || ns > INT64_MAX) {
@@ -285,10 +390,10 @@ static int cmd_set_duration(const struct ctl *ctl, const struct command *cmd, in
 	return tracker_call(ctl, cmd, argv[optind], file, (int64_t)ns, save);
 }
 
-static int cmd_enable(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+static int cmd_enable(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	bool save = false;
-	int r = positional_save(cmd, argc, argv, 1, &save);
+	int r = positional_save(ctl, cmd, argc, argv, 1, &save);
 
 	if (r != EXIT_OK)
 		return r == HELP_SHOWN ? EXIT_OK : r;
@@ -358,21 +463,7 @@ static int ask_with(const struct ctl *ctl, const struct command *cmd, struct jso
 	return call_print(ctl, cmd, args, print);
 }
 
-__attribute__((format(printf, 2, 3))) static int usage_error(const struct command *cmd,
-							     const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "latencyctl: %s: ", cmd->name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'latencyctl %s --help'.\n", cmd->name);
-	return EXIT_USAGE;
-}
-
-static int cmd_list_snapshots(const struct ctl *ctl, const struct command *cmd, int argc,
-			      char **argv)
+static int cmd_list_snapshots(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	static const struct option options[] = {
 		{"since", required_argument, NULL, 'S'}, {"tracker", required_argument, NULL, 'T'},
@@ -384,7 +475,7 @@ static int cmd_list_snapshots(const struct ctl *ctl, const struct command *cmd, 
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+	while ((c = ctl_getopt(ctl, argc, argv, options)) != -1) {
 		switch (c) {
 		case 'S':
 			if (parse_since(optarg, &v) < 0) {
@@ -432,13 +523,13 @@ static int cmd_list_snapshots(const struct ctl *ctl, const struct command *cmd, 
 }
 
 /* show-snapshot ID, delete-snapshot ID */
-static int cmd_snapshot_id(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+static int cmd_snapshot_id(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	struct json_object *args;
 	uint64_t id;
 	int r;
 
-	r = positional(cmd, argc, argv, 1);
+	r = positional(ctl, cmd, argc, argv, 1);
 	if (r != EXIT_OK)
 		return r == HELP_SHOWN ? EXIT_OK : r;
 	if (parse_count(argv[optind], &id) < 0)
@@ -475,14 +566,14 @@ static int watch_event(const char *name, struct json_object *data, void *arg)
 	return r == EXIT_OK ? EXIT_CONTINUE : r;
 }
 
-static int cmd_watch(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+static int cmd_watch(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	const struct ctl_events ev = {
 		.ready = watch_ready, .on_event = watch_event, .arg = (void *)ctl};
 	struct json_object *result = NULL;
 	int r;
 
-	r = no_arguments(cmd, argc, argv);
+	r = no_arguments(ctl, cmd, argc, argv);
 	if (r != EXIT_OK)
 		return r == HELP_SHOWN ? EXIT_OK : r;
 	r = ctl_call_events(ctl, cmd->name, NULL, &result, &ev);
@@ -536,7 +627,7 @@ static int record_event(const char *name, struct json_object *data, void *arg)
 	return EXIT_CONTINUE;
 }
 
-static int cmd_record(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+static int cmd_record(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	static const struct option options[] = {
 		{"reason", required_argument, NULL, 'r'},
@@ -544,16 +635,13 @@ static int cmd_record(const struct ctl *ctl, const struct command *cmd, int argc
 		{NULL, 0, NULL, 0},
 	};
 	struct record_wait w = {.ctl = ctl};
-	const struct ctl_events ev = {.ready = record_ready,
-				      .on_event = record_event,
-				      .arg = &w,
-				      .timeout_usec = ctl->timeout_usec};
+	struct ctl_events ev = {.ready = record_ready, .on_event = record_event, .arg = &w};
 	struct json_object *args, *result = NULL;
 	const char *reason = NULL;
 	int c, r;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+	while ((c = ctl_getopt(ctl, argc, argv, options)) != -1) {
 		if (c == 'r') {
 			reason = optarg;
 		} else if (c == 'h') {
@@ -566,6 +654,7 @@ static int cmd_record(const struct ctl *ctl, const struct command *cmd, int argc
 	}
 	if (optind < argc)
 		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	ev.timeout_usec = ctl->timeout_usec; /* --timeout may come after the command */
 	args = json_object_new_object();
 	if (args && reason)
 		json_object_object_add(args, PROTO_KEY_MESSAGE, json_object_new_string(reason));
@@ -578,17 +667,25 @@ static int cmd_record(const struct ctl *ctl, const struct command *cmd, int argc
 	return r;
 }
 
-static int cmd_config(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+static int cmd_config(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
-	return ask(ctl, cmd, argc, argv, ctl->out->config);
+	int r = no_arguments(ctl, cmd, argc, argv);
+
+	if (r != EXIT_OK)
+		return r == HELP_SHOWN ? EXIT_OK : r;
+	return call_print(ctl, cmd, NULL, ctl->out->config);
 }
 
-static int cmd_reload(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+static int cmd_reload(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
-	return ask(ctl, cmd, argc, argv, ctl->out->reloaded);
+	int r = no_arguments(ctl, cmd, argc, argv);
+
+	if (r != EXIT_OK)
+		return r == HELP_SHOWN ? EXIT_OK : r;
+	return call_print(ctl, cmd, NULL, ctl->out->reloaded);
 }
 
-static int cmd_filter(const struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+static int cmd_filter(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	static const struct option options[] = {
 		{"pid", required_argument, NULL, 'p'},	{"tid", required_argument, NULL, 't'},
@@ -602,8 +699,8 @@ static int cmd_filter(const struct ctl *ctl, const struct command *cmd, int argc
 
 	if (!args)
 		return ask_with(ctl, cmd, NULL, NULL);
-	optind = 0; /* options may come after TRACKER: getopt permutes */
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	optind = 0;
+	while ((c = ctl_getopt(ctl, argc, argv, options)) != -1) {
 		switch (c) {
 		case 'p':
 		case 't':

@@ -3,6 +3,7 @@
 #ifndef LATENCYCTL_H
 #define LATENCYCTL_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -109,17 +110,43 @@ int ctl_call_events(const struct ctl *ctl, const char *command, struct json_obje
 int result_dispatch(struct json_object *obj, const struct proto_field *fields, void *out,
 		    const char *what);
 
-/* commands.c: the command table. */
+/*
+ * commands.c: the command table. A handler parses its arguments with ctl_getopt(), which
+ * applies the global options found among them to CTL.
+ */
 struct command {
 	const char *name;
 	const char *args; /* usage of the command's own arguments */
 	const char *summary;
-	int (*run)(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+	int (*run)(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 };
 
 const struct command *command_find(const char *name);
+
+/*
+ * The global options, accepted anywhere on the command line: main.c parses those before the
+ * command (ctl_global_options, -h/--help included), ctl_getopt() those after it.
+ */
+extern const struct option ctl_global_options[];
+#define CTL_GLOBAL_SHORTOPTS "s:jt:V"
+/*
+ * Applies global option C ('s', 'j', 't', 'V') with ARG to CTL: EXIT_OK, EXIT_USAGE after
+ * saying why, or EXIT_VERSION_SHOWN (-V printed the version: nothing else to do).
+ */
+#define EXIT_VERSION_SHOWN   (-2)
+int ctl_global(struct ctl *ctl, int c, const char *arg);
+/*
+ * getopt_long() for a command (argv[0] is its name) whose options are LONGOPTS and -h: the
+ * global options may come anywhere among them and its arguments; they are applied to CTL and
+ * not returned (-V prints the version and exits 0). Arguments are permuted after the options,
+ * "--" ends the options (what follows is an argument). Returns the command's option (-h,
+ * --help: 'h'), -1 at the end (argv[optind..] are the arguments) or '?' after saying what is
+ * wrong; the caller sets optind to 0 first, and reads CTL only once it returned -1.
+ */
+int ctl_getopt(struct ctl *ctl, int argc, char **argv, const struct option *longopts);
+
 /* cmd_incidents.c */
-int cmd_incidents(const struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+int cmd_incidents(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 /* Asks latencyd COMMAND with ARGS (taken) and prints the result with PRINT: an exit status. */
 int call_print(const struct ctl *ctl, const struct command *cmd, struct json_object *args,
 	       int (*print)(struct json_object *result));

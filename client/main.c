@@ -1,67 +1,41 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* latencyctl: global options, then the command from the table. */
+/*
+ * latencyctl: the global options before the command, then the command from the table, which
+ * parses its own options and the global ones that come after it (ctl_getopt()).
+ */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "latencyctl.h"
 
-static const struct option options[] = {
-	{"socket", required_argument, NULL, 's'},  {"json", no_argument, NULL, 'j'},
-	{"timeout", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},	   {NULL, 0, NULL, 0},
-};
-
-static int parse_timeout(const char *s, uint64_t *ret)
-{
-	char *end;
-	double v;
-
-	v = strtod(s, &end);
-	if (end == s || *end || !isfinite(v) || v <= 0 || v > 86400)
-		return -1;
-	*ret = (uint64_t)(v * 1e6);
-	return 0;
-}
-
 int main(int argc, char *argv[])
 {
+	static char name[] = "latencyctl";
+	const char *shortopts = "+h" CTL_GLOBAL_SHORTOPTS;
 	struct ctl ctl = {
 		.socket = PROTO_SOCKET_PATH_DEFAULT,
 		.timeout_usec = CTL_TIMEOUT_USEC_DEFAULT,
 		.out = &output_text,
 	};
 	const struct command *cmd;
-	int c;
+	int c, r;
 
-	/* "+": options end at the command; what follows belongs to it. */
-	while ((c = getopt_long(argc, argv, "+s:jt:hV", options, NULL)) != -1) {
+	/* getopt's messages: "latencyctl: unrecognized option '--bogus'", whatever the path. */
+	argv[0] = name;
+	/* "+": options end at the command; the command parses the rest, global ones included. */
+	while ((c = getopt_long(argc, argv, shortopts, ctl_global_options, NULL)) != -1) {
 		switch (c) {
-		case 's':
-			ctl.socket = optarg;
-			break;
-		case 'j':
-			ctl.out = &output_json;
-			break;
-		case 't':
-			if (parse_timeout(optarg, &ctl.timeout_usec) < 0) {
-				fprintf(stderr,
-					"latencyctl: --timeout wants seconds > 0, not '%s'\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
 		case 'h':
 			ctl_usage(stdout);
 			return EXIT_OK;
-		case 'V':
-			printf("latencyctl %s (protocol %d.%d)\n", LATENCYD_VERSION, PROTO_VERSION,
-			       PROTO_REVISION);
-			return EXIT_OK;
-		default:
+		case '?':
 			fprintf(stderr, "Try 'latencyctl --help'.\n");
 			return EXIT_USAGE;
+		default:
+			r = ctl_global(&ctl, c, optarg);
+			if (r != EXIT_OK)
+				return r == EXIT_VERSION_SHOWN ? EXIT_OK : r;
 		}
 	}
 	if (optind >= argc) {

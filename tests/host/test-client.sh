@@ -1,5 +1,6 @@
 #!/bin/bash
-# latencyctl without a daemon: usage, help, exit statuses and connection errors.
+# latencyctl without a daemon: usage, help, exit statuses and connection errors; then the
+# global options anywhere on the command line, against the real latencyd (fake sysfs).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -16,10 +17,13 @@ socat -u UNIX-LISTEN:"$T/mute.sock",fork /dev/null &
 MUTE=$!
 wait_for 50 test -S "$T/mute.sock" || fail "socat did not listen"
 run timeout 10 "$LATENCYCTL" --socket "$T/mute.sock" --timeout 0.3 status
-kill "$MUTE"
 expect_rc 3 "status against a mute peer"
 expect_err "latencyd did not answer in time"
-pass "--timeout"
+run timeout 5 "$LATENCYCTL" status --timeout 0.3 --socket "$T/mute.sock"
+kill "$MUTE"
+expect_rc 3 "status --timeout 0.3 --socket against a mute peer"
+expect_err "latencyd did not answer in time"
+pass "--timeout, before the command and after it"
 
 run "$LATENCYCTL"
 expect_rc 2 "no command"
@@ -59,3 +63,126 @@ run "$LATENCYCTL" --version
 expect_rc 0 "--version"
 expect_out "latencyctl "
 pass "help"
+
+# Global options anywhere on the command line, against the real latencyd (a fake sysfs, no
+# session): before the command, after it, among its own options and arguments.
+S=$T/sys/kernel/latency_tracker
+for t in wakeup offcpu; do
+	mkdir -p "$S/$t/stats"
+	for f in enabled threshold_ns timeout_ns filter_comm filter_cgroup_id filter_tgid filter_tid; do
+		echo 0 >"$S/$t/$f"
+	done
+done
+echo 1.0 >"$S/abi_version"
+SOCK=$T/ctl.sock
+write_conf <<CONF
+control: { socket = "$SOCK"; save_file = ""; };
+session: { enabled = false; };
+CONF
+LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/latencyd.conf"
+is_json() { jq -e "$1" "$T/out" >/dev/null || fail "$2: not the JSON wanted ($1): $(cat "$T/out")"; }
+
+run "$LATENCYCTL" -s "$SOCK" status --json
+expect_rc 0 "status --json"
+is_json 'type == "object"' "status --json"
+run "$LATENCYCTL" status -j --socket "$SOCK"
+expect_rc 0 "status -j --socket"
+is_json 'type == "object"' "status -j --socket"
+# Without a session there is no catalog: latencyd's error, as JSON (test-completion.sh lists
+# real snapshots this way).
+run "$LATENCYCTL" -j list-snapshots -s "$SOCK"
+expect_rc 1 "-j list-snapshots -s"
+is_json '.error.code == "not-found"' "-j list-snapshots -s"
+run "$LATENCYCTL" list-snapshots --socket "$SOCK" --json --limit 1
+expect_rc 1 "list-snapshots --socket S --json --limit 1"
+is_json '.error.code == "not-found"' "list-snapshots --socket S --json --limit 1"
+run "$LATENCYCTL" list-snapshots --limit 1 --socket="$SOCK" --since 2h -j
+expect_rc 1 "list-snapshots --socket=S"
+is_json '.error.code == "not-found"' "list-snapshots --socket=S"
+# The last one wins, wherever it is.
+run "$LATENCYCTL" --socket "$T/none.sock" status --socket "$SOCK"
+expect_rc 0 "status with a second --socket after the command"
+pass "-s, -j after the command, among its options; --socket=PATH; the last one wins"
+
+run "$LATENCYCTL" set-threshold wakeup 5ms --socket "$SOCK"
+expect_rc 0 "set-threshold TRACKER 5ms --socket S"
+[ "$(cat "$S/wakeup/threshold_ns")" = 5000000 ] || fail "set-threshold ... --socket: not written"
+# -t's value is its own, not an argument of the command: TRACKER is still wakeup.
+run "$LATENCYCTL" set-threshold -t 5 wakeup -s "$SOCK" 3ms
+expect_rc 0 "set-threshold -t 5 TRACKER -s S 3ms"
+[ "$(cat "$S/wakeup/threshold_ns")" = 3000000 ] || fail "set-threshold -t 5 ...: not written"
+run "$LATENCYCTL" set-timeout offcpu -t5 2ms -j --socket="$SOCK"
+expect_rc 0 "set-timeout -t5 -j --socket="
+is_json '.timeout_ns == 2000000' "set-timeout ... -j"
+# filter's own --tid against the global -t: each to its owner.
+run "$LATENCYCTL" filter offcpu -t 3 --tid 7 --json -s "$SOCK"
+expect_rc 0 "filter -t 3 --tid 7"
+is_json '.filter == {"tid": 7}' "filter -t 3 --tid 7"
+[ "$(cat "$S/offcpu/filter_tid")" = 7 ] || fail "filter --tid after -t: tid $(cat "$S/offcpu/filter_tid")"
+run "$LATENCYCTL" enable -s "$SOCK" wakeup --json
+expect_rc 0 "enable -s S TRACKER --json"
+is_json '.enabled == true' "enable --json"
+[ "$(cat "$S/wakeup/enabled")" = 1 ] || fail "enable: not written"
+pass "global options and their values among a command's arguments and options"
+
+# "--" ends the options: what follows is an argument, even -j or --json.
+run "$LATENCYCTL" -s "$SOCK" status -- --json
+expect_rc 2 "status -- --json"
+expect_err "latencyctl: status: unexpected argument '--json'"
+run "$LATENCYCTL" show-snapshot -s "$SOCK" -- -j
+expect_rc 2 "show-snapshot -- -j"
+expect_err "invalid snapshot id '-j'"
+run "$LATENCYCTL" disable --json -s "$SOCK" -- --json
+expect_rc 1 "disable -- --json (the daemon knows no tracker --json)"
+is_json 'type == "object"' "disable --json -- --json: the error as JSON"
+grep -qF -- '--json' "$T/out" || fail "disable -- --json: the tracker named --json not asked: $(cat "$T/out")"
+run "$LATENCYCTL" -s "$SOCK" set-threshold -j -- wakeup 4ms
+expect_rc 0 "set-threshold -j -- TRACKER 4ms"
+is_json '.threshold_ns == 4000000' "set-threshold -j -- TRACKER 4ms"
+pass "-- ends the options"
+
+# Errors name the option, wherever it is; a command's option is not a global one, nor the
+# reverse; -h and --help after a command are its help, -V the version.
+run "$LATENCYCTL" status --bogus -s "$SOCK"
+expect_rc 2 "status --bogus"
+expect_err "latencyctl: status: unrecognized option '--bogus'"
+expect_err "Try 'latencyctl status --help'."
+run "$LATENCYCTL" --limit 1 list-snapshots -s "$SOCK"
+expect_rc 2 "--limit before list-snapshots"
+expect_err "latencyctl: unrecognized option '--limit'"
+run "$LATENCYCTL" status --limit 1 -s "$SOCK"
+expect_rc 2 "status --limit"
+expect_err "unrecognized option '--limit'"
+run "$LATENCYCTL" list-snapshots -s "$SOCK" --json --limit
+expect_rc 2 "list-snapshots --limit without its value"
+expect_err "option '--limit' requires an argument"
+run "$LATENCYCTL" list-snapshots --socket
+expect_rc 2 "list-snapshots --socket without its value"
+expect_err "option '--socket' requires an argument"
+run "$LATENCYCTL" status -s "$SOCK" --timeout abc
+expect_rc 2 "status --timeout abc"
+expect_err "latencyctl: --timeout wants seconds > 0, not 'abc'"
+run "$LATENCYCTL" status --json=yes -s "$SOCK"
+expect_rc 2 "status --json=yes"
+expect_err "option '--json' doesn't allow an argument"
+run "$LATENCYCTL" list-snapshots --t wakeup -s "$SOCK"
+expect_rc 2 "list-snapshots --t (--tracker or --timeout)"
+expect_err "option '--t' is ambiguous"
+run "$LATENCYCTL" status -s "$SOCK" --help
+expect_rc 0 "status --help after -s"
+expect_out "Usage: latencyctl [OPTIONS] status"
+run "$LATENCYCTL" list-snapshots -j -h
+expect_rc 0 "list-snapshots -j -h"
+expect_out "Usage: latencyctl [OPTIONS] list-snapshots"
+run "$LATENCYCTL" status -V
+expect_rc 0 "status -V"
+expect_out "latencyctl "
+run "$LATENCYCTL" help set-threshold --json
+expect_rc 0 "help COMMAND --json"
+expect_out "Usage: latencyctl [OPTIONS] set-threshold"
+run "$LATENCYCTL" --help
+expect_out "Options, before or after the command"
+pass "errors name the option; command options and global ones kept apart; help, version"
+
+stop_daemon TERM
+expect_rc 0 "latencyd after SIGTERM"

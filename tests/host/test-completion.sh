@@ -50,7 +50,15 @@ expect_comp set-threshold set-timeout
 comp -
 expect_comp --socket --json --timeout --help --version
 comp --json set-threshold --
-expect_comp --help --save
+expect_comp --help --save --socket --json --timeout --version
+comp set-threshold wakeup --j
+expect_comp --json
+comp status --socket --json --t
+expect_comp --timeout
+comp status -t ""
+expect_comp # SECONDS: nothing to offer
+comp show-snapshot -- -
+expect_comp # after "--", an ID, not an option
 comp filter wakeup --c
 expect_comp --cgroup --clear --comm
 comp help s
@@ -104,5 +112,49 @@ expect_comp $ids
 comp -s "$SOCK" show-snapshot 1 ""
 expect_comp
 pass "tracker names and snapshot ids from latencyd"
+
+# Global options after the command: their values are no arguments, the socket is asked
+# wherever it was typed (even after the word being completed), "--" ends the options.
+comp enable -s "$SOCK" ""
+expect_comp offcpu wakeup
+comp set-threshold --json --socket "$SOCK" -t 5 ""
+expect_comp offcpu wakeup
+comp enable --socket="$SOCK" -j ""
+expect_comp offcpu wakeup
+comp set-threshold --socket="$SOCK" wakeup -j ""
+expect_comp # DURATION
+comp -s "$SOCK" enable -t ""
+expect_comp # -t's SECONDS, not TRACKER
+comp filter --comm nginx -s "$SOCK" ""
+expect_comp offcpu wakeup
+comp delete-snapshot --timeout 2 --socket "$SOCK" ""
+# shellcheck disable=SC2086
+expect_comp $ids
+comp -s "$SOCK" enable -- ""
+expect_comp offcpu wakeup
+comp -s "$SOCK" set-threshold -- -s ""
+expect_comp # after "--", -s is TRACKER: this is DURATION
+comp status --socket "$T/ctl.s"
+expect_comp "$SOCK"
+# The cursor on TRACKER, the socket typed after it.
+COMP_WORDS=("$LATENCYCTL" enable w -s "$SOCK")
+COMP_CWORD=2
+COMPREPLY=()
+_latencyctl
+[ "${COMPREPLY[*]}" = wakeup ] || fail "enable w<TAB> -s SOCK: got [${COMPREPLY[*]}], want [wakeup]"
+pass "global options after the command: their values skipped, the socket used, -- honoured"
+
+# latencyctl itself, the global options among a command's own against real snapshots.
+run "$LATENCYCTL" list-snapshots --socket "$SOCK" --json --limit 1
+expect_rc 0 "list-snapshots --socket S --json --limit 1"
+jq -e '.snapshots | length == 1' "$T/out" >/dev/null || fail "list-snapshots --limit 1 --json: $(cat "$T/out")"
+run "$LATENCYCTL" list-snapshots --since 1h -j -s "$SOCK"
+expect_rc 0 "list-snapshots --since 1h -j -s S"
+jq -e '.snapshots | length == 2' "$T/out" >/dev/null || fail "list-snapshots -j: $(cat "$T/out")"
+first=$(echo "$ids" | head -n 1)
+run "$LATENCYCTL" show-snapshot "$first" --json --socket="$SOCK"
+expect_rc 0 "show-snapshot ID --json --socket=S"
+jq -e --argjson id "$first" '.id == $id' "$T/out" >/dev/null || fail "show-snapshot --json: $(cat "$T/out")"
+pass "list-snapshots and show-snapshot with -s, --json after the command"
 stop_daemon TERM
 expect_rc 0 "latencyd after SIGTERM"
