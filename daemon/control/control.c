@@ -2,8 +2,32 @@
 /*
  * The control socket: it frames, authorizes (dispatch.c) and dispatches, nothing else.
  *
- * Listening: one socket passed by systemd, or one bound at control.socket (sock.c), owned by
- * the read group (else the admin group) so that their members can connect.
+ * Listening: one socket passed by systemd, or one bound at control.socket (sock.c).
+ *
+ * Who may connect. The members of two groups, control.admin_group and control.read_group,
+ * must reach the socket, and a socket file has one group: owned by either, it leaves the
+ * other's members out (issue #17, where admin_group members could not connect); a third
+ * group holding both would be one more thing for the admin to keep in step. Two sockets
+ * would split one protocol and one client in two. So the file is only the first, coarse
+ * gate, and latencyd decides:
+ *
+ *   no group configured: mode 0660, latencyd's uid and group (root only, in practice);
+ *   a group configured:  mode 0666, every local user can connect(), and each connection is
+ *                        checked at accept time from its SO_PEERCRED credentials (peer.c).
+ *
+ * A peer that may run no command at all (neither root, latencyd's uid, nor a member of
+ * either group) is refused before anything it sends is read: it gets one not-authorized
+ * error naming the groups, then latencyd shuts its side and closes the connection as soon
+ * as the peer has read it (its EOF), or after REFUSED_LINGER_USEC. It never takes a client
+ * slot: refused connections have their own small budget (REFUSED_MAX), beyond which they are
+ * closed at once, so that clients_max keeps protecting latencyd and its members. This is the
+ * D-Bus system bus model (a world-writable socket, credentials checked by the daemon).
+ * Members of read_group only are refused admin commands one by one (dispatch.c).
+ *
+ * The mode follows the configuration at start and at every reload, for a socket latencyd
+ * bound and for the file of one systemd passed (socket activation): latencyd chmods it when
+ * it may (it owns the file: root, as systemd makes it); if not, it logs what the socket
+ * unit must set (SocketMode=).
  *
  * Clients: credentials at accept time; non-blocking reads into a bounded frame decoder; a
  * hello must come first, within a timeout; requests are answered in order. A frame begun
@@ -26,8 +50,13 @@
 #include "control.h"
 #include "log.h"
 
-#define USEC_PER_SEC	 1000000ULL
-#define ACCEPT_RETRY_SEC 1
+#define USEC_PER_SEC	    1000000ULL
+#define ACCEPT_RETRY_SEC    1
+/* Refused connections waiting for their peer to read the error (see above). */
+#define REFUSED_MAX	    16
+#define REFUSED_LINGER_USEC (1 * USEC_PER_SEC)
+#define SOCKET_MODE_ROOT    0660 /* no group configured */
+#define SOCKET_MODE_GROUPS  0666 /* groups configured: latencyd checks each peer */
 
 static const struct control_limits default_limits = {
 	.clients_max = 64,
@@ -50,16 +79,27 @@ struct client {
 	bool eof, closing, dead;
 };
 
+/* A connection refused at accept time: its error is sent, our side is shut. */
+struct refused {
+	struct control *control;
+	struct refused *prev, *next;
+	int fd;
+	sd_event_source *io, *timer;
+};
+
 struct control {
 	sd_event *event;
 	struct dispatch_ctx dispatch;
 	int fd;
 	char *path;
-	bool created; /* we bound path and unlink it at exit */
+	bool created;  /* we bound path and unlink it at exit */
+	bool has_file; /* path is the socket's file (bound, or passed with a path) */
 	struct sock_id id;
 	sd_event_source *listen, *retry;
 	struct client *clients;
 	unsigned n_clients, next_id;
+	struct refused *refused;
+	unsigned n_refused;
 	struct control_limits limits;
 };
 
@@ -346,8 +386,104 @@ static void reject_busy(struct control *c, int fd)
 	close(fd);
 }
 
+static void refused_free(struct refused *rf)
+{
+	struct control *c = rf->control;
+
+	if (rf->prev)
+		rf->prev->next = rf->next;
+	else
+		c->refused = rf->next;
+	if (rf->next)
+		rf->next->prev = rf->prev;
+	c->n_refused--;
+	sd_event_source_disable_unref(rf->io);
+	sd_event_source_disable_unref(rf->timer);
+	close(rf->fd);
+	free(rf);
+}
+
+/* Whatever a refused peer still sends is dropped unread; its EOF ends the connection. */
+static int on_refused_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct refused *rf = userdata;
+	char buf[4096];
+	ssize_t n;
+
+	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)))
+		return 0;
+	refused_free(rf);
+	return 0;
+}
+
+static int on_refused_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	refused_free(userdata);
+	return 0;
+}
+
+/*
+ * Answers a peer that may run no command with ERR and lets it go. Shutting only our side
+ * first lets a client whose hello is not sent yet still send it and read the error (a close
+ * would make its send fail with EPIPE, and it would never see why).
+ */
+static void refuse(struct control *c, int fd, const struct control_peer *peer,
+		   const struct proto_error *err)
+{
+	struct proto_buf out = {0};
+	struct json_object *msg = NULL;
+	struct refused *rf = NULL;
+	char uid_field[64];
+	uint64_t linger;
+	int r;
+
+	snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", (unsigned)peer->uid);
+	log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
+		   "client %u (pid %d): refused: %s", peer->id, (int)peer->pid, err->message);
+	if (proto_reply_error_new(PROTO_ID_NONE, err, &msg) >= 0 &&
+	    proto_buf_add_frame(&out, msg, PROTO_FRAME_MAX) >= 0 &&
+	    send(fd, proto_buf_head(&out), proto_buf_pending(&out), MSG_DONTWAIT | MSG_NOSIGNAL) <
+		    0)
+		log_debug("client %u: refusal: %s", peer->id, strerror(errno));
+	json_object_put(msg);
+	proto_buf_done(&out);
+
+	if (c->n_refused >= REFUSED_MAX || shutdown(fd, SHUT_WR) < 0)
+		goto close;
+	rf = calloc(1, sizeof(*rf));
+	if (!rf)
+		goto close;
+	rf->control = c;
+	rf->fd = fd;
+	linger = REFUSED_LINGER_USEC;
+	if (c->limits.handshake_timeout_usec < linger)
+		linger = c->limits.handshake_timeout_usec;
+	r = sd_event_add_io(c->event, &rf->io, fd, EPOLLIN, on_refused_io, rf);
+	if (r >= 0)
+		r = sd_event_add_time_relative(c->event, &rf->timer, CLOCK_MONOTONIC, linger, 0,
+					       on_refused_timeout, rf);
+	if (r < 0) {
+		sd_event_source_disable_unref(rf->io);
+		free(rf);
+		goto close;
+	}
+	sd_event_source_set_description(rf->io, "control-refused");
+	sd_event_source_set_description(rf->timer, "control-refused-linger");
+	rf->next = c->refused;
+	if (c->refused)
+		c->refused->prev = rf;
+	c->refused = rf;
+	c->n_refused++;
+	return;
+
+close:
+	close(fd);
+}
+
 static void client_new(struct control *c, int fd)
 {
+	struct proto_error err = {0};
 	struct client *cl;
 	char desc[64];
 	int r;
@@ -364,6 +500,17 @@ static void client_new(struct control *c, int fd)
 	r = peer_from_socket(fd, ++c->next_id, &cl->peer);
 	if (r < 0) {
 		log_warn_errno(r, "client %u: cannot get peer credentials", c->next_id);
+		goto fail;
+	}
+	/* Before the slot count: a peer that may do nothing never takes a member's slot. */
+	if (peer_admit(&cl->peer, c->dispatch.cc, geteuid(), &err) < 0) {
+		refuse(c, fd, &cl->peer, &err);
+		fd = -1;
+		goto fail;
+	}
+	if (c->n_clients >= c->limits.clients_max) {
+		reject_busy(c, fd);
+		fd = -1;
 		goto fail;
 	}
 	r = sd_event_add_io(c->event, &cl->io, fd, EPOLLIN, on_client_io, cl);
@@ -395,7 +542,8 @@ fail:
 	sd_event_source_disable_unref(cl->timer);
 	peer_done(&cl->peer);
 	proto_decoder_done(&cl->dec);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	free(cl);
 }
 
@@ -427,18 +575,25 @@ static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		}
 		return 0;
 	}
-	if (c->n_clients >= c->limits.clients_max) {
-		reject_busy(c, cfd);
-		return 0;
-	}
 	client_new(c, cfd);
 	return 0;
 }
 
-/* The group that owns the socket: members of it can connect (mode 0660). */
-static gid_t socket_gid(const struct conf_control *cc)
+/* The socket file's mode: see "Who may connect" above. */
+static mode_t socket_mode(const struct conf_control *cc)
 {
-	return cc->read_gid != GID_INVALID ? cc->read_gid : cc->admin_gid;
+	if (cc->admin_gid != GID_INVALID || cc->read_gid != GID_INVALID)
+		return SOCKET_MODE_GROUPS;
+	return SOCKET_MODE_ROOT;
+}
+
+/* A socket systemd passed: its file gets the mode latencyd would have given it. */
+static void passed_set_mode(const struct control *c, const struct conf_control *cc)
+{
+	if (sock_set_mode(c->path, socket_mode(cc)) < 0)
+		log_warnx("control socket %s: latencyd cannot set its mode to %04o; the socket "
+			  "unit must set SocketMode=%04o",
+			  c->path, (unsigned)socket_mode(cc), (unsigned)socket_mode(cc));
 }
 
 int control_new(sd_event *event, const struct conf_control *cc,
@@ -464,6 +619,8 @@ void control_free(struct control *c)
 		return;
 	while (c->clients)
 		client_free(c->clients);
+	while (c->refused)
+		refused_free(c->refused);
 	sd_event_source_disable_unref(c->listen);
 	sd_event_source_disable_unref(c->retry);
 	if (c->fd >= 0)
@@ -485,18 +642,22 @@ int control_listen(struct control *c, const char *path)
 		return r;
 	if (r > 0) {
 		memset(&sa, 0, sizeof(sa));
-		if (getsockname(c->fd, (struct sockaddr *)&sa, &len) == 0 && sa.sun_path[0])
+		if (getsockname(c->fd, (struct sockaddr *)&sa, &len) == 0 && sa.sun_path[0]) {
 			path = sa.sun_path;
+			c->has_file = true;
+		}
 		log_info("control socket %s passed by systemd", path);
 	} else {
-		r = sock_bind(path, socket_gid(c->dispatch.cc), &c->fd, &c->id);
+		r = sock_bind(path, socket_mode(c->dispatch.cc), &c->fd, &c->id);
 		if (r < 0)
 			return r;
-		c->created = true;
+		c->created = c->has_file = true;
 	}
 	c->path = strdup(path);
 	if (!c->path)
 		return -ENOMEM;
+	if (c->has_file && !c->created)
+		passed_set_mode(c, c->dispatch.cc);
 	r = sd_event_add_io(c->event, &c->listen, c->fd, EPOLLIN, on_listen, c);
 	if (r < 0)
 		return log_warn_errno(r, "cannot watch the control socket");
@@ -504,7 +665,7 @@ int control_listen(struct control *c, const char *path)
 	return 0;
 }
 
-/* After a reload: the socket follows the new group; a new path needs a restart. */
+/* After a reload: the socket's mode follows the new groups; a new path needs a restart. */
 void control_reconfigure(struct control *c, const struct conf_control *cc)
 {
 	c->dispatch.cc = cc;
@@ -514,7 +675,9 @@ void control_reconfigure(struct control *c, const struct conf_control *cc)
 		log_warnx("control.socket changed to %s: latencyd keeps %s until it restarts",
 			  cc->socket, c->path);
 	if (c->created)
-		sock_set_group(c->path, socket_gid(cc));
+		sock_set_mode(c->path, socket_mode(cc));
+	else if (c->has_file)
+		passed_set_mode(c, cc);
 	c->limits.clients_max = (unsigned)cc->max_clients;
 }
 

@@ -39,6 +39,9 @@ struct control_peer {
 
 int peer_from_socket(int fd, unsigned id, struct control_peer *p);
 void peer_done(struct control_peer *p);
+/* 0 when the peer may run at least the read commands; else -EPERM and err says why. */
+int peer_admit(const struct control_peer *p, const struct conf_control *cc, uid_t self,
+	       struct proto_error *err);
 int peer_authorize(const struct control_peer *p, const char *command, enum access_class cls,
 		   const struct conf_control *cc, uid_t self, struct proto_error *err);
 
@@ -49,8 +52,8 @@ struct sock_id {
 };
 
 int sock_from_systemd(int *ret_fd);
-int sock_bind(const char *path, gid_t gid, int *ret_fd, struct sock_id *ret_id);
-int sock_set_group(const char *path, gid_t gid);
+int sock_bind(const char *path, mode_t mode, int *ret_fd, struct sock_id *ret_id);
+int sock_set_mode(const char *path, mode_t mode);
 void sock_unlink_if_ours(const char *path, const struct sock_id *id);
 
 /* The command table: one row per command, each with its access class. */

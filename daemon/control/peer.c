@@ -6,6 +6,10 @@
  *   admin commands: uid 0, latencyd's own uid, or a member of control.admin_group;
  *   read commands:  the above, or a member of control.read_group.
  *
+ * A peer that may run neither is refused at accept time (peer_admit), before anything it
+ * sends is read: with groups configured the socket file is open to every local user (see
+ * control.c), and this check is what keeps the others out.
+ *
  * Membership counts the peer's primary gid and the supplementary groups of its user name.
  */
 #include <errno.h>
@@ -125,14 +129,34 @@ static const char *describe(const char *group, char *buf, size_t size)
 	return buf;
 }
 
+static bool allowed(const struct control_peer *p, enum access_class cls,
+		    const struct conf_control *cc, uid_t self)
+{
+	if (p->uid == 0 || p->uid == self || member(p, cc->admin_gid))
+		return true;
+	return cls == ACCESS_READ && member(p, cc->read_gid);
+}
+
+int peer_admit(const struct control_peer *p, const struct conf_control *cc, uid_t self,
+	       struct proto_error *err)
+{
+	char admin[128], reader[128];
+
+	if (allowed(p, ACCESS_READ, cc, self))
+		return 0;
+	return proto_error_set(err, PROTO_ERR_NOT_AUTHORIZED,
+			       "uid %u may not use latencyd's control socket: it is neither root "
+			       "nor in read_group (%s) or admin_group (%s)",
+			       (unsigned)p->uid, describe(cc->read_group, reader, sizeof(reader)),
+			       describe(cc->admin_group, admin, sizeof(admin)));
+}
+
 int peer_authorize(const struct control_peer *p, const char *command, enum access_class cls,
 		   const struct conf_control *cc, uid_t self, struct proto_error *err)
 {
 	char admin[128], reader[128];
 
-	if (p->uid == 0 || p->uid == self || member(p, cc->admin_gid))
-		return 0;
-	if (cls == ACCESS_READ && member(p, cc->read_gid))
+	if (allowed(p, cls, cc, self))
 		return 0;
 
 	if (cls == ACCESS_ADMIN)

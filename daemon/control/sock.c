@@ -2,7 +2,9 @@
 /*
  * Unix stream listening sockets: taken from systemd (socket activation) or bound at a path.
  * Binding creates the parent directory (0755), removes a stale socket only when nothing
- * answers on it, creates the socket 0660 and gives it to a group. No control logic here.
+ * answers on it and creates the socket with the mode asked for (control.c says which and
+ * why); sock_set_mode() gives that mode to a socket file afterwards, also one systemd made.
+ * No control logic here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -109,16 +111,26 @@ static int remove_stale(const char *path)
 	return 0;
 }
 
-int sock_set_group(const char *path, gid_t gid)
+int sock_set_mode(const char *path, mode_t mode)
 {
-	if (gid == GID_INVALID)
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return log_warn_errno(errno, "%s", path);
+	if (!S_ISSOCK(st.st_mode)) {
+		log_warnx("%s is not a socket; not changing its mode", path);
+		return -ENOTSOCK;
+	}
+	if ((st.st_mode & 07777) == mode)
 		return 0;
-	if (lchown(path, (uid_t)-1, gid) < 0)
-		return log_warn_errno(errno, "chown %s to gid %u", path, (unsigned)gid);
+	/* No lchmod on Linux: the lstat above saw a socket, in a directory only root writes. */
+	if (chmod(path, mode) < 0)
+		return log_warn_errno(errno, "chmod %s to %04o", path, (unsigned)mode);
+	log_info("control socket %s: mode %04o", path, (unsigned)mode);
 	return 0;
 }
 
-int sock_bind(const char *path, gid_t gid, int *ret_fd, struct sock_id *ret_id)
+int sock_bind(const char *path, mode_t mode, int *ret_fd, struct sock_id *ret_id)
 {
 	struct sockaddr_un sa;
 	struct stat st;
@@ -137,7 +149,7 @@ int sock_bind(const char *path, gid_t gid, int *ret_fd, struct sock_id *ret_id)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return log_warn_errno(errno, "socket");
-	old = umask(0117); /* the socket is born 0660 */
+	old = umask(0177); /* born 0600, widened below before anyone can connect (listen) */
 	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -errno : 0;
 	umask(old);
 	if (r < 0) {
@@ -150,9 +162,10 @@ int sock_bind(const char *path, gid_t gid, int *ret_fd, struct sock_id *ret_id)
 	}
 	ret_id->dev = st.st_dev;
 	ret_id->ino = st.st_ino;
-	r = sock_set_group(path, gid);
-	if (r < 0)
+	if (chmod(path, mode) < 0) {
+		r = log_warn_errno(errno, "chmod %s to %04o", path, (unsigned)mode);
 		goto fail_unlink;
+	}
 	if (listen(fd, LISTEN_BACKLOG) < 0) {
 		r = log_warn_errno(errno, "listen %s", path);
 		goto fail_unlink;

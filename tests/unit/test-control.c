@@ -538,8 +538,15 @@ static void test_vanishing_clients(void)
 	free(buf);
 }
 
-/* In a child running as nobody: asks for status, exits 0 if the answer has this code. */
-static void child_call(const char *req, const char *want_code)
+/*
+ * What a child running as nobody must see: NULL for a successful reply, an error code for an
+ * error reply to its request, or one of these.
+ */
+#define WANT_REFUSED	"refused at accept" /* not-authorized instead of the hello, then EOF */
+#define WANT_NO_CONNECT "no connect"	    /* the socket file keeps it out: EACCES */
+
+/* In a child running as nobody: sends REQ (a hello, a request), exits 0 if it got WANT. */
+static void child_call(const char *req, const char *want)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct timeval tv = {.tv_sec = 10};
@@ -547,28 +554,37 @@ static void child_call(const char *req, const char *want_code)
 	struct json_object *o = NULL;
 	struct proto_reply rep;
 	struct proto_error err;
+	bool refused = want && strcmp(want, WANT_REFUSED) == 0;
 	int fd, frames = 0;
+	char end[16];
 
 	if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
 	    setresuid(65534, 65534, 65534) < 0)
 		_exit(10);
 	strcpy(sa.sun_path, sock_path);
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+	if (fd < 0)
 		_exit(11);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		_exit(want && strcmp(want, WANT_NO_CONNECT) == 0 && errno == EACCES ? 0 : 11);
+	if (want && strcmp(want, WANT_NO_CONNECT) == 0)
+		_exit(16);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req))
 		_exit(12);
 	proto_decoder_init(&dec, PROTO_FRAME_MAX);
+	/* The hello's answer, then the request's; a refused peer gets no hello. */
 	while (frames < 2) {
 		char *buf;
 		size_t len;
 		ssize_t n;
 
 		if (proto_decoder_next(&dec, &o) > 0) {
-			if (++frames < 2)
+			if (++frames == 1 && proto_message_kind(o) == PROTO_MSG_HELLO) {
 				json_object_put(o);
-			continue;
+				continue;
+			}
+			break;
 		}
 		proto_decoder_space(&dec, &buf, &len);
 		n = read(fd, buf, len);
@@ -576,12 +592,20 @@ static void child_call(const char *req, const char *want_code)
 			_exit(13);
 		proto_decoder_commit(&dec, (size_t)n);
 	}
+	if (refused != (frames == 1))
+		_exit(17);
 	if (proto_reply_parse(o, &rep, &err) < 0)
 		_exit(14);
-	if (want_code ? rep.ok || strcmp(rep.code_name, want_code) != 0 : !rep.ok) {
+	if (refused ? rep.ok || strcmp(rep.code_name, "not-authorized") != 0 ||
+			      !strstr(rep.message, "may not use latencyd's control socket")
+	    : want ? rep.ok || strcmp(rep.code_name, want) != 0
+		   : !rep.ok) {
 		fprintf(stderr, "child: %s\n", json_object_to_json_string(o));
 		_exit(15);
 	}
+	/* Refused: latencyd closes the connection (EOF), it does not wait for a timeout. */
+	if (refused && read(fd, end, sizeof(end)) != 0)
+		_exit(18);
 	_exit(0);
 }
 
@@ -739,6 +763,109 @@ static void test_trackers(void)
 	tc_free(c);
 }
 
+static mode_t sock_mode(void)
+{
+	struct stat st;
+
+	ASSERT_EQ(stat(sock_path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+/* Applies m->conf's control group as a reload would, keeping the test's limits. */
+static void reconfigure(void)
+{
+	control_reconfigure(m->control, &m->conf->control);
+	control_set_limits(m->control, &limits);
+}
+
+/*
+ * Refused peers do not take client slots: one that may do nothing holds many connections
+ * (more than clients_max and than latencyd's refused budget) while root is still served.
+ */
+static void test_refused_flood(void)
+{
+	enum { N = 24 };
+	struct json_object *o;
+	int ready[2], go[2], status;
+	uint64_t deadline;
+	struct tc *c;
+	char byte;
+	pid_t pid;
+
+	ASSERT_EQ(pipe(ready), 0);
+	ASSERT_EQ(pipe(go), 0);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0) {
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		struct timeval tv = {.tv_sec = 10};
+		int fds[N];
+
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0)
+			_exit(10);
+		strcpy(sa.sun_path, sock_path);
+		for (int i = 0; i < N; i++) {
+			struct proto_decoder dec;
+			struct proto_reply rep;
+			struct proto_error err;
+			char *buf;
+			size_t len;
+			ssize_t n;
+
+			fds[i] = socket(AF_UNIX, SOCK_STREAM, 0);
+			if (fds[i] < 0 || connect(fds[i], (struct sockaddr *)&sa, sizeof(sa)) < 0)
+				_exit(11);
+			setsockopt(fds[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+			proto_decoder_init(&dec, PROTO_FRAME_MAX);
+			while (proto_decoder_next(&dec, &o) == 0) {
+				proto_decoder_space(&dec, &buf, &len);
+				n = read(fds[i], buf, len);
+				if (n <= 0)
+					_exit(13);
+				proto_decoder_commit(&dec, (size_t)n);
+			}
+			if (proto_reply_parse(o, &rep, &err) < 0 || rep.ok ||
+			    strcmp(rep.code_name, "not-authorized") != 0)
+				_exit(14);
+		}
+		/* Every connection is still open on this side. */
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &byte, 1) != 1)
+			_exit(15);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	deadline = now_usec() + DEADLINE_USEC;
+	for (;;) {
+		struct pollfd pfd = {.fd = ready[0], .events = POLLIN};
+
+		if (poll(&pfd, 1, 0) == 1)
+			break;
+		ASSERT_TRUE(now_usec() < deadline);
+		pump();
+	}
+	ASSERT_EQ(read(ready[0], &byte, 1), 1);
+	ASSERT_EQ(control_clients(m->control), 0);
+	c = tc_connect();
+	tc_hello(c);
+	tc_send(c, "{\"id\":1,\"command\":\"status\"}\n");
+	o = tc_recv(c);
+	expect_ok(o, 1);
+	json_object_put(o);
+	tc_free(c);
+
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		ASSERT_TRUE(now_usec() < deadline);
+		pump();
+	}
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	close(ready[0]);
+	close(go[1]);
+}
+
 static void test_authorization(void)
 {
 	char path[PATH_MAX], buf[64];
@@ -749,12 +876,21 @@ static void test_authorization(void)
 		fprintf(stderr, "   skipped: needs root and uid/gid 65534\n");
 		return;
 	}
-	/* Let uid 65534 reach the socket, so that latencyd itself decides. */
 	ASSERT_EQ(chmod(dir, 0755), 0);
-	ASSERT_EQ(chmod(sock_path, 0666), 0);
 
-	run_child("not-authorized");
+	/* No group configured: the file (0660) keeps others out. */
+	ASSERT_EQ(sock_mode(), 0660);
+	run_child(WANT_NO_CONNECT);
+	/* Through a wider file, latencyd itself refuses them at once. */
+	ASSERT_EQ(chmod(sock_path, 0666), 0);
+	run_child(WANT_REFUSED);
+	test_refused_flood();
+
+	/* A group configured: the file is opened to all (reload), latencyd decides. */
+	ASSERT_EQ(chmod(sock_path, 0660), 0);
 	ASSERT_EQ(conf_set(m->conf, "control.read_group", g->gr_name, &diag), 0);
+	reconfigure();
+	ASSERT_EQ(sock_mode(), 0666);
 	run_child(NULL);
 	/* A read-group member may list trackers but not change them: the file stays. */
 	snprintf(path, sizeof(path), "%s/%s/wakeup/threshold_ns", sysfs, LATENCY_TRACKER_SYSFS_DIR);
@@ -768,12 +904,25 @@ static void test_authorization(void)
 	ASSERT_STREQ(buf, "5000000\n");
 	/* An admin-group member may. */
 	ASSERT_EQ(conf_set(m->conf, "control.admin_group", g->gr_name, &diag), 0);
+	reconfigure();
 	run_child_req(SET_THRESHOLD, NULL);
 	read_file(path, buf, sizeof(buf));
 	ASSERT_STREQ(buf, "7000\n");
-	ASSERT_EQ(conf_set(m->conf, "control.admin_group", "", &diag), 0);
+	/* A member of admin_group alone (issue #17) connects, reads and changes state. */
 	ASSERT_EQ(conf_set(m->conf, "control.read_group", "", &diag), 0);
-	run_child("not-authorized");
+	reconfigure();
+	ASSERT_EQ(sock_mode(), 0666);
+	run_child(NULL);
+	write_file(path, "5000000\n");
+	run_child_req(SET_THRESHOLD, NULL);
+	read_file(path, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "7000\n");
+
+	/* No group again: the file is closed again. */
+	ASSERT_EQ(conf_set(m->conf, "control.admin_group", "", &diag), 0);
+	reconfigure();
+	ASSERT_EQ(sock_mode(), 0660);
+	run_child(WANT_NO_CONNECT);
 	ASSERT_EQ(diag.n, 0);
 }
 

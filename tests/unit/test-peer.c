@@ -84,9 +84,47 @@ static void test_authorize(void)
 	ASSERT_EQ(peer_authorize(&odd, "x", ACCESS_READ, &none, 4242, &err), -EPERM);
 }
 
+/* Who may connect at all: whoever may run at least the read commands. */
+static void test_admit(void)
+{
+	gid_t supplementary[] = {200, 300};
+	struct control_peer root = {.uid = 0, .gid = 0};
+	struct control_peer self = {.uid = 4242, .gid = 4242};
+	struct control_peer user = {.uid = 1000, .gid = 1000};
+	struct control_peer admin = {.uid = 1001, .gid = 100};
+	struct control_peer reader = {
+		.uid = 1002, .gid = 1002, .groups = supplementary, .ngroups = 2};
+	struct conf_control none = groups(GID_INVALID, GID_INVALID);
+	struct conf_control both = groups(100, 300);
+	struct conf_control admin_only = groups(100, GID_INVALID);
+	struct conf_control read_only = groups(GID_INVALID, 300);
+	struct proto_error err = {0};
+
+	ASSERT_EQ(peer_admit(&root, &none, 4242, &err), 0);
+	ASSERT_EQ(peer_admit(&self, &none, 4242, &err), 0);
+	ASSERT_EQ(peer_admit(&admin, &both, 4242, &err), 0);
+	ASSERT_EQ(peer_admit(&reader, &both, 4242, &err), 0);
+	/* Issue #17: each group's members connect whether the other group is set or not. */
+	ASSERT_EQ(peer_admit(&admin, &admin_only, 4242, &err), 0);
+	ASSERT_EQ(peer_admit(&reader, &read_only, 4242, &err), 0);
+	ASSERT_EQ(peer_admit(&reader, &admin_only, 4242, &err), -EPERM);
+	ASSERT_EQ(peer_admit(&admin, &read_only, 4242, &err), -EPERM);
+
+	/* Anyone else is refused with the reason and both groups. */
+	ASSERT_EQ(peer_admit(&user, &both, 4242, &err), -EPERM);
+	ASSERT_EQ(err.code, PROTO_ERR_NOT_AUTHORIZED);
+	ASSERT_STREQ(err.message, "uid 1000 may not use latencyd's control socket: it is neither "
+				  "root nor in read_group ('readers') or admin_group ('wheel')");
+	ASSERT_EQ(peer_admit(&user, &none, 4242, &err), -EPERM);
+	ASSERT_STREQ(err.message, "uid 1000 may not use latencyd's control socket: it is neither "
+				  "root nor in read_group (none configured) or admin_group (none "
+				  "configured)");
+}
+
 int main(void)
 {
 	RUN(test_from_socket);
 	RUN(test_authorize);
+	RUN(test_admit);
 	return 0;
 }

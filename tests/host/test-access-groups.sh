@@ -1,0 +1,146 @@
+#!/bin/bash
+# Issue #17, control.admin_group and control.read_group with real users and groups, with and
+# without socket activation: a member of admin_group alone connects and changes state
+# (reload), a member of read_group alone reads but is refused reload (exit 1,
+# not-authorized), anyone else is refused at once (exit 1, not-authorized, before any
+# hello); with groups the socket file is 0666, without them 0660 (exit 3, permission
+# denied). Membership is supplementary (/etc/group), as latencyd reads it.
+# Usage: test-access-groups.sh LATENCYD LATENCYCTL (as root: it creates throwaway users and
+# groups, removed at exit).
+set -u
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (creates users and groups)"; exit 77; }
+for tool in setpriv useradd userdel groupadd groupdel systemd-socket-activate; do
+	command -v "$tool" >/dev/null || { echo "SKIP: no $tool"; exit 77; }
+done
+
+# Throwaway accounts: only those this run created are removed, after lib.sh's cleanup.
+P=ltd$$
+GA=${P}adm GR=${P}rd GN=${P}no # admin group, read group, everyone's primary group
+UA=${P}a UR=${P}r UN=${P}n     # in GA only, in GR only, in neither
+USERS=() GROUPS_MADE=()
+remove_accounts() {
+	local u g
+	for u in "${USERS[@]}"; do userdel "$u" 2>/dev/null || echo "warning: userdel $u" >&2; done
+	for g in "${GROUPS_MADE[@]}"; do groupdel "$g" 2>/dev/null || echo "warning: groupdel $g" >&2; done
+}
+trap 'cleanup; remove_accounts' EXIT
+trap 'exit 1' INT TERM HUP
+
+for g in "$GA" "$GR" "$GN"; do
+	groupadd "$g" || fail "groupadd $g"
+	GROUPS_MADE+=("$g")
+done
+newuser() {
+	useradd -M -N -d /nonexistent -s /usr/sbin/nologin -g "$GN" ${2:+-G "$2"} "$1" ||
+		fail "useradd $1"
+	USERS+=("$1")
+}
+newuser "$UA" "$GA"
+newuser "$UR" "$GR"
+newuser "$UN"
+UID_R=$(id -u "$UR") UID_N=$(id -u "$UN")
+
+chmod 755 "$T"
+SOCK=$T/run/ctl.sock
+groups_conf() { # $1: the rate limit, to see whether a reload was taken
+	cat <<CONF
+control: { socket = "$SOCK"; admin_group = "$GA"; read_group = "$GR"; };
+session: { enabled = false; };
+ratelimit: { rate = $1; };
+CONF
+}
+# Runs latencyctl as user $1, with its groups from the group database (as a login would).
+as() { run setpriv --reuid="$1" --regid="$GN" --init-groups "$LATENCYCTL" -s "$SOCK" \
+	--timeout 5 "${@:2}"; }
+rate_is() {
+	run "$LATENCYCTL" -s "$SOCK" config
+	expect_rc 0 "config as root"
+	expect_out "ratelimit.rate = $1"
+}
+
+# The three users against the running latencyd ($1 names the setting, for messages).
+check_users() {
+	as "$UA" status
+	expect_rc 0 "$1: status as $UA (admin_group only)"
+	expect_out "latencyd "
+	as "$UR" status
+	expect_rc 0 "$1: status as $UR (read_group only)"
+	expect_out "latencyd "
+	pass "$1: members of either group connect and read"
+
+	# A read_group member's reload is refused and changes nothing.
+	groups_conf 0.5 >"$T/latencyd.conf"
+	as "$UR" reload
+	expect_rc 1 "$1: reload as $UR (read_group only)"
+	expect_err "'reload' needs admin access: uid $UID_R is neither root nor in admin_group ('$GA') (not-authorized)"
+	rate_is 0.2
+	pass "$1: read_group member: reload refused (exit 1, not-authorized), nothing reloaded"
+
+	# An admin_group member's is taken.
+	as "$UA" reload
+	expect_rc 0 "$1: reload as $UA (admin_group only)"
+	expect_out "Configuration reloaded from $T/latencyd.conf"
+	rate_is 0.5
+	pass "$1: admin_group member: reload taken"
+
+	# Anyone else may connect (0666) but is refused at once, before its hello is answered.
+	as "$UN" status
+	expect_rc 1 "$1: status as $UN (in neither group)"
+	expect_err "latencyctl: hello: uid $UID_N may not use latencyd's control socket: it is neither root nor in read_group ('$GR') or admin_group ('$GA') (not-authorized)"
+	[ ! -s "$T/out" ] || fail "$1: output for a refused user"
+	wait_for 50 grep -q "refused: uid $UID_N may not use latencyd's control socket" \
+		"$T/latencyd.log" || fail "$1: the refusal is not logged"
+	run setpriv --reuid="$UN" --regid="$GN" --init-groups sh -c \
+		"head -c 70000 /dev/urandom | timeout 5 socat -t 2 - UNIX-CONNECT:$SOCK"
+	kill -0 "$DAEMON_PID" || fail "$1: latencyd died on a refused user's garbage"
+	as "$UA" status
+	expect_rc 0 "$1: status as $UA after the refused ones"
+	pass "$1: users in neither group refused at once (exit 1, not-authorized); latencyd serves on"
+	groups_conf 0.2 >"$T/latencyd.conf"
+	run "$LATENCYCTL" -s "$SOCK" reload
+	expect_rc 0 "$1: reload as root"
+}
+
+# latencyd binds the socket itself.
+groups_conf 0.2 >"$T/latencyd.conf"
+start_daemon -c "$T/latencyd.conf"
+[ "$(stat -c %a "$SOCK")" = 666 ] || fail "groups set: socket mode $(stat -c %a "$SOCK"), not 666"
+check_users "bound socket"
+
+# Without groups (a reload), the file closes again: permission denied, exit 3.
+printf 'control: { socket = "%s"; };\nsession: { enabled = false; };\n' "$SOCK" >"$T/latencyd.conf"
+run "$LATENCYCTL" -s "$SOCK" reload
+expect_rc 0 "reload to no groups"
+[ "$(stat -c %a "$SOCK")" = 660 ] || fail "no groups: socket mode $(stat -c %a "$SOCK"), not 660"
+for u in "$UA" "$UR" "$UN"; do
+	as "$u" status
+	expect_rc 3 "status as $u without groups"
+	expect_err "permission denied on $SOCK"
+done
+pass "no groups: socket 0660, only root connects (others: permission denied, exit 3)"
+stop_daemon TERM
+expect_rc 0 "latencyd after SIGTERM"
+
+# Socket activation: the socket systemd made (0700 here, under umask 077) gets the same mode.
+groups_conf 0.2 >"$T/latencyd.conf"
+mkdir -m 755 "$T/run2"
+SOCK=$T/run2/activated.sock
+(umask 077 && exec systemd-socket-activate -l "$SOCK" "$LATENCYD" -c "$T/latencyd.conf") \
+	2>"$T/latencyd.log" &
+DAEMON_PID=$!
+wait_for 50 test -S "$SOCK" || fail "systemd-socket-activate did not listen"
+[ "$(stat -c %a "$SOCK")" != 666 ] || fail "the activation socket is 0666 before latencyd"
+as "$UA" status
+expect_rc 3 "status as $UA before latencyd started (the file keeps users out)"
+run "$LATENCYCTL" -s "$SOCK" --timeout 10 status
+expect_rc 0 "status as root through socket activation (starts latencyd)"
+grep -q "control socket $SOCK passed by systemd" "$T/latencyd.log" ||
+	fail "latencyd did not use the passed socket"
+[ "$(stat -c %a "$SOCK")" = 666 ] ||
+	fail "socket activation: socket mode $(stat -c %a "$SOCK"), not 666"
+check_users "socket activation"
+stop_daemon TERM
+expect_rc 0 "latencyd after SIGTERM (socket activation)"
+[ -S "$SOCK" ] || fail "latencyd removed the socket it did not create"
+pass "socket activation: the passed socket's file made 0666, same access rules"
