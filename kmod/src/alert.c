@@ -18,14 +18,6 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(latency_tracker_alert);
 
 static_assert(sizeof(unsigned long) == sizeof(__u64), "stack entries are 64-bit");
 
-void lt_record_init(struct latency_tracker_record *rec, u8 kind)
-{
-	memset(rec, 0, sizeof(*rec));
-	rec->size = sizeof(*rec);
-	rec->version = LATENCY_TRACKER_RECORD_VERSION;
-	rec->kind = kind;
-}
-
 /* Entry owned by the caller or under its bucket lock. Leaves reason/end_* to the caller. */
 void lt_record_from_entry(struct latency_tracker *t, struct lt_table *tbl,
 			  struct lt_entry *e, struct latency_tracker_record *rec)

@@ -269,13 +269,15 @@ int lt_trackers_check_empty(void);
 void lt_scan_work(struct work_struct *work);
 void lt_scan_kick(struct latency_tracker *t);
 
-/* alert.c: build records and emit them (callback, ring, tracepoint). */
-void lt_record_init(struct latency_tracker_record *rec, u8 kind);
+/* alert.c: build alert records and emit them (callback, ring, tracepoint). */
 void lt_record_from_entry(struct latency_tracker *t, struct lt_table *tbl,
 			  struct lt_entry *e, struct latency_tracker_record *rec);
 void lt_alert_emit(struct latency_tracker *t, struct latency_tracker_record *rec, void *priv);
 
-/* notify.c: the shared ring, the rate limit and /dev/latency_tracker. */
+/*
+ * notify.c: the record header, the shared ring, the rate limit and /dev/latency_tracker.
+ * Knows nothing of alert.c, which calls it.
+ */
 enum lt_push_result {
 	LT_PUSH_OK,
 	LT_PUSH_SUPPRESSED,	/* rate limit */
@@ -288,6 +290,7 @@ struct lt_notify_stats {
 	u64 dropped;
 };
 
+void lt_record_init(struct latency_tracker_record *rec, u8 kind);
 int lt_notify_init(unsigned int ring_records);
 void lt_notify_exit(void);
 enum lt_push_result lt_notify_push(struct latency_tracker_record *rec);

@@ -25,6 +25,7 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
@@ -78,6 +79,15 @@ static void lt_ring_unlock(unsigned long flags)
 	raw_spin_unlock(&lt_ring.lock);
 	lt_exit();
 	local_irq_restore(flags);
+}
+
+/* The header every record of the notification file starts with, alerts and LOST alike. */
+void lt_record_init(struct latency_tracker_record *rec, u8 kind)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->size = sizeof(*rec);
+	rec->version = LATENCY_TRACKER_RECORD_VERSION;
+	rec->kind = kind;
 }
 
 static u64 lt_ring_tail(const struct lt_ring *r)

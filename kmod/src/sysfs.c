@@ -25,98 +25,84 @@ static bool lt_text_ok(const char *buf, size_t count)
 	return strnlen(buf, count) == count;
 }
 
-/* Global files. */
+/*
+ * Global files, one table: a value of lt_defaults (writable when it declares a range), a
+ * total of the ring, or the ABI version. The root is a plain kobject (kobj_sysfs_ops), so
+ * the NUL check is done here rather than in a sysfs_ops of ours.
+ */
 
-static ssize_t abi_version_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u.%u\n", LATENCY_TRACKER_ABI_MAJOR, LATENCY_TRACKER_ABI_MINOR);
-}
-
-static ssize_t ring_records_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", lt_defaults.ring_records);
-}
-
-static ssize_t alert_rate_per_s_show(struct kobject *kobj, struct kobj_attribute *attr,
-				     char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(lt_defaults.alert_rate));
-}
-
-static ssize_t alert_rate_per_s_store(struct kobject *kobj, struct kobj_attribute *attr,
-				      const char *buf, size_t count)
-{
-	u64 v;
-	int ret = lt_text_ok(buf, count) ? lt_parse_u64(buf, &lt_range_rate, &v) : -EINVAL;
-
-	if (ret)
-		return ret;
-	WRITE_ONCE(lt_defaults.alert_rate, v);
-	return count;
-}
-
-static ssize_t alert_burst_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(lt_defaults.alert_burst));
-}
-
-static ssize_t alert_burst_store(struct kobject *kobj, struct kobj_attribute *attr,
-				 const char *buf, size_t count)
-{
-	u64 v;
-	int ret = lt_text_ok(buf, count) ? lt_parse_u64(buf, &lt_range_burst, &v) : -EINVAL;
-
-	if (ret)
-		return ret;
-	WRITE_ONCE(lt_defaults.alert_burst, v);
-	return count;
-}
-
-static ssize_t records_written_show(struct kobject *kobj, struct kobj_attribute *attr,
-				    char *buf)
-{
-	struct lt_notify_stats st;
-
-	lt_notify_stats(&st);
-	return sysfs_emit(buf, "%llu\n", st.written);
-}
-
-static ssize_t alerts_suppressed_show(struct kobject *kobj, struct kobj_attribute *attr,
-				      char *buf)
-{
-	struct lt_notify_stats st;
-
-	lt_notify_stats(&st);
-	return sysfs_emit(buf, "%llu\n", st.suppressed);
-}
-
-static ssize_t alerts_dropped_show(struct kobject *kobj, struct kobj_attribute *attr,
-				   char *buf)
-{
-	struct lt_notify_stats st;
-
-	lt_notify_stats(&st);
-	return sysfs_emit(buf, "%llu\n", st.dropped);
-}
-
-static struct kobj_attribute lt_abi_version_attr = __ATTR_RO(abi_version);
-static struct kobj_attribute lt_ring_records_attr = __ATTR_RO(ring_records);
-static struct kobj_attribute lt_alert_rate_attr = __ATTR_RW(alert_rate_per_s);
-static struct kobj_attribute lt_alert_burst_attr = __ATTR_RW(alert_burst);
-static struct kobj_attribute lt_records_written_attr = __ATTR_RO(records_written);
-static struct kobj_attribute lt_alerts_suppressed_attr = __ATTR_RO(alerts_suppressed);
-static struct kobj_attribute lt_alerts_dropped_attr = __ATTR_RO(alerts_dropped);
-
-static struct attribute *lt_root_attrs[] = {
-	&lt_abi_version_attr.attr,
-	&lt_ring_records_attr.attr,
-	&lt_alert_rate_attr.attr,
-	&lt_alert_burst_attr.attr,
-	&lt_records_written_attr.attr,
-	&lt_alerts_suppressed_attr.attr,
-	&lt_alerts_dropped_attr.attr,
-	NULL
+enum lt_global_kind {
+	LT_G_ABI_VERSION,
+	LT_G_DEFAULT,		/* an unsigned int of lt_defaults */
+	LT_G_RING,		/* a u64 of struct lt_notify_stats */
 };
+
+struct lt_global_attr {
+	struct kobj_attribute attr;
+	enum lt_global_kind kind;
+	unsigned int *val;		/* LT_G_DEFAULT */
+	const struct lt_range *range;	/* LT_G_DEFAULT: the writable ones */
+	size_t off;			/* LT_G_RING */
+};
+
+#define to_global(a) container_of(a, struct lt_global_attr, attr)
+
+static ssize_t lt_global_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct lt_global_attr *ga = to_global(attr);
+	struct lt_notify_stats st;
+
+	switch (ga->kind) {
+	case LT_G_ABI_VERSION:
+		return sysfs_emit(buf, "%u.%u\n", LATENCY_TRACKER_ABI_MAJOR,
+				  LATENCY_TRACKER_ABI_MINOR);
+	case LT_G_DEFAULT:
+		return sysfs_emit(buf, "%u\n", READ_ONCE(*ga->val));
+	case LT_G_RING:
+		lt_notify_stats(&st);
+		return sysfs_emit(buf, "%llu\n", *(u64 *)((char *)&st + ga->off));
+	}
+	return -EIO;
+}
+
+static ssize_t lt_global_store(struct kobject *kobj, struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	struct lt_global_attr *ga = to_global(attr);
+	u64 v;
+	int ret = lt_text_ok(buf, count) ? lt_parse_u64(buf, ga->range, &v) : -EINVAL;
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(*ga->val, v);
+	return count;
+}
+
+#define LT_GLOBAL_RO(_name, _kind, ...) {					\
+	.attr = __ATTR(_name, 0444, lt_global_show, NULL),			\
+	.kind = _kind, __VA_ARGS__						\
+}
+
+#define LT_GLOBAL_RW(_name, _field, _range) {					\
+	.attr = __ATTR(_name, 0644, lt_global_show, lt_global_store),		\
+	.kind = LT_G_DEFAULT, .val = &lt_defaults._field, .range = &_range,	\
+}
+
+#define LT_GLOBAL_RING(_name, _field)						\
+	LT_GLOBAL_RO(_name, LT_G_RING, .off = offsetof(struct lt_notify_stats, _field))
+
+static struct lt_global_attr lt_globals[] = {
+	LT_GLOBAL_RO(abi_version, LT_G_ABI_VERSION),
+	LT_GLOBAL_RO(ring_records, LT_G_DEFAULT, .val = &lt_defaults.ring_records),
+	LT_GLOBAL_RW(alert_rate_per_s, alert_rate, lt_range_rate),
+	LT_GLOBAL_RW(alert_burst, alert_burst, lt_range_burst),
+	LT_GLOBAL_RING(records_written, written),
+	LT_GLOBAL_RING(alerts_suppressed, suppressed),
+	LT_GLOBAL_RING(alerts_dropped, dropped),
+};
+
+/* Filled from lt_globals[] by lt_sysfs_init(); the last one stays NULL. */
+static struct attribute *lt_root_attrs[ARRAY_SIZE(lt_globals) + 1];
 
 static const struct attribute_group lt_root_group = {
 	.attrs = lt_root_attrs,
@@ -212,28 +198,20 @@ static ssize_t dup_policy_show(struct kobject *kobj, struct kobj_attribute *attr
 	return sysfs_emit(buf, "%s\n", lt_dup_names[to_tracker(kobj)->dup_policy]);
 }
 
-static struct kobj_attribute lt_enabled_attr = __ATTR_RW(enabled);
-static struct kobj_attribute lt_threshold_attr = __ATTR_RW(threshold_ns);
-static struct kobj_attribute lt_timeout_attr = __ATTR_RW(timeout_ns);
-static struct kobj_attribute lt_stale_attr = __ATTR_RW(stale_ns);
-static struct kobj_attribute lt_max_keys_attr = __ATTR_RW(max_keys);
-static struct kobj_attribute lt_stack_attr = __ATTR_RW(stack);
-static struct kobj_attribute lt_key_size_attr = __ATTR_RO(key_size);
-static struct kobj_attribute lt_type_attr = __ATTR_RO(type);
-static struct kobj_attribute lt_dup_policy_attr = __ATTR_RO(dup_policy);
-
-static struct attribute *lt_tracker_attrs[] = {
-	&lt_enabled_attr.attr,
-	&lt_threshold_attr.attr,
-	&lt_timeout_attr.attr,
-	&lt_stale_attr.attr,
-	&lt_max_keys_attr.attr,
-	&lt_stack_attr.attr,
-	&lt_key_size_attr.attr,
-	&lt_type_attr.attr,
-	&lt_dup_policy_attr.attr,
-	NULL
+static struct kobj_attribute lt_tracker_files[] = {
+	__ATTR_RW(enabled),
+	__ATTR_RW(threshold_ns),
+	__ATTR_RW(timeout_ns),
+	__ATTR_RW(stale_ns),
+	__ATTR_RW(max_keys),
+	__ATTR_RW(stack),
+	__ATTR_RO(key_size),
+	__ATTR_RO(type),
+	__ATTR_RO(dup_policy),
 };
+
+/* Filled from lt_tracker_files[] by lt_sysfs_init(); the last one stays NULL. */
+static struct attribute *lt_tracker_attrs[ARRAY_SIZE(lt_tracker_files) + 1];
 
 static const struct attribute_group lt_tracker_group = {
 	.attrs = lt_tracker_attrs,
@@ -241,93 +219,54 @@ static const struct attribute_group lt_tracker_group = {
 
 /* Per-tracker statistics, read-only, in stats/. */
 
-struct lt_counter_attr {
+/* Computed from the sum of every CPU's statistics, numbered after the plain counters. */
+enum lt_stat_derived {
+	LT_S_DROPS = LT_NR_COUNTERS,
+	LT_S_DELAY_COUNT,
+	LT_S_DELAY_MIN,
+	LT_S_DELAY_MAX,
+	LT_S_DELAY_MEAN,
+};
+
+struct lt_stat_attr {
 	struct kobj_attribute attr;
-	enum lt_counter idx;
+	unsigned int idx;		/* enum lt_counter, else enum lt_stat_derived */
 };
 
-static ssize_t lt_counter_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+static ssize_t lt_stat_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	struct lt_counter_attr *ca = container_of(attr, struct lt_counter_attr, attr);
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(to_tracker(kobj)->stats, cpu)->cnt[ca->idx]);
-	return sysfs_emit(buf, "%llu\n", sum);
-}
-
-#define LT_COUNTER_ATTR(_name, _idx)						\
-static struct lt_counter_attr lt_stat_##_name = {				\
-	.attr = __ATTR(_name, 0444, lt_counter_show, NULL),			\
-	.idx = _idx,								\
-}
-
-LT_COUNTER_ATTR(events_in, LT_EVENTS_IN);
-LT_COUNTER_ATTR(events_out, LT_EVENTS_OUT);
-LT_COUNTER_ATTR(alerts, LT_ALERTS);
-LT_COUNTER_ATTR(timeouts, LT_TIMEOUTS);
-LT_COUNTER_ATTR(suppressed, LT_SUPPRESSED);
-LT_COUNTER_ATTR(filtered, LT_FILTERED);
-LT_COUNTER_ATTR(duplicates, LT_DUPLICATES);
-LT_COUNTER_ATTR(table_full, LT_TABLE_FULL);
-LT_COUNTER_ATTR(key_invalid, LT_KEY_INVALID);
-LT_COUNTER_ATTR(unmatched, LT_UNMATCHED);
-LT_COUNTER_ATTR(busy, LT_BUSY);
-LT_COUNTER_ATTR(stale, LT_STALE);
-LT_COUNTER_ATTR(discarded, LT_DISCARDED);
-
-enum lt_derived {
-	LT_D_DROPS,
-	LT_D_DELAY_COUNT,
-	LT_D_DELAY_MIN,
-	LT_D_DELAY_MAX,
-	LT_D_DELAY_MEAN,
-};
-
-struct lt_derived_attr {
-	struct kobj_attribute attr;
-	enum lt_derived idx;
-};
-
-static ssize_t lt_derived_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	struct lt_derived_attr *da = container_of(attr, struct lt_derived_attr, attr);
+	struct lt_stat_attr *sa = container_of(attr, struct lt_stat_attr, attr);
+	struct latency_tracker *t = to_tracker(kobj);
 	struct lt_stats sum;
 	u64 v = 0;
+	int cpu;
 
-	lt_stats_sum(to_tracker(kobj)->stats, &sum);
-	switch (da->idx) {
-	case LT_D_DROPS:
+	/* A plain counter is read alone: no need to add up every CPU's histogram. */
+	if (sa->idx < LT_NR_COUNTERS) {
+		for_each_possible_cpu(cpu)
+			v += READ_ONCE(per_cpu_ptr(t->stats, cpu)->cnt[sa->idx]);
+		return sysfs_emit(buf, "%llu\n", v);
+	}
+	lt_stats_sum(t->stats, &sum);
+	switch (sa->idx) {
+	case LT_S_DROPS:
 		v = lt_stats_drops(&sum);
 		break;
-	case LT_D_DELAY_COUNT:
+	case LT_S_DELAY_COUNT:
 		v = sum.delay_count;
 		break;
-	case LT_D_DELAY_MIN:
+	case LT_S_DELAY_MIN:
 		v = sum.delay_min;
 		break;
-	case LT_D_DELAY_MAX:
+	case LT_S_DELAY_MAX:
 		v = sum.delay_max;
 		break;
-	case LT_D_DELAY_MEAN:
+	case LT_S_DELAY_MEAN:
 		v = sum.delay_count ? div64_u64(sum.delay_sum, sum.delay_count) : 0;
 		break;
 	}
 	return sysfs_emit(buf, "%llu\n", v);
 }
-
-#define LT_DERIVED_ATTR(_name, _idx)						\
-static struct lt_derived_attr lt_stat_##_name = {				\
-	.attr = __ATTR(_name, 0444, lt_derived_show, NULL),			\
-	.idx = _idx,								\
-}
-
-LT_DERIVED_ATTR(drops, LT_D_DROPS);
-LT_DERIVED_ATTR(delay_count, LT_D_DELAY_COUNT);
-LT_DERIVED_ATTR(delay_min_ns, LT_D_DELAY_MIN);
-LT_DERIVED_ATTR(delay_max_ns, LT_D_DELAY_MAX);
-LT_DERIVED_ATTR(delay_mean_ns, LT_D_DELAY_MEAN);
 
 static ssize_t pending_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
@@ -352,32 +291,36 @@ static ssize_t delay_hist_ns_show(struct kobject *kobj, struct kobj_attribute *a
 	return len;
 }
 
-static struct kobj_attribute lt_stat_pending = __ATTR_RO(pending);
-static struct kobj_attribute lt_stat_delay_hist = __ATTR_RO(delay_hist_ns);
+#define LT_STAT(_name, _idx) {							\
+	.attr = __ATTR(_name, 0444, lt_stat_show, NULL),			\
+	.idx = _idx,								\
+}
 
-static struct attribute *lt_stats_attrs[] = {
-	&lt_stat_events_in.attr.attr,
-	&lt_stat_events_out.attr.attr,
-	&lt_stat_alerts.attr.attr,
-	&lt_stat_timeouts.attr.attr,
-	&lt_stat_suppressed.attr.attr,
-	&lt_stat_filtered.attr.attr,
-	&lt_stat_duplicates.attr.attr,
-	&lt_stat_table_full.attr.attr,
-	&lt_stat_key_invalid.attr.attr,
-	&lt_stat_unmatched.attr.attr,
-	&lt_stat_busy.attr.attr,
-	&lt_stat_stale.attr.attr,
-	&lt_stat_discarded.attr.attr,
-	&lt_stat_drops.attr.attr,
-	&lt_stat_delay_count.attr.attr,
-	&lt_stat_delay_min_ns.attr.attr,
-	&lt_stat_delay_max_ns.attr.attr,
-	&lt_stat_delay_mean_ns.attr.attr,
-	&lt_stat_pending.attr,
-	&lt_stat_delay_hist.attr,
-	NULL
+static struct lt_stat_attr lt_stats_files[] = {
+	LT_STAT(events_in, LT_EVENTS_IN),
+	LT_STAT(events_out, LT_EVENTS_OUT),
+	LT_STAT(alerts, LT_ALERTS),
+	LT_STAT(timeouts, LT_TIMEOUTS),
+	LT_STAT(suppressed, LT_SUPPRESSED),
+	LT_STAT(filtered, LT_FILTERED),
+	LT_STAT(duplicates, LT_DUPLICATES),
+	LT_STAT(table_full, LT_TABLE_FULL),
+	LT_STAT(key_invalid, LT_KEY_INVALID),
+	LT_STAT(unmatched, LT_UNMATCHED),
+	LT_STAT(busy, LT_BUSY),
+	LT_STAT(stale, LT_STALE),
+	LT_STAT(discarded, LT_DISCARDED),
+	LT_STAT(drops, LT_S_DROPS),
+	LT_STAT(delay_count, LT_S_DELAY_COUNT),
+	LT_STAT(delay_min_ns, LT_S_DELAY_MIN),
+	LT_STAT(delay_max_ns, LT_S_DELAY_MAX),
+	LT_STAT(delay_mean_ns, LT_S_DELAY_MEAN),
+	{ .attr = __ATTR_RO(pending) },
+	{ .attr = __ATTR_RO(delay_hist_ns) },
 };
+
+/* Filled from lt_stats_files[] by lt_sysfs_init(); the last one stays NULL. */
+static struct attribute *lt_stats_attrs[ARRAY_SIZE(lt_stats_files) + 1];
 
 static const struct attribute_group lt_stats_group = {
 	.name = "stats",
@@ -445,8 +388,15 @@ void lt_sysfs_tracker_del(struct latency_tracker *t)
 
 int lt_sysfs_init(void)
 {
+	size_t i;
 	int ret;
 
+	for (i = 0; i < ARRAY_SIZE(lt_globals); i++)
+		lt_root_attrs[i] = &lt_globals[i].attr.attr;
+	for (i = 0; i < ARRAY_SIZE(lt_tracker_files); i++)
+		lt_tracker_attrs[i] = &lt_tracker_files[i].attr;
+	for (i = 0; i < ARRAY_SIZE(lt_stats_files); i++)
+		lt_stats_attrs[i] = &lt_stats_files[i].attr.attr;
 	lt_root_kobj = kobject_create_and_add(LATENCY_TRACKER_MODULE_NAME, kernel_kobj);
 	if (!lt_root_kobj)
 		return -ENOMEM;

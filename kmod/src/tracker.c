@@ -351,6 +351,46 @@ static int lt_key_check(struct latency_tracker *t, size_t len)
 	return len ? -E2BIG : -EINVAL;
 }
 
+/*
+ * The way in for the paths that take the table's raw spinlocks (event_in, event_out,
+ * update): interrupts off and the recursion guard, as lt_enter() requires, and the table
+ * read inside the RCU read-side section that disable waits for before freeing it. On
+ * success all three are held until lt_hot_end(); on failure none is. Always inlined, so
+ * the three paths cost what they did when each spelt it out.
+ */
+static __always_inline int lt_hot_begin(struct latency_tracker *t, size_t key_len,
+					struct lt_table **tbl, unsigned long *flags)
+{
+	int ret;
+
+	ret = lt_key_check(t, key_len);
+	if (ret)
+		return ret;
+
+	local_irq_save(*flags);
+	rcu_read_lock();
+	*tbl = rcu_dereference(t->table);
+	if (unlikely(!*tbl)) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (likely(lt_enter()))
+		return 0;
+	lt_count(t->stats, LT_BUSY);
+	ret = -EBUSY;
+out:
+	rcu_read_unlock();
+	local_irq_restore(*flags);
+	return ret;
+}
+
+static __always_inline void lt_hot_end(unsigned long flags)
+{
+	lt_exit();
+	rcu_read_unlock();
+	local_irq_restore(flags);
+}
+
 static void lt_entry_fill(struct latency_tracker *t, struct lt_table *tbl, struct lt_entry *e,
 			  u32 hash, const void *key, u32 len, const struct latency_tracker_in *in)
 {
@@ -390,28 +430,14 @@ int latency_tracker_event_in(struct latency_tracker *t, const void *key, size_t 
 	struct lt_table *tbl;
 	struct lt_bucket *b;
 	unsigned long flags;
-	int ret = 0;
+	int ret;
 	u32 hash;
 
-	ret = lt_key_check(t, key_len);
+	ret = lt_hot_begin(t, key_len, &tbl, &flags);
 	if (ret)
 		return ret;
-
-	local_irq_save(flags);
-	rcu_read_lock();
-	tbl = rcu_dereference(t->table);
-	if (unlikely(!tbl)) {
-		ret = -ENODEV;
-		goto out;
-	}
-	if (unlikely(!lt_enter())) {
-		lt_count(t->stats, LT_BUSY);
-		ret = -EBUSY;
-		goto out;
-	}
 	e = lt_free_pop(tbl);
 	if (unlikely(!e)) {
-		lt_exit();
 		lt_count(t->stats, LT_TABLE_FULL);
 		ret = -ENOSPC;
 		goto out;
@@ -445,10 +471,8 @@ int latency_tracker_event_in(struct latency_tracker *t, const void *key, size_t 
 		lt_count(t->stats, LT_DUPLICATES);
 	if (!ret)
 		lt_count(t->stats, LT_EVENTS_IN);
-	lt_exit();
 out:
-	rcu_read_unlock();
-	local_irq_restore(flags);
+	lt_hot_end(flags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(latency_tracker_event_in);
@@ -504,25 +528,12 @@ int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t
 	struct lt_entry *e;
 	unsigned long flags;
 	u64 now, delay;
-	int ret = 0;
+	int ret;
 	u32 hash;
 
-	ret = lt_key_check(t, key_len);
+	ret = lt_hot_begin(t, key_len, &tbl, &flags);
 	if (ret)
 		return ret;
-
-	local_irq_save(flags);
-	rcu_read_lock();
-	tbl = rcu_dereference(t->table);
-	if (unlikely(!tbl)) {
-		ret = -ENODEV;
-		goto out_irq;
-	}
-	if (unlikely(!lt_enter())) {
-		lt_count(t->stats, LT_BUSY);
-		ret = -EBUSY;
-		goto out_irq;
-	}
 	now = out && out->ts ? out->ts : lt_clock_ns();
 	hash = lt_hash(tbl, key, key_len);
 	b = lt_bucket_of(tbl, hash);
@@ -532,7 +543,7 @@ int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t
 		raw_spin_unlock(&b->lock);
 		lt_count(t->stats, LT_UNMATCHED);
 		ret = -ENOENT;
-		goto out_guard;
+		goto out;
 	}
 	lt_entry_unlink(e);
 	raw_spin_unlock(&b->lock);
@@ -547,11 +558,8 @@ int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t
 		return 1;
 	}
 	lt_free_push(tbl, e);
-out_guard:
-	lt_exit();
-out_irq:
-	rcu_read_unlock();
-	local_irq_restore(flags);
+out:
+	lt_hot_end(flags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(latency_tracker_event_out);
@@ -600,22 +608,9 @@ int latency_tracker_update(struct latency_tracker *t, const void *key, size_t ke
 	int ret;
 	u32 hash;
 
-	ret = lt_key_check(t, key_len);
+	ret = lt_hot_begin(t, key_len, &tbl, &flags);
 	if (ret)
 		return ret;
-
-	local_irq_save(flags);
-	rcu_read_lock();
-	tbl = rcu_dereference(t->table);
-	if (unlikely(!tbl)) {
-		ret = -ENODEV;
-		goto out;
-	}
-	if (unlikely(!lt_enter())) {
-		lt_count(t->stats, LT_BUSY);
-		ret = -EBUSY;
-		goto out;
-	}
 	hash = lt_hash(tbl, key, key_len);
 	b = lt_bucket_of(tbl, hash);
 	raw_spin_lock(&b->lock);
@@ -626,11 +621,8 @@ int latency_tracker_update(struct latency_tracker *t, const void *key, size_t ke
 		raw_write_seqcount_end(&e->seq);
 	}
 	raw_spin_unlock(&b->lock);
-	lt_exit();
 	ret = e ? 0 : -ENOENT;
-out:
-	rcu_read_unlock();
-	local_irq_restore(flags);
+	lt_hot_end(flags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(latency_tracker_update);
