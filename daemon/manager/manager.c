@@ -124,7 +124,8 @@ void manager_free(struct manager *m)
 {
 	if (!m)
 		return;
-	recorder_free(m->recorder);		/* first: the waiter may be recording */
+	manager_stop_fleet(m);			/* first: its MQTT thread queues peers' alerts */
+	recorder_free(m->recorder);		/* then: the waiter may be recording */
 	sd_event_source_disable_unref(m->save); /* its change is in the save below */
 	if (m->catalog) {
 		catalog_save(m->catalog);
