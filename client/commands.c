@@ -58,7 +58,8 @@ static const struct command commands[] = {
 	 "explain a snapshot's alerts and give its statistics (run here, not in latencyd)",
 	 cmd_analyze},
 	{"incidents", "[--limit N]",
-	 "list the fleet's incidents: origin, hosts that recorded or were refused", cmd_incidents},
+	 "list the fleet's incidents: origin, hosts that recorded or were refused",
+	 cmd_list_snapshots},
 	{"record", "[--reason TEXT]",
 	 "take a snapshot now, through the rate limit, and wait for it", cmd_record},
 	{"watch", "", "print alerts and snapshots as they happen, until interrupted", cmd_watch},
@@ -272,8 +273,8 @@ static int no_arguments(struct ctl *ctl, const struct command *cmd, int argc, ch
 }
 
 /* Asks latencyd (args taken, NULL for none) and prints the result. */
-int call_print(const struct ctl *ctl, const struct command *cmd, struct json_object *args,
-	       int (*print)(struct json_object *result))
+static int call_print(const struct ctl *ctl, const struct command *cmd, struct json_object *args,
+		      int (*print)(struct json_object *result))
 {
 	struct json_object *result = NULL;
 	int r;
@@ -463,19 +464,29 @@ static int ask_with(const struct ctl *ctl, const struct command *cmd, struct jso
 	return call_print(ctl, cmd, args, print);
 }
 
+/* list-snapshots, and incidents (which takes --limit alone). */
 static int cmd_list_snapshots(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	static const struct option options[] = {
-		{"since", required_argument, NULL, 'S'}, {"tracker", required_argument, NULL, 'T'},
-		{"limit", required_argument, NULL, 'n'}, {"incident", required_argument, NULL, 'I'},
-		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
+		{"limit", required_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{"since", required_argument, NULL, 'S'},
+		{"tracker", required_argument, NULL, 'T'},
+		{"incident", required_argument, NULL, 'I'},
+		{NULL, 0, NULL, 0},
 	};
+	static const struct option incidents_options[] = {
+		{"limit", required_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	bool incidents = strcmp(cmd->name, "incidents") == 0;
 	struct json_object *args = json_object_new_object();
 	uint64_t v;
 	int c;
 
 	optind = 0;
-	while ((c = ctl_getopt(ctl, argc, argv, options)) != -1) {
+	while ((c = ctl_getopt(ctl, argc, argv, incidents ? incidents_options : options)) != -1) {
 		switch (c) {
 		case 'S':
 			if (parse_since(optarg, &v) < 0) {
@@ -519,7 +530,7 @@ static int cmd_list_snapshots(struct ctl *ctl, const struct command *cmd, int ar
 		json_object_put(args);
 		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	}
-	return ask_with(ctl, cmd, args, ctl->out->snapshots);
+	return ask_with(ctl, cmd, args, incidents ? ctl->out->incidents : ctl->out->snapshots);
 }
 
 /* show-snapshot ID, delete-snapshot ID */

@@ -145,11 +145,6 @@ int ctl_global(struct ctl *ctl, int c, const char *arg);
  */
 int ctl_getopt(struct ctl *ctl, int argc, char **argv, const struct option *longopts);
 
-/* cmd_incidents.c */
-int cmd_incidents(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
-/* Asks latencyd COMMAND with ARGS (taken) and prints the result with PRINT: an exit status. */
-int call_print(const struct ctl *ctl, const struct command *cmd, struct json_object *args,
-	       int (*print)(struct json_object *result));
 void ctl_usage(FILE *f);
 
 #endif /* LATENCYCTL_H */
