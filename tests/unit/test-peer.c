@@ -43,15 +43,18 @@ static void test_from_socket(void)
 	ASSERT_EQ(peer_from_socket(-1, 1, &p), -EBADF);
 }
 
+/* The peers both tests ask about: root, latencyd's own uid (4242), a stranger, a member of
+ * group 100 (primary) and a member of group 300 (supplementary). */
+static gid_t supplementary[] = {200, 300};
+static const struct control_peer root = {.uid = 0, .gid = 0};
+static const struct control_peer self = {.uid = 4242, .gid = 4242};
+static const struct control_peer user = {.uid = 1000, .gid = 1000};
+static const struct control_peer admin = {.uid = 1001, .gid = 100};
+static const struct control_peer reader = {
+	.uid = 1002, .gid = 1002, .groups = supplementary, .ngroups = 2};
+
 static void test_authorize(void)
 {
-	gid_t supplementary[] = {200, 300};
-	struct control_peer root = {.uid = 0, .gid = 0};
-	struct control_peer self = {.uid = 4242, .gid = 4242};
-	struct control_peer user = {.uid = 1000, .gid = 1000};
-	struct control_peer admin = {.uid = 1001, .gid = 100};
-	struct control_peer reader = {
-		.uid = 1002, .gid = 1002, .groups = supplementary, .ngroups = 2};
 	struct conf_control none = groups(GID_INVALID, GID_INVALID);
 	struct conf_control both = groups(100, 300);
 	struct proto_error err = {0};
@@ -87,13 +90,6 @@ static void test_authorize(void)
 /* Who may connect at all: whoever may run at least the read commands. */
 static void test_admit(void)
 {
-	gid_t supplementary[] = {200, 300};
-	struct control_peer root = {.uid = 0, .gid = 0};
-	struct control_peer self = {.uid = 4242, .gid = 4242};
-	struct control_peer user = {.uid = 1000, .gid = 1000};
-	struct control_peer admin = {.uid = 1001, .gid = 100};
-	struct control_peer reader = {
-		.uid = 1002, .gid = 1002, .groups = supplementary, .ngroups = 2};
 	struct conf_control none = groups(GID_INVALID, GID_INVALID);
 	struct conf_control both = groups(100, 300);
 	struct conf_control admin_only = groups(100, GID_INVALID);
