@@ -165,12 +165,26 @@ static int copy_name(char *dst, size_t size, const char *src, const char *key, b
 	return 0;
 }
 
-/* The members both messages share: version, host, group, incident. */
-static int dispatch(struct json_object *o, const struct proto_field *fields, struct raw *raw,
-		    char *why, size_t whylen)
+/* What both messages share, parsed and checked: the payload is one object of FIELDS, its
+ * version ours, its host and group names, its incident an incident (into the buffers, which
+ * both messages size alike). *ret keeps the object: the strings in raw point into it. */
+struct common {
+	char *host, *group, *incident;
+};
+
+static int parse_common(const void *payload, size_t len, const struct proto_field *fields,
+			struct raw *raw, const struct common *out, struct json_object **ret,
+			char *why, size_t whylen)
 {
 	struct proto_error err = {0};
+	struct json_object *o;
+	int r;
 
+	*ret = NULL;
+	r = parse_object(payload, len, &o, why, whylen);
+	if (r < 0)
+		return r;
+	*ret = o;
 	if (proto_fields_dispatch(o, fields, PROTO_DISPATCH_ALLOW_UNKNOWN, raw, &err) < 0) {
 		snprintf(why, whylen, "%s", err.message);
 		return -EINVAL;
@@ -184,7 +198,13 @@ static int dispatch(struct json_object *o, const struct proto_field *fields, str
 		snprintf(why, whylen, "\"%s\" is not an incident (HOST-SEQ)", raw->incident);
 		return -EINVAL;
 	}
-	return 0;
+	r = copy_name(out->host, PROTO_FLEET_NAME_MAX + 1, raw->host, "host", true, why, whylen);
+	if (r >= 0)
+		r = copy_name(out->group, PROTO_FLEET_NAME_MAX + 1, raw->group, "group", true, why,
+			      whylen);
+	if (r >= 0)
+		snprintf(out->incident, PROTO_FLEET_INCIDENT_MAX + 1, "%s", raw->incident);
+	return r;
 }
 
 #define REQ   PROTO_FIELD_REQUIRED
@@ -213,14 +233,8 @@ int proto_fleet_alert_parse(const void *payload, size_t len, struct proto_fleet_
 	int r;
 
 	memset(a, 0, sizeof(*a));
-	r = parse_object(payload, len, &o, why, whylen);
-	if (r < 0)
-		return r;
-	r = dispatch(o, fields, &raw, why, whylen);
-	if (r >= 0)
-		r = copy_name(a->host, sizeof(a->host), raw.host, "host", true, why, whylen);
-	if (r >= 0)
-		r = copy_name(a->group, sizeof(a->group), raw.group, "group", true, why, whylen);
+	r = parse_common(payload, len, fields, &raw,
+			 &(struct common){a->host, a->group, a->incident}, &o, why, whylen);
 	if (r >= 0)
 		r = copy_name(a->tracker, sizeof(a->tracker), raw.tracker, "tracker", true, why,
 			      whylen);
@@ -229,8 +243,6 @@ int proto_fleet_alert_parse(const void *payload, size_t len, struct proto_fleet_
 			      why, whylen);
 	if (r >= 0)
 		r = copy_name(a->comm, sizeof(a->comm), raw.comm ?: "", "comm", false, why, whylen);
-	if (r >= 0)
-		snprintf(a->incident, sizeof(a->incident), "%s", raw.incident);
 	if (r >= 0 && raw.end < raw.start) {
 		snprintf(why, whylen, "the alert ends before it starts");
 		r = -EINVAL;
@@ -260,15 +272,8 @@ int proto_fleet_result_parse(const void *payload, size_t len, struct proto_fleet
 	int r;
 
 	memset(res, 0, sizeof(*res));
-	r = parse_object(payload, len, &o, why, whylen);
-	if (r < 0)
-		return r;
-	r = dispatch(o, fields, &raw, why, whylen);
-	if (r >= 0)
-		r = copy_name(res->host, sizeof(res->host), raw.host, "host", true, why, whylen);
-	if (r >= 0)
-		r = copy_name(res->group, sizeof(res->group), raw.group, "group", true, why,
-			      whylen);
+	r = parse_common(payload, len, fields, &raw,
+			 &(struct common){res->host, res->group, res->incident}, &o, why, whylen);
 	if (r >= 0 && strcmp(raw.status, PROTO_FLEET_RECORDED) != 0 &&
 	    strcmp(raw.status, PROTO_FLEET_REFUSED) != 0 &&
 	    strcmp(raw.status, PROTO_FLEET_FAILED) != 0) {
@@ -276,10 +281,8 @@ int proto_fleet_result_parse(const void *payload, size_t len, struct proto_fleet
 			 raw.status);
 		r = -EINVAL;
 	}
-	if (r >= 0) {
-		snprintf(res->incident, sizeof(res->incident), "%s", raw.incident);
+	if (r >= 0)
 		snprintf(res->status, sizeof(res->status), "%s", raw.status);
-	}
 	json_object_put(o);
 	return r;
 }
