@@ -69,6 +69,13 @@ struct top {
 	int64_t z;    /* syscall: ret; block: bytes */
 };
 
+/* qsort() of a vector; an empty one (no row in the window) has no array at all. */
+static void sort_vec(struct an_vec *v, int (*cmp)(const void *, const void *))
+{
+	if (v->n > 1)
+		qsort(v->v, v->n, v->size, cmp);
+}
+
 static int by_max(const void *a, const void *b)
 {
 	const struct stats *x = a, *y = b;
@@ -307,7 +314,7 @@ int an_tables(const struct an_log *log, unsigned limit, struct an_vec *tables_,
 		}
 
 	if (log->counts[EV_SWITCH]) {
-		qsort(run.rows.v, run.rows.n, sizeof(struct stats), by_sum);
+		sort_vec(&run.rows, by_sum);
 		if (!(t = table(tables_, "cpu-usage-per-process")))
 			goto out;
 		for (size_t i = 0, n = 0; i < run.rows.n && n < limit; i++) {
@@ -335,9 +342,9 @@ int an_tables(const struct an_log *log, unsigned limit, struct an_vec *tables_,
 		}
 	}
 	if (log->counts[EV_SYS_ENTRY]) {
-		qsort(sys.rows.v, sys.rows.n, sizeof(struct stats), by_max);
-		qsort(sysproc.rows.v, sysproc.rows.n, sizeof(struct stats), by_max);
-		qsort(topsys.v, topsys.n, sizeof(struct top), by_dur);
+		sort_vec(&sys.rows, by_max);
+		sort_vec(&sysproc.rows, by_max);
+		sort_vec(&topsys, by_dur);
 		if (!(t = table(tables_, "syscall-latency")))
 			goto out;
 		for (size_t i = 0; i < sys.rows.n && i < limit; i++) {
@@ -377,7 +384,7 @@ int an_tables(const struct an_log *log, unsigned limit, struct an_vec *tables_,
 		}
 	}
 	if (log->counts[EV_IRQ_ENTRY] || log->counts[EV_SOFTIRQ_ENTRY]) {
-		qsort(irq.rows.v, irq.rows.n, sizeof(struct stats), by_max);
+		sort_vec(&irq.rows, by_max);
 		if (!(t = table(tables_, "irq-stats")))
 			goto out;
 		for (size_t i = 0; i < irq.rows.n && i < limit; i++) {
@@ -395,8 +402,8 @@ int an_tables(const struct an_log *log, unsigned limit, struct an_vec *tables_,
 		}
 	}
 	if (log->counts[EV_BLOCK_COMPLETE]) {
-		qsort(disk.rows.v, disk.rows.n, sizeof(struct stats), by_max);
-		qsort(topblk.v, topblk.n, sizeof(struct top), by_dur);
+		sort_vec(&disk.rows, by_max);
+		sort_vec(&topblk, by_dur);
 		if (!(t = table(tables_, "disk-latency")))
 			goto out;
 		for (size_t i = 0; i < disk.rows.n && i < limit; i++) {
