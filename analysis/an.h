@@ -254,6 +254,8 @@ struct an_result {
 /* analyze.c: an empty result (its log ready to fill), and the analysis of a filled log. */
 struct an_result *an_result_new(const char *path);
 int an_compute(struct an_result *r, const struct an_options *opt, char **why);
+/* The same log computed again over another window (opt), without reading the trace again. */
+int an_recompute(struct an_result *r, const struct an_options *opt, char **why);
 
 /* missing.c: what the absence of each event class means. */
 void an_missing(const struct an_log *log, struct an_vec *missing);

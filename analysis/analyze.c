@@ -16,10 +16,9 @@ uint64_t an_result_events(const struct an_result *r)
 	return r->log.events;
 }
 
-void an_result_free(struct an_result *r)
+/* What an_compute() made of the log: the log itself stays. */
+static void computed_free(struct an_result *r)
 {
-	if (!r)
-		return;
 	for (size_t i = 0; i < r->causes.n; i++)
 		an_cause_free(AN_AT(&r->causes, struct an_cause, i));
 	an_vec_free(&r->causes);
@@ -28,6 +27,13 @@ void an_result_free(struct an_result *r)
 	an_vec_free(&r->tables);
 	an_strs_free(&r->missing);
 	an_strs_free(&r->names);
+}
+
+void an_result_free(struct an_result *r)
+{
+	if (!r)
+		return;
+	computed_free(r);
 	an_strs_free(&r->dirs);
 	an_log_free(&r->log);
 	free(r->path);
@@ -56,8 +62,8 @@ struct an_result *an_result_new(const char *path)
 	return r;
 }
 
-/* The result's analysis of its log: alerts explained, missing events, tables. */
-int an_compute(struct an_result *r, const struct an_options *opt, char **why)
+/* The alerts explained, missing events and tables over opt's window. */
+static int compute_window(struct an_result *r, const struct an_options *opt, char **why)
 {
 	unsigned limit = opt->limit ? opt->limit : AN_LIMIT_DEFAULT;
 	unsigned max_alerts = opt->max_alerts ? opt->max_alerts : AN_ALERTS_DEFAULT;
@@ -65,11 +71,6 @@ int an_compute(struct an_result *r, const struct an_options *opt, char **why)
 	r->begin =
 		opt->begin_ns && opt->begin_ns > r->log.first_ts ? opt->begin_ns : r->log.first_ts;
 	r->end = opt->end_ns && opt->end_ns < r->log.last_ts ? opt->end_ns : r->log.last_ts;
-	if (r->log.discarded)
-		an_problem(&r->log,
-			   "the tracer discarded %llu events (buffers full): states may be wrong "
-			   "around them",
-			   (unsigned long long)r->log.discarded);
 	an_missing(&r->log, &r->missing);
 	for (size_t i = 0; i < r->log.alerts.n && r->causes.n < max_alerts; i++) {
 		const struct an_alert *a = AN_AT(&r->log.alerts, struct an_alert, i);
@@ -89,4 +90,21 @@ int an_compute(struct an_result *r, const struct an_options *opt, char **why)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* The result's analysis of its log: what the log lost, then compute_window(). */
+int an_compute(struct an_result *r, const struct an_options *opt, char **why)
+{
+	if (r->log.discarded)
+		an_problem(&r->log,
+			   "the tracer discarded %llu events (buffers full): states may be wrong "
+			   "around them",
+			   (unsigned long long)r->log.discarded);
+	return compute_window(r, opt, why);
+}
+
+int an_recompute(struct an_result *r, const struct an_options *opt, char **why)
+{
+	computed_free(r);
+	return compute_window(r, opt, why);
 }

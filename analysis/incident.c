@@ -157,8 +157,8 @@ static void set_window(struct an_incident *inc, const struct an_incident_part *o
  * Hosts' wall clocks are not trusted to agree (two VMs set from a one-second RTC differ by
  * up to a second): a peer's window is aligned on its own record instead, which ends its
  * snapshot and follows the origin's alert end by the fleet's reaction time (about a
- * millisecond, bench/RESULTS.md part 6). The peer's snapshot is read once to find its end,
- * then again over the window.
+ * millisecond, bench/RESULTS.md part 6). The peer's snapshot is read once, without tables,
+ * to find its end; its tables are then computed over the window from what was read.
  */
 #define REACTION_NS 2000000ULL
 
@@ -169,6 +169,8 @@ static void analyze_part(struct an_incident_part *p, const struct an_options *ba
 	uint64_t dur = inc->end - inc->begin;
 	int r;
 
+	if (!p->origin && inc->end)
+		opt.tables = false; /* they are for the window, once its end is known */
 	r = an_analyze(p->path, &opt, &p->res, &p->why);
 	if (r < 0 && !p->why)
 		p->why = an_strdup(strerror(-r));
@@ -179,13 +181,16 @@ static void analyze_part(struct an_incident_part *p, const struct an_options *ba
 	p->covers = p->res->log.first_ts <= p->begin;
 	if (p->begin < p->res->log.first_ts)
 		p->begin = p->res->log.first_ts;
-	an_result_free(p->res);
-	p->res = NULL;
+	opt = *base;
 	opt.begin_ns = p->begin;
 	opt.end_ns = p->end;
-	r = an_analyze(p->path, &opt, &p->res, &p->why);
-	if (r < 0 && !p->why)
-		p->why = an_strdup(strerror(-r));
+	r = an_recompute(p->res, &opt, &p->why);
+	if (r < 0) {
+		an_result_free(p->res);
+		p->res = NULL;
+		if (!p->why)
+			p->why = an_strdup(strerror(-r));
+	}
 }
 
 int an_incident_analyze(const char *dir, const char *incident, const struct an_options *opt,

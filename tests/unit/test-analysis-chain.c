@@ -349,6 +349,23 @@ static void test_runnable_idle(void)
 	ASSERT_STREQ(buf, "CPU 1 held by hog (tid 30)");
 }
 
+/* The same log over another window: the alert (2..58 ms) outside it, then inside again. */
+static void test_recompute(void)
+{
+	struct an_options opt = {.tables = true, .begin_ns = T0 + 59 * MS, .end_ns = T0 + 60 * MS};
+	size_t problems = r->log.problems.n, tables = r->tables.n;
+	char *why = NULL;
+
+	ASSERT_EQ(an_recompute(r, &opt, &why), 0);
+	ASSERT_EQ(r->causes.n, 0);
+	ASSERT_EQ(r->begin, T0 + 59 * MS);
+	opt.begin_ns = opt.end_ns = 0;
+	ASSERT_EQ(an_recompute(r, &opt, &why), 0);
+	ASSERT_EQ(r->causes.n, 1);
+	ASSERT_EQ(r->tables.n, tables);
+	ASSERT_EQ(r->log.problems.n, problems); /* what the log lost is said once */
+}
+
 int main(void)
 {
 	build();
@@ -359,6 +376,7 @@ int main(void)
 	RUN(test_lami);
 	RUN(test_json);
 	RUN(test_preempted);
+	RUN(test_recompute);
 	an_result_free(r);
 	return 0;
 }
