@@ -19,6 +19,19 @@ struct cpu_ctx {
 	int timer;		 /* inside an (hr)timer expiry */
 	int32_t raised_by[NVEC]; /* the irq that raised each vector, -1 */
 	int32_t dev;		 /* block device completed in the current irq/softirq */
+	uint64_t since;		 /* when cur was switched in */
+};
+
+/*
+ * Who kept a runnable task off its CPU: the task that held that CPU longest over the wait,
+ * not merely the last one before it ran (a kworker slipping in after a 60 ms hog).
+ */
+#define NHOLD 8
+
+struct holders {
+	int32_t tid[NHOLD];
+	uint64_t ns[NHOLD];
+	unsigned n;
 };
 
 bool an_blocked(uint8_t state)
@@ -48,6 +61,7 @@ const char *an_state_name(uint8_t state)
 
 struct track {
 	struct an_interval cur;
+	struct holders hold; /* of the current runnable interval's CPU */
 	uint64_t t0, t1;
 	struct an_vec *out;
 	int err;
@@ -76,6 +90,41 @@ static void move(struct track *k, uint64_t ts, uint8_t state)
 	k->cur.who = k->cur.via = -1;
 	k->cur.by = -1;
 	k->cur.dev = 0;
+}
+
+static void hold_credit(struct track *k, int32_t tid, uint64_t from, uint64_t to)
+{
+	struct holders *h = &k->hold;
+	unsigned i;
+
+	if (from < k->cur.t0)
+		from = k->cur.t0;
+	if (tid < 0 || to <= from)
+		return;
+	for (i = 0; i < h->n && h->tid[i] != tid; i++)
+		;
+	if (i == h->n) {
+		if (h->n == NHOLD)
+			return; /* the longest holders come early or stay long: either is kept */
+		h->tid[h->n] = tid;
+		h->ns[h->n++] = 0;
+	}
+	h->ns[i] += to - from;
+}
+
+/* The task (not the idle task) that held the CPU longest, or FALLBACK when none did. */
+static int32_t hold_longest(const struct holders *h, int32_t fallback)
+{
+	int32_t best = fallback;
+	uint64_t most = 0;
+
+	for (unsigned i = 0; i < h->n; i++) {
+		if (h->tid[i] > 0 && h->ns[i] > most) {
+			most = h->ns[i];
+			best = h->tid[i];
+		}
+	}
+	return best;
 }
 
 static uint8_t blocked_state(uint64_t prev_state)
@@ -114,19 +163,23 @@ int an_history(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, 
 
 		switch (e->type) {
 		case EV_SWITCH:
+			if (k.cur.state == ST_RUNNABLE && e->cpu == k.cur.cpu)
+				hold_credit(&k, e->a, c->since, e->ts);
 			if (e->a == tid) {
 				uint8_t st = blocked_state(e->d);
 
 				move(&k, e->ts, st);
 				k.cur.syscall = sys;
 				k.cur.cpu = e->cpu;
+				k.hold.n = 0;
 				if (st == ST_RUNNABLE)
 					k.cur.by = e->b;
 			}
 			if (e->b == tid) {
-				/* A woken task waited behind whoever held its CPU until now. */
-				if (k.cur.state == ST_RUNNABLE && k.cur.by < 0)
-					k.cur.by = e->a;
+				/* A woken task waited behind whoever held its CPU the longest. */
+				if (k.cur.state == ST_RUNNABLE)
+					k.cur.by = hold_longest(&k.hold,
+								k.cur.by >= 0 ? k.cur.by : e->a);
 				if (k.cur.state == ST_RUNNABLE)
 					k.cur.cpu = e->cpu;
 				move(&k, e->ts, ST_RUNNING);
@@ -134,6 +187,7 @@ int an_history(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, 
 				k.cur.syscall = sys;
 			}
 			c->cur = e->b;
+			c->since = e->ts;
 			break;
 		case EV_WAKING:
 		case EV_WAKEUP_NEW:
@@ -164,6 +218,7 @@ int an_history(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, 
 				move(&k, e->ts, ST_RUNNABLE);
 				k.cur.cpu = e->b;
 				k.cur.syscall = sys;
+				k.hold.n = 0;
 			}
 			break;
 		case EV_EXIT:
@@ -218,9 +273,12 @@ int an_history(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, 
 		}
 	}
 	/* Still waiting at the end: behind whoever holds the CPU it waits for. */
-	if (k.cur.state == ST_RUNNABLE && k.cur.by < 0 && k.cur.cpu >= 0 &&
-	    (unsigned)k.cur.cpu < ncpu)
-		k.cur.by = cpu[k.cur.cpu].cur;
+	if (k.cur.state == ST_RUNNABLE && k.cur.cpu >= 0 && (unsigned)k.cur.cpu < ncpu) {
+		const struct cpu_ctx *w = &cpu[k.cur.cpu];
+
+		hold_credit(&k, w->cur, w->since, t1);
+		k.cur.by = hold_longest(&k.hold, k.cur.by >= 0 ? k.cur.by : w->cur);
+	}
 	if (!k.err)
 		move(&k, t1, ST_UNKNOWN);
 	free(cpu);

@@ -336,6 +336,42 @@ static void test_preempted(void)
 	r = saved;
 }
 
+/*
+ * Woken for a CPU a hog keeps 60 ms, then a kworker slips in for 1 ms before the task runs:
+ * the wait is the hog's, the longest holder, not the last one.
+ */
+static void test_longest_holder(void)
+{
+	enum { KWORKER = 40 };
+	struct an_result *saved = r;
+	struct an_vec hist = AN_VEC(struct an_interval);
+	const struct an_interval *iv;
+
+	r = an_result_new("/test");
+	ASSERT_TRUE(r);
+	r->log.ncpu = 2;
+	ev(0, 0, EV_SWITCH, 0, HOG, 0);
+	ev(0, 1, EV_SWITCH, A, 0, 1); /* A blocks on CPU 1 */
+	ev(1, 1, EV_WAKING, A, 0, 0); /* woken for CPU 0 */
+	ev(61, 0, EV_SWITCH, HOG, KWORKER, 1);
+	ev(62, 0, EV_SWITCH, KWORKER, A, 1);
+	ev(63, 0, EV_SWITCH, A, 0, 1);
+	ev(64, 1, EV_WAKING, A, 0, 0); /* and again, still waiting when the window ends */
+	ev(64, 0, EV_SWITCH, 0, HOG, 0);
+	ev(69, 0, EV_SWITCH, HOG, KWORKER, 0);
+	ASSERT_EQ(an_history(&r->log, A, T0, T0 + 70 * MS, &hist), 0);
+	iv = AN_AT(&hist, struct an_interval, 1);
+	ASSERT_EQ(iv->state, ST_RUNNABLE);
+	ASSERT_EQ(iv->t1 - iv->t0, 61 * MS);
+	ASSERT_EQ(iv->by, HOG);
+	iv = AN_AT(&hist, struct an_interval, hist.n - 1);
+	ASSERT_EQ(iv->state, ST_RUNNABLE);
+	ASSERT_EQ(iv->by, HOG); /* 5 ms against the kworker's 1 */
+	an_vec_free(&hist);
+	an_result_free(r);
+	r = saved;
+}
+
 /* Runnable on a CPU the idle task had: waiting for it to wake, not behind a task. */
 static void test_runnable_idle(void)
 {
@@ -376,6 +412,7 @@ int main(void)
 	RUN(test_lami);
 	RUN(test_json);
 	RUN(test_preempted);
+	RUN(test_longest_holder);
 	RUN(test_recompute);
 	an_result_free(r);
 	return 0;
