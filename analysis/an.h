@@ -33,6 +33,8 @@ enum an_ev_type {
 	EV_SYS_ENTRY,	   /* a syscall index */
 	EV_SYS_EXIT,	   /* a syscall index, d ret */
 	EV_ALERT,	   /* a alert index */
+	EV_NET_XMIT,	   /* a packet index (net_dev_queue) */
+	EV_NET_RECV,	   /* a packet index (netif_receive_skb) */
 	EV__COUNT,
 };
 
@@ -69,6 +71,20 @@ void an_map_free(struct an_map *m);
 
 #define AN_COMM_LEN 16
 
+/* An IPv4/IPv6 TCP or UDP packet as a net_dev_queue or netif_receive_skb event shows it. */
+struct an_packet {
+	uint8_t saddr[16], daddr[16]; /* IPv4: the first 4 bytes */
+	uint16_t sport, dport;
+	uint32_t seq, ack; /* TCP */
+	uint32_t len;	   /* TCP: sequence space used (payload, +1 for SYN, +1 for FIN) */
+	uint16_t ipid;	   /* IPv4 identification: tells UDP datagrams apart */
+	uint8_t family;	   /* 4 or 6 */
+	uint8_t proto;	   /* 6 TCP, 17 UDP */
+	uint8_t flags;	   /* TCP flags */
+	int32_t ev;	   /* its event's index in the log */
+	int32_t tid;	   /* sent: the task that sent it, -1 from an interrupt or unknown */
+};
+
 struct an_task {
 	int32_t tid, pid; /* pid -1: unknown */
 	char comm[AN_COMM_LEN + 1];
@@ -92,6 +108,8 @@ struct an_log {
 	struct an_vec sysnames;	 /* char *: syscall names by index */
 	struct an_map irqnames;	 /* irq + 1 -> index in irqname_v + 1 */
 	struct an_vec irqname_v; /* char * */
+	struct an_vec packets;	 /* struct an_packet */
+	bool senders_known;	 /* an_net_senders() filled the packets' tid */
 	uint64_t counts[EV__COUNT];
 	uint64_t events;    /* every event read, of interest or not */
 	uint64_t discarded; /* events the tracer says it lost */
@@ -166,6 +184,7 @@ struct an_interval {
 	int32_t by;	 /* runnable: who held the CPU, -1 unknown */
 	int32_t who, via;
 	int32_t dev; /* a block device whose request completed in the waking context, 0 */
+	int32_t pkt; /* softirq wakeup: the packet received just before, -1 */
 	uint8_t state, wake;
 };
 int an_history(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, struct an_vec *out);
@@ -177,6 +196,22 @@ struct an_link {
 	unsigned depth;
 	struct an_interval iv;
 	int32_t tid;
+	/* Another host's task (crosshost.c): its log and name; NULL: the cause's own. */
+	const struct an_log *log;
+	const char *host;
+};
+
+/* A wait that went on in another host: the packet that woke the task, matched there. */
+struct an_crossing {
+	size_t link;		   /* the woken link (its iv.pkt, in the link's log) */
+	const struct an_log *peer; /* the sending host's log; NULL: not found */
+	const char *host;	   /* the sender's host */
+	int32_t sender;		   /* tid, -1: sent from an interrupt (a retransmission, an ACK) */
+	uint64_t sent;		   /* on the sender's clock */
+	int64_t offset;		   /* sender clock - receiver clock, ns: the middle of [lo, hi] */
+	int64_t uncertainty;	   /* half the width of [lo, hi] */
+	uint64_t remote;	   /* of the wait, how long the sender's side took (ns) */
+	uint64_t flight;	   /* from its sending to the task's wakeup (ns) */
 };
 struct an_cause {
 	struct an_alert alert;
@@ -184,10 +219,30 @@ struct an_cause {
 	struct an_vec timeline; /* struct an_interval of the alert's task */
 	struct an_vec links;	/* struct an_link, the critical path, depth first */
 	char *story;
-	struct an_vec notes; /* char *: what cannot be concluded */
+	struct an_vec notes;	 /* char *: what cannot be concluded */
+	struct an_vec crossings; /* struct an_crossing */
+	const char *host;	 /* the host of the alert, in an incident; NULL: alone */
 };
 int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cause *c);
+#define AN_CHAIN_DEPTH 6
+/* TID's intervals over [t0, t1] as links at DEPTH, each woken-by-a-task one followed. */
+int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
+	    struct an_vec *links, unsigned *follows);
 void an_cause_free(struct an_cause *c);
+/* The story written again (after crosshost.c added links). */
+void an_cause_story(const struct an_log *log, struct an_cause *c);
+/* The log a link's task is in. */
+static inline const struct an_log *an_link_log(const struct an_link *l, const struct an_log *log)
+{
+	return l->log ? l->log : log;
+}
+const struct an_crossing *an_crossing_of(const struct an_cause *c, size_t link);
+/* "10.99.0.2:5432 > 10.99.0.1:41234 TCP seq 1:101" */
+void an_packet_text(const struct an_packet *p, char *buf, size_t size);
+/* "10.99.0.2:5432" of the sender (dst false) or receiver */
+void an_endpoint_text(const struct an_packet *p, bool dst, char *buf, size_t size);
+/* net.c: each sent packet's task, from the CPUs' contexts at its sending. */
+void an_net_senders(struct an_log *log);
 /* A one-line summary of the critical path; returns the share of the latency explained. */
 double an_cause_summary(const struct an_log *log, const struct an_cause *c, char *buf, size_t size);
 void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *buf, size_t size);

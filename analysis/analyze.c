@@ -54,6 +54,7 @@ struct an_result *an_result_new(const char *path)
 	r->log.tasks.size = sizeof(struct an_task);
 	r->log.alerts.size = sizeof(struct an_alert);
 	r->log.cpu_first.size = sizeof(uint64_t);
+	r->log.packets.size = sizeof(struct an_packet);
 	r->log.sysnames.size = r->log.irqname_v.size = r->log.problems.size = sizeof(char *);
 	if (!r->path) {
 		free(r);

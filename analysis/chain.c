@@ -12,7 +12,6 @@
 
 #include "an.h"
 
-#define CHAIN_DEPTH   6
 #define CHAIN_LINKS   128
 /* Each task followed costs a replay of the log: bounded per alert. */
 #define CHAIN_FOLLOWS 24
@@ -61,8 +60,8 @@ void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *
 	}
 }
 
-static int walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
-		struct an_vec *links, unsigned *follows)
+int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
+	    struct an_vec *links, unsigned *follows)
 {
 	struct an_vec hist = AN_VEC(struct an_interval);
 	int r = an_history(log, tid, t0, t1, &hist);
@@ -75,13 +74,11 @@ static int walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1,
 			r = -1;
 			break;
 		}
-		l->depth = depth;
-		l->iv = *iv;
-		l->tid = tid;
+		*l = (struct an_link){.depth = depth, .iv = *iv, .tid = tid};
 		if (an_blocked(iv->state) && iv->wake == WK_TASK && iv->who > 0 && iv->who != tid &&
-		    depth + 1 < CHAIN_DEPTH && *follows < CHAIN_FOLLOWS) {
+		    depth + 1 < AN_CHAIN_DEPTH && *follows < CHAIN_FOLLOWS) {
 			(*follows)++;
-			r = walk(log, iv->who, iv->t0, iv->t1, depth + 1, links, follows);
+			r = an_walk(log, iv->who, iv->t0, iv->t1, depth + 1, links, follows);
 		}
 	}
 	an_vec_free(&hist);
@@ -96,6 +93,41 @@ static void note(struct an_cause *c, char *s)
 		*slot = s;
 	else
 		free(s);
+}
+
+const struct an_crossing *an_crossing_of(const struct an_cause *c, size_t link)
+{
+	for (size_t i = 0; i < c->crossings.n; i++)
+		if (AN_AT(&c->crossings, struct an_crossing, i)->link == link)
+			return AN_AT(&c->crossings, struct an_crossing, i);
+	return NULL;
+}
+
+/* ", woken by a packet from 10.0.0.2:5432 sent by NAME (tid N on HOST)" and its timing. */
+static void crossing_text(FILE *f, const struct an_log *log, const struct an_link *l,
+			  const struct an_crossing *x, int indent)
+{
+	const struct an_packet *p =
+		AN_AT(&an_link_log(l, log)->packets, struct an_packet, l->iv.pkt);
+	char from[64], d[32], u[32];
+
+	an_endpoint_text(p, false, from, sizeof(from));
+	if (x->sender > 0)
+		fprintf(f, ", woken (%s) by a packet from %s sent by %s (tid %d on %s)",
+			an_softirq_name(l->iv.who), from, an_comm(x->peer, x->sender), x->sender,
+			x->host);
+	else
+		fprintf(f, ", woken (%s) by a packet from %s sent by %s from an interrupt",
+			an_softirq_name(l->iv.who), from, x->host);
+	an_dur_text(d, sizeof(d), x->flight);
+	an_dur_text(u, sizeof(u), (uint64_t)(x->uncertainty < 0 ? 0 : x->uncertainty));
+	fprintf(f, "\n%*s(%s's side: ", indent, "", x->host);
+	an_dur_text(from, sizeof(from), x->remote);
+	fprintf(f,
+		"%s, then %s from its sending to the wakeup; clocks aligned on the packets "
+		"%s %s)",
+		from, d, x->uncertainty < 0 ? "on one side only," : "to within",
+		x->uncertainty < 0 ? "error unknown" : u);
 }
 
 static void story(const struct an_log *log, struct an_cause *c)
@@ -115,9 +147,14 @@ static void story(const struct an_log *log, struct an_cause *c)
 		const struct an_interval *iv = &l->iv;
 		uint64_t dur = iv->t1 - iv->t0;
 
-		if (l->depth && (i == 0 || AN_AT(&c->links, struct an_link, i - 1)->tid != l->tid))
-			fprintf(f, "%*s%s (tid %d) meanwhile:\n", (int)l->depth * 4, "",
-				an_comm(log, l->tid), l->tid);
+		const struct an_log *lg = an_link_log(l, log);
+		const struct an_crossing *x = an_crossing_of(c, i);
+
+		if (l->depth && (i == 0 || AN_AT(&c->links, struct an_link, i - 1)->tid != l->tid ||
+				 AN_AT(&c->links, struct an_link, i - 1)->log != l->log))
+			fprintf(f, "%*s%s (tid %d%s%s) meanwhile:\n", (int)l->depth * 4, "",
+				an_comm(lg, l->tid), l->tid, l->host ? " on " : "",
+				l->host ? l->host : "");
 		an_dur_text(d, sizeof(d), dur);
 		fprintf(f, "%*s- %s (%.1f%%) %s", (int)l->depth * 4 + 2, "", d,
 			total ? 100.0 * (double)dur / (double)total : 0.0,
@@ -125,19 +162,32 @@ static void story(const struct an_log *log, struct an_cause *c)
 		if (iv->state == ST_RUNNING)
 			fprintf(f, " on CPU %d", iv->cpu);
 		if (iv->syscall >= 0 && (an_blocked(iv->state) || iv->state == ST_RUNNING))
-			fprintf(f, " in %s", an_sysname(log, iv->syscall));
+			fprintf(f, " in %s", an_sysname(lg, iv->syscall));
 		if (iv->state == ST_RUNNABLE && iv->by >= 0) {
-			an_runnable_text(log, iv, w, sizeof(w));
+			an_runnable_text(lg, iv, w, sizeof(w));
 			fprintf(f, ", %s", w);
 		}
-		if (an_blocked(iv->state)) {
-			an_wake_text(log, iv, w, sizeof(w));
+		if (an_blocked(iv->state) && !x) {
+			an_wake_text(lg, iv, w, sizeof(w));
 			fprintf(f, ", %s", w);
+			if (iv->pkt >= 0 && (size_t)iv->pkt < lg->packets.n) {
+				an_endpoint_text(AN_AT(&lg->packets, struct an_packet, iv->pkt),
+						 false, w, sizeof(w));
+				fprintf(f, ", on a packet from %s", w);
+			}
 		}
+		if (x)
+			crossing_text(f, log, l, x, (int)l->depth * 4 + 4);
 		fputc('\n', f);
 	}
 	fclose(f);
+	free(c->story);
 	c->story = text;
+}
+
+void an_cause_story(const struct an_log *log, struct an_cause *c)
+{
+	story(log, c);
 }
 
 int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cause *c)
@@ -149,6 +199,7 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
 	c->timeline.size = sizeof(struct an_interval);
 	c->links.size = sizeof(struct an_link);
 	c->notes.size = sizeof(char *);
+	c->crossings.size = sizeof(struct an_crossing);
 	c->t0 = a->start ? a->start : a->ts;
 	c->t1 = a->end && a->end >= c->t0 ? a->end : a->ts;
 	if (c->t0 < log->first_ts) {
@@ -184,7 +235,7 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
 	if (!log->counts[EV_IRQ_ENTRY])
 		note(c, an_strdup("no irq_handler events: device wakeups cannot be attributed"));
 	if (an_history(log, a->tid, c->t0, c->t1, &c->timeline) < 0 ||
-	    walk(log, a->tid, c->t0, c->t1, 0, &c->links, &follows) < 0)
+	    an_walk(log, a->tid, c->t0, c->t1, 0, &c->links, &follows) < 0)
 		return -1;
 	if (follows >= CHAIN_FOLLOWS || c->links.n >= CHAIN_LINKS)
 		note(c, an_asprintf("the chain was cut after %u wakers followed and %zu links",
@@ -198,6 +249,7 @@ void an_cause_free(struct an_cause *c)
 	an_vec_free(&c->timeline);
 	an_vec_free(&c->links);
 	an_strs_free(&c->notes);
+	an_vec_free(&c->crossings);
 	free(c->story);
 }
 
@@ -246,19 +298,24 @@ double an_cause_summary(const struct an_log *log, const struct an_cause *c, char
 	}
 	while (at >= 0 && n + 1 < size) {
 		const struct an_link *l = AN_AT(&c->links, struct an_link, (size_t)at);
+		const struct an_log *lg = an_link_log(l, log);
 		const struct an_interval *iv = &l->iv;
+		const struct an_crossing *x = an_crossing_of(c, (size_t)at);
 		char d[32], w[160] = "";
 
 		an_dur_text(d, sizeof(d), iv->t1 - iv->t0);
-		if (an_blocked(iv->state) && iv->wake != WK_TASK)
-			an_wake_text(log, iv, w, sizeof(w));
+		if (x)
+			snprintf(w, sizeof(w), "woken by a packet from %s", x->host);
+		else if (an_blocked(iv->state) && iv->wake != WK_TASK)
+			an_wake_text(lg, iv, w, sizeof(w));
 		else if (iv->state == ST_RUNNABLE && iv->by > 0)
-			snprintf(w, sizeof(w), "preempted by %s (tid %d)", an_comm(log, iv->by),
+			snprintf(w, sizeof(w), "preempted by %s (tid %d)", an_comm(lg, iv->by),
 				 iv->by);
-		n += (size_t)snprintf(buf + n, size - n, "%s%s (tid %d) %s%s%s %s (%.0f%%)%s%s",
-				      n ? " <- " : "", an_comm(log, l->tid), l->tid,
+		n += (size_t)snprintf(buf + n, size - n, "%s%s (tid %d%s%s) %s%s%s %s (%.0f%%)%s%s",
+				      n ? " <- " : "", an_comm(lg, l->tid), l->tid,
+				      l->host ? " on " : "", l->host ? l->host : "",
 				      an_state_name(iv->state), iv->syscall >= 0 ? " in " : "",
-				      iv->syscall >= 0 ? an_sysname(log, iv->syscall) : "", d,
+				      iv->syscall >= 0 ? an_sysname(lg, iv->syscall) : "", d,
 				      100.0 * (double)(iv->t1 - iv->t0) / (double)total,
 				      w[0] ? ", " : "", w);
 		if (n >= size)

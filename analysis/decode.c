@@ -148,6 +148,11 @@ static void resolve(struct an_log *log, const bt_event_class *ec, struct handler
 		fields(h, p, NULL, NULL, NULL, "ret");
 	} else if (strcmp(name, "latency_tracker_alert") == 0) {
 		h->type = EV_ALERT;
+	} else if (strcmp(name, "net_dev_queue") == 0) {
+		h->type = EV_NET_XMIT;
+	} else if (strcmp(name, "net_if_receive_skb") == 0 ||
+		   strcmp(name, "netif_receive_skb") == 0) {
+		h->type = EV_NET_RECV;
 	}
 }
 
@@ -284,6 +289,96 @@ static void alert(struct an_log *log, const bt_field *p, const bt_clock_class *c
 	e->a = (int32_t)log->alerts.n - 1;
 }
 
+static const bt_field *selected(const bt_field *f)
+{
+	if (!f || !bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_VARIANT))
+		return NULL;
+	f = bt_field_variant_borrow_selected_option_field_const(f);
+	return f && bt_field_get_class_type(f) == BT_FIELD_CLASS_TYPE_STRUCTURE ? f : NULL;
+}
+
+/* An address: IPv4's 4 bytes, IPv6's 8 big-endian 16-bit words. */
+static bool address(const bt_field *hdr, const char *name, uint8_t out[16])
+{
+	const bt_field *f = member(hdr, name);
+	uint64_t n, width;
+
+	if (!f || !bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_ARRAY))
+		return false;
+	n = bt_field_array_get_length(f);
+	width = n == 4 ? 1 : n == 8 ? 2 : n == 16 ? 1 : 0;
+	if (!width)
+		return false;
+	for (uint64_t i = 0; i < n; i++) {
+		const bt_field *x = bt_field_array_borrow_element_field_by_index_const(f, i);
+		uint64_t v;
+
+		if (!bt_field_class_type_is(bt_field_get_class_type(x),
+					    BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+			return false;
+		v = bt_field_integer_unsigned_get_value(x);
+		if (width == 2) {
+			out[2 * i] = (uint8_t)(v >> 8);
+			out[2 * i + 1] = (uint8_t)v;
+		} else {
+			out[i] = (uint8_t)v;
+		}
+	}
+	return true;
+}
+
+/*
+ * lttng-modules' net_dev_template: network_header, a variant holding the IPv4 or IPv6
+ * header as a structure, whose transport_header variant holds the TCP or UDP header.
+ * Fields are looked up by name: these events are few next to the scheduler's.
+ */
+static void packet(struct an_log *log, const bt_field *p, struct an_ev *e)
+{
+	const bt_field *ip = selected(member(p, "network_header")), *th;
+	struct an_packet pk = {.ev = (int32_t)log->ev.n - 1, .tid = -1};
+	struct an_packet *slot;
+	uint64_t iplen, hlen;
+
+	e->a = -1;
+	if (!ip)
+		return;
+	if (member(ip, "tot_len")) {
+		pk.family = 4;
+		pk.proto = (uint8_t)uint_member(ip, "protocol");
+		pk.ipid = (uint16_t)uint_member(ip, "id");
+		iplen = uint_member(ip, "tot_len");
+		hlen = uint_member(ip, "ihl") * 4;
+	} else {
+		pk.family = 6;
+		pk.proto = (uint8_t)uint_member(ip, "nexthdr");
+		iplen = uint_member(ip, "payload_len");
+		hlen = 0;
+	}
+	if (!address(ip, "saddr", pk.saddr) || !address(ip, "daddr", pk.daddr))
+		return;
+	th = selected(member(ip, "transport_header"));
+	if (!th || (pk.proto != 6 && pk.proto != 17))
+		return;
+	pk.sport = (uint16_t)uint_member(th, "source_port");
+	pk.dport = (uint16_t)uint_member(th, "dest_port");
+	if (pk.proto == 6) {
+		uint64_t off = uint_member(th, "data_offset") * 4;
+
+		pk.seq = (uint32_t)uint_member(th, "seq");
+		pk.ack = (uint32_t)uint_member(th, "ack_seq");
+		pk.flags = (uint8_t)uint_member(th, "flags");
+		pk.len = iplen > hlen + off ? (uint32_t)(iplen - hlen - off) : 0;
+		pk.len += (pk.flags & 0x02 ? 1 : 0) + (pk.flags & 0x01 ? 1 : 0); /* SYN, FIN */
+	} else {
+		pk.len = (uint32_t)uint_member(th, "len");
+	}
+	slot = an_vec_push(&log->packets);
+	if (!slot)
+		return;
+	*slot = pk;
+	e->a = (int32_t)log->packets.n - 1;
+}
+
 static int cpu_of(struct an_decoder *d, const bt_event *ev)
 {
 	const bt_stream *s = bt_event_borrow_stream_const(ev);
@@ -364,6 +459,11 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 		return 0;
 	case EV_ALERT:
 		alert(log, p, bt_clock_snapshot_borrow_clock_class_const(cs), e);
+		return 0;
+	case EV_NET_XMIT:
+	case EV_NET_RECV:
+		if (p)
+			packet(log, p, e);
 		return 0;
 	default:
 		break;

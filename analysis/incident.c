@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "an.h"
+#include "crosshost.h"
 #include "incident.h"
 
 /* Without an alert in the origin's snapshot (a manual record): its last second. */
@@ -74,6 +75,7 @@ static int by_path(const void *a, const void *b)
 
 static void part_free(struct an_incident_part *p)
 {
+	free(p->host);
 	free(p->path);
 	free(p->label);
 	free(p->why);
@@ -113,6 +115,18 @@ static long find_origin(struct an_incident *inc)
 	return found;
 }
 
+/* HOST of "snap-ID-INCIDENT@HOST-YYYYMMDD-HHMMSS-N" (a host name may hold dashes). */
+static char *host_of(const char *name, const char *incident)
+{
+	const char *host = "", *end;
+
+	is_snapshot_of(name, incident, &host);
+	for (end = host; *end; end++)
+		if (end[0] == '-' && strspn(end + 1, "0123456789") == 8 && end[9] == '-')
+			break;
+	return strndup(host, (size_t)(end - host));
+}
+
 static int add_parts(struct an_incident *inc, struct an_vec *paths)
 {
 	size_t skip = strlen(inc->dir);
@@ -127,7 +141,8 @@ static int add_parts(struct an_incident *inc, struct an_vec *paths)
 		memset(p, 0, sizeof(*p));
 		p->path = an_strdup(path);
 		p->label = an_strdup(rel);
-		if (!p->path || !p->label)
+		p->host = host_of(strrchr(path, '/') + 1, inc->id);
+		if (!p->path || !p->label || !p->host)
 			return -ENOMEM;
 	}
 	return 0;
@@ -193,6 +208,30 @@ static void analyze_part(struct an_incident_part *p, const struct an_options *ba
 	}
 }
 
+/* The origin's chains followed into the peers that sent the packets waking its tasks. */
+static int follow_packets(struct an_incident *inc, size_t origin)
+{
+	struct an_crosshost_host *hosts = calloc(inc->parts.n, sizeof(*hosts));
+	size_t n = 0, at = 0;
+	int r;
+
+	if (!hosts)
+		return -ENOMEM;
+	for (size_t i = 0; i < inc->parts.n; i++) {
+		struct an_incident_part *p = AN_AT(&inc->parts, struct an_incident_part, i);
+
+		if (!p->res)
+			continue;
+		if (i == origin)
+			at = n;
+		hosts[n++] = (struct an_crosshost_host){.name = p->host, .res = p->res};
+	}
+	r = AN_AT(&inc->parts, struct an_incident_part, origin)->res ? an_crosshost(hosts, n, at)
+								     : 0;
+	free(hosts);
+	return r;
+}
+
 int an_incident_analyze(const char *dir, const char *incident, const struct an_options *opt,
 			struct an_incident **ret, char **why)
 {
@@ -250,6 +289,13 @@ int an_incident_analyze(const char *dir, const char *incident, const struct an_o
 		if (!p->origin)
 			analyze_part(p, opt, inc);
 	}
+	if (origin >= 0)
+		r = follow_packets(inc, (size_t)origin);
+	if (r < 0) {
+		*why = an_asprintf("following the chains across hosts: %s", strerror(-r));
+		an_incident_free(inc);
+		return r;
+	}
 	*ret = inc;
 	return 0;
 }
@@ -273,7 +319,8 @@ void an_incident_print(const struct an_incident *inc, FILE *f)
 	for (size_t i = 0; i < inc->parts.n; i++) {
 		const struct an_incident_part *p = AN_AT(&inc->parts, struct an_incident_part, i);
 
-		fprintf(f, "\n=== %s %s\n", p->origin ? "origin" : "peer", p->label);
+		fprintf(f, "\n=== %s %s (host %s)\n", p->origin ? "origin" : "peer", p->label,
+			p->host);
 		if (!p->res) {
 			fprintf(f, "Not analysed: %s\n", p->why ? p->why : "?");
 			continue;
@@ -311,6 +358,7 @@ struct json_object *an_incident_json(const struct an_incident *inc)
 		struct json_object *s = json_object_new_object();
 
 		json_object_object_add(s, "path", json_object_new_string(p->path));
+		json_object_object_add(s, "host", json_object_new_string(p->host));
 		json_object_object_add(s, "role",
 				       json_object_new_string(p->origin ? "origin" : "peer"));
 		if (!p->origin && inc->end) {

@@ -11,6 +11,7 @@
 
 struct an_incident_part {
 	char *path, *label; /* label: the path under the directory searched */
+	char *host;	    /* that recorded it (from its name) */
 	bool origin;
 	bool covers;	     /* a peer's snapshot holds the whole window */
 	uint64_t begin, end; /* a peer's window, on its clock */

@@ -3,6 +3,7 @@
 #include <json-c/json.h>
 
 #include "an.h"
+#include "crosshost.h"
 
 static void add(struct json_object *o, const char *key, struct json_object *v)
 {
@@ -100,6 +101,39 @@ static struct json_object *interval(const struct an_log *log, const struct an_in
 	return o;
 }
 
+/* The packet that woke a link, and for a crossing where it came from. */
+static struct json_object *packet(const struct an_log *log, const struct an_interval *iv,
+				  const struct an_crossing *x)
+{
+	const struct an_packet *p = AN_AT(&log->packets, struct an_packet, iv->pkt);
+	struct json_object *o = json_object_new_object();
+	char text[160];
+
+	an_endpoint_text(p, false, text, sizeof(text));
+	add(o, "from", json_object_new_string(text));
+	an_endpoint_text(p, true, text, sizeof(text));
+	add(o, "to", json_object_new_string(text));
+	add(o, "protocol", json_object_new_string(p->proto == 6 ? "tcp" : "udp"));
+	if (p->proto == 6)
+		add(o, "seq", i64(p->seq));
+	add(o, "length", i64(p->len));
+	add(o, "received_ns", i64((int64_t)AN_AT(&log->ev, struct an_ev, p->ev)->ts));
+	if (!x)
+		return o;
+	add(o, "host", json_object_new_string(x->host));
+	add(o, "sent_ns", i64((int64_t)x->sent)); /* on the sender's clock */
+	if (x->sender > 0)
+		add(o, "sender", task(x->peer, x->sender));
+	add(o, "remote_ns", i64((int64_t)x->remote));
+	add(o, "flight_ns", i64((int64_t)x->flight));
+	add(o, "clock_offset_ns", i64(x->offset));
+	if (x->uncertainty >= 0)
+		add(o, "clock_uncertainty_ns", i64(x->uncertainty));
+	else
+		add(o, "clock_uncertainty_ns", NULL); /* bounded on one side only */
+	return o;
+}
+
 static struct json_object *cause(const struct an_log *log, const struct an_cause *c)
 {
 	const struct an_alert *a = &c->alert;
@@ -126,14 +160,26 @@ static struct json_object *cause(const struct an_log *log, const struct an_cause
 	add(o, "timeline", tl);
 	for (size_t i = 0; i < c->links.n; i++) {
 		const struct an_link *l = AN_AT(&c->links, struct an_link, i);
-		struct json_object *x = interval(log, &l->iv, total);
+		const struct an_log *lg = an_link_log(l, log);
+		struct json_object *x = interval(lg, &l->iv, total);
 
 		add(x, "depth", i64(l->depth));
 		add(x, "tid", i64(l->tid));
-		add(x, "comm", json_object_new_string(an_comm(log, l->tid)));
+		add(x, "comm", json_object_new_string(an_comm(lg, l->tid)));
+		if (l->host || c->host)
+			add(x, "host", json_object_new_string(l->host ? l->host : c->host));
+		if (an_blocked(l->iv.state) && l->iv.pkt >= 0 && (size_t)l->iv.pkt < lg->packets.n)
+			add(x, "packet", packet(lg, &l->iv, an_crossing_of(c, i)));
 		json_object_array_add(ch, x);
 	}
 	add(o, "chain", ch);
+	if (c->host) {
+		add(o, "host", json_object_new_string(c->host));
+		add(o, "cross_host_ns", i64((int64_t)an_cross_host_ns(c)));
+		add(o, "cross_host_share",
+		    json_object_new_double(total ? (double)an_cross_host_ns(c) / (double)total
+						 : 0));
+	}
 	add(o, "summary", json_object_new_string(summary));
 	add(o, "explained", json_object_new_double(explained));
 	add(o, "story", json_object_new_string(c->story ? c->story : ""));

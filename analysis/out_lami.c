@@ -205,22 +205,32 @@ static void alert_tables(const struct an_result *r, struct json_object *results)
 		x[5] = (struct an_cell){.kind = C_STRING, .s = *s};
 		for (size_t j = 0; j < c->links.n; j++) {
 			const struct an_link *l = AN_AT(&c->links, struct an_link, j);
+			const struct an_log *lg = an_link_log(l, &r->log);
+			const struct an_crossing *cx = an_crossing_of(c, j);
 			struct an_cell *y = an_row(&path);
 			char **detail = an_vec_push(&summaries);
-			char w[200] = "";
+			char w[200] = "", on[80] = "";
 
 			if (!y || !detail)
 				break;
-			if (an_blocked(l->iv.state))
-				an_wake_text(&r->log, &l->iv, w, sizeof(w));
+			if (cx && cx->sender > 0)
+				snprintf(w, sizeof(w),
+					 "woken by a packet sent by %s (tid %d on %s)",
+					 an_comm(cx->peer, cx->sender), cx->sender, cx->host);
+			else if (cx)
+				snprintf(w, sizeof(w), "woken by a packet from %s", cx->host);
+			else if (an_blocked(l->iv.state))
+				an_wake_text(lg, &l->iv, w, sizeof(w));
 			else if (l->iv.state == ST_RUNNABLE && l->iv.by >= 0)
-				an_runnable_text(&r->log, &l->iv, w, sizeof(w));
+				an_runnable_text(lg, &l->iv, w, sizeof(w));
 			else if (l->iv.state == ST_RUNNING)
 				snprintf(w, sizeof(w), "on CPU %d", l->iv.cpu);
-			*detail = an_asprintf(
-				"%*s%s%s%s", (int)l->depth * 2, "",
-				l->iv.syscall >= 0 ? an_sysname(&r->log, l->iv.syscall) : "",
-				l->iv.syscall >= 0 && w[0] ? ": " : "", w);
+			if (l->host || c->host)
+				snprintf(on, sizeof(on), "[%s] ", l->host ? l->host : c->host);
+			*detail =
+				an_asprintf("%*s%s%s%s%s", (int)l->depth * 2, "", on,
+					    l->iv.syscall >= 0 ? an_sysname(lg, l->iv.syscall) : "",
+					    l->iv.syscall >= 0 && w[0] ? ": " : "", w);
 			y[0] = (struct an_cell){.kind = C_TIMESTAMP, .v = (int64_t)l->iv.t0};
 			y[1] = (struct an_cell){.kind = C_DURATION,
 						.v = (int64_t)(l->iv.t1 - l->iv.t0)};
@@ -231,7 +241,7 @@ static void alert_tables(const struct an_result *r, struct json_object *results)
 			y[3] = (struct an_cell){.kind = C_PROCESS,
 						.v = l->tid,
 						.pid = -1,
-						.s = an_comm(&r->log, l->tid)};
+						.s = an_comm(lg, l->tid)};
 			y[4] = (struct an_cell){.kind = C_STRING, .s = an_state_name(l->iv.state)};
 			y[5] = (struct an_cell){.kind = C_STRING, .s = *detail ? *detail : ""};
 		}

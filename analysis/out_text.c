@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "an.h"
+#include "crosshost.h"
 
 static void ts_text(char *buf, size_t size, uint64_t ns)
 {
@@ -121,6 +122,14 @@ void an_result_print(const struct an_result *r, FILE *f)
 			c->story ? c->story : "\n");
 		fprintf(f, "  In short: %s; %.0f%% of the interval explained.\n", summary,
 			explained * 100);
+		if (c->crossings.n) {
+			uint64_t remote = an_cross_host_ns(c);
+
+			an_dur_text(d, sizeof(d), remote);
+			fprintf(f, "  Across hosts: %s (%.0f%%) of it went on other hosts.\n", d,
+				c->t1 > c->t0 ? 100.0 * (double)remote / (double)(c->t1 - c->t0)
+					      : 0.0);
+		}
 		for (size_t j = 0; j < c->notes.n; j++)
 			fprintf(f, "  cannot conclude: %s\n", *AN_AT(&c->notes, char *, j));
 	}

@@ -20,6 +20,7 @@ struct cpu_ctx {
 	int32_t raised_by[NVEC]; /* the irq that raised each vector, -1 */
 	int32_t dev;		 /* block device completed in the current irq/softirq */
 	uint64_t since;		 /* when cur was switched in */
+	int32_t rx;		 /* the packet received last in the current softirq, -1 */
 };
 
 /*
@@ -90,6 +91,7 @@ static void move(struct track *k, uint64_t ts, uint8_t state)
 	k->cur.who = k->cur.via = -1;
 	k->cur.by = -1;
 	k->cur.dev = 0;
+	k->cur.pkt = -1;
 }
 
 static void hold_credit(struct track *k, int32_t tid, uint64_t from, uint64_t to)
@@ -150,13 +152,13 @@ int an_history(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, 
 	if (!cpu)
 		return -1;
 	for (unsigned i = 0; i < ncpu; i++) {
-		cpu[i].cur = cpu[i].irq = cpu[i].softirq = -1;
+		cpu[i].cur = cpu[i].irq = cpu[i].softirq = cpu[i].rx = -1;
 		for (int v = 0; v < NVEC; v++)
 			cpu[i].raised_by[v] = -1;
 	}
 	k.cur.t0 = log->first_ts;
 	k.cur.state = ST_UNKNOWN;
-	k.cur.cpu = k.cur.by = k.cur.who = k.cur.via = k.cur.syscall = -1;
+	k.cur.cpu = k.cur.by = k.cur.who = k.cur.via = k.cur.syscall = k.cur.pkt = -1;
 	for (size_t i = 0; i < log->ev.n && ev[i].ts <= t1 && !k.err; i++) {
 		const struct an_ev *e = &ev[i];
 		struct cpu_ctx *c = &cpu[e->cpu < ncpu ? e->cpu : 0];
@@ -214,6 +216,9 @@ int an_history(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, 
 				k.cur.who = who;
 				k.cur.via = via;
 				k.cur.dev = c->dev;
+				/* A socket's reader is woken as the packet is handed to it. */
+				if (wake == WK_SOFTIRQ)
+					k.cur.pkt = c->rx;
 				/* The blocked interval ends here, with its waker. */
 				move(&k, e->ts, ST_RUNNABLE);
 				k.cur.cpu = e->b;
@@ -238,6 +243,7 @@ int an_history(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, 
 			break;
 		case EV_SOFTIRQ_EXIT:
 			c->softirq = -1;
+			c->rx = -1;
 			if (e->a >= 0 && e->a < NVEC)
 				c->raised_by[e->a] = -1;
 			break;
@@ -257,6 +263,10 @@ int an_history(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, 
 		case EV_BLOCK_COMPLETE:
 			if (c->irq >= 0 || c->softirq >= 0)
 				c->dev = e->a;
+			break;
+		case EV_NET_RECV:
+			if (c->softirq >= 0 || c->irq >= 0)
+				c->rx = e->a;
 			break;
 		case EV_SYS_ENTRY:
 			if (c->cur == tid) {

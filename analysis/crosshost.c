@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The wait that crosses machines. A task woken as a packet is handed to it (the NET_RX
+ * softirq, replay.c notes the packet) waited for whoever sent that packet: the send is found
+ * in another host's snapshot by its flow and sequence number, and the sending task's own
+ * story over the wait, on that host, becomes the next links of the chain.
+ *
+ * Clocks: hosts' clocks are aligned from the matched packets only, never from their wall
+ * clocks. A packet is received after it is sent, so each one sent from A and received on B
+ * bounds B's clock minus A's from above, and each one the other way bounds it from below:
+ * the offset is the middle of the tightest bounds, its uncertainty half their distance (the
+ * bound method of the distributed-tracing literature; no drift over a snapshot's seconds).
+ * A retransmitted segment is matched to its first sending, which keeps its bound true.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an.h"
+#include "crosshost.h"
+
+/* A send is searched among those whose sequence start is at most this far before. */
+#define SEQ_REACH (1U << 20)
+#define SEQ_STEPS 512
+
+struct send {
+	uint32_t rel; /* seq - the flow's first seq: increasing, across a wrap too */
+	uint32_t pkt;
+};
+
+struct flow {
+	struct an_vec sends; /* struct send, by rel then time */
+	uint32_t base;
+};
+
+struct host {
+	const char *name;
+	struct an_log *log;
+	struct an_map by_key; /* flow key -> index in flows + 1 */
+	struct an_vec flows;  /* struct flow */
+	bool indexed;
+};
+
+struct bounds {
+	bool done;
+	int64_t lo, hi; /* of clock(j) - clock(i) */
+	size_t nlo, nhi;
+};
+
+struct xh {
+	struct host *h;
+	size_t n;
+	struct bounds *pair; /* n * n */
+};
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static uint64_t flow_key(const struct an_packet *p)
+{
+	uint64_t h = fnv(0xcbf29ce484222325ULL, &p->family, 1);
+
+	h = fnv(h, &p->proto, 1);
+	h = fnv(h, p->saddr, sizeof(p->saddr));
+	h = fnv(h, p->daddr, sizeof(p->daddr));
+	h = fnv(h, &p->sport, 2);
+	h = fnv(h, &p->dport, 2);
+	return h ? h : 1;
+}
+
+static bool same_flow(const struct an_packet *a, const struct an_packet *b)
+{
+	return a->family == b->family && a->proto == b->proto && a->sport == b->sport &&
+	       a->dport == b->dport && !memcmp(a->saddr, b->saddr, sizeof(a->saddr)) &&
+	       !memcmp(a->daddr, b->daddr, sizeof(a->daddr));
+}
+
+static bool is_sent(const struct an_log *log, const struct an_packet *p)
+{
+	return AN_AT(&log->ev, struct an_ev, p->ev)->type == EV_NET_XMIT;
+}
+
+static uint64_t pkt_ts(const struct an_log *log, const struct an_packet *p)
+{
+	return AN_AT(&log->ev, struct an_ev, p->ev)->ts;
+}
+
+static int by_rel(const void *a, const void *b)
+{
+	const struct send *x = a, *y = b;
+
+	if (x->rel != y->rel)
+		return x->rel < y->rel ? -1 : 1;
+	return x->pkt < y->pkt ? -1 : x->pkt > y->pkt; /* packets are in time order */
+}
+
+static int index_host(struct host *h)
+{
+	if (h->indexed)
+		return 0;
+	h->flows = (struct an_vec)AN_VEC(struct flow);
+	for (size_t i = 0; i < h->log->packets.n; i++) {
+		const struct an_packet *p = AN_AT(&h->log->packets, struct an_packet, i);
+		bool inserted;
+		uint32_t *slot;
+		struct flow *f;
+		struct send *s;
+
+		if (!is_sent(h->log, p))
+			continue;
+		slot = an_map_slot(&h->by_key, flow_key(p), &inserted);
+		if (!slot)
+			return -ENOMEM;
+		if (inserted) {
+			f = an_vec_push(&h->flows);
+			if (!f)
+				return -ENOMEM;
+			*f = (struct flow){.sends = AN_VEC(struct send), .base = p->seq};
+			*slot = (uint32_t)h->flows.n;
+		}
+		f = AN_AT(&h->flows, struct flow, *slot - 1);
+		s = an_vec_push(&f->sends);
+		if (!s)
+			return -ENOMEM;
+		*s = (struct send){.rel = p->proto == 6 ? p->seq - f->base : 0, .pkt = (uint32_t)i};
+	}
+	for (size_t i = 0; i < h->flows.n; i++) {
+		struct flow *f = AN_AT(&h->flows, struct flow, i);
+
+		qsort(f->sends.v, f->sends.n, sizeof(struct send), by_rel);
+	}
+	an_net_senders(h->log);
+	h->indexed = true;
+	return 0;
+}
+
+static bool covers(const struct an_packet *s, const struct an_packet *r)
+{
+	if (r->proto == 17)
+		return s->len == r->len && (r->family == 6 || s->ipid == r->ipid);
+	if (r->len == 0 || s->len == 0)
+		return r->len == s->len && r->seq == s->seq && r->ack == s->ack;
+	return r->seq - s->seq < s->len;
+}
+
+/* The first sending in H of the packet R (from another host's log): NULL if none. */
+static const struct an_packet *find_send(struct host *h, const struct an_packet *r)
+{
+	uint32_t *slot = an_map_find(&h->by_key, flow_key(r));
+	const struct an_packet *best = NULL;
+	const struct flow *f;
+	const struct send *s;
+	size_t lo = 0, hi;
+	uint32_t rel;
+
+	if (!slot)
+		return NULL;
+	f = AN_AT(&h->flows, struct flow, *slot - 1);
+	s = f->sends.v;
+	rel = r->proto == 6 ? r->seq - f->base : 0;
+	hi = f->sends.n;
+	while (lo < hi) { /* the first send starting after rel */
+		size_t mid = (lo + hi) / 2;
+
+		if (s[mid].rel <= rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, steps = 0; i-- > 0 && steps < SEQ_STEPS; steps++) {
+		const struct an_packet *p = AN_AT(&h->log->packets, struct an_packet, s[i].pkt);
+
+		if (rel - s[i].rel > SEQ_REACH)
+			break;
+		if (same_flow(p, r) && covers(p, r) && (!best || p->ev < best->ev))
+			best = p;
+	}
+	return best;
+}
+
+/* Bounds on clock(to) - clock(from) from packets received on FROM that TO sent: lower ones. */
+static void bound_from(struct host *from, struct host *to, int64_t *lo, size_t *n)
+{
+	for (size_t i = 0; i < from->log->packets.n; i++) {
+		const struct an_packet *r = AN_AT(&from->log->packets, struct an_packet, i);
+		const struct an_packet *s;
+		int64_t b;
+
+		if (is_sent(from->log, r) || !(s = find_send(to, r)))
+			continue;
+		b = (int64_t)(pkt_ts(to->log, s) - pkt_ts(from->log, r));
+		if (!*n || b > *lo)
+			*lo = b;
+		(*n)++;
+	}
+}
+
+static const struct bounds *align(struct xh *x, size_t i, size_t j)
+{
+	struct bounds *b = &x->pair[i * x->n + j];
+
+	if (b->done)
+		return b;
+	b->done = true;
+	if (index_host(&x->h[i]) < 0 || index_host(&x->h[j]) < 0)
+		return b;
+	/* received on i, sent by j: clock(j) - clock(i) >= sent - received */
+	bound_from(&x->h[i], &x->h[j], &b->lo, &b->nlo);
+	/* received on j, sent by i: clock(i) - clock(j) >= ..., so clock(j) - clock(i) <= ... */
+	bound_from(&x->h[j], &x->h[i], &b->hi, &b->nhi);
+	b->hi = -b->hi;
+	return b;
+}
+
+static void note(struct an_cause *c, char *s)
+{
+	char **slot = s ? an_vec_push(&c->notes) : NULL;
+
+	if (slot)
+		*slot = s;
+	else
+		free(s);
+}
+
+static void offset_of(const struct bounds *b, struct an_crossing *x)
+{
+	if (b->nlo && b->nhi) {
+		x->offset = b->lo + (b->hi - b->lo) / 2;
+		x->uncertainty = b->hi >= b->lo ? (b->hi - b->lo) / 2 : 0;
+	} else {
+		/* One direction only: the bound itself, as if the packets took no time. */
+		x->offset = b->nlo ? b->lo : b->hi;
+		x->uncertainty = -1;
+	}
+}
+
+static size_t host_index(const struct xh *x, const struct an_log *log)
+{
+	for (size_t i = 0; i < x->n; i++)
+		if (x->h[i].log == log)
+			return i;
+	return 0;
+}
+
+struct extend {
+	struct xh *x;
+	struct an_cause *c;
+	struct an_vec *out;
+	unsigned follows;
+	int err;
+};
+
+static void extend(struct extend *e, const struct an_vec *in, const struct an_log *dflt);
+
+/* Link AT (woken by packet P, received on host RI) continued on the host that sent P. */
+static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet *p)
+{
+	const struct an_link *l = AN_AT(e->out, struct an_link, at);
+	struct an_crossing x = {.link = at, .sender = -1};
+	struct an_vec sub = AN_VEC(struct an_link);
+	const struct an_packet *s = NULL;
+	const struct bounds *b;
+	char pk[160], d[32];
+	uint64_t t0, t1, sent, first;
+	unsigned depth = l->depth;
+	size_t si;
+
+	an_packet_text(p, pk, sizeof(pk));
+	for (si = 0; si < e->x->n && !s; si++)
+		if (si != ri && index_host(&e->x->h[si]) == 0)
+			s = find_send(&e->x->h[si], p);
+	if (!s) {
+		note(e->c,
+		     an_asprintf("the packet that woke %s (tid %d) on %s, %s, is in no other "
+				 "host's snapshot: it came from outside the incident, or "
+				 "before the snapshot of its sender begins",
+				 an_comm(e->x->h[ri].log, l->tid), l->tid, e->x->h[ri].name, pk));
+		return;
+	}
+	si--;
+	b = align(e->x, ri, si);
+	if (!b->nlo && !b->nhi) {
+		note(e->c, an_asprintf("%s and %s share no matched packet to align their clocks",
+				       e->x->h[ri].name, e->x->h[si].name));
+		return;
+	}
+	offset_of(b, &x);
+	if (b->nlo && b->nhi && b->lo > b->hi) {
+		an_dur_text(d, sizeof(d), (uint64_t)(b->lo - b->hi));
+		note(e->c, an_asprintf("the clock bounds between %s and %s cross by %s (a clock "
+				       "drifting over the snapshot, or a packet matched wrongly): "
+				       "the middle is used",
+				       e->x->h[ri].name, e->x->h[si].name, d));
+	} else if (!b->nlo || !b->nhi) {
+		note(e->c, an_asprintf("%s's clock is aligned on %s's by packets in one direction "
+				       "only: it is bounded on one side, and the link's timing "
+				       "error is unknown",
+				       e->x->h[si].name, e->x->h[ri].name));
+	}
+	x.peer = e->x->h[si].log;
+	x.host = e->x->h[si].name;
+	x.sender = s->tid;
+	x.sent = sent = pkt_ts(x.peer, s);
+	t0 = (uint64_t)((int64_t)l->iv.t0 + x.offset);
+	t1 = (uint64_t)((int64_t)l->iv.t1 + x.offset);
+	x.remote = sent > t0 ? sent - t0 : 0;
+	if (x.remote > l->iv.t1 - l->iv.t0)
+		x.remote = l->iv.t1 - l->iv.t0;
+	x.flight = t1 > sent ? t1 - sent : 0;
+	first = x.peer->first_ts;
+	if (first > t0 && x.remote) {
+		an_dur_text(d, sizeof(d), first - t0);
+		note(e->c, an_asprintf("%s's snapshot begins %s after %s (tid %d) began to wait: "
+				       "what its sender did before is unknown",
+				       x.host, d, an_comm(e->x->h[ri].log, l->tid), l->tid));
+		t0 = first;
+	}
+	if (!an_vec_push(&e->c->crossings)) {
+		e->err = -ENOMEM;
+		return;
+	}
+	*AN_AT(&e->c->crossings, struct an_crossing, e->c->crossings.n - 1) = x;
+	if (x.sender <= 0 || sent <= t0 || depth + 1 >= AN_CHAIN_DEPTH)
+		return;
+	if (an_walk(x.peer, x.sender, t0, sent, depth + 1, &sub, &e->follows) < 0) {
+		e->err = -ENOMEM;
+	} else {
+		for (size_t i = 0; i < sub.n; i++) {
+			struct an_link *k = AN_AT(&sub, struct an_link, i);
+
+			k->log = x.peer;
+			k->host = x.host;
+		}
+		extend(e, &sub, x.peer);
+	}
+	an_vec_free(&sub);
+}
+
+static void extend(struct extend *e, const struct an_vec *in, const struct an_log *dflt)
+{
+	for (size_t i = 0; i < in->n && !e->err; i++) {
+		const struct an_link *l = AN_AT(in, struct an_link, i);
+		struct an_link *o = an_vec_push(e->out);
+		const struct an_log *log = l->log ? l->log : dflt;
+
+		if (!o) {
+			e->err = -ENOMEM;
+			return;
+		}
+		*o = *l;
+		if (an_blocked(l->iv.state) && l->iv.wake == WK_SOFTIRQ && l->iv.pkt >= 0 &&
+		    (size_t)l->iv.pkt < log->packets.n && l->depth + 1 < AN_CHAIN_DEPTH) {
+			size_t ri = host_index(e->x, log);
+
+			cross(e, e->out->n - 1, ri,
+			      AN_AT(&log->packets, struct an_packet, l->iv.pkt));
+		}
+	}
+}
+
+int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin)
+{
+	struct xh x = {.n = n};
+	struct an_result *r = hosts[origin].res;
+	int err = 0;
+
+	x.h = calloc(n, sizeof(*x.h));
+	x.pair = calloc(n * n, sizeof(*x.pair));
+	if (!x.h || !x.pair) {
+		free(x.h);
+		free(x.pair);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		x.h[i].name = hosts[i].name;
+		x.h[i].log = &hosts[i].res->log;
+	}
+	for (size_t i = 0; i < r->causes.n && !err; i++) {
+		struct an_cause *c = AN_AT(&r->causes, struct an_cause, i);
+		struct an_vec out = AN_VEC(struct an_link);
+		struct extend e = {.x = &x, .c = c, .out = &out};
+
+		c->host = x.h[origin].name;
+		c->crossings.n = 0;
+		extend(&e, &c->links, &r->log);
+		if (e.err) {
+			an_vec_free(&out);
+			err = e.err;
+			break;
+		}
+		an_vec_free(&c->links);
+		c->links = out;
+		an_cause_story(&r->log, c);
+	}
+	for (size_t i = 0; i < n; i++) {
+		for (size_t f = 0; f < x.h[i].flows.n; f++)
+			an_vec_free(&AN_AT(&x.h[i].flows, struct flow, f)->sends);
+		an_vec_free(&x.h[i].flows);
+		an_map_free(&x.h[i].by_key);
+	}
+	free(x.h);
+	free(x.pair);
+	return err;
+}
+
+uint64_t an_cross_host_ns(const struct an_cause *c)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < c->crossings.n; i++) {
+		const struct an_crossing *x = AN_AT(&c->crossings, struct an_crossing, i);
+
+		if (AN_AT(&c->links, struct an_link, x->link)->depth == 0)
+			sum += x->remote;
+	}
+	return sum;
+}

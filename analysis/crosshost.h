@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* crosshost.c: an incident's chains followed into the hosts that sent the waking packets. */
+#ifndef LATENCY_ANALYSIS_CROSSHOST_H
+#define LATENCY_ANALYSIS_CROSSHOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "an.h"
+
+struct an_crosshost_host {
+	const char *name;
+	struct an_result *res; /* analysed; its log is read, the origin's causes extended */
+};
+
+/*
+ * The causes of hosts[origin] extended across the hosts: each link woken by a packet that
+ * another host sent goes on with that sender's links (an_link.log/host), the crossing and
+ * its clock alignment in an_cause.crossings, what cannot be followed in its notes.
+ */
+int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin);
+/* Of the alert's latency, what the other hosts' sides took (ns). */
+uint64_t an_cross_host_ns(const struct an_cause *c);
+
+#endif /* LATENCY_ANALYSIS_CROSSHOST_H */

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Packets in the log: how they read, and which task sent each one. A packet is sent from
+ * the context of whoever runs on its CPU: a task writing to its socket, or an interrupt or
+ * softirq (a retransmission timer, an ACK sent on receive), which is nobody's to blame.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "an.h"
+
+void an_endpoint_text(const struct an_packet *p, bool dst, char *buf, size_t size)
+{
+	const uint8_t *a = dst ? p->daddr : p->saddr;
+	char ip[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(p->family == 6 ? AF_INET6 : AF_INET, a, ip, sizeof(ip)))
+		snprintf(ip, sizeof(ip), "?");
+	snprintf(buf, size, p->family == 6 ? "[%s]:%u" : "%s:%u", ip,
+		 (unsigned)(dst ? p->dport : p->sport));
+}
+
+void an_packet_text(const struct an_packet *p, char *buf, size_t size)
+{
+	char s[64], d[64];
+
+	an_endpoint_text(p, false, s, sizeof(s));
+	an_endpoint_text(p, true, d, sizeof(d));
+	if (p->proto == 6)
+		snprintf(buf, size, "%s > %s TCP seq %u:%u", s, d, p->seq, p->seq + p->len);
+	else
+		snprintf(buf, size, "%s > %s UDP id %u len %u", s, d, p->ipid, p->len);
+}
+
+void an_net_senders(struct an_log *log)
+{
+	unsigned ncpu = log->ncpu ? log->ncpu : 1;
+	struct ctx {
+		int32_t cur;
+		int nest; /* inside irq or softirq handlers */
+	} * cpu;
+	const struct an_ev *ev = log->ev.v;
+
+	if (log->senders_known || !log->counts[EV_NET_XMIT])
+		return;
+	cpu = calloc(ncpu, sizeof(*cpu));
+	if (!cpu)
+		return;
+	for (unsigned i = 0; i < ncpu; i++)
+		cpu[i].cur = -1;
+	for (size_t i = 0; i < log->ev.n; i++) {
+		struct ctx *c = &cpu[ev[i].cpu < ncpu ? ev[i].cpu : 0];
+
+		switch (ev[i].type) {
+		case EV_SWITCH:
+			c->cur = ev[i].b;
+			c->nest = 0; /* a handler does not switch: it was left unseen */
+			break;
+		case EV_IRQ_ENTRY:
+		case EV_SOFTIRQ_ENTRY:
+			c->nest++;
+			break;
+		case EV_IRQ_EXIT:
+		case EV_SOFTIRQ_EXIT:
+			if (c->nest > 0)
+				c->nest--;
+			break;
+		case EV_NET_XMIT:
+			if (ev[i].a >= 0 && (size_t)ev[i].a < log->packets.n)
+				AN_AT(&log->packets, struct an_packet, ev[i].a)->tid =
+					c->nest || c->cur <= 0 ? -1 : c->cur;
+			break;
+		default:
+			break;
+		}
+	}
+	free(cpu);
+	log->senders_known = true;
+}

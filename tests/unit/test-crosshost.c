@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The wait that crosses hosts, on two logs built event by event: a client on web1
+ * (10.0.0.1) sends a request to postgres on db1 (10.0.0.2), whose clock is 5 s ahead; the
+ * server waits 40 ms on its disk, replies (and its timer retransmits the reply), and the
+ * client, blocked in recvfrom, is woken by the reply in NET_RX. Checks the packet matching,
+ * the clock alignment from the packets both ways (the retransmission not tightening it
+ * wrongly), the chain going on into db1, and what is said when db1's snapshot is missing
+ * or begins too late.
+ */
+#include <json-c/json.h>
+#include <string.h>
+
+#include "an.h"
+#include "crosshost.h"
+#include "tests.h"
+
+#define US   1000ULL
+#define MS   1000000ULL
+#define T0   (1700000000ULL * 1000000000ULL)
+#define SKEW (5000 * MS) /* db1's clock minus web1's */
+
+enum { CLIENT = 412, POSTGRES = 977, NET_RX = 3 };
+
+static struct an_result *web, *db;
+
+static void ev(struct an_result *r, uint64_t ts, uint16_t cpu, uint16_t type, int32_t a, int32_t b,
+	       int64_t d)
+{
+	struct an_ev *e = an_vec_push(&r->log.ev);
+
+	ASSERT_TRUE(e);
+	*e = (struct an_ev){.ts = ts, .cpu = cpu, .type = type, .a = a, .b = b, .d = (uint64_t)d};
+	if (!r->log.first_ts)
+		r->log.first_ts = ts;
+	r->log.last_ts = ts;
+	r->log.counts[type]++;
+	r->log.events++;
+}
+
+static void comm(struct an_result *r, int32_t tid, const char *name)
+{
+	struct an_task *t = an_task_get(&r->log, tid);
+
+	ASSERT_TRUE(t);
+	snprintf(t->comm, sizeof(t->comm), "%s", name);
+	t->pid = tid;
+}
+
+static int32_t sysname(struct an_result *r, const char *name)
+{
+	char **s = an_vec_push(&r->log.sysnames);
+
+	ASSERT_TRUE(s && (*s = strdup(name)));
+	return (int32_t)r->log.sysnames.n - 1;
+}
+
+/* A TCP segment from web1 (out) or db1 (!out): sent (xmit) or received, at ts on cpu. */
+static void seg(struct an_result *r, uint64_t ts, uint16_t cpu, bool xmit, bool from_web,
+		uint32_t seq, uint32_t ack, uint32_t len)
+{
+	struct an_packet *p = an_vec_push(&r->log.packets);
+	uint8_t w[4] = {10, 0, 0, 1}, d[4] = {10, 0, 0, 2};
+
+	ASSERT_TRUE(p);
+	*p = (struct an_packet){.family = 4,
+				.proto = 6,
+				.sport = from_web ? 41234 : 5432,
+				.dport = from_web ? 5432 : 41234,
+				.seq = seq,
+				.ack = ack,
+				.len = len,
+				.flags = 0x10,
+				.ev = (int32_t)r->log.ev.n,
+				.tid = -1};
+	memcpy(p->saddr, from_web ? w : d, 4);
+	memcpy(p->daddr, from_web ? d : w, 4);
+	ev(r, ts, cpu, xmit ? EV_NET_XMIT : EV_NET_RECV, (int32_t)r->log.packets.n - 1, 0, 0);
+}
+
+static void alert(struct an_result *r, uint64_t start, uint64_t end)
+{
+	struct an_alert *al = an_vec_push(&r->log.alerts);
+
+	ASSERT_TRUE(al);
+	*al = (struct an_alert){.ts = end,
+				.start = start,
+				.end = end,
+				.delay = end - start,
+				.tid = CLIENT,
+				.pid = CLIENT,
+				.reason = 1,
+				.seq = 1};
+	snprintf(al->tracker, sizeof(al->tracker), "syscalls");
+	snprintf(al->comm, sizeof(al->comm), "client");
+	ev(r, end, 0, EV_ALERT, 0, 0, 0);
+}
+
+static void compute(struct an_result *r)
+{
+	struct an_options opt = {.tables = false};
+	char *why = NULL;
+
+	ASSERT_EQ(an_compute(r, &opt, &why), 0);
+}
+
+/* web1's side: the request out at 1 ms, blocked in recvfrom from 2 ms, the reply in at 44.3. */
+static struct an_result *build_web(void)
+{
+	struct an_result *r = an_result_new("/web1");
+	int32_t recvfrom;
+
+	ASSERT_TRUE(r);
+	r->log.ncpu = 2;
+	comm(r, CLIENT, "client");
+	recvfrom = sysname(r, "recvfrom");
+	ev(r, T0, 0, EV_SWITCH, 0, CLIENT, 0);
+	ev(r, T0 + 1 * MS, 0, EV_SYS_ENTRY, sysname(r, "sendto"), 0, 0);
+	seg(r, T0 + 1 * MS, 0, true, true, 1000, 5000, 100); /* the request */
+	ev(r, T0 + 1 * MS + 10 * US, 0, EV_SYS_EXIT, 1, 0, 100);
+	seg(r, T0 + 1450 * US, 1, false, false, 5000, 1100, 0); /* db1's ACK of it */
+	ev(r, T0 + 2 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
+	ev(r, T0 + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
+	ev(r, T0 + 44300 * US, 1, EV_IRQ_ENTRY, 10, 0, 0);
+	ev(r, T0 + 44300 * US, 1, EV_SOFTIRQ_RAISE, NET_RX, 0, 0);
+	ev(r, T0 + 44300 * US, 1, EV_IRQ_EXIT, 10, 0, 0);
+	ev(r, T0 + 44300 * US, 1, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	seg(r, T0 + 44300 * US, 1, false, false, 5000, 1100, 200); /* the reply */
+	ev(r, T0 + 44310 * US, 1, EV_WAKING, CLIENT, 0, 0);
+	ev(r, T0 + 44320 * US, 1, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	ev(r, T0 + 44400 * US, 0, EV_SWITCH, 0, CLIENT, 0);
+	ev(r, T0 + 44400 * US, 0, EV_SYS_EXIT, recvfrom, 0, 200);
+	seg(r, T0 + 44500 * US, 0, true, true, 1100, 5200, 0);	   /* its ACK */
+	seg(r, T0 + 45300 * US, 1, false, false, 5000, 1100, 200); /* the retransmission */
+	alert(r, T0 + 2 * MS, T0 + 44400 * US);
+	compute(r);
+	return r;
+}
+
+/*
+ * db1's side, on its clock (SKEW ahead), from BEGIN: the request in at 1.2 ms wakes
+ * postgres, blocked in fsync from 3 ms to 43 ms, the reply out at 44 ms, again at 45.
+ */
+static struct an_result *build_db(uint64_t begin)
+{
+	struct an_result *r = an_result_new("/db1");
+	const uint64_t t = T0 + SKEW;
+	int32_t fsync;
+
+	ASSERT_TRUE(r);
+	r->log.ncpu = 1;
+	comm(r, POSTGRES, "postgres");
+	fsync = sysname(r, "fsync");
+	if (begin <= 1 * MS) {
+		ev(r, t + begin, 0, EV_SWITCH, POSTGRES, 0, 1);
+		ev(r, t + 1200 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+		seg(r, t + 1200 * US, 0, false, true, 1000, 5000, 100);
+		ev(r, t + 1210 * US, 0, EV_WAKING, POSTGRES, 0, 0);
+		seg(r, t + 1250 * US, 0, true, false, 5000, 1100, 0);
+		ev(r, t + 1300 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+		ev(r, t + 2 * MS, 0, EV_SWITCH, 0, POSTGRES, 0);
+	} else {
+		ev(r, t + begin, 0, EV_SWITCH, 0, POSTGRES, 0);
+	}
+	ev(r, t + 3 * MS, 0, EV_SYS_ENTRY, fsync, 0, 0);
+	ev(r, t + 3 * MS, 0, EV_SWITCH, POSTGRES, 0, 2); /* D */
+	ev(r, t + 43 * MS, 0, EV_IRQ_ENTRY, 11, 0, 0);
+	ev(r, t + 43 * MS, 0, EV_BLOCK_COMPLETE, (254 << 20) | 0, 0, 0);
+	ev(r, t + 43 * MS, 0, EV_WAKING, POSTGRES, 0, 0);
+	ev(r, t + 43 * MS, 0, EV_IRQ_EXIT, 11, 0, 0);
+	ev(r, t + 43500 * US, 0, EV_SWITCH, 0, POSTGRES, 0);
+	ev(r, t + 43500 * US, 0, EV_SYS_EXIT, fsync, 0, 0);
+	seg(r, t + 44 * MS, 0, true, false, 5000, 1100, 200); /* sent by postgres */
+	ev(r, t + 44700 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	seg(r, t + 44700 * US, 0, false, true, 1100, 5200, 0);
+	ev(r, t + 44710 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	ev(r, t + 45 * MS, 0, EV_SOFTIRQ_ENTRY, 1, 0, 0); /* TIMER: a retransmission */
+	seg(r, t + 45 * MS, 0, true, false, 5000, 1100, 200);
+	ev(r, t + 45010 * US, 0, EV_SOFTIRQ_EXIT, 1, 0, 0);
+	compute(r);
+	return r;
+}
+
+static const struct an_cause *cause(const struct an_result *r)
+{
+	ASSERT_EQ(r->causes.n, 1);
+	return AN_AT(&r->causes, struct an_cause, 0);
+}
+
+static bool has_note(const struct an_cause *c, const char *part)
+{
+	for (size_t i = 0; i < c->notes.n; i++)
+		if (strstr(*AN_AT(&c->notes, char *, i), part))
+			return true;
+	return false;
+}
+
+static void test_across(void)
+{
+	struct an_crosshost_host hosts[] = {{"web1", web}, {"db1", db}};
+	const struct an_cause *c;
+	const struct an_crossing *x;
+	const struct an_link *l;
+	bool fsync_seen = false;
+
+	ASSERT_EQ(an_crosshost(hosts, 2, 0), 0);
+	c = cause(web);
+	ASSERT_EQ(c->crossings.n, 1);
+	x = AN_AT(&c->crossings, struct an_crossing, 0);
+	l = AN_AT(&c->links, struct an_link, x->link);
+	ASSERT_EQ(l->tid, CLIENT);
+	ASSERT_EQ(l->iv.wake, WK_SOFTIRQ);
+	ASSERT_STREQ(x->host, "db1");
+	ASSERT_EQ(x->sender, POSTGRES);			/* the first sending, not the timer's */
+	ASSERT_EQ(x->sent, T0 + SKEW + 44 * MS);	/* on db1's clock */
+	ASSERT_EQ(x->offset, (int64_t)SKEW);		/* the middle of the bounds */
+	ASSERT_EQ(x->uncertainty, (int64_t)(200 * US)); /* 5 s - 0.2 ms .. 5 s + 0.2 ms */
+	ASSERT_EQ(x->remote, 42 * MS);			/* 2 ms to 44 ms, on db1 */
+	ASSERT_EQ(x->flight, 310 * US);			/* sent at 44, woke at 44.31 */
+	ASSERT_EQ(an_cross_host_ns(c), 42 * MS);
+	for (size_t i = x->link + 1; i < c->links.n; i++) {
+		l = AN_AT(&c->links, struct an_link, i);
+		if (l->depth == 0)
+			break; /* the client again, after its wakeup */
+		ASSERT_EQ(l->depth, 1);
+		ASSERT_EQ(l->tid, POSTGRES);
+		ASSERT_STREQ(l->host, "db1");
+		if (l->iv.state == ST_BLOCKED_D) {
+			ASSERT_EQ(l->iv.wake, WK_IRQ);
+			ASSERT_EQ(l->iv.who, 11);
+			ASSERT_STREQ(an_sysname(l->log, l->iv.syscall), "fsync");
+			ASSERT_EQ(l->iv.t1 - l->iv.t0, 40 * MS);
+			fsync_seen = true;
+		}
+	}
+	ASSERT_TRUE(fsync_seen);
+	ASSERT_CONTAINS(c->story, "sent by postgres (tid 977 on db1)");
+	ASSERT_CONTAINS(c->story, "postgres (tid 977 on db1) meanwhile:");
+	ASSERT_CONTAINS(c->story, "blocked-uninterruptible in fsync");
+	ASSERT_TRUE(!has_note(c, "cross by"));
+}
+
+static void test_json(void)
+{
+	struct json_object *o = an_result_json(web), *chain, *link = NULL, *p, *v;
+
+	ASSERT_TRUE(json_object_object_get_ex(
+		json_object_array_get_idx(json_object_object_get(o, "alerts"), 0), "chain",
+		&chain));
+	for (size_t i = 0; i < json_object_array_length(chain) && !link; i++)
+		if (json_object_object_get_ex(json_object_array_get_idx(chain, i), "packet", &p))
+			link = json_object_array_get_idx(chain, i);
+	ASSERT_TRUE(link);
+	ASSERT_STREQ(json_object_get_string(json_object_object_get(p, "from")), "10.0.0.2:5432");
+	ASSERT_STREQ(json_object_get_string(json_object_object_get(p, "host")), "db1");
+	ASSERT_TRUE(json_object_object_get_ex(p, "sender", &v));
+	ASSERT_EQ(json_object_get_int(json_object_object_get(v, "tid")), POSTGRES);
+	ASSERT_EQ(json_object_get_int64(json_object_object_get(p, "clock_offset_ns")),
+		  (int64_t)SKEW);
+	json_object_put(o);
+}
+
+/* db1 absent: the chain stops at the packet and says why. */
+static void test_missing_peer(void)
+{
+	struct an_result *alone = build_web();
+	struct an_crosshost_host hosts[] = {{"web1", alone}};
+	const struct an_cause *c;
+
+	ASSERT_EQ(an_crosshost(hosts, 1, 0), 0);
+	c = cause(alone);
+	ASSERT_EQ(c->crossings.n, 0);
+	ASSERT_TRUE(has_note(c, "10.0.0.2:5432 > 10.0.0.1:41234 TCP seq 5000:5200"));
+	ASSERT_TRUE(has_note(c, "in no other host's snapshot"));
+	an_result_free(alone);
+}
+
+/* db1's snapshot begins at 30 ms: the reply is matched, what came before is said unknown. */
+static void test_late_peer(void)
+{
+	struct an_result *w = build_web(), *d = build_db(30 * MS);
+	struct an_crosshost_host hosts[] = {{"web1", w}, {"db1", d}};
+	const struct an_cause *c;
+	const struct an_crossing *x;
+
+	ASSERT_EQ(an_crosshost(hosts, 2, 0), 0);
+	c = cause(w);
+	ASSERT_EQ(c->crossings.n, 1);
+	x = AN_AT(&c->crossings, struct an_crossing, 0);
+	ASSERT_EQ(x->sender, POSTGRES);
+	/* web1's ACK of the reply is the only bound from above now: 5 s + 0.2 ms. */
+	ASSERT_EQ(x->offset - (int64_t)SKEW + x->uncertainty, (int64_t)(200 * US));
+	ASSERT_TRUE(x->remote > 40 * MS);
+	ASSERT_TRUE(has_note(c, "db1's snapshot begins"));
+	an_result_free(w);
+	an_result_free(d);
+}
+
+int main(void)
+{
+	web = build_web();
+	db = build_db(0);
+	RUN(test_across);
+	RUN(test_json);
+	RUN(test_missing_peer);
+	RUN(test_late_peer);
+	an_result_free(web);
+	an_result_free(db);
+	return 0;
+}
