@@ -86,9 +86,25 @@ out:
 	return path;
 }
 
+/* LAMI of an incident: the origin's results, its critical paths going on into the peers. */
+static int incident_lami(const struct an_incident *inc)
+{
+	for (size_t i = 0; i < inc->parts.n; i++) {
+		const struct an_incident_part *p = AN_AT(&inc->parts, struct an_incident_part, i);
+
+		if (p->origin && p->res) {
+			print_json(an_lami_results(p->res), false);
+			return EXIT_OK;
+		}
+	}
+	print_json(an_lami_error("the origin's snapshot of the incident is not there"), false);
+	return EXIT_DAEMON;
+}
+
 /*
- * --incident ID DIR: on the collector, the origin's alert explained and each peer over the
- * same window (analysis/incident.c). Text or JSON; LAMI is for one snapshot.
+ * --incident ID DIR: on the collector, the origin's alert explained (its chain followed
+ * into the peers that sent the packets it waited for) and each peer over the same window
+ * (analysis/incident.c). Text, JSON, or LAMI (the origin's results).
  */
 static int analyze_incident(const struct ctl *ctl, const struct command *cmd, const char *id,
 			    const char *dir, const struct an_options *opt, bool lami)
@@ -97,10 +113,9 @@ static int analyze_incident(const struct ctl *ctl, const struct command *cmd, co
 	char *why = NULL;
 	int r;
 
-	if (!dir || lami) {
-		fprintf(stderr, "latencyctl: analyze: %s\nTry 'latencyctl analyze --help'.\n",
-			lami ? "--incident does not go with LAMI"
-			     : "--incident ID wants a DIR (lttng-relayd's output directory)");
+	if (!dir) {
+		fprintf(stderr, "latencyctl: analyze: --incident ID wants a DIR (lttng-relayd's "
+				"output directory)\nTry 'latencyctl analyze --help'.\n");
 		return EXIT_USAGE;
 	}
 	r = an_incident_analyze(dir, id, opt, &inc, &why);
@@ -109,12 +124,14 @@ static int analyze_incident(const struct ctl *ctl, const struct command *cmd, co
 		free(why);
 		return EXIT_DAEMON;
 	}
-	if (ctl->out == &output_json)
+	if (lami)
+		r = incident_lami(inc);
+	else if (ctl->out == &output_json)
 		print_json(an_incident_json(inc), true);
 	else
 		an_incident_print(inc, stdout);
 	an_incident_free(inc);
-	return EXIT_OK;
+	return lami ? r : EXIT_OK;
 }
 
 /* Declared here too: the command table (commands.c) declares its handlers itself. */

@@ -1,0 +1,115 @@
+/*
+ * lt-rpc: a request/reply pair over TCP between two hosts, for the cross-host analysis.
+ *   lt-rpc server PORT timer|disk [DEV]  answers each 16-byte request after waiting 50 ms
+ *                                         on a timer, or on one O_DIRECT read of DEV
+ *   lt-rpc client ADDR PORT COUNT         sends COUNT requests, each time blocked in read
+ *                                         until the reply comes
+ * The server prints "server=TID" once listening, the client "client=TID" at the end. Their
+ * names are rpc-server and rpc-client (for the trackers' filter_comm).
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MSG 16
+
+static int full(int fd, char *buf, int write_it)
+{
+	for (size_t n = 0; n < MSG;) {
+		ssize_t r = write_it ? write(fd, buf + n, MSG - n) : read(fd, buf + n, MSG - n);
+
+		if (r <= 0)
+			return -1;
+		n += (size_t)r;
+	}
+	return 0;
+}
+
+static int wait_disk(int fd, int k)
+{
+	void *buf;
+	int r;
+
+	if (posix_memalign(&buf, 4096, 4096))
+		return -1;
+	/* A different block each time: nothing cached below O_DIRECT either. */
+	r = pread(fd, buf, 4096, (off_t)(k % 1000) * 8192) == 4096 ? 0 : -1;
+	free(buf);
+	return r;
+}
+
+static int server(int port, const char *mode, const char *dev)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((unsigned short)port)};
+	struct timespec ts = {0, 50 * 1000 * 1000};
+	int one = 1, ls = socket(AF_INET, SOCK_STREAM, 0), disk = -1, k = 0;
+	char buf[MSG];
+
+	prctl(PR_SET_NAME, "rpc-server");
+	if (strcmp(mode, "disk") == 0 && (!dev || (disk = open(dev, O_RDONLY | O_DIRECT)) < 0)) {
+		perror(dev ? dev : "lt-rpc: disk mode needs DEV");
+		return 1;
+	}
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(ls, 4) < 0) {
+		perror("lt-rpc: listen");
+		return 1;
+	}
+	printf("server=%d\n", gettid());
+	fflush(stdout);
+	for (;;) {
+		int c = accept(ls, NULL, NULL);
+
+		if (c < 0)
+			return 1;
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		while (full(c, buf, 0) == 0) {
+			if (disk >= 0 ? wait_disk(disk, k++) < 0 : nanosleep(&ts, NULL) < 0)
+				return 1;
+			if (full(c, buf, 1) < 0)
+				break;
+		}
+		close(c);
+	}
+}
+
+static int client(const char *addr, int port, int count)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((unsigned short)port)};
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
+	char buf[MSG] = "request";
+
+	prctl(PR_SET_NAME, "rpc-client");
+	if (fd < 0 || inet_pton(AF_INET, addr, &a.sin_addr) != 1 ||
+	    connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		perror("lt-rpc: connect");
+		return 1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	for (int i = 0; i < count; i++)
+		if (full(fd, buf, 1) < 0 || full(fd, buf, 0) < 0) {
+			perror("lt-rpc: request");
+			return 1;
+		}
+	printf("client=%d\n", gettid());
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 4 && strcmp(argv[1], "server") == 0)
+		return server(atoi(argv[2]), argv[3], argc > 4 ? argv[4] : NULL);
+	if (argc == 5 && strcmp(argv[1], "client") == 0)
+		return client(argv[2], atoi(argv[3]), atoi(argv[4]));
+	fprintf(stderr, "usage: lt-rpc server PORT timer|disk [DEV] | client ADDR PORT COUNT\n");
+	return 2;
+}

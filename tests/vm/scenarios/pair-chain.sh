@@ -1,0 +1,44 @@
+# The wait that crosses hosts (tests/vm/pair-chain is the host side): rpc-client on vm1
+# sends a request over TCP, on the private link, to rpc-server on vm2, which waits about
+# 50 ms before it replies: on a timer (MODE timer) or on an O_DIRECT read of a disk qemu
+# throttles to 20 requests/s (MODE disk). vm1's syscalls tracker catches the client blocked
+# in read; the incident's snapshots (vm1's and vm2's) stream to the host's relayd, where
+# latencyctl analyze --incident must follow the wait into vm2.
+# vm-options: --disk 64M:iops-total=20
+. "$VM_IN/scenarios/lib.sh"
+[ -n "${VM_NAME:-}" ] || fail "not run by vm-pair"
+. "$VM_IN/scenarios/fleet-lib"
+mode=${1:?usage: pair-chain.sh timer|disk}
+
+vm_net_up
+vm_link_up
+if [ "$VM_NAME" = vm1 ]; then
+	fleet_start 'syscalls: { enabled = true; threshold = "30ms"; filter_comm = "rpc-client"; };' \
+		'syscalls = true;'
+else
+	fleet_start 'syscalls: { enabled = false; };' 'syscalls = true;'
+	dev=
+	if [ "$mode" = disk ]; then
+		vm_disk vmdisk0
+		dev=/dev/$B
+	fi
+	lt-rpc server 5432 "$mode" $dev >"$VM_OUT/server.txt" 2>&1 &
+	i=0
+	until grep -q '^server=' "$VM_OUT/server.txt"; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || fail "rpc-server did not start: $(cat "$VM_OUT/server.txt")"
+		sleep 0.1
+	done
+fi
+vm_peer_wait 120
+vm_barrier ready 300
+sleep 1 # some history in both buffers
+
+if [ "$VM_NAME" = vm1 ]; then
+	# Several requests: the throttled disk lets its first ones through at once.
+	lt-rpc client "$VM_PEER_ADDR" 5432 4 >"$VM_OUT/client.txt" || fail "rpc-client: $(cat "$VM_OUT/client.txt")"
+	cat "$VM_OUT/client.txt"
+fi
+fleet_recorded vm1-1
+pass "$VM_NAME recorded incident vm1-1 ($mode) to lttng-relayd"
+vm_barrier done 300
