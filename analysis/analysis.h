@@ -21,6 +21,7 @@ struct an_options {
 	unsigned limit;		   /* rows per table, 0: the default (AN_LIMIT_DEFAULT) */
 	bool tables;		   /* compute the statistics tables */
 	unsigned max_alerts;	   /* alerts explained, 0: AN_ALERTS_DEFAULT */
+	bool local_only;	   /* an incident: chains not followed across hosts */
 	/* Called now and then while reading, with the events read so far. */
 	void (*progress)(uint64_t events, void *arg);
 	void *progress_arg;

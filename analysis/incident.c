@@ -289,7 +289,7 @@ int an_incident_analyze(const char *dir, const char *incident, const struct an_o
 		if (!p->origin)
 			analyze_part(p, opt, inc);
 	}
-	if (origin >= 0)
+	if (origin >= 0 && !opt->local_only)
 		r = follow_packets(inc, (size_t)origin);
 	if (r < 0) {
 		*why = an_asprintf("following the chains across hosts: %s", strerror(-r));

@@ -28,7 +28,8 @@ enum {
 	OPT_PROGRESS,
 	OPT_LAMI,
 	OPT_NO_TABLES,
-	OPT_INCIDENT
+	OPT_INCIDENT,
+	OPT_LOCAL
 };
 
 static void print_json(struct json_object *o, bool pretty)
@@ -150,6 +151,7 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 		{"test-compatibility", no_argument, NULL, OPT_TEST},
 		{"output-progress", no_argument, NULL, OPT_PROGRESS},
 		{"incident", required_argument, NULL, OPT_INCIDENT},
+		{"local-only", no_argument, NULL, OPT_LOCAL},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -193,6 +195,9 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 		case OPT_INCIDENT:
 			incident = optarg;
 			break;
+		case OPT_LOCAL:
+			opt.local_only = true;
+			break;
 		case OPT_LAMI:
 			lami = true;
 			break;
@@ -217,6 +222,9 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 			       "  --lami                LAMI 1.0 results (as latencyctl-lami)\n"
 			       "  --incident ID DIR     every host's snapshot of fleet incident ID "
 			       "under DIR\n"
+			       "  --local-only          with --incident: each host's chains alone, "
+			       "not followed\n"
+			       "                        into the hosts that sent the packets\n"
 			       "  --mi-version, --metadata, --test-compatibility, "
 			       "--output-progress\n"
 			       "                        LAMI 1.0, as Trace Compass calls them\n"

@@ -54,7 +54,8 @@ static const struct command commands[] = {
 	{"delete-snapshot", "ID", "delete a snapshot and its files", cmd_snapshot_id},
 	{"analyze",
 	 "[--begin NS] [--end NS] [--limit N] [--no-tables] [--lami [--output-progress]] "
-	 "[--test-compatibility] ID|PATH | --incident ID DIR | --mi-version | --metadata",
+	 "[--test-compatibility] ID|PATH | --incident ID DIR [--local-only] | --mi-version | "
+	 "--metadata",
 	 "explain a snapshot's alerts and give its statistics (run here, not in latencyd)",
 	 cmd_analyze},
 	{"incidents", "[--limit N]",

@@ -1,11 +1,12 @@
 /*
  * lt-rpc: a request/reply pair over TCP between two hosts, for the cross-host analysis.
- *   lt-rpc server PORT timer|disk [DEV]  answers each 16-byte request after waiting 50 ms
- *                                         on a timer, or on one O_DIRECT read of DEV
- *   lt-rpc client ADDR PORT COUNT         sends COUNT requests, each time blocked in read
- *                                         until the reply comes
- * The server prints "server=TID" once listening, the client "client=TID" at the end. Their
- * names are rpc-server and rpc-client (for the trackers' filter_comm).
+ *   lt-rpc server PORT timer|disk|echo [DEV]  answers each 16-byte request after waiting
+ *                                  50 ms on a timer, or on one O_DIRECT read of DEV, or at once
+ *   lt-rpc client ADDR PORT COUNT  sends COUNT requests, each time blocked in read until
+ *                                  the reply comes
+ * The server prints "server=TID" once listening, the client "client=TID" and "ns=N" (the
+ * COUNT round trips' time, for bench/net-bench.sh) at the end. Their names are rpc-server
+ * and rpc-client (for the trackers' filter_comm).
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -72,7 +73,8 @@ static int server(int port, const char *mode, const char *dev)
 			return 1;
 		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		while (full(c, buf, 0) == 0) {
-			if (disk >= 0 ? wait_disk(disk, k++) < 0 : nanosleep(&ts, NULL) < 0)
+			if (disk >= 0 ? wait_disk(disk, k++) < 0
+				      : strcmp(mode, "timer") == 0 && nanosleep(&ts, NULL) < 0)
 				return 1;
 			if (full(c, buf, 1) < 0)
 				break;
@@ -86,6 +88,7 @@ static int client(const char *addr, int port, int count)
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((unsigned short)port)};
 	int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
 	char buf[MSG] = "request";
+	struct timespec t0, t1;
 
 	prctl(PR_SET_NAME, "rpc-client");
 	if (fd < 0 || inet_pton(AF_INET, addr, &a.sin_addr) != 1 ||
@@ -94,12 +97,15 @@ static int client(const char *addr, int port, int count)
 		return 1;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < count; i++)
 		if (full(fd, buf, 1) < 0 || full(fd, buf, 0) < 0) {
 			perror("lt-rpc: request");
 			return 1;
 		}
-	printf("client=%d\n", gettid());
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("client=%d\nns=%lld\n", gettid(),
+	       (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
 	close(fd);
 	return 0;
 }
@@ -110,6 +116,7 @@ int main(int argc, char **argv)
 		return server(atoi(argv[2]), argv[3], argc > 4 ? argv[4] : NULL);
 	if (argc == 5 && strcmp(argv[1], "client") == 0)
 		return client(argv[2], atoi(argv[3]), atoi(argv[4]));
-	fprintf(stderr, "usage: lt-rpc server PORT timer|disk [DEV] | client ADDR PORT COUNT\n");
+	fprintf(stderr,
+		"usage: lt-rpc server PORT timer|disk|echo [DEV] | client ADDR PORT COUNT\n");
 	return 2;
 }
