@@ -229,6 +229,8 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
 int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
 	    struct an_vec *links, unsigned *follows);
 void an_cause_free(struct an_cause *c);
+/* S (allocated, NULL ignored) added to what cannot be concluded. */
+void an_cause_note(struct an_cause *c, char *s);
 /* The story written again (after crosshost.c added links). */
 void an_cause_story(const struct an_log *log, struct an_cause *c);
 /* The log a link's task is in. */

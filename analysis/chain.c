@@ -85,7 +85,7 @@ int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, uns
 	return r;
 }
 
-static void note(struct an_cause *c, char *s)
+void an_cause_note(struct an_cause *c, char *s)
 {
 	char **slot = s ? an_vec_push(&c->notes) : NULL;
 
@@ -206,7 +206,9 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
 		char d[32];
 
 		an_dur_text(d, sizeof(d), log->first_ts - c->t0);
-		note(c, an_asprintf("the snapshot begins %s after the alert's interval: that part "
+		an_cause_note(
+			c,
+			an_asprintf("the snapshot begins %s after the alert's interval: that part "
 				    "is unknown",
 				    d));
 	}
@@ -217,29 +219,37 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
 		if (first <= c->t0 || c->t0 < log->first_ts)
 			continue;
 		an_dur_text(d, sizeof(d), first - c->t0);
-		note(c, an_asprintf("CPU %zu's history in the snapshot starts %s after the alert "
+		an_cause_note(
+			c,
+			an_asprintf("CPU %zu's history in the snapshot starts %s after the alert "
 				    "began (the flight recorder overwrote what came before): what "
 				    "happened there earlier, a wakeup for one, is missing",
 				    cpu, d));
 	}
 	if (!log->counts[EV_SWITCH])
-		note(c, an_strdup("no sched_switch events: no timeline can be built"));
+		an_cause_note(c, an_strdup("no sched_switch events: no timeline can be built"));
 	if (!log->counts[EV_WAKING])
-		note(c, an_strdup("no sched_waking events: wakers cannot be found"));
+		an_cause_note(c, an_strdup("no sched_waking events: wakers cannot be found"));
 	if (!log->counts[EV_SYS_ENTRY])
-		note(c,
-		     an_strdup("no syscall events: the system call of a blocked task is unknown"));
+		an_cause_note(
+			c,
+			an_strdup(
+				"no syscall events: the system call of a blocked task is unknown"));
 	if (!log->counts[EV_HRTIMER_ENTRY] && !log->counts[EV_TIMER_ENTRY])
-		note(c, an_strdup("no timer expiry events: a timer wakeup shows as a wakeup by the "
+		an_cause_note(
+			c,
+			an_strdup("no timer expiry events: a timer wakeup shows as a wakeup by the "
 				  "interrupted task or as unknown"));
 	if (!log->counts[EV_IRQ_ENTRY])
-		note(c, an_strdup("no irq_handler events: device wakeups cannot be attributed"));
+		an_cause_note(
+			c, an_strdup("no irq_handler events: device wakeups cannot be attributed"));
 	if (an_history(log, a->tid, c->t0, c->t1, &c->timeline) < 0 ||
 	    an_walk(log, a->tid, c->t0, c->t1, 0, &c->links, &follows) < 0)
 		return -1;
 	if (follows >= CHAIN_FOLLOWS || c->links.n >= CHAIN_LINKS)
-		note(c, an_asprintf("the chain was cut after %u wakers followed and %zu links",
-				    follows, c->links.n));
+		an_cause_note(
+			c, an_asprintf("the chain was cut after %u wakers followed and %zu links",
+				       follows, c->links.n));
 	story(log, c);
 	return 0;
 }

@@ -219,16 +219,6 @@ static const struct bounds *align(struct xh *x, size_t i, size_t j)
 	return b;
 }
 
-static void note(struct an_cause *c, char *s)
-{
-	char **slot = s ? an_vec_push(&c->notes) : NULL;
-
-	if (slot)
-		*slot = s;
-	else
-		free(s);
-}
-
 static void offset_of(const struct bounds *b, struct an_crossing *x)
 {
 	if (b->nlo && b->nhi) {
@@ -277,32 +267,39 @@ static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet
 		if (si != ri && index_host(&e->x->h[si]) == 0)
 			s = find_send(&e->x->h[si], p);
 	if (!s) {
-		note(e->c,
-		     an_asprintf("the packet that woke %s (tid %d) on %s, %s, is in no other "
-				 "host's snapshot: it came from outside the incident, or "
-				 "before the snapshot of its sender begins",
-				 an_comm(e->x->h[ri].log, l->tid), l->tid, e->x->h[ri].name, pk));
+		an_cause_note(
+			e->c,
+			an_asprintf("the packet that woke %s (tid %d) on %s, %s, is in no other "
+				    "host's snapshot: it came from outside the incident, or "
+				    "before the snapshot of its sender begins",
+				    an_comm(e->x->h[ri].log, l->tid), l->tid, e->x->h[ri].name,
+				    pk));
 		return;
 	}
 	si--;
 	b = align(e->x, ri, si);
 	if (!b->nlo && !b->nhi) {
-		note(e->c, an_asprintf("%s and %s share no matched packet to align their clocks",
-				       e->x->h[ri].name, e->x->h[si].name));
+		an_cause_note(e->c,
+			      an_asprintf("%s and %s share no matched packet to align their clocks",
+					  e->x->h[ri].name, e->x->h[si].name));
 		return;
 	}
 	offset_of(b, &x);
 	if (b->nlo && b->nhi && b->lo > b->hi) {
 		an_dur_text(d, sizeof(d), (uint64_t)(b->lo - b->hi));
-		note(e->c, an_asprintf("the clock bounds between %s and %s cross by %s (a clock "
-				       "drifting over the snapshot, or a packet matched wrongly): "
-				       "the middle is used",
-				       e->x->h[ri].name, e->x->h[si].name, d));
+		an_cause_note(
+			e->c,
+			an_asprintf("the clock bounds between %s and %s cross by %s (a clock "
+				    "drifting over the snapshot, or a packet matched wrongly): "
+				    "the middle is used",
+				    e->x->h[ri].name, e->x->h[si].name, d));
 	} else if (!b->nlo || !b->nhi) {
-		note(e->c, an_asprintf("%s's clock is aligned on %s's by packets in one direction "
-				       "only: it is bounded on one side, and the link's timing "
-				       "error is unknown",
-				       e->x->h[si].name, e->x->h[ri].name));
+		an_cause_note(
+			e->c,
+			an_asprintf("%s's clock is aligned on %s's by packets in one direction "
+				    "only: it is bounded on one side, and the link's timing "
+				    "error is unknown",
+				    e->x->h[si].name, e->x->h[ri].name));
 	}
 	x.peer = e->x->h[si].log;
 	x.host = e->x->h[si].name;
@@ -317,9 +314,11 @@ static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet
 	first = x.peer->first_ts;
 	if (first > t0 && x.remote) {
 		an_dur_text(d, sizeof(d), first - t0);
-		note(e->c, an_asprintf("%s's snapshot begins %s after %s (tid %d) began to wait: "
-				       "what its sender did before is unknown",
-				       x.host, d, an_comm(e->x->h[ri].log, l->tid), l->tid));
+		an_cause_note(
+			e->c,
+			an_asprintf("%s's snapshot begins %s after %s (tid %d) began to wait: "
+				    "what its sender did before is unknown",
+				    x.host, d, an_comm(e->x->h[ri].log, l->tid), l->tid));
 		t0 = first;
 	}
 	if (!an_vec_push(&e->c->crossings)) {

@@ -17,35 +17,39 @@
 /* The clock's offset: event times are CTF_ORIGIN_NS + their timestamp. */
 #define CTF_ORIGIN_NS (1700000000LL * 1000000000LL)
 
+/* The trace, its clock and its one stream (events follow), as LTTng writes them. */
+#define CTF_METADATA_HEAD                                                                          \
+	"/* CTF 1.8 */\n"                                                                          \
+	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"                 \
+	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"               \
+	"typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"                 \
+	"typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"                 \
+	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"               \
+	"trace {\n"                                                                                \
+	"	major = 1; minor = 8; byte_order = le;\n"                                                \
+	"	packet.header := struct { uint32_t magic; uint32_t stream_id; };\n"                      \
+	"};\n"                                                                                     \
+	"clock { name = \"monotonic\"; freq = 1000000000; offset_s = 1700000000; absolute = "      \
+	"true; };\n"                                                                               \
+	"typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; "  \
+	"} := clock_t;\n"                                                                          \
+	"stream {\n"                                                                               \
+	"	id = 0;\n"                                                                               \
+	"	event.header := struct { uint32_t id; clock_t timestamp; };\n"                           \
+	"	packet.context := struct {\n"                                                            \
+	"		uint64_t packet_size; uint64_t content_size; uint32_t cpu_id;\n"                        \
+	"	};\n"                                                                                    \
+	"};\n"
+
 static const char ctf_metadata[] =
-	"/* CTF 1.8 */\n"
-	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
-	"typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
-	"typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
-	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
-	"trace {\n"
-	"	major = 1; minor = 8; byte_order = le;\n"
-	"	packet.header := struct { uint32_t magic; uint32_t stream_id; };\n"
-	"};\n"
-	"clock { name = \"monotonic\"; freq = 1000000000; offset_s = 1700000000; absolute = "
-	"true; };\n"
-	"typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; "
-	"} := clock_t;\n"
-	"stream {\n"
-	"	id = 0;\n"
-	"	event.header := struct { uint32_t id; clock_t timestamp; };\n"
-	"	packet.context := struct {\n"
-	"		uint64_t packet_size; uint64_t content_size; uint32_t cpu_id;\n"
-	"	};\n"
-	"};\n"
-	"event {\n"
-	"	name = \"sched_switch\"; id = 0; stream_id = 0;\n"
-	"	fields := struct {\n"
-	"		string prev_comm; int32_t prev_tid; int32_t prev_prio;\n"
-	"		int64_t prev_state;\n"
-	"		string next_comm; int32_t next_tid; int32_t next_prio;\n"
-	"	};\n"
-	"};\n";
+	CTF_METADATA_HEAD "event {\n"
+			  "	name = \"sched_switch\"; id = 0; stream_id = 0;\n"
+			  "	fields := struct {\n"
+			  "		string prev_comm; int32_t prev_tid; int32_t prev_prio;\n"
+			  "		int64_t prev_state;\n"
+			  "		string next_comm; int32_t next_tid; int32_t next_prio;\n"
+			  "	};\n"
+			  "};\n";
 
 static inline void ctf_put(FILE *f, const void *p, size_t n)
 {

@@ -36,26 +36,7 @@
 		16) " _payload_len; " U8 " _nexthdr; " U8                                          \
 		    " _hop_limit; " BE(16) " _saddr[8]; " BE(16) " _daddr[8];"
 
-static const char metadata[] =
-	"/* CTF 1.8 */\n"
-	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
-	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
-	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
-	"trace {\n"
-	"	major = 1; minor = 8; byte_order = le;\n"
-	"	packet.header := struct { uint32_t magic; uint32_t stream_id; };\n"
-	"};\n"
-	"clock { name = \"monotonic\"; freq = 1000000000; offset_s = 1700000000; absolute = "
-	"true; };\n"
-	"typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; "
-	"} := clock_t;\n"
-	"stream {\n"
-	"	id = 0;\n"
-	"	event.header := struct { uint32_t id; clock_t timestamp; };\n"
-	"	packet.context := struct {\n"
-	"		uint64_t packet_size; uint64_t content_size; uint32_t cpu_id;\n"
-	"	};\n"
-	"};\n"
+static const char metadata[] = CTF_METADATA_HEAD
 	"event {\n"
 	"	name = \"net_dev_queue\"; id = 0; stream_id = 0;\n"
 	"	fields := struct {\n"
