@@ -9,6 +9,13 @@ lttng list -k >/tmp/events.txt 2>&1 || fail "lttng list -k"
 grep -q latency_tracker_alert /tmp/events.txt ||
 	fail "LTTng does not list latency_tracker_alert: the probe is not loaded"
 pass "lttng list -k shows latency_tracker_alert"
+# sessiond loaded only the probes it was given (--kmod-probes): writeback's, which warns on
+# kernels that renamed its tracepoints, and the rest nobody records stay out.
+lsmod | grep -q '^lttng_probe_sched ' || fail "lttng-probe-sched is not loaded"
+loaded=$(lsmod | awk '$1 ~ /^lttng_probe_/ { sub(/^lttng_probe_/, "", $1); print $1 }' | sort | tr '\n' ' ')
+want=$(echo "$LTTNG_PROBES,latency_tracker" | tr ',' '\n' | sort | tr '\n' ' ')
+[ "$loaded" = "$want" ] || fail "LTTng probes loaded: $loaded; wanted only $want"
+pass "sessiond loaded only the probes it was given: $loaded"
 
 modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
 lttng create lt --snapshot --output=/tmp/snap >/dev/null || fail "lttng create"

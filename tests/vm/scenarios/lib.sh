@@ -9,9 +9,11 @@ pass() {
 	echo "PASS: $*"
 }
 
-# Starts the root lttng-sessiond with the project's LTTng probe; it loads lttng-modules itself.
+# Starts the root lttng-sessiond with the project's LTTng probe; it loads lttng-modules itself,
+# only the probes the tests record (as systemd/lttng-sessiond.service.d/latencyd.conf has it).
+LTTNG_PROBES=sched,irq,timer,block,net,statedump
 start_sessiond() {
-	lttng-sessiond --background --extra-kmod-probes=latency_tracker "$@" ||
+	lttng-sessiond --background --kmod-probes=$LTTNG_PROBES --extra-kmod-probes=latency_tracker "$@" ||
 		fail "lttng-sessiond did not start"
 	i=0
 	while ! lttng list >/dev/null 2>&1; do

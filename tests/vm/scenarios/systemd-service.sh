@@ -66,6 +66,11 @@ systemctl show -p After latencyd | grep -q 'lttng-sessiond.service' || sfail "no
 [ "$(systemctl is-active lttng-sessiond)" = active ] || sfail "lttng-sessiond is not active"
 latencyctl status || sfail "latencyctl status"
 pass "latencyd runs under systemd, after lttng-sessiond, and answers latencyctl"
+# The drop-in latencyd installs for lttng-sessiond.service: only the probes it records.
+systemctl cat lttng-sessiond | grep -q -- '--kmod-probes=' || sfail "lttng-sessiond.service has no --kmod-probes drop-in"
+lsmod | grep -q '^lttng_probe_sched ' || sfail "lttng-probe-sched is not loaded"
+lsmod | grep -q '^lttng_probe_writeback ' && sfail "lttng-probe-writeback loaded: the drop-in was not applied"
+pass "lttng-sessiond.service loads only the probes latencyd records"
 
 echo "== an alert: the snapshot, and latencyd's structured journal entry"
 latency 1
