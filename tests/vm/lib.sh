@@ -5,25 +5,77 @@
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(cd "$VM_DIR/../.." && pwd)
 BUILD_DIR=${LATENCYD_BUILD_DIR:-$REPO_DIR/build}
-CACHE_DIR=${LATENCYD_VM_CACHE:-$BUILD_DIR/vm-cache}
+# Outside the build tree: a new clone or build directory reuses lttng-modules and the images.
+CACHE_DIR=${LATENCYD_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/latencyd/vm}
+# Where the project's shared sources are (../shared next to the clone): third-party trees.
+THIRD_PARTY_DIR=${LATENCYD_THIRD_PARTY:-$REPO_DIR/../shared/third_party}
 
 log() { printf 'vm: %s\n' "$*" >&2; }
 die() { printf 'vm: error: %s\n' "$*" >&2; exit "${VM_EXIT_SETUP:-90}"; }
 
-# The ABI of Debian's linux-headers-amd64, derived, never hard-coded.
+# The kernel ABI the VM boots: LATENCYD_VM_KVER as given, else LATENCYD_VM_KERNEL (vm-run
+# --kernel): 6.1 (default: the ABI of Debian's linux-headers-amd64), 6.1-rt, 6.12, 6.12-rt
+# (the newest 6.12 ABI of Debian's archive), derived, never hard-coded.
 vm_kver() {
 	if [ -n "${LATENCYD_VM_KVER:-}" ]; then
 		echo "$LATENCYD_VM_KVER"
 		return
 	fi
-	local pkg
-	pkg=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
-		grep -o 'linux-headers-[^ ,]*' | head -n1) || true
-	[ -n "$pkg" ] || die "linux-headers-amd64 is not installed (run tools/install-deps)"
-	echo "${pkg#linux-headers-}"
+	local pkg flavour=amd64 series
+	case ${LATENCYD_VM_KERNEL:-6.1} in
+	6.1 | 6.1-rt)
+		pkg=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
+			grep -o 'linux-headers-[^ ,]*' | head -n1) || true
+		[ -n "$pkg" ] || die "linux-headers-amd64 is not installed (run tools/install-deps)"
+		pkg=${pkg#linux-headers-}
+		[ "${LATENCYD_VM_KERNEL:-6.1}" = 6.1 ] && echo "$pkg" || echo "${pkg%-amd64}-rt-amd64"
+		;;
+	6.12 | 6.12-rt)
+		[ "$LATENCYD_VM_KERNEL" = 6.12-rt ] && flavour=rt-amd64
+		series=$(vm_abis 6.12 "$flavour" | tail -n1)
+		[ -n "$series" ] || die "no linux-headers-6.12.*-$flavour in Debian's archive (apt-get update?)"
+		echo "$series"
+		;;
+	*) die "unknown kernel '${LATENCYD_VM_KERNEL}' (6.1, 6.1-rt, 6.12 or 6.12-rt)" ;;
+	esac
 }
 
-vm_kdir() { echo "/usr/src/linux-headers-$1"; }
+# vm_abis SERIES FLAVOUR: the ABIs of SERIES (6.12) with FLAVOUR (amd64, rt-amd64) that
+# Debian's archive has headers for, oldest first.
+vm_abis() {
+	apt-cache pkgnames "linux-headers-$1." 2>/dev/null |
+		sed -n "s/^linux-headers-\($1\.[0-9]*+deb[0-9]*-$2\)\$/\1/p" | sort -V
+}
+
+# The headers to build against for KVER: the installed ones (linux-headers-amd64, 6.1; 6.1-rt
+# by tools/install-deps), else Debian's packages unpacked into the cache: 6.12's headers
+# depend on the linux-image package, which the host must not install.
+vm_kdir() {
+	if [ -d "/usr/src/linux-headers-$1" ]; then
+		echo "/usr/src/linux-headers-$1"
+		return
+	fi
+	local kver=$1 out key p
+	local debs=()
+	for p in $(apt-cache depends "linux-headers-$kver" 2>/dev/null |
+		sed -n 's/^ *|\{0,1\}Depends: \(linux-\(headers\|kbuild\)-[^ ]*\)$/\1/p'); do
+		debs+=("$(fetch_deb "$p")")
+	done
+	debs+=("$(fetch_deb "linux-headers-$kver")")
+	key=$(hash_inputs "${debs[@]}")
+	out="$CACHE_DIR/headers-$key"
+	if [ ! -f "$out/.done" ]; then
+		log "unpacking the headers of $kver into $out"
+		rm -rf "$out" "$out.tmp"
+		mkdir -p "$out.tmp"
+		for p in "${debs[@]}"; do dpkg-deb -x "$p" "$out.tmp"; done
+		# Its Makefile includes the -common tree by absolute path.
+		sed -i "s|/usr/src/|$out/usr/src/|" "$out.tmp/usr/src/linux-headers-$kver/Makefile"
+		touch "$out.tmp/.done"
+		mv "$out.tmp" "$out"
+	fi
+	echo "$out/usr/src/linux-headers-$kver"
+}
 
 # Hash of files' contents and of extra strings: the cache key of an entry.
 hash_inputs() {

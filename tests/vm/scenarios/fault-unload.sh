@@ -17,7 +17,9 @@ TRACKERS="syscalls wakeup offcpu irq block net app"
 # Busy means events paired: each of these must have had some in most cycles (app has no
 # user-space markers here: it is loaded and enabled, not busy).
 BUSY="syscalls wakeup offcpu irq block net"
-CYCLES=100
+# The cycles: 100, or the first argument (the other kernels' runs take fewer).
+CYCLES=${1:-100}
+case $CYCLES in '' | *[!0-9]*) fail "fault-unload: cycles '$CYCLES' is not a number" ;; esac
 vm_disk vmdisk0
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up || fail "lo up"
 
