@@ -213,6 +213,12 @@ struct an_crossing {
 	uint64_t remote;	   /* of the wait, how long the sender's side took (ns) */
 	uint64_t flight;	   /* from its sending to the task's wakeup (ns) */
 };
+/* A kernel stack latencyd named at alert time (the catalog's cause "stack"). */
+struct an_stack {
+	char kind[8];	      /* "task", "waker", "alert", "in"; "": none */
+	struct an_vec frames; /* char *, innermost first */
+	size_t link;	      /* the link of the chain it explains; SIZE_MAX: the alert */
+};
 struct an_cause {
 	struct an_alert alert;
 	uint64_t t0, t1;	/* the alert's interval in trace time */
@@ -222,6 +228,7 @@ struct an_cause {
 	struct an_vec notes;	 /* char *: what cannot be concluded */
 	struct an_vec crossings; /* struct an_crossing */
 	const char *host;	 /* the host of the alert, in an incident; NULL: alone */
+	struct an_stack stack;
 };
 int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cause *c);
 #define AN_CHAIN_DEPTH 6
@@ -233,6 +240,14 @@ void an_cause_free(struct an_cause *c);
 void an_cause_note(struct an_cause *c, char *s);
 /* The story written again (after crosshost.c added links). */
 void an_cause_story(const struct an_log *log, struct an_cause *c);
+/* stack.c: the catalog's named stack of C's alert (CAUSES: the catalog entry's causes, NULL:
+ * none), placed beside the link it explains; the story is written again. */
+struct json_object;
+void an_stack_attach(const struct an_log *log, struct an_cause *c, struct json_object *causes);
+/* stack.link set again from the links, which crosshost.c changes. */
+void an_stack_place(struct an_cause *c);
+/* "where it waited" for "task", ... */
+const char *an_stack_heading(const char *kind);
 /* The log a link's task is in. */
 static inline const struct an_log *an_link_log(const struct an_link *l, const struct an_log *log)
 {

@@ -22,6 +22,9 @@ struct an_options {
 	bool tables;		   /* compute the statistics tables */
 	unsigned max_alerts;	   /* alerts explained, 0: AN_ALERTS_DEFAULT */
 	bool local_only;	   /* an incident: chains not followed across hosts */
+	/* The catalog entry's causes (borrowed): their kernel stacks, named by latencyd at
+	 * alert time, shown beside the links they explain; NULL: none. */
+	struct json_object *causes;
 	/* Called now and then while reading, with the events read so far. */
 	void (*progress)(uint64_t events, void *arg);
 	void *progress_arg;

@@ -85,6 +85,8 @@ static int compute_window(struct an_result *r, const struct an_options *opt, cha
 					   (unsigned long long)a->seq);
 			return -ENOMEM;
 		}
+		if (opt->causes)
+			an_stack_attach(&r->log, c, opt->causes);
 	}
 	if (opt->tables && an_tables(&r->log, limit, &r->tables, &r->names, r->begin, r->end) < 0) {
 		*why = an_asprintf("out of memory computing the tables");

@@ -130,6 +130,16 @@ static void crossing_text(FILE *f, const struct an_log *log, const struct an_lin
 		x->uncertainty < 0 ? "error unknown" : u);
 }
 
+/* The named kernel stack under the line it explains, one frame a line. */
+static void stack_text(FILE *f, const struct an_stack *s, int indent)
+{
+	if (!s->frames.n)
+		return;
+	fprintf(f, "%*skernel stack, %s:\n", indent, "", an_stack_heading(s->kind));
+	for (size_t i = 0; i < s->frames.n; i++)
+		fprintf(f, "%*s%s\n", indent + 2, "", *AN_AT(&s->frames, char *, i));
+}
+
 static void story(const struct an_log *log, struct an_cause *c)
 {
 	uint64_t total = c->t1 - c->t0;
@@ -139,9 +149,13 @@ static void story(const struct an_log *log, struct an_cause *c)
 
 	if (!f)
 		return;
+	if (c->stack.frames.n)
+		an_stack_place(c);
 	an_dur_text(d, sizeof(d), c->alert.delay ? c->alert.delay : total);
 	fprintf(f, "%s (tid %d) waited %s (%s tracker, %s):\n", c->alert.comm, c->alert.tid, d,
 		c->alert.tracker, c->alert.reason == 2 ? "timeout" : "over the threshold");
+	if (c->stack.link == SIZE_MAX)
+		stack_text(f, &c->stack, 4);
 	for (size_t i = 0; i < c->links.n; i++) {
 		const struct an_link *l = AN_AT(&c->links, struct an_link, i);
 		const struct an_interval *iv = &l->iv;
@@ -179,6 +193,8 @@ static void story(const struct an_log *log, struct an_cause *c)
 		if (x)
 			crossing_text(f, log, l, x, (int)l->depth * 4 + 4);
 		fputc('\n', f);
+		if (c->stack.link == i)
+			stack_text(f, &c->stack, (int)l->depth * 4 + 6);
 	}
 	fclose(f);
 	free(c->story);
@@ -200,6 +216,8 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
 	c->links.size = sizeof(struct an_link);
 	c->notes.size = sizeof(char *);
 	c->crossings.size = sizeof(struct an_crossing);
+	c->stack.frames.size = sizeof(char *);
+	c->stack.link = SIZE_MAX;
 	c->t0 = a->start ? a->start : a->ts;
 	c->t1 = a->end && a->end >= c->t0 ? a->end : a->ts;
 	if (c->t0 < log->first_ts) {
@@ -260,6 +278,7 @@ void an_cause_free(struct an_cause *c)
 	an_vec_free(&c->links);
 	an_strs_free(&c->notes);
 	an_vec_free(&c->crossings);
+	an_strs_free(&c->stack.frames);
 	free(c->story);
 }
 

@@ -173,6 +173,16 @@ static struct json_object *cause(const struct an_log *log, const struct an_cause
 		json_object_array_add(ch, x);
 	}
 	add(o, "chain", ch);
+	if (c->stack.frames.n) {
+		struct json_object *st = json_object_new_object();
+
+		add(st, "kind", json_object_new_string(c->stack.kind));
+		add(st, "frames", strs(&c->stack.frames));
+		/* The chain's index of the link it explains; absent: the alert as a whole. */
+		if (c->stack.link != SIZE_MAX)
+			add(st, "link", i64((int64_t)c->stack.link));
+		add(o, "stack", st);
+	}
 	if (c->host) {
 		add(o, "host", json_object_new_string(c->host));
 		add(o, "cross_host_ns", i64((int64_t)an_cross_host_ns(c)));

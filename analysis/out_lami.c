@@ -177,6 +177,23 @@ static const struct an_table_class *find(const char *name)
 	return NULL;
 }
 
+/* "f0 < f1 < ..." (innermost first) in BUF. */
+static const char *frames_text(const struct an_stack *s, char *buf, size_t size)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < s->frames.n && at < size; i++) {
+		int n = snprintf(buf + at, size - at, "%s%s", i ? " < " : "",
+				 *AN_AT(&s->frames, char *, i));
+
+		if (n < 0)
+			break;
+		at += (size_t)n;
+	}
+	return buf;
+}
+
 /* The alerts and their critical paths as tables, built for LAMI only. */
 static void alert_tables(const struct an_result *r, struct json_object *results)
 {
@@ -209,7 +226,7 @@ static void alert_tables(const struct an_result *r, struct json_object *results)
 			const struct an_crossing *cx = an_crossing_of(c, j);
 			struct an_cell *y = an_row(&path);
 			char **detail = an_vec_push(&summaries);
-			char w[200] = "", on[80] = "";
+			char w[200] = "", on[80] = "", st[2048];
 
 			if (!y || !detail)
 				break;
@@ -227,10 +244,12 @@ static void alert_tables(const struct an_result *r, struct json_object *results)
 				snprintf(w, sizeof(w), "on CPU %d", l->iv.cpu);
 			if (l->host || c->host)
 				snprintf(on, sizeof(on), "[%s] ", l->host ? l->host : c->host);
-			*detail =
-				an_asprintf("%*s%s%s%s%s", (int)l->depth * 2, "", on,
-					    l->iv.syscall >= 0 ? an_sysname(lg, l->iv.syscall) : "",
-					    l->iv.syscall >= 0 && w[0] ? ": " : "", w);
+			*detail = an_asprintf(
+				"%*s%s%s%s%s%s%s", (int)l->depth * 2, "", on,
+				l->iv.syscall >= 0 ? an_sysname(lg, l->iv.syscall) : "",
+				l->iv.syscall >= 0 && w[0] ? ": " : "", w,
+				c->stack.link == j ? "; kernel stack: " : "",
+				c->stack.link == j ? frames_text(&c->stack, st, sizeof(st)) : "");
 			y[0] = (struct an_cell){.kind = C_TIMESTAMP, .v = (int64_t)l->iv.t0};
 			y[1] = (struct an_cell){.kind = C_DURATION,
 						.v = (int64_t)(l->iv.t1 - l->iv.t0)};

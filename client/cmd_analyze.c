@@ -55,8 +55,12 @@ static void progress(uint64_t events, void *arg)
 	fflush(stdout);
 }
 
-/* The path of snapshot ID, from latencyd; NULL after saying why. */
-static char *snapshot_path(const struct ctl *ctl, uint64_t id, int *status)
+/*
+ * The path of snapshot ID, from latencyd, and its catalog entry in *ENTRY (the kernel
+ * stacks latencyd named at alert time); NULL after saying why.
+ */
+static char *snapshot_path(const struct ctl *ctl, uint64_t id, struct json_object **entry,
+			   int *status)
 {
 	struct json_object *args = json_object_new_object(), *result = NULL, *v;
 	char *path = NULL;
@@ -83,7 +87,10 @@ static char *snapshot_path(const struct ctl *ctl, uint64_t id, int *status)
 		*status = EXIT_DAEMON;
 	}
 out:
-	json_object_put(result);
+	if (path)
+		*entry = result;
+	else
+		json_object_put(result);
 	return path;
 }
 
@@ -156,6 +163,7 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 		{NULL, 0, NULL, 0},
 	};
 	struct an_options opt = {.tables = true};
+	struct json_object *entry = NULL;
 	bool lami = false, test = false;
 	const char *incident = NULL;
 	struct an_result *res = NULL;
@@ -250,9 +258,10 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 	if (stat(argv[optind], &st) == 0 || parse_u64(argv[optind], &v) < 0) {
 		path = strdup(argv[optind]);
 	} else {
-		path = snapshot_path(ctl, v, &r);
+		path = snapshot_path(ctl, v, &entry, &r);
 		if (!path)
 			return r;
+		json_object_object_get_ex(entry, PROTO_KEY_CAUSES, &opt.causes);
 	}
 	if (!path)
 		return EXIT_CONNECT;
@@ -263,6 +272,7 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 		fprintf(stderr, "latencyctl: analyze: %s\n", why ? why : strerror(-r));
 		free(why);
 		free(path);
+		json_object_put(entry);
 		return EXIT_DAEMON;
 	}
 	if (lami && !an_lami_has_results(res)) {
@@ -272,6 +282,7 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 			   false);
 		an_result_free(res);
 		free(path);
+		json_object_put(entry);
 		return EXIT_DAEMON;
 	}
 	if (test)
@@ -286,5 +297,6 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 		fprintf(stderr, "latencyctl: analyze: partial result: see the problems above\n");
 	an_result_free(res);
 	free(path);
+	json_object_put(entry);
 	return EXIT_OK;
 }

@@ -166,6 +166,50 @@ static void analysis_text(struct json_object *a, int64_t id)
 		       json_object_array_length(missing));
 }
 
+/* What each kind of stack shows, as a heading. */
+static const char *stack_heading(const char *kind)
+{
+	if (strcmp(kind, PROTO_STACK_TASK) == 0)
+		return "where it waited in the kernel";
+	if (strcmp(kind, PROTO_STACK_WAKER) == 0)
+		return "the task that woke it, at the wakeup";
+	if (strcmp(kind, PROTO_STACK_IN) == 0)
+		return "where the interval began";
+	return "where the alert was raised";
+}
+
+/* The causes' kernel stacks, innermost frame first, as the kernel prints them. */
+static void stacks_text(struct json_object *causes)
+{
+	size_t n = causes ? json_object_array_length(causes) : 0;
+	bool heading = false;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *c = json_object_array_get_idx(causes, i),
+				   *stack = get(c, PROTO_KEY_STACK),
+				   *frames = get(stack, PROTO_KEY_FRAMES),
+				   *addrs = get(stack, PROTO_KEY_ADDRESSES);
+
+		if (!frames || !json_object_array_length(frames))
+			continue;
+		if (!heading)
+			printf("\nKernel stacks:\n");
+		heading = true;
+		printf("  alert %" PRId64 " (%s, tid %" PRId64 " %s), %s:\n", num(c, PROTO_KEY_SEQ),
+		       str(c, PROTO_KEY_TRACKER, "?"), num(c, PROTO_KEY_TID),
+		       str(c, PROTO_KEY_COMM, "?"), stack_heading(str(stack, PROTO_KEY_KIND, "")));
+		if (get(stack, PROTO_KEY_ERROR))
+			printf("    (unnamed: %s)\n", str(stack, PROTO_KEY_ERROR, "?"));
+		for (size_t j = 0; j < json_object_array_length(frames); j++) {
+			struct json_object *a = addrs ? json_object_array_get_idx(addrs, j) : NULL;
+
+			printf("    %s%s%s\n",
+			       json_object_get_string(json_object_array_get_idx(frames, j)),
+			       a ? "  " : "", a ? json_object_get_string(a) : "");
+		}
+	}
+}
+
 int text_snapshot(struct json_object *e)
 {
 	static const char *const head[] = {"TRACKER", "REASON", "PID", "TID", "COMM", "DELAY"};
@@ -210,6 +254,7 @@ int text_snapshot(struct json_object *e)
 	if (num(e, PROTO_KEY_CAUSES_TOTAL) > (int64_t)n)
 		printf("(%zu of %" PRId64 " shown; all are in the catalog)\n", n,
 		       num(e, PROTO_KEY_CAUSES_TOTAL));
+	stacks_text(causes);
 	analysis_text(get(e, PROTO_KEY_ANALYSIS), num(e, PROTO_KEY_ID));
 	return EXIT_OK;
 }

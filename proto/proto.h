@@ -43,7 +43,7 @@ struct json_tokener;
  *        fleet; entries' "incident" and peer causes; status "fleet", counters "peers".
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 4
+#define PROTO_REVISION 5
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -189,6 +189,17 @@ struct json_tokener;
 #define PROTO_KEY_ALERT	       "alert"
 #define PROTO_KEY_ALERTS       "alerts" /* suppressed event: alerts it stands for (1.3) */
 #define PROTO_KEY_DATA_WORDS   "data"
+/* A cause's kernel stack (1.5), named at alert time: kind (PROTO_STACK_*), frames
+ * ("function+0xoff/0xsize [module]", innermost first), addresses (only with
+ * kernel.kptr_restrict = 0), error (why the frames could not be named). */
+#define PROTO_KEY_STACK	       "stack"
+#define PROTO_KEY_KIND	       "kind"
+#define PROTO_KEY_FRAMES       "frames"
+#define PROTO_KEY_ADDRESSES    "addresses"
+#define PROTO_STACK_TASK       "task"  /* where the tracked task waited in the kernel */
+#define PROTO_STACK_WAKER      "waker" /* the task that woke it, at the wakeup */
+#define PROTO_STACK_ALERT      "alert" /* the context that raised the alert */
+#define PROTO_STACK_IN	       "in"    /* the context that started the interval */
 
 /* Values of status.module.state. */
 #define PROTO_MODULE_NOT_LOADED	  "not-loaded"

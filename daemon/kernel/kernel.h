@@ -97,4 +97,27 @@ int priv_check_root(const struct conf *c);
 /* mlockall() for realtime.lock_memory; false (said in the log) when it failed. */
 bool priv_lock_memory(void);
 
+/* ksyms.c: kernel addresses named from /proc/kallsyms. */
+#define KSYMS_PATH	    "/proc/kallsyms"
+#define KSYMS_RESTRICT_PATH "/proc/sys/kernel/kptr_restrict"
+#define KSYMS_NAME_MAX	    128
+#define KSYMS_MODULE_MAX    64
+struct ksym {
+	uint64_t address;
+	bool found; /* else address is in no text symbol the file lists */
+	uint64_t offset, size;
+	char name[KSYMS_NAME_MAX];
+	char module[KSYMS_MODULE_MAX]; /* "" in the kernel image */
+};
+/*
+ * Names the N addresses from the kallsyms file at PATH into OUT[N]: how many were found,
+ * -EPERM when the file shows no addresses (kptr_restrict without CAP_SYSLOG), or -errno.
+ */
+int ksyms_resolve(const char *path, const uint64_t *addr, size_t n, struct ksym *out);
+/* "name+0xoff/0xsize [module]" as the kernel prints stacks, "?" when not found; the raw
+ * address after it only with SHOW_ADDRESS. */
+void ksym_text(const struct ksym *s, bool show_address, char *buf, size_t size);
+/* The kernel.kptr_restrict sysctl at PATH (0, 1, 2), or -errno. */
+int ksyms_kptr_restrict(const char *path);
+
 #endif /* LATENCYD_KERNEL_H */

@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "fsutil.h"
+#include "kernel.h"
 #include "log.h"
 #include "manager.h"
 
@@ -67,6 +68,8 @@ static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
 	causes = json_object_new_array();
 	for (size_t i = 0; causes && i < s->n; i++)
 		json_object_array_add(causes, cause_json(&s->causes[i]));
+	if (causes)
+		manager_stacks_add(causes, s->causes, s->n, KSYMS_PATH, KSYMS_RESTRICT_PATH);
 	json_object_object_add(e, PROTO_KEY_TIME, json_object_new_int64((int64_t)time(NULL)));
 	json_object_object_add(e, PROTO_KEY_NAME, json_object_new_string(s->name));
 	json_object_object_add(e, PROTO_KEY_CAUSES, causes);

@@ -77,6 +77,11 @@ void manager_fleet_snapshot(struct manager *m, const struct recorder_snapshot *s
 void manager_fleet_refused(struct manager *m, const struct cause *c);
 void manager_stop_fleet(struct manager *m);
 
+/* stacks.c: each alert cause's kernel stack (N causes C, their JSON in CAUSES) named from
+ * the kallsyms file, as the cause's "stack". */
+void manager_stacks_add(struct json_object *causes, const struct cause *c, size_t n,
+			const char *kallsyms, const char *kptr_restrict);
+
 /* start.c */
 /* The recorder's side: privileges, modules, catalog, session, waiter. */
 int manager_start_recorder(struct manager *m);

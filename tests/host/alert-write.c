@@ -4,6 +4,8 @@
  * records (the real ABI, kmod/include/uapi/latency_tracker.h) to a FIFO that latencyd reads
  * as module.notify_path. end_ns is now on CLOCK_MONOTONIC, like the module's clock.
  * Usage: alert-write FIFO TRACKER COUNT [GAP_MS]   (COUNT writes of one record each)
+ * ALERT_STACK=0xADDR,0xADDR,... in the environment: each record carries that kernel stack,
+ * as the syscalls tracker's blocked-task stack (flag STACK_TASK).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -58,6 +60,17 @@ int main(int argc, char **argv)
 		rec.start_ns = rec.end_ns - rec.delay_ns;
 		rec.threshold_ns = 1000000;
 		rec.data[0] = (uint64_t)i;
+		for (const char *p = getenv("ALERT_STACK");
+		     p && *p && rec.nr_stack < LATENCY_TRACKER_STACK_DEPTH;) {
+			char *end;
+			unsigned long long a = strtoull(p, &end, 16);
+
+			if (end == p)
+				break;
+			rec.stack[rec.nr_stack++] = a;
+			rec.flags |= LATENCY_TRACKER_REC_F_STACK_TASK;
+			p = *end == ',' ? end + 1 : end;
+		}
 		if (write(fd, &rec, sizeof(rec)) != (ssize_t)sizeof(rec)) {
 			perror("write");
 			return 1;

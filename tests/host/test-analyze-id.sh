@@ -17,7 +17,10 @@ CONF
 start_daemon -c "$T/latencyd.conf"
 wait_for 300 sh -c 'lttng list -u 2>/dev/null | grep -q lttng_ust_tracef' || fail "no app"
 sleep 0.5
-"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
+# With a kernel stack: latencyd, as nobody, cannot read kallsyms' addresses (it needs
+# CAP_SYSLOG, which the unit grants): the frames are left unnamed, and the entry says why.
+ALERT_STACK=0xffffffff81000010,0xffffffff81000020 "$ALERT_WRITE" "$T/alerts" selftest 1 ||
+	fail "alert-write"
 wait_for 100 sh -c "[ -s '$CAT' ] && jq -e '.snapshots[] | select(.id == 1 and .status == \"complete\")' '$CAT' >/dev/null" ||
 	fail "no complete snapshot 1"
 
@@ -38,6 +41,23 @@ wait_for 100 sh -c "jq -e '.snapshots[0].analysis.status' '$CAT' >/dev/null" ||
 "$LATENCYCTL" -s "$SOCK" show-snapshot 1 >"$T/show.txt" || fail "show-snapshot 1"
 grep -q "^Analysis (done, [0-9]* events" "$T/show.txt" || fail "show-snapshot: $(cat "$T/show.txt")"
 pass "analysis.auto: the summary is in the catalog entry and show-snapshot prints it"
+
+stack=$(jq -c '.snapshots[0].causes[0].stack' "$CAT")
+[ "$(jq -r '.kind' <<<"$stack")" = task ] && [ "$(jq -r '.frames | join(",")' <<<"$stack")" = "?,?" ] &&
+	jq -r .error <<<"$stack" | grep -q "kptr_restrict, no CAP_SYSLOG" ||
+	fail "the unnamed stack in the catalog: $stack"
+# Raw addresses only where kernel.kptr_restrict lets anyone see them.
+if [ "$(cat /proc/sys/kernel/kptr_restrict)" = 0 ]; then
+	[ "$(jq -r '.addresses | join(",")' <<<"$stack")" = 0xffffffff81000010,0xffffffff81000020 ] ||
+		fail "kptr_restrict 0: the addresses should be kept: $stack"
+else
+	[ "$(jq -r '.addresses' <<<"$stack")" = null ] || fail "kptr_restrict set: addresses kept: $stack"
+fi
+grep -A3 "^Kernel stacks:" "$T/show.txt" | grep -q "where it waited in the kernel" ||
+	fail "show-snapshot prints no kernel stack: $(cat "$T/show.txt")"
+grep -q "(unnamed: /proc/kallsyms: no addresses shown" "$T/show.txt" ||
+	fail "show-snapshot does not say why the stack is unnamed: $(cat "$T/show.txt")"
+pass "a kernel stack latencyd cannot name: kept unnamed in the catalog, with why; addresses as kptr_restrict says"
 
 run "$LATENCYCTL" -s "$SOCK" analyze 99
 expect_rc 1 "analyze of an unknown id"

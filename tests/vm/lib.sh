@@ -7,6 +7,16 @@ REPO_DIR=$(cd "$VM_DIR/../.." && pwd)
 BUILD_DIR=${LATENCYD_BUILD_DIR:-$REPO_DIR/build}
 # Outside the build tree: a new clone or build directory reuses lttng-modules and the images.
 CACHE_DIR=${LATENCYD_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/latencyd/vm}
+
+# vm_cache_lock OUT: takes OUT.lock, held until vm_cache_unlock or the script's exit, so that
+# two builders of one cache entry (ctest -j, checkouts sharing the cache) never build into
+# the same OUT.tmp: the second waits, then finds OUT done.
+vm_cache_lock() {
+	mkdir -p "$(dirname "$1")"
+	exec {VM_CACHE_LOCK_FD}>"$1.lock"
+	flock "$VM_CACHE_LOCK_FD"
+}
+vm_cache_unlock() { exec {VM_CACHE_LOCK_FD}>&-; }
 # Where the project's shared sources are (../shared next to the clone): third-party trees.
 THIRD_PARTY_DIR=${LATENCYD_THIRD_PARTY:-$REPO_DIR/../shared/third_party}
 
@@ -64,6 +74,7 @@ vm_kdir() {
 	debs+=("$(fetch_deb "linux-headers-$kver")")
 	key=$(hash_inputs "${debs[@]}")
 	out="$CACHE_DIR/headers-$key"
+	vm_cache_lock "$out"
 	if [ ! -f "$out/.done" ]; then
 		log "unpacking the headers of $kver into $out"
 		rm -rf "$out" "$out.tmp"
@@ -74,6 +85,7 @@ vm_kdir() {
 		touch "$out.tmp/.done"
 		mv "$out.tmp" "$out"
 	fi
+	vm_cache_unlock
 	echo "$out/usr/src/linux-headers-$kver"
 }
 

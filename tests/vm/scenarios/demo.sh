@@ -58,6 +58,20 @@ done
 latencyctl show-snapshot 1 | tee /tmp/show.txt
 grep -q "^Analysis (done" /tmp/show.txt || fail "the analysis is not done"
 grep -A1 "^Analysis" /tmp/show.txt | grep -q usleep || fail "the analysis does not explain usleep's latency"
+# The blocked task's kernel stack, named by latencyd at alert time from /proc/kallsyms.
+grep -A1 "^Kernel stacks:" /tmp/show.txt | grep -q "usleep), where it waited in the kernel" ||
+	fail "show-snapshot shows no kernel stack for usleep"
+grep -A17 "^Kernel stacks:" /tmp/show.txt | grep -Eq "^    [a-z_]*(nanosleep|schedule)[a-z_0-9]*\+0x[0-9a-f]+/0x[0-9a-f]+" ||
+	fail "the kernel stack is not named (function+0xoff/0xsize)"
+echo "== latencyctl analyze 1: the stack beside the link it explains"
+latencyctl analyze --no-tables 1 | tee /tmp/analyze.txt
+grep -A1 "kernel stack, where it waited:" /tmp/analyze.txt | grep -Eq "^ +[a-z_0-9.]+\+0x[0-9a-f]+/0x" ||
+	fail "analyze shows no named kernel stack"
+# Under the blocked interval (the line before it), not elsewhere.
+grep -B1 "kernel stack, where it waited:" /tmp/analyze.txt | head -1 | grep -q "blocked" ||
+	fail "the stack is not beside the blocked interval it explains"
+latencyctl --json analyze 1 --no-tables | tr -d ' \n' | grep -q '"stack":{"kind":"task","frames":\["[a-z_]' ||
+	fail "analyze --json has no named stack"
 cp $CATALOG /tmp/latencyd.log "$VM_OUT/" 2>/dev/null
 
 latencyctl disable syscalls >/dev/null

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kernel stacks of a snapshot's causes, named (ksyms.c) when the snapshot enters the
+ * catalog: the trace holds only raw addresses, which mean nothing after a reboot or an
+ * rmmod. Addresses themselves are kept only where kernel.kptr_restrict allows it: the
+ * catalog is readable by read_group, who may not see kernel addresses otherwise.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "kernel.h"
+#include "log.h"
+#include "manager.h"
+
+static const char *stack_kind(uint32_t flags)
+{
+	if (flags & LATENCY_TRACKER_REC_F_STACK_TASK)
+		return PROTO_STACK_TASK;
+	if (flags & LATENCY_TRACKER_REC_F_STACK_WAKER)
+		return PROTO_STACK_WAKER;
+	if (flags & LATENCY_TRACKER_REC_F_STACK_IN)
+		return PROTO_STACK_IN;
+	return PROTO_STACK_ALERT;
+}
+
+static uint32_t stack_depth(const struct cause *c)
+{
+	if (c->kind != CAUSE_ALERT)
+		return 0;
+	return c->alert.nr_stack < LATENCY_TRACKER_STACK_DEPTH ? c->alert.nr_stack
+							       : LATENCY_TRACKER_STACK_DEPTH;
+}
+
+static struct json_object *stack_json(const struct latency_tracker_record *a, uint32_t depth,
+				      const struct ksym *syms, bool show_address, const char *error)
+{
+	struct json_object *o = json_object_new_object(), *frames = json_object_new_array(),
+			   *addrs = show_address ? json_object_new_array() : NULL;
+	char buf[KSYMS_NAME_MAX + KSYMS_MODULE_MAX + 48];
+
+	for (uint32_t i = 0; frames && i < depth; i++) {
+		ksym_text(&syms[i], false, buf, sizeof(buf));
+		json_object_array_add(frames, json_object_new_string(buf));
+		if (addrs) {
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, (uint64_t)a->stack[i]);
+			json_object_array_add(addrs, json_object_new_string(buf));
+		}
+	}
+	json_object_object_add(o, PROTO_KEY_KIND, json_object_new_string(stack_kind(a->flags)));
+	json_object_object_add(o, PROTO_KEY_FRAMES, frames);
+	if (addrs)
+		json_object_object_add(o, PROTO_KEY_ADDRESSES, addrs);
+	if (error)
+		json_object_object_add(o, PROTO_KEY_ERROR, json_object_new_string(error));
+	return o;
+}
+
+void manager_stacks_add(struct json_object *causes, const struct cause *c, size_t n,
+			const char *kallsyms, const char *kptr_restrict)
+{
+	size_t total = 0, at = 0;
+	uint64_t *addr;
+	struct ksym *syms;
+	const char *error = NULL;
+	char why[128];
+	int restrict_level = ksyms_kptr_restrict(kptr_restrict), r;
+
+	for (size_t i = 0; i < n; i++)
+		total += stack_depth(&c[i]);
+	if (!total)
+		return;
+	addr = calloc(total, sizeof(*addr));
+	syms = calloc(total, sizeof(*syms));
+	if (!addr || !syms) {
+		free(addr);
+		free(syms);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < stack_depth(&c[i]); j++)
+			addr[at++] = c[i].alert.stack[j];
+	r = ksyms_resolve(kallsyms, addr, total, syms);
+	if (r < 0) {
+		snprintf(why, sizeof(why), "%s: %s", kallsyms,
+			 r == -EPERM ? "no addresses shown (kernel.kptr_restrict, no CAP_SYSLOG)"
+				     : strerror(-r));
+		error = why;
+		log_warnx("kernel stacks left unnamed: %s", why);
+		for (size_t i = 0; i < total; i++)
+			syms[i] = (struct ksym){.address = addr[i]};
+	}
+	at = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t depth = stack_depth(&c[i]);
+		struct json_object *o = json_object_array_get_idx(causes, i);
+
+		if (!depth)
+			continue;
+		if (o)
+			json_object_object_add(o, PROTO_KEY_STACK,
+					       stack_json(&c[i].alert, depth, &syms[at],
+							  restrict_level == 0, error));
+		at += depth;
+	}
+	free(addr);
+	free(syms);
+}

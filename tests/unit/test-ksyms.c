@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ksyms.c: kernel addresses named as the kernel prints them. Against this machine's own
+ * /proc/kallsyms (the names of real addresses, found back), and against written files for
+ * what a machine cannot be made to show: module symbols, aliases, addresses outside every
+ * symbol, and the zeros of kptr_restrict.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "tests.h"
+
+static char *write_file(const char *text)
+{
+	static char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/test-ksyms.XXXXXX");
+	f = fdopen(mkstemp(path), "w");
+	ASSERT_TRUE(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void test_written(void)
+{
+	const char *path = write_file("ffffffff81000000 T _stext\n"
+				      "ffffffff81000000 T _text\n"
+				      "ffffffff81001000 T io_schedule\n"
+				      "ffffffff81001040 d some_data\n"
+				      "ffffffff81001100 t bit_wait_io\n"
+				      "ffffffff81002000 T _etext\n"
+				      "ffffffffc0001000 t ext2_fsync\t[ext2]\n"
+				      "ffffffffc0001200 t ext2_sync_file\t[ext2]\n");
+	uint64_t addr[] = {0xffffffff81001012, 0xffffffff81001100, 0xffffffffc0001010,
+			   0xffffffff80000000, 0xffffffffc0001300, 0xffffffff81001050};
+	struct ksym s[6];
+	char buf[256];
+
+	ASSERT_EQ(ksyms_resolve(path, addr, 6, s), 3);
+	ksym_text(&s[0], false, buf, sizeof(buf));
+	/* The size is to the next symbol of any kind: data can follow a function. */
+	ASSERT_STREQ(buf, "io_schedule+0x12/0x40");
+	ksym_text(&s[1], false, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "bit_wait_io+0x0/0xf00");
+	ksym_text(&s[2], false, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "ext2_fsync+0x10/0x200 [ext2]");
+	/* Below the first symbol, past the last: not named, and said so. */
+	ASSERT_TRUE(!s[3].found && !s[4].found);
+	ksym_text(&s[3], false, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "?");
+	ksym_text(&s[3], true, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "? (0xffffffff80000000)");
+	/* Past a function's end, in the data after it: in no function. */
+	ASSERT_TRUE(!s[5].found);
+	unlink(path);
+}
+
+static void test_restricted(void)
+{
+	const char *path = write_file("0000000000000000 T _stext\n"
+				      "0000000000000000 T io_schedule\n");
+	uint64_t addr = 0xffffffff81001012;
+	struct ksym s;
+
+	ASSERT_EQ(ksyms_resolve(path, &addr, 1, &s), -EPERM);
+	unlink(path);
+	ASSERT_EQ(ksyms_resolve("/nonexistent/kallsyms", &addr, 1, &s), -ENOENT);
+	path = write_file("2\n");
+	ASSERT_EQ(ksyms_kptr_restrict(path), 2);
+	unlink(path);
+	path = write_file("x\n");
+	ASSERT_EQ(ksyms_kptr_restrict(path), -EINVAL);
+	unlink(path);
+}
+
+/* Real addresses of this kernel, a few bytes into functions, are found back by name. */
+static void test_this_kernel(void)
+{
+	FILE *f = fopen(KSYMS_PATH, "re");
+	char line[512], names[3][KSYMS_NAME_MAX + 8];
+	uint64_t addr[3];
+	struct ksym s[3];
+	int n = 0;
+
+	if (!f) {
+		printf("SKIP: this kernel has no %s\n", KSYMS_PATH);
+		return;
+	}
+	/* Three distinct well-known functions, so that an alias cannot stand in. */
+	while (n < 3 && fgets(line, sizeof(line), f)) {
+		static const char *const want[] = {"schedule", "io_schedule", "do_sys_poll"};
+		unsigned long long a;
+		char type, name[KSYMS_NAME_MAX];
+
+		if (sscanf(line, "%llx %c %127s", &a, &type, name) != 3 || !a)
+			continue;
+		for (int i = 0; i < 3; i++)
+			if (strcmp(name, want[i]) == 0 && (type == 'T' || type == 't')) {
+				addr[n] = a + 4;
+				snprintf(names[n], sizeof(names[n]), "%s+0x4/", name);
+				n++;
+			}
+	}
+	fclose(f);
+	if (n == 0) {
+		printf("SKIP: %s shows no addresses here (kptr_restrict)\n", KSYMS_PATH);
+		return;
+	}
+	ASSERT_EQ(ksyms_resolve(KSYMS_PATH, addr, (size_t)n, s), n);
+	for (int i = 0; i < n; i++) {
+		char buf[256];
+
+		ksym_text(&s[i], false, buf, sizeof(buf));
+		ASSERT_TRUE(strncmp(buf, names[i], strlen(names[i])) == 0);
+		ASSERT_TRUE(s[i].size > 4);
+	}
+}
+
+int main(void)
+{
+	test_written();
+	test_restricted();
+	test_this_kernel();
+	printf("ksyms: ok\n");
+	return 0;
+}
