@@ -99,6 +99,14 @@ struct an_alert {
 	char comm[AN_COMM_LEN + 1];
 };
 
+struct json_object;
+
+/* A block device's name, from the statedump or latencyd's catalog entry. */
+struct an_disk {
+	uint32_t dev; /* the kernel's dev_t: major << 20 | minor */
+	char name[32];
+};
+
 /* What reading the trace gave. */
 struct an_log {
 	struct an_vec ev;	 /* struct an_ev, time order */
@@ -109,6 +117,7 @@ struct an_log {
 	struct an_map irqnames;	 /* irq + 1 -> index in irqname_v + 1 */
 	struct an_vec irqname_v; /* char * */
 	struct an_vec packets;	 /* struct an_packet */
+	struct an_vec disks;	 /* struct an_disk: block devices' names */
 	bool senders_known;	 /* an_net_senders() filled the packets' tid */
 	uint64_t counts[EV__COUNT];
 	uint64_t events;    /* every event read, of interest or not */
@@ -125,6 +134,14 @@ struct an_task *an_task_get(struct an_log *log, int32_t tid);
 const char *an_comm(const struct an_log *log, int32_t tid);
 int32_t an_pid(const struct an_log *log, int32_t tid);
 const char *an_irq_name(const struct an_log *log, int32_t irq);
+/* disks.c: block devices by name. */
+void an_disk_add(struct an_log *log, uint32_t dev, const char *name);
+/* Names from a catalog entry's "disks" ({"MAJ:MIN": "name"}); NULL: none. */
+void an_disks_from_entry(struct an_log *log, struct json_object *entry);
+/* "vda", NULL when unknown. */
+const char *an_disk_name(const struct an_log *log, uint32_t dev);
+/* "vda (254:0)", or "254:0" when the name is unknown. */
+void an_disk_text(const struct an_log *log, uint32_t dev, char *buf, size_t size);
 const char *an_softirq_name(int32_t vec);
 const char *an_sysname(const struct an_log *log, int32_t idx);
 void an_problem(struct an_log *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -240,10 +257,9 @@ void an_cause_free(struct an_cause *c);
 void an_cause_note(struct an_cause *c, char *s);
 /* The story written again (after crosshost.c added links). */
 void an_cause_story(const struct an_log *log, struct an_cause *c);
-/* stack.c: the catalog's named stack of C's alert (CAUSES: the catalog entry's causes, NULL:
+/* stack.c: the catalog's named stack of C's alert (ENTRY: the snapshot's catalog entry, NULL:
  * none), placed beside the link it explains; the story is written again. */
-struct json_object;
-void an_stack_attach(const struct an_log *log, struct an_cause *c, struct json_object *causes);
+void an_stack_attach(const struct an_log *log, struct an_cause *c, struct json_object *entry);
 /* stack.link set again from the links, which crosshost.c changes. */
 void an_stack_place(struct an_cause *c);
 /* "where it waited" for "task", ... */

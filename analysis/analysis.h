@@ -22,9 +22,10 @@ struct an_options {
 	bool tables;		   /* compute the statistics tables */
 	unsigned max_alerts;	   /* alerts explained, 0: AN_ALERTS_DEFAULT */
 	bool local_only;	   /* an incident: chains not followed across hosts */
-	/* The catalog entry's causes (borrowed): their kernel stacks, named by latencyd at
-	 * alert time, shown beside the links they explain; NULL: none. */
-	struct json_object *causes;
+	/* The snapshot's catalog entry (borrowed), NULL: none. From it, the kernel stacks
+	 * latencyd named at alert time, shown beside the links they explain, and the names of
+	 * the block devices. */
+	struct json_object *entry;
 	/* Called now and then while reading, with the events read so far. */
 	void (*progress)(uint64_t events, void *arg);
 	void *progress_arg;

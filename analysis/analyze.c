@@ -85,8 +85,8 @@ static int compute_window(struct an_result *r, const struct an_options *opt, cha
 					   (unsigned long long)a->seq);
 			return -ENOMEM;
 		}
-		if (opt->causes)
-			an_stack_attach(&r->log, c, opt->causes);
+		if (opt->entry)
+			an_stack_attach(&r->log, c, opt->entry);
 	}
 	if (opt->tables && an_tables(&r->log, limit, &r->tables, &r->names, r->begin, r->end) < 0) {
 		*why = an_asprintf("out of memory computing the tables");
@@ -98,6 +98,7 @@ static int compute_window(struct an_result *r, const struct an_options *opt, cha
 /* The result's analysis of its log: what the log lost, then compute_window(). */
 int an_compute(struct an_result *r, const struct an_options *opt, char **why)
 {
+	an_disks_from_entry(&r->log, opt->entry);
 	if (r->log.discarded)
 		an_problem(&r->log,
 			   "the tracer discarded %llu events (buffers full): states may be wrong "

@@ -28,11 +28,13 @@ void an_runnable_text(const struct an_log *log, const struct an_interval *iv, ch
 
 void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *buf, size_t size)
 {
-	char dev[48] = "";
+	char dev[96] = "", name[64];
 
-	if (iv->dev)
-		snprintf(dev, sizeof(dev), ", completing I/O on block device %d:%d",
-			 (int)((uint32_t)iv->dev >> 20), (int)(iv->dev & 0xfffff));
+	if (iv->dev) {
+		an_disk_text(log, (uint32_t)iv->dev, name, sizeof(name));
+		snprintf(dev, sizeof(dev), ", completing I/O on %s%s",
+			 strchr(name, '(') ? "" : "block device ", name);
+	}
 	switch (iv->wake) {
 	case WK_TASK:
 		snprintf(buf, size, "woken by %s (tid %d)", an_comm(log, iv->who), iv->who);

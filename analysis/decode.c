@@ -21,6 +21,7 @@ struct handler {
 	int32_t sys;
 	struct fref f[MAXF];
 	int16_t s[2]; /* string fields: comms, irq name */
+	bool disk;    /* lttng_statedump_block_device: a disk's name, no timeline event */
 };
 
 static struct fref field(const bt_field_class *payload, const char *name)
@@ -148,6 +149,10 @@ static void resolve(struct an_log *log, const bt_event_class *ec, struct handler
 		fields(h, p, NULL, NULL, NULL, "ret");
 	} else if (strcmp(name, "latency_tracker_alert") == 0) {
 		h->type = EV_ALERT;
+	} else if (strcmp(name, "lttng_statedump_block_device") == 0) {
+		h->disk = true;
+		fields(h, p, "dev", NULL, NULL, NULL);
+		h->s[0] = field(p, "diskname").idx;
 	} else if (strcmp(name, "net_dev_queue") == 0) {
 		h->type = EV_NET_XMIT;
 	} else if (strcmp(name, "net_if_receive_skb") == 0 ||
@@ -434,6 +439,12 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 	if (!log->first_ts)
 		log->first_ts = (uint64_t)ts;
 	log->last_ts = (uint64_t)ts;
+	if (h->disk) {
+		p = bt_event_borrow_payload_field_const(ev);
+		if (p && str(p, h->s[0]))
+			an_disk_add(log, (uint32_t)get(p, h->f[0]), str(p, h->s[0]));
+		return 0;
+	}
 	if (h->type == EV__COUNT)
 		return 0;
 	e = an_vec_push(&log->ev);

@@ -71,6 +71,9 @@ static struct json_object *woken_by(const struct an_log *log, const struct an_in
 		snprintf(text, sizeof(text), "%u:%u", (unsigned)((uint32_t)iv->dev >> 20),
 			 (unsigned)(iv->dev & 0xfffff));
 		add(o, "block_device", json_object_new_string(text));
+		if (an_disk_name(log, (uint32_t)iv->dev))
+			add(o, "block_device_name",
+			    json_object_new_string(an_disk_name(log, (uint32_t)iv->dev)));
 	}
 	an_wake_text(log, iv, text, sizeof(text));
 	add(o, "text", json_object_new_string(text));

@@ -73,10 +73,11 @@ void an_stack_place(struct an_cause *c)
 	c->stack.link = best;
 }
 
-void an_stack_attach(const struct an_log *log, struct an_cause *c, struct json_object *causes)
+void an_stack_attach(const struct an_log *log, struct an_cause *c, struct json_object *entry)
 {
-	struct json_object *cause = find_cause(causes, &c->alert), *stack = member(cause, "stack"),
-			   *frames = member(stack, "frames"), *kind = member(stack, "kind");
+	struct json_object *cause = find_cause(member(entry, "causes"), &c->alert),
+			   *stack = member(cause, "stack"), *frames = member(stack, "frames"),
+			   *kind = member(stack, "kind");
 
 	if (!json_object_is_type(frames, json_type_array) || !json_object_array_length(frames))
 		return;

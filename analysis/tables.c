@@ -144,17 +144,12 @@ static void stat_cells(struct an_cell *c, const struct stats *s)
 		c[4].kind = C_UNKNOWN;
 }
 
-static void disk_name(char *buf, size_t size, uint64_t dev)
-{
-	snprintf(buf, size, "%u:%u", (unsigned)(dev >> 20), (unsigned)(dev & 0xfffff));
-}
-
 /* Disk names live as long as the tables: kept in the log's name strings, never freed early. */
-static const char *disk_intern(struct an_vec *names, uint64_t dev)
+static const char *disk_intern(const struct an_log *log, struct an_vec *names, uint64_t dev)
 {
-	char buf[32], **slot;
+	char buf[64], **slot;
 
-	disk_name(buf, sizeof(buf), dev);
+	an_disk_text(log, (uint32_t)dev, buf, sizeof(buf));
 	for (size_t i = 0; i < names->n; i++)
 		if (strcmp(*AN_AT(names, char *, i), buf) == 0)
 			return *AN_AT(names, char *, i);
@@ -412,7 +407,7 @@ int an_tables(const struct an_log *log, unsigned limit, struct an_vec *tables_,
 			if (!(c = an_row(t)))
 				goto out;
 			c[0].kind = C_DISK;
-			c[0].s = disk_intern(names, s->key);
+			c[0].s = disk_intern(log, names, s->key);
 			stat_cells(&c[1], s);
 		}
 		if (!(t = table(tables_, "top-block-latencies")))
@@ -426,7 +421,7 @@ int an_tables(const struct an_log *log, unsigned limit, struct an_vec *tables_,
 			c[0].v = (int64_t)tp->ts;
 			dur(&c[1], tp->dur);
 			c[2].kind = C_DISK;
-			c[2].s = disk_intern(names, (uint64_t)tp->x);
+			c[2].s = disk_intern(log, names, (uint64_t)tp->x);
 			c[3].kind = C_INT;
 			c[3].v = tp->y;
 			c[4].kind = C_INT;

@@ -216,6 +216,7 @@ void an_log_free(struct an_log *log)
 	an_strs_free(&log->problems);
 	an_vec_free(&log->cpu_first);
 	an_vec_free(&log->packets);
+	an_vec_free(&log->disks);
 }
 
 void an_dur_text(char *buf, size_t size, uint64_t ns)

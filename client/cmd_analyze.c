@@ -261,7 +261,7 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 		path = snapshot_path(ctl, v, &entry, &r);
 		if (!path)
 			return r;
-		json_object_object_get_ex(entry, PROTO_KEY_CAUSES, &opt.causes);
+		opt.entry = entry;
 	}
 	if (!path)
 		return EXIT_CONNECT;

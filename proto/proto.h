@@ -192,6 +192,8 @@ struct json_tokener;
 /* A cause's kernel stack (1.5), named at alert time: kind (PROTO_STACK_*), frames
  * ("function+0xoff/0xsize [module]", innermost first), addresses (only with
  * kernel.kptr_restrict = 0), error (why the frames could not be named). */
+/* A catalog entry's block devices when it was recorded (1.5): {"MAJ:MIN": "vda"}. */
+#define PROTO_KEY_DISKS	       "disks"
 #define PROTO_KEY_STACK	       "stack"
 #define PROTO_KEY_KIND	       "kind"
 #define PROTO_KEY_FRAMES       "frames"

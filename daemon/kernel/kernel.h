@@ -120,4 +120,10 @@ void ksym_text(const struct ksym *s, bool show_address, char *buf, size_t size);
 /* The kernel.kptr_restrict sysctl at PATH (0, 1, 2), or -errno. */
 int ksyms_kptr_restrict(const char *path);
 
+/* disks.c: each block device under DIR (/sys/dev/block) as FN("MAJ:MIN", "vda"); how many,
+ * or -errno. */
+#define KERNEL_DISKS_DIR "/sys/dev/block"
+int kernel_disks(const char *dir, void (*fn)(const char *dev, const char *name, void *arg),
+		 void *arg);
+
 #endif /* LATENCYD_KERNEL_H */

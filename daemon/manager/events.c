@@ -57,6 +57,22 @@ static void broadcast(struct manager *m, const char *event, const char *key,
 	json_object_put(data);
 }
 
+static void add_disk(const char *dev, const char *name, void *arg)
+{
+	json_object_object_add(arg, dev, json_object_new_string(name));
+}
+
+/* The names the analysis gives the block events' device numbers (the trace has none). */
+static void add_disks(struct json_object *entry)
+{
+	struct json_object *disks = json_object_new_object();
+
+	if (disks && kernel_disks(KERNEL_DISKS_DIR, add_disk, disks) > 0)
+		json_object_object_add(entry, PROTO_KEY_DISKS, disks);
+	else
+		json_object_put(disks);
+}
+
 static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
 {
 	const struct conf *c = m->conf;
@@ -73,6 +89,7 @@ static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
 	json_object_object_add(e, PROTO_KEY_TIME, json_object_new_int64((int64_t)time(NULL)));
 	json_object_object_add(e, PROTO_KEY_NAME, json_object_new_string(s->name));
 	json_object_object_add(e, PROTO_KEY_CAUSES, causes);
+	add_disks(e);
 	if (s->incident)
 		json_object_object_add(e, PROTO_KEY_INCIDENT, json_object_new_string(s->incident));
 	json_object_object_add(e, PROTO_KEY_DETECT_TO_RECORD_NS,

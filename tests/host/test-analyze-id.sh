@@ -59,6 +59,14 @@ grep -q "(unnamed: /proc/kallsyms: no addresses shown" "$T/show.txt" ||
 	fail "show-snapshot does not say why the stack is unnamed: $(cat "$T/show.txt")"
 pass "a kernel stack latencyd cannot name: kept unnamed in the catalog, with why; addresses as kptr_restrict says"
 
+# The block devices' names as /sys/dev/block has them when the snapshot was recorded.
+for link in /sys/dev/block/*; do
+	dev=${link##*/} name=$(basename "$(readlink "$link")")
+	[ "$(jq -r --arg d "$dev" '.snapshots[0].disks[$d]' "$CAT")" = "$name" ] ||
+		fail "the catalog entry does not name $dev $name: $(jq -c '.snapshots[0].disks' "$CAT")"
+done
+[ -e "$link" ] && pass "the catalog entry names the block devices ($(jq -c '.snapshots[0].disks' "$CAT"))"
+
 run "$LATENCYCTL" -s "$SOCK" analyze 99
 expect_rc 1 "analyze of an unknown id"
 pass "analyze of an unknown id: exit 1"

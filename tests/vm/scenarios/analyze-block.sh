@@ -35,9 +35,13 @@ esac
 echo "$irq" | grep -q virtio || fail "dd woken through irq '$irq', not virtio's"
 [ "$(an_get "$L.woken_by.block_device")" = "$DEVNO" ] ||
 	fail "completion on $(an_get "$L.woken_by.block_device"), not $DEVNO"
+[ "$(an_get "$L.woken_by.block_device_name")" = "$B" ] ||
+	fail "the disk is not named $B: '$(an_get "$L.woken_by.block_device_name")'"
+grep -q "completing I/O on $B ($DEVNO)" /tmp/an.txt ||
+	fail "the story does not name the disk: $(grep -m1 completing /tmp/an.txt)"
 [ "$(an_get "$L.syscall")" = read ] || fail "dd blocked in $(an_get "$L.syscall"), not read"
 [ $(($(an_get "$L.duration_ns") * 2)) -ge "$delay" ] || fail "the block explains under half of $delay ns"
-pass "dd blocked in read, woken by the disk's interrupt ($kind, $irq) completing I/O on $DEVNO"
+pass "dd blocked in read, woken by the disk's interrupt ($kind, $irq) completing I/O on $B ($DEVNO)"
 
 grep -q '^tables\.disk-latency\.rows\.0\.0=' /tmp/an.flat || fail "no disk latency table"
 pass "block I/O latency table"

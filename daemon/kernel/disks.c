@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The machine's block devices by number, for the catalog: block events carry only a dev_t,
+ * and the analysis, run later or elsewhere, should say "vda" (LTTng's statedump, which has
+ * the names, is written once at session start and soon overwritten in a flight recorder).
+ * /sys/dev/block/MAJ:MIN links to the device's directory, named as the kernel names it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel.h"
+
+int kernel_disks(const char *dir, void (*fn)(const char *dev, const char *name, void *arg),
+		 void *arg)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX], target[PATH_MAX];
+		const char *name;
+		unsigned maj, min;
+		char end;
+		ssize_t len;
+
+		if (sscanf(e->d_name, "%u:%u%c", &maj, &min, &end) != 2)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = 0;
+		name = strrchr(target, '/');
+		fn(e->d_name, name ? name + 1 : target, arg);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
