@@ -98,7 +98,8 @@ struct conf {
 		char *directory;
 		char *relayd; /* "" = local only */
 		bool fallback_local;
-		uint64_t max_size; /* bytes per snapshot, 0 = no cap */
+		uint64_t max_size;	    /* bytes per snapshot, 0 = no cap */
+		uint64_t relayd_timeout_ns; /* relayd's answer to the probe before a record */
 	} output;
 	struct conf_ratelimit {
 		double rate;		      /* snapshots per second, 0 = no limit */

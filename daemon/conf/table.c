@@ -74,6 +74,9 @@ const struct conf_key conf_keys[] = {
 	{"output.relayd", CONF_URL, OFF(output.relayd), 0, "", 0, 0},
 	{"output.fallback_local", CONF_BOOL, OFF(output.fallback_local), 0, "true", 0, 0},
 	{"output.max_size", CONF_UINT, OFF(output.max_size), 0, "0", 0, UINT64_C(1) << 40},
+	/* Short: a record that waits for it lets the history around its alert go. */
+	{"output.relayd_timeout", CONF_DURATION, OFF(output.relayd_timeout_ns), 0, "2s", 10 * MSEC,
+	 60000 * MSEC},
 
 	{"ratelimit.rate", CONF_RATE, OFF(ratelimit.rate), 0, "0.2", 0, 1000},
 	{"ratelimit.burst", CONF_UINT, OFF(ratelimit.burst), 0, "3", 1, 1000},

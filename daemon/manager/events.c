@@ -20,6 +20,7 @@
 #include "kernel.h"
 #include "log.h"
 #include "manager.h"
+#include "thread.h"
 
 #define CATALOG_DELAY_USEC (1000000ULL)
 
@@ -73,6 +74,32 @@ static void add_disks(struct json_object *entry)
 		json_object_put(disks);
 }
 
+/* Why relayd did not get a snapshot: the recorder's sentence, else LTTng's error. */
+static const char *relayd_error(const struct flight_record *rec)
+{
+	return rec->relayd_why[0] ? rec->relayd_why : flight_strerror(rec->relayd_error);
+}
+
+/* relayd's changes of state: once when it fails, once when it answers again. */
+static void log_relayd(struct manager *m, const struct recorder_snapshot *s)
+{
+	const struct flight_record *rec = s->rec;
+	uint64_t now = now_ns();
+
+	if (rec->relayd_down)
+		log_warnx("snapshot %" PRIu64 ": %s; %s; relayd is tried again in %.1fs", s->id,
+			  relayd_error(rec),
+			  rec->fell_back ? "recording to the local directory instead"
+					 : "no local fallback (output.fallback_local is false)",
+			  rec->retry_ns > now ? (double)(rec->retry_ns - now) / 1e9 : 0.0);
+	else if (rec->relayd_skipped)
+		log_info("snapshot %" PRIu64 " not sent to lttng-relayd, %s", s->id,
+			 relayd_error(rec));
+	else if (rec->relayd_back)
+		log_info("lttng-relayd at %s answers again: snapshot %" PRIu64 " went to it",
+			 m->conf->output.relayd, s->id);
+}
+
 static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
 {
 	const struct conf *c = m->conf;
@@ -100,15 +127,18 @@ static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
 			       json_object_new_int64((int64_t)s->rec->duration_ns));
 	if (s->rec->fell_back) {
 		json_object_object_add(e, PROTO_KEY_FELL_BACK, json_object_new_boolean(1));
-		json_object_object_add(
-			e, PROTO_KEY_RELAYD_ERROR,
-			json_object_new_string(flight_strerror(s->rec->relayd_error)));
+		json_object_object_add(e, PROTO_KEY_RELAYD_ERROR,
+				       json_object_new_string(relayd_error(s->rec)));
 	}
+	log_relayd(m, s);
 	if (s->error < 0) {
 		json_object_object_add(e, PROTO_KEY_STATUS,
 				       json_object_new_string(PROTO_SNAP_FAILED));
 		json_object_object_add(e, PROTO_KEY_ERROR,
-				       json_object_new_string(flight_strerror(s->error)));
+				       json_object_new_string(s->rec->relayd_error == s->error &&
+									      !s->rec->fell_back
+								      ? relayd_error(s->rec)
+								      : flight_strerror(s->error)));
 		if (s->path)
 			json_object_object_add(e, PROTO_KEY_PATH, json_object_new_string(s->path));
 		log_warnx("snapshot %" PRIu64 " failed: %s%s%s%s%s", s->id,

@@ -16,6 +16,15 @@
 #include <lttng/lttng.h>
 
 #include "flight.h"
+#include "relayd_probe.h"
+
+/*
+ * After relayd failed, records go to the local directory at once for this long, doubled at
+ * each failure in a row: an outage costs one wait of output.relayd_timeout, not one per
+ * record, and a relayd that comes back is used again within RETRY_MAX_NS.
+ */
+#define RETRY_MIN_NS (1000000000ULL)
+#define RETRY_MAX_NS (60 * 1000000000ULL)
 
 struct flight {
 	char *session;
@@ -25,6 +34,15 @@ struct flight {
 	bool replaced;	      /* a session of that name was there before */
 	uint64_t max_size;    /* of every output */
 	char relayd_dir[256]; /* the session's directory on relayd, "" if unknown */
+	/* Each record to relayd is preceded by a probe of it (relayd_probe.h). */
+	struct relayd_addr relayd_addr;
+	bool probe;		  /* relayd_addr resolved */
+	char unprobed[320];	  /* !probe: why */
+	uint64_t relayd_timeout;  /* ns */
+	unsigned relayd_failures; /* in a row */
+	uint64_t relayd_retry;	  /* CLOCK_MONOTONIC: relayd is not tried before */
+	uint64_t relayd_failed_at;
+	char relayd_why[320]; /* why relayd last failed */
 };
 
 static uint64_t now_ns(void)
@@ -209,8 +227,13 @@ int flight_create(const struct flight_settings *s, struct flight **ret)
 		lttng_destroy_session(s->session);
 		goto fail;
 	}
-	if (f->relayd)
+	if (f->relayd) {
 		find_relayd_dir(f);
+		/* Resolved once: a DNS wait has no place on the way from an alert to its record. */
+		f->relayd_timeout = s->relayd_timeout_ns;
+		f->probe = relayd_addr_resolve(s->relayd_url, &f->relayd_addr, f->unprobed,
+					       sizeof(f->unprobed)) == 0;
+	}
 	*ret = f;
 	return 0;
 fail:
@@ -221,29 +244,106 @@ fail:
 	return r;
 }
 
+void flight_set_relayd_timeout(struct flight *f, uint64_t ns)
+{
+	f->relayd_timeout = ns;
+}
+
+const char *flight_relayd_unprobed(const struct flight *f)
+{
+	return f->relayd && !f->probe ? f->unprobed : NULL;
+}
+
+static bool session_gone(int err)
+{
+	return err == -LTTNG_ERR_SESS_NOT_FOUND || err == -LTTNG_ERR_NO_SESSIOND ||
+	       err == -LTTNG_ERR_NO_SESSION || err == -LTTNG_ERR_FATAL;
+}
+
+static void relayd_failed(struct flight *f, struct flight_record *rec)
+{
+	uint64_t wait = RETRY_MIN_NS, now = now_ns();
+
+	for (unsigned i = 0; i < f->relayd_failures && wait < RETRY_MAX_NS; i++)
+		wait *= 2;
+	if (wait > RETRY_MAX_NS)
+		wait = RETRY_MAX_NS;
+	f->relayd_failures++;
+	f->relayd_failed_at = now;
+	f->relayd_retry = now + wait;
+	snprintf(f->relayd_why, sizeof(f->relayd_why), "%s", rec->relayd_why);
+	rec->relayd_down = true;
+	rec->retry_ns = f->relayd_retry;
+}
+
+/*
+ * One record to relayd: not at all while it is known to fail, else after it answered the
+ * probe. lttng-sessiond serves its clients one at a time, and a record to a relayd that
+ * does not answer blocks it (and with it any other record, a local one too) until its own
+ * network timeout, LTTNG_NETWORK_SOCKET_TIMEOUT, if it has one: sessiond must not be asked
+ * to talk to a relayd that was silent a moment ago. The probe leaves one window, a relayd
+ * that stops during the record: that one only sessiond's timeout bounds.
+ */
+static int record_relayd(struct flight *f, const char *name, struct flight_record *rec)
+{
+	uint64_t now = now_ns();
+	int r;
+
+	if (now < f->relayd_retry) {
+		rec->relayd_skipped = true;
+		snprintf(rec->relayd_why, sizeof(rec->relayd_why),
+			 "not tried: it failed %.1fs ago (%.200s), next try in %.1fs",
+			 (double)(now - f->relayd_failed_at) / 1e9, f->relayd_why,
+			 (double)(f->relayd_retry - now) / 1e9);
+		return -LTTNG_ERR_RELAYD_CONNECT_FAIL;
+	}
+	if (f->probe && relayd_probe(&f->relayd_addr, f->relayd_timeout, rec->relayd_why,
+				     sizeof(rec->relayd_why)) < 0) {
+		relayd_failed(f, rec);
+		return -LTTNG_ERR_RELAYD_CONNECT_FAIL;
+	}
+	if (lttng_snapshot_output_set_name(name, f->relayd) < 0)
+		return -LTTNG_ERR_INVALID;
+	rec->start_ns = now_ns();
+	r = lttng_snapshot_record(f->session, f->relayd, 1);
+	if (r < 0 && !session_gone(r)) {
+		snprintf(rec->relayd_why, sizeof(rec->relayd_why),
+			 "recording to lttng-relayd at %.200s failed: %s",
+			 f->probe ? f->relayd_addr.where : "its URL", lttng_strerror(r));
+		relayd_failed(f, rec);
+	} else if (r >= 0) {
+		rec->relayd_back = f->relayd_failures > 0;
+		f->relayd_failures = 0;
+	}
+	return r;
+}
+
 int flight_record(struct flight *f, const char *name, struct flight_record *rec)
 {
-	struct lttng_snapshot_output *out = f->relayd ? f->relayd : f->local;
 	uint64_t t0;
 	int r;
 
 	memset(rec, 0, sizeof(*rec));
-	if (lttng_snapshot_output_set_name(name, out) < 0)
+	rec->start_ns = now_ns();
+	if (f->relayd) {
+		r = record_relayd(f, name, rec);
+		if (r >= 0) {
+			rec->to_relayd = true;
+			snprintf(rec->relayd_dir, sizeof(rec->relayd_dir), "%s", f->relayd_dir);
+			rec->duration_ns = now_ns() - rec->start_ns;
+			return 0;
+		}
+		rec->relayd_error = r;
+		if (!f->fallback_local)
+			return r;
+		rec->fell_back = true;
+	}
+	if (lttng_snapshot_output_set_name(name, f->local) < 0)
 		return -LTTNG_ERR_INVALID;
+	/* The history is taken now: what detect_to_record measures. */
 	t0 = now_ns();
 	rec->start_ns = t0;
-	r = lttng_snapshot_record(f->session, out, 1);
-	if (r < 0 && f->relayd && f->fallback_local) {
-		rec->fell_back = true;
-		rec->relayd_error = r;
-		if (lttng_snapshot_output_set_name(name, f->local) < 0)
-			return -LTTNG_ERR_INVALID;
-		t0 = now_ns();
-		r = lttng_snapshot_record(f->session, f->local, 1);
-	} else if (f->relayd) {
-		rec->to_relayd = true;
-		snprintf(rec->relayd_dir, sizeof(rec->relayd_dir), "%s", f->relayd_dir);
-	}
+	r = lttng_snapshot_record(f->session, f->local, 1);
 	rec->duration_ns = now_ns() - t0;
 	return r < 0 ? r : 0;
 }

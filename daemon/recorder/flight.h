@@ -19,14 +19,15 @@ enum flight_domain {
 struct flight_settings {
 	const char *session; /* session name */
 	enum flight_domain domain;
-	uint64_t subbuf_size;	   /* bytes, power of two */
-	uint64_t num_subbuf;	   /* power of two, >= 2 */
-	const char *const *events; /* tracepoint names (globs allowed), NULL-terminated */
-	bool syscalls;		   /* kernel domain: all system calls too */
-	const char *local_dir;	   /* absolute path; snapshots land in LOCAL_DIR/NAME-DATE-N */
-	const char *relayd_url;	   /* e.g. net://127.0.0.1; NULL: local only */
-	bool fallback_local;	   /* relayd failure: record locally instead */
-	uint64_t max_size;	   /* bytes per snapshot, 0 = no cap */
+	uint64_t subbuf_size;	    /* bytes, power of two */
+	uint64_t num_subbuf;	    /* power of two, >= 2 */
+	const char *const *events;  /* tracepoint names (globs allowed), NULL-terminated */
+	bool syscalls;		    /* kernel domain: all system calls too */
+	const char *local_dir;	    /* absolute path; snapshots land in LOCAL_DIR/NAME-DATE-N */
+	const char *relayd_url;	    /* e.g. net://127.0.0.1; NULL: local only */
+	bool fallback_local;	    /* relayd failure: record locally instead */
+	uint64_t max_size;	    /* bytes per snapshot, 0 = no cap */
+	uint64_t relayd_timeout_ns; /* how long relayd may take to answer before a record */
 };
 
 /* Where a snapshot went and how long the record call took. */
@@ -34,9 +35,15 @@ struct flight_record {
 	bool to_relayd;	      /* false: local_dir */
 	bool fell_back;	      /* relayd failed, recorded locally */
 	int relayd_error;     /* the LTTng error relayd gave, when fell_back */
-	uint64_t start_ns;    /* CLOCK_MONOTONIC when lttng_snapshot_record was called */
+	uint64_t start_ns;    /* CLOCK_MONOTONIC when the last lttng_snapshot_record was called */
 	uint64_t duration_ns; /* of the successful call */
 	char relayd_dir[256]; /* to_relayd: flight_relayd_dir() then, "" if unknown */
+	/* relayd_error set: why relayd was not used, a sentence ("" when unknown). */
+	char relayd_why[320];
+	bool relayd_skipped; /* relayd failed recently: not tried (relayd_why says when) */
+	bool relayd_down;    /* relayd failed for this record: not retried before retry_ns */
+	bool relayd_back;    /* to_relayd after relayd had failed */
+	uint64_t retry_ns;   /* relayd_down: CLOCK_MONOTONIC of the next try */
 };
 
 struct flight;
@@ -58,5 +65,9 @@ bool flight_replaced(const struct flight *f);
  * snapshots under its output directory; NULL when unknown. */
 const char *flight_relayd_dir(const struct flight *f);
 const char *flight_strerror(int err);
+/* Applies output.relayd_timeout to the records that follow (under the slot's lock). */
+void flight_set_relayd_timeout(struct flight *f, uint64_t ns);
+/* Why records to relayd cannot be probed first (an unresolvable host); NULL when they can. */
+const char *flight_relayd_unprobed(const struct flight *f);
 
 #endif /* LATENCYD_FLIGHT_H */

@@ -57,6 +57,7 @@ static void settings_from(struct session *se, const struct conf *c, struct fligh
 		.relayd_url = c->output.relayd[0] ? c->output.relayd : NULL,
 		.fallback_local = c->output.fallback_local,
 		.max_size = c->output.max_size,
+		.relayd_timeout_ns = c->output.relayd_timeout_ns,
 	};
 }
 
@@ -89,6 +90,10 @@ static int create_session(struct session *se)
 		 s.subbuf_size, s.relayd_url ? s.relayd_url : s.local_dir,
 		 s.relayd_url && s.fallback_local ? ", falling back to " : "",
 		 s.relayd_url && s.fallback_local ? s.local_dir : "");
+	if (flight_relayd_unprobed(se->slot.flight))
+		log_warnx("records to lttng-relayd are not checked first, a relayd that hangs "
+			  "blocks them until lttng-sessiond's own timeout: %s",
+			  flight_relayd_unprobed(se->slot.flight));
 	return 0;
 }
 
@@ -183,8 +188,14 @@ void session_reconfigure(struct session *se, const struct conf *c, const struct 
 	int r;
 
 	se->conf = c;
-	if (!session_changed(old, c))
+	if (!session_changed(old, c)) {
+		/* Live: the session's history is not worth losing for it. */
+		pthread_mutex_lock(&se->slot.lock);
+		if (se->slot.flight)
+			flight_set_relayd_timeout(se->slot.flight, c->output.relayd_timeout_ns);
+		pthread_mutex_unlock(&se->slot.lock);
 		return;
+	}
 	r = mkdir_p(c->output.directory, 0750);
 	if (r < 0)
 		log_warn_errno(r, "cannot create %s", c->output.directory);

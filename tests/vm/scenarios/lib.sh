@@ -10,10 +10,12 @@ pass() {
 }
 
 # Starts the root lttng-sessiond with the project's LTTng probe; it loads lttng-modules itself,
-# only the probes the tests record (as systemd/lttng-sessiond.service.d/latencyd.conf has it).
+# only the probes the tests record, with the network timeout (as
+# systemd/lttng-sessiond.service.d/latencyd.conf has both).
 LTTNG_PROBES=sched,irq,timer,block,net,statedump
 start_sessiond() {
-	lttng-sessiond --background --kmod-probes=$LTTNG_PROBES --extra-kmod-probes=latency_tracker "$@" ||
+	LTTNG_NETWORK_SOCKET_TIMEOUT=2000 \
+		lttng-sessiond --background --kmod-probes=$LTTNG_PROBES --extra-kmod-probes=latency_tracker "$@" ||
 		fail "lttng-sessiond did not start"
 	i=0
 	while ! lttng list >/dev/null 2>&1; do
