@@ -99,6 +99,8 @@ struct status {
 struct status_recorder {
 	const char *name, *state, *domain, *detail, *directory, *relayd;
 	int64_t recreated, buffer, subbuf_size, num_subbuf, burst, expected_ns;
+	int64_t target_ns, resized;
+	double sized_eps, sized_bpe;
 	struct json_object *measured, *rl_trackers;
 	bool realtime, memory_locked, fallback_local;
 	double rate, tokens;
@@ -195,6 +197,10 @@ static int recorder_rows(struct table *t, const struct status *st)
 		{PROTO_KEY_SUBBUF_SIZE, PROTO_FIELD_INT, 0, REC(subbuf_size)},
 		{PROTO_KEY_NUM_SUBBUF, PROTO_FIELD_INT, 0, REC(num_subbuf)},
 		{PROTO_KEY_EXPECTED_WINDOW_NS, PROTO_FIELD_INT, 0, REC(expected_ns)},
+		{PROTO_KEY_TARGET_NS, PROTO_FIELD_INT, 0, REC(target_ns)},
+		{PROTO_KEY_RESIZED, PROTO_FIELD_INT, 0, REC(resized)},
+		{PROTO_KEY_SIZED_EVENTS_PER_SEC, PROTO_FIELD_DOUBLE, 0, REC(sized_eps)},
+		{PROTO_KEY_SIZED_BYTES_PER_EVENT, PROTO_FIELD_DOUBLE, 0, REC(sized_bpe)},
 		{PROTO_KEY_MEASURED, PROTO_FIELD_OBJECT, 0, REC(measured)},
 		{NULL},
 	};
@@ -247,6 +253,21 @@ static int recorder_rows(struct table *t, const struct status *st)
 		row(t, "Output:", "%s", rc.directory ?: "?");
 	row(t, "History buffer:", "%" PRId64 " KiB per CPU (%" PRId64 " x %" PRId64 " bytes)",
 	    rc.buffer / 1024, rc.num_subbuf, rc.subbuf_size);
+	if (rc.target_ns > 0) {
+		char target[32];
+
+		proto_duration_format(target, sizeof(target), (uint64_t)rc.target_ns);
+		if (rc.sized_eps > 0)
+			row(t, "",
+			    "sized for %s of history (session.history) from %.0f events/s x "
+			    "%.1f bytes, re-sized %" PRId64 " time(s)",
+			    target, rc.sized_eps, rc.sized_bpe, rc.resized);
+		else
+			row(t, "",
+			    "to be sized for %s of history (session.history) once the event "
+			    "rate is measured",
+			    target);
+	}
 	measured_rows(t, &rc);
 	if (rc.rate > 0)
 		row(t, "Rate limit:", "%g/s, burst %" PRId64 ", %.1f token(s) now", rc.rate,

@@ -54,15 +54,27 @@ static struct json_object *session_object(const struct manager *m, const struct 
 	return o;
 }
 
-static struct json_object *history_object(const struct manager *m, int *r)
+static struct json_object *history_object(const struct manager *m, const struct recorder_status *st,
+					  int *r)
 {
 	const struct conf *c = m->conf;
-	uint64_t bytes = c->session.subbuf_size * c->session.num_subbuf;
+	uint64_t bytes = st->subbuf_size * c->session.num_subbuf;
 	struct json_object *o = obj();
 
 	result_add_int(o, PROTO_KEY_BUFFER_BYTES_PER_CPU, (int64_t)bytes, r);
-	result_add_int(o, PROTO_KEY_SUBBUF_SIZE, (int64_t)c->session.subbuf_size, r);
+	result_add_int(o, PROTO_KEY_SUBBUF_SIZE, (int64_t)st->subbuf_size, r);
 	result_add_int(o, PROTO_KEY_NUM_SUBBUF, (int64_t)c->session.num_subbuf, r);
+	if (st->history_target_ns) {
+		/* session.history: what the buffers were sized for, and from which rate. */
+		result_add_int(o, PROTO_KEY_TARGET_NS, (int64_t)st->history_target_ns, r);
+		result_add_int(o, PROTO_KEY_RESIZED, st->resized, r);
+		if (st->sized_events_per_sec > 0) {
+			result_add(o, PROTO_KEY_SIZED_EVENTS_PER_SEC,
+				   json_object_new_double(st->sized_events_per_sec), r);
+			result_add(o, PROTO_KEY_SIZED_BYTES_PER_EVENT,
+				   json_object_new_double(st->sized_bytes_per_event), r);
+		}
+	}
 	if (m->last_history) {
 		struct json_object *bpe = NULL, *eps = NULL;
 
@@ -162,7 +174,7 @@ static void add_recorder(struct manager *m, struct json_object *o, int *r)
 	result_add_bool(out, PROTO_KEY_FALLBACK_LOCAL, c->output.fallback_local, r);
 	result_add(o, PROTO_KEY_SESSION, session_object(m, &st, r), r);
 	result_add(o, PROTO_KEY_OUTPUT, out, r);
-	result_add(o, PROTO_KEY_HISTORY, history_object(m, r), r);
+	result_add(o, PROTO_KEY_HISTORY, history_object(m, &st, r), r);
 	result_add(o, PROTO_KEY_RATELIMIT, ratelimit_object(m, &st, r), r);
 	result_add(o, PROTO_KEY_COUNTERS, counters_object(&st, r), r);
 	if (m->fleet)

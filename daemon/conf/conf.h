@@ -91,6 +91,9 @@ struct conf {
 		char *name;
 		int domain; /* enum conf_domain */
 		uint64_t subbuf_size, num_subbuf;
+		/* History wanted, ns (0: none): buffers sized from the measured event rate,
+		 * subbuf_size only the size to start with. */
+		uint64_t history_ns;
 		char **events; /* NULL-terminated */
 		bool syscalls;
 	} session;

@@ -66,6 +66,7 @@ const struct conf_key conf_keys[] = {
 	{"session.subbuf_size", CONF_POW2, OFF(session.subbuf_size), 0, "262144", 4 * KIB,
 	 256 * MIB},
 	{"session.num_subbuf", CONF_POW2, OFF(session.num_subbuf), 0, "4", 2, 1024},
+	{"session.history", CONF_DURATION_OFF, OFF(session.history_ns), 0, "0", 1000 * MSEC, HOUR},
 	{"session.events", CONF_EVENTS, OFF(session.events), 0, CONF_EVENTS_DEFAULT, 0, 0},
 	{"session.syscalls", CONF_BOOL, OFF(session.syscalls), 0, "false", 0, 0},
 

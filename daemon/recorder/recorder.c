@@ -60,9 +60,9 @@ static bool session_gone(int err)
 	       err == -LTTNG_ERR_NO_SESSION || err == -LTTNG_ERR_FATAL;
 }
 
-static uint64_t buffer_bytes(const struct conf *c)
+static uint64_t buffer_bytes(const struct recorder *rc)
 {
-	return c->session.subbuf_size * c->session.num_subbuf;
+	return session_subbuf_size(&rc->session) * rc->conf->session.num_subbuf;
 }
 
 /*
@@ -78,8 +78,8 @@ static void read_snapshot(struct recorder *rc, uint64_t id, const char *path)
 
 	if (!rc->history)
 		return;
-	r = history_worker_submit(rc->history, id, path, buffer_bytes(c), c->session.subbuf_size,
-				  &analyse);
+	r = history_worker_submit(rc->history, id, path, buffer_bytes(rc),
+				  session_subbuf_size(&rc->session), &analyse);
 	if (r < 0)
 		log_warn_errno(r, "cannot measure the history of snapshot %" PRIu64, id);
 	if (!c->analysis.autorun || (r == 0 && analyse))
@@ -124,7 +124,7 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 		/* What a failed record wrote stays with its entry: retention deletes it. */
 		path = path_newest(c->output.directory, res->name);
 		s->disk_full = statvfs(c->output.directory, &fs) == 0 &&
-			       (uint64_t)fs.f_bavail * fs.f_frsize < buffer_bytes(c);
+			       (uint64_t)fs.f_bavail * fs.f_frsize < buffer_bytes(rc);
 		if (session_gone(res->error))
 			session_check_soon(&rc->session);
 	} else if (!res->rec.to_relayd) {
@@ -173,6 +173,18 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 	return 0;
 }
 
+/* After a re-size: the new buffers' window measured again, once they had time to fill. */
+static void recalibrate(struct recorder *rc)
+{
+	uint64_t now;
+
+	rc->measured_once = false;
+	if (rc->calibrate && sd_event_now(rc->event, CLOCK_MONOTONIC, &now) >= 0) {
+		sd_event_source_set_time(rc->calibrate, now + CALIBRATE_USEC);
+		sd_event_source_set_enabled(rc->calibrate, SD_EVENT_ONESHOT);
+	}
+}
+
 static int on_history(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct recorder *rc = userdata;
@@ -195,6 +207,8 @@ static int on_history(sd_event_source *s, int fd, uint32_t revents, void *userda
 			rc->measured_once = true;
 		}
 		emit(rc, &ev);
+		if (!j->error && session_fit_history(&rc->session, &j->h))
+			recalibrate(rc);
 		if (j->analysis) {
 			struct recorder_event an = {.kind = RECORDER_ANALYSIS};
 
@@ -212,7 +226,6 @@ static int on_history(sd_event_source *s, int fd, uint32_t revents, void *userda
 static int on_calibrate(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct recorder *rc = userdata;
-	const struct conf *c = rc->conf;
 
 	if (rc->measured_once)
 		return 0;
@@ -222,8 +235,8 @@ static int on_calibrate(sd_event_source *s, uint64_t usec, void *userdata)
 		return 0;
 	}
 	log_debug("recording a calibration snapshot to measure the history window");
-	if (history_worker_submit(rc->history, 0, NULL, buffer_bytes(c), c->session.subbuf_size,
-				  NULL) < 0)
+	if (history_worker_submit(rc->history, 0, NULL, buffer_bytes(rc),
+				  session_subbuf_size(&rc->session), NULL) < 0)
 		log_warnx("cannot schedule the calibration snapshot");
 	return 0;
 }
@@ -360,6 +373,11 @@ void recorder_status(struct recorder *rc, struct recorder_status *st)
 	st->session_present = session_present(&rc->session);
 	st->session_error = rc->session.error;
 	st->recreated = rc->session.recreated;
+	st->subbuf_size = session_subbuf_size(&rc->session);
+	st->history_target_ns = rc->conf->session.history_ns;
+	st->resized = rc->session.sizing.resized;
+	st->sized_events_per_sec = rc->session.sizing.events_per_sec;
+	st->sized_bytes_per_event = rc->session.sizing.bytes_per_event;
 	st->realtime = rc->rt;
 	st->counters.alerts = ws.alerts;
 	st->counters.snapshots = ws.snapshots;

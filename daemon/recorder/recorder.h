@@ -89,7 +89,12 @@ struct recorder_status {
 	bool session_present; /* the session exists (or is being recorded) */
 	int session_error;    /* last failure to create the session, 0 if none */
 	unsigned recreated;   /* times the session was re-created */
-	bool realtime;	      /* the waiter runs at SCHED_FIFO */
+	uint64_t subbuf_size; /* in use */
+	/* session.history: the target (0: none), re-sizes, the rate they were made for */
+	uint64_t history_target_ns;
+	unsigned resized;
+	double sized_events_per_sec, sized_bytes_per_event;
+	bool realtime; /* the waiter runs at SCHED_FIFO */
 	struct {
 		uint64_t alerts, snapshots, failed, causes, suppressed, kernel_suppressed, lost;
 		uint64_t peers; /* fleet peers' alerts taken by the waiter */

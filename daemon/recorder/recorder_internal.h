@@ -123,6 +123,12 @@ struct session {
 	sd_event_source *check;
 	int error;	    /* last failure to create the session, 0 if none */
 	unsigned recreated; /* times the session was re-created */
+	/* With session.history: the sub-buffer size in use and what it was sized from. */
+	struct session_sizing {
+		uint64_t subbuf_size; /* 0: session.subbuf_size */
+		double events_per_sec, bytes_per_event;
+		unsigned resized;
+	} sizing;
 };
 
 int session_init(struct session *s, sd_event *event, const struct conf *conf);
@@ -134,6 +140,14 @@ void session_check_soon(struct session *s);
 void session_reconfigure(struct session *s, const struct conf *conf, const struct conf *old);
 /* Whether there is a session; true when the waiter is recording (it holds the slot). */
 bool session_present(struct session *s);
+/* The sub-buffer size in use: session.subbuf_size, or what session.history chose. */
+uint64_t session_subbuf_size(const struct session *s);
+/*
+ * With session.history: a measured history H (its busiest CPU's event rate and size)
+ * re-sizes the buffers when the history they hold drifts below the target (or far above
+ * it), re-creating the session; true if it did (the history recorded so far is lost).
+ */
+bool session_fit_history(struct session *s, const struct history *h);
 void session_done(struct session *s);
 
 #endif /* LATENCYD_RECORDER_INTERNAL_H */

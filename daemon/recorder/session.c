@@ -10,9 +10,21 @@
 #include <string.h>
 
 #include "fsutil.h"
+#include "proto.h"
 #include "recorder_internal.h"
 
 #define CHECK_USEC (3 * 1000000ULL)
+
+/*
+ * session.history: buffers hold target x events/s x bytes/event of the busiest CPU, with
+ * this much room (rates vary); re-sized when the history they would hold drifts under
+ * HISTORY_LOW of the target, or when a quarter of them would do (memory matters too).
+ * Re-sizing re-creates the session, losing what it held: hence the hysteresis.
+ */
+#define HISTORY_ROOM 1.25
+#define HISTORY_LOW  0.9
+#define SUBBUF_MIN   (4 * 1024ULL)
+#define SUBBUF_MAX   (256 * 1024 * 1024ULL)
 
 /*
  * In a fleet, the kernel session also records packets sent and received with their IP and
@@ -49,7 +61,8 @@ static void settings_from(struct session *se, const struct conf *c, struct fligh
 		.session = c->session.name,
 		.domain = c->session.domain == CONF_DOMAIN_USERSPACE ? FLIGHT_DOMAIN_USERSPACE
 								     : FLIGHT_DOMAIN_KERNEL,
-		.subbuf_size = c->session.subbuf_size,
+		.subbuf_size =
+			se->sizing.subbuf_size ? se->sizing.subbuf_size : c->session.subbuf_size,
 		.num_subbuf = c->session.num_subbuf,
 		.events = events_of(se, c),
 		.syscalls = c->session.syscalls,
@@ -175,6 +188,7 @@ static bool session_changed(const struct conf *a, const struct conf *b)
 	       a->session.domain != b->session.domain ||
 	       a->session.subbuf_size != b->session.subbuf_size ||
 	       a->session.num_subbuf != b->session.num_subbuf ||
+	       a->session.history_ns != b->session.history_ns ||
 	       !strv_equal(a->session.events, b->session.events) ||
 	       a->session.syscalls != b->session.syscalls ||
 	       strcmp(a->output.directory, b->output.directory) != 0 ||
@@ -196,6 +210,10 @@ void session_reconfigure(struct session *se, const struct conf *c, const struct 
 		pthread_mutex_unlock(&se->slot.lock);
 		return;
 	}
+	/* A new target (or none) starts again from session.subbuf_size until measured. */
+	if (old->session.history_ns != c->session.history_ns ||
+	    old->session.num_subbuf != c->session.num_subbuf || !c->session.history_ns)
+		se->sizing = (struct session_sizing){0};
 	r = mkdir_p(c->output.directory, 0750);
 	if (r < 0)
 		log_warn_errno(r, "cannot create %s", c->output.directory);
@@ -207,6 +225,53 @@ void session_reconfigure(struct session *se, const struct conf *c, const struct 
 	}
 	create_session(se);
 	pthread_mutex_unlock(&se->slot.lock);
+}
+
+uint64_t session_subbuf_size(const struct session *se)
+{
+	return se->sizing.subbuf_size ? se->sizing.subbuf_size : se->conf->session.subbuf_size;
+}
+
+/* The smallest power of two sub-buffer giving TARGET_NS of history at the measured rate. */
+static uint64_t subbuf_for(const struct conf *c, uint64_t target_ns, double eps, double bpe)
+{
+	double need =
+		(double)target_ns / 1e9 * eps * bpe * HISTORY_ROOM / (double)c->session.num_subbuf;
+	uint64_t size = SUBBUF_MIN;
+
+	while (size < SUBBUF_MAX && (double)size < need)
+		size *= 2;
+	return size;
+}
+
+bool session_fit_history(struct session *se, const struct history *h)
+{
+	const struct conf *c = se->conf;
+	uint64_t target = c->session.history_ns, now = session_subbuf_size(se), want;
+	uint64_t expected;
+	char t[32];
+
+	if (!target || h->events_per_sec <= 0 || h->bytes_per_event <= 0)
+		return false;
+	want = subbuf_for(c, target, h->events_per_sec, h->bytes_per_event);
+	expected = history_expected_ns(now * c->session.num_subbuf, h->bytes_per_event,
+				       h->events_per_sec);
+	se->sizing.events_per_sec = h->events_per_sec;
+	se->sizing.bytes_per_event = h->bytes_per_event;
+	if (want == now || (expected >= (uint64_t)((double)target * HISTORY_LOW) && want * 4 > now))
+		return false;
+	proto_duration_format(t, sizeof(t), target);
+	log_info("session.history = %s: %.0f events/s x %.1f bytes on the busiest CPU need "
+		 "%" PRIu64 " x %" PRIu64 " KiB per CPU (they were %" PRIu64 " KiB, about %" PRIu64
+		 " ms): re-creating the session, the history recorded so far is lost",
+		 t, h->events_per_sec, h->bytes_per_event, c->session.num_subbuf, want / 1024,
+		 now / 1024, expected / 1000000);
+	pthread_mutex_lock(&se->slot.lock);
+	se->sizing.subbuf_size = want;
+	if (create_session(se) == 0)
+		se->sizing.resized++;
+	pthread_mutex_unlock(&se->slot.lock);
+	return true;
 }
 
 bool session_present(struct session *se)
