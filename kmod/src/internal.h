@@ -118,6 +118,13 @@ struct lt_entry {
 	/* Followed by the key, the private area and, in stack mode "in", the stack. */
 };
 
+/*
+ * PREEMPT_RT: every lock the hot path (probes, with interrupts off, possibly in NMI-free
+ * hard interrupt context) takes is a raw_spinlock_t, held for a bounded walk of one bucket
+ * or list, never across an allocation or a wakeup: a spinlock_t would sleep there. Readers
+ * of the table are lock-free (RCU, seqcount per entry); mutexes are taken only from sysfs
+ * and module load/unload, in process context.
+ */
 struct lt_bucket {
 	struct hlist_nulls_head head;	/* nulls value: the bucket index */
 	raw_spinlock_t lock;		/* writers only */
@@ -253,8 +260,12 @@ struct latency_tracker {
 	struct lt_table __rcu *table;	/* NULL while disabled */
 	struct lt_stats __percpu *stats;
 
-	/* scan.c, process context only. */
-	struct delayed_work scan_work;
+	/*
+	 * scan.c: the walk runs in scan_work (process context); scan_timer, a hard hrtimer,
+	 * queues it each period (see scan.c for why not a delayed work).
+	 */
+	struct work_struct scan_work;
+	struct hrtimer scan_timer;
 	struct latency_tracker_record *scan_rec;
 	void *scan_priv;
 };
@@ -267,6 +278,9 @@ int lt_trackers_check_empty(void);
 
 /* scan.c: timeouts and stale keys, from a workqueue. */
 void lt_scan_work(struct work_struct *work);
+void lt_scan_init(struct latency_tracker *t);
+/* Stops the scanner for good: t->enabled is already false. */
+void lt_scan_stop(struct latency_tracker *t);
 void lt_scan_kick(struct latency_tracker *t);
 
 /* alert.c: build alert records and emit them (callback, ring, tracepoint). */

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * latency_tracker: timeouts and stale keys, off the hot path. One delayed work per
- * enabled tracker walks the buckets every period = min(timeout, stale) / 4, clamped to
- * [1 ms, 1 s] (at least one jiffy): a timeout alert is raised between timeout and
- * timeout + period after event_in. Empty buckets are skipped without taking their lock;
- * a non-empty bucket is locked just long enough to mark or unlink its expired entries.
- * Cost: O(buckets) reads per period (4096 keys: 64 KiB of bucket heads).
+ * latency_tracker: timeouts and stale keys, off the hot path. One work per enabled
+ * tracker walks the buckets every period = min(timeout, stale) / 4, clamped to [1 ms, 1 s]:
+ * a timeout alert is raised between timeout and timeout + period after event_in. Empty
+ * buckets are skipped without taking their lock; a non-empty bucket is locked just long
+ * enough to mark or unlink its expired entries. Cost: O(buckets) reads per period (4096
+ * keys: 64 KiB of bucket heads).
+ *
+ * The period is a hard hrtimer that queues the work on the unbound workqueue, not a
+ * delayed work: on PREEMPT_RT a timer_list expires in the timer softirq thread of the CPU
+ * it was armed on, which a SCHED_FIFO task on that CPU starves, and that task is exactly
+ * what keeps a wakeup pending past its timeout. A hard hrtimer expires in hard interrupt
+ * context on every kernel (HRTIMER_MODE_REL_HARD), where queue_work() is allowed (the pool
+ * lock is a raw spinlock), and an unbound worker runs on whichever CPU is free.
  */
-#include <linux/jiffies.h>
+#include <linux/hrtimer.h>
 #include <linux/minmax.h>
 #include <linux/rculist.h>
 #include <linux/rculist_nulls.h>
@@ -20,7 +27,7 @@
 #define LT_SCAN_MIN_NS NSEC_PER_MSEC
 #define LT_SCAN_MAX_NS NSEC_PER_SEC
 
-static unsigned long lt_scan_period(u64 timeout, u64 stale)
+static u64 lt_scan_period(u64 timeout, u64 stale)
 {
 	u64 p = U64_MAX;
 
@@ -28,8 +35,34 @@ static unsigned long lt_scan_period(u64 timeout, u64 stale)
 		p = timeout / 4;
 	if (stale)
 		p = min(p, stale / 4);
-	p = clamp_t(u64, p, LT_SCAN_MIN_NS, LT_SCAN_MAX_NS);
-	return max_t(unsigned long, 1, nsecs_to_jiffies(p));
+	return clamp_t(u64, p, LT_SCAN_MIN_NS, LT_SCAN_MAX_NS);
+}
+
+/* Hard interrupt context on every kernel, PREEMPT_RT included (HRTIMER_MODE_REL_HARD). */
+static enum hrtimer_restart lt_scan_timer(struct hrtimer *timer)
+{
+	struct latency_tracker *t = container_of(timer, struct latency_tracker, scan_timer);
+
+	queue_work(system_unbound_wq, &t->scan_work);
+	return HRTIMER_NORESTART;
+}
+
+void lt_scan_init(struct latency_tracker *t)
+{
+	INIT_WORK(&t->scan_work, lt_scan_work);
+	hrtimer_init(&t->scan_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	t->scan_timer.function = lt_scan_timer;
+}
+
+/*
+ * The work re-arms the timer only while enabled, and the timer queues the work: with
+ * enabled false, the work is waited for, then the timer, then a work that timer queued.
+ */
+void lt_scan_stop(struct latency_tracker *t)
+{
+	cancel_work_sync(&t->scan_work);
+	hrtimer_cancel(&t->scan_timer);
+	cancel_work_sync(&t->scan_work);
 }
 
 /* t->lock held, or the work itself. */
@@ -38,7 +71,7 @@ void lt_scan_kick(struct latency_tracker *t)
 	if (!t->enabled)
 		return;
 	if (READ_ONCE(t->timeout_ns) || READ_ONCE(t->stale_ns))
-		mod_delayed_work(system_unbound_wq, &t->scan_work, 0);
+		queue_work(system_unbound_wq, &t->scan_work);
 }
 
 /*
@@ -104,8 +137,7 @@ static bool lt_scan_bucket(struct latency_tracker *t, struct lt_table *tbl,
 
 void lt_scan_work(struct work_struct *work)
 {
-	struct latency_tracker *t = container_of(to_delayed_work(work),
-						 struct latency_tracker, scan_work);
+	struct latency_tracker *t = container_of(work, struct latency_tracker, scan_work);
 	u64 timeout = READ_ONCE(t->timeout_ns);
 	u64 stale = READ_ONCE(t->stale_ns);
 	struct lt_table *tbl;
@@ -132,6 +164,6 @@ void lt_scan_work(struct work_struct *work)
 			cond_resched();
 	}
 	if (READ_ONCE(t->enabled))
-		queue_delayed_work(system_unbound_wq, &t->scan_work,
-				   lt_scan_period(timeout, stale));
+		hrtimer_start(&t->scan_timer, ns_to_ktime(lt_scan_period(timeout, stale)),
+			      HRTIMER_MODE_REL_HARD);
 }

@@ -116,7 +116,7 @@ struct latency_tracker *latency_tracker_create(const struct latency_tracker_para
 	lt_live_get();
 	INIT_LIST_HEAD(&t->list);
 	mutex_init(&t->lock);
-	INIT_DELAYED_WORK(&t->scan_work, lt_scan_work);
+	lt_scan_init(t);
 	strscpy(t->name, p->name, sizeof(t->name));
 	t->type = p->type;
 	t->key_size = p->key_size;
@@ -241,7 +241,7 @@ void latency_tracker_disable(struct latency_tracker *t)
 	RCU_INIT_POINTER(t->table, NULL);
 	WRITE_ONCE(t->enabled, false);
 	/* The scanner uses tbl without RCU: it must be gone before the table is. */
-	cancel_delayed_work_sync(&t->scan_work);
+	lt_scan_stop(t);
 	/* Every hot-path caller runs inside an RCU read-side section. */
 	synchronize_rcu();
 	lt_table_count(tbl, &pending, &free);

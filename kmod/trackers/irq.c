@@ -8,8 +8,14 @@
  * /proc/softirqs).
  *
  * What is measured: the handler itself. A shared irq line runs one handler after the
- * other, each measured on its own. Threaded handlers run in their own thread and are not
- * seen (only their hard part, which wakes the thread). Interrupts that do not go through
+ * other, each measured on its own. A threaded handler (every device interrupt on
+ * PREEMPT_RT, request_threaded_irq() drivers, the threadirqs boot option) is measured as a
+ * third kind, "thread": from the exit of its hard part returning IRQ_WAKE_THREAD (the
+ * interrupt is in, its thread is being woken) to the irq thread switching out to wait for
+ * the next one (TASK_INTERRUPTIBLE, as irq_wait_for_interrupt() waits): the time the
+ * device waited to be served, the thread's scheduling delay and its run included, which
+ * is what an interrupt costs a latency-sensitive task there. A thread that sleeps
+ * interruptibly inside its handler ends the interval early. Interrupts that do not go through
  * the generic handler (the local APIC timer, IPIs on x86) have no such tracepoints: the
  * timers they run show up as the TIMER and HRTIMER softirqs. A softirq's time is wall
  * time on its CPU: the hard interrupts that came in while it ran are included.
@@ -23,7 +29,9 @@
  * an entry seen always has its exit probe in place.
  *
  * The task: the one that was interrupted (current), or ksoftirqd for softirqs deferred
- * to it. The filters match that task at entry: with filter_tgid set, only the handlers
+ * to it, or for a threaded handler its irq thread ("irq/31-virtio3-req.0"). On
+ * PREEMPT_RT softirqs run in the task that raised them or in ksoftirqd, not in the task
+ * the interrupt fell on: an interrupted task is charged its hard parts only. The filters match that task at entry: with filter_tgid set, only the handlers
  * that stole time from that process are tracked ("which interrupts delayed my task"),
  * and filter_comm=ksoftirqd/0 only tracks the softirqs deferred to CPU 0's ksoftirqd.
  * The filter is checked at entry and exit (same task), so a filtered-out handler costs
@@ -44,7 +52,7 @@
 
 #include "common.h"
 
-enum { LTT_IRQ_HARD = 0, LTT_IRQ_SOFT = 1 };
+enum { LTT_IRQ_HARD = 0, LTT_IRQ_SOFT = 1, LTT_IRQ_THREAD = 2 };
 
 /* No padding: every byte of the key is hashed and compared. */
 struct ltt_irq_key {
@@ -119,6 +127,27 @@ static void ltt_irq_entry(void *data, int irq, struct irqaction *action)
 	ltt_irq_in(LTT_IRQ_HARD, irq);
 }
 
+/*
+ * The hard part asked for its thread: the threaded handler's interval starts. A thread
+ * still running (it had not gone back to wait) has its interval already open: that one,
+ * the oldest interrupt not served, goes on (the core only flags the thread to loop).
+ */
+static void ltt_irq_thread_in(int irq, struct irqaction *action)
+{
+	struct task_struct *thread = READ_ONCE(action->thread);
+	struct latency_tracker_in in = { .task = thread };
+	struct ltt_irq_key key = { .kind = LTT_IRQ_THREAD };
+
+	if (!thread || READ_ONCE(thread->__state) == TASK_RUNNING ||
+	    !ltt_filter_match(&ltt_irq_filter, thread))
+		return;
+	key.vec = thread->pid;
+	in.data[0] = irq;
+	in.data[1] = LTT_IRQ_THREAD;
+	ltt_pack_text(&in.data[2], 2, action->name ?: "", 2 * sizeof(u64));
+	latency_tracker_event_in(ltt_irq, &key, sizeof(key), &in);
+}
+
 static void ltt_irq_exit(void *data, int irq, struct irqaction *action, int ret)
 {
 	struct ltt_irq_cur *cur = this_cpu_ptr(&ltt_irq_cur);
@@ -127,6 +156,24 @@ static void ltt_irq_exit(void *data, int irq, struct irqaction *action, int ret)
 	cur->irq = irq;
 	ltt_irq_out(LTT_IRQ_HARD, irq);
 	cur->action = NULL;
+	if (ret & IRQ_WAKE_THREAD)
+		ltt_irq_thread_in(irq, action);
+}
+
+/*
+ * An irq thread going back to wait for its interrupt: its handler is done. Every context
+ * switch comes here: kernel threads named "irq/" only, before any table lookup.
+ */
+static void ltt_irq_switch(void *data, bool preempt, struct task_struct *prev,
+			   struct task_struct *next, unsigned int prev_state)
+{
+	struct ltt_irq_key key = { .kind = LTT_IRQ_THREAD };
+
+	if (preempt || prev_state != TASK_INTERRUPTIBLE || !(prev->flags & PF_KTHREAD) ||
+	    strncmp(prev->comm, "irq/", 4) != 0)
+		return;
+	key.vec = prev->pid;
+	latency_tracker_event_out(ltt_irq, &key, sizeof(key), NULL);
 }
 
 static void ltt_softirq_entry(void *data, unsigned int vec)
@@ -140,6 +187,7 @@ static void ltt_softirq_exit(void *data, unsigned int vec)
 }
 
 static struct ltt_probe ltt_irq_probes[] = {
+	{ .name = "sched_switch", .func = ltt_irq_switch },
 	{ .name = "irq_handler_exit", .func = ltt_irq_exit },
 	{ .name = "softirq_exit", .func = ltt_softirq_exit },
 	{ .name = "irq_handler_entry", .func = ltt_irq_entry },
@@ -157,6 +205,8 @@ static bool ltt_irq_cb(struct latency_tracker *t, struct latency_tracker_record 
 	const struct ltt_irq_cur *cur;
 	const char *name = NULL;
 
+	if (rec->data[1] == LTT_IRQ_THREAD)
+		return true; /* its name was taken at the start, the irqaction is not here */
 	if (rec->data[1] == LTT_IRQ_SOFT) {
 		if (rec->data[0] < NR_SOFTIRQS)
 			name = ltt_softirq_names[rec->data[0]];

@@ -62,7 +62,7 @@
 
 /* A major bump breaks readers; a minor bump only appends fields or values. */
 #define LATENCY_TRACKER_ABI_MAJOR 1
-#define LATENCY_TRACKER_ABI_MINOR 2
+#define LATENCY_TRACKER_ABI_MINOR 3
 
 /* sysfs root of the module's own files, relative to /sys. */
 #define LATENCY_TRACKER_SYSFS_DIR "kernel/latency_tracker"
@@ -156,7 +156,9 @@ enum latency_tracker_type {
 	/*
 	 * irq (ABI 1.2): a hard interrupt handler or a softirq on one CPU; the task is the
 	 * one it interrupted. data[0] irq number or softirq vector, data[1] 0 hard irq,
-	 * 1 softirq, handler or softirq name in data[2..3].
+	 * 1 softirq, handler or softirq name in data[2..3]. ABI 1.3: data[1] 2, a threaded
+	 * handler, from its hard part waking the thread to the thread waiting again; the
+	 * task is the irq thread, start_cpu/end_cpu where each end was seen.
 	 */
 	LATENCY_TRACKER_TYPE_IRQ = 6,
 	/*
