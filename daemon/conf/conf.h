@@ -48,6 +48,8 @@ struct conf_tracker {
 	uint64_t max_keys;   /* 0 = the module's default */
 	char *filter_comm;   /* "" = any task */
 	char *filter_cgroup; /* "" = any; a cgroup v2 path or id (kernel/cgroup.c) */
+	uint64_t alert_rate; /* its own alert limit, records/s into the ring; 0 = none */
+	uint64_t alert_burst;
 };
 
 /* One ratelimit.trackers entry, "TRACKER=RATE/BURST", parsed once when it is read. */

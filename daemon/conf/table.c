@@ -20,7 +20,13 @@
 #define MSEC (UINT64_C(1000000))
 #define HOUR (UINT64_C(3600000000000))
 
-/* The kernel's ranges (kmod/src/tunable.c): threshold 1us..1h, timeout off or 1ms..1h. */
+#define LT_STR_(x) #x
+#define LT_STR(x)  LT_STR_(x)
+
+/*
+ * The kernel's ranges (kmod/src/tunable.c): threshold 1us..1h, timeout off or 1ms..1h, a
+ * tracker's own alert limit off or 1..1000000 per second, bursts of 1..65536.
+ */
 // clang-format off
 #define TRACKER_KEYS(i, name, threshold)                                                           \
 	{"trackers." name ".enabled", CONF_BOOL, OFF(trackers[i].enabled), 0, "false", 0, 0},      \
@@ -32,7 +38,11 @@
 	 1 << 20},                                                                                 \
 	{"trackers." name ".filter_comm", CONF_COMM, OFF(trackers[i].filter_comm), 0, "", 0, 0},   \
 	{"trackers." name ".filter_cgroup", CONF_CGROUP, OFF(trackers[i].filter_cgroup), 0, "",    \
-	 0, 0}
+	 0, 0},                                                                                    \
+	{"trackers." name ".alert_rate", CONF_UINT_OFF, OFF(trackers[i].alert_rate), 0, "0", 1,    \
+	 1000000},                                                                                 \
+	{"trackers." name ".alert_burst", CONF_UINT, OFF(trackers[i].alert_burst), 0,              \
+	 LT_STR(LATENCY_TRACKER_TRACKER_ALERT_BURST), 1, 65536}
 // clang-format on
 
 #define CONF_EVENTS_DEFAULT                                                                        \

@@ -54,7 +54,7 @@ static void apply_tracker(const char *root, size_t i, const struct conf_tracker 
 			  const struct conf_tracker *old)
 {
 	struct apply a = {.root = root, .name = tracker_names[i]};
-	uint64_t enabled = 0, keys = 0, id;
+	uint64_t enabled = 0, keys = 0, id, v;
 	bool paused = false;
 	char text[64], why[256];
 
@@ -89,6 +89,18 @@ static void apply_tracker(const char *root, size_t i, const struct conf_tracker 
 		} else
 			apply_u64(&a, "filter_cgroup", "filter_cgroup_id", id);
 	}
+	/*
+	 * A module older than ABI 1.3 has no such files: "no limit of its own" is what it
+	 * does anyway, so only a limit actually asked for is an error there.
+	 */
+	if ((!old || old->alert_burst != t->alert_burst) &&
+	    (t->alert_rate ||
+	     ktracker_read(root, a.name, LATENCY_TRACKER_FILE_ALERT_BURST, &v) == 0))
+		apply_u64(&a, "alert_burst", LATENCY_TRACKER_FILE_ALERT_BURST, t->alert_burst);
+	if ((!old || old->alert_rate != t->alert_rate) &&
+	    (t->alert_rate ||
+	     ktracker_read(root, a.name, LATENCY_TRACKER_FILE_ALERT_RATE, &v) == 0))
+		apply_u64(&a, "alert_rate", LATENCY_TRACKER_FILE_ALERT_RATE, t->alert_rate);
 	/* Enabled last, so that it starts with its threshold and filters in place. */
 	if (!old || old->enabled != t->enabled)
 		apply_u64(&a, "enabled", "enabled", t->enabled);

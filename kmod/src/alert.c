@@ -51,11 +51,14 @@ void lt_alert_emit(struct latency_tracker *t, struct latency_tracker_record *rec
 		lt_count(t->stats, LT_FILTERED);
 		return;
 	}
-	switch (lt_notify_push(rec)) {
+	switch (lt_notify_push(rec, &t->limit)) {
 	case LT_PUSH_OK:
 		/* Tracepoint first, then wake the readers (see lt_notify_wake()). */
 		trace_latency_tracker_alert(rec);
 		lt_notify_wake();
+		break;
+	case LT_PUSH_THROTTLED:
+		lt_count(t->stats, LT_THROTTLED);
 		break;
 	case LT_PUSH_SUPPRESSED:
 		lt_count(t->stats, LT_SUPPRESSED);

@@ -36,6 +36,7 @@ extern const struct lt_range lt_range_max_keys;
 extern const struct lt_range lt_range_ring;
 extern const struct lt_range lt_range_rate;
 extern const struct lt_range lt_range_burst;
+extern const struct lt_range lt_range_tracker_rate;
 extern const struct lt_range lt_range_bool;
 
 bool lt_range_ok(const struct lt_range *r, u64 v);
@@ -204,6 +205,7 @@ enum lt_counter {
 	LT_BUSY,
 	LT_STALE,
 	LT_DISCARDED,
+	LT_THROTTLED,		/* refused by the tracker's own alert bucket */
 	LT_NR_COUNTERS
 };
 
@@ -234,6 +236,28 @@ static inline void lt_count_add(struct lt_stats __percpu *s, enum lt_counter c, 
 	this_cpu_add(s->cnt[c], n);
 }
 
+/*
+ * notify.c: a token bucket in ns of alert budget. Its state is only touched under the
+ * ring's raw spinlock (interrupts off, inside lt_enter()): safe from any context a probe
+ * runs in, NMI excepted (which backs off), PREEMPT_RT included.
+ */
+struct lt_token_bucket {
+	u64 credit_ns;
+	u64 last_ns;
+};
+
+/*
+ * The alert limit of one tracker: at most rate records per second into the ring, bursts
+ * of burst, checked before the global limit. rate 0: none of its own, only the global
+ * limit applies. rate and burst are written by sysfs with WRITE_ONCE() and read under the
+ * ring lock with READ_ONCE(); tb is the bucket, ring lock only.
+ */
+struct lt_alert_limit {
+	u32 rate;
+	u32 burst;
+	struct lt_token_bucket tb;
+};
+
 /* tracker.c: the tracker object. */
 struct latency_tracker {
 	struct kobject kobj;		/* /sys/kernel/latency_tracker/<name> */
@@ -256,6 +280,7 @@ struct latency_tracker {
 	u32 max_keys;
 	enum latency_tracker_stack_mode stack_mode;
 	bool enabled;
+	struct lt_alert_limit limit;	/* its own share of the notification ring */
 
 	struct lt_table __rcu *table;	/* NULL while disabled */
 	struct lt_stats __percpu *stats;
@@ -294,20 +319,22 @@ void lt_alert_emit(struct latency_tracker *t, struct latency_tracker_record *rec
  */
 enum lt_push_result {
 	LT_PUSH_OK,
-	LT_PUSH_SUPPRESSED,	/* rate limit */
+	LT_PUSH_THROTTLED,	/* the tracker's own limit */
+	LT_PUSH_SUPPRESSED,	/* the global rate limit */
 	LT_PUSH_BUSY,		/* nested on this CPU (NMI) */
 };
 
 struct lt_notify_stats {
 	u64 written;
-	u64 suppressed;
+	u64 suppressed;		/* refused by a rate limit: a tracker's own or the global one */
 	u64 dropped;
 };
 
 void lt_record_init(struct latency_tracker_record *rec, u8 kind);
 int lt_notify_init(unsigned int ring_records);
 void lt_notify_exit(void);
-enum lt_push_result lt_notify_push(struct latency_tracker_record *rec);
+enum lt_push_result lt_notify_push(struct latency_tracker_record *rec,
+				   struct lt_alert_limit *own);
 void lt_notify_wake(void);
 void lt_notify_stats(struct lt_notify_stats *st);
 

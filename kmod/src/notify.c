@@ -14,9 +14,13 @@
  * raising an alert from sched_switch cannot deadlock on the runqueue lock. Readers copy
  * records out under the same lock into a per-file buffer, then to user space.
  *
- * A token bucket (alert_rate_per_s, alert_burst) bounds the records per second; what it
- * refuses, and what an NMI could not add while the ring was busy on its CPU, is counted
- * and reported in the next record's .suppressed.
+ * Two token buckets bound the records per second: the alerting tracker's own (its
+ * alert_rate_per_s, alert_burst; none when its rate is 0), checked first, so that one
+ * noisy tracker spends its own budget and cannot drain the ring's for the others, then
+ * the global one (the root's alert_rate_per_s, alert_burst), the overall cap. A record
+ * takes a token from both or from neither. What they refuse, and what an NMI could not
+ * add while the ring was busy on its CPU, is counted and reported in the next record's
+ * .suppressed.
  */
 #include <linux/atomic.h>
 #include <linux/fs.h>
@@ -40,8 +44,7 @@ struct lt_ring {
 	u64 head;			/* sequence number of the next record */
 	u32 mask;
 	struct latency_tracker_record *slots;
-	u64 credit_ns;			/* token bucket, in ns of alert budget */
-	u64 last_ns;
+	struct lt_token_bucket tb;	/* the global limit */
 	u64 written;
 	u64 suppressed;
 	atomic64_t dropped;		/* LT_PUSH_BUSY, counted outside the lock */
@@ -97,29 +100,30 @@ static u64 lt_ring_tail(const struct lt_ring *r)
 	return r->head > size ? r->head - size : 0;
 }
 
-/* Ring lock held. Token bucket: each record costs NSEC_PER_SEC / rate of credit. */
-static bool lt_ratelimit_ok(struct lt_ring *r, u64 now)
+/*
+ * Ring lock held. Refills @b for @now and says whether it holds one record's worth of
+ * credit, that cost in *@cost: each record costs NSEC_PER_SEC / rate, up to burst records.
+ */
+static bool lt_tb_ready(struct lt_token_bucket *b, u64 rate, u64 burst, u64 now, u64 *cost)
 {
-	u64 rate = READ_ONCE(lt_defaults.alert_rate);
-	u64 burst = READ_ONCE(lt_defaults.alert_burst);
-	u64 cost = NSEC_PER_SEC / max_t(u64, rate, 1);
-	u64 cap = cost * burst;
+	u64 c = NSEC_PER_SEC / max_t(u64, rate, 1);
+	u64 cap = c * burst;
 
-	if (now > r->last_ns) {
-		r->credit_ns = min(cap, r->credit_ns + (now - r->last_ns));
-		r->last_ns = now;
+	if (now > b->last_ns) {
+		b->credit_ns = min(cap, b->credit_ns + (now - b->last_ns));
+		b->last_ns = now;
 	}
-	r->credit_ns = min(r->credit_ns, cap);
-	if (r->credit_ns < cost)
-		return false;
-	r->credit_ns -= cost;
-	return true;
+	b->credit_ns = min(b->credit_ns, cap);
+	*cost = c;
+	return b->credit_ns >= c;
 }
 
-enum lt_push_result lt_notify_push(struct latency_tracker_record *rec)
+enum lt_push_result lt_notify_push(struct latency_tracker_record *rec,
+				   struct lt_alert_limit *own)
 {
 	struct lt_ring *r = &lt_ring;
 	enum lt_push_result res = LT_PUSH_OK;
+	u64 now, own_rate, own_cost = 0, cost;
 	unsigned long flags;
 
 	if (!lt_ring_lock(&flags)) {
@@ -127,11 +131,20 @@ enum lt_push_result lt_notify_push(struct latency_tracker_record *rec)
 		atomic64_inc(&r->unreported);
 		return LT_PUSH_BUSY;
 	}
-	if (!lt_ratelimit_ok(r, lt_clock_ns())) {
+	now = lt_clock_ns();
+	own_rate = own ? READ_ONCE(own->rate) : 0;
+	if (own_rate && !lt_tb_ready(&own->tb, own_rate, READ_ONCE(own->burst), now, &own_cost))
+		res = LT_PUSH_THROTTLED;
+	else if (!lt_tb_ready(&r->tb, READ_ONCE(lt_defaults.alert_rate),
+			      READ_ONCE(lt_defaults.alert_burst), now, &cost))
+		res = LT_PUSH_SUPPRESSED;
+	if (res != LT_PUSH_OK) {
 		r->suppressed++;
 		atomic64_inc(&r->unreported);
-		res = LT_PUSH_SUPPRESSED;
 	} else {
+		r->tb.credit_ns -= cost;
+		if (own_rate)
+			own->tb.credit_ns -= own_cost;
 		rec->seq = r->head;
 		rec->suppressed = atomic64_xchg(&r->unreported, 0);
 		memcpy(&r->slots[r->head & r->mask], rec, sizeof(*rec));
@@ -328,9 +341,9 @@ int lt_notify_init(unsigned int ring_records)
 	r->written = 0;
 	r->suppressed = 0;
 	r->mask = ring_records - 1;
-	r->last_ns = lt_clock_ns();
-	r->credit_ns = (NSEC_PER_SEC / max_t(u64, lt_defaults.alert_rate, 1)) *
-		       lt_defaults.alert_burst;
+	r->tb.last_ns = lt_clock_ns();
+	r->tb.credit_ns = (NSEC_PER_SEC / max_t(u64, lt_defaults.alert_rate, 1)) *
+			  lt_defaults.alert_burst;
 	r->slots = vzalloc(array_size(ring_records, sizeof(*r->slots)));
 	if (!r->slots)
 		return -ENOMEM;

@@ -71,7 +71,8 @@ void lt_stats_sum(struct lt_stats __percpu *s, struct lt_stats *sum)
 u64 lt_stats_drops(const struct lt_stats *sum)
 {
 	return sum->cnt[LT_TABLE_FULL] + sum->cnt[LT_KEY_INVALID] + sum->cnt[LT_BUSY] +
-	       sum->cnt[LT_SUPPRESSED] + sum->cnt[LT_STALE] + sum->cnt[LT_DISCARDED];
+	       sum->cnt[LT_SUPPRESSED] + sum->cnt[LT_STALE] + sum->cnt[LT_DISCARDED] +
+	       sum->cnt[LT_THROTTLED];
 }
 
 void latency_tracker_get_stats(struct latency_tracker *t, struct latency_tracker_stats *s)
@@ -84,6 +85,7 @@ void latency_tracker_get_stats(struct latency_tracker *t, struct latency_tracker
 	s->alerts = sum.cnt[LT_ALERTS];
 	s->timeouts = sum.cnt[LT_TIMEOUTS];
 	s->suppressed = sum.cnt[LT_SUPPRESSED];
+	s->throttled = sum.cnt[LT_THROTTLED];
 	s->filtered = sum.cnt[LT_FILTERED];
 	s->duplicates = sum.cnt[LT_DUPLICATES];
 	s->table_full = sum.cnt[LT_TABLE_FULL];

@@ -177,6 +177,45 @@ LT_U64_STORE(timeout_ns, lt_range_timeout, latency_tracker_set_timeout)
 LT_U64_STORE(stale_ns, lt_range_stale, lt_tracker_set_stale)
 LT_U64_STORE(max_keys, lt_range_max_keys, lt_tracker_set_max_keys)
 
+/*
+ * The tracker's own alert limit. Written without the tracker's lock: each value is one
+ * WRITE_ONCE() that the next alert reads under the ring lock (notify.c).
+ */
+static ssize_t alert_rate_per_s_show(struct kobject *kobj, struct kobj_attribute *attr,
+				     char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_tracker(kobj)->limit.rate));
+}
+
+static ssize_t alert_rate_per_s_store(struct kobject *kobj, struct kobj_attribute *attr,
+				      const char *buf, size_t count)
+{
+	u64 v;
+	int ret = lt_parse_u64(buf, &lt_range_tracker_rate, &v);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(to_tracker(kobj)->limit.rate, v);
+	return count;
+}
+
+static ssize_t alert_burst_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_tracker(kobj)->limit.burst));
+}
+
+static ssize_t alert_burst_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	u64 v;
+	int ret = lt_parse_u64(buf, &lt_range_burst, &v);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(to_tracker(kobj)->limit.burst, v);
+	return count;
+}
+
 static ssize_t stack_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%s\n", lt_stack_names[READ_ONCE(to_tracker(kobj)->stack_mode)]);
@@ -205,6 +244,8 @@ static struct kobj_attribute lt_tracker_files[] = {
 	__ATTR_RW(stale_ns),
 	__ATTR_RW(max_keys),
 	__ATTR_RW(stack),
+	__ATTR_RW(alert_rate_per_s),
+	__ATTR_RW(alert_burst),
 	__ATTR_RO(key_size),
 	__ATTR_RO(type),
 	__ATTR_RO(dup_policy),
@@ -310,6 +351,7 @@ static struct lt_stat_attr lt_stats_files[] = {
 	LT_STAT(busy, LT_BUSY),
 	LT_STAT(stale, LT_STALE),
 	LT_STAT(discarded, LT_DISCARDED),
+	LT_STAT(throttled, LT_THROTTLED),
 	LT_STAT(drops, LT_S_DROPS),
 	LT_STAT(delay_count, LT_S_DELAY_COUNT),
 	LT_STAT(delay_min_ns, LT_S_DELAY_MIN),

@@ -128,6 +128,9 @@ struct latency_tracker *latency_tracker_create(const struct latency_tracker_para
 	t->activate = p->activate;
 	t->deactivate = p->deactivate;
 	t->max_keys = lt_or_default(p->max_keys, lt_defaults.max_keys);
+	/* No limit of its own until one is set: a module loaded alone behaves as before. */
+	t->limit.rate = 0;
+	t->limit.burst = LATENCY_TRACKER_TRACKER_ALERT_BURST;
 	t->threshold_ns = lt_or_default(p->threshold_ns, lt_defaults.threshold_ns);
 	t->timeout_ns = lt_or_default(p->timeout_ns, lt_defaults.timeout_ns);
 	t->stale_ns = lt_or_default(p->stale_ns, lt_defaults.stale_ns);

@@ -41,6 +41,11 @@ const struct lt_range lt_range_burst = {
 	.name = "alert_burst", .min = 1, .max = 1U << 16,
 };
 
+/* A tracker's own alert limit (its alert_burst shares lt_range_burst); 0: none. */
+const struct lt_range lt_range_tracker_rate = {
+	.name = "alert_rate_per_s", .min = 1, .max = 1000000, .zero_ok = true,
+};
+
 const struct lt_range lt_range_bool = {
 	.name = "bool", .min = 0, .max = 1,
 };

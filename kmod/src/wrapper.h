@@ -8,6 +8,9 @@
 #ifndef _LT_WRAPPER_H
 #define _LT_WRAPPER_H
 
+#include <linux/cgroup.h>
+#include <linux/err.h>
+#include <linux/errno.h>
 #include <linux/version.h>
 #include <linux/timekeeping.h>
 
@@ -33,5 +36,29 @@ static inline u64 lt_clock_ns(void)
  * __assign_str(); the trace event copies fixed-size arrays instead of using __string()
  * so that one definition builds on both.
  */
+
+/*
+ * Depth below the root of the cgroup v2 (default hierarchy) cgroup whose id is @id, or
+ * -ENOENT. Process context (takes cgroup and kernfs locks). cgroup_get_from_id() is
+ * exported (GPL) on 6.1 and on 6.12 and looks only in the default hierarchy; an unknown
+ * id gives an ERR_PTR() or, on kernels before v6.0's rework of it, NULL: both are
+ * handled. struct cgroup's level and the inline cgroup_ancestor() that the probes use are
+ * the same on 6.1 and 6.12.
+ */
+static inline int lt_cgroup_level_of_id(u64 id)
+{
+#ifdef CONFIG_CGROUPS
+	struct cgroup *cgrp = cgroup_get_from_id(id);
+	int level;
+
+	if (IS_ERR_OR_NULL(cgrp))
+		return -ENOENT;
+	level = cgrp->level;
+	cgroup_put(cgrp);
+	return level;
+#else
+	return -ENOENT;
+#endif
+}
 
 #endif /* _LT_WRAPPER_H */

@@ -16,6 +16,7 @@
 #endif
 
 #include "common.h"
+#include "../src/wrapper.h"
 
 struct ltt_tp_lookup {
 	struct ltt_probe *p;
@@ -130,8 +131,13 @@ bool ltt_filter_slow(const struct ltt_filter_conf *c, struct task_struct *task)
 	if (c->comm[0] && strncmp(task->comm, c->comm, TASK_COMM_LEN))
 		return false;
 #ifdef CONFIG_CGROUPS
-	if (c->cgroup_id && cgroup_id(task_dfl_cgroup(task)) != c->cgroup_id)
-		return false;
+	if (c->cgroup_id) {
+		/* RCU read side held by the caller: task_css_set() is valid. */
+		struct cgroup *anc = cgroup_ancestor(task_dfl_cgroup(task), c->cgroup_level);
+
+		if (!anc || cgroup_id(anc) != c->cgroup_id)
+			return false;
+	}
 #endif
 	return true;
 }
@@ -199,6 +205,14 @@ static int ltt_filter_parse(const char *buf, size_t count, enum ltt_filter_field
 		return -EINVAL;
 	if (which == LTT_F_CGROUP) {
 		n->cgroup_id = v;
+		n->cgroup_level = 0;
+		if (!v)
+			return 0;
+		/* -ENOENT: no cgroup v2 cgroup has this id (or no cgroups at all). */
+		ret = lt_cgroup_level_of_id(v);
+		if (ret < 0)
+			return ret;
+		n->cgroup_level = ret;
 		return 0;
 	}
 	if (v > PID_MAX_LIMIT)

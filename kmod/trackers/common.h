@@ -54,12 +54,18 @@ void ltt_tracker_destroy(struct latency_tracker *t, struct ltt_filter *f);
 /*
  * The task filter of one tracker: a key is stored only for a task that matches every
  * filter set (0 or empty: not set). Replaced as a whole under RCU.
+ *
+ * cgroup_id matches that cgroup v2 cgroup and every cgroup below it. Its depth is looked
+ * up once, when the filter is written, so that the probe only compares the id of the
+ * task's ancestor at that depth: no lock, no reference, no walk up the tree. A cgroup
+ * removed after the write keeps its id, which no cgroup reuses, so it matches nothing.
  */
 struct ltt_filter_conf {
 	struct rcu_head rcu;
 	pid_t tgid;
 	pid_t tid;
 	u64 cgroup_id;
+	int cgroup_level;	/* depth of cgroup_id below the root (root: 0) */
 	char comm[TASK_COMM_LEN];
 };
 

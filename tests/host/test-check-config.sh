@@ -43,6 +43,27 @@ expect_err "$T/bad.conf:7: colour: unknown setting"
 [ ! -s "$T/out" ] || fail "stdout is not empty for a bad file"
 pass "every error of a bad file, with FILE:LINE and the setting"
 
+cat >"$T/limits.conf" <<'CONF'
+trackers: {
+	app: { alert_rate = 100; alert_burst = 10; };
+	syscalls: {
+		alert_rate = 2000000;
+		alert_burst = 0;
+	};
+	irq: { alert_rate = "5/s"; };
+};
+CONF
+run "$LATENCYD" --check-config "$T/limits.conf"
+expect_rc 1 "--check-config limits.conf"
+expect_err "$T/limits.conf:4: trackers.syscalls.alert_rate: '2000000' is not 0 nor an integer in [1, 1000000]"
+expect_err "$T/limits.conf:5: trackers.syscalls.alert_burst: '0' is not an integer in [1, 65536]"
+expect_err "$T/limits.conf:7: trackers.irq.alert_rate: expected an integer"
+[ "$(grep -c "$T/limits.conf:" "$T/err")" -eq 3 ] || fail "not exactly 3 errors reported: $(cat "$T/err")"
+sed -i '/2000000/d; /alert_burst = 0/d; /5\/s/d' "$T/limits.conf"
+run "$LATENCYD" --check-config "$T/limits.conf"
+expect_rc 0 "--check-config limits.conf, fixed: $(cat "$T/err")"
+pass "trackers.NAME.alert_rate and alert_burst: out of range or not an integer, with FILE:LINE"
+
 printf 'control: {\n\tsocket = = "/x";\n};\n' >"$T/syntax.conf"
 run "$LATENCYD" --check-config "$T/syntax.conf"
 expect_rc 1 "--check-config syntax.conf"

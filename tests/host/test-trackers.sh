@@ -87,24 +87,30 @@ for t in wakeup offcpu; do
 	for f in filter_comm filter_cgroup_id filter_tgid filter_tid max_keys; do echo 0 >"$S/$t/$f"; done
 	echo 4096 >"$S/$t/max_keys"
 done
+# offcpu has a per-tracker alert limit (ABI 1.3); wakeup plays a module from before it.
+echo 0 >"$S/offcpu/alert_rate_per_s"
+echo 20 >"$S/offcpu/alert_burst"
 echo 1 >"$S/wakeup/enabled"
 write_conf <<CONF
 control: { socket = "$SOCK"; };
 session: { enabled = false; };
 trackers: {
 	offcpu: { enabled = true; threshold = "20ms"; timeout = "1s"; max_keys = 512;
-		  filter_comm = "postgres"; filter_cgroup = "12345"; };
+		  filter_comm = "postgres"; filter_cgroup = "12345"; alert_rate = 50;
+		  alert_burst = 5; };
 	block: { enabled = true; };
 };
 CONF
 LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/latencyd.conf"
 for f in enabled:1 threshold_ns:20000000 timeout_ns:1000000000 max_keys:512 \
-	filter_comm:postgres filter_cgroup_id:12345; do
+	filter_comm:postgres filter_cgroup_id:12345 alert_rate_per_s:50 alert_burst:5; do
 	[ "$(cat "$S/offcpu/${f%%:*}")" = "${f#*:}" ] ||
 		fail "offcpu ${f%%:*}: $(cat "$S/offcpu/${f%%:*}"), expected ${f#*:}"
 done
 [ "$(cat "$S/wakeup/enabled")" = 0 ] || fail "wakeup, disabled in the configuration, left on"
 [ "$(cat "$S/wakeup/threshold_ns")" = 5000000 ] || fail "wakeup threshold not the default"
+[ ! -e "$S/wakeup/alert_rate_per_s" ] && ! grep -q "trackers.wakeup.alert" "$T/latencyd.log" ||
+	fail "no own alert limit asked for wakeup, yet written or warned about: $(cat "$T/latencyd.log")"
 grep -q "trackers.block.enabled: the kernel has no tracker block" "$T/latencyd.log" ||
 	fail "no warning for an enabled tracker the kernel lacks: $(cat "$T/latencyd.log")"
 pass "trackers.* written at start; a missing enabled tracker is reported"
@@ -115,6 +121,11 @@ kill -HUP "$DAEMON_PID"
 wait_for 50 grep -q "configuration reloaded" "$T/latencyd.log" || fail "no reload"
 [ "$(cat "$S/offcpu/filter_comm")" = nginx ] || fail "changed filter_comm not applied"
 [ "$(cat "$S/offcpu/threshold_ns")" = 7000000 ] || fail "reload overwrote an unchanged setting"
+sed -i 's/alert_rate = 50;/alert_rate = 0;/' "$T/latencyd.conf"
+echo 9 >"$S/offcpu/alert_burst" # as someone writing sysfs by hand would
+kill -HUP "$DAEMON_PID"
+wait_for 50 grep -qx 0 "$S/offcpu/alert_rate_per_s" || fail "changed alert_rate not applied"
+[ "$(cat "$S/offcpu/alert_burst")" = 9 ] || fail "reload overwrote an unchanged alert_burst"
 sed -i 's/threshold = "20ms"/threshold = "20"/' "$T/latencyd.conf"
 kill -HUP "$DAEMON_PID"
 wait_for 50 grep -q "trackers.offcpu.threshold: '20': a unit is required" "$T/latencyd.log" ||

@@ -199,9 +199,15 @@ static void test_trackers(void)
 		"  syscalls: { enabled = true; threshold = \"1.5ms\"; timeout = \"2s\"; };\n"
 		"  block: { max_keys = 64; filter_comm = \"postgres\";\n"
 		"           filter_cgroup = \"system.slice/pg.service\"; timeout = 0; };\n"
+		"  app: { alert_rate = 50; alert_burst = 5; };\n"
 		"};\n");
 	c = load(path, true, &diag);
 	ASSERT_TRUE(c);
+	ASSERT_EQ(c->trackers[TRACKER_APP].alert_rate, 50);
+	ASSERT_EQ(c->trackers[TRACKER_APP].alert_burst, 5);
+	/* Default: no limit of its own; the kernel's default burst. */
+	ASSERT_EQ(c->trackers[TRACKER_SYSCALLS].alert_rate, 0);
+	ASSERT_EQ(c->trackers[TRACKER_SYSCALLS].alert_burst, LATENCY_TRACKER_TRACKER_ALERT_BURST);
 	ASSERT_TRUE(c->trackers[TRACKER_SYSCALLS].enabled);
 	ASSERT_EQ(c->trackers[TRACKER_SYSCALLS].threshold_ns, 1500000);
 	ASSERT_EQ(c->trackers[TRACKER_SYSCALLS].timeout_ns, 2000000000);
@@ -221,6 +227,8 @@ static void test_trackers(void)
 		"  irq: { filter_cgroup = \"../../etc\"; threshold = \"2h\"; };\n"
 		"  disk: { enabled = true; };\n"
 		"  net: { enabled = \"yes\"; };\n"
+		"  app: { alert_rate = 1000001; alert_burst = 0; };\n"
+		"  block: { alert_rate = \"10/s\"; alert_burst = 65537; };\n"
 		"};\n",
 		(const char *const[]){
 			"2: trackers.syscalls.threshold: '10': a unit is required: ns, us, ms or s "
@@ -237,7 +245,13 @@ static void test_trackers(void)
 			"/sys/fs/cgroup (absolute or relative to it, no '..') or a cgroup id",
 			"5: trackers.irq.threshold: '2h': unknown unit: use ns, us, ms or s",
 			"6: trackers.disk: unknown setting",
-			"7: trackers.net.enabled: expected true or false", NULL});
+			"7: trackers.net.enabled: expected true or false",
+			"8: trackers.app.alert_rate: '1000001' is not 0 nor an integer in [1, "
+			"1000000]",
+			"8: trackers.app.alert_burst: '0' is not an integer in [1, 65536]",
+			"9: trackers.block.alert_rate: expected an integer",
+			"9: trackers.block.alert_burst: '65537' is not an integer in [1, 65536]",
+			NULL});
 }
 
 static void test_recorder(void)

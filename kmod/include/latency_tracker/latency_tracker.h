@@ -294,7 +294,8 @@ struct latency_tracker_stats {
 	u64 events_out;
 	u64 alerts;
 	u64 timeouts;
-	u64 suppressed;
+	u64 suppressed;		/* refused by the global alert limit */
+	u64 throttled;		/* refused by the tracker's own alert limit */
 	u64 filtered;
 	u64 duplicates;
 	u64 table_full;

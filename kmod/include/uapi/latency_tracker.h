@@ -26,11 +26,19 @@
  *   - A reader that falls more than N records behind gets, in order, a record of kind
  *     LATENCY_TRACKER_REC_LOST whose .lost says how many records it missed and whose
  *     .seq is the first missed sequence number, then the oldest records still there.
- *   - Alerts the module could not put in the ring at all (rate limit, or a record raised
- *     from an NMI while the ring was busy on that CPU) are counted: the next record's
- *     .suppressed holds how many were dropped since the previous record, and sysfs holds
- *     the totals (alerts_suppressed, alerts_dropped). seq numbers only count records
- *     that entered the ring, so a gap in seq always means LOST, never suppression.
+ *   - Two rate limits guard the ring (ABI 1.3): first the alerting tracker's own
+ *     (its alert_rate_per_s and alert_burst; none while its alert_rate_per_s is 0), then
+ *     the global one (the root's alert_rate_per_s and alert_burst), the overall cap. A
+ *     record takes one token from each; a tracker out of tokens is refused without
+ *     touching the global bucket, so a storm in one tracker leaves the global budget to
+ *     the others.
+ *   - Alerts the module could not put in the ring at all (either rate limit, or a record
+ *     raised from an NMI while the ring was busy on that CPU) are counted: the next
+ *     record's .suppressed holds how many were dropped since the previous record, and
+ *     sysfs holds the totals (alerts_suppressed: refused by a rate limit, either one;
+ *     alerts_dropped) and, per tracker, stats/throttled (its own limit), stats/suppressed
+ *     (the global limit) and stats/busy. seq numbers only count records that entered the
+ *     ring, so a gap in seq always means LOST, never suppression.
  *
  * Per-tracker sysfs files (units in the names; every time is in nanoseconds)
  *   enabled          0/1 (rw). Enabling preallocates max_keys entries.
@@ -42,11 +50,24 @@
  *   max_keys         (rw, only while disabled: -EBUSY otherwise).
  *   stack            (rw, only while disabled) "none", "alert" (stack of the context that
  *                    raises the alert) or "in" (stack saved at event_in, costly).
+ *   alert_rate_per_s (rw, ABI 1.3) the tracker's own alert limit, records per second
+ *                    into the ring: 0 = none (the default: only the global limit), or
+ *                    1..1000000.
+ *   alert_burst      (rw, ABI 1.3) records the tracker may send at once, 1..65536
+ *                    (default LATENCY_TRACKER_TRACKER_ALERT_BURST); only used while its
+ *                    alert_rate_per_s is set.
  *   key_size, type, dup_policy   (ro) fixed by the tracker that created it.
+ *   filter_tgid, filter_tid, filter_comm, filter_cgroup_id   (rw, the trackers of
+ *                    module latency_tracker_NAME) only tasks matching every filter set
+ *                    are tracked; 0 or "" = not set. filter_cgroup_id is the id (inode
+ *                    number) of a cgroup v2 directory and matches that cgroup and every
+ *                    cgroup below it (ABI 1.3; before: that cgroup only); an id of no
+ *                    cgroup v2 cgroup fails with ENOENT.
  *   stats/...        (ro) counters and delay statistics of matched in/out pairs:
- *                    events_in, events_out, alerts, timeouts, suppressed, filtered,
- *                    duplicates, table_full, key_invalid, unmatched, busy, stale,
- *                    discarded, drops (sum of every lost event), pending,
+ *                    events_in, events_out, alerts, timeouts, suppressed (refused by the
+ *                    global alert limit), throttled (ABI 1.3: refused by its own alert
+ *                    limit), filtered, duplicates, table_full, key_invalid, unmatched,
+ *                    busy, stale, discarded, drops (sum of every lost event), pending,
  *                    delay_count, delay_min_ns, delay_max_ns, delay_mean_ns,
  *                    delay_hist_ns (lines "<lower bound ns> <count>", buckets
  *                    [2^i, 2^(i+1)) ns, non-empty buckets only).
@@ -79,6 +100,12 @@
 #define LATENCY_TRACKER_NAME_NET "net"
 #define LATENCY_TRACKER_NAME_APP "app"
 #define LATENCY_TRACKER_TRACKER_MODULE_PREFIX "latency_tracker_"
+
+/* Per-tracker files of its own alert limit (ABI 1.3), and the counter of what it refused. */
+#define LATENCY_TRACKER_FILE_ALERT_RATE "alert_rate_per_s"
+#define LATENCY_TRACKER_FILE_ALERT_BURST "alert_burst"
+#define LATENCY_TRACKER_STAT_THROTTLED "throttled"
+#define LATENCY_TRACKER_TRACKER_ALERT_BURST 20	/* default alert_burst of a tracker */
 
 /* The notification file: a misc device. */
 #define LATENCY_TRACKER_DEV_NAME "latency_tracker"

@@ -24,8 +24,8 @@ accept() {
 
 modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
 
-for f in enabled threshold_ns timeout_ns stale_ns max_keys stack key_size type dup_policy \
-	stats/events_in stats/events_out stats/alerts stats/timeouts stats/suppressed \
+for f in enabled threshold_ns timeout_ns stale_ns max_keys stack alert_rate_per_s alert_burst \
+	key_size type dup_policy stats/throttled stats/events_in stats/events_out stats/alerts stats/timeouts stats/suppressed \
 	stats/filtered stats/duplicates stats/table_full stats/key_invalid stats/unmatched \
 	stats/busy stats/stale stats/discarded stats/drops stats/pending stats/delay_count \
 	stats/delay_min_ns stats/delay_max_ns stats/delay_mean_ns stats/delay_hist_ns; do
@@ -47,6 +47,8 @@ for v in 2 yes -1 "" 1x; do reject $T/enabled "$v"; done
 for v in bogus "" "alert in"; do reject $T/stack "$v"; done
 for v in 0 1000001 x; do reject $R/alert_rate_per_s "$v"; done
 for v in 0 65537; do reject $R/alert_burst "$v"; done
+for v in 1000001 -1 x ""; do reject $T/alert_rate_per_s "$v"; done
+for v in 0 65537 x; do reject $T/alert_burst "$v"; done
 reject $T/key_size 8
 reject $T/stats/alerts 0
 reject $R/abi_version 2.0
@@ -72,6 +74,10 @@ accept $R/alert_rate_per_s 500
 accept $R/alert_burst 100
 accept $R/alert_rate_per_s 200
 accept $R/alert_burst 200
+accept $T/alert_burst 7
+accept $T/alert_rate_per_s 1000000
+accept $T/alert_rate_per_s 0
+accept $T/alert_burst 20
 echo "threshold 3" >/sys/kernel/latency_tracker_selftest/emit || fail "emit"
 [ "$(cat $T/stats/alerts)" = 3 ] || fail "stats/alerts = $(cat $T/stats/alerts)"
 # Each delay is just over 2 s: the [2^30, 2^31) ns bucket.
