@@ -31,7 +31,7 @@ while [ $i -lt "$N" ]; do
 	i=$((i + 1))
 	want=$i
 	j=0
-	until [ "$(grep -c '"status": *"complete"' $D/catalog.json 2>/dev/null)" -ge "$want" ]; do
+	until [ "$(cat $D/catalog.json 2>/dev/null | grep -c '"status": *"complete"')" -ge "$want" ]; do
 		j=$((j + 1))
 		[ $j -lt 100 ] || fail "no snapshot for wakeup alert $i"
 		sleep 0.1

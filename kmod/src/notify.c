@@ -177,7 +177,7 @@ void lt_notify_stats(struct lt_notify_stats *st)
  * waitqueue's spinlock_t sleeps, so the wakeup cannot be made hard (IRQ_WORK_HARD_IRQ),
  * and poll() needs a waitqueue. The irq_work thread of the alerting CPU runs at
  * SCHED_FIFO 1: a higher-priority task running there delays the reader's wakeup until it
- * yields (bench/rt-results.md measures it).
+ * yields (bench/kernels-results.md measures it).
  */
 static void lt_ring_wake(struct irq_work *w)
 {
