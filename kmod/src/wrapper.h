@@ -61,4 +61,25 @@ static inline int lt_cgroup_level_of_id(u64 id)
 #endif
 }
 
+/*
+ * The net tracker's probes on skb tracepoints whose arguments changed: v6.3 "net: add
+ * location to trace_consume_skb()" gave consume_skb the caller's address; v6.11 "net: add
+ * rx_sk to trace_kfree_skb" gave kfree_skb the receiving socket. The probes' parameter
+ * lists for the kernel built against (the types are net.c's includes).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define LT_CONSUME_SKB_PROTO void *data, struct sk_buff *skb, void *location
+#else
+#define LT_CONSUME_SKB_PROTO void *data, struct sk_buff *skb
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define LT_KFREE_SKB_PROTO                                                      \
+	void *data, struct sk_buff *skb, void *location,                        \
+	enum skb_drop_reason reason, struct sock *rx_sk
+#else
+#define LT_KFREE_SKB_PROTO                                                      \
+	void *data, struct sk_buff *skb, void *location,                        \
+	enum skb_drop_reason reason
+#endif
+
 #endif /* _LT_WRAPPER_H */

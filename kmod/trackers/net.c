@@ -49,10 +49,10 @@
 #include <linux/sched.h>
 #include <linux/skbuff.h>
 #include <linux/string.h>
-#include <linux/version.h>
 #include <net/ip.h>
 
 #include "common.h"
+#include "../src/wrapper.h"
 
 #define LTT_NET_STALE_NS NSEC_PER_SEC
 #define LTT_NET_MAX_KEYS 16384
@@ -151,22 +151,12 @@ static void ltt_net_copy(void *data, const struct sk_buff *skb, int len)
 	ltt_net_end(skb, 0);
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-static void ltt_net_consume(void *data, struct sk_buff *skb, void *location)
-#else
-static void ltt_net_consume(void *data, struct sk_buff *skb)
-#endif
+static void ltt_net_consume(LT_CONSUME_SKB_PROTO)
 {
 	ltt_net_end(skb, 0);
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
-static void ltt_net_kfree(void *data, struct sk_buff *skb, void *location,
-			  enum skb_drop_reason reason, struct sock *rx_sk)
-#else
-static void ltt_net_kfree(void *data, struct sk_buff *skb, void *location,
-			  enum skb_drop_reason reason)
-#endif
+static void ltt_net_kfree(LT_KFREE_SKB_PROTO)
 {
 	ltt_net_end(skb, 1);
 }
