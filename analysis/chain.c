@@ -28,7 +28,7 @@ void an_runnable_text(const struct an_log *log, const struct an_interval *iv, ch
 
 void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *buf, size_t size)
 {
-	char dev[96] = "", name[64];
+	char dev[128] = "", name[64];
 
 	if (iv->dev) {
 		an_disk_text(log, (uint32_t)iv->dev, name, sizeof(name));
