@@ -230,7 +230,8 @@ int flight_create(const struct flight_settings *s, struct flight **ret)
 	if (f->relayd) {
 		find_relayd_dir(f);
 		/* Resolved once: a DNS wait has no place on the way from an alert to its record. */
-		f->relayd_timeout = s->relayd_timeout_ns;
+		f->relayd_timeout =
+			s->relayd_timeout_ns ? s->relayd_timeout_ns : FLIGHT_RELAYD_TIMEOUT_NS;
 		f->probe = relayd_addr_resolve(s->relayd_url, &f->relayd_addr, f->unprobed,
 					       sizeof(f->unprobed)) == 0;
 	}
@@ -246,7 +247,7 @@ fail:
 
 void flight_set_relayd_timeout(struct flight *f, uint64_t ns)
 {
-	f->relayd_timeout = ns;
+	f->relayd_timeout = ns ? ns : FLIGHT_RELAYD_TIMEOUT_NS;
 }
 
 const char *flight_relayd_unprobed(const struct flight *f)

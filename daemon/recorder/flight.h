@@ -16,18 +16,22 @@ enum flight_domain {
 	FLIGHT_DOMAIN_USERSPACE,
 };
 
+/* output.relayd_timeout's default: what settings that leave it 0 get. */
+#define FLIGHT_RELAYD_TIMEOUT_NS (2000000000ULL)
+
 struct flight_settings {
 	const char *session; /* session name */
 	enum flight_domain domain;
-	uint64_t subbuf_size;	    /* bytes, power of two */
-	uint64_t num_subbuf;	    /* power of two, >= 2 */
-	const char *const *events;  /* tracepoint names (globs allowed), NULL-terminated */
-	bool syscalls;		    /* kernel domain: all system calls too */
-	const char *local_dir;	    /* absolute path; snapshots land in LOCAL_DIR/NAME-DATE-N */
-	const char *relayd_url;	    /* e.g. net://127.0.0.1; NULL: local only */
-	bool fallback_local;	    /* relayd failure: record locally instead */
-	uint64_t max_size;	    /* bytes per snapshot, 0 = no cap */
-	uint64_t relayd_timeout_ns; /* how long relayd may take to answer before a record */
+	uint64_t subbuf_size;	   /* bytes, power of two */
+	uint64_t num_subbuf;	   /* power of two, >= 2 */
+	const char *const *events; /* tracepoint names (globs allowed), NULL-terminated */
+	bool syscalls;		   /* kernel domain: all system calls too */
+	const char *local_dir;	   /* absolute path; snapshots land in LOCAL_DIR/NAME-DATE-N */
+	const char *relayd_url;	   /* e.g. net://127.0.0.1; NULL: local only */
+	bool fallback_local;	   /* relayd failure: record locally instead */
+	uint64_t max_size;	   /* bytes per snapshot, 0 = no cap */
+	/* How long relayd may take to answer before a record; 0: FLIGHT_RELAYD_TIMEOUT_NS. */
+	uint64_t relayd_timeout_ns;
 };
 
 /* Where a snapshot went and how long the record call took. */
