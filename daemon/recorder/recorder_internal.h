@@ -114,13 +114,27 @@ void history_worker_free(struct history_worker *w);
 
 /* session.c: the LTTng session in its slot, re-created when sessiond loses it. */
 #define SESSION_EVENTS_MAX 256
+/* sessiond_watch.c: the exit of the lttng-sessiond holding the session, as an event. */
+struct sessiond_watch {
+	sd_event_source *source; /* on its pidfd; NULL: not watched */
+	pid_t pid;
+	void (*on_exit)(void *arg); /* called once, from the main loop */
+	void *arg;
+};
+/* Watches the sessiond of the pid file (again, if its pid changed); -errno: not watched. */
+int sessiond_watch_start(struct sessiond_watch *w, sd_event *event);
+bool sessiond_watch_active(const struct sessiond_watch *w);
+void sessiond_watch_stop(struct sessiond_watch *w);
+
 struct session {
 	const char *events[SESSION_EVENTS_MAX + 1]; /* what the session records, NULL-ended */
 	sd_event *event;
 	const struct conf *conf;
 	struct flight_slot slot;
 	bool slot_init;
+	/* Runs while the session or sessiond is in doubt, or while sessiond is not watched. */
 	sd_event_source *check;
+	struct sessiond_watch sessiond;
 	int error;	    /* last failure to create the session, 0 if none */
 	unsigned recreated; /* times the session was re-created */
 	/* With session.history: the sub-buffer size in use and what it was sized from. */

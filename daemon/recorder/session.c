@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The LTTng flight-recorder session in its slot: created at start, checked every few
- * seconds and re-created when lttng-sessiond lost it (a restart), re-created when its
- * settings change on reload. The waiter records under the slot's lock; the main loop
+ * The LTTng flight-recorder session in its slot: created at start, re-created when
+ * lttng-sessiond lost it (a restart), re-created when its settings change on reload.
+ * sessiond's exit is an event (sessiond_watch.c): while the session is there and sessiond
+ * is watched, nothing here wakes up; after sessiond exited, after a record failed as if
+ * the session were gone, or when sessiond cannot be watched, the session is checked
+ * every few seconds until it is there again. The waiter records under the slot's lock; the main loop
  * never waits for it (trylock), the state it last saw will do.
  */
 #include <errno.h>
@@ -115,6 +118,8 @@ static int on_check(sd_event_source *s, uint64_t usec, void *userdata)
 	struct session *se = userdata;
 	int r;
 
+	bool there = false;
+
 	/* The waiter is recording: the session is there, look again next time. */
 	if (pthread_mutex_trylock(&se->slot.lock) == 0) {
 		r = se->slot.flight ? flight_exists(se->slot.flight) : 0;
@@ -126,7 +131,13 @@ static int on_check(sd_event_source *s, uint64_t usec, void *userdata)
 			if (create_session(se) == 0)
 				se->recreated++;
 		}
+		there = se->slot.flight != NULL;
 		pthread_mutex_unlock(&se->slot.lock);
+	}
+	/* The session is there and its sessiond's exit will say when to look again. */
+	if (there && sessiond_watch_start(&se->sessiond, se->event) == 0) {
+		sd_event_source_set_enabled(s, SD_EVENT_OFF);
+		return 0;
 	}
 	sd_event_source_set_time(s, usec + CHECK_USEC);
 	return 0;
@@ -136,8 +147,15 @@ void session_check_soon(struct session *se)
 {
 	uint64_t now;
 
-	if (se->check && sd_event_now(se->event, CLOCK_MONOTONIC, &now) >= 0)
+	if (se->check && sd_event_now(se->event, CLOCK_MONOTONIC, &now) >= 0) {
 		sd_event_source_set_time(se->check, now);
+		sd_event_source_set_enabled(se->check, SD_EVENT_ON);
+	}
+}
+
+static void on_sessiond_exit(void *arg)
+{
+	session_check_soon(arg);
 }
 
 int session_init(struct session *se, sd_event *event, const struct conf *conf)
@@ -145,6 +163,8 @@ int session_init(struct session *se, sd_event *event, const struct conf *conf)
 	int r;
 
 	*se = (struct session){.event = event, .conf = conf};
+	se->sessiond.on_exit = on_sessiond_exit;
+	se->sessiond.arg = se;
 	r = pi_mutex_init(&se->slot.lock);
 	if (r < 0)
 		return r;
@@ -164,9 +184,9 @@ int session_start(struct session *se)
 	create_session(se); /* a failure is retried by the periodic check */
 	pthread_mutex_unlock(&se->slot.lock);
 	r = sd_event_now(se->event, CLOCK_MONOTONIC, &now);
+	/* At once: the first check starts watching sessiond, or keeps checking without. */
 	if (r >= 0)
-		r = sd_event_add_time(se->event, &se->check, CLOCK_MONOTONIC, now + CHECK_USEC, 0,
-				      on_check, se);
+		r = sd_event_add_time(se->event, &se->check, CLOCK_MONOTONIC, now, 0, on_check, se);
 	if (r < 0)
 		return log_warn_errno(r, "cannot add the session check timer");
 	sd_event_source_set_description(se->check, "session-check");
@@ -289,6 +309,7 @@ void session_done(struct session *se)
 {
 	sd_event_source_disable_unref(se->check);
 	se->check = NULL;
+	sessiond_watch_stop(&se->sessiond);
 	if (se->slot_init) {
 		flight_destroy(se->slot.flight);
 		se->slot.flight = NULL;
