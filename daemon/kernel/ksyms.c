@@ -18,11 +18,19 @@
 
 #include "kernel.h"
 
-struct best {
-	/* The closest symbol at or below the address, of any type (an address in data is in no
-	 * function), and the closest one above it: the symbol's end. */
-	uint64_t at, next;
-	bool text;
+/*
+ * The addresses asked for, sorted and unique, cut the address space into buckets: bucket p
+ * holds the symbols in (A[p-1], A[p]] (bucket m: above every address). A symbol line costs
+ * a binary search and updates its bucket only: the largest symbol of each bucket (with its
+ * name) and the smallest. An address's symbol is the largest at or below it: the largest
+ * of the last non-empty bucket up to its own; its end is the smallest symbol above it: the
+ * smallest of the first non-empty bucket after. Several names at one address (aliases):
+ * the first text one wins. A symbol of any type counts: an address in data is in no
+ * function.
+ */
+struct bucket {
+	uint64_t max, min; /* 0: empty */
+	bool text;	   /* max is a text symbol */
 	char name[KSYMS_NAME_MAX];
 	char module[KSYMS_MODULE_MAX];
 };
@@ -57,66 +65,118 @@ static bool parse_line(char *line, uint64_t *addr, char *type, char **name, char
 	return **name != 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The first index of A[0..m) at or above ADDR (m when none). */
+static size_t lower_bound(const uint64_t *A, size_t m, uint64_t addr)
+{
+	size_t lo = 0, hi = m;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (A[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void bucket_add(struct bucket *b, uint64_t a, char type, const char *name,
+		       const char *module)
+{
+	if (!b->min || a < b->min)
+		b->min = a;
+	if (b->max > a || (b->max == a && (b->text || !is_text(type))))
+		return;
+	b->max = a;
+	b->text = is_text(type);
+	snprintf(b->name, sizeof(b->name), "%s", name);
+	snprintf(b->module, sizeof(b->module), "%s", module ? module : "");
+}
+
+/* OUT for address A[j], from the buckets. */
+static bool bucket_resolve(const struct bucket *bk, size_t m, size_t j, uint64_t addr,
+			   struct ksym *out)
+{
+	const struct bucket *at = NULL;
+	uint64_t next = 0;
+
+	for (size_t p = j + 1; p-- > 0;)
+		if (bk[p].max) {
+			at = &bk[p];
+			break;
+		}
+	for (size_t p = j + 1; p <= m && !next; p++)
+		next = bk[p].min;
+	if (!at || !at->text || !next)
+		return false; /* below every symbol, in data, past the last one */
+	out->found = true;
+	out->offset = addr - at->max;
+	out->size = next - at->max;
+	memcpy(out->name, at->name, sizeof(out->name));
+	memcpy(out->module, at->module, sizeof(out->module));
+	return true;
+}
+
 int ksyms_resolve(const char *path, const uint64_t *addr, size_t n, struct ksym *out)
 {
-	struct best *b = calloc(n ? n : 1, sizeof(*b));
+	uint64_t *A = malloc((n ? n : 1) * sizeof(*A));
+	struct bucket *bk = NULL;
 	char line[512];
 	bool any_address = false;
-	FILE *f;
-	int found = 0;
+	size_t m = 0;
+	FILE *f = NULL;
+	int found = 0, r = 0;
 
-	if (!b)
-		return -ENOMEM;
+	if (A) {
+		memcpy(A, addr, n * sizeof(*A));
+		qsort(A, n, sizeof(*A), cmp_u64);
+		for (size_t i = 0; i < n; i++)
+			if (!m || A[m - 1] != A[i])
+				A[m++] = A[i];
+		bk = calloc(m + 1, sizeof(*bk));
+	}
+	if (!A || !bk) {
+		r = -ENOMEM;
+		goto out;
+	}
 	f = fopen(path, "re");
 	if (!f) {
-		int r = -errno;
-
-		free(b);
-		return r;
+		r = -errno;
+		goto out;
 	}
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t a;
 		char type, *name, *module;
 
-		if (!parse_line(line, &a, &type, &name, &module))
+		if (!parse_line(line, &a, &type, &name, &module) || !a)
 			continue;
-		if (a)
-			any_address = true;
-		for (size_t i = 0; i < n; i++) {
-			if (a > addr[i]) {
-				if (!b[i].next || a < b[i].next)
-					b[i].next = a;
-			} else if (a && a >= b[i].at) {
-				/* Several names at one address (aliases): the first text one wins. */
-				if (a == b[i].at && b[i].name[0] && (b[i].text || !is_text(type)))
-					continue;
-				b[i].at = a;
-				b[i].text = is_text(type);
-				snprintf(b[i].name, sizeof(b[i].name), "%s", name);
-				snprintf(b[i].module, sizeof(b[i].module), "%s",
-					 module ? module : "");
-			}
-		}
+		any_address = true;
+		bucket_add(&bk[lower_bound(A, m, a)], a, type, name, module);
 	}
-	fclose(f);
 	if (!any_address) {
-		free(b);
-		return -EPERM; /* kallsyms shows zeros: kptr_restrict and no CAP_SYSLOG */
+		r = -EPERM; /* kallsyms shows zeros: kptr_restrict and no CAP_SYSLOG */
+		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
 		out[i].address = addr[i];
-		if (!b[i].text || !b[i].next)
-			continue; /* below every symbol, in data, past the last one: not text we know */
-		out[i].found = true;
-		out[i].offset = addr[i] - b[i].at;
-		out[i].size = b[i].next - b[i].at;
-		memcpy(out[i].name, b[i].name, sizeof(out[i].name));
-		memcpy(out[i].module, b[i].module, sizeof(out[i].module));
-		found++;
+		found += bucket_resolve(bk, m, lower_bound(A, m, addr[i]), addr[i], &out[i]);
 	}
-	free(b);
-	return found;
+	r = found;
+out:
+	if (f)
+		fclose(f);
+	free(A);
+	free(bk);
+	return r;
 }
 
 void ksym_text(const struct ksym *s, bool show_address, char *buf, size_t size)
