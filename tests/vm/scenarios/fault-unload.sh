@@ -1,5 +1,5 @@
 # vm-options: --tcg single --disk 16M --timeout 840
-# Issue #9: the real trackers unloaded while busy, 100 cycles. Each cycle loads the core and
+# Issue #9: the real trackers unloaded while busy, 50 cycles. Each cycle loads the core and
 # the seven trackers, enables them at their smallest threshold (1 us: every event they pair
 # is an alert, up to the module's limit; nobody reads the notification file, so its ring
 # fills and the rest is counted as dropped) while syscalls, wakeups, context switches,
@@ -17,8 +17,8 @@ TRACKERS="syscalls wakeup offcpu irq block net app"
 # Busy means events paired: each of these must have had some in most cycles (app has no
 # user-space markers here: it is loaded and enabled, not busy).
 BUSY="syscalls wakeup offcpu irq block net"
-# The cycles: 100, or the first argument (the other kernels' runs take fewer).
-CYCLES=${1:-100}
+# The cycles: 50, or the first argument (the other kernels' runs take fewer).
+CYCLES=${1:-50}
 case $CYCLES in '' | *[!0-9]*) fail "fault-unload: cycles '$CYCLES' is not a number" ;; esac
 vm_disk vmdisk0
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up || fail "lo up"
