@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,8 @@
 #define MAX_PEERS    16 /* peers' alerts waiting for the thread; more are refused */
 
 struct waiter {
+	/* CLOCK_MONOTONIC ns when the record under way began, 0: none (the watchdog's). */
+	_Atomic uint64_t busy_since;
 	int fd;		/* the notification file */
 	int stop_fd;	/* eventfd: the thread exits */
 	int done_fd;	/* eventfd: results are queued */
@@ -121,6 +124,13 @@ int waiter_new(const char *notify_path, struct flight_slot *slot, const char *pr
 fail:
 	waiter_free(w);
 	return r;
+}
+
+uint64_t waiter_busy_ns(struct waiter *w)
+{
+	uint64_t since = atomic_load(&w->busy_since), now = now_ns();
+
+	return since && now > since ? now - since : 0;
 }
 
 int waiter_eventfd(const struct waiter *w)
@@ -432,6 +442,8 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	name_snapshot(w, res, cause);
 	if (w->publish && cause->kind != CAUSE_PEER)
 		announce(w, res, cause);
+	/* From here until the record returns: the slot may be busy, sessiond slow. */
+	atomic_store(&w->busy_since, now_ns());
 	pthread_mutex_lock(&w->slot->lock);
 	if (w->slot->flight) {
 		r = flight_record(w->slot->flight, res->name, &fr);
@@ -440,6 +452,7 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 		fr.start_ns = now_ns();
 	}
 	pthread_mutex_unlock(&w->slot->lock);
+	atomic_store(&w->busy_since, 0);
 
 	res->error = r;
 	res->rec = fr;
