@@ -3,8 +3,9 @@
  * The realtime waiter: one thread, SCHED_FIFO when it can get it, blocked in poll() on the
  * notification file. An alert that the rate limiter allows is recorded at once, with as
  * few steps as possible between the wakeup and lttng_snapshot_record(); alerts that were
- * already queued or arrived while recording are drained right after and become extra
- * causes of that snapshot. Refused alerts become "suppressed" results, one per tracker
+ * already queued are drained right after and become extra causes of that snapshot when
+ * their interval ended before the record began (so it is in it); one that ended later
+ * may not be, and causes the next record instead (issue #19). Refused alerts become "suppressed" results, one per tracker
  * until the main loop takes them, so that a flood costs the main loop a count, not a
  * result, a log line and a catalog update per alert.
  *
@@ -458,12 +459,20 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	res->rec = fr;
 	res->wakeup_ns = wakeup_ns;
 	res->causes[res->n++] = *cause;
-	/* What came in before or during the record is in this snapshot already. */
+	/* What ended before the record began is in this snapshot already. */
 	for (;;) {
+		size_t at = w->off;
+
 		if (!next_record(w, &more.alert)) {
 			if (fill(w) <= 0)
 				break;
 			continue;
+		}
+		/* Ended after the record began: maybe not in it. Left for the next record. */
+		if (more.alert.kind == LATENCY_TRACKER_REC_ALERT &&
+		    more.alert.end_ns > fr.start_ns) {
+			w->off = at;
+			break;
 		}
 		count_kernel(w, &more.alert);
 		if (more.alert.kind == LATENCY_TRACKER_REC_LOST) {
