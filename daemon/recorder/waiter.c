@@ -587,6 +587,25 @@ static void take_requests(struct waiter *w, uint64_t wakeup)
 	}
 }
 
+/*
+ * With memory locked on fault (realtime.lock_memory), a page is locked once touched: the
+ * stack the record path runs on, the read buffer and this thread's malloc arena are touched
+ * here, at start, so that the first alert after start (or after a long idle time) does not
+ * fault them in.
+ */
+static void warm(struct waiter *w)
+{
+	volatile unsigned char stack[THREAD_STACK_WAITER / 2];
+	struct waiter_result *r = result_new(WAITER_SNAPSHOT, MAX_CAUSES);
+
+	for (size_t i = 0; i < sizeof(stack); i += 1024)
+		stack[i] = 0;
+	if (r)
+		memset(r->causes, 0, MAX_CAUSES * sizeof(r->causes[0]));
+	free(r);
+	memset(w->buf, 0, sizeof(w->buf));
+}
+
 static void *run(void *arg)
 {
 	struct waiter *w = arg;
@@ -597,6 +616,7 @@ static void *run(void *arg)
 		{.fd = w->request_fd, .events = POLLIN},
 	};
 
+	warm(w);
 	for (;;) {
 		uint64_t wakeup, now;
 
