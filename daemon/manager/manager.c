@@ -101,11 +101,9 @@ int manager_new(const struct conf_source *src, struct conf *conf,
 	    (r = add_signal(m, &m->sigint, SIGINT, on_terminate, "signal-SIGINT")) < 0 ||
 	    (r = add_signal(m, &m->sighup, SIGHUP, on_reload, "signal-SIGHUP")) < 0)
 		goto fail;
-	r = sd_event_set_watchdog(m->event, true);
-	if (r < 0) {
-		log_warn_errno(r, "cannot set up the watchdog");
+	r = manager_watchdog_start(m);
+	if (r < 0)
 		goto fail;
-	}
 	r = sd_event_now(m->event, CLOCK_MONOTONIC, &m->start_usec);
 	if (r < 0)
 		goto fail;
@@ -124,6 +122,7 @@ void manager_free(struct manager *m)
 {
 	if (!m)
 		return;
+	sd_event_source_disable_unref(m->watchdog);
 	manager_stop_fleet(m);			/* first: its MQTT thread queues peers' alerts */
 	recorder_free(m->recorder);		/* then: the waiter may be recording */
 	sd_event_source_disable_unref(m->save); /* its change is in the save below */

@@ -45,8 +45,11 @@ struct manager {
 	bool memory_locked;
 	/* The last history measured (status.history.measured), NULL before the first one. */
 	struct json_object *last_history;
-	const char *sysfs_root; /* "/sys"; tests point it at a fake tree */
-	uint64_t start_usec;	/* CLOCK_MONOTONIC */
+	const char *sysfs_root;	   /* "/sys"; tests point it at a fake tree */
+	uint64_t start_usec;	   /* CLOCK_MONOTONIC */
+	sd_event_source *watchdog; /* the systemd watchdog's pings (watchdog.c), or NULL */
+	uint64_t watchdog_usec;	   /* its period, 0: none */
+	bool watchdog_held;	   /* pings held back: the waiter is stuck */
 };
 
 /* Takes conf, even on failure. src says how conf was loaded, so that reloads do the same. */
@@ -76,6 +79,8 @@ void manager_fleet_snapshot(struct manager *m, const struct recorder_snapshot *s
 /* The peer bucket refused a peer's alert. */
 void manager_fleet_refused(struct manager *m, const struct cause *c);
 void manager_stop_fleet(struct manager *m);
+/* watchdog.c: pings the systemd watchdog, if there is one, while the waiter is not stuck. */
+int manager_watchdog_start(struct manager *m);
 
 /* stacks.c: each alert cause's kernel stack (N causes C, their JSON in CAUSES) named from
  * the kallsyms file, as the cause's "stack". */

@@ -358,6 +358,11 @@ int recorder_peer(struct recorder *rc, const struct proto_fleet_alert *a, uint64
 	return rc && rc->waiter ? waiter_peer(rc->waiter, a, received_ns) : -ENODEV;
 }
 
+uint64_t recorder_waiter_busy_ns(struct recorder *rc)
+{
+	return rc && rc->waiter ? waiter_busy_ns(rc->waiter) : 0;
+}
+
 void recorder_status(struct recorder *rc, struct recorder_status *st)
 {
 	struct waiter_stats ws = {0};

@@ -121,6 +121,8 @@ void recorder_reconfigure(struct recorder *rc, const struct conf *conf, const st
  * too many are waiting, -ENODEV when the recorder does not run. */
 int recorder_request(struct recorder *rc, const char *message, pid_t pid, uint64_t *seq);
 void recorder_status(struct recorder *rc, struct recorder_status *st);
+/* How long the realtime waiter has been in its current record, 0: not recording. */
+uint64_t recorder_waiter_busy_ns(struct recorder *rc);
 /* In a fleet: this host's name, which names incidents and snapshots; NULL: no fleet. */
 void recorder_set_fleet_host(struct recorder *rc, const char *host);
 /* A peer's alert to record under the peer bucket; any thread may call it (the fleet's

@@ -71,6 +71,8 @@ struct waiter_result *waiter_take_results(struct waiter *w);
 void waiter_result_free(struct waiter_result *r);
 /* tokens: the global bucket's tokens now, -1 when unlimited. */
 void waiter_get_stats(struct waiter *w, struct waiter_stats *st, double *tokens);
+/* How long the record under way has taken so far (from the slot's lock on), 0: none. */
+uint64_t waiter_busy_ns(struct waiter *w);
 /* Copies up to MAX per-tracker buckets to OUT; returns how many there are. */
 size_t waiter_get_buckets(struct waiter *w, struct recorder_bucket *out, size_t max);
 void waiter_free(struct waiter *w);

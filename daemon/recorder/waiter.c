@@ -3,8 +3,9 @@
  * The realtime waiter: one thread, SCHED_FIFO when it can get it, blocked in poll() on the
  * notification file. An alert that the rate limiter allows is recorded at once, with as
  * few steps as possible between the wakeup and lttng_snapshot_record(); alerts that were
- * already queued or arrived while recording are drained right after and become extra
- * causes of that snapshot. Refused alerts become "suppressed" results, one per tracker
+ * already queued are drained right after and become extra causes of that snapshot when
+ * their interval ended before the record began (so it is in it); one that ended later
+ * may not be, and causes the next record instead (issue #19). Refused alerts become "suppressed" results, one per tracker
  * until the main loop takes them, so that a flood costs the main loop a count, not a
  * result, a log line and a catalog update per alert.
  *
@@ -16,6 +17,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,8 @@
 #define MAX_PEERS    16 /* peers' alerts waiting for the thread; more are refused */
 
 struct waiter {
+	/* CLOCK_MONOTONIC ns when the record under way began, 0: none (the watchdog's). */
+	_Atomic uint64_t busy_since;
 	int fd;		/* the notification file */
 	int stop_fd;	/* eventfd: the thread exits */
 	int done_fd;	/* eventfd: results are queued */
@@ -121,6 +125,13 @@ int waiter_new(const char *notify_path, struct flight_slot *slot, const char *pr
 fail:
 	waiter_free(w);
 	return r;
+}
+
+uint64_t waiter_busy_ns(struct waiter *w)
+{
+	uint64_t since = atomic_load(&w->busy_since), now = now_ns();
+
+	return since && now > since ? now - since : 0;
 }
 
 int waiter_eventfd(const struct waiter *w)
@@ -432,6 +443,8 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	name_snapshot(w, res, cause);
 	if (w->publish && cause->kind != CAUSE_PEER)
 		announce(w, res, cause);
+	/* From here until the record returns: the slot may be busy, sessiond slow. */
+	atomic_store(&w->busy_since, now_ns());
 	pthread_mutex_lock(&w->slot->lock);
 	if (w->slot->flight) {
 		r = flight_record(w->slot->flight, res->name, &fr);
@@ -440,17 +453,26 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 		fr.start_ns = now_ns();
 	}
 	pthread_mutex_unlock(&w->slot->lock);
+	atomic_store(&w->busy_since, 0);
 
 	res->error = r;
 	res->rec = fr;
 	res->wakeup_ns = wakeup_ns;
 	res->causes[res->n++] = *cause;
-	/* What came in before or during the record is in this snapshot already. */
+	/* What ended before the record began is in this snapshot already. */
 	for (;;) {
+		size_t at = w->off;
+
 		if (!next_record(w, &more.alert)) {
 			if (fill(w) <= 0)
 				break;
 			continue;
+		}
+		/* Ended after the record began: maybe not in it. Left for the next record. */
+		if (more.alert.kind == LATENCY_TRACKER_REC_ALERT &&
+		    more.alert.end_ns > fr.start_ns) {
+			w->off = at;
+			break;
 		}
 		count_kernel(w, &more.alert);
 		if (more.alert.kind == LATENCY_TRACKER_REC_LOST) {
@@ -565,6 +587,25 @@ static void take_requests(struct waiter *w, uint64_t wakeup)
 	}
 }
 
+/*
+ * With memory locked on fault (realtime.lock_memory), a page is locked once touched: the
+ * stack the record path runs on, the read buffer and this thread's malloc arena are touched
+ * here, at start, so that the first alert after start (or after a long idle time) does not
+ * fault them in.
+ */
+static void warm(struct waiter *w)
+{
+	volatile unsigned char stack[THREAD_STACK_WAITER / 2];
+	struct waiter_result *r = result_new(WAITER_SNAPSHOT, MAX_CAUSES);
+
+	for (size_t i = 0; i < sizeof(stack); i += 1024)
+		stack[i] = 0;
+	if (r)
+		memset(r->causes, 0, MAX_CAUSES * sizeof(r->causes[0]));
+	free(r);
+	memset(w->buf, 0, sizeof(w->buf));
+}
+
 static void *run(void *arg)
 {
 	struct waiter *w = arg;
@@ -575,6 +616,7 @@ static void *run(void *arg)
 		{.fd = w->request_fd, .events = POLLIN},
 	};
 
+	warm(w);
 	for (;;) {
 		uint64_t wakeup, now;
 

@@ -1,0 +1,63 @@
+# latencyd's memory with realtime.lock_memory (the default), on the real kernel (#19): the
+# memory is locked on fault, so latencyd is resident for what it uses (at most 12 MiB here,
+# where locking every mapped page made it 55 MB), and the alert path does not fault: the
+# waiter thread's page faults (/proc/PID/task/TID/stat) over its first alert after a quiet
+# period are minor and few (its code is read in and its stack, buffer and heap touched at
+# start), none major, and none at all over the next one.
+. "$VM_IN/scenarios/lib.sh"
+
+D=/tmp/latencyd
+mkdir -p $D
+cat >$D/latencyd.conf <<CONF
+control: { socket = "$D/ctl.sock"; };
+output: { directory = "$D/snapshots"; };
+catalog: { directory = "$D"; };
+ratelimit: { rate = 0; };
+analysis: { auto = false; };
+CONF
+start_sessiond
+latencyd -c $D/latencyd.conf 2>$D/latencyd.log &
+LPID=$!
+wait_recording $D/latencyd.log $D/ctl.sock
+grep -q "cannot lock memory" $D/latencyd.log && fail "memory not locked: $(cat $D/latencyd.log)"
+modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
+# The calibration snapshot (10 s after start) has run the record path once.
+i=0
+until latencyctl -s $D/ctl.sock --json status | grep -q '"source": *"calibration"'; do
+	i=$((i + 1))
+	[ $i -lt 300 ] || fail "no calibration"
+	sleep 0.1
+done
+sleep 3 # quiet
+rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$LPID/status)
+echo "latencyd: VmRSS $rss kB, VmLck $(awk '/^VmLck:/ { print $2 }' /proc/$LPID/status) kB"
+[ "$rss" -le $((12 * 1024)) ] || fail "latencyd resident $rss kB, over 12 MiB"
+pass "locked on fault: $rss kB resident"
+
+W=$(grep -l latencyd-waiter /proc/$LPID/task/*/comm | head -n 1)
+W=${W%/comm}
+faults() { awk '{ print $10 + $12 }' "$W/stat"; }
+major() { awk '{ print $12 }' "$W/stat"; }
+# alert N: one self-test alert, waited for as the Nth complete snapshot.
+alert() {
+	echo "threshold 1" >/sys/kernel/latency_tracker_selftest/emit || fail "emit"
+	i=0
+	until [ "$(cat $D/catalog.json 2>/dev/null | grep -c '"status": *"complete"')" -ge "$1" ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || fail "no snapshot for alert $1"
+		sleep 0.1
+	done
+}
+m0=$(major) f0=$(faults)
+alert 1
+f1=$(faults)
+sleep 2
+alert 2
+f2=$(faults)
+echo "waiter page faults: $((f1 - f0)) over the first alert, $((f2 - f1)) over the second; major $(major)"
+[ "$(major)" = "$m0" ] || fail "major page faults on the alert path"
+[ $((f1 - f0)) -le 8 ] || fail "$((f1 - f0)) page faults over the first alert"
+[ "$f2" = "$f1" ] || fail "$((f2 - f1)) page faults over the second alert"
+pass "alert path: no major fault, $((f1 - f0)) minor over the first alert, none over the second"
+kill -TERM $LPID
+wait $LPID || fail "latencyd did not stop cleanly"
