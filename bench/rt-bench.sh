@@ -25,17 +25,11 @@ start_sessiond
 latencyd -c $D/latencyd.conf 2>$D/latencyd.log &
 LPID=$!
 wait_recording $D/latencyd.log $D/ctl.sock
-i=0
-while [ $i -lt "$N" ]; do
+n=0
+while [ $n -lt "$N" ]; do
 	lt-wakeup 30 >/dev/null || fail "lt-wakeup"
-	i=$((i + 1))
-	want=$i
-	j=0
-	until [ "$(cat $D/catalog.json 2>/dev/null | grep -c '"status": *"complete"')" -ge "$want" ]; do
-		j=$((j + 1))
-		[ $j -lt 100 ] || fail "no snapshot for wakeup alert $i"
-		sleep 0.1
-	done
+	n=$((n + 1))
+	wait_snapshots $D/catalog.json $n "wakeup alert $n"
 	sleep 0.3
 done
 kill -TERM $LPID

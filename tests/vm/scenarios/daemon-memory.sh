@@ -41,12 +41,7 @@ major() { awk '{ print $12 }' "$W/stat"; }
 # alert N: one self-test alert, waited for as the Nth complete snapshot.
 alert() {
 	echo "threshold 1" >/sys/kernel/latency_tracker_selftest/emit || fail "emit"
-	i=0
-	until [ "$(cat $D/catalog.json 2>/dev/null | grep -c '"status": *"complete"')" -ge "$1" ]; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || fail "no snapshot for alert $1"
-		sleep 0.1
-	done
+	wait_snapshots $D/catalog.json "$1" "alert $1"
 }
 m0=$(major) f0=$(faults)
 alert 1

@@ -47,6 +47,17 @@ wait_recording() {
 	done
 }
 
+# wait_snapshots CATALOG N WHAT: waits up to 10 s for N complete snapshots in latencyd's
+# CATALOG (catalog.json), else fails saying no snapshot came for WHAT.
+wait_snapshots() {
+	i=0
+	until [ "$(cat "$1" 2>/dev/null | grep -c '"status": *"complete"')" -ge "$2" ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || fail "no snapshot for $3"
+		sleep 0.1
+	done
+}
+
 # Waits up to $2 tenths of a second for a file or socket $1 to exist.
 wait_for() {
 	i=0
