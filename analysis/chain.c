@@ -33,7 +33,7 @@ void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *
 	if (iv->dev) {
 		an_disk_text(log, (uint32_t)iv->dev, name, sizeof(name));
 		snprintf(dev, sizeof(dev), ", completing I/O on %s%s",
-			 strchr(name, '(') ? "" : "block device ", name);
+			 an_disk_name(log, (uint32_t)iv->dev) ? "" : "block device ", name);
 	}
 	switch (iv->wake) {
 	case WK_TASK:

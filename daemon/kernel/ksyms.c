@@ -4,11 +4,11 @@
  * later the module may be gone or the machine rebooted (another KASLR slide), and the
  * catalog is read by users who may not read kallsyms themselves.
  *
- * One pass over the file for every address of a snapshot's causes, keeping for each the
- * closest symbol (of any type) at or below it and the closest symbol above it (the end of the
- * function), so nothing of the ~150k symbols stays in memory: latencyd's resident size
- * matters more than the few milliseconds of the pass, which runs in the main loop, never
- * on the realtime path. The file is not sorted across modules, hence no early exit.
+ * One pass over the file for all the addresses of a snapshot's causes, keeping only what
+ * names them (the buckets below), so nothing of the ~150k symbols stays in memory:
+ * latencyd's resident size matters more than the few milliseconds of the pass, which runs
+ * in the main loop, never on the realtime path. The file is not sorted across modules,
+ * hence no early exit.
  */
 #include <errno.h>
 #include <inttypes.h>

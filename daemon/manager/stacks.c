@@ -68,12 +68,13 @@ void manager_stacks_add(struct json_object *causes, const struct cause *c, size_
 	struct ksym *syms;
 	const char *error = NULL;
 	char why[128];
-	int restrict_level = ksyms_kptr_restrict(kptr_restrict), r;
+	int restrict_level, r;
 
 	for (size_t i = 0; i < n; i++)
 		total += stack_depth(&c[i]);
 	if (!total)
 		return;
+	restrict_level = ksyms_kptr_restrict(kptr_restrict);
 	addr = calloc(total, sizeof(*addr));
 	syms = calloc(total, sizeof(*syms));
 	if (!addr || !syms) {

@@ -125,7 +125,6 @@ struct sessiond_watch {
 };
 /* Watches the sessiond of the pid file (again, if its pid changed); -errno: not watched. */
 int sessiond_watch_start(struct sessiond_watch *w, sd_event *event);
-bool sessiond_watch_active(const struct sessiond_watch *w);
 void sessiond_watch_stop(struct sessiond_watch *w);
 
 struct session {

@@ -5,8 +5,8 @@
  * sessiond's exit is an event (sessiond_watch.c): while the session is there and sessiond
  * is watched, nothing here wakes up; after sessiond exited, after a record failed as if
  * the session were gone, or when sessiond cannot be watched, the session is checked
- * every few seconds until it is there again. The waiter records under the slot's lock; the main loop
- * never waits for it (trylock), the state it last saw will do.
+ * every few seconds until it is there again. The waiter records under the slot's lock;
+ * the main loop never waits for it (trylock), the state it last saw will do.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -116,9 +116,8 @@ static int create_session(struct session *se)
 static int on_check(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct session *se = userdata;
-	int r;
-
 	bool there = false;
+	int r;
 
 	/* The waiter is recording: the session is there, look again next time. */
 	if (pthread_mutex_trylock(&se->slot.lock) == 0) {

@@ -77,11 +77,6 @@ int sessiond_watch_start(struct sessiond_watch *w, sd_event *event)
 	return 0;
 }
 
-bool sessiond_watch_active(const struct sessiond_watch *w)
-{
-	return w->source != NULL;
-}
-
 void sessiond_watch_stop(struct sessiond_watch *w)
 {
 	w->source = sd_event_source_disable_unref(w->source);

@@ -5,9 +5,9 @@
  * few steps as possible between the wakeup and lttng_snapshot_record(); alerts that were
  * already queued are drained right after and become extra causes of that snapshot when
  * their interval ended before the record began (so it is in it); one that ended later
- * may not be, and causes the next record instead (issue #19). Refused alerts become "suppressed" results, one per tracker
- * until the main loop takes them, so that a flood costs the main loop a count, not a
- * result, a log line and a catalog update per alert.
+ * may not be, and causes the next record instead (issue #19). Refused alerts become
+ * "suppressed" results, one per tracker until the main loop takes them, so that a flood
+ * costs the main loop a count, not a result, a log line and a catalog update per alert.
  *
  * Nothing slow happens here: no logging, no file system. Results go to the main loop
  * through a list under a priority-inheriting mutex and an eventfd that sd-event watches.
