@@ -272,6 +272,7 @@ struct latency_tracker {
 	void *cb_data;
 	int (*activate)(struct latency_tracker *t);
 	void (*deactivate)(struct latency_tracker *t);
+	void (*scan)(struct latency_tracker *t, u64 timeout_ns);
 
 	/* Configuration: written under lock, read locklessly with READ_ONCE(). */
 	u64 threshold_ns;

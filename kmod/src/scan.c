@@ -152,6 +152,8 @@ void lt_scan_work(struct work_struct *work)
 	rcu_read_unlock();
 	if (!tbl || (!timeout && !stale))
 		return;
+	if (timeout && t->scan)
+		t->scan(t, timeout);
 
 	for (i = 0; i <= tbl->bucket_mask; i++) {
 		struct lt_bucket *b = &tbl->buckets[i];

@@ -127,6 +127,7 @@ struct latency_tracker *latency_tracker_create(const struct latency_tracker_para
 	t->cb_data = p->cb_data;
 	t->activate = p->activate;
 	t->deactivate = p->deactivate;
+	t->scan = p->scan;
 	t->max_keys = lt_or_default(p->max_keys, lt_defaults.max_keys);
 	/* No limit of its own until one is set: a module loaded alone behaves as before. */
 	t->limit.rate = 0;
@@ -540,6 +541,16 @@ int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t
 	now = out && out->ts ? out->ts : lt_clock_ns();
 	hash = lt_hash(tbl, key, key_len);
 	b = lt_bucket_of(tbl, hash);
+	/*
+	 * Most unmatched ends (a switch-in after a preemption, a call that never began) find
+	 * an empty bucket: no lock for them. The event_in of this key happened before us (a
+	 * wakeup before the switch-in, an entry before the exit): its link is visible.
+	 */
+	if (hlist_nulls_empty(&b->head)) {
+		lt_count(t->stats, LT_UNMATCHED);
+		ret = -ENOENT;
+		goto out;
+	}
 	raw_spin_lock(&b->lock);
 	e = lt_bucket_find(tbl, b, hash, key, key_len);
 	if (unlikely(!e)) {
@@ -566,6 +577,47 @@ out:
 	return ret;
 }
 EXPORT_SYMBOL_GPL(latency_tracker_event_out);
+
+int latency_tracker_event_pair(struct latency_tracker *t, const void *key, size_t key_len,
+			       const struct latency_tracker_in *in,
+			       const struct latency_tracker_out *out)
+{
+	struct lt_table *tbl;
+	struct lt_entry *e;
+	unsigned long flags;
+	u64 now, delay;
+	int ret;
+
+	ret = lt_hot_begin(t, key_len, &tbl, &flags);
+	if (ret)
+		return ret;
+	now = out && out->ts ? out->ts : lt_clock_ns();
+	delay = now > in->ts ? now - in->ts : 0;
+	lt_count(t->stats, LT_EVENTS_IN);
+	lt_count(t->stats, LT_EVENTS_OUT);
+	lt_stats_delay(t->stats, delay);
+	if (likely(delay < READ_ONCE(t->threshold_ns)))
+		goto out;
+	/* The alert path wants an entry: the record and the private area are built from it. */
+	e = lt_free_pop(tbl);
+	if (unlikely(!e)) {
+		lt_count(t->stats, LT_TABLE_FULL);
+		ret = -ENOSPC;
+		goto out;
+	}
+	raw_write_seqcount_begin(&e->seq);
+	WRITE_ONCE(e->state, LT_ENTRY_PRIVATE);
+	lt_entry_fill(t, tbl, e, lt_hash(tbl, key, key_len), key, key_len, in);
+	raw_write_seqcount_end(&e->seq);
+	/* Releases the guard and restores interrupts itself. */
+	lt_alert_out(t, tbl, e, now, delay, out, flags);
+	rcu_read_unlock();
+	return 1;
+out:
+	lt_hot_end(flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(latency_tracker_event_pair);
 
 int latency_tracker_lookup(struct latency_tracker *t, const void *key, size_t key_len,
 			   struct latency_tracker_key_info *info)

@@ -4,15 +4,26 @@
  * id) from raw_syscalls:sys_enter to raw_syscalls:sys_exit; one that took at least
  * threshold_ns raises an alert with its number and return value.
  *
+ * The fast path: a system call that does not block never leaves its CPU, so sys_enter
+ * keeps it in that CPU's slot (interrupts off for a few stores: no shared lock, no shared
+ * cache line) and sys_exit closes it there (latency_tracker_event_pair()). Only when the
+ * thread is switched out mid-call (it blocks, or is preempted) does sched_switch move the
+ * call into the keyed table, where the exit, on whichever CPU, finds it, and where the
+ * timeout scanner and the stack sampling below see it. A call that stays on its CPU past
+ * timeout_ns (a long computation in the kernel) is moved by the scanner: an IPI to that
+ * CPU (ltt_sys_scan()), so it times out like the others.
+ *
  * Where did it wait? (the algorithm of Desfossez et al. 2016) At sched_switch, when a
  * thread whose call has been pending for at least threshold_ns is switched in, its
  * kernel stack still shows where it blocked (it has not run yet): the tracker samples it
  * once per call, and the alert carries it (flag STACK_TASK). The stack walk only
  * happens for calls already over the threshold, so its cost is bounded by the alerts.
  *
- * Cost: nothing while disabled (no probe registered). Enabled: one filter check and one
- * table operation per system call entry and exit, and one lockless lookup per context
- * switch to a thread (not idle) that passes the filter.
+ * Cost: nothing while disabled (no probe registered). Enabled: one filter check and a
+ * few per-CPU stores per system call that does not block; one table insertion when a
+ * call is switched out and one table removal at its exit; per context switch, one
+ * comparison with the slot and one lockless lookup for a thread (not idle) that passes
+ * the filter.
  *
  * Exclusions: calls that block by design (poll, select, epoll_wait, futex...) would
  * alert all the time; their numbers (native ABI) are listed in exclude_syscalls and are
@@ -21,12 +32,14 @@
  * the filters.
  */
 #include <linux/bitmap.h>
+#include <linux/cpu.h>
 #include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <asm/syscall.h>
@@ -47,6 +60,19 @@ static struct latency_tracker *ltt_sys;
 static struct ltt_filter ltt_sys_filter;
 static DECLARE_BITMAP(ltt_sys_excluded, LTT_SYS_MAX);
 static DEFINE_MUTEX(ltt_sys_excl_lock);
+
+/*
+ * The call of the thread running on this CPU, until it exits or is switched out. Written
+ * by its CPU only, with interrupts off (the probes, and the scanner's IPI); the scanner
+ * reads other CPUs' slots without a lock to decide whom to send the IPI.
+ */
+struct ltt_sys_slot {
+	struct task_struct *task;	/* NULL: empty; only compared, never dereferenced */
+	u64 start_ns;
+	long nr;
+};
+
+static DEFINE_PER_CPU(struct ltt_sys_slot, ltt_sys_slot);
 
 /* A stack sampled at sched_switch, before it is stored in the key. */
 struct ltt_sys_sample {
@@ -86,27 +112,103 @@ static bool ltt_sys_skip(long nr)
 	return nr < LTT_SYS_MAX && test_bit(nr, ltt_sys_excluded);
 }
 
+/* Interrupts off. Moves the slot's call into the table, where it can wait. */
+static void ltt_sys_move(struct ltt_sys_slot *s, struct task_struct *task)
+{
+	struct latency_tracker_in in = { .ts = s->start_ns, .task = task };
+	u32 key = task->pid;
+
+	in.data[0] = s->nr;
+	WRITE_ONCE(s->task, NULL);
+	latency_tracker_event_in(ltt_sys, &key, sizeof(key), &in);
+}
+
 static void ltt_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	struct latency_tracker_in in = { };
-	u32 key = current->pid;
+	struct ltt_sys_slot *s;
+	unsigned long flags;
 
 	if (ltt_sys_skip(id) || !ltt_filter_match(&ltt_sys_filter, current))
 		return;
-	in.data[0] = id;
-	latency_tracker_event_in(ltt_sys, &key, sizeof(key), &in);
+	local_irq_save(flags);
+	s = this_cpu_ptr(&ltt_sys_slot);
+	/* Its own earlier call, whose exit was not seen: replaced, as the table would. */
+	s->nr = id;
+	WRITE_ONCE(s->start_ns, latency_tracker_now());
+	smp_wmb();	/* the scanner reads task, then start_ns */
+	WRITE_ONCE(s->task, current);
+	local_irq_restore(flags);
 }
 
 static void ltt_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
 	struct latency_tracker_out out = { .data_mask = BIT(1) };
+	struct latency_tracker_in in = { .task = current };
+	struct ltt_sys_slot *s;
+	unsigned long flags;
 	u32 key = current->pid;
 
+	out.data[1] = ret;
+	local_irq_save(flags);
+	s = this_cpu_ptr(&ltt_sys_slot);
+	if (likely(s->task == current)) {
+		/* Its enter passed the filters: closed whatever they say now. */
+		in.ts = s->start_ns;
+		in.data[0] = s->nr;
+		WRITE_ONCE(s->task, NULL);
+		local_irq_restore(flags);
+		latency_tracker_event_pair(ltt_sys, &key, sizeof(key), &in, &out);
+		return;
+	}
+	local_irq_restore(flags);
+	/* Not in the slot: it was switched out, or never tracked. */
 	if (ltt_sys_skip(syscall_get_nr(current, regs)) ||
 	    !ltt_filter_match(&ltt_sys_filter, current))
 		return;
-	out.data[1] = ret;
 	latency_tracker_event_out(ltt_sys, &key, sizeof(key), &out);
+}
+
+/* IPI from ltt_sys_scan(): hard interrupt context on the slot's CPU. */
+static void ltt_sys_flush(void *unused)
+{
+	struct ltt_sys_slot *s = this_cpu_ptr(&ltt_sys_slot);
+
+	if (s->task == current)
+		ltt_sys_move(s, current);
+}
+
+/*
+ * The timeout scanner: a call that has stayed on its CPU for timeout_ns is moved into the
+ * table by that CPU itself, before the walk that times it out. A racy read may send a
+ * needless IPI (ltt_sys_flush() checks again), never miss a call older than the period.
+ */
+static void ltt_sys_scan(struct latency_tracker *t, u64 timeout)
+{
+	u64 now = latency_tracker_now(), start;
+	struct ltt_sys_slot *s;
+	int cpu;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		s = per_cpu_ptr(&ltt_sys_slot, cpu);
+		if (!READ_ONCE(s->task))
+			continue;
+		smp_rmb();
+		start = READ_ONCE(s->start_ns);
+		if (now > start && now - start >= timeout)
+			smp_call_function_single(cpu, ltt_sys_flush, NULL, 1);
+	}
+	cpus_read_unlock();
+}
+
+/* No probe is registered: a slot left by the last disable is stale. */
+static int ltt_sys_activate(struct latency_tracker *t)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(&ltt_sys_slot, cpu)->task, NULL);
+	return ltt_probes_activate(t);
 }
 
 /* Under the key's bucket lock: keep the first sample only. */
@@ -123,11 +225,19 @@ static void ltt_sys_store_stack(u64 *data, void *priv, void *arg)
 static void ltt_sys_switch(void *data, bool preempt, struct task_struct *prev,
 			   struct task_struct *next, unsigned int prev_state)
 {
+	struct ltt_sys_slot *slot = this_cpu_ptr(&ltt_sys_slot);
 	struct latency_tracker_key_info info;
 	struct ltt_sys_sample *s;
 	u32 key = next->pid;
 	u64 now;
 
+	/* Interrupts are off in sched_switch: the slot is ours. */
+	if (slot->task) {
+		if (likely(slot->task == prev))
+			ltt_sys_move(slot, prev);
+		else
+			WRITE_ONCE(slot->task, NULL);	/* not ours: cannot happen */
+	}
 	if (!key || (next->flags & PF_KTHREAD) || !ltt_filter_match(&ltt_sys_filter, next))
 		return;
 	if (latency_tracker_lookup(ltt_sys, &key, sizeof(key), &info) || info.data[2])
@@ -231,8 +341,9 @@ static const struct latency_tracker_params ltt_sys_params = {
 	.dup_policy = LATENCY_TRACKER_DUP_REPLACE,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
 	.cb = ltt_sys_cb,
-	.activate = ltt_probes_activate,
+	.activate = ltt_sys_activate,
 	.deactivate = ltt_probes_deactivate,
+	.scan = ltt_sys_scan,
 };
 
 static int __init ltt_sys_init(void)

@@ -99,6 +99,10 @@ typedef bool (*latency_tracker_cb_t)(struct latency_tracker *t,
  * @deactivate: optional, called by latency_tracker_disable() before the table is
  *	freed: the tracker unregisters its probes and waits for running ones
  *	(tracepoint_synchronize_unregister()). Same context as @activate.
+ * @scan: optional, called by the timeout scanner before each walk of the table while
+ *	timeout_ns is set, with timeout_ns: a tracker that keeps pairs outside the table
+ *	(see latency_tracker_event_pair()) moves those pending for timeout_ns or more into
+ *	it here, so that they time out like the others. Process context, may sleep.
  */
 struct latency_tracker_params {
 	const char *name;
@@ -115,6 +119,7 @@ struct latency_tracker_params {
 	void *cb_data;
 	int (*activate)(struct latency_tracker *t);
 	void (*deactivate)(struct latency_tracker *t);
+	void (*scan)(struct latency_tracker *t, u64 timeout_ns);
 };
 
 /**
@@ -226,6 +231,27 @@ int latency_tracker_event_in(struct latency_tracker *t, const void *key, size_t 
  */
 int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t key_len,
 			      const struct latency_tracker_out *out);
+
+/**
+ * latency_tracker_event_pair() - a pair the caller kept outside the table, closed
+ * @t: the tracker.
+ * @key: the key bytes.
+ * @key_len: 1..key_size.
+ * @in: what event_in would have been given; @in->ts (the start) is required.
+ * @out: optional arguments of the end, NULL for defaults.
+ *
+ * For a tracker's fast path: a pair that began and ended without leaving its CPU's
+ * private slot (e.g. a system call that did not block) is counted and measured as
+ * event_in then event_out would count it, and touches no shared lock and no table entry
+ * unless it alerts, when one free entry carries the record as for event_out.
+ *
+ * Context: any, see the top of this file.
+ * Return: 0 under the threshold; 1 alert raised; -ENOSPC no free entry for the alert
+ * (counted as table_full); other errors as latency_tracker_event_in().
+ */
+int latency_tracker_event_pair(struct latency_tracker *t, const void *key, size_t key_len,
+			       const struct latency_tracker_in *in,
+			       const struct latency_tracker_out *out);
 
 /**
  * latency_tracker_lookup() - is a key pending? Lock-free.

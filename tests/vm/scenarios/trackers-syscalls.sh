@@ -2,7 +2,10 @@
 # for the sleeping thread, with nr 35/230 and the stack where it waited
 # (tests/vm/progs/lt-syscalls.c), also found in an LTTng snapshot; a threshold change
 # applies to the next call; a filtered-out process never alerts; sysfs files are parsed
-# strictly; no probe stays registered when disabled; unload is clean.
+# strictly; the fast path (a call that never leaves its CPU stays in a per-CPU slot) counts
+# every call, alerts at the exit of a long call that stayed on its CPU, and such a call
+# times out while running (the scanner's IPI moves it into the table); no probe stays
+# registered when disabled; unload is clean.
 . "$VM_IN/scenarios/lib.sh"
 
 echo 0 >/proc/sys/kernel/kptr_restrict
@@ -45,6 +48,41 @@ echo 35,230 >$T/exclude_syscalls || fail "exclude_syscalls 35,230"
 lt-syscalls 30 0 || fail "excluded nanosleep alerted"
 echo "$old" >$T/exclude_syscalls || fail "restore exclude_syscalls"
 pass "strict parsing, exclusion list"
+
+# Slot or table, every call of bench-syscalls (getppid, read, write on a pipe) is counted
+# in and out, and none is left pending (keys of other threads may still be there: the
+# shell's own calls from before the filter).
+echo bench-syscalls >$T/filter_comm || fail "filter_comm bench-syscalls"
+in0=$(cat $T/stats/events_in) out0=$(cat $T/stats/events_out) p0=$(cat $T/stats/pending)
+bench-syscalls 2000 >/dev/null || fail "bench-syscalls"
+din=$(($(cat $T/stats/events_in) - in0)) dout=$(($(cat $T/stats/events_out) - out0))
+[ "$din" -ge 6000 ] && [ "$din" = "$dout" ] || fail "bench-syscalls: $din calls in, $dout out"
+p1=$(cat $T/stats/pending)
+[ "$p1" -le "$p0" ] || fail "$((p1 - p0)) more calls pending ($p0 before, $p1 after)"
+pass "every call counted in and out ($din), none pending"
+
+# One read(2) of 32 MiB from /dev/urandom computes for hundreds of ms under TCG without
+# blocking: it alerts at its exit (data1 = the bytes read), and with a 100 ms timeout it
+# times out while still running on its CPU, before that exit alert.
+echo dd >$T/filter_comm || fail "filter_comm dd"
+echo 100000000 >$T/timeout_ns || fail "timeout_ns 100 ms"
+seq0=$(lt-dump -n)
+t0=$(bench-time -n)
+dd if=/dev/urandom of=/dev/null bs=32M count=1 2>/dev/null || fail "dd"
+took=$((($(bench-time -n) - t0) / 1000000))
+recs=$(lt-dump -f "$seq0" -t syscalls -w 1000)
+echo "dd took $took ms; alerts:"
+echo "$recs"
+[ "$took" -ge 400 ] || fail "the 32 MiB read took $took ms, too short for a 100 ms timeout"
+to=$(echo "$recs" | grep -n "reason=2 .* comm=dd .* data0=0 " | head -n1 | cut -d: -f1)
+ex=$(echo "$recs" | grep -n "reason=1 .* comm=dd .* data0=0 .* data1=33554432 " | head -n1 | cut -d: -f1)
+[ -n "$to" ] || fail "no timeout alert for the running read"
+[ -n "$ex" ] && [ "$ex" -gt "$to" ] || fail "no exit alert of the read after its timeout"
+line=$(echo "$recs" | sed -n "${ex}p")
+[ $(($(val "$line" flags) & 1)) = 1 ] || fail "exit alert not flagged TIMED_OUT: $line"
+echo 0 >$T/timeout_ns
+echo >$T/filter_comm
+pass "a long call on its CPU: timeout while running, then the exit alert"
 
 tracker_disable
 lt-syscalls 30 0 || fail "disabled tracker alerted"
