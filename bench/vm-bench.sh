@@ -5,7 +5,8 @@
 # PART: overhead, detect, record, idle, history (default: all five, in that order).
 # NAME=VALUE sets a size: rounds, hb_groups, hb_pairs, hb_loops, sc_iter (overhead);
 # detect_blocks, detect_n (detect); record_n (record); idle_s (idle); load_s (history).
-# Raw results land in DIR: overhead.tsv, detect.tsv, record.tsv, idle.tsv, history.tsv,
+# Raw results land in DIR: overhead.tsv (and the peers' checks overhead-ebpf.txt,
+# overhead-lttng.txt), detect.tsv, record.tsv, idle.tsv, history.tsv,
 # and the snapshots they were measured on under DIR/snapshots/ (bench/report reads them
 # with babeltrace2 on the host).
 . "$VM_IN/scenarios/lib.sh"
@@ -111,44 +112,119 @@ hogs_stop() {
 }
 
 # 1. Overhead: the same loads under every configuration, interleaved round by round (the
-# order reversed every other round so that no configuration always runs first).
+# order reversed every other round so that no configuration always runs first). Next to
+# latencyd's, the peers a user would pick instead of the syscalls tracker, latencyd stopped:
+# the tracker alone (sysfs, no session), an eBPF hash-map program (bench-ebpf-syscalls) and
+# an LTTng flight-recorder session of every system call.
+PEER_SESSION=peer-syscalls
+# trackers_only NAME: every tracker disabled but NAME (all: every one; none: none).
+trackers_only() {
+	for t in $TRACKERS; do
+		want=0
+		[ "$1" = all ] || [ "$1" = "$t" ] && want=1
+		echo $want >/sys/kernel/latency_tracker/$t/enabled || fail "enable $t"
+	done
+}
+EPID=
+ebpf_start() {
+	rm -f $D/ebpf.ready
+	bench-ebpf-syscalls --threshold-us 3600000000 --ready-file $D/ebpf.ready \
+		>$D/ebpf.out 2>$D/ebpf.err &
+	EPID=$!
+	local i=0
+	until [ -f $D/ebpf.ready ]; do
+		i=$((i + 1))
+		kill -0 $EPID 2>/dev/null || { cat $D/ebpf.err; fail "bench-ebpf-syscalls exited"; }
+		[ $i -lt 600 ] || fail "bench-ebpf-syscalls not ready after 60 s"
+		sleep 0.1
+	done
+}
+ebpf_stop() {
+	kill -TERM $EPID
+	wait $EPID || { cat $D/ebpf.err; fail "bench-ebpf-syscalls exited with an error"; }
+	EPID=
+	echo "$1 $(head -n1 $D/ebpf.out)" >>$O/overhead-ebpf.txt
+}
 part_overhead() {
-	configs="baseline session $TRACKERS all"
+	local peers="syscalls-alone ebpf-syscalls lttng-syscalls"
+	if ! command -v bench-ebpf-syscalls >/dev/null; then
+		echo "bench-ebpf-syscalls is not in the VM (bench/ebpf not built: see CMake's" \
+			"message): no ebpf-syscalls configuration"
+		peers="syscalls-alone lttng-syscalls"
+	fi
+	# The configurations without latencyd side by side: latencyd starts once a round.
+	configs="baseline $peers session $TRACKERS all"
 	rev=$(for c in $configs; do echo "$c"; done | sed -n '1!G;h;$p' | tr '\n' ' ')
 	echo "== overhead: $rounds rounds of bench-hackbench $hb_groups $hb_pairs $hb_loops" \
 		"and bench-syscalls $sc_iter under: $configs"
+	# latencyd's channel (session.subbuf_size, num_subbuf, mmap), every system call.
+	rm -rf $D/peer-snap
+	lttng create $PEER_SESSION --snapshot --output $D/peer-snap >/dev/null || fail "lttng create"
+	lttng enable-channel -k -s $PEER_SESSION --overwrite --subbuf-size=262144 --num-subbuf=4 \
+		--output=mmap chan >/dev/null || fail "lttng enable-channel"
+	lttng enable-event -k -s $PEER_SESSION -c chan --syscall -a >/dev/null ||
+		fail "lttng enable-event --syscall -a"
 	bench-hackbench $hb_groups $hb_pairs $hb_loops >/dev/null # warm caches
 	bench-syscalls $sc_iter >/dev/null
 	: >$O/overhead.tsv
+	: >$O/overhead-ebpf.txt
 	r=1
 	while [ $r -le "$rounds" ]; do
 		order=$configs
 		[ $((r % 2)) = 0 ] && order=$rev
 		for c in $order; do
 			case $c in
-			baseline) latencyd_stop ;;
+			baseline)
+				latencyd_stop
+				trackers_only none
+				;;
+			syscalls-alone)
+				latencyd_stop
+				# What latencyd writes from its configuration (trackers.syscalls).
+				echo 3600000000000 >/sys/kernel/latency_tracker/syscalls/threshold_ns ||
+					fail "syscalls threshold_ns"
+				trackers_only syscalls
+				;;
+			ebpf-syscalls)
+				latencyd_stop
+				trackers_only none
+				ebpf_start
+				;;
+			lttng-syscalls)
+				latencyd_stop
+				trackers_only none
+				lttng start $PEER_SESSION >/dev/null || fail "lttng start $PEER_SESSION"
+				;;
 			*)
 				latencyd_start
 				# The sysfs files latencyctl enable/disable write through latencyd:
 				# switching takes milliseconds, so the configurations stay close in time.
-				for t in $TRACKERS; do
-					want=0
-					[ "$c" = all ] || [ "$c" = "$t" ] && want=1
-					echo $want >/sys/kernel/latency_tracker/$t/enabled || fail "enable $t"
-				done
+				trackers_only $c
 				;;
 			esac
 			hb=$(bench-hackbench $hb_groups $hb_pairs $hb_loops) || fail "bench-hackbench"
 			sc=$(bench-syscalls $sc_iter) || fail "bench-syscalls"
+			case $c in
+			syscalls-alone) trackers_only none ;;
+			ebpf-syscalls) ebpf_stop $r ;;
+			lttng-syscalls) lttng stop $PEER_SESSION >/dev/null || fail "lttng stop $PEER_SESSION" ;;
+			esac
 			printf '%s\t%s\thackbench\t%s\n%s\t%s\tsyscalls\t%s\n' $r $c "$hb" $r $c "$sc" |
 				tee -a $O/overhead.tsv
 		done
 		r=$((r + 1))
 	done
+	# That the LTTng peer did record the system calls (its buffers still hold the last round).
+	lttng snapshot record -s $PEER_SESSION >/dev/null || fail "lttng snapshot record $PEER_SESSION"
+	n=$(read_trace $D/peer-snap | grep -c 'syscall_entry_getppid')
+	echo "lttng-syscalls: $n getppid entries in the last round's snapshot" | tee $O/overhead-lttng.txt
+	[ "$n" -gt 0 ] || fail "the lttng-syscalls session recorded no system call"
+	lttng destroy $PEER_SESSION >/dev/null || fail "lttng destroy $PEER_SESSION"
+	rm -rf $D/peer-snap
 	latencyd_start
 	lc --json status >$O/overhead-status.json
 	lc trackers >$O/overhead-trackers.txt
-	for t in $TRACKERS; do echo 0 >/sys/kernel/latency_tracker/$t/enabled; done
+	trackers_only none
 }
 
 # 2. Detection to snapshot, latencyd's waiter and LTTng's own trigger on the same session
