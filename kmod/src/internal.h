@@ -284,6 +284,15 @@ struct latency_tracker {
 	struct lt_alert_limit limit;	/* its own share of the notification ring */
 
 	struct lt_table __rcu *table;	/* NULL while disabled */
+
+	/*
+	 * No linked key started before oldest_ns (U64_MAX: none): lowered by event_in,
+	 * raised by each pass of the scanner to the oldest start it saw, or to ins_min, the
+	 * oldest start linked during that pass, if older. Both only move with
+	 * lt_oldest_lower() (cmpxchg), but for the scanner's reset and refresh.
+	 */
+	u64 oldest_ns;
+	u64 ins_min;
 	struct lt_stats __percpu *stats;
 
 	/*
@@ -297,6 +306,7 @@ struct latency_tracker {
 };
 
 void lt_tracker_release(struct latency_tracker *t);
+void lt_oldest_lower(u64 *p, u64 v);
 int lt_tracker_set_stale(struct latency_tracker *t, u64 ns);
 int lt_tracker_set_max_keys(struct latency_tracker *t, u32 n);
 int lt_tracker_set_stack_mode(struct latency_tracker *t, enum latency_tracker_stack_mode m);

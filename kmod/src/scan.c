@@ -79,7 +79,7 @@ void lt_scan_kick(struct latency_tracker *t)
  * caller then scans the same bucket again; marked entries are skipped, so this ends).
  */
 static bool lt_scan_bucket(struct latency_tracker *t, struct lt_table *tbl,
-			   struct lt_bucket *b, u64 now, u64 timeout, u64 stale)
+			   struct lt_bucket *b, u64 now, u64 timeout, u64 stale, u64 *oldest)
 {
 	struct latency_tracker_record *rec = t->scan_rec;
 	struct lt_entry *e, *hit = NULL, *expired = NULL;
@@ -90,6 +90,7 @@ static bool lt_scan_bucket(struct latency_tracker *t, struct lt_table *tbl,
 	local_irq_save(flags);
 	if (!lt_enter()) {
 		local_irq_restore(flags);
+		*oldest = 0;	/* not walked: its keys may be of any age */
 		return false;
 	}
 	raw_spin_lock(&b->lock);
@@ -102,6 +103,7 @@ static bool lt_scan_bucket(struct latency_tracker *t, struct lt_table *tbl,
 			expired = e;
 			continue;
 		}
+		*oldest = min(*oldest, e->start_ns);
 		if (timeout && !e->timed_out && age >= timeout) {
 			raw_write_seqcount_begin(&e->seq);
 			e->timed_out = 1;
@@ -140,6 +142,7 @@ void lt_scan_work(struct work_struct *work)
 	struct latency_tracker *t = container_of(work, struct latency_tracker, scan_work);
 	u64 timeout = READ_ONCE(t->timeout_ns);
 	u64 stale = READ_ONCE(t->stale_ns);
+	u64 oldest = U64_MAX;
 	struct lt_table *tbl;
 	u32 i;
 
@@ -155,16 +158,26 @@ void lt_scan_work(struct work_struct *work)
 	if (timeout && t->scan)
 		t->scan(t, timeout);
 
+	/* Keys linked from here on, in buckets already walked, are noted in ins_min. */
+	WRITE_ONCE(t->ins_min, U64_MAX);
+	smp_mb();
 	for (i = 0; i <= tbl->bucket_mask; i++) {
 		struct lt_bucket *b = &tbl->buckets[i];
 
 		if (hlist_nulls_empty(&b->head))
 			continue;
-		while (lt_scan_bucket(t, tbl, b, lt_clock_ns(), timeout, stale))
+		while (lt_scan_bucket(t, tbl, b, lt_clock_ns(), timeout, stale, &oldest))
 			cond_resched();
 		if (!(i & 1023))
 			cond_resched();
 	}
+	/*
+	 * oldest_ns rises to what is still linked. A key linked during the walk lowered
+	 * ins_min before or after this store: read after it, so as to lower it again.
+	 */
+	WRITE_ONCE(t->oldest_ns, oldest);
+	smp_mb();
+	lt_oldest_lower(&t->oldest_ns, READ_ONCE(t->ins_min));
 	if (READ_ONCE(t->enabled))
 		hrtimer_start(&t->scan_timer, ns_to_ktime(lt_scan_period(timeout, stale)),
 			      HRTIMER_MODE_REL_HARD);

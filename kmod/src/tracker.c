@@ -36,6 +36,25 @@ void *latency_tracker_cb_data(struct latency_tracker *t)
 }
 EXPORT_SYMBOL_GPL(latency_tracker_cb_data);
 
+/* Lowers *p to v if v is older; a racing lower or refresh is never undone. */
+void lt_oldest_lower(u64 *p, u64 v)
+{
+	u64 old = READ_ONCE(*p), seen;
+
+	while (v < old) {
+		seen = cmpxchg64(p, old, v);
+		if (seen == old)
+			break;
+		old = seen;
+	}
+}
+
+u64 latency_tracker_oldest_ns(struct latency_tracker *t)
+{
+	return READ_ONCE(t->oldest_ns);
+}
+EXPORT_SYMBOL_GPL(latency_tracker_oldest_ns);
+
 u64 latency_tracker_get_threshold(struct latency_tracker *t)
 {
 	return READ_ONCE(t->threshold_ns);
@@ -211,6 +230,8 @@ int latency_tracker_enable(struct latency_tracker *t)
 		ret = -ENOMEM;
 		goto out;
 	}
+	WRITE_ONCE(t->oldest_ns, U64_MAX);
+	WRITE_ONCE(t->ins_min, U64_MAX);
 	rcu_assign_pointer(t->table, tbl);
 	/* The table exists before the tracker's probes can call the hot path. */
 	if (t->activate) {
@@ -470,6 +491,9 @@ int latency_tracker_event_in(struct latency_tracker *t, const void *key, size_t 
 		raw_spin_unlock(&b->lock);
 		if (old)
 			lt_free_push(tbl, old);
+		/* After the link: a scanner pass that missed it reset ins_min before. */
+		lt_oldest_lower(&t->ins_min, e->start_ns);
+		lt_oldest_lower(&t->oldest_ns, e->start_ns);
 	}
 	if (old)
 		lt_count(t->stats, LT_DUPLICATES);

@@ -22,8 +22,9 @@
  * Cost: nothing while disabled (no probe registered). Enabled: one filter check and a
  * few per-CPU stores per system call that does not block; one table insertion when a
  * call is switched out and one table removal at its exit; per context switch, one
- * comparison with the slot and one lockless lookup for a thread (not idle) that passes
- * the filter.
+ * comparison with the slot and, for a thread (not idle) that passes the filter, one
+ * lockless lookup while some key has been pending for threshold_ns
+ * (latency_tracker_oldest_ns()).
  *
  * Exclusions: calls that block by design (poll, select, epoll_wait, futex...) would
  * alert all the time; their numbers (native ABI) are listed in exclude_syscalls and are
@@ -229,7 +230,7 @@ static void ltt_sys_switch(void *data, bool preempt, struct task_struct *prev,
 	struct latency_tracker_key_info info;
 	struct ltt_sys_sample *s;
 	u32 key = next->pid;
-	u64 now;
+	u64 now, thr, oldest;
 
 	/* Interrupts are off in sched_switch: the slot is ours. */
 	if (slot->task) {
@@ -240,10 +241,15 @@ static void ltt_sys_switch(void *data, bool preempt, struct task_struct *prev,
 	}
 	if (!key || (next->flags & PF_KTHREAD) || !ltt_filter_match(&ltt_sys_filter, next))
 		return;
+	/* No pending call is old enough to sample: no lookup (most switches). */
+	now = latency_tracker_now();
+	thr = latency_tracker_get_threshold(ltt_sys);
+	oldest = latency_tracker_oldest_ns(ltt_sys);
+	if (oldest >= now || now - oldest < thr)
+		return;
 	if (latency_tracker_lookup(ltt_sys, &key, sizeof(key), &info) || info.data[2])
 		return;
-	now = latency_tracker_now();
-	if (now <= info.start_ns || now - info.start_ns < latency_tracker_get_threshold(ltt_sys))
+	if (now <= info.start_ns || now - info.start_ns < thr)
 		return;
 	/* Interrupts are off in sched_switch: the per-CPU buffer is ours. */
 	s = this_cpu_ptr(&ltt_sys_sample);

@@ -282,6 +282,19 @@ int latency_tracker_update(struct latency_tracker *t, const void *key, size_t ke
 			   void (*fn)(u64 *data, void *priv, void *arg), void *arg);
 
 /**
+ * latency_tracker_oldest_ns() - a bound on the start of every pending key
+ * @t: the tracker.
+ *
+ * No key pending now started before the value returned (U64_MAX: none is pending). It is
+ * lowered at once by event_in, and raised again by each pass of the timeout scanner
+ * (which runs while timeout_ns or stale_ns is set) to the oldest key still there. A probe
+ * that only cares about keys pending for some time skips its lookup while none can be.
+ *
+ * Context: any. Return: the bound, on the trace clock (latency_tracker_now()).
+ */
+u64 latency_tracker_oldest_ns(struct latency_tracker *t);
+
+/**
  * latency_tracker_set_threshold() - set threshold_ns, as the sysfs file does
  * @t: the tracker.
  * @ns: the threshold.
