@@ -6,8 +6,11 @@
  * Usage: alert-write FIFO TRACKER COUNT [GAP_MS]   (COUNT writes of one record each)
  * ALERT_STACK=0xADDR,0xADDR,... in the environment: each record carries that kernel stack,
  * as the syscalls tracker's blocked-task stack (flag STACK_TASK).
+ * ALERT_ONE_WRITE=1: the COUNT records (at most 16, no gap) go in one write(), so that
+ * all of them have ended before the reader sees the first.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +30,9 @@ static uint64_t now_ns(void)
 
 int main(int argc, char **argv)
 {
-	struct latency_tracker_record rec;
+	struct latency_tracker_record rec, batch[16];
+	const char *one = getenv("ALERT_ONE_WRITE");
+	bool one_write = one && !strcmp(one, "1");
 	long count, gap_ms;
 	int fd;
 
@@ -37,6 +42,10 @@ int main(int argc, char **argv)
 	}
 	count = atol(argv[3]);
 	gap_ms = argc == 5 ? atol(argv[4]) : 0;
+	if (one_write && (count < 1 || count > 16 || gap_ms)) {
+		fprintf(stderr, "alert-write: ALERT_ONE_WRITE=1 takes 1 to 16 records, no gap\n");
+		return 2;
+	}
 	fd = open(argv[1], O_WRONLY);
 	if (fd < 0) {
 		perror(argv[1]);
@@ -71,12 +80,21 @@ int main(int argc, char **argv)
 			rec.flags |= LATENCY_TRACKER_REC_F_STACK_TASK;
 			p = *end == ',' ? end + 1 : end;
 		}
+		if (one_write) {
+			batch[i] = rec;
+			continue;
+		}
 		if (write(fd, &rec, sizeof(rec)) != (ssize_t)sizeof(rec)) {
 			perror("write");
 			return 1;
 		}
 		if (gap_ms)
 			nanosleep(&gap, NULL);
+	}
+	if (one_write && write(fd, batch, (size_t)count * sizeof(rec)) !=
+				 (ssize_t)((size_t)count * sizeof(rec))) {
+		perror("write");
+		return 1;
 	}
 	close(fd);
 	return 0;
