@@ -1,9 +1,10 @@
 # vm-options: --timeout 400
 # Issue #9, alert flood, in two phases of 10 s each against one latencyd (rate 1/s, burst 3):
 # - syscalls: the real syscalls tracker (kernel stacks and all) at 1 us and two threads of
-#   getppid() (tests/vm/progs/lt-fault-flood.c), the module's own limit opened wide (1e6/s)
-#   so that every alert reaches latencyd: as fast as TCG allows with latencyd reading them
-#   all on the same two vCPUs, 25-57k alerts/s;
+#   getrandom() of 512 bytes (tests/vm/progs/lt-fault-flood.c: every call takes a few us,
+#   every one alerts), the module's own limit opened wide (1e6/s) so that every alert
+#   reaches latencyd: as fast as TCG allows with latencyd reading them all on the same two
+#   vCPUs, 47-56k alerts/s;
 # - kernel: two writers of the self-test module's "flood" (alerts raised in a loop inside
 #   the kernel, without the stack capture that costs most under TCG), the module's limit
 #   back at its default (200/s, burst 200) as in production: the 100k alerts/s and more
@@ -13,8 +14,9 @@
 # for every alert (kernel: generated = written + suppressed + dropped; latencyd: records
 # read + records lost = written, and read = causes + suppressed; the catalog agrees); on
 # its alert path (main loop and waiter, including the kernel's side of its reads) spend
-# bounded CPU: in the syscalls phase, where it reads every alert, less than 50 us per alert
-# under TCG (measured 18-33 us: the cost is linear in the alerts read); in the kernel
+# bounded CPU: in the syscalls phase, where it reads every alert, less than 25 us per alert
+# under TCG (measured 6-8 us on 6.1 and 6.12-rt since the waiter reads a storm in batches,
+# 10 ms apart; 42-82 us when it woke for each alert); in the kernel
 # phase, where the module caps what it reads, less than half of one CPU whatever the
 # kernel raises (measured 23%, most of it the one snapshot per second that latencyd's
 # rate limit allows); and the VM must keep answering a shell command.
@@ -91,7 +93,7 @@ gen_kernel() {
 
 # flood NAME [MAX_SHARE]: generator gen_NAME for SECONDS_FLOOD s, then every check on what
 # it raised; latencyd's alert path must use less than MAX_SHARE % of one CPU if given,
-# otherwise less than 50 us of CPU per alert.
+# otherwise less than 25 us of CPU per alert.
 flood() {
 	sleep 1 # the bucket refills (burst) and the session has some history
 	status
@@ -185,7 +187,7 @@ flood() {
 			fail "$1: latencyd's alert path used $((alert_path * 100 / wall))% of one CPU, not below $2%"
 		pass "$1: latencyd's alert path bounded: $((alert_path * 100 / wall))% of one CPU"
 	else
-		[ $per_alert_ns -lt 50000 ] ||
+		[ $per_alert_ns -lt 25000 ] ||
 			fail "$1: latencyd's alert path used $((per_alert_ns / 1000)) us of CPU per alert ($alert_path cs for $alerts alerts)"
 		pass "$1: latencyd's alert path bounded: $((per_alert_ns / 1000)) us per alert"
 	fi
