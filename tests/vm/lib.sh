@@ -130,3 +130,17 @@ free_port() {
 	done
 	return 1
 }
+
+# qemu's TCG can run a stale translation of kernel text that another CPU patched: an int3
+# trap at an address that no longer holds an int3 (the oops' Code: line, read from memory
+# after the trap, shows the patched instruction's byte before the bracketed one).
+# text_poke_bp() serialises every CPU between its steps, so hardware cannot do this: it is
+# the emulator's, never the code under test's (seen at tracepoint (un)registration).
+# stale_int3 CONSOLE_LOG: true when the kernel died of such a trap.
+stale_int3() {
+	local code
+	grep -q 'Oops: int3' "$1" || return 1
+	code=$(sed -n '/Oops: int3/,$p' "$1" | grep -m1 'Code: ') || return 1
+	[[ $code =~ ([0-9a-f]{2})\ \<[0-9a-f]{2}\> ]] || return 1
+	[ "${BASH_REMATCH[1]}" != cc ]
+}
