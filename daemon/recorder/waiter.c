@@ -44,6 +44,7 @@
  */
 #define MAX_CAUSES   100
 #define MAX_REQUESTS 16 /* manual records waiting for the thread; more are refused (busy) */
+#define MAX_PEERS    16 /* peers' alerts waiting for the thread; more are refused */
 /*
  * A storm: the last alert read was refused by the rate limit. Read one by one as they come,
  * each would cost a wakeup, a poll and a read at realtime priority, most of the CPU of a
@@ -54,7 +55,6 @@
  * beyond that the oldest are overwritten and reported as lost, never silently.
  */
 #define STORM_NAP_MS 10
-#define MAX_PEERS    16 /* peers' alerts waiting for the thread; more are refused */
 
 struct waiter {
 	/* CLOCK_MONOTONIC ns when the record under way began, 0: none (the watchdog's). */

@@ -20,6 +20,9 @@
 
 #include <latency_tracker.h>
 
+/* Records one write() can carry (ALERT_ONE_WRITE). */
+#define ONE_WRITE_MAX 16
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -30,7 +33,7 @@ static uint64_t now_ns(void)
 
 int main(int argc, char **argv)
 {
-	struct latency_tracker_record rec, batch[16];
+	struct latency_tracker_record rec, batch[ONE_WRITE_MAX];
 	const char *one = getenv("ALERT_ONE_WRITE");
 	bool one_write = one && !strcmp(one, "1");
 	long count, gap_ms;
@@ -42,8 +45,9 @@ int main(int argc, char **argv)
 	}
 	count = atol(argv[3]);
 	gap_ms = argc == 5 ? atol(argv[4]) : 0;
-	if (one_write && (count < 1 || count > 16 || gap_ms)) {
-		fprintf(stderr, "alert-write: ALERT_ONE_WRITE=1 takes 1 to 16 records, no gap\n");
+	if (one_write && (count < 1 || count > ONE_WRITE_MAX || gap_ms)) {
+		fprintf(stderr, "alert-write: ALERT_ONE_WRITE=1 takes 1 to %d records, no gap\n",
+			ONE_WRITE_MAX);
 		return 2;
 	}
 	fd = open(argv[1], O_WRONLY);
