@@ -142,6 +142,10 @@ static void measured_rows(struct table *t, const struct status_recorder *rc)
 		snprintf(source, sizeof(source), "snapshot %" PRId64, json_object_get_int64(v));
 	else
 		snprintf(source, sizeof(source), "the calibration snapshot");
+	if (json_object_object_get_ex(m, PROTO_KEY_SAMPLED, &v) && json_object_get_boolean(v)) {
+		row(t, "", "rate measured in a sample of the buffers (%s) at %s", source, when);
+		return;
+	}
 	wrapped = json_object_object_get_ex(m, PROTO_KEY_WRAPPED, &v) && json_object_get_boolean(v);
 	row(t, "", "measured %s%s in %s at %s", window,
 	    wrapped ? " (buffers full)" : " (buffers not full: all since the session started)",

@@ -41,9 +41,13 @@ struct json_tokener;
  *        result "saved_problem".
  *   1.4  the fleet: command incidents; list-snapshots argument "incident"; events peer,
  *        fleet; entries' "incident" and peer causes; status "fleet", counters "peers".
+ *   1.5  entries' "disks" and causes' "stack"; status history "target_ns", "resized",
+ *        "sized_events_per_sec", "sized_bytes_per_event".
+ *   1.6  status history.measured "sampled" (a calibration's sample: no "window_ns" nor
+ *        "wrapped" then).
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 5
+#define PROTO_REVISION 6
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -133,6 +137,7 @@ struct json_tokener;
 #define PROTO_KEY_MEASURED		"measured"
 #define PROTO_KEY_WINDOW_NS		"window_ns"
 #define PROTO_KEY_WRAPPED		"wrapped"
+#define PROTO_KEY_SAMPLED		"sampled"
 #define PROTO_KEY_EVENTS_PER_SEC	"events_per_sec"
 #define PROTO_KEY_BYTES_PER_EVENT	"bytes_per_event"
 #define PROTO_KEY_RATELIMIT		"ratelimit"

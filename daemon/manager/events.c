@@ -86,7 +86,12 @@ static void log_relayd(struct manager *m, const struct recorder_snapshot *s)
 	const struct flight_record *rec = s->rec;
 	uint64_t now = now_ns();
 
-	if (rec->relayd_down)
+	if (rec->relayd_slow)
+		log_warnx("snapshot %" PRIu64 " went to lttng-relayd, but %s: the next records go "
+			  "to the local directory; relayd is tried again in %.1fs",
+			  s->id, relayd_error(rec),
+			  rec->retry_ns > now ? (double)(rec->retry_ns - now) / 1e9 : 0.0);
+	else if (rec->relayd_down)
 		log_warnx("snapshot %" PRIu64 ": %s; %s; relayd is tried again in %.1fs", s->id,
 			  relayd_error(rec),
 			  rec->fell_back ? "recording to the local directory instead"
@@ -234,12 +239,25 @@ static void on_history(struct manager *m, const struct recorder_history *j)
 			       json_object_new_int64((int64_t)j->capacity));
 	json_object_object_add(h, PROTO_KEY_EXPECTED_WINDOW_NS,
 			       json_object_new_int64((int64_t)j->expected_ns));
-	log_info("history of %s: complete over the last %" PRIu64 " ms%s; %.0f events/s x %.1f "
-		 "bytes on the busiest CPU: %" PRIu64 " KiB per CPU hold about %" PRIu64 " ms",
-		 what, j->h->window_ns / 1000000,
-		 j->h->wrapped ? "" : " (buffers not full yet: all since the session started)",
-		 j->h->events_per_sec, j->h->bytes_per_event, j->capacity / 1024,
-		 j->expected_ns / 1000000);
+	if (j->sampled) {
+		/* A few packets per CPU: their span is not the buffers' window, their rate is. */
+		json_object_object_del(h, PROTO_KEY_WINDOW_NS);
+		json_object_object_del(h, PROTO_KEY_WRAPPED);
+		json_object_object_add(h, PROTO_KEY_SAMPLED, json_object_new_boolean(1));
+		log_info("history of %s (a sample of the buffers): %.0f events/s x %.1f bytes on "
+			 "the busiest CPU: %" PRIu64 " KiB per CPU hold about %" PRIu64 " ms",
+			 what, j->h->events_per_sec, j->h->bytes_per_event, j->capacity / 1024,
+			 j->expected_ns / 1000000);
+	} else {
+		log_info("history of %s: complete over the last %" PRIu64 " ms%s; %.0f events/s x "
+			 "%.1f bytes on the busiest CPU: %" PRIu64
+			 " KiB per CPU hold about %" PRIu64 " ms",
+			 what, j->h->window_ns / 1000000,
+			 j->h->wrapped ? ""
+				       : " (buffers not full yet: all since the session started)",
+			 j->h->events_per_sec, j->h->bytes_per_event, j->capacity / 1024,
+			 j->expected_ns / 1000000);
+	}
 	e = j->id ? catalog_find(m->catalog, j->id) : NULL;
 	if (e) {
 		struct json_object *copy = NULL;

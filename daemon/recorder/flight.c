@@ -287,7 +287,7 @@ static void relayd_failed(struct flight *f, struct flight_record *rec)
  */
 static int record_relayd(struct flight *f, const char *name, struct flight_record *rec)
 {
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(), held;
 	int r;
 
 	if (now < f->relayd_retry) {
@@ -307,10 +307,25 @@ static int record_relayd(struct flight *f, const char *name, struct flight_recor
 		return -LTTNG_ERR_INVALID;
 	rec->start_ns = now_ns();
 	r = lttng_snapshot_record(f->session, f->relayd, 1);
+	rec->duration_ns = now_ns() - rec->start_ns;
+	held = now_ns() - now; /* the probe's wait too */
 	if (r < 0 && !session_gone(r)) {
 		snprintf(rec->relayd_why, sizeof(rec->relayd_why),
 			 "recording to lttng-relayd at %.200s failed: %s",
 			 f->probe ? f->relayd_addr.where : "its URL", lttng_strerror(r));
+		relayd_failed(f, rec);
+	} else if (r >= 0 && f->fallback_local && held > f->relayd_timeout) {
+		/*
+		 * It worked, slowly: lttng-sessiond serves nothing else meanwhile, so the next
+		 * alert's record would wait as long. Slow counts as failed for the records that
+		 * follow (they go to the local directory until the retry), never for this one.
+		 */
+		snprintf(rec->relayd_why, sizeof(rec->relayd_why),
+			 "the record to lttng-relayd at %.200s took %.2fs with its probe, over "
+			 "output.relayd_timeout (%.2fs)",
+			 f->probe ? f->relayd_addr.where : "its URL", (double)held / 1e9,
+			 (double)f->relayd_timeout / 1e9);
+		rec->relayd_slow = true;
 		relayd_failed(f, rec);
 	} else if (r >= 0) {
 		rec->relayd_back = f->relayd_failures > 0;
@@ -331,7 +346,6 @@ int flight_record(struct flight *f, const char *name, struct flight_record *rec)
 		if (r >= 0) {
 			rec->to_relayd = true;
 			snprintf(rec->relayd_dir, sizeof(rec->relayd_dir), "%s", f->relayd_dir);
-			rec->duration_ns = now_ns() - rec->start_ns;
 			return 0;
 		}
 		rec->relayd_error = r;
@@ -349,14 +363,17 @@ int flight_record(struct flight *f, const char *name, struct flight_record *rec)
 	return r < 0 ? r : 0;
 }
 
-int flight_record_to(struct flight *f, const char *dir, const char *name, struct flight_record *rec)
+int flight_record_to(struct flight *f, const char *dir, const char *name, uint64_t max_size,
+		     struct flight_record *rec)
 {
 	struct lttng_snapshot_output *out = NULL;
 	uint64_t t0;
 	int r;
 
 	memset(rec, 0, sizeof(*rec));
-	r = output_new(f->max_size, dir, NULL, &out);
+	if (!max_size || (f->max_size && f->max_size < max_size))
+		max_size = f->max_size;
+	r = output_new(max_size, dir, NULL, &out);
 	if (r == 0 && lttng_snapshot_output_set_name(name, out) < 0)
 		r = -LTTNG_ERR_INVALID;
 	if (r == 0) {

@@ -46,6 +46,7 @@ struct flight_record {
 	char relayd_why[320];
 	bool relayd_skipped; /* relayd failed recently: not tried (relayd_why says when) */
 	bool relayd_down;    /* relayd failed for this record: not retried before retry_ns */
+	bool relayd_slow;    /* ... or took longer than relayd_timeout (to_relayd all the same) */
 	bool relayd_back;    /* to_relayd after relayd had failed */
 	uint64_t retry_ns;   /* relayd_down: CLOCK_MONOTONIC of the next try */
 };
@@ -55,8 +56,13 @@ struct flight;
 /* On failure these return a negative LTTng error code: lttng_strerror() describes it. */
 int flight_create(const struct flight_settings *s, struct flight **ret);
 int flight_record(struct flight *f, const char *name, struct flight_record *rec);
-/* A record to a directory of its own (DIR/NAME-DATE-N), whatever the outputs are. */
-int flight_record_to(struct flight *f, const char *dir, const char *name,
+/*
+ * A record to a directory of its own (DIR/NAME-DATE-N), whatever the outputs are, of at
+ * most MAX_SIZE bytes (0: the session's own limit, as is a larger one). lttng-sessiond
+ * takes the newest packets of every stream that fit, and refuses a size that has no room
+ * for one packet of each (LTTNG_ERR_MAX_SIZE_INVALID).
+ */
+int flight_record_to(struct flight *f, const char *dir, const char *name, uint64_t max_size,
 		     struct flight_record *rec);
 /* 1: the session exists in the session daemon, 0: gone (sessiond restarted), < 0: error. */
 int flight_exists(struct flight *f);

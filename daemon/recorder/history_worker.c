@@ -6,9 +6,8 @@
  * loop through an eventfd. Decoding a kernel snapshot takes tens of milliseconds (more in
  * a slow VM): too long for the main loop, and never for the waiter.
  *
- * A calibration job first records a snapshot of its own into a scratch directory, under
- * the slot lock every record takes (so it never races the waiter's records), reads it for
- * its history only and deletes it: it gives a measurement before any alert did.
+ * A calibration record (the waiter's, a sample of the buffers in a scratch directory) is
+ * read for its history only and deleted: it gives a measurement before any alert did.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,7 +20,6 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
-#include <lttng/lttng.h>
 
 #include "analysis_job.h"
 #include "catalog.h"
@@ -30,8 +28,6 @@
 #include "snapshot.h"
 
 struct history_worker {
-	struct flight_slot *slot;
-	char *scratch; /* calibration snapshots go there, deleted after reading */
 	pthread_t thread;
 	bool started;
 	int done_fd;
@@ -75,27 +71,15 @@ static void read_snapshot(struct history_worker *w, struct history_job *j, const
 	an_snapshot_free(&s);
 }
 
-static void calibrate(struct history_worker *w, struct history_job *j)
+/* A calibration record: read, then deleted (it is nobody's snapshot). */
+static void calibration(struct history_worker *w, struct history_job *j)
 {
-	struct flight_record fr;
 	int r;
 
-	/* What a crash may have left, then the record. */
-	rm_tree(w->scratch);
-	pthread_mutex_lock(&w->slot->lock);
-	r = w->slot->flight ? flight_record_to(w->slot->flight, w->scratch, "calibration", &fr)
-			    : -LTTNG_ERR_SESS_NOT_FOUND;
-	pthread_mutex_unlock(&w->slot->lock);
-	if (r < 0) {
-		j->error = r;
-		snprintf(j->err, sizeof(j->err), "the calibration snapshot failed: %s",
-			 flight_strerror(r));
-		return;
-	}
-	read_snapshot(w, j, w->scratch);
-	r = rm_tree(w->scratch);
+	read_snapshot(w, j, j->path);
+	r = rm_tree(j->path);
 	if (r < 0 && !j->error)
-		snprintf(j->err, sizeof(j->err), "cannot delete %s: %s", w->scratch, strerror(-r));
+		snprintf(j->err, sizeof(j->err), "cannot delete %s: %s", j->path, strerror(-r));
 }
 
 static void *run(void *arg)
@@ -115,10 +99,10 @@ static void *run(void *arg)
 		pthread_mutex_unlock(&w->lock);
 		if (w->stop)
 			break;
-		if (j->path)
+		if (j->id)
 			read_snapshot(w, j, j->path);
 		else
-			calibrate(w, j);
+			calibration(w, j);
 		if (j->error == 0)
 			history_summarize(&j->h, j->capacity, j->subbuf_size);
 		j->time = (uint64_t)time(NULL);
@@ -134,18 +118,16 @@ static void *run(void *arg)
 	return NULL;
 }
 
-int history_worker_new(struct flight_slot *slot, const char *scratch, struct history_worker **ret)
+int history_worker_new(struct history_worker **ret)
 {
 	struct history_worker *w = calloc(1, sizeof(*w));
 	int r;
 
 	if (!w)
 		return -ENOMEM;
-	w->slot = slot;
 	w->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	w->scratch = strdup(scratch);
-	if (w->done_fd < 0 || !w->scratch) {
-		r = w->done_fd < 0 ? -errno : -ENOMEM;
+	if (w->done_fd < 0) {
+		r = -errno;
 		goto fail;
 	}
 	pthread_mutex_init(&w->lock, NULL);
@@ -164,7 +146,6 @@ int history_worker_new(struct flight_slot *slot, const char *scratch, struct his
 fail:
 	if (w->done_fd >= 0)
 		close(w->done_fd);
-	free(w->scratch);
 	free(w);
 	return r;
 }
@@ -175,7 +156,7 @@ int history_worker_eventfd(const struct history_worker *w)
 }
 
 int history_worker_submit(struct history_worker *w, uint64_t id, const char *path,
-			  uint64_t capacity, uint64_t subbuf_size, bool *analyse)
+			  uint64_t capacity, uint64_t subbuf_size, bool sampled, bool *analyse)
 {
 	struct history_job *j = calloc(1, sizeof(*j));
 
@@ -184,7 +165,8 @@ int history_worker_submit(struct history_worker *w, uint64_t id, const char *pat
 	j->id = id;
 	j->capacity = capacity;
 	j->subbuf_size = subbuf_size;
-	if (path && !(j->path = strdup(path))) {
+	j->sampled = sampled;
+	if (!(j->path = strdup(path))) {
 		free(j);
 		return -ENOMEM;
 	}
@@ -244,6 +226,5 @@ void history_worker_free(struct history_worker *w)
 	history_job_free(w->todo);
 	history_job_free(w->done);
 	close(w->done_fd);
-	free(w->scratch);
 	free(w);
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 
 #include <json-c/json.h>
@@ -27,11 +28,15 @@
 
 /*
  * Without an alert there is no snapshot to measure the history from: one calibration
- * snapshot this long after start gives status a window to show. Long enough for the
- * session's start-up to be past, short enough to answer soon after a (re)start.
+ * record this long after start measures the event rate, from which status shows the
+ * window the buffers hold (and session.history sizes them). Long enough for the session's
+ * start-up to be past, short enough to answer soon after a (re)start. It is a sample, the
+ * newest CALIBRATE_PACKETS packets of each stream: the rate needs no more, and the record
+ * is the waiter's, which an alert may have to wait for.
  */
-#define CALIBRATE_USEC (10 * 1000000ULL)
-#define CALIBRATE_DIR  "calibration"
+#define CALIBRATE_USEC	  (10 * 1000000ULL)
+#define CALIBRATE_DIR	  "calibration"
+#define CALIBRATE_PACKETS 2
 
 struct recorder {
 	sd_event *event;
@@ -42,7 +47,8 @@ struct recorder {
 	struct waiter *waiter;
 	struct history_worker *history; /* each local snapshot's history and analysis.auto */
 	sd_event_source *results, *measured, *calibrate;
-	bool measured_once; /* a history was measured: no calibration snapshot is needed */
+	bool measured_once;	/* a history was measured: no calibration snapshot is needed */
+	char scratch[PATH_MAX]; /* where calibration records go, deleted once read */
 	bool rt;
 	int64_t detect_last_ns, detect_max_ns;
 	uint64_t manual_seq;
@@ -79,7 +85,7 @@ static void read_snapshot(struct recorder *rc, uint64_t id, const char *path)
 	if (!rc->history)
 		return;
 	r = history_worker_submit(rc->history, id, path, buffer_bytes(rc),
-				  session_subbuf_size(&rc->session), &analyse);
+				  session_subbuf_size(&rc->session), false, &analyse);
 	if (r < 0)
 		log_warn_errno(r, "cannot measure the history of snapshot %" PRIu64, id);
 	if (!c->analysis.autorun || (r == 0 && analyse))
@@ -137,6 +143,34 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 	free(path);
 }
 
+/* The waiter's calibration record: read by the snapshot reader, or why it failed. */
+static void on_calibrated(struct recorder *rc, const struct waiter_result *res)
+{
+	struct recorder_event ev = {.kind = RECORDER_HISTORY};
+	char err[256];
+
+	if (res->error >= 0)
+		log_info("calibration record: %s in %" PRIu64 " us",
+			 res->sampled ? "a sample of the buffers" : "the whole buffers",
+			 res->rec.duration_ns / 1000);
+	if (res->error >= 0 && rc->history &&
+	    history_worker_submit(rc->history, 0, rc->scratch, buffer_bytes(rc),
+				  session_subbuf_size(&rc->session), res->sampled, NULL) == 0)
+		return;
+	if (res->error < 0) {
+		snprintf(err, sizeof(err), "the calibration record failed: %s",
+			 flight_strerror(res->error));
+		if (session_gone(res->error))
+			session_check_soon(&rc->session);
+	} else {
+		snprintf(err, sizeof(err), "out of memory");
+	}
+	ev.history = (struct recorder_history){.error = res->error < 0 ? res->error : -ENOMEM,
+					       .err = err,
+					       .time = (uint64_t)time(NULL)};
+	emit(rc, &ev);
+}
+
 static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct recorder *rc = userdata;
@@ -159,6 +193,9 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 			ev.kind = RECORDER_LOST;
 			ev.lost = res->lost;
 			emit(rc, &ev);
+			break;
+		case WAITER_CALIBRATED:
+			on_calibrated(rc, res);
 			break;
 		case WAITER_ADMITTED:
 			ev.kind = RECORDER_ADMITTED;
@@ -200,6 +237,7 @@ static int on_history(sd_event_source *s, int fd, uint32_t revents, void *userda
 			.h = &j->h,
 			.time = j->time,
 			.capacity = j->capacity,
+			.sampled = j->sampled,
 		};
 		if (!j->error) {
 			ev.history.expected_ns = history_expected_ns(
@@ -222,10 +260,21 @@ static int on_history(sd_event_source *s, int fd, uint32_t revents, void *userda
 	return 0;
 }
 
+/* CALIBRATE_PACKETS of every stream: its sub-buffer times streams (one per CPU). */
+static uint64_t calibrate_size(const struct recorder *rc)
+{
+	long cpus = get_nprocs_conf();
+
+	if (rc->conf->session.num_subbuf <= CALIBRATE_PACKETS || cpus <= 0)
+		return 0;
+	return CALIBRATE_PACKETS * session_subbuf_size(&rc->session) * (uint64_t)cpus;
+}
+
 /* Once, unless a snapshot was measured first; later if there is no session yet. */
 static int on_calibrate(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct recorder *rc = userdata;
+	int r;
 
 	if (rc->measured_once)
 		return 0;
@@ -234,10 +283,11 @@ static int on_calibrate(sd_event_source *s, uint64_t usec, void *userdata)
 		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 		return 0;
 	}
-	log_debug("recording a calibration snapshot to measure the history window");
-	if (history_worker_submit(rc->history, 0, NULL, buffer_bytes(rc),
-				  session_subbuf_size(&rc->session), NULL) < 0)
-		log_warnx("cannot schedule the calibration snapshot");
+	log_debug("asking for a calibration record to measure the history window");
+	rm_tree(rc->scratch); /* a calibration that was never read (stopped meanwhile) */
+	r = waiter_calibrate(rc->waiter, rc->scratch, calibrate_size(rc));
+	if (r < 0)
+		log_warn_errno(r, "cannot ask for the calibration record");
 	return 0;
 }
 
@@ -245,12 +295,11 @@ static int on_calibrate(sd_event_source *s, uint64_t usec, void *userdata)
 static int start_readers(struct recorder *rc, uint64_t now)
 {
 	const struct conf *c = rc->conf;
-	char scratch[PATH_MAX];
 	int r;
 
-	snprintf(scratch, sizeof(scratch), "%s/%s", c->catalog.directory, CALIBRATE_DIR);
-	rm_tree(scratch); /* left by a crash during a calibration */
-	r = history_worker_new(&rc->session.slot, scratch, &rc->history);
+	snprintf(rc->scratch, sizeof(rc->scratch), "%s/%s", c->catalog.directory, CALIBRATE_DIR);
+	rm_tree(rc->scratch); /* left by a crash during a calibration */
+	r = history_worker_new(&rc->history);
 	if (r < 0)
 		return log_warn_errno(r, "cannot start the snapshot reader thread");
 	r = sd_event_add_io(rc->event, &rc->measured, history_worker_eventfd(rc->history), EPOLLIN,

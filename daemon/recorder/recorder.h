@@ -57,6 +57,7 @@ struct recorder_history {
 	const struct history *h;
 	uint64_t time; /* unix seconds when measured */
 	uint64_t capacity, expected_ns;
+	bool sampled; /* a sample of the buffers (calibration): its rates only, not its window */
 };
 
 struct recorder_event {

@@ -27,6 +27,7 @@ enum waiter_result_kind {
 	WAITER_LOST,	   /* lost: records the reader missed (the kernel said so) */
 	WAITER_ADMITTED,   /* causes[0] is about to be recorded as snapshot id (a fleet's
 			      publication goes out before the record) */
+	WAITER_CALIBRATED, /* the calibration record asked for ended (error < 0: failed) */
 };
 
 struct waiter_result {
@@ -39,6 +40,7 @@ struct waiter_result {
 	struct flight_record rec;
 	uint64_t wakeup_ns; /* CLOCK_MONOTONIC when poll() returned */
 	uint64_t lost;
+	bool sampled; /* WAITER_CALIBRATED: a sample of the buffers, not all of them */
 	size_t n;
 	struct cause causes[];
 };
@@ -65,6 +67,12 @@ int waiter_start(struct waiter *w, unsigned rt_priority, bool *got_rt);
 int waiter_eventfd(const struct waiter *w);
 /* Queues a manual record for the thread. -EBUSY when too many are waiting. */
 int waiter_request(struct waiter *w, uint64_t seq, pid_t pid, const char *message);
+/*
+ * Asks the thread for a calibration record to DIR (DIR/calibration-DATE-N) of at most
+ * MAX_SIZE bytes (0: whole), taken when no alert or request waits; dropped once a local
+ * snapshot was recorded first (its own history is measured). Ends as WAITER_CALIBRATED.
+ */
+int waiter_calibrate(struct waiter *w, const char *dir, uint64_t max_size);
 /* Queues a peer's alert for the thread (any thread may call). -EBUSY when too many wait. */
 int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t received_ns);
 struct waiter_result *waiter_take_results(struct waiter *w);
@@ -84,10 +92,11 @@ void waiter_free(struct waiter *w);
  */
 struct history_job {
 	struct history_job *next;
-	uint64_t id; /* the snapshot's catalog id; 0: a calibration snapshot */
-	char *path;  /* the snapshot to read; NULL: record a calibration snapshot first */
+	uint64_t id; /* the snapshot's catalog id; 0: a calibration snapshot, deleted once read */
+	char *path;  /* the snapshot to read */
 	uint64_t capacity, subbuf_size; /* the buffers when it was recorded */
 	bool analyse;			/* the analysis wanted too */
+	bool sampled;			/* a sample of the buffers: rates, no window */
 	/* The history: h (summarized) if error is 0, else err says why. */
 	int error;
 	char err[256];
@@ -99,16 +108,16 @@ struct history_job {
 
 struct history_worker;
 
-/* SCRATCH: the calibration snapshots' directory (deleted after each). */
-int history_worker_new(struct flight_slot *slot, const char *scratch, struct history_worker **ret);
+int history_worker_new(struct history_worker **ret);
 int history_worker_eventfd(const struct history_worker *w);
 /*
  * Queues snapshot ID at PATH for its history and, if ANALYSE is not NULL and *ANALYSE, its
  * analysis in the same pass. With ANALYSIS_QUEUE_MAX analyses waiting the analysis is
- * refused, the history still queued: *ANALYSE says whether the analysis was taken.
+ * refused, the history still queued: *ANALYSE says whether the analysis was taken. ID 0 is
+ * a calibration record (SAMPLED: a sample of the buffers), deleted once read.
  */
 int history_worker_submit(struct history_worker *w, uint64_t id, const char *path,
-			  uint64_t capacity, uint64_t subbuf_size, bool *analyse);
+			  uint64_t capacity, uint64_t subbuf_size, bool sampled, bool *analyse);
 struct history_job *history_worker_take(struct history_worker *w);
 void history_job_free(struct history_job *j);
 /* Stops the pass under way (its snapshot is not measured); queued jobs are dropped. */

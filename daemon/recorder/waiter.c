@@ -10,12 +10,17 @@
  * costs the main loop a count, not a result, a log line and a catalog update per alert;
  * and the thread itself reads a storm in batches, STORM_NAP_MS apart, not alert by alert.
  *
+ * The calibration record (a sample of the buffers, to measure the history before any
+ * alert) is the thread's own too, taken when no alert or request waits: no other thread
+ * ever holds the slot for a record, so the thread never waits on one.
+ *
  * Nothing slow happens here: no logging, no file system. Results go to the main loop
  * through a list under a priority-inheriting mutex and an eventfd that sd-event watches.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -83,6 +88,10 @@ struct waiter {
 	size_t n_requests;
 	struct cause_peer peers[MAX_PEERS];
 	size_t n_peers;
+	/* A calibration record asked for: to calibrate_dir, at most calibrate_size bytes. */
+	bool calibrate;
+	char calibrate_dir[PATH_MAX];
+	uint64_t calibrate_size;
 };
 
 int waiter_new(const char *notify_path, struct flight_slot *slot, const char *prefix,
@@ -465,6 +474,12 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	}
 	pthread_mutex_unlock(&w->slot->lock);
 	atomic_store(&w->busy_since, 0);
+	/* Its history will be measured: a calibration still waiting would add nothing. */
+	if (r == 0 && !fr.to_relayd) {
+		pthread_mutex_lock(&w->lock);
+		w->calibrate = false;
+		pthread_mutex_unlock(&w->lock);
+	}
 
 	res->error = r;
 	res->rec = fr;
@@ -549,6 +564,64 @@ int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t re
 	if (r == 0 && write(w->request_fd, &one, sizeof(one)) < 0)
 		r = -errno;
 	return r;
+}
+
+int waiter_calibrate(struct waiter *w, const char *dir, uint64_t max_size)
+{
+	uint64_t one = 1;
+
+	if (strlen(dir) >= sizeof(w->calibrate_dir))
+		return -ENAMETOOLONG;
+	pthread_mutex_lock(&w->lock);
+	w->calibrate = true;
+	snprintf(w->calibrate_dir, sizeof(w->calibrate_dir), "%s", dir);
+	w->calibrate_size = max_size;
+	pthread_mutex_unlock(&w->lock);
+	return write(w->request_fd, &one, sizeof(one)) < 0 ? -errno : 0;
+}
+
+/*
+ * The calibration record, when one is asked for and nothing else waits (the caller saw the
+ * notification file drained). An alert that comes meanwhile waits for the rest of it, as
+ * it would for another alert's record: it is a sample, a few packets per stream, so that
+ * this is short.
+ */
+static void calibrate_if_idle(struct waiter *w)
+{
+	struct waiter_result *res;
+	char dir[PATH_MAX];
+	uint64_t size;
+	int r;
+
+	pthread_mutex_lock(&w->lock);
+	if (!w->calibrate || w->n_requests || w->n_peers) {
+		pthread_mutex_unlock(&w->lock);
+		return;
+	}
+	w->calibrate = false;
+	memcpy(dir, w->calibrate_dir, sizeof(dir));
+	size = w->calibrate_size;
+	pthread_mutex_unlock(&w->lock);
+	res = result_new(WAITER_CALIBRATED, 0);
+	if (!res)
+		return;
+	atomic_store(&w->busy_since, now_ns());
+	pthread_mutex_lock(&w->slot->lock);
+	if (!w->slot->flight) {
+		r = -LTTNG_ERR_SESS_NOT_FOUND;
+	} else {
+		r = flight_record_to(w->slot->flight, dir, "calibration", size, &res->rec);
+		/* No room for a packet of every stream (per-user buffers of many users). */
+		if (r == -LTTNG_ERR_MAX_SIZE_INVALID && size) {
+			size = 0;
+			r = flight_record_to(w->slot->flight, dir, "calibration", 0, &res->rec);
+		}
+	}
+	pthread_mutex_unlock(&w->slot->lock);
+	atomic_store(&w->busy_since, 0);
+	res->error = r;
+	res->sampled = size != 0;
+	push(w, res);
 }
 
 /* The next queued request into c: manual ones first; false when there is none. */
@@ -666,6 +739,8 @@ static void *run(void *arg)
 		/* A full read leaves more behind: no nap until the file is drained. */
 		if ((size_t)n == sizeof(w->buf) / 2)
 			storm = false;
+		else if (!storm && w->off == w->len)
+			calibrate_if_idle(w);
 	}
 	return NULL;
 }

@@ -4,13 +4,15 @@
  * (analysis_job.c): jobs run in order off the caller's thread and come back through the
  * eventfd, each with its history and, when asked, its analysis from the same pass; a
  * snapshot that cannot be read gives a history error and a "failed" summary saying why; a
- * calibration without a session fails cleanly; the analyses waiting are bounded (the
- * history still measured); freeing with jobs queued leaks nothing.
+ * calibration record is read as a sample and deleted; the analyses waiting are bounded
+ * (the history still measured); freeing with jobs queued leaks nothing.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -48,27 +50,34 @@ static struct history_job *take(struct history_worker *w, size_t n)
 
 static void test_jobs(void)
 {
-	char dir[] = "/tmp/test-analysis-job.XXXXXX", empty[64], scratch[64];
-	struct flight_slot slot = {.flight = NULL};
+	char dir[] = "/tmp/test-analysis-job.XXXXXX", other[] = "/tmp/test-analysis-job.XXXXXX";
+	char empty[64], scratch[64], hold[64], fifo[80];
 	struct history_worker *w;
 	struct history_job *list, *j;
+	struct stat st;
 	bool analyse;
+	int fd;
 
+	/* OTHER: the calibration and the held trace, out of the snapshot DIR the jobs read. */
 	ASSERT_TRUE(mkdtemp(dir));
+	ASSERT_TRUE(mkdtemp(other));
 	ctf_snapshot(dir);
 	snprintf(empty, sizeof(empty), "%s/empty", dir);
 	ASSERT_EQ(mkdir(empty, 0755), 0);
-	snprintf(scratch, sizeof(scratch), "%s/calibration", dir);
-	pthread_mutex_init(&slot.lock, NULL);
-	ASSERT_EQ(history_worker_new(&slot, scratch, &w), 0);
+	snprintf(scratch, sizeof(scratch), "%s/calibration", other);
+	ASSERT_EQ(mkdir(scratch, 0755), 0);
+	ctf_snapshot(scratch);
+	ASSERT_EQ(history_worker_new(&w), 0);
 
 	analyse = true;
-	ASSERT_EQ(history_worker_submit(w, 7, "/nonexistent/snapshot", 16384, 4096, &analyse), 0);
+	ASSERT_EQ(
+		history_worker_submit(w, 7, "/nonexistent/snapshot", 16384, 4096, false, &analyse),
+		0);
 	ASSERT_TRUE(analyse);
-	ASSERT_EQ(history_worker_submit(w, 8, empty, 16384, 4096, &analyse), 0);
-	ASSERT_EQ(history_worker_submit(w, 9, dir, 16384, 4096, &analyse), 0);
-	ASSERT_EQ(history_worker_submit(w, 10, dir, 16384, 4096, NULL), 0);
-	ASSERT_EQ(history_worker_submit(w, 0, NULL, 16384, 4096, NULL), 0);
+	ASSERT_EQ(history_worker_submit(w, 8, empty, 16384, 4096, false, &analyse), 0);
+	ASSERT_EQ(history_worker_submit(w, 9, dir, 16384, 4096, false, &analyse), 0);
+	ASSERT_EQ(history_worker_submit(w, 10, dir, 16384, 4096, false, NULL), 0);
+	ASSERT_EQ(history_worker_submit(w, 0, scratch, 16384, 4096, true, NULL), 0);
 	list = take(w, 5);
 
 	j = list;
@@ -98,30 +107,42 @@ static void test_jobs(void)
 	ASSERT_EQ(j->error, 0);
 	ASSERT_EQ(j->h.events, CTF_EVENTS);
 	ASSERT_TRUE(!j->analysis);
-	/* A calibration with no session to record from. */
+	/* The waiter's calibration record: measured as a sample, then deleted. */
 	j = j->next;
 	ASSERT_EQ(j->id, 0);
-	ASSERT_TRUE(j->error < 0);
-	ASSERT_CONTAINS(j->err, "the calibration snapshot failed");
+	ASSERT_EQ(j->error, 0);
+	ASSERT_TRUE(j->sampled);
+	ASSERT_EQ(j->h.events, CTF_EVENTS);
 	ASSERT_TRUE(!j->analysis);
+	ASSERT_EQ(stat(scratch, &st), -1);
+	ASSERT_EQ(errno, ENOENT);
 	history_job_free(list);
 
 	/*
-	 * Bounded analyses: with the thread held (a calibration waiting for the session's
-	 * lock), ANALYSIS_QUEUE_MAX analyses are taken, the next one refused but its history
-	 * still queued; whatever is still queued is dropped at free.
+	 * Bounded analyses: with the thread held (reading a trace whose metadata is a FIFO
+	 * nobody writes yet), ANALYSIS_QUEUE_MAX analyses are taken, the next one refused but
+	 * its history still queued; whatever is still queued is dropped at free.
 	 */
-	pthread_mutex_lock(&slot.lock);
-	ASSERT_EQ(history_worker_submit(w, 0, NULL, 16384, 4096, NULL), 0);
+	snprintf(hold, sizeof(hold), "%s/hold", other);
+	snprintf(fifo, sizeof(fifo), "%s/metadata", hold);
+	ASSERT_EQ(mkdir(hold, 0755), 0);
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	ASSERT_EQ(history_worker_submit(w, 99, hold, 16384, 4096, false, NULL), 0);
 	for (int i = 0; i <= ANALYSIS_QUEUE_MAX; i++) {
 		analyse = true;
-		ASSERT_EQ(history_worker_submit(w, 100 + (uint64_t)i, dir, 16384, 4096, &analyse),
+		ASSERT_EQ(history_worker_submit(w, 100 + (uint64_t)i, dir, 16384, 4096, false,
+						&analyse),
 			  0);
 		ASSERT_EQ(analyse, i < ANALYSIS_QUEUE_MAX);
 	}
-	pthread_mutex_unlock(&slot.lock);
+	/* Lets the held read go (it waits in open() for a writer), the FIFO gone first so
+	 * that the next open of it fails instead of waiting again. */
+	fd = open(fifo, O_WRONLY);
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(unlink(fifo), 0);
+	close(fd);
 	history_worker_free(w);
-	pthread_mutex_destroy(&slot.lock);
+	ASSERT_EQ(rm_tree(other), 0);
 	ASSERT_EQ(rm_tree(dir), 0);
 }
 
