@@ -60,15 +60,16 @@ stopped || fail "relayd is not stopped"
 wait "$WRITER_PID" || fail "alert-write"
 WRITER_PID=
 # A record SIGSTOP cut ends at lttng-sessiond's network timeout (sessiond may call it a
-# success: what it had sent sits in relayd's socket), and the alerts written meanwhile join
-# it; else the probe stopped the next one. Either way all 100 alerts get their snapshot
-# while relayd is still stopped.
+# success: what it had sent sits in relayd's socket, and then it counts as too slow, over
+# relayd_timeout), and the alerts written meanwhile join it; else the probe stopped the
+# next one. Either way all 100 alerts get their snapshot while relayd is still stopped.
 wait_for 150 jcat --argjson id "$first" '[.snapshots[] | select(.id >= $id) | .causes | length] | add >= 100' ||
 	fail "the alerts written around SIGSTOP did not all get a snapshot: $(jq -c '[.snapshots[] | {id, status, fell_back, record_ns}]' "$CAT")"
 stopped || fail "relayd woke up before the records ended"
 echo "  records around SIGSTOP: $(jq -c --argjson id "$first" '[.snapshots[] | select(.id >= $id) | {id, ms: (.record_ns / 1e6 | floor), fell_back, relayd_error}]' "$CAT")"
-# Then relayd is silent: the first record waits for the probe's limit, the next ones do
-# not try it; all end in the local directory while relayd is still stopped.
+# Then relayd is silent: the first record waits for the probe's limit (unless relayd is
+# already left alone after a slow or failed record), the next ones do not try it; all end
+# in the local directory while relayd is still stopped.
 for _ in 1 2 3 4; do
 	record_until '.fell_back == true and (.path | type) == "string"' 100 ||
 		fail "a record while relayd is stopped did not end in the local directory: $(jq -c '.snapshots[-1]' "$CAT")"
@@ -76,7 +77,7 @@ done
 stopped || fail "relayd woke up before the records ended"
 jcat '[.snapshots[] | select(.status != "complete" and .status != "failed")] == []' ||
 	fail "entries neither complete nor failed"
-grep -Eq "did not answer within 1s|recording to lttng-relayd at .* failed" "$T/latencyd.log" ||
+grep -Eq "did not answer within 1s|recording to lttng-relayd at .* failed|the record to lttng-relayd at .* took [0-9.]+s with its probe, over output.relayd_timeout" "$T/latencyd.log" ||
 	fail "the log does not say relayd failed"
 grep -q "relayd failed: fell back to local" "$T/latencyd.log" || fail "no fallback logged"
 jcat 'any(.snapshots[]; .fell_back == true and (.relayd_error | test("did not answer within 1s|failed|not tried")))' ||

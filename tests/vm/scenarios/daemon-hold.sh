@@ -33,21 +33,26 @@ has_key() {
 		index($0, k) { h = 1 } END { if (n) print h }' $D/catalog.json
 }
 
+# start_latencyd LINES: latencyd with these settings (session, output) and no rate limit.
+start_latencyd() {
+	cat >$D/latencyd.conf <<CONF
+control: { socket = "$D/ctl.sock"; };
+catalog: { directory = "$D"; };
+ratelimit: { rate = 0; };
+analysis: { auto = false; };
+$1
+CONF
+	latencyd -c $D/latencyd.conf 2>$D/latencyd.log &
+	LPID=$!
+	wait_recording $D/latencyd.log $D/ctl.sock
+}
+
 start_sessiond
 modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
 
 # --- 1. an alert during the calibration record
-cat >$D/latencyd.conf <<CONF
-control: { socket = "$D/ctl.sock"; };
-session: { subbuf_size = 262144; num_subbuf = 64; syscalls = true; };
-output: { directory = "$D/snapshots"; };
-catalog: { directory = "$D"; };
-ratelimit: { rate = 0; };
-analysis: { auto = false; };
-CONF
-latencyd -c $D/latencyd.conf 2>$D/latencyd.log &
-LPID=$!
-wait_recording $D/latencyd.log $D/ctl.sock
+start_latencyd 'session: { subbuf_size = 262144; num_subbuf = 64; syscalls = true; };
+output: { directory = "/tmp/latencyd/snapshots"; };'
 dd if=/dev/zero of=/dev/null bs=1 count=1000000000 2>/dev/null &
 DD1=$!
 dd if=/dev/zero of=/dev/null bs=1 count=1000000000 2>/dev/null &
@@ -99,17 +104,8 @@ until RPID=$(pidof lttng-relayd); do
 	[ $i -lt 100 ] || fail "lttng-relayd did not start"
 	sleep 0.1
 done
-cat >$D/latencyd.conf <<CONF
-control: { socket = "$D/ctl.sock"; };
-output: { directory = "$D/snapshots"; relayd = "net://127.0.0.1"; fallback_local = true;
-	  relayd_timeout = "400ms"; };
-catalog: { directory = "$D"; };
-ratelimit: { rate = 0; };
-analysis: { auto = false; };
-CONF
-latencyd -c $D/latencyd.conf 2>$D/latencyd.log &
-LPID=$!
-wait_recording $D/latencyd.log $D/ctl.sock
+start_latencyd 'output: { directory = "/tmp/latencyd/snapshots"; relayd = "net://127.0.0.1";
+	  fallback_local = true; relayd_timeout = "400ms"; };'
 echo "threshold 1" >$EMIT || fail "emit"
 wait_snapshots $D/catalog.json 1 "the alert with relayd well"
 [ "$(has_key url)" = 1 ] || fail "the first snapshot did not go to relayd: $(cat $D/latencyd.log)"
