@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <mosquitto.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 
 #include "fleet_client.h"
 #include "log.h"
+#include "mqtt_lib.h"
 #include "thread.h"
 
 #define KEEPALIVE_SEC	  30
@@ -25,6 +25,9 @@
 #define SEEN_INCIDENTS	  256  /* recent incidents, to record each once */
 #define NOTES_MAX	  1024 /* notes the main loop has not taken; more are dropped */
 #define TOPIC_MAX	  (4 * PROTO_FLEET_NAME_MAX + 8)
+
+/* libmosquitto, opened by the first fleet_new() (mqtt_lib.h). */
+static const struct mqtt_lib *mq;
 
 struct fleet {
 	struct mosquitto *mosq;
@@ -94,16 +97,16 @@ static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 	const char *kinds[] = {PROTO_FLEET_TOPIC_ALERT, PROTO_FLEET_TOPIC_RESULT};
 
 	if (rc != 0) {
-		note(f, note_new(FLEET_DISCONNECTED, mosquitto_connack_string(rc)));
+		note(f, note_new(FLEET_DISCONNECTED, mq->connack_string(rc)));
 		pthread_mutex_lock(&f->lock);
-		snprintf(f->st.detail, sizeof(f->st.detail), "%s", mosquitto_connack_string(rc));
+		snprintf(f->st.detail, sizeof(f->st.detail), "%s", mq->connack_string(rc));
 		pthread_mutex_unlock(&f->lock);
 		return;
 	}
 	for (size_t i = 0; i < 2; i++)
 		if (proto_fleet_topic(topic, sizeof(topic), f->prefix, f->group, kinds[i], "+") ==
 		    0)
-			mosquitto_subscribe(mosq, NULL, topic, 1);
+			mq->subscribe(mosq, NULL, topic, 1);
 	pthread_mutex_lock(&f->lock);
 	f->st.connected = true;
 	f->st.detail[0] = 0;
@@ -114,7 +117,7 @@ static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
 {
 	struct fleet *f = userdata;
-	const char *why = rc == 0 ? "disconnected" : mosquitto_strerror(rc);
+	const char *why = rc == 0 ? "disconnected" : mq->strerror(rc);
 
 	pthread_mutex_lock(&f->lock);
 	if (f->st.connected)
@@ -279,26 +282,25 @@ static int setup_mosquitto(struct fleet *f, const struct conf_fleet *c)
 	int r;
 
 	snprintf(id, sizeof(id), "latencyd-%s", f->host);
-	f->mosq = mosquitto_new(id, true, f);
+	f->mosq = mq->new_client(id, true, f);
 	if (!f->mosq)
 		return -errno ?: -ENOMEM;
-	mosquitto_connect_callback_set(f->mosq, on_connect);
-	mosquitto_disconnect_callback_set(f->mosq, on_disconnect);
-	mosquitto_message_callback_set(f->mosq, on_message);
-	mosquitto_reconnect_delay_set(f->mosq, RECONNECT_MIN_SEC, RECONNECT_MAX_SEC, true);
+	mq->connect_callback_set(f->mosq, on_connect);
+	mq->disconnect_callback_set(f->mosq, on_disconnect);
+	mq->message_callback_set(f->mosq, on_message);
+	mq->reconnect_delay_set(f->mosq, RECONNECT_MIN_SEC, RECONNECT_MAX_SEC, true);
 	if (c->username[0] || f->password) {
-		r = mosquitto_username_pw_set(f->mosq, c->username[0] ? c->username : NULL,
-					      f->password);
+		r = mq->username_pw_set(f->mosq, c->username[0] ? c->username : NULL, f->password);
 		if (r != MOSQ_ERR_SUCCESS)
-			return log_warnx("fleet.username: %s", mosquitto_strerror(r)), -EINVAL;
+			return log_warnx("fleet.username: %s", mq->strerror(r)), -EINVAL;
 	}
 	if (f->tls || c->ca_file[0] || c->cert_file[0]) {
-		r = mosquitto_tls_set(f->mosq, c->ca_file[0] ? c->ca_file : NULL,
-				      c->ca_file[0] ? NULL : "/etc/ssl/certs",
-				      c->cert_file[0] ? c->cert_file : NULL,
-				      c->key_file[0] ? c->key_file : NULL, NULL);
+		r = mq->tls_set(f->mosq, c->ca_file[0] ? c->ca_file : NULL,
+				c->ca_file[0] ? NULL : "/etc/ssl/certs",
+				c->cert_file[0] ? c->cert_file : NULL,
+				c->key_file[0] ? c->key_file : NULL, NULL);
 		if (r != MOSQ_ERR_SUCCESS) {
-			log_warnx("fleet.ca_file, cert_file, key_file: %s", mosquitto_strerror(r));
+			log_warnx("fleet.ca_file, cert_file, key_file: %s", mq->strerror(r));
 			return -EINVAL;
 		}
 	}
@@ -309,6 +311,7 @@ int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct
 {
 	const struct conf_fleet *c = &conf->fleet;
 	struct fleet *f = calloc(1, sizeof(*f));
+	char why[256];
 	int r;
 
 	if (!f)
@@ -336,7 +339,10 @@ int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct
 		return r; /* checked when the file was read */
 	if (c->password_file[0] && (r = read_password(c->password_file, &f->password)) < 0)
 		return log_warn_errno(r, "fleet.password_file: cannot read %s", c->password_file);
-	mosquitto_lib_init();
+	mq = mq ?: mqtt_lib_open(why, sizeof(why));
+	if (!mq)
+		return log_warnx("fleet: %s", why), -ELIBACC;
+	mq->lib_init();
 	f->lib_init = true;
 	r = setup_mosquitto(f, c);
 	if (r < 0)
@@ -353,13 +359,13 @@ int fleet_start(struct fleet *f)
 	int r;
 
 	/* A broker that is down now is not an error: the loop retries with backoff. */
-	r = mosquitto_connect_async(f->mosq, f->broker_host, (int)f->port, KEEPALIVE_SEC);
+	r = mq->connect_async(f->mosq, f->broker_host, (int)f->port, KEEPALIVE_SEC);
 	if (r != MOSQ_ERR_SUCCESS)
 		log_warnx("fleet: cannot connect to %s yet (%s): retrying in the background",
-			  f->broker, mosquitto_strerror(r));
-	r = mosquitto_loop_start(f->mosq);
+			  f->broker, mq->strerror(r));
+	r = mq->loop_start(f->mosq);
 	if (r != MOSQ_ERR_SUCCESS) {
-		log_warnx("fleet: cannot start the MQTT thread: %s", mosquitto_strerror(r));
+		log_warnx("fleet: cannot start the MQTT thread: %s", mq->strerror(r));
 		return -EIO;
 	}
 	f->started = true;
@@ -412,7 +418,7 @@ static int publish(struct fleet *f, const char *kind, char *text)
 		return -ENOMEM;
 	r = proto_fleet_topic(topic, sizeof(topic), f->prefix, f->group, kind, f->host);
 	if (r == 0)
-		r = mosquitto_publish(f->mosq, NULL, topic, (int)strlen(text), text, 1, false);
+		r = mq->publish(f->mosq, NULL, topic, (int)strlen(text), text, 1, false);
 	free(text);
 	count(f, r == MOSQ_ERR_SUCCESS ? &f->st.published : &f->st.publish_failed);
 	return r == MOSQ_ERR_SUCCESS ? 0 : r == MOSQ_ERR_NO_CONN ? -ENOTCONN : -EIO;
@@ -457,13 +463,13 @@ void fleet_free(struct fleet *f)
 		return;
 	if (f->mosq) {
 		if (f->started) {
-			mosquitto_disconnect(f->mosq);
-			mosquitto_loop_stop(f->mosq, true);
+			mq->disconnect(f->mosq);
+			mq->loop_stop(f->mosq, true);
 		}
-		mosquitto_destroy(f->mosq);
+		mq->destroy(f->mosq);
 	}
 	if (f->lib_init)
-		mosquitto_lib_cleanup();
+		mq->lib_cleanup();
 	fleet_note_free(f->head);
 	if (f->note_fd >= 0)
 		close(f->note_fd);
