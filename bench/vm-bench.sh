@@ -361,6 +361,10 @@ wakeups() { echo $(($(task_sum $1 voluntary_ctxt_switches) + $(task_sum $1 nonvo
 part_idle() {
 	echo "== idle: $idle_s s with nothing happening"
 	latencyd_stop
+	# latencyd keeps its catalog in memory: idle is measured as a new host has it, with an
+	# empty one; the earlier parts' catalog is set aside and measured on its own below.
+	entries=$(grep -c '"name": *"snap-' $D/catalog.json 2>/dev/null)
+	mv $D/catalog.json $D/catalog.earlier 2>/dev/null
 	latencyd_start
 	sessiond=$(main_pid lttng-sessiond)
 	consumerd=$(main_pid lttng-consumerd)
@@ -390,8 +394,19 @@ part_idle() {
 	{ cat $D/latencyd.conf; echo 'realtime: { lock_memory = false; };'; } >$D/nolock.conf
 	latencyd -c $D/nolock.conf 2>>$D/latencyd.log &
 	p=$!
-	sleep 5
+	sleep 12 # past the calibration (10 s), as the measure above
 	printf 'nolock_VmRSS_kib\t%s\nnolock_Pss_kib\t%s\n' \
+		"$(awk '$1 == "VmRSS:" { print $2 }' /proc/$p/status)" \
+		"$(awk '$1 == "Pss:" { print $2 }' /proc/$p/smaps_rollup)" | tee -a $O/idle.tsv
+	kill -TERM $p
+	wait $p
+	# The same with the catalog of the earlier parts' snapshots.
+	[ -f $D/catalog.earlier ] && mv $D/catalog.earlier $D/catalog.json
+	latencyd -c $D/latencyd.conf 2>>$D/latencyd.log &
+	p=$!
+	sleep 12
+	printf 'catalog_entries\t%s\ncatalog_bytes\t%s\ncatalog_VmRSS_kib\t%s\ncatalog_Pss_kib\t%s\n' \
+		"${entries:-0}" "$(wc -c <$D/catalog.json 2>/dev/null || echo 0)" \
 		"$(awk '$1 == "VmRSS:" { print $2 }' /proc/$p/status)" \
 		"$(awk '$1 == "Pss:" { print $2 }' /proc/$p/smaps_rollup)" | tee -a $O/idle.tsv
 	kill -TERM $p
