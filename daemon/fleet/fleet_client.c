@@ -339,7 +339,7 @@ int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct
 		return r; /* checked when the file was read */
 	if (c->password_file[0] && (r = read_password(c->password_file, &f->password)) < 0)
 		return log_warn_errno(r, "fleet.password_file: cannot read %s", c->password_file);
-	mq = mq ?: mqtt_lib_open(why, sizeof(why));
+	mq = mqtt_lib_open(why, sizeof(why));
 	if (!mq)
 		return log_warnx("fleet: %s", why), -ELIBACC;
 	mq->lib_init();

@@ -307,8 +307,9 @@ static int record_relayd(struct flight *f, const char *name, struct flight_recor
 		return -LTTNG_ERR_INVALID;
 	rec->start_ns = now_ns();
 	r = lttng_snapshot_record(f->session, f->relayd, 1);
-	rec->duration_ns = now_ns() - rec->start_ns;
-	held = now_ns() - now; /* the probe's wait too */
+	held = now_ns();
+	rec->duration_ns = held - rec->start_ns;
+	held -= now; /* the probe's wait too */
 	if (r < 0 && !session_gone(r)) {
 		snprintf(rec->relayd_why, sizeof(rec->relayd_why),
 			 "recording to lttng-relayd at %.200s failed: %s",

@@ -148,26 +148,25 @@ static void on_calibrated(struct recorder *rc, const struct waiter_result *res)
 {
 	struct recorder_event ev = {.kind = RECORDER_HISTORY};
 	char err[256];
+	int r = res->error;
 
-	if (res->error >= 0)
+	if (r >= 0) {
 		log_info("calibration record: %s in %" PRIu64 " us",
 			 res->sampled ? "a sample of the buffers" : "the whole buffers",
 			 res->rec.duration_ns / 1000);
-	if (res->error >= 0 && rc->history &&
-	    history_worker_submit(rc->history, 0, rc->scratch, buffer_bytes(rc),
-				  session_subbuf_size(&rc->session), res->sampled, NULL) == 0)
-		return;
-	if (res->error < 0) {
-		snprintf(err, sizeof(err), "the calibration record failed: %s",
-			 flight_strerror(res->error));
-		if (session_gone(res->error))
-			session_check_soon(&rc->session);
+		/* The reader exists: the calibration timer is started with it. */
+		r = history_worker_submit(rc->history, 0, rc->scratch, buffer_bytes(rc),
+					  session_subbuf_size(&rc->session), res->sampled, NULL);
+		if (r == 0)
+			return;
+		snprintf(err, sizeof(err), "cannot queue the calibration record: %s", strerror(-r));
 	} else {
-		snprintf(err, sizeof(err), "out of memory");
+		snprintf(err, sizeof(err), "the calibration record failed: %s", flight_strerror(r));
+		if (session_gone(r))
+			session_check_soon(&rc->session);
 	}
-	ev.history = (struct recorder_history){.error = res->error < 0 ? res->error : -ENOMEM,
-					       .err = err,
-					       .time = (uint64_t)time(NULL)};
+	ev.history =
+		(struct recorder_history){.error = r, .err = err, .time = (uint64_t)time(NULL)};
 	emit(rc, &ev);
 }
 
