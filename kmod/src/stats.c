@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * latency_tracker: per-CPU statistics of one tracker. Writers touch only their CPU's
- * copy (counters with this_cpu ops, delay statistics with interrupts off inside
- * lt_enter()); readers sum every CPU. A sum read during updates may be off by the events
+ * copy, with this_cpu operations; readers sum every CPU. A sum read during updates may be off by the events
  * in flight, never torn (64-bit loads).
  */
 #include <linux/export.h>
@@ -30,19 +29,30 @@ void lt_stats_free(struct lt_stats __percpu *s)
 	free_percpu(s);
 }
 
-/* Interrupts off, inside lt_enter(): nothing else updates this CPU's copy meanwhile. */
+/*
+ * Any context, interrupts on or off: every update is one this_cpu operation, which an
+ * interrupt on this CPU cannot split, so the fast path of a pair (event_pair below its
+ * threshold) runs without masking interrupts. min and max are lowered and raised with
+ * this_cpu_cmpxchg(): an interrupt that set a more extreme value meanwhile is kept.
+ */
 void lt_stats_delay(struct lt_stats __percpu *s, u64 delay)
 {
-	struct lt_stats *c = this_cpu_ptr(s);
 	unsigned int b = delay ? ilog2(delay) : 0;
+	u64 old, seen;
 
-	WRITE_ONCE(c->delay_count, c->delay_count + 1);
-	WRITE_ONCE(c->delay_sum, c->delay_sum + delay);
-	if (delay < c->delay_min)
-		WRITE_ONCE(c->delay_min, delay);
-	if (delay > c->delay_max)
-		WRITE_ONCE(c->delay_max, delay);
-	WRITE_ONCE(c->hist[b], c->hist[b] + 1);
+	this_cpu_inc(s->delay_count);
+	this_cpu_add(s->delay_sum, delay);
+	this_cpu_inc(s->hist[b]);
+	for (old = this_cpu_read(s->delay_min); delay < old; old = seen) {
+		seen = this_cpu_cmpxchg(s->delay_min, old, delay);
+		if (seen == old)
+			break;
+	}
+	for (old = this_cpu_read(s->delay_max); delay > old; old = seen) {
+		seen = this_cpu_cmpxchg(s->delay_max, old, delay);
+		if (seen == old)
+			break;
+	}
 }
 
 void lt_stats_sum(struct lt_stats __percpu *s, struct lt_stats *sum)

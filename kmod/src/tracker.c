@@ -612,22 +612,30 @@ int latency_tracker_event_pair(struct latency_tracker *t, const void *key, size_
 	u64 now, delay;
 	int ret;
 
-	ret = lt_hot_begin(t, key_len, &tbl, &flags);
+	ret = lt_key_check(t, key_len);
 	if (ret)
 		return ret;
 	now = out && out->ts ? out->ts : lt_clock_ns();
 	delay = now > in->ts ? now - in->ts : 0;
+	/*
+	 * Below the threshold (almost every pair) no lock, no table and no masked interrupts:
+	 * the counters and statistics are this_cpu operations, safe against an interrupt
+	 * that updates them too. The rest is for the alert.
+	 */
 	lt_count(t->stats, LT_EVENTS_IN);
 	lt_count(t->stats, LT_EVENTS_OUT);
 	lt_stats_delay(t->stats, delay);
 	if (likely(delay < READ_ONCE(t->threshold_ns)))
-		goto out;
+		return 0;
+	ret = lt_hot_begin(t, key_len, &tbl, &flags);
+	if (ret)
+		return ret;
 	/* The alert path wants an entry: the record and the private area are built from it. */
 	e = lt_free_pop(tbl);
 	if (unlikely(!e)) {
 		lt_count(t->stats, LT_TABLE_FULL);
-		ret = -ENOSPC;
-		goto out;
+		lt_hot_end(flags);
+		return -ENOSPC;
 	}
 	raw_write_seqcount_begin(&e->seq);
 	WRITE_ONCE(e->state, LT_ENTRY_PRIVATE);
@@ -637,9 +645,6 @@ int latency_tracker_event_pair(struct latency_tracker *t, const void *key, size_
 	lt_alert_out(t, tbl, e, now, delay, out, flags);
 	rcu_read_unlock();
 	return 1;
-out:
-	lt_hot_end(flags);
-	return ret;
 }
 EXPORT_SYMBOL_GPL(latency_tracker_event_pair);
 

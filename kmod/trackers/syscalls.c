@@ -5,13 +5,18 @@
  * threshold_ns raises an alert with its number and return value.
  *
  * The fast path: a system call that does not block never leaves its CPU, so sys_enter
- * keeps it in that CPU's slot (interrupts off for a few stores: no shared lock, no shared
- * cache line) and sys_exit closes it there (latency_tracker_event_pair()). Only when the
- * thread is switched out mid-call (it blocks, or is preempted) does sched_switch move the
- * call into the keyed table, where the exit, on whichever CPU, finds it, and where the
- * timeout scanner and the stack sampling below see it. A call that stays on its CPU past
- * timeout_ns (a long computation in the kernel) is moved by the scanner: an IPI to that
- * CPU (ltt_sys_scan()), so it times out like the others.
+ * keeps it in that CPU's slot (a few this_cpu stores: no lock, no shared cache line, no
+ * masked interrupts) and sys_exit closes it there (latency_tracker_event_pair()). Only
+ * when the thread is switched out mid-call (it blocks, or is preempted) does sched_switch
+ * move the call into the keyed table, where the exit, on whichever CPU, finds it, and
+ * where the timeout scanner and the stack sampling below see it. A call that stays on its
+ * CPU past timeout_ns (a long computation in the kernel) is moved by the scanner: an IPI
+ * to that CPU (ltt_sys_scan()), so it times out like the others.
+ *
+ * The clock is the trace clock at both ends, as for every key: not local_clock(), which
+ * would spare a clocksource read where that is an emulated HPET or ACPI PM timer (virtual
+ * machines without a stable TSC, as this project's test VM), but there it follows real
+ * time only to within a tick (a 30 ms sleep measured 26 ms).
  *
  * Where did it wait? (the algorithm of Desfossez et al. 2016) At sched_switch, when a
  * thread whose call has been pending for at least threshold_ns is switched in, its
@@ -19,11 +24,12 @@
  * once per call, and the alert carries it (flag STACK_TASK). The stack walk only
  * happens for calls already over the threshold, so its cost is bounded by the alerts.
  *
- * Cost: nothing while disabled (no probe registered). Enabled: one filter check and a
- * few per-CPU stores per system call that does not block; one table insertion when a
- * call is switched out and one table removal at its exit; per context switch, one
- * comparison with the slot and, for a thread (not idle) that passes the filter, one
- * lockless lookup while some key has been pending for threshold_ns
+ * Cost: nothing while disabled (no probe registered). Enabled: one filter check, a few
+ * per-CPU stores and the two clock reads per system call that does not block; one table
+ * insertion when a call is switched out and one table removal at its exit; per context
+ * switch, one comparison with the slot and, for a thread (not idle) that passes the
+ * filter, a comparison with the coarse clock (no clocksource read), and one lockless
+ * lookup only while some key has been pending for threshold_ns
  * (latency_tracker_oldest_ns()).
  *
  * Exclusions: calls that block by design (poll, select, epoll_wait, futex...) would
@@ -43,6 +49,7 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <linux/timekeeping.h>
 #include <asm/syscall.h>
 #include <asm/unistd.h>
 
@@ -64,8 +71,13 @@ static DEFINE_MUTEX(ltt_sys_excl_lock);
 
 /*
  * The call of the thread running on this CPU, until it exits or is switched out. Written
- * by its CPU only, with interrupts off (the probes, and the scanner's IPI); the scanner
- * reads other CPUs' slots without a lock to decide whom to send the IPI.
+ * by its CPU only: sys_enter and sys_exit (preemption off, as in every tracepoint probe:
+ * sched_switch cannot come in between), sched_switch and the scanner's IPI (interrupts
+ * off). The probes do not mask interrupts, so the IPI may come in the middle of them:
+ * sys_enter empties the slot before it fills it and publishes it last, and sys_exit
+ * claims it with this_cpu_cmpxchg(), so the IPI moves a whole call or nothing and the
+ * call ends up in the slot or in the table, never in both. The scanner reads other CPUs'
+ * slots without a lock to decide whom to send the IPI.
  */
 struct ltt_sys_slot {
 	struct task_struct *task;	/* NULL: empty; only compared, never dereferenced */
@@ -113,7 +125,7 @@ static bool ltt_sys_skip(long nr)
 	return nr < LTT_SYS_MAX && test_bit(nr, ltt_sys_excluded);
 }
 
-/* Interrupts off. Moves the slot's call into the table, where it can wait. */
+/* Interrupts off, on the slot's CPU. Moves its call into the table, where it can wait. */
 static void ltt_sys_move(struct ltt_sys_slot *s, struct task_struct *task)
 {
 	struct latency_tracker_in in = { .ts = s->start_ns, .task = task };
@@ -126,42 +138,39 @@ static void ltt_sys_move(struct ltt_sys_slot *s, struct task_struct *task)
 
 static void ltt_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	struct ltt_sys_slot *s;
-	unsigned long flags;
-
 	if (ltt_sys_skip(id) || !ltt_filter_match(&ltt_sys_filter, current))
 		return;
-	local_irq_save(flags);
-	s = this_cpu_ptr(&ltt_sys_slot);
-	/* Its own earlier call, whose exit was not seen: replaced, as the table would. */
-	s->nr = id;
-	WRITE_ONCE(s->start_ns, latency_tracker_now());
+	/* Its own earlier call, whose exit was not seen, is replaced, as the table would. */
+	this_cpu_write(ltt_sys_slot.task, NULL);
+	barrier();	/* the IPI sees an empty slot until it is whole */
+	this_cpu_write(ltt_sys_slot.nr, id);
+	this_cpu_write(ltt_sys_slot.start_ns, latency_tracker_now());
 	smp_wmb();	/* the scanner reads task, then start_ns */
-	WRITE_ONCE(s->task, current);
-	local_irq_restore(flags);
+	this_cpu_write(ltt_sys_slot.task, current);
 }
 
 static void ltt_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
 	struct latency_tracker_out out = { .data_mask = BIT(1) };
 	struct latency_tracker_in in = { .task = current };
-	struct ltt_sys_slot *s;
-	unsigned long flags;
 	u32 key = current->pid;
 
 	out.data[1] = ret;
-	local_irq_save(flags);
-	s = this_cpu_ptr(&ltt_sys_slot);
-	if (likely(s->task == current)) {
-		/* Its enter passed the filters: closed whatever they say now. */
-		in.ts = s->start_ns;
-		in.data[0] = s->nr;
-		WRITE_ONCE(s->task, NULL);
-		local_irq_restore(flags);
-		latency_tracker_event_pair(ltt_sys, &key, sizeof(key), &in, &out);
+	if (likely(this_cpu_read(ltt_sys_slot.task) == current)) {
+		in.ts = this_cpu_read(ltt_sys_slot.start_ns);
+		in.data[0] = this_cpu_read(ltt_sys_slot.nr);
+		barrier();
+		/*
+		 * Ours unless the IPI moved it into the table since: then it is closed there.
+		 * Its enter passed the filters: closed whatever they say now.
+		 */
+		if (likely(this_cpu_cmpxchg(ltt_sys_slot.task, current, NULL) == current)) {
+			latency_tracker_event_pair(ltt_sys, &key, sizeof(key), &in, &out);
+			return;
+		}
+		latency_tracker_event_out(ltt_sys, &key, sizeof(key), &out);
 		return;
 	}
-	local_irq_restore(flags);
 	/* Not in the slot: it was switched out, or never tracked. */
 	if (ltt_sys_skip(syscall_get_nr(current, regs)) ||
 	    !ltt_filter_match(&ltt_sys_filter, current))
@@ -241,10 +250,19 @@ static void ltt_sys_switch(void *data, bool preempt, struct task_struct *prev,
 	}
 	if (!key || (next->flags & PF_KTHREAD) || !ltt_filter_match(&ltt_sys_filter, next))
 		return;
-	/* No pending call is old enough to sample: no lookup (most switches). */
-	now = latency_tracker_now();
+	/*
+	 * No pending call is old enough to sample: no lookup and no clocksource read (most
+	 * switches). The coarse clock is CLOCK_MONOTONIC, the trace clock's base, as of the
+	 * last timekeeping update, normally less than a tick ago: two ticks of margin. A
+	 * timekeeping CPU held up longer can only cost the stack sample of a call that
+	 * passed the threshold within that delay.
+	 */
 	thr = latency_tracker_get_threshold(ltt_sys);
 	oldest = latency_tracker_oldest_ns(ltt_sys);
+	now = ktime_get_coarse_ns() + 2 * TICK_NSEC;
+	if (oldest >= now || now - oldest < thr)
+		return;
+	now = latency_tracker_now();
 	if (oldest >= now || now - oldest < thr)
 		return;
 	if (latency_tracker_lookup(ltt_sys, &key, sizeof(key), &info) || info.data[2])

@@ -242,8 +242,9 @@ int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t
  *
  * For a tracker's fast path: a pair that began and ended without leaving its CPU's
  * private slot (e.g. a system call that did not block) is counted and measured as
- * event_in then event_out would count it, and touches no shared lock and no table entry
- * unless it alerts, when one free entry carries the record as for event_out.
+ * event_in then event_out would count it. Below the threshold it touches no shared lock
+ * and no table entry and does not mask interrupts; an alert takes one free entry to
+ * carry the record, as for event_out.
  *
  * Context: any, see the top of this file.
  * Return: 0 under the threshold; 1 alert raised; -ENOSPC no free entry for the alert

@@ -4,7 +4,8 @@
 # applies to the next call; a filtered-out process never alerts; sysfs files are parsed
 # strictly; the fast path (a call that never leaves its CPU stays in a per-CPU slot) counts
 # every call, alerts at the exit of a long call that stayed on its CPU, and such a call
-# times out while running (the scanner's IPI moves it into the table); no probe stays
+# times out while running (the scanner's IPI moves it into the table); an alert's times
+# are on the trace clock, within the call seen from outside; no probe stays
 # registered when disabled; unload is clean.
 . "$VM_IN/scenarios/lib.sh"
 
@@ -83,6 +84,24 @@ line=$(echo "$recs" | sed -n "${ex}p")
 echo 0 >$T/timeout_ns
 echo >$T/filter_comm
 pass "a long call on its CPU: timeout while running, then the exit alert"
+
+# The fast path times a call with local_clock() (per CPU) and puts it on the trace clock
+# (CLOCK_MONOTONIC) only when it alerts: the alert's start and end lie within the call as
+# CLOCK_MONOTONIC saw it from outside, and end - start is the delay.
+echo dd >$T/filter_comm || fail "filter_comm dd"
+seq0=$(lt-dump -n)
+t0=$(bench-time -n)
+dd if=/dev/urandom of=/dev/null bs=32M count=1 2>/dev/null || fail "dd"
+t1=$(bench-time -n)
+line=$(lt-dump -f "$seq0" -t syscalls -w 1000 | grep "reason=1 .* comm=dd .* data1=33554432 " | head -n1)
+echo "dd from $t0 to $t1: $line"
+[ -n "$line" ] || fail "no exit alert for the 32 MiB read"
+s=$(val "$line" start_ns) e=$(val "$line" end_ns) d=$(val "$line" delay_ns)
+[ $((e - s)) = "$d" ] || fail "end_ns - start_ns = $((e - s)), delay_ns = $d"
+[ "$s" -ge "$t0" ] && [ "$e" -le "$t1" ] || fail "alert [$s, $e] outside the call's [$t0, $t1]"
+[ "$d" -ge $(((t1 - t0) / 2)) ] || fail "delay $d ns, for a call within $((t1 - t0)) ns"
+echo >$T/filter_comm
+pass "a call's alert on the trace clock, within the call"
 
 tracker_disable
 lt-syscalls 30 0 || fail "disabled tracker alerted"
