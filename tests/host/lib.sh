@@ -99,12 +99,12 @@ ust_recorder_setup() {
 }
 
 # The module, session and catalog groups of such a recorder, session named $1 (with more
-# session settings $2): a test's write_conf here-document adds its own control, output,
-# ratelimit... groups.
+# session settings $2; 4 sub-buffers of 4 KiB, or UST_NUM_SUBBUF of them): a test's
+# write_conf here-document adds its own control, output, ratelimit... groups.
 ust_recorder_conf() {
 	cat <<CONF
 module: { load = false; notify_path = "$T/alerts"; };
-session: { name = "$1"; domain = "userspace"; subbuf_size = 4096; num_subbuf = 4;
+session: { name = "$1"; domain = "userspace"; subbuf_size = 4096; num_subbuf = ${UST_NUM_SUBBUF:-4};
 	   events = [ "lttng_ust_tracef:*" ]; ${2:-} };
 catalog: { directory = "$T/catalog"; };
 CONF

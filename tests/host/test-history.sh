@@ -12,6 +12,7 @@ ALERT_WRITE=${3:?} UST_APP=${4:?}
 [ -n "${LATENCYD_TEST_RELAYD_URL:-}" ] || { echo "SKIP: run me under lttng-env --relayd"; exit 77; }
 
 ust_recorder_setup "$UST_APP"
+UST_NUM_SUBBUF=8 # enough packets for the calibration to record a sample of them
 conf() {
 	write_conf <<CONF
 control: { socket = "$SOCK"; };
@@ -27,21 +28,21 @@ jcat() { [ -s "$CAT" ] && jq -e "$@" "$CAT" >/dev/null 2>&1; }
 conf ""
 start_daemon -c "$T/latencyd.conf"
 wait_for 50 jstatus '.session.state == "recording"' || fail "the session is not recording"
-jstatus '.history.buffer_bytes_per_cpu == 16384 and .history.measured == null' ||
+jstatus '.history.buffer_bytes_per_cpu == 32768 and .history.measured == null' ||
 	fail "a measurement before any snapshot: $(ctl --json status)"
 run ctl status
 grep -Eq "^History window: +not measured yet" "$T/out" || fail "status: $(cat "$T/out")"
 pass "before any snapshot: buffer size, no measurement"
 
-# The calibration record comes about 10 s after start; the app fills 16 KiB in about a
-# second, so the buffers are full by then. It is a sample, the newest 2 of the 4 packets
-# of each stream: a rate, no window, and at most half the buffers' bytes.
+# The calibration record comes about 10 s after start; the app fills 32 KiB in about two
+# seconds, so the buffers are full by then. It is a sample, the newest 2 of the 8 packets
+# of each stream: a rate, no window, and at most a quarter of the buffers' bytes.
 wait_for 300 jstatus '.history.measured.source == "calibration"' ||
 	fail "no calibration measurement: $(ctl --json status)"
 ctl --json status >"$T/status.json"
 jq -e '.history.measured | .sampled == true and .window_ns == null and .wrapped == null and
 	.events > 0 and .bytes > 0 and .events_per_sec > 0 and .bytes_per_event > 0 and
-	.id == null and .buffer_bytes_per_cpu == 16384 and
+	.id == null and .buffer_bytes_per_cpu == 32768 and
 	.bytes <= 2 * 4096 * .streams_total' "$T/status.json" >/dev/null ||
 	fail "calibration measurement: $(jq -c .history "$T/status.json")"
 jq -e '.history.expected_window_ns > 0' "$T/status.json" >/dev/null || fail "no expected window"
@@ -83,7 +84,7 @@ done <"$T/ours.txt"
 [ "$(wc -l <"$T/ours.txt")" = "$(wc -l <"$T/bt.txt")" ] ||
 	fail "not the same CPUs as babeltrace2: ours $(cat "$T/ours.txt"), babeltrace2 $(cat "$T/bt.txt"); $(jq -c .snapshots[0] "$CAT")"
 jcat '.snapshots[0].history | .events == ([.streams[].events] | add) and
-	.window_ns == ([.streams[] | select(.bytes + 4096 > 16384) | .span_ns] | min) and
+	.window_ns == ([.streams[] | select(.bytes + 4096 > 32768) | .span_ns] | min) and
 	.bytes == ([.streams[].bytes] | add) and .expected_window_ns > 0' ||
 	fail "history totals: $(jq -c '.snapshots[0].history' "$CAT")"
 bytes=$(find "$path" -type f ! -name metadata ! -path '*/index/*' -printf '%s\n' | awk '{s += $1} END {print s}')
