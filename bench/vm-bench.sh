@@ -12,7 +12,7 @@
 . "$VM_IN/scenarios/lib.sh"
 
 parts="" rounds=15 hb_groups=2 hb_pairs=5 hb_loops=200 sc_iter=40000
-detect_blocks=3 detect_n=10 record_n=12 idle_s=30 load_s=20
+detect_blocks=3 detect_n=10 record_n=12 idle_s=60 load_s=20
 for a in "$@"; do
 	case $a in
 	overhead | detect | record | idle | history) parts="$parts $a" ;;
@@ -54,16 +54,20 @@ for t in $TRACKERS; do modprobe "latency_tracker_$t" || fail "modprobe latency_t
 start_sessiond
 
 LPID=
+# status_wait REGEX TENTHS WHAT: waits until latencyd's status (JSON) matches REGEX.
+status_wait() {
+	local i=0
+	until lc --json status 2>/dev/null | grep -q "$1"; do
+		i=$((i + 1))
+		[ $i -lt "$2" ] || { cat $D/latencyd.log; fail "$3"; }
+		sleep 0.1
+	done
+}
 latencyd_start() {
 	[ -n "$LPID" ] && return
 	latencyd -c $D/latencyd.conf 2>>$D/latencyd.log &
 	LPID=$!
-	local i=0
-	until lc --json status 2>/dev/null | grep -q '"state": *"recording"'; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || { cat $D/latencyd.log; fail "latencyd does not record"; }
-		sleep 0.1
-	done
+	status_wait '"state": *"recording"' 300 "latencyd does not record"
 }
 latencyd_stop() {
 	[ -n "$LPID" ] || return
@@ -368,7 +372,9 @@ part_idle() {
 	latencyd_start
 	sessiond=$(main_pid lttng-sessiond)
 	consumerd=$(main_pid lttng-consumerd)
-	sleep 2
+	# Idle starts once the calibration record (10 s after start) is done and read.
+	status_wait '"source": *"calibration"' 600 "no calibration record after 60 s"
+	sleep 1
 	l0=$(wakeups $LPID) s0=$(wakeups $sessiond) c0=$(wakeups $consumerd)
 	t0=$(bench-time -n)
 	sleep "$idle_s"
