@@ -11,13 +11,14 @@
  * seqcount lets lookup copy an entry out and detect a concurrent change. The bucket
  * count is max_keys rounded up to a power of two (load factor <= 1, about one entry per
  * chain), fixed at enable, so no resize, no allocation and no rehash ever run on the hot
- * path (the arrays may be vmalloc'ed; x86-64 maps vmalloc space in every page table since
- * v5.8 "x86/mm: remove vmalloc faulting", so touching them never faults). Rejected: rhashtable (allocates buckets and resizes from insert paths, uses
+ * path (the arrays may be vmalloc'ed; x86-64 maps vmalloc space in every page table
+ * since v5.8 "x86/mm: remove vmalloc faulting", so touching them never faults).
+ * Rejected: rhashtable (allocates buckets and resizes from insert paths, uses
  * GFP_ATOMIC), a single table lock (serialises every CPU: the shared free list measured
  * below is one such lock on half of the path and already costs 15-20 % of throughput on
- * 2 CPUs), and the lock-free split-ordered list of the upstream latency_tracker (a port of
- * userspace-rcu's rculfhash: several cmpxchg per operation, deferred reclamation, thousands
- * of lines to maintain for a table whose size is fixed anyway).
+ * 2 CPUs), and the lock-free split-ordered list of the upstream latency_tracker (a port
+ * of userspace-rcu's rculfhash: several cmpxchg per operation, deferred reclamation,
+ * thousands of lines to maintain for a table whose size is fixed anyway).
  *
  * Free list: one LIFO per CPU, each behind its own raw spinlock (the shape of
  * kernel/bpf/percpu_freelist.c). event_in pops from the local CPU, event_out pushes to

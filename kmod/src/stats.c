@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * latency_tracker: per-CPU statistics of one tracker. Writers touch only their CPU's
- * copy, with this_cpu operations; readers sum every CPU. A sum read during updates may be off by the events
- * in flight, never torn (64-bit loads).
+ * copy, with this_cpu operations; readers sum every CPU. A sum read during updates may
+ * be off by the events in flight, never torn (64-bit loads).
  */
 #include <linux/export.h>
 #include <linux/log2.h>

@@ -31,9 +31,10 @@
  * The task: the one that was interrupted (current), or ksoftirqd for softirqs deferred
  * to it, or for a threaded handler its irq thread ("irq/31-virtio3-req.0"). On
  * PREEMPT_RT softirqs run in the task that raised them or in ksoftirqd, not in the task
- * the interrupt fell on: an interrupted task is charged its hard parts only. The filters match that task at entry: with filter_tgid set, only the handlers
- * that stole time from that process are tracked ("which interrupts delayed my task"),
- * and filter_comm=ksoftirqd/0 only tracks the softirqs deferred to CPU 0's ksoftirqd.
+ * the interrupt fell on: an interrupted task is charged its hard parts only. The filters
+ * match that task at entry: with filter_tgid set, only the handlers that stole time from
+ * that process are tracked ("which interrupts delayed my task"), and
+ * filter_comm=ksoftirqd/0 only tracks the softirqs deferred to CPU 0's ksoftirqd.
  * The filter is checked at entry and exit (same task), so a filtered-out handler costs
  * no table operation.
  * Interrupts of the idle task are only tracked without filters.
