@@ -377,43 +377,62 @@ static int lt_key_check(struct latency_tracker *t, size_t len)
 }
 
 /*
- * The way in for the paths that take the table's raw spinlocks (event_in, event_out,
- * update): interrupts off and the recursion guard, as lt_enter() requires, and the table
- * read inside the RCU read-side section that disable waits for before freeing it. On
- * success all three are held until lt_hot_end(); on failure none is. Always inlined, so
- * the three paths cost what they did when each spelt it out.
+ * The table, read inside the RCU read-side section that disable waits for before freeing
+ * it. On success the section stays open for the caller (lt_hot_end() or rcu_read_unlock()
+ * closes it); on failure it is closed.
  */
-static __always_inline int lt_hot_begin(struct latency_tracker *t, size_t key_len,
-					struct lt_table **tbl, unsigned long *flags)
+static __always_inline int lt_table_get(struct latency_tracker *t, size_t key_len,
+					struct lt_table **tbl)
 {
 	int ret;
 
 	ret = lt_key_check(t, key_len);
 	if (ret)
 		return ret;
-
-	local_irq_save(*flags);
 	rcu_read_lock();
 	*tbl = rcu_dereference(t->table);
-	if (unlikely(!*tbl)) {
-		ret = -ENODEV;
-		goto out;
-	}
+	if (likely(*tbl))
+		return 0;
+	rcu_read_unlock();
+	return -ENODEV;
+}
+
+/*
+ * Inside lt_table_get()'s section, before a raw spinlock of the table: interrupts off and
+ * the recursion guard, as lt_enter() requires. On failure the section is closed too.
+ */
+static __always_inline int lt_hot_lock(struct latency_tracker *t, unsigned long *flags)
+{
+	local_irq_save(*flags);
 	if (likely(lt_enter()))
 		return 0;
-	lt_count(t->stats, LT_BUSY);
-	ret = -EBUSY;
-out:
-	rcu_read_unlock();
 	local_irq_restore(*flags);
-	return ret;
+	rcu_read_unlock();
+	lt_count(t->stats, LT_BUSY);
+	return -EBUSY;
+}
+
+/*
+ * The way in for the paths that take the table's raw spinlocks (event_in, update):
+ * lt_table_get() then lt_hot_lock(). On success all three are held until lt_hot_end(); on
+ * failure none is. Always inlined, so the paths cost what they did when each spelt it out.
+ */
+static __always_inline int lt_hot_begin(struct latency_tracker *t, size_t key_len,
+					struct lt_table **tbl, unsigned long *flags)
+{
+	int ret;
+
+	ret = lt_table_get(t, key_len, tbl);
+	if (ret)
+		return ret;
+	return lt_hot_lock(t, flags);
 }
 
 static __always_inline void lt_hot_end(unsigned long flags)
 {
 	lt_exit();
-	rcu_read_unlock();
 	local_irq_restore(flags);
+	rcu_read_unlock();
 }
 
 static void lt_entry_fill(struct latency_tracker *t, struct lt_table *tbl, struct lt_entry *e,
@@ -559,22 +578,26 @@ int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t
 	int ret;
 	u32 hash;
 
-	ret = lt_hot_begin(t, key_len, &tbl, &flags);
+	ret = lt_table_get(t, key_len, &tbl);
 	if (ret)
 		return ret;
-	now = out && out->ts ? out->ts : lt_clock_ns();
 	hash = lt_hash(tbl, key, key_len);
 	b = lt_bucket_of(tbl, hash);
 	/*
 	 * Most unmatched ends (a switch-in after a preemption, a call that never began) find
-	 * an empty bucket: no lock for them. The event_in of this key happened before us (a
-	 * wakeup before the switch-in, an entry before the exit): its link is visible.
+	 * an empty bucket: for them no masked interrupts, no lock and no clock read. The
+	 * event_in of this key happened before us (a wakeup before the switch-in, an entry
+	 * before the exit): its link is visible.
 	 */
 	if (hlist_nulls_empty(&b->head)) {
+		rcu_read_unlock();
 		lt_count(t->stats, LT_UNMATCHED);
-		ret = -ENOENT;
-		goto out;
+		return -ENOENT;
 	}
+	now = out && out->ts ? out->ts : lt_clock_ns();
+	ret = lt_hot_lock(t, &flags);
+	if (ret)
+		return ret;
 	raw_spin_lock(&b->lock);
 	e = lt_bucket_find(tbl, b, hash, key, key_len);
 	if (unlikely(!e)) {

@@ -23,10 +23,13 @@
  * not woken yet: a timeout alert of a thread still asleep); data[2..3] waker comm.
  *
  * Cost: nothing while disabled (no probe registered). Enabled, per context switch: one
- * filter check and one table insertion when the previous thread blocked, one filter check
- * and one table removal for the next thread (not idle), also when it had been preempted
- * rather than blocked (counted in stats/unmatched). Per wakeup of a thread that passes
- * the filter: one lockless lookup, and one update of its key if it has one.
+ * filter check, one clock read and one table insertion when the previous thread blocked;
+ * one filter check and one table removal for the next thread (not idle), which reuses
+ * that clock read. A next thread that had been preempted rather than blocked (counted
+ * in stats/unmatched) mostly finds its bucket empty: no lock and no clock read. Per
+ * wakeup of a thread that passes the filter: one lockless lookup and one update of its
+ * key if it has one; the clocksource is read only when the coarse clock says the block
+ * may have passed the threshold (then the stack may be due).
  *
  * Every sleeping thread of the system holds a key: without a filter, long-lived sleepers
  * (idle daemons) fill the table until stale_ns discards them (stats/table_full counts the
@@ -42,6 +45,7 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/time64.h>
+#include <linux/timekeeping.h>
 
 #include "common.h"
 
@@ -95,7 +99,7 @@ static void ltt_off_waking(void *data, struct task_struct *p)
 	unsigned long flags;
 	u32 key = p->pid;
 	pid_t waker;
-	u64 now;
+	u64 now, thr;
 
 	/* A running thread (waking itself) has no pending key. */
 	if (!key || p == current || !ltt_filter_match(&ltt_off_filter, p))
@@ -103,7 +107,14 @@ static void ltt_off_waking(void *data, struct task_struct *p)
 	if (latency_tracker_lookup(ltt_off, &key, sizeof(key), &info))
 		return;
 	waker = ltt_off_waker();
-	now = latency_tracker_now();
+	/*
+	 * Blocked for less than the threshold (most wakeups): told by the coarse clock, with
+	 * two ticks of margin as in syscalls.c, without a clocksource read.
+	 */
+	thr = latency_tracker_get_threshold(ltt_off);
+	now = ktime_get_coarse_ns() + 2 * TICK_NSEC;
+	if (now > info.start_ns && now - info.start_ns >= thr)
+		now = latency_tracker_now();
 	/*
 	 * try_to_wake_up() holds p->pi_lock with interrupts off, but not when a task wakes
 	 * itself, and wakeups never come from NMI: with interrupts off the per-CPU buffer
@@ -117,7 +128,7 @@ static void ltt_off_waking(void *data, struct task_struct *p)
 	else
 		s->waker[1] = s->waker[2] = 0;
 	s->stack.nr_stack = 0;
-	if (now > info.start_ns && now - info.start_ns >= latency_tracker_get_threshold(ltt_off))
+	if (now > info.start_ns && now - info.start_ns >= thr)
 		s->stack.nr_stack = stack_trace_save(s->stack.stack, LTT_OFF_STACK,
 						     LTT_OFF_STACK_SKIP);
 	latency_tracker_update(ltt_off, &key, sizeof(key), ltt_off_store_waker, s);
@@ -127,6 +138,7 @@ static void ltt_off_waking(void *data, struct task_struct *p)
 static void ltt_off_switch(void *data, bool preempt, struct task_struct *prev,
 			   struct task_struct *next, unsigned int prev_state)
 {
+	struct latency_tracker_out out = { };
 	u32 key;
 
 	/*
@@ -141,12 +153,15 @@ static void ltt_off_switch(void *data, bool preempt, struct task_struct *prev,
 
 		key = prev->pid;
 		in.data[0] = prev_state & LTT_OFF_BLOCKED;
+		/* One clock read for both ends: the block and the switch-in are one instant. */
+		in.ts = latency_tracker_now();
+		out.ts = in.ts;
 		latency_tracker_event_in(ltt_off, &key, sizeof(key), &in);
 	}
 	key = next->pid;
 	if (!key || !ltt_filter_match(&ltt_off_filter, next))
 		return;
-	latency_tracker_event_out(ltt_off, &key, sizeof(key), NULL);
+	latency_tracker_event_out(ltt_off, &key, sizeof(key), &out);
 }
 
 static struct ltt_probe ltt_off_probes[] = {

@@ -16,9 +16,10 @@
  * the waker's comm (empty when data[0] is 0).
  *
  * Cost: nothing while disabled (no probe registered). Enabled: per wakeup, one filter
- * check and one table insertion; per context switch to a thread (not idle) that passes
- * the filter, one table removal, also for a thread that was preempted rather than woken
- * (counted in stats/unmatched: most of that counter is preemptions, not lost events).
+ * check, one clock read and one table insertion; per context switch to a thread (not
+ * idle) that passes the filter, one clock read and one table removal. A thread that was
+ * preempted rather than woken (counted in stats/unmatched: most of that counter is
+ * preemptions, not lost events) mostly finds its bucket empty: no lock and no clock read.
  *
  * Not measured: a wakeup of a thread that is still running (it set its state to sleep
  * but had not switched out yet: it never leaves the CPU, there is nothing to wait for),
