@@ -164,14 +164,40 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * json-c keeps the text of an object it printed, in that object, until the object is
+ * freed: printed from the catalog itself, a copy of the file (about 4 KiB a snapshot,
+ * in a buffer grown by doubling) would stay resident for latencyd's lifetime. A
+ * short-lived object that holds references to the catalog's members prints the same
+ * text, and takes it along when it goes.
+ */
+static struct json_object *doc_print_view(struct json_object *doc)
+{
+	struct json_object *view = json_object_new_object();
+
+	if (!view)
+		return NULL;
+	json_object_object_foreach(doc, key, val)
+	{
+		if (json_object_object_add(view, key, json_object_get(val)) < 0) {
+			json_object_put(val);
+			json_object_put(view);
+			return NULL;
+		}
+	}
+	return view;
+}
+
 int catalog_save(struct catalog *c)
 {
-	const char *text;
+	struct json_object *view = doc_print_view(c->doc);
+	const char *text = NULL;
 	char *tmp = NULL, *path = NULL;
 	int fd = -1, dfd = -1, r;
 
-	text = json_object_to_json_string_ext(c->doc, JSON_C_TO_STRING_PRETTY |
-							      JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (view)
+		text = json_object_to_json_string_ext(view, JSON_C_TO_STRING_PRETTY |
+								    JSON_C_TO_STRING_NOSLASHESCAPE);
 	tmp = path_in(c, CATALOG_FILE ".tmp");
 	path = path_in(c, CATALOG_FILE);
 	if (!text || !tmp || !path) {
@@ -205,6 +231,7 @@ int catalog_save(struct catalog *c)
 		close(dfd);
 	}
 out:
+	json_object_put(view);
 	free(tmp);
 	free(path);
 	return r;
