@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fleet_client.h"
@@ -38,8 +39,9 @@ struct fleet {
 	char broker_host[256];
 	unsigned port;
 	bool tls, started, lib_init;
-	bool record_peers; /* fleet.record_peers, read once: the MQTT thread reads it */
-	char *broker;	   /* as configured, for messages */
+	bool stopping, closed; /* fleet_free() said DISCONNECT; on_disconnect() saw it done */
+	bool record_peers;     /* fleet.record_peers, read once: the MQTT thread reads it */
+	char *broker;	       /* as configured, for messages */
 	char *password;
 	int note_fd;
 
@@ -123,6 +125,7 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
 	if (f->st.connected)
 		f->st.reconnects++;
 	f->st.connected = false;
+	f->closed = f->stopping;
 	snprintf(f->st.detail, sizeof(f->st.detail), "%s", why);
 	pthread_mutex_unlock(&f->lock);
 	note(f, note_new(FLEET_DISCONNECTED, why));
@@ -457,14 +460,43 @@ void fleet_status(struct fleet *f, struct fleet_status *st)
 	pthread_mutex_unlock(&f->lock);
 }
 
+/* Whether on_disconnect() has seen our DISCONNECT sent, within about @ms milliseconds. */
+static bool wait_closed(struct fleet *f, int ms)
+{
+	const struct timespec tick = {.tv_nsec = 10 * 1000 * 1000};
+	bool closed = false;
+
+	for (int waited = 0; !closed && waited <= ms; waited += 10) {
+		pthread_mutex_lock(&f->lock);
+		closed = f->closed;
+		pthread_mutex_unlock(&f->lock);
+		if (!closed)
+			nanosleep(&tick, NULL);
+	}
+	return closed;
+}
+
 void fleet_free(struct fleet *f)
 {
 	if (!f)
 		return;
 	if (f->mosq) {
 		if (f->started) {
-			mq->disconnect(f->mosq);
-			mq->loop_stop(f->mosq, true);
+			bool clean;
+
+			pthread_mutex_lock(&f->lock);
+			f->stopping = true;
+			pthread_mutex_unlock(&f->lock);
+			/*
+			 * Connected, the MQTT thread sends the DISCONNECT, tells on_disconnect()
+			 * and ends by itself: joined, not cancelled. A cancel can catch it between
+			 * taking that packet off libmosquitto's queue and freeing it (in the
+			 * close() or the callback in between), and the packet is lost. Not
+			 * connected, or not done within 2 s (a connect() to an unreachable
+			 * broker), it is cancelled: shutting down must not wait for a timeout.
+			 */
+			clean = mq->disconnect(f->mosq) == MOSQ_ERR_SUCCESS && wait_closed(f, 2000);
+			mq->loop_stop(f->mosq, !clean);
 		}
 		mq->destroy(f->mosq);
 	}
