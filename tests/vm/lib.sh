@@ -144,3 +144,11 @@ stale_int3() {
 	[[ $code =~ ([0-9a-f]{2})\ \<[0-9a-f]{2}\> ]] || return 1
 	[ "${BASH_REMATCH[1]}" != cc ]
 }
+
+# A CPU stuck in the kernel for the watchdog's 20 s (vm-run makes it a panic): the hang
+# multi-threaded TCG has shown while probes were registered (sessiond enabling its events,
+# a tracker enabled), which also ends a run that is retried once on timeout.
+# soft_lockup CONSOLE_LOG: true when the kernel died of a soft lockup.
+soft_lockup() {
+	grep -q 'Kernel panic - not syncing: softlockup' "$1"
+}
