@@ -10,6 +10,7 @@
 #include <linux/kobject.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
 #include <latency_tracker/latency_tracker.h>
@@ -105,6 +106,22 @@ static inline bool ltt_filter_match(struct ltt_filter *f, struct task_struct *ta
  */
 unsigned int ltt_stack_of_blocked(struct task_struct *task, unsigned long *store,
 				  unsigned int size);
+
+/*
+ * The trace clock's now, read only when at least @thr may have passed since @start (a
+ * trace-clock time); else 0, and no clocksource read. The coarse clock is CLOCK_MONOTONIC,
+ * the trace clock's base, as of the last timekeeping update, normally less than a tick
+ * ago: two ticks of margin. A timekeeping CPU held up longer can only hide a span that
+ * passed @thr within that delay. The caller still compares the time returned.
+ */
+static inline u64 ltt_now_if_past(u64 start, u64 thr)
+{
+	u64 now = ktime_get_coarse_ns() + 2 * TICK_NSEC;
+
+	if (now <= start || now - start < thr)
+		return 0;
+	return latency_tracker_now();
+}
 
 /*
  * Copies @s (at most @n bytes, up to its NUL) into @words as the uapi header's "TEXT in

@@ -45,7 +45,6 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/time64.h>
-#include <linux/timekeeping.h>
 
 #include "common.h"
 
@@ -107,14 +106,9 @@ static void ltt_off_waking(void *data, struct task_struct *p)
 	if (latency_tracker_lookup(ltt_off, &key, sizeof(key), &info))
 		return;
 	waker = ltt_off_waker();
-	/*
-	 * Blocked for less than the threshold (most wakeups): told by the coarse clock, with
-	 * two ticks of margin as in syscalls.c, without a clocksource read.
-	 */
+	/* Blocked for less than the threshold (most wakeups): no clocksource read, 0. */
 	thr = latency_tracker_get_threshold(ltt_off);
-	now = ktime_get_coarse_ns() + 2 * TICK_NSEC;
-	if (now > info.start_ns && now - info.start_ns >= thr)
-		now = latency_tracker_now();
+	now = ltt_now_if_past(info.start_ns, thr);
 	/*
 	 * try_to_wake_up() holds p->pi_lock with interrupts off, but not when a task wakes
 	 * itself, and wakeups never come from NMI: with interrupts off the per-CPU buffer

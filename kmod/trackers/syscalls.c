@@ -49,7 +49,6 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
-#include <linux/timekeeping.h>
 #include <asm/syscall.h>
 #include <asm/unistd.h>
 
@@ -252,17 +251,12 @@ static void ltt_sys_switch(void *data, bool preempt, struct task_struct *prev,
 		return;
 	/*
 	 * No pending call is old enough to sample: no lookup and no clocksource read (most
-	 * switches). The coarse clock is CLOCK_MONOTONIC, the trace clock's base, as of the
-	 * last timekeeping update, normally less than a tick ago: two ticks of margin. A
-	 * timekeeping CPU held up longer can only cost the stack sample of a call that
-	 * passed the threshold within that delay.
+	 * switches). A timekeeping CPU held up can only cost the stack sample of a call that
+	 * passed the threshold within that delay (ltt_now_if_past()).
 	 */
 	thr = latency_tracker_get_threshold(ltt_sys);
 	oldest = latency_tracker_oldest_ns(ltt_sys);
-	now = ktime_get_coarse_ns() + 2 * TICK_NSEC;
-	if (oldest >= now || now - oldest < thr)
-		return;
-	now = latency_tracker_now();
+	now = ltt_now_if_past(oldest, thr);
 	if (oldest >= now || now - oldest < thr)
 		return;
 	if (latency_tracker_lookup(ltt_sys, &key, sizeof(key), &info) || info.data[2])
