@@ -281,8 +281,8 @@ static void test_save_keeps_no_text(void)
 		ASSERT_TRUE(json_object_object_get_ex(e, "note", &v));
 		ASSERT_STREQ(json_object_get_string(v), note);
 	}
-	while (json_object_array_length(catalog_entries(c)))
-		json_object_array_del_idx(catalog_entries(c), 0, 1);
+	json_object_array_del_idx(catalog_entries(c), 0,
+				  json_object_array_length(catalog_entries(c)));
 	close_saved(c);
 	free(file);
 }
