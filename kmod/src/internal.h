@@ -267,6 +267,7 @@ struct latency_tracker {
 	u32 type;
 	u32 key_size;
 	u32 priv_size;
+	u32 priv_zero;		/* bytes zeroed at an insertion without in->priv */
 	enum latency_tracker_dup_policy dup_policy;
 	latency_tracker_cb_t cb;
 	void *cb_data;

@@ -94,7 +94,7 @@ static int lt_params_check(const struct latency_tracker_params *p)
 		return -EINVAL;
 	if (p->key_size == 0 || p->key_size > LATENCY_TRACKER_KEY_MAX)
 		return -EINVAL;
-	if (p->priv_size > LATENCY_TRACKER_PRIV_MAX)
+	if (p->priv_size > LATENCY_TRACKER_PRIV_MAX || p->priv_zero > p->priv_size)
 		return -EINVAL;
 	if (p->max_keys && !lt_range_ok(&lt_range_max_keys, p->max_keys))
 		return -EINVAL;
@@ -140,6 +140,7 @@ struct latency_tracker *latency_tracker_create(const struct latency_tracker_para
 	t->type = p->type;
 	t->key_size = p->key_size;
 	t->priv_size = p->priv_size;
+	t->priv_zero = lt_or_default(p->priv_zero, p->priv_size);
 	t->dup_policy = p->dup_policy;
 	t->stack_mode = p->stack_mode;
 	t->cb = p->cb;
@@ -435,6 +436,21 @@ static __always_inline void lt_hot_end(unsigned long flags)
 	rcu_read_unlock();
 }
 
+/*
+ * A memcpy() of a length known only at run time is a string instruction, whose start-up
+ * costs more than the copy of a short key (and, under qemu's TCG, one step per byte): the
+ * usual key sizes, a thread id or a pointer, are one move.
+ */
+static __always_inline void lt_key_copy(void *dst, const void *key, u32 len)
+{
+	if (len == sizeof(u32))
+		memcpy(dst, key, sizeof(u32));
+	else if (len == sizeof(u64))
+		memcpy(dst, key, sizeof(u64));
+	else
+		memcpy(dst, key, len);
+}
+
 static void lt_entry_fill(struct latency_tracker *t, struct lt_table *tbl, struct lt_entry *e,
 			  u32 hash, const void *key, u32 len, const struct latency_tracker_in *in)
 {
@@ -442,7 +458,7 @@ static void lt_entry_fill(struct latency_tracker *t, struct lt_table *tbl, struc
 
 	e->hash = hash;
 	e->key_len = len;
-	memcpy(lt_entry_key(e), key, len);
+	lt_key_copy(lt_entry_key(e), key, len);
 	e->timed_out = 0;
 	e->start_ns = in && in->ts ? in->ts : lt_clock_ns();
 	e->pid = task->tgid;
@@ -459,7 +475,7 @@ static void lt_entry_fill(struct latency_tracker *t, struct lt_table *tbl, struc
 		if (in && in->priv)
 			memcpy(lt_entry_priv(tbl, e), in->priv, t->priv_size);
 		else
-			memset(lt_entry_priv(tbl, e), 0, t->priv_size);
+			memset(lt_entry_priv(tbl, e), 0, t->priv_zero);
 	}
 	e->nr_stack = 0;
 	if (tbl->stack_mode == LATENCY_TRACKER_STACK_IN)

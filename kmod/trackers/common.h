@@ -108,17 +108,25 @@ unsigned int ltt_stack_of_blocked(struct task_struct *task, unsigned long *store
 				  unsigned int size);
 
 /*
- * The trace clock's now, read only when at least @thr may have passed since @start (a
- * trace-clock time); else 0, and no clocksource read. The coarse clock is CLOCK_MONOTONIC,
- * the trace clock's base, as of the last timekeeping update, normally less than a tick
- * ago: two ticks of margin. A timekeeping CPU held up longer can only hide a span that
- * passed @thr within that delay. The caller still compares the time returned.
+ * Whether at least @thr may have passed since @start (a trace-clock time), without a
+ * clocksource read. The coarse clock is CLOCK_MONOTONIC, the trace clock's base, as of the
+ * last timekeeping update, normally less than a tick ago: two ticks of margin. A
+ * timekeeping CPU held up longer can only hide a span that passed @thr within that delay.
  */
-static inline u64 ltt_now_if_past(u64 start, u64 thr)
+static inline bool ltt_coarse_past(u64 start, u64 thr)
 {
 	u64 now = ktime_get_coarse_ns() + 2 * TICK_NSEC;
 
-	if (now <= start || now - start < thr)
+	return now > start && now - start >= thr;
+}
+
+/*
+ * The trace clock's now, read only when ltt_coarse_past(); else 0, and no clocksource
+ * read. The caller still compares the time returned.
+ */
+static inline u64 ltt_now_if_past(u64 start, u64 thr)
+{
+	if (!ltt_coarse_past(start, thr))
 		return 0;
 	return latency_tracker_now();
 }
@@ -134,6 +142,20 @@ static inline void ltt_pack_text(u64 *words, unsigned int nwords, const char *s,
 
 	memcpy(dst, s, len);
 	memset(dst + len, 0, nwords * sizeof(u64) - len);
+}
+
+/*
+ * ltt_pack_text() of a task's comm into two words, for a probe that runs at every wakeup:
+ * a fixed-size copy (two moves) where the general one measures the string and copies a
+ * length known at run time. The kernel keeps comm NUL-padded (set_task_comm() pads it); a
+ * racing rename may tear it, as it may in the sched tracepoints, and the last byte is
+ * forced to NUL.
+ */
+static inline void ltt_pack_comm(u64 *words, const char comm[TASK_COMM_LEN])
+{
+	BUILD_BUG_ON(TASK_COMM_LEN != 2 * sizeof(u64));
+	memcpy(words, comm, TASK_COMM_LEN);
+	((char *)words)[TASK_COMM_LEN - 1] = '\0';
 }
 
 #endif /* _LTT_COMMON_H */

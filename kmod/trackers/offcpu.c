@@ -118,7 +118,7 @@ static void ltt_off_waking(void *data, struct task_struct *p)
 	s = this_cpu_ptr(&ltt_off_sample);
 	s->waker[0] = waker;
 	if (waker)
-		ltt_pack_text(&s->waker[1], 2, current->comm, sizeof(current->comm));
+		ltt_pack_comm(&s->waker[1], current->comm);
 	else
 		s->waker[1] = s->waker[2] = 0;
 	s->stack.nr_stack = 0;
@@ -182,6 +182,7 @@ static const struct latency_tracker_params ltt_off_params = {
 	.type = LATENCY_TRACKER_TYPE_OFFCPU,
 	.key_size = sizeof(u32),
 	.priv_size = sizeof(struct ltt_off_priv),
+	.priv_zero = offsetof(struct ltt_off_priv, stack),	/* nr_stack */
 	/* Sleeping is normal: only a long block is worth an alert. */
 	.threshold_ns = 100 * NSEC_PER_MSEC,
 	/* A key never closed (missed switch-in) restarts when the thread blocks again. */

@@ -28,9 +28,10 @@
  * per-CPU stores and the two clock reads per system call that does not block; one table
  * insertion when a call is switched out and one table removal at its exit; per context
  * switch, one comparison with the slot and, for a thread (not idle) that passes the
- * filter, a comparison with the coarse clock (no clocksource read), and one lockless
- * lookup only while some key has been pending for threshold_ns
- * (latency_tracker_oldest_ns()).
+ * filter, a comparison with the coarse clock, then only while some key has been pending
+ * for threshold_ns (latency_tracker_oldest_ns()) one lockless lookup and another
+ * comparison with the coarse clock; the clocksource is read only for a call that may be
+ * over the threshold (its stack is then due).
  *
  * Exclusions: calls that block by design (poll, select, epoll_wait, futex...) would
  * alert all the time; their numbers (native ABI) are listed in exclude_syscalls and are
@@ -228,7 +229,8 @@ static void ltt_sys_store_stack(u64 *data, void *priv, void *arg)
 	if (data[2])
 		return;
 	data[2] = s->pending_ns;
-	memcpy(priv, &s->stack, sizeof(s->stack));
+	memcpy(priv, &s->stack,
+	       offsetof(struct ltt_sys_priv, stack) + s->stack.nr_stack * sizeof(s->stack.stack[0]));
 }
 
 static void ltt_sys_switch(void *data, bool preempt, struct task_struct *prev,
@@ -238,7 +240,7 @@ static void ltt_sys_switch(void *data, bool preempt, struct task_struct *prev,
 	struct latency_tracker_key_info info;
 	struct ltt_sys_sample *s;
 	u32 key = next->pid;
-	u64 now, thr, oldest;
+	u64 now, thr;
 
 	/* Interrupts are off in sched_switch: the slot is ours. */
 	if (slot->task) {
@@ -250,17 +252,20 @@ static void ltt_sys_switch(void *data, bool preempt, struct task_struct *prev,
 	if (!key || (next->flags & PF_KTHREAD) || !ltt_filter_match(&ltt_sys_filter, next))
 		return;
 	/*
-	 * No pending call is old enough to sample: no lookup and no clocksource read (most
-	 * switches). A timekeeping CPU held up can only cost the stack sample of a call that
-	 * passed the threshold within that delay (ltt_now_if_past()).
+	 * Two coarse-clock checks before any clocksource read: whether any pending call is
+	 * old enough to sample (else no lookup either), then whether next's own is. The first
+	 * alone passes whenever some thread sits in a read or a wait4 for longer than the
+	 * threshold, most of the time on a real machine, and would leave a clocksource read
+	 * (an emulated HPET in a VM: half a microsecond) on every switch-in. A timekeeping
+	 * CPU held up can only cost the stack sample of a call that passed the threshold
+	 * within that delay.
 	 */
 	thr = latency_tracker_get_threshold(ltt_sys);
-	oldest = latency_tracker_oldest_ns(ltt_sys);
-	now = ltt_now_if_past(oldest, thr);
-	if (oldest >= now || now - oldest < thr)
+	if (!ltt_coarse_past(latency_tracker_oldest_ns(ltt_sys), thr))
 		return;
 	if (latency_tracker_lookup(ltt_sys, &key, sizeof(key), &info) || info.data[2])
 		return;
+	now = ltt_now_if_past(info.start_ns, thr);
 	if (now <= info.start_ns || now - info.start_ns < thr)
 		return;
 	/* Interrupts are off in sched_switch: the per-CPU buffer is ours. */
@@ -356,6 +361,7 @@ static const struct latency_tracker_params ltt_sys_params = {
 	.type = LATENCY_TRACKER_TYPE_SYSCALL,
 	.key_size = sizeof(u32),
 	.priv_size = sizeof(struct ltt_sys_priv),
+	.priv_zero = offsetof(struct ltt_sys_priv, stack),	/* nr_stack */
 	.dup_policy = LATENCY_TRACKER_DUP_REPLACE,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
 	.cb = ltt_sys_cb,

@@ -64,7 +64,7 @@ static void ltt_wk_in(struct task_struct *p)
 	/* SCHED_DEADLINE (prio -1) reads 0xffffffff; the CPU is ltt_wk_cb()'s, for alerts. */
 	in.data[1] = (u64)(u32)p->prio << 32;
 	if (waker)
-		ltt_pack_text(&in.data[2], 2, current->comm, sizeof(current->comm));
+		ltt_pack_comm(&in.data[2], current->comm);
 	latency_tracker_event_in(ltt_wk, &key, sizeof(key), &in);
 }
 

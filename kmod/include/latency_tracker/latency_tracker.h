@@ -84,6 +84,10 @@ typedef bool (*latency_tracker_cb_t)(struct latency_tracker *t,
  * @type: enum latency_tracker_type, tells readers what data[] holds.
  * @key_size: longest key in bytes, 1..LATENCY_TRACKER_KEY_MAX.
  * @priv_size: bytes of private data per key, 0..LATENCY_TRACKER_PRIV_MAX.
+ * @priv_zero: bytes at the start of the private area zeroed when a key is inserted
+ *	without &latency_tracker_in.priv, 1..@priv_size; 0: all of it. A tracker whose
+ *	area begins with a header saying how much of the rest is valid (a stack and its
+ *	depth) zeroes the header only: the rest of a reused entry is never read.
  * @max_keys: concurrent keys preallocated at enable; 0: module default.
  * @threshold_ns: 0: module default.
  * @timeout_ns: 0: module default (which may be "off").
@@ -109,6 +113,7 @@ struct latency_tracker_params {
 	u32 type;
 	u32 key_size;
 	u32 priv_size;
+	u32 priv_zero;
 	u32 max_keys;
 	u64 threshold_ns;
 	u64 timeout_ns;
