@@ -8,6 +8,7 @@
 #define _LTT_COMMON_H
 
 #include <linux/kobject.h>
+#include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -156,6 +157,37 @@ static inline void ltt_pack_comm(u64 *words, const char comm[TASK_COMM_LEN])
 	BUILD_BUG_ON(TASK_COMM_LEN != 2 * sizeof(u64));
 	memcpy(words, comm, TASK_COMM_LEN);
 	((char *)words)[TASK_COMM_LEN - 1] = '\0';
+}
+
+/*
+ * A stack kept in a key's private area (syscalls: the blocked task's; offcpu: the
+ * waker's): its depth first, then that many frames. A key inserted without one zeroes
+ * the depth only (.priv_zero = LTT_STACK_PRIV_HEADER); frames past it are never read.
+ */
+struct ltt_stack_priv {
+	u32 nr_stack;
+	u32 pad;
+	unsigned long stack[LATENCY_TRACKER_STACK_DEPTH];
+};
+
+#define LTT_STACK_PRIV_HEADER offsetof(struct ltt_stack_priv, stack)
+
+/* Under the key's bucket lock: copies the depth and the frames it counts, no more. */
+static inline void ltt_stack_priv_store(void *priv, const struct ltt_stack_priv *s)
+{
+	memcpy(priv, s, LTT_STACK_PRIV_HEADER + s->nr_stack * sizeof(s->stack[0]));
+}
+
+/* In a tracker's callback: the key's stack, if it has one, becomes the record's. */
+static inline void ltt_stack_priv_to_record(struct latency_tracker_record *rec,
+					    const struct ltt_stack_priv *p, u32 flag)
+{
+	if (!p || !p->nr_stack)
+		return;
+	rec->nr_stack = min_t(u32, p->nr_stack, LATENCY_TRACKER_STACK_DEPTH);
+	memcpy(rec->stack, p->stack, rec->nr_stack * sizeof(rec->stack[0]));
+	rec->flags &= ~(LATENCY_TRACKER_REC_F_STACK_IN | LATENCY_TRACKER_REC_F_STACK_ALERT);
+	rec->flags |= flag;
 }
 
 #endif /* _LTT_COMMON_H */

@@ -48,7 +48,6 @@
 
 #include "common.h"
 
-#define LTT_OFF_STACK LATENCY_TRACKER_STACK_DEPTH
 #define LTT_OFF_BLOCKED (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)
 /*
  * Frames of the walk to skip: this probe. The tracepoint iterator below it only shows
@@ -56,18 +55,12 @@
  */
 #define LTT_OFF_STACK_SKIP 1
 
-struct ltt_off_priv {
-	u32 nr_stack;
-	u32 pad;
-	unsigned long stack[LTT_OFF_STACK];
-};
-
 static struct latency_tracker *ltt_off;
 static struct ltt_filter ltt_off_filter;
 
 /* The waker, gathered at sched_waking before it is stored in the key. */
 struct ltt_off_sample {
-	struct ltt_off_priv stack;
+	struct ltt_stack_priv stack;
 	u64 waker[3];		/* data[1..3] */
 };
 
@@ -87,8 +80,7 @@ static void ltt_off_store_waker(u64 *data, void *priv, void *arg)
 	const struct ltt_off_sample *s = arg;
 
 	memcpy(&data[1], s->waker, sizeof(s->waker));
-	memcpy(priv, &s->stack,
-	       offsetof(struct ltt_off_priv, stack) + s->stack.nr_stack * sizeof(s->stack.stack[0]));
+	ltt_stack_priv_store(priv, &s->stack);
 }
 
 static void ltt_off_waking(void *data, struct task_struct *p)
@@ -123,7 +115,7 @@ static void ltt_off_waking(void *data, struct task_struct *p)
 		s->waker[1] = s->waker[2] = 0;
 	s->stack.nr_stack = 0;
 	if (now > info.start_ns && now - info.start_ns >= thr)
-		s->stack.nr_stack = stack_trace_save(s->stack.stack, LTT_OFF_STACK,
+		s->stack.nr_stack = stack_trace_save(s->stack.stack, ARRAY_SIZE(s->stack.stack),
 						     LTT_OFF_STACK_SKIP);
 	latency_tracker_update(ltt_off, &key, sizeof(key), ltt_off_store_waker, s);
 	local_irq_restore(flags);
@@ -166,14 +158,7 @@ static struct ltt_probe ltt_off_probes[] = {
 static bool ltt_off_cb(struct latency_tracker *t, struct latency_tracker_record *rec,
 		       void *priv)
 {
-	const struct ltt_off_priv *p = priv;
-
-	if (p && p->nr_stack) {
-		rec->nr_stack = min_t(u32, p->nr_stack, LATENCY_TRACKER_STACK_DEPTH);
-		memcpy(rec->stack, p->stack, rec->nr_stack * sizeof(rec->stack[0]));
-		rec->flags &= ~(LATENCY_TRACKER_REC_F_STACK_IN | LATENCY_TRACKER_REC_F_STACK_ALERT);
-		rec->flags |= LATENCY_TRACKER_REC_F_STACK_WAKER;
-	}
+	ltt_stack_priv_to_record(rec, priv, LATENCY_TRACKER_REC_F_STACK_WAKER);
 	return true;
 }
 
@@ -181,8 +166,8 @@ static const struct latency_tracker_params ltt_off_params = {
 	.name = "offcpu",
 	.type = LATENCY_TRACKER_TYPE_OFFCPU,
 	.key_size = sizeof(u32),
-	.priv_size = sizeof(struct ltt_off_priv),
-	.priv_zero = offsetof(struct ltt_off_priv, stack),	/* nr_stack */
+	.priv_size = sizeof(struct ltt_stack_priv),
+	.priv_zero = LTT_STACK_PRIV_HEADER,
 	/* Sleeping is normal: only a long block is worth an alert. */
 	.threshold_ns = 100 * NSEC_PER_MSEC,
 	/* A key never closed (missed switch-in) restarts when the thread blocks again. */

@@ -56,13 +56,6 @@
 #include "common.h"
 
 #define LTT_SYS_MAX 1024		/* syscall numbers tracked for exclusion */
-#define LTT_SYS_STACK LATENCY_TRACKER_STACK_DEPTH
-
-struct ltt_sys_priv {
-	u32 nr_stack;
-	u32 pad;
-	unsigned long stack[LTT_SYS_STACK];
-};
 
 static struct latency_tracker *ltt_sys;
 static struct ltt_filter ltt_sys_filter;
@@ -89,7 +82,7 @@ static DEFINE_PER_CPU(struct ltt_sys_slot, ltt_sys_slot);
 
 /* A stack sampled at sched_switch, before it is stored in the key. */
 struct ltt_sys_sample {
-	struct ltt_sys_priv stack;
+	struct ltt_stack_priv stack;
 	u64 pending_ns;
 };
 
@@ -229,8 +222,7 @@ static void ltt_sys_store_stack(u64 *data, void *priv, void *arg)
 	if (data[2])
 		return;
 	data[2] = s->pending_ns;
-	memcpy(priv, &s->stack,
-	       offsetof(struct ltt_sys_priv, stack) + s->stack.nr_stack * sizeof(s->stack.stack[0]));
+	ltt_stack_priv_store(priv, &s->stack);
 }
 
 static void ltt_sys_switch(void *data, bool preempt, struct task_struct *prev,
@@ -270,7 +262,7 @@ static void ltt_sys_switch(void *data, bool preempt, struct task_struct *prev,
 		return;
 	/* Interrupts are off in sched_switch: the per-CPU buffer is ours. */
 	s = this_cpu_ptr(&ltt_sys_sample);
-	s->stack.nr_stack = ltt_stack_of_blocked(next, s->stack.stack, LTT_SYS_STACK);
+	s->stack.nr_stack = ltt_stack_of_blocked(next, s->stack.stack, ARRAY_SIZE(s->stack.stack));
 	if (!s->stack.nr_stack)
 		return;
 	s->pending_ns = now - info.start_ns;
@@ -286,16 +278,9 @@ static struct ltt_probe ltt_sys_probes[] = {
 static bool ltt_sys_cb(struct latency_tracker *t, struct latency_tracker_record *rec,
 		       void *priv)
 {
-	const struct ltt_sys_priv *p = priv;
-
 	if (rec->reason == LATENCY_TRACKER_REASON_TIMEOUT)
 		rec->data[1] = 0;
-	if (p && p->nr_stack) {
-		rec->nr_stack = min_t(u32, p->nr_stack, LATENCY_TRACKER_STACK_DEPTH);
-		memcpy(rec->stack, p->stack, rec->nr_stack * sizeof(rec->stack[0]));
-		rec->flags &= ~(LATENCY_TRACKER_REC_F_STACK_IN | LATENCY_TRACKER_REC_F_STACK_ALERT);
-		rec->flags |= LATENCY_TRACKER_REC_F_STACK_TASK;
-	}
+	ltt_stack_priv_to_record(rec, priv, LATENCY_TRACKER_REC_F_STACK_TASK);
 	return true;
 }
 
@@ -360,8 +345,8 @@ static const struct latency_tracker_params ltt_sys_params = {
 	.name = "syscalls",
 	.type = LATENCY_TRACKER_TYPE_SYSCALL,
 	.key_size = sizeof(u32),
-	.priv_size = sizeof(struct ltt_sys_priv),
-	.priv_zero = offsetof(struct ltt_sys_priv, stack),	/* nr_stack */
+	.priv_size = sizeof(struct ltt_stack_priv),
+	.priv_zero = LTT_STACK_PRIV_HEADER,
 	.dup_policy = LATENCY_TRACKER_DUP_REPLACE,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
 	.cb = ltt_sys_cb,
