@@ -137,9 +137,19 @@ struct conf {
 		char *group;	   /* a host reacts only to its group's alerts */
 		bool publish;	   /* publish local alerts that got a snapshot */
 		bool record_peers; /* record a snapshot for peers' alerts */
-		double peer_rate;  /* peer-triggered snapshots per second */
+		double peer_rate;  /* snapshots per second for one origin's alerts, > 0 */
 		uint64_t peer_burst;
+		double total_rate; /* for all origins' alerts together, > 0 */
+		uint64_t total_burst;
+		uint64_t max_age_ns;	   /* a request older than this is stale */
+		uint64_t answer_within_ns; /* a member silent by then: "no answer" */
 	} fleet;
+	struct conf_collector {
+		bool enabled;
+		char *directory;     /* lttng-relayd's output directory */
+		uint64_t max_age_ns; /* incidents older are deleted, 0 = no limit */
+		uint64_t max_bytes;  /* the tree's size kept under this, 0 = no limit */
+	} collector;
 	struct conf_tracker trackers[TRACKER_COUNT];
 };
 

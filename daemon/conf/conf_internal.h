@@ -23,6 +23,7 @@ enum conf_type {
 	CONF_UINT,	   /* uint64_t in [min, max] */
 	CONF_POW2,	   /* uint64_t, a power of two in [min, max] */
 	CONF_RATE,	   /* double in [min, max] (events per second) */
+	CONF_RATE_LIMIT,   /* double in (0, max]: a limit that cannot be off (fleet) */
 	CONF_DOMAIN,	   /* int: FLIGHT_DOMAIN_* */
 	CONF_EVENTS,	   /* char **: NULL-terminated list of tracepoint names, not empty */
 	CONF_OVERRIDES,	   /* char **: list of "TRACKER=RATE/BURST" */

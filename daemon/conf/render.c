@@ -52,6 +52,7 @@ static struct json_object *value_json(const struct conf *c, const struct conf_ke
 	case CONF_POW2:
 		return json_object_new_int64((int64_t) * (const uint64_t *)base);
 	case CONF_RATE:
+	case CONF_RATE_LIMIT:
 		return json_object_new_double(*(const double *)base);
 	case CONF_DURATION:
 	case CONF_DURATION_OFF:

@@ -119,8 +119,24 @@ const struct conf_key conf_keys[] = {
 	{"fleet.group", CONF_FLEET_NAME, OFF(fleet.group), 0, "default", 0, 0},
 	{"fleet.publish", CONF_BOOL, OFF(fleet.publish), 0, "true", 0, 0},
 	{"fleet.record_peers", CONF_BOOL, OFF(fleet.record_peers), 0, "true", 0, 0},
-	{"fleet.peer_rate", CONF_RATE, OFF(fleet.peer_rate), 0, "0.2", 0, 1000},
+	/* Per origin, then all origins together: neither can be off (fleet.record_peers is). */
+	{"fleet.peer_rate", CONF_RATE_LIMIT, OFF(fleet.peer_rate), 0, "0.2", 0, 1000},
 	{"fleet.peer_burst", CONF_UINT, OFF(fleet.peer_burst), 0, "3", 1, 1000},
+	{"fleet.total_rate", CONF_RATE_LIMIT, OFF(fleet.total_rate), 0, "1", 0, 1000},
+	{"fleet.total_burst", CONF_UINT, OFF(fleet.total_burst), 0, "5", 1, 1000},
+	/* A request older than this is stale: NTP keeps hosts' clocks within milliseconds. */
+	{"fleet.max_age", CONF_DURATION, OFF(fleet.max_age_ns), 0, "5s", 100 * MSEC, HOUR},
+	/* A member that said nothing of an incident by then is listed as "no answer". */
+	{"fleet.answer_within", CONF_DURATION, OFF(fleet.answer_within_ns), 0, "30s", 1000 * MSEC,
+	 HOUR},
+
+	/* On the lttng-relayd host: retention over relayd's tree, by whole incidents. */
+	{"collector.enabled", CONF_BOOL, OFF(collector.enabled), 0, "false", 0, 0},
+	{"collector.directory", CONF_PATH, OFF(collector.directory), 0, "/var/lib/lttng-relayd", 0,
+	 0},
+	{"collector.max_age", CONF_DURATION_OFF, OFF(collector.max_age_ns), 0, "0", 1000 * MSEC,
+	 UINT64_C(10) * 365 * 24 * HOUR},
+	{"collector.max_bytes", CONF_UINT, OFF(collector.max_bytes), 0, "0", 0, UINT64_C(1) << 50},
 
 	/* Thresholds: rare enough to be worth a snapshot on a busy server. */
 	TRACKER_KEYS(TRACKER_SYSCALLS, LATENCY_TRACKER_NAME_SYSCALLS, "100ms"),
@@ -168,6 +184,7 @@ enum conf_kind conf_kind_of(enum conf_type t)
 	case CONF_POW2:
 		return KIND_INT;
 	case CONF_RATE:
+	case CONF_RATE_LIMIT:
 		return KIND_NUMBER;
 	case CONF_EVENTS:
 	case CONF_OVERRIDES:

@@ -88,6 +88,14 @@ static int set_rate(const struct conf_key *k, const char *value, double *field, 
 
 	errno = 0;
 	v = strtod(value, &end);
+	if (k->type == CONF_RATE_LIMIT && value[0] && !*end && v == 0) {
+		/* Elsewhere 0 means "no limit": here a limit is always on. */
+		snprintf(why, whylen,
+			 "0 is neither off nor unlimited here: a rate in (0, %" PRIu64
+			 "] per second; fleet.record_peers = false records no peer's alert",
+			 k->max);
+		return -EINVAL;
+	}
 	if (!value[0] || *end || errno || !isfinite(v) || v < (double)k->min ||
 	    v > (double)k->max) {
 		snprintf(why, whylen, "'%s' is not a number in [%" PRIu64 ", %" PRIu64 "]", value,
@@ -350,6 +358,7 @@ int conf_set_value(struct conf *c, const struct conf_key *k, const char *value, 
 	case CONF_POW2:
 		return set_uint(k, value, (uint64_t *)(base + k->offset), why, whylen);
 	case CONF_RATE:
+	case CONF_RATE_LIMIT:
 		return set_rate(k, value, (double *)(base + k->offset), why, whylen);
 	case CONF_DOMAIN:
 		if (strcmp(value, "kernel") == 0)
