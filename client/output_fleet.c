@@ -30,10 +30,42 @@ static void hosts_text(char *buf, size_t size, struct json_object *hosts)
 		snprintf(buf, size, "-");
 }
 
+/* "h3 local, h4 refused (origin), h5 no answer": the members that did not record to the
+ * collector, each with what it did and its detail; "-" when none. */
+static void others_text(char *buf, size_t size, struct json_object *inc)
+{
+	static const char *const keys[] = {PROTO_KEY_LOCAL, PROTO_KEY_REFUSED,	 PROTO_KEY_FAILED,
+					   PROTO_KEY_STALE, PROTO_KEY_NO_ANSWER, PROTO_KEY_PENDING};
+	static const char *const labels[] = {"local", "refused",   "failed",
+					     "stale", "no answer", "pending"};
+	struct json_object *details = get(inc, PROTO_KEY_DETAILS), *d;
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		struct json_object *hosts = get(inc, keys[k]);
+
+		for (size_t i = 0; i < json_object_array_length(hosts) && len < size; i++) {
+			const char *h = json_object_get_string(json_object_array_get_idx(hosts, i));
+
+			len += (size_t)snprintf(buf + len, size - len, "%s%s %s", len ? ", " : "",
+						h, labels[k]);
+			/* A local snapshot's path is long: the JSON has it. */
+			if (len < size && k && details && json_object_object_get_ex(details, h, &d))
+				len += (size_t)snprintf(buf + len, size - len, " (%s)",
+							json_object_get_string(d));
+		}
+	}
+	if (len < size && get(inc, PROTO_KEY_UNPUBLISHED))
+		len += (size_t)snprintf(buf + len, size - len, "%snot published", len ? ", " : "");
+	if (!buf[0])
+		snprintf(buf, size, "-");
+}
+
 int text_incidents(struct json_object *result)
 {
-	static const char *const head[] = {"INCIDENT", "ORIGIN", "FIRST SEEN", "RECORDED",
-					   "REFUSED",  "FAILED", "SNAPSHOTS"};
+	static const char *const head[] = {"INCIDENT", "ORIGIN",       "FIRST SEEN",
+					   "RECORDED", "NOT RECORDED", "SNAPSHOTS"};
 	struct json_object *list = get(result, PROTO_KEY_INCIDENTS);
 	struct columns t;
 	size_t n = json_object_array_length(list);
@@ -58,9 +90,7 @@ int text_incidents(struct json_object *result)
 		columns_cell(&t, "%s", date);
 		hosts_text(buf, sizeof(buf), get(inc, PROTO_KEY_RECORDED));
 		columns_cell(&t, "%s", buf);
-		hosts_text(buf, sizeof(buf), get(inc, PROTO_KEY_REFUSED));
-		columns_cell(&t, "%s", buf);
-		hosts_text(buf, sizeof(buf), get(inc, PROTO_KEY_FAILED));
+		others_text(buf, sizeof(buf), inc);
 		columns_cell(&t, "%s", buf);
 		hosts_text(buf, sizeof(buf), get(inc, PROTO_KEY_SNAPSHOTS));
 		columns_cell(&t, "%s", buf);
@@ -83,14 +113,18 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 	}
 	if (detail)
 		snprintf(why, sizeof(why), " (%s)", json_object_get_string(detail));
+	else if (json_object_get_boolean(get(f, PROTO_KEY_CONNECTED)) &&
+		 !json_object_get_boolean(get(f, PROTO_KEY_SUBSCRIBED)))
+		snprintf(why, sizeof(why), " (not subscribed yet)");
 	snprintf(buf, size,
-		 "%s %s%s as %s, group %s; %" PRId64 " published, %" PRId64 " received, %" PRId64
-		 " dropped",
+		 "%s %s%s as %s, group %s, %" PRId64 " other member(s) online; %" PRId64
+		 " published, %" PRId64 " received, %" PRId64 " dropped",
 		 json_object_get_boolean(get(f, PROTO_KEY_CONNECTED)) ? "connected to"
 								      : "not connected to",
 		 json_object_get_string(get(f, PROTO_KEY_BROKER)), why,
 		 json_object_get_string(get(f, PROTO_KEY_HOST)),
 		 json_object_get_string(get(f, PROTO_KEY_GROUP)),
+		 json_object_get_int64(get(f, PROTO_KEY_MEMBERS_ONLINE)),
 		 json_object_get_int64(get(f, PROTO_KEY_PUBLISHED)),
 		 json_object_get_int64(get(f, PROTO_KEY_RECEIVED)), dropped);
 }

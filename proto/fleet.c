@@ -24,6 +24,14 @@ bool proto_fleet_name_valid(const char *s)
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
+bool proto_fleet_text_valid(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			return false;
+	return true;
+}
+
 int proto_fleet_incident_parse(const char *incident, char *origin, size_t size, uint64_t *seq)
 {
 	const char *dash = strrchr(incident, '-');
@@ -101,19 +109,47 @@ int proto_fleet_alert_new(const struct proto_fleet_alert *a, char **ret)
 	add(o, PROTO_FLEET_KEY_END_REALTIME_NS, json_object_new_int64((int64_t)a->end_realtime_ns),
 	    &r);
 	add(o, PROTO_FLEET_KEY_MONO_TO_REALTIME, json_object_new_int64(a->mono_to_realtime_ns), &r);
+	add(o, PROTO_FLEET_KEY_SENT_REALTIME_NS,
+	    json_object_new_int64((int64_t)a->sent_realtime_ns), &r);
 	return to_text(o, r, ret);
 }
 
 int proto_fleet_result_new(const struct proto_fleet_result *res, char **ret)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_object_new_object(), *list = json_object_new_array();
 	int r = 0;
 
 	add(o, PROTO_FLEET_KEY_VERSION, json_object_new_int(PROTO_FLEET_VERSION), &r);
 	add(o, PROTO_FLEET_KEY_HOST, json_object_new_string(res->host), &r);
 	add(o, PROTO_FLEET_KEY_GROUP, json_object_new_string(res->group), &r);
-	add(o, PROTO_FLEET_KEY_INCIDENT, json_object_new_string(res->incident), &r);
 	add(o, PROTO_FLEET_KEY_STATUS, json_object_new_string(res->status), &r);
+	for (size_t i = 0; list && i < res->n && i < PROTO_FLEET_RESULT_INCIDENTS; i++)
+		if (json_object_array_add(list, json_object_new_string(res->incidents[i])) < 0)
+			r = -ENOMEM;
+	add(o, PROTO_FLEET_KEY_INCIDENTS, list, &r);
+	add(o, PROTO_FLEET_KEY_COUNT,
+	    json_object_new_int64((int64_t)(res->count > res->n ? res->count : res->n)), &r);
+	if (res->budget[0])
+		add(o, PROTO_FLEET_KEY_BUDGET, json_object_new_string(res->budget), &r);
+	if (res->path[0])
+		add(o, PROTO_FLEET_KEY_PATH, json_object_new_string(res->path), &r);
+	if (res->reason[0])
+		add(o, PROTO_FLEET_KEY_REASON, json_object_new_string(res->reason), &r);
+	return to_text(o, r, ret);
+}
+
+int proto_fleet_presence_new(const struct proto_fleet_presence *p, char **ret)
+{
+	struct json_object *o = json_object_new_object();
+	int r = 0;
+
+	add(o, PROTO_FLEET_KEY_VERSION, json_object_new_int(PROTO_FLEET_VERSION), &r);
+	add(o, PROTO_FLEET_KEY_HOST, json_object_new_string(p->host), &r);
+	add(o, PROTO_FLEET_KEY_GROUP, json_object_new_string(p->group), &r);
+	add(o, PROTO_FLEET_KEY_BOOT_ID, json_object_new_string(p->boot_id), &r);
+	add(o, PROTO_FLEET_KEY_STATE, json_object_new_string(p->state), &r);
+	add(o, PROTO_FLEET_KEY_SINCE_REALTIME_NS,
+	    json_object_new_int64((int64_t)p->since_realtime_ns), &r);
 	return to_text(o, r, ret);
 }
 
@@ -150,26 +186,30 @@ static int parse_object(const void *payload, size_t len, struct json_object **re
 
 struct raw {
 	int64_t version, tid, mono;
-	uint64_t delay, start, end;
-	const char *host, *group, *boot_id, *incident, *tracker, *comm, *status;
+	uint64_t delay, start, end, sent, count, since;
+	const char *host, *group, *boot_id, *incident, *tracker, *comm, *status, *budget, *path,
+		*reason, *state;
+	struct json_object *incidents;
 };
 
 static int copy_name(char *dst, size_t size, const char *src, const char *key, bool name, char *why,
 		     size_t whylen)
 {
-	if (!src || strlen(src) >= size || (name && !proto_fleet_name_valid(src))) {
-		snprintf(why, whylen, "\"%s\" is missing or not a valid name", key);
+	if (!src || strlen(src) >= size ||
+	    (name ? !proto_fleet_name_valid(src) : !proto_fleet_text_valid(src))) {
+		snprintf(why, whylen, "\"%s\" is missing, too long or not a valid %s", key,
+			 name ? "name" : "text");
 		return -EINVAL;
 	}
 	snprintf(dst, size, "%s", src);
 	return 0;
 }
 
-/* What both messages share, parsed and checked: the payload is one object of FIELDS, its
- * version ours, its host and group names, its incident an incident (into the buffers, which
- * both messages size alike). *ret keeps the object: the strings in raw point into it. */
+/* What every message shares, parsed and checked: the payload is one object of FIELDS, its
+ * version ours, its host and group names (into the buffers, which every message sizes
+ * alike). *ret keeps the object: the strings in raw point into it. */
 struct common {
-	char *host, *group, *incident;
+	char *host, *group;
 };
 
 static int parse_common(const void *payload, size_t len, const struct proto_field *fields,
@@ -194,17 +234,30 @@ static int parse_common(const void *payload, size_t len, const struct proto_fiel
 			 PROTO_FLEET_VERSION);
 		return -EINVAL;
 	}
-	if (proto_fleet_incident_parse(raw->incident, NULL, 0, NULL) < 0) {
-		snprintf(why, whylen, "\"%s\" is not an incident (HOST-SEQ)", raw->incident);
-		return -EINVAL;
-	}
 	r = copy_name(out->host, PROTO_FLEET_NAME_MAX + 1, raw->host, "host", true, why, whylen);
 	if (r >= 0)
 		r = copy_name(out->group, PROTO_FLEET_NAME_MAX + 1, raw->group, "group", true, why,
 			      whylen);
-	if (r >= 0)
-		snprintf(out->incident, PROTO_FLEET_INCIDENT_MAX + 1, "%s", raw->incident);
 	return r;
+}
+
+static int copy_incident(char *dst, const char *src, char *why, size_t whylen)
+{
+	if (!src || strlen(src) > PROTO_FLEET_INCIDENT_MAX ||
+	    proto_fleet_incident_parse(src, NULL, 0, NULL) < 0) {
+		snprintf(why, whylen, "\"%.40s\" is not an incident (HOST-SEQ)", src ?: "");
+		return -EINVAL;
+	}
+	snprintf(dst, PROTO_FLEET_INCIDENT_MAX + 1, "%s", src);
+	return 0;
+}
+
+static bool one_of(const char *s, const char *const *v)
+{
+	for (; *v; v++)
+		if (strcmp(s, *v) == 0)
+			return true;
+	return false;
 }
 
 #define REQ   PROTO_FIELD_REQUIRED
@@ -226,6 +279,7 @@ int proto_fleet_alert_parse(const void *payload, size_t len, struct proto_fleet_
 		{PROTO_FLEET_KEY_START_REALTIME_NS, PROTO_FIELD_UINT, REQ, AT(start)},
 		{PROTO_FLEET_KEY_END_REALTIME_NS, PROTO_FIELD_UINT, REQ, AT(end)},
 		{PROTO_FLEET_KEY_MONO_TO_REALTIME, PROTO_FIELD_INT, 0, AT(mono)},
+		{PROTO_FLEET_KEY_SENT_REALTIME_NS, PROTO_FIELD_UINT, REQ, AT(sent)},
 		{NULL},
 	};
 	struct raw raw = {0};
@@ -233,8 +287,10 @@ int proto_fleet_alert_parse(const void *payload, size_t len, struct proto_fleet_
 	int r;
 
 	memset(a, 0, sizeof(*a));
-	r = parse_common(payload, len, fields, &raw,
-			 &(struct common){a->host, a->group, a->incident}, &o, why, whylen);
+	r = parse_common(payload, len, fields, &raw, &(struct common){a->host, a->group}, &o, why,
+			 whylen);
+	if (r >= 0)
+		r = copy_incident(a->incident, raw.incident, why, whylen);
 	if (r >= 0)
 		r = copy_name(a->tracker, sizeof(a->tracker), raw.tracker, "tracker", true, why,
 			      whylen);
@@ -252,8 +308,33 @@ int proto_fleet_alert_parse(const void *payload, size_t len, struct proto_fleet_
 	a->start_realtime_ns = raw.start;
 	a->end_realtime_ns = raw.end;
 	a->mono_to_realtime_ns = raw.mono;
+	a->sent_realtime_ns = raw.sent;
 	json_object_put(o);
 	return r;
+}
+
+static int copy_incidents(struct proto_fleet_result *res, struct json_object *list, char *why,
+			  size_t whylen)
+{
+	size_t n = json_object_array_length(list);
+
+	if (n == 0 || n > PROTO_FLEET_RESULT_INCIDENTS) {
+		snprintf(why, whylen, "\"incidents\" names %zu, not 1 to %d", n,
+			 PROTO_FLEET_RESULT_INCIDENTS);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(list, i);
+
+		if (!json_object_is_type(v, json_type_string) ||
+		    copy_incident(res->incidents[i], json_object_get_string(v), why, whylen) < 0) {
+			snprintf(why, whylen, "\"incidents\"[%zu] is not an incident (HOST-SEQ)",
+				 i);
+			return -EINVAL;
+		}
+	}
+	res->n = n;
+	return 0;
 }
 
 int proto_fleet_result_parse(const void *payload, size_t len, struct proto_fleet_result *res,
@@ -263,26 +344,87 @@ int proto_fleet_result_parse(const void *payload, size_t len, struct proto_fleet
 		{PROTO_FLEET_KEY_VERSION, PROTO_FIELD_INT, REQ, AT(version)},
 		{PROTO_FLEET_KEY_HOST, PROTO_FIELD_STRING, REQ, AT(host)},
 		{PROTO_FLEET_KEY_GROUP, PROTO_FIELD_STRING, REQ, AT(group)},
-		{PROTO_FLEET_KEY_INCIDENT, PROTO_FIELD_STRING, REQ, AT(incident)},
 		{PROTO_FLEET_KEY_STATUS, PROTO_FIELD_STRING, REQ, AT(status)},
+		{PROTO_FLEET_KEY_INCIDENTS, PROTO_FIELD_ARRAY, REQ, AT(incidents)},
+		{PROTO_FLEET_KEY_COUNT, PROTO_FIELD_UINT, 0, AT(count)},
+		{PROTO_FLEET_KEY_BUDGET, PROTO_FIELD_STRING, 0, AT(budget)},
+		{PROTO_FLEET_KEY_PATH, PROTO_FIELD_STRING, 0, AT(path)},
+		{PROTO_FLEET_KEY_REASON, PROTO_FIELD_STRING, 0, AT(reason)},
 		{NULL},
 	};
+	static const char *const statuses[] = {PROTO_FLEET_RECORDED, PROTO_FLEET_LOCAL,
+					       PROTO_FLEET_REFUSED,  PROTO_FLEET_FAILED,
+					       PROTO_FLEET_STALE,    NULL};
+	static const char *const budgets[] = {"", PROTO_FLEET_BUDGET_ORIGIN,
+					      PROTO_FLEET_BUDGET_TOTAL, PROTO_FLEET_BUDGET_QUEUE,
+					      NULL};
 	struct raw raw = {0};
 	struct json_object *o;
 	int r;
 
 	memset(res, 0, sizeof(*res));
-	r = parse_common(payload, len, fields, &raw,
-			 &(struct common){res->host, res->group, res->incident}, &o, why, whylen);
-	if (r >= 0 && strcmp(raw.status, PROTO_FLEET_RECORDED) != 0 &&
-	    strcmp(raw.status, PROTO_FLEET_REFUSED) != 0 &&
-	    strcmp(raw.status, PROTO_FLEET_FAILED) != 0) {
-		snprintf(why, whylen, "status \"%s\" is not recorded, refused nor failed",
+	r = parse_common(payload, len, fields, &raw, &(struct common){res->host, res->group}, &o,
+			 why, whylen);
+	if (r >= 0 && !one_of(raw.status, statuses)) {
+		snprintf(why, whylen,
+			 "status \"%.32s\" is not one of recorded, local, refused, "
+			 "failed, stale",
 			 raw.status);
 		r = -EINVAL;
 	}
 	if (r >= 0)
 		snprintf(res->status, sizeof(res->status), "%s", raw.status);
+	if (r >= 0)
+		r = copy_incidents(res, raw.incidents, why, whylen);
+	if (r >= 0 && !one_of(raw.budget ?: "", budgets)) {
+		snprintf(why, whylen, "budget \"%.32s\" is not origin, total nor queue",
+			 raw.budget);
+		r = -EINVAL;
+	}
+	if (r >= 0)
+		r = copy_name(res->budget, sizeof(res->budget), raw.budget ?: "", "budget", false,
+			      why, whylen);
+	if (r >= 0)
+		r = copy_name(res->path, sizeof(res->path), raw.path ?: "", "path", false, why,
+			      whylen);
+	if (r >= 0)
+		r = copy_name(res->reason, sizeof(res->reason), raw.reason ?: "", "reason", false,
+			      why, whylen);
+	res->count = raw.count > res->n ? raw.count : res->n;
+	json_object_put(o);
+	return r;
+}
+
+int proto_fleet_presence_parse(const void *payload, size_t len, struct proto_fleet_presence *p,
+			       char *why, size_t whylen)
+{
+	static const struct proto_field fields[] = {
+		{PROTO_FLEET_KEY_VERSION, PROTO_FIELD_INT, REQ, AT(version)},
+		{PROTO_FLEET_KEY_HOST, PROTO_FIELD_STRING, REQ, AT(host)},
+		{PROTO_FLEET_KEY_GROUP, PROTO_FIELD_STRING, REQ, AT(group)},
+		{PROTO_FLEET_KEY_BOOT_ID, PROTO_FIELD_STRING, 0, AT(boot_id)},
+		{PROTO_FLEET_KEY_STATE, PROTO_FIELD_STRING, REQ, AT(state)},
+		{PROTO_FLEET_KEY_SINCE_REALTIME_NS, PROTO_FIELD_UINT, 0, AT(since)},
+		{NULL},
+	};
+	static const char *const states[] = {PROTO_FLEET_ONLINE, PROTO_FLEET_OFFLINE, NULL};
+	struct raw raw = {0};
+	struct json_object *o;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	r = parse_common(payload, len, fields, &raw, &(struct common){p->host, p->group}, &o, why,
+			 whylen);
+	if (r >= 0 && !one_of(raw.state, states)) {
+		snprintf(why, whylen, "state \"%.32s\" is not online nor offline", raw.state);
+		r = -EINVAL;
+	}
+	if (r >= 0)
+		snprintf(p->state, sizeof(p->state), "%s", raw.state);
+	if (r >= 0)
+		r = copy_name(p->boot_id, sizeof(p->boot_id), raw.boot_id ?: "", "boot_id", false,
+			      why, whylen);
+	p->since_realtime_ns = raw.since;
 	json_object_put(o);
 	return r;
 }

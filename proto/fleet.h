@@ -3,11 +3,13 @@
  * The fleet's messages, published through an MQTT broker (latencyd.conf fleet.*): one JSON
  * object per message, at most PROTO_FLEET_MAX bytes. Topics:
  *
- *   PREFIX/GROUP/alert/HOST    a host's alert got a snapshot: its peers record theirs
- *   PREFIX/GROUP/result/HOST   what a host did for an incident: recorded, or refused
+ *   PREFIX/GROUP/alert/HOST     a host's alert got a snapshot: its peers record theirs
+ *   PREFIX/GROUP/result/HOST    what a host did for incidents: recorded, local, refused...
+ *   PREFIX/GROUP/presence/HOST  retained: the host is a member (online) or went away
  *
  * A host subscribes to its own group only; a message whose group or version differs is
- * dropped and counted. Defined here once, documented in proto/README.md.
+ * dropped and counted. A host speaks only for itself: its messages' host, and an alert's
+ * incident origin, are its topic's host. Defined here once, documented in proto/README.md.
  */
 #ifndef LATENCYD_PROTO_FLEET_H
 #define LATENCYD_PROTO_FLEET_H
@@ -16,11 +18,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_FLEET_VERSION 1
+#define PROTO_FLEET_VERSION 2
 #define PROTO_FLEET_MAX	    4096 /* bytes of one message: a larger one is dropped */
 
-#define PROTO_FLEET_TOPIC_ALERT	 "alert"
-#define PROTO_FLEET_TOPIC_RESULT "result"
+#define PROTO_FLEET_TOPIC_ALERT	   "alert"
+#define PROTO_FLEET_TOPIC_RESULT   "result"
+#define PROTO_FLEET_TOPIC_PRESENCE "presence"
 
 /* Names: a host, a group, a tracker: [A-Za-z0-9._-], at most this many bytes. */
 #define PROTO_FLEET_NAME_MAX	 63
@@ -39,12 +42,37 @@
 #define PROTO_FLEET_KEY_START_REALTIME_NS "start_realtime_ns"
 #define PROTO_FLEET_KEY_END_REALTIME_NS	  "end_realtime_ns"
 #define PROTO_FLEET_KEY_MONO_TO_REALTIME  "monotonic_to_realtime_ns"
+#define PROTO_FLEET_KEY_SENT_REALTIME_NS  "sent_realtime_ns"
 #define PROTO_FLEET_KEY_STATUS		  "status"
+#define PROTO_FLEET_KEY_INCIDENTS	  "incidents"
+#define PROTO_FLEET_KEY_COUNT		  "count"
+#define PROTO_FLEET_KEY_BUDGET		  "budget"
+#define PROTO_FLEET_KEY_PATH		  "path"
+#define PROTO_FLEET_KEY_REASON		  "reason"
+#define PROTO_FLEET_KEY_STATE		  "state"
+#define PROTO_FLEET_KEY_SINCE_REALTIME_NS "since_realtime_ns"
 
-/* result status */
-#define PROTO_FLEET_RECORDED "recorded"
-#define PROTO_FLEET_REFUSED  "refused"
-#define PROTO_FLEET_FAILED   "failed"
+/* result status: what a host did for an incident */
+#define PROTO_FLEET_RECORDED "recorded" /* its snapshot is on the collector (lttng-relayd) */
+#define PROTO_FLEET_LOCAL    "local"	/* recorded on its own disk only (path) */
+#define PROTO_FLEET_REFUSED  "refused"	/* a budget refused it (budget) */
+#define PROTO_FLEET_FAILED   "failed"	/* the record failed (reason) */
+#define PROTO_FLEET_STALE    "stale"	/* older than the receiver's fleet.max_age */
+
+/* refused: which budget */
+#define PROTO_FLEET_BUDGET_ORIGIN "origin" /* the origin's own bucket (fleet.peer_rate) */
+#define PROTO_FLEET_BUDGET_TOTAL  "total"  /* all origins' (fleet.total_rate) */
+#define PROTO_FLEET_BUDGET_QUEUE  "queue"  /* too many peer alerts waiting already */
+
+/* presence state */
+#define PROTO_FLEET_ONLINE  "online"
+#define PROTO_FLEET_OFFLINE "offline"
+
+/* Incidents one result names: refusals and stale requests of a window go in one message,
+ * past this many only counted. */
+#define PROTO_FLEET_RESULT_INCIDENTS 24
+#define PROTO_FLEET_PATH_MAX	     255
+#define PROTO_FLEET_REASON_MAX	     127
 
 /* PREFIX/GROUP/alert/HOST: an alert on HOST got a snapshot. */
 struct proto_fleet_alert {
@@ -60,18 +88,36 @@ struct proto_fleet_alert {
 	 * CLOCK_MONOTONIC when it published (its trace's clock is monotonic). */
 	uint64_t start_realtime_ns, end_realtime_ns;
 	int64_t mono_to_realtime_ns;
+	uint64_t sent_realtime_ns; /* when it was (last) published: retries are later */
 };
 
-/* PREFIX/GROUP/result/HOST: what HOST did for an incident. */
+/* PREFIX/GROUP/result/HOST: what HOST did for incidents, one status for all of them. */
 struct proto_fleet_result {
 	char host[PROTO_FLEET_NAME_MAX + 1];
 	char group[PROTO_FLEET_NAME_MAX + 1];
-	char incident[PROTO_FLEET_INCIDENT_MAX + 1];
-	char status[16]; /* recorded, refused, failed */
+	char status[16]; /* PROTO_FLEET_RECORDED ... */
+	size_t n;	 /* incidents named, 1..PROTO_FLEET_RESULT_INCIDENTS */
+	char incidents[PROTO_FLEET_RESULT_INCIDENTS][PROTO_FLEET_INCIDENT_MAX + 1];
+	uint64_t count;	 /* incidents it stands for, >= n: the rest were only counted */
+	char budget[16]; /* refused: PROTO_FLEET_BUDGET_* */
+	char path[PROTO_FLEET_PATH_MAX + 1];	 /* local: the snapshot's directory there */
+	char reason[PROTO_FLEET_REASON_MAX + 1]; /* failed, stale: why */
+};
+
+/* PREFIX/GROUP/presence/HOST, retained: HOST is a member, or went away (its last will). */
+struct proto_fleet_presence {
+	char host[PROTO_FLEET_NAME_MAX + 1];
+	char group[PROTO_FLEET_NAME_MAX + 1];
+	char boot_id[40];
+	char state[8]; /* online, offline */
+	uint64_t since_realtime_ns;
 };
 
 /* True for a name of [A-Za-z0-9._-] of 1..PROTO_FLEET_NAME_MAX bytes. */
 bool proto_fleet_name_valid(const char *s);
+/* True for text a peer may send to be shown (comm, path, reason): printable ASCII, no
+ * control byte, no escape sequence reaching a terminal or a log line. */
+bool proto_fleet_text_valid(const char *s);
 /* "ORIGIN-SEQ" into its parts; -EINVAL when it is not an incident id. */
 int proto_fleet_incident_parse(const char *incident, char *origin, size_t size, uint64_t *seq);
 void proto_fleet_incident_format(char *buf, size_t size, const char *origin, uint64_t seq);
@@ -82,10 +128,13 @@ int proto_fleet_topic(char *buf, size_t size, const char *prefix, const char *gr
 /* The message as text (malloc'd) into *ret; -errno. */
 int proto_fleet_alert_new(const struct proto_fleet_alert *a, char **ret);
 int proto_fleet_result_new(const struct proto_fleet_result *r, char **ret);
+int proto_fleet_presence_new(const struct proto_fleet_presence *p, char **ret);
 /* Parses and checks a received payload; -EINVAL (why says what is wrong), -EMSGSIZE. */
 int proto_fleet_alert_parse(const void *payload, size_t len, struct proto_fleet_alert *a, char *why,
 			    size_t whylen);
 int proto_fleet_result_parse(const void *payload, size_t len, struct proto_fleet_result *r,
 			     char *why, size_t whylen);
+int proto_fleet_presence_parse(const void *payload, size_t len, struct proto_fleet_presence *p,
+			       char *why, size_t whylen);
 
 #endif /* LATENCYD_PROTO_FLEET_H */

@@ -406,6 +406,16 @@ struct proto_request {
 #define PROTO_KEY_DROPPED		"dropped"
 #define PROTO_KEY_RECONNECTS		"reconnects"
 #define PROTO_KEY_PEERS			"peers" /* counters: peers' alerts taken */
+/* 1.7: an incident's members and what each did (#26) */
+#define PROTO_KEY_MEMBERS		"members"
+#define PROTO_KEY_LOCAL			"local"
+#define PROTO_KEY_STALE			"stale"
+#define PROTO_KEY_PENDING		"pending"
+#define PROTO_KEY_NO_ANSWER		"no_answer"
+#define PROTO_KEY_DETAILS		"details"
+#define PROTO_KEY_UNPUBLISHED		"unpublished"
+#define PROTO_KEY_SUBSCRIBED		"subscribed"
+#define PROTO_KEY_MEMBERS_ONLINE	"members_online"
 
 struct proto_reply {
 	int64_t id;

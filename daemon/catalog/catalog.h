@@ -70,13 +70,26 @@ struct json_object *catalog_member(struct catalog *c, const char *key, bool arra
 
 /*
  * incidents.c: the fleet's incidents this host knows of: each with its origin, when it was
- * first seen, and the hosts that recorded, were refused by their peer bucket or failed.
- * The newest CATALOG_INCIDENTS_KEEP are kept.
+ * first seen, the members of the fleet then (as this host knew them), and what each host
+ * did: recorded to the collector, recorded locally only, refused, failed, stale. A member
+ * that said nothing is "pending", then "no answer" (catalog_incident_view()). The newest
+ * CATALOG_INCIDENTS_KEEP are kept.
  */
 #define CATALOG_INCIDENTS_KEEP 256
-/* Notes that HOST did STATUS (recorded, refused, failed) for INCIDENT; 0 or -errno. */
+/* Notes that HOST did STATUS (proto/fleet.h PROTO_FLEET_*) for INCIDENT, with a DETAIL
+ * (the path, the budget, the reason; NULL: none); 0 or -errno. */
 int catalog_incident_note(struct catalog *c, const char *incident, const char *host,
-			  const char *status, uint64_t time);
+			  const char *status, const char *detail, uint64_t time);
+/* The members of INCIDENT when it began, if not known yet. */
+int catalog_incident_members(struct catalog *c, const char *incident, const char *const *hosts,
+			     size_t n, uint64_t time);
+/* The origin could not publish INCIDENT: WHY. */
+int catalog_incident_unpublished(struct catalog *c, const char *incident, const char *why,
+				 uint64_t time);
+/* A copy of incident O as clients see it: its members that said nothing listed as pending,
+ * or as no_answer once ANSWER_WITHIN_SEC have passed since it began (NULL: no memory). */
+struct json_object *catalog_incident_view(struct json_object *o, uint64_t now_sec,
+					  uint64_t answer_within_sec);
 /* The incidents, oldest first (borrowed). */
 struct json_object *catalog_incidents(struct catalog *c);
 

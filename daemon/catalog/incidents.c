@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The fleet's incidents in the catalog: [{"incident", "origin", "time", "recorded": [HOST],
- * "refused": [HOST], "failed": [HOST]}], oldest first. This host's own records and
+ * The fleet's incidents in the catalog: [{"incident", "origin", "time", "members": [HOST],
+ * "recorded": [HOST], "local": [HOST], "refused": [HOST], "failed": [HOST], "stale": [HOST],
+ * "details": {HOST: TEXT}, "unpublished": WHY}], oldest first. This host's own records and
  * refusals are noted as they happen, its peers' from their result messages; a host is
  * listed once per incident, under its latest status.
  */
@@ -14,8 +15,9 @@
 #include "proto.h"
 #include "result.h"
 
-static const char *const statuses[] = {PROTO_FLEET_RECORDED, PROTO_FLEET_REFUSED,
-				       PROTO_FLEET_FAILED};
+static const char *const statuses[] = {PROTO_FLEET_RECORDED, PROTO_FLEET_LOCAL, PROTO_FLEET_REFUSED,
+				       PROTO_FLEET_FAILED, PROTO_FLEET_STALE};
+#define N_STATUSES (sizeof(statuses) / sizeof(statuses[0]))
 
 struct json_object *catalog_incidents(struct catalog *c)
 {
@@ -47,8 +49,10 @@ static struct json_object *add(struct json_object *list, const char *incident, u
 	result_add_string(o, PROTO_KEY_INCIDENT, incident, &r);
 	result_add_string(o, PROTO_KEY_ORIGIN, origin, &r);
 	result_add_int(o, PROTO_KEY_TIME, (int64_t)time, &r);
-	for (size_t i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
+	for (size_t i = 0; i < N_STATUSES; i++)
 		result_add(o, statuses[i], json_object_new_array(), &r);
+	result_add(o, PROTO_KEY_MEMBERS, json_object_new_array(), &r);
+	result_add(o, PROTO_KEY_DETAILS, json_object_new_object(), &r);
 	if (r < 0 || json_object_array_add(list, o) < 0) {
 		json_object_put(o);
 		return NULL;
@@ -61,7 +65,11 @@ static struct json_object *add(struct json_object *list, const char *incident, u
 /* Takes HOST out of every status list of the incident. */
 static void forget_host(struct json_object *o, const char *host)
 {
-	for (size_t i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
+	struct json_object *details;
+
+	if (json_object_object_get_ex(o, PROTO_KEY_DETAILS, &details))
+		json_object_object_del(details, host);
+	for (size_t i = 0; i < N_STATUSES; i++) {
 		struct json_object *hosts;
 
 		if (!json_object_object_get_ex(o, statuses[i], &hosts))
@@ -79,21 +87,123 @@ static int by_name(const void *a, const void *b)
 		      json_object_get_string(*(struct json_object *const *)b));
 }
 
-int catalog_incident_note(struct catalog *c, const char *incident, const char *host,
-			  const char *status, uint64_t time)
+/* Incident O of the list, created when new; NULL: not an incident id, or no memory. */
+static struct json_object *get(struct catalog *c, const char *incident, uint64_t time)
 {
-	struct json_object *list = catalog_incidents(c), *o, *hosts = NULL;
+	struct json_object *list = catalog_incidents(c), *o;
 
 	if (!list)
-		return -ENOMEM;
+		return NULL;
 	o = find(list, incident);
-	if (!o && !(o = add(list, incident, time)))
+	return o ? o : add(list, incident, time);
+}
+
+/* o[key], an array or object created when missing (a catalog from before 1.7 lacks it). */
+static struct json_object *part(struct json_object *o, const char *key, bool array)
+{
+	struct json_object *v;
+
+	if (json_object_object_get_ex(o, key, &v) &&
+	    json_object_is_type(v, array ? json_type_array : json_type_object))
+		return v;
+	v = array ? json_object_new_array() : json_object_new_object();
+	if (v && json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		v = NULL;
+	}
+	return v;
+}
+
+static bool has(struct json_object *hosts, const char *host)
+{
+	for (size_t k = 0; k < json_object_array_length(hosts); k++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(hosts, k)), host) == 0)
+			return true;
+	return false;
+}
+
+int catalog_incident_note(struct catalog *c, const char *incident, const char *host,
+			  const char *status, const char *detail, uint64_t time)
+{
+	struct json_object *o = get(c, incident, time), *hosts, *details;
+
+	if (!o)
 		return -EINVAL;
 	forget_host(o, host);
-	if (!json_object_object_get_ex(o, status, &hosts))
-		return -EINVAL;
+	if (!(hosts = part(o, status, true)) || !(details = part(o, PROTO_KEY_DETAILS, false)))
+		return -ENOMEM;
 	if (json_object_array_add(hosts, json_object_new_string(host)) < 0)
 		return -ENOMEM;
 	json_object_array_sort(hosts, by_name); /* a list a reader scans */
+	if (detail && detail[0])
+		json_object_object_add(details, host, json_object_new_string(detail));
 	return 0;
+}
+
+int catalog_incident_members(struct catalog *c, const char *incident, const char *const *hosts,
+			     size_t n, uint64_t time)
+{
+	struct json_object *o = get(c, incident, time), *members;
+
+	if (!o || !(members = part(o, PROTO_KEY_MEMBERS, true)))
+		return o ? -ENOMEM : -EINVAL;
+	if (json_object_array_length(members))
+		return 0; /* as it began: later comers are no members of it */
+	for (size_t i = 0; i < n; i++)
+		if (!has(members, hosts[i]) &&
+		    json_object_array_add(members, json_object_new_string(hosts[i])) < 0)
+			return -ENOMEM;
+	json_object_array_sort(members, by_name);
+	return 0;
+}
+
+int catalog_incident_unpublished(struct catalog *c, const char *incident, const char *why,
+				 uint64_t time)
+{
+	struct json_object *o = get(c, incident, time);
+
+	if (!o)
+		return -EINVAL;
+	json_object_object_add(o, PROTO_KEY_UNPUBLISHED, json_object_new_string(why));
+	return 0;
+}
+
+struct json_object *catalog_incident_view(struct json_object *o, uint64_t now_sec,
+					  uint64_t answer_within_sec)
+{
+	struct json_object *copy = NULL, *members, *silent, *t;
+	bool late;
+
+	if (json_object_deep_copy(o, &copy, NULL) < 0)
+		return NULL;
+	late = json_object_object_get_ex(copy, PROTO_KEY_TIME, &t) &&
+	       (uint64_t)json_object_get_int64(t) + answer_within_sec <= now_sec;
+	members = part(copy, PROTO_KEY_MEMBERS, true);
+	silent = json_object_new_array();
+	for (size_t i = 0; members && silent && i < json_object_array_length(members); i++) {
+		const char *host = json_object_get_string(json_object_array_get_idx(members, i));
+		bool answered = false;
+
+		for (size_t k = 0; k < N_STATUSES && !answered; k++) {
+			struct json_object *hosts;
+
+			answered = json_object_object_get_ex(copy, statuses[k], &hosts) &&
+				   has(hosts, host);
+		}
+		if (!answered)
+			json_object_array_add(silent, json_object_new_string(host));
+	}
+	if (!members || !silent ||
+	    json_object_object_add(copy, late ? PROTO_KEY_NO_ANSWER : PROTO_KEY_PENDING, silent) <
+		    0) {
+		json_object_put(silent);
+		json_object_put(copy);
+		return NULL;
+	}
+	if (json_object_object_add(copy, late ? PROTO_KEY_PENDING : PROTO_KEY_NO_ANSWER,
+				   json_object_new_array()) < 0) {
+		json_object_put(copy);
+		return NULL;
+	}
+	return copy;
 }

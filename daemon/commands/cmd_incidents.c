@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * "incidents" (1.4): the fleet's incidents this host knows of, newest first: the origin,
- * when it was first seen, the hosts that recorded, were refused by their peer bucket or
- * failed, and this host's snapshots of it.
+ * when it was first seen, its members (1.7) and what each did (recorded to the collector,
+ * locally only, refused, failed, stale; pending, or no answer past fleet.answer_within),
+ * and this host's snapshots of it.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
@@ -59,8 +61,9 @@ int cmd_incidents(struct manager *m, const struct control_peer *peer, struct jso
 
 		if (a.limit && json_object_array_length(list) >= a.limit)
 			break;
-		if (json_object_deep_copy(inc, &copy, NULL) < 0 ||
-		    !json_object_object_get_ex(inc, PROTO_KEY_INCIDENT, &v)) {
+		copy = catalog_incident_view(inc, (uint64_t)time(NULL),
+					     m->conf->fleet.answer_within_ns / 1000000000);
+		if (!copy || !json_object_object_get_ex(inc, PROTO_KEY_INCIDENT, &v)) {
 			json_object_put(copy);
 			r = -ENOMEM;
 			break;

@@ -144,6 +144,8 @@ static struct json_object *fleet_object(struct manager *m, int *r)
 
 	fleet_status(m->fleet, &st);
 	result_add_bool(o, PROTO_KEY_CONNECTED, st.connected, r);
+	result_add_bool(o, PROTO_KEY_SUBSCRIBED, st.subscribed, r);
+	result_add_int(o, PROTO_KEY_MEMBERS_ONLINE, (int64_t)manager_fleet_members_online(m), r);
 	result_add_string(o, PROTO_KEY_BROKER, st.broker, r);
 	result_add_string(o, PROTO_KEY_HOST, st.host, r);
 	result_add_string(o, PROTO_KEY_GROUP, st.group, r);
@@ -158,6 +160,7 @@ static struct json_object *fleet_object(struct manager *m, int *r)
 	result_add_int(dropped, "mismatch", (int64_t)st.mismatch, r);
 	result_add_int(dropped, "duplicate", (int64_t)st.duplicate, r);
 	result_add_int(dropped, "busy", (int64_t)st.busy, r);
+	result_add_int(dropped, "stale", (int64_t)st.stale, r);
 	result_add(o, PROTO_KEY_DROPPED, dropped, r);
 	return o;
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The fleet's MQTT client on libmosquitto's threaded interface: connect in the background,
- * reconnect with backoff (1 s doubling to 60 s), subscribe to this group's alerts and
- * results, publish with QoS 1. Everything that arrives is checked (proto/fleet.c) and a
- * bad message is counted and dropped: it never reaches the recorder.
+ * The fleet's MQTT client on libmosquitto's threaded interface, MQTT v5: connect in the
+ * background, reconnect with backoff (1 s doubling to 60 s), subscribe to this group,
+ * announce this host with a retained presence (and a last will saying it went away),
+ * publish with QoS 1. Everything that arrives is checked (proto/fleet.c) and a bad message
+ * is counted and dropped: it never reaches the recorder. A request is bounded in time: an
+ * alert older than fleet.max_age by this host's clock is stale, dropped and reported.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <mqtt_protocol.h>
+
 #include "fleet_client.h"
 #include "log.h"
 #include "mqtt_lib.h"
@@ -23,9 +27,19 @@
 #define KEEPALIVE_SEC	  30
 #define RECONNECT_MIN_SEC 1
 #define RECONNECT_MAX_SEC 60
-#define SEEN_INCIDENTS	  256  /* recent incidents, to record each once */
-#define NOTES_MAX	  1024 /* notes the main loop has not taken; more are dropped */
+#define SEEN_ORIGINS	  64  /* origins whose recent incidents are remembered */
+#define SEEN_PER_ORIGIN	  32  /* an origin's recent incidents, to record each once */
+#define NOTES_MAX	  256 /* notes the main loop has not taken; more are dropped */
 #define TOPIC_MAX	  (4 * PROTO_FLEET_NAME_MAX + 8)
+
+/* One origin's recent incidents: a ring of their numbers, per boot of the origin. */
+struct seen_origin {
+	char host[PROTO_FLEET_NAME_MAX + 1];
+	char boot_id[40];
+	uint64_t seq[SEEN_PER_ORIGIN];
+	size_t next;
+	uint64_t used; /* the least recently used origin makes room for a new one */
+};
 
 /* libmosquitto, opened by the first fleet_new() (mqtt_lib.h). */
 static const struct mqtt_lib *mq;
@@ -41,6 +55,8 @@ struct fleet {
 	bool tls, started, lib_init;
 	bool stopping, closed; /* fleet_free() said DISCONNECT; on_disconnect() saw it done */
 	bool record_peers;     /* fleet.record_peers, read once: the MQTT thread reads it */
+	uint64_t max_age_ns;   /* fleet.max_age, read once too */
+	uint64_t since_ns;     /* CLOCK_REALTIME at start, in the presence */
 	char *broker;	       /* as configured, for messages */
 	char *password;
 	int note_fd;
@@ -49,9 +65,10 @@ struct fleet {
 	struct fleet_note *head, **tail;
 	size_t n_notes;
 	struct fleet_status st;
+	char said[160]; /* the last connection problem noted: each is said once */
 	/* The MQTT thread's own: incidents already taken. */
-	char seen[SEEN_INCIDENTS][PROTO_FLEET_INCIDENT_MAX + 1];
-	size_t seen_next;
+	struct seen_origin seen[SEEN_ORIGINS];
+	uint64_t seen_clock;
 };
 
 static void note(struct fleet *f, struct fleet_note *n)
@@ -92,53 +109,173 @@ static void count(struct fleet *f, uint64_t *counter)
 	pthread_mutex_unlock(&f->lock);
 }
 
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A connection problem for status and, once per distinct reason, for the log: a broker
+ * that refuses us is retried every minute, and the journal must not fill with the retries.
+ */
+static void problem(struct fleet *f, enum fleet_note_kind kind, const char *why)
+{
+	bool new;
+
+	pthread_mutex_lock(&f->lock);
+	snprintf(f->st.detail, sizeof(f->st.detail), "%s", why);
+	new = strcmp(f->said, why) != 0;
+	if (new)
+		snprintf(f->said, sizeof(f->said), "%s", why);
+	pthread_mutex_unlock(&f->lock);
+	if (new)
+		note(f, note_new(kind, why));
+}
+
+static int presence_text(struct fleet *f, const char *state, char **text)
+{
+	struct proto_fleet_presence p = {.since_realtime_ns = f->since_ns};
+
+	snprintf(p.host, sizeof(p.host), "%s", f->host);
+	snprintf(p.group, sizeof(p.group), "%s", f->group);
+	snprintf(p.boot_id, sizeof(p.boot_id), "%s", f->boot_id);
+	snprintf(p.state, sizeof(p.state), "%s", state);
+	return proto_fleet_presence_new(&p, text);
+}
+
+/* Retained: a host that starts later learns who the members are from the broker. */
+static void publish_presence(struct fleet *f, const char *state)
+{
+	char topic[TOPIC_MAX], *text = NULL;
+
+	if (proto_fleet_topic(topic, sizeof(topic), f->prefix, f->group, PROTO_FLEET_TOPIC_PRESENCE,
+			      f->host) == 0 &&
+	    presence_text(f, state, &text) == 0)
+		mq->publish(f->mosq, NULL, topic, (int)strlen(text), text, 1, true);
+	free(text);
+}
+
 static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 {
 	struct fleet *f = userdata;
 	char topic[TOPIC_MAX];
-	const char *kinds[] = {PROTO_FLEET_TOPIC_ALERT, PROTO_FLEET_TOPIC_RESULT};
 
 	if (rc != 0) {
-		note(f, note_new(FLEET_DISCONNECTED, mq->connack_string(rc)));
-		pthread_mutex_lock(&f->lock);
-		snprintf(f->st.detail, sizeof(f->st.detail), "%s", mq->connack_string(rc));
-		pthread_mutex_unlock(&f->lock);
+		/* MQTT v5 reason codes: "Bad user name or password", "Not authorized"... */
+		char why[160];
+
+		snprintf(why, sizeof(why), "the broker refused the connection: %s",
+			 mq->reason_string(rc));
+		problem(f, FLEET_DISCONNECTED, why);
 		return;
 	}
-	for (size_t i = 0; i < 2; i++)
-		if (proto_fleet_topic(topic, sizeof(topic), f->prefix, f->group, kinds[i], "+") ==
-		    0)
-			mq->subscribe(mosq, NULL, topic, 1);
+	/* One subscription for the group's alerts, results and presences: one SUBACK to check. */
+	if (proto_fleet_topic(topic, sizeof(topic), f->prefix, f->group, "+", "+") == 0)
+		mq->subscribe(mosq, NULL, topic, 1);
+	publish_presence(f, PROTO_FLEET_ONLINE);
 	pthread_mutex_lock(&f->lock);
 	f->st.connected = true;
 	f->st.detail[0] = 0;
+	f->said[0] = 0;
 	pthread_mutex_unlock(&f->lock);
 	note(f, note_new(FLEET_CONNECTED, f->broker));
+}
+
+static void on_subscribe(struct mosquitto *mosq, void *userdata, int mid, int n, const int *granted)
+{
+	struct fleet *f = userdata;
+	char topic[TOPIC_MAX], why[160];
+	bool ok = n >= 1 && granted[0] < 0x80; /* 0x80 and above: refused */
+
+	(void)mosq;
+	(void)mid;
+	pthread_mutex_lock(&f->lock);
+	f->st.subscribed = ok;
+	pthread_mutex_unlock(&f->lock);
+	if (ok)
+		return;
+	proto_fleet_topic(topic, sizeof(topic), f->prefix, f->group, "+", "+");
+	snprintf(why, sizeof(why), "the broker refused the subscription to %.64s (%.40s)", topic,
+		 n >= 1 ? mq->reason_string(granted[0]) : "no answer");
+	problem(f, FLEET_ERROR, why);
 }
 
 static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
 {
 	struct fleet *f = userdata;
-	const char *why = rc == 0 ? "disconnected" : mq->strerror(rc);
+	bool was;
 
 	pthread_mutex_lock(&f->lock);
-	if (f->st.connected)
+	was = f->st.connected;
+	if (was)
 		f->st.reconnects++;
 	f->st.connected = false;
+	f->st.subscribed = false;
 	f->closed = f->stopping;
-	snprintf(f->st.detail, sizeof(f->st.detail), "%s", why);
 	pthread_mutex_unlock(&f->lock);
-	note(f, note_new(FLEET_DISCONNECTED, why));
+	/* A refused CONNACK said why already: the disconnect that follows says less. */
+	if (was || rc != 0)
+		problem(f, FLEET_DISCONNECTED,
+			rc == 0 ? "disconnected"
+			: was	? mq->strerror(rc)
+				: f->st.detail);
 }
 
-/* True the first time an incident is seen (QoS 1 may deliver a message twice). */
-static bool first_time(struct fleet *f, const char *incident)
+/* libmosquitto's own words on what failed (TLS, DNS, a refused connect): kept for status. */
+static void on_log(struct mosquitto *mosq, void *userdata, int level, const char *text)
 {
-	for (size_t i = 0; i < SEEN_INCIDENTS; i++)
-		if (strcmp(f->seen[i], incident) == 0)
+	struct fleet *f = userdata;
+	char why[160];
+	bool connected;
+
+	(void)mosq;
+	if (!(level & MOSQ_LOG_ERR) || !text)
+		return;
+	pthread_mutex_lock(&f->lock);
+	connected = f->st.connected;
+	pthread_mutex_unlock(&f->lock);
+	if (connected)
+		return;
+	snprintf(why, sizeof(why), "%s", text);
+	for (char *p = why; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = ' ';
+	problem(f, FLEET_DISCONNECTED, why);
+}
+
+/* True the first time an incident of its origin is seen (QoS 1 may deliver twice). */
+static bool first_time(struct fleet *f, const struct proto_fleet_alert *a)
+{
+	struct seen_origin *o = NULL, *oldest = &f->seen[0];
+	uint64_t seq;
+
+	if (proto_fleet_incident_parse(a->incident, NULL, 0, &seq) < 0)
+		return false;
+	for (size_t i = 0; i < SEEN_ORIGINS && !o; i++) {
+		if (strcmp(f->seen[i].host, a->host) == 0)
+			o = &f->seen[i];
+		else if (f->seen[i].used < oldest->used)
+			oldest = &f->seen[i];
+	}
+	if (!o) {
+		o = oldest;
+		memset(o, 0, sizeof(*o));
+		snprintf(o->host, sizeof(o->host), "%s", a->host);
+	}
+	o->used = ++f->seen_clock;
+	/* Another boot of the origin numbers its incidents again. */
+	if (strcmp(o->boot_id, a->boot_id) != 0) {
+		memset(o->seq, 0, sizeof(o->seq));
+		snprintf(o->boot_id, sizeof(o->boot_id), "%s", a->boot_id);
+	}
+	for (size_t i = 0; i < SEEN_PER_ORIGIN; i++)
+		if (o->seq[i] == seq)
 			return false;
-	snprintf(f->seen[f->seen_next], sizeof(f->seen[0]), "%s", incident);
-	f->seen_next = (f->seen_next + 1) % SEEN_INCIDENTS;
+	o->seq[o->next] = seq;
+	o->next = (o->next + 1) % SEEN_PER_ORIGIN;
 	return true;
 }
 
@@ -154,18 +291,34 @@ static bool topic_parts(const struct fleet *f, const char *topic, char *kind, si
 		return false;
 	k = topic + plen + glen + 2;
 	h = strchr(k, '/');
-	if (!h || strchr(h + 1, '/'))
+	if (!h || strchr(h + 1, '/') || (size_t)(h - k) >= ksize || strlen(h + 1) >= hsize)
 		return false;
 	snprintf(kind, ksize, "%.*s", (int)(h - k), k);
 	snprintf(host, hsize, "%s", h + 1);
 	return true;
 }
 
+/* The alert's age by this host's clock: negative from the future (clocks apart). */
+static int64_t age_ns(const struct proto_fleet_alert *a)
+{
+	return (int64_t)(realtime_ns() - a->end_realtime_ns);
+}
+
+static void unanswered(struct fleet *f, struct fleet_note *n, const char *status,
+		       const char *budget)
+{
+	n->kind = FLEET_UNANSWERED;
+	snprintf(n->detail, sizeof(n->detail), "%s", status);
+	snprintf(n->budget, sizeof(n->budget), "%s", budget);
+	note(f, n);
+}
+
 static void on_alert(struct fleet *f, const struct mosquitto_message *m, const char *host,
 		     uint64_t received)
 {
+	char why[160], origin[PROTO_FLEET_NAME_MAX + 1];
 	struct fleet_note *n;
-	char why[160];
+	int64_t age;
 
 	n = note_new(FLEET_PEER_ALERT, NULL);
 	if (!n)
@@ -175,18 +328,28 @@ static void on_alert(struct fleet *f, const struct mosquitto_message *m, const c
 		count(f, &f->st.malformed);
 	} else if (strcmp(n->alert.group, f->group) != 0) {
 		count(f, &f->st.foreign);
-	} else if (strcmp(n->alert.host, host) != 0) {
-		count(f, &f->st.mismatch); /* a host may only speak for itself */
+	} else if (strcmp(n->alert.host, host) != 0 ||
+		   proto_fleet_incident_parse(n->alert.incident, origin, sizeof(origin), NULL) <
+			   0 ||
+		   strcmp(origin, host) != 0) {
+		count(f, &f->st.mismatch); /* a host may only speak for itself and its incidents */
 	} else if (strcmp(host, f->host) == 0) {
 		free(n); /* our own, back from the broker */
 		return;
 	} else if (!f->record_peers) {
 		free(n); /* fleet.record_peers = false: this host only publishes */
 		return;
-	} else if (!first_time(f, n->alert.incident)) {
+	} else if (!first_time(f, &n->alert)) {
 		count(f, &f->st.duplicate);
+	} else if ((age = age_ns(&n->alert)) > (int64_t)f->max_age_ns ||
+		   -age > (int64_t)f->max_age_ns) {
+		count(f, &f->st.stale); /* held by a broker, or clocks apart: never recorded */
+		unanswered(f, n, PROTO_FLEET_STALE, "");
+		return;
 	} else if (f->alert(&n->alert, received, f->userdata) < 0) {
 		count(f, &f->st.busy);
+		unanswered(f, n, PROTO_FLEET_REFUSED, PROTO_FLEET_BUDGET_QUEUE);
+		return;
 	} else {
 		note(f, n);
 		return;
@@ -194,26 +357,13 @@ static void on_alert(struct fleet *f, const struct mosquitto_message *m, const c
 	free(n);
 }
 
-static void on_message(struct mosquitto *mosq, void *userdata, const struct mosquitto_message *m)
+static void on_result(struct fleet *f, const struct mosquitto_message *m, const char *host)
 {
-	struct fleet *f = userdata;
-	char kind[PROTO_FLEET_NAME_MAX + 1], host[PROTO_FLEET_NAME_MAX + 1], why[160];
-	uint64_t received = now_ns();
-	struct fleet_note *n;
+	struct fleet_note *n = note_new(FLEET_RESULT, NULL);
+	char why[160];
 
-	count(f, &f->st.received);
-	if (!m->topic || !topic_parts(f, m->topic, kind, sizeof(kind), host, sizeof(host))) {
-		count(f, &f->st.foreign);
+	if (!n)
 		return;
-	}
-	if (strcmp(kind, PROTO_FLEET_TOPIC_ALERT) == 0) {
-		on_alert(f, m, host, received);
-		return;
-	}
-	if (strcmp(kind, PROTO_FLEET_TOPIC_RESULT) != 0 || !(n = note_new(FLEET_RESULT, NULL))) {
-		count(f, &f->st.foreign);
-		return;
-	}
 	if (proto_fleet_result_parse(m->payload, (size_t)m->payloadlen, &n->result, why,
 				     sizeof(why)) < 0)
 		count(f, &f->st.malformed);
@@ -226,6 +376,59 @@ static void on_message(struct mosquitto *mosq, void *userdata, const struct mosq
 		return;
 	}
 	free(n);
+}
+
+static void on_presence(struct fleet *f, const struct mosquitto_message *m, const char *host)
+{
+	struct fleet_note *n = note_new(FLEET_PRESENCE, NULL);
+	char why[160];
+
+	if (!n)
+		return;
+	if (m->payloadlen == 0) {
+		free(n); /* a retained presence cleared */
+		return;
+	}
+	if (proto_fleet_presence_parse(m->payload, (size_t)m->payloadlen, &n->presence, why,
+				       sizeof(why)) < 0)
+		count(f, &f->st.malformed);
+	else if (strcmp(n->presence.group, f->group) != 0)
+		count(f, &f->st.foreign);
+	else if (strcmp(n->presence.host, host) != 0)
+		count(f, &f->st.mismatch);
+	else if (strcmp(host, f->host) != 0) {
+		note(f, n);
+		return;
+	}
+	free(n);
+}
+
+static void on_message(struct mosquitto *mosq, void *userdata, const struct mosquitto_message *m)
+{
+	struct fleet *f = userdata;
+	char kind[PROTO_FLEET_NAME_MAX + 1], host[PROTO_FLEET_NAME_MAX + 1];
+	uint64_t received = now_ns();
+
+	(void)mosq;
+	count(f, &f->st.received);
+	/* Refused before any parsing: the broker's message_size_limit should stop it first. */
+	if (m->payloadlen < 0 || m->payloadlen > PROTO_FLEET_MAX) {
+		count(f, &f->st.malformed);
+		return;
+	}
+	if (!m->topic || !topic_parts(f, m->topic, kind, sizeof(kind), host, sizeof(host)) ||
+	    !proto_fleet_name_valid(host)) {
+		count(f, &f->st.foreign);
+		return;
+	}
+	if (strcmp(kind, PROTO_FLEET_TOPIC_ALERT) == 0)
+		on_alert(f, m, host, received);
+	else if (strcmp(kind, PROTO_FLEET_TOPIC_RESULT) == 0)
+		on_result(f, m, host);
+	else if (strcmp(kind, PROTO_FLEET_TOPIC_PRESENCE) == 0)
+		on_presence(f, m, host);
+	else
+		count(f, &f->st.foreign);
 }
 
 /* The first line of the password file: the file is the secret, never the configuration. */
@@ -279,6 +482,23 @@ static int resolve_host(const struct conf_fleet *c, char *host, size_t size)
 	return 0;
 }
 
+/* Retained, so that every member learns that this host went away without a word. */
+static int set_will(struct fleet *f)
+{
+	char topic[TOPIC_MAX], *text = NULL;
+	int r;
+
+	if (proto_fleet_topic(topic, sizeof(topic), f->prefix, f->group, PROTO_FLEET_TOPIC_PRESENCE,
+			      f->host) < 0 ||
+	    presence_text(f, PROTO_FLEET_OFFLINE, &text) < 0)
+		return -ENOMEM;
+	r = mq->will_set(f->mosq, topic, (int)strlen(text), text, 1, true);
+	free(text);
+	if (r != MOSQ_ERR_SUCCESS)
+		return log_warnx("fleet: cannot set the last will: %s", mq->strerror(r)), -EINVAL;
+	return 0;
+}
+
 static int setup_mosquitto(struct fleet *f, const struct conf_fleet *c)
 {
 	char id[PROTO_FLEET_NAME_MAX + 16];
@@ -288,9 +508,13 @@ static int setup_mosquitto(struct fleet *f, const struct conf_fleet *c)
 	f->mosq = mq->new_client(id, true, f);
 	if (!f->mosq)
 		return -errno ?: -ENOMEM;
+	/* v5: message expiry, so that a broker never delivers a request past its bound. */
+	mq->int_option(f->mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
 	mq->connect_callback_set(f->mosq, on_connect);
 	mq->disconnect_callback_set(f->mosq, on_disconnect);
 	mq->message_callback_set(f->mosq, on_message);
+	mq->subscribe_callback_set(f->mosq, on_subscribe);
+	mq->log_callback_set(f->mosq, on_log);
 	mq->reconnect_delay_set(f->mosq, RECONNECT_MIN_SEC, RECONNECT_MAX_SEC, true);
 	if (c->username[0] || f->password) {
 		r = mq->username_pw_set(f->mosq, c->username[0] ? c->username : NULL, f->password);
@@ -307,7 +531,7 @@ static int setup_mosquitto(struct fleet *f, const struct conf_fleet *c)
 			return -EINVAL;
 		}
 	}
-	return 0;
+	return set_will(f);
 }
 
 int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct fleet **ret)
@@ -323,6 +547,8 @@ int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct
 	f->alert = fn;
 	f->userdata = userdata;
 	f->record_peers = c->record_peers;
+	f->max_age_ns = c->max_age_ns;
+	f->since_ns = realtime_ns();
 	f->tail = &f->head;
 	f->note_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	r = pthread_mutex_init(&f->lock, NULL);
@@ -412,45 +638,60 @@ void fleet_note_free(struct fleet_note *n)
 	}
 }
 
-static int publish(struct fleet *f, const char *kind, char *text)
+static int publish(struct fleet *f, const char *kind, char *text, uint64_t ttl_ns)
 {
+	mosquitto_property *props = NULL;
 	char topic[TOPIC_MAX];
+	bool connected;
 	int r;
 
 	if (!text)
 		return -ENOMEM;
+	pthread_mutex_lock(&f->lock);
+	connected = f->st.connected;
+	pthread_mutex_unlock(&f->lock);
 	r = proto_fleet_topic(topic, sizeof(topic), f->prefix, f->group, kind, f->host);
-	if (r == 0)
-		r = mq->publish(f->mosq, NULL, topic, (int)strlen(text), text, 1, false);
+	if (r == 0 && !connected) {
+		r = MOSQ_ERR_NO_CONN; /* libmosquitto would queue it for the next connection */
+	} else if (r == 0) {
+		/* Whole seconds, rounded up: the broker drops it once that has passed. */
+		uint32_t expiry = ttl_ns ? (uint32_t)((ttl_ns + 999999999) / 1000000000) : 0;
+
+		if (expiry)
+			r = mq->property_add_int32(&props, MQTT_PROP_MESSAGE_EXPIRY_INTERVAL,
+						   expiry);
+		if (r == MOSQ_ERR_SUCCESS)
+			r = mq->publish_v5(f->mosq, NULL, topic, (int)strlen(text), text, 1, false,
+					   props);
+		mq->property_free_all(&props);
+	}
 	free(text);
 	count(f, r == MOSQ_ERR_SUCCESS ? &f->st.published : &f->st.publish_failed);
 	return r == MOSQ_ERR_SUCCESS ? 0 : r == MOSQ_ERR_NO_CONN ? -ENOTCONN : -EIO;
 }
 
-int fleet_publish_alert(struct fleet *f, struct proto_fleet_alert *a)
+int fleet_publish_alert(struct fleet *f, struct proto_fleet_alert *a, uint64_t ttl_ns)
 {
 	char *text = NULL;
 
 	snprintf(a->host, sizeof(a->host), "%s", f->host);
 	snprintf(a->group, sizeof(a->group), "%s", f->group);
 	snprintf(a->boot_id, sizeof(a->boot_id), "%s", f->boot_id);
+	a->sent_realtime_ns = realtime_ns();
 	if (proto_fleet_alert_new(a, &text) < 0)
 		return -ENOMEM;
-	return publish(f, PROTO_FLEET_TOPIC_ALERT, text);
+	return publish(f, PROTO_FLEET_TOPIC_ALERT, text, ttl_ns);
 }
 
-int fleet_publish_result(struct fleet *f, const char *incident, const char *status)
+int fleet_publish_result(struct fleet *f, struct proto_fleet_result *res)
 {
-	struct proto_fleet_result res = {0};
 	char *text = NULL;
 
-	snprintf(res.host, sizeof(res.host), "%s", f->host);
-	snprintf(res.group, sizeof(res.group), "%s", f->group);
-	snprintf(res.incident, sizeof(res.incident), "%s", incident);
-	snprintf(res.status, sizeof(res.status), "%s", status);
-	if (proto_fleet_result_new(&res, &text) < 0)
+	snprintf(res->host, sizeof(res->host), "%s", f->host);
+	snprintf(res->group, sizeof(res->group), "%s", f->group);
+	if (proto_fleet_result_new(res, &text) < 0)
 		return -ENOMEM;
-	return publish(f, PROTO_FLEET_TOPIC_RESULT, text);
+	return publish(f, PROTO_FLEET_TOPIC_RESULT, text, 0);
 }
 
 void fleet_status(struct fleet *f, struct fleet_status *st)
@@ -487,6 +728,8 @@ void fleet_free(struct fleet *f)
 			pthread_mutex_lock(&f->lock);
 			f->stopping = true;
 			pthread_mutex_unlock(&f->lock);
+			/* Before the DISCONNECT, in order: a clean stop sends no last will. */
+			publish_presence(f, PROTO_FLEET_OFFLINE);
 			/*
 			 * Connected, the MQTT thread sends the DISCONNECT, tells on_disconnect()
 			 * and ends by itself: joined, not cancelled. A cancel can catch it between

@@ -23,29 +23,38 @@ typedef int (*fleet_alert_fn)(const struct proto_fleet_alert *a, uint64_t receiv
 
 enum fleet_note_kind {
 	FLEET_CONNECTED,    /* detail: the broker */
-	FLEET_DISCONNECTED, /* detail: why */
-	FLEET_RESULT,	    /* result: what a peer did for an incident */
+	FLEET_DISCONNECTED, /* detail: why; said once per distinct reason, not per retry */
+	FLEET_ERROR,	    /* detail: connected, but the broker refused the subscription */
+	FLEET_RESULT,	    /* result: what a peer did for incidents */
 	FLEET_PEER_ALERT,   /* alert: a peer's alert that was queued for recording */
+	FLEET_UNANSWERED,   /* alert, detail (a status), budget: a peer's alert not recorded */
+	FLEET_PRESENCE,	    /* presence: a member came or went */
 };
 
 struct fleet_note {
 	struct fleet_note *next;
 	enum fleet_note_kind kind;
 	char detail[160];
-	struct proto_fleet_result result;
-	struct proto_fleet_alert alert;
+	char budget[16];
+	union {
+		struct proto_fleet_result result;
+		struct proto_fleet_alert alert;
+		struct proto_fleet_presence presence;
+	};
 };
 
 struct fleet_status {
 	bool connected;
+	bool subscribed; /* the broker granted the group's subscription */
 	char broker[256];
 	char host[PROTO_FLEET_NAME_MAX + 1];
 	char group[PROTO_FLEET_NAME_MAX + 1];
 	char detail[160]; /* the last connection problem, "" if none */
 	uint64_t published, publish_failed, received, reconnects;
-	/* dropped: malformed or oversized, another group, host not the topic's, duplicates
-	 * of an incident (QoS 1 redelivery), not queued (the waiter's queue was full) */
-	uint64_t malformed, foreign, mismatch, duplicate, busy;
+	/* dropped: malformed or oversized, another group, host not the topic's (or an incident
+	 * not its own), duplicates of an incident (QoS 1 redelivery), not queued (the waiter's
+	 * queue was full), stale (older than fleet.max_age) */
+	uint64_t malformed, foreign, mismatch, duplicate, busy, stale;
 };
 
 struct fleet;
@@ -59,9 +68,12 @@ const char *fleet_host(const struct fleet *f);
 int fleet_eventfd(const struct fleet *f);
 struct fleet_note *fleet_take(struct fleet *f);
 void fleet_note_free(struct fleet_note *n);
-/* Publishes (QoS 1) without waiting: host, group and boot id are filled in here. */
-int fleet_publish_alert(struct fleet *f, struct proto_fleet_alert *a);
-int fleet_publish_result(struct fleet *f, const char *incident, const char *status);
+/* Publishes (QoS 1, MQTT v5) without waiting, to expire at the broker after ttl_ns: host,
+ * group, boot id and the time sent are filled in here. -ENOTCONN while not connected:
+ * nothing is queued then, for a request must not be delivered late (the caller retries). */
+int fleet_publish_alert(struct fleet *f, struct proto_fleet_alert *a, uint64_t ttl_ns);
+/* Host and group are filled in here. */
+int fleet_publish_result(struct fleet *f, struct proto_fleet_result *res);
 void fleet_status(struct fleet *f, struct fleet_status *st);
 void fleet_free(struct fleet *f);
 

@@ -37,6 +37,14 @@ static const struct {
 	SYM(publish, mosquitto_publish),
 	SYM(strerror, mosquitto_strerror),
 	SYM(connack_string, mosquitto_connack_string),
+	SYM(reason_string, mosquitto_reason_string),
+	SYM(int_option, mosquitto_int_option),
+	SYM(publish_v5, mosquitto_publish_v5),
+	SYM(will_set, mosquitto_will_set),
+	SYM(subscribe_callback_set, mosquitto_subscribe_callback_set),
+	SYM(log_callback_set, mosquitto_log_callback_set),
+	SYM(property_add_int32, mosquitto_property_add_int32),
+	SYM(property_free_all, mosquitto_property_free_all),
 };
 
 const struct mqtt_lib *mqtt_lib_open(char *why, size_t whylen)

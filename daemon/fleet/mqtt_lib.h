@@ -35,6 +35,14 @@ struct mqtt_lib {
 	__typeof__(mosquitto_publish) *publish;
 	__typeof__(mosquitto_strerror) *strerror;
 	__typeof__(mosquitto_connack_string) *connack_string;
+	__typeof__(mosquitto_reason_string) *reason_string;
+	__typeof__(mosquitto_int_option) *int_option;
+	__typeof__(mosquitto_publish_v5) *publish_v5;
+	__typeof__(mosquitto_will_set) *will_set;
+	__typeof__(mosquitto_subscribe_callback_set) *subscribe_callback_set;
+	__typeof__(mosquitto_log_callback_set) *log_callback_set;
+	__typeof__(mosquitto_property_add_int32) *property_add_int32;
+	__typeof__(mosquitto_property_free_all) *property_free_all;
 };
 
 /*

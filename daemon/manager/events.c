@@ -195,9 +195,11 @@ static void on_suppressed(struct manager *m, const struct cause *first, size_t n
 	char tracker[LATENCY_TRACKER_NAME_LEN + 1];
 
 	cause_tracker(first, tracker);
+	/* A peer's: said with the window's other refusals, in one line (answers.c). */
 	if (first->kind == CAUSE_PEER)
 		manager_fleet_refused(m, first);
-	log_cause(LOG_INFO, first, 0, "suppressed by the rate limit");
+	else
+		log_cause(LOG_INFO, first, 0, "suppressed by the rate limit");
 	if (n > 1)
 		log_info("%zu more alerts from tracker %s suppressed by the rate limit", n - 1,
 			 tracker);

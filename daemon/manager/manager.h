@@ -42,6 +42,7 @@ struct manager {
 	struct recorder *recorder;
 	struct fleet *fleet;	      /* fleet.enabled, with the recorder */
 	sd_event_source *fleet_notes; /* what the fleet's MQTT thread has for the main loop */
+	struct fleet_state *fleet_state; /* members, outbox, answers (fleet_state.h) */
 	bool memory_locked;
 	/* The last history measured (status.history.measured), NULL before the first one. */
 	struct json_object *last_history;
@@ -76,8 +77,10 @@ int manager_start_fleet(struct manager *m);
 void manager_fleet_publish(struct manager *m, const char *incident, const struct cause *c);
 /* A snapshot was recorded: its result (recorded, failed) is published. */
 void manager_fleet_snapshot(struct manager *m, const struct recorder_snapshot *s);
-/* The peer bucket refused a peer's alert. */
+/* A budget refused a peer's alert (cause->peer.refused_by says which). */
 void manager_fleet_refused(struct manager *m, const struct cause *c);
+/* The other members online, as their presences say. */
+size_t manager_fleet_members_online(struct manager *m);
 void manager_stop_fleet(struct manager *m);
 /* watchdog.c: pings the systemd watchdog, if there is one, while the waiter is not stuck. */
 int manager_watchdog_start(struct manager *m);

@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The fleet in the manager: a peer's alert goes from the MQTT thread straight to the
- * recorder's queue (it records at once, under its peer bucket); a local snapshot is
- * published as an incident; what each host did for an incident (recorded, refused by its
- * peer bucket, failed) is published by it and kept by all in the catalog's incidents. A
- * local alert is published as the waiter starts its record (RECORDER_ADMITTED), so that
- * the peers do not wait for that record to end. A peer-triggered record is never published
- * again: no storms, no loops.
+ * recorder's queue (it records at once, under its origin's and the total bucket); a local
+ * snapshot is published as an incident, whose members are the hosts online then; what each
+ * host did for an incident (recorded to the collector, locally only, refused, failed,
+ * stale) is published by it and kept by all in the catalog's incidents. A local alert is
+ * published as the waiter starts its record (RECORDER_ADMITTED), so that the peers do not
+ * wait for that record to end. A peer-triggered record is never published again: no
+ * storms, no loops. fleet_state.h says where the rest is.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <json-c/json.h>
 
+#include "fleet_state.h"
 #include "log.h"
 #include "manager.h"
 
@@ -26,12 +29,45 @@ static int on_peer_alert(const struct proto_fleet_alert *a, uint64_t received_ns
 	return recorder_peer(m->recorder, a, received_ns);
 }
 
-static void note_incident(struct manager *m, const char *incident, const char *host,
-			  const char *status)
+void fleet_note_incident(struct manager *m, const char *incident, const char *host,
+			 const char *status, const char *detail)
 {
-	if (catalog_incident_note(m->catalog, incident, host, status, (uint64_t)time(NULL)) < 0)
+	if (!m->catalog || catalog_incident_note(m->catalog, incident, host, status, detail,
+						 (uint64_t)time(NULL)) < 0)
 		return;
 	manager_catalog_changed(m);
+}
+
+/* The incident's members, as this host sees them now: the origin, itself, those online. */
+static void open_incident(struct manager *m, const char *incident, const char *origin)
+{
+	const char **hosts = calloc(MEMBERS_MAX + 2, sizeof(*hosts));
+	size_t n;
+
+	if (!hosts || !m->catalog) {
+		free(hosts);
+		return;
+	}
+	n = members_now(m, hosts, MEMBERS_MAX + 1);
+	hosts[n++] = origin;
+	if (catalog_incident_members(m->catalog, incident, hosts, n, (uint64_t)time(NULL)) == 0)
+		manager_catalog_changed(m);
+	free(hosts);
+}
+
+static void on_result(struct manager *m, const struct proto_fleet_result *res)
+{
+	const char *detail = res->status[0] == 'l' ? res->path
+			     : res->budget[0]	   ? res->budget
+						   : res->reason;
+
+	for (size_t i = 0; i < res->n; i++) {
+		fleet_note_incident(m, res->incidents[i], res->host, res->status, detail);
+		answers_result_noted(m, res->incidents[i]);
+	}
+	if (res->count > res->n)
+		log_info("fleet: %s says %" PRIu64 " more incident(s) were %s", res->host,
+			 res->count - res->n, res->status);
 }
 
 static void broadcast_fleet(struct manager *m, const char *what, const char *detail)
@@ -70,6 +106,7 @@ static int on_notes(sd_event_source *s, int fd, uint32_t revents, void *userdata
 			log_info("fleet: connected to %s as %s, group %s", n->detail,
 				 fleet_host(m->fleet), m->conf->fleet.group);
 			broadcast_fleet(m, "connected", n->detail);
+			outbox_flush(m);
 			break;
 		case FLEET_DISCONNECTED:
 			log_warnx("fleet: not connected to %s (%s): local detection goes on, "
@@ -77,11 +114,23 @@ static int on_notes(sd_event_source *s, int fd, uint32_t revents, void *userdata
 				  m->conf->fleet.broker, n->detail);
 			broadcast_fleet(m, "disconnected", n->detail);
 			break;
+		case FLEET_ERROR:
+			log_warnx("fleet: %s", n->detail);
+			broadcast_fleet(m, "error", n->detail);
+			break;
 		case FLEET_RESULT:
-			note_incident(m, n->result.incident, n->result.host, n->result.status);
+			on_result(m, &n->result);
 			break;
 		case FLEET_PEER_ALERT:
+			open_incident(m, n->alert.incident, n->alert.host);
 			on_peer_noted(m, &n->alert);
+			break;
+		case FLEET_UNANSWERED:
+			open_incident(m, n->alert.incident, n->alert.host);
+			answers_add(m, &n->alert, n->detail, n->budget);
+			break;
+		case FLEET_PRESENCE:
+			members_update(m, &n->presence);
 			break;
 		}
 	}
@@ -96,6 +145,9 @@ int manager_start_fleet(struct manager *m)
 
 	if (!c->fleet.enabled || !m->recorder)
 		return 0;
+	m->fleet_state = calloc(1, sizeof(*m->fleet_state));
+	if (!m->fleet_state)
+		return -ENOMEM;
 	r = fleet_new(c, on_peer_alert, m, &m->fleet);
 	if (r < 0)
 		return log_warn_errno(r, "fleet: cannot set up the MQTT client for %s",
@@ -143,46 +195,55 @@ static void alert_of(const struct cause *c, struct proto_fleet_alert *a)
 void manager_fleet_publish(struct manager *m, const char *incident, const struct cause *c)
 {
 	struct proto_fleet_alert a = {0};
-	int r;
 
 	if (!m->fleet || !incident[0])
 		return;
 	alert_of(c, &a);
 	snprintf(a.incident, sizeof(a.incident), "%s", incident);
-	r = fleet_publish_alert(m->fleet, &a);
-	if (r < 0)
-		log_warnx("fleet: incident %s not published: %s", incident,
-			  r == -ENOTCONN ? "not connected to the broker" : strerror(-r));
+	open_incident(m, incident, fleet_host(m->fleet));
+	answers_watch(m, incident);
+	outbox_publish(m, &a);
 }
 
 void manager_fleet_snapshot(struct manager *m, const struct recorder_snapshot *s)
 {
-	const char *status = s->error < 0 ? PROTO_FLEET_FAILED : PROTO_FLEET_RECORDED;
+	struct proto_fleet_result res = {.n = 1, .count = 1};
 
 	if (!m->fleet || !s->incident)
 		return;
-	note_incident(m, s->incident, fleet_host(m->fleet), status);
+	/* Where it is: on the collector, or on this host's disk only (a relayd that failed). */
+	if (s->error < 0) {
+		snprintf(res.status, sizeof(res.status), "%s", PROTO_FLEET_FAILED);
+		snprintf(res.reason, sizeof(res.reason), "%s", flight_strerror(s->error));
+	} else if (s->rec->to_relayd) {
+		snprintf(res.status, sizeof(res.status), "%s", PROTO_FLEET_RECORDED);
+	} else {
+		snprintf(res.status, sizeof(res.status), "%s", PROTO_FLEET_LOCAL);
+		snprintf(res.path, sizeof(res.path), "%s",
+			 s->path && proto_fleet_text_valid(s->path) ? s->path : "");
+	}
+	snprintf(res.incidents[0], sizeof(res.incidents[0]), "%s", s->incident);
+	fleet_note_incident(m, s->incident, fleet_host(m->fleet), res.status,
+			    res.path[0] ? res.path : res.reason);
+	answers_result_noted(m, s->incident);
 	/* The origin's too: every host's incidents then list every host that recorded. */
 	if (s->causes[0].kind == CAUSE_PEER || m->conf->fleet.publish)
-		fleet_publish_result(m->fleet, s->incident, status);
+		fleet_publish_result(m->fleet, &res);
 }
 
 void manager_fleet_refused(struct manager *m, const struct cause *c)
 {
-	const char *incident = c->peer.alert.incident;
-
 	if (!m->fleet)
 		return;
-	log_info("fleet: incident %s from %s refused by the peer bucket (fleet.peer_rate)",
-		 incident, c->peer.alert.host);
-	note_incident(m, incident, fleet_host(m->fleet), PROTO_FLEET_REFUSED);
-	fleet_publish_result(m->fleet, incident, PROTO_FLEET_REFUSED);
+	answers_add(m, &c->peer.alert, PROTO_FLEET_REFUSED,
+		    c->peer.refused_by ? c->peer.refused_by : PROTO_FLEET_BUDGET_ORIGIN);
 }
 
 void manager_stop_fleet(struct manager *m)
 {
 	sd_event_source_disable_unref(m->fleet_notes);
 	m->fleet_notes = NULL;
+	fleet_state_free(m);  /* the window's refusals said while the client can still */
 	fleet_free(m->fleet); /* stops the MQTT thread: nothing calls the recorder after */
 	m->fleet = NULL;
 }

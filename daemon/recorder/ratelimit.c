@@ -104,7 +104,12 @@ int limits_configure(struct limits *l, const struct conf *c, uint64_t now)
 		set(&t[i].b, old != NULL, cb->rate, cb->burst, now);
 	}
 	set(&l->global, l->configured, c->ratelimit.rate, (double)c->ratelimit.burst, now);
-	set(&l->peer, l->configured, c->fleet.peer_rate, (double)c->fleet.peer_burst, now);
+	set(&l->peer, l->configured, c->fleet.total_rate, (double)c->fleet.total_burst, now);
+	l->origin_rate = c->fleet.peer_rate;
+	l->origin_burst = (double)c->fleet.peer_burst;
+	for (size_t i = 0; i < LIMITS_ORIGINS; i++)
+		if (l->origins[i].host[0])
+			bucket_configure(&l->origins[i].b, l->origin_rate, l->origin_burst, now);
 	l->configured = true;
 	free(l->trackers);
 	l->trackers = t;
@@ -118,15 +123,46 @@ bool limits_allow(struct limits *l, const struct cause *c, uint64_t now)
 	struct bucket *b[2];
 	unsigned n = 0;
 
-	if (c->kind == CAUSE_PEER) {
-		b[n++] = &l->peer;
-		return buckets_take_all(b, n, now);
-	}
+	if (c->kind == CAUSE_PEER)
+		return limits_allow_peer(l, c, now) == NULL;
 	cause_tracker(c, tracker);
 	b[n++] = &l->global;
 	if ((b[n] = tracker_bucket(l, tracker)))
 		n++;
 	return buckets_take_all(b, n, now);
+}
+
+static struct bucket *origin_bucket(struct limits *l, const char *host, uint64_t now)
+{
+	struct origin_bucket *o = NULL, *oldest = &l->origins[0];
+
+	for (size_t i = 0; i < LIMITS_ORIGINS && !o; i++) {
+		if (strcmp(l->origins[i].host, host) == 0)
+			o = &l->origins[i];
+		else if (l->origins[i].used_ns < oldest->used_ns)
+			oldest = &l->origins[i];
+	}
+	if (!o) {
+		o = oldest;
+		snprintf(o->host, sizeof(o->host), "%s", host);
+		bucket_init(&o->b, l->origin_rate, l->origin_burst, now);
+	}
+	o->used_ns = now;
+	return &o->b;
+}
+
+const char *limits_allow_peer(struct limits *l, const struct cause *c, uint64_t now)
+{
+	struct bucket *origin = origin_bucket(l, c->peer.alert.host, now);
+
+	/* The origin's own budget first: a noisy origin is refused by its own, not the total. */
+	if (!bucket_would_allow(origin, now))
+		return PROTO_FLEET_BUDGET_ORIGIN;
+	if (!bucket_would_allow(&l->peer, now))
+		return PROTO_FLEET_BUDGET_TOTAL;
+	bucket_take(origin);
+	bucket_take(&l->peer);
+	return NULL;
 }
 
 double limits_tokens(struct bucket *b, uint64_t now)

@@ -29,9 +29,10 @@ bool buckets_take_all(struct bucket *const *buckets, unsigned n, uint64_t now_ns
 
 /*
  * The waiter's limits: an alert needs a token from the global bucket and from its tracker's
- * bucket (ratelimit.trackers) if it has one; a fleet peer's alert needs one from the peer
- * bucket only (fleet.peer_rate), so that a noisy peer never takes the local alerts' tokens.
- * Not thread-safe: the waiter holds its lock.
+ * bucket (ratelimit.trackers) if it has one; a fleet peer's alert needs one from its
+ * origin's bucket (fleet.peer_rate) and one from the bucket of all origins together
+ * (fleet.total_rate), never the local alerts' tokens: a noisy peer takes neither the local
+ * alerts' turn nor a quiet peer's. Not thread-safe: the waiter holds its lock.
  */
 #include "cause.h"
 #include "conf.h"
@@ -41,8 +42,21 @@ struct tracker_bucket {
 	struct bucket b;
 };
 
+/* Origins with a bucket of their own; past this many the least recently heard is forgotten
+ * (it comes back with a full bucket: forging origins takes a broker that lets anyone speak
+ * for anyone, which the README's ACL forbids). */
+#define LIMITS_ORIGINS 128
+
+struct origin_bucket {
+	char host[PROTO_FLEET_NAME_MAX + 1];
+	struct bucket b;
+	uint64_t used_ns;
+};
+
 struct limits {
-	struct bucket global, peer;
+	struct bucket global, peer; /* peer: all origins together (fleet.total_rate) */
+	struct origin_bucket origins[LIMITS_ORIGINS];
+	double origin_rate, origin_burst;
 	bool configured; /* the first configuration fills the buckets */
 	struct tracker_bucket *trackers;
 	size_t n_trackers;
@@ -51,6 +65,9 @@ struct limits {
 /* Tokens earned so far are kept across a reconfiguration; -ENOMEM leaves l as it was. */
 int limits_configure(struct limits *l, const struct conf *c, uint64_t now_ns);
 bool limits_allow(struct limits *l, const struct cause *c, uint64_t now_ns);
+/* A peer's cause: NULL when allowed (its tokens taken), else the budget that refused it
+ * (PROTO_FLEET_BUDGET_ORIGIN, PROTO_FLEET_BUDGET_TOTAL). */
+const char *limits_allow_peer(struct limits *l, const struct cause *c, uint64_t now_ns);
 /* tokens: -1 for an unlimited bucket. */
 double limits_tokens(struct bucket *b, uint64_t now_ns);
 void limits_done(struct limits *l);

@@ -664,7 +664,12 @@ static void take_requests(struct waiter *w, uint64_t wakeup)
 			c.manual.time_ns = wakeup;
 		else
 			c.peer.time_ns = wakeup;
-		if (allow(w, &c, now_ns()))
+		if (c.kind == CAUSE_PEER) {
+			pthread_mutex_lock(&w->lock);
+			c.peer.refused_by = limits_allow_peer(&w->limits, &c, now_ns());
+			pthread_mutex_unlock(&w->lock);
+		}
+		if (c.kind == CAUSE_PEER ? !c.peer.refused_by : allow(w, &c, now_ns()))
 			snapshot(w, &c, wakeup);
 		else
 			suppress(w, &c);

@@ -29,7 +29,11 @@ for n in h1 h2 h3 h4; do
 done
 jst h1 '.fleet.host == "h1" and .fleet.group == "lab" and (.fleet.broker | startswith("mqtt://127.0.0.1:"))' ||
 	fail "h1's fleet status: $(ctl h1 --json status | jq -c .fleet)"
-pass "four hosts recording, connected to the broker"
+# Members from their retained presences: h2 and h3 for h1, h4 alone in its group.
+wait_for 100 jst h1 '.fleet.subscribed and .fleet.members_online == 2' ||
+	fail "h1 does not see h2 and h3 as members: $(ctl h1 --json status | jq -c .fleet)"
+wait_for 100 jst h4 '.fleet.members_online == 0' || fail "h4 sees members of another group"
+pass "four hosts recording, connected to the broker, each seeing its group's members"
 sleep 1 # some history in every buffer
 
 # One alert on h1: one incident, a snapshot of h1, h2, h3 in relayd's tree; none of h4.
@@ -52,6 +56,8 @@ ctl h2 --json list-snapshots --incident h1-1 |
 	fail "h2's snapshot of h1-1: $(ctl h2 --json list-snapshots --incident h1-1)"
 wait_for 300 jinc h1 '.incidents[0].incident == "h1-1" and (.incidents[0].recorded | sort) == ["h1","h2","h3"]' ||
 	fail "h1's incidents: $(ctl h1 --json incidents)"
+jinc h1 '.incidents[0].members == ["h1","h2","h3"] and .incidents[0].pending == [] and .incidents[0].local == []' ||
+	fail "h1-1's members and answers: $(ctl h1 --json incidents | jq -c '.incidents[0]')"
 ctl h1 incidents >"$T/out" || fail "latencyctl incidents"
 grep -q "h1-1" "$T/out" && grep -q "h1, h2, h3" "$T/out" || fail "incidents (text): $(cat "$T/out")"
 pass "an alert on h1: incident h1-1 recorded by h1, h2 and h3 (in relayd's tree), not by h4"
@@ -86,11 +92,18 @@ before=$(ctl h3 --json list-snapshots | jq '.matched')
 # Manual records: each is a snapshot and an incident of its own (alerts that arrive during a
 # record join it, and a loaded machine makes records long).
 for i in 1 2 3 4 5 6; do ctl h1 -t 60 record --reason "flood $i" >/dev/null || fail "record on h1"; done
-wait_for 300 jinc h1 '[.incidents[] | select(.refused == ["h3"])] | length >= 3' ||
+wait_for 300 jinc h1 '[.incidents[] | select(.refused == ["h3"] and .details.h3 == "origin")] | length >= 3' ||
 	fail "h3 refused too few: $(ctl h1 --json incidents | jq -c '.incidents[:7]')"
 after=$(ctl h3 --json list-snapshots | jq '.matched')
 peer_records=$((after - before))
 [ "$peer_records" -le 1 ] || fail "h3 recorded $peer_records peer snapshots past its burst"
+# Its refusals said together: one log line per window, not one per incident.
+lines=$(grep -c "peer alert(s) in the last .* refused by their origin's bucket" "$T/h3/latencyd.log")
+[ "$lines" -ge 1 ] && [ "$lines" -lt 4 ] || fail "h3 logged its refusals in $lines lines: $(grep refused "$T/h3/latencyd.log")"
+# Another, quiet origin is not refused for h1's noise: h3 records h2's next incident.
+ctl h2 -t 60 record --reason "quiet origin" >/dev/null || fail "record on h2"
+wait_for 300 sh -c "[ \$($LATENCYCTL -s $T/h3/ctl.sock --json list-snapshots | jq '[.snapshots[] | select(.cause.origin == \"h2\")] | length') -ge 2 ]" ||
+	fail "h3 refused quiet h2's incident during h1's flood: $(ctl h3 --json list-snapshots | jq -c '[.snapshots[] | {id, incident}]')"
 # h2 took one peer alert per incident of h1's (its own record is no peer's).
 h1_incidents=$(ctl h1 --json incidents | jq '[.incidents[] | select(.origin == "h1")] | length')
 wait_for 300 jst h2 ".counters.peers == $h1_incidents" ||
@@ -104,9 +117,13 @@ pass "peer flood: h3 refused past its peer bucket (said in the incidents), its o
 kill "$BROKER_PID"; wait "$BROKER_PID" 2>/dev/null
 wait_for 100 jst h1 '.fleet.connected == false' || fail "h1 still says connected"
 n1=$(ctl h1 --json list-snapshots | jq '.matched')
+down_id=$(( $(ctl h1 --json list-snapshots | jq '[.snapshots[].id] | max') + 1 ))
 alert h1
 wait_for 100 sh -c "[ \$($LATENCYCTL -s $T/h1/ctl.sock --json list-snapshots | jq '.matched') -gt $n1 ]" ||
 	fail "h1 did not record locally with the broker down"
+# Not queued for later: past fleet.max_age (5 s) it is given up, and the incident says so.
+wait_for 100 jinc h1 "[.incidents[] | select(.incident == \"h1-$down_id\" and (.unpublished | test(\"max_age\")))] | length == 1" ||
+	fail "h1-$down_id not said unpublished: $(ctl h1 --json incidents | jq -c '.incidents[0]')"
 start_broker
 for n in h1 h2 h3; do
 	wait_for 300 jst $n '.fleet.connected and .fleet.reconnects >= 1' ||
@@ -120,28 +137,53 @@ wait_for 300 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -nam
 # h2's catalog has it (its record is over), h3's peer bucket refused it.
 wait_for 300 sh -c "[ \$($LATENCYCTL -s $T/h2/ctl.sock --json list-snapshots --incident h1-$id | jq .matched) = 1 ]" ||
 	fail "h2 has no snapshot of h1-$id"
+[ "$(ctl h2 --json list-snapshots --incident "h1-$down_id" | jq .matched)" = 0 ] ||
+	fail "h2 recorded h1-$down_id, raised while the broker was down, when it came back"
 pass "broker killed: local snapshots go on; restarted: reconnected, incidents again"
 
 # Bad messages: counted and dropped, nothing crashes, nothing recorded.
 pub() { mosquitto_pub -h 127.0.0.1 -p "$PORT" -q 1 "$@"; }
+# msg HOST GROUP INCIDENT [END_NS]: an alert as latencyd publishes it, ending now by default.
+msg() {
+	local end=${4:-$(date +%s%N)}
+	echo "{\"v\":2,\"host\":\"$1\",\"group\":\"$2\",\"incident\":\"$3\",\"tracker\":\"syscalls\",\"start_realtime_ns\":$((end - 1000)),\"end_realtime_ns\":$end,\"sent_realtime_ns\":$end}"
+}
 n2=$(ctl h2 --json list-snapshots | jq '.matched')
 pub -t latencyd/lab/alert/h9 -m 'not json'
 pub -t latencyd/lab/alert/h9 -m "$(head -c 5000 /dev/zero | tr '\0' x)"
-good() { echo "{\"v\":1,\"host\":\"$1\",\"group\":\"$2\",\"incident\":\"$1-7\",\"tracker\":\"syscalls\",\"start_realtime_ns\":1,\"end_realtime_ns\":2}"; }
-pub -t latencyd/lab/alert/h9 -m "$(good h9 other)"
-pub -t latencyd/lab/alert/h9 -m "$(good h8 lab)"
-pub -t latencyd/lab/alert/h9 -m '{"v":2,"host":"h9","group":"lab","incident":"h9-1","tracker":"x","start_realtime_ns":1,"end_realtime_ns":2}'
-wait_for 100 jst h2 '.fleet.dropped.malformed >= 3 and .fleet.dropped.foreign >= 1 and .fleet.dropped.mismatch >= 1' ||
+pub -t latencyd/lab/alert/h9 -m '{"v":1,"host":"h9","group":"lab","incident":"h9-1","tracker":"x","start_realtime_ns":1,"end_realtime_ns":2}'
+pub -t latencyd/lab/alert/h9 -m "$(msg h9 other h9-7)"
+pub -t latencyd/lab/alert/h9 -m "$(msg h8 lab h8-7)"
+# On its own topic, in its own name, an incident of h1's: speaking for h1.
+pub -t latencyd/lab/alert/h9 -m "$(msg h9 lab h1-77)"
+# A minute old: held by a broker, or a replay. Never recorded.
+pub -t latencyd/lab/alert/h9 -m "$(msg h9 lab h9-5 $(( $(date +%s%N) - 60000000000 )))"
+wait_for 100 jst h2 '.fleet.dropped.malformed >= 3 and .fleet.dropped.foreign >= 1 and .fleet.dropped.mismatch >= 2 and .fleet.dropped.stale >= 1' ||
 	fail "bad messages not counted: $(ctl h2 --json status | jq -c .fleet)"
+# The stale one is said, to the origin too: "stale" in h2's incidents.
+wait_for 100 jinc h2 '[.incidents[] | select(.incident == "h9-5" and .stale == ["h2"])] | length == 1' ||
+	fail "h9-5 not said stale by h2: $(ctl h2 --json incidents | jq -c '.incidents[:3]')"
 # A good one twice (QoS 1 may redeliver): recorded once.
-pub -t latencyd/lab/alert/h9 -m "$(good h9 lab)"
-pub -t latencyd/lab/alert/h9 -m "$(good h9 lab)"
+good=$(msg h9 lab h9-6)
+pub -t latencyd/lab/alert/h9 -m "$good"
+pub -t latencyd/lab/alert/h9 -m "$good"
 wait_for 100 jst h2 '.fleet.dropped.duplicate >= 1' || fail "a duplicate incident was not dropped"
 sleep 1
 n2b=$(ctl h2 --json list-snapshots | jq '.matched')
 [ "$n2b" = $((n2 + 1)) ] || fail "h2 recorded $((n2b - n2)) snapshots for bad messages and one good one twice"
+ctl h2 --json list-snapshots --incident h1-77 | jq -e '.matched == 0' >/dev/null || fail "h2 recorded the spoofed h1-77"
+# 1 MiB payloads: refused before parsing; memory stays flat.
+rss() { awk '/^VmRSS/ { print $2 }' "/proc/$PID_h2/status"; }
+head -c 1048576 /dev/zero | tr '\0' x >"$T/big"
+pub -t latencyd/lab/alert/h9 -f "$T/big"
+m0=$(ctl h2 --json status | jq .fleet.dropped.malformed)
+rss0=$(rss)
+for _ in $(seq 20); do pub -t latencyd/lab/alert/h9 -f "$T/big"; done
+wait_for 100 jst h2 ".fleet.dropped.malformed >= $((m0 + 20))" || fail "1 MiB payloads not counted"
+rss1=$(rss)
+[ $((rss1 - rss0)) -lt 4096 ] || fail "h2 grew from $rss0 to $rss1 KiB on 20 payloads of 1 MiB"
 for n in h1 h2 h3 h4; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
-pass "malformed, oversized, foreign, forged and future messages dropped and counted; a duplicate recorded once"
+pass "malformed, 1 MiB, foreign, forged, spoofed, stale and old-version messages dropped and counted; a duplicate recorded once"
 
 for n in h1 h2 h3 h4; do
 	kill "$(eval echo "\$PID_$n")"

@@ -50,22 +50,35 @@ static void test_alert_refused(void)
 		"not json",
 		"[1]",
 		"{} trailing",
+		"{\"v\":9,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
+		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a/"
+		"b\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
+		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
+		"x\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
+		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
+		"0\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
+		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
+		"1\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":3,\"end_realtime_ns\":2}",
+		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
+		"1\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":-1,\"end_realtime_ns\":2}",
+		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
+		"1\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":1}",
+		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
+		"1\",\"tracker\":\"t\","
+		"\"start_realtime_ns\":1,\"end_realtime_ns\":2,\"comm\":\"a name longer than 16\"}",
+		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
+		"1\","
+		"\"tracker\":\"t\",\"start_realtime_ns\":1,\"end_realtime_ns\":2,\"comm\":"
+		"\"\\u001b[2J\"}",
 		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
 		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
-		"{\"v\":1,\"host\":\"a/b\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
-		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
-		"{\"v\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-x\",\"tracker\":\"t\","
-		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
-		"{\"v\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-0\",\"tracker\":\"t\","
-		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
-		"{\"v\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
-		"\"start_realtime_ns\":3,\"end_realtime_ns\":2}",
-		"{\"v\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
-		"\"start_realtime_ns\":-1,\"end_realtime_ns\":2}",
-		"{\"v\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
-		"\"start_realtime_ns\":1}",
-		"{\"v\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
-		"\"start_realtime_ns\":1,\"end_realtime_ns\":2,\"comm\":\"a name longer than 16\"}",
 	};
 	struct proto_fleet_alert a;
 	char why[160], big[PROTO_FLEET_MAX + 2];
@@ -78,25 +91,80 @@ static void test_alert_refused(void)
 	memset(big, ' ', sizeof(big) - 1);
 	big[sizeof(big) - 1] = 0;
 	ASSERT_EQ(parse(big, &a, why), -EMSGSIZE);
-	ASSERT_EQ(proto_fleet_alert_parse("{\"v\":1}\0x", 9, &a, why, sizeof(why)), -EINVAL);
+	ASSERT_EQ(proto_fleet_alert_parse("{\"v\":2}\0x", 9, &a, why, sizeof(why)), -EINVAL);
+	/* The good one the bad ones differ from. */
+	ASSERT_EQ(parse("{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\","
+			"\"incident\":\"a-1\",\"tracker\":\"t\",\"start_realtime_ns\":1,"
+			"\"end_realtime_ns\":2,\"comm\":\"kworker/0:1\"}",
+			&a, why),
+		  0);
 }
 
 static void test_result_and_names(void)
 {
 	struct proto_fleet_result in = {.host = "db1",
 					.group = "lab",
-					.incident = "web1-42",
-					.status = PROTO_FLEET_REFUSED},
+					.status = PROTO_FLEET_REFUSED,
+					.n = 2,
+					.incidents = {"web1-42", "web2-7"},
+					.count = 9,
+					.budget = PROTO_FLEET_BUDGET_ORIGIN},
 				  out;
-	char *text = NULL, why[160], origin[64], topic[64];
+	static const char *const bad[] = {
+		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incidents\":[\"a-1\"],\"status\":"
+		"\"maybe\"}",
+		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incidents\":[],\"status\":\"stale\"}",
+		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incidents\":[1],\"status\":\"stale\"}",
+		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incidents\":\"a-1\",\"status\":"
+		"\"stale\"}",
+		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incidents\":[\"a-1\"],\"status\":"
+		"\"local\","
+		"\"path\":\"/x\\n\"}",
+		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incidents\":[\"a-1\"],\"status\":"
+		"\"refused\","
+		"\"budget\":\"mine\"}",
+	};
+	struct proto_fleet_presence p = {.host = "web1",
+					 .group = "lab",
+					 .boot_id = "b",
+					 .state = PROTO_FLEET_ONLINE,
+					 .since_realtime_ns = 5},
+				    pout;
+	char *text = NULL, why[160], origin[64], topic[64], many[PROTO_FLEET_MAX];
 	uint64_t seq;
+	int len;
 
 	ASSERT_EQ(proto_fleet_result_new(&in, &text), 0);
 	ASSERT_EQ(proto_fleet_result_parse(text, strlen(text), &out, why, sizeof(why)), 0);
 	ASSERT_STREQ(out.status, "refused");
+	ASSERT_EQ(out.n, 2);
+	ASSERT_STREQ(out.incidents[1], "web2-7");
+	ASSERT_EQ(out.count, 9);
+	ASSERT_STREQ(out.budget, "origin");
 	free(text);
-	text = "{\"v\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"status\":\"maybe\"}";
-	ASSERT_TRUE(proto_fleet_result_parse(text, strlen(text), &out, why, sizeof(why)) < 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = 0;
+		ASSERT_TRUE(proto_fleet_result_parse(bad[i], strlen(bad[i]), &out, why,
+						     sizeof(why)) < 0);
+		ASSERT_TRUE(why[0] != 0);
+	}
+	/* One incident more than a result may name. */
+	len = snprintf(many, sizeof(many),
+		       "{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"status\":\"stale\","
+		       "\"incidents\":[");
+	for (int i = 0; i <= PROTO_FLEET_RESULT_INCIDENTS; i++)
+		len += snprintf(many + len, sizeof(many) - (size_t)len, "%s\"a-%d\"", i ? "," : "",
+				i + 1);
+	snprintf(many + len, sizeof(many) - (size_t)len, "]}");
+	ASSERT_TRUE(proto_fleet_result_parse(many, strlen(many), &out, why, sizeof(why)) < 0);
+	/* Presence: round trip, and a state that is not one. */
+	ASSERT_EQ(proto_fleet_presence_new(&p, &text), 0);
+	ASSERT_EQ(proto_fleet_presence_parse(text, strlen(text), &pout, why, sizeof(why)), 0);
+	ASSERT_STREQ(pout.state, "online");
+	ASSERT_EQ(pout.since_realtime_ns, 5);
+	free(text);
+	text = "{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"state\":\"away\"}";
+	ASSERT_TRUE(proto_fleet_presence_parse(text, strlen(text), &pout, why, sizeof(why)) < 0);
 	ASSERT_EQ(proto_fleet_incident_parse("web-1.lab-17", origin, sizeof(origin), &seq), 0);
 	ASSERT_STREQ(origin, "web-1.lab");
 	ASSERT_EQ(seq, 17);

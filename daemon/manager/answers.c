@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What this host says of incidents, at a bounded rate:
+ *
+ * - A peer's alert it did not record (stale, or refused by a budget) is not answered alone:
+ *   the window's refusals of one kind go out as one result message naming up to
+ *   PROTO_FLEET_RESULT_INCIDENTS incidents and counting the rest, with one log line. A busy
+ *   fleet of N hosts then costs each host a few messages a window, not one per incident,
+ *   and the messages per incident grow with N, not N².
+ * - A local incident's outcome (who recorded, where, who refused, who never answered) is
+ *   logged once, when every member answered or fleet.answer_within passed.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "fleet_state.h"
+#include "log.h"
+#include "manager.h"
+#include "thread.h"
+
+static const struct {
+	const char *status, *budget, *why;
+} kinds[ANSWER_KINDS] = {
+	[ANSWER_STALE] = {PROTO_FLEET_STALE, "", "stale (older than fleet.max_age)"},
+	[ANSWER_ORIGIN] = {PROTO_FLEET_REFUSED, PROTO_FLEET_BUDGET_ORIGIN,
+			   "refused by their origin's bucket (fleet.peer_rate)"},
+	[ANSWER_TOTAL] = {PROTO_FLEET_REFUSED, PROTO_FLEET_BUDGET_TOTAL,
+			  "refused by the bucket of all origins (fleet.total_rate)"},
+	[ANSWER_QUEUE] = {PROTO_FLEET_REFUSED, PROTO_FLEET_BUDGET_QUEUE,
+			  "refused: too many peers' alerts were waiting"},
+};
+
+static void flush_answers(struct manager *m)
+{
+	struct fleet_state *fs = m->fleet_state;
+
+	for (int k = 0; k < ANSWER_KINDS; k++) {
+		struct proto_fleet_result *res = &fs->answers[k];
+		char list[512] = "";
+		size_t len = 0;
+
+		if (!res->count)
+			continue;
+		for (size_t i = 0; i < res->n && len < sizeof(list); i++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+						i ? ", " : "", res->incidents[i]);
+		log_info("fleet: %" PRIu64 " peer alert(s) in the last %" PRIu64 " s %s: %s%s",
+			 res->count, ANSWER_WINDOW_NS / 1000000000, kinds[k].why, list,
+			 res->count > res->n ? ", ..." : "");
+		if (m->fleet && fleet_publish_result(m->fleet, res) < 0)
+			log_debug("fleet: that result was not published (not connected)");
+		memset(res, 0, sizeof(*res));
+	}
+}
+
+static int on_answer_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	(void)usec;
+	sd_event_source_disable_unref(s);
+	m->fleet_state->answer_timer = NULL;
+	flush_answers(m);
+	return 0;
+}
+
+void answers_add(struct manager *m, const struct proto_fleet_alert *a, const char *status,
+		 const char *budget)
+{
+	struct fleet_state *fs = m->fleet_state;
+	struct proto_fleet_result *res;
+	int k = ANSWER_STALE;
+
+	if (strcmp(status, PROTO_FLEET_REFUSED) == 0)
+		k = strcmp(budget, PROTO_FLEET_BUDGET_TOTAL) == 0   ? ANSWER_TOTAL
+		    : strcmp(budget, PROTO_FLEET_BUDGET_QUEUE) == 0 ? ANSWER_QUEUE
+								    : ANSWER_ORIGIN;
+	res = &fs->answers[k];
+	fleet_note_incident(m, a->incident, fleet_host(m->fleet), kinds[k].status,
+			    kinds[k].budget[0] ? kinds[k].budget : NULL);
+	snprintf(res->status, sizeof(res->status), "%s", kinds[k].status);
+	snprintf(res->budget, sizeof(res->budget), "%s", kinds[k].budget);
+	if (res->n < PROTO_FLEET_RESULT_INCIDENTS)
+		snprintf(res->incidents[res->n++], sizeof(res->incidents[0]), "%s", a->incident);
+	res->count++;
+	if (!fs->answer_timer &&
+	    sd_event_add_time_relative(m->event, &fs->answer_timer, CLOCK_MONOTONIC,
+				       ANSWER_WINDOW_NS / 1000, 100000, on_answer_timer, m) >= 0)
+		sd_event_source_set_description(fs->answer_timer, "fleet-answers");
+	if (!fs->answer_timer)
+		flush_answers(m); /* no timer: said at once rather than never */
+}
+
+/* "h1, h2" of the incident's KEY list, with each host's detail; "" when empty. */
+static void hosts_of(char *buf, size_t size, struct json_object *inc, const char *key)
+{
+	struct json_object *hosts, *details = NULL, *d;
+	size_t len = 0;
+
+	buf[0] = 0;
+	if (!json_object_object_get_ex(inc, key, &hosts))
+		return;
+	json_object_object_get_ex(inc, PROTO_KEY_DETAILS, &details);
+	for (size_t i = 0; i < json_object_array_length(hosts) && len < size; i++) {
+		const char *h = json_object_get_string(json_object_array_get_idx(hosts, i));
+
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", h);
+		if (len < size && details && json_object_object_get_ex(details, h, &d))
+			len += (size_t)snprintf(buf + len, size - len, " (%s)",
+						json_object_get_string(d));
+	}
+}
+
+static struct json_object *incident_view(struct manager *m, const char *incident, bool *done)
+{
+	struct json_object *all = m->catalog ? catalog_incidents(m->catalog) : NULL, *v, *view;
+
+	for (size_t i = json_object_array_length(all); i-- > 0;) {
+		struct json_object *o = json_object_array_get_idx(all, i), *silent;
+
+		if (!json_object_object_get_ex(o, PROTO_KEY_INCIDENT, &v) ||
+		    strcmp(json_object_get_string(v), incident) != 0)
+			continue;
+		view = catalog_incident_view(o, (uint64_t)time(NULL),
+					     m->conf->fleet.answer_within_ns / 1000000000);
+		*done = view && json_object_object_get_ex(view, PROTO_KEY_PENDING, &silent) &&
+			json_object_array_length(silent) == 0;
+		return view;
+	}
+	return NULL;
+}
+
+static void summarise(struct manager *m, const char *incident)
+{
+	static const struct {
+		const char *key, *label;
+	} parts[] = {
+		{PROTO_FLEET_RECORDED, "recorded by"}, {PROTO_FLEET_LOCAL, "local only"},
+		{PROTO_FLEET_REFUSED, "refused by"},   {PROTO_FLEET_FAILED, "failed on"},
+		{PROTO_FLEET_STALE, "stale on"},       {PROTO_KEY_NO_ANSWER, "no answer from"},
+		{PROTO_KEY_PENDING, "pending"},
+	};
+	char line[1024], hosts[512];
+	size_t len = 0;
+	bool done;
+	struct json_object *view = incident_view(m, incident, &done), *v;
+
+	if (!view)
+		return;
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && len < sizeof(line); i++) {
+		hosts_of(hosts, sizeof(hosts), view, parts[i].key);
+		if (hosts[0])
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s %s",
+						len ? "; " : "", parts[i].label, hosts);
+	}
+	if (json_object_object_get_ex(view, PROTO_KEY_UNPUBLISHED, &v))
+		log_warnx("fleet: incident %s: %s", incident, json_object_get_string(v));
+	else
+		log_info("fleet: incident %s: %s", incident, len ? line : "no member");
+	json_object_put(view);
+}
+
+static int on_summary_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* Logs the incidents that are done or due, re-arms the timer for the next one. */
+static void run_summaries(struct manager *m, bool due_only)
+{
+	struct fleet_state *fs = m->fleet_state;
+	uint64_t now = now_ns(), next = 0;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < fs->n_summaries; i++) {
+		struct summary *s = &fs->summaries[i];
+		bool done = false;
+		struct json_object *view = due_only ? NULL : incident_view(m, s->incident, &done);
+
+		json_object_put(view);
+		if (done || now >= s->deadline_ns) {
+			summarise(m, s->incident);
+			continue;
+		}
+		if (!next || s->deadline_ns < next)
+			next = s->deadline_ns;
+		fs->summaries[kept++] = *s;
+	}
+	fs->n_summaries = kept;
+	sd_event_source_disable_unref(fs->summary_timer);
+	fs->summary_timer = NULL;
+	if (next &&
+	    sd_event_add_time_relative(m->event, &fs->summary_timer, CLOCK_MONOTONIC,
+				       (next - now) / 1000 + 1, 100000, on_summary_timer, m) >= 0)
+		sd_event_source_set_description(fs->summary_timer, "fleet-summaries");
+}
+
+static int on_summary_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	(void)s;
+	(void)usec;
+	run_summaries(userdata, false);
+	return 0;
+}
+
+void answers_watch(struct manager *m, const char *incident)
+{
+	struct fleet_state *fs = m->fleet_state;
+
+	if (fs->n_summaries == SUMMARIES_MAX) {
+		summarise(m, fs->summaries[0].incident); /* said early rather than never */
+		memmove(&fs->summaries[0], &fs->summaries[1],
+			--fs->n_summaries * sizeof(fs->summaries[0]));
+	}
+	snprintf(fs->summaries[fs->n_summaries].incident, sizeof(fs->summaries[0].incident), "%s",
+		 incident);
+	fs->summaries[fs->n_summaries++].deadline_ns = now_ns() + m->conf->fleet.answer_within_ns;
+	run_summaries(m, true);
+}
+
+void answers_result_noted(struct manager *m, const char *incident)
+{
+	struct fleet_state *fs = m->fleet_state;
+
+	for (size_t i = 0; i < fs->n_summaries; i++)
+		if (strcmp(fs->summaries[i].incident, incident) == 0) {
+			run_summaries(m, false);
+			return;
+		}
+}
+
+void fleet_state_free(struct manager *m)
+{
+	struct fleet_state *fs = m->fleet_state;
+
+	if (!fs)
+		return;
+	flush_answers(m); /* said before going */
+	sd_event_source_disable_unref(fs->answer_timer);
+	sd_event_source_disable_unref(fs->outbox_timer);
+	sd_event_source_disable_unref(fs->summary_timer);
+	free(fs->members);
+	free(fs);
+	m->fleet_state = NULL;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The manager's side of the fleet, shared by its files: peers.c (between the MQTT client,
+ * the recorder and the catalog), members.c (who is in the fleet, from retained presences),
+ * outbox.c (a local incident not yet published: retried within fleet.max_age, then given
+ * up) and answers.c (refusals and stale requests said together once a window; each local
+ * incident's outcome logged once every member answered or fleet.answer_within passed).
+ * Everything here runs on the main loop.
+ */
+#ifndef LATENCYD_FLEET_STATE_H
+#define LATENCYD_FLEET_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <systemd/sd-event.h>
+
+#include "fleet.h"
+
+struct manager;
+
+#define MEMBERS_MAX	 1024 /* hosts of a group this host keeps track of */
+#define OUTBOX_MAX	 16   /* local incidents waiting for the broker */
+#define SUMMARIES_MAX	 64   /* local incidents waiting for their members' answers */
+/* Refusals and stale requests are published and logged together, once per window. */
+#define ANSWER_WINDOW_NS (UINT64_C(2) * 1000000000)
+
+struct fleet_member {
+	char host[PROTO_FLEET_NAME_MAX + 1];
+	bool online;
+	uint64_t since_realtime_ns;
+};
+
+struct outbox_item {
+	struct proto_fleet_alert alert;
+	uint64_t deadline_realtime_ns; /* the alert's end + fleet.max_age */
+};
+
+/* What this host did not record for its peers in the current window, by status and budget. */
+enum answer_kind { ANSWER_STALE, ANSWER_ORIGIN, ANSWER_TOTAL, ANSWER_QUEUE, ANSWER_KINDS };
+
+struct summary {
+	char incident[PROTO_FLEET_INCIDENT_MAX + 1];
+	uint64_t deadline_ns; /* CLOCK_MONOTONIC */
+};
+
+struct fleet_state {
+	struct fleet_member *members;
+	size_t n_members;
+	struct outbox_item outbox[OUTBOX_MAX];
+	size_t n_outbox;
+	sd_event_source *outbox_timer;
+	struct proto_fleet_result answers[ANSWER_KINDS];
+	sd_event_source *answer_timer;
+	struct summary summaries[SUMMARIES_MAX];
+	size_t n_summaries;
+	sd_event_source *summary_timer;
+};
+
+/* members.c */
+void members_update(struct manager *m, const struct proto_fleet_presence *p);
+/* The online members and this host: their names (borrowed until the next update) into
+ * hosts, at most max; how many. */
+size_t members_now(struct manager *m, const char **hosts, size_t max);
+
+/* outbox.c */
+/* Publishes a local incident's alert now, or keeps it for the next connection within its
+ * bound; gives up past it, said in the incident. */
+void outbox_publish(struct manager *m, struct proto_fleet_alert *a);
+void outbox_flush(struct manager *m); /* connected again */
+
+/* answers.c */
+/* A peer's incident this host did not record: said in the window's one result message. */
+void answers_add(struct manager *m, const struct proto_fleet_alert *a, const char *status,
+		 const char *budget);
+/* A local incident: its outcome logged once everyone answered or answer_within passed. */
+void answers_watch(struct manager *m, const char *incident);
+void answers_result_noted(struct manager *m, const char *incident);
+void fleet_state_free(struct manager *m);
+
+/* peers.c */
+void fleet_note_incident(struct manager *m, const char *incident, const char *host,
+			 const char *status, const char *detail);
+
+#endif /* LATENCYD_FLEET_STATE_H */

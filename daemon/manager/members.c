@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Who is in the fleet: each latencyd announces itself with a retained presence message
+ * (online) and leaves a last will (offline) that the broker publishes if it goes away
+ * without a word. An incident's members are the hosts online when it began.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet_state.h"
+#include "log.h"
+#include "manager.h"
+
+static struct fleet_member *find(struct fleet_state *fs, const char *host)
+{
+	for (size_t i = 0; i < fs->n_members; i++)
+		if (strcmp(fs->members[i].host, host) == 0)
+			return &fs->members[i];
+	return NULL;
+}
+
+void members_update(struct manager *m, const struct proto_fleet_presence *p)
+{
+	struct fleet_state *fs = m->fleet_state;
+	struct fleet_member *mb = find(fs, p->host);
+	bool online = strcmp(p->state, PROTO_FLEET_ONLINE) == 0;
+
+	if (!mb) {
+		if (!online)
+			return; /* gone before we knew it: nothing to forget */
+		if (fs->n_members >= MEMBERS_MAX) {
+			log_warnx("fleet: more than %d members in group %s: %s not tracked",
+				  MEMBERS_MAX, m->conf->fleet.group, p->host);
+			return;
+		}
+		if (fs->n_members % 16 == 0) {
+			struct fleet_member *v =
+				realloc(fs->members, (fs->n_members + 16) * sizeof(*v));
+
+			if (!v)
+				return;
+			fs->members = v;
+		}
+		mb = &fs->members[fs->n_members++];
+		memset(mb, 0, sizeof(*mb));
+		snprintf(mb->host, sizeof(mb->host), "%s", p->host);
+	}
+	if (mb->online != online)
+		log_info("fleet: member %s %s", p->host, online ? "online" : "went away");
+	mb->online = online;
+	mb->since_realtime_ns = p->since_realtime_ns;
+}
+
+size_t members_now(struct manager *m, const char **hosts, size_t max)
+{
+	struct fleet_state *fs = m->fleet_state;
+	size_t n = 0;
+
+	if (max)
+		hosts[n++] = fleet_host(m->fleet);
+	for (size_t i = 0; i < fs->n_members && n < max; i++)
+		if (fs->members[i].online)
+			hosts[n++] = fs->members[i].host;
+	return n;
+}
+
+size_t manager_fleet_members_online(struct manager *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; m->fleet_state && i < m->fleet_state->n_members; i++)
+		n += m->fleet_state->members[i].online;
+	return n;
+}
