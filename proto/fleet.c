@@ -103,14 +103,12 @@ int proto_fleet_alert_new(const struct proto_fleet_alert *a, char **ret)
 	add(o, PROTO_FLEET_KEY_TRACKER, json_object_new_string(a->tracker), &r);
 	add(o, PROTO_FLEET_KEY_TID, json_object_new_int64(a->tid), &r);
 	add(o, PROTO_FLEET_KEY_COMM, json_object_new_string(a->comm), &r);
-	add(o, PROTO_FLEET_KEY_DELAY_NS, json_object_new_int64((int64_t)a->delay_ns), &r);
-	add(o, PROTO_FLEET_KEY_START_REALTIME_NS,
-	    json_object_new_int64((int64_t)a->start_realtime_ns), &r);
-	add(o, PROTO_FLEET_KEY_END_REALTIME_NS, json_object_new_int64((int64_t)a->end_realtime_ns),
-	    &r);
+	/* Unsigned as uint64: a value past INT64_MAX reads back the same (fuzz-fleet). */
+	add(o, PROTO_FLEET_KEY_DELAY_NS, json_object_new_uint64(a->delay_ns), &r);
+	add(o, PROTO_FLEET_KEY_START_REALTIME_NS, json_object_new_uint64(a->start_realtime_ns), &r);
+	add(o, PROTO_FLEET_KEY_END_REALTIME_NS, json_object_new_uint64(a->end_realtime_ns), &r);
 	add(o, PROTO_FLEET_KEY_MONO_TO_REALTIME, json_object_new_int64(a->mono_to_realtime_ns), &r);
-	add(o, PROTO_FLEET_KEY_SENT_REALTIME_NS,
-	    json_object_new_int64((int64_t)a->sent_realtime_ns), &r);
+	add(o, PROTO_FLEET_KEY_SENT_REALTIME_NS, json_object_new_uint64(a->sent_realtime_ns), &r);
 	return to_text(o, r, ret);
 }
 
@@ -128,7 +126,7 @@ int proto_fleet_result_new(const struct proto_fleet_result *res, char **ret)
 			r = -ENOMEM;
 	add(o, PROTO_FLEET_KEY_INCIDENTS, list, &r);
 	add(o, PROTO_FLEET_KEY_COUNT,
-	    json_object_new_int64((int64_t)(res->count > res->n ? res->count : res->n)), &r);
+	    json_object_new_uint64(res->count > res->n ? res->count : (uint64_t)res->n), &r);
 	if (res->budget[0])
 		add(o, PROTO_FLEET_KEY_BUDGET, json_object_new_string(res->budget), &r);
 	if (res->path[0])
@@ -148,8 +146,7 @@ int proto_fleet_presence_new(const struct proto_fleet_presence *p, char **ret)
 	add(o, PROTO_FLEET_KEY_GROUP, json_object_new_string(p->group), &r);
 	add(o, PROTO_FLEET_KEY_BOOT_ID, json_object_new_string(p->boot_id), &r);
 	add(o, PROTO_FLEET_KEY_STATE, json_object_new_string(p->state), &r);
-	add(o, PROTO_FLEET_KEY_SINCE_REALTIME_NS,
-	    json_object_new_int64((int64_t)p->since_realtime_ns), &r);
+	add(o, PROTO_FLEET_KEY_SINCE_REALTIME_NS, json_object_new_uint64(p->since_realtime_ns), &r);
 	return to_text(o, r, ret);
 }
 

@@ -45,9 +45,11 @@ struct json_tokener;
  *        "sized_events_per_sec", "sized_bytes_per_event".
  *   1.6  status history.measured "sampled" (a calibration's sample: no "window_ns" nor
  *        "wrapped" then).
+ *   1.7  incidents' "members", "local", "stale", "pending", "no_answer", "details",
+ *        "unpublished"; status fleet "subscribed", "members_online", dropped "stale".
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 6
+#define PROTO_REVISION 7
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */

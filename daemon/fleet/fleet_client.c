@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The fleet's MQTT client on libmosquitto's threaded interface, MQTT v5: connect in the
+ * The fleet's MQTT client on libmosquitto, MQTT v5, in a thread of its own: connect in the
  * background, reconnect with backoff (1 s doubling to 60 s), subscribe to this group,
  * announce this host with a retained presence (and a last will saying it went away),
  * publish with QoS 1. Everything that arrives is checked (proto/fleet.c) and a bad message
@@ -53,6 +53,9 @@ struct fleet {
 	char broker_host[256];
 	unsigned port;
 	bool tls, started, lib_init;
+	pthread_t thread;      /* the network thread (run()) */
+	pthread_cond_t wake;   /* its backoff, cut short by fleet_free() */
+	unsigned backoff_sec;  /* before the next reconnect, after a refusal */
 	bool stopping, closed; /* fleet_free() said DISCONNECT; on_disconnect() saw it done */
 	bool record_peers;     /* fleet.record_peers, read once: the MQTT thread reads it */
 	uint64_t max_age_ns;   /* fleet.max_age, read once too */
@@ -180,6 +183,7 @@ static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 	f->st.connected = true;
 	f->st.detail[0] = 0;
 	f->said[0] = 0;
+	f->backoff_sec = RECONNECT_MIN_SEC;
 	pthread_mutex_unlock(&f->lock);
 	note(f, note_new(FLEET_CONNECTED, f->broker));
 }
@@ -208,6 +212,7 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
 	struct fleet *f = userdata;
 	bool was;
 
+	(void)mosq;
 	pthread_mutex_lock(&f->lock);
 	was = f->st.connected;
 	if (was)
@@ -216,12 +221,9 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
 	f->st.subscribed = false;
 	f->closed = f->stopping;
 	pthread_mutex_unlock(&f->lock);
-	/* A refused CONNACK said why already: the disconnect that follows says less. */
-	if (was || rc != 0)
-		problem(f, FLEET_DISCONNECTED,
-			rc == 0 ? "disconnected"
-			: was	? mq->strerror(rc)
-				: f->st.detail);
+	/* Not connected yet: the refused CONNACK or the TLS error said why already. */
+	if (was)
+		problem(f, FLEET_DISCONNECTED, rc == 0 ? "disconnected" : mq->strerror(rc));
 }
 
 /* libmosquitto's own words on what failed (TLS, DNS, a refused connect): kept for status. */
@@ -298,10 +300,12 @@ static bool topic_parts(const struct fleet *f, const char *topic, char *kind, si
 	return true;
 }
 
-/* The alert's age by this host's clock: negative from the future (clocks apart). */
-static int64_t age_ns(const struct proto_fleet_alert *a)
+/* Older than max_age by this host's clock, or from as far in its future (clocks apart). */
+static bool stale(const struct fleet *f, const struct proto_fleet_alert *a)
 {
-	return (int64_t)(realtime_ns() - a->end_realtime_ns);
+	uint64_t now = realtime_ns(), end = a->end_realtime_ns;
+
+	return end <= now ? now - end > f->max_age_ns : end - now > f->max_age_ns;
 }
 
 static void unanswered(struct fleet *f, struct fleet_note *n, const char *status,
@@ -318,7 +322,6 @@ static void on_alert(struct fleet *f, const struct mosquitto_message *m, const c
 {
 	char why[160], origin[PROTO_FLEET_NAME_MAX + 1];
 	struct fleet_note *n;
-	int64_t age;
 
 	n = note_new(FLEET_PEER_ALERT, NULL);
 	if (!n)
@@ -341,8 +344,7 @@ static void on_alert(struct fleet *f, const struct mosquitto_message *m, const c
 		return;
 	} else if (!first_time(f, &n->alert)) {
 		count(f, &f->st.duplicate);
-	} else if ((age = age_ns(&n->alert)) > (int64_t)f->max_age_ns ||
-		   -age > (int64_t)f->max_age_ns) {
+	} else if (stale(f, &n->alert)) {
 		count(f, &f->st.stale); /* held by a broker, or clocks apart: never recorded */
 		unanswered(f, n, PROTO_FLEET_STALE, "");
 		return;
@@ -554,6 +556,17 @@ int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct
 	r = pthread_mutex_init(&f->lock, NULL);
 	if (f->note_fd < 0 || r)
 		return f->note_fd < 0 ? -errno : -r;
+	f->backoff_sec = RECONNECT_MIN_SEC;
+	{
+		pthread_condattr_t attr;
+
+		pthread_condattr_init(&attr);
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		r = pthread_cond_init(&f->wake, &attr);
+		pthread_condattr_destroy(&attr);
+		if (r)
+			return -r;
+	}
 	f->broker = strdup(c->broker);
 	if (!f->broker)
 		return -ENOMEM;
@@ -583,6 +596,40 @@ int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct
 	return 0;
 }
 
+/*
+ * The network thread. libmosquitto's own (mosquitto_loop_start()) retries a broker that is
+ * down, but ends for good on a refused CONNACK (MQTT v5: a wrong password, an ACL) or a
+ * TLS failure (an unknown CA, an expired certificate): a fleet that a broker refused once
+ * would never come back after the operator fixed it. Here those are retried too, with the
+ * same backoff; status and the log say why meanwhile.
+ */
+static void *run(void *arg)
+{
+	struct fleet *f = arg;
+
+	for (;;) {
+		struct timespec until;
+		bool stop;
+
+		mq->loop_forever(f->mosq, -1, 1);
+		/* fleet_free() may cancel us elsewhere, never holding the lock. */
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		pthread_mutex_lock(&f->lock);
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += f->backoff_sec;
+		f->backoff_sec = f->backoff_sec * 2 > RECONNECT_MAX_SEC ? RECONNECT_MAX_SEC
+									: f->backoff_sec * 2;
+		while (!f->stopping && pthread_cond_timedwait(&f->wake, &f->lock, &until) == 0)
+			;
+		stop = f->stopping;
+		pthread_mutex_unlock(&f->lock);
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+		if (stop)
+			return NULL;
+		mq->reconnect(f->mosq); /* a failure: loop_forever() retries, or returns again */
+	}
+}
+
 int fleet_start(struct fleet *f)
 {
 	int r;
@@ -592,10 +639,11 @@ int fleet_start(struct fleet *f)
 	if (r != MOSQ_ERR_SUCCESS)
 		log_warnx("fleet: cannot connect to %s yet (%s): retrying in the background",
 			  f->broker, mq->strerror(r));
-	r = mq->loop_start(f->mosq);
-	if (r != MOSQ_ERR_SUCCESS) {
-		log_warnx("fleet: cannot start the MQTT thread: %s", mq->strerror(r));
-		return -EIO;
+	mq->threaded_set(f->mosq, true);
+	r = thread_start(&f->thread, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, f, "latencyd-mqtt");
+	if (r < 0) {
+		log_warn_errno(r, "fleet: cannot start the MQTT thread");
+		return r;
 	}
 	f->started = true;
 	return 0;
@@ -739,7 +787,12 @@ void fleet_free(struct fleet *f)
 			 * broker), it is cancelled: shutting down must not wait for a timeout.
 			 */
 			clean = mq->disconnect(f->mosq) == MOSQ_ERR_SUCCESS && wait_closed(f, 2000);
-			mq->loop_stop(f->mosq, !clean);
+			pthread_mutex_lock(&f->lock);
+			pthread_cond_signal(&f->wake);
+			pthread_mutex_unlock(&f->lock);
+			if (!clean)
+				pthread_cancel(f->thread);
+			pthread_join(f->thread, NULL);
 		}
 		mq->destroy(f->mosq);
 	}
@@ -748,6 +801,7 @@ void fleet_free(struct fleet *f)
 	fleet_note_free(f->head);
 	if (f->note_fd >= 0)
 		close(f->note_fd);
+	pthread_cond_destroy(&f->wake);
 	pthread_mutex_destroy(&f->lock);
 	if (f->password)
 		explicit_bzero(f->password, strlen(f->password));

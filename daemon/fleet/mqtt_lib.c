@@ -45,6 +45,9 @@ static const struct {
 	SYM(log_callback_set, mosquitto_log_callback_set),
 	SYM(property_add_int32, mosquitto_property_add_int32),
 	SYM(property_free_all, mosquitto_property_free_all),
+	SYM(threaded_set, mosquitto_threaded_set),
+	SYM(loop_forever, mosquitto_loop_forever),
+	SYM(reconnect, mosquitto_reconnect),
 };
 
 const struct mqtt_lib *mqtt_lib_open(char *why, size_t whylen)

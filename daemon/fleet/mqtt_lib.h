@@ -43,6 +43,9 @@ struct mqtt_lib {
 	__typeof__(mosquitto_log_callback_set) *log_callback_set;
 	__typeof__(mosquitto_property_add_int32) *property_add_int32;
 	__typeof__(mosquitto_property_free_all) *property_free_all;
+	__typeof__(mosquitto_threaded_set) *threaded_set;
+	__typeof__(mosquitto_loop_forever) *loop_forever;
+	__typeof__(mosquitto_reconnect) *reconnect;
 };
 
 /*

@@ -123,6 +123,7 @@ void manager_free(struct manager *m)
 	if (!m)
 		return;
 	sd_event_source_disable_unref(m->watchdog);
+	manager_collector_stop(m);
 	manager_stop_fleet(m);			/* first: its MQTT thread queues peers' alerts */
 	recorder_free(m->recorder);		/* then: the waiter may be recording */
 	sd_event_source_disable_unref(m->save); /* its change is in the save below */
@@ -176,6 +177,10 @@ int manager_start(struct manager *m)
 		if (r < 0)
 			return r;
 	}
+	/* Whether or not this host records: a collector-only latencyd has no session. */
+	r = manager_collector_start(m);
+	if (r < 0)
+		return r;
 	manager_refresh_module(m);
 	log_module(&m->module);
 	trackers_apply(m->sysfs_root, m->conf, NULL);
@@ -258,6 +263,7 @@ int manager_reload(struct manager *m, struct conf_diag *out)
 			manager_catalog_update(m); /* retention with the new limits */
 		}
 		trackers_apply(m->sysfs_root, conf, old);
+		manager_collector_reload(m); /* its new limits, applied at once */
 		conf_free(old);
 		log_info("configuration reloaded from %s", conf->source ?: "built-in defaults");
 	}

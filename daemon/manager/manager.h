@@ -40,8 +40,8 @@ struct manager {
 	struct catalog *catalog;   /* NULL without the recorder (session.enabled = false) */
 	sd_event_source *save;	   /* a catalog save due (manager_catalog_changed), or off */
 	struct recorder *recorder;
-	struct fleet *fleet;	      /* fleet.enabled, with the recorder */
-	sd_event_source *fleet_notes; /* what the fleet's MQTT thread has for the main loop */
+	struct fleet *fleet;		 /* fleet.enabled, with the recorder */
+	sd_event_source *fleet_notes;	 /* what the fleet's MQTT thread has for the main loop */
 	struct fleet_state *fleet_state; /* members, outbox, answers (fleet_state.h) */
 	bool memory_locked;
 	/* The last history measured (status.history.measured), NULL before the first one. */
@@ -51,6 +51,8 @@ struct manager {
 	sd_event_source *watchdog; /* the systemd watchdog's pings (watchdog.c), or NULL */
 	uint64_t watchdog_usec;	   /* its period, 0: none */
 	bool watchdog_held;	   /* pings held back: the waiter is stuck */
+	/* collector.enabled: the timer of retention over lttng-relayd's tree (collector.c) */
+	sd_event_source *collector;
 };
 
 /* Takes conf, even on failure. src says how conf was loaded, so that reloads do the same. */
@@ -84,6 +86,11 @@ size_t manager_fleet_members_online(struct manager *m);
 void manager_stop_fleet(struct manager *m);
 /* watchdog.c: pings the systemd watchdog, if there is one, while the waiter is not stuck. */
 int manager_watchdog_start(struct manager *m);
+/* collector.c: on the fleet's collector, retention over lttng-relayd's tree. */
+int manager_collector_start(struct manager *m);
+/* After a reload: on or off as the configuration says; when on, a pass now. */
+void manager_collector_reload(struct manager *m);
+void manager_collector_stop(struct manager *m);
 
 /* stacks.c: each alert cause's kernel stack (N causes C, their JSON in CAUSES) named from
  * the kallsyms file, as the cause's "stack". */

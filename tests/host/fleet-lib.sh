@@ -12,16 +12,26 @@ stop_all() {
 }
 trap 'stop_all; cleanup' EXIT
 
+# The broker's configuration: anonymous on 127.0.0.1:$PORT, or what the test's broker_conf
+# function prints (called with PORT set; its listeners on PORT and PORT+1 at most).
 start_broker() {
-	cat >"$T/mosquitto.conf" <<CONF
+	if declare -F broker_conf >/dev/null; then
+		broker_conf
+	else
+		cat <<CONF
 listener $PORT 127.0.0.1
 allow_anonymous true
 persistence false
 CONF
+	fi >"$T/mosquitto.conf"
 	"$MOSQUITTO" -c "$T/mosquitto.conf" >>"$T/mosquitto.log" 2>&1 &
 	BROKER_PID=$!
-	wait_for 50 sh -c "mosquitto_sub -h 127.0.0.1 -p $PORT -t probe -W 1 -C 1 2>&1 | grep -qv refused" ||
-		true
+	if declare -F broker_conf >/dev/null; then # TLS, credentials: a TCP connection will do
+		wait_for 50 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" || true
+	else
+		wait_for 50 sh -c "mosquitto_sub -h 127.0.0.1 -p $PORT -t probe -W 1 -C 1 2>&1 | grep -qv refused" ||
+			true
+	fi
 }
 # A free port, tried a few times: sets PORT.
 start_fleet_broker() {
@@ -35,7 +45,9 @@ start_fleet_broker() {
 }
 
 # node NAME GROUP PEER_RATE PEER_BURST [EXTRA]: a sessiond (h1 uses lttng-env's), an app,
-# latencyd; EXTRA is added to its configuration.
+# latencyd; EXTRA is added to its configuration. FLEET_BROKER (the broker URL, by default
+# mqtt://127.0.0.1:$PORT) and FLEET_EXTRA (more fleet keys: credentials, TLS files) go in
+# its fleet group, e.g. FLEET_EXTRA='username = "h1";' node h1 lab 10 10.
 node() {
 	local n=$1 home=$T/$1/home
 	mkdir -p "$T/$n/snapshots" "$home"
@@ -59,8 +71,8 @@ output: { directory = "$T/$n/snapshots"; relayd = "$LATENCYD_TEST_RELAYD_URL"; }
 ratelimit: { rate = 100; burst = 100; };
 analysis: { auto = false; };
 realtime: { priority = 0; lock_memory = false; };
-fleet: { enabled = true; broker = "mqtt://127.0.0.1:$PORT"; host = "$n"; group = "$2";
-	 peer_rate = $3; peer_burst = $4; };
+fleet: { enabled = true; broker = "${FLEET_BROKER:-mqtt://127.0.0.1:$PORT}"; host = "$n";
+	 group = "$2"; peer_rate = $3; peer_burst = $4; ${FLEET_EXTRA:-}};
 ${5:-}
 CONF
 	LTTNG_HOME=$home "$LATENCYD" -c "$T/$n/latencyd.conf" 2>"$T/$n/latencyd.log" &

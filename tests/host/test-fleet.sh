@@ -181,7 +181,12 @@ rss0=$(rss)
 for _ in $(seq 20); do pub -t latencyd/lab/alert/h9 -f "$T/big"; done
 wait_for 100 jst h2 ".fleet.dropped.malformed >= $((m0 + 20))" || fail "1 MiB payloads not counted"
 rss1=$(rss)
-[ $((rss1 - rss0)) -lt 4096 ] || fail "h2 grew from $rss0 to $rss1 KiB on 20 payloads of 1 MiB"
+# ASan's quarantine keeps freed memory on purpose: flatness is the release build's to show.
+if ldd "$LATENCYD" | grep -q libasan; then
+	echo "note: RSS $rss0 -> $rss1 KiB not checked under AddressSanitizer"
+else
+	[ $((rss1 - rss0)) -lt 4096 ] || fail "h2 grew from $rss0 to $rss1 KiB on 20 payloads of 1 MiB"
+fi
 for n in h1 h2 h3 h4; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
 pass "malformed, 1 MiB, foreign, forged, spoofed, stale and old-version messages dropped and counted; a duplicate recorded once"
 

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The collector's "being written" check by open descriptors: a snapshot relayd still writes
+ * may have had no new data for a minute (a stalled sender), so its mtimes alone do not tell.
+ * Its files are then open in lttng-relayd, whose descriptors in /proc/PID/fd name them. Kept
+ * apart from the tree's scan (collector.c): this reads /proc, not the collector's tree.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+
+#define RELAYD_COMM "lttng-relayd\n"
+
+/* True when PID's command is lttng-relayd (its main thread's name, 15 bytes at most). */
+static bool is_relayd(int proc, const char *pid)
+{
+	char path[NAME_MAX + 16], comm[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/comm", pid);
+	fd = openat(proc, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	comm[n] = 0;
+	return !strcmp(comm, RELAYD_COMM);
+}
+
+/* Marks the snapshots under which the open file PATH lies. */
+static void mark_held(struct collector_scan *s, const char *path)
+{
+	size_t n = strlen(s->dir);
+
+	if (strncmp(path, s->dir, n) != 0 || path[n] != '/')
+		return;
+	path += n + 1;
+	for (size_t i = 0; i < s->nsnaps; i++) {
+		struct collector_snapshot *sn = &s->snaps[i];
+		size_t h = strlen(sn->host_dir), e = strlen(sn->session_dir), m = strlen(sn->name);
+		const char *p = path;
+
+		if (strncmp(p, sn->host_dir, h) || p[h] != '/')
+			continue;
+		p += h + 1;
+		if (strncmp(p, sn->session_dir, e) || p[e] != '/')
+			continue;
+		p += e + 1;
+		if (!strncmp(p, sn->name, m) && (p[m] == '/' || p[m] == 0))
+			sn->held = true;
+	}
+}
+
+/* Root, or relayd's own user, may read relayd's descriptors. */
+void collector_scan_relayd(struct collector_scan *s, const char *proc_path)
+{
+	int proc = open(proc_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = proc >= 0 ? fdopendir(proc) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (proc >= 0)
+			close(proc);
+		s->relayd_unseen++; /* no /proc: nothing can be seen */
+		return;
+	}
+	while ((de = readdir(d))) {
+		char fdpath[NAME_MAX + 16], link[PATH_MAX];
+		struct dirent *fe;
+		DIR *fds;
+		int fd;
+
+		if (!digits(de->d_name, strlen(de->d_name)) || !is_relayd(dirfd(d), de->d_name))
+			continue;
+		snprintf(fdpath, sizeof(fdpath), "%s/fd", de->d_name);
+		fd = openat(dirfd(d), fdpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		fds = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!fds) {
+			if (fd >= 0)
+				close(fd);
+			else if (errno != ENOENT) /* ENOENT: it exited meanwhile */
+				s->relayd_unseen++;
+			continue;
+		}
+		while ((fe = readdir(fds))) {
+			ssize_t n = readlinkat(dirfd(fds), fe->d_name, link, sizeof(link) - 1);
+
+			if (n <= 0)
+				continue;
+			link[n] = 0;
+			mark_held(s, link);
+		}
+		closedir(fds);
+	}
+	closedir(d);
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The fleet's collector (collector.enabled, on the lttng-relayd host): retention over relayd's
+ * output directory by whole incidents, at start, every PERIOD_USEC and at each reload (so
+ * latencyctl reload runs a pass at once, with the new limits). What to delete is chosen by
+ * catalog/collector.c; here are the timer, the log lines, and the memory of what was said
+ * already, so that a problem that lasts is one warning, not one a minute. Off, there is no
+ * timer at all: an idle latencyd makes no wakeup.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collector.h"
+#include "log.h"
+#include "manager.h"
+
+#define PERIOD_USEC   (60ULL * 1000000)
+/* A pass may run this late, to share a wakeup with other timers: retention is not urgent. */
+#define ACCURACY_USEC (5ULL * 1000000)
+
+/* The timer's userdata, freed with it. */
+struct collector_state {
+	struct manager *m;
+	int error;	  /* the unreadable directory last warned about, 0: none */
+	char *error_path; /* ... and its path */
+	size_t foreign;	  /* entries left alone, last said at debug level */
+	bool unseen;	  /* relayd's open files could not be read, said */
+	bool failing;	  /* a deletion failed in the last pass, said */
+};
+
+static void format_bytes(uint64_t b, char *buf, size_t size)
+{
+	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+	double v = (double)b / 1024;
+	size_t u = 0;
+
+	if (b < 1024) {
+		snprintf(buf, size, "%" PRIu64 " B", b);
+		return;
+	}
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, "%.1f %s", v, units[u]);
+}
+
+/* What the scan could not see, each said once while it lasts. */
+static void report_scan(struct collector_state *st, const struct collector_scan *s)
+{
+	const char *path = s->error_path ? s->error_path : "?";
+
+	if (s->error && (s->error != st->error || !st->error_path || strcmp(path, st->error_path)))
+		log_warnx("collector: cannot read %s: %s; what is under it is kept (said once)",
+			  path, strerror(-s->error));
+	else if (!s->error && st->error)
+		log_info("collector: %s can be read again", st->error_path);
+	st->error = s->error;
+	free(st->error_path);
+	st->error_path = s->error_path ? strdup(s->error_path) : NULL;
+	if (s->foreign != st->foreign)
+		log_debug("collector: %zu entries of %s are not latencyd's snapshots: left alone",
+			  s->foreign, s->dir ? s->dir : "?");
+	st->foreign = s->foreign;
+	if (s->relayd_unseen && !st->unseen)
+		log_warnx("collector: cannot read lttng-relayd's open files (/proc/PID/fd): a "
+			  "snapshot is taken as being written only while its files changed within "
+			  "the last %llu s",
+			  COLLECTOR_FRESH_NS / 1000000000ULL);
+	st->unseen = s->relayd_unseen > 0;
+}
+
+static void delete_incident(struct collector_state *st, const struct collector_scan *s,
+			    const struct collector_incident *inc, bool *failed)
+{
+	char size[32], hosts[256];
+	int r = collector_delete(s, inc);
+
+	if (r < 0) {
+		if (!st->failing && !*failed)
+			log_warnx("collector: cannot delete %s %s: %s (until a pass deletes all it "
+				  "chose, further failures are at debug level)",
+				  inc->fleet ? "incident" : "snapshot", inc->id, strerror(-r));
+		else
+			log_debug("collector: cannot delete %s: %s", inc->id, strerror(-r));
+		*failed = true;
+		return;
+	}
+	format_bytes(inc->bytes, size, sizeof(size));
+	collector_hosts(inc, hosts, sizeof(hosts));
+	log_info("collector: deleted %s %s (%zu snapshot%s, %s, from %s): over collector.%s",
+		 inc->fleet ? "incident" : "snapshot", inc->id, inc->n, inc->n == 1 ? "" : "s",
+		 size, hosts, inc->verdict == COLLECTOR_MAX_AGE ? "max_age" : "max_bytes");
+}
+
+static void run(struct collector_state *st)
+{
+	const struct conf_collector *c = &st->m->conf->collector;
+	const struct collector_limits l = {c->max_age_ns, c->max_bytes};
+	struct collector_scan s;
+	struct timespec ts;
+	bool failed = false;
+	int64_t now;
+	int r;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	r = collector_scan(c->directory, RECORDER_SNAPSHOT_PREFIX, "/proc", now, &s);
+	report_scan(st, &s);
+	if (r == -ENOMEM)
+		log_warn_errno(r, "collector: scan of %s", c->directory);
+	if (r >= 0 && collector_choose(&s, &l, now) > 0)
+		for (size_t i = 0; i < s.n; i++)
+			if (s.incidents[i].verdict != COLLECTOR_KEEP)
+				delete_incident(st, &s, &s.incidents[i], &failed);
+	st->failing = failed;
+	collector_scan_free(&s);
+}
+
+static int on_timer(sd_event_source *source, uint64_t usec, void *userdata)
+{
+	run(userdata);
+	sd_event_source_set_time(source, usec + PERIOD_USEC);
+	return 0;
+}
+
+static void free_state(void *userdata)
+{
+	struct collector_state *st = userdata;
+
+	free(st->error_path);
+	free(st);
+}
+
+int manager_collector_start(struct manager *m)
+{
+	const struct conf_collector *c = &m->conf->collector;
+	struct collector_state *st;
+	char size[32] = "no limit", age[32] = "no limit";
+	uint64_t now;
+	int r;
+
+	if (!c->enabled || m->collector)
+		return 0;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return log_warn_errno(-ENOMEM, "collector");
+	st->m = m;
+	/* The first pass at once, from the loop: READY=1 does not wait for it. */
+	r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+	if (r >= 0)
+		r = sd_event_add_time(m->event, &m->collector, CLOCK_MONOTONIC, now, ACCURACY_USEC,
+				      on_timer, st);
+	if (r < 0) {
+		free(st);
+		return log_warn_errno(r, "cannot add the collector's timer");
+	}
+	sd_event_source_set_destroy_callback(m->collector, free_state);
+	sd_event_source_set_description(m->collector, "collector");
+	if (c->max_bytes)
+		format_bytes(c->max_bytes, size, sizeof(size));
+	if (c->max_age_ns)
+		snprintf(age, sizeof(age), "%" PRIu64 " s", c->max_age_ns / 1000000000);
+	log_info("collector: retention over %s by whole incidents every %llu s: max_age %s, "
+		 "max_bytes %s",
+		 c->directory, PERIOD_USEC / 1000000, age, size);
+	if (!c->max_age_ns && !c->max_bytes)
+		log_warnx("collector: neither collector.max_age nor collector.max_bytes is set: "
+			  "nothing is deleted");
+	return 0;
+}
+
+void manager_collector_stop(struct manager *m)
+{
+	m->collector = sd_event_source_disable_unref(m->collector);
+}
+
+void manager_collector_reload(struct manager *m)
+{
+	uint64_t now;
+
+	if (!m->conf->collector.enabled) {
+		if (m->collector)
+			log_info("collector: off (collector.enabled = false)");
+		manager_collector_stop(m);
+		return;
+	}
+	if (!m->collector && manager_collector_start(m) < 0)
+		return;
+	run(sd_event_source_get_userdata(m->collector));
+	if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
+		sd_event_source_set_time(m->collector, now + PERIOD_USEC);
+}

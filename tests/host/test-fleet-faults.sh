@@ -1,0 +1,106 @@
+#!/bin/bash
+# The fleet when its parts misbehave (#26): a real mosquitto and lttng-relayd on 127.0.0.1,
+# three latencyd (h1, h2, h3 in group "lab", fleet.max_age 2 s, fleet.answer_within 10 s).
+# - the broker frozen (SIGSTOP) for 5 s while h1 alerts: its peers get the request late,
+#   record nothing for it and say it was stale; h1's incident lists them so;
+# - a member frozen: listed as "no answer", said once in the origin's log; back, it
+#   records nothing for the old request; killed: its last will takes it out of the fleet;
+# - relayd killed during an incident: each host's snapshot is local only, with its path;
+# and in each case the local path records on its own.
+# Usage: lttng-env --relayd test-fleet-faults.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP
+set -u
+ALERT_WRITE=${3:?} UST_APP=${4:?}
+. "$(dirname "$0")/lib.sh"
+[ -n "${LATENCYD_TEST_RELAYD_URL:-}" ] || { echo "SKIP: run me under lttng-env --relayd"; exit 77; }
+RELAYD_OUT=$LATENCYD_TEST_RELAYD_OUT
+
+. "$(dirname "$0")/fleet-lib.sh"
+start_fleet_broker
+
+jinc() { local out; out=$(ctl "$1" --json incidents 2>/dev/null) && [ -n "$out" ] && jq -e "$2" <<<"$out" >/dev/null; }
+incident() { ctl "$1" --json incidents | jq -c ".incidents[] | select(.incident == \"$2\")"; }
+# The id h1's next local snapshot will have, hence its next incident: h1-ID.
+next_incident() { echo "h1-$(( $(ctl h1 --json list-snapshots | jq '[.snapshots[].id] | max // 0') + 1 ))"; }
+count() { ctl "$1" --json list-snapshots | jq '.matched'; }
+show() { for n in h1 h2 h3; do echo "--- $n"; tail -15 "$T/$n/latencyd.log"; done; }
+
+export FLEET_EXTRA='max_age = "2s"; answer_within = "10s";'
+for n in h1 h2 h3; do node $n lab 10 10; done
+for h in h1 h2 h3; do
+	wait_for 200 jst $h '.session.state == "recording" and .fleet.subscribed and .fleet.members_online == 2' ||
+		fail "$h: not recording with two members: $(ctl $h --json status | jq -c .fleet)"
+done
+sleep 1
+pass "three hosts, each seeing the two others"
+
+# 1. The broker frozen while h1 alerts: delivered 5 s late, older than max_age.
+inc=$(next_incident)
+kill -STOP "$BROKER_PID"
+alert h1
+wait_for 100 sh -c "[ \$($LATENCYCTL -s $T/h1/ctl.sock --json list-snapshots | jq '.matched') -ge 1 ]" ||
+	fail "h1 did not record locally with the broker frozen"
+sleep 5
+kill -CONT "$BROKER_PID"
+for h in h2 h3; do # (wait_for sets n)
+	wait_for 100 jst $h '.fleet.dropped.stale >= 1' ||
+		fail "$h did not drop h1's late request as stale: $(ctl $h --json status | jq -c .fleet)"
+	[ "$(ctl $h --json list-snapshots --incident "$inc" | jq .matched)" = 0 ] ||
+		fail "$h recorded $inc, delivered 5 s late"
+done
+wait_for 100 jinc h1 "[.incidents[] | select(.incident == \"$inc\" and .stale == [\"h2\",\"h3\"] and .recorded == [\"h1\"])] | length == 1" ||
+	fail "$inc at h1: $(incident h1 "$inc"); $(show)"
+wait_for 50 grep -q "fleet: incident $inc: recorded by h1; stale on h2, h3" "$T/h1/latencyd.log" ||
+	fail "h1's log does not say $inc's outcome: $(grep "$inc" "$T/h1/latencyd.log")"
+pass "broker frozen 5 s: the late request recorded by no peer, said stale by both"
+
+# 2. A member frozen: no answer within answer_within; back, nothing recorded for it.
+wait_for 100 jst h1 '.fleet.connected' || fail "h1 not connected after the broker's freeze"
+sleep 2 # the broker's backlog delivered
+inc=$(next_incident)
+kill -STOP "$PID_h3"
+alert h1
+wait_for 200 jinc h1 "[.incidents[] | select(.incident == \"$inc\" and .recorded == [\"h1\",\"h2\"] and .no_answer == [\"h3\"])] | length == 1" ||
+	fail "$inc at h1: $(incident h1 "$inc"); $(show)"
+ctl h1 incidents >"$T/out" || fail "latencyctl incidents"
+grep "$inc" "$T/out" | grep -q "h3 no answer" || fail "incidents (text): $(cat "$T/out")"
+wait_for 50 grep -q "fleet: incident $inc: recorded by h1, h2; no answer from h3" "$T/h1/latencyd.log" ||
+	fail "h1's log does not say $inc's outcome: $(grep "$inc" "$T/h1/latencyd.log")"
+kill -CONT "$PID_h3"
+wait_for 100 jst h3 '.fleet.dropped.stale >= 2' ||
+	fail "h3, back, did not drop the old request: $(ctl h3 --json status | jq -c .fleet)"
+[ "$(ctl h3 --json list-snapshots --incident "$inc" | jq .matched)" = 0 ] || fail "h3 recorded $inc when it came back"
+pass "a frozen member: no answer in the incident and the log; back, it records nothing old"
+
+# A member killed: its last will says it went away; the next incident does not wait for it.
+kill -KILL "$PID_h3"
+wait_for 100 jst h1 '.fleet.members_online == 1' ||
+	fail "h1 still counts h3 a member: $(ctl h1 --json status | jq -c .fleet)"
+inc=$(next_incident)
+alert h1
+wait_for 100 jinc h1 "[.incidents[] | select(.incident == \"$inc\" and .members == [\"h1\",\"h2\"] and .recorded == [\"h1\",\"h2\"] and .pending == [])] | length == 1" ||
+	fail "$inc at h1: $(incident h1 "$inc")"
+pass "a member killed: its last will takes it out of the next incident"
+
+# 3. relayd killed: each host's snapshot of the incident is local only, with its path.
+kill "$LATENCYD_TEST_RELAYD_PID"
+inc=$(next_incident)
+alert h1
+wait_for 200 jinc h1 "[.incidents[] | select(.incident == \"$inc\" and .local == [\"h1\",\"h2\"])] | length == 1" ||
+	fail "$inc at h1: $(incident h1 "$inc"); $(show)"
+for h in h1 h2; do
+	path=$(incident h1 "$inc" | jq -r ".details.$h")
+	[ -d "$path" ] && [[ "$path" == "$T/$h/snapshots/"* ]] || fail "$h's local snapshot of $inc: '$path'"
+done
+jinc h2 "[.incidents[] | select(.incident == \"$inc\" and .local == [\"h1\",\"h2\"] and .recorded == [])] | length == 1" ||
+	fail "$inc at h2: $(incident h2 "$inc")"
+ctl h1 incidents >"$T/out"
+grep "$inc" "$T/out" | grep -q "h1 local" || fail "incidents (text): $(cat "$T/out")"
+pass "relayd killed: the incident lists each host's snapshot as local, with its path"
+
+for n in h1 h2; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
+for n in h1 h2; do kill "$(eval echo "\$PID_$n")"; done
+sleep 1
+for n in h1 h2 h3; do
+	grep -q "AddressSanitizer\|runtime error" "$T/$n/latencyd.log" && fail "$n: $(cat "$T/$n/latencyd.log")"
+done
+pass "fleet faults"
