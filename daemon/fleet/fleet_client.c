@@ -112,14 +112,6 @@ static void count(struct fleet *f, uint64_t *counter)
 	pthread_mutex_unlock(&f->lock);
 }
 
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * A connection problem for status and, once per distinct reason, for the log: a broker
  * that refuses us is retried every minute, and the journal must not fill with the retries.

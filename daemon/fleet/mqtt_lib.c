@@ -31,8 +31,6 @@ static const struct {
 	SYM(tls_set, mosquitto_tls_set),
 	SYM(connect_async, mosquitto_connect_async),
 	SYM(disconnect, mosquitto_disconnect),
-	SYM(loop_start, mosquitto_loop_start),
-	SYM(loop_stop, mosquitto_loop_stop),
 	SYM(subscribe, mosquitto_subscribe),
 	SYM(publish, mosquitto_publish),
 	SYM(strerror, mosquitto_strerror),

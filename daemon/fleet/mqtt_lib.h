@@ -29,8 +29,6 @@ struct mqtt_lib {
 	__typeof__(mosquitto_tls_set) *tls_set;
 	__typeof__(mosquitto_connect_async) *connect_async;
 	__typeof__(mosquitto_disconnect) *disconnect;
-	__typeof__(mosquitto_loop_start) *loop_start;
-	__typeof__(mosquitto_loop_stop) *loop_stop;
 	__typeof__(mosquitto_subscribe) *subscribe;
 	__typeof__(mosquitto_publish) *publish;
 	__typeof__(mosquitto_strerror) *strerror;

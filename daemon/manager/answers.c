@@ -134,7 +134,8 @@ static struct json_object *incident_view(struct manager *m, const char *incident
 	return NULL;
 }
 
-static void summarise(struct manager *m, const char *incident)
+/* The incident's outcome, from its VIEW (catalog_incident_view()), in one log line. */
+static void log_outcome(const char *incident, struct json_object *view)
 {
 	static const struct {
 		const char *key, *label;
@@ -146,11 +147,8 @@ static void summarise(struct manager *m, const char *incident)
 	};
 	char line[1024], hosts[512];
 	size_t len = 0;
-	bool done;
-	struct json_object *view = incident_view(m, incident, &done), *v;
+	struct json_object *v;
 
-	if (!view)
-		return;
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && len < sizeof(line); i++) {
 		hosts_of(hosts, sizeof(hosts), view, parts[i].key);
 		if (hosts[0])
@@ -161,6 +159,15 @@ static void summarise(struct manager *m, const char *incident)
 		log_warnx("fleet: incident %s: %s", incident, json_object_get_string(v));
 	else
 		log_info("fleet: incident %s: %s", incident, len ? line : "no member");
+}
+
+static void summarise(struct manager *m, const char *incident)
+{
+	bool done;
+	struct json_object *view = incident_view(m, incident, &done);
+
+	if (view)
+		log_outcome(incident, view);
 	json_object_put(view);
 }
 
@@ -175,14 +182,15 @@ static void run_summaries(struct manager *m, bool due_only)
 
 	for (size_t i = 0; i < fs->n_summaries; i++) {
 		struct summary *s = &fs->summaries[i];
-		bool done = false;
-		struct json_object *view = due_only ? NULL : incident_view(m, s->incident, &done);
+		bool done = false, due = now >= s->deadline_ns;
+		struct json_object *view =
+			due || !due_only ? incident_view(m, s->incident, &done) : NULL;
 
+		if (view && (done || due))
+			log_outcome(s->incident, view);
 		json_object_put(view);
-		if (done || now >= s->deadline_ns) {
-			summarise(m, s->incident);
+		if (done || due)
 			continue;
-		}
 		if (!next || s->deadline_ns < next)
 			next = s->deadline_ns;
 		fs->summaries[kept++] = *s;

@@ -17,6 +17,7 @@
 #include "collector.h"
 #include "log.h"
 #include "manager.h"
+#include "thread.h"
 
 #define PERIOD_USEC   (60ULL * 1000000)
 /* A pass may run this late, to share a wakeup with other timers: retention is not urgent. */
@@ -102,13 +103,11 @@ static void run(struct collector_state *st)
 	const struct conf_collector *c = &st->m->conf->collector;
 	const struct collector_limits l = {c->max_age_ns, c->max_bytes};
 	struct collector_scan s;
-	struct timespec ts;
 	bool failed = false;
 	int64_t now;
 	int r;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	now = (int64_t)realtime_ns();
 	r = collector_scan(c->directory, RECORDER_SNAPSHOT_PREFIX, "/proc", now, &s);
 	report_scan(st, &s);
 	if (r == -ENOMEM)

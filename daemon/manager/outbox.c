@@ -15,14 +15,7 @@
 #include "fleet_state.h"
 #include "log.h"
 #include "manager.h"
-
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-}
+#include "thread.h"
 
 static void give_up(struct manager *m, const struct outbox_item *it)
 {

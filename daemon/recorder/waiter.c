@@ -213,12 +213,16 @@ static bool allow_locked(struct waiter *w, const struct cause *c, uint64_t now)
 	return limits_allow(&w->limits, c, now);
 }
 
-static bool allow(struct waiter *w, const struct cause *c, uint64_t now)
+/* A peer's cause that is refused keeps the budget that refused it, for its answer. */
+static bool allow(struct waiter *w, struct cause *c, uint64_t now)
 {
 	bool ok;
 
 	pthread_mutex_lock(&w->lock);
-	ok = allow_locked(w, c, now);
+	if (c->kind == CAUSE_PEER)
+		ok = !(c->peer.refused_by = limits_allow_peer(&w->limits, c, now));
+	else
+		ok = allow_locked(w, c, now);
 	pthread_mutex_unlock(&w->lock);
 	return ok;
 }
@@ -664,12 +668,7 @@ static void take_requests(struct waiter *w, uint64_t wakeup)
 			c.manual.time_ns = wakeup;
 		else
 			c.peer.time_ns = wakeup;
-		if (c.kind == CAUSE_PEER) {
-			pthread_mutex_lock(&w->lock);
-			c.peer.refused_by = limits_allow_peer(&w->limits, &c, now_ns());
-			pthread_mutex_unlock(&w->lock);
-		}
-		if (c.kind == CAUSE_PEER ? !c.peer.refused_by : allow(w, &c, now_ns()))
+		if (allow(w, &c, now_ns()))
 			snapshot(w, &c, wakeup);
 		else
 			suppress(w, &c);
