@@ -292,6 +292,24 @@ static bool topic_parts(const struct fleet *f, const char *topic, char *kind, si
 	return true;
 }
 
+/*
+ * What every message must pass: it parsed (PARSED, the parser's result), names our group,
+ * and its sender CLAIMED to be the host of its topic. Counted otherwise.
+ */
+static bool accepted(struct fleet *f, int parsed, const char *group, const char *claimed,
+		     const char *host)
+{
+	if (parsed < 0)
+		count(f, &f->st.malformed);
+	else if (strcmp(group, f->group) != 0)
+		count(f, &f->st.foreign);
+	else if (strcmp(claimed, host) != 0)
+		count(f, &f->st.mismatch);
+	else
+		return true;
+	return false;
+}
+
 /* Older than max_age by this host's clock, or from as far in its future (clocks apart). */
 static bool stale(const struct fleet *f, const struct proto_fleet_alert *a)
 {
@@ -309,46 +327,46 @@ static void unanswered(struct fleet *f, struct fleet_note *n, const char *status
 	note(f, n);
 }
 
+/* A host speaks only for its own incidents. Counted otherwise. */
+static bool own_incident(struct fleet *f, const struct proto_fleet_alert *a, const char *host)
+{
+	char origin[PROTO_FLEET_NAME_MAX + 1];
+
+	if (proto_fleet_incident_parse(a->incident, origin, sizeof(origin), NULL) == 0 &&
+	    strcmp(origin, host) == 0)
+		return true;
+	count(f, &f->st.mismatch);
+	return false;
+}
+
 static void on_alert(struct fleet *f, const struct mosquitto_message *m, const char *host,
 		     uint64_t received)
 {
-	char why[160], origin[PROTO_FLEET_NAME_MAX + 1];
-	struct fleet_note *n;
+	struct fleet_note *n = note_new(FLEET_PEER_ALERT, NULL);
+	char why[160];
 
-	n = note_new(FLEET_PEER_ALERT, NULL);
 	if (!n)
 		return;
-	if (proto_fleet_alert_parse(m->payload, (size_t)m->payloadlen, &n->alert, why,
-				    sizeof(why)) < 0) {
-		count(f, &f->st.malformed);
-	} else if (strcmp(n->alert.group, f->group) != 0) {
-		count(f, &f->st.foreign);
-	} else if (strcmp(n->alert.host, host) != 0 ||
-		   proto_fleet_incident_parse(n->alert.incident, origin, sizeof(origin), NULL) <
-			   0 ||
-		   strcmp(origin, host) != 0) {
-		count(f, &f->st.mismatch); /* a host may only speak for itself and its incidents */
-	} else if (strcmp(host, f->host) == 0) {
-		free(n); /* our own, back from the broker */
-		return;
-	} else if (!f->record_peers) {
-		free(n); /* fleet.record_peers = false: this host only publishes */
-		return;
+	/* Dropped (and counted), our own back from the broker, or fleet.record_peers = false:
+	 * this host only publishes. */
+	if (!accepted(f,
+		      proto_fleet_alert_parse(m->payload, (size_t)m->payloadlen, &n->alert, why,
+					      sizeof(why)),
+		      n->alert.group, n->alert.host, host) ||
+	    !own_incident(f, &n->alert, host) || strcmp(host, f->host) == 0 || !f->record_peers) {
+		free(n);
 	} else if (!first_time(f, &n->alert)) {
 		count(f, &f->st.duplicate);
+		free(n);
 	} else if (stale(f, &n->alert)) {
 		count(f, &f->st.stale); /* held by a broker, or clocks apart: never recorded */
 		unanswered(f, n, PROTO_FLEET_STALE, "");
-		return;
 	} else if (f->alert(&n->alert, received, f->userdata) < 0) {
 		count(f, &f->st.busy);
 		unanswered(f, n, PROTO_FLEET_REFUSED, PROTO_FLEET_BUDGET_QUEUE);
-		return;
 	} else {
 		note(f, n);
-		return;
 	}
-	free(n);
 }
 
 static void on_result(struct fleet *f, const struct mosquitto_message *m, const char *host)
@@ -358,14 +376,10 @@ static void on_result(struct fleet *f, const struct mosquitto_message *m, const 
 
 	if (!n)
 		return;
-	if (proto_fleet_result_parse(m->payload, (size_t)m->payloadlen, &n->result, why,
-				     sizeof(why)) < 0)
-		count(f, &f->st.malformed);
-	else if (strcmp(n->result.group, f->group) != 0)
-		count(f, &f->st.foreign);
-	else if (strcmp(n->result.host, host) != 0)
-		count(f, &f->st.mismatch);
-	else {
+	if (accepted(f,
+		     proto_fleet_result_parse(m->payload, (size_t)m->payloadlen, &n->result, why,
+					      sizeof(why)),
+		     n->result.group, n->result.host, host)) {
 		note(f, n);
 		return;
 	}
@@ -383,14 +397,11 @@ static void on_presence(struct fleet *f, const struct mosquitto_message *m, cons
 		free(n); /* a retained presence cleared */
 		return;
 	}
-	if (proto_fleet_presence_parse(m->payload, (size_t)m->payloadlen, &n->presence, why,
-				       sizeof(why)) < 0)
-		count(f, &f->st.malformed);
-	else if (strcmp(n->presence.group, f->group) != 0)
-		count(f, &f->st.foreign);
-	else if (strcmp(n->presence.host, host) != 0)
-		count(f, &f->st.mismatch);
-	else if (strcmp(host, f->host) != 0) {
+	if (accepted(f,
+		     proto_fleet_presence_parse(m->payload, (size_t)m->payloadlen, &n->presence,
+						why, sizeof(why)),
+		     n->presence.group, n->presence.host, host) &&
+	    strcmp(host, f->host) != 0) {
 		note(f, n);
 		return;
 	}
@@ -528,6 +539,19 @@ static int setup_mosquitto(struct fleet *f, const struct conf_fleet *c)
 	return set_will(f);
 }
 
+/* The backoff's wait counts in CLOCK_MONOTONIC: a wall-clock step must not stretch it. */
+static int cond_init_monotonic(pthread_cond_t *c)
+{
+	pthread_condattr_t attr;
+	int r;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	r = pthread_cond_init(c, &attr);
+	pthread_condattr_destroy(&attr);
+	return r;
+}
+
 int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct fleet **ret)
 {
 	const struct conf_fleet *c = &conf->fleet;
@@ -549,16 +573,9 @@ int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct
 	if (f->note_fd < 0 || r)
 		return f->note_fd < 0 ? -errno : -r;
 	f->backoff_sec = RECONNECT_MIN_SEC;
-	{
-		pthread_condattr_t attr;
-
-		pthread_condattr_init(&attr);
-		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-		r = pthread_cond_init(&f->wake, &attr);
-		pthread_condattr_destroy(&attr);
-		if (r)
-			return -r;
-	}
+	r = cond_init_monotonic(&f->wake);
+	if (r)
+		return -r;
 	f->broker = strdup(c->broker);
 	if (!f->broker)
 		return -ENOMEM;

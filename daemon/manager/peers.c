@@ -57,9 +57,8 @@ static void open_incident(struct manager *m, const char *incident, const char *o
 
 static void on_result(struct manager *m, const struct proto_fleet_result *res)
 {
-	const char *detail = res->status[0] == 'l' ? res->path
-			     : res->budget[0]	   ? res->budget
-						   : res->reason;
+	/* At most one of them is set, by the status (proto/fleet.h). */
+	const char *detail = res->path[0] ? res->path : res->budget[0] ? res->budget : res->reason;
 
 	for (size_t i = 0; i < res->n; i++) {
 		fleet_note_incident(m, res->incidents[i], res->host, res->status, detail);

@@ -104,7 +104,7 @@ int limits_configure(struct limits *l, const struct conf *c, uint64_t now)
 		set(&t[i].b, old != NULL, cb->rate, cb->burst, now);
 	}
 	set(&l->global, l->configured, c->ratelimit.rate, (double)c->ratelimit.burst, now);
-	set(&l->peer, l->configured, c->fleet.total_rate, (double)c->fleet.total_burst, now);
+	set(&l->total, l->configured, c->fleet.total_rate, (double)c->fleet.total_burst, now);
 	l->origin_rate = c->fleet.peer_rate;
 	l->origin_burst = (double)c->fleet.peer_burst;
 	for (size_t i = 0; i < LIMITS_ORIGINS; i++)
@@ -153,16 +153,12 @@ static struct bucket *origin_bucket(struct limits *l, const char *host, uint64_t
 
 const char *limits_allow_peer(struct limits *l, const struct cause *c, uint64_t now)
 {
-	struct bucket *origin = origin_bucket(l, c->peer.alert.host, now);
+	struct bucket *b[2] = {origin_bucket(l, c->peer.alert.host, now), &l->total};
 
-	/* The origin's own budget first: a noisy origin is refused by its own, not the total. */
-	if (!bucket_would_allow(origin, now))
-		return PROTO_FLEET_BUDGET_ORIGIN;
-	if (!bucket_would_allow(&l->peer, now))
-		return PROTO_FLEET_BUDGET_TOTAL;
-	bucket_take(origin);
-	bucket_take(&l->peer);
-	return NULL;
+	if (buckets_take_all(b, 2, now))
+		return NULL;
+	/* A noisy origin is said to be refused by its own budget, though the total is out too. */
+	return bucket_would_allow(b[0], now) ? PROTO_FLEET_BUDGET_TOTAL : PROTO_FLEET_BUDGET_ORIGIN;
 }
 
 double limits_tokens(struct bucket *b, uint64_t now)

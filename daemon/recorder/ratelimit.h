@@ -54,7 +54,7 @@ struct origin_bucket {
 };
 
 struct limits {
-	struct bucket global, peer; /* peer: all origins together (fleet.total_rate) */
+	struct bucket global, total; /* total: all origins together (fleet.total_rate) */
 	struct origin_bucket origins[LIMITS_ORIGINS];
 	double origin_rate, origin_burst;
 	bool configured; /* the first configuration fills the buckets */

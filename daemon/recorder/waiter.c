@@ -198,9 +198,9 @@ size_t waiter_get_buckets(struct waiter *w, struct recorder_bucket *out, size_t 
 	/* The peer bucket last, under the name peer causes go by. */
 	if (n < max && w->host[0]) {
 		snprintf(out[n].tracker, sizeof(out[n].tracker), "%s", CAUSE_PEER_TRACKER);
-		out[n].rate = w->limits.peer.rate;
-		out[n].burst = w->limits.peer.burst;
-		out[n].tokens = limits_tokens(&w->limits.peer, now);
+		out[n].rate = w->limits.total.rate;
+		out[n].burst = w->limits.total.burst;
+		out[n].tokens = limits_tokens(&w->limits.total, now);
 		n++;
 	}
 	pthread_mutex_unlock(&w->lock);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The token buckets, driven by a fake clock. */
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ratelimit.h"
 #include "tests.h"
@@ -84,6 +85,38 @@ static void test_reconfigure_keeps_earned_tokens(void)
 	ASSERT_EQ((long)bucket_tokens(&b, SEC / 5), 10);
 }
 
+/* A peer's alert: its origin's bucket and the total; a noisy origin never takes a quiet one's. */
+static void test_peer_budgets(void)
+{
+	struct limits l = {0};
+	struct conf c = {0};
+	struct cause noisy = {.kind = CAUSE_PEER}, quiet = {.kind = CAUSE_PEER};
+	int allowed = 0;
+
+	c.ratelimit.rate = 1;
+	c.ratelimit.burst = 1;
+	c.fleet.peer_rate = 0.001;
+	c.fleet.peer_burst = 2;
+	c.fleet.total_rate = 0.001;
+	c.fleet.total_burst = 4;
+	snprintf(noisy.peer.alert.host, sizeof(noisy.peer.alert.host), "h1");
+	snprintf(quiet.peer.alert.host, sizeof(quiet.peer.alert.host), "h2");
+	ASSERT_EQ(limits_configure(&l, &c, SEC), 0);
+	for (int i = 0; i < 10; i++)
+		allowed += limits_allow_peer(&l, &noisy, SEC) == NULL;
+	ASSERT_EQ(allowed, 2);
+	ASSERT_STREQ(limits_allow_peer(&l, &noisy, SEC), PROTO_FLEET_BUDGET_ORIGIN);
+	/* The quiet origin's burst is whole; the total (4) runs out after it. */
+	ASSERT_TRUE(limits_allow_peer(&l, &quiet, SEC) == NULL);
+	ASSERT_TRUE(limits_allow_peer(&l, &quiet, SEC) == NULL);
+	snprintf(quiet.peer.alert.host, sizeof(quiet.peer.alert.host), "h3");
+	ASSERT_STREQ(limits_allow_peer(&l, &quiet, SEC), PROTO_FLEET_BUDGET_TOTAL);
+	/* limits_allow() answers the same for a peer's cause; the local bucket is untouched. */
+	ASSERT_TRUE(!limits_allow(&l, &quiet, SEC));
+	ASSERT_EQ((long)limits_tokens(&l.global, SEC), 1);
+	limits_done(&l);
+}
+
 int main(void)
 {
 	RUN(test_burst_then_rate);
@@ -92,5 +125,6 @@ int main(void)
 	RUN(test_all_or_nothing);
 	RUN(test_unlimited_and_clock_going_back);
 	RUN(test_reconfigure_keeps_earned_tokens);
+	RUN(test_peer_budgets);
 	return 0;
 }
