@@ -210,7 +210,8 @@ static bool fleet_changed(const struct conf_fleet *a, const struct conf_fleet *b
 	       strcmp(a->password_file, b->password_file) ||
 	       strcmp(a->topic_prefix, b->topic_prefix) || strcmp(a->host, b->host) ||
 	       strcmp(a->group, b->group) || a->publish != b->publish ||
-	       a->record_peers != b->record_peers;
+	       a->record_peers != b->record_peers ||
+	       a->max_age_ns != b->max_age_ns; /* the MQTT thread reads it once */
 }
 
 static bool restart_needed(const struct conf *a, const struct conf *b)
@@ -257,7 +258,8 @@ int manager_reload(struct manager *m, struct conf_diag *out)
 		if (m->recorder) {
 			recorder_reconfigure(m->recorder, conf, old);
 			if (restart_needed(old, conf))
-				log_warnx("module.*, realtime.*, fleet.* (but its peer bucket), "
+				log_warnx("module.*, realtime.*, fleet.* (but its buckets and "
+					  "answer_within), "
 					  "catalog.directory and session.enabled changes take "
 					  "effect at the next start");
 			manager_catalog_update(m); /* retention with the new limits */

@@ -195,7 +195,7 @@ size_t waiter_get_buckets(struct waiter *w, struct recorder_bucket *out, size_t 
 		out[i].burst = t->b.burst;
 		out[i].tokens = limits_tokens(&t->b, now);
 	}
-	/* The peer bucket last, under the name peer causes go by. */
+	/* The bucket of all origins last, under the name peer causes go by. */
 	if (n < max && w->host[0]) {
 		snprintf(out[n].tracker, sizeof(out[n].tracker), "%s", CAUSE_PEER_TRACKER);
 		out[n].rate = w->limits.total.rate;
@@ -653,7 +653,7 @@ static bool next_request(struct waiter *w, struct cause *c)
 
 /*
  * A manual record goes the way of an alert: the same rate limit, the same record; so does
- * a peer's alert, under the peer bucket.
+ * a peer's alert, under its origin's bucket and the total.
  */
 static void take_requests(struct waiter *w, uint64_t wakeup)
 {

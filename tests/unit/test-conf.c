@@ -407,7 +407,12 @@ static void test_fleet(void)
 	ASSERT_EQ(conf_set(c, "fleet.group", "", &diag), -EINVAL);
 	ASSERT_EQ(conf_set(c, "fleet.topic_prefix", "a/b", &diag), -EINVAL);
 	ASSERT_EQ(conf_set(c, "fleet.peer_rate", "-1", &diag), -EINVAL);
-	ASSERT_EQ(diag.n, 9);
+	/* 0 is "no limit" for ratelimit.rate: for a fleet rate it is refused, saying why. */
+	ASSERT_EQ(conf_set(c, "fleet.total_rate", "0", &diag), -EINVAL);
+	ASSERT_EQ(diag.n, 10);
+	ASSERT_CONTAINS(diag.lines[9], "fleet.total_rate: 0 is neither off nor unlimited here");
+	ASSERT_CONTAINS(diag.lines[9], "fleet.record_peers = false");
+	ASSERT_EQ(conf_set(c, "fleet.total_rate", "0.5", &diag), 0);
 	ASSERT_STREQ(diag.lines[0],
 		     "fleet.broker: 'http://x' is not mqtt://HOST[:PORT] nor mqtts://HOST[:PORT]");
 	ASSERT_TRUE(strstr(diag.lines[5], "fleet.host: 'web/1' is not a name") != NULL);
