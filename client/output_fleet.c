@@ -103,8 +103,9 @@ int text_incidents(struct json_object *result)
 void fleet_text(char *buf, size_t size, struct json_object *f)
 {
 	struct json_object *d = get(f, PROTO_KEY_DROPPED), *detail = get(f, PROTO_KEY_DETAIL);
-	int64_t dropped = 0;
-	char why[200] = "";
+	struct json_object *proc = get(f, PROTO_KEY_PROCESS);
+	int64_t dropped = 0, restarts = json_object_get_int64(get(proc, PROTO_KEY_RESTARTS));
+	char why[200] = "", who[120] = "";
 
 	json_object_object_foreach(d, key, val)
 	{
@@ -116,9 +117,15 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 	else if (json_object_get_boolean(get(f, PROTO_KEY_CONNECTED)) &&
 		 !json_object_get_boolean(get(f, PROTO_KEY_SUBSCRIBED)))
 		snprintf(why, sizeof(why), " (not subscribed yet)");
+	/* 1.8: the unprivileged process that speaks MQTT */
+	if (proc)
+		snprintf(who, sizeof(who), "; MQTT process as %s%s, restarted %" PRId64 " time(s)",
+			 json_object_get_string(get(proc, PROTO_KEY_USER)) ?: "?",
+			 json_object_get_int64(get(proc, PROTO_KEY_PID)) ? "" : " (down)",
+			 restarts);
 	snprintf(buf, size,
 		 "%s %s%s as %s, group %s, %" PRId64 " other member(s) online; %" PRId64
-		 " published, %" PRId64 " received, %" PRId64 " dropped",
+		 " published, %" PRId64 " received, %" PRId64 " dropped%s",
 		 json_object_get_boolean(get(f, PROTO_KEY_CONNECTED)) ? "connected to"
 								      : "not connected to",
 		 json_object_get_string(get(f, PROTO_KEY_BROKER)), why,
@@ -126,5 +133,5 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 		 json_object_get_string(get(f, PROTO_KEY_GROUP)),
 		 json_object_get_int64(get(f, PROTO_KEY_MEMBERS_ONLINE)),
 		 json_object_get_int64(get(f, PROTO_KEY_PUBLISHED)),
-		 json_object_get_int64(get(f, PROTO_KEY_RECEIVED)), dropped);
+		 json_object_get_int64(get(f, PROTO_KEY_RECEIVED)), dropped, who);
 }

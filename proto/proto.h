@@ -49,7 +49,7 @@ struct json_tokener;
  *        "unpublished"; status fleet "subscribed", "members_online", dropped "stale".
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 7
+#define PROTO_REVISION 8
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -418,6 +418,11 @@ struct proto_request {
 #define PROTO_KEY_UNPUBLISHED		"unpublished"
 #define PROTO_KEY_SUBSCRIBED		"subscribed"
 #define PROTO_KEY_MEMBERS_ONLINE	"members_online"
+/* 1.8: fleet.process, the unprivileged MQTT process; status's collector (#26) */
+#define PROTO_KEY_PROCESS		"process"
+#define PROTO_KEY_USER			"user"
+#define PROTO_KEY_RESTARTS		"restarts"
+#define PROTO_KEY_REJECTED		"rejected"
 
 struct proto_reply {
 	int64_t id;

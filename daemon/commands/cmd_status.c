@@ -139,7 +139,7 @@ static struct json_object *counters_object(const struct recorder_status *st, int
 /* The broker connection and what came and went through it. */
 static struct json_object *fleet_object(struct manager *m, int *r)
 {
-	struct json_object *o = obj(), *dropped = obj();
+	struct json_object *o = obj(), *dropped = obj(), *proc = obj();
 	struct fleet_status st;
 
 	fleet_status(m->fleet, &st);
@@ -162,6 +162,12 @@ static struct json_object *fleet_object(struct manager *m, int *r)
 	result_add_int(dropped, "busy", (int64_t)st.busy, r);
 	result_add_int(dropped, "stale", (int64_t)st.stale, r);
 	result_add(o, PROTO_KEY_DROPPED, dropped, r);
+	/* latencyd-fleet: pid 0 while it is down, to be started again */
+	result_add_int(proc, PROTO_KEY_PID, st.pid, r);
+	result_add_string(proc, PROTO_KEY_USER, st.user, r);
+	result_add_int(proc, PROTO_KEY_RESTARTS, (int64_t)st.restarts, r);
+	result_add_int(proc, PROTO_KEY_REJECTED, (int64_t)st.rejected, r);
+	result_add(o, PROTO_KEY_PROCESS, proc, r);
 	return o;
 }
 

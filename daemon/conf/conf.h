@@ -132,6 +132,7 @@ struct conf {
 		char *key_file;	     /* its key */
 		char *username;	     /* "" = none */
 		char *password_file; /* the password's file (first line), "" = none */
+		char *user;	     /* the MQTT process runs as this account */
 		char *topic_prefix;
 		char *host;	   /* this host's name in the fleet, "" = the hostname */
 		char *group;	   /* a host reacts only to its group's alerts */

@@ -114,6 +114,7 @@ const struct conf_key conf_keys[] = {
 	{"fleet.key_file", CONF_PATH_OFF, OFF(fleet.key_file), 0, "", 0, 0},
 	{"fleet.username", CONF_STRING, OFF(fleet.username), 0, "", 0, 0},
 	{"fleet.password_file", CONF_PATH_OFF, OFF(fleet.password_file), 0, "", 0, 0},
+	{"fleet.user", CONF_NAME, OFF(fleet.user), 0, "_latencyd", 0, 0},
 	{"fleet.topic_prefix", CONF_FLEET_NAME, OFF(fleet.topic_prefix), 0, "latencyd", 0, 0},
 	{"fleet.host", CONF_FLEET_NAME, OFF(fleet.host), 0, "", 1, 0},
 	{"fleet.group", CONF_FLEET_NAME, OFF(fleet.group), 0, "default", 0, 0},

@@ -1,90 +1,77 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The fleet's MQTT client on libmosquitto, MQTT v5, in a thread of its own: connect in the
- * background, reconnect with backoff (1 s doubling to 60 s), subscribe to this group,
- * announce this host with a retained presence (and a last will saying it went away),
- * publish with QoS 1. Everything that arrives is checked (proto/fleet.c) and a bad message
- * is counted and dropped: it never reaches the recorder. A request is bounded in time: an
- * alert older than fleet.max_age by this host's clock is stale, dropped and reported.
+ * The fleet as latencyd sees it (fleet_client.h): latencyd-fleet started and watched by a
+ * reader thread that checks each of its records (fleet_wire.h) before anything here acts
+ * on it, and started again, with backoff, when it dies. The main loop's publishes are a
+ * request and its reply, bounded in time: a helper that does not answer is killed.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <mqtt_protocol.h>
-
 #include "fleet_client.h"
+#include "fleet_spawn.h"
+#include "fleet_wire.h"
 #include "log.h"
-#include "mqtt_lib.h"
 #include "thread.h"
 
-#define KEEPALIVE_SEC	  30
-#define RECONNECT_MIN_SEC 1
-#define RECONNECT_MAX_SEC 60
-#define SEEN_ORIGINS	  64  /* origins whose recent incidents are remembered */
-#define SEEN_PER_ORIGIN	  32  /* an origin's recent incidents, to record each once */
 #define NOTES_MAX	  256 /* notes the main loop has not taken; more are dropped */
-#define TOPIC_MAX	  (4 * PROTO_FLEET_NAME_MAX + 8)
-
-/* One origin's recent incidents: a ring of their numbers, per boot of the origin. */
-struct seen_origin {
-	char host[PROTO_FLEET_NAME_MAX + 1];
-	char boot_id[40];
-	uint64_t seq[SEEN_PER_ORIGIN];
-	size_t next;
-	uint64_t used; /* the least recently used origin makes room for a new one */
-};
-
-/* libmosquitto, opened by the first fleet_new() (mqtt_lib.h). */
-static const struct mqtt_lib *mq;
+#define REPLY_WAIT_MS	  500 /* a publish not answered by then: the helper is stuck */
+#define STOP_WAIT_SEC	  3   /* for the helper to say offline and disconnect */
+#define RESTART_MIN_SEC	  1
+#define RESTART_MAX_SEC	  60
+#define HEALTHY_AFTER_SEC 60 /* a helper that ran this long restarts without delay */
 
 struct fleet {
-	struct mosquitto *mosq;
 	fleet_alert_fn alert;
 	void *userdata;
-	char host[PROTO_FLEET_NAME_MAX + 1], group[PROTO_FLEET_NAME_MAX + 1];
-	char prefix[PROTO_FLEET_NAME_MAX + 1], boot_id[40];
-	char broker_host[256];
-	unsigned port;
-	bool tls, started, lib_init;
-	pthread_t thread;      /* the network thread (run()) */
-	pthread_cond_t wake;   /* its backoff, cut short by fleet_free() */
-	unsigned backoff_sec;  /* before the next reconnect, after a refusal */
-	bool stopping, closed; /* fleet_free() said DISCONNECT; on_disconnect() saw it done */
-	bool record_peers;     /* fleet.record_peers, read once: the MQTT thread reads it */
-	uint64_t max_age_ns;   /* fleet.max_age, read once too */
-	uint64_t since_ns;     /* CLOCK_REALTIME at start, in the presence */
-	char *broker;	       /* as configured, for messages */
-	char *password;
+	struct fleet_wire_settings set; /* for every helper started */
+	char helper[PATH_MAX];
 	int note_fd;
+	pthread_t thread; /* the reader: starts, reads and restarts the helper */
+	bool started;
 
-	pthread_mutex_t lock; /* notes and status: the MQTT thread writes, the main loop reads */
+	pthread_mutex_t lock; /* below: the reader thread writes, the main loop reads */
+	pthread_cond_t wake;  /* the reader's backoff, cut short by fleet_free() */
 	struct fleet_note *head, **tail;
 	size_t n_notes;
 	struct fleet_status st;
-	char said[160]; /* the last connection problem noted: each is said once */
-	/* The MQTT thread's own: incidents already taken. */
-	struct seen_origin seen[SEEN_ORIGINS];
-	uint64_t seen_clock;
+	char said[160];	     /* the last problem noted: each is said once */
+	uint64_t stale_here; /* alerts that went stale between the helper and here */
+	pid_t pid;
+	bool stopping;
+
+	/* The request socket: the main loop's, swapped by the reader when a helper changes. */
+	pthread_mutex_t request_lock;
+	int request_fd;
+	uint32_t seq;
 };
 
-static void note(struct fleet *f, struct fleet_note *n)
+static void note(struct fleet *f, const struct fleet_event *ev)
 {
+	struct fleet_note *n = calloc(1, sizeof(*n));
 	uint64_t one = 1;
 
+	if (!n)
+		return;
+	n->ev = *ev;
 	pthread_mutex_lock(&f->lock);
 	if (f->n_notes >= NOTES_MAX) {
 		pthread_mutex_unlock(&f->lock);
 		free(n);
 		return;
 	}
-	n->next = NULL;
 	*f->tail = n;
 	f->tail = &n->next;
 	f->n_notes++;
@@ -94,30 +81,10 @@ static void note(struct fleet *f, struct fleet_note *n)
 	}
 }
 
-static struct fleet_note *note_new(enum fleet_note_kind kind, const char *detail)
+/* A problem of the helper itself, said once per distinct reason. */
+static void problem(struct fleet *f, const char *why)
 {
-	struct fleet_note *n = calloc(1, sizeof(*n));
-
-	if (n) {
-		n->kind = kind;
-		snprintf(n->detail, sizeof(n->detail), "%s", detail ?: "");
-	}
-	return n;
-}
-
-static void count(struct fleet *f, uint64_t *counter)
-{
-	pthread_mutex_lock(&f->lock);
-	(*counter)++;
-	pthread_mutex_unlock(&f->lock);
-}
-
-/*
- * A connection problem for status and, once per distinct reason, for the log: a broker
- * that refuses us is retried every minute, and the journal must not fill with the retries.
- */
-static void problem(struct fleet *f, enum fleet_note_kind kind, const char *why)
-{
+	struct fleet_event ev = {.kind = FLEET_DISCONNECTED};
 	bool new;
 
 	pthread_mutex_lock(&f->lock);
@@ -126,333 +93,208 @@ static void problem(struct fleet *f, enum fleet_note_kind kind, const char *why)
 	if (new)
 		snprintf(f->said, sizeof(f->said), "%s", why);
 	pthread_mutex_unlock(&f->lock);
-	if (new)
-		note(f, note_new(kind, why));
-}
-
-static int presence_text(struct fleet *f, const char *state, char **text)
-{
-	struct proto_fleet_presence p = {.since_realtime_ns = f->since_ns};
-
-	snprintf(p.host, sizeof(p.host), "%s", f->host);
-	snprintf(p.group, sizeof(p.group), "%s", f->group);
-	snprintf(p.boot_id, sizeof(p.boot_id), "%s", f->boot_id);
-	snprintf(p.state, sizeof(p.state), "%s", state);
-	return proto_fleet_presence_new(&p, text);
-}
-
-/* Retained: a host that starts later learns who the members are from the broker. */
-static void publish_presence(struct fleet *f, const char *state)
-{
-	char topic[TOPIC_MAX], *text = NULL;
-
-	if (proto_fleet_topic(topic, sizeof(topic), f->prefix, f->group, PROTO_FLEET_TOPIC_PRESENCE,
-			      f->host) == 0 &&
-	    presence_text(f, state, &text) == 0)
-		mq->publish(f->mosq, NULL, topic, (int)strlen(text), text, 1, true);
-	free(text);
-}
-
-static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
-{
-	struct fleet *f = userdata;
-	char topic[TOPIC_MAX];
-
-	if (rc != 0) {
-		/* MQTT v5 reason codes: "Bad user name or password", "Not authorized"... */
-		char why[160];
-
-		snprintf(why, sizeof(why), "the broker refused the connection: %s",
-			 mq->reason_string(rc));
-		problem(f, FLEET_DISCONNECTED, why);
-		return;
+	if (new) {
+		snprintf(ev.detail, sizeof(ev.detail), "%s", why);
+		note(f, &ev);
 	}
-	/* One subscription for the group's alerts, results and presences: one SUBACK to check. */
-	if (proto_fleet_topic(topic, sizeof(topic), f->prefix, f->group, "+", "+") == 0)
-		mq->subscribe(mosq, NULL, topic, 1);
-	publish_presence(f, PROTO_FLEET_ONLINE);
-	pthread_mutex_lock(&f->lock);
-	f->st.connected = true;
-	f->st.detail[0] = 0;
-	f->said[0] = 0;
-	f->backoff_sec = RECONNECT_MIN_SEC;
-	pthread_mutex_unlock(&f->lock);
-	note(f, note_new(FLEET_CONNECTED, f->broker));
-}
-
-static void on_subscribe(struct mosquitto *mosq, void *userdata, int mid, int n, const int *granted)
-{
-	struct fleet *f = userdata;
-	char topic[TOPIC_MAX], why[160];
-	bool ok = n >= 1 && granted[0] < 0x80; /* 0x80 and above: refused */
-
-	(void)mosq;
-	(void)mid;
-	pthread_mutex_lock(&f->lock);
-	f->st.subscribed = ok;
-	pthread_mutex_unlock(&f->lock);
-	if (ok)
-		return;
-	proto_fleet_topic(topic, sizeof(topic), f->prefix, f->group, "+", "+");
-	snprintf(why, sizeof(why), "the broker refused the subscription to %.64s (%.40s)", topic,
-		 n >= 1 ? mq->reason_string(granted[0]) : "no answer");
-	problem(f, FLEET_ERROR, why);
-}
-
-static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
-{
-	struct fleet *f = userdata;
-	bool was;
-
-	(void)mosq;
-	pthread_mutex_lock(&f->lock);
-	was = f->st.connected;
-	if (was)
-		f->st.reconnects++;
-	f->st.connected = false;
-	f->st.subscribed = false;
-	f->closed = f->stopping;
-	pthread_mutex_unlock(&f->lock);
-	/* Not connected yet: the refused CONNACK or the TLS error said why already. */
-	if (was)
-		problem(f, FLEET_DISCONNECTED, rc == 0 ? "disconnected" : mq->strerror(rc));
-}
-
-/* libmosquitto's own words on what failed (TLS, DNS, a refused connect): kept for status. */
-static void on_log(struct mosquitto *mosq, void *userdata, int level, const char *text)
-{
-	struct fleet *f = userdata;
-	char why[160];
-	bool connected;
-
-	(void)mosq;
-	if (!(level & MOSQ_LOG_ERR) || !text)
-		return;
-	pthread_mutex_lock(&f->lock);
-	connected = f->st.connected;
-	pthread_mutex_unlock(&f->lock);
-	if (connected)
-		return;
-	snprintf(why, sizeof(why), "%s", text);
-	for (char *p = why; *p; p++)
-		if ((unsigned char)*p < 0x20)
-			*p = ' ';
-	problem(f, FLEET_DISCONNECTED, why);
-}
-
-/* True the first time an incident of its origin is seen (QoS 1 may deliver twice). */
-static bool first_time(struct fleet *f, const struct proto_fleet_alert *a)
-{
-	struct seen_origin *o = NULL, *oldest = &f->seen[0];
-	uint64_t seq;
-
-	if (proto_fleet_incident_parse(a->incident, NULL, 0, &seq) < 0)
-		return false;
-	for (size_t i = 0; i < SEEN_ORIGINS && !o; i++) {
-		if (strcmp(f->seen[i].host, a->host) == 0)
-			o = &f->seen[i];
-		else if (f->seen[i].used < oldest->used)
-			oldest = &f->seen[i];
-	}
-	if (!o) {
-		o = oldest;
-		memset(o, 0, sizeof(*o));
-		snprintf(o->host, sizeof(o->host), "%s", a->host);
-	}
-	o->used = ++f->seen_clock;
-	/* Another boot of the origin numbers its incidents again. */
-	if (strcmp(o->boot_id, a->boot_id) != 0) {
-		memset(o->seq, 0, sizeof(o->seq));
-		snprintf(o->boot_id, sizeof(o->boot_id), "%s", a->boot_id);
-	}
-	for (size_t i = 0; i < SEEN_PER_ORIGIN; i++)
-		if (o->seq[i] == seq)
-			return false;
-	o->seq[o->next] = seq;
-	o->next = (o->next + 1) % SEEN_PER_ORIGIN;
-	return true;
-}
-
-/* PREFIX/GROUP/KIND/HOST: the kind and the host, or false for a topic not ours. */
-static bool topic_parts(const struct fleet *f, const char *topic, char *kind, size_t ksize,
-			char *host, size_t hsize)
-{
-	size_t plen = strlen(f->prefix), glen = strlen(f->group);
-	const char *k, *h;
-
-	if (strncmp(topic, f->prefix, plen) != 0 || topic[plen] != '/' ||
-	    strncmp(topic + plen + 1, f->group, glen) != 0 || topic[plen + 1 + glen] != '/')
-		return false;
-	k = topic + plen + glen + 2;
-	h = strchr(k, '/');
-	if (!h || strchr(h + 1, '/') || (size_t)(h - k) >= ksize || strlen(h + 1) >= hsize)
-		return false;
-	snprintf(kind, ksize, "%.*s", (int)(h - k), k);
-	snprintf(host, hsize, "%s", h + 1);
-	return true;
 }
 
 /*
- * What every message must pass: it parsed (PARSED, the parser's result), names our group,
- * and its sender CLAIMED to be the host of its topic. Counted otherwise.
+ * What the helper knows (the connection, what it read) over what latencyd counts itself.
+ * True when the event is news: a helper says each of its problems once, but one started
+ * again says its predecessor's again, and that is no news.
  */
-static bool accepted(struct fleet *f, int parsed, const char *group, const char *claimed,
-		     const char *host)
+static bool take_status(struct fleet *f, const struct fleet_status *h, uint32_t kind,
+			const char *detail)
 {
-	if (parsed < 0)
-		count(f, &f->st.malformed);
-	else if (strcmp(group, f->group) != 0)
-		count(f, &f->st.foreign);
-	else if (strcmp(claimed, host) != 0)
-		count(f, &f->st.mismatch);
-	else
-		return true;
-	return false;
+	struct fleet_status *st = &f->st;
+	bool news = true;
+
+	pthread_mutex_lock(&f->lock);
+	st->connected = h->connected;
+	st->subscribed = h->subscribed;
+	snprintf(st->detail, sizeof(st->detail), "%s", h->detail);
+	snprintf(st->user, sizeof(st->user), "%s", h->user);
+	st->received = h->received;
+	st->reconnects = h->reconnects;
+	st->malformed = h->malformed;
+	st->foreign = h->foreign;
+	st->mismatch = h->mismatch;
+	st->duplicate = h->duplicate;
+	st->stale = h->stale + f->stale_here;
+	if (kind == FLEET_DISCONNECTED || kind == FLEET_ERROR) {
+		news = strcmp(f->said, detail) != 0;
+		snprintf(f->said, sizeof(f->said), "%s", detail);
+	} else if (kind == FLEET_CONNECTED) {
+		f->said[0] = 0;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return news;
 }
 
-/* Older than max_age by this host's clock, or from as far in its future (clocks apart). */
+/* As the helper judges it (helper/mqtt.c), by this host's clock. */
 static bool stale(const struct fleet *f, const struct proto_fleet_alert *a)
 {
-	uint64_t now = realtime_ns(), end = a->end_realtime_ns;
+	uint64_t now = realtime_ns(), end = a->end_realtime_ns, max = f->set.max_age_ns;
 
-	return end <= now ? now - end > f->max_age_ns : end - now > f->max_age_ns;
+	return end <= now ? now - end > max : end - now > max;
 }
 
-static void unanswered(struct fleet *f, struct fleet_note *n, const char *status,
-		       const char *budget)
+static void on_event(struct fleet *f, struct fleet_wire_event *e, size_t len)
 {
-	n->kind = FLEET_UNANSWERED;
-	snprintf(n->detail, sizeof(n->detail), "%s", status);
-	snprintf(n->budget, sizeof(n->budget), "%s", budget);
-	note(f, n);
-}
-
-/* A host speaks only for its own incidents. Counted otherwise. */
-static bool own_incident(struct fleet *f, const struct proto_fleet_alert *a, const char *host)
-{
-	char origin[PROTO_FLEET_NAME_MAX + 1];
-
-	if (proto_fleet_incident_parse(a->incident, origin, sizeof(origin), NULL) == 0 &&
-	    strcmp(origin, host) == 0)
-		return true;
-	count(f, &f->st.mismatch);
-	return false;
-}
-
-static void on_alert(struct fleet *f, const struct mosquitto_message *m, const char *host,
-		     uint64_t received)
-{
-	struct fleet_note *n = note_new(FLEET_PEER_ALERT, NULL);
+	struct fleet_event *ev = &e->ev;
 	char why[160];
 
-	if (!n)
+	if (!fleet_wire_event_check(e, len, f->set.host, f->set.group, why, sizeof(why))) {
+		uint64_t rejected;
+
+		pthread_mutex_lock(&f->lock);
+		rejected = ++f->st.rejected;
+		pthread_mutex_unlock(&f->lock);
+		if ((rejected & (rejected - 1)) == 0) /* the 1st, 2nd, 4th...: not a flood */
+			log_warnx("fleet: latencyd-fleet sent %s: dropped (%" PRIu64 " so far)",
+				  why, rejected);
 		return;
-	/* Dropped (and counted), our own back from the broker, or fleet.record_peers = false:
-	 * this host only publishes. */
-	if (!accepted(f,
-		      proto_fleet_alert_parse(m->payload, (size_t)m->payloadlen, &n->alert, why,
-					      sizeof(why)),
-		      n->alert.group, n->alert.host, host) ||
-	    !own_incident(f, &n->alert, host) || strcmp(host, f->host) == 0 || !f->record_peers) {
-		free(n);
-	} else if (!first_time(f, &n->alert)) {
-		count(f, &f->st.duplicate);
-		free(n);
-	} else if (stale(f, &n->alert)) {
-		count(f, &f->st.stale); /* held by a broker, or clocks apart: never recorded */
-		unanswered(f, n, PROTO_FLEET_STALE, "");
-	} else if (f->alert(&n->alert, received, f->userdata) < 0) {
-		count(f, &f->st.busy);
-		unanswered(f, n, PROTO_FLEET_REFUSED, PROTO_FLEET_BUDGET_QUEUE);
-	} else {
-		note(f, n);
+	}
+	if (!take_status(f, &e->st, ev->kind, ev->detail) || ev->kind == FLEET_WIRE_COUNTERS)
+		return;
+	/* Fresh when the helper read it; this process may have been stopped since. */
+	if (ev->kind == FLEET_PEER_ALERT && stale(f, &ev->alert)) {
+		pthread_mutex_lock(&f->lock);
+		f->stale_here++;
+		f->st.stale++;
+		pthread_mutex_unlock(&f->lock);
+		ev->kind = FLEET_UNANSWERED;
+		snprintf(ev->detail, sizeof(ev->detail), "%s", PROTO_FLEET_STALE);
+	}
+	if (ev->kind == FLEET_PEER_ALERT &&
+	    f->alert(&ev->alert, ev->received_ns, f->userdata) < 0) {
+		pthread_mutex_lock(&f->lock);
+		f->st.busy++;
+		pthread_mutex_unlock(&f->lock);
+		ev->kind = FLEET_UNANSWERED;
+		snprintf(ev->detail, sizeof(ev->detail), "%s", PROTO_FLEET_REFUSED);
+		snprintf(ev->budget, sizeof(ev->budget), "%s", PROTO_FLEET_BUDGET_QUEUE);
+	}
+	note(f, ev);
+}
+
+static void set_request_fd(struct fleet *f, int fd)
+{
+	pthread_mutex_lock(&f->request_lock);
+	if (f->request_fd >= 0)
+		close(f->request_fd);
+	f->request_fd = fd;
+	pthread_mutex_unlock(&f->request_lock);
+}
+
+/* One helper's life: started, given its settings, read until it goes. */
+static void serve_one(struct fleet *f)
+{
+	static struct fleet_wire_event e; /* the reader thread's alone: 3 KiB off its stack */
+	struct fleet_child c;
+	char why[200];
+	int status = 0, r;
+
+	r = fleet_spawn(f->helper, &c);
+	if (r < 0) {
+		snprintf(why, sizeof(why), "cannot start %.120s: %.60s", f->helper, strerror(-r));
+		problem(f, why);
+		return;
+	}
+	pthread_mutex_lock(&f->lock);
+	f->pid = c.pid;
+	f->st.pid = c.pid;
+	pthread_mutex_unlock(&f->lock);
+	if (send(c.request_fd, &f->set, sizeof(f->set), MSG_NOSIGNAL) == sizeof(f->set)) {
+		set_request_fd(f, c.request_fd);
+		c.request_fd = -1;
+		for (;;) {
+			ssize_t n = recv(c.event_fd, &e, sizeof(e), 0);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			on_event(f, &e, (size_t)n);
+		}
+	}
+	set_request_fd(f, -1);
+	fleet_child_close(&c);
+	/* Before it is reaped: nothing may kill a pid that another process may get next. */
+	pthread_mutex_lock(&f->lock);
+	f->pid = 0;
+	f->st.pid = 0;
+	f->st.connected = f->st.subscribed = false;
+	pthread_mutex_unlock(&f->lock);
+	/* Its event socket closed: it is exiting, or hangs with it closed (killed then). */
+	for (int i = 0; waitpid(c.pid, &status, WNOHANG) == 0; i++) {
+		if (i == 20)
+			kill(c.pid, SIGKILL);
+		usleep(100 * 1000);
+	}
+	/* Status 1: it could not go on, and said why before it exited. */
+	if (!f->stopping && !(WIFEXITED(status) && WEXITSTATUS(status) == 1)) {
+		char line[200];
+
+		fleet_exit_text(status, why, sizeof(why));
+		snprintf(line, sizeof(line), "latencyd-fleet %.160s", why);
+		problem(f, line);
 	}
 }
 
-static void on_result(struct fleet *f, const struct mosquitto_message *m, const char *host)
+/* Waits SEC seconds, or less if fleet_free() says stop; true to go on. */
+static bool backoff(struct fleet *f, unsigned sec)
 {
-	struct fleet_note *n = note_new(FLEET_RESULT, NULL);
-	char why[160];
+	struct timespec until;
+	bool go;
 
-	if (!n)
-		return;
-	if (accepted(f,
-		     proto_fleet_result_parse(m->payload, (size_t)m->payloadlen, &n->result, why,
-					      sizeof(why)),
-		     n->result.group, n->result.host, host)) {
-		note(f, n);
-		return;
-	}
-	free(n);
+	pthread_mutex_lock(&f->lock);
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += sec;
+	while (!f->stopping && pthread_cond_timedwait(&f->wake, &f->lock, &until) == 0)
+		;
+	go = !f->stopping;
+	pthread_mutex_unlock(&f->lock);
+	return go;
 }
 
-static void on_presence(struct fleet *f, const struct mosquitto_message *m, const char *host)
+static void *run(void *arg)
 {
-	struct fleet_note *n = note_new(FLEET_PRESENCE, NULL);
-	char why[160];
+	struct fleet *f = arg;
+	unsigned delay = RESTART_MIN_SEC;
 
-	if (!n)
-		return;
-	if (m->payloadlen == 0) {
-		free(n); /* a retained presence cleared */
-		return;
+	for (;;) {
+		uint64_t began = now_ns();
+
+		serve_one(f);
+		if (now_ns() - began >= (uint64_t)HEALTHY_AFTER_SEC * 1000000000)
+			delay = RESTART_MIN_SEC;
+		if (!backoff(f, delay))
+			return NULL;
+		pthread_mutex_lock(&f->lock);
+		f->st.restarts++;
+		pthread_mutex_unlock(&f->lock);
+		delay = delay * 2 > RESTART_MAX_SEC ? RESTART_MAX_SEC : delay * 2;
 	}
-	if (accepted(f,
-		     proto_fleet_presence_parse(m->payload, (size_t)m->payloadlen, &n->presence,
-						why, sizeof(why)),
-		     n->presence.group, n->presence.host, host) &&
-	    strcmp(host, f->host) != 0) {
-		note(f, n);
-		return;
-	}
-	free(n);
 }
 
-static void on_message(struct mosquitto *mosq, void *userdata, const struct mosquitto_message *m)
+/* The first line of the password file: the file is the secret, never the configuration.
+ * Read here, as root: the file may stay root's alone. */
+static int read_password(const char *path, char *buf, size_t size)
 {
-	struct fleet *f = userdata;
-	char kind[PROTO_FLEET_NAME_MAX + 1], host[PROTO_FLEET_NAME_MAX + 1];
-	uint64_t received = now_ns();
-
-	(void)mosq;
-	count(f, &f->st.received);
-	/* Refused before any parsing: the broker's message_size_limit should stop it first. */
-	if (m->payloadlen < 0 || m->payloadlen > PROTO_FLEET_MAX) {
-		count(f, &f->st.malformed);
-		return;
-	}
-	if (!m->topic || !topic_parts(f, m->topic, kind, sizeof(kind), host, sizeof(host)) ||
-	    !proto_fleet_name_valid(host)) {
-		count(f, &f->st.foreign);
-		return;
-	}
-	if (strcmp(kind, PROTO_FLEET_TOPIC_ALERT) == 0)
-		on_alert(f, m, host, received);
-	else if (strcmp(kind, PROTO_FLEET_TOPIC_RESULT) == 0)
-		on_result(f, m, host);
-	else if (strcmp(kind, PROTO_FLEET_TOPIC_PRESENCE) == 0)
-		on_presence(f, m, host);
-	else
-		count(f, &f->st.foreign);
-}
-
-/* The first line of the password file: the file is the secret, never the configuration. */
-static int read_password(const char *path, char **ret)
-{
-	char line[1024];
 	FILE *fp = fopen(path, "re");
 	int r = 0;
 
 	if (!fp)
 		return -errno;
-	if (!fgets(line, sizeof(line), fp))
+	if (!fgets(buf, (int)size, fp))
 		r = ferror(fp) ? -EIO : -ENODATA;
+	else if (!strchr(buf, '\n') && !feof(fp))
+		r = -ENAMETOOLONG;
 	fclose(fp);
-	if (r < 0)
-		return r;
-	line[strcspn(line, "\r\n")] = 0;
-	*ret = strdup(line);
-	return *ret ? 0 : -ENOMEM;
+	buf[r < 0 ? 0 : strcspn(buf, "\r\n")] = 0;
+	return r;
 }
 
 static void read_boot_id(char *buf, size_t size)
@@ -487,76 +329,49 @@ static int resolve_host(const struct conf_fleet *c, char *host, size_t size)
 	return 0;
 }
 
-/* Retained, so that every member learns that this host went away without a word. */
-static int set_will(struct fleet *f)
+#define COPY(field, value, key)                                                                    \
+	do {                                                                                       \
+		if (strlen(value) >= sizeof(field))                                                \
+			return log_warnx("fleet." key ": too long"), -ENAMETOOLONG;                \
+		snprintf(field, sizeof(field), "%s", value);                                       \
+	} while (0)
+
+static int settings(struct fleet_wire_settings *s, const struct conf_fleet *c)
 {
-	char topic[TOPIC_MAX], *text = NULL;
+	bool tls;
 	int r;
 
-	if (proto_fleet_topic(topic, sizeof(topic), f->prefix, f->group, PROTO_FLEET_TOPIC_PRESENCE,
-			      f->host) < 0 ||
-	    presence_text(f, PROTO_FLEET_OFFLINE, &text) < 0)
-		return -ENOMEM;
-	r = mq->will_set(f->mosq, topic, (int)strlen(text), text, 1, true);
-	free(text);
-	if (r != MOSQ_ERR_SUCCESS)
-		return log_warnx("fleet: cannot set the last will: %s", mq->strerror(r)), -EINVAL;
+	s->type = FLEET_WIRE_SETTINGS;
+	COPY(s->user, c->user, "user");
+	COPY(s->broker, c->broker, "broker");
+	COPY(s->username, c->username, "username");
+	COPY(s->ca_file, c->ca_file, "ca_file");
+	COPY(s->cert_file, c->cert_file, "cert_file");
+	COPY(s->key_file, c->key_file, "key_file");
+	snprintf(s->group, sizeof(s->group), "%s", c->group);
+	snprintf(s->prefix, sizeof(s->prefix), "%s", c->topic_prefix);
+	read_boot_id(s->boot_id, sizeof(s->boot_id));
+	s->record_peers = c->record_peers;
+	s->max_age_ns = c->max_age_ns;
+	s->since_realtime_ns = realtime_ns();
+	r = resolve_host(c, s->host, sizeof(s->host));
+	if (r < 0)
+		return r;
+	r = conf_broker_parse(c->broker, s->broker_host, sizeof(s->broker_host), &s->port, &tls);
+	if (r < 0)
+		return r; /* checked when the file was read */
+	s->tls = tls;
+	if (c->password_file[0] &&
+	    (r = read_password(c->password_file, s->password, sizeof(s->password))) < 0)
+		return log_warn_errno(r, "fleet.password_file: cannot read %s", c->password_file);
 	return 0;
-}
-
-static int setup_mosquitto(struct fleet *f, const struct conf_fleet *c)
-{
-	char id[PROTO_FLEET_NAME_MAX + 16];
-	int r;
-
-	snprintf(id, sizeof(id), "latencyd-%s", f->host);
-	f->mosq = mq->new_client(id, true, f);
-	if (!f->mosq)
-		return -errno ?: -ENOMEM;
-	/* v5: message expiry, so that a broker never delivers a request past its bound. */
-	mq->int_option(f->mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
-	mq->connect_callback_set(f->mosq, on_connect);
-	mq->disconnect_callback_set(f->mosq, on_disconnect);
-	mq->message_callback_set(f->mosq, on_message);
-	mq->subscribe_callback_set(f->mosq, on_subscribe);
-	mq->log_callback_set(f->mosq, on_log);
-	mq->reconnect_delay_set(f->mosq, RECONNECT_MIN_SEC, RECONNECT_MAX_SEC, true);
-	if (c->username[0] || f->password) {
-		r = mq->username_pw_set(f->mosq, c->username[0] ? c->username : NULL, f->password);
-		if (r != MOSQ_ERR_SUCCESS)
-			return log_warnx("fleet.username: %s", mq->strerror(r)), -EINVAL;
-	}
-	if (f->tls || c->ca_file[0] || c->cert_file[0]) {
-		r = mq->tls_set(f->mosq, c->ca_file[0] ? c->ca_file : NULL,
-				c->ca_file[0] ? NULL : "/etc/ssl/certs",
-				c->cert_file[0] ? c->cert_file : NULL,
-				c->key_file[0] ? c->key_file : NULL, NULL);
-		if (r != MOSQ_ERR_SUCCESS) {
-			log_warnx("fleet.ca_file, cert_file, key_file: %s", mq->strerror(r));
-			return -EINVAL;
-		}
-	}
-	return set_will(f);
-}
-
-/* The backoff's wait counts in CLOCK_MONOTONIC: a wall-clock step must not stretch it. */
-static int cond_init_monotonic(pthread_cond_t *c)
-{
-	pthread_condattr_t attr;
-	int r;
-
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	r = pthread_cond_init(c, &attr);
-	pthread_condattr_destroy(&attr);
-	return r;
 }
 
 int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct fleet **ret)
 {
 	const struct conf_fleet *c = &conf->fleet;
 	struct fleet *f = calloc(1, sizeof(*f));
-	char why[256];
+	pthread_condattr_t attr;
 	int r;
 
 	if (!f)
@@ -564,103 +379,49 @@ int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct
 	*ret = f;
 	f->alert = fn;
 	f->userdata = userdata;
-	f->record_peers = c->record_peers;
-	f->max_age_ns = c->max_age_ns;
-	f->since_ns = realtime_ns();
 	f->tail = &f->head;
+	f->request_fd = -1;
 	f->note_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	r = pthread_mutex_init(&f->lock, NULL);
-	if (f->note_fd < 0 || r)
-		return f->note_fd < 0 ? -errno : -r;
-	f->backoff_sec = RECONNECT_MIN_SEC;
-	r = cond_init_monotonic(&f->wake);
+	if (f->note_fd < 0)
+		return -errno;
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_mutex_init(&f->request_lock, NULL);
+	/* The backoff counts in CLOCK_MONOTONIC: a wall-clock step must not stretch it. */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	r = pthread_cond_init(&f->wake, &attr);
+	pthread_condattr_destroy(&attr);
 	if (r)
 		return -r;
-	f->broker = strdup(c->broker);
-	if (!f->broker)
-		return -ENOMEM;
-	snprintf(f->group, sizeof(f->group), "%s", c->group);
-	snprintf(f->prefix, sizeof(f->prefix), "%s", c->topic_prefix);
-	read_boot_id(f->boot_id, sizeof(f->boot_id));
-	r = resolve_host(c, f->host, sizeof(f->host));
+	r = settings(&f->set, c);
 	if (r < 0)
 		return r;
-	r = conf_broker_parse(c->broker, f->broker_host, sizeof(f->broker_host), &f->port, &f->tls);
+	r = fleet_helper_path(f->helper, sizeof(f->helper));
 	if (r < 0)
-		return r; /* checked when the file was read */
-	if (c->password_file[0] && (r = read_password(c->password_file, &f->password)) < 0)
-		return log_warn_errno(r, "fleet.password_file: cannot read %s", c->password_file);
-	mq = mqtt_lib_open(why, sizeof(why));
-	if (!mq)
-		return log_warnx("fleet: %s", why), -ELIBACC;
-	mq->lib_init();
-	f->lib_init = true;
-	r = setup_mosquitto(f, c);
-	if (r < 0)
-		return r;
+		return log_warn_errno(r, "fleet: cannot find %s beside latencyd or in %s",
+				      FLEET_HELPER_NAME, LATENCYD_LIBEXECDIR);
 	snprintf(f->st.broker, sizeof(f->st.broker), "%s", c->broker);
-	snprintf(f->st.host, sizeof(f->st.host), "%s", f->host);
-	snprintf(f->st.group, sizeof(f->st.group), "%s", f->group);
+	snprintf(f->st.host, sizeof(f->st.host), "%s", f->set.host);
+	snprintf(f->st.group, sizeof(f->st.group), "%s", f->set.group);
 	snprintf(f->st.detail, sizeof(f->st.detail), "connecting");
 	return 0;
 }
 
-/*
- * The network thread. libmosquitto's own (mosquitto_loop_start()) retries a broker that is
- * down, but ends for good on a refused CONNACK (MQTT v5: a wrong password, an ACL) or a
- * TLS failure (an unknown CA, an expired certificate): a fleet that a broker refused once
- * would never come back after the operator fixed it. Here those are retried too, with the
- * same backoff; status and the log say why meanwhile.
- */
-static void *run(void *arg)
-{
-	struct fleet *f = arg;
-
-	for (;;) {
-		struct timespec until;
-		bool stop;
-
-		mq->loop_forever(f->mosq, -1, 1);
-		/* fleet_free() may cancel us elsewhere, never holding the lock. */
-		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-		pthread_mutex_lock(&f->lock);
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += f->backoff_sec;
-		f->backoff_sec = f->backoff_sec * 2 > RECONNECT_MAX_SEC ? RECONNECT_MAX_SEC
-									: f->backoff_sec * 2;
-		while (!f->stopping && pthread_cond_timedwait(&f->wake, &f->lock, &until) == 0)
-			;
-		stop = f->stopping;
-		pthread_mutex_unlock(&f->lock);
-		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-		if (stop)
-			return NULL;
-		mq->reconnect(f->mosq); /* a failure: loop_forever() retries, or returns again */
-	}
-}
-
 int fleet_start(struct fleet *f)
 {
-	int r;
+	int r = thread_start(&f->thread, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, f,
+			     "latencyd-fleet");
 
-	/* A broker that is down now is not an error: the loop retries with backoff. */
-	r = mq->connect_async(f->mosq, f->broker_host, (int)f->port, KEEPALIVE_SEC);
-	if (r != MOSQ_ERR_SUCCESS)
-		log_warnx("fleet: cannot connect to %s yet (%s): retrying in the background",
-			  f->broker, mq->strerror(r));
-	mq->threaded_set(f->mosq, true);
-	r = thread_start(&f->thread, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, f, "latencyd-mqtt");
-	if (r < 0) {
-		log_warn_errno(r, "fleet: cannot start the MQTT thread");
-		return r;
-	}
+	if (r < 0)
+		return log_warn_errno(r, "fleet: cannot start the thread that runs %s",
+				      FLEET_HELPER_NAME);
 	f->started = true;
 	return 0;
 }
 
 const char *fleet_host(const struct fleet *f)
 {
-	return f->host;
+	return f->set.host;
 }
 
 int fleet_eventfd(const struct fleet *f)
@@ -695,60 +456,92 @@ void fleet_note_free(struct fleet_note *n)
 	}
 }
 
-static int publish(struct fleet *f, const char *kind, char *text, uint64_t ttl_ns)
+/* Q sent and its reply read, within REPLY_WAIT_MS; under request_lock. */
+static int exchange(struct fleet *f, struct fleet_wire_request *q)
 {
-	mosquitto_property *props = NULL;
-	char topic[TOPIC_MAX];
-	bool connected;
-	int r;
+	struct fleet_wire_reply rep;
+	uint64_t deadline = now_ns() + (uint64_t)REPLY_WAIT_MS * 1000000;
 
-	if (!text)
-		return -ENOMEM;
+	q->seq = ++f->seq;
+	if (send(f->request_fd, q, sizeof(*q), MSG_NOSIGNAL | MSG_DONTWAIT) != sizeof(*q))
+		return -ENOTCONN;
+	for (;;) {
+		struct pollfd p = {.fd = f->request_fd, .events = POLLIN};
+		uint64_t now = now_ns();
+		ssize_t n;
+
+		if (now >= deadline || poll(&p, 1, (int)((deadline - now) / 1000000) + 1) == 0)
+			return -ETIMEDOUT;
+		n = recv(f->request_fd, &rep, sizeof(rep), MSG_DONTWAIT);
+		if (n == 0)
+			return -ENOTCONN;
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n != sizeof(rep) || rep.type != FLEET_WIRE_REPLY)
+			return -EPROTO;
+		/* An earlier request's, answered after its wait ended. */
+		if (rep.seq == q->seq)
+			return rep.rc == 0 || rep.rc == -ENOTCONN || rep.rc == -ENOMEM ? rep.rc
+										       : -EIO;
+	}
+}
+
+static int request(struct fleet *f, struct fleet_wire_request *q)
+{
+	bool connected;
+	int r = -ENOTCONN;
+
 	pthread_mutex_lock(&f->lock);
 	connected = f->st.connected;
 	pthread_mutex_unlock(&f->lock);
-	r = proto_fleet_topic(topic, sizeof(topic), f->prefix, f->group, kind, f->host);
-	if (r == 0 && !connected) {
-		r = MOSQ_ERR_NO_CONN; /* libmosquitto would queue it for the next connection */
-	} else if (r == 0) {
-		/* Whole seconds, rounded up: the broker drops it once that has passed. */
-		uint32_t expiry = ttl_ns ? (uint32_t)((ttl_ns + 999999999) / 1000000000) : 0;
+	pthread_mutex_lock(&f->request_lock);
+	if (connected && f->request_fd >= 0)
+		r = exchange(f, q);
+	pthread_mutex_unlock(&f->request_lock);
+	if (r == -ETIMEDOUT || r == -EPROTO) {
+		pid_t pid;
 
-		if (expiry)
-			r = mq->property_add_int32(&props, MQTT_PROP_MESSAGE_EXPIRY_INTERVAL,
-						   expiry);
-		if (r == MOSQ_ERR_SUCCESS)
-			r = mq->publish_v5(f->mosq, NULL, topic, (int)strlen(text), text, 1, false,
-					   props);
-		mq->property_free_all(&props);
+		pthread_mutex_lock(&f->lock);
+		pid = f->pid;
+		pthread_mutex_unlock(&f->lock);
+		log_warnx("fleet: latencyd-fleet (pid %d) %s: killed, to be started again",
+			  (int)pid,
+			  r == -ETIMEDOUT ? "did not answer within 500 ms" : "answered nonsense");
+		if (pid > 0)
+			kill(pid, SIGKILL);
+		r = -ENOTCONN;
 	}
-	free(text);
-	count(f, r == MOSQ_ERR_SUCCESS ? &f->st.published : &f->st.publish_failed);
-	return r == MOSQ_ERR_SUCCESS ? 0 : r == MOSQ_ERR_NO_CONN ? -ENOTCONN : -EIO;
+	pthread_mutex_lock(&f->lock);
+	(*(r == 0 ? &f->st.published : &f->st.publish_failed))++;
+	pthread_mutex_unlock(&f->lock);
+	return r;
 }
 
 int fleet_publish_alert(struct fleet *f, struct proto_fleet_alert *a, uint64_t ttl_ns)
 {
-	char *text = NULL;
+	static struct fleet_wire_request q; /* the main loop's alone */
 
-	snprintf(a->host, sizeof(a->host), "%s", f->host);
-	snprintf(a->group, sizeof(a->group), "%s", f->group);
-	snprintf(a->boot_id, sizeof(a->boot_id), "%s", f->boot_id);
+	snprintf(a->host, sizeof(a->host), "%s", f->set.host);
+	snprintf(a->group, sizeof(a->group), "%s", f->set.group);
+	snprintf(a->boot_id, sizeof(a->boot_id), "%s", f->set.boot_id);
 	a->sent_realtime_ns = realtime_ns();
-	if (proto_fleet_alert_new(a, &text) < 0)
-		return -ENOMEM;
-	return publish(f, PROTO_FLEET_TOPIC_ALERT, text, ttl_ns);
+	memset(&q, 0, sizeof(q));
+	q.type = FLEET_WIRE_PUBLISH_ALERT;
+	q.ttl_ns = ttl_ns;
+	q.alert = *a;
+	return request(f, &q);
 }
 
 int fleet_publish_result(struct fleet *f, struct proto_fleet_result *res)
 {
-	char *text = NULL;
+	static struct fleet_wire_request q; /* the main loop's alone */
 
-	snprintf(res->host, sizeof(res->host), "%s", f->host);
-	snprintf(res->group, sizeof(res->group), "%s", f->group);
-	if (proto_fleet_result_new(res, &text) < 0)
-		return -ENOMEM;
-	return publish(f, PROTO_FLEET_TOPIC_RESULT, text, 0);
+	snprintf(res->host, sizeof(res->host), "%s", f->set.host);
+	snprintf(res->group, sizeof(res->group), "%s", f->set.group);
+	memset(&q, 0, sizeof(q));
+	q.type = FLEET_WIRE_PUBLISH_RESULT;
+	q.result = *res;
+	return request(f, &q);
 }
 
 void fleet_status(struct fleet *f, struct fleet_status *st)
@@ -758,63 +551,44 @@ void fleet_status(struct fleet *f, struct fleet_status *st)
 	pthread_mutex_unlock(&f->lock);
 }
 
-/* Whether on_disconnect() has seen our DISCONNECT sent, within about @ms milliseconds. */
-static bool wait_closed(struct fleet *f, int ms)
-{
-	const struct timespec tick = {.tv_nsec = 10 * 1000 * 1000};
-	bool closed = false;
-
-	for (int waited = 0; !closed && waited <= ms; waited += 10) {
-		pthread_mutex_lock(&f->lock);
-		closed = f->closed;
-		pthread_mutex_unlock(&f->lock);
-		if (!closed)
-			nanosleep(&tick, NULL);
-	}
-	return closed;
-}
-
 void fleet_free(struct fleet *f)
 {
 	if (!f)
 		return;
-	if (f->mosq) {
-		if (f->started) {
-			bool clean;
+	if (f->started) {
+		struct fleet_wire_request stop = {.type = FLEET_WIRE_STOP};
+		struct timespec until;
+		pid_t pid;
 
+		pthread_mutex_lock(&f->lock);
+		f->stopping = true;
+		pthread_cond_signal(&f->wake);
+		pthread_mutex_unlock(&f->lock);
+		/* It says offline, disconnects and exits: the reader sees its end and stops. */
+		pthread_mutex_lock(&f->request_lock);
+		if (f->request_fd >= 0 &&
+		    send(f->request_fd, &stop, sizeof(stop), MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+			/* gone already */
+		}
+		pthread_mutex_unlock(&f->request_lock);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += STOP_WAIT_SEC;
+		if (pthread_timedjoin_np(f->thread, NULL, &until) != 0) {
 			pthread_mutex_lock(&f->lock);
-			f->stopping = true;
+			pid = f->pid;
 			pthread_mutex_unlock(&f->lock);
-			/* Before the DISCONNECT, in order: a clean stop sends no last will. */
-			publish_presence(f, PROTO_FLEET_OFFLINE);
-			/*
-			 * Connected, the MQTT thread sends the DISCONNECT, tells on_disconnect()
-			 * and ends by itself: joined, not cancelled. A cancel can catch it between
-			 * taking that packet off libmosquitto's queue and freeing it (in the
-			 * close() or the callback in between), and the packet is lost. Not
-			 * connected, or not done within 2 s (a connect() to an unreachable
-			 * broker), it is cancelled: shutting down must not wait for a timeout.
-			 */
-			clean = mq->disconnect(f->mosq) == MOSQ_ERR_SUCCESS && wait_closed(f, 2000);
-			pthread_mutex_lock(&f->lock);
-			pthread_cond_signal(&f->wake);
-			pthread_mutex_unlock(&f->lock);
-			if (!clean)
-				pthread_cancel(f->thread);
+			if (pid > 0)
+				kill(pid, SIGKILL);
 			pthread_join(f->thread, NULL);
 		}
-		mq->destroy(f->mosq);
 	}
-	if (f->lib_init)
-		mq->lib_cleanup();
+	set_request_fd(f, -1);
 	fleet_note_free(f->head);
 	if (f->note_fd >= 0)
 		close(f->note_fd);
 	pthread_cond_destroy(&f->wake);
 	pthread_mutex_destroy(&f->lock);
-	if (f->password)
-		explicit_bzero(f->password, strlen(f->password));
-	free(f->password);
-	free(f->broker);
+	pthread_mutex_destroy(&f->request_lock);
+	explicit_bzero(f->set.password, sizeof(f->set.password));
 	free(f);
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The fleet (latencyd.conf fleet.*): this host's alerts published through an MQTT broker
- * (libmosquitto) so that its peers record their history too, and its peers' alerts
- * received. The MQTT network thread is libmosquitto's own: it never records (a peer's
- * alert is handed to the alert callback, which queues it for the realtime waiter) and
- * never touches latencyd's state; what the main loop must know (the connection, peers'
- * results) waits in a list behind an eventfd. Messages: proto/fleet.h.
+ * so that its peers record their history too, and its peers' alerts received. The MQTT
+ * client and the parsing of what peers send run in latencyd-fleet, a process of its own
+ * without root or any capability (fleet/helper/); here, its records are checked again
+ * (fleet_wire.h) by a thread that hands a peer's alert to the alert callback, which queues
+ * it for the realtime waiter. What the main loop must know (the connection, peers'
+ * results) waits in a list behind an eventfd. A helper that dies is started again; the
+ * local path never waits for it. Messages: proto/fleet.h.
  */
 #ifndef LATENCYD_FLEET_CLIENT_H
 #define LATENCYD_FLEET_CLIENT_H
@@ -16,7 +18,7 @@
 #include "conf.h"
 #include "fleet.h" /* proto/: the messages */
 
-/* Called on the MQTT thread for each new peer alert of this group: 0, or -errno when it
+/* Called on the fleet's reader thread for each new peer alert of this group: 0, or -errno when it
  * could not be queued (counted as dropped). */
 typedef int (*fleet_alert_fn)(const struct proto_fleet_alert *a, uint64_t received_ns,
 			      void *userdata);
@@ -31,16 +33,22 @@ enum fleet_note_kind {
 	FLEET_PRESENCE,	    /* presence: a member came or went */
 };
 
-struct fleet_note {
-	struct fleet_note *next;
-	enum fleet_note_kind kind;
+/* Crosses from the helper (fleet_wire.h), then waits in a list for the main loop. */
+struct fleet_event {
+	uint32_t kind; /* enum fleet_note_kind */
 	char detail[160];
 	char budget[16];
+	uint64_t received_ns; /* FLEET_PEER_ALERT: when the helper read it (CLOCK_MONOTONIC) */
 	union {
 		struct proto_fleet_result result;
 		struct proto_fleet_alert alert;
 		struct proto_fleet_presence presence;
 	};
+};
+
+struct fleet_note {
+	struct fleet_note *next;
+	struct fleet_event ev;
 };
 
 struct fleet_status {
@@ -55,14 +63,21 @@ struct fleet_status {
 	 * not its own), duplicates of an incident (QoS 1 redelivery), not queued (the waiter's
 	 * queue was full), stale (older than fleet.max_age) */
 	uint64_t malformed, foreign, mismatch, duplicate, busy, stale;
+	/* latencyd-fleet: its pid (0 while it is down), whom it runs as, how often it died
+	 * and was started again, and its records that failed latencyd's own check */
+	int32_t pid;
+	char user[33];
+	uint64_t restarts, rejected;
 };
 
 struct fleet;
 
-/* Resolves the host name, reads the password file, sets up TLS; a problem is said with the
- * setting's name (-errno). The alert callback is called on the MQTT thread. */
+/* Resolves the host name, reads the password file, finds the helper and its user; a
+ * problem is said with the setting's name (-errno). The alert callback is called on the
+ * fleet's reader thread. */
 int fleet_new(const struct conf *c, fleet_alert_fn fn, void *userdata, struct fleet **ret);
-/* Connects in the background: a broker that is down is retried with backoff. */
+/* Starts the helper, which connects in the background: a broker that is down is retried
+ * with backoff. */
 int fleet_start(struct fleet *f);
 const char *fleet_host(const struct fleet *f);
 int fleet_eventfd(const struct fleet *f);

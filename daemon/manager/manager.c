@@ -124,7 +124,7 @@ void manager_free(struct manager *m)
 		return;
 	sd_event_source_disable_unref(m->watchdog);
 	manager_collector_stop(m);
-	manager_stop_fleet(m);			/* first: its MQTT thread queues peers' alerts */
+	manager_stop_fleet(m);			/* first: its reader thread queues peers' alerts */
 	recorder_free(m->recorder);		/* then: the waiter may be recording */
 	sd_event_source_disable_unref(m->save); /* its change is in the save below */
 	if (m->catalog) {
@@ -211,7 +211,7 @@ static bool fleet_changed(const struct conf_fleet *a, const struct conf_fleet *b
 	       strcmp(a->topic_prefix, b->topic_prefix) || strcmp(a->host, b->host) ||
 	       strcmp(a->group, b->group) || a->publish != b->publish ||
 	       a->record_peers != b->record_peers ||
-	       a->max_age_ns != b->max_age_ns; /* the MQTT thread reads it once */
+	       a->max_age_ns != b->max_age_ns; /* latencyd-fleet reads it once */
 }
 
 static bool restart_needed(const struct conf *a, const struct conf *b)

@@ -41,7 +41,7 @@ struct manager {
 	sd_event_source *save;	   /* a catalog save due (manager_catalog_changed), or off */
 	struct recorder *recorder;
 	struct fleet *fleet;		 /* fleet.enabled, with the recorder */
-	sd_event_source *fleet_notes;	 /* what the fleet's MQTT thread has for the main loop */
+	sd_event_source *fleet_notes;	 /* what the fleet's reader thread has for the main loop */
 	struct fleet_state *fleet_state; /* members, outbox, answers (fleet_state.h) */
 	bool memory_locked;
 	/* The last history measured (status.history.measured), NULL before the first one. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The fleet in the manager: a peer's alert goes from the MQTT thread straight to the
+ * The fleet in the manager: a peer's alert goes from the fleet's reader thread straight to the
  * recorder's queue (it records at once, under its origin's and the total bucket); a local
  * snapshot is published as an incident, whose members are the hosts online then; what each
  * host did for an incident (recorded to the collector, locally only, refused, failed,
@@ -24,7 +24,8 @@
 
 static int on_peer_alert(const struct proto_fleet_alert *a, uint64_t received_ns, void *userdata)
 {
-	struct manager *m = userdata; /* the MQTT thread: only the recorder's queue is safe */
+	struct manager *m =
+		userdata; /* the fleet's reader thread: only the recorder's queue is safe */
 
 	return recorder_peer(m->recorder, a, received_ns);
 }
@@ -100,36 +101,36 @@ static int on_notes(sd_event_source *s, int fd, uint32_t revents, void *userdata
 	struct fleet_note *list = fleet_take(m->fleet);
 
 	for (struct fleet_note *n = list; n; n = n->next) {
-		switch (n->kind) {
+		switch (n->ev.kind) {
 		case FLEET_CONNECTED:
-			log_info("fleet: connected to %s as %s, group %s", n->detail,
+			log_info("fleet: connected to %s as %s, group %s", n->ev.detail,
 				 fleet_host(m->fleet), m->conf->fleet.group);
-			broadcast_fleet(m, "connected", n->detail);
+			broadcast_fleet(m, "connected", n->ev.detail);
 			outbox_flush(m);
 			break;
 		case FLEET_DISCONNECTED:
 			log_warnx("fleet: not connected to %s (%s): local detection goes on, "
 				  "reconnecting",
-				  m->conf->fleet.broker, n->detail);
-			broadcast_fleet(m, "disconnected", n->detail);
+				  m->conf->fleet.broker, n->ev.detail);
+			broadcast_fleet(m, "disconnected", n->ev.detail);
 			break;
 		case FLEET_ERROR:
-			log_warnx("fleet: %s", n->detail);
-			broadcast_fleet(m, "error", n->detail);
+			log_warnx("fleet: %s", n->ev.detail);
+			broadcast_fleet(m, "error", n->ev.detail);
 			break;
 		case FLEET_RESULT:
-			on_result(m, &n->result);
+			on_result(m, &n->ev.result);
 			break;
 		case FLEET_PEER_ALERT:
-			open_incident(m, n->alert.incident, n->alert.host);
-			on_peer_noted(m, &n->alert);
+			open_incident(m, n->ev.alert.incident, n->ev.alert.host);
+			on_peer_noted(m, &n->ev.alert);
 			break;
 		case FLEET_UNANSWERED:
-			open_incident(m, n->alert.incident, n->alert.host);
-			answers_add(m, &n->alert, n->detail, n->budget);
+			open_incident(m, n->ev.alert.incident, n->ev.alert.host);
+			answers_add(m, &n->ev.alert, n->ev.detail, n->ev.budget);
 			break;
 		case FLEET_PRESENCE:
-			members_update(m, &n->presence);
+			members_update(m, &n->ev.presence);
 			break;
 		}
 	}
@@ -155,7 +156,7 @@ int manager_start_fleet(struct manager *m)
 	r = sd_event_add_io(m->event, &m->fleet_notes, fleet_eventfd(m->fleet), EPOLLIN, on_notes,
 			    m);
 	if (r < 0)
-		return log_warn_errno(r, "fleet: cannot watch the MQTT thread");
+		return log_warn_errno(r, "fleet: cannot watch the fleet's reader thread");
 	sd_event_source_set_description(m->fleet_notes, "fleet-notes");
 	r = fleet_start(m->fleet);
 	if (r < 0)
@@ -243,6 +244,6 @@ void manager_stop_fleet(struct manager *m)
 	sd_event_source_disable_unref(m->fleet_notes);
 	m->fleet_notes = NULL;
 	fleet_state_free(m);  /* the window's refusals said while the client can still */
-	fleet_free(m->fleet); /* stops the MQTT thread: nothing calls the recorder after */
+	fleet_free(m->fleet); /* stops its reader thread: nothing calls the recorder after */
 	m->fleet = NULL;
 }

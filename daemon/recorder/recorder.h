@@ -127,7 +127,7 @@ uint64_t recorder_waiter_busy_ns(struct recorder *rc);
 /* In a fleet: this host's name, which names incidents and snapshots; NULL: no fleet. */
 void recorder_set_fleet_host(struct recorder *rc, const char *host);
 /* A peer's alert to record under its origin's and the total bucket; any thread may call it
- * (the fleet's MQTT thread does). -EBUSY when too many wait, -ENODEV without a recorder. */
+ * (the fleet's reader thread does). -EBUSY when too many wait, -ENODEV without a recorder. */
 int recorder_peer(struct recorder *rc, const struct proto_fleet_alert *a, uint64_t received_ns);
 void recorder_free(struct recorder *rc);
 

@@ -48,11 +48,12 @@ start_fleet_broker() {
 # latencyd; EXTRA is added to its configuration. FLEET_BROKER (the broker URL, by default
 # mqtt://127.0.0.1:$PORT) and FLEET_EXTRA (more fleet keys: credentials, TLS files) go in
 # its fleet group, e.g. FLEET_EXTRA='username = "h1";' node h1 lab 10 10.
+# FLEET_SHARED_SESSIOND set: every node uses LTTNG_HOME's sessiond (a root one).
 node() {
 	local n=$1 home=$T/$1/home
 	mkdir -p "$T/$n/snapshots" "$home"
 	mkfifo "$T/$n/alerts"
-	if [ "$n" = h1 ]; then
+	if [ "$n" = h1 ] || [ -n "${FLEET_SHARED_SESSIOND:-}" ]; then
 		home=$LTTNG_HOME
 	else
 		LTTNG_HOME=$home lttng-sessiond --background >"$T/$n/sessiond.log" 2>&1 ||

@@ -44,7 +44,7 @@ clients() { for h; do cert "$h" "$h" extendedKeyUsage=clientAuth || return; done
 	ca ca && ca other-ca &&
 		cert server localhost subjectAltName=IP:127.0.0.1,DNS:localhost \
 			extendedKeyUsage=serverAuth &&
-		clients h1 h2 h3 h4 &&
+		clients h1 h2 h3 h4 h6 &&
 		key h5 && openssl req -new -key "$P/h5.key" -subj /CN=h5 -out "$P/h5.csr"
 } >"$T/pki.out" 2>&1 || fail "openssl: $(cat "$T/pki.out")"
 : >"$P/db/index.txt"
@@ -132,7 +132,9 @@ FLEET_BROKER=$PW_URL FLEET_EXTRA="$CA $(password h2 h2.pass)" node h2 lab 10 10
 FLEET_BROKER=$PW_URL FLEET_EXTRA="$CA $(password h3 h3.wrong)" node h3 lab 10 10
 FLEET_BROKER=$CERT_URL FLEET_EXTRA="ca_file = \"$P/other-ca.crt\"; $(certs h4)" node h4 lab 10 10
 FLEET_BROKER=$CERT_URL FLEET_EXTRA="$CA $(certs h5)" node h5 lab 10 10
-for n in h1 h2 h3 h4 h5; do
+chmod 000 "$P/h6.key" # not the fleet process's to read, for now
+FLEET_BROKER=$CERT_URL FLEET_EXTRA="$CA $(certs h6)" node h6 lab 10 10
+for n in h1 h2 h3 h4 h5 h6; do
 	wait_for 200 jst $n '.session.state == "recording"' ||
 		fail "$n: not recording: $(ctl $n --json status; tail -5 "$T/$n/latencyd.log")"
 done
@@ -204,6 +206,18 @@ bad() {
 bad h3 'not authori[sz]ed' 'disconnected, not authorised' "wrong password"
 bad h4 'certificate verify failed' 'alert unknown ca' "broker certificate from an unknown CA"
 bad h5 'certificate (has )?expired' 'certificate verify failed' "expired client certificate"
+# (f) A key its fleet process cannot read: said with the file and the account, once
+# however often the process is started again; made readable, it is picked up.
+wait_for 100 jst h6 '.fleet.connected == false and (.fleet.detail | test("fleet.key_file .*/h6.key: Permission denied \\(the fleet process runs as "))' ||
+	fail "h6 (unreadable key): $(ctl h6 --json status | jq -c .fleet)"
+wait_for 100 jst h6 '.fleet.process.restarts >= 2' || fail "h6's fleet process not started again: $(ctl h6 --json status | jq -c .fleet)"
+lines=$(grep -c "h6.key: Permission denied" "$T/h6/latencyd.log")
+[ "$lines" = 1 ] || fail "h6: the unreadable key said $lines times: $(cat "$T/h6/latencyd.log")"
+chmod 644 "$P/h6.key"
+wait_for 300 jst h6 '.fleet.connected and .fleet.subscribed' ||
+	fail "h6 did not connect once its key was readable: $(ctl h6 --json status | jq -c .fleet)"
+pass "a key the fleet process cannot read: '$(grep -m1 -o "fleet.key_file.*" "$T/h6/latencyd.log")', said once; readable, picked up"
+
 for n in h3 h4 h5; do
 	ctl "$n" --json list-snapshots | jq -e '[.snapshots[] | select(.cause.reason == "peer")] | length == 0' >/dev/null ||
 		fail "$n recorded a peer's alert: $(ctl "$n" --json list-snapshots)"

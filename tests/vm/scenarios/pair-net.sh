@@ -7,10 +7,15 @@ hostport=$1
 [ -n "${VM_NAME:-}" ] || fail "not run by vm-pair"
 [ "$(hostname)" = "$VM_NAME" ] || fail "hostname $(hostname), not $VM_NAME"
 
-# The daemon the fleet tests will run: its libraries (libmosquitto among them) are here.
-libs=$(/lib64/ld-linux-x86-64.so.2 --list /usr/bin/latencyd) || fail "latencyd's libraries: $libs"
-echo "$libs" | grep 'not found' && fail "latencyd misses a library"
-echo "$libs" | grep -q libmosquitto && pass "latencyd links libmosquitto and finds it"
+# The daemon the fleet tests will run and its MQTT process: their libraries are here, and
+# libmosquitto is the unprivileged process's only.
+for p in latencyd latencyd-fleet; do
+	libs=$(/lib64/ld-linux-x86-64.so.2 --list /usr/bin/$p) || fail "$p's libraries: $libs"
+	echo "$libs" | grep 'not found' && fail "$p misses a library"
+done
+echo "$libs" | grep -q libmosquitto || fail "latencyd-fleet does not link libmosquitto"
+/lib64/ld-linux-x86-64.so.2 --list /usr/bin/latencyd | grep -q libmosquitto && fail "latencyd links libmosquitto"
+pass "latencyd and latencyd-fleet find their libraries; libmosquitto is latencyd-fleet's only"
 
 vm_net_up
 vm_link_up

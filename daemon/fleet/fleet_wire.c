@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The checks of fleet_wire.h's records, on each side of the socketpair. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fleet_wire.h"
+
+#define TERMINATED(a) (memchr((a), 0, sizeof(a)) != NULL)
+
+static bool name_ok(const char *s, size_t size)
+{
+	return memchr(s, 0, size) && proto_fleet_name_valid(s);
+}
+
+static bool text_ok(const char *s, size_t size)
+{
+	return memchr(s, 0, size) && proto_fleet_text_valid(s);
+}
+
+static bool one_of(const char *s, size_t size, const char *const *set)
+{
+	if (!memchr(s, 0, size))
+		return false;
+	for (; *set; set++)
+		if (strcmp(s, *set) == 0)
+			return true;
+	return false;
+}
+
+static bool incident_ok(const char *s, size_t size, char *origin, size_t osize)
+{
+	return memchr(s, 0, size) && proto_fleet_incident_parse(s, origin, osize, NULL) == 0;
+}
+
+static bool alert_ok(const struct proto_fleet_alert *a, char *origin, size_t osize)
+{
+	return name_ok(a->host, sizeof(a->host)) && name_ok(a->group, sizeof(a->group)) &&
+	       text_ok(a->boot_id, sizeof(a->boot_id)) && name_ok(a->tracker, sizeof(a->tracker)) &&
+	       text_ok(a->comm, sizeof(a->comm)) &&
+	       incident_ok(a->incident, sizeof(a->incident), origin, osize);
+}
+
+static bool result_ok(const struct proto_fleet_result *r)
+{
+	static const char *const statuses[] = {PROTO_FLEET_RECORDED, PROTO_FLEET_LOCAL,
+					       PROTO_FLEET_REFUSED,  PROTO_FLEET_FAILED,
+					       PROTO_FLEET_STALE,    NULL};
+	static const char *const budgets[] = {"", PROTO_FLEET_BUDGET_ORIGIN,
+					      PROTO_FLEET_BUDGET_TOTAL, PROTO_FLEET_BUDGET_QUEUE,
+					      NULL};
+
+	if (!name_ok(r->host, sizeof(r->host)) || !name_ok(r->group, sizeof(r->group)) ||
+	    !one_of(r->status, sizeof(r->status), statuses) ||
+	    !one_of(r->budget, sizeof(r->budget), budgets) || r->n < 1 ||
+	    r->n > PROTO_FLEET_RESULT_INCIDENTS || r->count < r->n || !TERMINATED(r->path) ||
+	    (r->path[0] && !proto_fleet_text_valid(r->path)) || !TERMINATED(r->reason) ||
+	    (r->reason[0] && !proto_fleet_text_valid(r->reason)))
+		return false;
+	for (size_t i = 0; i < r->n; i++)
+		if (!incident_ok(r->incidents[i], sizeof(r->incidents[i]), NULL, 0))
+			return false;
+	return true;
+}
+
+static bool presence_ok(const struct proto_fleet_presence *p)
+{
+	static const char *const states[] = {PROTO_FLEET_ONLINE, PROTO_FLEET_OFFLINE, NULL};
+
+	return name_ok(p->host, sizeof(p->host)) && name_ok(p->group, sizeof(p->group)) &&
+	       text_ok(p->boot_id, sizeof(p->boot_id)) &&
+	       one_of(p->state, sizeof(p->state), states);
+}
+
+static bool status_ok(const struct fleet_status *st)
+{
+	return TERMINATED(st->broker) && TERMINATED(st->host) && TERMINATED(st->group) &&
+	       text_ok(st->detail, sizeof(st->detail)) && TERMINATED(st->user);
+}
+
+bool fleet_wire_event_check(const struct fleet_wire_event *e, size_t len, const char *host,
+			    const char *group, char *why, size_t whylen)
+{
+	const struct fleet_event *ev = &e->ev;
+	char origin[PROTO_FLEET_NAME_MAX + 1];
+	const char *bad = NULL;
+
+	if (len != sizeof(*e) || e->type != FLEET_WIRE_EVENT)
+		bad = "not an event record";
+	else if (!status_ok(&e->st))
+		bad = "its status is not text";
+	else if (!text_ok(ev->detail, sizeof(ev->detail)) || !TERMINATED(ev->budget))
+		bad = "its detail is not text";
+	if (bad)
+		goto out;
+	switch (ev->kind) {
+	case FLEET_WIRE_COUNTERS:
+	case FLEET_CONNECTED:
+	case FLEET_DISCONNECTED:
+	case FLEET_ERROR:
+		break;
+	case FLEET_RESULT:
+		if (!result_ok(&ev->result) || strcmp(ev->result.group, group) != 0)
+			bad = "a result that does not pass the protocol's checks";
+		break;
+	case FLEET_PEER_ALERT:
+	case FLEET_UNANSWERED:
+		if (!alert_ok(&ev->alert, origin, sizeof(origin)))
+			bad = "an alert that does not pass the protocol's checks";
+		else if (strcmp(ev->alert.group, group) != 0 || strcmp(ev->alert.host, host) == 0 ||
+			 strcmp(origin, ev->alert.host) != 0)
+			bad = "an alert of another group, of this host, or not its sender's "
+			      "incident";
+		break;
+	case FLEET_PRESENCE:
+		if (!presence_ok(&ev->presence) || strcmp(ev->presence.group, group) != 0)
+			bad = "a presence that does not pass the protocol's checks";
+		break;
+	default:
+		bad = "an unknown kind of event";
+	}
+out:
+	if (bad)
+		snprintf(why, whylen, "%s", bad);
+	return !bad;
+}
+
+bool fleet_wire_request_check(const struct fleet_wire_request *q, size_t len)
+{
+	char origin[PROTO_FLEET_NAME_MAX + 1];
+
+	if (len != sizeof(*q))
+		return false;
+	if (q->type == FLEET_WIRE_STOP)
+		return true;
+	if (q->type == FLEET_WIRE_PUBLISH_ALERT)
+		return alert_ok(&q->alert, origin, sizeof(origin)) &&
+		       strcmp(origin, q->alert.host) == 0;
+	return q->type == FLEET_WIRE_PUBLISH_RESULT && result_ok(&q->result);
+}
+
+bool fleet_wire_settings_check(const struct fleet_wire_settings *s, size_t len)
+{
+	return len == sizeof(*s) && s->type == FLEET_WIRE_SETTINGS && TERMINATED(s->user) &&
+	       s->user[0] && name_ok(s->host, sizeof(s->host)) &&
+	       name_ok(s->group, sizeof(s->group)) && name_ok(s->prefix, sizeof(s->prefix)) &&
+	       TERMINATED(s->boot_id) && TERMINATED(s->broker) && TERMINATED(s->broker_host) &&
+	       s->broker_host[0] && s->port > 0 && s->port < 65536 && TERMINATED(s->username) &&
+	       TERMINATED(s->password) && TERMINATED(s->ca_file) && TERMINATED(s->cert_file) &&
+	       TERMINATED(s->key_file) && s->max_age_ns > 0;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Between latencyd (root) and latencyd-fleet, its unprivileged MQTT process: fixed-layout
+ * records over two SOCK_SEQPACKET socketpairs, one record per packet, both ends built from
+ * this header (the helper is started from the same build, never another version).
+ *
+ *   requests (fd 3 in the helper): latencyd sends SETTINGS once, then PUBLISH_* and STOP;
+ *     each PUBLISH_* is answered there by a REPLY with the same seq.
+ *   events (fd 4 in the helper): EVENT records, from the helper only: a note for the main
+ *     loop (a connection change, a peer's alert, result or presence) with the counters.
+ *
+ * The helper parses the network's JSON; latencyd reads only these records, and checks each
+ * again (fleet_wire_event_check()): a helper taken over can send any bytes at all.
+ */
+#ifndef LATENCYD_FLEET_WIRE_H
+#define LATENCYD_FLEET_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fleet_client.h"
+
+#define FLEET_WIRE_REQUEST_FD 3
+#define FLEET_WIRE_EVENT_FD   4
+
+enum fleet_wire_type {
+	FLEET_WIRE_SETTINGS = 0x51ee7001,
+	FLEET_WIRE_PUBLISH_ALERT,
+	FLEET_WIRE_PUBLISH_RESULT,
+	FLEET_WIRE_STOP, /* say offline, disconnect, exit */
+	FLEET_WIRE_REPLY,
+	FLEET_WIRE_EVENT,
+};
+
+/* What the helper needs to know, all of it: it reads no configuration of its own. */
+struct fleet_wire_settings {
+	uint32_t type;
+	char user[33]; /* the account to run as (fleet.user) */
+	char host[PROTO_FLEET_NAME_MAX + 1], group[PROTO_FLEET_NAME_MAX + 1];
+	char prefix[PROTO_FLEET_NAME_MAX + 1], boot_id[40];
+	char broker[256]; /* as configured, for messages */
+	char broker_host[256];
+	uint32_t port;
+	uint8_t tls, record_peers;
+	char username[128];
+	char password[1024]; /* read by latencyd: the file may stay root's */
+	char ca_file[1024], cert_file[1024], key_file[1024]; /* read by the helper */
+	uint64_t max_age_ns;
+	uint64_t since_realtime_ns; /* in the presence */
+};
+
+struct fleet_wire_request {
+	uint32_t type, seq;
+	uint64_t ttl_ns; /* PUBLISH_ALERT: the broker drops it after this */
+	union {
+		struct proto_fleet_alert alert;
+		struct proto_fleet_result result;
+	};
+};
+
+struct fleet_wire_reply {
+	uint32_t type, seq;
+	int32_t rc; /* 0, -ENOTCONN, -EIO, -ENOMEM */
+};
+
+/* An event's kind when only the counters or the connection changed: not a note, kept by
+ * latencyd's reader thread for status. */
+#define FLEET_WIRE_COUNTERS 0x7f
+
+struct fleet_wire_event {
+	uint32_t type;
+	struct fleet_event ev;
+	struct fleet_status st; /* the helper's counters and connection, as of this event */
+};
+
+/*
+ * Checks a record received from the helper, LEN bytes: its type, every name and text
+ * terminated and of the protocol's characters, counts in range, an alert of our GROUP
+ * from another host than HOST and of an incident of its own. False with WHY set.
+ */
+bool fleet_wire_event_check(const struct fleet_wire_event *e, size_t len, const char *host,
+			    const char *group, char *why, size_t whylen);
+/* The same for the helper's side: a request or the settings, LEN bytes. */
+bool fleet_wire_request_check(const struct fleet_wire_request *q, size_t len);
+bool fleet_wire_settings_check(const struct fleet_wire_settings *s, size_t len);
+
+#endif /* LATENCYD_FLEET_WIRE_H */

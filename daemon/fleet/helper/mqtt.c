@@ -1,0 +1,654 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The fleet's MQTT client, in latencyd-fleet (mqtt.h). A request is bounded in time: an
+ * alert older than fleet.max_age by this host's clock is stale, never handed on for
+ * recording. A bad message is counted and dropped here; latencyd checks what passes again.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <mosquitto.h>
+#include <mqtt_protocol.h>
+
+#include "mqtt.h"
+#include "thread.h"
+
+#define KEEPALIVE_SEC	  30
+#define RECONNECT_MIN_SEC 1
+#define RECONNECT_MAX_SEC 60
+#define SEEN_ORIGINS	  64 /* origins whose recent incidents are remembered */
+#define SEEN_PER_ORIGIN	  32 /* an origin's recent incidents, to hand each on once */
+#define TOPIC_MAX	  (4 * PROTO_FLEET_NAME_MAX + 8)
+
+/* One origin's recent incidents: a ring of their numbers, per boot of the origin. */
+struct seen_origin {
+	char host[PROTO_FLEET_NAME_MAX + 1];
+	char boot_id[40];
+	uint64_t seq[SEEN_PER_ORIGIN];
+	size_t next;
+	uint64_t used; /* the least recently used origin makes room for a new one */
+};
+
+struct mqtt {
+	const struct fleet_wire_settings *s;
+	struct mosquitto *mosq;
+	int event_fd;
+	pthread_t thread;     /* the network thread (run()) */
+	pthread_cond_t wake;  /* its backoff, cut short by mqtt_free() */
+	unsigned backoff_sec; /* before the next reconnect, after a refusal */
+	bool started;
+	bool stopping, closed; /* mqtt_free() said DISCONNECT; on_disconnect() saw it done */
+
+	pthread_mutex_t lock; /* the status and the event socket: both threads write */
+	struct fleet_status st;
+	char said[160]; /* the last connection problem sent: each is said once */
+	/* The network thread's own: incidents already handed on. */
+	struct seen_origin seen[SEEN_ORIGINS];
+	uint64_t seen_clock;
+};
+
+/*
+ * A record for latencyd, with the counters as they are now. Only the network thread sends
+ * (its callbacks, and mqtt_start() before it runs), so records leave in order. Blocking:
+ * latencyd's reader thread only checks and queues, and a peer's alert is not dropped here.
+ */
+static void send_event(struct mqtt *m, struct fleet_wire_event *e)
+{
+	e->type = FLEET_WIRE_EVENT;
+	pthread_mutex_lock(&m->lock);
+	e->st = m->st;
+	pthread_mutex_unlock(&m->lock);
+	if (send(m->event_fd, e, sizeof(*e), MSG_NOSIGNAL) < 0) {
+		/* latencyd is gone: the request loop sees its end too, and exits. */
+	}
+}
+
+static void event(struct mqtt *m, enum fleet_note_kind kind, const char *detail)
+{
+	struct fleet_wire_event e = {.ev.kind = kind};
+
+	snprintf(e.ev.detail, sizeof(e.ev.detail), "%s", detail ?: "");
+	send_event(m, &e);
+}
+
+/* A counter changed and nothing else: latencyd's status follows. */
+static void count(struct mqtt *m, uint64_t *counter)
+{
+	struct fleet_wire_event e = {.ev.kind = FLEET_WIRE_COUNTERS};
+
+	pthread_mutex_lock(&m->lock);
+	(*counter)++;
+	pthread_mutex_unlock(&m->lock);
+	send_event(m, &e);
+}
+
+/*
+ * A connection problem for status and, once per distinct reason, for the log: a broker
+ * that refuses us is retried every minute, and the journal must not fill with the retries.
+ */
+static void problem(struct mqtt *m, enum fleet_note_kind kind, const char *why)
+{
+	bool new;
+
+	pthread_mutex_lock(&m->lock);
+	snprintf(m->st.detail, sizeof(m->st.detail), "%s", why);
+	new = strcmp(m->said, why) != 0;
+	if (new)
+		snprintf(m->said, sizeof(m->said), "%s", why);
+	pthread_mutex_unlock(&m->lock);
+	event(m, new ? kind : FLEET_WIRE_COUNTERS, why);
+}
+
+static int presence_text(struct mqtt *m, const char *state, char **text)
+{
+	struct proto_fleet_presence p = {.since_realtime_ns = m->s->since_realtime_ns};
+
+	snprintf(p.host, sizeof(p.host), "%s", m->s->host);
+	snprintf(p.group, sizeof(p.group), "%s", m->s->group);
+	snprintf(p.boot_id, sizeof(p.boot_id), "%s", m->s->boot_id);
+	snprintf(p.state, sizeof(p.state), "%s", state);
+	return proto_fleet_presence_new(&p, text);
+}
+
+static int topic(const struct mqtt *m, char *buf, const char *kind, const char *host)
+{
+	return proto_fleet_topic(buf, TOPIC_MAX, m->s->prefix, m->s->group, kind, host);
+}
+
+/* Retained: a host that starts later learns who the members are from the broker. */
+static void publish_presence(struct mqtt *m, const char *state)
+{
+	char t[TOPIC_MAX], *text = NULL;
+
+	if (topic(m, t, PROTO_FLEET_TOPIC_PRESENCE, m->s->host) == 0 &&
+	    presence_text(m, state, &text) == 0)
+		mosquitto_publish(m->mosq, NULL, t, (int)strlen(text), text, 1, true);
+	free(text);
+}
+
+static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
+{
+	struct mqtt *m = userdata;
+	char t[TOPIC_MAX];
+
+	if (rc != 0) {
+		/* MQTT v5 reason codes: "Bad user name or password", "Not authorized"... */
+		char why[160];
+
+		snprintf(why, sizeof(why), "the broker refused the connection: %s",
+			 mosquitto_reason_string(rc));
+		problem(m, FLEET_DISCONNECTED, why);
+		return;
+	}
+	/* One subscription for the group's alerts, results and presences: one SUBACK to check. */
+	if (topic(m, t, "+", "+") == 0)
+		mosquitto_subscribe(mosq, NULL, t, 1);
+	publish_presence(m, PROTO_FLEET_ONLINE);
+	pthread_mutex_lock(&m->lock);
+	m->st.connected = true;
+	m->st.detail[0] = 0;
+	m->said[0] = 0;
+	m->backoff_sec = RECONNECT_MIN_SEC;
+	pthread_mutex_unlock(&m->lock);
+	event(m, FLEET_CONNECTED, m->s->broker);
+}
+
+static void on_subscribe(struct mosquitto *mosq, void *userdata, int mid, int n, const int *granted)
+{
+	struct mqtt *m = userdata;
+	char t[TOPIC_MAX], why[160];
+	bool ok = n >= 1 && granted[0] < 0x80; /* 0x80 and above: refused */
+
+	(void)mosq;
+	(void)mid;
+	pthread_mutex_lock(&m->lock);
+	m->st.subscribed = ok;
+	pthread_mutex_unlock(&m->lock);
+	if (ok) {
+		event(m, FLEET_WIRE_COUNTERS, NULL);
+		return;
+	}
+	topic(m, t, "+", "+");
+	snprintf(why, sizeof(why), "the broker refused the subscription to %.64s (%.40s)", t,
+		 n >= 1 ? mosquitto_reason_string(granted[0]) : "no answer");
+	problem(m, FLEET_ERROR, why);
+}
+
+static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
+{
+	struct mqtt *m = userdata;
+	bool was;
+
+	(void)mosq;
+	pthread_mutex_lock(&m->lock);
+	was = m->st.connected;
+	if (was)
+		m->st.reconnects++;
+	m->st.connected = false;
+	m->st.subscribed = false;
+	m->closed = m->stopping;
+	pthread_mutex_unlock(&m->lock);
+	/* Not connected yet: the refused CONNACK or the TLS error said why already. */
+	if (was)
+		problem(m, FLEET_DISCONNECTED, rc == 0 ? "disconnected" : mosquitto_strerror(rc));
+}
+
+/* libmosquitto's own words on what failed (TLS, DNS, a refused connect): kept for status. */
+static void on_log(struct mosquitto *mosq, void *userdata, int level, const char *text)
+{
+	struct mqtt *m = userdata;
+	char why[160];
+	bool connected;
+
+	(void)mosq;
+	if (!(level & MOSQ_LOG_ERR) || !text)
+		return;
+	pthread_mutex_lock(&m->lock);
+	connected = m->st.connected;
+	pthread_mutex_unlock(&m->lock);
+	if (connected)
+		return;
+	snprintf(why, sizeof(why), "%s", text);
+	for (char *p = why; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+			*p = ' ';
+	problem(m, FLEET_DISCONNECTED, why);
+}
+
+/* True the first time an incident of its origin is seen (QoS 1 may deliver twice). */
+static bool first_time(struct mqtt *m, const struct proto_fleet_alert *a)
+{
+	struct seen_origin *o = NULL, *oldest = &m->seen[0];
+	uint64_t seq;
+
+	if (proto_fleet_incident_parse(a->incident, NULL, 0, &seq) < 0)
+		return false;
+	for (size_t i = 0; i < SEEN_ORIGINS && !o; i++) {
+		if (strcmp(m->seen[i].host, a->host) == 0)
+			o = &m->seen[i];
+		else if (m->seen[i].used < oldest->used)
+			oldest = &m->seen[i];
+	}
+	if (!o) {
+		o = oldest;
+		memset(o, 0, sizeof(*o));
+		snprintf(o->host, sizeof(o->host), "%s", a->host);
+	}
+	o->used = ++m->seen_clock;
+	/* Another boot of the origin numbers its incidents again. */
+	if (strcmp(o->boot_id, a->boot_id) != 0) {
+		memset(o->seq, 0, sizeof(o->seq));
+		snprintf(o->boot_id, sizeof(o->boot_id), "%s", a->boot_id);
+	}
+	for (size_t i = 0; i < SEEN_PER_ORIGIN; i++)
+		if (o->seq[i] == seq)
+			return false;
+	o->seq[o->next] = seq;
+	o->next = (o->next + 1) % SEEN_PER_ORIGIN;
+	return true;
+}
+
+/* PREFIX/GROUP/KIND/HOST: the kind and the host, or false for a topic not ours. */
+static bool topic_parts(const struct mqtt *m, const char *t, char *kind, size_t ksize, char *host,
+			size_t hsize)
+{
+	size_t plen = strlen(m->s->prefix), glen = strlen(m->s->group);
+	const char *k, *h;
+
+	if (strncmp(t, m->s->prefix, plen) != 0 || t[plen] != '/' ||
+	    strncmp(t + plen + 1, m->s->group, glen) != 0 || t[plen + 1 + glen] != '/')
+		return false;
+	k = t + plen + glen + 2;
+	h = strchr(k, '/');
+	if (!h || strchr(h + 1, '/') || (size_t)(h - k) >= ksize || strlen(h + 1) >= hsize)
+		return false;
+	snprintf(kind, ksize, "%.*s", (int)(h - k), k);
+	snprintf(host, hsize, "%s", h + 1);
+	return true;
+}
+
+/*
+ * What every message must pass: it parsed (PARSED, the parser's result), names our group,
+ * and its sender CLAIMED to be the host of its topic. Counted otherwise.
+ */
+static bool accepted(struct mqtt *m, int parsed, const char *group, const char *claimed,
+		     const char *host)
+{
+	if (parsed < 0)
+		count(m, &m->st.malformed);
+	else if (strcmp(group, m->s->group) != 0)
+		count(m, &m->st.foreign);
+	else if (strcmp(claimed, host) != 0)
+		count(m, &m->st.mismatch);
+	else
+		return true;
+	return false;
+}
+
+/* Older than max_age by this host's clock, or from as far in its future (clocks apart). */
+static bool stale(const struct mqtt *m, const struct proto_fleet_alert *a)
+{
+	uint64_t now = realtime_ns(), end = a->end_realtime_ns;
+
+	return end <= now ? now - end > m->s->max_age_ns : end - now > m->s->max_age_ns;
+}
+
+/* A host speaks only for its own incidents. Counted otherwise. */
+static bool own_incident(struct mqtt *m, const struct proto_fleet_alert *a, const char *host)
+{
+	char origin[PROTO_FLEET_NAME_MAX + 1];
+
+	if (proto_fleet_incident_parse(a->incident, origin, sizeof(origin), NULL) == 0 &&
+	    strcmp(origin, host) == 0)
+		return true;
+	count(m, &m->st.mismatch);
+	return false;
+}
+
+static void on_alert(struct mqtt *m, const struct mosquitto_message *msg, const char *host,
+		     uint64_t received)
+{
+	struct fleet_wire_event e = {.ev.kind = FLEET_PEER_ALERT, .ev.received_ns = received};
+	struct proto_fleet_alert *a = &e.ev.alert;
+	char why[160];
+
+	/* Dropped (and counted), our own back from the broker, or fleet.record_peers = false:
+	 * this host only publishes. */
+	if (!accepted(m,
+		      proto_fleet_alert_parse(msg->payload, (size_t)msg->payloadlen, a, why,
+					      sizeof(why)),
+		      a->group, a->host, host) ||
+	    !own_incident(m, a, host) || strcmp(host, m->s->host) == 0 || !m->s->record_peers)
+		return;
+	if (!first_time(m, a)) {
+		count(m, &m->st.duplicate);
+		return;
+	}
+	if (stale(m, a)) {
+		/* Held by a broker, or clocks apart: never recorded, but answered. */
+		pthread_mutex_lock(&m->lock);
+		m->st.stale++;
+		pthread_mutex_unlock(&m->lock);
+		e.ev.kind = FLEET_UNANSWERED;
+		snprintf(e.ev.detail, sizeof(e.ev.detail), "%s", PROTO_FLEET_STALE);
+	}
+	send_event(m, &e);
+}
+
+static void on_result(struct mqtt *m, const struct mosquitto_message *msg, const char *host)
+{
+	struct fleet_wire_event e = {.ev.kind = FLEET_RESULT};
+	char why[160];
+
+	if (accepted(m,
+		     proto_fleet_result_parse(msg->payload, (size_t)msg->payloadlen, &e.ev.result,
+					      why, sizeof(why)),
+		     e.ev.result.group, e.ev.result.host, host))
+		send_event(m, &e);
+}
+
+static void on_presence(struct mqtt *m, const struct mosquitto_message *msg, const char *host)
+{
+	struct fleet_wire_event e = {.ev.kind = FLEET_PRESENCE};
+	char why[160];
+
+	if (msg->payloadlen == 0)
+		return; /* a retained presence cleared */
+	if (accepted(m,
+		     proto_fleet_presence_parse(msg->payload, (size_t)msg->payloadlen,
+						&e.ev.presence, why, sizeof(why)),
+		     e.ev.presence.group, e.ev.presence.host, host) &&
+	    strcmp(host, m->s->host) != 0)
+		send_event(m, &e);
+}
+
+static void on_message(struct mosquitto *mosq, void *userdata, const struct mosquitto_message *msg)
+{
+	struct mqtt *m = userdata;
+	char kind[PROTO_FLEET_NAME_MAX + 1], host[PROTO_FLEET_NAME_MAX + 1];
+	uint64_t received = now_ns();
+
+	(void)mosq;
+	pthread_mutex_lock(&m->lock);
+	m->st.received++;
+	pthread_mutex_unlock(&m->lock);
+	/* Refused before any parsing: the broker's message_size_limit should stop it first. */
+	if (msg->payloadlen < 0 || msg->payloadlen > PROTO_FLEET_MAX) {
+		count(m, &m->st.malformed);
+		return;
+	}
+	if (!msg->topic || !topic_parts(m, msg->topic, kind, sizeof(kind), host, sizeof(host)) ||
+	    !proto_fleet_name_valid(host)) {
+		count(m, &m->st.foreign);
+		return;
+	}
+	if (strcmp(kind, PROTO_FLEET_TOPIC_ALERT) == 0)
+		on_alert(m, msg, host, received);
+	else if (strcmp(kind, PROTO_FLEET_TOPIC_RESULT) == 0)
+		on_result(m, msg, host);
+	else if (strcmp(kind, PROTO_FLEET_TOPIC_PRESENCE) == 0)
+		on_presence(m, msg, host);
+	else
+		count(m, &m->st.foreign);
+}
+
+/* Retained, so that every member learns that this host went away without a word. */
+static int set_will(struct mqtt *m, char *why, size_t whylen)
+{
+	char t[TOPIC_MAX], *text = NULL;
+	int r;
+
+	if (topic(m, t, PROTO_FLEET_TOPIC_PRESENCE, m->s->host) < 0 ||
+	    presence_text(m, PROTO_FLEET_OFFLINE, &text) < 0)
+		return -ENOMEM;
+	r = mosquitto_will_set(m->mosq, t, (int)strlen(text), text, 1, true);
+	free(text);
+	if (r != MOSQ_ERR_SUCCESS)
+		return snprintf(why, whylen, "cannot set the last will: %s", mosquitto_strerror(r)),
+		       -EINVAL;
+	return 0;
+}
+
+/* libmosquitto only says "invalid" for a file it cannot read: say which, and as whom. */
+static int readable(const char *key, const char *path, const char *user, char *why, size_t whylen)
+{
+	FILE *fp;
+
+	if (!path[0])
+		return 0;
+	fp = fopen(path, "re");
+	if (fp) {
+		fclose(fp);
+		return 0;
+	}
+	snprintf(why, whylen, "fleet.%s %s: %s (the fleet process runs as %s)", key, path,
+		 strerror(errno), user);
+	return -EACCES;
+}
+
+static int setup_tls(struct mqtt *m, const char *user, char *why, size_t whylen)
+{
+	const struct fleet_wire_settings *s = m->s;
+	int r;
+
+	if (!s->tls && !s->ca_file[0] && !s->cert_file[0])
+		return 0;
+	if (readable("ca_file", s->ca_file, user, why, whylen) < 0 ||
+	    readable("cert_file", s->cert_file, user, why, whylen) < 0 ||
+	    readable("key_file", s->key_file, user, why, whylen) < 0)
+		return -EACCES;
+	r = mosquitto_tls_set(
+		m->mosq, s->ca_file[0] ? s->ca_file : NULL, s->ca_file[0] ? NULL : "/etc/ssl/certs",
+		s->cert_file[0] ? s->cert_file : NULL, s->key_file[0] ? s->key_file : NULL, NULL);
+	if (r != MOSQ_ERR_SUCCESS) {
+		snprintf(why, whylen, "fleet.ca_file, cert_file, key_file: %s",
+			 mosquitto_strerror(r));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int setup(struct mqtt *m, const char *user, char *why, size_t whylen)
+{
+	const struct fleet_wire_settings *s = m->s;
+	char id[PROTO_FLEET_NAME_MAX + 16];
+	int r;
+
+	snprintf(id, sizeof(id), "latencyd-%s", s->host);
+	m->mosq = mosquitto_new(id, true, m);
+	if (!m->mosq)
+		return snprintf(why, whylen, "cannot make an MQTT client"), -ENOMEM;
+	/* v5: message expiry, so that a broker never delivers a request past its bound. */
+	mosquitto_int_option(m->mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
+	mosquitto_connect_callback_set(m->mosq, on_connect);
+	mosquitto_disconnect_callback_set(m->mosq, on_disconnect);
+	mosquitto_message_callback_set(m->mosq, on_message);
+	mosquitto_subscribe_callback_set(m->mosq, on_subscribe);
+	mosquitto_log_callback_set(m->mosq, on_log);
+	mosquitto_reconnect_delay_set(m->mosq, RECONNECT_MIN_SEC, RECONNECT_MAX_SEC, true);
+	if (s->username[0] || s->password[0]) {
+		r = mosquitto_username_pw_set(m->mosq, s->username[0] ? s->username : NULL,
+					      s->password[0] ? s->password : NULL);
+		if (r != MOSQ_ERR_SUCCESS)
+			return snprintf(why, whylen, "fleet.username: %s", mosquitto_strerror(r)),
+			       -EINVAL;
+	}
+	r = setup_tls(m, user, why, whylen);
+	return r < 0 ? r : set_will(m, why, whylen);
+}
+
+/* The backoff's wait counts in CLOCK_MONOTONIC: a wall-clock step must not stretch it. */
+static int cond_init_monotonic(pthread_cond_t *c)
+{
+	pthread_condattr_t attr;
+	int r;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	r = pthread_cond_init(c, &attr);
+	pthread_condattr_destroy(&attr);
+	return r;
+}
+
+int mqtt_new(const struct fleet_wire_settings *s, int event_fd, const char *user, struct mqtt **ret,
+	     char *why, size_t whylen)
+{
+	struct mqtt *m = calloc(1, sizeof(*m));
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	*ret = m;
+	m->s = s;
+	m->event_fd = event_fd;
+	m->backoff_sec = RECONNECT_MIN_SEC;
+	r = pthread_mutex_init(&m->lock, NULL);
+	if (r || (r = cond_init_monotonic(&m->wake)))
+		return -r;
+	snprintf(m->st.broker, sizeof(m->st.broker), "%s", s->broker);
+	snprintf(m->st.host, sizeof(m->st.host), "%s", s->host);
+	snprintf(m->st.group, sizeof(m->st.group), "%s", s->group);
+	snprintf(m->st.user, sizeof(m->st.user), "%s", user);
+	snprintf(m->st.detail, sizeof(m->st.detail), "connecting");
+	mosquitto_lib_init();
+	return setup(m, user, why, whylen);
+}
+
+/*
+ * The network thread. libmosquitto's own (mosquitto_loop_start()) retries a broker that is
+ * down, but ends for good on a refused CONNACK (MQTT v5: a wrong password, an ACL) or a
+ * TLS failure (an unknown CA, an expired certificate): a fleet that a broker refused once
+ * would never come back after the operator fixed it. Here those are retried too, with the
+ * same backoff; status and the log say why meanwhile.
+ */
+static void *run(void *arg)
+{
+	struct mqtt *m = arg;
+
+	for (;;) {
+		struct timespec until;
+		bool stop;
+
+		mosquitto_loop_forever(m->mosq, -1, 1);
+		/* mqtt_free() may cancel us elsewhere, never holding the lock. */
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		pthread_mutex_lock(&m->lock);
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += m->backoff_sec;
+		m->backoff_sec = m->backoff_sec * 2 > RECONNECT_MAX_SEC ? RECONNECT_MAX_SEC
+									: m->backoff_sec * 2;
+		while (!m->stopping && pthread_cond_timedwait(&m->wake, &m->lock, &until) == 0)
+			;
+		stop = m->stopping;
+		pthread_mutex_unlock(&m->lock);
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+		if (stop)
+			return NULL;
+		mosquitto_reconnect(m->mosq); /* a failure: loop_forever() retries, or returns */
+	}
+}
+
+int mqtt_start(struct mqtt *m)
+{
+	int r;
+
+	/* A broker that is down now is not an error: the loop retries with backoff. */
+	r = mosquitto_connect_async(m->mosq, m->s->broker_host, (int)m->s->port, KEEPALIVE_SEC);
+	if (r != MOSQ_ERR_SUCCESS)
+		problem(m, FLEET_DISCONNECTED, mosquitto_strerror(r));
+	else
+		event(m, FLEET_WIRE_COUNTERS, NULL); /* whom it runs as, at once */
+	mosquitto_threaded_set(m->mosq, true);
+	r = thread_start(&m->thread, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, m, "fleet-mqtt");
+	if (r < 0)
+		return r;
+	m->started = true;
+	return 0;
+}
+
+int mqtt_publish(struct mqtt *m, const struct fleet_wire_request *q)
+{
+	bool alert = q->type == FLEET_WIRE_PUBLISH_ALERT;
+	mosquitto_property *props = NULL;
+	char t[TOPIC_MAX], *text = NULL;
+	bool connected;
+	int r;
+
+	pthread_mutex_lock(&m->lock);
+	connected = m->st.connected;
+	pthread_mutex_unlock(&m->lock);
+	if (!connected)
+		return -ENOTCONN; /* libmosquitto would queue it for the next connection */
+	r = alert ? proto_fleet_alert_new(&q->alert, &text)
+		  : proto_fleet_result_new(&q->result, &text);
+	if (r < 0)
+		return -ENOMEM;
+	r = topic(m, t, alert ? PROTO_FLEET_TOPIC_ALERT : PROTO_FLEET_TOPIC_RESULT, m->s->host);
+	if (r == 0 && alert && q->ttl_ns) {
+		/* Whole seconds, rounded up: the broker drops it once that has passed. */
+		uint32_t expiry = (uint32_t)((q->ttl_ns + 999999999) / 1000000000);
+
+		r = mosquitto_property_add_int32(&props, MQTT_PROP_MESSAGE_EXPIRY_INTERVAL, expiry);
+	}
+	if (r == MOSQ_ERR_SUCCESS)
+		r = mosquitto_publish_v5(m->mosq, NULL, t, (int)strlen(text), text, 1, false,
+					 props);
+	mosquitto_property_free_all(&props);
+	free(text);
+	return r == MOSQ_ERR_SUCCESS ? 0 : r == MOSQ_ERR_NO_CONN ? -ENOTCONN : -EIO;
+}
+
+/* Whether on_disconnect() has seen our DISCONNECT sent, within about @ms milliseconds. */
+static bool wait_closed(struct mqtt *m, int ms)
+{
+	const struct timespec tick = {.tv_nsec = 10 * 1000 * 1000};
+	bool closed = false;
+
+	for (int waited = 0; !closed && waited <= ms; waited += 10) {
+		pthread_mutex_lock(&m->lock);
+		closed = m->closed;
+		pthread_mutex_unlock(&m->lock);
+		if (!closed)
+			nanosleep(&tick, NULL);
+	}
+	return closed;
+}
+
+void mqtt_free(struct mqtt *m)
+{
+	if (!m)
+		return;
+	if (m->started) {
+		bool clean;
+
+		pthread_mutex_lock(&m->lock);
+		m->stopping = true;
+		pthread_mutex_unlock(&m->lock);
+		/* Before the DISCONNECT, in order: a clean stop sends no last will. */
+		publish_presence(m, PROTO_FLEET_OFFLINE);
+		/*
+		 * Connected, the network thread sends the DISCONNECT, tells on_disconnect() and
+		 * ends by itself: joined, not cancelled. A cancel can catch it between taking
+		 * that packet off libmosquitto's queue and freeing it, and the packet is lost.
+		 * Not connected, or not done within 2 s (a connect() to an unreachable broker),
+		 * it is cancelled: shutting down must not wait for a timeout.
+		 */
+		clean = mosquitto_disconnect(m->mosq) == MOSQ_ERR_SUCCESS && wait_closed(m, 2000);
+		pthread_mutex_lock(&m->lock);
+		pthread_cond_signal(&m->wake);
+		pthread_mutex_unlock(&m->lock);
+		if (!clean)
+			pthread_cancel(m->thread);
+		pthread_join(m->thread, NULL);
+	}
+	mosquitto_destroy(m->mosq);
+	mosquitto_lib_cleanup();
+	pthread_cond_destroy(&m->wake);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}

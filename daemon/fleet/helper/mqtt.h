@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * latencyd-fleet's MQTT client (libmosquitto, MQTT v5) in a thread of its own: connect in
+ * the background, reconnect with backoff, subscribe to the group, announce this host with
+ * a retained presence and a last will, publish with QoS 1. Everything that arrives is
+ * parsed and checked here (proto/fleet.c); what passes goes to latencyd as a record on the
+ * event socket (fleet_wire.h), with the counters.
+ */
+#ifndef LATENCYD_FLEET_MQTT_H
+#define LATENCYD_FLEET_MQTT_H
+
+#include <stddef.h>
+
+#include "fleet_wire.h"
+
+struct mqtt;
+
+/* S is kept; EVENT_FD takes the records; USER is whom this process runs as. -errno, WHY
+ * saying which setting failed. */
+int mqtt_new(const struct fleet_wire_settings *s, int event_fd, const char *user, struct mqtt **ret,
+	     char *why, size_t whylen);
+int mqtt_start(struct mqtt *m);
+/* A PUBLISH_* request: 0, -ENOTCONN (nothing queued: the caller retries), -EIO, -ENOMEM. */
+int mqtt_publish(struct mqtt *m, const struct fleet_wire_request *q);
+/* Says offline, disconnects, stops the thread, frees. */
+void mqtt_free(struct mqtt *m);
+
+#endif /* LATENCYD_FLEET_MQTT_H */

@@ -1,0 +1,101 @@
+#!/bin/bash
+# The fleet's network parsing runs without root (#26): latencyd-fleet, started by latencyd.
+# Two latencyd (h1 with the default fleet.user, h2 with fleet.user = "daemon"), a real
+# mosquitto and lttng-relayd on 127.0.0.1.
+# - the helper runs as the account (nobody when fleet.user does not exist, said once), with
+#   no capability, no_new_privs, and libmosquitto and libssl mapped there, not in latencyd;
+# - killed (SIGSEGV), it is started again and reconnects; an alert meanwhile is recorded
+#   locally, and published once it is back (within fleet.max_age);
+# - stopped (SIGSTOP), the first publish that gets no answer kills it, and it comes back.
+# latencyd runs as root here, as in production: in a mount namespace of its own with /run
+# on a tmpfs, so that the root lttng-sessiond it needs is this test's, not the machine's.
+# Usage: test-fleet-process.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP   (as root)
+set -u
+if [ -z "${FLEET_PROCESS_NS:-}" ]; then
+	[ "$(id -u)" = 0 ] || { echo "SKIP: latencyd must run as root to drop root in its fleet process"; exit 77; }
+	exec unshare --mount --propagation private env FLEET_PROCESS_NS=1 "$0" "$@"
+fi
+ALERT_WRITE=${3:?} UST_APP=${4:?}
+. "$(dirname "$0")/lib.sh"
+mount -t tmpfs -o mode=755 tmpfs /run || fail "cannot mount a tmpfs on /run in the namespace"
+export LTTNG_HOME=$T/home LATENCYD_TEST_RELAYD_URL="" FLEET_SHARED_SESSIOND=1
+mkdir -p "$LTTNG_HOME"
+lttng-sessiond --no-kernel --background >"$T/sessiond.log" 2>&1 || fail "root sessiond: $(cat "$T/sessiond.log")"
+. "$(dirname "$0")/fleet-lib.sh"
+PIDS+=("$(cat /run/lttng/lttng-sessiond.pid)")
+start_fleet_broker
+
+helper() { ctl "$1" --json status | jq -r .fleet.process.pid; }
+field() { awk -v k="$2:" '$1 == k { $1 = ""; print substr($0, 2) }' "/proc/$1/status"; }
+count() { ctl "$1" --json list-snapshots | jq '.matched'; }
+
+export FLEET_EXTRA='max_age = "10s";'
+node h1 lab 10 10
+FLEET_EXTRA='max_age = "10s"; user = "daemon";' node h2 lab 10 10
+for h in h1 h2; do
+	wait_for 200 jst $h '.session.state == "recording" and .fleet.subscribed and .fleet.members_online == 1 and .fleet.process.pid > 0' ||
+		fail "$h: not connected through its fleet process: $(ctl $h --json status | jq -c .fleet)"
+done
+
+# 1. Who the helper is.
+if getent passwd _latencyd >/dev/null; then want1=_latencyd; else want1=nobody; fi
+for h in h1 h2; do
+	pid=$(helper $h) want=$want1
+	[ $h = h2 ] && want=daemon
+	uid=$(id -u "$want")
+	ctl $h --json status | jq -e ".fleet.process.user == \"$want\"" >/dev/null ||
+		fail "$h: status says the process runs as $(ctl $h --json status | jq -c .fleet.process), not $want"
+	[ "$(field "$pid" Uid)" = "$uid $uid $uid $uid" ] ||
+		fail "$h's fleet process (pid $pid): Uid $(field "$pid" Uid), not $want's $uid"
+	for c in CapInh CapPrm CapEff CapBnd CapAmb; do
+		[ "$(field "$pid" $c)" = 0000000000000000 ] || fail "$h's fleet process: $c $(field "$pid" $c)"
+	done
+	[ "$(field "$pid" NoNewPrivs)" = 1 ] || fail "$h's fleet process: NoNewPrivs $(field "$pid" NoNewPrivs)"
+	[ "$(field "$pid" PPid)" = "$(eval echo "\$PID_$h")" ] || fail "$h's fleet process is not latencyd's child"
+	grep -q libmosquitto "/proc/$pid/maps" || fail "$h's fleet process does not map libmosquitto"
+	grep -Eq 'libmosquitto|libssl' "/proc/$(eval echo "\$PID_$h")/maps" &&
+		fail "latencyd ($h) maps libmosquitto or libssl itself"
+done
+[ "$want1" = _latencyd ] || grep -q "no user '_latencyd' on this system: the fleet process runs as nobody" "$T/h1/latencyd.log" ||
+	fail "h1's log does not say that _latencyd is missing: $(cat "$T/h1/latencyd.log")"
+pass "latencyd-fleet runs as $want1 and daemon: no capability, no_new_privs; libmosquitto and libssl only there"
+
+# 2. Killed: started again; an alert meanwhile is recorded at once, published when back.
+old=$(helper h2)
+n1=$(count h1) n2=$(count h2)
+kill -SEGV "$old"
+wait_for 50 jst h2 '.fleet.process.pid == 0 or .fleet.connected == false' ||
+	fail "h2 did not see its fleet process die: $(ctl h2 --json status | jq -c .fleet)"
+alert h2
+wait_for 100 sh -c "[ \$('$LATENCYCTL' -s '$T/h2/ctl.sock' --json list-snapshots | jq .matched) -gt $n2 ]" ||
+	fail "h2 did not record its own alert with its fleet process down"
+wait_for 200 jst h2 ".fleet.connected and .fleet.process.restarts >= 1 and .fleet.process.pid != $old and .fleet.process.pid > 0" ||
+	fail "h2's fleet process was not started again: $(ctl h2 --json status | jq -c .fleet)"
+grep -q "latencyd-fleet killed by signal 11" "$T/h2/latencyd.log" || fail "h2's log does not say how its fleet process died"
+wait_for 200 sh -c "[ \$('$LATENCYCTL' -s '$T/h1/ctl.sock' --json list-snapshots | jq .matched) -gt $n1 ]" ||
+	fail "h1 never recorded h2's incident raised while h2's fleet process was down: $(tail "$T/h2/latencyd.log")"
+pass "fleet process killed: started again, the local record at once, the incident published when back"
+
+# 3. Stopped: a publish without an answer kills it; it comes back.
+old=$(helper h2)
+kill -STOP "$old"
+n1=$(count h1)
+alert h2
+wait_for 100 grep -q "latencyd-fleet (pid $old) did not answer within 500 ms: killed" "$T/h2/latencyd.log" ||
+	fail "h2 did not kill its stopped fleet process: $(tail "$T/h2/latencyd.log")"
+wait_for 200 jst h2 ".fleet.connected and .fleet.process.pid != $old and .fleet.process.pid > 0" ||
+	fail "h2's fleet process did not come back: $(ctl h2 --json status | jq -c .fleet)"
+wait_for 200 sh -c "[ \$('$LATENCYCTL' -s '$T/h1/ctl.sock' --json list-snapshots | jq .matched) -gt $n1 ]" ||
+	fail "h1 never recorded h2's incident: $(tail "$T/h2/latencyd.log")"
+pass "fleet process stopped: killed at the first unanswered publish, started again, the incident published"
+
+for n in h1 h2; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
+helpers="$(helper h1) $(helper h2)"
+for n in h1 h2; do kill "$(eval echo "\$PID_$n")"; done
+sleep 1
+for n in h1 h2; do
+	grep -q "AddressSanitizer\|runtime error" "$T/$n/latencyd.log" && fail "$n: $(cat "$T/$n/latencyd.log")"
+	[ -z "$(pgrep -P "$(eval echo "\$PID_$n")" 2>/dev/null)" ] || fail "$n left a child behind"
+done
+for p in $helpers; do kill -0 "$p" 2>/dev/null && fail "latencyd-fleet (pid $p) outlived its latencyd"; done
+pass "fleet process"

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * fleet/fleet_wire.c: what latencyd accepts from latencyd-fleet. The helper parses the
+ * network; a helper taken over can send any bytes, and each lie below is refused.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fleet_wire.h"
+#include "tests.h"
+
+static struct fleet_wire_event e;
+
+/* A peer's alert as a sound helper sends it: h2's incident, group lab, to h1. */
+static void good_alert(void)
+{
+	memset(&e, 0, sizeof(e));
+	e.type = FLEET_WIRE_EVENT;
+	e.ev.kind = FLEET_PEER_ALERT;
+	snprintf(e.ev.alert.host, sizeof(e.ev.alert.host), "h2");
+	snprintf(e.ev.alert.group, sizeof(e.ev.alert.group), "lab");
+	snprintf(e.ev.alert.incident, sizeof(e.ev.alert.incident), "h2-7");
+	snprintf(e.ev.alert.tracker, sizeof(e.ev.alert.tracker), "syscalls");
+	snprintf(e.ev.alert.comm, sizeof(e.ev.alert.comm), "postgres");
+	snprintf(e.st.detail, sizeof(e.st.detail), "connected");
+}
+
+static bool check(size_t len, char *why)
+{
+	return fleet_wire_event_check(&e, len, "h1", "lab", why, 160);
+}
+
+static void test_alert(void)
+{
+	char why[160];
+
+	good_alert();
+	ASSERT_TRUE(check(sizeof(e), why));
+	ASSERT_TRUE(!check(sizeof(e) - 1, why)); /* short */
+	ASSERT_CONTAINS(why, "not an event");
+	e.type = FLEET_WIRE_REPLY;
+	ASSERT_TRUE(!check(sizeof(e), why));
+	good_alert();
+	e.ev.kind = 99;
+	ASSERT_TRUE(!check(sizeof(e), why));
+	ASSERT_CONTAINS(why, "unknown kind");
+	good_alert(); /* our own incident, as if a peer's */
+	snprintf(e.ev.alert.host, sizeof(e.ev.alert.host), "h1");
+	snprintf(e.ev.alert.incident, sizeof(e.ev.alert.incident), "h1-7");
+	ASSERT_TRUE(!check(sizeof(e), why));
+	good_alert(); /* h3's incident from h2 */
+	snprintf(e.ev.alert.incident, sizeof(e.ev.alert.incident), "h3-7");
+	ASSERT_TRUE(!check(sizeof(e), why));
+	ASSERT_CONTAINS(why, "not its sender's incident");
+	good_alert();
+	snprintf(e.ev.alert.group, sizeof(e.ev.alert.group), "other");
+	ASSERT_TRUE(!check(sizeof(e), why));
+	good_alert(); /* a name without its terminator */
+	memset(e.ev.alert.host, 'a', sizeof(e.ev.alert.host));
+	ASSERT_TRUE(!check(sizeof(e), why));
+	good_alert(); /* an escape sequence for a terminal */
+	snprintf(e.ev.alert.comm, sizeof(e.ev.alert.comm), "\x1b[2J");
+	ASSERT_TRUE(!check(sizeof(e), why));
+	good_alert();
+	memset(e.st.detail, 'x', sizeof(e.st.detail));
+	ASSERT_TRUE(!check(sizeof(e), why));
+	ASSERT_CONTAINS(why, "status");
+}
+
+static void test_result_and_presence(void)
+{
+	struct proto_fleet_result *r = &e.ev.result;
+	char why[160];
+
+	memset(&e, 0, sizeof(e));
+	e.type = FLEET_WIRE_EVENT;
+	e.ev.kind = FLEET_RESULT;
+	snprintf(r->host, sizeof(r->host), "h2");
+	snprintf(r->group, sizeof(r->group), "lab");
+	snprintf(r->status, sizeof(r->status), "%s", PROTO_FLEET_RECORDED);
+	snprintf(r->incidents[0], sizeof(r->incidents[0]), "h1-3");
+	r->n = r->count = 1;
+	ASSERT_TRUE(check(sizeof(e), why));
+	r->n = PROTO_FLEET_RESULT_INCIDENTS + 1; /* past the array */
+	ASSERT_TRUE(!check(sizeof(e), why));
+	r->n = 2; /* the second incident is empty */
+	r->count = 2;
+	ASSERT_TRUE(!check(sizeof(e), why));
+	r->n = r->count = 1;
+	snprintf(r->status, sizeof(r->status), "owned");
+	ASSERT_TRUE(!check(sizeof(e), why));
+
+	memset(&e, 0, sizeof(e));
+	e.type = FLEET_WIRE_EVENT;
+	e.ev.kind = FLEET_PRESENCE;
+	snprintf(e.ev.presence.host, sizeof(e.ev.presence.host), "h2");
+	snprintf(e.ev.presence.group, sizeof(e.ev.presence.group), "lab");
+	snprintf(e.ev.presence.state, sizeof(e.ev.presence.state), "%s", PROTO_FLEET_ONLINE);
+	ASSERT_TRUE(check(sizeof(e), why));
+	snprintf(e.ev.presence.state, sizeof(e.ev.presence.state), "root");
+	ASSERT_TRUE(!check(sizeof(e), why));
+}
+
+static void test_requests(void)
+{
+	static struct fleet_wire_request q;
+
+	q.type = FLEET_WIRE_PUBLISH_ALERT;
+	snprintf(q.alert.host, sizeof(q.alert.host), "h1");
+	snprintf(q.alert.group, sizeof(q.alert.group), "lab");
+	snprintf(q.alert.incident, sizeof(q.alert.incident), "h1-1");
+	snprintf(q.alert.tracker, sizeof(q.alert.tracker), "syscalls");
+	ASSERT_TRUE(fleet_wire_request_check(&q, sizeof(q)));
+	ASSERT_TRUE(!fleet_wire_request_check(&q, sizeof(q) + 1));
+	snprintf(q.alert.incident, sizeof(q.alert.incident), "h2-1");
+	ASSERT_TRUE(!fleet_wire_request_check(&q, sizeof(q)));
+	q.type = FLEET_WIRE_STOP;
+	ASSERT_TRUE(fleet_wire_request_check(&q, sizeof(q)));
+}
+
+int main(void)
+{
+	RUN(test_alert);
+	RUN(test_result_and_presence);
+	RUN(test_requests);
+	printf("ok\n");
+	return 0;
+}
