@@ -60,6 +60,9 @@ int text_recorded(const char *name, struct json_object *data);
 int text_incidents(struct json_object *result);
 /* One line for status: the broker connection and its counters. */
 void fleet_text(char *buf, size_t size, struct json_object *fleet);
+void collector_text(char *buf, size_t size, struct json_object *collector);
+/* "12.0 MiB"; "-" for a negative count. */
+void bytes_text(char *buf, size_t size, int64_t b);
 
 /* output_config.c: the text output of config and reload. */
 int text_config(struct json_object *result);

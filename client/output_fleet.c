@@ -135,3 +135,26 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 		 json_object_get_int64(get(f, PROTO_KEY_PUBLISHED)),
 		 json_object_get_int64(get(f, PROTO_KEY_RECEIVED)), dropped, who);
 }
+
+/* 1.8: on the collector, relayd's tree as the last retention pass left it. */
+void collector_text(char *buf, size_t size, struct json_object *c)
+{
+	struct json_object *problem = get(c, PROTO_KEY_PROBLEM);
+	int64_t last = json_object_get_int64(get(c, PROTO_KEY_LAST_PASS));
+	char when[32] = "none yet", kept[32], deleted[32];
+	time_t t = (time_t)(last / 1000000000);
+	struct tm tm;
+
+	if (last > 0 && localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	bytes_text(kept, sizeof(kept), json_object_get_int64(get(c, PROTO_KEY_BYTES)));
+	bytes_text(deleted, sizeof(deleted),
+		   json_object_get_int64(get(c, PROTO_KEY_DELETED_BYTES)));
+	snprintf(buf, size,
+		 "%s: %" PRId64 " incident(s), %s; %" PRId64 " deleted (%s) since start; last pass "
+		 "%s%s%s",
+		 json_object_get_string(get(c, PROTO_KEY_DIRECTORY)) ?: "?",
+		 json_object_get_int64(get(c, PROTO_KEY_INCIDENTS)), kept,
+		 json_object_get_int64(get(c, PROTO_KEY_DELETED)), deleted, when,
+		 problem ? "; " : "", problem ? json_object_get_string(problem) : "");
+}

@@ -40,7 +40,7 @@ static void time_text(char *buf, size_t size, int64_t t)
 		snprintf(buf, size, "-");
 }
 
-static void bytes_text(char *buf, size_t size, int64_t b)
+void bytes_text(char *buf, size_t size, int64_t b)
 {
 	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
 	double v = (double)b;

@@ -93,6 +93,7 @@ struct status {
 	int64_t pid, uptime_usec;
 	struct json_object *module;
 	struct json_object *session, *output, *history, *ratelimit, *counters, *fleet;
+	struct json_object *collector;
 };
 
 /* The flight recorder's part of status: absent when latencyd runs without a session. */
@@ -313,6 +314,7 @@ static int print_status(struct json_object *result)
 		{PROTO_KEY_RATELIMIT, PROTO_FIELD_OBJECT, 0, offsetof(struct status, ratelimit)},
 		{PROTO_KEY_COUNTERS, PROTO_FIELD_OBJECT, 0, offsetof(struct status, counters)},
 		{PROTO_KEY_FLEET, PROTO_FIELD_OBJECT, 0, offsetof(struct status, fleet)},
+		{PROTO_KEY_COLLECTOR, PROTO_FIELD_OBJECT, 0, offsetof(struct status, collector)},
 		{NULL},
 	};
 	static const struct proto_field module_fields[] = {
@@ -354,6 +356,12 @@ static int print_status(struct json_object *result)
 	r = recorder_rows(&t, &st);
 	if (r != EXIT_OK)
 		return r;
+	if (st.collector) {
+		char collector[512];
+
+		collector_text(collector, sizeof(collector), st.collector);
+		row(&t, "Collector:", "%s", collector);
+	}
 	print_table(&t);
 	return EXIT_OK;
 }

@@ -27,7 +27,8 @@
 
 /* Names: a host, a group, a tracker: [A-Za-z0-9._-], at most this many bytes. */
 #define PROTO_FLEET_NAME_MAX	 63
-/* An incident: "ORIGIN-SEQ", the origin host and its snapshot's number there. */
+/* An incident: "ORIGIN-SEQ", the origin host and its snapshot's number there plus its
+ * catalog's incident_base (catalog.h). */
 #define PROTO_FLEET_INCIDENT_MAX (PROTO_FLEET_NAME_MAX + 21)
 
 #define PROTO_FLEET_KEY_VERSION		  "v"

@@ -360,11 +360,12 @@ struct proto_request {
  * event): the keys and values not shared with other replies. The catalog file and the
  * replies use the same spelling, so that an entry travels without translation.
  */
-#define PROTO_KEY_NEXT_ID	      "next_id"	   /* catalog.json */
-#define PROTO_KEY_RECENT	      "recent"	   /* suppressed: the latest alerts */
-#define PROTO_KEY_BY_TRACKER	      "by_tracker" /* suppressed: counts per tracker */
-#define PROTO_KEY_SEQ		      "seq"	   /* an alert's number in the kernel */
-#define PROTO_KEY_START_NS	      "start_ns"   /* an alert's interval, CLOCK_MONOTONIC */
+#define PROTO_KEY_NEXT_ID	      "next_id"	      /* catalog.json */
+#define PROTO_KEY_INCIDENT_BASE	      "incident_base" /* catalog.json */
+#define PROTO_KEY_RECENT	      "recent"	      /* suppressed: the latest alerts */
+#define PROTO_KEY_BY_TRACKER	      "by_tracker"    /* suppressed: counts per tracker */
+#define PROTO_KEY_SEQ		      "seq"	      /* an alert's number in the kernel */
+#define PROTO_KEY_START_NS	      "start_ns"      /* an alert's interval, CLOCK_MONOTONIC */
 #define PROTO_KEY_END_NS	      "end_ns"
 #define PROTO_KEY_DETECT_TO_RECORD_NS "detect_to_record_ns"
 #define PROTO_KEY_WAKEUP_TO_RECORD_NS "wakeup_to_record_ns"
@@ -423,6 +424,10 @@ struct proto_request {
 #define PROTO_KEY_USER			"user"
 #define PROTO_KEY_RESTARTS		"restarts"
 #define PROTO_KEY_REJECTED		"rejected"
+#define PROTO_KEY_COLLECTOR		"collector"
+#define PROTO_KEY_DELETED_BYTES		"deleted_bytes"
+#define PROTO_KEY_LAST_PASS		"last_pass_realtime_ns"
+#define PROTO_KEY_PROBLEM		"problem"
 
 struct proto_reply {
 	int64_t id;

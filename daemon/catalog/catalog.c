@@ -3,7 +3,7 @@
  * The snapshot catalog. One JSON document, small enough to rewrite whole on every change
  * (retention bounds it), which keeps crash consistency down to one rename.
  *
- * {"version": 1, "next_id": N,
+ * {"version": 1, "next_id": N, "incident_base": MS,
  *  "snapshots": [{"id", "time", "status", "causes": [...], "path" | "url", "bytes",
  *                 "record_ns", "detect_to_record_ns", "error"?, ...}, ...],
  *  "suppressed": {"total": N, "by_tracker": {"syscalls": N}, "recent": [...]},
@@ -26,6 +26,7 @@
 #include "catalog.h"
 #include "fsutil.h"
 #include "proto.h"
+#include "thread.h"
 
 struct catalog {
 	char *dir;
@@ -39,6 +40,10 @@ static struct json_object *doc_new(void)
 
 	json_object_object_add(doc, PROTO_KEY_VERSION, json_object_new_int(CATALOG_VERSION));
 	json_object_object_add(doc, PROTO_KEY_NEXT_ID, json_object_new_int64(1));
+	/* Snapshot ids start again at 1 in a new catalog; incident ids must not, for peers and
+	 * the collector keep the old ones. Its creation time in ms is past any old number. */
+	json_object_object_add(doc, PROTO_KEY_INCIDENT_BASE,
+			       json_object_new_int64((int64_t)(realtime_ns() / 1000000)));
 	json_object_object_add(doc, PROTO_KEY_SNAPSHOTS, json_object_new_array());
 	json_object_object_add(sup, PROTO_KEY_TOTAL, json_object_new_int64(0));
 	json_object_object_add(sup, PROTO_KEY_BY_TRACKER, json_object_new_object());
@@ -112,6 +117,9 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered)
 		goto fail;
 	}
 	c->doc = doc ? doc : doc_new();
+	/* On disk at once: a restart before the first snapshot keeps its incident_base. */
+	if (!doc && (r = catalog_save(c)) < 0)
+		goto fail;
 
 	/* A snapshot still "recording" in a saved catalog was cut short by a crash. */
 	json_object_object_get_ex(c->doc, PROTO_KEY_SNAPSHOTS, &entries);
@@ -274,6 +282,17 @@ struct json_object *catalog_new_entry(struct catalog *c, uint64_t *id)
 	json_object_object_add(e, PROTO_KEY_STATUS, json_object_new_string(PROTO_SNAP_RECORDING));
 	json_object_array_add(catalog_entries(c), e);
 	return e;
+}
+
+uint64_t catalog_incident_base(struct catalog *c)
+{
+	struct json_object *v;
+
+	/* A catalog from before it was kept numbers its incidents as its snapshots. */
+	if (!json_object_object_get_ex(c->doc, PROTO_KEY_INCIDENT_BASE, &v) ||
+	    !json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+		return 0;
+	return (uint64_t)json_object_get_int64(v);
 }
 
 uint64_t catalog_next_id(struct catalog *c)

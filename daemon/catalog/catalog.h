@@ -42,6 +42,9 @@ int catalog_save(struct catalog *c);
 struct json_object *catalog_new_entry(struct catalog *c, uint64_t *id);
 /* The id the next new entry gets; catalog_add_entry() takes an id handed out before. */
 uint64_t catalog_next_id(struct catalog *c);
+/* What a local incident's number adds to its snapshot's id: this catalog's creation time
+ * in ms (0 for a catalog older than the key). */
+uint64_t catalog_incident_base(struct catalog *c);
 struct json_object *catalog_add_entry(struct catalog *c, uint64_t id);
 /*
  * Snapshot directories PREFIX-ID-* in DIR that the catalog does not know (latencyd was

@@ -171,6 +171,25 @@ static struct json_object *fleet_object(struct manager *m, int *r)
 	return o;
 }
 
+/* On the collector: lttng-relayd's tree as the last retention pass left it. */
+static struct json_object *collector_object(struct manager *m, int *r)
+{
+	struct json_object *o = obj();
+	struct collector_status st;
+
+	if (!manager_collector_status(m, &st))
+		return o;
+	result_add_string(o, PROTO_KEY_DIRECTORY, m->conf->collector.directory, r);
+	result_add_int(o, PROTO_KEY_INCIDENTS, (int64_t)st.kept, r);
+	result_add_int(o, PROTO_KEY_BYTES, (int64_t)st.kept_bytes, r);
+	result_add_int(o, PROTO_KEY_DELETED, (int64_t)st.deleted, r);
+	result_add_int(o, PROTO_KEY_DELETED_BYTES, (int64_t)st.deleted_bytes, r);
+	result_add_int(o, PROTO_KEY_LAST_PASS, (int64_t)st.last_pass_realtime_ns, r);
+	if (st.problem[0])
+		result_add_string(o, PROTO_KEY_PROBLEM, st.problem, r);
+	return o;
+}
+
 static void add_recorder(struct manager *m, struct json_object *o, int *r)
 {
 	const struct conf *c = m->conf;
@@ -215,5 +234,7 @@ int cmd_status(struct manager *m, const struct control_peer *peer, struct json_o
 	result_add(o, PROTO_KEY_MODULE, module_object(&m->module, &r), &r);
 	if (m->recorder)
 		add_recorder(m, o, &r);
+	if (m->collector)
+		result_add(o, PROTO_KEY_COLLECTOR, collector_object(m, &r), &r);
 	return result_done(o, r, result);
 }

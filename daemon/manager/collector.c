@@ -31,6 +31,7 @@ struct collector_state {
 	size_t foreign;	  /* entries left alone, last said at debug level */
 	bool unseen;	  /* relayd's open files could not be read, said */
 	bool failing;	  /* a deletion failed in the last pass, said */
+	struct collector_status status;
 };
 
 static void format_bytes(uint64_t b, char *buf, size_t size)
@@ -91,6 +92,8 @@ static void delete_incident(struct collector_state *st, const struct collector_s
 		*failed = true;
 		return;
 	}
+	st->status.deleted++;
+	st->status.deleted_bytes += inc->bytes;
 	format_bytes(inc->bytes, size, sizeof(size));
 	collector_hosts(inc, hosts, sizeof(hosts));
 	log_info("collector: deleted %s %s (%zu snapshot%s, %s, from %s): over collector.%s",
@@ -117,6 +120,25 @@ static void run(struct collector_state *st)
 			if (s.incidents[i].verdict != COLLECTOR_KEEP)
 				delete_incident(st, &s, &s.incidents[i], &failed);
 	st->failing = failed;
+	st->status.kept = 0;
+	st->status.kept_bytes = 0;
+	for (size_t i = 0; r >= 0 && i < s.n; i++)
+		if (s.incidents[i].verdict == COLLECTOR_KEEP) {
+			st->status.kept++;
+			st->status.kept_bytes += s.incidents[i].bytes;
+		}
+	st->status.last_pass_realtime_ns = (uint64_t)now;
+	if (r < 0 || s.error)
+		snprintf(st->status.problem, sizeof(st->status.problem), "cannot read %.150s: %s",
+			 r < 0		? c->directory
+			 : s.error_path ? s.error_path
+					: "?",
+			 strerror(r < 0 ? -r : -s.error));
+	else if (failed)
+		snprintf(st->status.problem, sizeof(st->status.problem),
+			 "a deletion failed (the log says which)");
+	else
+		st->status.problem[0] = 0;
 	collector_scan_free(&s);
 }
 
@@ -171,6 +193,16 @@ int manager_collector_start(struct manager *m)
 		log_warnx("collector: neither collector.max_age nor collector.max_bytes is set: "
 			  "nothing is deleted");
 	return 0;
+}
+
+bool manager_collector_status(struct manager *m, struct collector_status *st)
+{
+	struct collector_state *cs =
+		m->collector ? sd_event_source_get_userdata(m->collector) : NULL;
+
+	if (cs)
+		*st = cs->status;
+	return cs != NULL;
 }
 
 void manager_collector_stop(struct manager *m)

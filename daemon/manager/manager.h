@@ -91,6 +91,15 @@ int manager_collector_start(struct manager *m);
 /* After a reload: on or off as the configuration says; when on, a pass now. */
 void manager_collector_reload(struct manager *m);
 void manager_collector_stop(struct manager *m);
+/* What the last pass found and what the passes deleted since start; false when off. */
+struct collector_status {
+	size_t kept; /* incidents (or lone snapshots) under the directory */
+	uint64_t kept_bytes;
+	uint64_t deleted, deleted_bytes;
+	uint64_t last_pass_realtime_ns; /* 0: none yet */
+	char problem[200];		/* what the last pass could not read or delete, "" */
+};
+bool manager_collector_status(struct manager *m, struct collector_status *st);
 
 /* stacks.c: each alert cause's kernel stack (N causes C, their JSON in CAUSES) named from
  * the kallsyms file, as the cause's "stack". */

@@ -152,7 +152,8 @@ int manager_start_fleet(struct manager *m)
 	if (r < 0)
 		return log_warn_errno(r, "fleet: cannot set up the MQTT client for %s",
 				      c->fleet.broker);
-	recorder_set_fleet_host(m->recorder, fleet_host(m->fleet));
+	recorder_set_fleet_host(m->recorder, fleet_host(m->fleet),
+				catalog_incident_base(m->catalog));
 	r = sd_event_add_io(m->event, &m->fleet_notes, fleet_eventfd(m->fleet), EPOLLIN, on_notes,
 			    m);
 	if (r < 0)

@@ -57,6 +57,7 @@ struct recorder {
 	int64_t detect_last_ns, detect_max_ns;
 	uint64_t manual_seq;
 	char fleet_host[PROTO_FLEET_NAME_MAX + 1]; /* "" without a fleet */
+	uint64_t incident_base;			   /* catalog_incident_base() */
 };
 
 static void emit(struct recorder *rc, const struct recorder_event *ev)
@@ -352,7 +353,8 @@ int recorder_start(struct recorder *rc, uint64_t first_id)
 	if (r < 0)
 		return log_warn_errno(r, "cannot open the notification file %s",
 				      c->module.notify_path);
-	r = waiter_configure(rc->waiter, c, rc->fleet_host[0] ? rc->fleet_host : NULL);
+	r = waiter_configure(rc->waiter, c, rc->fleet_host[0] ? rc->fleet_host : NULL,
+			     rc->incident_base);
 	if (r < 0)
 		return r;
 	r = sd_event_add_io(rc->event, &rc->results, waiter_eventfd(rc->waiter), EPOLLIN,
@@ -382,7 +384,8 @@ void recorder_reconfigure(struct recorder *rc, const struct conf *conf, const st
 	rc->conf = conf;
 	if (!rc->waiter)
 		return;
-	waiter_configure(rc->waiter, conf, rc->fleet_host[0] ? rc->fleet_host : NULL);
+	waiter_configure(rc->waiter, conf, rc->fleet_host[0] ? rc->fleet_host : NULL,
+			 rc->incident_base);
 	session_reconfigure(&rc->session, conf, old);
 }
 
@@ -398,11 +401,12 @@ int recorder_request(struct recorder *rc, const char *message, pid_t pid, uint64
 	return r;
 }
 
-void recorder_set_fleet_host(struct recorder *rc, const char *host)
+void recorder_set_fleet_host(struct recorder *rc, const char *host, uint64_t incident_base)
 {
 	snprintf(rc->fleet_host, sizeof(rc->fleet_host), "%s", host ?: "");
+	rc->incident_base = incident_base;
 	if (rc->waiter)
-		waiter_configure(rc->waiter, rc->conf, host);
+		waiter_configure(rc->waiter, rc->conf, host, incident_base);
 }
 
 int recorder_peer(struct recorder *rc, const struct proto_fleet_alert *a, uint64_t received_ns)

@@ -124,8 +124,9 @@ int recorder_request(struct recorder *rc, const char *message, pid_t pid, uint64
 void recorder_status(struct recorder *rc, struct recorder_status *st);
 /* How long the realtime waiter has been in its current record, 0: not recording. */
 uint64_t recorder_waiter_busy_ns(struct recorder *rc);
-/* In a fleet: this host's name, which names incidents and snapshots; NULL: no fleet. */
-void recorder_set_fleet_host(struct recorder *rc, const char *host);
+/* In a fleet: this host's name, which names incidents and snapshots; NULL: no fleet. A
+ * local incident is HOST-N, N = INCIDENT_BASE + its snapshot's id (catalog.h). */
+void recorder_set_fleet_host(struct recorder *rc, const char *host, uint64_t incident_base);
 /* A peer's alert to record under its origin's and the total bucket; any thread may call it
  * (the fleet's reader thread does). -EBUSY when too many wait, -ENODEV without a recorder. */
 int recorder_peer(struct recorder *rc, const struct proto_fleet_alert *a, uint64_t received_ns);

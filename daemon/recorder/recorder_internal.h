@@ -62,7 +62,8 @@ struct waiter;
 int waiter_new(const char *notify_path, struct flight_slot *slot, const char *prefix,
 	       uint64_t first_id, struct waiter **ret);
 /* The rate limits of c; FLEET_HOST (NULL: no fleet) names incidents and snapshots. */
-int waiter_configure(struct waiter *w, const struct conf *c, const char *fleet_host);
+int waiter_configure(struct waiter *w, const struct conf *c, const char *fleet_host,
+		     uint64_t incident_base);
 int waiter_start(struct waiter *w, unsigned rt_priority, bool *got_rt);
 int waiter_eventfd(const struct waiter *w);
 /* Queues a manual record for the thread. -EBUSY when too many are waiting. */

@@ -73,6 +73,7 @@ struct waiter {
 	struct flight_slot *slot;
 	char prefix[64]; /* output names: PREFIX-ID, or PREFIX-ID-INCIDENT@HOST in a fleet */
 	uint64_t next_id;
+	uint64_t incident_base; /* a local incident is HOST-(this + its snapshot id) */
 
 	/* Read buffer: whole records, plus a partial one a FIFO may leave; unread: [off, len). */
 	unsigned char buf[READ_RECORDS * 2 * LATENCY_TRACKER_RECORD_SIZE];
@@ -159,11 +160,13 @@ int waiter_eventfd(const struct waiter *w)
 	return w->done_fd;
 }
 
-int waiter_configure(struct waiter *w, const struct conf *c, const char *fleet_host)
+int waiter_configure(struct waiter *w, const struct conf *c, const char *fleet_host,
+		     uint64_t incident_base)
 {
 	int r;
 
 	pthread_mutex_lock(&w->lock);
+	w->incident_base = incident_base;
 	r = limits_configure(&w->limits, c, now_ns());
 	snprintf(w->host, sizeof(w->host), "%s", fleet_host ?: "");
 	w->publish = fleet_host && c->fleet.publish;
@@ -425,7 +428,8 @@ static void name_snapshot(struct waiter *w, struct waiter_result *res, const str
 	if (c->kind == CAUSE_PEER)
 		snprintf(res->incident, sizeof(res->incident), "%s", c->peer.alert.incident);
 	else if (w->host[0])
-		proto_fleet_incident_format(res->incident, sizeof(res->incident), w->host, res->id);
+		proto_fleet_incident_format(res->incident, sizeof(res->incident), w->host,
+					    w->incident_base + res->id);
 	if (res->incident[0])
 		snprintf(res->name, sizeof(res->name), "%s-%" PRIu64 "-%s@%s", w->prefix, res->id,
 			 res->incident, w->host);

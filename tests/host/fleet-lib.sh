@@ -80,6 +80,9 @@ CONF
 	PIDS+=($!)
 	eval "PID_$n=$!"
 }
+# incident_of NODE ID: the incident NODE's snapshot ID opened (its catalog's incident_base +
+# ID), once NODE's catalog is on disk.
+incident_of() { echo "$1-$(( $(jq .incident_base "$T/$1/catalog/catalog.json") + $2 ))"; }
 ctl() { local n=$1; shift; "$LATENCYCTL" -s "$T/$n/ctl.sock" "$@"; }
 jst() { local out; out=$(ctl "$1" --json status 2>/dev/null) && [ -n "$out" ] && jq -e "$2" <<<"$out" >/dev/null; }
 alert() { "$ALERT_WRITE" "$T/$1/alerts" syscalls 1 || fail "alert-write on $1"; }

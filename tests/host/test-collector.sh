@@ -40,7 +40,7 @@ raise() {
 	else
 		alert "$1"
 	fi
-	INC=$1-$id
+	INC=$(incident_of "$1" "$id")
 	wait_for 300 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-$INC@*' | wc -l) -ge 3 ]" ||
 		fail "incident $INC: in relayd's tree: $(in_relayd "$INC")"
 	# relayd may still be writing a snapshot its sender is done with: a few tries.
@@ -109,6 +109,11 @@ total=$(find "$RELAYD_OUT" -mindepth 3 -maxdepth 3 -type d -name 'snap-*' -exec 
 	fail "session directories: $(find "$RELAYD_OUT" -mindepth 2 -maxdepth 2)"
 grep -q "cannot read lttng-relayd's open files" "$T/c/latencyd.log" &&
 	fail "the collector could not read relayd's descriptors: $(cat "$T/c/latencyd.log")"
+ctl c --json status | jq -e --argjson total "$total" '.collector | .incidents == 2 and .bytes == $total and
+	.deleted == 2 and .deleted_bytes > 0 and .last_pass_realtime_ns > 0 and (has("problem") | not)' >/dev/null ||
+	fail "the collector's status: $(ctl c --json status | jq -c .collector)"
+ctl c status | grep -q "^Collector: *$RELAYD_OUT: 2 incident(s), .*; 2 deleted (.*) since start; last pass 2" ||
+	fail "the collector's status (text): $(ctl c status)"
 pass "at start, under max_bytes: $I1 then $I2 deleted whole, oldest first; $I3 and $I4 kept whole and readable ($total <= $limit bytes)"
 
 # A reload with max_age: the incident older than 15 min goes, at once. An unreadable
@@ -121,6 +126,8 @@ ctl c reload >/dev/null || fail "reload of the collector"
 	fail "after a reload with max_age 900s: $I3: $(in_relayd "$I3"); $I4: $(in_relayd "$I4")"
 grep -q "collector: deleted incident $I3 (3 snapshots, .*): over collector.max_age" "$T/c/latencyd.log" ||
 	fail "no max_age deletion logged: $(grep collector: "$T/c/latencyd.log")"
+ctl c --json status | jq -e '.collector.problem | test("cannot read .*/blocked")' >/dev/null ||
+	fail "the collector's status does not say what it cannot read: $(ctl c --json status | jq -c .collector)"
 pass "reload, max_age 900s: $I3 (20 min old) deleted at once, $I4 (10 min) kept"
 
 # A snapshot being written (changed within 60 s) is never deleted, even over max_bytes.

@@ -155,15 +155,18 @@ sleep 1 # some history in every buffer
 # (a) An alert on h1: recorded by h1 and h2 (relayd's tree, h1's incidents), the others
 # being disconnected; an alert on h2 (its password identity publishing): recorded by h1.
 alert h1
-wait_for 300 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-h1-1@*' | wc -l) -ge 2 ]" ||
-	fail "incident h1-1 in relayd's tree: $(in_relayd h1-1)"
-wait_for 300 jinc h1 '.incidents[0].incident == "h1-1" and (.incidents[0].recorded | sort) == ["h1","h2"]' ||
+wait_for 300 sh -c "'$LATENCYCTL' -s '$T/h1/ctl.sock' --json list-snapshots | jq -e '.snapshots[0].incident' >/dev/null" ||
+	fail "h1 did not record its alert: $(ctl h1 --json list-snapshots)"
+I1=$(incident_of h1 1)
+wait_for 300 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-$I1@*' | wc -l) -ge 2 ]" ||
+	fail "incident $I1 in relayd's tree: $(in_relayd $I1)"
+wait_for 300 jinc h1 ".incidents[0].incident == \"$I1\" and (.incidents[0].recorded | sort) == [\"h1\",\"h2\"]" ||
 	fail "h1's incidents: $(ctl h1 --json incidents)"
-sessions=$(in_relayd h1-1 | awk -F/ '{print $(NF-1)}' | sed 's/-[0-9]*-[0-9]*$//' | sort | tr '\n' ' ')
-[ "$sessions" = "latencyd-h1 latencyd-h2 " ] || fail "incident h1-1 recorded by: $sessions"
-ctl h2 --json list-snapshots --incident h1-1 |
+sessions=$(in_relayd $I1 | awk -F/ '{print $(NF-1)}' | sed 's/-[0-9]*-[0-9]*$//' | sort | tr '\n' ' ')
+[ "$sessions" = "latencyd-h1 latencyd-h2 " ] || fail "incident $I1 recorded by: $sessions"
+ctl h2 --json list-snapshots --incident $I1 |
 	jq -e '.snapshots | length == 1 and .[0].cause.origin == "h1"' >/dev/null ||
-	fail "h2's snapshot of h1-1: $(ctl h2 --json list-snapshots --incident h1-1)"
+	fail "h2's snapshot of $I1: $(ctl h2 --json list-snapshots --incident $I1)"
 alert h2
 wait_for 300 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-h2-*@*' | wc -l) -ge 2 ]" ||
 	fail "an alert on h2 in relayd's tree: $(in_relayd 'h2-*')"

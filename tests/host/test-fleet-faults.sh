@@ -19,8 +19,8 @@ start_fleet_broker
 
 jinc() { local out; out=$(ctl "$1" --json incidents 2>/dev/null) && [ -n "$out" ] && jq -e "$2" <<<"$out" >/dev/null; }
 incident() { ctl "$1" --json incidents | jq -c ".incidents[] | select(.incident == \"$2\")"; }
-# The id h1's next local snapshot will have, hence its next incident: h1-ID.
-next_incident() { echo "h1-$(( $(ctl h1 --json list-snapshots | jq '[.snapshots[].id] | max // 0') + 1 ))"; }
+# The id h1's next local snapshot will have, hence its next incident (incident_of).
+next_incident() { incident_of h1 $(( $(ctl h1 --json list-snapshots | jq '[.snapshots[].id] | max // 0') + 1 )); }
 count() { ctl "$1" --json list-snapshots | jq '.matched'; }
 show() { for n in h1 h2 h3; do echo "--- $n"; tail -15 "$T/$n/latencyd.log"; done; }
 

@@ -38,41 +38,49 @@ sleep 1 # some history in every buffer
 
 # One alert on h1: one incident, a snapshot of h1, h2, h3 in relayd's tree; none of h4.
 alert h1
-wait_for 300 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-h1-1@*' | wc -l) -ge 3 ]" ||
-	fail "incident h1-1: in relayd's tree: $(in_relayd h1-1)"
+wait_for 300 sh -c "'$LATENCYCTL' -s '$T/h1/ctl.sock' --json list-snapshots | jq -e '.snapshots[0].incident' >/dev/null" ||
+	fail "h1 did not record its alert: $(ctl h1 --json list-snapshots)"
+# A local incident is HOST-N, N its catalog's incident_base + the snapshot's id: never
+# the number of an incident before the catalog was lost.
+I1=$(ctl h1 --json list-snapshots | jq -r '.snapshots[] | select(.id == 1) | .incident')
+wait_for 50 test -s "$T/h1/catalog/catalog.json" || fail "h1 wrote no catalog"
+[ "$I1" = "$(incident_of h1 1)" ] && [ "${I1#h1-}" -gt 1000000000000 ] ||
+	fail "h1's first incident is '$I1', not h1-(incident_base + 1): $(jq -c '{next_id, incident_base}' "$T/h1/catalog/catalog.json")"
+wait_for 300 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-$I1@*' | wc -l) -ge 3 ]" ||
+	fail "incident $I1: in relayd's tree: $(in_relayd $I1)"
 sleep 1
-sessions=$(in_relayd h1-1 | awk -F/ '{print $(NF-1)}' | sed 's/-[0-9]*-[0-9]*$//' | sort | tr '\n' ' ')
+sessions=$(in_relayd $I1 | awk -F/ '{print $(NF-1)}' | sed 's/-[0-9]*-[0-9]*$//' | sort | tr '\n' ' ')
 [ "$sessions" = "latencyd-h1 latencyd-h2 latencyd-h3 " ] ||
-	fail "incident h1-1 recorded by: $sessions"
+	fail "incident $I1 recorded by: $sessions"
 # relayd may still be writing a snapshot its sender is done with: a few tries.
-for d in $(in_relayd h1-1); do
+for d in $(in_relayd $I1); do
 	wait_for 50 sh -c "babeltrace2 \"\$(dirname \"\$(find '$d' -name metadata | head -1)\")\" >/dev/null 2>&1" ||
 		fail "babeltrace2 cannot read $d"
 done
 ctl h4 --json list-snapshots | jq -e '.snapshots | length == 0' >/dev/null ||
 	fail "h4 (group other) recorded: $(ctl h4 --json list-snapshots)"
-ctl h2 --json list-snapshots --incident h1-1 |
-	jq -e '.snapshots | length == 1 and .[0].cause.reason == "peer" and .[0].cause.origin == "h1" and .[0].incident == "h1-1"' >/dev/null ||
-	fail "h2's snapshot of h1-1: $(ctl h2 --json list-snapshots --incident h1-1)"
-wait_for 300 jinc h1 '.incidents[0].incident == "h1-1" and (.incidents[0].recorded | sort) == ["h1","h2","h3"]' ||
+ctl h2 --json list-snapshots --incident $I1 |
+	jq -e --arg i "$I1" '.snapshots | length == 1 and .[0].cause.reason == "peer" and .[0].cause.origin == "h1" and .[0].incident == $i' >/dev/null ||
+	fail "h2's snapshot of $I1: $(ctl h2 --json list-snapshots --incident $I1)"
+wait_for 300 jinc h1 ".incidents[0].incident == \"$I1\" and (.incidents[0].recorded | sort) == [\"h1\",\"h2\",\"h3\"]" ||
 	fail "h1's incidents: $(ctl h1 --json incidents)"
 jinc h1 '.incidents[0].members == ["h1","h2","h3"] and .incidents[0].pending == [] and .incidents[0].local == []' ||
-	fail "h1-1's members and answers: $(ctl h1 --json incidents | jq -c '.incidents[0]')"
+	fail "$I1's members and answers: $(ctl h1 --json incidents | jq -c '.incidents[0]')"
 ctl h1 incidents >"$T/out" || fail "latencyctl incidents"
-grep -q "h1-1" "$T/out" && grep -q "h1, h2, h3" "$T/out" || fail "incidents (text): $(cat "$T/out")"
-pass "an alert on h1: incident h1-1 recorded by h1, h2 and h3 (in relayd's tree), not by h4"
+grep -q "$I1" "$T/out" && grep -q "h1, h2, h3" "$T/out" || fail "incidents (text): $(cat "$T/out")"
+pass "an alert on h1: incident $I1 recorded by h1, h2 and h3 (in relayd's tree), not by h4"
 
 # On the collector: every host's snapshot of the incident, the origin first.
-run "$LATENCYCTL" analyze --incident h1-1 "$RELAYD_OUT"
-expect_rc 0 "analyze --incident h1-1"
-expect_out "Incident h1-1 (origin h1): 3 snapshot(s) under $RELAYD_OUT"
-[ "$(grep -c '^=== origin .*/snap-1-h1-1@h1-' "$T/out")" = 1 ] ||
+run "$LATENCYCTL" analyze --incident $I1 "$RELAYD_OUT"
+expect_rc 0 "analyze --incident $I1"
+expect_out "Incident $I1 (origin h1): 3 snapshot(s) under $RELAYD_OUT"
+[ "$(grep -c "^=== origin .*/snap-1-$I1@h1-" "$T/out")" = 1 ] ||
 	fail "analyze --incident: the origin is not h1's snapshot: $(grep '^===' "$T/out")"
 [ "$(grep -c '^=== peer ' "$T/out")" = 2 ] || fail "analyze --incident: not two peers"
 expect_out "Window: "
-run "$LATENCYCTL" --json analyze --incident h1-1 "$RELAYD_OUT"
+run "$LATENCYCTL" --json analyze --incident $I1 "$RELAYD_OUT"
 expect_rc 0 "analyze --incident --json"
-jq -e '.incident == "h1-1" and .origin_found and (.snapshots | length) == 3 and
+jq -e --arg i "$I1" '.incident == $i and .origin_found and (.snapshots | length) == 3 and
 	([.snapshots[] | select(.role == "peer" and .result.events > 0)] | length) == 2 and
 	(.window.end_ns > .window.begin_ns)' "$T/out" >/dev/null ||
 	fail "analyze --incident --json: $(jq -c '{incident, origin_found, window, n: (.snapshots | length)}' "$T/out")"
@@ -117,28 +125,28 @@ pass "peer flood: h3 refused past its peer bucket (said in the incidents), its o
 kill "$BROKER_PID"; wait "$BROKER_PID" 2>/dev/null
 wait_for 100 jst h1 '.fleet.connected == false' || fail "h1 still says connected"
 n1=$(ctl h1 --json list-snapshots | jq '.matched')
-down_id=$(( $(ctl h1 --json list-snapshots | jq '[.snapshots[].id] | max') + 1 ))
+down=$(incident_of h1 $(( $(ctl h1 --json list-snapshots | jq '[.snapshots[].id] | max') + 1 )))
 alert h1
 wait_for 100 sh -c "[ \$($LATENCYCTL -s $T/h1/ctl.sock --json list-snapshots | jq '.matched') -gt $n1 ]" ||
 	fail "h1 did not record locally with the broker down"
 # Not queued for later: past fleet.max_age (5 s) it is given up, and the incident says so.
-wait_for 100 jinc h1 "[.incidents[] | select(.incident == \"h1-$down_id\" and (.unpublished | test(\"max_age\")))] | length == 1" ||
-	fail "h1-$down_id not said unpublished: $(ctl h1 --json incidents | jq -c '.incidents[0]')"
+wait_for 100 jinc h1 "[.incidents[] | select(.incident == \"$down\" and (.unpublished | test(\"max_age\")))] | length == 1" ||
+	fail "$down not said unpublished: $(ctl h1 --json incidents | jq -c '.incidents[0]')"
 start_broker
 for n in h1 h2 h3; do
 	wait_for 300 jst $n '.fleet.connected and .fleet.reconnects >= 1' ||
 		fail "$n did not reconnect: $(ctl $n --json status | jq -c .fleet)"
 done
-id=$(( $(ctl h1 --json list-snapshots | jq '[.snapshots[].id] | max') + 1 ))
+inc=$(incident_of h1 $(( $(ctl h1 --json list-snapshots | jq '[.snapshots[].id] | max') + 1 )))
 sleep 0.5
 alert h1
-wait_for 300 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-h1-$id@*' | wc -l) -ge 2 ]" ||
-	fail "after the broker came back, incident h1-$id: $(in_relayd "h1-$id")"
+wait_for 300 sh -c "[ \$(find '$RELAYD_OUT' -mindepth 3 -maxdepth 3 -type d -name 'snap-*-$inc@*' | wc -l) -ge 2 ]" ||
+	fail "after the broker came back, incident $inc: $(in_relayd "$inc")"
 # h2's catalog has it (its record is over), h3's peer bucket refused it.
-wait_for 300 sh -c "[ \$($LATENCYCTL -s $T/h2/ctl.sock --json list-snapshots --incident h1-$id | jq .matched) = 1 ]" ||
-	fail "h2 has no snapshot of h1-$id"
-[ "$(ctl h2 --json list-snapshots --incident "h1-$down_id" | jq .matched)" = 0 ] ||
-	fail "h2 recorded h1-$down_id, raised while the broker was down, when it came back"
+wait_for 300 sh -c "[ \$($LATENCYCTL -s $T/h2/ctl.sock --json list-snapshots --incident $inc | jq .matched) = 1 ]" ||
+	fail "h2 has no snapshot of $inc"
+[ "$(ctl h2 --json list-snapshots --incident "$down" | jq .matched)" = 0 ] ||
+	fail "h2 recorded $down, raised while the broker was down, when it came back"
 pass "broker killed: local snapshots go on; restarted: reconnected, incidents again"
 
 # Bad messages: counted and dropped, nothing crashes, nothing recorded.

@@ -8,6 +8,12 @@ pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"' EXIT
 
 fail() { echo "FAIL: $*"; exit 1; }
+# first_incident RELAYD_OUT ORIGIN: the incident ORIGIN's first snapshot opened (ORIGIN-N,
+# N its catalog's incident_base + 1), from the snapshot's name in relayd's tree.
+first_incident() {
+	find "$1/$2" -maxdepth 2 -type d -name "snap-1-$2-*@$2-*" | head -1 |
+		sed "s|.*/snap-1-\($2-[0-9]*\)@.*|\1|"
+}
 
 # pair_services OUT: the broker and the relayd (its tree in $work/relayd), logs in OUT.
 pair_services() {

@@ -41,6 +41,6 @@ if [ "$VM_NAME" = vm1 ]; then
 	lt-rpc client "$VM_PEER_ADDR" 5432 10 >"$VM_OUT/client.txt" || fail "rpc-client: $(cat "$VM_OUT/client.txt")"
 	cat "$VM_OUT/client.txt"
 fi
-fleet_recorded vm1-1
-pass "$VM_NAME recorded incident vm1-1 ($mode) to lttng-relayd"
+fleet_recorded vm1
+pass "$VM_NAME recorded incident $INCIDENT ($mode) to lttng-relayd"
 vm_barrier done 300

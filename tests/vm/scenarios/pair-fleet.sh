@@ -1,7 +1,7 @@
 # The fleet on two kernels (tests/vm/vm-pair runs this on both VMs; tests/vm/pair-fleet is
 # the host side): a mosquitto broker and an lttng-relayd on the host's 127.0.0.1, reached
 # only through guestfwd as 10.0.2.100:1883 and :5342/:5343. vm1's syscalls tracker catches
-# a real 200 ms nanosleep; its snapshot is published as incident vm1-1 and vm2 records its
+# a real 200 ms nanosleep; its snapshot is published as an incident of vm1 and vm2 records its
 # own kernel history of that moment; both snapshots stream to the relayd. The host then
 # finds both in relayd's tree and analyses the incident.
 . "$VM_IN/scenarios/lib.sh"
@@ -16,17 +16,17 @@ fleet_start "syscalls: { enabled = $enabled; threshold = \"100ms\"; filter_comm 
 vm_barrier ready 300
 sleep 1 # some history in both buffers
 
-# The incident: vm1's first snapshot, vm1-1.
+# The incident: vm1's first snapshot.
 [ "$VM_NAME" = vm1 ] && usleep 200000
-fleet_recorded vm1-1
-latencyctl -s $D/ctl.sock list-snapshots --incident vm1-1 | tee "$VM_OUT/list.txt"
+fleet_recorded vm1
+latencyctl -s $D/ctl.sock list-snapshots --incident "$INCIDENT" | tee "$VM_OUT/list.txt"
 if [ "$VM_NAME" = vm1 ]; then
 	grep -q '"comm": *"usleep"' $D/catalog.json || fail "vm1's cause is not usleep"
 else
 	grep -q '"reason": *"peer"' $D/catalog.json || fail "vm2's cause is not vm1's alert"
 	grep -q '"origin": *"vm1"' $D/catalog.json || fail "vm2's cause does not name vm1"
 fi
-pass "$VM_NAME recorded incident vm1-1 to lttng-relayd"
+pass "$VM_NAME recorded incident $INCIDENT to lttng-relayd"
 # The results (recorded) reach the other host: each knows both recorded.
 i=0
 until latencyctl -s $D/ctl.sock incidents | grep -q 'vm1, vm2'; do
