@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -98,6 +99,37 @@ static void test_persist_and_ids(void)
 	ASSERT_TRUE(add_snapshot(c, 300, 4096, PROTO_SNAP_COMPLETE) == b + 1);
 	ASSERT_EQ(catalog_delete(c, 9999), -ENOENT);
 	close_saved(c);
+}
+
+/* A catalog lost and made again numbers its snapshots from 1, its incidents past the old. */
+static void test_incident_base_survives_a_lost_catalog(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	uint64_t base = catalog_incident_base(c), again;
+	char *path;
+	struct timespec ms = {.tv_nsec = 2000000};
+
+	ASSERT_TRUE(base > UINT64_C(1700000000000)); /* ms since 1970, after 2023 */
+	c = reopen(c, NULL);			     /* kept, not made again */
+	ASSERT_EQ(catalog_incident_base(c), base);
+	close_saved(c);
+	ASSERT_TRUE(asprintf(&path, "%s/catalog.json", dir) > 0);
+	ASSERT_EQ(unlink(path), 0);
+	nanosleep(&ms, NULL);
+	c = reopen(NULL, NULL);
+	ASSERT_EQ(access(path, F_OK), 0); /* on disk at once */
+	again = catalog_incident_base(c);
+	ASSERT_TRUE(again > base);
+	ASSERT_EQ(catalog_next_id(c), 1);
+	close_saved(c);
+	/* A catalog from before the key: its incidents keep their numbers (base 0). */
+	write_file(path, "{\"version\": 1, \"next_id\": 5, \"snapshots\": [], "
+			 "\"suppressed\": {\"total\": 0, \"by_tracker\": {}, \"recent\": []}}");
+	c = reopen(NULL, NULL);
+	ASSERT_EQ(catalog_incident_base(c), 0);
+	ASSERT_EQ(catalog_next_id(c), 5);
+	close_saved(c);
+	free(path);
 }
 
 static void test_recording_becomes_failed_after_crash(void)
@@ -291,6 +323,7 @@ int main(void)
 {
 	ASSERT_TRUE(mkdtemp(dir));
 	RUN(test_persist_and_ids);
+	RUN(test_incident_base_survives_a_lost_catalog);
 	RUN(test_recording_becomes_failed_after_crash);
 	RUN(test_corrupt_file_is_kept_aside);
 	RUN(test_retention);
