@@ -5,7 +5,9 @@
  * resident at ~58 MB instead of ~8 (bench/RESULTS.md, idle cost). Each thread gets a stack
  * sized for what it runs instead, with room to spare: a stack overflow is a crash.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -58,4 +60,40 @@ int pi_mutex_init(pthread_mutex_t *m)
 		r = pthread_mutex_init(m, &a);
 	pthread_mutexattr_destroy(&a);
 	return -r;
+}
+
+int thread_cpus_parse(const char *s, cpu_set_t *set)
+{
+	CPU_ZERO(set);
+	do {
+		char *end;
+		unsigned long a = strtoul(s, &end, 10), b = a;
+
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		if (*end == '-') {
+			s = end + 1;
+			if (!isdigit((unsigned char)*s))
+				return -EINVAL;
+			b = strtoul(s, &end, 10);
+		}
+		if (b < a || b >= CPU_SETSIZE)
+			return -EINVAL;
+		for (unsigned long c = a; c <= b; c++)
+			CPU_SET(c, set);
+		s = end;
+	} while (*s++ == ',');
+	return s[-1] == 0 ? 0 : -EINVAL;
+}
+
+int thread_pin(const char *s)
+{
+	cpu_set_t set;
+
+	if (!s || !s[0])
+		return 0;
+	if (thread_cpus_parse(s, &set) < 0)
+		return -EINVAL;
+	/* Inherited by the threads created after, and across fork and exec. */
+	return sched_setaffinity(0, sizeof(set), &set) < 0 ? -errno : 0;
 }

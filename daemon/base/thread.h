@@ -4,6 +4,7 @@
 #define LATENCYD_BASE_THREAD_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -26,6 +27,12 @@ void thread_background(void);
  * holding it runs at the waiter's priority until it lets go. -errno.
  */
 int pi_mutex_init(pthread_mutex_t *m);
+
+/* "0", "0-1,4" into SET (not checked against the CPUs there are); -EINVAL. */
+int thread_cpus_parse(const char *s, cpu_set_t *set);
+/* The calling thread, and every thread and process it starts from now on, on the CPUs of
+ * S ("" = all, nothing done); -errno (a CPU that is not online: -EINVAL). */
+int thread_pin(const char *s);
 
 /* CLOCK_MONOTONIC in ns: the clock of alert records, rate limits and time limits. */
 static inline uint64_t now_ns(void)

@@ -123,6 +123,7 @@ struct conf {
 	struct conf_realtime {
 		uint64_t priority; /* SCHED_FIFO priority of the waiter, 0 = SCHED_OTHER */
 		bool lock_memory;
+		char *cpus; /* where all of latencyd's threads run, "" = anywhere */
 	} realtime;
 	struct conf_fleet {
 		bool enabled;

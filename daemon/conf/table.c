@@ -105,6 +105,7 @@ const struct conf_key conf_keys[] = {
 
 	{"realtime.priority", CONF_UINT, OFF(realtime.priority), 0, "50", 0, 99},
 	{"realtime.lock_memory", CONF_BOOL, OFF(realtime.lock_memory), 0, "true", 0, 0},
+	{"realtime.cpus", CONF_CPU_LIST, OFF(realtime.cpus), 0, "", 0, 0},
 
 	/* min 1: the name may be "" (fleet.host: the machine's hostname). */
 	{"fleet.enabled", CONF_BOOL, OFF(fleet.enabled), 0, "false", 0, 0},
@@ -166,7 +167,7 @@ bool conf_key_is_string(enum conf_type t)
 {
 	return t == CONF_SOCKET_PATH || t == CONF_GROUP || t == CONF_STRING || t == CONF_NAME ||
 	       t == CONF_PATH || t == CONF_PATH_OFF || t == CONF_URL || t == CONF_COMM ||
-	       t == CONF_CGROUP || t == CONF_BROKER || t == CONF_FLEET_NAME;
+	       t == CONF_CGROUP || t == CONF_BROKER || t == CONF_FLEET_NAME || t == CONF_CPU_LIST;
 }
 
 /* 0 is also allowed, for "off" or "the module's default". */

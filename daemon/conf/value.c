@@ -17,6 +17,7 @@
 #include <latency_tracker.h>
 
 #include "log.h"
+#include "thread.h"
 #include "fleet.h"
 #include "proto.h"
 #include "conf_internal.h"
@@ -385,6 +386,17 @@ int conf_set_value(struct conf *c, const struct conf_key *k, const char *value, 
 			return -EINVAL;
 		}
 		return conf_set_string((char **)(base + k->offset), value);
+	case CONF_CPU_LIST: {
+		cpu_set_t set;
+
+		if (value[0] && thread_cpus_parse(value, &set) < 0) {
+			snprintf(why, whylen,
+				 "'%s' is not a list of CPUs such as \"0\" or \"0-1,4\" (below %d)",
+				 value, CPU_SETSIZE);
+			return -EINVAL;
+		}
+		return conf_set_string((char **)(base + k->offset), value);
+	}
 	case CONF_BROKER:
 		if (conf_broker_parse(value, NULL, 0, NULL, NULL) < 0) {
 			snprintf(why, whylen,

@@ -47,8 +47,8 @@ struct fleet {
 	struct fleet_note *head, **tail;
 	size_t n_notes;
 	struct fleet_status st;
-	char said[160];	     /* the last problem noted: each is said once */
-	uint64_t stale_here; /* alerts that went stale between the helper and here */
+	struct fleet_said said; /* problems noted: each is said once */
+	uint64_t stale_here;	/* alerts that went stale between the helper and here */
 	pid_t pid;
 	bool stopping;
 
@@ -89,9 +89,7 @@ static void problem(struct fleet *f, const char *why)
 
 	pthread_mutex_lock(&f->lock);
 	snprintf(f->st.detail, sizeof(f->st.detail), "%s", why);
-	new = strcmp(f->said, why) != 0;
-	if (new)
-		snprintf(f->said, sizeof(f->said), "%s", why);
+	new = fleet_said_new(&f->said, why);
 	pthread_mutex_unlock(&f->lock);
 	if (new) {
 		snprintf(ev.detail, sizeof(ev.detail), "%s", why);
@@ -123,10 +121,9 @@ static bool take_status(struct fleet *f, const struct fleet_status *h, uint32_t 
 	st->duplicate = h->duplicate;
 	st->stale = h->stale + f->stale_here;
 	if (kind == FLEET_DISCONNECTED || kind == FLEET_ERROR) {
-		news = strcmp(f->said, detail) != 0;
-		snprintf(f->said, sizeof(f->said), "%s", detail);
+		news = fleet_said_new(&f->said, detail);
 	} else if (kind == FLEET_CONNECTED) {
-		f->said[0] = 0;
+		fleet_said_clear(&f->said);
 	}
 	pthread_mutex_unlock(&f->lock);
 	return news;

@@ -149,3 +149,18 @@ bool fleet_wire_settings_check(const struct fleet_wire_settings *s, size_t len)
 	       TERMINATED(s->password) && TERMINATED(s->ca_file) && TERMINATED(s->cert_file) &&
 	       TERMINATED(s->key_file) && s->max_age_ns > 0;
 }
+
+bool fleet_said_new(struct fleet_said *s, const char *why)
+{
+	for (unsigned i = 0; i < FLEET_SAID_MAX; i++)
+		if (strncmp(s->text[i], why, sizeof(s->text[i]) - 1) == 0 && s->text[i][0])
+			return false;
+	snprintf(s->text[s->next], sizeof(s->text[s->next]), "%s", why);
+	s->next = (s->next + 1) % FLEET_SAID_MAX;
+	return true;
+}
+
+void fleet_said_clear(struct fleet_said *s)
+{
+	memset(s, 0, sizeof(*s));
+}

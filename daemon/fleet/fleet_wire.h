@@ -74,6 +74,20 @@ struct fleet_wire_event {
 };
 
 /*
+ * The connection problems said lately: one attempt may fail with two messages (a TLS
+ * error, then libmosquitto's own summary), and a broker retried every minute must not
+ * fill the journal with them. Said again only after a connection, or once forgotten.
+ */
+#define FLEET_SAID_MAX 4
+struct fleet_said {
+	char text[FLEET_SAID_MAX][160];
+	unsigned next;
+};
+/* True the first time WHY is seen since fleet_said_clear(); remembered then. */
+bool fleet_said_new(struct fleet_said *s, const char *why);
+void fleet_said_clear(struct fleet_said *s);
+
+/*
  * Checks a record received from the helper, LEN bytes: its type, every name and text
  * terminated and of the protocol's characters, counts in range, an alert of our GROUP
  * from another host than HOST and of an incident of its own. False with WHY set.

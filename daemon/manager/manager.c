@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "log.h"
+#include "thread.h"
 #include "manager.h"
 
 #define SYSFS_ROOT "/sys"
@@ -170,6 +171,13 @@ int manager_start(struct manager *m)
 {
 	int r;
 
+	/* First: every thread and the fleet's process start from here, and inherit it. */
+	r = thread_pin(m->conf->realtime.cpus);
+	if (r < 0)
+		return log_warn_errno(r, "realtime.cpus: cannot run on CPUs %s",
+				      m->conf->realtime.cpus);
+	if (m->conf->realtime.cpus[0])
+		log_info("latencyd runs on CPUs %s (realtime.cpus)", m->conf->realtime.cpus);
 	if (m->conf->session.enabled) {
 		r = manager_start_recorder(m);
 		if (r >= 0)
@@ -223,6 +231,7 @@ static bool restart_needed(const struct conf *a, const struct conf *b)
 	       strcmp(a->catalog.directory, b->catalog.directory) ||
 	       a->realtime.priority != b->realtime.priority ||
 	       a->realtime.lock_memory != b->realtime.lock_memory ||
+	       strcmp(a->realtime.cpus, b->realtime.cpus) ||
 	       a->session.enabled != b->session.enabled || fleet_changed(&a->fleet, &b->fleet);
 }
 

@@ -48,7 +48,8 @@ start_fleet_broker() {
 # latencyd; EXTRA is added to its configuration. FLEET_BROKER (the broker URL, by default
 # mqtt://127.0.0.1:$PORT) and FLEET_EXTRA (more fleet keys: credentials, TLS files) go in
 # its fleet group, e.g. FLEET_EXTRA='username = "h1";' node h1 lab 10 10.
-# FLEET_SHARED_SESSIOND set: every node uses LTTNG_HOME's sessiond (a root one).
+# FLEET_SHARED_SESSIOND set: every node uses LTTNG_HOME's sessiond (a root one). NODE_CPUS:
+# its realtime.cpus.
 node() {
 	local n=$1 home=$T/$1/home
 	mkdir -p "$T/$n/snapshots" "$home"
@@ -71,7 +72,7 @@ catalog: { directory = "$T/$n/catalog"; };
 output: { directory = "$T/$n/snapshots"; relayd = "$LATENCYD_TEST_RELAYD_URL"; };
 ratelimit: { rate = 100; burst = 100; };
 analysis: { auto = false; };
-realtime: { priority = 0; lock_memory = false; };
+realtime: { priority = 0; lock_memory = false; ${NODE_CPUS:+cpus = \"$NODE_CPUS\";} };
 fleet: { enabled = true; broker = "${FLEET_BROKER:-mqtt://127.0.0.1:$PORT}"; host = "$n";
 	 group = "$2"; peer_rate = $3; peer_burst = $4; ${FLEET_EXTRA:-}};
 ${5:-}

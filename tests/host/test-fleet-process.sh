@@ -31,7 +31,7 @@ count() { ctl "$1" --json list-snapshots | jq '.matched'; }
 
 export FLEET_EXTRA='max_age = "10s";'
 node h1 lab 10 10
-FLEET_EXTRA='max_age = "10s"; user = "daemon";' node h2 lab 10 10
+FLEET_EXTRA='max_age = "10s"; user = "daemon";' NODE_CPUS=0 node h2 lab 10 10
 for h in h1 h2; do
 	wait_for 200 jst $h '.session.state == "recording" and .fleet.subscribed and .fleet.members_online == 1 and .fleet.process.pid > 0' ||
 		fail "$h: not connected through its fleet process: $(ctl $h --json status | jq -c .fleet)"
@@ -56,9 +56,14 @@ for h in h1 h2; do
 	grep -Eq 'libmosquitto|libssl' "/proc/$(eval echo "\$PID_$h")/maps" &&
 		fail "latencyd ($h) maps libmosquitto or libssl itself"
 done
+# realtime.cpus = "0" on h2: latencyd, each of its threads and its fleet process on CPU 0.
+for task in $(cd /proc && echo "$PID_h2"/task/*) "$(helper h2)"; do
+	[ "$(field "$task" Cpus_allowed_list)" = 0 ] ||
+		fail "h2's $task ($(cat "/proc/$task/comm")) may run on CPUs $(field "$task" Cpus_allowed_list), not 0"
+done
 [ "$want1" = _latencyd ] || grep -q "no user '_latencyd' on this system: the fleet process runs as nobody" "$T/h1/latencyd.log" ||
 	fail "h1's log does not say that _latencyd is missing: $(cat "$T/h1/latencyd.log")"
-pass "latencyd-fleet runs as $want1 and daemon: no capability, no_new_privs; libmosquitto and libssl only there"
+pass "latencyd-fleet runs as $want1 and daemon: no capability, no_new_privs; libmosquitto and libssl only there; realtime.cpus holds for all of h2"
 
 # 2. Killed: started again; an alert meanwhile is recorded at once, published when back.
 old=$(helper h2)

@@ -11,6 +11,7 @@
 #include "flight.h"
 #include "latencyd.h"
 #include "tests.h"
+#include "thread.h"
 
 static char dir[] = "/tmp/test-conf-XXXXXX";
 
@@ -418,6 +419,30 @@ static void test_fleet(void)
 	ASSERT_TRUE(strstr(diag.lines[5], "fleet.host: 'web/1' is not a name") != NULL);
 	ASSERT_EQ(conf_set(c, "fleet.host", "", &diag), 0);
 	ASSERT_EQ(conf_set(c, "fleet.host", "web-1.lab", &diag), 0);
+	ASSERT_STREQ(c->fleet.user, "_latencyd");
+	ASSERT_EQ(conf_set(c, "fleet.user", "", &diag), -EINVAL);
+	conf_free(c);
+	conf_diag_clear(&diag);
+}
+
+/* realtime.cpus: where latencyd runs, a CPU list or "" for anywhere. */
+static void test_cpus(void)
+{
+	static const char *const bad[] = {"x", "1-", "-1", "3-1", "0,,1", "0,", "1 2", "99999"};
+	struct conf_diag diag = {0};
+	struct conf *c = NULL;
+	cpu_set_t set;
+
+	ASSERT_EQ(conf_new_defaults(&c), 0);
+	ASSERT_STREQ(c->realtime.cpus, "");
+	ASSERT_EQ(conf_set(c, "realtime.cpus", "0-1,4", &diag), 0);
+	ASSERT_EQ(thread_cpus_parse(c->realtime.cpus, &set), 0);
+	ASSERT_TRUE(CPU_COUNT(&set) == 3 && CPU_ISSET(0, &set) && CPU_ISSET(1, &set) &&
+		    CPU_ISSET(4, &set));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ASSERT_EQ(conf_set(c, "realtime.cpus", bad[i], &diag), -EINVAL);
+	ASSERT_CONTAINS(diag.lines[0], "realtime.cpus: 'x' is not a list of CPUs");
+	ASSERT_STREQ(c->realtime.cpus, "0-1,4"); /* kept */
 	conf_free(c);
 	conf_diag_clear(&diag);
 }
@@ -577,6 +602,7 @@ int main(void)
 	RUN(test_errors);
 	RUN(test_overrides);
 	RUN(test_fleet);
+	RUN(test_cpus);
 	RUN(test_trackers);
 	RUN(test_recorder);
 	RUN(test_saved);

@@ -46,7 +46,7 @@ struct mqtt {
 
 	pthread_mutex_t lock; /* the status and the event socket: both threads write */
 	struct fleet_status st;
-	char said[160]; /* the last connection problem sent: each is said once */
+	struct fleet_said said; /* connection problems sent: each is said once */
 	/* The network thread's own: incidents already handed on. */
 	struct seen_origin seen[SEEN_ORIGINS];
 	uint64_t seen_clock;
@@ -97,9 +97,7 @@ static void problem(struct mqtt *m, enum fleet_note_kind kind, const char *why)
 
 	pthread_mutex_lock(&m->lock);
 	snprintf(m->st.detail, sizeof(m->st.detail), "%s", why);
-	new = strcmp(m->said, why) != 0;
-	if (new)
-		snprintf(m->said, sizeof(m->said), "%s", why);
+	new = fleet_said_new(&m->said, why);
 	pthread_mutex_unlock(&m->lock);
 	event(m, new ? kind : FLEET_WIRE_COUNTERS, why);
 }
@@ -152,7 +150,7 @@ static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 	pthread_mutex_lock(&m->lock);
 	m->st.connected = true;
 	m->st.detail[0] = 0;
-	m->said[0] = 0;
+	fleet_said_clear(&m->said);
 	m->backoff_sec = RECONNECT_MIN_SEC;
 	pthread_mutex_unlock(&m->lock);
 	event(m, FLEET_CONNECTED, m->s->broker);
