@@ -134,7 +134,18 @@ FLEET_BROKER=$CERT_URL FLEET_EXTRA="ca_file = \"$P/other-ca.crt\"; $(certs h4)" 
 FLEET_BROKER=$CERT_URL FLEET_EXTRA="$CA $(certs h5)" node h5 lab 10 10
 chmod 000 "$P/h6.key" # not the fleet process's to read, for now
 FLEET_BROKER=$CERT_URL FLEET_EXTRA="$CA $(certs h6)" node h6 lab 10 10
-for n in h1 h2 h3 h4 h5 h6; do
+# h7's broker refuses every subscription with a SUBACK (mosquitto's dynamic security plugin:
+# its ACL file only filters what it delivers), anonymous on PORT+2.
+DYNSEC=/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so
+[ -f "$DYNSEC" ] || fail "$DYNSEC is missing (Debian's mosquitto has it)"
+echo '{"defaultACLAccess": {"publishClientSend": true, "publishClientReceive": true,
+	"subscribe": false, "unsubscribe": true}, "clients": [], "groups": [], "roles": []}' >"$T/dynsec.json"
+printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nplugin %s\nplugin_opt_config_file %s\n' \
+	$((PORT + 2)) "$DYNSEC" "$T/dynsec.json" >"$T/dynsec.conf"
+"$MOSQUITTO" -c "$T/dynsec.conf" >"$T/dynsec.log" 2>&1 &
+PIDS+=($!)
+FLEET_BROKER=mqtt://127.0.0.1:$((PORT + 2)) node h7 lab 10 10
+for n in h1 h2 h3 h4 h5 h6 h7; do
 	wait_for 200 jst $n '.session.state == "recording"' ||
 		fail "$n: not recording: $(ctl $n --json status; tail -5 "$T/$n/latencyd.log")"
 done
@@ -209,6 +220,15 @@ bad() {
 bad h3 'not authori[sz]ed' 'disconnected, not authorised' "wrong password"
 bad h4 'certificate verify failed' 'alert unknown ca' "broker certificate from an unknown CA"
 bad h5 'certificate (has )?expired' 'certificate verify failed' "expired client certificate"
+# (g) A subscription the broker refused: an error in status and the log, not "connected".
+wait_for 100 jst h7 '.fleet.connected and (.fleet.subscribed | not) and (.fleet.detail | test("the broker refused the subscription to latencyd/lab/\\+/\\+ \\(Not authorized\\)"))' ||
+	fail "h7 (subscription denied): $(ctl h7 --json status | jq -c .fleet)"
+ctl h7 status | grep -q "^Fleet: *connected to .*(the broker refused the subscription" ||
+	fail "h7's status (text): $(ctl h7 status | grep Fleet)"
+grep -q "fleet: the broker refused the subscription to latencyd/lab/+/+" "$T/h7/latencyd.log" ||
+	fail "h7's log does not say its subscription was refused: $(cat "$T/h7/latencyd.log")"
+pass "a subscription the ACL denies: said in status and the log, not shown as subscribed"
+
 # (f) A key its fleet process cannot read: said with the file and the account, once
 # however often the process is started again; made readable, it is picked up.
 wait_for 100 jst h6 '.fleet.connected == false and (.fleet.detail | test("fleet.key_file .*/h6.key: Permission denied \\(the fleet process runs as "))' ||
