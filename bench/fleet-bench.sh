@@ -31,8 +31,10 @@ set -- "$LATENCYD" "$LATENCYCTL"
 . "$here/../tests/host/lib.sh"
 . "$here/../tests/host/fleet-lib.sh"
 start_fleet_broker
-node h1 bench 0 1
-node h2 bench 0 1
+# The peer buckets wide open (a fleet rate cannot be 0, "no limit"): every alert recorded.
+export FLEET_EXTRA='total_rate = 100; total_burst = 100;'
+node h1 bench 100 100
+node h2 bench 100 100
 for h in h1 h2; do
 	wait_for 200 jst $h '.session.state == "recording" and .fleet.connected' || fail "$h not ready"
 done
