@@ -66,6 +66,15 @@ int proto_fleet_topic(char *buf, size_t size, const char *prefix, const char *gr
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+int proto_fleet_result_topic(char *buf, size_t size, const char *prefix, const char *group,
+			     const char *origin, const char *host)
+{
+	int n = snprintf(buf, size, "%s/%s/%s/%s/%s", prefix, group, PROTO_FLEET_TOPIC_RESULT,
+			 origin, host);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 static int to_text(struct json_object *o, int r, char **ret)
 {
 	const char *s;

@@ -3,13 +3,16 @@
  * The fleet's messages, published through an MQTT broker (latencyd.conf fleet.*): one JSON
  * object per message, at most PROTO_FLEET_MAX bytes. Topics:
  *
- *   PREFIX/GROUP/alert/HOST     a host's alert got a snapshot: its peers record theirs
- *   PREFIX/GROUP/result/HOST    what a host did for incidents: recorded, local, refused...
- *   PREFIX/GROUP/presence/HOST  retained: the host is a member (online) or went away
+ *   PREFIX/GROUP/alert/HOST             a host's alert got a snapshot: its peers record theirs
+ *   PREFIX/GROUP/result/ORIGIN/HOST     what HOST did for ORIGIN's incidents: recorded,
+ *                                       local, refused...: for the origin alone
+ *   PREFIX/GROUP/presence/HOST          retained: the host is a member (online) or went away
  *
- * A host subscribes to its own group only; a message whose group or version differs is
- * dropped and counted. A host speaks only for itself: its messages' host, and an alert's
- * incident origin, are its topic's host. Defined here once, documented in proto/README.md.
+ * A host subscribes to its own group's alerts and presences and to the results for its own
+ * incidents only: an incident costs the broker one delivery per member and one per answer,
+ * not one per member per answer. A message whose group or version differs is dropped and
+ * counted. A host speaks only for itself: its messages' host, and an alert's incident
+ * origin, are its topic's host. Defined here once, documented in proto/README.md.
  */
 #ifndef LATENCYD_PROTO_FLEET_H
 #define LATENCYD_PROTO_FLEET_H
@@ -18,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_FLEET_VERSION 2
+#define PROTO_FLEET_VERSION 3
 #define PROTO_FLEET_MAX	    4096 /* bytes of one message: a larger one is dropped */
 
 #define PROTO_FLEET_TOPIC_ALERT	   "alert"
@@ -125,6 +128,9 @@ void proto_fleet_incident_format(char *buf, size_t size, const char *origin, uin
 /* "PREFIX/GROUP/KIND/HOST" ("+" as HOST to subscribe); -ENAMETOOLONG when it does not fit. */
 int proto_fleet_topic(char *buf, size_t size, const char *prefix, const char *group,
 		      const char *kind, const char *host);
+/* "PREFIX/GROUP/result/ORIGIN/HOST" ("+" as HOST to subscribe). */
+int proto_fleet_result_topic(char *buf, size_t size, const char *prefix, const char *group,
+			     const char *origin, const char *host);
 
 /* The message as text (malloc'd) into *ret; -errno. */
 int proto_fleet_alert_new(const struct proto_fleet_alert *a, char **ret);

@@ -43,7 +43,7 @@
 
 #define KEEPALIVE_SEC 30
 #define SEEN_MAX      32 /* a member's recent incidents: QoS 1 may deliver one twice */
-#define TOPIC_MAX     (4 * PROTO_FLEET_NAME_MAX + 8)
+#define TOPIC_MAX     (5 * PROTO_FLEET_NAME_MAX + 16)
 #define QUEUE_MAX     65536 /* answers waiting for -d, per thread */
 #define MISC_NS	      (UINT64_C(1000) * 1000 * 1000)
 
@@ -58,7 +58,7 @@ struct member {
 	struct mosquitto *mosq;
 	struct worker *w;
 	char host[PROTO_FLEET_NAME_MAX + 1];
-	char result_topic[TOPIC_MAX], presence_topic[TOPIC_MAX];
+	char presence_topic[TOPIC_MAX];
 	bool connected, ready, unsubscribed;
 	uint64_t reconnect_at;
 	char seen[SEEN_MAX][PROTO_FLEET_INCIDENT_MAX + 1];
@@ -133,10 +133,19 @@ static void publish_presence(struct member *mb, const char *state)
 	free(text);
 }
 
+/* As latencyd: the group's alerts and presences, and the results for its own incidents. */
+static void topics(const struct member *mb, char t[3][TOPIC_MAX])
+{
+	proto_fleet_topic(t[0], TOPIC_MAX, prefix, group, PROTO_FLEET_TOPIC_ALERT, "+");
+	proto_fleet_topic(t[1], TOPIC_MAX, prefix, group, PROTO_FLEET_TOPIC_PRESENCE, "+");
+	proto_fleet_result_topic(t[2], TOPIC_MAX, prefix, group, mb->host, "+");
+}
+
 static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 {
 	struct member *mb = userdata;
-	char topic[TOPIC_MAX];
+	char t[3][TOPIC_MAX];
+	char *subs[3] = {t[0], t[1], t[2]};
 
 	if (rc != 0) {
 		fprintf(stderr, "fleet-sim: %s: the broker refused the connection: %s\n", mb->host,
@@ -144,9 +153,9 @@ static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 		return;
 	}
 	mb->connected = true;
-	/* As latencyd: one subscription for the group, then the retained presence. */
-	if (proto_fleet_topic(topic, sizeof(topic), prefix, group, "+", "+") == 0)
-		mosquitto_subscribe(mosq, NULL, topic, 1);
+	/* As latencyd: one SUBSCRIBE of three topics, then the retained presence. */
+	topics(mb, t);
+	mosquitto_subscribe_multiple(mosq, NULL, 3, subs, 1, 0, NULL);
 	publish_presence(mb, PROTO_FLEET_ONLINE);
 }
 
@@ -154,7 +163,7 @@ static void on_subscribe(struct mosquitto *mosq, void *userdata, int mid, int n,
 {
 	struct member *mb = userdata;
 
-	if (n < 1 || granted[0] >= 0x80) {
+	if (n < 3 || granted[0] >= 0x80 || granted[1] >= 0x80 || granted[2] >= 0x80) {
 		fprintf(stderr, "fleet-sim: %s: the broker refused the subscription\n", mb->host);
 		return;
 	}
@@ -183,16 +192,19 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
 static void answer(struct member *mb, const char *incident, uint64_t received)
 {
 	struct proto_fleet_result res = {.n = 1, .count = 1};
-	char *text = NULL;
+	char *text = NULL, topic[TOPIC_MAX], origin[PROTO_FLEET_NAME_MAX + 1];
 	int r = -1;
 
 	snprintf(res.host, sizeof(res.host), "%s", mb->host);
 	snprintf(res.group, sizeof(res.group), "%s", group);
 	snprintf(res.status, sizeof(res.status), "%s", PROTO_FLEET_RECORDED);
 	snprintf(res.incidents[0], sizeof(res.incidents[0]), "%s", incident);
-	if (proto_fleet_result_new(&res, &text) == 0)
-		r = mosquitto_publish_v5(mb->mosq, NULL, mb->result_topic, (int)strlen(text), text,
-					 1, false, NULL);
+	/* To the incident's origin, as latencyd. */
+	if (proto_fleet_incident_parse(incident, origin, sizeof(origin), NULL) == 0 &&
+	    proto_fleet_result_topic(topic, sizeof(topic), prefix, group, origin, mb->host) == 0 &&
+	    proto_fleet_result_new(&res, &text) == 0)
+		r = mosquitto_publish_v5(mb->mosq, NULL, topic, (int)strlen(text), text, 1, false,
+					 NULL);
 	free(text);
 	if (r == MOSQ_ERR_SUCCESS) {
 		mb->w->sent++;
@@ -351,16 +363,16 @@ static void *run(void *arg)
 		int timeout = 100;
 
 		if (!leave_at && __atomic_load_n(&stopping, __ATOMIC_RELAXED)) {
-			char topic[TOPIC_MAX];
-
-			proto_fleet_topic(topic, sizeof(topic), prefix, group, "+", "+");
 			for (size_t i = 0; i < w->n; i++) {
 				struct member *mb = w->members[i];
+				char t[3][TOPIC_MAX];
+				char *subs[3] = {t[0], t[1], t[2]};
 
 				if (mosquitto_socket(mb->mosq) < 0)
 					continue;
 				w->connected_at_stop++;
-				mosquitto_unsubscribe(mb->mosq, NULL, topic);
+				topics(mb, t);
+				mosquitto_unsubscribe_multiple(mb->mosq, NULL, 3, subs, NULL);
 			}
 			leave_at = now + 3 * MISC_NS;
 		}
@@ -466,9 +478,7 @@ static struct member *member_new(int index, struct worker *w, const char *host, 
 	mb->w = w;
 	snprintf(mb->host, sizeof(mb->host), "sim%03d", index);
 	snprintf(id, sizeof(id), "latencyd-%s", mb->host);
-	if (proto_fleet_topic(mb->result_topic, sizeof(mb->result_topic), prefix, group,
-			      PROTO_FLEET_TOPIC_RESULT, mb->host) < 0 ||
-	    proto_fleet_topic(mb->presence_topic, sizeof(mb->presence_topic), prefix, group,
+	if (proto_fleet_topic(mb->presence_topic, sizeof(mb->presence_topic), prefix, group,
 			      PROTO_FLEET_TOPIC_PRESENCE, mb->host) < 0 ||
 	    !(mb->mosq = mosquitto_new(id, true, mb)))
 		goto fail;

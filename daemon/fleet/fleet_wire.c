@@ -41,7 +41,9 @@ static bool alert_ok(const struct proto_fleet_alert *a, char *origin, size_t osi
 	       incident_ok(a->incident, sizeof(a->incident), origin, osize);
 }
 
-static bool result_ok(const struct proto_fleet_result *r)
+/* All of R's incidents of one origin, ORIGIN if given; that origin into ONE. */
+static bool result_ok(const struct proto_fleet_result *r, const char *origin, char *one,
+		      size_t onesize)
 {
 	static const char *const statuses[] = {PROTO_FLEET_RECORDED, PROTO_FLEET_LOCAL,
 					       PROTO_FLEET_REFUSED,  PROTO_FLEET_FAILED,
@@ -57,9 +59,18 @@ static bool result_ok(const struct proto_fleet_result *r)
 	    (r->path[0] && !proto_fleet_text_valid(r->path)) || !TERMINATED(r->reason) ||
 	    (r->reason[0] && !proto_fleet_text_valid(r->reason)))
 		return false;
-	for (size_t i = 0; i < r->n; i++)
-		if (!incident_ok(r->incidents[i], sizeof(r->incidents[i]), NULL, 0))
+	for (size_t i = 0; i < r->n; i++) {
+		char o[PROTO_FLEET_NAME_MAX + 1];
+
+		if (!incident_ok(r->incidents[i], sizeof(r->incidents[i]), o, sizeof(o)))
 			return false;
+		if (!origin) { /* the first incident's is the one */
+			snprintf(one, onesize, "%s", o);
+			origin = one;
+		}
+		if (strcmp(o, origin) != 0)
+			return false;
+	}
 	return true;
 }
 
@@ -100,8 +111,9 @@ bool fleet_wire_event_check(const struct fleet_wire_event *e, size_t len, const 
 	case FLEET_ERROR:
 		break;
 	case FLEET_RESULT:
-		if (!result_ok(&ev->result) || strcmp(ev->result.group, group) != 0)
-			bad = "a result that does not pass the protocol's checks";
+		if (!result_ok(&ev->result, host, NULL, 0) || strcmp(ev->result.group, group) != 0)
+			bad = "a result that does not pass the protocol's checks, or not about "
+			      "this host's incidents";
 		break;
 	case FLEET_PEER_ALERT:
 	case FLEET_UNANSWERED:
@@ -136,7 +148,10 @@ bool fleet_wire_request_check(const struct fleet_wire_request *q, size_t len)
 	if (q->type == FLEET_WIRE_PUBLISH_ALERT)
 		return alert_ok(&q->alert, origin, sizeof(origin)) &&
 		       strcmp(origin, q->alert.host) == 0;
-	return q->type == FLEET_WIRE_PUBLISH_RESULT && result_ok(&q->result);
+	/* For one origin's incidents, another host's: a result goes to its origin only. */
+	return q->type == FLEET_WIRE_PUBLISH_RESULT &&
+	       result_ok(&q->result, NULL, origin, sizeof(origin)) &&
+	       strcmp(origin, q->result.host) != 0;
 }
 
 bool fleet_wire_settings_check(const struct fleet_wire_settings *s, size_t len)

@@ -3,10 +3,11 @@
  * What this host says of incidents, at a bounded rate:
  *
  * - A peer's alert it did not record (stale, or refused by a budget) is not answered alone:
- *   the window's refusals of one kind go out as one result message naming up to
- *   PROTO_FLEET_RESULT_INCIDENTS incidents and counting the rest, with one log line. A busy
- *   fleet of N hosts then costs each host a few messages a window, not one per incident,
- *   and the messages per incident grow with N, not N².
+ *   the window's refusals of one kind to one origin go out as one result message, to that
+ *   origin only, naming up to PROTO_FLEET_RESULT_INCIDENTS incidents and counting the
+ *   rest; one log line per kind. A busy fleet of N hosts then costs each host a few
+ *   messages a window, not one per incident, and the broker's deliveries per incident grow
+ *   with N, not N².
  * - A local incident's outcome (who recorded, where, who refused, who never answered) is
  *   logged once, when every member answered or fleet.answer_within passed.
  */
@@ -39,22 +40,53 @@ static void flush_answers(struct manager *m)
 	struct fleet_state *fs = m->fleet_state;
 
 	for (int k = 0; k < ANSWER_KINDS; k++) {
-		struct proto_fleet_result *res = &fs->answers[k];
 		char list[512] = "";
 		size_t len = 0;
+		uint64_t count = 0, named = 0;
 
-		if (!res->count)
-			continue;
-		for (size_t i = 0; i < res->n && len < sizeof(list); i++)
-			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-						i ? ", " : "", res->incidents[i]);
-		log_info("fleet: %" PRIu64 " peer alert(s) in the last %" PRIu64 " s %s: %s%s",
-			 res->count, ANSWER_WINDOW_NS / 1000000000, kinds[k].why, list,
-			 res->count > res->n ? ", ..." : "");
-		if (m->fleet && fleet_publish_result(m->fleet, res) < 0)
-			log_debug("fleet: that result was not published (not connected)");
-		memset(res, 0, sizeof(*res));
+		for (size_t a = 0; a < fs->n_answers; a++) {
+			const struct proto_fleet_result *res = &fs->answers[a].res;
+
+			if (fs->answers[a].kind != (enum answer_kind)k)
+				continue;
+			count += res->count;
+			named += res->n;
+			for (size_t i = 0; i < res->n && len < sizeof(list); i++)
+				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+							len ? ", " : "", res->incidents[i]);
+			if (m->fleet && fleet_publish_result(m->fleet, &fs->answers[a].res) < 0)
+				log_debug("fleet: a result was not published (not connected)");
+		}
+		if (count)
+			log_info("fleet: %" PRIu64 " peer alert(s) in the last %" PRIu64
+				 " s %s: %s%s",
+				 count, ANSWER_WINDOW_NS / 1000000000, kinds[k].why, list,
+				 count > named || len >= sizeof(list) ? ", ..." : "");
 	}
+	fs->n_answers = 0;
+}
+
+/* The window's answer of kind K to ORIGIN: found, or a new one (all said first if full). */
+static struct proto_fleet_result *answer_for(struct manager *m, enum answer_kind k,
+					     const char *origin)
+{
+	struct fleet_state *fs = m->fleet_state;
+	char o[PROTO_FLEET_NAME_MAX + 1];
+	struct answer *a;
+
+	for (size_t i = 0; i < fs->n_answers; i++) {
+		a = &fs->answers[i];
+		if (a->kind == k &&
+		    proto_fleet_incident_parse(a->res.incidents[0], o, sizeof(o), NULL) == 0 &&
+		    strcmp(o, origin) == 0)
+			return &a->res;
+	}
+	if (fs->n_answers == ANSWERS_MAX)
+		flush_answers(m);
+	a = &fs->answers[fs->n_answers++];
+	memset(a, 0, sizeof(*a));
+	a->kind = k;
+	return &a->res;
 }
 
 static int on_answer_timer(sd_event_source *s, uint64_t usec, void *userdata)
@@ -79,7 +111,7 @@ void answers_add(struct manager *m, const struct proto_fleet_alert *a, const cha
 		k = strcmp(budget, PROTO_FLEET_BUDGET_TOTAL) == 0   ? ANSWER_TOTAL
 		    : strcmp(budget, PROTO_FLEET_BUDGET_QUEUE) == 0 ? ANSWER_QUEUE
 								    : ANSWER_ORIGIN;
-	res = &fs->answers[k];
+	res = answer_for(m, (enum answer_kind)k, a->host); /* the incident's origin (checked) */
 	fleet_note_incident(m, a->incident, fleet_host(m->fleet), kinds[k].status,
 			    kinds[k].budget[0] ? kinds[k].budget : NULL);
 	snprintf(res->status, sizeof(res->status), "%s", kinds[k].status);
@@ -95,6 +127,8 @@ void answers_add(struct manager *m, const struct proto_fleet_alert *a, const cha
 		flush_answers(m); /* no timer: said at once rather than never */
 }
 
+#define HOSTS_NAMED 8 /* in one part of a log line, then "and N more" */
+
 /* "h1, h2" of the incident's KEY list, with each host's detail; "" when empty. */
 static void hosts_of(char *buf, size_t size, struct json_object *inc, const char *key)
 {
@@ -105,8 +139,14 @@ static void hosts_of(char *buf, size_t size, struct json_object *inc, const char
 	if (!json_object_object_get_ex(inc, key, &hosts))
 		return;
 	json_object_object_get_ex(inc, PROTO_KEY_DETAILS, &details);
-	for (size_t i = 0; i < json_object_array_length(hosts) && len < size; i++) {
+	for (size_t i = 0, n = json_object_array_length(hosts); i < n && len < size; i++) {
 		const char *h = json_object_get_string(json_object_array_get_idx(hosts, i));
+
+		/* A large fleet: a line the journal shows whole (latencyctl incidents has all). */
+		if (i == HOSTS_NAMED && n > HOSTS_NAMED + 1) {
+			snprintf(buf + len, size - len, " and %zu more", n - i);
+			break;
+		}
 
 		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", h);
 		if (len < size && details && json_object_object_get_ex(details, h, &d))

@@ -38,6 +38,12 @@ struct outbox_item {
 
 /* What this host did not record for its peers in the current window, by status and budget. */
 enum answer_kind { ANSWER_STALE, ANSWER_ORIGIN, ANSWER_TOTAL, ANSWER_QUEUE, ANSWER_KINDS };
+/* A window's answers of one kind to one origin: one result message (to that origin). */
+#define ANSWERS_MAX 64
+struct answer {
+	enum answer_kind kind;
+	struct proto_fleet_result res;
+};
 
 struct summary {
 	char incident[PROTO_FLEET_INCIDENT_MAX + 1];
@@ -50,7 +56,8 @@ struct fleet_state {
 	struct outbox_item outbox[OUTBOX_MAX];
 	size_t n_outbox;
 	sd_event_source *outbox_timer;
-	struct proto_fleet_result answers[ANSWER_KINDS];
+	struct answer answers[ANSWERS_MAX]; /* more origins in one window: said at once */
+	size_t n_answers;
 	sd_event_source *answer_timer;
 	struct summary summaries[SUMMARIES_MAX];
 	size_t n_summaries;

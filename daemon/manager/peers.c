@@ -40,17 +40,24 @@ void fleet_note_incident(struct manager *m, const char *incident, const char *ho
 }
 
 /* The incident's members, as this host sees them now: the origin, itself, those online. */
+/*
+ * An incident's members: for a local incident, the hosts online as it begins, whose results
+ * come to this host; for a peer's, this host alone (results go to their origin only: the
+ * origin's catalog has the whole incident, this one what this host did).
+ */
 static void open_incident(struct manager *m, const char *incident, const char *origin)
 {
 	const char **hosts = calloc(MEMBERS_MAX + 2, sizeof(*hosts));
-	size_t n;
+	size_t n = 0;
 
 	if (!hosts || !m->catalog) {
 		free(hosts);
 		return;
 	}
-	n = members_now(m, hosts, MEMBERS_MAX + 1);
-	hosts[n++] = origin;
+	if (strcmp(origin, fleet_host(m->fleet)) == 0)
+		n = members_now(m, hosts, MEMBERS_MAX + 1); /* this host among them */
+	else
+		hosts[n++] = fleet_host(m->fleet);
 	if (catalog_incident_members(m->catalog, incident, hosts, n, (uint64_t)time(NULL)) == 0)
 		manager_catalog_changed(m);
 	free(hosts);
@@ -227,8 +234,8 @@ void manager_fleet_snapshot(struct manager *m, const struct recorder_snapshot *s
 	fleet_note_incident(m, s->incident, fleet_host(m->fleet), res.status,
 			    res.path[0] ? res.path : res.reason);
 	answers_result_noted(m, s->incident);
-	/* The origin's too: every host's incidents then list every host that recorded. */
-	if (s->causes[0].kind == CAUSE_PEER || m->conf->fleet.publish)
+	/* To the origin, which lists what each member did; its own it knows. */
+	if (s->causes[0].kind == CAUSE_PEER)
 		fleet_publish_result(m->fleet, &res);
 }
 

@@ -81,7 +81,7 @@ echo "not-the-password" >"$P/h3.wrong"
 # The ACL of README.md's Broker section.
 cat >"$P/acl" <<'ACL'
 pattern write latencyd/+/alert/%u
-pattern write latencyd/+/result/%u
+pattern write latencyd/+/result/+/%u
 pattern write latencyd/+/presence/%u
 pattern read latencyd/#
 ACL
@@ -221,11 +221,11 @@ bad h3 'not authori[sz]ed' 'disconnected, not authorised' "wrong password"
 bad h4 'certificate verify failed' 'alert unknown ca' "broker certificate from an unknown CA"
 bad h5 'certificate (has )?expired' 'certificate verify failed' "expired client certificate"
 # (g) A subscription the broker refused: an error in status and the log, not "connected".
-wait_for 100 jst h7 '.fleet.connected and (.fleet.subscribed | not) and (.fleet.detail | test("the broker refused the subscription to latencyd/lab/\\+/\\+ \\(Not authorized\\)"))' ||
+wait_for 100 jst h7 '.fleet.connected and (.fleet.subscribed | not) and (.fleet.detail | test("the broker refused the subscription to latencyd/lab/alert/\\+ \\(Not authorized\\)"))' ||
 	fail "h7 (subscription denied): $(ctl h7 --json status | jq -c .fleet)"
 ctl h7 status | grep -q "^Fleet: *connected to .*(the broker refused the subscription" ||
 	fail "h7's status (text): $(ctl h7 status | grep Fleet)"
-grep -q "fleet: the broker refused the subscription to latencyd/lab/+/+" "$T/h7/latencyd.log" ||
+grep -q "fleet: the broker refused the subscription to latencyd/lab/alert/+" "$T/h7/latencyd.log" ||
 	fail "h7's log does not say its subscription was refused: $(cat "$T/h7/latencyd.log")"
 pass "a subscription the ACL denies: said in status and the log, not shown as subscribed"
 

@@ -91,7 +91,8 @@ for h in h1 h2; do
 	path=$(incident h1 "$inc" | jq -r ".details.$h")
 	[ -d "$path" ] && [[ "$path" == "$T/$h/snapshots/"* ]] || fail "$h's local snapshot of $inc: '$path'"
 done
-jinc h2 "[.incidents[] | select(.incident == \"$inc\" and .local == [\"h1\",\"h2\"] and .recorded == [])] | length == 1" ||
+# h2 knows what it did (results go to the origin alone): local, with its path.
+jinc h2 "[.incidents[] | select(.incident == \"$inc\" and .members == [\"h2\"] and .local == [\"h2\"] and .recorded == [] and .pending == [])] | length == 1" ||
 	fail "$inc at h2: $(incident h2 "$inc")"
 ctl h1 incidents >"$T/out"
 grep "$inc" "$T/out" | grep -q "h1 local" || fail "incidents (text): $(cat "$T/out")"

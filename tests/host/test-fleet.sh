@@ -154,7 +154,7 @@ pub() { mosquitto_pub -h 127.0.0.1 -p "$PORT" -q 1 "$@"; }
 # msg HOST GROUP INCIDENT [END_NS]: an alert as latencyd publishes it, ending now by default.
 msg() {
 	local end=${4:-$(date +%s%N)}
-	echo "{\"v\":2,\"host\":\"$1\",\"group\":\"$2\",\"incident\":\"$3\",\"tracker\":\"syscalls\",\"start_realtime_ns\":$((end - 1000)),\"end_realtime_ns\":$end,\"sent_realtime_ns\":$end}"
+	echo "{\"v\":3,\"host\":\"$1\",\"group\":\"$2\",\"incident\":\"$3\",\"tracker\":\"syscalls\",\"start_realtime_ns\":$((end - 1000)),\"end_realtime_ns\":$end,\"sent_realtime_ns\":$end}"
 }
 n2=$(ctl h2 --json list-snapshots | jq '.matched')
 pub -t latencyd/lab/alert/h9 -m 'not json'

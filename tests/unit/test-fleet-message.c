@@ -52,32 +52,32 @@ static void test_alert_refused(void)
 		"{} trailing",
 		"{\"v\":9,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
 		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
-		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a/"
+		"{\"v\":3,\"sent_realtime_ns\":1,\"host\":\"a/"
 		"b\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
 		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
-		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
+		"{\"v\":3,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
 		"x\",\"tracker\":\"t\","
 		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
-		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
+		"{\"v\":3,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
 		"0\",\"tracker\":\"t\","
 		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
-		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
+		"{\"v\":3,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
 		"1\",\"tracker\":\"t\","
 		"\"start_realtime_ns\":3,\"end_realtime_ns\":2}",
-		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
+		"{\"v\":3,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
 		"1\",\"tracker\":\"t\","
 		"\"start_realtime_ns\":-1,\"end_realtime_ns\":2}",
-		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
+		"{\"v\":3,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
 		"1\",\"tracker\":\"t\","
 		"\"start_realtime_ns\":1}",
-		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
+		"{\"v\":3,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
 		"1\",\"tracker\":\"t\","
 		"\"start_realtime_ns\":1,\"end_realtime_ns\":2,\"comm\":\"a name longer than 16\"}",
-		"{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
+		"{\"v\":3,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-"
 		"1\","
 		"\"tracker\":\"t\",\"start_realtime_ns\":1,\"end_realtime_ns\":2,\"comm\":"
 		"\"\\u001b[2J\"}",
-		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
+		"{\"v\":3,\"host\":\"a\",\"group\":\"g\",\"incident\":\"a-1\",\"tracker\":\"t\","
 		"\"start_realtime_ns\":1,\"end_realtime_ns\":2}",
 	};
 	struct proto_fleet_alert a;
@@ -91,9 +91,9 @@ static void test_alert_refused(void)
 	memset(big, ' ', sizeof(big) - 1);
 	big[sizeof(big) - 1] = 0;
 	ASSERT_EQ(parse(big, &a, why), -EMSGSIZE);
-	ASSERT_EQ(proto_fleet_alert_parse("{\"v\":2}\0x", 9, &a, why, sizeof(why)), -EINVAL);
+	ASSERT_EQ(proto_fleet_alert_parse("{\"v\":3}\0x", 9, &a, why, sizeof(why)), -EINVAL);
 	/* The good one the bad ones differ from. */
-	ASSERT_EQ(parse("{\"v\":2,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\","
+	ASSERT_EQ(parse("{\"v\":3,\"sent_realtime_ns\":1,\"host\":\"a\",\"group\":\"g\","
 			"\"incident\":\"a-1\",\"tracker\":\"t\",\"start_realtime_ns\":1,"
 			"\"end_realtime_ns\":2,\"comm\":\"kworker/0:1\"}",
 			&a, why),
@@ -111,16 +111,16 @@ static void test_result_and_names(void)
 					.budget = PROTO_FLEET_BUDGET_ORIGIN},
 				  out;
 	static const char *const bad[] = {
-		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incidents\":[\"a-1\"],\"status\":"
+		"{\"v\":3,\"host\":\"a\",\"group\":\"g\",\"incidents\":[\"a-1\"],\"status\":"
 		"\"maybe\"}",
-		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incidents\":[],\"status\":\"stale\"}",
-		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incidents\":[1],\"status\":\"stale\"}",
-		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incidents\":\"a-1\",\"status\":"
+		"{\"v\":3,\"host\":\"a\",\"group\":\"g\",\"incidents\":[],\"status\":\"stale\"}",
+		"{\"v\":3,\"host\":\"a\",\"group\":\"g\",\"incidents\":[1],\"status\":\"stale\"}",
+		"{\"v\":3,\"host\":\"a\",\"group\":\"g\",\"incidents\":\"a-1\",\"status\":"
 		"\"stale\"}",
-		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incidents\":[\"a-1\"],\"status\":"
+		"{\"v\":3,\"host\":\"a\",\"group\":\"g\",\"incidents\":[\"a-1\"],\"status\":"
 		"\"local\","
 		"\"path\":\"/x\\n\"}",
-		"{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"incidents\":[\"a-1\"],\"status\":"
+		"{\"v\":3,\"host\":\"a\",\"group\":\"g\",\"incidents\":[\"a-1\"],\"status\":"
 		"\"refused\","
 		"\"budget\":\"mine\"}",
 	};
@@ -150,7 +150,7 @@ static void test_result_and_names(void)
 	}
 	/* One incident more than a result may name. */
 	len = snprintf(many, sizeof(many),
-		       "{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"status\":\"stale\","
+		       "{\"v\":3,\"host\":\"a\",\"group\":\"g\",\"status\":\"stale\","
 		       "\"incidents\":[");
 	for (int i = 0; i <= PROTO_FLEET_RESULT_INCIDENTS; i++)
 		len += snprintf(many + len, sizeof(many) - (size_t)len, "%s\"a-%d\"", i ? "," : "",
@@ -163,7 +163,7 @@ static void test_result_and_names(void)
 	ASSERT_STREQ(pout.state, "online");
 	ASSERT_EQ(pout.since_realtime_ns, 5);
 	free(text);
-	text = "{\"v\":2,\"host\":\"a\",\"group\":\"g\",\"state\":\"away\"}";
+	text = "{\"v\":3,\"host\":\"a\",\"group\":\"g\",\"state\":\"away\"}";
 	ASSERT_TRUE(proto_fleet_presence_parse(text, strlen(text), &pout, why, sizeof(why)) < 0);
 	ASSERT_EQ(proto_fleet_incident_parse("web-1.lab-17", origin, sizeof(origin), &seq), 0);
 	ASSERT_STREQ(origin, "web-1.lab");
@@ -175,6 +175,8 @@ static void test_result_and_names(void)
 	ASSERT_EQ(proto_fleet_topic(topic, sizeof(topic), "latencyd", "lab", "alert", "+"), 0);
 	ASSERT_STREQ(topic, "latencyd/lab/alert/+");
 	ASSERT_EQ(proto_fleet_topic(topic, 8, "latencyd", "lab", "alert", "+"), -ENAMETOOLONG);
+	ASSERT_EQ(proto_fleet_result_topic(topic, sizeof(topic), "latencyd", "lab", "h1", "h2"), 0);
+	ASSERT_STREQ(topic, "latencyd/lab/result/h1/h2");
 }
 
 int main(void)

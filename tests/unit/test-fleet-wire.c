@@ -89,6 +89,11 @@ static void test_result_and_presence(void)
 	r->n = r->count = 1;
 	snprintf(r->status, sizeof(r->status), "owned");
 	ASSERT_TRUE(!check(sizeof(e), why));
+	/* Results come to their origin only: one about h3's incidents is not for h1. */
+	snprintf(r->status, sizeof(r->status), "%s", PROTO_FLEET_RECORDED);
+	snprintf(r->incidents[0], sizeof(r->incidents[0]), "h3-3");
+	ASSERT_TRUE(!check(sizeof(e), why));
+	ASSERT_CONTAINS(why, "not about this host's incidents");
 
 	memset(&e, 0, sizeof(e));
 	e.type = FLEET_WIRE_EVENT;
@@ -116,6 +121,22 @@ static void test_requests(void)
 	ASSERT_TRUE(!fleet_wire_request_check(&q, sizeof(q)));
 	q.type = FLEET_WIRE_STOP;
 	ASSERT_TRUE(fleet_wire_request_check(&q, sizeof(q)));
+	/* A result goes to one origin, another host: h1 answering h2 and h3 at once, or itself,
+	 * is no request. */
+	memset(&q, 0, sizeof(q));
+	q.type = FLEET_WIRE_PUBLISH_RESULT;
+	snprintf(q.result.host, sizeof(q.result.host), "h1");
+	snprintf(q.result.group, sizeof(q.result.group), "lab");
+	snprintf(q.result.status, sizeof(q.result.status), "%s", PROTO_FLEET_STALE);
+	snprintf(q.result.incidents[0], sizeof(q.result.incidents[0]), "h2-4");
+	snprintf(q.result.incidents[1], sizeof(q.result.incidents[1]), "h2-5");
+	q.result.n = q.result.count = 2;
+	ASSERT_TRUE(fleet_wire_request_check(&q, sizeof(q)));
+	snprintf(q.result.incidents[1], sizeof(q.result.incidents[1]), "h3-5");
+	ASSERT_TRUE(!fleet_wire_request_check(&q, sizeof(q)));
+	snprintf(q.result.incidents[0], sizeof(q.result.incidents[0]), "h1-4");
+	q.result.n = q.result.count = 1;
+	ASSERT_TRUE(!fleet_wire_request_check(&q, sizeof(q)));
 }
 
 int main(void)

@@ -5,7 +5,8 @@ command -v mosquitto >/dev/null || { echo "${0##*/}: mosquitto is not installed"
 latencyctl=$BUILD_DIR/client/latencyctl
 work=$(mktemp -d "${TMPDIR:-/tmp}/${0##*/}.XXXXXX")
 pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"' EXIT
+# "|| true": under set -e, a service that died already would end the trap before the rest.
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$work"' EXIT
 
 fail() { echo "FAIL: $*"; exit 1; }
 # first_incident RELAYD_OUT ORIGIN: the incident ORIGIN's first snapshot opened (ORIGIN-N,
@@ -51,7 +52,7 @@ pair_services() {
 		mq_guest=8883
 		cat >"$work/acl" <<ACL
 pattern write latencyd/+/alert/%u
-pattern write latencyd/+/result/%u
+pattern write latencyd/+/result/+/%u
 pattern write latencyd/+/presence/%u
 pattern read latencyd/#
 ACL

@@ -23,7 +23,7 @@
 #define RECONNECT_MAX_SEC 60
 #define SEEN_ORIGINS	  64 /* origins whose recent incidents are remembered */
 #define SEEN_PER_ORIGIN	  32 /* an origin's recent incidents, to hand each on once */
-#define TOPIC_MAX	  (4 * PROTO_FLEET_NAME_MAX + 8)
+#define TOPIC_MAX	  (5 * PROTO_FLEET_NAME_MAX + 16)
 
 /* One origin's recent incidents: a ring of their numbers, per boot of the origin. */
 struct seen_origin {
@@ -129,10 +129,33 @@ static void publish_presence(struct mqtt *m, const char *state)
 	free(text);
 }
 
+/* The group's alerts and presences, and the results for this host's own incidents. */
+#define SUBSCRIPTIONS 3
+static int subscription(const struct mqtt *m, int i, char *t)
+{
+	if (i == 0)
+		return topic(m, t, PROTO_FLEET_TOPIC_ALERT, "+");
+	if (i == 1)
+		return topic(m, t, PROTO_FLEET_TOPIC_PRESENCE, "+");
+	return proto_fleet_result_topic(t, TOPIC_MAX, m->s->prefix, m->s->group, m->s->host, "+");
+}
+
+static int subscribe(struct mqtt *m)
+{
+	char t[SUBSCRIPTIONS][TOPIC_MAX];
+	char *subs[SUBSCRIPTIONS];
+
+	for (int i = 0; i < SUBSCRIPTIONS; i++) {
+		if (subscription(m, i, t[i]) < 0)
+			return -ENAMETOOLONG;
+		subs[i] = t[i];
+	}
+	return mosquitto_subscribe_multiple(m->mosq, NULL, SUBSCRIPTIONS, subs, 1, 0, NULL);
+}
+
 static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 {
 	struct mqtt *m = userdata;
-	char t[TOPIC_MAX];
 
 	if (rc != 0) {
 		/* MQTT v5 reason codes: "Bad user name or password", "Not authorized"... */
@@ -143,9 +166,9 @@ static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 		problem(m, FLEET_DISCONNECTED, why);
 		return;
 	}
-	/* One subscription for the group's alerts, results and presences: one SUBACK to check. */
-	if (topic(m, t, "+", "+") == 0)
-		mosquitto_subscribe(mosq, NULL, t, 1);
+	(void)mosq;
+	/* One SUBSCRIBE of three topics: one SUBACK to check. */
+	subscribe(m);
 	publish_presence(m, PROTO_FLEET_ONLINE);
 	pthread_mutex_lock(&m->lock);
 	m->st.connected = true;
@@ -160,20 +183,25 @@ static void on_subscribe(struct mosquitto *mosq, void *userdata, int mid, int n,
 {
 	struct mqtt *m = userdata;
 	char t[TOPIC_MAX], why[160];
-	bool ok = n >= 1 && granted[0] < 0x80; /* 0x80 and above: refused */
+	int refused = n >= SUBSCRIPTIONS ? -1 : 0x80, which = 0; /* 0x80 and above: refused */
 
 	(void)mosq;
 	(void)mid;
+	for (int i = 0; i < SUBSCRIPTIONS && refused < 0; i++)
+		if (granted[i] >= 0x80) {
+			refused = granted[i];
+			which = i;
+		}
 	pthread_mutex_lock(&m->lock);
-	m->st.subscribed = ok;
+	m->st.subscribed = refused < 0;
 	pthread_mutex_unlock(&m->lock);
-	if (ok) {
+	if (refused < 0) {
 		event(m, FLEET_WIRE_COUNTERS, NULL);
 		return;
 	}
-	topic(m, t, "+", "+");
+	subscription(m, which, t);
 	snprintf(why, sizeof(why), "the broker refused the subscription to %.64s (%.40s)", t,
-		 n >= 1 ? mosquitto_reason_string(granted[0]) : "no answer");
+		 mosquitto_reason_string(refused));
 	problem(m, FLEET_ERROR, why);
 }
 
@@ -251,11 +279,14 @@ static bool first_time(struct mqtt *m, const struct proto_fleet_alert *a)
 	return true;
 }
 
-/* PREFIX/GROUP/KIND/HOST: the kind and the host, or false for a topic not ours. */
+/*
+ * PREFIX/GROUP/KIND/HOST, or PREFIX/GROUP/result/ORIGIN/HOST with ORIGIN this host: the kind
+ * and the host, or false for a topic not ours.
+ */
 static bool topic_parts(const struct mqtt *m, const char *t, char *kind, size_t ksize, char *host,
 			size_t hsize)
 {
-	size_t plen = strlen(m->s->prefix), glen = strlen(m->s->group);
+	size_t plen = strlen(m->s->prefix), glen = strlen(m->s->group), olen = strlen(m->s->host);
 	const char *k, *h;
 
 	if (strncmp(t, m->s->prefix, plen) != 0 || t[plen] != '/' ||
@@ -263,9 +294,16 @@ static bool topic_parts(const struct mqtt *m, const char *t, char *kind, size_t 
 		return false;
 	k = t + plen + glen + 2;
 	h = strchr(k, '/');
-	if (!h || strchr(h + 1, '/') || (size_t)(h - k) >= ksize || strlen(h + 1) >= hsize)
+	if (!h || (size_t)(h - k) >= ksize)
 		return false;
 	snprintf(kind, ksize, "%.*s", (int)(h - k), k);
+	if (strcmp(kind, PROTO_FLEET_TOPIC_RESULT) == 0) {
+		if (strncmp(h + 1, m->s->host, olen) != 0 || h[1 + olen] != '/')
+			return false; /* another origin's: never subscribed to */
+		h += 1 + olen;
+	}
+	if (strchr(h + 1, '/') || strlen(h + 1) >= hsize)
+		return false;
 	snprintf(host, hsize, "%s", h + 1);
 	return true;
 }
@@ -338,6 +376,20 @@ static void on_alert(struct mqtt *m, const struct mosquitto_message *msg, const 
 	send_event(m, &e);
 }
 
+/* A result names this host's incidents only: it came on this host's result topic. */
+static bool about_own_incidents(struct mqtt *m, const struct proto_fleet_result *r)
+{
+	char origin[PROTO_FLEET_NAME_MAX + 1];
+
+	for (size_t i = 0; i < r->n; i++)
+		if (proto_fleet_incident_parse(r->incidents[i], origin, sizeof(origin), NULL) < 0 ||
+		    strcmp(origin, m->s->host) != 0) {
+			count(m, &m->st.mismatch);
+			return false;
+		}
+	return true;
+}
+
 static void on_result(struct mqtt *m, const struct mosquitto_message *msg, const char *host)
 {
 	struct fleet_wire_event e = {.ev.kind = FLEET_RESULT};
@@ -346,7 +398,8 @@ static void on_result(struct mqtt *m, const struct mosquitto_message *msg, const
 	if (accepted(m,
 		     proto_fleet_result_parse(msg->payload, (size_t)msg->payloadlen, &e.ev.result,
 					      why, sizeof(why)),
-		     e.ev.result.group, e.ev.result.host, host))
+		     e.ev.result.group, e.ev.result.host, host) &&
+	    about_own_incidents(m, &e.ev.result))
 		send_event(m, &e);
 }
 
@@ -586,7 +639,18 @@ int mqtt_publish(struct mqtt *m, const struct fleet_wire_request *q)
 		  : proto_fleet_result_new(&q->result, &text);
 	if (r < 0)
 		return -ENOMEM;
-	r = topic(m, t, alert ? PROTO_FLEET_TOPIC_ALERT : PROTO_FLEET_TOPIC_RESULT, m->s->host);
+	if (alert) {
+		r = topic(m, t, PROTO_FLEET_TOPIC_ALERT, m->s->host);
+	} else {
+		/* To the incidents' origin (one for all, fleet_wire_request_check()). */
+		char origin[PROTO_FLEET_NAME_MAX + 1];
+
+		r = proto_fleet_incident_parse(q->result.incidents[0], origin, sizeof(origin),
+					       NULL);
+		if (r == 0)
+			r = proto_fleet_result_topic(t, TOPIC_MAX, m->s->prefix, m->s->group,
+						     origin, m->s->host);
+	}
 	if (r == 0 && alert && q->ttl_ns) {
 		/* Whole seconds, rounded up: the broker drops it once that has passed. */
 		uint32_t expiry = (uint32_t)((q->ttl_ns + 999999999) / 1000000000);

@@ -45,11 +45,13 @@ else
 	grep -q '"origin": *"vm1"' $D/catalog.json || fail "vm2's cause does not name vm1"
 fi
 pass "$VM_NAME recorded incident $INCIDENT to lttng-relayd"
-# The results (recorded) reach the other host: each knows both recorded.
+# vm2's result reaches the origin: vm1 knows both recorded, vm2 what it did itself.
+want=vm2
+[ "$VM_NAME" = vm1 ] && want='vm1, vm2'
 i=0
-until latencyctl -s $D/ctl.sock incidents | grep -q 'vm1, vm2'; do
+until latencyctl -s $D/ctl.sock incidents | grep -q "$INCIDENT .* $want "; do
 	i=$((i + 1))
-	[ $i -lt 300 ] || { latencyctl -s $D/ctl.sock incidents; fail "incidents do not list vm1, vm2"; }
+	[ $i -lt 300 ] || { latencyctl -s $D/ctl.sock incidents; fail "the incident does not list $want"; }
 	sleep 0.1
 done
 latencyctl -s $D/ctl.sock incidents | tee "$VM_OUT/incidents.txt"
