@@ -16,16 +16,29 @@ static struct json_object *get(struct json_object *o, const char *key)
 	return v;
 }
 
+/* Its length if O is an array; 0 when it is missing (an older latencyd's catalog) or not. */
+static size_t count(struct json_object *o)
+{
+	return json_object_is_type(o, json_type_array) ? json_object_array_length(o) : 0;
+}
+
+#define HOSTS_NAMED 8 /* in a cell, then "and N more": --json has them all */
+
 /* "h1, h2" or "-". */
 static void hosts_text(char *buf, size_t size, struct json_object *hosts)
 {
-	size_t len = 0;
+	size_t len = 0, n = count(hosts);
 
 	buf[0] = 0;
-	for (size_t i = 0; i < json_object_array_length(hosts) && len < size; i++)
+	for (size_t i = 0; i < n && len < size; i++) {
+		if (i == HOSTS_NAMED && n > HOSTS_NAMED + 1) {
+			snprintf(buf + len, size - len, " and %zu more", n - i);
+			break;
+		}
 		len += (size_t)snprintf(
 			buf + len, size - len, "%s%s", i ? ", " : "",
 			json_object_get_string(json_object_array_get_idx(hosts, i)));
+	}
 	if (!buf[0])
 		snprintf(buf, size, "-");
 }
@@ -45,7 +58,7 @@ static void others_text(char *buf, size_t size, struct json_object *inc)
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 		struct json_object *hosts = get(inc, keys[k]);
 
-		for (size_t i = 0; i < json_object_array_length(hosts) && len < size; i++) {
+		for (size_t i = 0; i < count(hosts) && len < size; i++) {
 			const char *h = json_object_get_string(json_object_array_get_idx(hosts, i));
 
 			len += (size_t)snprintf(buf + len, size - len, "%s%s %s", len ? ", " : "",
@@ -67,8 +80,9 @@ int text_incidents(struct json_object *result)
 	static const char *const head[] = {"INCIDENT", "ORIGIN",       "FIRST SEEN",
 					   "RECORDED", "NOT RECORDED", "SNAPSHOTS"};
 	struct json_object *list = get(result, PROTO_KEY_INCIDENTS);
+	int64_t matched = json_object_get_int64(get(result, PROTO_KEY_MATCHED));
 	struct columns t;
-	size_t n = json_object_array_length(list);
+	size_t n = count(list);
 
 	if (n == 0) {
 		printf("No incidents%s.\n", json_object_get_string(get(result, PROTO_KEY_HOST))[0]
@@ -97,6 +111,10 @@ int text_incidents(struct json_object *result)
 	}
 	columns_print(&t);
 	columns_done(&t);
+	/* 1.8: a reply holds so many; --limit asks for fewer, and each is whole in --json. */
+	if (matched > (int64_t)n)
+		printf("%" PRId64 " older incident(s) not shown: one reply holds the %zu newest.\n",
+		       matched - (int64_t)n, n);
 	return EXIT_OK;
 }
 

@@ -3,7 +3,8 @@
  * "incidents" (1.4): the fleet's incidents this host knows of, newest first: the origin,
  * when it was first seen, its members (1.7) and what each did (recorded to the collector,
  * locally only, refused, failed, stale; pending, or no answer past fleet.answer_within),
- * and this host's snapshots of it.
+ * and this host's snapshots of it. As many as one reply holds (a large fleet's incidents
+ * are long), the newest first; "matched" says how many there are (1.8).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -17,6 +18,9 @@
 struct incidents_args {
 	uint64_t limit;
 };
+
+/* What the incidents may take of a reply frame: the rest is the envelope, with room. */
+#define REPLY_BUDGET (PROTO_FRAME_MAX - 4096)
 
 /* The ids of this host's snapshots of the incident. */
 static struct json_object *snapshot_ids(struct catalog *cat, const char *incident)
@@ -43,6 +47,7 @@ int cmd_incidents(struct manager *m, const struct control_peer *peer, struct jso
 	};
 	struct incidents_args a = {0};
 	struct json_object *all, *list, *o;
+	size_t used = 0, listed = 0;
 	int r;
 
 	r = proto_fields_dispatch(args, fields, 0, &a, err);
@@ -59,7 +64,7 @@ int cmd_incidents(struct manager *m, const struct control_peer *peer, struct jso
 	for (size_t i = json_object_array_length(all); r >= 0 && i-- > 0;) {
 		struct json_object *inc = json_object_array_get_idx(all, i), *copy = NULL, *v;
 
-		if (a.limit && json_object_array_length(list) >= a.limit)
+		if ((a.limit && listed >= a.limit) || used > REPLY_BUDGET)
 			break;
 		copy = catalog_incident_view(inc, (uint64_t)time(NULL),
 					     m->conf->fleet.answer_within_ns / 1000000000);
@@ -70,12 +75,24 @@ int cmd_incidents(struct manager *m, const struct control_peer *peer, struct jso
 		}
 		result_add(copy, PROTO_KEY_SNAPSHOTS,
 			   snapshot_ids(m->catalog, json_object_get_string(v)), &r);
-		if (r < 0 || json_object_array_add(list, copy) < 0) {
-			json_object_put(copy);
-			r = r < 0 ? r : -ENOMEM;
+		if (r >= 0) {
+			size_t len = 0;
+
+			json_object_to_json_string_length(copy, JSON_C_TO_STRING_PLAIN, &len);
+			used += len + 1;
 		}
+		if (r < 0 || used > REPLY_BUDGET) {
+			json_object_put(copy); /* this one would not fit */
+			continue;
+		}
+		if (json_object_array_add(list, copy) < 0) {
+			json_object_put(copy);
+			r = -ENOMEM;
+		}
+		listed++;
 	}
 	result_add(o, PROTO_KEY_INCIDENTS, list, &r);
+	result_add_int(o, PROTO_KEY_MATCHED, (int64_t)json_object_array_length(all), &r);
 	result_add_string(o, PROTO_KEY_HOST, m->fleet ? fleet_host(m->fleet) : "", &r);
 	return result_done(o, r, result);
 }

@@ -201,11 +201,32 @@ fi
 for n in h1 h2 h3 h4; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
 pass "malformed, 1 MiB, foreign, forged, spoofed, stale and old-version messages dropped and counted; a duplicate recorded once"
 
-for n in h1 h2 h3 h4; do
+# A large fleet's history: 300 incidents of 100 members each are far more than one reply
+# (64 KiB) holds. latencyctl incidents lists the newest that fit and says how many it left.
+mkdir -p "$T/h5/catalog"
+jq -n --arg now "$(date +%s)" '{version: 1, next_id: 1, incident_base: 0, snapshots: [],
+	suppressed: {total: 0, by_tracker: {}, recent: []},
+	incidents: [range(300) as $i | {incident: "big\($i % 7)-\($i)", origin: "big\($i % 7)",
+		time: (($now | tonumber) - 300 + $i), members: ["h5"],
+		recorded: [range(100) as $m | "member-\($m)"] }]}' >"$T/h5/catalog/catalog.json"
+node h5 big 10 10
+wait_for 200 jst h5 '.session.state == "recording"' || fail "h5 not recording: $(tail -5 "$T/h5/latencyd.log")"
+ctl h5 --json incidents >"$T/out" || fail "incidents on h5: $(cat "$T/out")"
+listed=$(jq '.incidents | length' "$T/out")
+jq -e '.matched == 300 and (.incidents | length) > 10 and (.incidents | length) < 300 and
+	.incidents[0].incident == "big5-299"' "$T/out" >/dev/null ||
+	fail "incidents on h5: $(jq -c '{matched, n: (.incidents | length), first: .incidents[0].incident}' "$T/out")"
+ctl h5 incidents >"$T/out" || fail "incidents (text) on h5"
+grep -q "^$((300 - listed)) older incident(s) not shown: one reply holds the $listed newest.$" "$T/out" ||
+	fail "incidents (text) on h5 does not say what it left out: $(tail -2 "$T/out")"
+[ "$(ctl h5 --json incidents --limit 5 | jq '.incidents | length')" = 5 ] || fail "incidents --limit 5 on h5"
+pass "300 incidents of 100 members: the newest $listed listed in one reply, the rest counted"
+
+for n in h1 h2 h3 h4 h5; do
 	kill "$(eval echo "\$PID_$n")"
 done
 sleep 1
-for n in h1 h2 h3 h4; do
+for n in h1 h2 h3 h4 h5; do
 	grep -q "AddressSanitizer\|runtime error" "$T/$n/latencyd.log" && fail "$n: $(cat "$T/$n/latencyd.log")"
 done
 pass "fleet"
