@@ -292,8 +292,9 @@ buckets opened wide, \`peer_rate\` and \`total_rate\` 100/s, so that every incid
 recorded), plus M simulated members: \`bench/fleet/fleet-sim\`, one process of M
 libmosquitto clients on 4 threads at nice $SIM_NICE (it stands for other hosts' CPUs),
 each speaking the fleet protocol with proto/'s codec as latencyd does (MQTT v5, client id
-\`latencyd-simNNN\`, a retained presence and last will, one QoS 1 subscription to
-\`$PREFIX/$GROUP/+/+\`, a \`recorded\` result for each alert). Each M runs twice: the
+\`latencyd-simNNN\`, a retained presence and last will, QoS 1 subscriptions to the group's
+alerts and presences and its own results, a \`recorded\` result for each alert, to its
+origin). Each M runs twice: the
 simulated members answering *at once* (their results meet the alert's fan-out: the
 worst case), then *after D ms*, D being the real peers' median time from taking an alert
 to the end of their record in the step without simulated members (a real peer answers
@@ -377,18 +378,23 @@ done <"$T/rows" | awk '
 		for (i = 1; i <= n; i++) { sxx += (x[i] - mx) ^ 2; sxy += (x[i] - mx) * (y[i] - my) }
 		b = sxx ? sxy / sxx : 0; a = my - b * mx
 		for (i = 1; i <= n; i++) { r = y[i] - a - b * x[i]; if (r < 0) r = -r; if (r > w) w = r }
-		printf "%.3f %.2f %.2f %.1f %.1f %d %d\n", b, a, w, d[1] / y[1], d[n] / y[n], x[1], x[n]
+		printf "%.3f %.2f %.2f %.1f %.1f %d %d %.2f %.2f\n", b, a, w, d[1] / y[1], d[n] / y[n], x[1], x[n],
+			d[1] / x[1], d[n] / x[n]
 	}')
-read -r slope icept worst fan1 fann x1 xn <<<"$fit"
+read -r slope icept worst fan1 fann x1 xn dpm1 dpmn <<<"$fit"
 lin=$(awk -v w="$worst" 'BEGIN { print (w <= 1) ? "met" : "missed" }')
+# Deliveries per incident per member, at the fewest and the most members: about constant
+# when the deliveries grow linearly, growing with the members when they grow as their square.
+dlin=$(awk -v a="$dpm1" -v b="$dpmn" 'BEGIN { print (b <= 2 * a) ? "linear" : "faster than linear" }')
+[ "$dlin" = linear ] || lin=missed
 cat <<TEXT
 Published per incident against members (real + simulated, every step): slope $slope
 messages per member, intercept $icept, worst residual $worst messages per incident: one
-alert, then one result from every member, the origin's own included. Each published
-message is delivered to every subscriber (every member subscribes to \`$PREFIX/$GROUP/+/+\`
-and gets its own messages back too): $fan1 deliveries per published message at $x1
-members, $fann at $xn. The broker's deliveries per incident, and its CPU with them, grow
-with the square of the members.
+alert, then one result from every peer. An alert is delivered to every member, a result
+to its origin alone (fleet protocol 3: \`$PREFIX/$GROUP/result/ORIGIN/HOST\`): $fan1
+deliveries per published message at $x1 members, $fann at $xn; per incident and member,
+$dpm1 deliveries at $x1 members and $dpmn at $xn: the deliveries grow **$dlin** in the
+members.
 
 The real nodes after the run (the log: what latencyd wrote to stderr):
 
@@ -406,7 +412,7 @@ verdict_peer() {
 }
 IFS='|' read -r v_after s_after <<<"$(verdict_peer after)"
 IFS='|' read -r v_once s_once <<<"$(verdict_peer once)"
-echo "**Target: messages published per incident linear in members — $lin** (slope $slope per member, worst residual $worst; the deliveries grow as members²)."
+echo "**Target: messages per incident linear in members — $lin** (published: slope $slope per member, worst residual $worst; delivered: $dlin, $dpm1 per member at $x1 members, $dpmn at $xn)."
 echo
 echo "**Target: a real peer's alert-to-record p99 ≤ 5 ms + the broker's round-trip p99, simulated members answering as real peers do (after ${delay} ms) — $v_after** ($s_after)."
 echo
