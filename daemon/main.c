@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <latency_tracker.h>
 
@@ -67,6 +68,16 @@ static int check_config(const struct conf_source *src)
 	return EXIT_SUCCESS;
 }
 
+/* At error priority, whatever log.level says, with the reason said at warning priority
+ * (and perhaps hidden) before: journalctl -p err shows why latencyd did not start. */
+static void start_failed(int r)
+{
+	char why[512];
+
+	log_last_warning(why, sizeof(why));
+	log_errx("start-up failed: %s", why[0] ? why : strerror(-r));
+}
+
 static int run(const struct conf_source *src)
 {
 	struct conf_diag diag = {0};
@@ -75,11 +86,14 @@ static int run(const struct conf_source *src)
 	int r;
 
 	r = conf_load(src, &conf, &diag);
-	for (size_t i = 0; i < diag.n; i++)
-		log_warnx("%s", diag.lines[i]);
+	for (size_t i = 0; i < diag.n; i++) /* errors when they stop the start */
+		if (r < 0)
+			log_errx("%s", diag.lines[i]);
+		else
+			log_warnx("%s", diag.lines[i]);
 	conf_diag_clear(&diag);
 	if (r < 0) {
-		log_warnx("invalid configuration, not starting");
+		log_errx("invalid configuration, not starting");
 		return EXIT_FAILURE;
 	}
 	log_set_level(conf->log.level);
@@ -90,7 +104,7 @@ static int run(const struct conf_source *src)
 	if (r >= 0)
 		r = manager_run(m);
 	else
-		log_warn_errno(r, "start-up failed");
+		start_failed(r);
 	manager_free(m);
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -12,6 +12,7 @@
  * manager's lifetime, and from every file, without a handle.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -33,6 +34,11 @@ static struct {
 	int level;
 	bool journal;
 } logger = {"latencyd", LOG_INFO, false};
+
+/* The last warning, said or not (log.level may hide it): why a start-up failed. Any
+ * thread may log one. */
+static char last_warning[LOG_LINE_MAX];
+static pthread_mutex_t last_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const struct {
 	const char *name;
@@ -130,7 +136,7 @@ static void vlog(int pri, int err, const char *const *fields, const char *fmt, v
 	char msg[LOG_LINE_MAX];
 	size_t len;
 
-	if (pri > logger.level) {
+	if (pri > logger.level && pri != LOG_WARNING) {
 		errno = saved;
 		return;
 	}
@@ -138,6 +144,15 @@ static void vlog(int pri, int err, const char *const *fields, const char *fmt, v
 	len = strlen(msg);
 	if (err && len < sizeof(msg))
 		snprintf(msg + len, sizeof(msg) - len, ": %s", strerror(err));
+	if (pri == LOG_WARNING) {
+		pthread_mutex_lock(&last_lock);
+		memcpy(last_warning, msg, sizeof(msg));
+		pthread_mutex_unlock(&last_lock);
+	}
+	if (pri > logger.level) {
+		errno = saved;
+		return;
+	}
 	if (logger.journal)
 		to_journal(pri, err, fields, msg);
 	else
@@ -174,6 +189,22 @@ void log_warnx(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(LOG_WARNING, 0, NULL, fmt, ap);
 	va_end(ap);
+}
+
+void log_errx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_ERR, 0, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void log_last_warning(char *buf, size_t size)
+{
+	pthread_mutex_lock(&last_lock);
+	snprintf(buf, size, "%s", last_warning);
+	pthread_mutex_unlock(&last_lock);
 }
 
 void log_info(const char *fmt, ...)

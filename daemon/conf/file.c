@@ -78,6 +78,40 @@ void conf_diag_clear(struct conf_diag *diag)
 	diag->lines = NULL;
 	diag->n = 0;
 }
+
+/*
+ * libconfig 1.5 keeps an integer without the L suffix in 32 bits: "max_bytes =
+ * 10737418240;" reads as -2147483648. The literal is read again from the file: the value
+ * it writes there, if libconfig's is that value cut to 32 bits; else libconfig's, V.
+ * *TOO_BIG: the literal is a positive number past 64 bits (libconfig read -1).
+ */
+static long long literal_int64(const config_setting_t *s, long long v, bool *too_big)
+{
+	const char *file = config_setting_source_file(s), *name = config_setting_name(s);
+	unsigned line = config_setting_source_line(s);
+	char buf[4096] = "", *p, *end;
+	long long big;
+	FILE *fp;
+
+	if (!file || !name || !line || !(fp = fopen(file, "re")))
+		return v;
+	for (unsigned i = 0; i < line && fgets(buf, sizeof(buf), fp); i++)
+		;
+	fclose(fp);
+	p = strstr(buf, name);
+	if (!p)
+		return v;
+	p += strcspn(p, "=:");
+	if (!*p)
+		return v;
+	errno = 0;
+	big = strtoll(p + 1, &end, 0);
+	*too_big = errno == ERANGE && big > 0;
+	if (errno || end == p + 1 || (int32_t)(uint32_t)(unsigned long long)big != (int32_t)v)
+		return v;
+	return big;
+}
+
 /* The setting's value spelled as conf_set_value() takes it, or NULL with the problem in why. */
 static char *setting_text(config_setting_t *s, enum conf_kind kind, char *why, size_t whylen)
 {
@@ -113,6 +147,14 @@ static char *setting_text(config_setting_t *s, enum conf_kind kind, char *why, s
 	case KIND_NUMBER:
 		if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
 			long long v = config_setting_get_int64(s);
+			bool too_big = false;
+
+			if (t == CONFIG_TYPE_INT)
+				v = literal_int64(s, v, &too_big);
+			if (too_big) {
+				snprintf(why, whylen, "the number is past %lld", LLONG_MAX);
+				return NULL;
+			}
 
 			if (v < 0) {
 				snprintf(why, whylen, "%lld is negative", v);

@@ -425,6 +425,30 @@ static void test_fleet(void)
 	conf_diag_clear(&diag);
 }
 
+/* libconfig keeps a plain integer in 32 bits: a 64-bit setting is read again from the file. */
+static void test_int64(void)
+{
+	struct conf_diag diag = {0};
+	struct conf *c;
+
+	c = load(write_file("int64.conf",
+			    "retention: { max_bytes = 10737418240; max_count = 7; };\n"),
+		 true, &diag);
+	ASSERT_TRUE(c);
+	ASSERT_EQ(c->retention.max_bytes, UINT64_C(10737418240));
+	conf_free(c);
+	c = load(write_file("int64.conf", "retention: { max_bytes = 99999999999999999999; };\n"),
+		 true, &diag);
+	ASSERT_TRUE(!c);
+	ASSERT_CONTAINS(diag.lines[0],
+			"retention.max_bytes: the number is past 9223372036854775807");
+	c = load(write_file("int64.conf", "retention: { max_bytes = -2147483648; };\n"), true,
+		 &diag);
+	ASSERT_TRUE(!c); /* a negative number stays one */
+	ASSERT_CONTAINS(diag.lines[0], "-2147483648 is negative");
+	conf_diag_clear(&diag);
+}
+
 /* realtime.cpus: where latencyd runs, a CPU list or "" for anywhere. */
 static void test_cpus(void)
 {
@@ -603,6 +627,7 @@ int main(void)
 	RUN(test_overrides);
 	RUN(test_fleet);
 	RUN(test_cpus);
+	RUN(test_int64);
 	RUN(test_trackers);
 	RUN(test_recorder);
 	RUN(test_saved);
