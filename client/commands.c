@@ -77,6 +77,15 @@ const struct command *command_find(const char *name)
 	return NULL;
 }
 
+size_t commands_names(const char **names, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]) && n < max; i++)
+		names[n++] = commands[i].name;
+	return n;
+}
+
 /* The global options; main.c parses those before the command, ctl_getopt() those after it. */
 const struct option ctl_global_options[] = {
 	{"socket", required_argument, NULL, 's'},  {"json", no_argument, NULL, 'j'},
@@ -331,11 +340,8 @@ static int cmd_help(struct ctl *ctl, const struct command *cmd, int argc, char *
 		return EXIT_OK;
 	}
 	which = command_find(argv[optind]);
-	if (!which) {
-		fprintf(stderr, "latencyctl: unknown command '%s'\nTry 'latencyctl help'.\n",
-			argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (!which)
+		return unknown_command(argv[optind]);
 	command_usage(which, stdout);
 	return EXIT_OK;
 }
@@ -353,9 +359,12 @@ static int cmd_trackers(struct ctl *ctl, const struct command *cmd, int argc, ch
 static int tracker_call(const struct ctl *ctl, const struct command *cmd, const char *tracker,
 			const char *file, int64_t value, bool save)
 {
-	struct json_object *args = json_object_new_object(), *result = NULL;
-	int r;
+	struct json_object *args, *result = NULL;
+	int r = check_tracker(tracker);
 
+	if (r != EXIT_OK)
+		return r;
+	args = json_object_new_object();
 	if (!args ||
 	    json_object_object_add(args, PROTO_KEY_TRACKER, json_object_new_string(tracker)) < 0 ||
 	    (value >= 0 && json_object_object_add(args, file, json_object_new_int64(value)) < 0) ||
@@ -748,9 +757,9 @@ static int cmd_filter(struct ctl *ctl, const struct command *cmd, int argc, char
 			return EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 1) {
+	if (argc - optind != 1 || check_tracker(argv[optind]) != EXIT_OK) {
 		json_object_put(args);
-		return usage_error(cmd, "wants %s", cmd->args);
+		return argc - optind != 1 ? usage_error(cmd, "wants %s", cmd->args) : EXIT_USAGE;
 	}
 	json_object_object_add(args, PROTO_KEY_TRACKER, json_object_new_string(argv[optind]));
 	return ask_with(ctl, cmd, args, ctl->out->filter);

@@ -125,6 +125,13 @@ struct command {
 };
 
 const struct command *command_find(const char *name);
+/* The commands' names into NAMES (at most MAX); how many. */
+size_t commands_names(const char **names, size_t max);
+
+/* names.c: says that WORD is no command, with a near one if any; EXIT_USAGE. */
+int unknown_command(const char *word);
+/* EXIT_OK for a tracker's name; else says so (with a near one) and EXIT_USAGE. */
+int check_tracker(const char *name);
 
 /*
  * The global options, accepted anywhere on the command line: main.c parses those before the

@@ -43,10 +43,7 @@ int main(int argc, char *argv[])
 		return EXIT_USAGE;
 	}
 	cmd = command_find(argv[optind]);
-	if (!cmd) {
-		fprintf(stderr, "latencyctl: unknown command '%s'\nTry 'latencyctl help'.\n",
-			argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (!cmd)
+		return unknown_command(argv[optind]);
 	return cmd->run(&ctl, cmd, argc - optind, argv + optind);
 }

@@ -457,4 +457,9 @@ int proto_reply_parse(struct json_object *msg, struct proto_reply *rep, struct p
 int proto_event_new(const char *name, struct json_object *data, struct json_object **ret);
 int proto_event_parse(struct json_object *msg, struct proto_event *ev, struct proto_error *err);
 
+/* nearest.c: of N CHOICES (NULL ones skipped), WORD itself or the one a typo away from it
+ * (two edits at most, fewer than half the word), for "did you mean"; NULL when none is, or
+ * two are as near. */
+const char *proto_nearest(const char *word, const char *const *choices, size_t n);
+
 #endif /* LATENCYD_PROTO_H */

@@ -250,6 +250,7 @@ static int set_buckets(const char *value, struct conf_buckets *field, char *why,
 {
 	struct conf_buckets v = {0};
 	char *copy = strdup(value), *save = NULL, *tok;
+	const char *near;
 	int r = 0;
 
 	if (!copy)
@@ -266,6 +267,15 @@ static int set_buckets(const char *value, struct conf_buckets *field, char *why,
 			snprintf(why, whylen,
 				 "'%s' is not TRACKER=RATE/BURST (rate 0..1000, burst 1..1000)",
 				 tok);
+			r = -EINVAL;
+			break;
+		}
+		/* A bucket for no tracker would never be used: said, with a near name. */
+		near = proto_nearest(v.v[v.n].tracker, tracker_names, TRACKER_COUNT);
+		if (!near || strcmp(near, v.v[v.n].tracker) != 0) {
+			snprintf(why, whylen, "'%s': no tracker '%s'%s%s%s", tok, v.v[v.n].tracker,
+				 near ? " (did you mean '" : "", near ? near : "",
+				 near ? "'?)" : "");
 			r = -EINVAL;
 			break;
 		}

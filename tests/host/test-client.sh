@@ -133,9 +133,14 @@ run "$LATENCYCTL" show-snapshot -s "$SOCK" -- -j
 expect_rc 2 "show-snapshot -- -j"
 expect_err "invalid snapshot id '-j'"
 run "$LATENCYCTL" disable --json -s "$SOCK" -- --json
-expect_rc 1 "disable -- --json (the daemon knows no tracker --json)"
-is_json 'type == "object"' "disable --json -- --json: the error as JSON"
-grep -qF -- '--json' "$T/out" || fail "disable -- --json: the tracker named --json not asked: $(cat "$T/out")"
+expect_rc 2 "disable -- --json (no tracker is named --json: checked before asking)"
+expect_err "latencyctl: unknown tracker '--json'; the trackers are syscalls, wakeup"
+run "$LATENCYCTL" -s "$SOCK" enable sycalls
+expect_rc 2 "enable sycalls"
+expect_err "latencyctl: unknown tracker 'sycalls' (did you mean 'syscalls'?)"
+run "$LATENCYCTL" -s "$SOCK" stauts
+expect_rc 2 "stauts"
+expect_err "latencyctl: unknown command 'stauts' (did you mean 'status'?)"
 run "$LATENCYCTL" -s "$SOCK" set-threshold -j -- wakeup 4ms
 expect_rc 0 "set-threshold -j -- TRACKER 4ms"
 is_json '.threshold_ns == 4000000' "set-threshold -j -- TRACKER 4ms"

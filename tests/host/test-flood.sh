@@ -22,7 +22,7 @@ write_conf <<CONF
 control: { socket = "$SOCK"; max_clients = 128; save_file = ""; };
 $(ust_recorder_conf latencyd-flood)
 output: { directory = "$T/snapshots"; };
-ratelimit: { rate = 10; burst = 5; trackers = [ "storm=0.001/1" ]; };
+ratelimit: { rate = 10; burst = 5; trackers = [ "net=0.001/1" ]; };
 realtime: { priority = 0; lock_memory = false; };
 CONF
 ctl() { "$LATENCYCTL" -s "$SOCK" "$@"; }
@@ -70,13 +70,13 @@ pass "100 concurrent clients: 40000 replies, all right; an alert during the floo
 # dropped at its output limit; the one that reads gets every alert counted. The first storm
 # alert takes the tracker's only token; once its snapshot is done, every other is refused
 # (alerts during a record would join it instead).
-"$ALERT_WRITE" "$T/alerts" storm 1 || fail "alert-write storm"
+"$ALERT_WRITE" "$T/alerts" net 1 || fail "alert-write net"
 wait_for 200 complete 2 || fail "no snapshot for the first storm alert: $(cat "$CAT" 2>/dev/null)"
 # A loaded machine makes the main loop slower and the batches bigger, so fewer events: the
 # storm goes on in rounds until the watcher that never reads has been dropped.
 sent=0
 for round in $(seq 15); do
-	"$ALERT_WRITE" "$T/alerts" storm 2000 1 || fail "alert-write storm"
+	"$ALERT_WRITE" "$T/alerts" net 2000 1 || fail "alert-write net"
 	sent=$((sent + 2000))
 	wait_for 20 grep -q "dropped by latencyd" "$T/noread.out" && break
 done
@@ -86,10 +86,10 @@ wait "$NOREAD" || fail "noread-watch: $(cat "$T/noread.out")"
 grep -q "more than 1048576 bytes of unread output, dropping it" "$T/latencyd.log" ||
 	fail "the drop is not logged"
 storm_alerts() {
-	jq -s '[.[] | select(.event == "suppressed" and .data.alert.tracker == "storm")
+	jq -s '[.[] | select(.event == "suppressed" and .data.alert.tracker == "net")
 		| .data.alerts] | add // 0' "$T/watch.json"
 }
-wait_for 300 sh -c "[ \$(jq -s '[.[] | select(.event == \"suppressed\" and .data.alert.tracker == \"storm\") | .data.alerts] | add // 0' '$T/watch.json') = $sent ]" ||
+wait_for 300 sh -c "[ \$(jq -s '[.[] | select(.event == \"suppressed\" and .data.alert.tracker == \"net\") | .data.alerts] | add // 0' '$T/watch.json') = $sent ]" ||
 	fail "the reading watcher's suppressed events count $(storm_alerts) of $sent alerts: $(grep -m2 suppressed "$T/watch.json")"
 alive
 pass "$sent storm alerts: a watcher that never reads is dropped at 1 MiB; the one that reads got every event"

@@ -15,7 +15,7 @@ conf() {
 control: { socket = "$SOCK"; };
 $(ust_recorder_conf latencyd-test)
 output: { directory = "$T/snapshots"; relayd = "$3"; fallback_local = true; };
-ratelimit: { rate = $1; burst = $2; trackers = [ "other=0.1/1" ]; };
+ratelimit: { rate = $1; burst = $2; trackers = [ "irq=0.1/1" ]; };
 retention: { max_count = $4; max_bytes = 0; max_age = 0; };
 realtime: { priority = 50; lock_memory = true; };
 CONF
@@ -133,7 +133,7 @@ b_alerts=$(jq '.counters.alerts' <<<"$before")
 b_snaps=$(jq '.counters.snapshots + .counters.failed' <<<"$before")
 start=$(date +%s.%N)
 "$ALERT_WRITE" "$T/alerts" selftest 40 50 || fail "alert-write burst"
-"$ALERT_WRITE" "$T/alerts" other 5 || fail "alert-write other"
+"$ALERT_WRITE" "$T/alerts" irq 5 || fail "alert-write irq"
 end=$(date +%s.%N)
 wait_for 100 jstatus ".counters.alerts == $b_alerts + 45 and
 	.counters.causes + .counters.suppressed == .counters.alerts" ||
@@ -216,7 +216,7 @@ run ctl list-snapshots
 expect_rc 0 "list-snapshots (text)"
 grep -Eq "^ID +TIME +STATUS +CAUSES +FIRST CAUSE +SIZE +LOCATION" "$T/out" || fail "list header"
 # The newest: an alert, or a manual record the bucket let through (a slow run refills it).
-grep -Eq "^$newest +20[0-9-]+ [0-9:]+ +complete +[0-9]+ +((selftest|other) pid [0-9]+ \(alert-write\) 5ms|manual pid [0-9]+ \(latencyctl\) 0ns) +[0-9.]+ (B|KiB|MiB) +/" \
+grep -Eq "^$newest +20[0-9-]+ [0-9:]+ +complete +[0-9]+ +((selftest|irq) pid [0-9]+ \(alert-write\) 5ms|manual pid [0-9]+ \(latencyctl\) 0ns) +[0-9.]+ (B|KiB|MiB) +/" \
 	"$T/out" || fail "list row: $(cat "$T/out")"
 for bad in "--since yesterday" "--limit 0" "--limit x" "extra"; do
 	# shellcheck disable=SC2086

@@ -467,6 +467,12 @@ static void test_cpus(void)
 		ASSERT_EQ(conf_set(c, "realtime.cpus", bad[i], &diag), -EINVAL);
 	ASSERT_CONTAINS(diag.lines[0], "realtime.cpus: 'x' is not a list of CPUs");
 	ASSERT_STREQ(c->realtime.cpus, "0-1,4"); /* kept */
+	/* A rate-limit bucket for a tracker there is not: refused, with a near name. */
+	ASSERT_EQ(conf_set(c, "ratelimit.trackers", "sycalls=1/2", &diag), -EINVAL);
+	ASSERT_CONTAINS(diag.lines[diag.n - 1], "no tracker 'sycalls' (did you mean 'syscalls'?)");
+	ASSERT_EQ(conf_set(c, "ratelimit.trackers", "x=1/2", &diag), -EINVAL);
+	ASSERT_TRUE(strstr(diag.lines[diag.n - 1], "did you mean") == NULL);
+	ASSERT_EQ(conf_set(c, "ratelimit.trackers", "offcpu=1/2,wakeup=1/1", &diag), 0);
 	conf_free(c);
 	conf_diag_clear(&diag);
 }
