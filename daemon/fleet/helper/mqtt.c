@@ -18,12 +18,15 @@
 #include "mqtt.h"
 #include "thread.h"
 
-#define KEEPALIVE_SEC	  30
-#define RECONNECT_MIN_SEC 1
-#define RECONNECT_MAX_SEC 60
-#define SEEN_ORIGINS	  64 /* origins whose recent incidents are remembered */
-#define SEEN_PER_ORIGIN	  32 /* an origin's recent incidents, to hand each on once */
-#define TOPIC_MAX	  (5 * PROTO_FLEET_NAME_MAX + 16)
+#define KEEPALIVE_SEC	   30
+#define RECONNECT_MIN_SEC  1
+#define RECONNECT_MAX_SEC  60
+#define SEEN_ORIGINS	   64 /* origins whose recent incidents are remembered */
+#define SEEN_PER_ORIGIN	   32 /* an origin's recent incidents, to hand each on once */
+#define TOPIC_MAX	   (5 * PROTO_FLEET_NAME_MAX + 16)
+/* A counter alone goes to latencyd at most this often: a flood of bad messages costs one
+ * record per period, not one each (mqtt_flush() sends what is left). */
+#define COUNTERS_PERIOD_NS (100 * 1000 * 1000)
 
 /* One origin's recent incidents: a ring of their numbers, per boot of the origin. */
 struct seen_origin {
@@ -44,28 +47,37 @@ struct mqtt {
 	bool started;
 	bool stopping, closed; /* mqtt_free() said DISCONNECT; on_disconnect() saw it done */
 
-	pthread_mutex_t lock; /* the status and the event socket: both threads write */
+	pthread_mutex_t lock; /* the status: both threads write */
 	struct fleet_status st;
-	struct fleet_said said; /* connection problems sent: each is said once */
+	bool dirty;		   /* a counter changed since the last record */
+	pthread_mutex_t send_lock; /* records leave whole and in order, from either thread */
+	uint64_t sent_ns;	   /* when the last record left (under lock) */
+	struct fleet_said said;	   /* connection problems sent: each is said once */
 	/* The network thread's own: incidents already handed on. */
 	struct seen_origin seen[SEEN_ORIGINS];
 	uint64_t seen_clock;
 };
 
 /*
- * A record for latencyd, with the counters as they are now. Only the network thread sends
- * (its callbacks, and mqtt_start() before it runs), so records leave in order. Blocking:
- * latencyd's reader thread only checks and queues, and a peer's alert is not dropped here.
+ * A record for latencyd, with the counters as they are now: the status is copied and sent
+ * under send_lock, so a later record never carries older counters. Blocking: latencyd's
+ * reader thread only checks and queues, and a peer's alert is not dropped here.
  */
 static void send_event(struct mqtt *m, struct fleet_wire_event *e)
 {
 	e->type = FLEET_WIRE_EVENT;
+	pthread_mutex_lock(&m->send_lock);
 	pthread_mutex_lock(&m->lock);
 	e->st = m->st;
+	m->dirty = false;
 	pthread_mutex_unlock(&m->lock);
 	if (send(m->event_fd, e, sizeof(*e), MSG_NOSIGNAL) < 0) {
 		/* latencyd is gone: the request loop sees its end too, and exits. */
 	}
+	pthread_mutex_lock(&m->lock);
+	m->sent_ns = now_ns();
+	pthread_mutex_unlock(&m->lock);
+	pthread_mutex_unlock(&m->send_lock);
 }
 
 static void event(struct mqtt *m, enum fleet_note_kind kind, const char *detail)
@@ -76,15 +88,31 @@ static void event(struct mqtt *m, enum fleet_note_kind kind, const char *detail)
 	send_event(m, &e);
 }
 
-/* A counter changed and nothing else: latencyd's status follows. */
+/* A counter changed and nothing else: latencyd's status follows, within a period. */
 static void count(struct mqtt *m, uint64_t *counter)
 {
 	struct fleet_wire_event e = {.ev.kind = FLEET_WIRE_COUNTERS};
+	bool now;
 
 	pthread_mutex_lock(&m->lock);
 	(*counter)++;
+	m->dirty = true;
+	now = now_ns() - m->sent_ns >= COUNTERS_PERIOD_NS;
 	pthread_mutex_unlock(&m->lock);
-	send_event(m, &e);
+	if (now)
+		send_event(m, &e);
+}
+
+void mqtt_flush(struct mqtt *m)
+{
+	struct fleet_wire_event e = {.ev.kind = FLEET_WIRE_COUNTERS};
+	bool dirty;
+
+	pthread_mutex_lock(&m->lock);
+	dirty = m->dirty;
+	pthread_mutex_unlock(&m->lock);
+	if (dirty)
+		send_event(m, &e);
 }
 
 /*
@@ -559,7 +587,8 @@ int mqtt_new(const struct fleet_wire_settings *s, int event_fd, const char *user
 	m->event_fd = event_fd;
 	m->backoff_sec = RECONNECT_MIN_SEC;
 	r = pthread_mutex_init(&m->lock, NULL);
-	if (r || (r = cond_init_monotonic(&m->wake)))
+	if (r || (r = pthread_mutex_init(&m->send_lock, NULL)) ||
+	    (r = cond_init_monotonic(&m->wake)))
 		return -r;
 	snprintf(m->st.broker, sizeof(m->st.broker), "%s", s->broker);
 	snprintf(m->st.host, sizeof(m->st.host), "%s", s->host);
@@ -712,5 +741,6 @@ void mqtt_free(struct mqtt *m)
 	mosquitto_lib_cleanup();
 	pthread_cond_destroy(&m->wake);
 	pthread_mutex_destroy(&m->lock);
+	pthread_mutex_destroy(&m->send_lock);
 	free(m);
 }

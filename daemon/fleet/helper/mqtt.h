@@ -22,6 +22,9 @@ int mqtt_new(const struct fleet_wire_settings *s, int event_fd, const char *user
 int mqtt_start(struct mqtt *m);
 /* A PUBLISH_* request: 0, -ENOTCONN (nothing queued: the caller retries), -EIO, -ENOMEM. */
 int mqtt_publish(struct mqtt *m, const struct fleet_wire_request *q);
+/* Sends the counters if they changed since the last record (count() holds them back for a
+ * while under a flood); called every second or so. */
+void mqtt_flush(struct mqtt *m);
 /* Says offline, disconnects, stops the thread, frees. */
 void mqtt_free(struct mqtt *m);
 
