@@ -49,7 +49,9 @@ start_fleet_broker() {
 # mqtt://127.0.0.1:$PORT) and FLEET_EXTRA (more fleet keys: credentials, TLS files) go in
 # its fleet group, e.g. FLEET_EXTRA='username = "h1";' node h1 lab 10 10.
 # FLEET_SHARED_SESSIOND set: every node uses LTTNG_HOME's sessiond (a root one). NODE_CPUS:
-# its realtime.cpus.
+# its realtime.cpus. NODE_SESSIOND_CPUS: its own sessiond started under taskset -c (its
+# consumerd inherits it). NODE_BUFFERS: the session's buffer keys instead of 4 sub-buffers
+# of 4 KiB, e.g. NODE_BUFFERS='subbuf_size = 262144; num_subbuf = 4;'.
 node() {
 	local n=$1 home=$T/$1/home
 	mkdir -p "$T/$n/snapshots" "$home"
@@ -57,7 +59,8 @@ node() {
 	if [ "$n" = h1 ] || [ -n "${FLEET_SHARED_SESSIOND:-}" ]; then
 		home=$LTTNG_HOME
 	else
-		LTTNG_HOME=$home lttng-sessiond --background >"$T/$n/sessiond.log" 2>&1 ||
+		LTTNG_HOME=$home ${NODE_SESSIOND_CPUS:+taskset -c "$NODE_SESSIOND_CPUS"} \
+			lttng-sessiond --background >"$T/$n/sessiond.log" 2>&1 ||
 			fail "sessiond of $n: $(cat "$T/$n/sessiond.log")"
 		PIDS+=("$(cat "$home/.lttng/lttng-sessiond.pid")")
 	fi
@@ -66,7 +69,7 @@ node() {
 	cat >"$T/$n/latencyd.conf" <<CONF
 control: { socket = "$T/$n/ctl.sock"; save_file = ""; };
 module: { load = false; notify_path = "$T/$n/alerts"; };
-session: { name = "latencyd-$n"; domain = "userspace"; subbuf_size = 4096; num_subbuf = 4;
+session: { name = "latencyd-$n"; domain = "userspace"; ${NODE_BUFFERS:-subbuf_size = 4096; num_subbuf = 4;}
 	   events = [ "lttng_ust_tracef:*" ]; };
 catalog: { directory = "$T/$n/catalog"; };
 output: { directory = "$T/$n/snapshots"; relayd = "$LATENCYD_TEST_RELAYD_URL"; };
