@@ -22,7 +22,11 @@ if [ -z "${LATENCYD_TEST_RELAYD_URL:-}" ]; then
 	log=$(mktemp)
 	echo "fleet-scale: progress in $log" >&2
 	# shellcheck disable=SC2086
-	"$here/../tests/host/lttng-env" --relayd "$0" "$incidents" $steps >"$log" 2>&1 || {
+	# lttng-env clears the environment: the settings go through env(1).
+	"$here/../tests/host/lttng-env" --relayd env LATENCYD_BUILD_DIR="$build" \
+		${FLEET_SIM_NICE:+FLEET_SIM_NICE="$FLEET_SIM_NICE"} \
+		${ANSWER_DELAY_MS:+ANSWER_DELAY_MS="$ANSWER_DELAY_MS"} \
+		"$0" "$incidents" $steps >"$log" 2>&1 || {
 		cat "$log"
 		rm -f "$log"
 		exit 1
