@@ -421,32 +421,30 @@ static int parse_count(const char *s, uint64_t *ret)
 	return s[0] >= '0' && s[0] <= '9' && !*end && !errno && *ret <= INT64_MAX ? 0 : -EINVAL;
 }
 
-/* "2h", "30min", "1d" ago, or a local date "YYYY-MM-DD[ HH:MM[:SS]]": seconds since the epoch. */
+/*
+ * A duration ago, in the one grammar (proto_duration_parse(): "2h", "30min", "1.5d"), with
+ * or without " ago", or a local date "YYYY-MM-DD[ HH:MM[:SS]]": seconds since the epoch.
+ */
 static int parse_since(const char *s, uint64_t *ret)
 {
-	static const struct {
-		const char *suffix;
-		uint64_t sec;
-	} units[] = {{"s", 1}, {"min", 60}, {"m", 60}, {"h", 3600}, {"d", 86400}};
 	static const char *const formats[] = {"%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S",
 					      "%Y-%m-%d %H:%M", "%Y-%m-%d"};
+	char ago[64];
+	size_t len = strlen(s);
 	struct tm tm;
+	uint64_t ns;
 	char *end;
-	uint64_t v;
 	time_t t;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (s[0] >= '0' && s[0] <= '9' && !errno && end != s && *end) {
-		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-			if (strcmp(end, units[i].suffix) != 0)
-				continue;
-			t = time(NULL);
-			if (v > (uint64_t)t / units[i].sec)
-				return -ERANGE;
-			*ret = (uint64_t)t - v * units[i].sec;
-			return 0;
-		}
+	snprintf(ago, sizeof(ago), "%s", s);
+	if (len > 4 && len < sizeof(ago) && strcmp(ago + len - 4, " ago") == 0)
+		ago[len - 4] = 0;
+	if (proto_duration_parse(ago, &ns, NULL) == 0) {
+		t = time(NULL);
+		if (ns / 1000000000 > (uint64_t)t)
+			return -ERANGE;
+		*ret = (uint64_t)t - ns / 1000000000;
+		return 0;
 	}
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
 		memset(&tm, 0, sizeof(tm));

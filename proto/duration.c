@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Durations as people type and read them: "10ms", "500us", "1.5ms", "2s", "250ns". Shared
- * by latencyctl (arguments, output) and latencyd (messages), so that both sides agree.
- * Parsing is exact (no floating point): "1.5ms" is 1500000 ns; a unit is required.
+ * Durations as people type and read them: "10ms", "500us", "1.5ms", "2s", "250ns", "5min",
+ * "2h", "1d", and "0" (no unit needed for nothing). The one grammar of latencyctl's
+ * arguments (--since too), latencyd.conf and latencyd's messages, so that all agree.
+ * Parsing is exact (no floating point): "1.5ms" is 1500000 ns; any other number needs a
+ * unit ("10" could be any of them).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,9 +17,12 @@ static const struct {
 	const char *suffix;
 	uint64_t ns;
 } units[] = {
-	{"ns", 1ULL},	    {"us", 1000ULL},	  {"\xc2\xb5s", 1000ULL}, /* µs */
-	{"ms", 1000000ULL}, {"s", 1000000000ULL},
+	{"ns", 1ULL},	       {"us", 1000ULL},		{"\xc2\xb5s", 1000ULL}, /* µs */
+	{"ms", 1000000ULL},    {"s", 1000000000ULL},	{"min", 60000000000ULL},
+	{"m", 60000000000ULL}, {"h", 3600000000000ULL}, {"d", 86400000000000ULL},
 };
+
+#define UNITS_SAID "ns, us, ms, s, min (or m), h or d"
 
 int proto_duration_parse(const char *s, uint64_t *ret_ns, const char **why)
 {
@@ -32,7 +37,7 @@ int proto_duration_parse(const char *s, uint64_t *ret_ns, const char **why)
 		return -EINVAL;
 	}
 	if (*p < '0' || *p > '9') {
-		*why = "a duration starts with a number, as in 10ms, 500us, 1.5ms, 2s, 250ns";
+		*why = "a duration starts with a number, as in 10ms, 500us, 1.5ms, 2s, 5min, 2h";
 		return -EINVAL;
 	}
 	for (; *p >= '0' && *p <= '9'; p++) {
@@ -57,15 +62,19 @@ int proto_duration_parse(const char *s, uint64_t *ret_ns, const char **why)
 			frac_scale *= 10;
 		}
 	}
+	if (!*p && whole == 0 && frac == 0) {
+		*ret_ns = 0;
+		return 0;
+	}
 	if (!*p) {
-		*why = "a unit is required: ns, us, ms or s (as in 10ms or 500us)";
+		*why = "a unit is required: " UNITS_SAID " (as in 10ms or 500us)";
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (strcmp(p, units[i].suffix) == 0)
 			unit = units[i].ns;
 	if (!unit) {
-		*why = "unknown unit: use ns, us, ms or s";
+		*why = "unknown unit: use " UNITS_SAID;
 		return -EINVAL;
 	}
 	if (whole > UINT64_MAX / unit) {
@@ -88,11 +97,23 @@ int proto_duration_parse(const char *s, uint64_t *ret_ns, const char **why)
 
 /*
  * The largest unit the value reaches, with up to three decimals and no trailing zeros:
- * "0ns", "250ns", "500µs", "1.5ms", "2s", "1.234567s" is "1.235s" (rounded to the nearest).
+ * "0ns", "250ns", "500µs", "1.5ms", "2s", "1.234567s" is "1.235s" (rounded to the nearest);
+ * whole hours and minutes as such, "1h", "5min" ("90s" stays: "1.5min" reads worse).
  * Like snprintf, returns the length of the whole text.
  */
 size_t proto_duration_format(char *buf, size_t size, uint64_t ns)
 {
+	static const struct {
+		const char *suffix;
+		uint64_t ns;
+	} whole_units[] = {
+		{"d", 86400000000000ULL}, {"h", 3600000000000ULL}, {"min", 60000000000ULL}};
+
+	for (size_t i = 0; ns && i < sizeof(whole_units) / sizeof(whole_units[0]); i++)
+		if (ns % whole_units[i].ns == 0)
+			return (size_t)snprintf(buf, size, "%" PRIu64 "%s", ns / whole_units[i].ns,
+						whole_units[i].suffix);
+
 	static const struct {
 		const char *suffix;
 		uint64_t ns;

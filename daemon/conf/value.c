@@ -114,13 +114,13 @@ static int set_duration(const struct conf_key *k, const char *value, uint64_t *f
 	const char *problem;
 	uint64_t ns;
 
-	if (conf_key_zero_off(k) && strcmp(value, "0") == 0) {
-		*field = 0;
-		return 0;
-	}
 	if (proto_duration_parse(value, &ns, &problem) < 0) {
 		snprintf(why, whylen, "'%s': %s", value, problem);
 		return -EINVAL;
+	}
+	if (conf_key_zero_off(k) && ns == 0) { /* "0", "0s", "0ms": off */
+		*field = 0;
+		return 0;
 	}
 	if (ns < k->min || ns > k->max) {
 		proto_duration_format(lo, sizeof(lo), k->min);

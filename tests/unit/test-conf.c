@@ -232,19 +232,19 @@ static void test_trackers(void)
 		"  block: { alert_rate = \"10/s\"; alert_burst = 65537; };\n"
 		"};\n",
 		(const char *const[]){
-			"2: trackers.syscalls.threshold: '10': a unit is required: ns, us, ms or s "
-			"(as in "
-			"10ms or 500us)",
+			"2: trackers.syscalls.threshold: '10': a unit is required: ns, us, ms, s, "
+			"min "
+			"(or m), h or d (as in 10ms or 500us)",
 			"3: trackers.wakeup.threshold: '0.5ns': finer than a nanosecond",
 			"3: trackers.wakeup.timeout: '500us' is not \"0\" (off) nor between 1ms "
-			"and 3600s",
+			"and 1h",
 			"4: trackers.offcpu.max_keys: '8' is not 0 nor an integer in [16, 1048576]",
 			"4: trackers.offcpu.filter_comm: 'a-name-too-long-for-comm' is not a task "
 			"name (at most 15 bytes, "
 			"one line)",
 			"5: trackers.irq.filter_cgroup: '../../etc' is not a cgroup: a path under "
 			"/sys/fs/cgroup (absolute or relative to it, no '..') or a cgroup id",
-			"5: trackers.irq.threshold: '2h': unknown unit: use ns, us, ms or s",
+			"5: trackers.irq.threshold: '2h' is not between 1µs and 1h",
 			"6: trackers.disk: unknown setting",
 			"7: trackers.net.enabled: expected true or false",
 			"8: trackers.app.alert_rate: '1000001' is not 0 nor an integer in [1, "

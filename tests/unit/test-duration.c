@@ -50,6 +50,13 @@ static void test_parse(void)
 	ok("1.25us", 1250);
 	ok("18446744073709551615ns", UINT64_MAX);
 	ok("18446744073s", 18446744073000000000ULL);
+	/* The one grammar: minutes, hours, days, and 0 without a unit (nothing is nothing). */
+	ok("1min", 60000000000ULL);
+	ok("5m", 300000000000ULL);
+	ok("2h", 7200000000000ULL);
+	ok("1.5h", 5400000000000ULL);
+	ok("1d", 86400000000000ULL);
+	ok("0", 0);
 
 	bad("10", -EINVAL, "a unit is required");
 	bad("1.5", -EINVAL, "a unit is required");
@@ -59,7 +66,9 @@ static void test_parse(void)
 	bad("-1ms", -EINVAL, "starts with a number");
 	bad(" 1ms", -EINVAL, "starts with a number");
 	bad("1 ms", -EINVAL, "unknown unit");
-	bad("1min", -EINVAL, "unknown unit");
+	bad("1mins", -EINVAL, "unknown unit");
+	bad("1w", -EINVAL, "use ns, us, ms, s, min (or m), h or d");
+	bad("00.5", -EINVAL, "a unit is required");
 	bad("1msx", -EINVAL, "unknown unit");
 	bad("1.ms", -EINVAL, "decimal point");
 	bad("1.5ns", -EINVAL, "finer than a nanosecond");
@@ -85,6 +94,11 @@ static void test_format(void)
 	fmt(999999999, "1000ms");
 	fmt(2000000000, "2s");
 	fmt(61500000000ULL, "61.5s");
+	fmt(60000000000ULL, "1min");
+	fmt(90000000000ULL, "90s");
+	fmt(3600000000000ULL, "1h");
+	fmt(5400000000000ULL, "90min");
+	fmt(172800000000000ULL, "2d");
 	/* Round trip: what is printed parses back to the same value when exact. */
 	for (uint64_t ns = 1; ns < 20000000000ULL; ns = ns * 7 + 3) {
 		char buf[32];
