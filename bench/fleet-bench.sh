@@ -10,26 +10,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${LATENCYD_BUILD_DIR:-$here/../build}
 incidents=${1:-40}
-if [ -z "${LATENCYD_TEST_RELAYD_URL:-}" ]; then
-	# The run is nobody's (lttng-env), the results file ours.
-	log=$(mktemp)
-	"$here/../tests/host/lttng-env" --relayd "$0" "$@" >"$log" 2>&1 || {
-		cat "$log"
-		rm -f "$log"
-		exit 1
-	}
-	sed -n '/^## 6\. Fleet/,/^=== end/p' "$log" | sed '$d' >"$here/fleet-results.md"
-	rm -f "$log"
-	cat "$here/fleet-results.md"
-	exit 0
-fi
-
-set +e
-LATENCYD=$build/daemon/latencyd LATENCYCTL=$build/client/latencyctl
-ALERT_WRITE=$build/tests/host/alert-write UST_APP=$build/tests/host/ust-app
-set -- "$LATENCYD" "$LATENCYCTL"
-. "$here/../tests/host/lib.sh"
-. "$here/../tests/host/fleet-lib.sh"
+. "$here/fleet/lib.sh"
+bench_outer "6\\. Fleet" fleet-results.md -- "$@"
+bench_inner
 start_fleet_broker
 # The peer buckets wide open (a fleet rate cannot be 0, "no limit"): every alert recorded.
 export FLEET_EXTRA='total_rate = 100; total_burst = 100;'

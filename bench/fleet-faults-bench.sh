@@ -15,36 +15,16 @@
 # the per-round ratio of medians, median [min, max].
 # Usage: bench/fleet-faults-bench.sh [ROUNDS [ALERTS]]   (default 5 rounds of 6 alerts per
 # condition, about 3 minutes; needs root and a build in build/)
-# FAULTS_KEEP_LOG=FILE keeps the run's whole log (each alert's times, the nodes' counters).
+# BENCH_KEEP_LOG=FILE keeps the run's whole log (each alert's times, the nodes' counters).
 # Writes bench/fleet-faults-results.md (bench/report puts it in bench/RESULTS.md) and prints it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${LATENCYD_BUILD_DIR:-$here/../build}
 rounds=${1:-5}
 alerts=${2:-6}
-if [ -z "${LATENCYD_TEST_RELAYD_URL:-}" ]; then
-	# The run is nobody's (lttng-env), the results file ours.
-	log=$(mktemp)
-	echo "fleet-faults-bench: progress in $log" >&2
-	"$here/../tests/host/lttng-env" --relayd "$0" "$rounds" "$alerts" >"$log" 2>&1 || {
-		cat "$log"
-		rm -f "$log"
-		exit 1
-	}
-	sed -n '/^## 10\. The local path under fleet faults/,/^=== end/p' "$log" | sed '$d' \
-		>"$here/fleet-faults-results.md"
-	[ -n "${FAULTS_KEEP_LOG:-}" ] && cp "$log" "$FAULTS_KEEP_LOG"
-	rm -f "$log"
-	cat "$here/fleet-faults-results.md"
-	exit 0
-fi
-
-set +e
-LATENCYD=$build/daemon/latencyd LATENCYCTL=$build/client/latencyctl
-ALERT_WRITE=$build/tests/host/alert-write UST_APP=$build/tests/host/ust-app
-set -- "$LATENCYD" "$LATENCYCTL"
-. "$here/../tests/host/lib.sh"
-. "$here/../tests/host/fleet-lib.sh"
+. "$here/fleet/lib.sh"
+bench_outer "10\\. The local path under fleet faults" fleet-faults-results.md -- "$rounds" "$alerts"
+bench_inner
 SPACING_MS=400 # between two of h1's alerts
 SPACING=$(awk -v m=$SPACING_MS 'BEGIN { print m / 1000 }')
 FLOOD_MS=20 # h3's alerts, one every this long, during the flood

@@ -17,34 +17,13 @@ if [ $# -gt 1 ]; then
 else
 	steps="0 25 50 100"
 fi
-if [ -z "${LATENCYD_TEST_RELAYD_URL:-}" ]; then
-	# The run is nobody's (lttng-env), the results file ours.
-	log=$(mktemp)
-	echo "fleet-scale: progress in $log" >&2
-	# shellcheck disable=SC2086
-	# lttng-env clears the environment: the settings go through env(1).
-	"$here/../tests/host/lttng-env" --relayd env LATENCYD_BUILD_DIR="$build" \
-		${FLEET_SIM_NICE:+FLEET_SIM_NICE="$FLEET_SIM_NICE"} \
-		${ANSWER_DELAY_MS:+ANSWER_DELAY_MS="$ANSWER_DELAY_MS"} \
-		"$0" "$incidents" $steps >"$log" 2>&1 || {
-		cat "$log"
-		rm -f "$log"
-		exit 1
-	}
-	sed -n '/^## 8\. Fleet at scale/,/^=== end/p' "$log" | sed '$d' >"$here/fleet-scale-results.md"
-	rm -f "$log"
-	cat "$here/fleet-scale-results.md"
-	exit 0
-fi
-
-set +e
-LATENCYD=$build/daemon/latencyd LATENCYCTL=$build/client/latencyctl
-ALERT_WRITE=$build/tests/host/alert-write UST_APP=$build/tests/host/ust-app
+. "$here/fleet/lib.sh"
+# shellcheck disable=SC2086
+bench_outer "8\\. Fleet at scale" fleet-scale-results.md \
+	${FLEET_SIM_NICE:+FLEET_SIM_NICE="$FLEET_SIM_NICE"} \
+	${ANSWER_DELAY_MS:+ANSWER_DELAY_MS="$ANSWER_DELAY_MS"} -- "$incidents" $steps
+bench_inner fleet-sim mqtt-rtt
 FLEET_SIM=$build/bench/fleet/fleet-sim MQTT_RTT=$build/bench/fleet/mqtt-rtt
-[ -x "$FLEET_SIM" ] && [ -x "$MQTT_RTT" ] || { echo "build fleet-sim and mqtt-rtt first"; exit 1; }
-set -- "$LATENCYD" "$LATENCYCTL"
-. "$here/../tests/host/lib.sh"
-. "$here/../tests/host/fleet-lib.sh"
 PREFIX=latencyd GROUP=bench # fleet-lib's nodes: the default topic prefix, group "bench"
 SPACING=0.4                 # seconds between two alerts on the origin
 SIM_NICE=${FLEET_SIM_NICE:-19} # the simulator stands for other hosts' CPUs: it yields

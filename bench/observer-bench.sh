@@ -18,7 +18,7 @@
 # Usage: bench/observer-bench.sh [ROUNDS [ALERTS]]   (default 10 rounds per configuration,
 # 12 alerts per round, about 4 minutes; needs root and a build in build/)
 # OBSERVER_DEBUG_DIR=DIR (writable by nobody) keeps the rounds' raw files and the nodes' logs,
-# OBSERVER_KEEP_LOG=FILE the run's whole log.
+# BENCH_KEEP_LOG=FILE the run's whole log.
 # Writes bench/observer-results.md (bench/report puts it in bench/RESULTS.md) and prints it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,31 +26,11 @@ build=${LATENCYD_BUILD_DIR:-$here/../build}
 rounds=${1:-10}
 alerts=${2:-12}
 debug_dir=${3:-} # (OBSERVER_DEBUG_DIR, passed on by the outer run)
-if [ -z "${LATENCYD_TEST_RELAYD_URL:-}" ]; then
-	# The run is nobody's (lttng-env), the results file ours.
-	log=$(mktemp)
-	echo "observer-bench: progress in $log" >&2
-	# (lttng-env passes no environment: the debug directory goes as an argument)
-	"$here/../tests/host/lttng-env" --relayd "$0" "$rounds" "$alerts" "${OBSERVER_DEBUG_DIR:-}" >"$log" 2>&1 || {
-		cat "$log"
-		rm -f "$log"
-		exit 1
-	}
-	sed -n '/^## 9\. The observer effect/,/^=== end/p' "$log" | sed '$d' >"$here/observer-results.md"
-	[ -n "${OBSERVER_KEEP_LOG:-}" ] && cp "$log" "$OBSERVER_KEEP_LOG"
-	rm -f "$log"
-	cat "$here/observer-results.md"
-	exit 0
-fi
-
-set +e
-LATENCYD=$build/daemon/latencyd LATENCYCTL=$build/client/latencyctl
-ALERT_WRITE=$build/tests/host/alert-write UST_APP=$build/tests/host/ust-app
+. "$here/fleet/lib.sh"
+# (lttng-env passes no environment: the debug directory goes as an argument)
+bench_outer "9\\. The observer effect" observer-results.md -- "$rounds" "$alerts" "${OBSERVER_DEBUG_DIR:-}"
+bench_inner busy-server
 BUSY=$build/bench/fleet/busy-server
-[ -x "$BUSY" ] || { echo "build busy-server first"; exit 1; }
-set -- "$LATENCYD" "$LATENCYCTL"
-. "$here/../tests/host/lib.sh"
-. "$here/../tests/host/fleet-lib.sh"
 PRE=5000000       # a window starts this long (ns) before the peer's record call
 WIN=150           # and lasts this long (ms)
 EXPLAINED_MS=50   # a typical explained wait (issue #26: 50 ms behind ksoftirqd/consumerd)

@@ -266,6 +266,24 @@ static bool one_of(const char *s, const char *const *v)
 	return false;
 }
 
+bool proto_fleet_status_valid(const char *s)
+{
+	static const char *const statuses[] = {PROTO_FLEET_RECORDED, PROTO_FLEET_LOCAL,
+					       PROTO_FLEET_REFUSED,  PROTO_FLEET_FAILED,
+					       PROTO_FLEET_STALE,    NULL};
+
+	return one_of(s, statuses);
+}
+
+bool proto_fleet_budget_valid(const char *s)
+{
+	static const char *const budgets[] = {"", PROTO_FLEET_BUDGET_ORIGIN,
+					      PROTO_FLEET_BUDGET_TOTAL, PROTO_FLEET_BUDGET_QUEUE,
+					      NULL};
+
+	return one_of(s, budgets);
+}
+
 #define REQ   PROTO_FIELD_REQUIRED
 #define AT(f) offsetof(struct raw, f)
 
@@ -358,12 +376,6 @@ int proto_fleet_result_parse(const void *payload, size_t len, struct proto_fleet
 		{PROTO_FLEET_KEY_REASON, PROTO_FIELD_STRING, 0, AT(reason)},
 		{NULL},
 	};
-	static const char *const statuses[] = {PROTO_FLEET_RECORDED, PROTO_FLEET_LOCAL,
-					       PROTO_FLEET_REFUSED,  PROTO_FLEET_FAILED,
-					       PROTO_FLEET_STALE,    NULL};
-	static const char *const budgets[] = {"", PROTO_FLEET_BUDGET_ORIGIN,
-					      PROTO_FLEET_BUDGET_TOTAL, PROTO_FLEET_BUDGET_QUEUE,
-					      NULL};
 	struct raw raw = {0};
 	struct json_object *o;
 	int r;
@@ -371,7 +383,7 @@ int proto_fleet_result_parse(const void *payload, size_t len, struct proto_fleet
 	memset(res, 0, sizeof(*res));
 	r = parse_common(payload, len, fields, &raw, &(struct common){res->host, res->group}, &o,
 			 why, whylen);
-	if (r >= 0 && !one_of(raw.status, statuses)) {
+	if (r >= 0 && !proto_fleet_status_valid(raw.status)) {
 		snprintf(why, whylen,
 			 "status \"%.32s\" is not one of recorded, local, refused, "
 			 "failed, stale",
@@ -382,7 +394,7 @@ int proto_fleet_result_parse(const void *payload, size_t len, struct proto_fleet
 		snprintf(res->status, sizeof(res->status), "%s", raw.status);
 	if (r >= 0)
 		r = copy_incidents(res, raw.incidents, why, whylen);
-	if (r >= 0 && !one_of(raw.budget ?: "", budgets)) {
+	if (r >= 0 && !proto_fleet_budget_valid(raw.budget ?: "")) {
 		snprintf(why, whylen, "budget \"%.32s\" is not origin, total nor queue",
 			 raw.budget);
 		r = -EINVAL;

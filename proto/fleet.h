@@ -122,6 +122,10 @@ bool proto_fleet_name_valid(const char *s);
 /* True for text a peer may send to be shown (comm, path, reason): printable ASCII, no
  * control byte, no escape sequence reaching a terminal or a log line. */
 bool proto_fleet_text_valid(const char *s);
+/* True for a result's status (PROTO_FLEET_RECORDED ...), and for its budget ("" or
+ * PROTO_FLEET_BUDGET_*). */
+bool proto_fleet_status_valid(const char *s);
+bool proto_fleet_budget_valid(const char *s);
 /* "ORIGIN-SEQ" into its parts; -EINVAL when it is not an incident id. */
 int proto_fleet_incident_parse(const char *incident, char *origin, size_t size, uint64_t *seq);
 void proto_fleet_incident_format(char *buf, size_t size, const char *origin, uint64_t seq);

@@ -18,16 +18,6 @@ static bool text_ok(const char *s, size_t size)
 	return memchr(s, 0, size) && proto_fleet_text_valid(s);
 }
 
-static bool one_of(const char *s, size_t size, const char *const *set)
-{
-	if (!memchr(s, 0, size))
-		return false;
-	for (; *set; set++)
-		if (strcmp(s, *set) == 0)
-			return true;
-	return false;
-}
-
 static bool incident_ok(const char *s, size_t size, char *origin, size_t osize)
 {
 	return memchr(s, 0, size) && proto_fleet_incident_parse(s, origin, osize, NULL) == 0;
@@ -45,16 +35,9 @@ static bool alert_ok(const struct proto_fleet_alert *a, char *origin, size_t osi
 static bool result_ok(const struct proto_fleet_result *r, const char *origin, char *one,
 		      size_t onesize)
 {
-	static const char *const statuses[] = {PROTO_FLEET_RECORDED, PROTO_FLEET_LOCAL,
-					       PROTO_FLEET_REFUSED,  PROTO_FLEET_FAILED,
-					       PROTO_FLEET_STALE,    NULL};
-	static const char *const budgets[] = {"", PROTO_FLEET_BUDGET_ORIGIN,
-					      PROTO_FLEET_BUDGET_TOTAL, PROTO_FLEET_BUDGET_QUEUE,
-					      NULL};
-
 	if (!name_ok(r->host, sizeof(r->host)) || !name_ok(r->group, sizeof(r->group)) ||
-	    !one_of(r->status, sizeof(r->status), statuses) ||
-	    !one_of(r->budget, sizeof(r->budget), budgets) || r->n < 1 ||
+	    !TERMINATED(r->status) || !proto_fleet_status_valid(r->status) ||
+	    !TERMINATED(r->budget) || !proto_fleet_budget_valid(r->budget) || r->n < 1 ||
 	    r->n > PROTO_FLEET_RESULT_INCIDENTS || r->count < r->n || !TERMINATED(r->path) ||
 	    (r->path[0] && !proto_fleet_text_valid(r->path)) || !TERMINATED(r->reason) ||
 	    (r->reason[0] && !proto_fleet_text_valid(r->reason)))
@@ -76,11 +59,10 @@ static bool result_ok(const struct proto_fleet_result *r, const char *origin, ch
 
 static bool presence_ok(const struct proto_fleet_presence *p)
 {
-	static const char *const states[] = {PROTO_FLEET_ONLINE, PROTO_FLEET_OFFLINE, NULL};
-
 	return name_ok(p->host, sizeof(p->host)) && name_ok(p->group, sizeof(p->group)) &&
-	       text_ok(p->boot_id, sizeof(p->boot_id)) &&
-	       one_of(p->state, sizeof(p->state), states);
+	       text_ok(p->boot_id, sizeof(p->boot_id)) && TERMINATED(p->state) &&
+	       (strcmp(p->state, PROTO_FLEET_ONLINE) == 0 ||
+		strcmp(p->state, PROTO_FLEET_OFFLINE) == 0);
 }
 
 static bool status_ok(const struct fleet_status *st)
