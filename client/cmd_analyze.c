@@ -239,8 +239,8 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 			       "\nID is asked to latencyd; PATH (a snapshot directory) needs no "
 			       "daemon.\nExit status: 0 analysed (maybe partially: see "
 			       "\"partial\"), "
-			       "1 nothing could be analysed.\n",
-			       cmd->name, cmd->args, cmd->summary, AN_LIMIT_DEFAULT);
+			       "1 nothing could be analysed.\n\nExample: %s\n",
+			       cmd->name, cmd->args, cmd->summary, AN_LIMIT_DEFAULT, cmd->example);
 			return EXIT_OK;
 		default:
 			fprintf(stderr, "Try 'latencyctl %s --help'.\n", cmd->name);

@@ -33,40 +33,70 @@ static int cmd_reload(struct ctl *ctl, const struct command *cmd, int argc, char
 static int cmd_record(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
 
+#define TRACKER_ARG "  TRACKER   syscalls, wakeup, offcpu, block, irq, net or app\n"
+#define SAVE_ARG    "  --save    also keep it in the saved-settings file: it outlives a restart\n"
+#define DURATION_ARG                                                                               \
+	"  DURATION  a number and its unit: ns, us, ms, s, min, h (10ms, 1.5ms, 500us)\n"
+
 static const struct command commands[] = {
-	{"status", "", "show latencyd's state and the kernel module's", cmd_status},
-	{"version", "", "show the versions of latencyd, its protocol and module ABI", cmd_version},
+	{"status", "", "show latencyd's state and the kernel module's", cmd_status, "",
+	 "latencyctl status"},
+	{"version", "", "show the versions of latencyd, its protocol and module ABI", cmd_version,
+	 "", "latencyctl version"},
 	{"trackers", "", "list the kernel's latency trackers, their settings and counters",
-	 cmd_trackers},
+	 cmd_trackers, "", "latencyctl --json trackers"},
 	{"set-threshold", "TRACKER DURATION [--save]",
-	 "set a tracker's alert threshold (as in 10ms, 500us); --save keeps it", cmd_set_duration},
+	 "set a tracker's alert threshold (as in 10ms, 500us); --save keeps it", cmd_set_duration,
+	 TRACKER_ARG DURATION_ARG "            from 1us to 1h\n" SAVE_ARG,
+	 "latencyctl set-threshold syscalls 50ms --save"},
 	{"set-timeout", "TRACKER DURATION [--save]",
-	 "set a tracker's timeout (0s = off); --save keeps it", cmd_set_duration},
-	{"enable", "TRACKER [--save]", "enable a tracker; --save keeps it enabled", cmd_enable},
-	{"disable", "TRACKER [--save]", "disable a tracker; --save keeps it disabled", cmd_enable},
+	 "set a tracker's timeout (0 = off); --save keeps it", cmd_set_duration,
+	 TRACKER_ARG DURATION_ARG "            0 (off), or from 1ms to 1h\n" SAVE_ARG,
+	 "latencyctl set-timeout block 2s"},
+	{"enable", "TRACKER [--save]", "enable a tracker; --save keeps it enabled", cmd_enable,
+	 TRACKER_ARG SAVE_ARG, "latencyctl enable wakeup --save"},
+	{"disable", "TRACKER [--save]", "disable a tracker; --save keeps it disabled", cmd_enable,
+	 TRACKER_ARG SAVE_ARG, "latencyctl disable wakeup"},
 	{"filter",
 	 "TRACKER [--pid PID] [--tid TID] [--comm NAME] [--cgroup PATH|ID] [--clear] [--save]",
-	 "set which tasks a tracker follows; --save keeps comm and cgroup", cmd_filter},
+	 "set which tasks a tracker follows; --save keeps comm and cgroup", cmd_filter,
+	 TRACKER_ARG "  --comm    a task name (15 bytes at most)\n"
+		     "  --cgroup  a cgroup v2 path under /sys/fs/cgroup, or its id\n"
+		     "  --clear   follow every task again\n" SAVE_ARG,
+	 "latencyctl filter syscalls --cgroup /system.slice/postgresql.service"},
 	{"list-snapshots", "[--since WHEN] [--tracker NAME] [--incident ID] [--limit N]",
-	 "list the snapshots, newest first (WHEN: 2h, 1d ago, or a date)", cmd_list_snapshots},
+	 "list the snapshots, newest first (WHEN: 2h, 1d ago, or a date)", cmd_list_snapshots,
+	 "  --since   a duration ago (2h, 30min, 1d ago) or a local date (2026-11-25 14:00)\n"
+	 "  --limit   the newest N only\n",
+	 "latencyctl list-snapshots --since 2h --tracker syscalls"},
 	{"show-snapshot", "ID", "show a snapshot: where it is, how it was taken, its causes",
-	 cmd_snapshot_id},
-	{"delete-snapshot", "ID", "delete a snapshot and its files", cmd_snapshot_id},
+	 cmd_snapshot_id, "  ID        a snapshot's id, from list-snapshots\n",
+	 "latencyctl show-snapshot 42"},
+	{"delete-snapshot", "ID", "delete a snapshot and its files", cmd_snapshot_id,
+	 "  ID        a snapshot's id, from list-snapshots\n", "latencyctl delete-snapshot 42"},
 	{"analyze",
 	 "[--begin NS] [--end NS] [--limit N] [--no-tables] [--lami [--output-progress]] "
 	 "[--test-compatibility] ID|PATH | --incident ID DIR [--local-only] | --mi-version | "
 	 "--metadata",
 	 "explain a snapshot's alerts and give its statistics (run here, not in latencyd)",
-	 cmd_analyze},
+	 cmd_analyze, "", /* its own --help: cmd_analyze.c */
+	 "latencyctl analyze 42"},
 	{"incidents", "[--limit N]",
 	 "list the fleet's incidents: origin, hosts that recorded or were refused",
-	 cmd_list_snapshots},
+	 cmd_list_snapshots, "  --limit   the newest N only (a reply holds as many as fit)\n",
+	 "latencyctl incidents --limit 10"},
 	{"record", "[--reason TEXT]",
-	 "take a snapshot now, through the rate limit, and wait for it", cmd_record},
-	{"watch", "", "print alerts and snapshots as they happen, until interrupted", cmd_watch},
-	{"config", "", "show the configuration latencyd runs with", cmd_config},
-	{"reload", "", "reload latencyd's configuration file (as SIGHUP does)", cmd_reload},
-	{"help", "[COMMAND]", "show this help, or a command's", cmd_help},
+	 "take a snapshot now, through the rate limit, and wait for it", cmd_record,
+	 "  --reason  why, kept with the snapshot\n",
+	 "latencyctl record --reason \"checkout p99 spike\""},
+	{"watch", "", "print alerts and snapshots as they happen, until interrupted", cmd_watch, "",
+	 "latencyctl --json watch"},
+	{"config", "", "show the configuration latencyd runs with", cmd_config, "",
+	 "latencyctl config"},
+	{"reload", "", "reload latencyd's configuration file (as SIGHUP does)", cmd_reload, "",
+	 "latencyctl reload"},
+	{"help", "[COMMAND]", "show this help, or a command's", cmd_help, "",
+	 "latencyctl help set-threshold"},
 };
 
 const struct command *command_find(const char *name)
@@ -218,6 +248,9 @@ static void command_usage(const struct command *cmd, FILE *f)
 {
 	fprintf(f, "Usage: latencyctl [OPTIONS] %s%s%s\n\n%s.\n", cmd->name,
 		cmd->args[0] ? " " : "", cmd->args, cmd->summary);
+	if (cmd->detail[0])
+		fprintf(f, "\n%s", cmd->detail);
+	fprintf(f, "\nExample: %s\n", cmd->example);
 }
 
 #define HELP_SHOWN (-1)

@@ -122,6 +122,8 @@ struct command {
 	const char *args; /* usage of the command's own arguments */
 	const char *summary;
 	int (*run)(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+	const char *detail;  /* its arguments, units and ranges, one per line; "" */
+	const char *example; /* one command line */
 };
 
 const struct command *command_find(const char *name);

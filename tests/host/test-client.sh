@@ -64,6 +64,24 @@ expect_rc 0 "--version"
 expect_out "latencyctl "
 pass "help"
 
+# Every command's help ends with an example, and every example is a command line
+# latencyctl takes: with no latencyd to ask it exits 3 (cannot connect), not 2 (usage);
+# watch would wait for events, so it is only parsed by its --help.
+cmds=$("$LATENCYCTL" help | sed -n '/^Commands:/,$p' | awk 'NR > 1 && /^  [a-z]/ { print $1 }')
+[ "$(echo "$cmds" | wc -l)" -ge 15 ] || fail "the command list: $cmds"
+for c in $cmds; do
+	example=$("$LATENCYCTL" "$c" --help | sed -n 's/^Example: //p')
+	[ -n "$example" ] || fail "$c --help has no example"
+	[ "$c" = watch ] && continue
+	eval "set -- ${example#latencyctl }"
+	run "$LATENCYCTL" -s "$T/no-such.sock" "$@"
+	case $c in
+	help) expect_rc 0 "the example of help: $example" ;;
+	*) expect_rc 3 "the example of $c: $example" ;;
+	esac
+done
+pass "each command's --help gives an example that latencyctl takes"
+
 # Global options anywhere on the command line, against the real latencyd (a fake sysfs, no
 # session): before the command, after it, among its own options and arguments.
 S=$T/sys/kernel/latency_tracker
