@@ -75,7 +75,8 @@ static void start_failed(int r)
 	char why[512];
 
 	log_last_warning(why, sizeof(why));
-	log_errx("start-up failed: %s", why[0] ? why : strerror(-r));
+	log_fields(LOG_ERR, (const char *const[]){LOG_MID_START_FAILED, NULL},
+		   "start-up failed: %s", why[0] ? why : strerror(-r));
 }
 
 static int run(const struct conf_source *src)
@@ -93,7 +94,8 @@ static int run(const struct conf_source *src)
 			log_warnx("%s", diag.lines[i]);
 	conf_diag_clear(&diag);
 	if (r < 0) {
-		log_errx("invalid configuration, not starting");
+		log_fields(LOG_ERR, (const char *const[]){LOG_MID_START_FAILED, NULL},
+			   "invalid configuration, not starting");
 		return EXIT_FAILURE;
 	}
 	log_set_level(conf->log.level);
@@ -103,6 +105,8 @@ static int run(const struct conf_source *src)
 		r = manager_start(m);
 	if (r >= 0)
 		r = manager_run(m);
+	if (r >= 0)
+		log_fields(LOG_INFO, (const char *const[]){LOG_MID_STOPPED, NULL}, "stopped");
 	else
 		start_failed(r);
 	manager_free(m);

@@ -29,4 +29,17 @@ void log_fields(int priority, const char *const *fields, const char *fmt, ...)
 _Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void fatalx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * MESSAGE_ID= of the journal entries an administrator looks for (journalctl
+ * MESSAGE_ID=...), each explained by systemd/latencyd.catalog (journalctl -x). Never
+ * changed once released: scripts and alerting rules match them.
+ */
+#define LOG_MID_STARTED	     "MESSAGE_ID=277fd594128a473886290997ab56c546"
+#define LOG_MID_STOPPED	     "MESSAGE_ID=ebb2813817f447b59d4b389267ed04d5"
+#define LOG_MID_START_FAILED "MESSAGE_ID=2751956206e849789f968878e18d3ac2"
+#define LOG_MID_ALERT	     "MESSAGE_ID=2eeb5d1771054fa7bf723c6a87596ec2" /* got a snapshot */
+#define LOG_MID_SNAPSHOT     "MESSAGE_ID=31fbf276c1a24ad194d19dd32190b299" /* recorded */
+#define LOG_MID_REFUSED	     "MESSAGE_ID=10a07942ceb447308532bc5154333d80" /* rate limit */
+#define LOG_MID_INCIDENT     "MESSAGE_ID=edb949cff5cc4431a2a6d6beefe6ccb8" /* its outcome */
+
 #endif /* LATENCYD_BASE_LOG_H */

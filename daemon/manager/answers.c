@@ -185,7 +185,7 @@ static void log_outcome(const char *incident, struct json_object *view)
 		{PROTO_FLEET_STALE, "stale on"},       {PROTO_KEY_NO_ANSWER, "no answer from"},
 		{PROTO_KEY_PENDING, "pending"},
 	};
-	char line[1024], hosts[512];
+	char line[1024], hosts[512], field[PROTO_FLEET_INCIDENT_MAX + 16];
 	size_t len = 0;
 	struct json_object *v;
 
@@ -195,10 +195,13 @@ static void log_outcome(const char *incident, struct json_object *view)
 			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s %s",
 						len ? "; " : "", parts[i].label, hosts);
 	}
+	snprintf(field, sizeof(field), "INCIDENT=%s", incident);
 	if (json_object_object_get_ex(view, PROTO_KEY_UNPUBLISHED, &v))
-		log_warnx("fleet: incident %s: %s", incident, json_object_get_string(v));
+		log_fields(LOG_WARNING, (const char *const[]){LOG_MID_INCIDENT, field, NULL},
+			   "fleet: incident %s: %s", incident, json_object_get_string(v));
 	else
-		log_info("fleet: incident %s: %s", incident, len ? line : "no member");
+		log_fields(LOG_INFO, (const char *const[]){LOG_MID_INCIDENT, field, NULL},
+			   "fleet: incident %s: %s", incident, len ? line : "no member");
 }
 
 static void summarise(struct manager *m, const char *incident)

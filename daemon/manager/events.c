@@ -27,7 +27,14 @@
 static void log_cause(int prio, const struct cause *c, uint64_t id, const char *what)
 {
 	char tracker[64], pid[32], comm[48], delay[48], sid[48];
-	const char *fields[] = {tracker, pid, comm, delay, id ? sid : NULL, NULL};
+	/* With a snapshot id: an alert that got one; without, one the rate limit refused. */
+	const char *fields[] = {id ? LOG_MID_ALERT : LOG_MID_REFUSED,
+				tracker,
+				pid,
+				comm,
+				delay,
+				id ? sid : NULL,
+				NULL};
 	char t[LATENCY_TRACKER_NAME_LEN + 1], n[LATENCY_TRACKER_COMM_LEN + 1];
 	pid_t p = c->kind == CAUSE_ALERT ? c->alert.pid : c->manual.pid;
 	uint64_t d = c->kind == CAUSE_ALERT ? c->alert.delay_ns : 0;
@@ -174,12 +181,17 @@ static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
 	for (size_t i = 0; i < s->n; i++)
 		log_cause(i == 0 ? LOG_NOTICE : LOG_INFO, &s->causes[i], s->id,
 			  i == 0 ? "snapshot" : "joins the snapshot");
-	if (s->error >= 0)
-		log_info("snapshot %" PRIu64 " %s%s in %" PRIu64 " us, %" PRIu64
-			 " us after detection, %zu cause(s)%s",
-			 s->id, s->path ? "at " : "to ", s->path ? s->path : c->output.relayd,
-			 s->rec->duration_ns / 1000, s->detect_ns / 1000, s->n,
-			 s->rec->fell_back ? " (relayd failed: fell back to local)" : "");
+	if (s->error >= 0) {
+		char sid[48];
+
+		snprintf(sid, sizeof(sid), "SNAPSHOT_ID=%" PRIu64, s->id);
+		log_fields(LOG_INFO, (const char *const[]){LOG_MID_SNAPSHOT, sid, NULL},
+			   "snapshot %" PRIu64 " %s%s in %" PRIu64 " us, %" PRIu64
+			   " us after detection, %zu cause(s)%s",
+			   s->id, s->path ? "at " : "to ", s->path ? s->path : c->output.relayd,
+			   s->rec->duration_ns / 1000, s->detect_ns / 1000, s->n,
+			   s->rec->fell_back ? " (relayd failed: fell back to local)" : "");
+	}
 	manager_fleet_snapshot(m, s);
 	manager_catalog_update(m);
 	view = catalog_entry_view(e, CATALOG_VIEW_CAUSES, &r);

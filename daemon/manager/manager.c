@@ -195,7 +195,8 @@ int manager_start(struct manager *m)
 	r = control_listen(m->control, m->conf->control.socket);
 	if (r < 0)
 		return r;
-	log_info("latencyd %s listening on %s", LATENCYD_VERSION, control_path(m->control));
+	log_fields(LOG_INFO, (const char *const[]){LOG_MID_STARTED, NULL},
+		   "latencyd %s listening on %s", LATENCYD_VERSION, control_path(m->control));
 	sd_notifyf(0, "READY=1\nSTATUS=Listening on %s", control_path(m->control));
 	return 0;
 }
