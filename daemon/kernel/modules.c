@@ -48,6 +48,25 @@ static bool remember(struct kmodules *km, const char *name)
 	return true;
 }
 
+/* What to do about a module the kernel would not load, after its errno. */
+static const char *load_hint(int r)
+{
+	switch (r) {
+	case -ENOENT:
+		return " (not installed? see modinfo)";
+	case -ENOKEY:
+	case -EKEYREJECTED:
+		/* init_module(2) under Secure Boot or module.sig_enforce=1, unsigned or signed
+		 * by a key the kernel does not trust. */
+		return ": the kernel takes signed modules only (Secure Boot, or "
+		       "module.sig_enforce=1): enrol the key DKMS signs them with, mokutil "
+		       "--import /var/lib/dkms/mok.pub, then reboot and confirm "
+		       "(latency_tracker(4), SECURE BOOT)";
+	default:
+		return "";
+	}
+}
+
 /* Loads NAME unless it is there; a module we loaded is unloaded at exit. */
 static int load_module(struct kmodules *km, const char *name, const char *params, bool required)
 {
@@ -63,8 +82,7 @@ static int load_module(struct kmodules *km, const char *name, const char *params
 		return 0;
 	}
 	if (r < 0) {
-		log_warnx("cannot load kernel module %s: %s%s", name, strerror(-r),
-			  r == -ENOENT ? " (not installed? see modinfo)" : "");
+		log_warnx("cannot load kernel module %s: %s%s", name, strerror(-r), load_hint(r));
 		return r;
 	}
 	if (loaded) {
