@@ -129,14 +129,6 @@ static bool take_status(struct fleet *f, const struct fleet_status *h, uint32_t 
 	return news;
 }
 
-/* As the helper judges it (helper/mqtt.c), by this host's clock. */
-static bool stale(const struct fleet *f, const struct proto_fleet_alert *a)
-{
-	uint64_t now = realtime_ns(), end = a->end_realtime_ns, max = f->set.max_age_ns;
-
-	return end <= now ? now - end > max : end - now > max;
-}
-
 static void on_event(struct fleet *f, struct fleet_wire_event *e, size_t len)
 {
 	struct fleet_event *ev = &e->ev;
@@ -156,7 +148,7 @@ static void on_event(struct fleet *f, struct fleet_wire_event *e, size_t len)
 	if (!take_status(f, &e->st, ev->kind, ev->detail) || ev->kind == FLEET_WIRE_COUNTERS)
 		return;
 	/* Fresh when the helper read it; this process may have been stopped since. */
-	if (ev->kind == FLEET_PEER_ALERT && stale(f, &ev->alert)) {
+	if (ev->kind == FLEET_PEER_ALERT && fleet_wire_stale(&ev->alert, f->set.max_age_ns)) {
 		pthread_mutex_lock(&f->lock);
 		f->stale_here++;
 		f->st.stale++;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fleet_wire.h"
+#include "thread.h"
 
 #define TERMINATED(a) (memchr((a), 0, sizeof(a)) != NULL)
 
@@ -160,4 +161,11 @@ bool fleet_said_new(struct fleet_said *s, const char *why)
 void fleet_said_clear(struct fleet_said *s)
 {
 	memset(s, 0, sizeof(*s));
+}
+
+bool fleet_wire_stale(const struct proto_fleet_alert *a, uint64_t max_age_ns)
+{
+	uint64_t now = realtime_ns(), end = a->end_realtime_ns;
+
+	return end <= now ? now - end > max_age_ns : end - now > max_age_ns;
 }

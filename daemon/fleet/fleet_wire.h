@@ -94,6 +94,9 @@ void fleet_said_clear(struct fleet_said *s);
  */
 bool fleet_wire_event_check(const struct fleet_wire_event *e, size_t len, const char *host,
 			    const char *group, char *why, size_t whylen);
+/* Older than MAX_AGE_NS by this host's clock, or from as far in its future (clocks apart):
+ * the helper judges an alert so as it arrives, latencyd again as it takes it. */
+bool fleet_wire_stale(const struct proto_fleet_alert *a, uint64_t max_age_ns);
 /* The same for the helper's side: a request or the settings, LEN bytes. */
 bool fleet_wire_request_check(const struct fleet_wire_request *q, size_t len);
 bool fleet_wire_settings_check(const struct fleet_wire_settings *s, size_t len);

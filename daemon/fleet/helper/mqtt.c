@@ -354,14 +354,6 @@ static bool accepted(struct mqtt *m, int parsed, const char *group, const char *
 	return false;
 }
 
-/* Older than max_age by this host's clock, or from as far in its future (clocks apart). */
-static bool stale(const struct mqtt *m, const struct proto_fleet_alert *a)
-{
-	uint64_t now = realtime_ns(), end = a->end_realtime_ns;
-
-	return end <= now ? now - end > m->s->max_age_ns : end - now > m->s->max_age_ns;
-}
-
 /* A host speaks only for its own incidents. Counted otherwise. */
 static bool own_incident(struct mqtt *m, const struct proto_fleet_alert *a, const char *host)
 {
@@ -393,7 +385,7 @@ static void on_alert(struct mqtt *m, const struct mosquitto_message *msg, const 
 		count(m, &m->st.duplicate);
 		return;
 	}
-	if (stale(m, a)) {
+	if (fleet_wire_stale(a, m->s->max_age_ns)) {
 		/* Held by a broker, or clocks apart: never recorded, but answered. */
 		pthread_mutex_lock(&m->lock);
 		m->st.stale++;
