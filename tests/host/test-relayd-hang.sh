@@ -56,7 +56,8 @@ WRITER_PID=$!
 wait_for 50 jcat --argjson id "$first" '[.snapshots[] | select(.id >= $id)] | length >= 2' ||
 	fail "no snapshots before SIGSTOP"
 kill -STOP "$RELAYD"
-stopped || fail "relayd is not stopped"
+# kill() only queues the signal: relayd stops when it next runs, a moment later.
+wait_for 20 stopped || fail "relayd is not stopped"
 wait "$WRITER_PID" || fail "alert-write"
 WRITER_PID=
 # A record SIGSTOP cut ends at lttng-sessiond's network timeout (sessiond may call it a
