@@ -5,7 +5,8 @@
  * not link:
  *
  *   base/      log, threads and their clock, file trees, JSON results
- *   conf/      the settings table, values, the file and saved settings, their rendering
+ *   conf/      the settings table, values, the file and saved settings, their rendering,
+ *              the kernel events session.events may name
  *   kernel/    modules, the module's ABI, the trackers' sysfs files, cgroups: every
  *              privileged step
  *   catalog/   the snapshots taken, their causes and retention (catalog.json)

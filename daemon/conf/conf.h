@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * latencyd's settings: their table, values and checks (table.c, value.c), the file and the
- * saved-settings file (file.c), and their rendering (render.c). Nothing here touches the
+ * latencyd's settings: their table, values and checks (table.c, value.c, events.c), the file
+ * and the saved-settings file (file.c), and their rendering (render.c). Nothing here touches the
  * kernel, LTTng or the control socket: every layer above reads struct conf.
  */
 #ifndef LATENCYD_CONF_H
@@ -211,6 +211,21 @@ void conf_entries_clear(struct conf_entries *e);
 void conf_diag_clear(struct conf_diag *diag);
 /* True when running the configuration needs root (kernel domain or module loading). */
 bool conf_needs_root(const struct conf *c);
+
+/* events.c */
+/* The probes latencyd's lttng-sessiond drop-in loads (systemd/lttng-sessiond.service.d). */
+#define CONF_KERNEL_PROBES "sched, irq, timer, block, net, statedump"
+/* The kernel events those probes offer, and LATENCY_TRACKER_TRACE_EVENT; sorted. */
+extern const char *const conf_kernel_events[];
+extern const size_t conf_n_kernel_events;
+/* As lttng enable-event matches: a '*' in PATTERN matches any run of characters. */
+bool conf_event_match(const char *pattern, const char *event);
+/*
+ * One kernel-domain session.events entry: 0 when those probes offer it (or a pattern
+ * matches one of theirs); -EINVAL when it is a mistake (a near miss of one, "did you mean",
+ * or a system call); 1 when it may be another probe's (a warning). why says which.
+ */
+int conf_event_check(const char *name, char *why, size_t whylen);
 
 /* render.c */
 /* The libconfig literal of value for key: a quoted, escaped string, or bare. */

@@ -269,6 +269,30 @@ static void walk(struct loader *l, config_setting_t *group, const char *prefix, 
 	}
 }
 
+/*
+ * session.events in the kernel domain, once the whole file is read (domain may come
+ * after events): a near miss of a probe's event is an error, a name no probe latencyd's
+ * sessiond loads offers is said but allowed (the site may load its probe). The user
+ * space domain's events are the applications' own: nothing to check them against.
+ */
+static void check_events(struct loader *l)
+{
+	const struct conf_key *k = conf_find_key("session.events");
+	const char *origin = k ? l->conf->origins[k - conf_keys] : NULL;
+	char why[512];
+	int r;
+
+	if (!origin || l->conf->session.domain != CONF_DOMAIN_KERNEL)
+		return;
+	for (char **e = l->conf->session.events; e && *e; e++) {
+		r = conf_event_check(*e, why, sizeof(why));
+		if (r < 0)
+			diag_add(l, "%s: session.events: %s", origin, why);
+		else if (r > 0)
+			conf_diag_line(l->diag, "%s: session.events: warning: %s", origin, why);
+	}
+}
+
 static void parse_config(struct loader *l, config_t *cfg, int ok, const char *name)
 {
 	if (ok != CONFIG_TRUE) {
@@ -279,6 +303,8 @@ static void parse_config(struct loader *l, config_t *cfg, int ok, const char *na
 				 config_error_line(cfg), config_error_text(cfg));
 	} else {
 		walk(l, config_root_setting(cfg), "", name);
+		if (!l->saved)
+			check_events(l);
 	}
 }
 

@@ -112,6 +112,38 @@ static int enable_events(struct lttng_handle *h, const struct flight_settings *s
 	return r < 0 ? r : 0;
 }
 
+int flight_kernel_events(char ***ret)
+{
+	struct lttng_domain dom = {.type = LTTNG_DOMAIN_KERNEL};
+	struct lttng_event *events = NULL;
+	struct lttng_handle *h = lttng_create_handle(NULL, &dom);
+	char **v = NULL;
+	int n, r = 0;
+
+	if (!h)
+		return -LTTNG_ERR_NOMEM;
+	n = lttng_list_tracepoints(h, &events);
+	lttng_destroy_handle(h);
+	if (n < 0)
+		return n;
+	v = calloc((size_t)n + 1, sizeof(*v));
+	for (int i = 0; v && i < n && r == 0; i++) {
+		events[i].name[sizeof(events[i].name) - 1] = 0;
+		v[i] = strdup(events[i].name);
+		if (!v[i])
+			r = -LTTNG_ERR_NOMEM;
+	}
+	free(events);
+	if (!v || r < 0) {
+		for (int i = 0; v && i < n; i++)
+			free(v[i]);
+		free(v);
+		return -LTTNG_ERR_NOMEM;
+	}
+	*ret = v;
+	return 0;
+}
+
 static int setup_session(const struct flight_settings *s)
 {
 	struct lttng_session_descriptor *desc;

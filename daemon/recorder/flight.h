@@ -80,4 +80,11 @@ void flight_set_relayd_timeout(struct flight *f, uint64_t ns);
 /* Why records to relayd cannot be probed first (an unresolvable host); NULL when they can. */
 const char *flight_relayd_unprobed(const struct flight *f);
 
+/*
+ * The kernel events the LTTng probes lttng-sessiond has loaded offer (lttng list -k), as a
+ * NULL-terminated array of strings, each and the array free()d by the caller; < 0: the
+ * LTTng error (no kernel tracer, say).
+ */
+int flight_kernel_events(char ***ret);
+
 #endif /* LATENCYD_FLIGHT_H */

@@ -77,6 +77,33 @@ static void settings_from(struct session *se, const struct conf *c, struct fligh
 	};
 }
 
+/*
+ * lttng-sessiond enables a kernel event no loaded probe offers without a word, and records
+ * nothing for it: each such name is said once per session created (the probes sessiond
+ * loads may have changed with it, after a restart). The configuration check knows only the
+ * probes latencyd's drop-in loads; this knows the ones loaded. Not the user space domain,
+ * whose applications come and go with their events.
+ */
+static void check_events(const struct flight_settings *s)
+{
+	char **offered = NULL;
+	bool found;
+
+	if (s->domain != FLIGHT_DOMAIN_KERNEL || flight_kernel_events(&offered) < 0)
+		return;
+	for (const char *const *e = s->events; e && *e; e++) {
+		found = false;
+		for (char **o = offered; *o && !found; o++)
+			found = conf_event_match(*e, *o);
+		if (!found)
+			log_warnx("event %s: no LTTng probe lttng-sessiond has loaded offers it, "
+				  "the session records nothing for it (lttng list -k lists those "
+				  "offered; lttng-sessiond --kmod-probes loads others)",
+				  *e);
+	}
+	conf_strv_free(offered);
+}
+
 /* Under slot.lock: (re)creates the session. */
 static int create_session(struct session *se)
 {
@@ -106,6 +133,7 @@ static int create_session(struct session *se)
 		 s.subbuf_size, s.relayd_url ? s.relayd_url : s.local_dir,
 		 s.relayd_url && s.fallback_local ? ", falling back to " : "",
 		 s.relayd_url && s.fallback_local ? s.local_dir : "");
+	check_events(&s);
 	if (flight_relayd_unprobed(se->slot.flight))
 		log_warnx("records to lttng-relayd are not checked first, a relayd that hangs "
 			  "blocks them until lttng-sessiond's own timeout: %s",

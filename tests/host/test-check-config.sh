@@ -64,6 +64,21 @@ run "$LATENCYD" --check-config "$T/limits.conf"
 expect_rc 0 "--check-config limits.conf, fixed: $(cat "$T/err")"
 pass "trackers.NAME.alert_rate and alert_burst: out of range or not an integer, with FILE:LINE"
 
+cat >"$T/events.conf" <<'CONF'
+session: {
+	events = [ "sched_switch", "sched_swich" ];
+};
+CONF
+run "$LATENCYD" --check-config "$T/events.conf"
+expect_rc 1 "--check-config events.conf"
+expect_err "$T/events.conf:2: session.events: 'sched_swich' is not an event; did you mean 'sched_switch'?"
+sed -i 's/"sched_swich"/"kmem_kmalloc"/' "$T/events.conf"
+run "$LATENCYD" --check-config "$T/events.conf"
+expect_rc 0 "--check-config events.conf, another probe's event: $(cat "$T/err")"
+expect_err "$T/events.conf:2: session.events: warning: 'kmem_kmalloc' is not among the events of the probes latencyd's lttng-sessiond drop-in loads (sched, irq, timer, block, net, statedump)"
+expect_out "configuration OK"
+pass "session.events: a near miss of an event is an error with the name meant, another probe's event a warning"
+
 printf 'control: {\n\tsocket = = "/x";\n};\n' >"$T/syntax.conf"
 run "$LATENCYD" --check-config "$T/syntax.conf"
 expect_rc 1 "--check-config syntax.conf"

@@ -103,6 +103,25 @@ grep -Eq "^History window: +expected [0-9.]+(ns|us|ms|s) \(" "$VM_OUT/status-aft
 	fail "status does not report the expected window"
 pass "history of the kernel snapshot: window ${w} ns, per CPU events and spans as babeltrace2 shows"
 
+# Each event enabled is one a loaded probe offers: nothing said. One none offers (kmem's,
+# not loaded) is said by the configuration's check and again when the session is made.
+! grep "no LTTng probe lttng-sessiond has loaded offers" $D/latencyd.log ||
+	fail "an event of the defaults said offered by no probe"
+sed -i 's|^session: {|session: { events = [ "sched_switch", "latency_tracker_alert", "kmem_kmalloc" ];|' \
+	$D/latencyd.conf
+latencyctl -s $D/ctl.sock reload || fail "reload"
+i=0
+until grep -q "event kmem_kmalloc: no LTTng probe lttng-sessiond has loaded offers it" $D/latencyd.log; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || { cat $D/latencyd.log; fail "kmem_kmalloc not said offered by no probe"; }
+	sleep 0.1
+done
+grep -q "session.events: warning: 'kmem_kmalloc' is not among the events" $D/latencyd.log ||
+	fail "the reload's check did not warn of kmem_kmalloc"
+[ "$(grep -c "no LTTng probe lttng-sessiond has loaded offers" $D/latencyd.log)" = 1 ] ||
+	fail "other events said offered by no probe: $(grep "no LTTng probe" $D/latencyd.log)"
+pass "session.events: an event no loaded probe offers is said, at reload and when the session is made"
+
 rmmod latency_tracker_selftest || fail "rmmod latency_tracker_selftest"
 kill -TERM $LPID
 wait $LPID || fail "latencyd exited with $?"
