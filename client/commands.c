@@ -414,6 +414,26 @@ static int tracker_call(const struct ctl *ctl, const struct command *cmd, const 
 	return r;
 }
 
+/*
+ * The kernel's range, said before anything is sent and in the unit typed ("'7200000ms' is
+ * not between 0.001ms and 3600000ms"): latencyd would only have the nanoseconds to say it.
+ */
+static int check_range(const struct command *cmd, const char *typed, uint64_t ns)
+{
+	bool timeout = strcmp(cmd->name, "set-timeout") == 0;
+	uint64_t min = timeout ? PROTO_TIMEOUT_MIN_NS : PROTO_THRESHOLD_MIN_NS;
+	uint64_t max = timeout ? PROTO_TIMEOUT_MAX_NS : PROTO_THRESHOLD_MAX_NS;
+	char lo[32], hi[32];
+
+	if ((ns >= min && ns <= max) || (timeout && ns == 0))
+		return EXIT_OK;
+	proto_duration_format_unit(lo, sizeof(lo), min, typed);
+	proto_duration_format_unit(hi, sizeof(hi), max, typed);
+	fprintf(stderr, "latencyctl: %s: '%s' is not %sbetween %s and %s\n", cmd->name, typed,
+		timeout ? "0 (off) nor " : "", lo, hi);
+	return EXIT_USAGE;
+}
+
 static int cmd_set_duration(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	const char *file = strcmp(cmd->name, "set-threshold") == 0 ? PROTO_KEY_THRESHOLD_NS
@@ -431,6 +451,8 @@ static int cmd_set_duration(struct ctl *ctl, const struct command *cmd, int argc
 			argv[optind + 1], ns > INT64_MAX ? "duration too large" : why);
 		return EXIT_USAGE;
 	}
+	if (check_range(cmd, argv[optind + 1], ns) != EXIT_OK)
+		return EXIT_USAGE;
 	return tracker_call(ctl, cmd, argv[optind], file, (int64_t)ns, save);
 }
 

@@ -143,3 +143,37 @@ size_t proto_duration_format(char *buf, size_t size, uint64_t ns)
 	}
 	return (size_t)snprintf(buf, size, "%" PRIu64 "ns", ns);
 }
+
+/*
+ * ns in the unit TYPED is written in ("7200000ms": ms), so that a range reads in the
+ * units of the value it refuses: a bound that is a whole number of that unit, or one with
+ * at most six decimals, exactly ("0.001ms", "3600000ms", "0.000001s", "60min"), in the
+ * unit as typed ("us", "µs", "m" or "min"). Any other bound, and any TYPED without a unit
+ * ("0", not a duration), is written as proto_duration_format() writes it: 1µs is
+ * 2.7e-10h, which nobody wants to read ("'2h' is not between 1µs and 1h").
+ */
+size_t proto_duration_format_unit(char *buf, size_t size, uint64_t ns, const char *typed)
+{
+	const char *suffix = typed ? typed + strspn(typed, "0123456789.") : "";
+	uint64_t unit = 0, rem;
+	char dec[8];
+	size_t n = 0;
+
+	for (size_t i = 0; *suffix && i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(suffix, units[i].suffix) == 0)
+			unit = units[i].ns;
+	if (!unit)
+		return proto_duration_format(buf, size, ns);
+	/* The decimals by long division: rem * 10 stays far below 2^64 (a day is 2^46 ns). */
+	rem = ns % unit;
+	while (rem && n < 6) {
+		rem *= 10;
+		dec[n++] = (char)('0' + rem / unit);
+		rem %= unit;
+	}
+	if (rem)
+		return proto_duration_format(buf, size, ns);
+	dec[n] = 0;
+	return (size_t)snprintf(buf, size, "%" PRIu64 "%s%s%s", ns / unit, n ? "." : "", dec,
+				suffix);
+}

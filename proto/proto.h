@@ -171,6 +171,11 @@ struct json_tokener;
 #define PROTO_KEY_SAVED_FILE	"saved_file"	/* 1.3: where it was saved */
 #define PROTO_KEY_ORIGINS	"origins"	/* 1.3: config: where each setting came from */
 #define PROTO_KEY_SAVED_PROBLEM "saved_problem" /* 1.3: why the saved file was ignored */
+/* threshold_ns and timeout_ns (0 = off) take the kernel's ranges (kmod/src/tunable.c). */
+#define PROTO_THRESHOLD_MIN_NS	UINT64_C(1000)
+#define PROTO_THRESHOLD_MAX_NS	UINT64_C(3600000000000)
+#define PROTO_TIMEOUT_MIN_NS	UINT64_C(1000000)
+#define PROTO_TIMEOUT_MAX_NS	UINT64_C(3600000000000)
 
 /* list-snapshots, show-snapshot, delete-snapshot (1.2) */
 #define PROTO_KEY_SINCE	       "since"
@@ -259,6 +264,12 @@ int proto_error_set(struct proto_error *err, enum proto_errcode code, const char
  */
 int proto_duration_parse(const char *s, uint64_t *ret_ns, const char **why);
 size_t proto_duration_format(char *buf, size_t size, uint64_t ns);
+/*
+ * ns in the unit of TYPED, a duration as the user wrote it, when it is exact there with at
+ * most six decimals ("0.001ms" for 1µs when TYPED is "7200000ms"), else as
+ * proto_duration_format() writes it: a range said in the units of the value it refuses.
+ */
+size_t proto_duration_format_unit(char *buf, size_t size, uint64_t ns, const char *typed);
 
 /*
  * frame.c: one JSON object per line. A frame is at most `max` bytes, its newline included.

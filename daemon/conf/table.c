@@ -16,7 +16,6 @@
 #define GIB	   (UINT64_C(1) << 30)
 #define OFF(field) offsetof(struct conf, field)
 
-#define USEC (UINT64_C(1000))
 #define MSEC (UINT64_C(1000000))
 #define HOUR (UINT64_C(3600000000000))
 
@@ -24,16 +23,17 @@
 #define LT_STR(x)  LT_STR_(x)
 
 /*
- * The kernel's ranges (kmod/src/tunable.c): threshold 1us..1h, timeout off or 1ms..1h, a
- * tracker's own alert limit off or 1..1000000 per second, bursts of 1..65536.
+ * The kernel's ranges (kmod/src/tunable.c): threshold 1us..1h, timeout off or 1ms..1h (as
+ * latencyctl checks them, proto.h), a tracker's own alert limit off or 1..1000000 per
+ * second, bursts of 1..65536.
  */
 // clang-format off
 #define TRACKER_KEYS(i, name, threshold)                                                           \
 	{"trackers." name ".enabled", CONF_BOOL, OFF(trackers[i].enabled), 0, "false", 0, 0},      \
 	{"trackers." name ".threshold", CONF_DURATION, OFF(trackers[i].threshold_ns), 0,           \
-	 threshold, USEC, HOUR},                                                                   \
+	 threshold, PROTO_THRESHOLD_MIN_NS, PROTO_THRESHOLD_MAX_NS},                               \
 	{"trackers." name ".timeout", CONF_DURATION_OFF, OFF(trackers[i].timeout_ns), 0, "0",      \
-	 MSEC, HOUR},                                                                              \
+	 PROTO_TIMEOUT_MIN_NS, PROTO_TIMEOUT_MAX_NS},                                              \
 	{"trackers." name ".max_keys", CONF_UINT_OFF, OFF(trackers[i].max_keys), 0, "0", 16,       \
 	 1 << 20},                                                                                 \
 	{"trackers." name ".filter_comm", CONF_COMM, OFF(trackers[i].filter_comm), 0, "", 0, 0},   \

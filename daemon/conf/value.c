@@ -123,8 +123,8 @@ static int set_duration(const struct conf_key *k, const char *value, uint64_t *f
 		return 0;
 	}
 	if (ns < k->min || ns > k->max) {
-		proto_duration_format(lo, sizeof(lo), k->min);
-		proto_duration_format(hi, sizeof(hi), k->max);
+		proto_duration_format_unit(lo, sizeof(lo), k->min, value);
+		proto_duration_format_unit(hi, sizeof(hi), k->max, value);
 		snprintf(why, whylen, "'%s' is not %sbetween %s and %s", value,
 			 conf_key_zero_off(k) ? "\"0\" (off) nor " : "", lo, hi);
 		return -EINVAL;

@@ -143,6 +143,21 @@ is_json '.enabled == true' "enable --json"
 [ "$(cat "$S/wakeup/enabled")" = 1 ] || fail "enable: not written"
 pass "global options and their values among a command's arguments and options"
 
+# Out of the kernel's range: said before asking, the range in the unit typed.
+run "$LATENCYCTL" -s "$SOCK" set-threshold wakeup 7200000ms
+expect_rc 2 "set-threshold TRACKER 7200000ms"
+expect_err "latencyctl: set-threshold: '7200000ms' is not between 0.001ms and 3600000ms"
+run "$LATENCYCTL" -s "$SOCK" set-threshold wakeup 2h
+expect_rc 2 "set-threshold TRACKER 2h"
+expect_err "latencyctl: set-threshold: '2h' is not between 1µs and 1h"
+run "$LATENCYCTL" -s "$SOCK" set-timeout wakeup 500us
+expect_rc 2 "set-timeout TRACKER 500us"
+expect_err "latencyctl: set-timeout: '500us' is not 0 (off) nor between 1000us and 3600000000us"
+[ "$(cat "$S/wakeup/threshold_ns")" = 3000000 ] || fail "an out-of-range threshold was written"
+run "$LATENCYCTL" -s "$SOCK" set-timeout wakeup 3600s
+expect_rc 0 "set-timeout TRACKER 3600s (the top of the range)"
+pass "set-threshold, set-timeout: out of range said in the unit typed, nothing sent"
+
 # "--" ends the options: what follows is an argument, even -j or --json.
 run "$LATENCYCTL" -s "$SOCK" status -- --json
 expect_rc 2 "status -- --json"

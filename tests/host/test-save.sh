@@ -107,8 +107,14 @@ expect_rc 1 "filter --pid --save"
 expect_err "a pid filter cannot be saved"
 expect_sys offcpu/filter_tgid 0 "a refused save changed sysfs"
 run ctl set-threshold wakeup 500ns --save
-expect_rc 1 "a threshold the file cannot hold"
-expect_err "cannot be saved: trackers.wakeup.threshold"
+expect_rc 2 "a threshold out of range (latencyctl's refusal)"
+expect_err "latencyctl: set-threshold: '500ns' is not between 1000ns and 3600000000000ns"
+# latencyd's own check, for a client that does not check first.
+printf '%s\n' '{"hello":{"protocol":1}}' \
+	'{"id":1,"command":"set-threshold","args":{"tracker":"wakeup","threshold_ns":500,"save":true}}' |
+	timeout 10 socat -t 2 - UNIX-CONNECT:"$SOCK" >"$T/out" 2>"$T/err"
+jq -se '.[-1].error.message | contains("cannot be saved: trackers.wakeup.threshold")' "$T/out" \
+	>/dev/null || fail "a threshold the file cannot hold, sent as is: $(cat "$T/out")"
 expect_sys wakeup/threshold_ns 1500000 "a refused save changed sysfs"
 pass "what cannot be saved is refused before anything changes"
 

@@ -227,7 +227,7 @@ static void test_trackers(void)
 		"  offcpu: { max_keys = 8; filter_comm = \"a-name-too-long-for-comm\"; };\n"
 		"  irq: { filter_cgroup = \"../../etc\"; threshold = \"2h\"; };\n"
 		"  disk: { enabled = true; };\n"
-		"  net: { enabled = \"yes\"; };\n"
+		"  net: { enabled = \"yes\"; threshold = \"7200000ms\"; };\n"
 		"  app: { alert_rate = 1000001; alert_burst = 0; };\n"
 		"  block: { alert_rate = \"10/s\"; alert_burst = 65537; };\n"
 		"};\n",
@@ -236,8 +236,8 @@ static void test_trackers(void)
 			"min "
 			"(or m), h or d (as in 10ms or 500us)",
 			"3: trackers.wakeup.threshold: '0.5ns': finer than a nanosecond",
-			"3: trackers.wakeup.timeout: '500us' is not \"0\" (off) nor between 1ms "
-			"and 1h",
+			"3: trackers.wakeup.timeout: '500us' is not \"0\" (off) nor between "
+			"1000us and 3600000000us",
 			"4: trackers.offcpu.max_keys: '8' is not 0 nor an integer in [16, 1048576]",
 			"4: trackers.offcpu.filter_comm: 'a-name-too-long-for-comm' is not a task "
 			"name (at most 15 bytes, "
@@ -247,6 +247,8 @@ static void test_trackers(void)
 			"5: trackers.irq.threshold: '2h' is not between 1µs and 1h",
 			"6: trackers.disk: unknown setting",
 			"7: trackers.net.enabled: expected true or false",
+			"7: trackers.net.threshold: '7200000ms' is not between 0.001ms and "
+			"3600000ms",
 			"8: trackers.app.alert_rate: '1000001' is not 0 nor an integer in [1, "
 			"1000000]",
 			"8: trackers.app.alert_burst: '0' is not an integer in [1, 65536]",

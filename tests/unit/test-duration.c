@@ -113,9 +113,50 @@ static void test_format(void)
 	ASSERT_STREQ(small, "1.5");
 }
 
+static void fmt_unit(uint64_t ns, const char *typed, const char *want)
+{
+	char buf[32];
+
+	ASSERT_EQ(proto_duration_format_unit(buf, sizeof(buf), ns, typed), strlen(want));
+	ASSERT_STREQ(buf, want);
+}
+
+/* A range in the unit the value it refuses was typed in, when exact and short there. */
+static void test_format_unit(void)
+{
+	char small[4];
+
+	fmt_unit(1000, "7200000ms", "0.001ms");
+	fmt_unit(3600000000000ULL, "7200000ms", "3600000ms");
+	fmt_unit(1000, "2h", "1\xc2\xb5s"); /* 2.7e-10h: the natural unit */
+	fmt_unit(3600000000000ULL, "2h", "1h");
+	fmt_unit(3600000000000ULL, "1.5h", "1h");
+	fmt_unit(3600000000000ULL, "90min", "60min");
+	fmt_unit(3600000000000ULL, "120m", "60m"); /* as typed: m, not min */
+	fmt_unit(1000000, "0.5s", "0.001s");
+	fmt_unit(1000, "0.5s", "0.000001s"); /* six decimals */
+	fmt_unit(100, "0.5s", "100ns");	     /* seven: the natural unit */
+	fmt_unit(1000000, "500us", "1000us");
+	fmt_unit(1000000, "500\xc2\xb5s", "1000\xc2\xb5s");
+	fmt_unit(1000, "5000000000000ns", "1000ns");
+	fmt_unit(43200000000000ULL, "2d", "0.5d");
+	fmt_unit(3600000000000ULL, "2d", "1h"); /* 0.041666...d */
+	fmt_unit(0, "5ms", "0ms");
+	/* No unit typed, or not a duration: the natural unit. */
+	fmt_unit(1000000, "0", "1ms");
+	fmt_unit(1000000, "", "1ms");
+	fmt_unit(1000000, NULL, "1ms");
+	fmt_unit(1000000, "10 ms", "1ms");
+	fmt_unit(1000000, "xyz", "1ms");
+	/* Truncated like snprintf. */
+	ASSERT_EQ(proto_duration_format_unit(small, sizeof(small), 1000, "7ms"), 7);
+	ASSERT_STREQ(small, "0.0");
+}
+
 int main(void)
 {
 	test_parse();
 	test_format();
+	test_format_unit();
 	return 0;
 }
