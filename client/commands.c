@@ -35,8 +35,10 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 
 #define TRACKER_ARG "  TRACKER   syscalls, wakeup, offcpu, block, irq, net or app\n"
 #define SAVE_ARG    "  --save    also keep it in the saved-settings file: it outlives a restart\n"
-#define DURATION_ARG                                                                               \
-	"  DURATION  a number and its unit: ns, us, ms, s, min, h (10ms, 1.5ms, 500us)\n"
+/* Its examples are the command's: each is a value the command takes (test-doc-durations). */
+#define DURATION_ARG(examples, range)                                                              \
+	"  DURATION  a number and its unit: ns, us, ms, s, min, h (" examples ")\n"                \
+	"            " range "\n"
 
 static const struct command commands[] = {
 	{"status", "", "show latencyd's state and the kernel module's", cmd_status, "",
@@ -47,11 +49,11 @@ static const struct command commands[] = {
 	 cmd_trackers, "", "latencyctl --json trackers"},
 	{"set-threshold", "TRACKER DURATION [--save]",
 	 "set a tracker's alert threshold (as in 10ms, 500us); --save keeps it", cmd_set_duration,
-	 TRACKER_ARG DURATION_ARG "            from 1us to 1h\n" SAVE_ARG,
+	 TRACKER_ARG DURATION_ARG("10ms, 1.5ms, 500us", "from 1us to 1h") SAVE_ARG,
 	 "latencyctl set-threshold syscalls 50ms --save"},
 	{"set-timeout", "TRACKER DURATION [--save]",
 	 "set a tracker's timeout (0 = off); --save keeps it", cmd_set_duration,
-	 TRACKER_ARG DURATION_ARG "            0 (off), or from 1ms to 1h\n" SAVE_ARG,
+	 TRACKER_ARG DURATION_ARG("2s, 1.5s, 500ms", "0 (off), or from 1ms to 1h") SAVE_ARG,
 	 "latencyctl set-timeout block 2s"},
 	{"enable", "TRACKER [--save]", "enable a tracker; --save keeps it enabled", cmd_enable,
 	 TRACKER_ARG SAVE_ARG, "latencyctl enable wakeup --save"},
