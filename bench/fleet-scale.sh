@@ -20,6 +20,7 @@ fi
 . "$here/fleet/lib.sh"
 # shellcheck disable=SC2086
 bench_outer "8\\. Fleet at scale" fleet-scale-results.md \
+	NODE_RT_PRIORITY="${FLEET_RT_PRIORITY:-50}" \
 	${FLEET_SIM_NICE:+FLEET_SIM_NICE="$FLEET_SIM_NICE"} \
 	${ANSWER_DELAY_MS:+ANSWER_DELAY_MS="$ANSWER_DELAY_MS"} -- "$incidents" $steps
 bench_inner fleet-sim mqtt-rtt
@@ -176,6 +177,12 @@ step() {
 		awk '{print $4 - $2}' "$T/peerrows-$h-$tag" >"$T/peer-$h-$tag"
 	done
 	cat "$T/peer-h2-$tag" "$T/peer-h3-$tag" >"$T/peer-$tag"
+	# Inside a peer: from its fleet helper's receipt of the alert to the waiter taking it (the
+	# catalog's received_to_record_ns); the rest of the peer's time is the broker's fan-out.
+	for h in h2 h3; do
+		jq -r '.snapshots[] | select(.incident) | [.incident, .causes[0].received_to_record_ns] |
+			@tsv' "$T/$h/catalog/catalog.json" | sort | join "$T/new-$tag" - | awk '{print $NF}'
+	done >"$T/inside-$tag"
 	# The same incident's record on the last subscriber (h3) minus on the second (h2).
 	join "$T/peerrows-h2-$tag" "$T/peerrows-h3-$tag" | awk '{print $8 - $4}' >"$T/h3h2-$tag"
 	# A real peer's answer comes once its record is done: from taking the alert to there.
@@ -197,6 +204,7 @@ step() {
 		"busiest=$busiest" foreign=$foreign \
 		rtt50=$(pct 50 <"$T/rtt-$tag") rtt99=$(pct 99 <"$T/rtt-$tag") \
 		peer50=$(pct 50 <"$T/peer-$tag") peer99=$(pct 99 <"$T/peer-$tag") peermax=$(pct 100 <"$T/peer-$tag") \
+		in50=$(pct 50 <"$T/inside-$tag") in99=$(pct 99 <"$T/inside-$tag") \
 		h2_50=$(pct 50 <"$T/peer-h2-$tag") h3_50=$(pct 50 <"$T/peer-h3-$tag") \
 		h2_99=$(pct 99 <"$T/peer-h2-$tag") h3_99=$(pct 99 <"$T/peer-h3-$tag") \
 		h3h2_50=$(spct 50 <"$T/h3h2-$tag") h3h2_99=$(spct 99 <"$T/h3h2-$tag") \
@@ -270,7 +278,10 @@ cat <<TEXT
 \`bench/fleet-scale.sh $incidents $steps\`: as part 6, all on this host ($(nproc) cores,
 $(uname -r)), one mosquitto ($(mosquitto -h 2>/dev/null | sed -n '1s/.*version //p')) and one
 lttng-relayd on 127.0.0.1: a real origin h1 and two real peers h2, h3 (latencyd, userspace
-domain, each with its own lttng-sessiond, \`realtime.priority = 0\` as in part 6; the peer
+domain, each with its own lttng-sessiond, \`realtime.priority = $NODE_RT_PRIORITY\` (50, the
+default: the waiter SCHED_FIFO and the fleet reader just below it; the nodes run as nobody
+with CAP_SYS_NICE, which latencyd.service keeps; \`FLEET_RT_PRIORITY=0\` for normal
+priority, as part 6); the peer
 buckets opened wide, \`peer_rate\` and \`total_rate\` 100/s, so that every incident is
 recorded), plus M simulated members: \`bench/fleet/fleet-sim\`, one process of M
 libmosquitto clients on 4 threads at nice $SIM_NICE (it stands for other hosts' CPUs),
@@ -294,7 +305,9 @@ when its snapshot is done). Each step: $incidents alerts on h1, one every $SPACI
   alerts are sent. *Origin's answers*: the hosts h1's \`latencyctl incidents\` lists as
   having recorded each of the step's incidents (itself included; the newest 20 of them).
 - *Peer*: the origin's alert end to each real peer's \`lttng_snapshot_record()\`
-  (catalogs, one clock, as part 6), h2 and h3 pooled. mosquitto sends a message to its
+  (catalogs, one clock, as part 6), h2 and h3 pooled; *in the peer*: from its fleet
+  helper's receipt to the waiter taking the alert (the catalog's \`received_to_record_ns\`),
+  the rest being the broker's fan-out and the helper's wakeup. mosquitto sends a message to its
   subscribers one after the other, in the order they subscribed: h2 is second (after h1),
   and h3's latencyd is restarted at each step once the simulated members are in, so that
   it is last. *fleet-sim delivery*: the alert's \`sent_realtime_ns\` (the origin's
@@ -321,8 +334,8 @@ while read -r row; do
 done <"$T/rows"
 cat <<TEXT
 
-| members: simulated + real | simulated answer | peer: alert to record, p50 / p99 / max | h2 (2nd subscriber) p50 / p99 | h3 (last subscriber) p50 / p99 | h3 − h2, same incident, p50 / p99 | origin: alert to its own record, p50 / p99 | broker RTT p50 / p99 | p99 ≤ 5 ms + RTT p99 | fleet-sim delivery p50 / p99 / max | fleet-sim answer p99 |
-|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|
+| members: simulated + real | simulated answer | peer: alert to record, p50 / p99 / max | of which in the peer: helper's receipt to the waiter, p50 / p99 | h2 (2nd subscriber) p50 / p99 | h3 (last subscriber) p50 / p99 | h3 − h2, same incident, p50 / p99 | origin: alert to its own record, p50 / p99 | broker RTT p50 / p99 | p99 ≤ 5 ms + RTT p99 | fleet-sim delivery p50 / p99 / max | fleet-sim answer p99 |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|
 TEXT
 : >"$T/verdicts"
 while read -r row; do
@@ -332,8 +345,9 @@ while read -r row; do
 	op=$([ "$ok" = met ] && echo "≤" || echo ">")
 	lim=$(awk -v r="$r99" 'BEGIN { printf "%.2f", 5 + r }')
 	echo "$(get m "$row")|$(get delay "$row")|$ok|$p99|$lim" >>"$T/verdicts"
-	printf '| %s + 3 | %s | %s / %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s (%s %s %s ms) | %s / %s / %s ms | %s ms |\n' \
+	printf '| %s + 3 | %s | %s / %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s (%s %s %s ms) | %s / %s / %s ms | %s ms |\n' \
 		"$(get m "$row")" "$(get label "$row")" "$(get peer50 "$row")" "$p99" "$(get peermax "$row")" \
+		"$(get in50 "$row")" "$(get in99 "$row")" \
 		"$(get h2_50 "$row")" "$(get h2_99 "$row")" "$(get h3_50 "$row")" "$(get h3_99 "$row")" \
 		"$(get h3h2_50 "$row")" "$(get h3h2_99 "$row")" "$(get orig50 "$row")" "$(get orig99 "$row")" \
 		"$(get rtt50 "$row")" "$r99" "$ok" "$p99" "$op" "$lim" \

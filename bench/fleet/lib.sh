@@ -15,7 +15,9 @@ bench_outer() {
 	shift
 	log=$(mktemp)
 	echo "${0##*/}: progress in $log" >&2
-	"$here/../tests/host/lttng-env" --relayd env LATENCYD_BUILD_DIR="$build" \
+	# CAP_SYS_NICE, which latencyd.service keeps: the nodes, which run as nobody, may then
+	# use realtime.priority.
+	LATENCYD_TEST_SYS_NICE=1 "$here/../tests/host/lttng-env" --relayd env LATENCYD_BUILD_DIR="$build" \
 		"${env[@]+"${env[@]}"}" "$0" "$@" >"$log" 2>&1 || {
 		cat "$log"
 		rm -f "$log"

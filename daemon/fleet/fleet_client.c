@@ -41,6 +41,7 @@ struct fleet {
 	int note_fd;
 	pthread_t thread; /* the reader: starts, reads and restarts the helper */
 	bool started;
+	int rt_priority; /* the reader's SCHED_FIFO priority, 0: normal */
 
 	pthread_mutex_t lock; /* below: the reader thread writes, the main loop reads */
 	pthread_cond_t wake;  /* the reader's backoff, cut short by fleet_free() */
@@ -368,6 +369,12 @@ int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct
 	*ret = f;
 	f->alert = fn;
 	f->userdata = userdata;
+	/* A peer's alert crosses the reader on its way to the waiter: at normal priority, on a
+	 * busy host, that hop waits for the CPU's running task (a millisecond or more, bench/
+	 * fleet-scale.sh). Just below the waiter, so that fleet traffic never delays a local
+	 * alert; the reader only moves fixed-size records the helper checked. */
+	if (conf->realtime.priority > 0)
+		f->rt_priority = conf->realtime.priority > 1 ? (int)conf->realtime.priority - 1 : 1;
 	f->tail = &f->head;
 	f->request_fd = -1;
 	f->note_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -398,9 +405,20 @@ int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct
 
 int fleet_start(struct fleet *f)
 {
-	int r = thread_start(&f->thread, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, f,
-			     "latencyd-fleet");
+	int r = -EINVAL;
 
+	if (f->rt_priority > 0) {
+		r = thread_start(&f->thread, SCHED_FIFO, f->rt_priority, THREAD_STACK_WORKER, run,
+				 f, "latencyd-fleet");
+		if (r < 0)
+			log_warn_errno(r,
+				       "fleet: cannot run the reader at SCHED_FIFO priority %d: "
+				       "it runs at normal priority",
+				       f->rt_priority);
+	}
+	if (r < 0)
+		r = thread_start(&f->thread, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, f,
+				 "latencyd-fleet");
 	if (r < 0)
 		return log_warn_errno(r, "fleet: cannot start the thread that runs %s",
 				      FLEET_HELPER_NAME);

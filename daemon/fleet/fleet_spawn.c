@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -78,9 +79,14 @@ int fleet_spawn(const char *path, struct fleet_child *c)
 	sigemptyset(&none);
 	sigfillset(&all);
 	posix_spawnattr_init(&attr);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	/* The reader that spawns it may run SCHED_FIFO: the helper, which parses the network,
+	 * runs at normal priority, where a flood cannot starve the host. */
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+						POSIX_SPAWN_SETSCHEDULER);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setschedpolicy(&attr, SCHED_OTHER);
+	posix_spawnattr_setschedparam(&attr, &(struct sched_param){.sched_priority = 0});
 	r = -posix_spawn(&c->pid, path, &fa, &attr, argv, environ);
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);

@@ -32,7 +32,7 @@ count() { ctl "$1" --json list-snapshots | jq '.matched'; }
 
 export FLEET_EXTRA='max_age = "10s";'
 node h1 lab 10 10
-FLEET_EXTRA='max_age = "10s"; user = "daemon";' NODE_CPUS=0 node h2 lab 10 10
+FLEET_EXTRA='max_age = "10s"; user = "daemon";' NODE_CPUS=0 NODE_RT_PRIORITY=50 node h2 lab 10 10
 for h in h1 h2; do
 	wait_for 200 jst $h '.session.state == "recording" and .fleet.subscribed and .fleet.members_online == 1 and .fleet.process.pid > 0' ||
 		fail "$h: not connected through its fleet process: $(ctl $h --json status | jq -c .fleet)"
@@ -62,9 +62,27 @@ for task in $(cd /proc && echo "$PID_h2"/task/*) "$(helper h2)"; do
 	[ "$(field "$task" Cpus_allowed_list)" = 0 ] ||
 		fail "h2's $task ($(cat "/proc/$task/comm")) may run on CPUs $(field "$task" Cpus_allowed_list), not 0"
 done
+# realtime.priority = 50 on h2: the waiter at 50 and the thread that reads the fleet
+# process just below it; the fleet process itself, which parses the network, at normal
+# priority although that thread started it.
+policy() { chrt -p "$1" | sed -n 's/.*scheduling policy: //p;s/.*scheduling priority: //p' | tr '\n' ' '; }
+seen=0
+for task in /proc/"$PID_h2"/task/*; do
+	case $(cat "$task/comm") in
+	latencyd-waiter) want="SCHED_FIFO 50 " ;;
+	latencyd-fleet) want="SCHED_FIFO 49 " ;;
+	*) continue ;;
+	esac
+	seen=$((seen + 1))
+	[ "$(policy "${task#*/task/}")" = "$want" ] ||
+		fail "h2's $(cat "$task/comm") thread runs $(policy "${task#*/task/}"), not $want"
+done
+[ "$seen" = 2 ] || fail "h2's waiter and fleet reader threads not found ($seen of 2)"
+[ "$(policy "$(helper h2)")" = "SCHED_OTHER 0 " ] ||
+	fail "h2's fleet process runs $(policy "$(helper h2)"), not SCHED_OTHER"
 [ "$want1" = _latencyd ] || grep -q "no user '_latencyd' on this system: the fleet process runs as nobody" "$T/h1/latencyd.log" ||
 	fail "h1's log does not say that _latencyd is missing: $(cat "$T/h1/latencyd.log")"
-pass "latencyd-fleet runs as $want1 and daemon: no capability, no_new_privs; libmosquitto and libssl only there; realtime.cpus holds for all of h2"
+pass "latencyd-fleet runs as $want1 and daemon: no capability, no_new_privs; libmosquitto and libssl only there; realtime.cpus holds for all of h2; its waiter and fleet reader SCHED_FIFO 50 and 49, its fleet process SCHED_OTHER"
 
 # 2. Killed: started again; an alert meanwhile is recorded at once, published when back.
 old=$(helper h2)
