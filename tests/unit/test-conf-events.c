@@ -12,15 +12,7 @@ static char dir[] = "/tmp/test-conf-events-XXXXXX";
 
 static const char *write_file(const char *name, const char *text)
 {
-	static char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	ASSERT_TRUE(f);
-	fputs(text, f);
-	fclose(f);
-	return path;
+	return test_write_file(dir, name, text);
 }
 
 static void check(const char *name, int want, const char *want_why)

@@ -17,15 +17,7 @@ static char dir[] = "/tmp/test-conf-XXXXXX";
 
 static const char *write_file(const char *name, const char *text)
 {
-	static char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	ASSERT_TRUE(f);
-	fputs(text, f);
-	fclose(f);
-	return path;
+	return test_write_file(dir, name, text);
 }
 
 /* Loads path; returns the conf or NULL, with the diagnostics in diag. */

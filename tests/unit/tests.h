@@ -3,6 +3,7 @@
 #ifndef LATENCYD_TESTS_H
 #define LATENCYD_TESTS_H
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,5 +54,19 @@
 		fprintf(stderr, "== %s\n", #test);                                                 \
 		test();                                                                            \
 	} while (0)
+
+/* Writes TEXT to DIR/NAME and returns that path (a static buffer: until the next call). */
+static inline const char *test_write_file(const char *dir, const char *name, const char *text)
+{
+	static char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ASSERT_TRUE(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
 
 #endif /* LATENCYD_TESTS_H */

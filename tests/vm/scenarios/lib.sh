@@ -238,3 +238,33 @@ vm_barrier() {
 		sleep 0.2
 	done
 }
+
+# The systemd image's scenarios (latencyd as a service).
+# On failure, what the service and the journal said.
+sfail() {
+	systemctl status latencyd --no-pager -l 2>&1 | tail -n 20
+	journalctl -u latencyd --no-pager 2>&1 | tail -n 40
+	fail "$@"
+}
+
+# wait_recording with the service's status and journal on failure, and 30 s: the unit
+# starts sessiond first.
+wait_service_recording() {
+	i=0
+	until latencyctl --json status 2>/dev/null | grep -q '"state": *"recording"'; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || sfail "latencyd does not record"
+		sleep 0.1
+	done
+}
+
+# conf_lt_sleeper FILE: the syscalls tracker enabled at 10 ms for tasks named lt-sleeper (a
+# copy of sleep at /tmp/lt-sleeper) in the sample configuration FILE, checked.
+conf_lt_sleeper() {
+	cp /bin/sleep /tmp/lt-sleeper
+	sed -i -e '/^\tsyscalls: {/,/};/ s/enabled = false;/enabled = true;/' \
+		-e '/^\tsyscalls: {/,/};/ s/threshold = "100ms";/threshold = "10ms";/' \
+		-e '/^\tsyscalls: {/,/};/ s/filter_comm = "";/filter_comm = "lt-sleeper";/' "$1"
+	grep -q 'filter_comm = "lt-sleeper"' "$1" || fail "could not edit $1"
+	latencyd --check-config || fail "the edited $1 is refused"
+}

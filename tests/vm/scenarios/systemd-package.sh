@@ -14,12 +14,6 @@ CONF=/etc/latencyd.conf
 CATALOG=/var/lib/latencyd/catalog.json
 kver=$(uname -r)
 
-sfail() {
-	systemctl status latencyd --no-pager -l 2>&1 | tail -n 20
-	journalctl -u latencyd --no-pager 2>&1 | tail -n 40
-	fail "$@"
-}
-
 echo "== apt install ./latencyd_*.deb ./latency-tracker-dkms_*.deb"
 ls "$DEBS"/*.deb || fail "no packages in $DEBS (vm-run --debs)"
 command -v latencyd >/dev/null && fail "latencyd is installed before the packages"
@@ -52,21 +46,11 @@ modinfo -n latency_tracker | grep -q "/lib/modules/$kver/updates/dkms/latency_tr
 pass "dkms install: latency_tracker and its trackers in updates/dkms"
 
 echo "== /etc/latencyd.conf: the syscalls tracker at 10 ms for tasks named lt-sleeper"
-cp /bin/sleep /tmp/lt-sleeper
-sed -i -e '/^\tsyscalls: {/,/};/ s/enabled = false;/enabled = true;/' \
-	-e '/^\tsyscalls: {/,/};/ s/threshold = "100ms";/threshold = "10ms";/' \
-	-e '/^\tsyscalls: {/,/};/ s/filter_comm = "";/filter_comm = "lt-sleeper";/' $CONF
-grep -q 'filter_comm = "lt-sleeper"' $CONF || fail "could not edit $CONF"
-latencyd --check-config || fail "the edited $CONF is refused"
+conf_lt_sleeper $CONF
 
 echo "== systemctl enable --now latencyd"
 systemctl enable --now latencyd || sfail "systemctl enable --now latencyd"
-i=0
-until latencyctl --json status 2>/dev/null | grep -q '"state": *"recording"'; do
-	i=$((i + 1))
-	[ $i -lt 300 ] || sfail "latencyd does not record"
-	sleep 0.1
-done
+wait_service_recording
 lsmod | grep -q '^latency_tracker ' || sfail "latency_tracker is not loaded"
 latencyctl status || sfail "latencyctl status"
 pass "latencyd started by systemd from the package, recording"

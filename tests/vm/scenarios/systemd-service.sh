@@ -8,24 +8,6 @@
 CONF=/etc/latencyd.conf
 CATALOG=/var/lib/latencyd/catalog.json
 
-# On failure, what the service and the journal said.
-sfail() {
-	systemctl status latencyd --no-pager -l 2>&1 | tail -n 20
-	journalctl -u latencyd --no-pager 2>&1 | tail -n 40
-	fail "$@"
-}
-
-# lib.sh's wait_recording with the service's status and journal on failure, and 30 s: the
-# unit starts sessiond first.
-wait_service_recording() {
-	i=0
-	until latencyctl --json status 2>/dev/null | grep -q '"state": *"recording"'; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || sfail "latencyd does not record"
-		sleep 0.1
-	done
-}
-
 # Makes a 30 ms system call in a task named lt-sleeper and waits for snapshot number $1 in
 # the catalog.
 latency() {
@@ -51,12 +33,7 @@ out=$(systemd-analyze verify /usr/lib/systemd/system/latencyd.service \
 pass "systemd-analyze verify: latencyd.service and latencyd.socket are clean"
 
 echo "== /etc/latencyd.conf: the syscalls tracker at 10 ms for tasks named lt-sleeper"
-cp /bin/sleep /tmp/lt-sleeper
-sed -i -e '/^\tsyscalls: {/,/};/ s/enabled = false;/enabled = true;/' \
-	-e '/^\tsyscalls: {/,/};/ s/threshold = "100ms";/threshold = "10ms";/' \
-	-e '/^\tsyscalls: {/,/};/ s/filter_comm = "";/filter_comm = "lt-sleeper";/' $CONF
-grep -q 'filter_comm = "lt-sleeper"' $CONF || fail "could not edit $CONF"
-latencyd --check-config || fail "the edited $CONF is refused"
+conf_lt_sleeper $CONF
 
 echo "== systemctl enable --now latencyd"
 systemctl enable --now latencyd || sfail "systemctl enable --now latencyd"
