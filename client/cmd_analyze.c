@@ -16,7 +16,7 @@
 
 #include "analysis.h"
 #include "incident.h"
-#include "latencyctl.h"
+#include "commands.h"
 
 enum {
 	OPT_BEGIN = 256,
@@ -142,10 +142,63 @@ static int analyze_incident(const struct ctl *ctl, const struct command *cmd, co
 	return lami ? r : EXIT_OK;
 }
 
-/* Declared here too: the command table (commands.c) declares its handlers itself. */
-int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **argv);
+/* What analyze's options ask for. */
+struct analyze_args {
+	struct an_options opt;
+	const char *incident; /* --incident ID */
+	bool lami, test;
+};
 
-int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+static void analyze_help(const struct command *cmd)
+{
+	printf("Usage: latencyctl [OPTIONS] %s %s\n\n%s.\n\n"
+	       "  --begin NS, --end NS  only this window (ns since the epoch)\n"
+	       "  --limit N|unlimited   rows per table (default %d)\n"
+	       "  --no-tables           only the alerts' causes\n"
+	       "  --lami                LAMI 1.0 results (as latencyctl-lami)\n"
+	       "  --incident ID DIR     every host's snapshot of fleet incident ID under DIR\n"
+	       "  --local-only          with --incident: each host's chains alone, not followed\n"
+	       "                        into the hosts that sent the packets\n"
+	       "  --mi-version, --metadata, --test-compatibility, --output-progress\n"
+	       "                        LAMI 1.0, as Trace Compass calls them\n"
+	       "\nID is asked to latencyd; PATH (a snapshot directory) needs no daemon.\n"
+	       "Exit status: 0 analysed (maybe partially: see \"partial\"), "
+	       "1 nothing could be analysed.\n\nExample: %s\n",
+	       cmd->name, cmd->args, cmd->summary, AN_LIMIT_DEFAULT, cmd->example);
+}
+
+/* --begin, --end (C) and --limit (OPT_LIMIT): EXIT_OK, or EXIT_USAGE after saying why. */
+static int window_option(int c, const char *arg, struct an_options *opt)
+{
+	uint64_t v;
+
+	if (c == OPT_LIMIT && strcmp(arg, "unlimited") == 0) {
+		opt->limit = UINT32_MAX;
+	} else if (c == OPT_LIMIT) {
+		if (parse_u64(arg, &v) < 0 || !v || v > UINT32_MAX) {
+			fprintf(stderr, "latencyctl: analyze: invalid --limit '%s'\n", arg);
+			return EXIT_USAGE;
+		}
+		opt->limit = (unsigned)v;
+	} else {
+		if (parse_u64(arg, &v) < 0) {
+			fprintf(stderr,
+				"latencyctl: analyze: invalid --%s '%s': ns since the epoch\n",
+				c == OPT_BEGIN ? "begin" : "end", arg);
+			return EXIT_USAGE;
+		}
+		*(c == OPT_BEGIN ? &opt->begin_ns : &opt->end_ns) = v;
+	}
+	return EXIT_OK;
+}
+
+/*
+ * Analyze's options into A: EXIT_CONTINUE when the analysis is to run (argv[optind..] are
+ * its arguments), else the exit status: after --help, --mi-version, --metadata (all done
+ * here), or a usage error said.
+ */
+static int analyze_options(struct ctl *ctl, const struct command *cmd, int argc, char **argv,
+			   struct analyze_args *a)
 {
 	static const struct option options[] = {
 		{"begin", required_argument, NULL, OPT_BEGIN},
@@ -162,52 +215,28 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct an_options opt = {.tables = true};
-	struct json_object *entry = NULL;
-	bool lami = false, test = false;
-	const char *incident = NULL;
-	struct an_result *res = NULL;
-	char *path = NULL, *why = NULL;
-	struct stat st;
-	uint64_t v;
-	int c, r;
+	int c;
 
 	optind = 0;
 	while ((c = ctl_getopt(ctl, argc, argv, options)) != -1) {
 		switch (c) {
 		case OPT_BEGIN:
 		case OPT_END:
-			if (parse_u64(optarg, &v) < 0) {
-				fprintf(stderr,
-					"latencyctl: analyze: invalid --%s '%s': ns since "
-					"the epoch\n",
-					c == OPT_BEGIN ? "begin" : "end", optarg);
-				return EXIT_USAGE;
-			}
-			*(c == OPT_BEGIN ? &opt.begin_ns : &opt.end_ns) = v;
-			break;
 		case OPT_LIMIT:
-			if (strcmp(optarg, "unlimited") == 0) {
-				opt.limit = UINT32_MAX;
-			} else if (parse_u64(optarg, &v) < 0 || !v || v > UINT32_MAX) {
-				fprintf(stderr, "latencyctl: analyze: invalid --limit '%s'\n",
-					optarg);
+			if (window_option(c, optarg, &a->opt) != EXIT_OK)
 				return EXIT_USAGE;
-			} else {
-				opt.limit = (unsigned)v;
-			}
 			break;
 		case OPT_NO_TABLES:
-			opt.tables = false;
+			a->opt.tables = false;
 			break;
 		case OPT_INCIDENT:
-			incident = optarg;
+			a->incident = optarg;
 			break;
 		case OPT_LOCAL:
-			opt.local_only = true;
+			a->opt.local_only = true;
 			break;
 		case OPT_LAMI:
-			lami = true;
+			a->lami = true;
 			break;
 		case OPT_MI:
 			printf("%s\n", AN_LAMI_VERSION);
@@ -216,40 +245,75 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 			print_json(an_lami_metadata(), false);
 			return EXIT_OK;
 		case OPT_TEST:
-			test = lami = true;
+			a->test = a->lami = true;
 			break;
 		case OPT_PROGRESS:
-			lami = true;
-			opt.progress = progress;
+			a->lami = true;
+			a->opt.progress = progress;
 			break;
 		case 'h':
-			printf("Usage: latencyctl [OPTIONS] %s %s\n\n%s.\n\n"
-			       "  --begin NS, --end NS  only this window (ns since the epoch)\n"
-			       "  --limit N|unlimited   rows per table (default %d)\n"
-			       "  --no-tables           only the alerts' causes\n"
-			       "  --lami                LAMI 1.0 results (as latencyctl-lami)\n"
-			       "  --incident ID DIR     every host's snapshot of fleet incident ID "
-			       "under DIR\n"
-			       "  --local-only          with --incident: each host's chains alone, "
-			       "not followed\n"
-			       "                        into the hosts that sent the packets\n"
-			       "  --mi-version, --metadata, --test-compatibility, "
-			       "--output-progress\n"
-			       "                        LAMI 1.0, as Trace Compass calls them\n"
-			       "\nID is asked to latencyd; PATH (a snapshot directory) needs no "
-			       "daemon.\nExit status: 0 analysed (maybe partially: see "
-			       "\"partial\"), "
-			       "1 nothing could be analysed.\n\nExample: %s\n",
-			       cmd->name, cmd->args, cmd->summary, AN_LIMIT_DEFAULT, cmd->example);
+			analyze_help(cmd);
 			return EXIT_OK;
 		default:
 			fprintf(stderr, "Try 'latencyctl %s --help'.\n", cmd->name);
 			return EXIT_USAGE;
 		}
 	}
-	if (incident)
-		return analyze_incident(ctl, cmd, incident,
-					argc - optind == 1 ? argv[optind] : NULL, &opt, lami);
+	return EXIT_CONTINUE;
+}
+
+/* One snapshot's directory analysed, and printed as A asks (text, JSON, LAMI, nothing). */
+static int analyze_path(const struct ctl *ctl, const char *path, const struct analyze_args *a)
+{
+	struct an_result *res = NULL;
+	char *why = NULL;
+	int r;
+
+	r = an_analyze(path, &a->opt, &res, &why);
+	if (r < 0) {
+		if (a->lami)
+			print_json(an_lami_error(why ? why : strerror(-r)), false);
+		fprintf(stderr, "latencyctl: analyze: %s\n", why ? why : strerror(-r));
+		free(why);
+		return EXIT_DAEMON;
+	}
+	if (a->lami && !an_lami_has_results(res)) {
+		/* LAMI wants at least one table: a trace without kernel events is not ours. */
+		print_json(an_lami_error("nothing to analyse: no alert and no kernel scheduling, "
+					 "system call, interrupt or block I/O events"),
+			   false);
+		an_result_free(res);
+		return EXIT_DAEMON;
+	}
+	if (a->test)
+		; /* can be analysed: exit 0, nothing printed */
+	else if (a->lami)
+		print_json(an_lami_results(res), false);
+	else if (ctl->out == &output_json)
+		print_json(an_result_json(res), true);
+	else
+		an_result_print(res, stdout);
+	if (an_result_partial(res) && !a->lami && ctl->out != &output_json)
+		fprintf(stderr, "latencyctl: analyze: partial result: see the problems above\n");
+	an_result_free(res);
+	return EXIT_OK;
+}
+
+int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	struct analyze_args a = {.opt = {.tables = true}};
+	struct json_object *entry = NULL;
+	char *path = NULL;
+	struct stat st;
+	uint64_t v;
+	int r;
+
+	r = analyze_options(ctl, cmd, argc, argv, &a);
+	if (r != EXIT_CONTINUE)
+		return r;
+	if (a.incident)
+		return analyze_incident(ctl, cmd, a.incident,
+					argc - optind == 1 ? argv[optind] : NULL, &a.opt, a.lami);
 	if (argc - optind != 1) {
 		fprintf(stderr, "latencyctl: analyze wants %s\nTry 'latencyctl analyze --help'.\n",
 			cmd->args);
@@ -261,42 +325,12 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 		path = snapshot_path(ctl, v, &entry, &r);
 		if (!path)
 			return r;
-		opt.entry = entry;
+		a.opt.entry = entry;
 	}
 	if (!path)
 		return EXIT_CONNECT;
-	r = an_analyze(path, &opt, &res, &why);
-	if (r < 0) {
-		if (lami)
-			print_json(an_lami_error(why ? why : strerror(-r)), false);
-		fprintf(stderr, "latencyctl: analyze: %s\n", why ? why : strerror(-r));
-		free(why);
-		free(path);
-		json_object_put(entry);
-		return EXIT_DAEMON;
-	}
-	if (lami && !an_lami_has_results(res)) {
-		/* LAMI wants at least one table: a trace without kernel events is not ours. */
-		print_json(an_lami_error("nothing to analyse: no alert and no kernel scheduling, "
-					 "system call, interrupt or block I/O events"),
-			   false);
-		an_result_free(res);
-		free(path);
-		json_object_put(entry);
-		return EXIT_DAEMON;
-	}
-	if (test)
-		; /* can be analysed: exit 0, nothing printed */
-	else if (lami)
-		print_json(an_lami_results(res), false);
-	else if (ctl->out == &output_json)
-		print_json(an_result_json(res), true);
-	else
-		an_result_print(res, stdout);
-	if (an_result_partial(res) && !lami && ctl->out != &output_json)
-		fprintf(stderr, "latencyctl: analyze: partial result: see the problems above\n");
-	an_result_free(res);
+	r = analyze_path(ctl, path, &a);
 	free(path);
 	json_object_put(entry);
-	return EXIT_OK;
+	return r;
 }

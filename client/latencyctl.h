@@ -114,8 +114,8 @@ int result_dispatch(struct json_object *obj, const struct proto_field *fields, v
 		    const char *what);
 
 /*
- * commands.c: the command table. A handler parses its arguments with ctl_getopt(), which
- * applies the global options found among them to CTL.
+ * table.c: the command table; the handlers are in commands.h. A handler parses its
+ * arguments with ctl_getopt(), which applies the global options found among them to CTL.
  */
 struct command {
 	const char *name;
@@ -126,7 +126,13 @@ struct command {
 	const char *example; /* one command line */
 };
 
+/* Commands latencyd knows nothing of; the others are named as on the wire (PROTO_CMD_*). */
+#define CTL_CMD_HELP	"help"
+#define CTL_CMD_ANALYZE "analyze" /* runs here, on a snapshot's files */
+
 const struct command *command_find(const char *name);
+/* The usage of every command, and the global options: latencyctl --help. */
+void ctl_usage(FILE *f);
 /* The commands' names into NAMES (at most MAX); how many. */
 size_t commands_names(const char **names, size_t max);
 
@@ -136,8 +142,8 @@ int unknown_command(const char *word);
 int check_tracker(const char *name);
 
 /*
- * The global options, accepted anywhere on the command line: main.c parses those before the
- * command (ctl_global_options, -h/--help included), ctl_getopt() those after it.
+ * options.c: the global options, accepted anywhere on the command line: main.c parses those
+ * before the command (ctl_global_options, -h/--help included), ctl_getopt() those after it.
  */
 extern const struct option ctl_global_options[];
 #define CTL_GLOBAL_SHORTOPTS "s:jt:V"
@@ -156,7 +162,5 @@ int ctl_global(struct ctl *ctl, int c, const char *arg);
  * wrong; the caller sets optind to 0 first, and reads CTL only once it returned -1.
  */
 int ctl_getopt(struct ctl *ctl, int argc, char **argv, const struct option *longopts);
-
-void ctl_usage(FILE *f);
 
 #endif /* LATENCYCTL_H */

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* watch: alerts and snapshots printed as latencyd sends them, until interrupted. */
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "commands.h"
+
+static int watch_ready(struct json_object *result, void *arg)
+{
+	const struct ctl *ctl = arg;
+	struct json_object *v;
+
+	if (ctl->out == &output_text &&
+	    json_object_object_get_ex(result, PROTO_KEY_RECORDING, &v) &&
+	    !json_object_get_boolean(v))
+		fprintf(stderr, "latencyctl: watch: latencyd's flight recorder is off: no events "
+				"will come\n");
+	return EXIT_OK;
+}
+
+static int watch_event(const char *name, struct json_object *data, void *arg)
+{
+	const struct ctl *ctl = arg;
+	int r = ctl->out->event(name, data);
+
+	return r == EXIT_OK ? EXIT_CONTINUE : r;
+}
+
+int cmd_watch(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
+{
+	const struct ctl_events ev = {
+		.ready = watch_ready, .on_event = watch_event, .arg = (void *)ctl};
+	struct json_object *result = NULL;
+	int r;
+
+	r = no_arguments(ctl, cmd, argc, argv);
+	if (r != EXIT_OK)
+		return r == HELP_SHOWN ? EXIT_OK : r;
+	r = ctl_call_events(ctl, cmd->name, NULL, &result, &ev);
+	json_object_put(result);
+	return r;
+}
