@@ -112,7 +112,7 @@ static int incident_lami(const struct an_incident *inc)
 /*
  * --incident ID DIR: on the collector, the origin's alert explained (its chain followed
  * into the peers that sent the packets it waited for) and each peer over the same window
- * (analysis/incident.c). Text, JSON, or LAMI (the origin's results).
+ * (analysis/analyze/incident.c). Text, JSON, or LAMI (the origin's results).
  */
 static int analyze_incident(const struct ctl *ctl, const struct command *cmd, const char *id,
 			    const char *dir, const struct an_options *opt, bool lami)

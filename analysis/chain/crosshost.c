@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The wait that crosses machines. A task woken as a packet is handed to it (the NET_RX
- * softirq, replay.c notes the packet) waited for whoever sent that packet: the send is found
+ * softirq, timeline.c notes the packet) waited for whoever sent that packet: the send is found
  * in another host's snapshot by its flow and sequence number, and the sending task's own
  * story over the wait, on that host, becomes the next links of the chain.
  *

@@ -176,7 +176,7 @@ struct an_pass {
 };
 int an_read(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char **why);
 
-/* replay.c: one task's states over [t0, t1]. */
+/* timeline.c: one task's states over [t0, t1]. */
 enum an_state {
 	ST_UNKNOWN,
 	ST_RUNNING,
@@ -274,7 +274,7 @@ const struct an_crossing *an_crossing_of(const struct an_cause *c, size_t link);
 void an_packet_text(const struct an_packet *p, char *buf, size_t size);
 /* "10.99.0.2:5432" of the sender (dst false) or receiver */
 void an_endpoint_text(const struct an_packet *p, bool dst, char *buf, size_t size);
-/* net.c: each sent packet's task, from the CPUs' contexts at its sending. */
+/* packets.c: each sent packet's task, from the CPUs' contexts at its sending. */
 void an_net_senders(struct an_log *log);
 /* A one-line summary of the critical path; returns the share of the latency explained. */
 double an_cause_summary(const struct an_log *log, const struct an_cause *c, char *buf, size_t size);
@@ -284,7 +284,7 @@ void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *
 void an_runnable_text(const struct an_log *log, const struct an_interval *iv, char *buf,
 		      size_t size);
 
-/* table.c: result tables, cells typed as LAMI's data classes. */
+/* classes.c: result tables, cells typed as LAMI's data classes. */
 enum an_cell_kind {
 	C_EMPTY,
 	C_INT,
@@ -324,7 +324,7 @@ extern const size_t an_table_class_count;
 struct an_cell *an_row(struct an_table *t);
 size_t an_rows(const struct an_table *t);
 
-/* tables.c: the statistics over the window. */
+/* statistics.c: the statistics over the window. */
 int an_tables(const struct an_log *log, unsigned limit, struct an_vec *tables, struct an_vec *names,
 	      uint64_t begin, uint64_t end);
 
@@ -339,7 +339,7 @@ struct an_result {
 	uint64_t begin, end;
 };
 
-/* analyze.c: an empty result (its log ready to fill), and the analysis of a filled log. */
+/* result.c: an empty result (its log ready to fill), and the analysis of a filled log. */
 struct an_result *an_result_new(const char *path);
 int an_compute(struct an_result *r, const struct an_options *opt, char **why);
 /* The same log computed again over another window (opt), without reading the trace again. */
