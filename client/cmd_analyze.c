@@ -97,13 +97,11 @@ out:
 /* LAMI of an incident: the origin's results, its critical paths going on into the peers. */
 static int incident_lami(const struct an_incident *inc)
 {
-	for (size_t i = 0; i < inc->parts.n; i++) {
-		const struct an_incident_part *p = AN_AT(&inc->parts, struct an_incident_part, i);
+	const struct an_result *origin = an_incident_origin(inc);
 
-		if (p->origin && p->res) {
-			print_json(an_lami_results(p->res), false);
-			return EXIT_OK;
-		}
+	if (origin) {
+		print_json(an_lami_results(origin), false);
+		return EXIT_OK;
 	}
 	print_json(an_lami_error("the origin's snapshot of the incident is not there"), false);
 	return EXIT_DAEMON;

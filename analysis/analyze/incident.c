@@ -17,8 +17,10 @@
 #include <json-c/json.h>
 
 #include "an.h"
+#include "chain.h"
 #include "crosshost.h"
 #include "incident.h"
+#include "results.h"
 
 /* Without an alert in the origin's snapshot (a manual record): its last second. */
 #define WINDOW_DEFAULT_NS 1000000000ULL
@@ -212,6 +214,7 @@ static void analyze_part(struct an_incident_part *p, const struct an_options *ba
 static int follow_packets(struct an_incident *inc, size_t origin)
 {
 	struct an_crosshost_host *hosts = calloc(inc->parts.n, sizeof(*hosts));
+	struct an_result *o;
 	size_t n = 0, at = 0;
 	int r;
 
@@ -224,10 +227,10 @@ static int follow_packets(struct an_incident *inc, size_t origin)
 			continue;
 		if (i == origin)
 			at = n;
-		hosts[n++] = (struct an_crosshost_host){.name = p->host, .res = p->res};
+		hosts[n++] = (struct an_crosshost_host){.name = p->host, .log = &p->res->log};
 	}
-	r = AN_AT(&inc->parts, struct an_incident_part, origin)->res ? an_crosshost(hosts, n, at)
-								     : 0;
+	o = AN_AT(&inc->parts, struct an_incident_part, origin)->res;
+	r = o ? an_crosshost(hosts, n, at, &o->causes) : 0;
 	free(hosts);
 	return r;
 }
@@ -298,6 +301,17 @@ int an_incident_analyze(const char *dir, const char *incident, const struct an_o
 	}
 	*ret = inc;
 	return 0;
+}
+
+const struct an_result *an_incident_origin(const struct an_incident *inc)
+{
+	for (size_t i = 0; i < inc->parts.n; i++) {
+		const struct an_incident_part *p = AN_AT(&inc->parts, struct an_incident_part, i);
+
+		if (p->origin && p->res)
+			return p->res;
+	}
+	return NULL;
 }
 
 void an_incident_print(const struct an_incident *inc, FILE *f)

@@ -5,6 +5,10 @@
 #include <string.h>
 
 #include "an.h"
+#include "analysis.h"
+#include "chain.h"
+#include "results.h"
+#include "tables.h"
 
 bool an_result_partial(const struct an_result *r)
 {

@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "an.h"
-#include "decode.h"
+#include "read.h"
+#include "results.h"
 #include "snapshot.h"
 
 /* The history wants a clean pass: a trace left out or cut short would give a false window. */

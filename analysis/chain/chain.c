@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "an.h"
+#include "chain.h"
 
 #define CHAIN_LINKS   128
 /* Each task followed costs a replay of the log: bounded per alert. */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "an.h"
+#include "chain.h"
 #include "crosshost.h"
 
 /* A send is searched among those whose sequence start is at most this far before. */
@@ -364,10 +365,10 @@ static void extend(struct extend *e, const struct an_vec *in, const struct an_lo
 	}
 }
 
-int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin)
+int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin,
+		 struct an_vec *causes)
 {
 	struct xh x = {.n = n};
-	struct an_result *r = hosts[origin].res;
 	int err = 0;
 
 	x.h = calloc(n, sizeof(*x.h));
@@ -379,16 +380,16 @@ int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin)
 	}
 	for (size_t i = 0; i < n; i++) {
 		x.h[i].name = hosts[i].name;
-		x.h[i].log = &hosts[i].res->log;
+		x.h[i].log = hosts[i].log;
 	}
-	for (size_t i = 0; i < r->causes.n && !err; i++) {
-		struct an_cause *c = AN_AT(&r->causes, struct an_cause, i);
+	for (size_t i = 0; i < causes->n && !err; i++) {
+		struct an_cause *c = AN_AT(causes, struct an_cause, i);
 		struct an_vec out = AN_VEC(struct an_link);
 		struct extend e = {.x = &x, .c = c, .out = &out};
 
 		c->host = x.h[origin].name;
 		c->crossings.n = 0;
-		extend(&e, &c->links, &r->log);
+		extend(&e, &c->links, x.h[origin].log);
 		if (e.err) {
 			an_vec_free(&out);
 			err = e.err;
@@ -396,7 +397,7 @@ int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin)
 		}
 		an_vec_free(&c->links);
 		c->links = out;
-		an_cause_story(&r->log, c);
+		an_cause_story(x.h[origin].log, c);
 	}
 	for (size_t i = 0; i < n; i++) {
 		for (size_t f = 0; f < x.h[i].flows.n; f++)

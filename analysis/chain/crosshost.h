@@ -6,19 +6,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "an.h"
+#include "chain.h"
 
 struct an_crosshost_host {
 	const char *name;
-	struct an_result *res; /* analysed; its log is read, the origin's causes extended */
+	struct an_log *log; /* analysed: read here, the origin's causes extended */
 };
 
 /*
- * The causes of hosts[origin] extended across the hosts: each link woken by a packet that
- * another host sent goes on with that sender's links (an_link.log/host), the crossing and
- * its clock alignment in an_cause.crossings, what cannot be followed in its notes.
+ * CAUSES (struct an_cause) of hosts[origin] extended across the hosts: each link woken by a
+ * packet that another host sent goes on with that sender's links (an_link.log/host), the
+ * crossing and its clock alignment in an_cause.crossings, what cannot be followed in its
+ * notes.
  */
-int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin);
+int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin,
+		 struct an_vec *causes);
 /* Of the alert's latency, what the other hosts' sides took (ns). */
 uint64_t an_cross_host_ns(const struct an_cause *c);
 

@@ -5,11 +5,13 @@
  * alert time and the analysis shows the names beside the link of the chain they explain.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
 #include "an.h"
+#include "chain.h"
 
 const char *an_stack_heading(const char *kind)
 {

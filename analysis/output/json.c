@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The result as JSON: what scripts and tests read (latencyctl --json analyze). */
+#include <stdio.h>
+
 #include <json-c/json.h>
 
 #include "an.h"
+#include "analysis.h"
+#include "chain.h"
 #include "crosshost.h"
+#include "results.h"
+#include "tables.h"
 
 static void add(struct json_object *o, const char *key, struct json_object *v)
 {

@@ -5,11 +5,16 @@
  * result tables whose cells are LAMI data objects (timestamp, duration, process, syscall,
  * irq, disk, ratio, cpu, size, unknown).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
 #include "an.h"
+#include "analysis.h"
+#include "chain.h"
+#include "results.h"
+#include "tables.h"
 
 static void add(struct json_object *o, const char *key, struct json_object *v)
 {

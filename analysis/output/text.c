@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The result as aligned text, for people: problems first, then each alert's story, then tables. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "an.h"
+#include "analysis.h"
+#include "chain.h"
 #include "crosshost.h"
+#include "results.h"
+#include "tables.h"
 
 static void ts_text(char *buf, size_t size, uint64_t ns)
 {

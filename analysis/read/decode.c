@@ -4,6 +4,7 @@
  * seen (its kind, the indices of the payload fields used): the hot path is a hash lookup
  * of the class pointer and a few indexed field reads, never a string compare.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

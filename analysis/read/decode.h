@@ -9,6 +9,7 @@
 #include <babeltrace2/babeltrace.h>
 
 #include "an.h"
+#include "read.h"
 
 struct an_decoder {
 	struct an_log *log;
@@ -25,17 +26,7 @@ struct an_decoder {
 int an_decode(struct an_decoder *d, const bt_message *msg);
 void an_decoder_free(struct an_decoder *d);
 
-struct history;
-
-struct an_count {
-	struct history *h;
-	struct an_map streams; /* bt_stream -> index in h->streams + 1 */
-	int error;	       /* the first failure: every later call returns it */
-};
-
-/* An event or a stream's beginning into h; -ENOMEM. Other messages are ignored. */
+/* An event or a stream's beginning into c's history; -ENOMEM. Other messages are ignored. */
 int an_count(struct an_count *c, const bt_message *msg);
-/* At the end of the pass: h's streams sorted by channel and CPU; the map freed. */
-void an_count_done(struct an_count *c);
 
 #endif /* LATENCY_ANALYSIS_DECODE_H */

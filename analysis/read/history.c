@@ -15,6 +15,7 @@
 
 #include "decode.h"
 #include "history.h"
+#include "read.h"
 
 /* "flight_3" is channel "flight", CPU 3. */
 static void parse_stream_name(struct history_stream *s)

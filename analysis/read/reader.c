@@ -14,7 +14,10 @@
 
 #include <babeltrace2/babeltrace.h>
 
+#include "analysis.h"
 #include "decode.h"
+#include "read.h"
+#include "salvage.h"
 
 struct sink {
 	struct an_decoder dec;

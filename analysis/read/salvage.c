@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "an.h"
+#include "salvage.h"
 
 #define TSDL_MAGIC  0x75d11d57U
 #define META_HEADER 37 /* magic, uuid[16], checksum, content_size, packet_size, 5 bytes */

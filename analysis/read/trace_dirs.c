@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "an.h"
+#include "read.h"
 
 static __thread struct an_vec *found;
 static __thread int walk_error;

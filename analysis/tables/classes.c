@@ -5,6 +5,7 @@
  * use the same descriptions.
  */
 #include "an.h"
+#include "tables.h"
 
 #define DUR(t)                                                                                     \
 	{                                                                                          \

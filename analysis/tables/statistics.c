@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "an.h"
+#include "tables.h"
 
 struct stats {
 	uint64_t key, count, min, max;

@@ -8,6 +8,10 @@
 #include <json-c/json.h>
 
 #include "an.h"
+#include "analysis.h"
+#include "chain.h"
+#include "results.h"
+#include "tables.h"
 #include "tests.h"
 
 #define MS 1000000ULL

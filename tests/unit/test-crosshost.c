@@ -12,7 +12,10 @@
 #include <string.h>
 
 #include "an.h"
+#include "analysis.h"
+#include "chain.h"
 #include "crosshost.h"
+#include "results.h"
 #include "tests.h"
 
 #define US   1000ULL
@@ -197,13 +200,13 @@ static bool has_note(const struct an_cause *c, const char *part)
 
 static void test_across(void)
 {
-	struct an_crosshost_host hosts[] = {{"web1", web}, {"db1", db}};
+	struct an_crosshost_host hosts[] = {{"web1", &web->log}, {"db1", &db->log}};
 	const struct an_cause *c;
 	const struct an_crossing *x;
 	const struct an_link *l;
 	bool fsync_seen = false;
 
-	ASSERT_EQ(an_crosshost(hosts, 2, 0), 0);
+	ASSERT_EQ(an_crosshost(hosts, 2, 0, &web->causes), 0);
 	c = cause(web);
 	ASSERT_EQ(c->crossings.n, 1);
 	x = AN_AT(&c->crossings, struct an_crossing, 0);
@@ -264,10 +267,10 @@ static void test_json(void)
 static void test_missing_peer(void)
 {
 	struct an_result *alone = build_web();
-	struct an_crosshost_host hosts[] = {{"web1", alone}};
+	struct an_crosshost_host hosts[] = {{"web1", &alone->log}};
 	const struct an_cause *c;
 
-	ASSERT_EQ(an_crosshost(hosts, 1, 0), 0);
+	ASSERT_EQ(an_crosshost(hosts, 1, 0, &alone->causes), 0);
 	c = cause(alone);
 	ASSERT_EQ(c->crossings.n, 0);
 	ASSERT_TRUE(has_note(c, "10.0.0.2:5432 > 10.0.0.1:41234 TCP seq 5000:5200"));
@@ -279,11 +282,11 @@ static void test_missing_peer(void)
 static void test_late_peer(void)
 {
 	struct an_result *w = build_web(), *d = build_db(30 * MS);
-	struct an_crosshost_host hosts[] = {{"web1", w}, {"db1", d}};
+	struct an_crosshost_host hosts[] = {{"web1", &w->log}, {"db1", &d->log}};
 	const struct an_cause *c;
 	const struct an_crossing *x;
 
-	ASSERT_EQ(an_crosshost(hosts, 2, 0), 0);
+	ASSERT_EQ(an_crosshost(hosts, 2, 0, &w->causes), 0);
 	c = cause(w);
 	ASSERT_EQ(c->crossings.n, 1);
 	x = AN_AT(&c->crossings, struct an_crossing, 0);

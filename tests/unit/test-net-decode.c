@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "an.h"
+#include "analysis.h"
+#include "results.h"
 #include "ctf.h"
 #include "tests.h"
 

@@ -17,6 +17,7 @@
 
 #include "an.h"
 #include "ctf.h"
+#include "results.h"
 #include "snapshot.h"
 #include "tests.h"
 

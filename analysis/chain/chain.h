@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * An alert's cause: the affected task's timeline, the critical path through its wakeups
+ * (chain.c), followed into other hosts (crosshost.h), told as a story beside the kernel
+ * stack latencyd named (stack.c), and summed up in a line.
+ */
+#ifndef LATENCY_ANALYSIS_CHAIN_H
+#define LATENCY_ANALYSIS_CHAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "an.h"
+
+struct json_object;
+
+/* chain.c: the explanation of one alert. */
+struct an_link {
+	unsigned depth;
+	struct an_interval iv;
+	int32_t tid;
+	/* Another host's task (crosshost.c): its log and name; NULL: the cause's own. */
+	const struct an_log *log;
+	const char *host;
+};
+
+/* A wait that went on in another host: the packet that woke the task, matched there. */
+struct an_crossing {
+	size_t link;		   /* the woken link (its iv.pkt, in the link's log) */
+	const struct an_log *peer; /* the sending host's log; NULL: not found */
+	const char *host;	   /* the sender's host */
+	int32_t sender;		   /* tid, -1: sent from an interrupt (a retransmission, an ACK) */
+	uint64_t sent;		   /* on the sender's clock */
+	int64_t offset;		   /* sender clock - receiver clock, ns: the middle of [lo, hi] */
+	int64_t uncertainty;	   /* half the width of [lo, hi] */
+	uint64_t remote;	   /* of the wait, how long the sender's side took (ns) */
+	uint64_t flight;	   /* from its sending to the task's wakeup (ns) */
+};
+/* A kernel stack latencyd named at alert time (the catalog's cause "stack"). */
+struct an_stack {
+	char kind[8];	      /* "task", "waker", "alert", "in"; "": none */
+	struct an_vec frames; /* char *, innermost first */
+	size_t link;	      /* the link of the chain it explains; SIZE_MAX: the alert */
+};
+struct an_cause {
+	struct an_alert alert;
+	uint64_t t0, t1;	/* the alert's interval in trace time */
+	struct an_vec timeline; /* struct an_interval of the alert's task */
+	struct an_vec links;	/* struct an_link, the critical path, depth first */
+	char *story;
+	struct an_vec notes;	 /* char *: what cannot be concluded */
+	struct an_vec crossings; /* struct an_crossing */
+	const char *host;	 /* the host of the alert, in an incident; NULL: alone */
+	struct an_stack stack;
+};
+int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cause *c);
+#define AN_CHAIN_DEPTH 6
+/* TID's intervals over [t0, t1] as links at DEPTH, each woken-by-a-task one followed. */
+int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
+	    struct an_vec *links, unsigned *follows);
+void an_cause_free(struct an_cause *c);
+/* S (allocated, NULL ignored) added to what cannot be concluded. */
+void an_cause_note(struct an_cause *c, char *s);
+/* The story written again (after crosshost.c added links). */
+void an_cause_story(const struct an_log *log, struct an_cause *c);
+/* stack.c: the catalog's named stack of C's alert (ENTRY: the snapshot's catalog entry, NULL:
+ * none), placed beside the link it explains; the story is written again. */
+void an_stack_attach(const struct an_log *log, struct an_cause *c, struct json_object *entry);
+/* stack.link set again from the links, which crosshost.c changes. */
+void an_stack_place(struct an_cause *c);
+/* "where it waited" for "task", ... */
+const char *an_stack_heading(const char *kind);
+/* The log a link's task is in. */
+static inline const struct an_log *an_link_log(const struct an_link *l, const struct an_log *log)
+{
+	return l->log ? l->log : log;
+}
+const struct an_crossing *an_crossing_of(const struct an_cause *c, size_t link);
+/* A one-line summary of the critical path; returns the share of the latency explained. */
+double an_cause_summary(const struct an_log *log, const struct an_cause *c, char *buf, size_t size);
+void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *buf, size_t size);
+/* Runnable: "CPU 1 held by NAME (tid N)", or "CPU 1 idle, waking up" when the idle task
+ * (tid 0) had it: the task was waiting for that CPU to come out of idle, not for a task. */
+void an_runnable_text(const struct an_log *log, const struct an_interval *iv, char *buf,
+		      size_t size);
+
+#endif /* LATENCY_ANALYSIS_CHAIN_H */

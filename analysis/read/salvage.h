@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* salvage.c: damaged traces, for the reader (reader.c) to read what is left of them. */
+#ifndef LATENCY_ANALYSIS_SALVAGE_H
+#define LATENCY_ANALYSIS_SALVAGE_H
+
+#include "an.h"
+
+int an_check_metadata(const char *dir, char **why);
+/*
+ * A directory of links to dir's metadata and the stream files error does not name, with
+ * the complete packets of those it names when their index says where they end (what was
+ * done to each is pushed to dropped, char *); -ENOENT when no file is named or none is left.
+ */
+int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec *dropped);
+void an_rm_salvage(const char *tmpdir);
+
+#endif /* LATENCY_ANALYSIS_SALVAGE_H */
