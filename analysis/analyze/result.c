@@ -89,8 +89,9 @@ static int compute_window(struct an_result *r, const struct an_options *opt, cha
 					   (unsigned long long)a->seq);
 			return -ENOMEM;
 		}
-		if (opt->entry)
-			an_stack_attach(&r->log, c, opt->entry);
+		/* The story again, now with the stack beside the link it explains. */
+		if (opt->entry && an_stack_attach(c, opt->entry))
+			an_cause_story(&r->log, c);
 	}
 	if (opt->tables && an_tables(&r->log, limit, &r->tables, &r->names, r->begin, r->end) < 0) {
 		*why = an_asprintf("out of memory computing the tables");

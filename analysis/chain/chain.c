@@ -6,8 +6,6 @@
  * blocked and woken by someone: followed recursively, bounded); an interrupt, softirq or
  * timer ends the chain. Each link's share is its duration over the alert's.
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "an.h"
@@ -16,52 +14,6 @@
 #define CHAIN_LINKS   128
 /* Each task followed costs a replay of the log: bounded per alert. */
 #define CHAIN_FOLLOWS 24
-
-void an_runnable_text(const struct an_log *log, const struct an_interval *iv, char *buf,
-		      size_t size)
-{
-	if (iv->by == 0)
-		snprintf(buf, size, "CPU %d idle, waking up", iv->cpu);
-	else
-		snprintf(buf, size, "CPU %d held by %s (tid %d)", iv->cpu, an_comm(log, iv->by),
-			 iv->by);
-}
-
-void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *buf, size_t size)
-{
-	char dev[128] = "", name[64];
-
-	if (iv->dev) {
-		an_disk_text(log, (uint32_t)iv->dev, name, sizeof(name));
-		snprintf(dev, sizeof(dev), ", completing I/O on %s%s",
-			 an_disk_name(log, (uint32_t)iv->dev) ? "" : "block device ", name);
-	}
-	switch (iv->wake) {
-	case WK_TASK:
-		snprintf(buf, size, "woken by %s (tid %d)", an_comm(log, iv->who), iv->who);
-		break;
-	case WK_IRQ:
-		snprintf(buf, size, "woken by irq %d (%s)%s", iv->who, an_irq_name(log, iv->who),
-			 dev);
-		break;
-	case WK_SOFTIRQ:
-		if (iv->via >= 0)
-			snprintf(buf, size, "woken by softirq %s raised by irq %d (%s)%s",
-				 an_softirq_name(iv->who), iv->via, an_irq_name(log, iv->via), dev);
-		else
-			snprintf(buf, size, "woken by softirq %s%s", an_softirq_name(iv->who), dev);
-		break;
-	case WK_TIMER:
-		snprintf(buf, size, "woken by a timer expiring");
-		break;
-	case WK_UNKNOWN:
-		snprintf(buf, size, "woken from an interrupt or timer not in the trace");
-		break;
-	default:
-		snprintf(buf, size, "not woken within the interval");
-		break;
-	}
-}
 
 int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
 	    struct an_vec *links, unsigned *follows)
@@ -86,127 +38,6 @@ int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, uns
 	}
 	an_vec_free(&hist);
 	return r;
-}
-
-void an_cause_note(struct an_cause *c, char *s)
-{
-	char **slot = s ? an_vec_push(&c->notes) : NULL;
-
-	if (slot)
-		*slot = s;
-	else
-		free(s);
-}
-
-const struct an_crossing *an_crossing_of(const struct an_cause *c, size_t link)
-{
-	for (size_t i = 0; i < c->crossings.n; i++)
-		if (AN_AT(&c->crossings, struct an_crossing, i)->link == link)
-			return AN_AT(&c->crossings, struct an_crossing, i);
-	return NULL;
-}
-
-/* ", woken by a packet from 10.0.0.2:5432 sent by NAME (tid N on HOST)" and its timing. */
-static void crossing_text(FILE *f, const struct an_log *log, const struct an_link *l,
-			  const struct an_crossing *x, int indent)
-{
-	const struct an_packet *p =
-		AN_AT(&an_link_log(l, log)->packets, struct an_packet, l->iv.pkt);
-	char from[64], d[32], u[32];
-
-	an_endpoint_text(p, false, from, sizeof(from));
-	if (x->sender > 0)
-		fprintf(f, ", woken (%s) by a packet from %s sent by %s (tid %d on %s)",
-			an_softirq_name(l->iv.who), from, an_comm(x->peer, x->sender), x->sender,
-			x->host);
-	else
-		fprintf(f, ", woken (%s) by a packet from %s sent by %s from an interrupt",
-			an_softirq_name(l->iv.who), from, x->host);
-	an_dur_text(d, sizeof(d), x->flight);
-	an_dur_text(u, sizeof(u), (uint64_t)(x->uncertainty < 0 ? 0 : x->uncertainty));
-	fprintf(f, "\n%*s(%s's side: ", indent, "", x->host);
-	an_dur_text(from, sizeof(from), x->remote);
-	fprintf(f,
-		"%s, then %s from its sending to the wakeup; clocks aligned on the packets "
-		"%s %s)",
-		from, d, x->uncertainty < 0 ? "on one side only," : "to within",
-		x->uncertainty < 0 ? "error unknown" : u);
-}
-
-/* The named kernel stack under the line it explains, one frame a line. */
-static void stack_text(FILE *f, const struct an_stack *s, int indent)
-{
-	if (!s->frames.n)
-		return;
-	fprintf(f, "%*skernel stack, %s:\n", indent, "", an_stack_heading(s->kind));
-	for (size_t i = 0; i < s->frames.n; i++)
-		fprintf(f, "%*s%s\n", indent + 2, "", *AN_AT(&s->frames, char *, i));
-}
-
-static void story(const struct an_log *log, struct an_cause *c)
-{
-	uint64_t total = c->t1 - c->t0;
-	size_t size = 0;
-	char *text = NULL, d[32], w[160];
-	FILE *f = open_memstream(&text, &size);
-
-	if (!f)
-		return;
-	if (c->stack.frames.n)
-		an_stack_place(c);
-	an_dur_text(d, sizeof(d), c->alert.delay ? c->alert.delay : total);
-	fprintf(f, "%s (tid %d) waited %s (%s tracker, %s):\n", c->alert.comm, c->alert.tid, d,
-		c->alert.tracker, c->alert.reason == 2 ? "timeout" : "over the threshold");
-	if (c->stack.link == SIZE_MAX)
-		stack_text(f, &c->stack, 4);
-	for (size_t i = 0; i < c->links.n; i++) {
-		const struct an_link *l = AN_AT(&c->links, struct an_link, i);
-		const struct an_interval *iv = &l->iv;
-		uint64_t dur = iv->t1 - iv->t0;
-
-		const struct an_log *lg = an_link_log(l, log);
-		const struct an_crossing *x = an_crossing_of(c, i);
-
-		if (l->depth && (i == 0 || AN_AT(&c->links, struct an_link, i - 1)->tid != l->tid ||
-				 AN_AT(&c->links, struct an_link, i - 1)->log != l->log))
-			fprintf(f, "%*s%s (tid %d%s%s) meanwhile:\n", (int)l->depth * 4, "",
-				an_comm(lg, l->tid), l->tid, l->host ? " on " : "",
-				l->host ? l->host : "");
-		an_dur_text(d, sizeof(d), dur);
-		fprintf(f, "%*s- %s (%.1f%%) %s", (int)l->depth * 4 + 2, "", d,
-			total ? 100.0 * (double)dur / (double)total : 0.0,
-			an_state_name(iv->state));
-		if (iv->state == ST_RUNNING)
-			fprintf(f, " on CPU %d", iv->cpu);
-		if (iv->syscall >= 0 && (an_blocked(iv->state) || iv->state == ST_RUNNING))
-			fprintf(f, " in %s", an_sysname(lg, iv->syscall));
-		if (iv->state == ST_RUNNABLE && iv->by >= 0) {
-			an_runnable_text(lg, iv, w, sizeof(w));
-			fprintf(f, ", %s", w);
-		}
-		if (an_blocked(iv->state) && !x) {
-			an_wake_text(lg, iv, w, sizeof(w));
-			fprintf(f, ", %s", w);
-			if (iv->pkt >= 0 && (size_t)iv->pkt < lg->packets.n) {
-				an_endpoint_text(AN_AT(&lg->packets, struct an_packet, iv->pkt),
-						 false, w, sizeof(w));
-				fprintf(f, ", on a packet from %s", w);
-			}
-		}
-		if (x)
-			crossing_text(f, log, l, x, (int)l->depth * 4 + 4);
-		fputc('\n', f);
-		if (c->stack.link == i)
-			stack_text(f, &c->stack, (int)l->depth * 4 + 6);
-	}
-	fclose(f);
-	free(c->story);
-	c->story = text;
-}
-
-void an_cause_story(const struct an_log *log, struct an_cause *c)
-{
-	story(log, c);
 }
 
 int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cause *c)
@@ -271,88 +102,6 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
 		an_cause_note(
 			c, an_asprintf("the chain was cut after %u wakers followed and %zu links",
 				       follows, c->links.n));
-	story(log, c);
+	an_cause_story(log, c);
 	return 0;
-}
-
-void an_cause_free(struct an_cause *c)
-{
-	an_vec_free(&c->timeline);
-	an_vec_free(&c->links);
-	an_strs_free(&c->notes);
-	an_vec_free(&c->crossings);
-	an_strs_free(&c->stack.frames);
-	free(c->story);
-}
-
-/* The links under link i (deeper, until the depth comes back): the largest at depth + 1. */
-static long largest_child(const struct an_cause *c, size_t i)
-{
-	const struct an_link *p = AN_AT(&c->links, struct an_link, i);
-	uint64_t best = 0;
-	long at = -1;
-
-	for (size_t j = i + 1; j < c->links.n; j++) {
-		const struct an_link *l = AN_AT(&c->links, struct an_link, j);
-
-		if (l->depth <= p->depth)
-			break;
-		if (l->depth == p->depth + 1 && l->iv.t1 - l->iv.t0 >= best) {
-			best = l->iv.t1 - l->iv.t0;
-			at = (long)j;
-		}
-	}
-	return at;
-}
-
-double an_cause_summary(const struct an_log *log, const struct an_cause *c, char *buf, size_t size)
-{
-	uint64_t total = c->t1 > c->t0 ? c->t1 - c->t0 : 1, best = 0, unknown = 0;
-	size_t n = 0;
-	long at = -1;
-
-	buf[0] = 0;
-	for (size_t j = 0; j < c->links.n; j++) {
-		const struct an_link *l = AN_AT(&c->links, struct an_link, j);
-		const struct an_interval *iv = &l->iv;
-
-		/* Unexplained: a leaf of the path whose state or waker is unknown. */
-		if (largest_child(c, j) < 0 &&
-		    (iv->state == ST_UNKNOWN ||
-		     (an_blocked(iv->state) && (iv->wake == WK_NONE || iv->wake == WK_UNKNOWN))))
-			unknown += iv->t1 - iv->t0;
-		if (l->depth)
-			continue;
-		if (iv->t1 - iv->t0 >= best) {
-			best = iv->t1 - iv->t0;
-			at = (long)j;
-		}
-	}
-	while (at >= 0 && n + 1 < size) {
-		const struct an_link *l = AN_AT(&c->links, struct an_link, (size_t)at);
-		const struct an_log *lg = an_link_log(l, log);
-		const struct an_interval *iv = &l->iv;
-		const struct an_crossing *x = an_crossing_of(c, (size_t)at);
-		char d[32], w[160] = "";
-
-		an_dur_text(d, sizeof(d), iv->t1 - iv->t0);
-		if (x)
-			snprintf(w, sizeof(w), "woken by a packet from %s", x->host);
-		else if (an_blocked(iv->state) && iv->wake != WK_TASK)
-			an_wake_text(lg, iv, w, sizeof(w));
-		else if (iv->state == ST_RUNNABLE && iv->by > 0)
-			snprintf(w, sizeof(w), "preempted by %s (tid %d)", an_comm(lg, iv->by),
-				 iv->by);
-		n += (size_t)snprintf(buf + n, size - n, "%s%s (tid %d%s%s) %s%s%s %s (%.0f%%)%s%s",
-				      n ? " <- " : "", an_comm(lg, l->tid), l->tid,
-				      l->host ? " on " : "", l->host ? l->host : "",
-				      an_state_name(iv->state), iv->syscall >= 0 ? " in " : "",
-				      iv->syscall >= 0 ? an_sysname(lg, iv->syscall) : "", d,
-				      100.0 * (double)(iv->t1 - iv->t0) / (double)total,
-				      w[0] ? ", " : "", w);
-		if (n >= size)
-			break;
-		at = largest_child(c, (size_t)at);
-	}
-	return 1.0 - (double)unknown / (double)total;
 }

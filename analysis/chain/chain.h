@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * An alert's cause: the affected task's timeline, the critical path through its wakeups
- * (chain.c), followed into other hosts (crosshost.h), told as a story beside the kernel
- * stack latencyd named (stack.c), and summed up in a line.
+ * (chain.c), followed into other hosts (crosshost.h), told as a story (story.c) beside the
+ * kernel stack latencyd named (stack.c), and summed up in a line (summary.c). Calls go one
+ * way: chain.c and crosshost.c write the story, which places the stack.
  */
 #ifndef LATENCY_ANALYSIS_CHAIN_H
 #define LATENCY_ANALYSIS_CHAIN_H
@@ -15,7 +16,7 @@
 
 struct json_object;
 
-/* chain.c: the explanation of one alert. */
+/* A link of the critical path: an interval of a task on it. */
 struct an_link {
 	unsigned depth;
 	struct an_interval iv;
@@ -54,35 +55,45 @@ struct an_cause {
 	const char *host;	 /* the host of the alert, in an incident; NULL: alone */
 	struct an_stack stack;
 };
-int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cause *c);
-#define AN_CHAIN_DEPTH 6
-/* TID's intervals over [t0, t1] as links at DEPTH, each woken-by-a-task one followed. */
-int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
-	    struct an_vec *links, unsigned *follows);
-void an_cause_free(struct an_cause *c);
-/* S (allocated, NULL ignored) added to what cannot be concluded. */
-void an_cause_note(struct an_cause *c, char *s);
-/* The story written again (after crosshost.c added links). */
-void an_cause_story(const struct an_log *log, struct an_cause *c);
-/* stack.c: the catalog's named stack of C's alert (ENTRY: the snapshot's catalog entry, NULL:
- * none), placed beside the link it explains; the story is written again. */
-void an_stack_attach(const struct an_log *log, struct an_cause *c, struct json_object *entry);
-/* stack.link set again from the links, which crosshost.c changes. */
-void an_stack_place(struct an_cause *c);
-/* "where it waited" for "task", ... */
-const char *an_stack_heading(const char *kind);
 /* The log a link's task is in. */
 static inline const struct an_log *an_link_log(const struct an_link *l, const struct an_log *log)
 {
 	return l->log ? l->log : log;
 }
+
+/* chain.c: the cause of alert A found, its story written. */
+int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cause *c);
+#define AN_CHAIN_DEPTH 6
+/* TID's intervals over [t0, t1] as links at DEPTH, each woken-by-a-task one followed. */
+int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
+	    struct an_vec *links, unsigned *follows);
+
+/* cause.c */
+void an_cause_free(struct an_cause *c);
+/* S (allocated, NULL ignored) added to what cannot be concluded. */
+void an_cause_note(struct an_cause *c, char *s);
 const struct an_crossing *an_crossing_of(const struct an_cause *c, size_t link);
-/* A one-line summary of the critical path; returns the share of the latency explained. */
-double an_cause_summary(const struct an_log *log, const struct an_cause *c, char *buf, size_t size);
+
+/* story.c: the story written (again, after crosshost.c added links or stack.c a stack). */
+void an_cause_story(const struct an_log *log, struct an_cause *c);
 void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *buf, size_t size);
 /* Runnable: "CPU 1 held by NAME (tid N)", or "CPU 1 idle, waking up" when the idle task
  * (tid 0) had it: the task was waiting for that CPU to come out of idle, not for a task. */
 void an_runnable_text(const struct an_log *log, const struct an_interval *iv, char *buf,
 		      size_t size);
+
+/* summary.c: a one-line summary of the critical path; returns the share of the latency
+ * explained. */
+double an_cause_summary(const struct an_log *log, const struct an_cause *c, char *buf, size_t size);
+
+/*
+ * stack.c: the catalog's named stack of C's alert (ENTRY: the snapshot's catalog entry,
+ * NULL: none); true when there was one, and the story is to be written again to show it.
+ */
+bool an_stack_attach(struct an_cause *c, struct json_object *entry);
+/* stack.link set again from the links, which crosshost.c changes. */
+void an_stack_place(struct an_cause *c);
+/* "where it waited" for "task", ... */
+const char *an_stack_heading(const char *kind);
 
 #endif /* LATENCY_ANALYSIS_CHAIN_H */

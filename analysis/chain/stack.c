@@ -75,14 +75,14 @@ void an_stack_place(struct an_cause *c)
 	c->stack.link = best;
 }
 
-void an_stack_attach(const struct an_log *log, struct an_cause *c, struct json_object *entry)
+bool an_stack_attach(struct an_cause *c, struct json_object *entry)
 {
 	struct json_object *cause = find_cause(member(entry, "causes"), &c->alert),
 			   *stack = member(cause, "stack"), *frames = member(stack, "frames"),
 			   *kind = member(stack, "kind");
 
 	if (!json_object_is_type(frames, json_type_array) || !json_object_array_length(frames))
-		return;
+		return false;
 	an_strs_free(&c->stack.frames);
 	snprintf(c->stack.kind, sizeof(c->stack.kind), "%s",
 		 kind ? json_object_get_string(kind) : "alert");
@@ -93,5 +93,5 @@ void an_stack_attach(const struct an_log *log, struct an_cause *c, struct json_o
 			break;
 		*s = an_strdup(json_object_get_string(json_object_array_get_idx(frames, i)));
 	}
-	an_cause_story(log, c);
+	return true;
 }

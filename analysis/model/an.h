@@ -45,7 +45,7 @@ struct an_ev {
 	uint16_t type, cpu;
 };
 
-/* log.c: a growable array of fixed-size elements. */
+/* containers.c: a growable array of fixed-size elements. */
 struct an_vec {
 	void *v;
 	size_t n, cap, size;
@@ -58,7 +58,7 @@ void an_vec_free(struct an_vec *vec);
 	}
 #define AN_AT(vec, type, i) (&((type *)(vec)->v)[i])
 
-/* Open-addressing map from a nonzero 64-bit key to a 32-bit value. */
+/* containers.c: an open-addressing map from a nonzero 64-bit key to a 32-bit value. */
 struct an_map {
 	uint64_t *keys;
 	uint32_t *vals;
@@ -135,6 +135,9 @@ struct an_task *an_task_get(struct an_log *log, int32_t tid);
 const char *an_comm(const struct an_log *log, int32_t tid);
 int32_t an_pid(const struct an_log *log, int32_t tid);
 const char *an_irq_name(const struct an_log *log, int32_t irq);
+const char *an_softirq_name(int32_t vec);
+const char *an_sysname(const struct an_log *log, int32_t idx);
+void an_problem(struct an_log *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* disks.c: block devices by name. */
 void an_disk_add(struct an_log *log, uint32_t dev, const char *name);
 /* Names from a catalog entry's "disks" ({"MAJ:MIN": "name"}); NULL: none. */
@@ -143,9 +146,6 @@ void an_disks_from_entry(struct an_log *log, struct json_object *entry);
 const char *an_disk_name(const struct an_log *log, uint32_t dev);
 /* "vda (254:0)", or "254:0" when the name is unknown. */
 void an_disk_text(const struct an_log *log, uint32_t dev, char *buf, size_t size);
-const char *an_softirq_name(int32_t vec);
-const char *an_sysname(const struct an_log *log, int32_t idx);
-void an_problem(struct an_log *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* timeline.c: one task's states over [t0, t1]. */
 enum an_state {
@@ -189,7 +189,7 @@ void an_net_senders(struct an_log *log);
 /* missing.c: what the absence of each event class means. */
 void an_missing(const struct an_log *log, struct an_vec *missing);
 
-/* log.c: strings. */
+/* strings.c */
 char *an_strdup(const char *s);
 char *an_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void an_strs_free(struct an_vec *v);
