@@ -18,11 +18,11 @@
 int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
 	    struct an_vec *links, unsigned *follows)
 {
-	struct an_vec hist = AN_VEC(struct an_interval);
-	int r = an_history(log, tid, t0, t1, &hist);
+	struct an_vec timeline = AN_VEC(struct an_interval);
+	int r = an_timeline(log, tid, t0, t1, &timeline);
 
-	for (size_t i = 0; r == 0 && i < hist.n && links->n < CHAIN_LINKS; i++) {
-		const struct an_interval *iv = AN_AT(&hist, struct an_interval, i);
+	for (size_t i = 0; r == 0 && i < timeline.n && links->n < CHAIN_LINKS; i++) {
+		const struct an_interval *iv = AN_AT(&timeline, struct an_interval, i);
 		struct an_link *l = an_vec_push(links);
 
 		if (!l) {
@@ -36,7 +36,7 @@ int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, uns
 			r = an_walk(log, iv->who, iv->t0, iv->t1, depth + 1, links, follows);
 		}
 	}
-	an_vec_free(&hist);
+	an_vec_free(&timeline);
 	return r;
 }
 
@@ -95,7 +95,7 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
 	if (!log->counts[EV_IRQ_ENTRY])
 		an_cause_note(
 			c, an_strdup("no irq_handler events: device wakeups cannot be attributed"));
-	if (an_history(log, a->tid, c->t0, c->t1, &c->timeline) < 0 ||
+	if (an_timeline(log, a->tid, c->t0, c->t1, &c->timeline) < 0 ||
 	    an_walk(log, a->tid, c->t0, c->t1, 0, &c->links, &follows) < 0)
 		return -1;
 	if (follows >= CHAIN_FOLLOWS || c->links.n >= CHAIN_LINKS)

@@ -175,7 +175,8 @@ struct an_interval {
 	int32_t pkt; /* softirq wakeup: the packet received just before, -1 */
 	uint8_t state, wake;
 };
-int an_history(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, struct an_vec *out);
+int an_timeline(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1,
+		struct an_vec *out);
 bool an_blocked(uint8_t state);
 const char *an_state_name(uint8_t state);
 

@@ -60,7 +60,10 @@ const char *an_state_name(uint8_t state)
 	}
 }
 
+/* The replay of one task: its current interval, and what it has done so far. */
 struct track {
+	int32_t tid; /* the task */
+	int32_t sys; /* its system call in progress, -1 */
 	struct an_interval cur;
 	struct holders hold; /* of the current runnable interval's CPU */
 	uint64_t t0, t1;
@@ -141,147 +144,175 @@ static uint8_t blocked_state(uint64_t prev_state)
 	return ST_BLOCKED;
 }
 
-int an_history(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, struct an_vec *out)
+static struct cpu_ctx *cpus_new(unsigned ncpu)
 {
-	unsigned ncpu = log->ncpu ? log->ncpu : 1;
 	struct cpu_ctx *cpu = calloc(ncpu, sizeof(*cpu));
-	struct track k = {.t0 = t0, .t1 = t1, .out = out};
-	const struct an_ev *ev = log->ev.v;
-	int32_t sys = -1;
 
-	if (!cpu)
-		return -1;
-	for (unsigned i = 0; i < ncpu; i++) {
+	for (unsigned i = 0; cpu && i < ncpu; i++) {
 		cpu[i].cur = cpu[i].irq = cpu[i].softirq = cpu[i].rx = -1;
 		for (int v = 0; v < NVEC; v++)
 			cpu[i].raised_by[v] = -1;
 	}
+	return cpu;
+}
+
+/* A sched_switch on C's CPU: the task switched out (blocked or preempted) or in. */
+static void on_switch(struct track *k, struct cpu_ctx *c, const struct an_ev *e)
+{
+	if (k->cur.state == ST_RUNNABLE && e->cpu == k->cur.cpu)
+		hold_credit(k, e->a, c->since, e->ts);
+	if (e->a == k->tid) {
+		uint8_t st = blocked_state(e->d);
+
+		move(k, e->ts, st);
+		k->cur.syscall = k->sys;
+		k->cur.cpu = e->cpu;
+		k->hold.n = 0;
+		if (st == ST_RUNNABLE)
+			k->cur.by = e->b;
+	}
+	if (e->b == k->tid) {
+		/* A woken task waited behind whoever held its CPU the longest. */
+		if (k->cur.state == ST_RUNNABLE)
+			k->cur.by = hold_longest(&k->hold, k->cur.by >= 0 ? k->cur.by : e->a);
+		if (k->cur.state == ST_RUNNABLE)
+			k->cur.cpu = e->cpu;
+		move(k, e->ts, ST_RUNNING);
+		k->cur.cpu = e->cpu;
+		k->cur.syscall = k->sys;
+	}
+	c->cur = e->b;
+	c->since = e->ts;
+}
+
+/* The task woken from C's CPU: by whatever context runs there. */
+static void on_waking(struct track *k, const struct cpu_ctx *c, const struct an_ev *e)
+{
+	uint8_t wake = WK_TASK;
+	int32_t who = c->cur, via = -1;
+
+	if (e->a != k->tid || k->cur.state == ST_RUNNING || k->cur.state == ST_RUNNABLE)
+		return;
+	if (c->timer) {
+		wake = WK_TIMER;
+		via = c->irq;
+	} else if (c->irq >= 0) {
+		wake = WK_IRQ;
+		who = c->irq;
+	} else if (c->softirq >= 0) {
+		wake = WK_SOFTIRQ;
+		who = c->softirq;
+		via = c->softirq < NVEC ? c->raised_by[c->softirq] : -1;
+	} else if (c->cur <= 0) {
+		wake = WK_UNKNOWN;
+	}
+	k->cur.wake = wake;
+	k->cur.who = who;
+	k->cur.via = via;
+	k->cur.dev = c->dev;
+	/* A socket's reader is woken as the packet is handed to it. */
+	if (wake == WK_SOFTIRQ)
+		k->cur.pkt = c->rx;
+	/* The blocked interval ends here, with its waker. */
+	move(k, e->ts, ST_RUNNABLE);
+	k->cur.cpu = e->b;
+	k->cur.syscall = k->sys;
+	k->hold.n = 0;
+}
+
+/* The context a CPU runs in (interrupt, softirq, timer expiry): who would wake a task there. */
+static void on_context(struct cpu_ctx *c, const struct an_ev *e)
+{
+	switch (e->type) {
+	case EV_IRQ_ENTRY:
+		c->irq = e->a;
+		c->dev = 0;
+		break;
+	case EV_IRQ_EXIT:
+		c->irq = -1;
+		break;
+	case EV_SOFTIRQ_ENTRY:
+		c->softirq = e->a;
+		c->dev = 0;
+		break;
+	case EV_SOFTIRQ_EXIT:
+		c->softirq = -1;
+		c->rx = -1;
+		if (e->a >= 0 && e->a < NVEC)
+			c->raised_by[e->a] = -1;
+		break;
+	case EV_SOFTIRQ_RAISE:
+		if (e->a >= 0 && e->a < NVEC && c->irq >= 0)
+			c->raised_by[e->a] = c->irq;
+		break;
+	case EV_HRTIMER_ENTRY:
+	case EV_TIMER_ENTRY:
+		c->timer++;
+		break;
+	case EV_HRTIMER_EXIT:
+	case EV_TIMER_EXIT:
+		if (c->timer > 0)
+			c->timer--;
+		break;
+	case EV_BLOCK_COMPLETE:
+		if (c->irq >= 0 || c->softirq >= 0)
+			c->dev = e->a;
+		break;
+	case EV_NET_RECV:
+		if (c->softirq >= 0 || c->irq >= 0)
+			c->rx = e->a;
+		break;
+	default:
+		break;
+	}
+}
+
+/* One event: the task's own (switch, wakeup, exit, system call) move its interval; the
+ * others change the context of C's CPU. */
+static void replay(struct track *k, struct cpu_ctx *c, const struct an_ev *e)
+{
+	switch (e->type) {
+	case EV_SWITCH:
+		on_switch(k, c, e);
+		break;
+	case EV_WAKING:
+	case EV_WAKEUP_NEW:
+		on_waking(k, c, e);
+		break;
+	case EV_EXIT:
+		if (e->a == k->tid)
+			move(k, e->ts, ST_EXITED);
+		break;
+	case EV_SYS_ENTRY:
+		if (c->cur == k->tid) {
+			k->sys = e->a;
+			k->cur.syscall = k->sys;
+		}
+		break;
+	case EV_SYS_EXIT:
+		if (c->cur == k->tid)
+			k->sys = -1;
+		break;
+	default:
+		on_context(c, e);
+		break;
+	}
+}
+
+int an_timeline(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, struct an_vec *out)
+{
+	unsigned ncpu = log->ncpu ? log->ncpu : 1;
+	struct cpu_ctx *cpu = cpus_new(ncpu);
+	struct track k = {.tid = tid, .sys = -1, .t0 = t0, .t1 = t1, .out = out};
+	const struct an_ev *ev = log->ev.v;
+
+	if (!cpu)
+		return -1;
 	k.cur.t0 = log->first_ts;
 	k.cur.state = ST_UNKNOWN;
 	k.cur.cpu = k.cur.by = k.cur.who = k.cur.via = k.cur.syscall = k.cur.pkt = -1;
-	for (size_t i = 0; i < log->ev.n && ev[i].ts <= t1 && !k.err; i++) {
-		const struct an_ev *e = &ev[i];
-		struct cpu_ctx *c = &cpu[e->cpu < ncpu ? e->cpu : 0];
-
-		switch (e->type) {
-		case EV_SWITCH:
-			if (k.cur.state == ST_RUNNABLE && e->cpu == k.cur.cpu)
-				hold_credit(&k, e->a, c->since, e->ts);
-			if (e->a == tid) {
-				uint8_t st = blocked_state(e->d);
-
-				move(&k, e->ts, st);
-				k.cur.syscall = sys;
-				k.cur.cpu = e->cpu;
-				k.hold.n = 0;
-				if (st == ST_RUNNABLE)
-					k.cur.by = e->b;
-			}
-			if (e->b == tid) {
-				/* A woken task waited behind whoever held its CPU the longest. */
-				if (k.cur.state == ST_RUNNABLE)
-					k.cur.by = hold_longest(&k.hold,
-								k.cur.by >= 0 ? k.cur.by : e->a);
-				if (k.cur.state == ST_RUNNABLE)
-					k.cur.cpu = e->cpu;
-				move(&k, e->ts, ST_RUNNING);
-				k.cur.cpu = e->cpu;
-				k.cur.syscall = sys;
-			}
-			c->cur = e->b;
-			c->since = e->ts;
-			break;
-		case EV_WAKING:
-		case EV_WAKEUP_NEW:
-			if (e->a != tid || k.cur.state == ST_RUNNING)
-				break;
-			if (k.cur.state != ST_RUNNABLE) {
-				uint8_t wake = WK_TASK;
-				int32_t who = c->cur, via = -1;
-
-				if (c->timer) {
-					wake = WK_TIMER;
-					via = c->irq;
-				} else if (c->irq >= 0) {
-					wake = WK_IRQ;
-					who = c->irq;
-				} else if (c->softirq >= 0) {
-					wake = WK_SOFTIRQ;
-					who = c->softirq;
-					via = c->softirq < NVEC ? c->raised_by[c->softirq] : -1;
-				} else if (c->cur <= 0) {
-					wake = WK_UNKNOWN;
-				}
-				k.cur.wake = wake;
-				k.cur.who = who;
-				k.cur.via = via;
-				k.cur.dev = c->dev;
-				/* A socket's reader is woken as the packet is handed to it. */
-				if (wake == WK_SOFTIRQ)
-					k.cur.pkt = c->rx;
-				/* The blocked interval ends here, with its waker. */
-				move(&k, e->ts, ST_RUNNABLE);
-				k.cur.cpu = e->b;
-				k.cur.syscall = sys;
-				k.hold.n = 0;
-			}
-			break;
-		case EV_EXIT:
-			if (e->a == tid)
-				move(&k, e->ts, ST_EXITED);
-			break;
-		case EV_IRQ_ENTRY:
-			c->irq = e->a;
-			c->dev = 0;
-			break;
-		case EV_IRQ_EXIT:
-			c->irq = -1;
-			break;
-		case EV_SOFTIRQ_ENTRY:
-			c->softirq = e->a;
-			c->dev = 0;
-			break;
-		case EV_SOFTIRQ_EXIT:
-			c->softirq = -1;
-			c->rx = -1;
-			if (e->a >= 0 && e->a < NVEC)
-				c->raised_by[e->a] = -1;
-			break;
-		case EV_SOFTIRQ_RAISE:
-			if (e->a >= 0 && e->a < NVEC && c->irq >= 0)
-				c->raised_by[e->a] = c->irq;
-			break;
-		case EV_HRTIMER_ENTRY:
-		case EV_TIMER_ENTRY:
-			c->timer++;
-			break;
-		case EV_HRTIMER_EXIT:
-		case EV_TIMER_EXIT:
-			if (c->timer > 0)
-				c->timer--;
-			break;
-		case EV_BLOCK_COMPLETE:
-			if (c->irq >= 0 || c->softirq >= 0)
-				c->dev = e->a;
-			break;
-		case EV_NET_RECV:
-			if (c->softirq >= 0 || c->irq >= 0)
-				c->rx = e->a;
-			break;
-		case EV_SYS_ENTRY:
-			if (c->cur == tid) {
-				sys = e->a;
-				k.cur.syscall = sys;
-			}
-			break;
-		case EV_SYS_EXIT:
-			if (c->cur == tid)
-				sys = -1;
-			break;
-		default:
-			break;
-		}
-	}
+	for (size_t i = 0; i < log->ev.n && ev[i].ts <= t1 && !k.err; i++)
+		replay(&k, &cpu[ev[i].cpu < ncpu ? ev[i].cpu : 0], &ev[i]);
 	/* Still waiting at the end: behind whoever holds the CPU it waits for. */
 	if (k.cur.state == ST_RUNNABLE && k.cur.cpu >= 0 && (unsigned)k.cur.cpu < ncpu) {
 		const struct cpu_ctx *w = &cpu[k.cur.cpu];

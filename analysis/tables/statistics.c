@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * lttng-analyses style statistics over the window, in one pass over the log: CPU usage per
- * process and per CPU (cputop), system call latencies per call and per process
- * (syscallstats), interrupt handler durations (irqstats), block request latencies
+ * lttng-analyses style statistics over the window, from one pass over the log (tally.c):
+ * CPU usage per process and per CPU (cputop), system call latencies per call and per
+ * process (syscallstats), interrupt handler durations (irqstats), block request latencies
  * (iolatency) and the top latencies.
  */
 #include <math.h>
@@ -11,64 +11,7 @@
 
 #include "an.h"
 #include "tables.h"
-
-struct stats {
-	uint64_t key, count, min, max;
-	double sum, sumsq;
-};
-
-struct keyed {
-	struct an_map map;
-	struct an_vec rows; /* struct stats */
-};
-
-static struct stats *keyed_get(struct keyed *k, uint64_t key)
-{
-	bool inserted;
-	uint32_t *slot = an_map_slot(&k->map, key + 1, &inserted);
-	struct stats *s;
-
-	if (!slot)
-		return NULL;
-	if (!inserted)
-		return AN_AT(&k->rows, struct stats, *slot - 1);
-	k->rows.size = sizeof(struct stats);
-	s = an_vec_push(&k->rows);
-	if (!s)
-		return NULL;
-	s->key = key;
-	s->min = UINT64_MAX;
-	*slot = (uint32_t)k->rows.n;
-	return s;
-}
-
-static void add(struct stats *s, uint64_t v)
-{
-	if (!s)
-		return;
-	s->count++;
-	s->min = v < s->min ? v : s->min;
-	s->max = v > s->max ? v : s->max;
-	s->sum += (double)v;
-	s->sumsq += (double)v * (double)v;
-}
-
-static void keyed_free(struct keyed *k)
-{
-	an_map_free(&k->map);
-	an_vec_free(&k->rows);
-}
-
-struct pending {
-	uint64_t ts;
-	int32_t sys;
-};
-
-struct top {
-	uint64_t ts, dur;
-	int64_t x, y; /* syscall: tid, sys; block: dev, sector */
-	int64_t z;    /* syscall: ret; block: bytes */
-};
+#include "tally.h"
 
 /* qsort() of a vector; an empty one (no row in the window) has no array at all. */
 static void sort_vec(struct an_vec *v, int (*cmp)(const void *, const void *))
@@ -160,292 +103,174 @@ static const char *disk_intern(const struct an_log *log, struct an_vec *names, u
 	return *slot;
 }
 
-int an_tables(const struct an_log *log, unsigned limit, struct an_vec *tables_,
-	      struct an_vec *names, uint64_t begin, uint64_t end)
+/* Per process, the CPU time over the window; per CPU, the share not idle. */
+static int cpu_tables(const struct an_log *log, struct tally *t, unsigned limit,
+		      struct an_vec *tables)
 {
-	unsigned ncpu = log->ncpu ? log->ncpu : 1;
-	struct keyed run = {0}, sys = {0}, sysproc = {0}, irq = {0}, disk = {0};
-	struct an_map pend_map = {0}, blk_map = {0};
-	struct an_vec pend = AN_VEC(struct pending), blk = AN_VEC(uint64_t);
-	struct an_vec topsys = AN_VEC(struct top), topblk = AN_VEC(struct top);
-	int32_t *cur = malloc(ncpu * sizeof(*cur));
-	uint64_t *since = calloc(ncpu, sizeof(*since)), *busy = calloc(ncpu, sizeof(*busy));
-	uint64_t *irq_ts = calloc(ncpu, sizeof(*irq_ts)), *sirq_ts = calloc(ncpu, sizeof(*sirq_ts));
-	const struct an_ev *ev = log->ev.v;
-	uint64_t span = end > begin ? end - begin : 1;
-	struct an_table *t;
+	uint64_t span = t->end > t->begin ? t->end - t->begin : 1;
+	struct an_table *tb;
 	struct an_cell *c;
-	int r = -1;
 
-	if (!cur || !since || !busy || !irq_ts || !sirq_ts)
-		goto out;
-	for (unsigned i = 0; i < ncpu; i++) {
-		cur[i] = -1;
-		since[i] = begin;
+	sort_vec(&t->run.rows, by_sum);
+	if (!(tb = table(tables, "cpu-usage-per-process")))
+		return -1;
+	for (size_t i = 0, n = 0; i < t->run.rows.n && n < limit; i++) {
+		const struct stats *s = AN_AT(&t->run.rows, struct stats, i);
+
+		if (s->key == 0)
+			continue; /* idle */
+		if (!(c = an_row(tb)))
+			return -1;
+		process(log, &c[0], (int32_t)s->key);
+		c[1].kind = C_RATIO;
+		c[1].r = s->sum / (double)span;
+		dur(&c[2], (uint64_t)s->sum);
+		n++;
 	}
-	for (size_t i = 0; i < log->ev.n; i++) {
-		const struct an_ev *e = &ev[i];
-		unsigned cpu = e->cpu < ncpu ? e->cpu : 0;
-		bool in = e->ts >= begin && e->ts <= end;
-		uint64_t ts = e->ts < begin ? begin : e->ts > end ? end : e->ts;
-
-		switch (e->type) {
-		case EV_SWITCH: {
-			int32_t prev = cur[cpu] >= 0 ? cur[cpu] : e->a;
-
-			if (ts > since[cpu]) {
-				add(keyed_get(&run, (uint64_t)(uint32_t)prev), ts - since[cpu]);
-				if (prev != 0)
-					busy[cpu] += ts - since[cpu];
-			}
-			cur[cpu] = e->b;
-			since[cpu] = ts;
-			break;
-		}
-		case EV_SYS_ENTRY: {
-			bool inserted;
-			uint32_t *slot;
-			struct pending *p;
-
-			if (cur[cpu] < 0)
-				break;
-			slot = an_map_slot(&pend_map, (uint64_t)(uint32_t)cur[cpu] + 1, &inserted);
-			if (!slot)
-				goto out;
-			if (inserted) {
-				if (!an_vec_push(&pend))
-					goto out;
-				*slot = (uint32_t)pend.n;
-			}
-			p = AN_AT(&pend, struct pending, *slot - 1);
-			p->ts = e->ts;
-			p->sys = e->a;
-			break;
-		}
-		case EV_SYS_EXIT: {
-			uint32_t *slot;
-			struct pending *p;
-			struct top *tp;
-			uint64_t d;
-
-			if (cur[cpu] < 0)
-				break;
-			slot = an_map_find(&pend_map, (uint64_t)(uint32_t)cur[cpu] + 1);
-			if (!slot)
-				break;
-			p = AN_AT(&pend, struct pending, *slot - 1);
-			if (!p->ts || p->sys != e->a || !in || p->ts < begin)
-				break;
-			d = e->ts - p->ts;
-			add(keyed_get(&sys, (uint64_t)(uint32_t)e->a), d);
-			add(keyed_get(&sysproc, (uint64_t)(uint32_t)cur[cpu]), d);
-			tp = an_vec_push(&topsys);
-			if (!tp)
-				goto out;
-			*tp = (struct top){p->ts, d, cur[cpu], e->a, (int64_t)e->d};
-			p->ts = 0;
-			break;
-		}
-		case EV_IRQ_ENTRY:
-			irq_ts[cpu] = e->ts;
-			break;
-		case EV_IRQ_EXIT:
-			if (irq_ts[cpu] && in)
-				add(keyed_get(&irq, (uint64_t)(uint32_t)e->a), e->ts - irq_ts[cpu]);
-			irq_ts[cpu] = 0;
-			break;
-		case EV_SOFTIRQ_ENTRY:
-			sirq_ts[cpu] = e->ts;
-			break;
-		case EV_SOFTIRQ_EXIT:
-			/* softirqs keyed apart from hard irqs: bit 32 */
-			if (sirq_ts[cpu] && in)
-				add(keyed_get(&irq, (1ULL << 32) | (uint32_t)e->a),
-				    e->ts - sirq_ts[cpu]);
-			sirq_ts[cpu] = 0;
-			break;
-		case EV_BLOCK_ISSUE: {
-			bool inserted;
-			uint64_t key = ((uint64_t)(uint32_t)e->a << 40) ^ e->d;
-			uint32_t *slot = an_map_slot(&blk_map, key + 1, &inserted);
-
-			if (!slot)
-				goto out;
-			if (inserted) {
-				if (!an_vec_push(&blk))
-					goto out;
-				*slot = (uint32_t)blk.n;
-			}
-			*AN_AT(&blk, uint64_t, *slot - 1) = e->ts;
-			break;
-		}
-		case EV_BLOCK_COMPLETE: {
-			uint64_t key = ((uint64_t)(uint32_t)e->a << 40) ^ e->d, *issued;
-			uint32_t *slot = an_map_find(&blk_map, key + 1);
-			struct top *tp;
-
-			if (!slot)
-				break;
-			issued = AN_AT(&blk, uint64_t, *slot - 1);
-			if (*issued && in && *issued >= begin) {
-				add(keyed_get(&disk, (uint64_t)(uint32_t)e->a), e->ts - *issued);
-				tp = an_vec_push(&topblk);
-				if (!tp)
-					goto out;
-				*tp = (struct top){*issued, e->ts - *issued, e->a, (int64_t)e->d,
-						   (int64_t)e->c * 512};
-			}
-			*issued = 0;
-			break;
-		}
-		default:
-			break;
-		}
+	if (!(tb = table(tables, "cpu-usage-per-cpu")))
+		return -1;
+	for (unsigned i = 0; i < t->ncpu; i++) {
+		if (!(c = an_row(tb)))
+			return -1;
+		c[0].kind = C_CPU;
+		c[0].v = i;
+		c[1].kind = C_RATIO;
+		c[1].r = (double)t->busy[i] / (double)span;
 	}
-	for (unsigned i = 0; i < ncpu; i++)
-		if (cur[i] >= 0 && end > since[i]) {
-			add(keyed_get(&run, (uint64_t)(uint32_t)cur[i]), end - since[i]);
-			if (cur[i] != 0)
-				busy[i] += end - since[i];
-		}
+	return 0;
+}
 
-	if (log->counts[EV_SWITCH]) {
-		sort_vec(&run.rows, by_sum);
-		if (!(t = table(tables_, "cpu-usage-per-process")))
-			goto out;
-		for (size_t i = 0, n = 0; i < run.rows.n && n < limit; i++) {
-			const struct stats *s = AN_AT(&run.rows, struct stats, i);
+/* Latency statistics per system call and per process, and the longest calls. */
+static int syscall_tables(const struct an_log *log, struct tally *t, unsigned limit,
+			  struct an_vec *tables)
+{
+	struct an_table *tb;
+	struct an_cell *c;
 
-			if (s->key == 0)
-				continue; /* idle */
-			if (!(c = an_row(t)))
-				goto out;
-			process(log, &c[0], (int32_t)s->key);
-			c[1].kind = C_RATIO;
-			c[1].r = s->sum / (double)span;
-			dur(&c[2], (uint64_t)s->sum);
-			n++;
-		}
-		if (!(t = table(tables_, "cpu-usage-per-cpu")))
-			goto out;
-		for (unsigned i = 0; i < ncpu; i++) {
-			if (!(c = an_row(t)))
-				goto out;
-			c[0].kind = C_CPU;
-			c[0].v = i;
-			c[1].kind = C_RATIO;
-			c[1].r = (double)busy[i] / (double)span;
-		}
+	sort_vec(&t->sys.rows, by_max);
+	sort_vec(&t->sysproc.rows, by_max);
+	sort_vec(&t->topsys, by_dur);
+	if (!(tb = table(tables, "syscall-latency")))
+		return -1;
+	for (size_t i = 0; i < t->sys.rows.n && i < limit; i++) {
+		const struct stats *s = AN_AT(&t->sys.rows, struct stats, i);
+
+		if (!(c = an_row(tb)))
+			return -1;
+		c[0].kind = C_SYSCALL;
+		c[0].s = an_sysname(log, (int32_t)s->key);
+		stat_cells(&c[1], s);
 	}
-	if (log->counts[EV_SYS_ENTRY]) {
-		sort_vec(&sys.rows, by_max);
-		sort_vec(&sysproc.rows, by_max);
-		sort_vec(&topsys, by_dur);
-		if (!(t = table(tables_, "syscall-latency")))
-			goto out;
-		for (size_t i = 0; i < sys.rows.n && i < limit; i++) {
-			const struct stats *s = AN_AT(&sys.rows, struct stats, i);
+	if (!(tb = table(tables, "syscall-latency-per-process")))
+		return -1;
+	for (size_t i = 0; i < t->sysproc.rows.n && i < limit; i++) {
+		const struct stats *s = AN_AT(&t->sysproc.rows, struct stats, i);
 
-			if (!(c = an_row(t)))
-				goto out;
-			c[0].kind = C_SYSCALL;
-			c[0].s = an_sysname(log, (int32_t)s->key);
-			stat_cells(&c[1], s);
-		}
-		if (!(t = table(tables_, "syscall-latency-per-process")))
-			goto out;
-		for (size_t i = 0; i < sysproc.rows.n && i < limit; i++) {
-			const struct stats *s = AN_AT(&sysproc.rows, struct stats, i);
-
-			if (!(c = an_row(t)))
-				goto out;
-			process(log, &c[0], (int32_t)s->key);
-			stat_cells(&c[1], s);
-		}
-		if (!(t = table(tables_, "top-syscall-latencies")))
-			goto out;
-		for (size_t i = 0; i < topsys.n && i < limit; i++) {
-			const struct top *tp = AN_AT(&topsys, struct top, i);
-
-			if (!(c = an_row(t)))
-				goto out;
-			c[0].kind = C_TIMESTAMP;
-			c[0].v = (int64_t)tp->ts;
-			dur(&c[1], tp->dur);
-			process(log, &c[2], (int32_t)tp->x);
-			c[3].kind = C_SYSCALL;
-			c[3].s = an_sysname(log, (int32_t)tp->y);
-			c[4].kind = C_INT;
-			c[4].v = tp->z;
-		}
+		if (!(c = an_row(tb)))
+			return -1;
+		process(log, &c[0], (int32_t)s->key);
+		stat_cells(&c[1], s);
 	}
-	if (log->counts[EV_IRQ_ENTRY] || log->counts[EV_SOFTIRQ_ENTRY]) {
-		sort_vec(&irq.rows, by_max);
-		if (!(t = table(tables_, "irq-stats")))
-			goto out;
-		for (size_t i = 0; i < irq.rows.n && i < limit; i++) {
-			const struct stats *s = AN_AT(&irq.rows, struct stats, i);
-			bool soft = s->key >> 32;
+	if (!(tb = table(tables, "top-syscall-latencies")))
+		return -1;
+	for (size_t i = 0; i < t->topsys.n && i < limit; i++) {
+		const struct top *tp = AN_AT(&t->topsys, struct top, i);
 
-			if (!(c = an_row(t)))
-				goto out;
-			c[0].kind = C_IRQ;
-			c[0].hard = !soft;
-			c[0].v = (int32_t)(uint32_t)s->key;
-			c[0].s = soft ? an_softirq_name((int32_t)c[0].v)
-				      : an_irq_name(log, (int32_t)c[0].v);
-			stat_cells(&c[1], s);
-		}
+		if (!(c = an_row(tb)))
+			return -1;
+		c[0].kind = C_TIMESTAMP;
+		c[0].v = (int64_t)tp->ts;
+		dur(&c[1], tp->dur);
+		process(log, &c[2], (int32_t)tp->x);
+		c[3].kind = C_SYSCALL;
+		c[3].s = an_sysname(log, (int32_t)tp->y);
+		c[4].kind = C_INT;
+		c[4].v = tp->z;
 	}
-	if (log->counts[EV_BLOCK_COMPLETE]) {
-		sort_vec(&disk.rows, by_max);
-		sort_vec(&topblk, by_dur);
-		if (!(t = table(tables_, "disk-latency")))
-			goto out;
-		for (size_t i = 0; i < disk.rows.n && i < limit; i++) {
-			const struct stats *s = AN_AT(&disk.rows, struct stats, i);
+	return 0;
+}
 
-			if (!(c = an_row(t)))
-				goto out;
-			c[0].kind = C_DISK;
-			c[0].s = disk_intern(log, names, s->key);
-			stat_cells(&c[1], s);
-		}
-		if (!(t = table(tables_, "top-block-latencies")))
-			goto out;
-		for (size_t i = 0; i < topblk.n && i < limit; i++) {
-			const struct top *tp = AN_AT(&topblk, struct top, i);
+/* Handler duration statistics per hard irq and per softirq vector. */
+static int irq_table(const struct an_log *log, struct tally *t, unsigned limit,
+		     struct an_vec *tables)
+{
+	struct an_table *tb;
+	struct an_cell *c;
 
-			if (!(c = an_row(t)))
-				goto out;
-			c[0].kind = C_TIMESTAMP;
-			c[0].v = (int64_t)tp->ts;
-			dur(&c[1], tp->dur);
-			c[2].kind = C_DISK;
-			c[2].s = disk_intern(log, names, (uint64_t)tp->x);
-			c[3].kind = C_INT;
-			c[3].v = tp->y;
-			c[4].kind = C_INT;
-			c[4].v = tp->z;
-		}
+	sort_vec(&t->irq.rows, by_max);
+	if (!(tb = table(tables, "irq-stats")))
+		return -1;
+	for (size_t i = 0; i < t->irq.rows.n && i < limit; i++) {
+		const struct stats *s = AN_AT(&t->irq.rows, struct stats, i);
+		bool soft = s->key >> 32;
+
+		if (!(c = an_row(tb)))
+			return -1;
+		c[0].kind = C_IRQ;
+		c[0].hard = !soft;
+		c[0].v = (int32_t)(uint32_t)s->key;
+		c[0].s =
+			soft ? an_softirq_name((int32_t)c[0].v) : an_irq_name(log, (int32_t)c[0].v);
+		stat_cells(&c[1], s);
 	}
-	r = 0;
-out:
-	keyed_free(&run);
-	keyed_free(&sys);
-	keyed_free(&sysproc);
-	keyed_free(&irq);
-	keyed_free(&disk);
-	an_map_free(&pend_map);
-	an_map_free(&blk_map);
-	an_vec_free(&pend);
-	an_vec_free(&blk);
-	an_vec_free(&topsys);
-	an_vec_free(&topblk);
-	free(cur);
-	free(since);
-	free(busy);
-	free(irq_ts);
-	free(sirq_ts);
+	return 0;
+}
+
+/* Block request latency statistics per disk, and the longest requests. */
+static int disk_tables(const struct an_log *log, struct tally *t, unsigned limit,
+		       struct an_vec *tables, struct an_vec *names)
+{
+	struct an_table *tb;
+	struct an_cell *c;
+
+	sort_vec(&t->disk.rows, by_max);
+	sort_vec(&t->topblk, by_dur);
+	if (!(tb = table(tables, "disk-latency")))
+		return -1;
+	for (size_t i = 0; i < t->disk.rows.n && i < limit; i++) {
+		const struct stats *s = AN_AT(&t->disk.rows, struct stats, i);
+
+		if (!(c = an_row(tb)))
+			return -1;
+		c[0].kind = C_DISK;
+		c[0].s = disk_intern(log, names, s->key);
+		stat_cells(&c[1], s);
+	}
+	if (!(tb = table(tables, "top-block-latencies")))
+		return -1;
+	for (size_t i = 0; i < t->topblk.n && i < limit; i++) {
+		const struct top *tp = AN_AT(&t->topblk, struct top, i);
+
+		if (!(c = an_row(tb)))
+			return -1;
+		c[0].kind = C_TIMESTAMP;
+		c[0].v = (int64_t)tp->ts;
+		dur(&c[1], tp->dur);
+		c[2].kind = C_DISK;
+		c[2].s = disk_intern(log, names, (uint64_t)tp->x);
+		c[3].kind = C_INT;
+		c[3].v = tp->y;
+		c[4].kind = C_INT;
+		c[4].v = tp->z;
+	}
+	return 0;
+}
+
+/* Each table the log has the events for, in this order. */
+int an_tables(const struct an_log *log, unsigned limit, struct an_vec *tables, struct an_vec *names,
+	      uint64_t begin, uint64_t end)
+{
+	struct tally t;
+	int r = an_tally(log, begin, end, &t);
+
+	if (r == 0 && log->counts[EV_SWITCH])
+		r = cpu_tables(log, &t, limit, tables);
+	if (r == 0 && log->counts[EV_SYS_ENTRY])
+		r = syscall_tables(log, &t, limit, tables);
+	if (r == 0 && (log->counts[EV_IRQ_ENTRY] || log->counts[EV_SOFTIRQ_ENTRY]))
+		r = irq_table(log, &t, limit, tables);
+	if (r == 0 && log->counts[EV_BLOCK_COMPLETE])
+		r = disk_tables(log, &t, limit, tables, names);
+	an_tally_free(&t);
 	return r;
 }

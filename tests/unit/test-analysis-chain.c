@@ -326,7 +326,7 @@ static void test_preempted(void)
 	ev(2, 0, EV_WAKING, HOG, 0, 0);
 	ev(2, 0, EV_SWITCH, A, HOG, 0); /* prev_state 0: preempted */
 	ev(9, 0, EV_SWITCH, HOG, A, 1);
-	ASSERT_EQ(an_history(&r->log, A, T0, T0 + 10 * MS, &hist), 0);
+	ASSERT_EQ(an_timeline(&r->log, A, T0, T0 + 10 * MS, &hist), 0);
 	ASSERT_EQ(hist.n, 3);
 	iv = AN_AT(&hist, struct an_interval, 1);
 	ASSERT_EQ(iv->state, ST_RUNNABLE);
@@ -363,7 +363,7 @@ static void test_longest_holder(void)
 	ev(64, 1, EV_WAKING, A, 0, 0); /* and again, still waiting when the window ends */
 	ev(64, 0, EV_SWITCH, 0, HOG, 0);
 	ev(69, 0, EV_SWITCH, HOG, KWORKER, 0);
-	ASSERT_EQ(an_history(&r->log, A, T0, T0 + 70 * MS, &hist), 0);
+	ASSERT_EQ(an_timeline(&r->log, A, T0, T0 + 70 * MS, &hist), 0);
 	iv = AN_AT(&hist, struct an_interval, 1);
 	ASSERT_EQ(iv->state, ST_RUNNABLE);
 	ASSERT_EQ(iv->t1 - iv->t0, 61 * MS);

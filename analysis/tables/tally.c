@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The statistics' one pass over the log: each CPU's running task and the time since it
+ * was switched in, each task's system call in progress, each CPU's irq and softirq entries
+ * and each block request's issue; what ends in the window is added to its key's statistics.
+ */
+#include <stdlib.h>
+
+#include "an.h"
+#include "tally.h"
+
+struct pending {
+	uint64_t ts;
+	int32_t sys;
+};
+
+static struct stats *keyed_get(struct keyed *k, uint64_t key)
+{
+	bool inserted;
+	uint32_t *slot = an_map_slot(&k->map, key + 1, &inserted);
+	struct stats *s;
+
+	if (!slot)
+		return NULL;
+	if (!inserted)
+		return AN_AT(&k->rows, struct stats, *slot - 1);
+	k->rows.size = sizeof(struct stats);
+	s = an_vec_push(&k->rows);
+	if (!s)
+		return NULL;
+	s->key = key;
+	s->min = UINT64_MAX;
+	*slot = (uint32_t)k->rows.n;
+	return s;
+}
+
+static void add(struct stats *s, uint64_t v)
+{
+	if (!s)
+		return;
+	s->count++;
+	s->min = v < s->min ? v : s->min;
+	s->max = v > s->max ? v : s->max;
+	s->sum += (double)v;
+	s->sumsq += (double)v * (double)v;
+}
+
+static void keyed_free(struct keyed *k)
+{
+	an_map_free(&k->map);
+	an_vec_free(&k->rows);
+}
+
+/* The task CPU ran until TS (clipped to the window) credited with that time. */
+static void on_switch(struct tally *t, unsigned cpu, const struct an_ev *e, uint64_t ts)
+{
+	int32_t prev = t->cur[cpu] >= 0 ? t->cur[cpu] : e->a;
+
+	if (ts > t->since[cpu]) {
+		add(keyed_get(&t->run, (uint64_t)(uint32_t)prev), ts - t->since[cpu]);
+		if (prev != 0)
+			t->busy[cpu] += ts - t->since[cpu];
+	}
+	t->cur[cpu] = e->b;
+	t->since[cpu] = ts;
+}
+
+static int on_sys_entry(struct tally *t, unsigned cpu, const struct an_ev *e)
+{
+	bool inserted;
+	uint32_t *slot;
+	struct pending *p;
+
+	if (t->cur[cpu] < 0)
+		return 0;
+	slot = an_map_slot(&t->pend_map, (uint64_t)(uint32_t)t->cur[cpu] + 1, &inserted);
+	if (!slot)
+		return -1;
+	if (inserted) {
+		if (!an_vec_push(&t->pend))
+			return -1;
+		*slot = (uint32_t)t->pend.n;
+	}
+	p = AN_AT(&t->pend, struct pending, *slot - 1);
+	p->ts = e->ts;
+	p->sys = e->a;
+	return 0;
+}
+
+/* A system call that began and ended in the window, of the task that entered it. */
+static int on_sys_exit(struct tally *t, unsigned cpu, const struct an_ev *e, bool in)
+{
+	uint32_t *slot;
+	struct pending *p;
+	struct top *tp;
+	uint64_t d;
+
+	if (t->cur[cpu] < 0)
+		return 0;
+	slot = an_map_find(&t->pend_map, (uint64_t)(uint32_t)t->cur[cpu] + 1);
+	if (!slot)
+		return 0;
+	p = AN_AT(&t->pend, struct pending, *slot - 1);
+	if (!p->ts || p->sys != e->a || !in || p->ts < t->begin)
+		return 0;
+	d = e->ts - p->ts;
+	add(keyed_get(&t->sys, (uint64_t)(uint32_t)e->a), d);
+	add(keyed_get(&t->sysproc, (uint64_t)(uint32_t)t->cur[cpu]), d);
+	tp = an_vec_push(&t->topsys);
+	if (!tp)
+		return -1;
+	*tp = (struct top){p->ts, d, t->cur[cpu], e->a, (int64_t)e->d};
+	p->ts = 0;
+	return 0;
+}
+
+static int on_block_issue(struct tally *t, const struct an_ev *e)
+{
+	bool inserted;
+	uint64_t key = ((uint64_t)(uint32_t)e->a << 40) ^ e->d;
+	uint32_t *slot = an_map_slot(&t->blk_map, key + 1, &inserted);
+
+	if (!slot)
+		return -1;
+	if (inserted) {
+		if (!an_vec_push(&t->blk))
+			return -1;
+		*slot = (uint32_t)t->blk.n;
+	}
+	*AN_AT(&t->blk, uint64_t, *slot - 1) = e->ts;
+	return 0;
+}
+
+/* A block request issued and completed in the window. */
+static int on_block_complete(struct tally *t, const struct an_ev *e, bool in)
+{
+	uint64_t key = ((uint64_t)(uint32_t)e->a << 40) ^ e->d, *issued;
+	uint32_t *slot = an_map_find(&t->blk_map, key + 1);
+	struct top *tp;
+
+	if (!slot)
+		return 0;
+	issued = AN_AT(&t->blk, uint64_t, *slot - 1);
+	if (*issued && in && *issued >= t->begin) {
+		add(keyed_get(&t->disk, (uint64_t)(uint32_t)e->a), e->ts - *issued);
+		tp = an_vec_push(&t->topblk);
+		if (!tp)
+			return -1;
+		*tp = (struct top){*issued, e->ts - *issued, e->a, (int64_t)e->d,
+				   (int64_t)e->c * 512};
+	}
+	*issued = 0;
+	return 0;
+}
+
+static int on_event(struct tally *t, const struct an_ev *e)
+{
+	unsigned cpu = e->cpu < t->ncpu ? e->cpu : 0;
+	bool in = e->ts >= t->begin && e->ts <= t->end;
+	uint64_t ts = e->ts < t->begin ? t->begin : e->ts > t->end ? t->end : e->ts;
+
+	switch (e->type) {
+	case EV_SWITCH:
+		on_switch(t, cpu, e, ts);
+		return 0;
+	case EV_SYS_ENTRY:
+		return on_sys_entry(t, cpu, e);
+	case EV_SYS_EXIT:
+		return on_sys_exit(t, cpu, e, in);
+	case EV_IRQ_ENTRY:
+		t->irq_ts[cpu] = e->ts;
+		return 0;
+	case EV_IRQ_EXIT:
+		if (t->irq_ts[cpu] && in)
+			add(keyed_get(&t->irq, (uint64_t)(uint32_t)e->a), e->ts - t->irq_ts[cpu]);
+		t->irq_ts[cpu] = 0;
+		return 0;
+	case EV_SOFTIRQ_ENTRY:
+		t->sirq_ts[cpu] = e->ts;
+		return 0;
+	case EV_SOFTIRQ_EXIT:
+		/* softirqs keyed apart from hard irqs: bit 32 */
+		if (t->sirq_ts[cpu] && in)
+			add(keyed_get(&t->irq, (1ULL << 32) | (uint32_t)e->a),
+			    e->ts - t->sirq_ts[cpu]);
+		t->sirq_ts[cpu] = 0;
+		return 0;
+	case EV_BLOCK_ISSUE:
+		return on_block_issue(t, e);
+	case EV_BLOCK_COMPLETE:
+		return on_block_complete(t, e, in);
+	default:
+		return 0;
+	}
+}
+
+int an_tally(const struct an_log *log, uint64_t begin, uint64_t end, struct tally *t)
+{
+	unsigned ncpu = log->ncpu ? log->ncpu : 1;
+	const struct an_ev *ev = log->ev.v;
+
+	*t = (struct tally){.begin = begin, .end = end, .ncpu = ncpu};
+	t->pend = (struct an_vec)AN_VEC(struct pending);
+	t->blk = (struct an_vec)AN_VEC(uint64_t);
+	t->topsys = (struct an_vec)AN_VEC(struct top);
+	t->topblk = (struct an_vec)AN_VEC(struct top);
+	t->cur = malloc(ncpu * sizeof(*t->cur));
+	t->since = calloc(ncpu, sizeof(*t->since));
+	t->busy = calloc(ncpu, sizeof(*t->busy));
+	t->irq_ts = calloc(ncpu, sizeof(*t->irq_ts));
+	t->sirq_ts = calloc(ncpu, sizeof(*t->sirq_ts));
+	if (!t->cur || !t->since || !t->busy || !t->irq_ts || !t->sirq_ts)
+		return -1;
+	for (unsigned i = 0; i < ncpu; i++) {
+		t->cur[i] = -1;
+		t->since[i] = begin;
+	}
+	for (size_t i = 0; i < log->ev.n; i++)
+		if (on_event(t, &ev[i]) < 0)
+			return -1;
+	/* The tasks still running at the end, up to the window's end. */
+	for (unsigned i = 0; i < ncpu; i++)
+		if (t->cur[i] >= 0 && end > t->since[i]) {
+			add(keyed_get(&t->run, (uint64_t)(uint32_t)t->cur[i]), end - t->since[i]);
+			if (t->cur[i] != 0)
+				t->busy[i] += end - t->since[i];
+		}
+	return 0;
+}
+
+void an_tally_free(struct tally *t)
+{
+	keyed_free(&t->run);
+	keyed_free(&t->sys);
+	keyed_free(&t->sysproc);
+	keyed_free(&t->irq);
+	keyed_free(&t->disk);
+	an_map_free(&t->pend_map);
+	an_map_free(&t->blk_map);
+	an_vec_free(&t->pend);
+	an_vec_free(&t->blk);
+	an_vec_free(&t->topsys);
+	an_vec_free(&t->topblk);
+	free(t->cur);
+	free(t->since);
+	free(t->busy);
+	free(t->irq_ts);
+	free(t->sirq_ts);
+}
