@@ -287,7 +287,7 @@ const char *flight_relayd_unprobed(const struct flight *f)
 	return f->relayd && !f->probe ? f->unprobed : NULL;
 }
 
-static bool session_gone(int err)
+bool flight_session_gone(int err)
 {
 	return err == -LTTNG_ERR_SESS_NOT_FOUND || err == -LTTNG_ERR_NO_SESSIOND ||
 	       err == -LTTNG_ERR_NO_SESSION || err == -LTTNG_ERR_FATAL;
@@ -342,7 +342,7 @@ static int record_relayd(struct flight *f, const char *name, struct flight_recor
 	held = now_ns();
 	rec->duration_ns = held - rec->start_ns;
 	held -= now; /* the probe's wait too */
-	if (r < 0 && !session_gone(r)) {
+	if (r < 0 && !flight_session_gone(r)) {
 		snprintf(rec->relayd_why, sizeof(rec->relayd_why),
 			 "recording to lttng-relayd at %.200s failed: %s",
 			 f->probe ? f->relayd_addr.where : "its URL", lttng_strerror(r));

@@ -75,6 +75,8 @@ bool flight_replaced(const struct flight *f);
  * snapshots under its output directory; NULL when unknown. */
 const char *flight_relayd_dir(const struct flight *f);
 const char *flight_strerror(int err);
+/* Whether a record's or a call's ERR says the session (or sessiond) is gone. */
+bool flight_session_gone(int err);
 /* Applies output.relayd_timeout to the records that follow (under the slot's lock). */
 void flight_set_relayd_timeout(struct flight *f, uint64_t ns);
 /* Why records to relayd cannot be probed first (an unresolvable host); NULL when they can. */

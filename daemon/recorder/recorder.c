@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The flight recorder as the main loop sees it: the session (session.c), the realtime
- * waiter (waiter.c) and the snapshot readers (history_worker.c, analysis_job.c). The
- * waiter's results become events for the recorder's owner (recorder.h); a local snapshot
- * is handed to the readers, and their results become events too.
+ * waiter (waiter.c), the snapshot readers (history_worker.c, analysis_job.c) and the
+ * calibration record (calibration.c). The waiter's results become events for the
+ * recorder's owner (recorder.h); a local snapshot is handed to the readers, and their
+ * results become events too.
  *
  * What a reload changes live: ratelimit.* and analysis.auto here; session.* and output.*
  * re-create the session (the history recorded so far is lost). module.*, realtime.* and
@@ -11,36 +12,16 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
-#include <sys/sysinfo.h>
-#include <time.h>
 
 #include <json-c/json.h>
-#include <lttng/lttng.h>
 
 #include "fsutil.h"
 #include "proto.h"
 #include "recorder_internal.h"
-
-/*
- * Without an alert there is no snapshot to measure the history from: one calibration
- * record this long after start measures the event rate, from which status shows the
- * window the buffers hold (and session.history sizes them). Long enough for the session's
- * start-up to be past, short enough to answer soon after a (re)start. It is a sample, the
- * newest CALIBRATE_PACKETS packets of each stream, when the buffers have at least
- * CALIBRATE_SAMPLE_MIN of them: the rate needs no more, and the record is the waiter's,
- * which an alert may have to wait for. Fewer packets are recorded whole: a sample would
- * be a quarter of them or more, and the newest two of four 4 KiB packets once measured
- * 819 events/s x 52 bytes from an app writing about 450 x 28.
- */
-#define CALIBRATE_USEC	     (10 * 1000000ULL)
-#define CALIBRATE_DIR	     "calibration"
-#define CALIBRATE_PACKETS    2
-#define CALIBRATE_SAMPLE_MIN (4 * CALIBRATE_PACKETS)
 
 struct recorder {
 	sd_event *event;
@@ -50,9 +31,8 @@ struct recorder {
 	struct session session;
 	struct waiter *waiter;
 	struct history_worker *history; /* each local snapshot's history and analysis.auto */
-	sd_event_source *results, *measured, *calibrate;
-	bool measured_once;	/* a history was measured: no calibration snapshot is needed */
-	char scratch[PATH_MAX]; /* where calibration records go, deleted once read */
+	sd_event_source *results, *measured;
+	struct calibration calibration;
 	bool rt;
 	int64_t detect_last_ns, detect_max_ns;
 	uint64_t manual_seq;
@@ -63,12 +43,6 @@ struct recorder {
 static void emit(struct recorder *rc, const struct recorder_event *ev)
 {
 	rc->emit(ev, rc->userdata);
-}
-
-static bool session_gone(int err)
-{
-	return err == -LTTNG_ERR_SESS_NOT_FOUND || err == -LTTNG_ERR_NO_SESSIOND ||
-	       err == -LTTNG_ERR_NO_SESSION || err == -LTTNG_ERR_FATAL;
 }
 
 static uint64_t buffer_bytes(const struct recorder *rc)
@@ -136,7 +110,7 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 		path = path_newest(c->output.directory, res->name);
 		s->disk_full = statvfs(c->output.directory, &fs) == 0 &&
 			       (uint64_t)fs.f_bavail * fs.f_frsize < buffer_bytes(rc);
-		if (session_gone(res->error))
+		if (flight_session_gone(res->error))
 			session_check_soon(&rc->session);
 	} else if (!res->rec.to_relayd) {
 		path = path_newest(c->output.directory, res->name);
@@ -146,33 +120,6 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 	if (res->error >= 0 && path)
 		read_snapshot(rc, res->id, path);
 	free(path);
-}
-
-/* The waiter's calibration record: read by the snapshot reader, or why it failed. */
-static void on_calibrated(struct recorder *rc, const struct waiter_result *res)
-{
-	struct recorder_event ev = {.kind = RECORDER_HISTORY};
-	char err[256];
-	int r = res->error;
-
-	if (r >= 0) {
-		log_info("calibration record: %s in %" PRIu64 " us",
-			 res->sampled ? "a sample of the buffers" : "the whole buffers",
-			 res->rec.duration_ns / 1000);
-		/* The reader exists: the calibration timer is started with it. */
-		r = history_worker_submit(rc->history, 0, rc->scratch, buffer_bytes(rc),
-					  session_subbuf_size(&rc->session), res->sampled, NULL);
-		if (r == 0)
-			return;
-		snprintf(err, sizeof(err), "cannot queue the calibration record: %s", strerror(-r));
-	} else {
-		snprintf(err, sizeof(err), "the calibration record failed: %s", flight_strerror(r));
-		if (session_gone(r))
-			session_check_soon(&rc->session);
-	}
-	ev.history =
-		(struct recorder_history){.error = r, .err = err, .time = (uint64_t)time(NULL)};
-	emit(rc, &ev);
 }
 
 static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -199,7 +146,7 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 			emit(rc, &ev);
 			break;
 		case WAITER_CALIBRATED:
-			on_calibrated(rc, res);
+			calibration_ended(&rc->calibration, res);
 			break;
 		case WAITER_ADMITTED:
 			ev.kind = RECORDER_ADMITTED;
@@ -212,18 +159,6 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 	}
 	waiter_result_free(list);
 	return 0;
-}
-
-/* After a re-size: the new buffers' window measured again, once they had time to fill. */
-static void recalibrate(struct recorder *rc)
-{
-	uint64_t now;
-
-	rc->measured_once = false;
-	if (rc->calibrate && sd_event_now(rc->event, CLOCK_MONOTONIC, &now) >= 0) {
-		sd_event_source_set_time(rc->calibrate, now + CALIBRATE_USEC);
-		sd_event_source_set_enabled(rc->calibrate, SD_EVENT_ONESHOT);
-	}
 }
 
 static int on_history(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -246,11 +181,11 @@ static int on_history(sd_event_source *s, int fd, uint32_t revents, void *userda
 		if (!j->error) {
 			ev.history.expected_ns = history_expected_ns(
 				j->capacity, j->h.bytes_per_event, j->h.events_per_sec);
-			rc->measured_once = true;
+			calibration_measured(&rc->calibration);
 		}
 		emit(rc, &ev);
 		if (!j->error && session_fit_history(&rc->session, &j->h))
-			recalibrate(rc);
+			calibration_again(&rc->calibration);
 		if (j->analysis) {
 			struct recorder_event an = {.kind = RECORDER_ANALYSIS};
 
@@ -264,57 +199,24 @@ static int on_history(sd_event_source *s, int fd, uint32_t revents, void *userda
 	return 0;
 }
 
-/* CALIBRATE_PACKETS of every stream (one per CPU); 0, the whole buffers, when they are few. */
-static uint64_t calibrate_size(const struct recorder *rc)
-{
-	long cpus = get_nprocs_conf();
-
-	if (rc->conf->session.num_subbuf < CALIBRATE_SAMPLE_MIN || cpus <= 0)
-		return 0;
-	return CALIBRATE_PACKETS * session_subbuf_size(&rc->session) * (uint64_t)cpus;
-}
-
-/* Once, unless a snapshot was measured first; later if there is no session yet. */
-static int on_calibrate(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct recorder *rc = userdata;
-	int r;
-
-	if (rc->measured_once)
-		return 0;
-	if (!session_present(&rc->session)) {
-		sd_event_source_set_time(s, usec + CALIBRATE_USEC);
-		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-		return 0;
-	}
-	log_debug("asking for a calibration record to measure the history window");
-	rm_tree(rc->scratch); /* a calibration that was never read (stopped meanwhile) */
-	r = waiter_calibrate(rc->waiter, rc->scratch, calibrate_size(rc));
-	if (r < 0)
-		log_warn_errno(r, "cannot ask for the calibration record");
-	return 0;
-}
-
 /* The readers, their results and the calibration timer. */
 static int start_readers(struct recorder *rc, uint64_t now)
 {
 	const struct conf *c = rc->conf;
 	int r;
 
-	snprintf(rc->scratch, sizeof(rc->scratch), "%s/%s", c->catalog.directory, CALIBRATE_DIR);
-	rm_tree(rc->scratch); /* left by a crash during a calibration */
+	calibration_init(&rc->calibration, &rc->session, c->catalog.directory, rc->emit,
+			 rc->userdata);
 	r = history_worker_new(&rc->history);
 	if (r < 0)
 		return log_warn_errno(r, "cannot start the snapshot reader thread");
 	r = sd_event_add_io(rc->event, &rc->measured, history_worker_eventfd(rc->history), EPOLLIN,
 			    on_history, rc);
 	if (r >= 0)
-		r = sd_event_add_time(rc->event, &rc->calibrate, CLOCK_MONOTONIC,
-				      now + CALIBRATE_USEC, 0, on_calibrate, rc);
+		r = calibration_start(&rc->calibration, rc->event, rc->waiter, rc->history, now);
 	if (r < 0)
 		return log_warn_errno(r, "cannot watch the snapshot reader thread");
 	sd_event_source_set_description(rc->measured, "history-results");
-	sd_event_source_set_description(rc->calibrate, "history-calibration");
 	return 0;
 }
 
@@ -460,7 +362,7 @@ void recorder_free(struct recorder *rc)
 	history_worker_free(rc->history); /* before the session: it may be recording */
 	sd_event_source_disable_unref(rc->results);
 	sd_event_source_disable_unref(rc->measured);
-	sd_event_source_disable_unref(rc->calibrate);
+	calibration_stop(&rc->calibration);
 	session_done(&rc->session);
 	free(rc);
 }

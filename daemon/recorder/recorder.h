@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The flight recorder: the LTTng session (session.c, flight.c), the realtime waiter that
- * records a snapshot per allowed alert (waiter.c, ratelimit.c), and the snapshot readers
- * that measure each snapshot's history and analyse it (history_worker.c, analysis_job.c).
+ * records a snapshot per allowed alert (waiter.c, admission.c, ratelimit.c), the snapshot
+ * readers that measure each snapshot's history and analyse it (history_worker.c,
+ * analysis_job.c), and the calibration record that measures it before any alert
+ * (calibration.c).
  * It knows nothing of the catalog's file, the control socket or its clients: what happens
  * is reported through one callback (struct recorder_event), and its state through
  * struct recorder_status.

@@ -3,6 +3,7 @@
 #ifndef LATENCYD_RECORDER_INTERNAL_H
 #define LATENCYD_RECORDER_INTERNAL_H
 
+#include <limits.h>
 #include <pthread.h>
 
 #include <latency_tracker.h>
@@ -19,7 +20,10 @@ struct flight_slot {
 	struct flight *flight; /* NULL while there is no session */
 };
 
-/* waiter.c: the realtime thread: poll the notification file, rate-limit, record. */
+/*
+ * waiter.c: the realtime thread: poll the notification file, rate-limit (admission.c),
+ * record; results.c hands the results over (waiter_internal.h says where the rest is).
+ */
 enum waiter_result_kind {
 	WAITER_SNAPSHOT,   /* causes[0..n): the causes; error < 0 if the record failed */
 	WAITER_SUPPRESSED, /* causes[0]: the first of n alerts of one tracker the rate limiter
@@ -68,12 +72,6 @@ int waiter_start(struct waiter *w, unsigned rt_priority, bool *got_rt);
 int waiter_eventfd(const struct waiter *w);
 /* Queues a manual record for the thread. -EBUSY when too many are waiting. */
 int waiter_request(struct waiter *w, uint64_t seq, pid_t pid, const char *message);
-/*
- * Asks the thread for a calibration record to DIR (DIR/calibration-DATE-N) of at most
- * MAX_SIZE bytes (0: whole), taken when no alert or request waits; dropped once a local
- * snapshot was recorded first (its own history is measured). Ends as WAITER_CALIBRATED.
- */
-int waiter_calibrate(struct waiter *w, const char *dir, uint64_t max_size);
 /* Queues a peer's alert for the thread (any thread may call). -EBUSY when too many wait. */
 int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t received_ns);
 struct waiter_result *waiter_take_results(struct waiter *w);
@@ -174,5 +172,35 @@ uint64_t session_subbuf_size(const struct session *s);
  */
 bool session_fit_history(struct session *s, const struct history *h);
 void session_done(struct session *s);
+
+/*
+ * calibration.c: the calibration record, which measures the history before any alert: a
+ * timer of the main loop asks the waiter for it, the snapshot reader measures it.
+ */
+struct calibration {
+	sd_event *event;
+	struct session *session;
+	struct waiter *waiter;
+	struct history_worker *history;
+	recorder_event_fn emit; /* the recorder's: a calibration that failed is said */
+	void *userdata;
+	sd_event_source *timer;
+	bool measured;		/* a history was measured: no calibration record is needed */
+	char scratch[PATH_MAX]; /* where calibration records go, deleted once read */
+};
+
+/* Its scratch directory under CATALOG_DIR, emptied of what a crash left there. */
+void calibration_init(struct calibration *cal, struct session *s, const char *catalog_dir,
+		      recorder_event_fn emit, void *userdata);
+/* The timer: a record asked of W a while after NOW, read by H. */
+int calibration_start(struct calibration *cal, sd_event *event, struct waiter *w,
+		      struct history_worker *h, uint64_t now);
+/* The waiter's WAITER_CALIBRATED: handed to the snapshot reader, or its failure emitted. */
+void calibration_ended(struct calibration *cal, const struct waiter_result *res);
+/* A history was measured: the record is not needed (until calibration_again()). */
+void calibration_measured(struct calibration *cal);
+/* After a re-size: the new buffers' window measured again, once they had time to fill. */
+void calibration_again(struct calibration *cal);
+void calibration_stop(struct calibration *cal);
 
 #endif /* LATENCYD_RECORDER_INTERNAL_H */

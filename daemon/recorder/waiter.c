@@ -1,21 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The realtime waiter: one thread, SCHED_FIFO when it can get it, blocked in poll() on the
- * notification file. An alert that the rate limiter allows is recorded at once, with as
- * few steps as possible between the wakeup and lttng_snapshot_record(); alerts that were
+ * notification file. An alert that admission.c allows is recorded at once, with as few
+ * steps as possible between the wakeup and lttng_snapshot_record(); alerts that were
  * already queued are drained right after and become extra causes of that snapshot when
  * their interval ended before the record began (so it is in it); one that ended later
- * may not be, and causes the next record instead (issue #19). Refused alerts become
- * "suppressed" results, one per tracker until the main loop takes them, so that a flood
- * costs the main loop a count, not a result, a log line and a catalog update per alert;
- * and the thread itself reads a storm in batches, STORM_NAP_MS apart, not alert by alert.
- *
- * The calibration record (a sample of the buffers, to measure the history before any
- * alert) is the thread's own too, taken when no alert or request waits: no other thread
- * ever holds the slot for a record, so the thread never waits on one.
+ * may not be, and causes the next record instead (issue #19). The thread reads a storm
+ * (alerts the rate limit refuses) in batches, STORM_NAP_MS apart, not alert by alert.
+ * When it has nothing else to do it takes the calibration record (calibration.c).
  *
  * Nothing slow happens here: no logging, no file system. Results go to the main loop
- * through a list under a priority-inheriting mutex and an eventfd that sd-event watches.
+ * through results.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,19 +32,9 @@
 
 #include "fleet.h"
 #include "log.h"
-#include "recorder_internal.h"
 #include "thread.h"
+#include "waiter_internal.h"
 
-#define READ_RECORDS 128
-/*
- * Causes kept per snapshot: what show-snapshot lists. Under a flood, alerts past this many
- * that arrive during one record are refused like any other (they get no snapshot and
- * are counted as suppressed): keeping thousands would make every catalog save and the log
- * grow with the flood.
- */
-#define MAX_CAUSES   100
-#define MAX_REQUESTS 16 /* manual records waiting for the thread; more are refused (busy) */
-#define MAX_PEERS    16 /* peers' alerts waiting for the thread; more are refused */
 /*
  * A storm: the last alert read was refused by the rate limit. Read one by one as they come,
  * each would cost a wakeup, a poll and a read at realtime priority, most of the CPU of a
@@ -60,40 +45,6 @@
  * beyond that the oldest are overwritten and reported as lost, never silently.
  */
 #define STORM_NAP_MS 10
-
-struct waiter {
-	/* CLOCK_MONOTONIC ns when the record under way began, 0: none (the watchdog's). */
-	_Atomic uint64_t busy_since;
-	int fd;		/* the notification file */
-	int stop_fd;	/* eventfd: the thread exits */
-	int done_fd;	/* eventfd: results are queued */
-	int request_fd; /* eventfd: manual records or peers' alerts are queued */
-	pthread_t thread;
-	bool started;
-	struct flight_slot *slot;
-	char prefix[64]; /* output names: PREFIX-ID, or PREFIX-ID-INCIDENT@HOST in a fleet */
-	uint64_t next_id;
-	uint64_t incident_base; /* a local incident is HOST-(this + its snapshot id) */
-
-	/* Read buffer: whole records, plus a partial one a FIFO may leave; unread: [off, len). */
-	unsigned char buf[READ_RECORDS * 2 * LATENCY_TRACKER_RECORD_SIZE];
-	size_t off, len;
-
-	pthread_mutex_t lock; /* PTHREAD_PRIO_INHERIT: results, rate limiter, counters */
-	struct waiter_result *head, **tail;
-	struct limits limits;
-	char host[PROTO_FLEET_NAME_MAX + 1]; /* in a fleet: this host's name, else "" */
-	bool publish;			     /* in a fleet, announce local records */
-	struct waiter_stats stats;
-	struct cause_manual requests[MAX_REQUESTS];
-	size_t n_requests;
-	struct cause_peer peers[MAX_PEERS];
-	size_t n_peers;
-	/* A calibration record asked for: to calibrate_dir, at most calibrate_size bytes. */
-	bool calibrate;
-	char calibrate_dir[PATH_MAX];
-	uint64_t calibrate_size;
-};
 
 int waiter_new(const char *notify_path, struct flight_slot *slot, const char *prefix,
 	       uint64_t first_id, struct waiter **ret)
@@ -160,125 +111,6 @@ int waiter_eventfd(const struct waiter *w)
 	return w->done_fd;
 }
 
-int waiter_configure(struct waiter *w, const struct conf *c, const char *fleet_host,
-		     uint64_t incident_base)
-{
-	int r;
-
-	pthread_mutex_lock(&w->lock);
-	w->incident_base = incident_base;
-	r = limits_configure(&w->limits, c, now_ns());
-	snprintf(w->host, sizeof(w->host), "%s", fleet_host ?: "");
-	w->publish = fleet_host && c->fleet.publish;
-	pthread_mutex_unlock(&w->lock);
-	return r;
-}
-
-void waiter_get_stats(struct waiter *w, struct waiter_stats *st, double *tokens)
-{
-	pthread_mutex_lock(&w->lock);
-	*st = w->stats;
-	if (tokens)
-		*tokens = limits_tokens(&w->limits.global, now_ns());
-	pthread_mutex_unlock(&w->lock);
-}
-
-size_t waiter_get_buckets(struct waiter *w, struct recorder_bucket *out, size_t max)
-{
-	uint64_t now = now_ns();
-	size_t n;
-
-	pthread_mutex_lock(&w->lock);
-	n = w->limits.n_trackers;
-	for (size_t i = 0; i < n && i < max; i++) {
-		struct tracker_bucket *t = &w->limits.trackers[i];
-
-		snprintf(out[i].tracker, sizeof(out[i].tracker), "%s", t->name);
-		out[i].rate = t->b.rate;
-		out[i].burst = t->b.burst;
-		out[i].tokens = limits_tokens(&t->b, now);
-	}
-	/* The bucket of all origins last, under the name peer causes go by. */
-	if (n < max && w->host[0]) {
-		snprintf(out[n].tracker, sizeof(out[n].tracker), "%s", CAUSE_PEER_TRACKER);
-		out[n].rate = w->limits.total.rate;
-		out[n].burst = w->limits.total.burst;
-		out[n].tokens = limits_tokens(&w->limits.total, now);
-		n++;
-	}
-	pthread_mutex_unlock(&w->lock);
-	return n;
-}
-
-/* Under w->lock: whether the rate limit lets rec make a snapshot (taking its tokens). */
-static bool allow_locked(struct waiter *w, const struct cause *c, uint64_t now)
-{
-	return limits_allow(&w->limits, c, now);
-}
-
-/* A peer's cause that is refused keeps the budget that refused it, for its answer. */
-static bool allow(struct waiter *w, struct cause *c, uint64_t now)
-{
-	bool ok;
-
-	pthread_mutex_lock(&w->lock);
-	if (c->kind == CAUSE_PEER)
-		ok = !(c->peer.refused_by = limits_allow_peer(&w->limits, c, now));
-	else
-		ok = allow_locked(w, c, now);
-	pthread_mutex_unlock(&w->lock);
-	return ok;
-}
-
-static void push(struct waiter *w, struct waiter_result *res)
-{
-	uint64_t one = 1;
-
-	pthread_mutex_lock(&w->lock);
-	res->next = NULL;
-	*w->tail = res;
-	w->tail = &res->next;
-	pthread_mutex_unlock(&w->lock);
-	if (write(w->done_fd, &one, sizeof(one)) < 0) {
-		/* The counter cannot overflow in practice; the main loop reads it. */
-	}
-}
-
-struct waiter_result *waiter_take_results(struct waiter *w)
-{
-	struct waiter_result *list;
-	uint64_t v;
-
-	if (read(w->done_fd, &v, sizeof(v)) < 0) {
-		/* EAGAIN: nothing new, the list is checked anyway. */
-	}
-	pthread_mutex_lock(&w->lock);
-	list = w->head;
-	w->head = NULL;
-	w->tail = &w->head;
-	pthread_mutex_unlock(&w->lock);
-	return list;
-}
-
-void waiter_result_free(struct waiter_result *r)
-{
-	while (r) {
-		struct waiter_result *next = r->next;
-
-		free(r);
-		r = next;
-	}
-}
-
-static struct waiter_result *result_new(enum waiter_result_kind kind, size_t n)
-{
-	struct waiter_result *r = calloc(1, sizeof(*r) + n * sizeof(r->causes[0]));
-
-	if (r)
-		r->kind = kind;
-	return r;
-}
-
 /* Reads what is there without blocking; 0 when nothing, < 0 on error. */
 static int fill(struct waiter *w)
 {
@@ -338,84 +170,12 @@ static void count_kernel(struct waiter *w, const struct latency_tracker_record *
 
 static void on_lost(struct waiter *w, const struct latency_tracker_record *rec)
 {
-	struct waiter_result *res = result_new(WAITER_LOST, 0);
+	struct waiter_result *res = waiter_result_new(WAITER_LOST, 0);
 
 	if (res) {
 		res->lost = rec->lost;
-		push(w, res);
+		waiter_push(w, res);
 	}
-}
-
-/*
- * Under w->lock: the suppressed result of this tracker not yet taken by the main loop. A
- * manual record is never merged: its client waits for the event naming its request.
- */
-static struct waiter_result *pending_suppressed(struct waiter *w, const struct cause *c)
-{
-	if (c->kind != CAUSE_ALERT)
-		return NULL;
-	for (struct waiter_result *r = w->head; r; r = r->next)
-		if (r->kind == WAITER_SUPPRESSED && r->causes[0].kind == CAUSE_ALERT &&
-		    memcmp(r->causes[0].alert.tracker, c->alert.tracker,
-			   sizeof(c->alert.tracker)) == 0)
-			return r;
-	return NULL;
-}
-
-/* Under w->lock: counts rec as suppressed; false when it needs a result of its own. */
-static bool suppress_locked(struct waiter *w, const struct cause *c)
-{
-	struct waiter_result *res;
-
-	w->stats.suppressed++;
-	res = pending_suppressed(w, c);
-	if (res)
-		res->n++;
-	return res != NULL;
-}
-
-/* The suppressed result of rec, for the main loop (the count was taken under the lock). */
-static void suppress_new(struct waiter *w, const struct cause *c)
-{
-	struct waiter_result *res = result_new(WAITER_SUPPRESSED, 1);
-
-	if (res) {
-		res->causes[0] = *c;
-		res->n = 1;
-		push(w, res);
-	}
-}
-
-static void suppress(struct waiter *w, const struct cause *c)
-{
-	bool merged;
-
-	pthread_mutex_lock(&w->lock);
-	merged = suppress_locked(w, c);
-	pthread_mutex_unlock(&w->lock);
-	if (!merged)
-		suppress_new(w, c);
-}
-
-/*
- * What every alert record costs, under one lock (a storm brings tens of thousands a
- * second): the counters, the rate limit and, when it refuses, the merge into the pending
- * suppressed result. True when rec is to be recorded.
- */
-static bool admit(struct waiter *w, const struct cause *c, uint64_t now)
-{
-	bool ok, merged = false;
-
-	pthread_mutex_lock(&w->lock);
-	w->stats.kernel_suppressed += c->alert.suppressed;
-	w->stats.alerts++;
-	ok = allow_locked(w, c, now);
-	if (!ok)
-		merged = suppress_locked(w, c);
-	pthread_mutex_unlock(&w->lock);
-	if (!ok && !merged)
-		suppress_new(w, c);
-	return ok;
 }
 
 /*
@@ -444,7 +204,7 @@ static void name_snapshot(struct waiter *w, struct waiter_result *res, const str
  */
 static void announce(struct waiter *w, const struct waiter_result *snap, const struct cause *c)
 {
-	struct waiter_result *res = result_new(WAITER_ADMITTED, 1);
+	struct waiter_result *res = waiter_result_new(WAITER_ADMITTED, 1);
 
 	if (!res)
 		return;
@@ -452,19 +212,19 @@ static void announce(struct waiter *w, const struct waiter_result *snap, const s
 	memcpy(res->incident, snap->incident, sizeof(res->incident));
 	res->causes[0] = *c;
 	res->n = 1;
-	push(w, res);
+	waiter_push(w, res);
 }
 
 /* Records a snapshot for cause, then drains every queued alert into its causes. */
 static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeup_ns)
 {
-	struct waiter_result *res, *grown;
+	struct waiter_result *res;
 	struct cause more = {.kind = CAUSE_ALERT};
 	struct flight_record fr = {0};
 	size_t cap = 16;
 	int r;
 
-	res = result_new(WAITER_SNAPSHOT, cap);
+	res = waiter_result_new(WAITER_SNAPSHOT, cap);
 	if (!res)
 		return;
 	res->id = w->next_id++;
@@ -483,11 +243,8 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	pthread_mutex_unlock(&w->slot->lock);
 	atomic_store(&w->busy_since, 0);
 	/* Its history will be measured: a calibration still waiting would add nothing. */
-	if (r == 0 && !fr.to_relayd) {
-		pthread_mutex_lock(&w->lock);
-		w->calibrate = false;
-		pthread_mutex_unlock(&w->lock);
-	}
+	if (r == 0 && !fr.to_relayd)
+		calibration_cancel(w);
 
 	res->error = r;
 	res->rec = fr;
@@ -513,19 +270,7 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 			on_lost(w, &more.alert);
 			continue;
 		}
-		if (res->n == cap && cap < MAX_CAUSES) {
-			size_t more_cap = cap * 2 < MAX_CAUSES ? cap * 2 : MAX_CAUSES;
-
-			grown = realloc(res, sizeof(*res) + more_cap * sizeof(res->causes[0]));
-			if (grown) {
-				res = grown;
-				cap = more_cap;
-			}
-		}
-		if (res->n < cap)
-			res->causes[res->n++] = more;
-		else
-			suppress(w, &more); /* out of memory: still accounted for */
+		res = admission_join(w, res, &cap, &more);
 	}
 	pthread_mutex_lock(&w->lock);
 	if (r < 0)
@@ -534,125 +279,7 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 		w->stats.snapshots++;
 	w->stats.causes += res->n;
 	pthread_mutex_unlock(&w->lock);
-	push(w, res);
-}
-
-int waiter_request(struct waiter *w, uint64_t seq, pid_t pid, const char *message)
-{
-	uint64_t one = 1;
-	int r = 0;
-
-	pthread_mutex_lock(&w->lock);
-	if (w->n_requests < MAX_REQUESTS) {
-		struct cause_manual *m = &w->requests[w->n_requests++];
-
-		*m = (struct cause_manual){.request = seq, .pid = pid};
-		snprintf(m->message, sizeof(m->message), "%s", message);
-	} else {
-		r = -EBUSY;
-	}
-	pthread_mutex_unlock(&w->lock);
-	if (r == 0 && write(w->request_fd, &one, sizeof(one)) < 0)
-		r = -errno;
-	return r;
-}
-
-int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t received_ns)
-{
-	uint64_t one = 1;
-	int r = 0;
-
-	pthread_mutex_lock(&w->lock);
-	if (w->n_peers < MAX_PEERS)
-		w->peers[w->n_peers++] =
-			(struct cause_peer){.alert = *a, .received_ns = received_ns};
-	else
-		r = -EBUSY;
-	pthread_mutex_unlock(&w->lock);
-	if (r == 0 && write(w->request_fd, &one, sizeof(one)) < 0)
-		r = -errno;
-	return r;
-}
-
-int waiter_calibrate(struct waiter *w, const char *dir, uint64_t max_size)
-{
-	uint64_t one = 1;
-
-	if (strlen(dir) >= sizeof(w->calibrate_dir))
-		return -ENAMETOOLONG;
-	pthread_mutex_lock(&w->lock);
-	w->calibrate = true;
-	snprintf(w->calibrate_dir, sizeof(w->calibrate_dir), "%s", dir);
-	w->calibrate_size = max_size;
-	pthread_mutex_unlock(&w->lock);
-	return write(w->request_fd, &one, sizeof(one)) < 0 ? -errno : 0;
-}
-
-/*
- * The calibration record, when one is asked for and nothing else waits (the caller saw the
- * notification file drained). An alert that comes meanwhile waits for the rest of it, as
- * it would for another alert's record: it is a sample, a few packets per stream, so that
- * this is short.
- */
-static void calibrate_if_idle(struct waiter *w)
-{
-	struct waiter_result *res;
-	char dir[PATH_MAX];
-	uint64_t size;
-	int r;
-
-	pthread_mutex_lock(&w->lock);
-	if (!w->calibrate || w->n_requests || w->n_peers) {
-		pthread_mutex_unlock(&w->lock);
-		return;
-	}
-	w->calibrate = false;
-	memcpy(dir, w->calibrate_dir, sizeof(dir));
-	size = w->calibrate_size;
-	pthread_mutex_unlock(&w->lock);
-	res = result_new(WAITER_CALIBRATED, 0);
-	if (!res)
-		return;
-	atomic_store(&w->busy_since, now_ns());
-	pthread_mutex_lock(&w->slot->lock);
-	if (!w->slot->flight) {
-		r = -LTTNG_ERR_SESS_NOT_FOUND;
-	} else {
-		r = flight_record_to(w->slot->flight, dir, "calibration", size, &res->rec);
-		/* No room for a packet of every stream (per-user buffers of many users). */
-		if (r == -LTTNG_ERR_MAX_SIZE_INVALID && size) {
-			size = 0;
-			r = flight_record_to(w->slot->flight, dir, "calibration", 0, &res->rec);
-		}
-	}
-	pthread_mutex_unlock(&w->slot->lock);
-	atomic_store(&w->busy_since, 0);
-	res->error = r;
-	res->sampled = size != 0;
-	push(w, res);
-}
-
-/* The next queued request into c: manual ones first; false when there is none. */
-static bool next_request(struct waiter *w, struct cause *c)
-{
-	bool found = true;
-
-	pthread_mutex_lock(&w->lock);
-	if (w->n_requests) {
-		c->kind = CAUSE_MANUAL;
-		c->manual = w->requests[0];
-		memmove(&w->requests[0], &w->requests[1], --w->n_requests * sizeof(w->requests[0]));
-		w->stats.alerts++;
-	} else if (w->n_peers) {
-		c->kind = CAUSE_PEER;
-		c->peer = w->peers[0];
-		memmove(&w->peers[0], &w->peers[1], --w->n_peers * sizeof(w->peers[0]));
-		w->stats.peers++;
-	} else {
-		found = false;
-	}
-	pthread_mutex_unlock(&w->lock);
-	return found;
+	waiter_push(w, res);
 }
 
 /*
@@ -667,15 +294,15 @@ static void take_requests(struct waiter *w, uint64_t wakeup)
 	if (read(w->request_fd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: the list is checked anyway. */
 	}
-	while (next_request(w, &c)) {
+	while (admission_next_request(w, &c)) {
 		if (c.kind == CAUSE_MANUAL)
 			c.manual.time_ns = wakeup;
 		else
 			c.peer.time_ns = wakeup;
-		if (allow(w, &c, now_ns()))
+		if (admission_allow(w, &c, now_ns()))
 			snapshot(w, &c, wakeup);
 		else
-			suppress(w, &c);
+			admission_suppress(w, &c);
 	}
 }
 
@@ -688,7 +315,7 @@ static void take_requests(struct waiter *w, uint64_t wakeup)
 static void warm(struct waiter *w)
 {
 	volatile unsigned char stack[THREAD_STACK_WAITER / 2];
-	struct waiter_result *r = result_new(WAITER_SNAPSHOT, MAX_CAUSES);
+	struct waiter_result *r = waiter_result_new(WAITER_SNAPSHOT, MAX_CAUSES);
 
 	for (size_t i = 0; i < sizeof(stack); i += 1024)
 		stack[i] = 0;
@@ -736,7 +363,7 @@ static void *run(void *arg)
 			if (c.alert.kind == LATENCY_TRACKER_REC_LOST) {
 				count_kernel(w, &c.alert);
 				on_lost(w, &c.alert);
-			} else if (admit(w, &c, now)) {
+			} else if (admission_admit(w, &c, now)) {
 				snapshot(w, &c, wakeup);
 				now = now_ns(); /* the record took time */
 				storm = false;
@@ -748,7 +375,7 @@ static void *run(void *arg)
 		if ((size_t)n == sizeof(w->buf) / 2)
 			storm = false;
 		else if (!storm && w->off == w->len)
-			calibrate_if_idle(w);
+			calibration_if_idle(w);
 	}
 	return NULL;
 }

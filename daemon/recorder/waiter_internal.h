@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Inside the waiter: its state and what its files share. waiter.c is the thread (the poll
+ * loop, the read of the notification file, the record); admission.c decides which alert
+ * gets a snapshot and counts what it refuses; calibration.c is the record taken when idle;
+ * results.c hands results to the main loop. recorder_internal.h stays the waiter's
+ * interface to the rest of the recorder; nothing but these files includes this.
+ */
+#ifndef LATENCYD_RECORDER_WAITER_INTERNAL_H
+#define LATENCYD_RECORDER_WAITER_INTERNAL_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "recorder_internal.h"
+
+#define READ_RECORDS 128
+/*
+ * Causes kept per snapshot: what show-snapshot lists. Under a flood, alerts past this many
+ * that arrive during one record are refused like any other (they get no snapshot and
+ * are counted as suppressed): keeping thousands would make every catalog save and the log
+ * grow with the flood.
+ */
+#define MAX_CAUSES   100
+#define MAX_REQUESTS 16 /* manual records waiting for the thread; more are refused (busy) */
+#define MAX_PEERS    16 /* peers' alerts waiting for the thread; more are refused */
+
+struct waiter {
+	/* CLOCK_MONOTONIC ns when the record under way began, 0: none (the watchdog's). */
+	_Atomic uint64_t busy_since;
+	int fd;		/* the notification file */
+	int stop_fd;	/* eventfd: the thread exits */
+	int done_fd;	/* eventfd: results are queued */
+	int request_fd; /* eventfd: manual records or peers' alerts are queued */
+	pthread_t thread;
+	bool started;
+	struct flight_slot *slot;
+	char prefix[64]; /* output names: PREFIX-ID, or PREFIX-ID-INCIDENT@HOST in a fleet */
+	uint64_t next_id;
+	uint64_t incident_base; /* a local incident is HOST-(this + its snapshot id) */
+
+	/* Read buffer: whole records, plus a partial one a FIFO may leave; unread: [off, len). */
+	unsigned char buf[READ_RECORDS * 2 * LATENCY_TRACKER_RECORD_SIZE];
+	size_t off, len;
+
+	pthread_mutex_t lock; /* PTHREAD_PRIO_INHERIT: results, rate limiter, counters */
+	struct waiter_result *head, **tail;
+	struct limits limits;
+	char host[PROTO_FLEET_NAME_MAX + 1]; /* in a fleet: this host's name, else "" */
+	bool publish;			     /* in a fleet, announce local records */
+	struct waiter_stats stats;
+	struct cause_manual requests[MAX_REQUESTS];
+	size_t n_requests;
+	struct cause_peer peers[MAX_PEERS];
+	size_t n_peers;
+	/* A calibration record asked for: to calibrate_dir, at most calibrate_size bytes. */
+	bool calibrate;
+	char calibrate_dir[PATH_MAX];
+	uint64_t calibrate_size;
+};
+
+/* results.c: the list the main loop takes, and the eventfd that tells it. */
+struct waiter_result *waiter_result_new(enum waiter_result_kind kind, size_t n);
+/* Appends res (taken) for the main loop; takes w->lock. */
+void waiter_push(struct waiter *w, struct waiter_result *res);
+
+/* admission.c: the thread's calls; each takes w->lock itself where it needs it. */
+/*
+ * An alert read from the file: counted, and allowed by the rate limit (true: record it) or
+ * suppressed, all under one lock.
+ */
+bool admission_admit(struct waiter *w, const struct cause *c, uint64_t now);
+/* A manual request or a peer's alert: whether the rate limit lets it make a snapshot. */
+bool admission_allow(struct waiter *w, struct cause *c, uint64_t now);
+/* c gets no snapshot: counted, and reported as suppressed. */
+void admission_suppress(struct waiter *w, const struct cause *c);
+/* The next queued request into c: manual ones first; false when there is none. */
+bool admission_next_request(struct waiter *w, struct cause *c);
+/*
+ * c, read while res was being recorded and ended before it began, joins res as one more of
+ * its causes; with MAX_CAUSES of them (or no memory to grow to it), c is suppressed. Returns
+ * res, moved if it grew; *cap is how many causes it holds room for.
+ */
+struct waiter_result *admission_join(struct waiter *w, struct waiter_result *res, size_t *cap,
+				     const struct cause *c);
+
+/* calibration.c: the thread's calibration record, taken when it has nothing else to do. */
+void calibration_if_idle(struct waiter *w);
+/* A local snapshot's history will be measured: a calibration record asked for is dropped. */
+void calibration_cancel(struct waiter *w);
+
+#endif /* LATENCYD_RECORDER_WAITER_INTERNAL_H */
