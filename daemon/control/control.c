@@ -16,13 +16,10 @@
  *                        checked at accept time from its SO_PEERCRED credentials (peer.c).
  *
  * A peer that may run no command at all (neither root, latencyd's uid, nor a member of
- * either group) is refused before anything it sends is read: it gets one not-authorized
- * error naming the groups, then latencyd shuts its side and closes the connection as soon
- * as the peer has read it (its EOF), or after REFUSED_LINGER_USEC. It never takes a client
- * slot: refused connections have their own small budget (REFUSED_MAX), beyond which they are
- * closed at once, so that clients_max keeps protecting latencyd and its members. This is the
- * D-Bus system bus model (a world-writable socket, credentials checked by the daemon).
- * Members of read_group only are refused admin commands one by one (dispatch.c).
+ * either group) is refused before anything it sends is read, with one error, and never
+ * takes a client slot (refused.c). This is the D-Bus system bus model (a world-writable
+ * socket, credentials checked by the daemon). Members of read_group only are refused admin
+ * commands one by one (dispatch.c).
  *
  * The mode follows the configuration at start and at every reload, for a socket latencyd
  * bound and for the file of one systemd passed (socket activation): latencyd chmods it when
@@ -34,7 +31,8 @@
  * must end within frame_timeout of the previous one's end: a client that sends half a
  * request and stalls is closed (an idle client, a watcher, may stay). A client whose
  * unread replies pass output_high is not read until it catches up; one whose unread output
- * passes output_max is dropped. Clients beyond clients_max get a "busy" error and go.
+ * passes output_max is dropped. Clients beyond clients_max get a "busy" error and go
+ * (refused.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,13 +48,10 @@
 #include "control.h"
 #include "log.h"
 
-#define USEC_PER_SEC	    1000000ULL
-#define ACCEPT_RETRY_SEC    1
-/* Refused connections waiting for their peer to read the error (see above). */
-#define REFUSED_MAX	    16
-#define REFUSED_LINGER_USEC (1 * USEC_PER_SEC)
-#define SOCKET_MODE_ROOT    0660 /* no group configured */
-#define SOCKET_MODE_GROUPS  0666 /* groups configured: latencyd checks each peer */
+#define USEC_PER_SEC	   1000000ULL
+#define ACCEPT_RETRY_SEC   1
+#define SOCKET_MODE_ROOT   0660 /* no group configured */
+#define SOCKET_MODE_GROUPS 0666 /* groups configured: latencyd checks each peer */
 
 static const struct control_limits default_limits = {
 	.clients_max = 64,
@@ -79,14 +74,6 @@ struct client {
 	bool eof, closing, dead;
 };
 
-/* A connection refused at accept time: its error is sent, our side is shut. */
-struct refused {
-	struct control *control;
-	struct refused *prev, *next;
-	int fd;
-	sd_event_source *io, *timer;
-};
-
 struct control {
 	sd_event *event;
 	struct dispatch_ctx dispatch;
@@ -98,8 +85,7 @@ struct control {
 	sd_event_source *listen, *retry;
 	struct client *clients;
 	unsigned n_clients, next_id;
-	struct refused *refused;
-	unsigned n_refused;
+	struct refused_set refused;
 	struct control_limits limits;
 };
 
@@ -368,119 +354,6 @@ static int on_frame_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-static void reject_busy(struct control *c, int fd)
-{
-	struct proto_buf out = {0};
-	struct json_object *msg = NULL;
-	struct proto_error err;
-
-	log_warnx("%u clients connected, refusing one more", c->n_clients);
-	proto_error_set(&err, PROTO_ERR_BUSY, "too many clients (%u)", c->limits.clients_max);
-	if (proto_reply_error_new(PROTO_ID_NONE, &err, &msg) >= 0 &&
-	    proto_buf_add_frame(&out, msg, PROTO_FRAME_MAX) >= 0 &&
-	    send(fd, proto_buf_head(&out), proto_buf_pending(&out), MSG_DONTWAIT | MSG_NOSIGNAL) <
-		    0)
-		log_debug("busy reply: %s", strerror(errno));
-	json_object_put(msg);
-	proto_buf_done(&out);
-	close(fd);
-}
-
-static void refused_free(struct refused *rf)
-{
-	struct control *c = rf->control;
-
-	if (rf->prev)
-		rf->prev->next = rf->next;
-	else
-		c->refused = rf->next;
-	if (rf->next)
-		rf->next->prev = rf->prev;
-	c->n_refused--;
-	sd_event_source_disable_unref(rf->io);
-	sd_event_source_disable_unref(rf->timer);
-	close(rf->fd);
-	free(rf);
-}
-
-/* Whatever a refused peer still sends is dropped unread; its EOF ends the connection. */
-static int on_refused_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	struct refused *rf = userdata;
-	char buf[4096];
-	ssize_t n;
-
-	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-	if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)))
-		return 0;
-	refused_free(rf);
-	return 0;
-}
-
-static int on_refused_timeout(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	refused_free(userdata);
-	return 0;
-}
-
-/*
- * Answers a peer that may run no command with ERR and lets it go. Shutting only our side
- * first lets a client whose hello is not sent yet still send it and read the error (a close
- * would make its send fail with EPIPE, and it would never see why).
- */
-static void refuse(struct control *c, int fd, const struct control_peer *peer,
-		   const struct proto_error *err)
-{
-	struct proto_buf out = {0};
-	struct json_object *msg = NULL;
-	struct refused *rf = NULL;
-	char uid_field[64];
-	uint64_t linger;
-	int r;
-
-	snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", (unsigned)peer->uid);
-	log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
-		   "client %u (pid %d): refused: %s", peer->id, (int)peer->pid, err->message);
-	if (proto_reply_error_new(PROTO_ID_NONE, err, &msg) >= 0 &&
-	    proto_buf_add_frame(&out, msg, PROTO_FRAME_MAX) >= 0 &&
-	    send(fd, proto_buf_head(&out), proto_buf_pending(&out), MSG_DONTWAIT | MSG_NOSIGNAL) <
-		    0)
-		log_debug("client %u: refusal: %s", peer->id, strerror(errno));
-	json_object_put(msg);
-	proto_buf_done(&out);
-
-	if (c->n_refused >= REFUSED_MAX || shutdown(fd, SHUT_WR) < 0)
-		goto close;
-	rf = calloc(1, sizeof(*rf));
-	if (!rf)
-		goto close;
-	rf->control = c;
-	rf->fd = fd;
-	linger = REFUSED_LINGER_USEC;
-	if (c->limits.handshake_timeout_usec < linger)
-		linger = c->limits.handshake_timeout_usec;
-	r = sd_event_add_io(c->event, &rf->io, fd, EPOLLIN, on_refused_io, rf);
-	if (r >= 0)
-		r = sd_event_add_time_relative(c->event, &rf->timer, CLOCK_MONOTONIC, linger, 0,
-					       on_refused_timeout, rf);
-	if (r < 0) {
-		sd_event_source_disable_unref(rf->io);
-		free(rf);
-		goto close;
-	}
-	sd_event_source_set_description(rf->io, "control-refused");
-	sd_event_source_set_description(rf->timer, "control-refused-linger");
-	rf->next = c->refused;
-	if (c->refused)
-		c->refused->prev = rf;
-	c->refused = rf;
-	c->n_refused++;
-	return;
-
-close:
-	close(fd);
-}
-
 static void client_new(struct control *c, int fd)
 {
 	struct proto_error err = {0};
@@ -504,12 +377,12 @@ static void client_new(struct control *c, int fd)
 	}
 	/* Before the slot count: a peer that may do nothing never takes a member's slot. */
 	if (peer_admit(&cl->peer, c->dispatch.cc, geteuid(), &err) < 0) {
-		refuse(c, fd, &cl->peer, &err);
+		refused_add(&c->refused, fd, &cl->peer, &err, c->limits.handshake_timeout_usec);
 		fd = -1;
 		goto fail;
 	}
 	if (c->n_clients >= c->limits.clients_max) {
-		reject_busy(c, fd);
+		refused_busy(fd, c->n_clients, c->limits.clients_max);
 		fd = -1;
 		goto fail;
 	}
@@ -605,6 +478,7 @@ int control_new(sd_event *event, const struct conf_control *cc,
 	if (!c)
 		return -ENOMEM;
 	c->event = event;
+	c->refused.event = event;
 	c->dispatch = (struct dispatch_ctx){.commands = commands, .m = ctx, .cc = cc};
 	c->fd = -1;
 	c->limits = default_limits;
@@ -619,8 +493,7 @@ void control_free(struct control *c)
 		return;
 	while (c->clients)
 		client_free(c->clients);
-	while (c->refused)
-		refused_free(c->refused);
+	refused_free_all(&c->refused);
 	sd_event_source_disable_unref(c->listen);
 	sd_event_source_disable_unref(c->retry);
 	if (c->fd >= 0)

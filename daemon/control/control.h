@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The control socket: listening sockets (sock.c), who is on the other end and what they may
- * do (peer.c), clients, framing and limits (control.c), and the handshake, validation,
- * authorization and call of one request (dispatch.c). The commands themselves live above,
- * in daemon/commands/: the table is handed to control_new(), with the context its
- * handlers take (the manager, opaque here).
+ * do (peer.c), connections turned away (refused.c), clients, framing and limits
+ * (control.c), and the handshake, validation, authorization and call of one request
+ * (dispatch.c). The commands themselves live above, in daemon/commands/: the table is
+ * handed to control_new(), with the context its handlers take (the manager, opaque here).
  */
 #ifndef LATENCYD_CONTROL_H
 #define LATENCYD_CONTROL_H
@@ -72,6 +72,25 @@ struct control_commands {
 	const struct control_command *v;
 	size_t n;
 };
+
+/* refused.c: connections turned away at accept time, each with one error. */
+struct refused;
+struct refused_set {
+	sd_event *event;
+	struct refused *head;
+	unsigned n;
+};
+
+/*
+ * A peer that may run no command: answered with ERR, kept until it has read it (at most
+ * LINGER_MAX_USEC) within the refused connections' own budget, closed at once beyond it.
+ * Takes fd.
+ */
+void refused_add(struct refused_set *set, int fd, const struct control_peer *peer,
+		 const struct proto_error *err, uint64_t linger_max_usec);
+void refused_free_all(struct refused_set *set);
+/* A client beyond clients_max: a "busy" error, then closed. Takes fd. */
+void refused_busy(int fd, unsigned n_clients, unsigned clients_max);
 
 /* control.c: the control socket and its clients: accept, credentials, framing, limits. */
 struct control_limits {

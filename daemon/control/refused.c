@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Connections turned away at accept time, each with one error and never a client slot.
+ *
+ * A peer that may run no command at all (neither root, latencyd's uid, nor a member of
+ * either group: see "Who may connect" in control.c) is refused before anything it sends is
+ * read: it gets one not-authorized error naming the groups, then latencyd shuts its side
+ * and closes the connection as soon as the peer has read it (its EOF), or after
+ * REFUSED_LINGER_USEC. Refused connections have their own small budget (REFUSED_MAX),
+ * beyond which they are closed at once, so that clients_max keeps protecting latencyd and
+ * its members.
+ *
+ * A member beyond clients_max gets a "busy" error and is closed at once.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "control.h"
+#include "log.h"
+
+#define USEC_PER_SEC	    1000000ULL
+/* Refused connections waiting for their peer to read the error (see above). */
+#define REFUSED_MAX	    16
+#define REFUSED_LINGER_USEC (1 * USEC_PER_SEC)
+
+/* A connection refused at accept time: its error is sent, our side is shut. */
+struct refused {
+	struct refused_set *set;
+	struct refused *prev, *next;
+	int fd;
+	sd_event_source *io, *timer;
+};
+
+/* ERR as one frame, sent without waiting; -errno when the send failed. */
+static int send_error_frame(int fd, const struct proto_error *err)
+{
+	struct proto_buf out = {0};
+	struct json_object *msg = NULL;
+	int r = 0;
+
+	if (proto_reply_error_new(PROTO_ID_NONE, err, &msg) >= 0 &&
+	    proto_buf_add_frame(&out, msg, PROTO_FRAME_MAX) >= 0 &&
+	    send(fd, proto_buf_head(&out), proto_buf_pending(&out), MSG_DONTWAIT | MSG_NOSIGNAL) <
+		    0)
+		r = -errno;
+	json_object_put(msg);
+	proto_buf_done(&out);
+	return r;
+}
+
+void refused_busy(int fd, unsigned n_clients, unsigned clients_max)
+{
+	struct proto_error err;
+	int r;
+
+	log_warnx("%u clients connected, refusing one more", n_clients);
+	proto_error_set(&err, PROTO_ERR_BUSY, "too many clients (%u)", clients_max);
+	r = send_error_frame(fd, &err);
+	if (r < 0)
+		log_debug("busy reply: %s", strerror(-r));
+	close(fd);
+}
+
+static void refused_free(struct refused *rf)
+{
+	struct refused_set *set = rf->set;
+
+	if (rf->prev)
+		rf->prev->next = rf->next;
+	else
+		set->head = rf->next;
+	if (rf->next)
+		rf->next->prev = rf->prev;
+	set->n--;
+	sd_event_source_disable_unref(rf->io);
+	sd_event_source_disable_unref(rf->timer);
+	close(rf->fd);
+	free(rf);
+}
+
+/* Whatever a refused peer still sends is dropped unread; its EOF ends the connection. */
+static int on_refused_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct refused *rf = userdata;
+	char buf[4096];
+	ssize_t n;
+
+	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)))
+		return 0;
+	refused_free(rf);
+	return 0;
+}
+
+static int on_refused_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	refused_free(userdata);
+	return 0;
+}
+
+/*
+ * Shutting only our side first lets a client whose hello is not sent yet still send it and
+ * read the error (a close would make its send fail with EPIPE, and it would never see why).
+ */
+void refused_add(struct refused_set *set, int fd, const struct control_peer *peer,
+		 const struct proto_error *err, uint64_t linger_max_usec)
+{
+	struct refused *rf = NULL;
+	char uid_field[64];
+	uint64_t linger;
+	int r;
+
+	snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", (unsigned)peer->uid);
+	log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
+		   "client %u (pid %d): refused: %s", peer->id, (int)peer->pid, err->message);
+	r = send_error_frame(fd, err);
+	if (r < 0)
+		log_debug("client %u: refusal: %s", peer->id, strerror(-r));
+
+	if (set->n >= REFUSED_MAX || shutdown(fd, SHUT_WR) < 0)
+		goto close;
+	rf = calloc(1, sizeof(*rf));
+	if (!rf)
+		goto close;
+	rf->set = set;
+	rf->fd = fd;
+	linger = REFUSED_LINGER_USEC;
+	if (linger_max_usec < linger)
+		linger = linger_max_usec;
+	r = sd_event_add_io(set->event, &rf->io, fd, EPOLLIN, on_refused_io, rf);
+	if (r >= 0)
+		r = sd_event_add_time_relative(set->event, &rf->timer, CLOCK_MONOTONIC, linger, 0,
+					       on_refused_timeout, rf);
+	if (r < 0) {
+		sd_event_source_disable_unref(rf->io);
+		free(rf);
+		goto close;
+	}
+	sd_event_source_set_description(rf->io, "control-refused");
+	sd_event_source_set_description(rf->timer, "control-refused-linger");
+	rf->next = set->head;
+	if (set->head)
+		set->head->prev = rf;
+	set->head = rf;
+	set->n++;
+	return;
+
+close:
+	close(fd);
+}
+
+void refused_free_all(struct refused_set *set)
+{
+	while (set->head)
+		refused_free(set->head);
+}
