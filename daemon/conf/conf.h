@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * latencyd's settings: their table, values and checks (table.c, value.c, events.c), the file
- * and the saved-settings file (file.c), and their rendering (render.c). Nothing here touches the
- * kernel, LTTng or the control socket: every layer above reads struct conf.
+ * latencyd's settings: their table, values and checks (table.c, value.c, text.c, events.c),
+ * the file and the saved-settings file (file.c), and their rendering (render.c). Nothing here
+ * touches the kernel, LTTng or the control socket: every layer above reads struct conf.
  */
 #ifndef LATENCYD_CONF_H
 #define LATENCYD_CONF_H
@@ -181,6 +181,8 @@ void conf_free(struct conf *c);
 void conf_strv_free(char **v);
 /* "TRACKER=RATE/BURST" (rate 0..1000, burst 1..1000); -EINVAL when it is not. */
 int conf_parse_bucket(const char *s, struct conf_bucket *b);
+
+/* text.c */
 /* An MQTT broker URL's parts (each may be NULL); -EINVAL when it is not one. */
 int conf_broker_parse(const char *url, char *host, size_t size, unsigned *port, bool *tls);
 /* "/SYS/fs/cgroup/..." or relative to it, without "..", or a cgroup id; "" is any. */

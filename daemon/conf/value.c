@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Setting values: each type's parser and checks, the defaults, and where each value came
- * from. Every problem is written as text for the caller's "FILE:LINE: setting: problem".
+ * Setting values: each type's parser and checks (those of text in text.c), the defaults, and
+ * where each value came from. Every problem is written as text for the caller's
+ * "FILE:LINE: setting: problem".
  */
 #include <ctype.h>
 #include <errno.h>
@@ -10,15 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/un.h>
 #include <inttypes.h>
-#include <limits.h>
-
-#include <latency_tracker.h>
 
 #include "log.h"
-#include "thread.h"
-#include "fleet.h"
 #include "proto.h"
 #include "conf_internal.h"
 
@@ -166,41 +161,6 @@ int conf_parse_bucket(const char *s, struct conf_bucket *b)
 	return 0;
 }
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
-/* No ".." component: a filter must not name a directory outside the cgroup tree. */
-static bool has_dotdot(const char *path)
-{
-	for (const char *p = path; (p = strstr(p, "..")); p += 2)
-		if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == 0))
-			return true;
-	return false;
-}
-
-int conf_cgroup_spec_check(const char *spec)
-{
-	char *end;
-
-	if (!spec[0])
-		return 0;
-	if (all_digits(spec)) {
-		errno = 0;
-		return strtoull(spec, &end, 10) == 0 || errno ? -EINVAL : 0;
-	}
-	/* Room for "/sys/fs/cgroup/" in front of a relative path. */
-	if (strlen(spec) + 16 >= PATH_MAX || strchr(spec, '\n') || has_dotdot(spec))
-		return -EINVAL;
-	return 0;
-}
-
 /* A comma-separated list (how lists travel from the file and from defaults). */
 static int set_list(const struct conf_key *k, const char *value, char ***field, char *why,
 		    size_t whylen)
@@ -291,147 +251,103 @@ static int set_buckets(const char *value, struct conf_buckets *field, char *why,
 	return 0;
 }
 
+/* CONF_GROUP: the name as written (it may be ""), and its gid. */
+static int set_group(const char *value, char **field, gid_t *gid_field, char *why, size_t whylen)
+{
+	gid_t gid = GID_INVALID;
+	int r;
+
+	if (value[0]) {
+		r = lookup_group(value, &gid);
+		if (r < 0) {
+			snprintf(why, whylen, "group '%s': %s", value,
+				 r == -ENOENT ? "no such group" : strerror(-r));
+			return r;
+		}
+	}
+	*gid_field = gid;
+	return conf_set_string(field, value);
+}
+
+static int set_log_level(const char *value, int *field, char *why, size_t whylen)
+{
+	int r = log_level_from_string(value);
+
+	if (r < 0) {
+		snprintf(why, whylen, "'%s' is not one of error, warning, info, debug", value);
+		return r;
+	}
+	*field = r;
+	return 0;
+}
+
+static int set_bool(const char *value, bool *field, char *why, size_t whylen)
+{
+	if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0) {
+		snprintf(why, whylen, "expected true or false");
+		return -EINVAL;
+	}
+	*field = strcmp(value, "true") == 0;
+	return 0;
+}
+
+static int set_domain(const char *value, int *field, char *why, size_t whylen)
+{
+	if (strcmp(value, "kernel") == 0)
+		*field = CONF_DOMAIN_KERNEL;
+	else if (strcmp(value, "userspace") == 0)
+		*field = CONF_DOMAIN_USERSPACE;
+	else {
+		snprintf(why, whylen, "'%s' is not one of kernel, userspace", value);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Parses value into the row's field; on failure writes the problem into why. */
 int conf_set_value(struct conf *c, const struct conf_key *k, const char *value, char *why,
 		   size_t whylen)
 {
 	char *base = (char *)c;
-	gid_t gid = GID_INVALID;
+	void *field = base + k->offset;
 	int r;
 
 	switch (k->type) {
-	case CONF_SOCKET_PATH:
-		if (value[0] != '/' ||
-		    strlen(value) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-			snprintf(why, whylen, "must be an absolute path of at most %zu bytes",
-				 sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
-			return -EINVAL;
-		}
-		return conf_set_string((char **)(base + k->offset), value);
 	case CONF_GROUP:
-		if (value[0]) {
-			r = lookup_group(value, &gid);
-			if (r < 0) {
-				snprintf(why, whylen, "group '%s': %s", value,
-					 r == -ENOENT ? "no such group" : strerror(-r));
-				return r;
-			}
-		}
-		*(gid_t *)(base + k->aux_offset) = gid;
-		return conf_set_string((char **)(base + k->offset), value);
+		return set_group(value, field, (gid_t *)(base + k->aux_offset), why, whylen);
 	case CONF_LOG_LEVEL:
-		r = log_level_from_string(value);
-		if (r < 0) {
-			snprintf(why, whylen, "'%s' is not one of error, warning, info, debug",
-				 value);
-			return r;
-		}
-		*(int *)(base + k->offset) = r;
-		return 0;
-	case CONF_STRING:
-		return conf_set_string((char **)(base + k->offset), value);
-	case CONF_NAME:
-		if (!value[0] || strpbrk(value, "/ \t\n*?")) {
-			snprintf(why, whylen,
-				 "'%s' must be a non-empty name without '/', "
-				 "spaces or wildcards",
-				 value);
-			return -EINVAL;
-		}
-		return conf_set_string((char **)(base + k->offset), value);
-	case CONF_PATH_OFF:
-		if (!value[0])
-			return conf_set_string((char **)(base + k->offset), value);
-		/* fall through */
-	case CONF_PATH:
-		if (value[0] != '/' || strlen(value) >= PATH_MAX) {
-			snprintf(why, whylen, "must be an absolute path");
-			return -EINVAL;
-		}
-		return conf_set_string((char **)(base + k->offset), value);
-	case CONF_URL:
-		if (value[0] && strncmp(value, "net://", 6) != 0 &&
-		    strncmp(value, "net6://", 7) != 0 && strncmp(value, "tcp://", 6) != 0) {
-			snprintf(why, whylen,
-				 "'%s' is not empty nor a net://, net6:// or tcp:// URL", value);
-			return -EINVAL;
-		}
-		return conf_set_string((char **)(base + k->offset), value);
+		return set_log_level(value, field, why, whylen);
 	case CONF_BOOL:
-		if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0) {
-			snprintf(why, whylen, "expected true or false");
-			return -EINVAL;
-		}
-		*(bool *)(base + k->offset) = strcmp(value, "true") == 0;
-		return 0;
+		return set_bool(value, field, why, whylen);
+	case CONF_DOMAIN:
+		return set_domain(value, field, why, whylen);
 	case CONF_UINT:
 	case CONF_UINT_OFF:
 	case CONF_POW2:
-		return set_uint(k, value, (uint64_t *)(base + k->offset), why, whylen);
+		return set_uint(k, value, field, why, whylen);
 	case CONF_RATE:
 	case CONF_RATE_LIMIT:
-		return set_rate(k, value, (double *)(base + k->offset), why, whylen);
-	case CONF_DOMAIN:
-		if (strcmp(value, "kernel") == 0)
-			*(int *)(base + k->offset) = CONF_DOMAIN_KERNEL;
-		else if (strcmp(value, "userspace") == 0)
-			*(int *)(base + k->offset) = CONF_DOMAIN_USERSPACE;
-		else {
-			snprintf(why, whylen, "'%s' is not one of kernel, userspace", value);
-			return -EINVAL;
-		}
-		return 0;
+		return set_rate(k, value, field, why, whylen);
 	case CONF_OVERRIDES:
-		return set_buckets(value, (struct conf_buckets *)(base + k->offset), why, whylen);
+		return set_buckets(value, field, why, whylen);
 	case CONF_EVENTS:
-		return set_list(k, value, (char ***)(base + k->offset), why, whylen);
+		return set_list(k, value, field, why, whylen);
 	case CONF_DURATION:
 	case CONF_DURATION_OFF:
-		return set_duration(k, value, (uint64_t *)(base + k->offset), why, whylen);
+		return set_duration(k, value, field, why, whylen);
+	case CONF_STRING:
+	case CONF_SOCKET_PATH:
+	case CONF_NAME:
+	case CONF_PATH:
+	case CONF_PATH_OFF:
+	case CONF_URL:
 	case CONF_COMM:
-		if (strlen(value) >= LATENCY_TRACKER_COMM_LEN || strchr(value, '\n')) {
-			snprintf(why, whylen,
-				 "'%s' is not a task name (at most %d bytes, one line)", value,
-				 LATENCY_TRACKER_COMM_LEN - 1);
-			return -EINVAL;
-		}
-		return conf_set_string((char **)(base + k->offset), value);
-	case CONF_CPU_LIST: {
-		cpu_set_t set;
-
-		if (value[0] && thread_cpus_parse(value, &set) < 0) {
-			snprintf(why, whylen,
-				 "'%s' is not a list of CPUs such as \"0\" or \"0-1,4\" (below %d)",
-				 value, CPU_SETSIZE);
-			return -EINVAL;
-		}
-		return conf_set_string((char **)(base + k->offset), value);
-	}
+	case CONF_CPU_LIST:
 	case CONF_BROKER:
-		if (conf_broker_parse(value, NULL, 0, NULL, NULL) < 0) {
-			snprintf(why, whylen,
-				 "'%s' is not mqtt://HOST[:PORT] nor mqtts://HOST[:PORT]", value);
-			return -EINVAL;
-		}
-		return conf_set_string((char **)(base + k->offset), value);
 	case CONF_FLEET_NAME:
-		if ((value[0] || !k->min) && !proto_fleet_name_valid(value)) {
-			snprintf(why, whylen,
-				 "'%s' is not a name of 1 to %d letters, digits, '.', "
-				 "'_' or '-'%s",
-				 value, PROTO_FLEET_NAME_MAX, k->min ? " (or \"\")" : "");
-			return -EINVAL;
-		}
-		return conf_set_string((char **)(base + k->offset), value);
 	case CONF_CGROUP:
-		if (conf_cgroup_spec_check(value) < 0) {
-			snprintf(why, whylen,
-				 "'%s' is not a cgroup: a path under /sys/fs/cgroup (absolute or "
-				 "relative to it, no '..') or a cgroup id",
-				 value);
-			return -EINVAL;
-		}
-		return conf_set_string((char **)(base + k->offset), value);
+		r = conf_check_text(k, value, why, whylen);
+		return r < 0 ? r : conf_set_string(field, value);
 	}
 	snprintf(why, whylen, "internal error: unknown setting type");
 	return -EINVAL;
@@ -530,46 +446,4 @@ int conf_move_origin(struct conf *c, const char *key, const char *file, const ch
 	if (!now || strncmp(now, file, len) != 0 || now[len] != ':')
 		return 0;
 	return conf_set_origin(c, k, origin);
-}
-
-int conf_broker_parse(const char *url, char *host, size_t size, unsigned *port, bool *tls)
-{
-	const char *p, *colon;
-	bool secure;
-	unsigned long v = 0;
-	size_t len;
-	char *end;
-
-	if (strncmp(url, "mqtt://", 7) == 0)
-		secure = false, p = url + 7;
-	else if (strncmp(url, "mqtts://", 8) == 0)
-		secure = true, p = url + 8;
-	else
-		return -EINVAL;
-	colon = strrchr(p, ':');
-	/* [v6]:port: the last colon after the bracket. */
-	if (p[0] == '[' && (!strchr(p, ']') || (colon && colon < strchr(p, ']'))))
-		colon = NULL;
-	len = colon ? (size_t)(colon - p) : strlen(p);
-	if (colon) {
-		errno = 0;
-		v = strtoul(colon + 1, &end, 10);
-		if (!colon[1] || *end || errno || v == 0 || v > 65535)
-			return -EINVAL;
-	}
-	if (len == 0 || len > 253 || strcspn(p, "/?# \t\n@") < strlen(p))
-		return -EINVAL;
-	if (p[0] == '[' && (len < 3 || p[len - 1] != ']'))
-		return -EINVAL;
-	if (host) {
-		if (p[0] == '[')
-			snprintf(host, size, "%.*s", (int)len - 2, p + 1);
-		else
-			snprintf(host, size, "%.*s", (int)len, p);
-	}
-	if (port)
-		*port = colon ? (unsigned)v : secure ? 8883 : 1883;
-	if (tls)
-		*tls = secure;
-	return 0;
 }
