@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * latencyd's settings: their table, values and checks (table.c, value.c, text.c, events.c),
- * the file and the saved-settings file (file.c), and their rendering (render.c). Nothing here
- * touches the kernel, LTTng or the control socket: every layer above reads struct conf.
+ * the file and the saved-settings file (file.c, their problems in diag.c), and their
+ * rendering (render.c). Nothing here touches the kernel, LTTng or the control socket: every
+ * layer above reads struct conf.
  */
 #ifndef LATENCYD_CONF_H
 #define LATENCYD_CONF_H
@@ -163,11 +164,12 @@ struct conf_source {
 	bool debug;
 };
 
-/* Errors found while loading, one "FILE:LINE: setting: problem" line each. */
+/* diag.c: errors found while loading, one "FILE:LINE: setting: problem" line each. */
 struct conf_diag {
 	char **lines;
 	size_t n;
 };
+void conf_diag_clear(struct conf_diag *diag);
 
 /* value.c */
 int conf_new_defaults(struct conf **ret);
@@ -210,7 +212,6 @@ struct conf_entries {
 /* Reads and checks the saved-settings file: 0 (a missing file is empty) or -EINVAL. */
 int conf_read_saved(const char *path, struct conf_entries *ret, struct conf_diag *diag);
 void conf_entries_clear(struct conf_entries *e);
-void conf_diag_clear(struct conf_diag *diag);
 /* True when running the configuration needs root (kernel domain or module loading). */
 bool conf_needs_root(const struct conf *c);
 

@@ -77,7 +77,7 @@ int conf_set_origin(struct conf *c, const struct conf_key *k, const char *origin
 /* Whether value is one of k's, a type kept as text (0); -EINVAL, and why, when not. */
 int conf_check_text(const struct conf_key *k, const char *value, char *why, size_t whylen);
 
-/* file.c */
+/* diag.c */
 __attribute__((format(printf, 2, 0))) void conf_diag_vline(struct conf_diag *diag, const char *fmt,
 							   va_list ap);
 __attribute__((format(printf, 2, 3))) void conf_diag_line(struct conf_diag *diag, const char *fmt,

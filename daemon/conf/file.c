@@ -31,23 +31,6 @@ struct loader {
 	struct conf_entries *collect; /* saved settings found, as text */
 };
 
-void conf_diag_vline(struct conf_diag *diag, const char *fmt, va_list ap)
-{
-	char *line = NULL, **lines;
-
-	if (!diag)
-		return;
-	if (vasprintf(&line, fmt, ap) < 0)
-		return;
-	lines = realloc(diag->lines, (diag->n + 1) * sizeof(*lines));
-	if (!lines) {
-		free(line);
-		return;
-	}
-	lines[diag->n++] = line;
-	diag->lines = lines;
-}
-
 __attribute__((format(printf, 2, 3))) static void diag_add(struct loader *l, const char *fmt, ...)
 {
 	va_list ap;
@@ -56,27 +39,6 @@ __attribute__((format(printf, 2, 3))) static void diag_add(struct loader *l, con
 	va_start(ap, fmt);
 	conf_diag_vline(l->diag, fmt, ap);
 	va_end(ap);
-}
-
-/* A problem that does not make the configuration invalid (the saved file is ignored). */
-void conf_diag_line(struct conf_diag *diag, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	conf_diag_vline(diag, fmt, ap);
-	va_end(ap);
-}
-
-void conf_diag_clear(struct conf_diag *diag)
-{
-	if (!diag)
-		return;
-	for (size_t i = 0; i < diag->n; i++)
-		free(diag->lines[i]);
-	free(diag->lines);
-	diag->lines = NULL;
-	diag->n = 0;
 }
 
 /*

@@ -10,6 +10,8 @@
  *   with N, not N².
  * - A local incident's outcome (who recorded, where, who refused, who never answered) is
  *   logged once, when every member answered or fleet.answer_within passed.
+ * - What each host did for an incident, this one's or a peer's answer, is noted in the
+ *   catalog's incidents (fleet_note_incident).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -34,6 +36,15 @@ static const struct {
 	[ANSWER_QUEUE] = {PROTO_FLEET_REFUSED, PROTO_FLEET_BUDGET_QUEUE,
 			  "refused: too many peers' alerts were waiting"},
 };
+
+void fleet_note_incident(struct manager *m, const char *incident, const char *host,
+			 const char *status, const char *detail)
+{
+	if (!m->catalog || catalog_incident_note(m->catalog, incident, host, status, detail,
+						 (uint64_t)time(NULL)) < 0)
+		return;
+	manager_catalog_changed(m);
+}
 
 static void flush_answers(struct manager *m)
 {

@@ -4,8 +4,7 @@
  * catalog entry, log lines (with journal fields) and an event for watching clients; so do
  * suppressed alerts and lost records; a measured history or an analysis joins its
  * snapshot's entry. The catalog is saved at once for a snapshot; the rest, which an alert
- * storm changes many times a second, reaches the file at most once per CATALOG_DELAY_USEC
- * (a save rewrites the whole file and fsyncs it).
+ * storm changes many times a second, reaches the file at most once a second (save.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,8 +20,6 @@
 #include "log.h"
 #include "manager.h"
 #include "thread.h"
-
-#define CATALOG_DELAY_USEC (1000000ULL)
 
 static void log_cause(int prio, const struct cause *c, uint64_t id, const char *what)
 {
@@ -335,55 +332,4 @@ void manager_on_recorder(const struct recorder_event *ev, void *userdata)
 		manager_fleet_publish(m, ev->admitted.incident, ev->admitted.cause);
 		break;
 	}
-}
-
-void manager_catalog_update(struct manager *m)
-{
-	const struct conf_retention *rt = &m->conf->retention;
-	const struct retention ret = {(unsigned)rt->max_count, rt->max_bytes, rt->max_age};
-	int r;
-
-	if (!m->catalog)
-		return;
-	r = catalog_apply_retention(m->catalog, &ret, (uint64_t)time(NULL));
-	if (r > 0)
-		log_info("retention: deleted %d snapshot(s)", r);
-	else if (r < 0)
-		log_warn_errno(r, "retention");
-	if (m->save)
-		sd_event_source_set_enabled(m->save, SD_EVENT_OFF);
-	r = catalog_save(m->catalog);
-	if (r < 0)
-		log_warn_errno(r, "cannot save the catalog");
-}
-
-static int on_save(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	manager_catalog_update(userdata);
-	return 0;
-}
-
-void manager_catalog_changed(struct manager *m)
-{
-	uint64_t now;
-	int on = SD_EVENT_OFF;
-
-	if (m->save && sd_event_source_get_enabled(m->save, &on) >= 0 && on != SD_EVENT_OFF)
-		return;
-	if (!m->save || sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0 ||
-	    sd_event_source_set_time(m->save, now + CATALOG_DELAY_USEC) < 0 ||
-	    sd_event_source_set_enabled(m->save, SD_EVENT_ONESHOT) < 0)
-		manager_catalog_update(m);
-}
-
-int manager_catalog_timer(struct manager *m)
-{
-	int r;
-
-	r = sd_event_add_time(m->event, &m->save, CLOCK_MONOTONIC, 0, 0, on_save, m);
-	if (r < 0)
-		return log_warn_errno(r, "cannot add the catalog save timer");
-	sd_event_source_set_description(m->save, "catalog-save");
-	sd_event_source_set_enabled(m->save, SD_EVENT_OFF);
-	return 0;
 }

@@ -84,8 +84,7 @@ void answers_add(struct manager *m, const struct proto_fleet_alert *a, const cha
 void answers_watch(struct manager *m, const char *incident);
 void answers_result_noted(struct manager *m, const char *incident);
 void fleet_state_free(struct manager *m);
-
-/* peers.c */
+/* What HOST did for INCIDENT (STATUS, with DETAIL), into the catalog's incidents. */
 void fleet_note_incident(struct manager *m, const char *incident, const char *host,
 			 const char *status, const char *detail);
 

@@ -145,11 +145,6 @@ void manager_free(struct manager *m)
 	free(m);
 }
 
-void manager_refresh_module(struct manager *m)
-{
-	kmodule_query(m->sysfs_root, &m->module);
-}
-
 static void log_module(const struct kmodule_status *st)
 {
 	switch (st->state) {

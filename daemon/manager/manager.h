@@ -4,8 +4,8 @@
  * side (the modules it loaded), the catalog, the flight recorder and the control server.
  * manager.c: lifecycle and reload; start.c: the start sequence, privileged steps first;
  * events.c: what the recorder reports, turned into catalog entries, log lines and events
- * for watching clients. Lifecycle: manager_new() → manager_start() → manager_run() →
- * manager_free(), in reverse order.
+ * for watching clients; save.c: the catalog to disk. Lifecycle: manager_new() →
+ * manager_start() → manager_run() → manager_free(), in reverse order.
  */
 #ifndef LATENCYD_MANAGER_H
 #define LATENCYD_MANAGER_H
@@ -62,11 +62,11 @@ int manager_start(struct manager *m);
 int manager_run(struct manager *m);
 /* SIGHUP and latencyctl reload; the problems go to the log, and to *diag if given. */
 int manager_reload(struct manager *m, struct conf_diag *diag);
-void manager_refresh_module(struct manager *m);
 void manager_free(struct manager *m);
 
 /* events.c */
 void manager_on_recorder(const struct recorder_event *ev, void *userdata);
+/* save.c */
 /* Retention, then the catalog to disk, now. */
 void manager_catalog_update(struct manager *m);
 /* The catalog changed in a way that may wait: saved within a second. */
@@ -109,5 +109,7 @@ void manager_stacks_add(struct json_object *causes, const struct cause *c, size_
 /* start.c */
 /* The recorder's side: privileges, modules, catalog, session, waiter. */
 int manager_start_recorder(struct manager *m);
+/* m->module: the kernel module's state now (at start, and for status). */
+void manager_refresh_module(struct manager *m);
 
 #endif /* LATENCYD_MANAGER_H */

@@ -30,15 +30,6 @@ static int on_peer_alert(const struct proto_fleet_alert *a, uint64_t received_ns
 	return recorder_peer(m->recorder, a, received_ns);
 }
 
-void fleet_note_incident(struct manager *m, const char *incident, const char *host,
-			 const char *status, const char *detail)
-{
-	if (!m->catalog || catalog_incident_note(m->catalog, incident, host, status, detail,
-						 (uint64_t)time(NULL)) < 0)
-		return;
-	manager_catalog_changed(m);
-}
-
 /* The incident's members, as this host sees them now: the origin, itself, those online. */
 /*
  * An incident's members: for a local incident, the hosts online as it begins, whose results

@@ -14,6 +14,11 @@
 #include "log.h"
 #include "manager.h"
 
+void manager_refresh_module(struct manager *m)
+{
+	kmodule_query(m->sysfs_root, &m->module);
+}
+
 /*
  * The module speaks another major ABI than latencyd was built for: its records would be
  * read wrong. The waiter is never started on it.
