@@ -20,7 +20,7 @@ struct json_object;
 
 /* table.c */
 extern const struct control_commands commands_table;
-/* For commands that take no arguments: any member of args is an error. */
+/* args.c: for commands that take no arguments: any member of args is an error. */
 int args_none(struct json_object *args, struct proto_error *err);
 
 #define COMMAND(name)                                                                              \

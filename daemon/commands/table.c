@@ -31,12 +31,3 @@ static const struct control_command rows[] = {
 };
 
 const struct control_commands commands_table = {rows, sizeof(rows) / sizeof(rows[0])};
-
-int args_none(struct json_object *args, struct proto_error *err)
-{
-	static const struct proto_field none[] = {
-		{NULL},
-	};
-
-	return proto_fields_dispatch(args, none, 0, NULL, err);
-}
