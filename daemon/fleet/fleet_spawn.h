@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* fleet_spawn.c: where latencyd-fleet is, and starting it with its two sockets. */
+/*
+ * fleet_spawn.c: where latencyd-fleet is, and starting it with its two sockets;
+ * fleet_settings.c: the settings it is sent first.
+ */
 #ifndef LATENCYD_FLEET_SPAWN_H
 #define LATENCYD_FLEET_SPAWN_H
 
@@ -23,5 +26,10 @@ int fleet_spawn(const char *path, struct fleet_child *c);
 void fleet_child_close(struct fleet_child *c);
 /* "exited with status 1", "killed by signal 11 (Segmentation fault)". */
 void fleet_exit_text(int status, char *buf, size_t size);
+
+struct conf_fleet;
+struct fleet_wire_settings;
+/* S from C, with the host name resolved and the password file read; -errno, logged. */
+int fleet_settings(struct fleet_wire_settings *s, const struct conf_fleet *c);
 
 #endif /* LATENCYD_FLEET_SPAWN_H */

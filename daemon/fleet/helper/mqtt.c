@@ -1,134 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The fleet's MQTT client, in latencyd-fleet (mqtt.h). A request is bounded in time: an
- * alert older than fleet.max_age by this host's clock is stale, never handed on for
- * recording. A bad message is counted and dropped here; latencyd checks what passes again.
+ * The fleet's MQTT client, in latencyd-fleet (mqtt.h): the connection and its network
+ * thread, the subscriptions, this host's presence and what it publishes. A request is
+ * bounded in time: an alert leaves with its expiry, and one that arrives older than
+ * fleet.max_age by this host's clock is stale, never handed on for recording. What arrives
+ * is checked in inbound.c, a bad message counted and dropped there (latencyd checks what
+ * passes again); records.c tells latencyd.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
 
-#include "mqtt.h"
+#include "mqtt_internal.h"
 #include "thread.h"
-
-#define KEEPALIVE_SEC	   30
-#define RECONNECT_MIN_SEC  1
-#define RECONNECT_MAX_SEC  60
-#define SEEN_ORIGINS	   64 /* origins whose recent incidents are remembered */
-#define SEEN_PER_ORIGIN	   32 /* an origin's recent incidents, to hand each on once */
-#define TOPIC_MAX	   (5 * PROTO_FLEET_NAME_MAX + 16)
-/* A counter alone goes to latencyd at most this often: a flood of bad messages costs one
- * record per period, not one each (mqtt_flush() sends what is left). */
-#define COUNTERS_PERIOD_NS (100 * 1000 * 1000)
-
-/* One origin's recent incidents: a ring of their numbers, per boot of the origin. */
-struct seen_origin {
-	char host[PROTO_FLEET_NAME_MAX + 1];
-	char boot_id[40];
-	uint64_t seq[SEEN_PER_ORIGIN];
-	size_t next;
-	uint64_t used; /* the least recently used origin makes room for a new one */
-};
-
-struct mqtt {
-	const struct fleet_wire_settings *s;
-	struct mosquitto *mosq;
-	int event_fd;
-	pthread_t thread;     /* the network thread (run()) */
-	pthread_cond_t wake;  /* its backoff, cut short by mqtt_free() */
-	unsigned backoff_sec; /* before the next reconnect, after a refusal */
-	bool started;
-	bool stopping, closed; /* mqtt_free() said DISCONNECT; on_disconnect() saw it done */
-
-	pthread_mutex_t lock; /* the status: both threads write */
-	struct fleet_status st;
-	bool dirty;		   /* a counter changed since the last record */
-	pthread_mutex_t send_lock; /* records leave whole and in order, from either thread */
-	uint64_t sent_ns;	   /* when the last record left (under lock) */
-	struct fleet_said said;	   /* connection problems sent: each is said once */
-	/* The network thread's own: incidents already handed on. */
-	struct seen_origin seen[SEEN_ORIGINS];
-	uint64_t seen_clock;
-};
-
-/*
- * A record for latencyd, with the counters as they are now: the status is copied and sent
- * under send_lock, so a later record never carries older counters. Blocking: latencyd's
- * reader thread only checks and queues, and a peer's alert is not dropped here.
- */
-static void send_event(struct mqtt *m, struct fleet_wire_event *e)
-{
-	e->type = FLEET_WIRE_EVENT;
-	pthread_mutex_lock(&m->send_lock);
-	pthread_mutex_lock(&m->lock);
-	e->st = m->st;
-	m->dirty = false;
-	pthread_mutex_unlock(&m->lock);
-	if (send(m->event_fd, e, sizeof(*e), MSG_NOSIGNAL) < 0) {
-		/* latencyd is gone: the request loop sees its end too, and exits. */
-	}
-	pthread_mutex_lock(&m->lock);
-	m->sent_ns = now_ns();
-	pthread_mutex_unlock(&m->lock);
-	pthread_mutex_unlock(&m->send_lock);
-}
-
-static void event(struct mqtt *m, enum fleet_note_kind kind, const char *detail)
-{
-	struct fleet_wire_event e = {.ev.kind = kind};
-
-	snprintf(e.ev.detail, sizeof(e.ev.detail), "%s", detail ?: "");
-	send_event(m, &e);
-}
-
-/* A counter changed and nothing else: latencyd's status follows, within a period. */
-static void count(struct mqtt *m, uint64_t *counter)
-{
-	struct fleet_wire_event e = {.ev.kind = FLEET_WIRE_COUNTERS};
-	bool now;
-
-	pthread_mutex_lock(&m->lock);
-	(*counter)++;
-	m->dirty = true;
-	now = now_ns() - m->sent_ns >= COUNTERS_PERIOD_NS;
-	pthread_mutex_unlock(&m->lock);
-	if (now)
-		send_event(m, &e);
-}
-
-void mqtt_flush(struct mqtt *m)
-{
-	struct fleet_wire_event e = {.ev.kind = FLEET_WIRE_COUNTERS};
-	bool dirty;
-
-	pthread_mutex_lock(&m->lock);
-	dirty = m->dirty;
-	pthread_mutex_unlock(&m->lock);
-	if (dirty)
-		send_event(m, &e);
-}
-
-/*
- * A connection problem for status and, once per distinct reason, for the log: a broker
- * that refuses us is retried every minute, and the journal must not fill with the retries.
- */
-static void problem(struct mqtt *m, enum fleet_note_kind kind, const char *why)
-{
-	bool new;
-
-	pthread_mutex_lock(&m->lock);
-	snprintf(m->st.detail, sizeof(m->st.detail), "%s", why);
-	new = fleet_said_new(&m->said, why);
-	pthread_mutex_unlock(&m->lock);
-	event(m, new ? kind : FLEET_WIRE_COUNTERS, why);
-}
 
 static int presence_text(struct mqtt *m, const char *state, char **text)
 {
@@ -191,7 +81,7 @@ static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 
 		snprintf(why, sizeof(why), "the broker refused the connection: %s",
 			 mosquitto_reason_string(rc));
-		problem(m, FLEET_DISCONNECTED, why);
+		mqtt_problem(m, FLEET_DISCONNECTED, why);
 		return;
 	}
 	(void)mosq;
@@ -204,7 +94,7 @@ static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 	fleet_said_clear(&m->said);
 	m->backoff_sec = RECONNECT_MIN_SEC;
 	pthread_mutex_unlock(&m->lock);
-	event(m, FLEET_CONNECTED, m->s->broker);
+	mqtt_event(m, FLEET_CONNECTED, m->s->broker);
 }
 
 static void on_subscribe(struct mosquitto *mosq, void *userdata, int mid, int n, const int *granted)
@@ -224,13 +114,13 @@ static void on_subscribe(struct mosquitto *mosq, void *userdata, int mid, int n,
 	m->st.subscribed = refused < 0;
 	pthread_mutex_unlock(&m->lock);
 	if (refused < 0) {
-		event(m, FLEET_WIRE_COUNTERS, NULL);
+		mqtt_event(m, FLEET_WIRE_COUNTERS, NULL);
 		return;
 	}
 	subscription(m, which, t);
 	snprintf(why, sizeof(why), "the broker refused the subscription to %.64s (%.40s)", t,
 		 mosquitto_reason_string(refused));
-	problem(m, FLEET_ERROR, why);
+	mqtt_problem(m, FLEET_ERROR, why);
 }
 
 static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
@@ -249,7 +139,8 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
 	pthread_mutex_unlock(&m->lock);
 	/* Not connected yet: the refused CONNACK or the TLS error said why already. */
 	if (was)
-		problem(m, FLEET_DISCONNECTED, rc == 0 ? "disconnected" : mosquitto_strerror(rc));
+		mqtt_problem(m, FLEET_DISCONNECTED,
+			     rc == 0 ? "disconnected" : mosquitto_strerror(rc));
 }
 
 /* libmosquitto's own words on what failed (TLS, DNS, a refused connect): kept for status. */
@@ -271,201 +162,7 @@ static void on_log(struct mosquitto *mosq, void *userdata, int level, const char
 	for (char *p = why; *p; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
 			*p = ' ';
-	problem(m, FLEET_DISCONNECTED, why);
-}
-
-/* True the first time an incident of its origin is seen (QoS 1 may deliver twice). */
-static bool first_time(struct mqtt *m, const struct proto_fleet_alert *a)
-{
-	struct seen_origin *o = NULL, *oldest = &m->seen[0];
-	uint64_t seq;
-
-	if (proto_fleet_incident_parse(a->incident, NULL, 0, &seq) < 0)
-		return false;
-	for (size_t i = 0; i < SEEN_ORIGINS && !o; i++) {
-		if (strcmp(m->seen[i].host, a->host) == 0)
-			o = &m->seen[i];
-		else if (m->seen[i].used < oldest->used)
-			oldest = &m->seen[i];
-	}
-	if (!o) {
-		o = oldest;
-		memset(o, 0, sizeof(*o));
-		snprintf(o->host, sizeof(o->host), "%s", a->host);
-	}
-	o->used = ++m->seen_clock;
-	/* Another boot of the origin numbers its incidents again. */
-	if (strcmp(o->boot_id, a->boot_id) != 0) {
-		memset(o->seq, 0, sizeof(o->seq));
-		snprintf(o->boot_id, sizeof(o->boot_id), "%s", a->boot_id);
-	}
-	for (size_t i = 0; i < SEEN_PER_ORIGIN; i++)
-		if (o->seq[i] == seq)
-			return false;
-	o->seq[o->next] = seq;
-	o->next = (o->next + 1) % SEEN_PER_ORIGIN;
-	return true;
-}
-
-/*
- * PREFIX/GROUP/KIND/HOST, or PREFIX/GROUP/result/ORIGIN/HOST with ORIGIN this host: the kind
- * and the host, or false for a topic not ours.
- */
-static bool topic_parts(const struct mqtt *m, const char *t, char *kind, size_t ksize, char *host,
-			size_t hsize)
-{
-	size_t plen = strlen(m->s->prefix), glen = strlen(m->s->group), olen = strlen(m->s->host);
-	const char *k, *h;
-
-	if (strncmp(t, m->s->prefix, plen) != 0 || t[plen] != '/' ||
-	    strncmp(t + plen + 1, m->s->group, glen) != 0 || t[plen + 1 + glen] != '/')
-		return false;
-	k = t + plen + glen + 2;
-	h = strchr(k, '/');
-	if (!h || (size_t)(h - k) >= ksize)
-		return false;
-	snprintf(kind, ksize, "%.*s", (int)(h - k), k);
-	if (strcmp(kind, PROTO_FLEET_TOPIC_RESULT) == 0) {
-		if (strncmp(h + 1, m->s->host, olen) != 0 || h[1 + olen] != '/')
-			return false; /* another origin's: never subscribed to */
-		h += 1 + olen;
-	}
-	if (strchr(h + 1, '/') || strlen(h + 1) >= hsize)
-		return false;
-	snprintf(host, hsize, "%s", h + 1);
-	return true;
-}
-
-/*
- * What every message must pass: it parsed (PARSED, the parser's result), names our group,
- * and its sender CLAIMED to be the host of its topic. Counted otherwise.
- */
-static bool accepted(struct mqtt *m, int parsed, const char *group, const char *claimed,
-		     const char *host)
-{
-	if (parsed < 0)
-		count(m, &m->st.malformed);
-	else if (strcmp(group, m->s->group) != 0)
-		count(m, &m->st.foreign);
-	else if (strcmp(claimed, host) != 0)
-		count(m, &m->st.mismatch);
-	else
-		return true;
-	return false;
-}
-
-/* A host speaks only for its own incidents. Counted otherwise. */
-static bool own_incident(struct mqtt *m, const struct proto_fleet_alert *a, const char *host)
-{
-	char origin[PROTO_FLEET_NAME_MAX + 1];
-
-	if (proto_fleet_incident_parse(a->incident, origin, sizeof(origin), NULL) == 0 &&
-	    strcmp(origin, host) == 0)
-		return true;
-	count(m, &m->st.mismatch);
-	return false;
-}
-
-static void on_alert(struct mqtt *m, const struct mosquitto_message *msg, const char *host,
-		     uint64_t received)
-{
-	struct fleet_wire_event e = {.ev.kind = FLEET_PEER_ALERT, .ev.received_ns = received};
-	struct proto_fleet_alert *a = &e.ev.alert;
-	char why[160];
-
-	/* Dropped (and counted), our own back from the broker, or fleet.record_peers = false:
-	 * this host only publishes. */
-	if (!accepted(m,
-		      proto_fleet_alert_parse(msg->payload, (size_t)msg->payloadlen, a, why,
-					      sizeof(why)),
-		      a->group, a->host, host) ||
-	    !own_incident(m, a, host) || strcmp(host, m->s->host) == 0 || !m->s->record_peers)
-		return;
-	if (!first_time(m, a)) {
-		count(m, &m->st.duplicate);
-		return;
-	}
-	if (fleet_wire_stale(a, m->s->max_age_ns)) {
-		/* Held by a broker, or clocks apart: never recorded, but answered. */
-		pthread_mutex_lock(&m->lock);
-		m->st.stale++;
-		pthread_mutex_unlock(&m->lock);
-		e.ev.kind = FLEET_UNANSWERED;
-		snprintf(e.ev.detail, sizeof(e.ev.detail), "%s", PROTO_FLEET_STALE);
-	}
-	send_event(m, &e);
-}
-
-/* A result names this host's incidents only: it came on this host's result topic. */
-static bool about_own_incidents(struct mqtt *m, const struct proto_fleet_result *r)
-{
-	char origin[PROTO_FLEET_NAME_MAX + 1];
-
-	for (size_t i = 0; i < r->n; i++)
-		if (proto_fleet_incident_parse(r->incidents[i], origin, sizeof(origin), NULL) < 0 ||
-		    strcmp(origin, m->s->host) != 0) {
-			count(m, &m->st.mismatch);
-			return false;
-		}
-	return true;
-}
-
-static void on_result(struct mqtt *m, const struct mosquitto_message *msg, const char *host)
-{
-	struct fleet_wire_event e = {.ev.kind = FLEET_RESULT};
-	char why[160];
-
-	if (accepted(m,
-		     proto_fleet_result_parse(msg->payload, (size_t)msg->payloadlen, &e.ev.result,
-					      why, sizeof(why)),
-		     e.ev.result.group, e.ev.result.host, host) &&
-	    about_own_incidents(m, &e.ev.result))
-		send_event(m, &e);
-}
-
-static void on_presence(struct mqtt *m, const struct mosquitto_message *msg, const char *host)
-{
-	struct fleet_wire_event e = {.ev.kind = FLEET_PRESENCE};
-	char why[160];
-
-	if (msg->payloadlen == 0)
-		return; /* a retained presence cleared */
-	if (accepted(m,
-		     proto_fleet_presence_parse(msg->payload, (size_t)msg->payloadlen,
-						&e.ev.presence, why, sizeof(why)),
-		     e.ev.presence.group, e.ev.presence.host, host) &&
-	    strcmp(host, m->s->host) != 0)
-		send_event(m, &e);
-}
-
-static void on_message(struct mosquitto *mosq, void *userdata, const struct mosquitto_message *msg)
-{
-	struct mqtt *m = userdata;
-	char kind[PROTO_FLEET_NAME_MAX + 1], host[PROTO_FLEET_NAME_MAX + 1];
-	uint64_t received = now_ns();
-
-	(void)mosq;
-	pthread_mutex_lock(&m->lock);
-	m->st.received++;
-	pthread_mutex_unlock(&m->lock);
-	/* Refused before any parsing: the broker's message_size_limit should stop it first. */
-	if (msg->payloadlen < 0 || msg->payloadlen > PROTO_FLEET_MAX) {
-		count(m, &m->st.malformed);
-		return;
-	}
-	if (!msg->topic || !topic_parts(m, msg->topic, kind, sizeof(kind), host, sizeof(host)) ||
-	    !proto_fleet_name_valid(host)) {
-		count(m, &m->st.foreign);
-		return;
-	}
-	if (strcmp(kind, PROTO_FLEET_TOPIC_ALERT) == 0)
-		on_alert(m, msg, host, received);
-	else if (strcmp(kind, PROTO_FLEET_TOPIC_RESULT) == 0)
-		on_result(m, msg, host);
-	else if (strcmp(kind, PROTO_FLEET_TOPIC_PRESENCE) == 0)
-		on_presence(m, msg, host);
-	else
-		count(m, &m->st.foreign);
+	mqtt_problem(m, FLEET_DISCONNECTED, why);
 }
 
 /* Retained, so that every member learns that this host went away without a word. */
@@ -538,7 +235,7 @@ static int setup(struct mqtt *m, const char *user, char *why, size_t whylen)
 	mosquitto_int_option(m->mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
 	mosquitto_connect_callback_set(m->mosq, on_connect);
 	mosquitto_disconnect_callback_set(m->mosq, on_disconnect);
-	mosquitto_message_callback_set(m->mosq, on_message);
+	mosquitto_message_callback_set(m->mosq, mqtt_on_message);
 	mosquitto_subscribe_callback_set(m->mosq, on_subscribe);
 	mosquitto_log_callback_set(m->mosq, on_log);
 	mosquitto_reconnect_delay_set(m->mosq, RECONNECT_MIN_SEC, RECONNECT_MAX_SEC, true);
@@ -632,9 +329,9 @@ int mqtt_start(struct mqtt *m)
 	/* A broker that is down now is not an error: the loop retries with backoff. */
 	r = mosquitto_connect_async(m->mosq, m->s->broker_host, (int)m->s->port, KEEPALIVE_SEC);
 	if (r != MOSQ_ERR_SUCCESS)
-		problem(m, FLEET_DISCONNECTED, mosquitto_strerror(r));
+		mqtt_problem(m, FLEET_DISCONNECTED, mosquitto_strerror(r));
 	else
-		event(m, FLEET_WIRE_COUNTERS, NULL); /* whom it runs as, at once */
+		mqtt_event(m, FLEET_WIRE_COUNTERS, NULL); /* whom it runs as, at once */
 	mosquitto_threaded_set(m->mosq, true);
 	r = thread_start(&m->thread, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, m, "fleet-mqtt");
 	if (r < 0)
