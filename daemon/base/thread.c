@@ -41,6 +41,21 @@ int thread_start(pthread_t *t, int policy, int priority, size_t stack, void *(*f
 	return 0;
 }
 
+int thread_start_rt(pthread_t *t, int priority, size_t stack, void *(*fn)(void *), void *arg,
+		    const char *name, bool *got_rt)
+{
+	int r = -EINVAL;
+
+	*got_rt = false;
+	if (priority > 0) {
+		r = thread_start(t, SCHED_FIFO, priority, stack, fn, arg, name);
+		*got_rt = r == 0;
+	}
+	if (r < 0)
+		r = thread_start(t, SCHED_OTHER, 0, stack, fn, arg, name);
+	return r;
+}
+
 void thread_background(void)
 {
 	/* Per thread on Linux (setpriority(2)); a failure leaves it at nice 0, which is fine. */

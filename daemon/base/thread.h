@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -14,6 +15,12 @@
 #define THREAD_STACK_WORKER (1024 * 1024) /* libbabeltrace2 reading a snapshot */
 int thread_start(pthread_t *t, int policy, int priority, size_t stack, void *(*fn)(void *),
 		 void *arg, const char *name);
+/*
+ * At SCHED_FIFO PRIORITY when it is above 0 and the thread may have it, else at normal
+ * priority; *GOT_RT says which. -errno when neither could start.
+ */
+int thread_start_rt(pthread_t *t, int priority, size_t stack, void *(*fn)(void *), void *arg,
+		    const char *name, bool *got_rt);
 /*
  * Called first by a thread that reads snapshots (history, analysis): its cost is per
  * snapshot, bounded by the rate limit, but under an alert storm it must yield to the

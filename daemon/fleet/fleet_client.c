@@ -292,8 +292,12 @@ int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct
 	f->note_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (f->note_fd < 0)
 		return -errno;
-	pthread_mutex_init(&f->lock, NULL);
-	pthread_mutex_init(&f->request_lock, NULL);
+	/* Shared with the main loop by a reader that may run SCHED_FIFO. */
+	r = pi_mutex_init(&f->lock);
+	if (r == 0)
+		r = pi_mutex_init(&f->request_lock);
+	if (r < 0)
+		return r;
 	/* The backoff counts in CLOCK_MONOTONIC: a wall-clock step must not stretch it. */
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -317,23 +321,17 @@ int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct
 
 int fleet_start(struct fleet *f)
 {
-	int r = -EINVAL;
+	bool rt;
+	int r = thread_start_rt(&f->thread, f->rt_priority, THREAD_STACK_WORKER, run, f,
+				"latencyd-fleet", &rt);
 
-	if (f->rt_priority > 0) {
-		r = thread_start(&f->thread, SCHED_FIFO, f->rt_priority, THREAD_STACK_WORKER, run,
-				 f, "latencyd-fleet");
-		if (r < 0)
-			log_warn_errno(r,
-				       "fleet: cannot run the reader at SCHED_FIFO priority %d: "
-				       "it runs at normal priority",
-				       f->rt_priority);
-	}
-	if (r < 0)
-		r = thread_start(&f->thread, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, f,
-				 "latencyd-fleet");
 	if (r < 0)
 		return log_warn_errno(r, "fleet: cannot start the thread that runs %s",
 				      FLEET_HELPER_NAME);
+	if (f->rt_priority > 0 && !rt)
+		log_warnx("fleet: cannot run the reader at SCHED_FIFO priority %d: it runs at "
+			  "normal priority",
+			  f->rt_priority);
 	f->started = true;
 	return 0;
 }

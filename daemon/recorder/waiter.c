@@ -382,17 +382,9 @@ static void *run(void *arg)
 
 int waiter_start(struct waiter *w, unsigned rt_priority, bool *got_rt)
 {
-	int r = -EINVAL;
+	int r = thread_start_rt(&w->thread, (int)rt_priority, THREAD_STACK_WAITER, run, w,
+				"latencyd-waiter", got_rt);
 
-	*got_rt = false;
-	if (rt_priority > 0) {
-		r = thread_start(&w->thread, SCHED_FIFO, (int)rt_priority, THREAD_STACK_WAITER, run,
-				 w, "latencyd-waiter");
-		*got_rt = r == 0;
-	}
-	if (r < 0)
-		r = thread_start(&w->thread, SCHED_OTHER, 0, THREAD_STACK_WAITER, run, w,
-				 "latencyd-waiter");
 	if (r < 0)
 		return r;
 	w->started = true;
