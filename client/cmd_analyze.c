@@ -17,6 +17,7 @@
 #include "analysis.h"
 #include "incident.h"
 #include "commands.h"
+#include "known.h"
 
 enum {
 	OPT_BEGIN = 256,
@@ -56,8 +57,8 @@ static void progress(uint64_t events, void *arg)
 }
 
 /*
- * The path of snapshot ID, from latencyd, and its catalog entry in *ENTRY (the kernel
- * stacks latencyd named at alert time); NULL after saying why.
+ * The path of snapshot ID, from latencyd, and its catalog entry in *ENTRY (what latencyd
+ * knew when it recorded it: snapshot_known_read()); NULL after saying why.
  */
 static char *snapshot_path(const struct ctl *ctl, uint64_t id, struct json_object **entry,
 			   int *status)
@@ -300,6 +301,7 @@ static int analyze_path(const struct ctl *ctl, const char *path, const struct an
 int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	struct analyze_args a = {.opt = {.tables = true}};
+	struct snapshot_known known = {0};
 	struct json_object *entry = NULL;
 	char *path = NULL;
 	struct stat st;
@@ -323,12 +325,15 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 		path = snapshot_path(ctl, v, &entry, &r);
 		if (!path)
 			return r;
-		a.opt.entry = entry;
+		/* An entry that cannot be read only loses the stacks and the disks' names. */
+		if (snapshot_known_read(&known, entry) == 0)
+			a.opt.known = &known.known;
+		json_object_put(entry);
 	}
 	if (!path)
 		return EXIT_CONNECT;
 	r = analyze_path(ctl, path, &a);
 	free(path);
-	json_object_put(entry);
+	snapshot_known_free(&known);
 	return r;
 }

@@ -9,7 +9,7 @@
  *              the kernel events session.events may name
  *   kernel/    modules, the module's ABI, the trackers' sysfs files, cgroups: every
  *              privileged step
- *   catalog/   the snapshots taken, their causes and retention (catalog.json)
+ *   catalog/   what a snapshot is (entry.h, its one codec), the snapshots taken, retention
  *   recorder/  the LTTng session, the realtime waiter, the rate limits, snapshot readers
  *   fleet/     the MQTT client of the fleet: peers' alerts in, this host's out
  *   control/   the control socket: clients, peers, framing, dispatch of a command table

@@ -387,6 +387,15 @@ struct proto_request {
 #define PROTO_KEY_SUMMARY	      "summary"	     /* analysis: one line */
 #define PROTO_KEY_EVENTS	      "events"
 #define PROTO_KEY_MISSING_EVENTS      "missing_events" /* analysis: events the session lacks */
+#define PROTO_KEY_STREAMS_TOTAL	      "streams_total"  /* history: streams, all of them */
+#define PROTO_KEY_CHANNEL	      "channel"	       /* history: a stream's */
+#define PROTO_KEY_CPU		      "cpu"
+#define PROTO_KEY_FIRST_NS	      "first_ns"
+#define PROTO_KEY_LAST_NS	      "last_ns"
+#define PROTO_KEY_SPAN_NS	      "span_ns"
+#define PROTO_KEY_ANALYSIS_MS	      "analysis_ms" /* analysis: how long it took */
+#define PROTO_KEY_PROBLEMS	      "problems"    /* analysis: what was wrong with the trace */
+#define PROTO_KEY_EXPLAINED	      "explained"   /* analysis: the share of a delay explained */
 
 /* An entry's status. */
 #define PROTO_SNAP_RECORDING "recording"

@@ -90,7 +90,7 @@ static int compute_window(struct an_result *r, const struct an_options *opt, cha
 			return -ENOMEM;
 		}
 		/* The story again, now with the stack beside the link it explains. */
-		if (opt->entry && an_stack_attach(c, opt->entry))
+		if (an_stack_attach(c, opt->known))
 			an_cause_story(&r->log, c);
 	}
 	if (opt->tables && an_tables(&r->log, limit, &r->tables, &r->names, r->begin, r->end) < 0) {
@@ -103,7 +103,7 @@ static int compute_window(struct an_result *r, const struct an_options *opt, cha
 /* The result's analysis of its log: what the log lost, then compute_window(). */
 int an_compute(struct an_result *r, const struct an_options *opt, char **why)
 {
-	an_disks_from_entry(&r->log, opt->entry);
+	an_disks_from_known(&r->log, opt->known);
 	if (r->log.discarded)
 		an_problem(&r->log,
 			   "the tracer discarded %llu events (buffers full): states may be wrong "

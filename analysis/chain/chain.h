@@ -14,7 +14,7 @@
 
 #include "an.h"
 
-struct json_object;
+struct an_known;
 
 /* A link of the critical path: an interval of a task on it. */
 struct an_link {
@@ -38,7 +38,7 @@ struct an_crossing {
 	uint64_t remote;	   /* of the wait, how long the sender's side took (ns) */
 	uint64_t flight;	   /* from its sending to the task's wakeup (ns) */
 };
-/* A kernel stack latencyd named at alert time (the catalog's cause "stack"). */
+/* A kernel stack latencyd named at alert time (an_known_stack, copied). */
 struct an_stack {
 	char kind[8];	      /* "task", "waker", "alert", "in"; "": none */
 	struct an_vec frames; /* char *, innermost first */
@@ -87,10 +87,10 @@ void an_runnable_text(const struct an_log *log, const struct an_interval *iv, ch
 double an_cause_summary(const struct an_log *log, const struct an_cause *c, char *buf, size_t size);
 
 /*
- * stack.c: the catalog's named stack of C's alert (ENTRY: the snapshot's catalog entry,
- * NULL: none); true when there was one, and the story is to be written again to show it.
+ * stack.c: the named stack latencyd knew of C's alert (KNOWN: NULL, none); true when there
+ * was one, and the story is to be written again to show it.
  */
-bool an_stack_attach(struct an_cause *c, struct json_object *entry);
+bool an_stack_attach(struct an_cause *c, const struct an_known *known);
 /* stack.link set again from the links, which crosshost.c changes. */
 void an_stack_place(struct an_cause *c);
 /* "where it waited" for "task", ... */

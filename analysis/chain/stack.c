@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The kernel stack of an alert, from latencyd's catalog: the trace has only raw addresses,
- * which mean nothing once the machine rebooted or a module went, so latencyd names them at
- * alert time and the analysis shows the names beside the link of the chain they explain.
+ * The kernel stack of an alert, as latencyd knew it (an_known): the trace has only raw
+ * addresses, which mean nothing once the machine rebooted or a module went, so latencyd
+ * names them at alert time and the analysis shows the names beside the link of the chain
+ * they explain.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "an.h"
+#include "analysis.h"
 #include "chain.h"
 
 const char *an_stack_heading(const char *kind)
@@ -24,25 +24,15 @@ const char *an_stack_heading(const char *kind)
 	return "where the alert was raised";
 }
 
-static struct json_object *member(struct json_object *o, const char *key)
+/* The stack of alert A: the same tracker and kernel sequence number. */
+static const struct an_known_stack *find_stack(const struct an_known *known,
+					       const struct an_alert *a)
 {
-	struct json_object *v = NULL;
+	for (size_t i = 0; i < known->n_stacks; i++) {
+		const struct an_known_stack *s = &known->stacks[i];
 
-	return json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-/* The catalog's cause of alert A: the same tracker and kernel sequence number. */
-static struct json_object *find_cause(struct json_object *causes, const struct an_alert *a)
-{
-	if (!json_object_is_type(causes, json_type_array))
-		return NULL;
-	for (size_t i = 0; i < json_object_array_length(causes); i++) {
-		struct json_object *c = json_object_array_get_idx(causes, i),
-				   *seq = member(c, "seq"), *tracker = member(c, "tracker");
-
-		if (seq && tracker && (uint64_t)json_object_get_int64(seq) == a->seq &&
-		    strcmp(json_object_get_string(tracker), a->tracker) == 0)
-			return c;
+		if (s->seq == a->seq && s->tracker && strcmp(s->tracker, a->tracker) == 0)
+			return s;
 	}
 	return NULL;
 }
@@ -75,23 +65,20 @@ void an_stack_place(struct an_cause *c)
 	c->stack.link = best;
 }
 
-bool an_stack_attach(struct an_cause *c, struct json_object *entry)
+bool an_stack_attach(struct an_cause *c, const struct an_known *known)
 {
-	struct json_object *cause = find_cause(member(entry, "causes"), &c->alert),
-			   *stack = member(cause, "stack"), *frames = member(stack, "frames"),
-			   *kind = member(stack, "kind");
+	const struct an_known_stack *stack = known ? find_stack(known, &c->alert) : NULL;
 
-	if (!json_object_is_type(frames, json_type_array) || !json_object_array_length(frames))
+	if (!stack || !stack->n_frames)
 		return false;
 	an_strs_free(&c->stack.frames);
-	snprintf(c->stack.kind, sizeof(c->stack.kind), "%s",
-		 kind ? json_object_get_string(kind) : "alert");
-	for (size_t i = 0; i < json_object_array_length(frames); i++) {
+	snprintf(c->stack.kind, sizeof(c->stack.kind), "%s", stack->kind ? stack->kind : "alert");
+	for (size_t i = 0; i < stack->n_frames; i++) {
 		char **s = an_vec_push(&c->stack.frames);
 
 		if (!s)
 			break;
-		*s = an_strdup(json_object_get_string(json_object_array_get_idx(frames, i)));
+		*s = an_strdup(stack->frames[i]);
 	}
 	return true;
 }

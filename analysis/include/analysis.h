@@ -10,11 +10,40 @@
 #define LATENCY_ANALYSIS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 struct json_object;
 struct an_result;
+
+/* A block device's name: the trace's statedump of them may have been overwritten. */
+struct an_known_disk {
+	uint32_t dev; /* MAJ << 20 | MIN, as the block events carry it */
+	const char *name;
+};
+/*
+ * An alert's kernel stack, named at alert time: the trace has only raw addresses, which
+ * mean nothing once the machine rebooted or a module went.
+ */
+struct an_known_stack {
+	const char *tracker; /* with seq, the alert it belongs to */
+	uint64_t seq;
+	const char *kind;	   /* "task", "waker", "alert", "in"; NULL: "alert" */
+	const char *const *frames; /* innermost first */
+	size_t n_frames;
+};
+/*
+ * What latencyd knew when it recorded the snapshot (its catalog entry) and the trace may no
+ * longer say. All of it borrowed: the caller decodes the entry, the analysis reads no
+ * catalog.
+ */
+struct an_known {
+	const struct an_known_disk *disks;
+	size_t n_disks;
+	const struct an_known_stack *stacks;
+	size_t n_stacks;
+};
 
 struct an_options {
 	uint64_t begin_ns, end_ns; /* window (ns from the epoch), 0: the whole trace */
@@ -22,10 +51,9 @@ struct an_options {
 	bool tables;		   /* compute the statistics tables */
 	unsigned max_alerts;	   /* alerts explained, 0: AN_ALERTS_DEFAULT */
 	bool local_only;	   /* an incident: chains not followed across hosts */
-	/* The snapshot's catalog entry (borrowed), NULL: none. From it, the kernel stacks
-	 * latencyd named at alert time, shown beside the links they explain, and the names of
-	 * the block devices. */
-	struct json_object *entry;
+	/* What latencyd knew of the snapshot (borrowed), NULL: nothing. Its kernel stacks are
+	 * shown beside the links they explain, its disks' names where the trace has none. */
+	const struct an_known *known;
 	/* Called now and then while reading, with the events read so far. */
 	void (*progress)(uint64_t events, void *arg);
 	void *progress_arg;

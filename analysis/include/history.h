@@ -19,10 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct json_object;
-
-/* Streams listed in the JSON form; the totals cover them all. */
-#define HISTORY_JSON_STREAMS 64
+/* Streams a catalog entry lists; its totals cover them all. */
+#define HISTORY_STREAMS_LISTED 64
 
 struct history_stream {
 	char *path;	  /* the stream file */
@@ -48,9 +46,8 @@ struct history {
 void history_summarize(struct history *h, uint64_t capacity, uint64_t subbuf_size);
 /* The paper's equation; 0 when the rate is unknown. */
 uint64_t history_expected_ns(uint64_t capacity, double bytes_per_event, double events_per_sec);
-/* {"window_ns", "wrapped", "events", "bytes", "events_per_sec", "bytes_per_event",
- *  "streams": [{"channel", "cpu", "events", "bytes", "first_ns", "last_ns", "span_ns"}]} */
-struct json_object *history_to_json(const struct history *h);
+/* From a stream's first event to its last; 0 with fewer than two. */
+uint64_t history_span(const struct history_stream *s);
 void history_free(struct history *h);
 
 #endif /* LATENCY_ANALYSIS_HISTORY_H */

@@ -99,7 +99,7 @@ struct an_alert {
 	char comm[AN_COMM_LEN + 1];
 };
 
-struct json_object;
+struct an_known;
 
 /* A block device's name, from the statedump or latencyd's catalog entry. */
 struct an_disk {
@@ -140,8 +140,8 @@ const char *an_sysname(const struct an_log *log, int32_t idx);
 void an_problem(struct an_log *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* disks.c: block devices by name. */
 void an_disk_add(struct an_log *log, uint32_t dev, const char *name);
-/* Names from a catalog entry's "disks" ({"MAJ:MIN": "name"}); NULL: none. */
-void an_disks_from_entry(struct an_log *log, struct json_object *entry);
+/* Names latencyd knew when it recorded the snapshot; NULL: none. */
+void an_disks_from_known(struct an_log *log, const struct an_known *known);
 /* "vda", NULL when unknown. */
 const char *an_disk_name(const struct an_log *log, uint32_t dev);
 /* "vda (254:0)", or "254:0" when the name is unknown. */

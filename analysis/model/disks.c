@@ -3,14 +3,13 @@
  * Block devices by name: "vda (254:0)" reads better than the dev_t the block events carry.
  * Names come from LTTng's statedump when the snapshot still holds it (it is written once,
  * at session start, and the flight recorder overwrites it), else from the list latencyd
- * writes into the snapshot's catalog entry when it records it.
+ * wrote into the snapshot's catalog entry when it recorded it (an_known).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "an.h"
+#include "analysis.h"
 
 void an_disk_add(struct an_log *log, uint32_t dev, const char *name)
 {
@@ -27,22 +26,13 @@ void an_disk_add(struct an_log *log, uint32_t dev, const char *name)
 	snprintf(d->name, sizeof(d->name), "%s", name);
 }
 
-void an_disks_from_entry(struct an_log *log, struct json_object *entry)
+void an_disks_from_known(struct an_log *log, const struct an_known *known)
 {
-	struct json_object *disks = NULL;
-
-	if (!entry || !json_object_object_get_ex(entry, "disks", &disks) ||
-	    !json_object_is_type(disks, json_type_object))
+	if (!known)
 		return;
-	json_object_object_foreach(disks, key, val)
-	{
-		unsigned maj, min;
-		char end;
-
-		if (sscanf(key, "%u:%u%c", &maj, &min, &end) == 2 && maj < 4096 &&
-		    min < (1U << 20) && json_object_is_type(val, json_type_string))
-			an_disk_add(log, maj << 20 | min, json_object_get_string(val));
-	}
+	for (size_t i = 0; i < known->n_disks; i++)
+		if (known->disks[i].name)
+			an_disk_add(log, known->disks[i].dev, known->disks[i].name);
 }
 
 const char *an_disk_name(const struct an_log *log, uint32_t dev)

@@ -11,8 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <json-c/json.h>
-
 #include "decode.h"
 #include "history.h"
 #include "read.h"
@@ -123,7 +121,7 @@ void an_count_done(struct an_count *c)
 	an_map_free(&c->streams);
 }
 
-static uint64_t span(const struct history_stream *s)
+uint64_t history_span(const struct history_stream *s)
 {
 	return s->events > 1 && s->last_ns > s->first_ns ? (uint64_t)(s->last_ns - s->first_ns) : 0;
 }
@@ -139,7 +137,7 @@ void history_summarize(struct history *h, uint64_t capacity, uint64_t subbuf_siz
 	h->events_per_sec = h->bytes_per_event = 0;
 	for (size_t i = 0; i < h->n; i++) {
 		const struct history_stream *s = &h->streams[i];
-		uint64_t sp = span(s);
+		uint64_t sp = history_span(s);
 
 		h->events += s->events;
 		h->bytes += s->bytes;
@@ -160,7 +158,7 @@ void history_summarize(struct history *h, uint64_t capacity, uint64_t subbuf_siz
 	if (h->busiest >= 0) {
 		const struct history_stream *s = &h->streams[h->busiest];
 
-		h->events_per_sec = (double)s->events * 1e9 / (double)span(s);
+		h->events_per_sec = (double)s->events * 1e9 / (double)history_span(s);
 		h->bytes_per_event = (double)s->bytes / (double)s->events;
 	}
 }
@@ -173,46 +171,6 @@ uint64_t history_expected_ns(uint64_t capacity, double bytes_per_event, double e
 		return 0;
 	ns = (double)capacity / (bytes_per_event * events_per_sec) * 1e9;
 	return ns >= 9.2e18 ? INT64_MAX : (uint64_t)(ns + 0.5);
-}
-
-static void add_int(struct json_object *o, const char *key, int64_t v)
-{
-	json_object_object_add(o, key, json_object_new_int64(v));
-}
-
-struct json_object *history_to_json(const struct history *h)
-{
-	struct json_object *o = json_object_new_object(), *streams = json_object_new_array();
-
-	if (!o || !streams) {
-		json_object_put(o);
-		json_object_put(streams);
-		return NULL;
-	}
-	add_int(o, "window_ns", (int64_t)h->window_ns);
-	json_object_object_add(o, "wrapped", json_object_new_boolean(h->wrapped));
-	add_int(o, "events", (int64_t)h->events);
-	add_int(o, "bytes", (int64_t)h->bytes);
-	json_object_object_add(o, "events_per_sec", json_object_new_double(h->events_per_sec));
-	json_object_object_add(o, "bytes_per_event", json_object_new_double(h->bytes_per_event));
-	for (size_t i = 0; i < h->n && i < HISTORY_JSON_STREAMS; i++) {
-		const struct history_stream *s = &h->streams[i];
-		struct json_object *js = json_object_new_object();
-
-		if (!js)
-			break;
-		json_object_object_add(js, "channel", json_object_new_string(s->channel));
-		add_int(js, "cpu", s->cpu);
-		add_int(js, "events", (int64_t)s->events);
-		add_int(js, "bytes", (int64_t)s->bytes);
-		add_int(js, "first_ns", s->first_ns);
-		add_int(js, "last_ns", s->last_ns);
-		add_int(js, "span_ns", (int64_t)span(s));
-		json_object_array_add(streams, js);
-	}
-	json_object_object_add(o, "streams", streams);
-	add_int(o, "streams_total", (int64_t)h->n);
-	return o;
 }
 
 void history_free(struct history *h)

@@ -25,12 +25,17 @@
 
 #include "catalog.h"
 #include "fsutil.h"
+#include "log.h"
 #include "proto.h"
 #include "thread.h"
 
 struct catalog {
 	char *dir;
+	/* The document but its snapshots, which are structs: "snapshots" stays as an empty
+	 * array, where the save puts them back. */
 	struct json_object *doc;
+	struct catalog_entry **entries; /* oldest first */
+	size_t n, cap;
 };
 
 static struct json_object *doc_new(void)
@@ -78,6 +83,64 @@ static bool doc_valid(struct json_object *doc)
 	       json_object_is_type(sup, json_type_object);
 }
 
+struct problem_at {
+	const char *file;
+	uint64_t id;
+};
+
+static void entry_problem(void *arg, const char *field, const char *what)
+{
+	const struct problem_at *at = arg;
+
+	log_warnx("%s: snapshot %" PRIu64 ": %s: %s", at->file, at->id, field, what);
+}
+
+static int append(struct catalog *c, struct catalog_entry *e)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		struct catalog_entry **grown = realloc(c->entries, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		c->entries = grown;
+		c->cap = cap;
+	}
+	c->entries[c->n++] = e;
+	return 0;
+}
+
+/*
+ * The saved entries, as structs. A member this latencyd cannot read is named in the log
+ * with its entry's id and left out; the entry is kept. A snapshot still "recording" was
+ * cut short by a crash.
+ */
+static int load_entries(struct catalog *c, struct json_object *a, const char *file, bool *recovered)
+{
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		struct json_object *o = json_object_array_get_idx(a, i), *id;
+		struct problem_at at = {.file = file};
+		struct catalog_entry *e = calloc(1, sizeof(*e));
+		int r;
+
+		json_object_object_get_ex(o, PROTO_KEY_ID, &id);
+		at.id = (uint64_t)json_object_get_int64(id);
+		r = e ? catalog_entry_from_json(o, e, entry_problem, &at) : -ENOMEM;
+		if (r == 0 && e->status == CATALOG_RECORDING) {
+			e->status = CATALOG_FAILED;
+			free(e->error);
+			e->error = strdup("latencyd stopped while recording");
+			*recovered = true;
+		}
+		if (r < 0 || (r = append(c, e)) < 0) {
+			catalog_entry_free(e);
+			free(e);
+			return r;
+		}
+	}
+	return 0;
+}
+
 static char *path_in(const struct catalog *c, const char *name)
 {
 	char *p;
@@ -120,21 +183,14 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered)
 	/* On disk at once: a restart before the first snapshot keeps its incident_base. */
 	if (!doc && (r = catalog_save(c)) < 0)
 		goto fail;
-
-	/* A snapshot still "recording" in a saved catalog was cut short by a crash. */
-	json_object_object_get_ex(c->doc, PROTO_KEY_SNAPSHOTS, &entries);
-	for (size_t i = 0; i < json_object_array_length(entries); i++) {
-		struct json_object *e = json_object_array_get_idx(entries, i), *st;
-
-		if (json_object_object_get_ex(e, PROTO_KEY_STATUS, &st) &&
-		    strcmp(json_object_get_string(st), PROTO_SNAP_RECORDING) == 0) {
-			json_object_object_add(e, PROTO_KEY_STATUS,
-					       json_object_new_string(PROTO_SNAP_FAILED));
-			json_object_object_add(
-				e, PROTO_KEY_ERROR,
-				json_object_new_string("latencyd stopped while recording"));
-			*recovered = true;
-		}
+	if (doc) {
+		json_object_object_get_ex(c->doc, PROTO_KEY_SNAPSHOTS, &entries);
+		json_object_get(entries);
+		json_object_object_add(c->doc, PROTO_KEY_SNAPSHOTS, json_object_new_array());
+		r = load_entries(c, entries, path, recovered);
+		json_object_put(entries);
+		if (r < 0)
+			goto fail;
 	}
 	free(path);
 	free(aside);
@@ -151,6 +207,11 @@ void catalog_free(struct catalog *c)
 {
 	if (!c)
 		return;
+	for (size_t i = 0; i < c->n; i++) {
+		catalog_entry_free(c->entries[i]);
+		free(c->entries[i]);
+	}
+	free(c->entries);
 	json_object_put(c->doc);
 	free(c->dir);
 	free(c);
@@ -172,6 +233,21 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+static struct json_object *entries_json(const struct catalog *c)
+{
+	struct json_object *a = json_object_new_array_ext((int)c->n), *o;
+
+	for (size_t i = 0; a && i < c->n; i++) {
+		o = catalog_entry_to_json(c->entries[i], CATALOG_FORM_FILE, 0);
+		if (!o || json_object_array_add(a, o) < 0) {
+			json_object_put(o);
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 /*
  * json-c keeps the text of an object it printed, in that object, until the object is
  * freed: printed from the catalog itself, a copy of the file (about 4 KiB a snapshot,
@@ -179,16 +255,17 @@ static int write_all(int fd, const char *buf, size_t len)
  * short-lived object that holds references to the catalog's members prints the same
  * text, and takes it along when it goes.
  */
-static struct json_object *doc_print_view(struct json_object *doc)
+static struct json_object *doc_print_view(const struct catalog *c)
 {
-	struct json_object *view = json_object_new_object();
+	struct json_object *view = json_object_new_object(), *v;
 
 	if (!view)
 		return NULL;
-	json_object_object_foreach(doc, key, val)
+	json_object_object_foreach(c->doc, key, val)
 	{
-		if (json_object_object_add(view, key, json_object_get(val)) < 0) {
-			json_object_put(val);
+		v = strcmp(key, PROTO_KEY_SNAPSHOTS) == 0 ? entries_json(c) : json_object_get(val);
+		if (!v || json_object_object_add(view, key, v) < 0) {
+			json_object_put(v);
 			json_object_put(view);
 			return NULL;
 		}
@@ -198,7 +275,7 @@ static struct json_object *doc_print_view(struct json_object *doc)
 
 int catalog_save(struct catalog *c)
 {
-	struct json_object *view = doc_print_view(c->doc);
+	struct json_object *view = doc_print_view(c);
 	const char *text = NULL;
 	char *tmp = NULL, *path = NULL;
 	int fd = -1, dfd = -1, r;
@@ -260,28 +337,14 @@ struct json_object *catalog_member(struct catalog *c, const char *key, bool arra
 	return v;
 }
 
-struct json_object *catalog_entries(struct catalog *c)
+size_t catalog_count(const struct catalog *c)
 {
-	struct json_object *a;
-
-	json_object_object_get_ex(c->doc, PROTO_KEY_SNAPSHOTS, &a);
-	return a;
+	return c->n;
 }
 
-struct json_object *catalog_new_entry(struct catalog *c, uint64_t *id)
+struct catalog_entry *catalog_at(struct catalog *c, size_t i)
 {
-	struct json_object *next, *e;
-
-	json_object_object_get_ex(c->doc, PROTO_KEY_NEXT_ID, &next);
-	*id = (uint64_t)json_object_get_int64(next);
-	json_object_set_int64(next, (int64_t)*id + 1);
-	e = json_object_new_object();
-	if (!e)
-		return NULL;
-	json_object_object_add(e, PROTO_KEY_ID, json_object_new_int64((int64_t)*id));
-	json_object_object_add(e, PROTO_KEY_STATUS, json_object_new_string(PROTO_SNAP_RECORDING));
-	json_object_array_add(catalog_entries(c), e);
-	return e;
+	return i < c->n ? c->entries[i] : NULL;
 }
 
 uint64_t catalog_incident_base(struct catalog *c)
@@ -303,20 +366,40 @@ uint64_t catalog_next_id(struct catalog *c)
 	return (uint64_t)json_object_get_int64(next);
 }
 
-struct json_object *catalog_add_entry(struct catalog *c, uint64_t id)
+static void id_used(struct catalog *c, uint64_t id)
 {
-	struct json_object *next, *e;
+	struct json_object *next;
 
 	json_object_object_get_ex(c->doc, PROTO_KEY_NEXT_ID, &next);
 	if ((uint64_t)json_object_get_int64(next) <= id)
 		json_object_set_int64(next, (int64_t)id + 1);
-	e = json_object_new_object();
-	if (!e)
+}
+
+struct catalog_entry *catalog_insert(struct catalog *c, struct catalog_entry *e)
+{
+	struct catalog_entry *kept = malloc(sizeof(*kept));
+
+	if (!kept || append(c, kept) < 0) {
+		free(kept);
 		return NULL;
-	json_object_object_add(e, PROTO_KEY_ID, json_object_new_int64((int64_t)id));
-	json_object_object_add(e, PROTO_KEY_STATUS, json_object_new_string(PROTO_SNAP_RECORDING));
-	json_object_array_add(catalog_entries(c), e);
-	return e;
+	}
+	*kept = *e;
+	memset(e, 0, sizeof(*e));
+	id_used(c, kept->id);
+	return kept;
+}
+
+struct catalog_entry *catalog_add_entry(struct catalog *c, uint64_t id)
+{
+	struct catalog_entry e = {.id = id, .status = CATALOG_RECORDING};
+
+	return catalog_insert(c, &e);
+}
+
+struct catalog_entry *catalog_new_entry(struct catalog *c, uint64_t *id)
+{
+	*id = catalog_next_id(c);
+	return catalog_add_entry(c, *id);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -343,10 +426,11 @@ static uint64_t orphan_id(const char *name, const char *prefix)
 
 static int adopt(struct catalog *c, const char *dir, const char *prefix, uint64_t id)
 {
-	struct json_object *e;
+	struct catalog_entry e = {.id = id, .status = CATALOG_COMPLETE};
 	char pattern[64], *path = NULL;
 	struct dirent *de;
 	struct stat st;
+	int r = 0;
 	DIR *d = opendir(dir);
 
 	if (!d)
@@ -357,20 +441,21 @@ static int adopt(struct catalog *c, const char *dir, const char *prefix, uint64_
 		    asprintf(&path, "%s/%s", dir, de->d_name) < 0)
 			path = NULL;
 	closedir(d);
-	if (!path || stat(path, &st) < 0 || !(e = catalog_add_entry(c, id))) {
+	if (!path || stat(path, &st) < 0) {
 		free(path);
 		return -ENOMEM;
 	}
-	json_object_object_add(e, PROTO_KEY_TIME, json_object_new_int64((int64_t)st.st_mtime));
-	json_object_object_add(e, PROTO_KEY_NAME, json_object_new_string(strrchr(path, '/') + 1));
-	json_object_object_add(e, PROTO_KEY_PATH, json_object_new_string(path));
-	json_object_object_add(e, PROTO_KEY_BYTES, json_object_new_int64((int64_t)dir_size(path)));
-	json_object_object_add(e, PROTO_KEY_CAUSES, json_object_new_array());
-	json_object_object_add(e, PROTO_KEY_STATUS, json_object_new_string(PROTO_SNAP_COMPLETE));
-	json_object_object_add(e, PROTO_KEY_ERROR,
-			       json_object_new_string("found on disk after latencyd stopped before "
-						      "cataloguing it: causes unknown"));
-	free(path);
+	e.time = (uint64_t)st.st_mtime;
+	e.name = catalog_strdup(strrchr(path, '/') + 1, &r);
+	e.path = path;
+	e.bytes = dir_size(path);
+	e.error = catalog_strdup("found on disk after latencyd stopped before cataloguing it: "
+				 "causes unknown",
+				 &r);
+	if (r < 0 || !catalog_insert(c, &e)) {
+		catalog_entry_free(&e);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -411,50 +496,44 @@ int catalog_adopt_orphans(struct catalog *c, const char *dir, const char *prefix
 
 static long find_index(struct catalog *c, uint64_t id)
 {
-	struct json_object *a = catalog_entries(c), *v;
-
-	for (size_t i = 0; i < json_object_array_length(a); i++)
-		if (json_object_object_get_ex(json_object_array_get_idx(a, i), PROTO_KEY_ID, &v) &&
-		    (uint64_t)json_object_get_int64(v) == id)
+	for (size_t i = 0; i < c->n; i++)
+		if (c->entries[i]->id == id)
 			return (long)i;
 	return -1;
 }
 
-struct json_object *catalog_find(struct catalog *c, uint64_t id)
+struct catalog_entry *catalog_find(struct catalog *c, uint64_t id)
 {
 	long i = find_index(c, id);
 
-	return i < 0 ? NULL : json_object_array_get_idx(catalog_entries(c), (size_t)i);
+	return i < 0 ? NULL : c->entries[i];
 }
 
-static const char *entry_string(struct json_object *e, const char *key)
+static int delete_index(struct catalog *c, size_t i)
 {
-	struct json_object *v;
-
-	return json_object_object_get_ex(e, key, &v) ? json_object_get_string(v) : NULL;
-}
-
-static int delete_index(struct catalog *c, long i)
-{
-	struct json_object *e = json_object_array_get_idx(catalog_entries(c), (size_t)i);
-	const char *path = entry_string(e, PROTO_KEY_PATH);
-	int r = path ? rm_tree(path) : 0;
+	struct catalog_entry *e = c->entries[i];
+	int r = e->path ? rm_tree(e->path) : 0;
 
 	if (r < 0)
 		return r;
-	return json_object_array_del_idx(catalog_entries(c), (size_t)i, 1) < 0 ? -EINVAL : 0;
+	catalog_entry_free(e);
+	free(e);
+	memmove(&c->entries[i], &c->entries[i + 1], (c->n - i - 1) * sizeof(*c->entries));
+	c->n--;
+	return 0;
 }
 
 int catalog_delete(struct catalog *c, uint64_t id)
 {
 	long i = find_index(c, id);
 
-	return i < 0 ? -ENOENT : delete_index(c, i);
+	return i < 0 ? -ENOENT : delete_index(c, (size_t)i);
 }
 
-void catalog_add_suppressed(struct catalog *c, const char *tracker, struct json_object *alert)
+void catalog_add_suppressed(struct catalog *c, const char *tracker,
+			    const struct catalog_cause *alert)
 {
-	struct json_object *sup, *v, *by, *recent;
+	struct json_object *sup, *v, *by, *recent, *o;
 
 	json_object_object_get_ex(c->doc, PROTO_KEY_SUPPRESSED, &sup);
 	json_object_object_get_ex(sup, PROTO_KEY_TOTAL, &v);
@@ -465,8 +544,9 @@ void catalog_add_suppressed(struct catalog *c, const char *tracker, struct json_
 	else
 		json_object_object_add(by, tracker, json_object_new_int64(1));
 	json_object_object_get_ex(sup, PROTO_KEY_RECENT, &recent);
-	if (alert) {
-		json_object_array_add(recent, alert);
+	o = alert ? catalog_cause_to_json(alert) : NULL;
+	if (o) {
+		json_object_array_add(recent, o);
 		if (json_object_array_length(recent) > CATALOG_SUPPRESSED_KEEP)
 			json_object_array_del_idx(recent, 0, 1);
 	}
@@ -480,46 +560,31 @@ struct json_object *catalog_suppressed(struct catalog *c)
 	return sup;
 }
 
-static uint64_t entry_u64(struct json_object *e, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(e, key, &v) ? (uint64_t)json_object_get_int64(v) : 0;
-}
-
-static bool deletable(struct json_object *e)
-{
-	const char *st = entry_string(e, PROTO_KEY_STATUS);
-
-	return !st || strcmp(st, PROTO_SNAP_RECORDING) != 0;
-}
-
 int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec)
 {
-	struct json_object *a = catalog_entries(c);
 	uint64_t total = 0;
 	unsigned count = 0;
 	int deleted = 0, err;
 
-	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		total += entry_u64(json_object_array_get_idx(a, i), PROTO_KEY_BYTES);
+	for (size_t i = 0; i < c->n; i++) {
+		total += c->entries[i]->bytes;
 		count++;
 	}
 	/* Oldest first: the array is in creation order. */
-	for (size_t i = 0; i < json_object_array_length(a);) {
-		struct json_object *e = json_object_array_get_idx(a, i);
-		uint64_t t = entry_u64(e, PROTO_KEY_TIME), bytes = entry_u64(e, PROTO_KEY_BYTES);
+	for (size_t i = 0; i < c->n;) {
+		const struct catalog_entry *e = c->entries[i];
+		uint64_t t = e->time, bytes = e->bytes;
 		bool too_many = r->max_count && count > r->max_count;
 		bool too_big = r->max_bytes && total > r->max_bytes;
 		bool too_old = r->max_age_sec && t && now_sec > t && now_sec - t > r->max_age_sec;
 
 		if (!too_many && !too_big && !too_old)
 			break;
-		if (!deletable(e)) {
+		if (e->status == CATALOG_RECORDING) {
 			i++;
 			continue;
 		}
-		err = delete_index(c, (long)i);
+		err = delete_index(c, i);
 		if (err < 0)
 			return err;
 		total -= bytes;

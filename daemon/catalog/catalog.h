@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cause.h"
+#include "entry.h"
 
 struct json_object;
 
@@ -38,28 +38,34 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered);
 void catalog_free(struct catalog *c);
 int catalog_save(struct catalog *c);
 
-/* A new entry (status "recording") with the next id; the catalog keeps the reference. */
-struct json_object *catalog_new_entry(struct catalog *c, uint64_t *id);
+/* A new entry (status "recording") with the next id, kept by the catalog (NULL: no memory). */
+struct catalog_entry *catalog_new_entry(struct catalog *c, uint64_t *id);
 /* The id the next new entry gets; catalog_add_entry() takes an id handed out before. */
 uint64_t catalog_next_id(struct catalog *c);
 /* What a local incident's number adds to its snapshot's id: this catalog's creation time
  * in ms (0 for a catalog older than the key). */
 uint64_t catalog_incident_base(struct catalog *c);
-struct json_object *catalog_add_entry(struct catalog *c, uint64_t id);
+struct catalog_entry *catalog_add_entry(struct catalog *c, uint64_t id);
+/* Takes over what E holds (E is left empty) as a new entry, the newest; NULL: no memory (E
+ * is left as it was). */
+struct catalog_entry *catalog_insert(struct catalog *c, struct catalog_entry *e);
 /*
  * Snapshot directories PREFIX-ID-* in DIR that the catalog does not know (latencyd was
  * killed between a record and the catalog's save) become entries, so that their ids are
  * never handed out again and retention manages them. Returns how many, or -errno.
  */
 int catalog_adopt_orphans(struct catalog *c, const char *dir, const char *prefix);
-struct json_object *catalog_find(struct catalog *c, uint64_t id);
-/* The array of entries, oldest first (borrowed). */
-struct json_object *catalog_entries(struct catalog *c);
+struct catalog_entry *catalog_find(struct catalog *c, uint64_t id);
+/* The entries, oldest first: how many, and the I-th (NULL past the end). */
+size_t catalog_count(const struct catalog *c);
+struct catalog_entry *catalog_at(struct catalog *c, size_t i);
 /* Removes the entry and deletes its local snapshot directory if any. */
 int catalog_delete(struct catalog *c, uint64_t id);
 
-/* Remembers an alert that the rate limiter refused (the record as JSON, taken over). */
-void catalog_add_suppressed(struct catalog *c, const char *tracker, struct json_object *alert);
+/* Counts an alert that the rate limiter refused against TRACKER, and keeps ALERT among the
+ * recent ones (NULL: counted only). */
+void catalog_add_suppressed(struct catalog *c, const char *tracker,
+			    const struct catalog_cause *alert);
 struct json_object *catalog_suppressed(struct catalog *c);
 
 /*
@@ -95,15 +101,5 @@ struct json_object *catalog_incident_view(struct json_object *o, uint64_t now_se
 					  uint64_t answer_within_sec);
 /* The incidents, oldest first (borrowed). */
 struct json_object *catalog_incidents(struct catalog *c);
-
-/* entry.c: an entry's parts. */
-/* A cause as the catalog stores it (NULL: no memory). */
-struct json_object *cause_json(const struct cause *c);
-void cause_comm(const struct cause *c, char comm[LATENCY_TRACKER_COMM_LEN + 1]);
-/* The entry without its causes (a new object; the members are shared). */
-struct json_object *catalog_entry_copy(struct json_object *entry, int *r);
-/* The entry as clients see it: its causes capped at max_causes, with causes_total. */
-#define CATALOG_VIEW_CAUSES 100
-struct json_object *catalog_entry_view(struct json_object *entry, size_t max_causes, int *r);
 
 #endif /* LATENCYD_CATALOG_H */

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "catalog.h"
+#include "fleet.h"
 #include "proto.h"
 #include "result.h"
 

@@ -25,15 +25,13 @@ struct incidents_args {
 /* The ids of this host's snapshots of the incident. */
 static struct json_object *snapshot_ids(struct catalog *cat, const char *incident)
 {
-	struct json_object *entries = catalog_entries(cat), *ids = json_object_new_array();
+	struct json_object *ids = json_object_new_array();
 
-	for (size_t i = 0; ids && i < json_object_array_length(entries); i++) {
-		struct json_object *e = json_object_array_get_idx(entries, i), *v, *id;
+	for (size_t i = 0; ids && i < catalog_count(cat); i++) {
+		const struct catalog_entry *e = catalog_at(cat, i);
 
-		if (json_object_object_get_ex(e, PROTO_KEY_INCIDENT, &v) &&
-		    strcmp(json_object_get_string(v), incident) == 0 &&
-		    json_object_object_get_ex(e, PROTO_KEY_ID, &id))
-			json_object_array_add(ids, json_object_get(id));
+		if (e->incident && strcmp(e->incident, incident) == 0)
+			json_object_array_add(ids, json_object_new_int64((int64_t)e->id));
 	}
 	return ids;
 }

@@ -26,43 +26,12 @@ static int catalog_of(struct manager *m, struct catalog **ret, struct proto_erro
 	return 0;
 }
 
-static struct json_object *member(struct json_object *o, const char *key)
+static bool has_tracker(const struct catalog_entry *e, const char *tracker)
 {
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(o, key, &v);
-	return v;
-}
-
-static bool has_tracker(struct json_object *entry, const char *tracker)
-{
-	struct json_object *causes = member(entry, PROTO_KEY_CAUSES);
-
-	for (size_t i = 0; i < json_object_array_length(causes); i++) {
-		const char *t = json_object_get_string(
-			member(json_object_array_get_idx(causes, i), PROTO_KEY_TRACKER));
-
-		if (t && strcmp(t, tracker) == 0)
+	for (size_t i = 0; i < e->n_causes; i++)
+		if (e->causes[i].tracker && strcmp(e->causes[i].tracker, tracker) == 0)
 			return true;
-	}
 	return false;
-}
-
-/* A new object with every member of the entry but its causes (set *r on failure). */
-
-/* The entry without its causes, plus their count and the first one. */
-static struct json_object *summary(struct json_object *entry, int *r)
-{
-	struct json_object *s = catalog_entry_copy(entry, r),
-			   *causes = member(entry, PROTO_KEY_CAUSES);
-
-	if (!s)
-		return NULL;
-	result_add_int(s, PROTO_KEY_CAUSES, (int64_t)json_object_array_length(causes), r);
-	if (json_object_array_length(causes) > 0)
-		result_add(s, PROTO_KEY_CAUSE,
-			   json_object_get(json_object_array_get_idx(causes, 0)), r);
-	return s;
 }
 
 struct list_args {
@@ -70,11 +39,9 @@ struct list_args {
 	const char *tracker, *incident;
 };
 
-static bool in_incident(struct json_object *e, const char *incident)
+static bool in_incident(const struct catalog_entry *e, const char *incident)
 {
-	const char *v = json_object_get_string(member(e, PROTO_KEY_INCIDENT));
-
-	return v && strcmp(v, incident) == 0;
+	return e->incident && strcmp(e->incident, incident) == 0;
 }
 
 int cmd_list_snapshots(struct manager *m, const struct control_peer *peer, struct json_object *args,
@@ -88,7 +55,7 @@ int cmd_list_snapshots(struct manager *m, const struct control_peer *peer, struc
 		{NULL},
 	};
 	struct list_args a = {0};
-	struct json_object *entries, *list, *o;
+	struct json_object *list, *o, *total = NULL;
 	struct catalog *cat;
 	size_t matched = 0;
 	int r;
@@ -96,7 +63,6 @@ int cmd_list_snapshots(struct manager *m, const struct control_peer *peer, struc
 	r = proto_fields_dispatch(args, fields, 0, &a, err);
 	if (r < 0 || (r = catalog_of(m, &cat, err)) < 0)
 		return r;
-	entries = catalog_entries(cat);
 	o = json_object_new_object();
 	list = json_object_new_array();
 	if (!o || !list) {
@@ -105,10 +71,10 @@ int cmd_list_snapshots(struct manager *m, const struct control_peer *peer, struc
 		return -ENOMEM;
 	}
 	/* Newest first: the ones an operator looks for, and what --limit keeps. */
-	for (size_t i = json_object_array_length(entries); i-- > 0 && r >= 0;) {
-		struct json_object *e = json_object_array_get_idx(entries, i);
+	for (size_t i = catalog_count(cat); i-- > 0 && r >= 0;) {
+		const struct catalog_entry *e = catalog_at(cat, i);
 
-		if (a.since && (uint64_t)json_object_get_int64(member(e, PROTO_KEY_TIME)) < a.since)
+		if (a.since && e->time < a.since)
 			continue;
 		if (a.tracker && !has_tracker(e, a.tracker))
 			continue;
@@ -117,17 +83,17 @@ int cmd_list_snapshots(struct manager *m, const struct control_peer *peer, struc
 		matched++;
 		if (a.limit && json_object_array_length(list) >= a.limit)
 			continue;
-		struct json_object *s = summary(e, &r);
+		struct json_object *s = catalog_entry_to_json(e, CATALOG_FORM_SUMMARY, 0);
 
-		if (s && json_object_array_add(list, s) < 0) {
+		if (!s || json_object_array_add(list, s) < 0) {
 			json_object_put(s);
 			r = -ENOMEM;
 		}
 	}
+	json_object_object_get_ex(catalog_suppressed(cat), PROTO_KEY_TOTAL, &total);
 	result_add(o, PROTO_KEY_SNAPSHOTS, list, &r);
 	result_add_int(o, PROTO_KEY_MATCHED, (int64_t)matched, &r);
-	result_add(o, PROTO_KEY_SUPPRESSED,
-		   json_object_get(member(catalog_suppressed(cat), PROTO_KEY_TOTAL)), &r);
+	result_add(o, PROTO_KEY_SUPPRESSED, json_object_get(total), &r);
 	return result_done(o, r, result);
 }
 
@@ -141,7 +107,7 @@ static const struct proto_field id_fields[] = {
 };
 
 static int find_entry(struct manager *m, struct json_object *args, struct catalog **cat,
-		      uint64_t *id, struct json_object **entry, struct proto_error *err)
+		      uint64_t *id, struct catalog_entry **entry, struct proto_error *err)
 {
 	struct id_args a = {0};
 	int r;
@@ -161,7 +127,7 @@ static int find_entry(struct manager *m, struct json_object *args, struct catalo
 int cmd_show_snapshot(struct manager *m, const struct control_peer *peer, struct json_object *args,
 		      struct json_object **result, struct proto_error *err)
 {
-	struct json_object *entry, *o;
+	struct catalog_entry *entry;
 	struct catalog *cat;
 	uint64_t id;
 	int r;
@@ -169,30 +135,29 @@ int cmd_show_snapshot(struct manager *m, const struct control_peer *peer, struct
 	r = find_entry(m, args, &cat, &id, &entry, err);
 	if (r < 0)
 		return r;
-	o = catalog_entry_view(entry, SHOW_CAUSES_MAX, &r);
-	return result_done(o, r, result);
+	*result = catalog_entry_to_json(entry, CATALOG_FORM_VIEW, SHOW_CAUSES_MAX);
+	return *result ? 0 : -ENOMEM;
 }
 
 int cmd_delete_snapshot(struct manager *m, const struct control_peer *peer,
 			struct json_object *args, struct json_object **result,
 			struct proto_error *err)
 {
-	struct json_object *entry, *o, *url;
+	struct catalog_entry *entry;
+	struct json_object *o, *url;
 	struct catalog *cat;
-	const char *status;
 	uint64_t id;
 	int r;
 
 	r = find_entry(m, args, &cat, &id, &entry, err);
 	if (r < 0)
 		return r;
-	status = json_object_get_string(member(entry, PROTO_KEY_STATUS));
-	if (status && strcmp(status, PROTO_SNAP_RECORDING) == 0)
+	if (entry->status == CATALOG_RECORDING)
 		return proto_error_set(err, PROTO_ERR_REFUSED,
 				       "snapshot %llu is being recorded; try again when it is done",
 				       (unsigned long long)id);
 	/* A relayd snapshot's files are on the relayd host: only the entry goes. */
-	url = member(entry, PROTO_KEY_PATH) ? NULL : json_object_get(member(entry, PROTO_KEY_URL));
+	url = !entry->path && entry->url ? json_object_new_string(entry->url) : NULL;
 	r = catalog_delete(cat, id);
 	if (r < 0) {
 		json_object_put(url);

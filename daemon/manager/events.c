@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -64,135 +65,96 @@ static void broadcast(struct manager *m, const char *event, const char *key,
 
 static void add_disk(const char *dev, const char *name, void *arg)
 {
-	json_object_object_add(arg, dev, json_object_new_string(name));
-}
+	struct catalog_entry *e = arg;
+	struct catalog_disk *grown = realloc(e->disks, (e->n_disks + 1) * sizeof(*grown));
+	int r = 0;
 
-/* The names the analysis gives the block events' device numbers (the trace has none). */
-static void add_disks(struct json_object *entry)
-{
-	struct json_object *disks = json_object_new_object();
-
-	if (disks && kernel_disks(KERNEL_DISKS_DIR, add_disk, disks) > 0)
-		json_object_object_add(entry, PROTO_KEY_DISKS, disks);
-	else
-		json_object_put(disks);
-}
-
-/* Why relayd did not get a snapshot: the recorder's sentence, else LTTng's error. */
-static const char *relayd_error(const struct flight_record *rec)
-{
-	return rec->relayd_why[0] ? rec->relayd_why : flight_strerror(rec->relayd_error);
+	if (!grown)
+		return;
+	e->disks = grown;
+	grown[e->n_disks] =
+		(struct catalog_disk){catalog_strdup(dev, &r), catalog_strdup(name, &r)};
+	if (r < 0) {
+		free(grown[e->n_disks].dev);
+		free(grown[e->n_disks].name);
+		return;
+	}
+	e->n_disks++;
 }
 
 /* relayd's changes of state: once when it fails, once when it answers again. */
 static void log_relayd(struct manager *m, const struct recorder_snapshot *s)
 {
 	const struct flight_record *rec = s->rec;
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(), id = s->entry->id;
 
 	if (rec->relayd_slow)
 		log_warnx("snapshot %" PRIu64 " went to lttng-relayd, but %s: the next records go "
 			  "to the local directory; relayd is tried again in %.1fs",
-			  s->id, relayd_error(rec),
+			  id, flight_record_why(rec),
 			  rec->retry_ns > now ? (double)(rec->retry_ns - now) / 1e9 : 0.0);
 	else if (rec->relayd_down)
-		log_warnx("snapshot %" PRIu64 ": %s; %s; relayd is tried again in %.1fs", s->id,
-			  relayd_error(rec),
+		log_warnx("snapshot %" PRIu64 ": %s; %s; relayd is tried again in %.1fs", id,
+			  flight_record_why(rec),
 			  rec->fell_back ? "recording to the local directory instead"
 					 : "no local fallback (output.fallback_local is false)",
 			  rec->retry_ns > now ? (double)(rec->retry_ns - now) / 1e9 : 0.0);
 	else if (rec->relayd_skipped)
-		log_info("snapshot %" PRIu64 " not sent to lttng-relayd, %s", s->id,
-			 relayd_error(rec));
+		log_info("snapshot %" PRIu64 " not sent to lttng-relayd, %s", id,
+			 flight_record_why(rec));
 	else if (rec->relayd_back)
 		log_info("lttng-relayd at %s answers again: snapshot %" PRIu64 " went to it",
-			 m->conf->output.relayd, s->id);
+			 m->conf->output.relayd, id);
 }
 
-static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
+/* The record's outcome, then a line per cause (with journal fields). */
+static void log_snapshot(struct manager *m, const struct recorder_snapshot *s)
 {
+	const struct catalog_entry *e = s->entry;
 	const struct conf *c = m->conf;
-	struct json_object *e = catalog_add_entry(m->catalog, s->id), *causes, *view;
-	int r = 0;
 
-	if (!e)
-		return;
-	causes = json_object_new_array();
-	for (size_t i = 0; causes && i < s->n; i++)
-		json_object_array_add(causes, cause_json(&s->causes[i]));
-	if (causes)
-		manager_stacks_add(causes, s->causes, s->n, KSYMS_PATH, KSYMS_RESTRICT_PATH);
-	json_object_object_add(e, PROTO_KEY_TIME, json_object_new_int64((int64_t)time(NULL)));
-	json_object_object_add(e, PROTO_KEY_NAME, json_object_new_string(s->name));
-	json_object_object_add(e, PROTO_KEY_CAUSES, causes);
-	add_disks(e);
-	if (s->incident)
-		json_object_object_add(e, PROTO_KEY_INCIDENT, json_object_new_string(s->incident));
-	json_object_object_add(e, PROTO_KEY_DETECT_TO_RECORD_NS,
-			       json_object_new_int64((int64_t)s->detect_ns));
-	json_object_object_add(e, PROTO_KEY_WAKEUP_TO_RECORD_NS,
-			       json_object_new_int64((int64_t)s->wakeup_to_record_ns));
-	json_object_object_add(e, PROTO_KEY_RECORD_NS,
-			       json_object_new_int64((int64_t)s->rec->duration_ns));
-	if (s->rec->fell_back) {
-		json_object_object_add(e, PROTO_KEY_FELL_BACK, json_object_new_boolean(1));
-		json_object_object_add(e, PROTO_KEY_RELAYD_ERROR,
-				       json_object_new_string(relayd_error(s->rec)));
-	}
 	log_relayd(m, s);
-	if (s->error < 0) {
-		json_object_object_add(e, PROTO_KEY_STATUS,
-				       json_object_new_string(PROTO_SNAP_FAILED));
-		json_object_object_add(e, PROTO_KEY_ERROR,
-				       json_object_new_string(s->rec->relayd_error == s->error &&
-									      !s->rec->fell_back
-								      ? relayd_error(s->rec)
-								      : flight_strerror(s->error)));
-		if (s->path)
-			json_object_object_add(e, PROTO_KEY_PATH, json_object_new_string(s->path));
-		log_warnx("snapshot %" PRIu64 " failed: %s%s%s%s%s", s->id,
+	if (s->error < 0)
+		log_warnx("snapshot %" PRIu64 " failed: %s%s%s%s%s", e->id,
 			  flight_strerror(s->error), s->disk_full ? " (no space left in " : "",
 			  s->disk_full ? c->output.directory : "", s->disk_full ? ")" : "",
-			  s->path ? "; its partial output stays in the catalog" : "");
-	} else if (s->rec->to_relayd) {
-		/* The files are on the relayd host: where they are there, as far as we know. */
-		json_object_object_add(e, PROTO_KEY_URL, json_object_new_string(c->output.relayd));
-		if (s->rec->relayd_dir[0]) {
-			char where[PATH_MAX];
-
-			snprintf(where, sizeof(where), "%s/%s-*", s->rec->relayd_dir, s->name);
-			json_object_object_add(e, PROTO_KEY_RELAYD_PATH,
-					       json_object_new_string(where));
-		}
-		json_object_object_add(e, PROTO_KEY_STATUS,
-				       json_object_new_string(PROTO_SNAP_COMPLETE));
-	} else {
-		if (s->path) {
-			json_object_object_add(e, PROTO_KEY_PATH, json_object_new_string(s->path));
-			json_object_object_add(e, PROTO_KEY_BYTES,
-					       json_object_new_int64((int64_t)dir_size(s->path)));
-		}
-		json_object_object_add(e, PROTO_KEY_STATUS,
-				       json_object_new_string(PROTO_SNAP_COMPLETE));
-	}
+			  e->path ? "; its partial output stays in the catalog" : "");
 	for (size_t i = 0; i < s->n; i++)
-		log_cause(i == 0 ? LOG_NOTICE : LOG_INFO, &s->causes[i], s->id,
+		log_cause(i == 0 ? LOG_NOTICE : LOG_INFO, &s->causes[i], e->id,
 			  i == 0 ? "snapshot" : "joins the snapshot");
 	if (s->error >= 0) {
 		char sid[48];
 
-		snprintf(sid, sizeof(sid), "SNAPSHOT_ID=%" PRIu64, s->id);
+		snprintf(sid, sizeof(sid), "SNAPSHOT_ID=%" PRIu64, e->id);
 		log_fields(LOG_INFO, (const char *const[]){LOG_MID_SNAPSHOT, sid, NULL},
 			   "snapshot %" PRIu64 " %s%s in %" PRIu64 " us, %" PRIu64
 			   " us after detection, %zu cause(s)%s",
-			   s->id, s->path ? "at " : "to ", s->path ? s->path : c->output.relayd,
-			   s->rec->duration_ns / 1000, s->detect_ns / 1000, s->n,
-			   s->rec->fell_back ? " (relayd failed: fell back to local)" : "");
+			   e->id, e->path ? "at " : "to ", e->path ? e->path : c->output.relayd,
+			   e->record_ns / 1000, e->detect_to_record_ns / 1000, s->n,
+			   e->fell_back ? " (relayd failed: fell back to local)" : "");
 	}
+}
+
+/* The recorder's entry, with the stacks named and the disks' names, joins the catalog. */
+static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
+{
+	struct catalog_entry *e;
+	struct json_object *view;
+	uint64_t id = s->entry->id;
+
+	manager_stacks_add(s->entry, s->causes, s->n, KSYMS_PATH, KSYMS_RESTRICT_PATH);
+	/* The names the analysis gives the block events' device numbers (the trace has none). */
+	kernel_disks(KERNEL_DISKS_DIR, add_disk, s->entry);
+	log_snapshot(m, s);
 	manager_fleet_snapshot(m, s);
+	e = catalog_insert(m->catalog, s->entry);
+	if (!e) {
+		log_warnx("snapshot %" PRIu64 " left out of the catalog: out of memory", id);
+		return;
+	}
 	manager_catalog_update(m);
-	view = catalog_entry_view(e, CATALOG_VIEW_CAUSES, &r);
-	if (r >= 0 && view)
+	view = catalog_entry_to_json(e, CATALOG_FORM_VIEW, CATALOG_VIEW_CAUSES);
+	if (view)
 		control_broadcast(m->control, PROTO_EVENT_SNAPSHOT, view);
 	json_object_put(view);
 }
@@ -200,8 +162,10 @@ static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
 /* One event per batch of a tracker's suppressed alerts: the first, and how many. */
 static void on_suppressed(struct manager *m, const struct cause *first, size_t n)
 {
-	struct json_object *alert = cause_json(first), *data = json_object_new_object();
+	struct catalog_cause alert;
+	struct json_object *data = json_object_new_object();
 	char tracker[LATENCY_TRACKER_NAME_LEN + 1];
+	bool kept = cause_to_catalog(first, &alert) == 0;
 
 	cause_tracker(first, tracker);
 	/* A peer's: said with the window's other refusals, in one line (answers.c). */
@@ -212,54 +176,29 @@ static void on_suppressed(struct manager *m, const struct cause *first, size_t n
 	if (n > 1)
 		log_info("%zu more alerts from tracker %s suppressed by the rate limit", n - 1,
 			 tracker);
-	if (data) {
-		json_object_object_add(data, PROTO_KEY_ALERT, json_object_get(alert));
+	if (data && kept) {
+		json_object_object_add(data, PROTO_KEY_ALERT, catalog_cause_to_json(&alert));
 		json_object_object_add(data, PROTO_KEY_ALERTS, json_object_new_int64((int64_t)n));
 		control_broadcast(m->control, PROTO_EVENT_SUPPRESSED, data);
 	}
 	json_object_put(data);
-	catalog_add_suppressed(m->catalog, tracker, alert);
+	catalog_add_suppressed(m->catalog, tracker, kept ? &alert : NULL);
 	for (size_t i = 1; i < n; i++)
 		catalog_add_suppressed(m->catalog, tracker, NULL);
+	if (kept)
+		catalog_cause_free(&alert);
 	manager_catalog_changed(m);
 }
 
-static void on_history(struct manager *m, const struct recorder_history *j)
+static void log_history(const struct recorder_history *j, const char *what)
 {
-	struct json_object *h, *e;
-	char what[48];
-
-	if (j->id)
-		snprintf(what, sizeof(what), "snapshot %" PRIu64, j->id);
-	else
-		snprintf(what, sizeof(what), "the calibration snapshot");
-	if (j->error && j->id && !catalog_find(m->catalog, j->id)) {
-		/* Deleted (retention, delete-snapshot) while it was being read. */
-		log_debug("history of %s not measured: deleted meanwhile", what);
-		return;
-	}
-	if (j->error) {
-		log_warnx("cannot measure the history of %s: %s", what, j->err);
-		return;
-	}
-	h = history_to_json(j->h);
-	if (!h)
-		return;
-	json_object_object_add(h, PROTO_KEY_TIME, json_object_new_int64((int64_t)j->time));
-	json_object_object_add(h, PROTO_KEY_BUFFER_BYTES_PER_CPU,
-			       json_object_new_int64((int64_t)j->capacity));
-	json_object_object_add(h, PROTO_KEY_EXPECTED_WINDOW_NS,
-			       json_object_new_int64((int64_t)j->expected_ns));
-	if (j->sampled) {
+	if (j->sampled)
 		/* A few packets per CPU: their span is not the buffers' window, their rate is. */
-		json_object_object_del(h, PROTO_KEY_WINDOW_NS);
-		json_object_object_del(h, PROTO_KEY_WRAPPED);
-		json_object_object_add(h, PROTO_KEY_SAMPLED, json_object_new_boolean(1));
 		log_info("history of %s (a sample of the buffers): %.0f events/s x %.1f bytes on "
 			 "the busiest CPU: %" PRIu64 " KiB per CPU hold about %" PRIu64 " ms",
 			 what, j->h->events_per_sec, j->h->bytes_per_event, j->capacity / 1024,
 			 j->expected_ns / 1000000);
-	} else {
+	else
 		log_info("history of %s: complete over the last %" PRIu64 " ms%s; %.0f events/s x "
 			 "%.1f bytes on the busiest CPU: %" PRIu64
 			 " KiB per CPU hold about %" PRIu64 " ms",
@@ -268,40 +207,66 @@ static void on_history(struct manager *m, const struct recorder_history *j)
 				       : " (buffers not full yet: all since the session started)",
 			 j->h->events_per_sec, j->h->bytes_per_event, j->capacity / 1024,
 			 j->expected_ns / 1000000);
-	}
-	e = j->id ? catalog_find(m->catalog, j->id) : NULL;
-	if (e) {
-		struct json_object *copy = NULL;
+}
 
-		json_object_object_add(e, PROTO_KEY_HISTORY, json_object_get(h));
-		manager_catalog_changed(m);
-		/* status shows the measurement without the streams: a copy, for the catalog
-		 * entry keeps its own (a later save would write the edits). */
-		json_object_deep_copy(h, &copy, NULL);
-		json_object_put(h);
-		h = copy;
-		if (!h)
-			return;
+/* A measured history joins its snapshot's entry; status shows the latest, without its
+ * streams. */
+static void on_history(struct manager *m, const struct recorder_history *j)
+{
+	struct catalog_history *h = j->entry; /* taken */
+	struct catalog_entry *e = j->id ? catalog_find(m->catalog, j->id) : NULL;
+	struct json_object *shown;
+	char what[48];
+
+	if (j->id)
+		snprintf(what, sizeof(what), "snapshot %" PRIu64, j->id);
+	else
+		snprintf(what, sizeof(what), "the calibration snapshot");
+	if (j->error && j->id && !e)
+		/* Deleted (retention, delete-snapshot) while it was being read. */
+		log_debug("history of %s not measured: deleted meanwhile", what);
+	else if (j->error)
+		log_warnx("cannot measure the history of %s: %s", what, j->err);
+	else
+		log_history(j, what);
+	if (j->error || !h) {
+		if (h)
+			catalog_history_free(h);
+		return;
 	}
-	json_object_object_del(h, PROTO_KEY_STREAMS);
-	json_object_object_add(h, PROTO_KEY_SOURCE,
+	shown = catalog_history_to_json(h);
+	if (e) {
+		if (e->history)
+			catalog_history_free(e->history);
+		e->history = h;
+		manager_catalog_changed(m);
+	} else {
+		catalog_history_free(h);
+	}
+	if (!shown)
+		return;
+	json_object_object_del(shown, PROTO_KEY_STREAMS);
+	json_object_object_add(shown, PROTO_KEY_SOURCE,
 			       json_object_new_string(j->id ? "snapshot" : "calibration"));
 	if (j->id)
-		json_object_object_add(h, PROTO_KEY_ID, json_object_new_int64((int64_t)j->id));
+		json_object_object_add(shown, PROTO_KEY_ID, json_object_new_int64((int64_t)j->id));
 	json_object_put(m->last_history);
-	m->last_history = h;
+	m->last_history = shown;
 }
 
 /* The analysis of a snapshot: it joins the snapshot's entry if it is still there. */
-static void on_analysis(struct manager *m, uint64_t id, struct json_object *summary)
+static void on_analysis(struct manager *m, uint64_t id, struct catalog_analysis *summary)
 {
-	struct json_object *e = catalog_find(m->catalog, id);
+	struct catalog_entry *e = catalog_find(m->catalog, id);
 
 	if (!e || !summary) {
-		json_object_put(summary); /* deleted meanwhile (retention, delete-snapshot) */
+		if (summary) /* deleted meanwhile (retention, delete-snapshot) */
+			catalog_analysis_free(summary);
 		return;
 	}
-	json_object_object_add(e, PROTO_KEY_ANALYSIS, summary);
+	if (e->analysis)
+		catalog_analysis_free(e->analysis);
+	e->analysis = summary;
 	manager_catalog_changed(m);
 }
 

@@ -101,9 +101,9 @@ struct collector_status {
 };
 bool manager_collector_status(struct manager *m, struct collector_status *st);
 
-/* stacks.c: each alert cause's kernel stack (N causes C, their JSON in CAUSES) named from
- * the kallsyms file, as the cause's "stack". */
-void manager_stacks_add(struct json_object *causes, const struct cause *c, size_t n,
+/* stacks.c: each alert cause's kernel stack (the first N of entry E's causes were taken as
+ * C) named from the kallsyms file, as the cause's stack. */
+void manager_stacks_add(struct catalog_entry *e, const struct cause *c, size_t n,
 			const char *kallsyms, const char *kptr_restrict);
 
 /* start.c */

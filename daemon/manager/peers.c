@@ -206,9 +206,10 @@ void manager_fleet_publish(struct manager *m, const char *incident, const struct
 
 void manager_fleet_snapshot(struct manager *m, const struct recorder_snapshot *s)
 {
+	const struct catalog_entry *e = s->entry;
 	struct proto_fleet_result res = {.n = 1, .count = 1};
 
-	if (!m->fleet || !s->incident)
+	if (!m->fleet || !e->incident)
 		return;
 	/* Where it is: on the collector, or on this host's disk only (a relayd that failed). */
 	if (s->error < 0) {
@@ -219,12 +220,12 @@ void manager_fleet_snapshot(struct manager *m, const struct recorder_snapshot *s
 	} else {
 		snprintf(res.status, sizeof(res.status), "%s", PROTO_FLEET_LOCAL);
 		snprintf(res.path, sizeof(res.path), "%s",
-			 s->path && proto_fleet_text_valid(s->path) ? s->path : "");
+			 e->path && proto_fleet_text_valid(e->path) ? e->path : "");
 	}
-	snprintf(res.incidents[0], sizeof(res.incidents[0]), "%s", s->incident);
-	fleet_note_incident(m, s->incident, fleet_host(m->fleet), res.status,
+	snprintf(res.incidents[0], sizeof(res.incidents[0]), "%s", e->incident);
+	fleet_note_incident(m, e->incident, fleet_host(m->fleet), res.status,
 			    res.path[0] ? res.path : res.reason);
-	answers_result_noted(m, s->incident);
+	answers_result_noted(m, e->incident);
 	/* To the origin, which lists what each member did; its own it knows. */
 	if (s->causes[0].kind == CAUSE_PEER)
 		fleet_publish_result(m->fleet, &res);

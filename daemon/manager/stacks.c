@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "kernel.h"
 #include "log.h"
 #include "manager.h"
@@ -36,31 +34,39 @@ static uint32_t stack_depth(const struct cause *c)
 							       : LATENCY_TRACKER_STACK_DEPTH;
 }
 
-static struct json_object *stack_json(const struct latency_tracker_record *a, uint32_t depth,
-				      const struct ksym *syms, bool show_address, const char *error)
+/* The stack of alert A, DEPTH frames named in SYMS (NULL: no memory). */
+static struct catalog_stack *stack_entry(const struct latency_tracker_record *a, uint32_t depth,
+					 const struct ksym *syms, bool show_address,
+					 const char *error)
 {
-	struct json_object *o = json_object_new_object(), *frames = json_object_new_array(),
-			   *addrs = show_address ? json_object_new_array() : NULL;
+	struct catalog_stack *o = calloc(1, sizeof(*o));
 	char buf[KSYMS_NAME_MAX + KSYMS_MODULE_MAX + 48];
+	int r = 0;
 
-	for (uint32_t i = 0; frames && i < depth; i++) {
+	if (!o)
+		return NULL;
+	o->kind = catalog_strdup(stack_kind(a->flags), &r);
+	o->error = catalog_strdup(error, &r);
+	o->frames = calloc(depth, sizeof(*o->frames));
+	o->addresses = show_address ? calloc(depth, sizeof(*o->addresses)) : NULL;
+	if (!o->frames || (show_address && !o->addresses))
+		r = -ENOMEM;
+	for (uint32_t i = 0; r == 0 && i < depth; i++) {
 		ksym_text(&syms[i], false, buf, sizeof(buf));
-		json_object_array_add(frames, json_object_new_string(buf));
-		if (addrs) {
+		o->frames[o->n_frames++] = catalog_strdup(buf, &r);
+		if (o->addresses) {
 			snprintf(buf, sizeof(buf), "0x%" PRIx64, (uint64_t)a->stack[i]);
-			json_object_array_add(addrs, json_object_new_string(buf));
+			o->addresses[o->n_addresses++] = catalog_strdup(buf, &r);
 		}
 	}
-	json_object_object_add(o, PROTO_KEY_KIND, json_object_new_string(stack_kind(a->flags)));
-	json_object_object_add(o, PROTO_KEY_FRAMES, frames);
-	if (addrs)
-		json_object_object_add(o, PROTO_KEY_ADDRESSES, addrs);
-	if (error)
-		json_object_object_add(o, PROTO_KEY_ERROR, json_object_new_string(error));
+	if (r < 0) {
+		catalog_stack_free(o);
+		return NULL;
+	}
 	return o;
 }
 
-void manager_stacks_add(struct json_object *causes, const struct cause *c, size_t n,
+void manager_stacks_add(struct catalog_entry *e, const struct cause *c, size_t n,
 			const char *kallsyms, const char *kptr_restrict)
 {
 	size_t total = 0, at = 0;
@@ -70,6 +76,8 @@ void manager_stacks_add(struct json_object *causes, const struct cause *c, size_
 	char why[128];
 	int restrict_level, r;
 
+	if (n > e->n_causes)
+		n = e->n_causes;
 	for (size_t i = 0; i < n; i++)
 		total += stack_depth(&c[i]);
 	if (!total)
@@ -98,14 +106,12 @@ void manager_stacks_add(struct json_object *causes, const struct cause *c, size_
 	at = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t depth = stack_depth(&c[i]);
-		struct json_object *o = json_object_array_get_idx(causes, i);
 
 		if (!depth)
 			continue;
-		if (o)
-			json_object_object_add(o, PROTO_KEY_STACK,
-					       stack_json(&c[i].alert, depth, &syms[at],
-							  restrict_level == 0, error));
+		catalog_stack_free(e->causes[i].stack);
+		e->causes[i].stack =
+			stack_entry(&c[i].alert, depth, &syms[at], restrict_level == 0, error);
 		at += depth;
 	}
 	free(addr);

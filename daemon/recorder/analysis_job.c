@@ -1,67 +1,113 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The automatic snapshot analysis: the catalog's summary of what the snapshot reader found. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
 #include "analysis_job.h"
+#include "entry.h"
 #include "snapshot.h"
 
-static void add_strings(struct json_object *to, const char *key, struct json_object *from,
-			size_t max)
+static struct json_object *member(struct json_object *o, const char *key)
 {
-	struct json_object *a = json_object_new_array(), *v;
+	struct json_object *v = NULL;
 
-	if (json_object_object_get_ex(from, key, &v))
-		for (size_t i = 0; i < json_object_array_length(v) && i < max; i++)
-			json_object_array_add(a, json_object_get(json_object_array_get_idx(v, i)));
-	json_object_object_add(to, key, a);
+	json_object_object_get_ex(o, key, &v);
+	return v;
 }
 
-static void copy(struct json_object *to, struct json_object *from, const char *key)
+static const char *string(struct json_object *o, const char *key)
 {
-	struct json_object *v;
+	struct json_object *v = member(o, key);
 
-	if (json_object_object_get_ex(from, key, &v))
-		json_object_object_add(to, key, json_object_get(v));
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-struct json_object *analysis_summary(const struct an_snapshot *snap, int64_t ms)
+/* The first MAX strings of the array at KEY. */
+static char **strings(struct json_object *from, const char *key, size_t max, size_t *n, int *r)
 {
-	struct json_object *s = json_object_new_object(), *full, *alerts, *causes;
-	const struct an_result *r = snap->result;
+	struct json_object *a = member(from, key);
+	size_t len = json_object_array_length(a) < max ? json_object_array_length(a) : max;
+	char **v = calloc(len ? len : 1, sizeof(*v));
 
-	json_object_object_add(s, "analysis_ms", json_object_new_int64(ms));
-	if (!r) {
-		json_object_object_add(s, "status", json_object_new_string("failed"));
-		json_object_object_add(
-			s, "error",
-			json_object_new_string(snap->analysis_why
-						       ? snap->analysis_why
-						       : strerror(-snap->analysis_error)));
-		return s;
+	*n = 0;
+	if (!v) {
+		*r = -ENOMEM;
+		return NULL;
 	}
-	full = an_result_json(r);
-	json_object_object_add(s, "status",
-			       json_object_new_string(an_result_partial(r) ? "partial" : "done"));
-	copy(s, full, "events");
-	add_strings(s, "problems", full, 3);
-	add_strings(s, "missing_events", full, 16);
-	causes = json_object_new_array();
-	if (json_object_object_get_ex(full, "alerts", &alerts))
-		for (size_t i = 0; i < json_object_array_length(alerts); i++) {
-			struct json_object *a = json_object_array_get_idx(alerts, i);
-			struct json_object *c = json_object_new_object();
+	for (size_t i = 0; i < len; i++)
+		v[(*n)++] =
+			catalog_strdup(json_object_get_string(json_object_array_get_idx(a, i)), r);
+	return v;
+}
 
-			copy(c, a, "seq");
-			copy(c, a, "tracker");
-			copy(c, a, "tid");
-			copy(c, a, "comm");
-			copy(c, a, "summary");
-			copy(c, a, "explained");
-			json_object_array_add(causes, c);
-		}
-	json_object_object_add(s, "causes", causes);
-	json_object_put(full);
+/* What the analysis says of each alert, in a line. */
+static void causes(struct catalog_analysis *s, struct json_object *full, int *r)
+{
+	struct json_object *alerts = member(full, "alerts");
+	size_t n = json_object_array_length(alerts);
+
+	s->causes = calloc(n ? n : 1, sizeof(*s->causes));
+	if (!s->causes) {
+		*r = -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *a = json_object_array_get_idx(alerts, i);
+
+		s->causes[s->n_causes++] = (struct catalog_analysis_cause){
+			.seq = (uint64_t)json_object_get_int64(member(a, "seq")),
+			.tracker = catalog_strdup(string(a, "tracker"), r),
+			.tid = json_object_get_int64(member(a, "tid")),
+			.comm = catalog_strdup(string(a, "comm"), r),
+			.summary = catalog_strdup(string(a, "summary"), r),
+			.explained = json_object_get_double(member(a, "explained")),
+		};
+	}
+}
+
+struct catalog_analysis *analysis_summary(const struct an_snapshot *snap, int64_t ms)
+{
+	struct catalog_analysis *s = calloc(1, sizeof(*s));
+	const struct an_result *res = snap->result;
+	struct json_object *full;
+	int r = 0;
+
+	if (!s)
+		return NULL;
+	s->analysis_ms = ms > 0 ? (uint64_t)ms : 0;
+	if (!res) {
+		s->status = catalog_strdup("failed", &r);
+		s->error = catalog_strdup(snap->analysis_why ? snap->analysis_why
+							     : strerror(-snap->analysis_error),
+					  &r);
+	} else if (!(full = an_result_json(res))) {
+		r = -ENOMEM;
+	} else {
+		s->status = catalog_strdup(an_result_partial(res) ? "partial" : "done", &r);
+		s->events = (uint64_t)json_object_get_int64(member(full, "events"));
+		s->problems = strings(full, "problems", 3, &s->n_problems, &r);
+		s->missing_events = strings(full, "missing_events", 16, &s->n_missing_events, &r);
+		causes(s, full, &r);
+		json_object_put(full);
+	}
+	if (r < 0) {
+		catalog_analysis_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+struct catalog_analysis *analysis_skipped(void)
+{
+	struct catalog_analysis *s = calloc(1, sizeof(*s));
+	int r = 0;
+
+	if (s && !(s->status = catalog_strdup("skipped", &r))) {
+		free(s);
+		return NULL;
+	}
 	return s;
 }

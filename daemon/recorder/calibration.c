@@ -181,8 +181,7 @@ void calibration_ended(struct calibration *cal, const struct waiter_result *res)
 		if (flight_session_gone(r))
 			session_check_soon(s);
 	}
-	ev.history =
-		(struct recorder_history){.error = r, .err = err, .time = (uint64_t)time(NULL)};
+	ev.history = (struct recorder_history){.error = r, .err = err};
 	cal->emit(&ev, cal->userdata);
 }
 

@@ -75,6 +75,8 @@ bool flight_replaced(const struct flight *f);
  * snapshots under its output directory; NULL when unknown. */
 const char *flight_relayd_dir(const struct flight *f);
 const char *flight_strerror(int err);
+/* Why relayd did not get a record: the recorder's sentence, else LTTng's error. */
+const char *flight_record_why(const struct flight_record *rec);
 /* Whether a record's or a call's ERR says the session (or sessiond) is gone. */
 bool flight_session_gone(int err);
 /* Applies output.relayd_timeout to the records that follow (under the slot's lock). */

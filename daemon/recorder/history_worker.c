@@ -203,7 +203,7 @@ void history_job_free(struct history_job *j)
 		struct history_job *next = j->next;
 
 		history_free(&j->h);
-		json_object_put(j->analysis);
+		catalog_analysis_free(j->analysis);
 		free(j->path);
 		free(j);
 		j = next;

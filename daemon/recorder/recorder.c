@@ -17,8 +17,7 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
-#include <json-c/json.h>
-
+#include "analysis_job.h"
 #include "fsutil.h"
 #include "proto.h"
 #include "recorder_internal.h"
@@ -71,9 +70,7 @@ static void read_snapshot(struct recorder *rc, uint64_t id, const char *path)
 		return;
 	log_warnx("snapshot %" PRIu64 " not analysed: %s", id,
 		  r == 0 ? "too many snapshots waiting for analysis" : strerror(-r));
-	ev.analysis.summary = json_object_new_object();
-	json_object_object_add(ev.analysis.summary, PROTO_KEY_STATUS,
-			       json_object_new_string("skipped"));
+	ev.analysis.summary = analysis_skipped();
 	emit(rc, &ev);
 }
 
@@ -82,25 +79,23 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 	const struct conf *c = rc->conf;
 	struct recorder_event ev = {.kind = RECORDER_SNAPSHOT};
 	struct recorder_snapshot *s = &ev.snapshot;
+	struct catalog_entry entry;
 	const struct cause *first = &res->causes[0];
 	uint64_t end = first->kind == CAUSE_ALERT    ? first->alert.end_ns
 		       : first->kind == CAUSE_MANUAL ? first->manual.time_ns
 						     : first->peer.received_ns;
+	uint64_t detect_ns = end && res->rec.start_ns > end ? res->rec.start_ns - end : 0;
 	char *path = NULL;
+	int r;
 
 	*s = (struct recorder_snapshot){
-		.id = res->id,
-		.name = res->name,
+		.entry = &entry,
 		.error = res->error,
 		.rec = &res->rec,
-		.wakeup_to_record_ns = res->rec.start_ns - res->wakeup_ns,
 		.causes = res->causes,
 		.n = res->n,
-		.incident = res->incident[0] ? res->incident : NULL,
 	};
-	if (end && res->rec.start_ns > end)
-		s->detect_ns = res->rec.start_ns - end;
-	rc->detect_last_ns = (int64_t)s->detect_ns;
+	rc->detect_last_ns = (int64_t)detect_ns;
 	if (rc->detect_last_ns > rc->detect_max_ns)
 		rc->detect_max_ns = rc->detect_last_ns;
 	if (res->error < 0) {
@@ -115,8 +110,13 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 	} else if (!res->rec.to_relayd) {
 		path = path_newest(c->output.directory, res->name);
 	}
-	s->path = path;
-	emit(rc, &ev);
+	r = snapshot_entry(res, c, path, detect_ns, &entry);
+	if (r < 0) {
+		log_warn_errno(r, "snapshot %" PRIu64 " left out of the catalog", res->id);
+	} else {
+		emit(rc, &ev);
+		catalog_entry_free(&entry); /* what the callback did not take */
+	}
 	if (res->error >= 0 && path)
 		read_snapshot(rc, res->id, path);
 	free(path);
@@ -174,13 +174,13 @@ static int on_history(sd_event_source *s, int fd, uint32_t revents, void *userda
 			.error = j->error,
 			.err = j->err,
 			.h = &j->h,
-			.time = j->time,
 			.capacity = j->capacity,
 			.sampled = j->sampled,
 		};
 		if (!j->error) {
 			ev.history.expected_ns = history_expected_ns(
 				j->capacity, j->h.bytes_per_event, j->h.events_per_sec);
+			ev.history.entry = history_entry(j, ev.history.expected_ns);
 			calibration_measured(&rc->calibration);
 		}
 		emit(rc, &ev);

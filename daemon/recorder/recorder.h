@@ -21,6 +21,7 @@
 
 #include "cause.h"
 #include "conf.h"
+#include "entry.h"
 #include "flight.h"
 #include "history.h"
 
@@ -38,18 +39,19 @@ enum recorder_event_kind {
 	RECORDER_ADMITTED,   /* in a fleet, a local cause is being recorded: admitted */
 };
 
+/*
+ * A record made or failed: its catalog entry, filled (status, where, timings, causes,
+ * incident), for the callback to complete with what the recorder cannot know (the kernel
+ * stacks named, the disks) and take over (catalog_insert()); with what the entry does not
+ * keep but the log and the fleet want.
+ */
 struct recorder_snapshot {
-	uint64_t id;
-	const char *name; /* the output name: the snapshot is DIR/NAME-DATE-N */
-	int error;	  /* the LTTng error of the record, 0 if it worked */
+	struct catalog_entry *entry;
+	int error; /* the LTTng error of the record, 0 if it worked */
 	const struct flight_record *rec;
-	const char *path; /* local snapshots: their directory (or a failed one's partial
-			     output), NULL if none */
-	bool disk_full;	  /* a failed record's directory has less room than a snapshot */
-	uint64_t detect_ns, wakeup_to_record_ns;
-	const struct cause *causes;
+	bool disk_full;		    /* a failed record's directory has less room than a snapshot */
+	const struct cause *causes; /* the entry's, as the waiter took them */
 	size_t n;
-	const char *incident; /* in a fleet: the incident it belongs to, else NULL */
 };
 
 struct recorder_history {
@@ -57,7 +59,8 @@ struct recorder_history {
 	int error;   /* the measure failed: err says why */
 	const char *err;
 	const struct history *h;
-	uint64_t time; /* unix seconds when measured */
+	/* What the catalog keeps of it, taken by the callback; NULL on error or no memory. */
+	struct catalog_history *entry;
 	uint64_t capacity, expected_ns;
 	bool sampled; /* a sample of the buffers (calibration): its rates only, not its window */
 };
@@ -74,7 +77,7 @@ struct recorder_event {
 		struct recorder_history history;
 		struct {
 			uint64_t id;
-			struct json_object *summary; /* taken by the callback */
+			struct catalog_analysis *summary; /* taken by the callback */
 		} analysis;
 		struct {
 			uint64_t id;

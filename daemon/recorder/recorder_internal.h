@@ -100,8 +100,8 @@ struct history_job {
 	int error;
 	char err[256];
 	struct history h;
-	/* analyse: the catalog's "analysis" object (analysis_job.h), taken by whoever uses it. */
-	struct json_object *analysis;
+	/* analyse: the catalog's summary (analysis_job.h), taken by whoever uses it. */
+	struct catalog_analysis *analysis;
 	uint64_t time; /* unix seconds when read */
 };
 
@@ -202,5 +202,13 @@ void calibration_measured(struct calibration *cal);
 /* After a re-size: the new buffers' window measured again, once they had time to fill. */
 void calibration_again(struct calibration *cal);
 void calibration_stop(struct calibration *cal);
+
+/* snapshot_entry.c: what the recorder knows of a snapshot, as its catalog entry. */
+/* The entry of record RES (its output at PATH, NULL: none), DETECT_NS after its first
+ * cause, in *E; 0 or -ENOMEM. */
+int snapshot_entry(const struct waiter_result *res, const struct conf *c, const char *path,
+		   uint64_t detect_ns, struct catalog_entry *e);
+/* The history job J measured, as the entry keeps it (NULL: no memory). */
+struct catalog_history *history_entry(const struct history_job *j, uint64_t expected_ns);
 
 #endif /* LATENCYD_RECORDER_INTERNAL_H */

@@ -53,11 +53,12 @@ static int32_t sysname(const char *name)
 	return (int32_t)r->log.sysnames.n - 1;
 }
 
-static void build(void)
+/* The log, analysed with what latencyd knew of it (NULL: nothing). */
+static void build(const struct an_known *known)
 {
 	struct an_alert *al;
 	char *why = NULL;
-	struct an_options opt = {.tables = true};
+	struct an_options opt = {.tables = true, .known = known};
 
 	r = an_result_new("/test");
 	ASSERT_TRUE(r);
@@ -406,9 +407,51 @@ static void test_recompute(void)
 	ASSERT_EQ(r->log.problems.n, problems); /* what the log lost is said once */
 }
 
+/*
+ * What latencyd knew: the stack of this alert (the same tracker and seq, not another's) is
+ * shown under the wait it explains, and a disk the trace never named gets its name.
+ */
+static void test_known(void)
+{
+	static const char *const frames[] = {"wait_woken+0x6c/0xa0", "n_tty_read+0x3c1/0x5e0"};
+	static const char *const other[] = {"not_this_one+0x1/0x2"};
+	static const struct an_known_stack stacks[] = {
+		{.tracker = "offcpu", .seq = 8, .kind = "waker", .frames = other, .n_frames = 1},
+		{.tracker = "wakeup", .seq = 7, .kind = "alert", .frames = other, .n_frames = 1},
+		{.tracker = "offcpu", .seq = 7, .kind = "task", .frames = frames, .n_frames = 2},
+	};
+	static const struct an_known_disk disks[] = {{.dev = 254U << 20 | 16, .name = "vdb"}};
+	static const struct an_known known = {
+		.disks = disks, .n_disks = 1, .stacks = stacks, .n_stacks = 3};
+	struct an_options bare = {.tables = true};
+	struct an_result *saved = r;
+	const struct an_cause *c;
+	char *why = NULL;
+
+	build(&known);
+	c = AN_AT(&r->causes, struct an_cause, 0);
+	ASSERT_STREQ(c->stack.kind, "task");
+	ASSERT_EQ(c->stack.frames.n, 2);
+	ASSERT_STREQ(*AN_AT(&c->stack.frames, char *, 1), "n_tty_read+0x3c1/0x5e0");
+	ASSERT_EQ(c->stack.link, 0); /* the 46 ms in read */
+	ASSERT_CONTAINS(c->story, "in read, woken by writer (tid 20)");
+	ASSERT_CONTAINS(c->story, "      kernel stack, where it waited:\n"
+				  "        wait_woken+0x6c/0xa0\n"
+				  "        n_tty_read+0x3c1/0x5e0\n");
+	ASSERT_TRUE(!strstr(c->story, "not_this_one"));
+	ASSERT_STREQ(an_disk_name(&r->log, 254U << 20 | 16), "vdb");
+	ASSERT_TRUE(!an_disk_name(&r->log, 254U << 20));
+	ASSERT_EQ(an_recompute(r, &bare, &why), 0);
+	c = AN_AT(&r->causes, struct an_cause, 0);
+	ASSERT_EQ(c->stack.frames.n, 0);
+	ASSERT_TRUE(!strstr(c->story, "kernel stack"));
+	an_result_free(r);
+	r = saved;
+}
+
 int main(void)
 {
-	build();
+	build(NULL);
 	RUN(test_runnable_idle);
 	RUN(test_timeline);
 	RUN(test_chain);
@@ -418,6 +461,7 @@ int main(void)
 	RUN(test_preempted);
 	RUN(test_longest_holder);
 	RUN(test_recompute);
+	RUN(test_known);
 	an_result_free(r);
 	return 0;
 }

@@ -51,18 +51,24 @@ static char *snapshot_dir(uint64_t id, size_t bytes)
 	return p;
 }
 
-static uint64_t add_snapshot(struct catalog *c, uint64_t time, size_t bytes, const char *status)
+static uint64_t add_snapshot(struct catalog *c, uint64_t time, size_t bytes,
+			     enum catalog_status status)
 {
 	uint64_t id;
-	struct json_object *e = catalog_new_entry(c, &id);
-	char *p = snapshot_dir(id, bytes);
+	struct catalog_entry *e = catalog_new_entry(c, &id);
 
-	json_object_object_add(e, "time", json_object_new_int64((int64_t)time));
-	json_object_object_add(e, "path", json_object_new_string(p));
-	json_object_object_add(e, "bytes", json_object_new_int64((int64_t)dir_size(p)));
-	json_object_object_add(e, "status", json_object_new_string(status));
-	free(p);
+	ASSERT_TRUE(e);
+	e->time = time;
+	e->path = snapshot_dir(id, bytes);
+	e->bytes = dir_size(e->path);
+	e->status = status;
 	return id;
+}
+
+static void delete_all(struct catalog *c)
+{
+	while (catalog_count(c) > 0)
+		ASSERT_EQ(catalog_delete(c, catalog_at(c, 0)->id), 0);
 }
 
 static struct catalog *reopen(struct catalog *c, bool *recovered)
@@ -87,8 +93,8 @@ static void close_saved(struct catalog *c)
 static void test_persist_and_ids(void)
 {
 	struct catalog *c = reopen(NULL, NULL);
-	uint64_t a = add_snapshot(c, 100, 4096, PROTO_SNAP_COMPLETE);
-	uint64_t b = add_snapshot(c, 200, 4096, PROTO_SNAP_COMPLETE);
+	uint64_t a = add_snapshot(c, 100, 4096, CATALOG_COMPLETE);
+	uint64_t b = add_snapshot(c, 200, 4096, CATALOG_COMPLETE);
 
 	ASSERT_EQ(b, a + 1);
 	c = reopen(c, NULL);
@@ -96,7 +102,7 @@ static void test_persist_and_ids(void)
 	/* Ids are never reused, even after a delete. */
 	ASSERT_EQ(catalog_delete(c, b), 0);
 	ASSERT_TRUE(!catalog_find(c, b));
-	ASSERT_TRUE(add_snapshot(c, 300, 4096, PROTO_SNAP_COMPLETE) == b + 1);
+	ASSERT_TRUE(add_snapshot(c, 300, 4096, CATALOG_COMPLETE) == b + 1);
 	ASSERT_EQ(catalog_delete(c, 9999), -ENOENT);
 	close_saved(c);
 }
@@ -135,14 +141,13 @@ static void test_incident_base_survives_a_lost_catalog(void)
 static void test_recording_becomes_failed_after_crash(void)
 {
 	struct catalog *c = reopen(NULL, NULL);
-	uint64_t id = add_snapshot(c, 400, 4096, PROTO_SNAP_RECORDING);
+	uint64_t id = add_snapshot(c, 400, 4096, CATALOG_RECORDING);
 	bool recovered;
-	struct json_object *st;
 
 	c = reopen(c, &recovered);
 	ASSERT_TRUE(recovered);
-	ASSERT_TRUE(json_object_object_get_ex(catalog_find(c, id), "status", &st));
-	ASSERT_STREQ(json_object_get_string(st), PROTO_SNAP_FAILED);
+	ASSERT_EQ(catalog_find(c, id)->status, CATALOG_FAILED);
+	ASSERT_STREQ(catalog_find(c, id)->error, "latencyd stopped while recording");
 	close_saved(c);
 }
 
@@ -157,7 +162,7 @@ static void test_corrupt_file_is_kept_aside(void)
 	write_file(path, "{\"version\": 1, \"snapshots\": [ {\"id\": 1}, ");
 	c = reopen(NULL, &recovered);
 	ASSERT_TRUE(recovered);
-	ASSERT_EQ(json_object_array_length(catalog_entries(c)), 0);
+	ASSERT_EQ(catalog_count(c), 0);
 	ASSERT_EQ(access(aside, F_OK), 0);
 	/* A truncated temp file from a crash mid-write never replaces the catalog. */
 	ASSERT_EQ(catalog_save(c), 0);
@@ -175,16 +180,10 @@ static void test_retention(void)
 
 	/* Start clean. */
 	c = reopen(NULL, NULL);
-	while (json_object_array_length(catalog_entries(c)) > 0) {
-		struct json_object *v;
-
-		json_object_object_get_ex(json_object_array_get_idx(catalog_entries(c), 0), "id",
-					  &v);
-		ASSERT_EQ(catalog_delete(c, (uint64_t)json_object_get_int64(v)), 0);
-	}
-	ids[0] = add_snapshot(c, 1000, 8192, PROTO_SNAP_RECORDING); /* oldest, but being written */
+	delete_all(c);
+	ids[0] = add_snapshot(c, 1000, 8192, CATALOG_RECORDING); /* oldest, but being written */
 	for (int i = 1; i < 6; i++)
-		ids[i] = add_snapshot(c, 1000 + (uint64_t)i * 100, 8192, PROTO_SNAP_COMPLETE);
+		ids[i] = add_snapshot(c, 1000 + (uint64_t)i * 100, 8192, CATALOG_COMPLETE);
 
 	r.max_count = 4;
 	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 2);
@@ -214,10 +213,11 @@ static void test_suppressed_bounded(void)
 	struct json_object *sup, *v;
 
 	for (int i = 0; i < CATALOG_SUPPRESSED_KEEP + 10; i++) {
-		struct json_object *a = json_object_new_object();
+		struct catalog_cause a = {.tracker = i % 2 ? "syscalls" : "wakeup",
+					  .reason = PROTO_REASON_THRESHOLD,
+					  .seq = (uint64_t)i};
 
-		json_object_object_add(a, "n", json_object_new_int(i));
-		catalog_add_suppressed(c, i % 2 ? "syscalls" : "wakeup", a);
+		catalog_add_suppressed(c, a.tracker, &a);
 	}
 	c = reopen(c, NULL);
 	sup = catalog_suppressed(c);
@@ -225,6 +225,10 @@ static void test_suppressed_bounded(void)
 	ASSERT_EQ(json_object_get_int64(v), CATALOG_SUPPRESSED_KEEP + 10);
 	ASSERT_TRUE(json_object_object_get_ex(sup, "recent", &v));
 	ASSERT_EQ(json_object_array_length(v), CATALOG_SUPPRESSED_KEEP);
+	/* The newest kept, each a cause as the catalog spells it. */
+	ASSERT_TRUE(json_object_object_get_ex(
+		json_object_array_get_idx(v, CATALOG_SUPPRESSED_KEEP - 1), "seq", &v));
+	ASSERT_EQ(json_object_get_int64(v), CATALOG_SUPPRESSED_KEEP + 9);
 	ASSERT_TRUE(json_object_object_get_ex(sup, "by_tracker", &v));
 	ASSERT_TRUE(json_object_object_get_ex(v, "syscalls", &v));
 	ASSERT_EQ(json_object_get_int64(v), (CATALOG_SUPPRESSED_KEEP + 10) / 2);
@@ -236,7 +240,7 @@ static void test_orphans_adopted(void)
 	struct catalog *c = reopen(NULL, NULL);
 	char *out, *p;
 	uint64_t next;
-	struct json_object *e, *v;
+	struct catalog_entry *e;
 
 	ASSERT_TRUE(asprintf(&out, "%s/out", dir) > 0);
 	ASSERT_EQ(mkdir(out, 0755), 0);
@@ -253,15 +257,62 @@ static void test_orphans_adopted(void)
 	ASSERT_EQ(catalog_next_id(c), next + 2);
 	e = catalog_find(c, next + 1);
 	ASSERT_TRUE(e);
-	ASSERT_TRUE(json_object_object_get_ex(e, "status", &v));
-	ASSERT_STREQ(json_object_get_string(v), PROTO_SNAP_COMPLETE);
-	ASSERT_TRUE(json_object_object_get_ex(e, "path", &v));
-	ASSERT_CONTAINS(json_object_get_string(v), "/snap-");
+	ASSERT_EQ(e->status, CATALOG_COMPLETE);
+	ASSERT_CONTAINS(e->path, "/snap-");
+	ASSERT_CONTAINS(e->error, "causes unknown");
 	/* Known now: not adopted twice. */
 	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap"), 0);
 	ASSERT_EQ(catalog_adopt_orphans(c, "/nonexistent/dir", "snap"), 0);
 	close_saved(c);
 	free(out);
+}
+
+/* An entry another latencyd wrote: its unreadable members are logged with its id, the
+ * entry is kept, and what this latencyd does not know is written back as it was. */
+static void test_unreadable_fields_reported(void)
+{
+	char *path, *log, *text = NULL;
+	struct catalog *c;
+	size_t size = 0;
+	FILE *f;
+	int saved = dup(STDERR_FILENO), fd;
+
+	ASSERT_TRUE(asprintf(&path, "%s/%s", dir, CATALOG_FILE) > 0);
+	ASSERT_TRUE(asprintf(&log, "%s/stderr", dir) > 0);
+	write_file(path, "{\"version\": 1, \"next_id\": 8, \"snapshots\": [{\"id\": 7, "
+			 "\"status\": \"complete\", \"time\": \"yesterday\", \"zone\": \"b\", "
+			 "\"causes\": [{\"tracker\": \"block\", \"pid\": 1.5}]}], "
+			 "\"suppressed\": {\"total\": 0, \"by_tracker\": {}, \"recent\": []}}");
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_TRUE(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+	c = reopen(NULL, NULL);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	f = fopen(log, "r");
+	ASSERT_TRUE(f && getdelim(&text, &size, 0, f) > 0);
+	fclose(f);
+	ASSERT_CONTAINS(text, "catalog.json: snapshot 7: time: must be a non-negative integer");
+	ASSERT_CONTAINS(text, "catalog.json: snapshot 7: causes[0].pid: must be an integer");
+	ASSERT_CONTAINS(text, "catalog.json: snapshot 7: zone: unknown to this latencyd; kept");
+	ASSERT_TRUE(catalog_find(c, 7));
+	ASSERT_EQ(catalog_find(c, 7)->status, CATALOG_COMPLETE);
+	ASSERT_STREQ(catalog_find(c, 7)->causes[0].tracker, "block");
+	close_saved(c);
+	free(text);
+	text = NULL;
+	f = fopen(path, "r");
+	ASSERT_TRUE(f && getdelim(&text, &size, 0, f) > 0);
+	fclose(f);
+	ASSERT_CONTAINS(text, "\"zone\":\"b\"");
+	ASSERT_TRUE(!strstr(text, "yesterday"));
+	ASSERT_EQ(unlink(path), 0);
+	free(text);
+	free(path);
+	free(log);
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -283,15 +334,18 @@ static void test_save_keeps_no_text(void)
 	struct catalog *c = reopen(NULL, NULL);
 	char note[1024], *file;
 	size_t before, after;
-	size_t n0 = json_object_array_length(catalog_entries(c));
+	size_t n0 = catalog_count(c);
 	struct stat st;
 	uint64_t id;
 
 	memset(note, 'x', sizeof(note) - 1);
 	note[sizeof(note) - 1] = 0;
-	for (int i = 0; i < 256; i++)
-		json_object_object_add(catalog_new_entry(c, &id), "note",
-				       json_object_new_string(note));
+	for (int i = 0; i < 256; i++) {
+		struct catalog_entry *e = catalog_new_entry(c, &id);
+
+		e->status = CATALOG_COMPLETE;
+		e->error = strdup(note);
+	}
 	before = heap_in_use();
 	ASSERT_EQ(catalog_save(c), 0);
 	after = heap_in_use();
@@ -305,16 +359,11 @@ static void test_save_keeps_no_text(void)
 	/* The same text as the catalog printed whole: every entry, in order. */
 	catalog_free(c);
 	ASSERT_EQ(catalog_open(dir, &c, &(bool){false}), 0);
-	ASSERT_EQ(json_object_array_length(catalog_entries(c)), n0 + 256);
+	ASSERT_EQ(catalog_count(c), n0 + 256);
 	ASSERT_EQ(catalog_next_id(c), id + 1);
-	for (size_t i = n0; i < n0 + 256; i++) {
-		struct json_object *e = json_object_array_get_idx(catalog_entries(c), i), *v;
-
-		ASSERT_TRUE(json_object_object_get_ex(e, "note", &v));
-		ASSERT_STREQ(json_object_get_string(v), note);
-	}
-	json_object_array_del_idx(catalog_entries(c), 0,
-				  json_object_array_length(catalog_entries(c)));
+	for (size_t i = n0; i < n0 + 256; i++)
+		ASSERT_STREQ(catalog_at(c, i)->error, note);
+	delete_all(c);
 	close_saved(c);
 	free(file);
 }
@@ -326,6 +375,7 @@ int main(void)
 	RUN(test_incident_base_survives_a_lost_catalog);
 	RUN(test_recording_becomes_failed_after_crash);
 	RUN(test_corrupt_file_is_kept_aside);
+	RUN(test_unreadable_fields_reported);
 	RUN(test_retention);
 	RUN(test_suppressed_bounded);
 	RUN(test_orphans_adopted);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What made latencyd record a snapshot: a kernel alert, or a request (latencyctl record).
- * The recorder queues and records causes; the catalog stores them as JSON (entry.c).
+ * What made latencyd record a snapshot: a kernel alert, a request (latencyctl record), or a
+ * fleet peer's alert. The waiter takes them, the recorder queues and records them, and
+ * hands each to the catalog as a struct catalog_cause (cause.c).
  */
 #ifndef LATENCYD_CAUSE_H
 #define LATENCYD_CAUSE_H
@@ -48,7 +49,13 @@ struct cause {
 	};
 };
 
+struct catalog_cause;
+
 /* The tracker a cause counts against, NUL-terminated. */
 void cause_tracker(const struct cause *c, char name[LATENCY_TRACKER_NAME_LEN + 1]);
+/* The task it names: the alert's, the requesting latencyctl, the origin's. */
+void cause_comm(const struct cause *c, char comm[LATENCY_TRACKER_COMM_LEN + 1]);
+/* C as the catalog keeps it, in *O (freed with catalog_cause_free()); 0 or -ENOMEM. */
+int cause_to_catalog(const struct cause *c, struct catalog_cause *o);
 
 #endif /* LATENCYD_CAUSE_H */

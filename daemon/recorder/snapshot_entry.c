@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What the recorder knows of a snapshot, as its catalog entry (catalog/entry.h): where it
+ * went, how long it took, why, and later how much history it held. The manager adds what
+ * only it can know and keeps the entry.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fsutil.h"
+#include "proto.h"
+#include "recorder_internal.h"
+
+const char *flight_record_why(const struct flight_record *rec)
+{
+	return rec->relayd_why[0] ? rec->relayd_why : flight_strerror(rec->relayd_error);
+}
+
+static int causes_entry(const struct waiter_result *res, struct catalog_entry *e)
+{
+	int r;
+
+	e->causes = calloc(res->n ? res->n : 1, sizeof(*e->causes));
+	if (!e->causes)
+		return -ENOMEM;
+	for (size_t i = 0; i < res->n; i++) {
+		r = cause_to_catalog(&res->causes[i], &e->causes[i]);
+		if (r < 0)
+			return r;
+		e->n_causes++;
+	}
+	return 0;
+}
+
+/* Where it is, or why there is none: a failed record keeps its partial output. */
+static void where(const struct waiter_result *res, const struct conf *c, const char *path,
+		  struct catalog_entry *e, int *r)
+{
+	const struct flight_record *rec = &res->rec;
+	char relayd_path[PATH_MAX];
+
+	if (res->error < 0) {
+		e->status = CATALOG_FAILED;
+		e->error = catalog_strdup(rec->relayd_error == res->error && !rec->fell_back
+						  ? flight_record_why(rec)
+						  : flight_strerror(res->error),
+					  r);
+		e->path = catalog_strdup(path, r);
+	} else if (rec->to_relayd) {
+		/* The files are on the relayd host: where they are there, as far as we know. */
+		e->status = CATALOG_COMPLETE;
+		e->url = catalog_strdup(c->output.relayd, r);
+		if (rec->relayd_dir[0]) {
+			snprintf(relayd_path, sizeof(relayd_path), "%s/%s-*", rec->relayd_dir,
+				 res->name);
+			e->relayd_path = catalog_strdup(relayd_path, r);
+		}
+	} else {
+		e->status = CATALOG_COMPLETE;
+		e->path = catalog_strdup(path, r);
+		e->bytes = path ? dir_size(path) : 0;
+	}
+}
+
+int snapshot_entry(const struct waiter_result *res, const struct conf *c, const char *path,
+		   uint64_t detect_ns, struct catalog_entry *e)
+{
+	int r = 0;
+
+	*e = (struct catalog_entry){
+		.id = res->id,
+		.time = (uint64_t)time(NULL),
+		.detect_to_record_ns = detect_ns,
+		.wakeup_to_record_ns = res->rec.start_ns - res->wakeup_ns,
+		.record_ns = res->rec.duration_ns,
+		.fell_back = res->rec.fell_back,
+	};
+	e->name = catalog_strdup(res->name, &r);
+	e->incident = res->incident[0] ? catalog_strdup(res->incident, &r) : NULL;
+	if (res->rec.fell_back)
+		e->relayd_error = catalog_strdup(flight_record_why(&res->rec), &r);
+	where(res, c, path, e, &r);
+	if (r == 0)
+		r = causes_entry(res, e);
+	if (r < 0)
+		catalog_entry_free(e);
+	return r;
+}
+
+struct catalog_history *history_entry(const struct history_job *j, uint64_t expected_ns)
+{
+	struct catalog_history *o = calloc(1, sizeof(*o));
+	const struct history *h = &j->h;
+	size_t n = h->n < HISTORY_STREAMS_LISTED ? h->n : HISTORY_STREAMS_LISTED;
+	int r = 0;
+
+	if (!o || !(o->streams = calloc(n ? n : 1, sizeof(*o->streams)))) {
+		free(o);
+		return NULL;
+	}
+	*o = (struct catalog_history){
+		.sampled = j->sampled,
+		.window_ns = h->window_ns,
+		.wrapped = h->wrapped,
+		.events = h->events,
+		.bytes = h->bytes,
+		.events_per_sec = h->events_per_sec,
+		.bytes_per_event = h->bytes_per_event,
+		.streams = o->streams,
+		.streams_total = h->n,
+		.time = j->time,
+		.buffer_bytes_per_cpu = j->capacity,
+		.expected_window_ns = expected_ns,
+	};
+	for (size_t i = 0; i < n && r == 0; i++) {
+		const struct history_stream *s = &h->streams[i];
+
+		o->streams[i] = (struct catalog_stream){
+			.channel = catalog_strdup(s->channel, &r),
+			.cpu = s->cpu,
+			.events = s->events,
+			.bytes = s->bytes,
+			.first_ns = s->first_ns,
+			.last_ns = s->last_ns,
+			.span_ns = history_span(s),
+		};
+		o->n_streams++;
+	}
+	if (r < 0) {
+		catalog_history_free(o);
+		return NULL;
+	}
+	return o;
+}
