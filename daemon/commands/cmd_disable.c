@@ -2,7 +2,7 @@
 /* "disable": writes 0 to a tracker's enabled file, runtime only unless saved; see cmd_set_threshold.c. */
 #include "commands.h"
 
-int cmd_disable(struct manager *m, const struct control_peer *peer, struct json_object *args,
+int cmd_disable(struct manager *m, const struct control_caller *caller, struct json_object *args,
 		struct json_object **result, struct proto_error *err)
 {
 	return tracker_set(m, args, PROTO_KEY_ENABLED, 0, true, result, err);

@@ -39,7 +39,7 @@ static size_t saved_changes(const struct filter_args *a, struct saved_change *ch
 	return n;
 }
 
-int cmd_filter(struct manager *m, const struct control_peer *peer, struct json_object *args,
+int cmd_filter(struct manager *m, const struct control_caller *caller, struct json_object *args,
 	       struct json_object **result, struct proto_error *err)
 {
 	static const struct proto_field fields[] = {
@@ -104,7 +104,7 @@ int cmd_filter(struct manager *m, const struct control_peer *peer, struct json_o
 		r = saved_store(m, ch, n, err);
 	if (r < 0)
 		return r;
-	log_info("tracker %s: filter changed by client %u (%s)", a.tracker, peer->id,
+	log_info("tracker %s: filter changed by client %u (%s)", a.tracker, caller->id,
 		 a.save ? "saved" : "runtime only");
 	o = json_object_new_object();
 	if (!o)

@@ -36,7 +36,7 @@ static struct json_object *snapshot_ids(struct catalog *cat, const char *inciden
 	return ids;
 }
 
-int cmd_incidents(struct manager *m, const struct control_peer *peer, struct json_object *args,
+int cmd_incidents(struct manager *m, const struct control_caller *caller, struct json_object *args,
 		  struct json_object **result, struct proto_error *err)
 {
 	static const struct proto_field fields[] = {

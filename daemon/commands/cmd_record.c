@@ -18,7 +18,7 @@ struct record_args {
 	const char *reason;
 };
 
-int cmd_record(struct manager *m, const struct control_peer *peer, struct json_object *args,
+int cmd_record(struct manager *m, const struct control_caller *caller, struct json_object *args,
 	       struct json_object **result, struct proto_error *err)
 {
 	static const struct proto_field fields[] = {
@@ -39,15 +39,15 @@ int cmd_record(struct manager *m, const struct control_peer *peer, struct json_o
 	if (!m->recorder)
 		return proto_error_set(err, PROTO_ERR_NOT_FOUND,
 				       "no flight recorder: session.enabled = false");
-	r = recorder_request(m->recorder, a.reason ?: "", peer->pid, &seq);
+	r = recorder_request(m->recorder, a.reason ?: "", caller->pid, &seq);
 	if (r == -EBUSY)
 		return proto_error_set(err, PROTO_ERR_BUSY,
 				       "too many manual records waiting; try again");
 	if (r < 0)
 		return r;
-	log_info("client %u (pid %d, uid %u): manual record %llu requested%s%s", peer->id,
-		 (int)peer->pid, (unsigned)peer->uid, (unsigned long long)seq, a.reason ? ": " : "",
-		 a.reason ?: "");
+	log_info("client %u (pid %d, uid %u): manual record %llu requested%s%s", caller->id,
+		 (int)caller->pid, (unsigned)caller->uid, (unsigned long long)seq,
+		 a.reason ? ": " : "", a.reason ?: "");
 	o = json_object_new_object();
 	if (!o)
 		return -ENOMEM;

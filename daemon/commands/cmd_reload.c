@@ -13,7 +13,7 @@
 
 #define RELOAD_ERRORS_MAX 8 /* problems quoted in the error; all of them are logged */
 
-int cmd_reload(struct manager *m, const struct control_peer *peer, struct json_object *args,
+int cmd_reload(struct manager *m, const struct control_caller *caller, struct json_object *args,
 	       struct json_object **result, struct proto_error *err)
 {
 	struct conf_diag diag = {0};
@@ -25,7 +25,7 @@ int cmd_reload(struct manager *m, const struct control_peer *peer, struct json_o
 	r = args_none(args, err);
 	if (r < 0)
 		return r;
-	log_info("client %u (uid %u) asked for a reload", peer->id, (unsigned)peer->uid);
+	log_info("client %u (uid %u) asked for a reload", caller->id, (unsigned)caller->uid);
 	r = manager_reload(m, &diag);
 	if (r < 0) {
 		text[0] = 0;

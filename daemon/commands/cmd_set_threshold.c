@@ -103,8 +103,9 @@ int tracker_set(struct manager *m, struct json_object *args, const char *file, u
 	return result_done(o, r, result);
 }
 
-int cmd_set_threshold(struct manager *m, const struct control_peer *peer, struct json_object *args,
-		      struct json_object **result, struct proto_error *err)
+int cmd_set_threshold(struct manager *m, const struct control_caller *caller,
+		      struct json_object *args, struct json_object **result,
+		      struct proto_error *err)
 {
 	return tracker_set(m, args, PROTO_KEY_THRESHOLD_NS, 0, false, result, err);
 }

@@ -44,8 +44,9 @@ static bool in_incident(const struct catalog_entry *e, const char *incident)
 	return e->incident && strcmp(e->incident, incident) == 0;
 }
 
-int cmd_list_snapshots(struct manager *m, const struct control_peer *peer, struct json_object *args,
-		       struct json_object **result, struct proto_error *err)
+int cmd_list_snapshots(struct manager *m, const struct control_caller *caller,
+		       struct json_object *args, struct json_object **result,
+		       struct proto_error *err)
 {
 	static const struct proto_field fields[] = {
 		{PROTO_KEY_SINCE, PROTO_FIELD_UINT, 0, offsetof(struct list_args, since)},
@@ -124,8 +125,9 @@ static int find_entry(struct manager *m, struct json_object *args, struct catalo
 	return 0;
 }
 
-int cmd_show_snapshot(struct manager *m, const struct control_peer *peer, struct json_object *args,
-		      struct json_object **result, struct proto_error *err)
+int cmd_show_snapshot(struct manager *m, const struct control_caller *caller,
+		      struct json_object *args, struct json_object **result,
+		      struct proto_error *err)
 {
 	struct catalog_entry *entry;
 	struct catalog *cat;
@@ -139,7 +141,7 @@ int cmd_show_snapshot(struct manager *m, const struct control_peer *peer, struct
 	return *result ? 0 : -ENOMEM;
 }
 
-int cmd_delete_snapshot(struct manager *m, const struct control_peer *peer,
+int cmd_delete_snapshot(struct manager *m, const struct control_caller *caller,
 			struct json_object *args, struct json_object **result,
 			struct proto_error *err)
 {
@@ -168,7 +170,8 @@ int cmd_delete_snapshot(struct manager *m, const struct control_peer *peer,
 	if (r < 0)
 		log_warn_errno(r, "cannot save the catalog");
 	log_info("snapshot %llu deleted by client %u (uid %u)%s%s%s", (unsigned long long)id,
-		 peer->id, (unsigned)peer->uid, url ? "; its files stay on the relayd host (" : "",
+		 caller->id, (unsigned)caller->uid,
+		 url ? "; its files stay on the relayd host (" : "",
 		 url ? json_object_get_string(url) : "", url ? ")" : "");
 	o = json_object_new_object();
 	if (!o) {

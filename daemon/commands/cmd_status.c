@@ -209,7 +209,7 @@ static void add_recorder(struct manager *m, struct json_object *o, int *r)
 		result_add(o, PROTO_KEY_FLEET, fleet_object(m, r), r);
 }
 
-int cmd_status(struct manager *m, const struct control_peer *peer, struct json_object *args,
+int cmd_status(struct manager *m, const struct control_caller *caller, struct json_object *args,
 	       struct json_object **result, struct proto_error *err)
 {
 	struct json_object *o;

@@ -61,7 +61,7 @@ static struct json_object *tracker_object(const struct manager *m, const char *n
 	return o;
 }
 
-int cmd_trackers(struct manager *m, const struct control_peer *peer, struct json_object *args,
+int cmd_trackers(struct manager *m, const struct control_caller *caller, struct json_object *args,
 		 struct json_object **result, struct proto_error *err)
 {
 	struct json_object *o, *list;

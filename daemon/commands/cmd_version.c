@@ -7,7 +7,7 @@
 
 #include "commands.h"
 
-int cmd_version(struct manager *m, const struct control_peer *peer, struct json_object *args,
+int cmd_version(struct manager *m, const struct control_caller *caller, struct json_object *args,
 		struct json_object **result, struct proto_error *err)
 {
 	struct json_object *o;

@@ -24,7 +24,7 @@ extern const struct control_commands commands_table;
 int args_none(struct json_object *args, struct proto_error *err);
 
 #define COMMAND(name)                                                                              \
-	int name(struct manager *m, const struct control_peer *peer, struct json_object *args,     \
+	int name(struct manager *m, const struct control_caller *caller, struct json_object *args, \
 		 struct json_object **result, struct proto_error *err)
 
 COMMAND(cmd_status);

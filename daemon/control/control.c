@@ -13,9 +13,9 @@
  *
  *   no group configured: mode 0660, latencyd's uid and group (root only, in practice);
  *   a group configured:  mode 0666, every local user can connect(), and each connection is
- *                        checked at accept time from its SO_PEERCRED credentials (peer.c).
+ *                        checked at accept time from its SO_PEERCRED credentials (caller.c).
  *
- * A peer that may run no command at all (neither root, latencyd's uid, nor a member of
+ * A client that may run no command at all (neither root, latencyd's uid, nor a member of
  * either group) is refused before anything it sends is read, with one error, and never
  * takes a client slot (refused.c). This is the D-Bus system bus model (a world-writable
  * socket, credentials checked by the daemon). Members of read_group only are refused admin
@@ -51,7 +51,7 @@
 #define USEC_PER_SEC	   1000000ULL
 #define ACCEPT_RETRY_SEC   1
 #define SOCKET_MODE_ROOT   0660 /* no group configured */
-#define SOCKET_MODE_GROUPS 0666 /* groups configured: latencyd checks each peer */
+#define SOCKET_MODE_GROUPS 0666 /* groups configured: latencyd checks each caller */
 
 static const struct control_limits default_limits = {
 	.clients_max = 64,
@@ -66,7 +66,7 @@ struct client {
 	struct client *prev, *next;
 	int fd;
 	sd_event_source *io, *timer;
-	struct control_peer peer;
+	struct control_caller caller;
 	struct proto_decoder dec;
 	sd_event_source *frame_timer; /* armed while a partial frame waits for its end */
 	struct proto_buf out;
@@ -114,7 +114,7 @@ static void send_message(struct client *cl, struct json_object *msg)
 
 	r = msg ? proto_buf_add_frame(&cl->out, msg, PROTO_FRAME_MAX) : -ENOMEM;
 	if (r == -EMSGSIZE) {
-		log_warnx("client %u: a reply exceeds %d bytes", cl->peer.id, PROTO_FRAME_MAX);
+		log_warnx("client %u: a reply exceeds %d bytes", cl->caller.id, PROTO_FRAME_MAX);
 		proto_error_set(&err, PROTO_ERR_TOO_LARGE, "reply exceeds %d bytes",
 				PROTO_FRAME_MAX);
 		send_error(cl, message_id(msg), &err);
@@ -122,7 +122,7 @@ static void send_message(struct client *cl, struct json_object *msg)
 		cl->dead = true;
 	} else if (out_pending(cl) > cl->control->limits.output_max) {
 		log_warnx("client %u: more than %zu bytes of unread output, dropping it",
-			  cl->peer.id, cl->control->limits.output_max);
+			  cl->caller.id, cl->control->limits.output_max);
 		cl->dead = true;
 	}
 	json_object_put(msg);
@@ -146,7 +146,7 @@ static void client_flush(struct client *cl)
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return;
-			log_debug("client %u: send: %s", cl->peer.id, strerror(errno));
+			log_debug("client %u: send: %s", cl->caller.id, strerror(errno));
 			cl->dead = true;
 			return;
 		}
@@ -170,7 +170,7 @@ static bool client_process(struct client *cl)
 		/* A frame ended: the next one's time starts now (client_update re-arms). */
 		cl->frame_timer = sd_event_source_disable_unref(cl->frame_timer);
 		if (r == -EMSGSIZE) {
-			log_info("client %u: %s, closing", cl->peer.id,
+			log_info("client %u: %s, closing", cl->caller.id,
 				 proto_decoder_error(&cl->dec));
 			proto_error_set(&err, PROTO_ERR_TOO_LARGE, "%s",
 					proto_decoder_error(&cl->dec));
@@ -179,7 +179,7 @@ static bool client_process(struct client *cl)
 			break;
 		}
 		if (r < 0) {
-			log_debug("client %u: %s", cl->peer.id, proto_decoder_error(&cl->dec));
+			log_debug("client %u: %s", cl->caller.id, proto_decoder_error(&cl->dec));
 			proto_error_set(&err, PROTO_ERR_BAD_REQUEST, "%s",
 					proto_decoder_error(&cl->dec));
 			send_error(cl, PROTO_ID_NONE, &err);
@@ -187,7 +187,7 @@ static bool client_process(struct client *cl)
 			cl->closing = !cl->state.hello_done;
 			continue;
 		}
-		r = dispatch_message(&cl->control->dispatch, &cl->peer, &cl->state, msg, &reply);
+		r = dispatch_message(&cl->control->dispatch, &cl->caller, &cl->state, msg, &reply);
 		json_object_put(msg);
 		if (r < 0) {
 			cl->dead = true;
@@ -219,7 +219,7 @@ static void client_read(struct client *cl)
 	n = recv(cl->fd, buf, len, MSG_DONTWAIT);
 	if (n < 0) {
 		if (errno != EAGAIN && errno != EINTR) {
-			log_debug("client %u: recv: %s", cl->peer.id, strerror(errno));
+			log_debug("client %u: recv: %s", cl->caller.id, strerror(errno));
 			cl->dead = true;
 		}
 		return;
@@ -238,7 +238,7 @@ static void client_free(struct client *cl)
 	if (!cl)
 		return;
 	c = cl->control;
-	log_debug("client %u: disconnected", cl->peer.id);
+	log_debug("client %u: disconnected", cl->caller.id);
 	if (cl->prev)
 		cl->prev->next = cl->next;
 	else
@@ -251,7 +251,7 @@ static void client_free(struct client *cl)
 	sd_event_source_disable_unref(cl->frame_timer);
 	close(cl->fd);
 	proto_decoder_done(&cl->dec);
-	peer_done(&cl->peer);
+	caller_done(&cl->caller);
 	proto_buf_done(&cl->out);
 	free(cl);
 }
@@ -278,7 +278,7 @@ static int frame_timer_update(struct client *cl, bool reading)
 	r = sd_event_add_time_relative(c->event, &cl->frame_timer, CLOCK_MONOTONIC,
 				       c->limits.frame_timeout_usec, 0, on_frame_timeout, cl);
 	if (r < 0)
-		return log_warn_errno(r, "client %u: cannot arm the frame timer", cl->peer.id);
+		return log_warn_errno(r, "client %u: cannot arm the frame timer", cl->caller.id);
 	sd_event_source_set_description(cl->frame_timer, "control-client-frame");
 	return 0;
 }
@@ -306,7 +306,7 @@ static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *user
 	struct client *cl = userdata;
 
 	if (revents & (EPOLLHUP | EPOLLERR)) {
-		/* The peer is gone both ways: nothing we send can arrive. */
+		/* The caller is gone both ways: nothing we send can arrive. */
 		cl->dead = true;
 	} else {
 		if (revents & EPOLLIN)
@@ -327,7 +327,7 @@ static int on_handshake_timeout(sd_event_source *s, uint64_t usec, void *userdat
 	struct client *cl = userdata;
 	struct proto_error err;
 
-	log_info("client %u: no hello within %llu ms, closing", cl->peer.id,
+	log_info("client %u: no hello within %llu ms, closing", cl->caller.id,
 		 (unsigned long long)cl->control->limits.handshake_timeout_usec / 1000);
 	proto_error_set(&err, PROTO_ERR_BAD_REQUEST, "handshake timeout");
 	send_error(cl, PROTO_ID_NONE, &err);
@@ -342,7 +342,7 @@ static int on_frame_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	struct client *cl = userdata;
 	struct proto_error err;
 
-	log_info("client %u: a frame left unfinished for %llu ms, closing", cl->peer.id,
+	log_info("client %u: a frame left unfinished for %llu ms, closing", cl->caller.id,
 		 (unsigned long long)cl->control->limits.frame_timeout_usec / 1000);
 	proto_error_set(&err, PROTO_ERR_BAD_REQUEST,
 			"frame timeout: %zu bytes without their end of line",
@@ -370,14 +370,14 @@ static void client_new(struct control *c, int fd)
 	cl->control = c;
 	cl->fd = fd;
 	proto_decoder_init(&cl->dec, PROTO_FRAME_MAX);
-	r = peer_from_socket(fd, ++c->next_id, &cl->peer);
+	r = caller_from_socket(fd, ++c->next_id, &cl->caller);
 	if (r < 0) {
-		log_warn_errno(r, "client %u: cannot get peer credentials", c->next_id);
+		log_warn_errno(r, "client %u: cannot get caller credentials", c->next_id);
 		goto fail;
 	}
-	/* Before the slot count: a peer that may do nothing never takes a member's slot. */
-	if (peer_admit(&cl->peer, c->dispatch.cc, geteuid(), &err) < 0) {
-		refused_add(&c->refused, fd, &cl->peer, &err, c->limits.handshake_timeout_usec);
+	/* Before the slot count: a caller that may do nothing never takes a member's slot. */
+	if (caller_admit(&cl->caller, c->dispatch.cc, geteuid(), &err) < 0) {
+		refused_add(&c->refused, fd, &cl->caller, &err, c->limits.handshake_timeout_usec);
 		fd = -1;
 		goto fail;
 	}
@@ -389,14 +389,14 @@ static void client_new(struct control *c, int fd)
 	r = sd_event_add_io(c->event, &cl->io, fd, EPOLLIN, on_client_io, cl);
 	if (r < 0)
 		goto fail_log;
-	snprintf(desc, sizeof(desc), "control-client-%u", cl->peer.id);
+	snprintf(desc, sizeof(desc), "control-client-%u", cl->caller.id);
 	sd_event_source_set_description(cl->io, desc);
 	r = sd_event_add_time_relative(c->event, &cl->timer, CLOCK_MONOTONIC,
 				       c->limits.handshake_timeout_usec, 0, on_handshake_timeout,
 				       cl);
 	if (r < 0)
 		goto fail_log;
-	snprintf(desc, sizeof(desc), "control-client-%u-handshake", cl->peer.id);
+	snprintf(desc, sizeof(desc), "control-client-%u-handshake", cl->caller.id);
 	sd_event_source_set_description(cl->timer, desc);
 
 	cl->next = c->clients;
@@ -404,16 +404,16 @@ static void client_new(struct control *c, int fd)
 		c->clients->prev = cl;
 	c->clients = cl;
 	c->n_clients++;
-	log_debug("client %u: connected, pid %d uid %u gid %u", cl->peer.id, (int)cl->peer.pid,
-		  (unsigned)cl->peer.uid, (unsigned)cl->peer.gid);
+	log_debug("client %u: connected, pid %d uid %u gid %u", cl->caller.id, (int)cl->caller.pid,
+		  (unsigned)cl->caller.uid, (unsigned)cl->caller.gid);
 	return;
 
 fail_log:
-	log_warn_errno(r, "client %u: cannot watch connection", cl->peer.id);
+	log_warn_errno(r, "client %u: cannot watch connection", cl->caller.id);
 fail:
 	sd_event_source_disable_unref(cl->io);
 	sd_event_source_disable_unref(cl->timer);
-	peer_done(&cl->peer);
+	caller_done(&cl->caller);
 	proto_decoder_done(&cl->dec);
 	if (fd >= 0)
 		close(fd);

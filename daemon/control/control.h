@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The control socket: listening sockets (sock.c), who is on the other end and what they may
- * do (peer.c), connections turned away (refused.c), clients, framing and limits
+ * do (caller.c), connections turned away (refused.c), clients, framing and limits
  * (control.c), and the handshake, validation, authorization and call of one request
  * (dispatch.c). The commands themselves live above, in daemon/commands/: the table is
  * handed to control_new(), with the context its handlers take (the manager, opaque here).
@@ -22,13 +22,13 @@
 struct json_object;
 struct manager;
 
-/* peer.c: who is on the other end of a control connection, and what they may do. */
+/* caller.c: who is on the other end of a control connection, and what they may do. */
 enum access_class {
 	ACCESS_READ,  /* reads state */
 	ACCESS_ADMIN, /* changes state */
 };
 
-struct control_peer {
+struct control_caller {
 	unsigned id; /* connection number, for logs */
 	pid_t pid;
 	uid_t uid;
@@ -37,13 +37,13 @@ struct control_peer {
 	int ngroups;
 };
 
-int peer_from_socket(int fd, unsigned id, struct control_peer *p);
-void peer_done(struct control_peer *p);
-/* 0 when the peer may run at least the read commands; else -EPERM and err says why. */
-int peer_admit(const struct control_peer *p, const struct conf_control *cc, uid_t self,
-	       struct proto_error *err);
-int peer_authorize(const struct control_peer *p, const char *command, enum access_class cls,
-		   const struct conf_control *cc, uid_t self, struct proto_error *err);
+int caller_from_socket(int fd, unsigned id, struct control_caller *p);
+void caller_done(struct control_caller *p);
+/* 0 when the caller may run at least the read commands; else -EPERM and err says why. */
+int caller_admit(const struct control_caller *p, const struct conf_control *cc, uid_t self,
+		 struct proto_error *err);
+int caller_authorize(const struct control_caller *p, const char *command, enum access_class cls,
+		     const struct conf_control *cc, uid_t self, struct proto_error *err);
 
 /* sock.c: unix stream listening sockets. */
 struct sock_id {
@@ -57,7 +57,7 @@ int sock_set_mode(const char *path, mode_t mode);
 void sock_unlink_if_ours(const char *path, const struct sock_id *id);
 
 /* The command table: one row per command, each with its access class. */
-typedef int (*control_handler_t)(struct manager *m, const struct control_peer *peer,
+typedef int (*control_handler_t)(struct manager *m, const struct control_caller *caller,
 				 struct json_object *args, struct json_object **result,
 				 struct proto_error *err);
 
@@ -82,11 +82,11 @@ struct refused_set {
 };
 
 /*
- * A peer that may run no command: answered with ERR, kept until it has read it (at most
+ * A client that may run no command: answered with ERR, kept until it has read it (at most
  * LINGER_MAX_USEC) within the refused connections' own budget, closed at once beyond it.
  * Takes fd.
  */
-void refused_add(struct refused_set *set, int fd, const struct control_peer *peer,
+void refused_add(struct refused_set *set, int fd, const struct control_caller *caller,
 		 const struct proto_error *err, uint64_t linger_max_usec);
 void refused_free_all(struct refused_set *set);
 /* A client beyond clients_max: a "busy" error, then closed. Takes fd. */
@@ -127,7 +127,7 @@ struct dispatch_ctx {
 	const struct conf_control *cc;
 };
 
-int dispatch_message(const struct dispatch_ctx *ctx, const struct control_peer *peer,
+int dispatch_message(const struct dispatch_ctx *ctx, const struct control_caller *caller,
 		     struct dispatch_state *st, struct json_object *msg, struct json_object **ret);
 
 #endif /* LATENCYD_CONTROL_H */

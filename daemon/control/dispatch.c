@@ -24,7 +24,7 @@ static const struct control_command *find_command(const struct control_commands 
 	return NULL;
 }
 
-static int request(const struct dispatch_ctx *ctx, const struct control_peer *peer,
+static int request(const struct dispatch_ctx *ctx, const struct control_caller *caller,
 		   struct dispatch_state *st, const struct proto_request *req,
 		   struct json_object **ret)
 {
@@ -40,22 +40,23 @@ static int request(const struct dispatch_ctx *ctx, const struct control_peer *pe
 				req->command);
 		return proto_reply_error_new(req->id, &err, ret);
 	}
-	r = peer_authorize(peer, cmd->name, cmd->access, ctx->cc, geteuid(), &err);
+	r = caller_authorize(caller, cmd->name, cmd->access, ctx->cc, geteuid(), &err);
 	if (r < 0) {
-		snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", (unsigned)peer->uid);
+		snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u",
+			 (unsigned)caller->uid);
 		snprintf(cmd_field, sizeof(cmd_field), "LATENCYD_COMMAND=%s", cmd->name);
 		log_fields(LOG_NOTICE, (const char *const[]){uid_field, cmd_field, NULL},
-			   "client %u (pid %d): refused: %s", peer->id, (int)peer->pid,
+			   "client %u (pid %d): refused: %s", caller->id, (int)caller->pid,
 			   err.message);
 		return proto_reply_error_new(req->id, &err, ret);
 	}
-	r = cmd->handler(ctx->m, peer, req->args, &result, &err);
+	r = cmd->handler(ctx->m, caller, req->args, &result, &err);
 	if (r < 0) {
 		json_object_put(result);
 		if (err.code == PROTO_ERR_NONE)
 			proto_error_set(&err, PROTO_ERR_INTERNAL, "%s: %s", cmd->name,
 					strerror(-r));
-		log_debug("client %u: %s: %s", peer->id, cmd->name, err.message);
+		log_debug("client %u: %s: %s", caller->id, cmd->name, err.message);
 		return proto_reply_error_new(req->id, &err, ret);
 	}
 	if (cmd->subscribes)
@@ -64,7 +65,7 @@ static int request(const struct dispatch_ctx *ctx, const struct control_peer *pe
 }
 
 /* Returns 1 (and an error reply) when the handshake fails and the client must go. */
-static int handshake(const struct control_peer *peer, bool *hello_done, struct json_object *msg,
+static int handshake(const struct control_caller *caller, bool *hello_done, struct json_object *msg,
 		     struct json_object **ret)
 {
 	static const struct proto_hello ours = {
@@ -83,11 +84,11 @@ static int handshake(const struct control_peer *peer, bool *hello_done, struct j
 	else if (proto_hello_parse(msg, &h, &err) >= 0)
 		proto_hello_check(&h, &err);
 	if (err.code != PROTO_ERR_NONE) {
-		log_info("client %u: handshake failed: %s", peer->id, err.message);
+		log_info("client %u: handshake failed: %s", caller->id, err.message);
 		r = proto_reply_error_new(PROTO_ID_NONE, &err, ret);
 		return r < 0 ? r : 1;
 	}
-	log_debug("client %u: hello from %s, protocol %lld.%lld", peer->id,
+	log_debug("client %u: hello from %s, protocol %lld.%lld", caller->id,
 		  h.client ?: "an unnamed client", (long long)h.protocol, (long long)h.revision);
 	*hello_done = true;
 	return proto_hello_new(&ours, ret);
@@ -97,7 +98,7 @@ static int handshake(const struct control_peer *peer, bool *hello_done, struct j
  * Answers one message from a client: *ret gets the reply to send. Returns 0 to keep the
  * connection, 1 to close it once the reply is sent, or a negative errno (no reply).
  */
-int dispatch_message(const struct dispatch_ctx *ctx, const struct control_peer *peer,
+int dispatch_message(const struct dispatch_ctx *ctx, const struct control_caller *caller,
 		     struct dispatch_state *st, struct json_object *msg, struct json_object **ret)
 {
 	struct proto_error err = {0};
@@ -105,13 +106,13 @@ int dispatch_message(const struct dispatch_ctx *ctx, const struct control_peer *
 
 	*ret = NULL;
 	if (!st->hello_done)
-		return handshake(peer, &st->hello_done, msg, ret);
+		return handshake(caller, &st->hello_done, msg, ret);
 
 	switch (proto_message_kind(msg)) {
 	case PROTO_MSG_REQUEST:
 		if (proto_request_parse(msg, &req, &err) < 0)
 			return proto_reply_error_new(req.id, &err, ret);
-		return request(ctx, peer, st, &req, ret);
+		return request(ctx, caller, st, &req, ret);
 	case PROTO_MSG_HELLO:
 		proto_error_set(&err, PROTO_ERR_BAD_REQUEST, "hello was already received");
 		break;

@@ -2,10 +2,10 @@
 /*
  * Connections turned away at accept time, each with one error and never a client slot.
  *
- * A peer that may run no command at all (neither root, latencyd's uid, nor a member of
+ * A client that may run no command at all (neither root, latencyd's uid, nor a member of
  * either group: see "Who may connect" in control.c) is refused before anything it sends is
  * read: it gets one not-authorized error naming the groups, then latencyd shuts its side
- * and closes the connection as soon as the peer has read it (its EOF), or after
+ * and closes the connection as soon as the caller has read it (its EOF), or after
  * REFUSED_LINGER_USEC. Refused connections have their own small budget (REFUSED_MAX),
  * beyond which they are closed at once, so that clients_max keeps protecting latencyd and
  * its members.
@@ -26,7 +26,7 @@
 #include "log.h"
 
 #define USEC_PER_SEC	    1000000ULL
-/* Refused connections waiting for their peer to read the error (see above). */
+/* Refused connections waiting for their caller to read the error (see above). */
 #define REFUSED_MAX	    16
 #define REFUSED_LINGER_USEC (1 * USEC_PER_SEC)
 
@@ -85,7 +85,7 @@ static void refused_free(struct refused *rf)
 	free(rf);
 }
 
-/* Whatever a refused peer still sends is dropped unread; its EOF ends the connection. */
+/* Whatever a refused caller still sends is dropped unread; its EOF ends the connection. */
 static int on_refused_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct refused *rf = userdata;
@@ -109,7 +109,7 @@ static int on_refused_timeout(sd_event_source *s, uint64_t usec, void *userdata)
  * Shutting only our side first lets a client whose hello is not sent yet still send it and
  * read the error (a close would make its send fail with EPIPE, and it would never see why).
  */
-void refused_add(struct refused_set *set, int fd, const struct control_peer *peer,
+void refused_add(struct refused_set *set, int fd, const struct control_caller *caller,
 		 const struct proto_error *err, uint64_t linger_max_usec)
 {
 	struct refused *rf = NULL;
@@ -117,12 +117,12 @@ void refused_add(struct refused_set *set, int fd, const struct control_peer *pee
 	uint64_t linger;
 	int r;
 
-	snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", (unsigned)peer->uid);
+	snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", (unsigned)caller->uid);
 	log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
-		   "client %u (pid %d): refused: %s", peer->id, (int)peer->pid, err->message);
+		   "client %u (pid %d): refused: %s", caller->id, (int)caller->pid, err->message);
 	r = send_error_frame(fd, err);
 	if (r < 0)
-		log_debug("client %u: refusal: %s", peer->id, strerror(-r));
+		log_debug("client %u: refusal: %s", caller->id, strerror(-r));
 
 	if (set->n >= REFUSED_MAX || shutdown(fd, SHUT_WR) < 0)
 		goto close;

@@ -6,7 +6,7 @@
  * saved-settings file under a temporary directory); each reply is encoded as control.c
  * does and parsed back as latencyctl does.
  *
- * The first byte picks the conditions: bit 0 skips the handshake, bit 1 makes the peer an
+ * The first byte picks the conditions: bit 0 skips the handshake, bit 1 makes the caller an
  * unprivileged user, bit 2 uses a small frame limit (the oversize path with short inputs),
  * bits 3-7 the size of the reads.
  */
@@ -129,7 +129,7 @@ done:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct control_peer peer = {.id = 1, .pid = 1, .gid = 0};
+	struct control_caller caller = {.id = 1, .pid = 1, .gid = 0};
 	struct dispatch_state st = {0};
 	const struct dispatch_ctx ctx = {&commands_table, m, &m->conf->control};
 	struct proto_decoder dec;
@@ -142,8 +142,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	flags = data[0];
 	st.hello_done = flags & 1;
-	peer.uid = flags & 2 ? 65534 : 0;
-	peer.gid = flags & 2 ? 65534 : 0;
+	caller.uid = flags & 2 ? 65534 : 0;
+	caller.gid = flags & 2 ? 65534 : 0;
 	chunk = (size_t)(flags >> 3) + 1;
 	proto_decoder_init(&dec, flags & 4 ? 512 : PROTO_FRAME_MAX);
 	while (pos < size) {
@@ -156,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		while ((r = proto_decoder_next(&dec, &msg)) != 0) {
 			if (r < 0)
 				continue; /* the bad frame is gone; control.c answers and goes on */
-			r = dispatch_message(&ctx, &peer, &st, msg, &reply);
+			r = dispatch_message(&ctx, &caller, &st, msg, &reply);
 			json_object_put(msg);
 			if (r < 0)
 				break;

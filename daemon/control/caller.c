@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Control peers: credentials taken once, at accept time (SO_PEERCRED, then the user's
+ * Control callers: credentials taken once, at accept time (SO_PEERCRED, then the user's
  * groups from the group database), and the authorization rule applied to every command:
  *
  *   admin commands: uid 0, latencyd's own uid, or a member of control.admin_group;
  *   read commands:  the above, or a member of control.read_group.
  *
- * A peer that may run neither is refused at accept time (peer_admit), before anything it
+ * A client that may run neither is refused at accept time (caller_admit), before anything it
  * sends is read: with groups configured the socket file is open to every local user (see
  * control.c), and this check is what keeps the others out.
  *
- * Membership counts the peer's primary gid and the supplementary groups of its user name.
+ * Membership counts the caller's primary gid and the supplementary groups of its user name.
  */
 #include <errno.h>
 #include <grp.h>
@@ -74,7 +74,7 @@ static int user_groups(const char *name, gid_t gid, gid_t **ret, int *ret_n)
 	}
 }
 
-int peer_from_socket(int fd, unsigned id, struct control_peer *p)
+int caller_from_socket(int fd, unsigned id, struct control_caller *p)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -100,7 +100,7 @@ int peer_from_socket(int fd, unsigned id, struct control_peer *p)
 	return r;
 }
 
-void peer_done(struct control_peer *p)
+void caller_done(struct control_caller *p)
 {
 	if (!p)
 		return;
@@ -109,7 +109,7 @@ void peer_done(struct control_peer *p)
 	p->ngroups = 0;
 }
 
-static bool member(const struct control_peer *p, gid_t gid)
+static bool member(const struct control_caller *p, gid_t gid)
 {
 	if (gid == GID_INVALID)
 		return false;
@@ -129,7 +129,7 @@ static const char *describe(const char *group, char *buf, size_t size)
 	return buf;
 }
 
-static bool allowed(const struct control_peer *p, enum access_class cls,
+static bool allowed(const struct control_caller *p, enum access_class cls,
 		    const struct conf_control *cc, uid_t self)
 {
 	if (p->uid == 0 || p->uid == self || member(p, cc->admin_gid))
@@ -137,8 +137,8 @@ static bool allowed(const struct control_peer *p, enum access_class cls,
 	return cls == ACCESS_READ && member(p, cc->read_gid);
 }
 
-int peer_admit(const struct control_peer *p, const struct conf_control *cc, uid_t self,
-	       struct proto_error *err)
+int caller_admit(const struct control_caller *p, const struct conf_control *cc, uid_t self,
+		 struct proto_error *err)
 {
 	char admin[128], reader[128];
 
@@ -151,8 +151,8 @@ int peer_admit(const struct control_peer *p, const struct conf_control *cc, uid_
 			       describe(cc->admin_group, admin, sizeof(admin)));
 }
 
-int peer_authorize(const struct control_peer *p, const char *command, enum access_class cls,
-		   const struct conf_control *cc, uid_t self, struct proto_error *err)
+int caller_authorize(const struct control_caller *p, const char *command, enum access_class cls,
+		     const struct conf_control *cc, uid_t self, struct proto_error *err)
 {
 	char admin[128], reader[128];
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* daemon/peer.c: credentials from a real socket, and the authorization rule. */
+/* daemon/caller.c: credentials from a real socket, and the authorization rule. */
 #include <errno.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -20,12 +20,12 @@ static struct conf_control groups(gid_t admin, gid_t reader)
 
 static void test_from_socket(void)
 {
-	struct control_peer p;
+	struct control_caller p;
 	int sv[2];
 	bool has_egid = false;
 
 	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	ASSERT_EQ(peer_from_socket(sv[0], 42, &p), 0);
+	ASSERT_EQ(caller_from_socket(sv[0], 42, &p), 0);
 	ASSERT_EQ(p.id, 42);
 	ASSERT_EQ(p.pid, getpid());
 	ASSERT_EQ(p.uid, geteuid());
@@ -34,23 +34,23 @@ static void test_from_socket(void)
 	for (int i = 0; i < p.ngroups; i++)
 		has_egid |= p.groups[i] == getegid();
 	ASSERT_TRUE(has_egid || p.ngroups == 0);
-	peer_done(&p);
-	peer_done(&p);
-	peer_done(NULL);
+	caller_done(&p);
+	caller_done(&p);
+	caller_done(NULL);
 	close(sv[0]);
 	close(sv[1]);
 
-	ASSERT_EQ(peer_from_socket(-1, 1, &p), -EBADF);
+	ASSERT_EQ(caller_from_socket(-1, 1, &p), -EBADF);
 }
 
-/* The peers both tests ask about: root, latencyd's own uid (4242), a stranger, a member of
+/* The callers both tests ask about: root, latencyd's own uid (4242), a stranger, a member of
  * group 100 (primary) and a member of group 300 (supplementary). */
 static gid_t supplementary[] = {200, 300};
-static const struct control_peer root = {.uid = 0, .gid = 0};
-static const struct control_peer self = {.uid = 4242, .gid = 4242};
-static const struct control_peer user = {.uid = 1000, .gid = 1000};
-static const struct control_peer admin = {.uid = 1001, .gid = 100};
-static const struct control_peer reader = {
+static const struct control_caller root = {.uid = 0, .gid = 0};
+static const struct control_caller self = {.uid = 4242, .gid = 4242};
+static const struct control_caller user = {.uid = 1000, .gid = 1000};
+static const struct control_caller admin = {.uid = 1001, .gid = 100};
+static const struct control_caller reader = {
 	.uid = 1002, .gid = 1002, .groups = supplementary, .ngroups = 2};
 
 static void test_authorize(void)
@@ -60,31 +60,31 @@ static void test_authorize(void)
 	struct proto_error err = {0};
 
 	/* Root and latencyd's own uid may do everything, groups or not. */
-	ASSERT_EQ(peer_authorize(&root, "x", ACCESS_ADMIN, &none, 4242, &err), 0);
-	ASSERT_EQ(peer_authorize(&self, "x", ACCESS_ADMIN, &none, 4242, &err), 0);
+	ASSERT_EQ(caller_authorize(&root, "x", ACCESS_ADMIN, &none, 4242, &err), 0);
+	ASSERT_EQ(caller_authorize(&self, "x", ACCESS_ADMIN, &none, 4242, &err), 0);
 
 	/* Nobody else without groups configured; the message says why. */
-	ASSERT_EQ(peer_authorize(&user, "status", ACCESS_READ, &none, 4242, &err), -EPERM);
+	ASSERT_EQ(caller_authorize(&user, "status", ACCESS_READ, &none, 4242, &err), -EPERM);
 	ASSERT_EQ(err.code, PROTO_ERR_NOT_AUTHORIZED);
 	ASSERT_STREQ(err.message, "'status' needs read access: uid 1000 is neither root nor in "
 				  "read_group (none configured) or admin_group (none configured)");
-	ASSERT_EQ(peer_authorize(&user, "load", ACCESS_ADMIN, &both, 4242, &err), -EPERM);
+	ASSERT_EQ(caller_authorize(&user, "load", ACCESS_ADMIN, &both, 4242, &err), -EPERM);
 	ASSERT_STREQ(err.message,
 		     "'load' needs admin access: uid 1000 is neither root nor in admin_group "
 		     "('wheel')");
 
 	/* Admin group by primary gid: admin and read. */
-	ASSERT_EQ(peer_authorize(&admin, "x", ACCESS_ADMIN, &both, 4242, &err), 0);
-	ASSERT_EQ(peer_authorize(&admin, "x", ACCESS_READ, &both, 4242, &err), 0);
+	ASSERT_EQ(caller_authorize(&admin, "x", ACCESS_ADMIN, &both, 4242, &err), 0);
+	ASSERT_EQ(caller_authorize(&admin, "x", ACCESS_READ, &both, 4242, &err), 0);
 
 	/* Read group by supplementary group: read only. */
-	ASSERT_EQ(peer_authorize(&reader, "x", ACCESS_READ, &both, 4242, &err), 0);
-	ASSERT_EQ(peer_authorize(&reader, "x", ACCESS_ADMIN, &both, 4242, &err), -EPERM);
-	ASSERT_EQ(peer_authorize(&reader, "x", ACCESS_READ, &none, 4242, &err), -EPERM);
+	ASSERT_EQ(caller_authorize(&reader, "x", ACCESS_READ, &both, 4242, &err), 0);
+	ASSERT_EQ(caller_authorize(&reader, "x", ACCESS_ADMIN, &both, 4242, &err), -EPERM);
+	ASSERT_EQ(caller_authorize(&reader, "x", ACCESS_READ, &none, 4242, &err), -EPERM);
 
 	/* An unset group never matches, even a gid of -1. */
-	struct control_peer odd = {.uid = 5, .gid = GID_INVALID};
-	ASSERT_EQ(peer_authorize(&odd, "x", ACCESS_READ, &none, 4242, &err), -EPERM);
+	struct control_caller odd = {.uid = 5, .gid = GID_INVALID};
+	ASSERT_EQ(caller_authorize(&odd, "x", ACCESS_READ, &none, 4242, &err), -EPERM);
 }
 
 /* Who may connect at all: whoever may run at least the read commands. */
@@ -96,22 +96,22 @@ static void test_admit(void)
 	struct conf_control read_only = groups(GID_INVALID, 300);
 	struct proto_error err = {0};
 
-	ASSERT_EQ(peer_admit(&root, &none, 4242, &err), 0);
-	ASSERT_EQ(peer_admit(&self, &none, 4242, &err), 0);
-	ASSERT_EQ(peer_admit(&admin, &both, 4242, &err), 0);
-	ASSERT_EQ(peer_admit(&reader, &both, 4242, &err), 0);
+	ASSERT_EQ(caller_admit(&root, &none, 4242, &err), 0);
+	ASSERT_EQ(caller_admit(&self, &none, 4242, &err), 0);
+	ASSERT_EQ(caller_admit(&admin, &both, 4242, &err), 0);
+	ASSERT_EQ(caller_admit(&reader, &both, 4242, &err), 0);
 	/* Issue #17: each group's members connect whether the other group is set or not. */
-	ASSERT_EQ(peer_admit(&admin, &admin_only, 4242, &err), 0);
-	ASSERT_EQ(peer_admit(&reader, &read_only, 4242, &err), 0);
-	ASSERT_EQ(peer_admit(&reader, &admin_only, 4242, &err), -EPERM);
-	ASSERT_EQ(peer_admit(&admin, &read_only, 4242, &err), -EPERM);
+	ASSERT_EQ(caller_admit(&admin, &admin_only, 4242, &err), 0);
+	ASSERT_EQ(caller_admit(&reader, &read_only, 4242, &err), 0);
+	ASSERT_EQ(caller_admit(&reader, &admin_only, 4242, &err), -EPERM);
+	ASSERT_EQ(caller_admit(&admin, &read_only, 4242, &err), -EPERM);
 
 	/* Anyone else is refused with the reason and both groups. */
-	ASSERT_EQ(peer_admit(&user, &both, 4242, &err), -EPERM);
+	ASSERT_EQ(caller_admit(&user, &both, 4242, &err), -EPERM);
 	ASSERT_EQ(err.code, PROTO_ERR_NOT_AUTHORIZED);
 	ASSERT_STREQ(err.message, "uid 1000 may not use latencyd's control socket: it is neither "
 				  "root nor in read_group ('readers') or admin_group ('wheel')");
-	ASSERT_EQ(peer_admit(&user, &none, 4242, &err), -EPERM);
+	ASSERT_EQ(caller_admit(&user, &none, 4242, &err), -EPERM);
 	ASSERT_STREQ(err.message, "uid 1000 may not use latencyd's control socket: it is neither "
 				  "root nor in read_group (none configured) or admin_group (none "
 				  "configured)");
