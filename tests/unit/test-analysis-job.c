@@ -19,8 +19,8 @@
 
 #include "analysis_job.h"
 #include "catalog.h"
+#include "fsutil.h"
 #include "ctf.h"
-#include "latencyd.h"
 #include "recorder_internal.h"
 #include "tests.h"
 

@@ -4,7 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "latencyd.h"
+#include "control.h"
 #include "tests.h"
 
 static struct conf_control groups(gid_t admin, gid_t reader)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "latencyd.h"
+#include "conf.h"
 #include "tests.h"
 
 static char dir[] = "/tmp/test-conf-events-XXXXXX";

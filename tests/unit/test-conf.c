@@ -8,8 +8,9 @@
 
 #include <json-c/json.h>
 
-#include "flight.h"
-#include "latencyd.h"
+#include "conf.h"
+#include "log.h"
+#include "proto.h"
 #include "tests.h"
 #include "thread.h"
 
@@ -258,7 +259,7 @@ static void test_recorder(void)
 	ASSERT_EQ(conf_new_defaults(&c), 0);
 	ASSERT_TRUE(c->module.load && c->session.enabled && c->output.fallback_local);
 	ASSERT_STREQ(c->session.name, "latencyd");
-	ASSERT_EQ(c->session.domain, FLIGHT_DOMAIN_KERNEL);
+	ASSERT_EQ(c->session.domain, CONF_DOMAIN_KERNEL);
 	ASSERT_STREQ(c->session.events[0], "sched_switch");
 	ASSERT_STREQ(c->session.events[7], "irq_softirq_entry");
 	ASSERT_STREQ(c->session.events[10], "timer_hrtimer_expire_entry");

@@ -21,7 +21,8 @@
 #include <json-c/json.h>
 #include <latency_tracker.h>
 
-#include "latencyd.h"
+#include "commands.h"
+#include "manager.h"
 #include "tests.h"
 
 #define DEADLINE_USEC (20 * 1000000ULL)

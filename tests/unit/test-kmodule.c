@@ -6,7 +6,7 @@
 
 #include <latency_tracker.h>
 
-#include "latencyd.h"
+#include "kernel.h"
 #include "tests.h"
 
 static char root[] = "/tmp/test-kmodule-XXXXXX";
