@@ -266,12 +266,12 @@ static void test_file_form(void)
 		const struct golden *g = &golden[i];
 		struct json_object *o = catalog_entry_to_json(&g->e, CATALOG_FORM_FILE, 0), *again;
 		char *text = check_golden(g->file, o);
+		struct json_object *parsed = json_tokener_parse(text);
 		struct catalog_entry back;
 
 		/* Decoded from the file, then encoded: the same bytes, nothing reported. */
-		ASSERT_EQ(catalog_entry_from_json(json_tokener_parse(text), &back, no_problem,
-						  (void *)g->file),
-			  0);
+		ASSERT_EQ(catalog_entry_from_json(parsed, &back, no_problem, (void *)g->file), 0);
+		json_object_put(parsed);
 		again = catalog_entry_to_json(&back, CATALOG_FORM_FILE, 0);
 		ASSERT_STREQ(json_object_to_json_string_ext(again, PRINT_FLAGS),
 			     json_object_to_json_string_ext(o, PRINT_FLAGS));
@@ -325,6 +325,7 @@ static void test_decoded_fields(void)
 static void test_wire_forms(void)
 {
 	struct catalog_entry e = golden[0].e;
+	struct json_object *view, *summary;
 
 	all_causes[0] = alert;
 	all_causes[1] = timeout;
@@ -332,8 +333,13 @@ static void test_wire_forms(void)
 	all_causes[3] = peer;
 	e.causes = all_causes;
 	e.n_causes = 4;
-	free(check_golden("view-capped.json", catalog_entry_to_json(&e, CATALOG_FORM_VIEW, 2)));
-	free(check_golden("summary.json", catalog_entry_to_json(&e, CATALOG_FORM_SUMMARY, 0)));
+	view = catalog_entry_to_json(&e, CATALOG_FORM_VIEW, 2);
+	summary = catalog_entry_to_json(&e, CATALOG_FORM_SUMMARY, 0);
+
+	free(check_golden("view-capped.json", view));
+	free(check_golden("summary.json", summary));
+	json_object_put(view);
+	json_object_put(summary);
 }
 
 struct problems {
