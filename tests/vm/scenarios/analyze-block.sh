@@ -4,8 +4,8 @@
 # virtio block device's irq (or the BLOCK softirq it raised), completing I/O on that disk.
 # One CPU: the completion runs where the interrupt lands, no IPI between CPUs.
 # vm-options: --smp 1 --disk 64M:iops-total=20
-. "$VM_IN/scenarios/lib.sh"
-. "$VM_IN/scenarios/analyze-lib"
+. "$VM_IN/scenarios/guest-lib.sh"
+. "$VM_IN/scenarios/guest-analyze-lib.sh"
 
 vm_disk vmdisk0
 DEVNO=$(cat /sys/block/$B/dev)

@@ -4,8 +4,8 @@
 # the writer, which was itself blocked in nanosleep over that time and woken by a timer.
 # The LAMI output of the same snapshot is checked against the specification.
 # vm-options: --smp 2
-. "$VM_IN/scenarios/lib.sh"
-. "$VM_IN/scenarios/analyze-lib"
+. "$VM_IN/scenarios/guest-lib.sh"
+. "$VM_IN/scenarios/guest-analyze-lib.sh"
 
 tracker_load offcpu 4 2
 echo 20000000 >$T/threshold_ns || fail "threshold_ns"

@@ -2,8 +2,8 @@
 # that CPU for 60 ms (tests/vm/progs/lt-wakeup.c). The wakeup alert's analysis must find the
 # victim runnable for most of the latency with its CPU held by the hog.
 # vm-options: --smp 2
-. "$VM_IN/scenarios/lib.sh"
-. "$VM_IN/scenarios/analyze-lib"
+. "$VM_IN/scenarios/guest-lib.sh"
+. "$VM_IN/scenarios/guest-analyze-lib.sh"
 
 tracker_load wakeup 3 3
 echo 10000000 >$T/threshold_ns || fail "threshold_ns"

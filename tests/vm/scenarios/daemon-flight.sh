@@ -2,7 +2,7 @@
 # probe with libkmod, creates the kernel snapshot session, and one self-test alert read from
 # /dev/latency_tracker gives exactly one snapshot holding the latency_tracker_alert event
 # and scheduler events around it, with a catalog entry naming the cause.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 D=/tmp/latencyd
 mkdir -p $D

@@ -17,7 +17,7 @@
 #    under a quarter of a record to relayd. (With every record going to the slow relayd, as
 #    before, the median wait was 240 ms for 250 ms records.)
 # vm-options: --timeout 300
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 D=/tmp/latencyd
 mkdir -p $D

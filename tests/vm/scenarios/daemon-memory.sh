@@ -4,7 +4,7 @@
 # waiter thread's page faults (/proc/PID/task/TID/stat) over its first alert after a quiet
 # period are minor and few (its code is read in and its stack, buffer and heap touched at
 # start), none major, and none at all over the next one.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 D=/tmp/latencyd
 mkdir -p $D

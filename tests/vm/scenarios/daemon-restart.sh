@@ -2,7 +2,7 @@
 # next latencyd takes over the modules the killed one loaded (its state file says which),
 # replaces the session, records snapshots, and at SIGTERM unloads the modules: none of
 # latency_tracker* stays loaded.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 D=/tmp/latencyd
 mkdir -p $D

@@ -3,7 +3,7 @@
 # built here, are not signed. latencyd must not start, and say why once, at error priority
 # whatever log.level says, with the module, the cause and the fix (latency_tracker(4),
 # SECURE BOOT); no tracker module may be left loaded.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 grep -q Y /sys/module/module/parameters/sig_enforce ||
 	fail "module.sig_enforce is off: $(cat /sys/module/module/parameters/sig_enforce 2>&1)"

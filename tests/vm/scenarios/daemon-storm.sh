@@ -7,7 +7,7 @@
 # reported lost; latencyd's records read = causes of snapshots + suppressed; the catalog
 # holds one complete entry per snapshot and the suppressed total; every snapshot holds
 # alert events.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 RATE=1
 BURST=3

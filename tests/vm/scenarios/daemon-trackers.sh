@@ -3,7 +3,7 @@
 # app marker around a 60 ms sleep becomes a snapshot, latencyctl set-threshold syscalls 5ms
 # reaches the kernel, a reload changes only what the edit changed, list-snapshots --tracker
 # finds the snapshot, and SIGTERM unloads every module latencyd loaded.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 D=/tmp/latencyd
 S=/sys/kernel/latency_tracker

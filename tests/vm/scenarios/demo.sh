@@ -2,7 +2,7 @@
 # catches a real latency. A process sleeps 30 ms in a system call; the syscalls tracker,
 # set to 10 ms through latencyctl, raises an alert; latencyd records an LTTng snapshot of
 # the kernel history around it, which babeltrace2 reads back.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 T=/sys/kernel/latency_tracker/syscalls
 CATALOG=/var/lib/latencyd/catalog.json
 

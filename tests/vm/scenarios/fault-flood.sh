@@ -31,7 +31,7 @@
 # 1.77 s); the one pass since, 24-38 us per event, 0.68-1.56 s per snapshot (median 30 us,
 # 0.87 s), 0.51-0.79 of the run before it. Single runs besides: before 32 and 37 us,
 # after 25 and 43 us. A loaded host inflates a TCG guest's CPU times: the bound is loose.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 SECONDS_FLOOD=10
 # The threads that read snapshots (by name), and the bound on their CPU per event of the

@@ -6,7 +6,7 @@
 # record - 1, record + 1, huge, bad buffers, pread, readv, lseek: a clear errno or whole
 # records); the same files written by a non-root user: refused. The module still works
 # afterwards and unloads cleanly.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 R=/sys/kernel/latency_tracker
 modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"

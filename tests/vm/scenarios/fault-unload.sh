@@ -10,7 +10,7 @@
 # Single-threaded TCG: registering and removing tracepoint probes in a loop patches kernel
 # text across vCPUs, which multi-threaded TCG can hang on (a plain ftrace toggling loop
 # hangs the same way); the guest still has two CPUs.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 S=/sys/kernel/latency_tracker
 TRACKERS="syscalls wakeup offcpu irq block net app"

@@ -1,7 +1,7 @@
 # Alerts read back from user space through /dev/latency_tracker with poll/epoll and read:
 # every record field, blocking and non-blocking reads, two readers, timeouts, the rate
 # limit's accounting and the LOST record (tests/vm/progs/lt-alerts.c).
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
 lt-alerts || fail "lt-alerts"

@@ -8,7 +8,7 @@
 # allocation of the modules, must come back to the baseline. Total memory in use is only
 # reported: loading and unloading any module drifts it (a control run cycling
 # lttng-probe-sched 100 times lost 6-13 MB of MemFree, more than these modules do).
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 # One cycle first, so that one-time allocations (module loader, sysfs) are in the baseline.
 modprobe latency_tracker_selftest && rmmod latency_tracker_selftest && rmmod latency_tracker ||

@@ -1,7 +1,7 @@
 # The alert tracepoint in a real LTTng kernel snapshot: lttng-probe-latency_tracker.ko makes
 # latency_tracker_alert recordable; babeltrace2 reads it back with the same fields as the
 # record from /dev/latency_tracker, on LTTng's clock (the event comes right after end_ns).
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 
 start_sessiond

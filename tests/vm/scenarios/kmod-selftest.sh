@@ -2,7 +2,7 @@
 # timeout then exit, stale keys, table full, key errors, the recursion guard, disable and
 # destroy with keys pending, and every CPU hammering the API from threads and from hard-irq
 # hrtimers at once.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
 [ -c /dev/latency_tracker ] || fail "no /dev/latency_tracker character device"

@@ -1,7 +1,7 @@
 # The sysfs configuration ABI: good writes take effect, every bad write fails and changes
 # nothing, writes that need a disabled tracker fail with EBUSY while it is enabled, and bad
 # module parameters make the load fail.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 R=/sys/kernel/latency_tracker
 T=$R/selftest

@@ -1,7 +1,7 @@
 # The path every kernel-side test stands on: this project's module loads in the VM kernel,
 # the root lttng-sessiond runs with lttng-modules, and a kernel snapshot session records
 # real scheduler events that babeltrace2 reads back.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 modprobe latency_tracker || fail "modprobe latency_tracker"
 [ -r /sys/kernel/latency_tracker/abi_version ] || fail "no /sys/kernel/latency_tracker/abi_version"

@@ -5,9 +5,9 @@
 # in read; the incident's snapshots (vm1's and vm2's) stream to the host's relayd, where
 # latencyctl analyze --incident must follow the wait into vm2.
 # vm-options: --disk 64M:iops-total=20
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 [ -n "${VM_NAME:-}" ] || fail "not run by vm-pair"
-. "$VM_IN/scenarios/fleet-lib"
+. "$VM_IN/scenarios/guest-fleet-lib.sh"
 mode=${1:?usage: pair-chain.sh timer|disk}
 
 vm_net_up

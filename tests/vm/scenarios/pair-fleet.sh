@@ -4,9 +4,9 @@
 # a real 200 ms nanosleep; its snapshot is published as an incident of vm1 and vm2 records its
 # own kernel history of that moment; both snapshots stream to the relayd. The host then
 # finds both in relayd's tree and analyses the incident.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 [ -n "${VM_NAME:-}" ] || fail "not run by vm-pair"
-. "$VM_IN/scenarios/fleet-lib"
+. "$VM_IN/scenarios/guest-fleet-lib.sh"
 
 vm_net_up
 vm_link_up

@@ -2,7 +2,7 @@
 # each reaches a host service through its guestfwd, and nothing else of the host or beyond.
 # Run as: vm-pair --forward 8080:HOSTPORT pair-net.sh HOSTPORT, where a TCP server on the
 # host's 127.0.0.1:HOSTPORT answers "host got LINE" to a LINE (the ctest vm-pair-net).
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 hostport=$1
 [ -n "${VM_NAME:-}" ] || fail "not run by vm-pair"
 [ "$(hostname)" = "$VM_NAME" ] || fail "hostname $(hostname), not $VM_NAME"

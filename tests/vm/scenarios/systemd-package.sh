@@ -8,7 +8,7 @@
 # server without headers, it says so and goes on); the build step is replaced by the modules
 # built on the host, put where "dkms build" leaves them, and "dkms install" does the rest.
 # "dkms build" itself is the host-dkms test's.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 DEBS=/var/cache/latencyd-debs
 CONF=/etc/latencyd.conf
 CATALOG=/var/lib/latencyd/catalog.json

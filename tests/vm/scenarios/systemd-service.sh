@@ -4,7 +4,7 @@
 # with its lttng-sessiond.service. Checks the installed units (systemd-analyze verify),
 # "systemctl enable --now", latencyctl, the structured journal entries of an alert, a
 # refused reload of a bad configuration, a restart after kill -9, and the manual page.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 CONF=/etc/latencyd.conf
 CATALOG=/var/lib/latencyd/catalog.json
 

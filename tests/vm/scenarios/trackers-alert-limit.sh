@@ -9,7 +9,7 @@
 #    is in its stats/throttled (also in drops and the global alerts_suppressed), and its
 #    alerts = records written + throttled + suppressed + busy.
 # Also: the files' ranges, as the global ones (bad writes fail and change nothing).
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 R=/sys/kernel/latency_tracker
 E=/sys/kernel/latency_tracker_selftest/emit

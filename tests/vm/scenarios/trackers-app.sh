@@ -5,7 +5,7 @@
 # unknown cookie succeeds and is counted unmatched; reads fail; a threshold change
 # applies to the next marker; filters apply to the writer of begin; writes while
 # disabled are accepted and ignored; rmmod fails while the device is open, then works.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 tracker_load app 8 0
 D=/dev/latency_tracker_app

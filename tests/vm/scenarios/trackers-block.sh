@@ -6,7 +6,7 @@
 # after dd went to sleep); a threshold change applies to the next request; a filtered-out process
 # never alerts; no probe stays registered when disabled; unload is clean.
 # vm-options: --disk 64M:iops-total=20
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 # The throttled disk: serial vmdisk0 (tests/vm/vm-run); virtio_blk is a module.
 vm_disk vmdisk0

@@ -4,7 +4,7 @@
 # from the root cgroup, from a sibling svc2 (same depth, other id) and, with the filter on
 # svc/child, from its parent svc, they do not. An id that is no cgroup fails with ENOENT
 # and leaves the filter as it was; 0 clears it.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 CG=/sys/fs/cgroup
 grep -q "^cgroup2 $CG " /proc/mounts || mount -t cgroup2 cgroup2 $CG || fail "mount cgroup2"

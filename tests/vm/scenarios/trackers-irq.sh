@@ -9,7 +9,7 @@
 # the task its irq thread), and the filters select that thread: softirqs no longer run
 # in the task an interrupt fell on.
 # vm-options: --disk 16M
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 # A virtio disk gives hard interrupts on demand (virtio_blk is a module).
 vm_disk vmdisk0

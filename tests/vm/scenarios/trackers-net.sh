@@ -4,7 +4,7 @@
 # when the VM has it, and over TCP (tests/vm/progs/lt-net-tcp.c); a datagram dropped unread at close is reported dropped; a threshold
 # change applies to the next packet; filters apply to the reader; no probe stays
 # registered when disabled; unload is clean.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 tracker_load net 7 4
 echo "stale_ns $(cat $T/stale_ns) max_keys $(cat $T/max_keys) dup_policy $(cat $T/dup_policy)"

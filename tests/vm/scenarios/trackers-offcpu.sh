@@ -5,7 +5,7 @@
 # change applies to the next block; a filtered-out task never alerts; no probe stays
 # registered when disabled; unload is clean.
 # vm-options: --smp 2
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 echo 0 >/proc/sys/kernel/kptr_restrict
 tracker_load offcpu 4 2

@@ -6,7 +6,7 @@
 # buffer writeback wait). Without ext2 support in the image, the same on the raw block
 # device (buffered write then fsync of /dev/vdX).
 # vm-options: --disk 64M:iops-total=20,bps-total=131072
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 echo 0 >/proc/sys/kernel/kptr_restrict
 vm_disk vmdisk0

@@ -7,7 +7,7 @@
 # times out while running (the scanner's IPI moves it into the table); an alert's times
 # are on the trace clock, within the call seen from outside; no probe stays
 # registered when disabled; unload is clean.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 echo 0 >/proc/sys/kernel/kptr_restrict
 tracker_load syscalls 2 3

@@ -5,7 +5,7 @@
 # next wakeup; a filtered-out task never alerts; no probe stays registered when disabled;
 # unload is clean.
 # vm-options: --smp 2
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 tracker_load wakeup 3 3
 [ "$(cat $T/threshold_ns)" = 5000000 ] || fail "default threshold $(cat $T/threshold_ns)"

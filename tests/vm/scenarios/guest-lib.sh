@@ -1,4 +1,5 @@
-# Helpers for VM scenarios, sourced as ". $VM_IN/scenarios/lib.sh". Busybox sh.
+# Helpers for VM scenarios, run inside the guest: sourced as ". $VM_IN/scenarios/guest-lib.sh".
+# Busybox sh. (The host side's helpers are tests/vm/host-lib.sh.)
 
 fail() {
 	echo "FAIL: $*"

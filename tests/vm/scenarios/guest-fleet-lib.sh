@@ -1,6 +1,7 @@
-# Sourced by the pair-*.sh fleet scenarios (vm-pair runs them in both VMs): latencyd with
-# the fleet on, reaching the host's mosquitto (10.0.2.100:1883) and lttng-relayd
-# (:5342/:5343) only through guestfwd.
+# Sourced in the guest, after guest-lib.sh, by the pair-*.sh fleet scenarios (vm-pair runs
+# them in both VMs; their host side is tests/vm/host-pair-lib.sh): latencyd with the fleet
+# on, reaching the host's mosquitto (10.0.2.100:1883) and lttng-relayd (:5342/:5343) only
+# through guestfwd.
 D=/tmp/latencyd
 
 # fleet_start TRACKERS [SESSION]: "trackers: { TRACKERS };" of latencyd.conf, SESSION more

@@ -1,6 +1,7 @@
-# Sourced by the host sides of the fleet's two-VM tests (pair-fleet, pair-chain): a mosquitto
-# broker and an lttng-relayd on 127.0.0.1 (free ports), stopped and removed at exit, and
-# vm-pair run with the guestfwd forwards the scenarios' fleet-lib expects.
+# Sourced on the host, after host-lib.sh, by the host sides of the fleet's two-VM tests
+# (pair-fleet, pair-chain): a mosquitto broker and an lttng-relayd on 127.0.0.1 (free
+# ports), stopped and removed at exit, and vm-pair run with the guestfwd forwards the
+# scenarios' guest-fleet-lib.sh expects.
 command -v mosquitto >/dev/null || { echo "${0##*/}: mosquitto is not installed"; exit 77; }
 latencyctl=$BUILD_DIR/client/latencyctl
 work=$(mktemp -d "${TMPDIR:-/tmp}/${0##*/}.XXXXXX")

@@ -1,4 +1,5 @@
-# Shared by the VM harness scripts (sourced, not run). Paths, the kernel ABI and the caches.
+# Shared by the VM harness scripts on the host (sourced, not run; the guest's helpers are
+# scenarios/guest-lib.sh). Paths, the kernel ABI and the caches.
 # Every cache entry is a directory named after a hash of its inputs; a finished entry holds
 # a .done file, so an interrupted build is never mistaken for a good one.
 

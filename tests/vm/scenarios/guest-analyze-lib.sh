@@ -1,4 +1,4 @@
-# Helpers for the analyze-*.sh scenarios, sourced after lib.sh (no .sh: not a scenario).
+# Helpers for the analyze-*.sh scenarios, in the guest, sourced after guest-lib.sh.
 # A kernel snapshot session with what the analysis uses, then latencyctl analyze --json on
 # the snapshot, flattened by lt-analyze-flat into "path=value" lines for grep and sed.
 
