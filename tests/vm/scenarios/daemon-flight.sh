@@ -5,13 +5,7 @@
 . "$VM_IN/scenarios/guest-lib.sh"
 
 D=/tmp/latencyd
-mkdir -p $D
-cat >$D/latencyd.conf <<CONF
-control: { socket = "$D/ctl.sock"; };
-session: { subbuf_size = 262144; num_subbuf = 4; };
-output: { directory = "$D/snapshots"; };
-catalog: { directory = "$D"; };
-CONF
+conf_base 'session: { subbuf_size = 262144; num_subbuf = 4; };'
 latencyd --check-config $D/latencyd.conf || fail "--check-config"
 
 start_sessiond

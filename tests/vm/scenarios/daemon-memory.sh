@@ -7,14 +7,7 @@
 . "$VM_IN/scenarios/guest-lib.sh"
 
 D=/tmp/latencyd
-mkdir -p $D
-cat >$D/latencyd.conf <<CONF
-control: { socket = "$D/ctl.sock"; };
-output: { directory = "$D/snapshots"; };
-catalog: { directory = "$D"; };
-ratelimit: { rate = 0; };
-analysis: { auto = false; };
-CONF
+conf_base 'ratelimit: { rate = 0; };' 'analysis: { auto = false; };'
 start_sessiond
 latencyd -c $D/latencyd.conf 2>$D/latencyd.log &
 LPID=$!

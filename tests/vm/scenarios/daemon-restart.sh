@@ -5,12 +5,7 @@
 . "$VM_IN/scenarios/guest-lib.sh"
 
 D=/tmp/latencyd
-mkdir -p $D
-cat >$D/latencyd.conf <<CONF
-control: { socket = "$D/run/ctl.sock"; };
-output: { directory = "$D/snapshots"; };
-catalog: { directory = "$D"; };
-CONF
+CONF_SOCKET=$D/run/ctl.sock conf_base
 
 trackers_loaded() { ls /sys/module | grep '^latency_tracker' | sort; }
 session_count() { lttng list 2>/dev/null | grep -c '^ *[0-9]*) latencyd '; }

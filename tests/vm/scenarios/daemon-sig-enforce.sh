@@ -8,13 +8,7 @@
 grep -q Y /sys/module/module/parameters/sig_enforce ||
 	fail "module.sig_enforce is off: $(cat /sys/module/module/parameters/sig_enforce 2>&1)"
 D=/tmp/latencyd
-mkdir -p $D
-cat >$D/latencyd.conf <<CONF
-control: { socket = "$D/run/ctl.sock"; };
-output: { directory = "$D/snapshots"; };
-catalog: { directory = "$D"; };
-log: { level = "error"; };
-CONF
+CONF_SOCKET=$D/run/ctl.sock conf_base 'log: { level = "error"; };'
 latencyd -c $D/latencyd.conf 2>$D/err.log
 rc=$?
 cp $D/err.log "$VM_OUT/"

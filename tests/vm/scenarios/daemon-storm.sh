@@ -13,15 +13,9 @@ RATE=1
 BURST=3
 D=/tmp/latencyd
 S=/sys/kernel/latency_tracker
-mkdir -p $D
-cat >$D/latencyd.conf <<CONF
-control: { socket = "$D/ctl.sock"; };
-session: { subbuf_size = 262144; num_subbuf = 4; };
-output: { directory = "$D/snapshots"; };
-catalog: { directory = "$D"; };
-ratelimit: { rate = $RATE; burst = $BURST; };
-retention: { max_count = 0; max_bytes = 0; max_age = 0; };
-CONF
+conf_base 'session: { subbuf_size = 262144; num_subbuf = 4; };' \
+	"ratelimit: { rate = $RATE; burst = $BURST; };" \
+	'retention: { max_count = 0; max_bytes = 0; max_age = 0; };'
 ctl() { latencyctl -s $D/ctl.sock "$@"; }
 trap 'cp $D/latencyd.log $D/*.json "$VM_OUT/" 2>/dev/null' EXIT
 num() { sed -n "s/^ *\"$1\": *\([0-9]*\).*/\1/p" $D/status.json | head -n1; }

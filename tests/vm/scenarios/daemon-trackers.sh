@@ -7,16 +7,10 @@
 
 D=/tmp/latencyd
 S=/sys/kernel/latency_tracker
-mkdir -p $D
-cat >$D/latencyd.conf <<CONF
-control: { socket = "$D/ctl.sock"; };
-output: { directory = "$D/snapshots"; };
-catalog: { directory = "$D"; };
-trackers: {
+conf_base 'trackers: {
 	app: { enabled = true; threshold = "20ms"; };
 	syscalls: { threshold = "250ms"; filter_comm = "nosuchtask"; max_keys = 256; };
-};
-CONF
+};'
 ctl() { latencyctl -s $D/ctl.sock "$@"; }
 
 start_sessiond

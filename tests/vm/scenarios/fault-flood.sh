@@ -43,17 +43,12 @@ RATE=1
 BURST=3
 D=/tmp/latencyd
 S=/sys/kernel/latency_tracker
-mkdir -p $D
-cat >$D/latencyd.conf <<CONF
-control: { socket = "$D/ctl.sock"; };
-module: { parameters = "alert_rate_per_s=1000000 alert_burst=65536 ring_records=65536"; };
-session: { subbuf_size = 262144; num_subbuf = 4; };
-output: { directory = "$D/snapshots"; };
-catalog: { directory = "$D"; };
-ratelimit: { rate = $RATE; burst = $BURST; };
-retention: { max_count = 0; max_bytes = 0; max_age = 0; };
-trackers: { syscalls: { enabled = true; threshold = "1us"; filter_comm = "lt-fault-flood"; }; };
-CONF
+conf_base \
+	'module: { parameters = "alert_rate_per_s=1000000 alert_burst=65536 ring_records=65536"; };' \
+	'session: { subbuf_size = 262144; num_subbuf = 4; };' \
+	"ratelimit: { rate = $RATE; burst = $BURST; };" \
+	'retention: { max_count = 0; max_bytes = 0; max_age = 0; };' \
+	'trackers: { syscalls: { enabled = true; threshold = "1us"; filter_comm = "lt-fault-flood"; }; };'
 ctl() { latencyctl -s $D/ctl.sock "$@"; }
 : >"$VM_OUT/flood.txt"
 trap 'cp $D/latencyd.log $D/*.json "$VM_OUT/" 2>/dev/null' EXIT

@@ -269,3 +269,20 @@ conf_lt_sleeper() {
 	grep -q 'filter_comm = "lt-sleeper"' "$1" || fail "could not edit $1"
 	latencyd --check-config || fail "the edited $1 is refused"
 }
+
+# conf_base [LINE...]: writes $D/latencyd.conf (D: the scenario's directory, created) with
+# the settings the daemon-* and fault-* scenarios share: the control socket at $D/ctl.sock
+# (or CONF_SOCKET), snapshots under $D/snapshots, the catalog in $D; then each LINE, the
+# scenario's own settings (one group per LINE, which may span lines).
+conf_base() {
+	[ -n "${D:-}" ] || fail "conf_base: D is not set"
+	mkdir -p "$D" || fail "conf_base: mkdir $D"
+	{
+		echo "control: { socket = \"${CONF_SOCKET:-$D/ctl.sock}\"; };"
+		echo "output: { directory = \"$D/snapshots\"; };"
+		echo "catalog: { directory = \"$D\"; };"
+		for _l in "$@"; do
+			printf '%s\n' "$_l"
+		done
+	} >"$D/latencyd.conf" || fail "conf_base: cannot write $D/latencyd.conf"
+}
