@@ -9,7 +9,7 @@
 #      is then the cost of one LTTng kernel event;
 #   3. freelist_shared=1: one free list for all CPUs, for comparison.
 # Writes DIR/kmod-bench.txt.
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 pairs=${1:-200000}
 ST=/sys/kernel/latency_tracker_selftest

@@ -7,7 +7,7 @@
 # plus the two packet events. Raw results: $VM_OUT/net.tsv (round, setup, ns); run by
 # bench/net-run, which writes bench/net-results.md.
 #   tests/vm/vm-run --out DIR bench/net-bench.sh [rounds=N] [count=N]
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 rounds=9 count=3000
 for a in "$@"; do
 	case $a in

@@ -8,7 +8,7 @@
 #     on PREEMPT_RT, the threaded handler's (kind 2, interrupt to served).
 # Raw results: $VM_OUT/wakeup.tsv (detect_ns, wakeup_ns), $VM_OUT/irq.tsv (kind, delay_ns).
 # vm-options: --smp 2 --disk 16M
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 N=${1:-12}
 D=/tmp/latencyd
 mkdir -p $D

@@ -11,7 +11,7 @@
 # overhead-lttng.txt), detect.tsv, record.tsv, idle.tsv, history.tsv,
 # and the snapshots they were measured on under DIR/snapshots/ (bench/report reads them
 # with babeltrace2 on the host).
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 parts="" rounds=15 reps=3 hb_groups=2 hb_pairs=5 hb_loops=200 hbl_loops=1000 sc_iter=40000
 detect_blocks=3 detect_n=10 record_n=12 idle_s=60 load_s=20

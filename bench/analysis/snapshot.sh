@@ -3,8 +3,8 @@
 # uses, system calls included, 4 MiB of buffers per CPU) of a busy system (system calls
 # from dd, a pipe chain from lt-offcpu, timers) that holds one offcpu alert to explain.
 # Run by bench/analysis/run; the snapshot lands in $VM_OUT/snap.
-. "$VM_IN/scenarios/lib.sh"
-. "$VM_IN/scenarios/analyze-lib"
+. "$VM_IN/scenarios/guest-lib.sh"
+. "$VM_IN/scenarios/guest-analyze-lib.sh"
 
 tracker_load offcpu 4 2
 echo 20000000 >$T/threshold_ns || fail "threshold_ns"

@@ -9,7 +9,7 @@
 # source is a clear error.
 set -euo pipefail
 BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
-. "$(dirname "$0")/../vm/lib.sh"
+. "$(dirname "$0")/../vm/host-lib.sh"
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: dkms needs root"; exit 77; }
 command -v dkms >/dev/null || { echo "SKIP: dkms is not installed (tools/install-deps)"; exit 77; }
