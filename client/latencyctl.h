@@ -40,6 +40,7 @@ struct output {
 	int (*reloaded)(struct json_object *result);
 	int (*filter)(struct json_object *result);
 	int (*incidents)(struct json_object *result); /* incidents (1.4) */
+	int (*metrics)(struct json_object *result);   /* metrics (1.9) */
 	void (*error)(const char *command, const char *code, const char *message);
 };
 
@@ -58,6 +59,8 @@ int text_recorded(const char *name, struct json_object *data);
 
 /* output_fleet.c: the text output of the fleet. */
 int text_incidents(struct json_object *result);
+/* cmd_metrics.c: the metrics text as latencyd rendered it. */
+int text_metrics(struct json_object *result);
 /* One line for status: the broker connection and its counters. */
 void fleet_text(char *buf, size_t size, struct json_object *fleet);
 void collector_text(char *buf, size_t size, struct json_object *collector);

@@ -81,6 +81,7 @@ const struct output output_json = {
 	.tracker_set = print_tracker_set,
 	.snapshots = print_result,
 	.incidents = print_result,
+	.metrics = print_result,
 	.snapshot = print_result,
 	.snapshot_deleted = print_result,
 	.event = print_event,

@@ -547,5 +547,6 @@ const struct output output_text = {
 	.reloaded = text_reloaded,
 	.filter = text_filter,
 	.incidents = text_incidents,
+	.metrics = text_metrics,
 	.error = print_error,
 };

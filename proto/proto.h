@@ -47,9 +47,11 @@ struct json_tokener;
  *        "wrapped" then).
  *   1.7  incidents' "members", "local", "stale", "pending", "no_answer", "details",
  *        "unpublished"; status fleet "subscribed", "members_online", dropped "stale".
+ *   1.8  incidents "matched"; status fleet "process", "collector".
+ *   1.9  command metrics (result "text": the Prometheus text format).
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 8
+#define PROTO_REVISION 9
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -74,6 +76,7 @@ struct json_tokener;
 #define PROTO_CMD_RELOAD	  "reload"
 #define PROTO_CMD_FILTER	  "filter"
 #define PROTO_CMD_INCIDENTS	  "incidents" /* 1.4 */
+#define PROTO_CMD_METRICS	  "metrics"   /* 1.9 */
 
 /* Events (1.2), sent to clients that ran watch or record. */
 #define PROTO_EVENT_SNAPSHOT   "snapshot"   /* a snapshot was taken (or failed), with causes */
@@ -387,6 +390,7 @@ struct proto_request {
 #define PROTO_KEY_SUMMARY	      "summary"	     /* analysis: one line */
 #define PROTO_KEY_EVENTS	      "events"
 #define PROTO_KEY_MISSING_EVENTS      "missing_events" /* analysis: events the session lacks */
+#define PROTO_KEY_TEXT		      "text"	       /* metrics (1.9) */
 #define PROTO_KEY_STREAMS_TOTAL	      "streams_total"  /* history: streams, all of them */
 #define PROTO_KEY_CHANNEL	      "channel"	       /* history: a stream's */
 #define PROTO_KEY_CPU		      "cpu"

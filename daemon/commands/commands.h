@@ -43,6 +43,7 @@ COMMAND(cmd_config);
 COMMAND(cmd_reload);
 COMMAND(cmd_record);
 COMMAND(cmd_incidents);
+COMMAND(cmd_metrics);
 
 /* tracker_access.c: a tracker's sysfs files, with the kernel's refusals as replies. */
 int tracker_check(const struct manager *m, const char *name, struct proto_error *err);

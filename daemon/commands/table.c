@@ -28,6 +28,7 @@ static const struct control_command rows[] = {
 	{PROTO_CMD_RELOAD, cmd_reload, ACCESS_ADMIN, false},
 	{PROTO_CMD_RECORD, cmd_record, ACCESS_ADMIN, SUBSCRIBES},
 	{PROTO_CMD_INCIDENTS, cmd_incidents, ACCESS_READ, false},
+	{PROTO_CMD_METRICS, cmd_metrics, ACCESS_READ, false},
 };
 
 const struct control_commands commands_table = {rows, sizeof(rows) / sizeof(rows[0])};

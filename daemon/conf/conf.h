@@ -147,6 +147,10 @@ struct conf {
 		uint64_t max_age_ns;	   /* a request older than this is stale */
 		uint64_t answer_within_ns; /* a member silent by then: "no answer" */
 	} fleet;
+	struct conf_metrics {
+		char *textfile;	      /* "" = off: the node_exporter textfile latencyd writes */
+		uint64_t interval_ns; /* how often */
+	} metrics;
 	struct conf_collector {
 		bool enabled;
 		char *directory;     /* lttng-relayd's output directory */

@@ -35,6 +35,7 @@ enum conf_type {
 	CONF_BROKER,	   /* char *: an MQTT broker URL, mqtt://HOST[:PORT] or mqtts:// */
 	CONF_FLEET_NAME,   /* char *: a fleet name, [A-Za-z0-9._-] (or "" when OFF allows) */
 	CONF_CPU_LIST,	   /* char *: "" (all) or CPUs as "0", "0-1,4" (thread_cpus_parse()) */
+	CONF_PROM_FILE,	   /* char *: "" (off) or DIR/NAME.prom, DIR an existing directory */
 };
 
 /* How a type is spelled in the file. */

@@ -103,6 +103,11 @@ const struct conf_key conf_keys[] = {
 
 	{"analysis.auto", CONF_BOOL, OFF(analysis.autorun), 0, "true", 0, 0},
 
+	/* Prometheus: the same text as latencyctl metrics, for node_exporter's textfile
+	 * collector (Debian's reads /var/lib/prometheus/node-exporter). */
+	{"metrics.textfile", CONF_PROM_FILE, OFF(metrics.textfile), 0, "", 0, 0},
+	{"metrics.interval", CONF_DURATION, OFF(metrics.interval_ns), 0, "15s", 1000 * MSEC, HOUR},
+
 	{"realtime.priority", CONF_UINT, OFF(realtime.priority), 0, "50", 0, 99},
 	{"realtime.lock_memory", CONF_BOOL, OFF(realtime.lock_memory), 0, "true", 0, 0},
 	{"realtime.cpus", CONF_CPU_LIST, OFF(realtime.cpus), 0, "", 0, 0},
@@ -167,7 +172,8 @@ bool conf_key_is_string(enum conf_type t)
 {
 	return t == CONF_SOCKET_PATH || t == CONF_GROUP || t == CONF_STRING || t == CONF_NAME ||
 	       t == CONF_PATH || t == CONF_PATH_OFF || t == CONF_URL || t == CONF_COMM ||
-	       t == CONF_CGROUP || t == CONF_BROKER || t == CONF_FLEET_NAME || t == CONF_CPU_LIST;
+	       t == CONF_CGROUP || t == CONF_BROKER || t == CONF_FLEET_NAME || t == CONF_CPU_LIST ||
+	       t == CONF_PROM_FILE;
 }
 
 /* 0 is also allowed, for "off" or "the module's default". */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include <latency_tracker.h>
@@ -201,6 +202,37 @@ static int check_cgroup(const char *value, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * A node_exporter textfile: its collector reads the .prom files of its directory only, and
+ * the directory is the package's (or the admin's): latencyd writes a file there, it never
+ * makes the directory.
+ */
+static int check_prom_file(const char *value, char *why, size_t whylen)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(value, '/');
+	size_t len = strlen(value);
+	struct stat st;
+
+	if (!value[0])
+		return 0;
+	if (value[0] != '/' || len >= PATH_MAX || len < 6 || strcmp(value + len - 5, ".prom") ||
+	    !slash || slash[1] == '.') {
+		snprintf(why, whylen,
+			 "'%s' is not an absolute path to a file named *.prom (what the "
+			 "textfile collector reads)",
+			 value);
+		return -EINVAL;
+	}
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - value) ?: 1, value);
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, whylen, "directory %s: %s", dir,
+			 stat(dir, &st) < 0 ? strerror(errno) : "not a directory");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int conf_check_text(const struct conf_key *k, const char *value, char *why, size_t whylen)
 {
 	switch (k->type) {
@@ -223,6 +255,8 @@ int conf_check_text(const struct conf_key *k, const char *value, char *why, size
 		return check_fleet_name(k, value, why, whylen);
 	case CONF_CGROUP:
 		return check_cgroup(value, why, whylen);
+	case CONF_PROM_FILE:
+		return check_prom_file(value, why, whylen);
 	default:
 		return 0; /* CONF_STRING: anything */
 	}

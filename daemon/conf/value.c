@@ -346,6 +346,7 @@ int conf_set_value(struct conf *c, const struct conf_key *k, const char *value, 
 	case CONF_BROKER:
 	case CONF_FLEET_NAME:
 	case CONF_CGROUP:
+	case CONF_PROM_FILE:
 		r = conf_check_text(k, value, why, whylen);
 		return r < 0 ? r : conf_set_string(field, value);
 	}

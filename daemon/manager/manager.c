@@ -124,6 +124,7 @@ void manager_free(struct manager *m)
 	if (!m)
 		return;
 	sd_event_source_disable_unref(m->watchdog);
+	manager_metrics_file_stop(m);
 	manager_collector_stop(m);
 	manager_stop_fleet(m);			/* first: its reader thread queues peers' alerts */
 	recorder_free(m->recorder);		/* then: the waiter may be recording */
@@ -182,6 +183,9 @@ int manager_start(struct manager *m)
 	}
 	/* Whether or not this host records: a collector-only latencyd has no session. */
 	r = manager_collector_start(m);
+	if (r < 0)
+		return r;
+	r = manager_metrics_file_apply(m);
 	if (r < 0)
 		return r;
 	manager_refresh_module(m);
@@ -271,6 +275,9 @@ int manager_reload(struct manager *m, struct conf_diag *out)
 		}
 		trackers_apply(m->sysfs_root, conf, old);
 		manager_collector_reload(m); /* its new limits, applied at once */
+		if (strcmp(old->metrics.textfile, conf->metrics.textfile) != 0 ||
+		    old->metrics.interval_ns != conf->metrics.interval_ns)
+			manager_metrics_file_apply(m);
 		conf_free(old);
 		log_info("configuration reloaded from %s", conf->source ?: "built-in defaults");
 	}

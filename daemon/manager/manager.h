@@ -20,6 +20,7 @@
 #include "control.h"
 #include "fleet_client.h"
 #include "kernel.h"
+#include "metrics.h"
 #include "recorder.h"
 
 struct json_object;
@@ -53,6 +54,10 @@ struct manager {
 	bool watchdog_held;	   /* pings held back: the waiter is stuck */
 	/* collector.enabled: the timer of retention over lttng-relayd's tree (collector.c) */
 	sd_event_source *collector;
+	/* metrics.textfile: its timer, writes that failed, whether the last one did */
+	sd_event_source *metrics_timer;
+	uint64_t metrics_failures;
+	bool metrics_failing;
 };
 
 /* Takes conf, even on failure. src says how conf was loaded, so that reloads do the same. */

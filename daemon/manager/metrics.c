@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * latencyd's state as Prometheus metrics, in the text exposition format (0.0.4), which
+ * node_exporter's textfile collector reads and `promtool check metrics` checks: one
+ * renderer for `latencyctl metrics` and the textfile (metrics_file.c). Names follow the
+ * Prometheus conventions: a `latencyd_` prefix, base units (seconds, bytes), `_total` on
+ * counters, and labels for what a dashboard sums over (tracker, reason, status).
+ *
+ * The counters are the ones latencyd and the module keep anyway: rendering reads them and
+ * the trackers' sysfs files (microseconds), on the main loop, never on the realtime waiter.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "log.h"
+#include "manager.h"
+#include "metrics.h"
+
+/* The family being written: a sample of another name starts a new one. */
+struct prom {
+	FILE *f;
+};
+
+static void family(struct prom *p, const char *name, const char *type, const char *help)
+{
+	fprintf(p->f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A label value as the format spells it: backslash, double quote and newline escaped. */
+static void label_value(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fprintf(f, "\\%c", *v);
+		else if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+}
+
+/* NAME{K1="V1",K2="V2"} VALUE: LABELS is NULL or a NULL-terminated list of pairs. */
+static void sample(struct prom *p, const char *name, const char *const *labels, uint64_t value)
+{
+	fputs(name, p->f);
+	for (size_t i = 0; labels && labels[i]; i += 2) {
+		fprintf(p->f, "%s%s=\"", i ? "," : "{", labels[i]);
+		label_value(p->f, labels[i + 1]);
+		fputc('"', p->f);
+	}
+	fprintf(p->f, "%s %" PRIu64 "\n", labels && labels[0] ? "}" : "", value);
+}
+
+static void sample_seconds(struct prom *p, const char *name, uint64_t ns)
+{
+	fprintf(p->f, "%s %.9f\n", name, (double)ns / 1e9);
+}
+
+static void one(struct prom *p, const char *name, const char *type, const char *help,
+		uint64_t value)
+{
+	family(p, name, type, help);
+	sample(p, name, NULL, value);
+}
+
+struct tracker_counters {
+	uint64_t alerts, timeouts, drops, pairs;
+};
+
+static void tracker_counter(const char *counter, uint64_t value, void *userdata)
+{
+	struct tracker_counters *c = userdata;
+
+	if (strcmp(counter, "alerts") == 0)
+		c->alerts = value;
+	else if (strcmp(counter, "timeouts") == 0)
+		c->timeouts = value;
+	else if (strcmp(counter, "drops") == 0)
+		c->drops = value;
+	else if (strcmp(counter, "delay_count") == 0)
+		c->pairs = value;
+}
+
+/* The module's own counters, per tracker loaded (its sysfs files). */
+static void trackers(struct prom *p, const struct manager *m)
+{
+	struct tracker_counters *c = NULL;
+	char **names = NULL;
+	size_t n = 0;
+
+	if (ktracker_list(m->sysfs_root, &names, &n) < 0 || !n || !(c = calloc(n, sizeof(*c)))) {
+		ktracker_list_free(names, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		ktracker_stats(m->sysfs_root, names[i], tracker_counter, &c[i]);
+	family(p, "latencyd_tracker_alerts_total", "counter",
+	       "Alerts a tracker of the latency_tracker module raised, by reason: a delay past "
+	       "its threshold, or a pair left open past its timeout.");
+	for (size_t i = 0; i < n; i++) {
+		sample(p, "latencyd_tracker_alerts_total",
+		       (const char *const[]){"tracker", names[i], "reason", "threshold", NULL},
+		       c[i].alerts);
+		sample(p, "latencyd_tracker_alerts_total",
+		       (const char *const[]){"tracker", names[i], "reason", "timeout", NULL},
+		       c[i].timeouts);
+	}
+	family(p, "latencyd_tracker_pairs_total", "counter",
+	       "Entry and exit events a tracker paired, each a delay measured.");
+	for (size_t i = 0; i < n; i++)
+		sample(p, "latencyd_tracker_pairs_total",
+		       (const char *const[]){"tracker", names[i], NULL}, c[i].pairs);
+	family(p, "latencyd_tracker_dropped_events_total", "counter",
+	       "Events a tracker could not pair or report: table full, invalid key, busy, "
+	       "suppressed or throttled alerts, stale or discarded keys.");
+	for (size_t i = 0; i < n; i++)
+		sample(p, "latencyd_tracker_dropped_events_total",
+		       (const char *const[]){"tracker", names[i], NULL}, c[i].drops);
+	free(c);
+	ktracker_list_free(names, n);
+}
+
+static void recorder_metrics(struct prom *p, struct manager *m)
+{
+	struct recorder_status st;
+
+	recorder_status(m->recorder, &st);
+	one(p, "latencyd_alerts_taken_total", "counter",
+	    "Kernel alerts and manual records (latencyctl record) latencyd's waiter took.",
+	    st.counters.alerts);
+	one(p, "latencyd_peer_alerts_taken_total", "counter",
+	    "Fleet peers' alerts latencyd's waiter took, to record this host's history too.",
+	    st.counters.peers);
+	family(p, "latencyd_snapshots_total", "counter",
+	       "Snapshot records latencyd made, by status: complete or failed.");
+	sample(p, "latencyd_snapshots_total", (const char *const[]){"status", "complete", NULL},
+	       st.counters.snapshots);
+	sample(p, "latencyd_snapshots_total", (const char *const[]){"status", "failed", NULL},
+	       st.counters.failed);
+	one(p, "latencyd_snapshot_causes_total", "counter",
+	    "Alerts that are causes of a snapshot (several may share one record).",
+	    st.counters.causes);
+	family(p, "latencyd_alerts_suppressed_total", "counter",
+	       "Alerts not recorded, by who refused them: latencyd's rate limits, or the "
+	       "module's global alert limit.");
+	sample(p, "latencyd_alerts_suppressed_total",
+	       (const char *const[]){"by", "rate_limit", NULL}, st.counters.suppressed);
+	sample(p, "latencyd_alerts_suppressed_total", (const char *const[]){"by", "kernel", NULL},
+	       st.counters.kernel_suppressed);
+	one(p, "latencyd_alerts_lost_total", "counter",
+	    "Alert records the waiter missed (it read the notification file too slowly).",
+	    st.counters.lost);
+	if (st.counters.snapshots + st.counters.failed > 0) {
+		family(p, "latencyd_detect_to_record_seconds", "gauge",
+		       "From an alert's end to its snapshot record's start: the last one, and the "
+		       "largest since latencyd started.");
+		fprintf(p->f, "latencyd_detect_to_record_seconds{stat=\"last\"} %.9f\n",
+			(double)st.detect_last_ns / 1e9);
+		fprintf(p->f, "latencyd_detect_to_record_seconds{stat=\"max\"} %.9f\n",
+			(double)st.detect_max_ns / 1e9);
+	}
+}
+
+static uint64_t member_u64(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? (uint64_t)json_object_get_int64(v) : 0;
+}
+
+static void catalog_metrics(struct prom *p, struct manager *m)
+{
+	uint64_t bytes = 0;
+
+	for (size_t i = 0; i < catalog_count(m->catalog); i++)
+		bytes += catalog_at(m->catalog, i)->bytes;
+	one(p, "latencyd_catalog_snapshots", "gauge",
+	    "Snapshots the catalog holds (after retention).", catalog_count(m->catalog));
+	one(p, "latencyd_catalog_bytes", "gauge",
+	    "Bytes the catalog's local snapshots take on disk.", bytes);
+	if (m->last_history && member_u64(m->last_history, PROTO_KEY_WINDOW_NS)) {
+		family(p, "latencyd_history_window_seconds", "gauge",
+		       "How far back the last snapshot measured was complete: the history an "
+		       "alert's snapshot explains.");
+		sample_seconds(p, "latencyd_history_window_seconds",
+			       member_u64(m->last_history, PROTO_KEY_WINDOW_NS));
+	}
+	if (m->last_history && member_u64(m->last_history, PROTO_KEY_EXPECTED_WINDOW_NS)) {
+		family(p, "latencyd_history_expected_window_seconds", "gauge",
+		       "The history the buffers hold at the last measured event rate.");
+		sample_seconds(p, "latencyd_history_expected_window_seconds",
+			       member_u64(m->last_history, PROTO_KEY_EXPECTED_WINDOW_NS));
+	}
+}
+
+static void fleet_metrics(struct prom *p, struct manager *m)
+{
+	static const char *const dropped[] = {"malformed", "foreign", "mismatch",
+					      "duplicate", "busy",    "stale"};
+	struct fleet_status st;
+	uint64_t counts[6];
+
+	fleet_status(m->fleet, &st);
+	memcpy(counts,
+	       (uint64_t[]){st.malformed, st.foreign, st.mismatch, st.duplicate, st.busy, st.stale},
+	       sizeof(counts));
+	one(p, "latencyd_fleet_connected", "gauge", "Whether the MQTT broker is connected (1).",
+	    st.connected);
+	one(p, "latencyd_fleet_members_online", "gauge",
+	    "Members of this host's fleet group the broker says are online, this host included.",
+	    manager_fleet_members_online(m));
+	one(p, "latencyd_fleet_incidents", "gauge",
+	    "Fleet incidents this host keeps (the newest 256), its own and its peers'.",
+	    json_object_array_length(catalog_incidents(m->catalog)));
+	family(p, "latencyd_fleet_messages_total", "counter",
+	       "Fleet messages through the broker, by direction.");
+	sample(p, "latencyd_fleet_messages_total",
+	       (const char *const[]){"direction", "published", NULL}, st.published);
+	sample(p, "latencyd_fleet_messages_total",
+	       (const char *const[]){"direction", "received", NULL}, st.received);
+	one(p, "latencyd_fleet_publish_failures_total", "counter",
+	    "Fleet messages the broker did not take.", st.publish_failed);
+	one(p, "latencyd_fleet_reconnects_total", "counter", "Connections to the broker lost.",
+	    st.reconnects);
+	family(p, "latencyd_fleet_dropped_messages_total", "counter",
+	       "Messages from the broker refused, by reason: malformed or oversized, another "
+	       "group, a host not the topic's, a duplicate, the waiter's queue full, stale.");
+	for (size_t i = 0; i < 6; i++)
+		sample(p, "latencyd_fleet_dropped_messages_total",
+		       (const char *const[]){"reason", dropped[i], NULL}, counts[i]);
+	one(p, "latencyd_fleet_helper_restarts_total", "counter",
+	    "Times latencyd-fleet (the MQTT process) died and was started again.", st.restarts);
+	one(p, "latencyd_fleet_rejected_records_total", "counter",
+	    "Records from latencyd-fleet that failed latencyd's own check.", st.rejected);
+}
+
+int manager_metrics_text(struct manager *m, char **text)
+{
+	struct prom p;
+	size_t len;
+
+	*text = NULL;
+	p.f = open_memstream(text, &len);
+	if (!p.f)
+		return -errno;
+	family(&p, "latencyd_info", "gauge", "latencyd's version, as a label.");
+	sample(&p, "latencyd_info", (const char *const[]){"version", LATENCYD_VERSION, NULL}, 1);
+	one(&p, "latencyd_module_loaded", "gauge",
+	    "Whether the latency_tracker module is loaded with an ABI latencyd reads (1).",
+	    m->module.state == KMODULE_LOADED);
+	trackers(&p, m);
+	if (m->recorder)
+		recorder_metrics(&p, m);
+	if (m->catalog)
+		catalog_metrics(&p, m);
+	if (m->fleet && m->catalog)
+		fleet_metrics(&p, m);
+	one(&p, "latencyd_metrics_textfile_failures_total", "counter",
+	    "Writes of metrics.textfile that failed (the log says why).", m->metrics_failures);
+	if (fclose(p.f) != 0) {
+		free(*text);
+		*text = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}

@@ -1,0 +1,155 @@
+#!/bin/bash
+# Prometheus metrics (#29), with the real parts: latencyd (userspace domain, as nobody,
+# under lttng-env) writes metrics.textfile; promtool checks it and `latencyctl metrics`;
+# Debian's node_exporter, on 127.0.0.1 only, serves the file through its textfile
+# collector; Debian's prometheus, on 127.0.0.1 only, scrapes node_exporter, and a query
+# over its HTTP API returns the snapshot count latencyd took. Then the faults: a textfile
+# that cannot be written is counted and logged once, and written again when it can be;
+# a bad metrics.textfile is refused naming the setting.
+# Usage: lttng-env test-metrics.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP PROM_BIN_DIR
+set -u
+ALERT_WRITE=${3:?} UST_APP=${4:?} PROM=${5:?}
+. "$(dirname "$0")/lib.sh"
+for b in prometheus promtool prometheus-node-exporter; do
+	[ -x "$PROM/$b" ] || { echo "SKIP: $PROM/$b missing (tools/fetch-prometheus)"; exit 77; }
+done
+command -v curl >/dev/null || { echo "SKIP: curl missing"; exit 77; }
+
+UST_APP=$UST_APP . "$(dirname "$0")/fleet-lib.sh"
+NE_PID= PR_PID=
+trap '[ -n "$NE_PID" ] && kill "$NE_PID"; [ -n "$PR_PID" ] && kill "$PR_PID"; stop_all; cleanup' EXIT
+start_fleet_broker
+ust_recorder_setup "$UST_APP"
+mkdir "$T/textfile"
+PROMFILE=$T/textfile/latencyd.prom
+write_conf <<CONF
+control: { socket = "$SOCK"; };
+$(ust_recorder_conf latencyd-metrics)
+output: { directory = "$T/snapshots"; };
+ratelimit: { rate = 0; };
+metrics: { textfile = "$PROMFILE"; interval = "1s"; };
+fleet: { enabled = true; broker = "mqtt://127.0.0.1:$PORT"; host = "h1"; group = "metrics"; };
+CONF
+# One sample's value in the text format, labels spelled as latencyd writes them.
+value() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+
+start_daemon -c "$T/latencyd.conf"
+wait_for 50 test -s "$PROMFILE" || fail "no $PROMFILE"
+"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
+wait_for 100 sh -c "grep -q '^latencyd_snapshots_total{status=\"complete\"} 1$' '$PROMFILE'" ||
+	fail "the textfile does not count the snapshot: $(cat "$PROMFILE")"
+ls -A "$T/textfile" | grep -qv '^latencyd.prom$' && fail "left behind: $(ls -A "$T/textfile")"
+"$PROM/promtool" check metrics <"$PROMFILE" >"$T/promtool.log" 2>&1 ||
+	fail "promtool check metrics on the textfile: $(cat "$T/promtool.log")"
+run "$LATENCYCTL" -s "$SOCK" metrics
+expect_rc 0 "latencyctl metrics"
+"$PROM/promtool" check metrics <"$T/out" >"$T/promtool.log" 2>&1 ||
+	fail "promtool check metrics on latencyctl metrics: $(cat "$T/promtool.log")"
+for k in 'latencyd_snapshots_total{status="complete"}' latencyd_alerts_taken_total \
+	latencyd_catalog_snapshots; do
+	[ "$(value "$T/out" "$k")" = 1 ] || fail "latencyctl metrics: $k is not 1: $(cat "$T/out")"
+done
+[ "$(value "$T/out" 'latencyd_catalog_bytes')" -gt 0 ] || fail "latencyd_catalog_bytes"
+"$LATENCYCTL" -s "$SOCK" --json metrics | jq -e '.text | test("# TYPE latencyd_snapshots_total counter")' \
+	>/dev/null || fail "latencyctl --json metrics"
+wait_for 100 sh -c "'$LATENCYCTL' -s '$SOCK' metrics | grep -q '^latencyd_history_window_seconds'" ||
+	fail "no history window in the metrics"
+run "$LATENCYCTL" -s "$SOCK" metrics
+[ "$(value "$T/out" latencyd_fleet_connected)" = 1 ] || fail "fleet not connected: $(grep fleet "$T/out")"
+cp "$T/out" "$T/metrics-full"
+pass "metrics.textfile and latencyctl metrics: the snapshot counted, promtool check metrics passes"
+
+# node_exporter serves the file; prometheus scrapes it: both on 127.0.0.1 only.
+free_port() { echo $((20000 + RANDOM % 30000)); }
+NE_PORT=$(free_port)
+"$PROM/prometheus-node-exporter" --web.listen-address=127.0.0.1:$NE_PORT \
+	--collector.disable-defaults --collector.textfile \
+	--collector.textfile.directory="$T/textfile" >"$T/node_exporter.log" 2>&1 &
+NE_PID=$!
+scrape() { curl -sf "http://127.0.0.1:$NE_PORT/metrics" >"$T/scrape"; }
+wait_for 100 scrape || fail "node_exporter does not answer: $(cat "$T/node_exporter.log")"
+[ "$(value "$T/scrape" 'latencyd_snapshots_total{status="complete"}')" = 1 ] &&
+	[ "$(value "$T/scrape" 'node_textfile_scrape_error')" = 0 ] ||
+	fail "node_exporter's scrape: $(grep -E 'latencyd_snapshots|textfile' "$T/scrape")"
+PR_PORT=$(free_port)
+cat >"$T/prometheus.yml" <<YML
+global: { scrape_interval: 1s }
+scrape_configs:
+  - job_name: node
+    static_configs: [ { targets: [ "127.0.0.1:$NE_PORT" ] } ]
+YML
+"$PROM/prometheus" --config.file="$T/prometheus.yml" --web.listen-address=127.0.0.1:$PR_PORT \
+	--storage.tsdb.path="$T/tsdb" >"$T/prometheus.log" 2>&1 &
+PR_PID=$!
+query() {
+	curl -sf "http://127.0.0.1:$PR_PORT/api/v1/query" \
+		--data-urlencode 'query=latencyd_snapshots_total{status="complete",job="node"}' >"$T/query" &&
+		jq -e '.data.result[0].value[1] == "1"' "$T/query" >/dev/null
+}
+wait_for 300 query || fail "prometheus's query: $(cat "$T/query" 2>/dev/null) $(tail -5 "$T/prometheus.log")"
+pass "node_exporter serves the textfile and prometheus's query returns the snapshot count"
+
+# A directory latencyd cannot write to: counted, said once, and written again afterwards.
+chmod 0555 "$T/textfile"
+wait_for 50 grep -q "metrics.textfile $PROMFILE: cannot write it" "$T/latencyd.log" ||
+	fail "no warning for an unwritable textfile"
+sleep 2.5
+[ "$(grep -c 'metrics.textfile .*: cannot write it' "$T/latencyd.log")" = 1 ] ||
+	fail "the failure is not said once: $(grep metrics.textfile "$T/latencyd.log")"
+run "$LATENCYCTL" -s "$SOCK" metrics
+[ "$(value "$T/out" latencyd_metrics_textfile_failures_total)" -ge 2 ] ||
+	fail "failures not counted: $(grep textfile "$T/out")"
+chmod 0755 "$T/textfile"
+wait_for 50 grep -q "metrics.textfile $PROMFILE written again" "$T/latencyd.log" ||
+	fail "not written again once the directory is writable"
+pass "an unwritable textfile: counted, said once, written again"
+stop_daemon
+
+# The module's counters, per tracker, from its sysfs files (a fake tree: no module here).
+S=$T/sys/kernel/latency_tracker
+for t in block wakeup; do
+	mkdir -p "$S/$t/stats"
+	echo 0 >"$S/$t/enabled"
+done
+echo 4 >"$S/block/stats/alerts"
+echo 2 >"$S/block/stats/timeouts"
+echo 9 >"$S/block/stats/drops"
+echo 1234 >"$S/block/stats/delay_count"
+echo 1.4 >"$S/abi_version"
+printf 'control: { socket = "%s"; };\nsession: { enabled = false; };\n' "$SOCK" >"$T/bare.conf"
+LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/bare.conf"
+run "$LATENCYCTL" -s "$SOCK" metrics
+expect_rc 0 "latencyctl metrics, module counters"
+"$PROM/promtool" check metrics <"$T/out" >"$T/promtool.log" 2>&1 ||
+	fail "promtool check metrics, module counters: $(cat "$T/promtool.log")"
+for kv in 'latencyd_tracker_alerts_total{tracker="block",reason="threshold"}=4' \
+	'latencyd_tracker_alerts_total{tracker="block",reason="timeout"}=2' \
+	'latencyd_tracker_dropped_events_total{tracker="block"}=9' \
+	'latencyd_tracker_pairs_total{tracker="block"}=1234' \
+	'latencyd_tracker_pairs_total{tracker="wakeup"}=0'; do
+	[ "$(value "$T/out" "${kv%=*}")" = "${kv##*=}" ] ||
+		fail "${kv%=*} is not ${kv##*=}: $(grep tracker "$T/out")"
+done
+pass "the module's counters per tracker"
+# The Grafana dashboard uses exactly the names latencyd writes.
+DASH=$(dirname "$0")/../../contrib/grafana-latencyd.json
+for name in $(jq -r '.panels[].targets[].expr' "$DASH" | grep -o 'latencyd_[a-z_]*' | sort -u); do
+	grep -q "^# TYPE $name " "$T/metrics-full" "$T/out" ||
+		fail "the dashboard's $name is not a metric latencyd writes"
+done
+pass "every metric the Grafana dashboard queries is one latencyd writes"
+stop_daemon
+
+# Bad settings are refused before anything runs, naming the setting and the problem.
+for bad in "$T/nodir/latencyd.prom:No such file" "$T/textfile/latencyd.txt:*.prom" \
+	"relative.prom:absolute"; do
+	printf 'metrics: { textfile = "%s"; };\n' "${bad%%:*}" >"$T/bad.conf"
+	run "$LATENCYD" --check-config -c "$T/bad.conf"
+	[ "$RC" -ne 0 ] || fail "metrics.textfile = ${bad%%:*} accepted"
+	grep -q "metrics.textfile" "$T/err" && grep -qF "${bad#*:}" "$T/err" ||
+		fail "metrics.textfile = ${bad%%:*}: $(cat "$T/err")"
+done
+printf 'metrics: { interval = "0s"; };\n' >"$T/bad.conf"
+run "$LATENCYD" --check-config -c "$T/bad.conf"
+[ "$RC" -ne 0 ] && grep -q "metrics.interval" "$T/err" || fail "metrics.interval = 0s: $(cat "$T/err")"
+pass "bad metrics settings refused, naming the setting"
