@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Directory trees, for snapshots (catalog, recorder) and runtime directories. */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <glob.h>
 #include <limits.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fsutil.h"
 
@@ -81,4 +83,61 @@ char *path_newest(const char *dir, const char *prefix)
 	}
 	globfree(&g);
 	return p;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The rename is durable only once the directory is. */
+static int sync_dir_of(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd, r = 0;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) ?: 1 : 1,
+		 slash ? path : ".");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* the rename is done: the next sync of the directory carries it */
+	if (fsync(fd) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+int file_replace(const char *path, const char *tmp, const char *data, size_t len, bool newline,
+		 mode_t mode, unsigned flags)
+{
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode), r;
+
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, data, len);
+	if (r == 0 && newline)
+		r = write_all(fd, "\n", 1);
+	if (r == 0 && (flags & FILE_DURABLE) && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		return r;
+	}
+	return flags & FILE_DURABLE ? sync_dir_of(path) : 0;
 }

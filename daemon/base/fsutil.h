@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* fsutil.c: directory trees: create, measure, delete, find. */
+/* fsutil.c: directory trees: create, measure, delete, find; files replaced whole. */
 #ifndef LATENCYD_BASE_FSUTIL_H
 #define LATENCYD_BASE_FSUTIL_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -14,5 +16,14 @@ uint64_t dir_size(const char *path);
 int rm_tree(const char *path);
 /* The greatest (newest, for LTTng's dated names) DIR/PREFIX-*, malloc'd; NULL if none. */
 char *path_newest(const char *dir, const char *prefix);
+
+#define FILE_DURABLE (1u << 0) /* fsync the file, and its directory after the rename */
+/*
+ * Replaces PATH with the LEN bytes of DATA (a newline appended when NEWLINE) through TMP,
+ * created with MODE and renamed over PATH: a reader sees the old file or the new one,
+ * never half of one. TMP is removed on failure. FLAGS: FILE_DURABLE. 0 or -errno.
+ */
+int file_replace(const char *path, const char *tmp, const char *data, size_t len, bool newline,
+		 mode_t mode, unsigned flags);
 
 #endif /* LATENCYD_BASE_FSUTIL_H */

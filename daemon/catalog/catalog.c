@@ -217,22 +217,6 @@ void catalog_free(struct catalog *c)
 	free(c);
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static struct json_object *entries_json(const struct catalog *c)
 {
 	struct json_object *a = json_object_new_array_ext((int)c->n), *o;
@@ -277,45 +261,14 @@ int catalog_save(struct catalog *c)
 {
 	struct json_object *view = doc_print_view(c);
 	const char *text = NULL;
-	char *tmp = NULL, *path = NULL;
-	int fd = -1, dfd = -1, r;
+	char *tmp = path_in(c, CATALOG_FILE ".tmp"), *path = path_in(c, CATALOG_FILE);
+	int r = -ENOMEM;
 
 	if (view)
 		text = json_object_to_json_string_ext(view, JSON_C_TO_STRING_PRETTY |
 								    JSON_C_TO_STRING_NOSLASHESCAPE);
-	tmp = path_in(c, CATALOG_FILE ".tmp");
-	path = path_in(c, CATALOG_FILE);
-	if (!text || !tmp || !path) {
-		r = -ENOMEM;
-		goto out;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	if (fd < 0) {
-		r = -errno;
-		goto out;
-	}
-	r = write_all(fd, text, strlen(text));
-	if (r == 0)
-		r = write_all(fd, "\n", 1);
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	fd = -1;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0) {
-		unlink(tmp);
-		goto out;
-	}
-	/* The rename is durable only once the directory is. */
-	dfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		if (fsync(dfd) < 0)
-			r = -errno;
-		close(dfd);
-	}
-out:
+	if (text && tmp && path)
+		r = file_replace(path, tmp, text, strlen(text), true, 0640, FILE_DURABLE);
 	json_object_put(view);
 	free(tmp);
 	free(path);

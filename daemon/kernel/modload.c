@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 #include <libkmod.h>
 
+#include "fsutil.h"
 #include "kernel.h"
 #include "log.h"
 #include "proto.h"
@@ -116,8 +117,7 @@ int modload_state_write(const char *path, pid_t pid, char *const *names, size_t 
 	struct json_object *o = json_object_new_object(), *list = json_object_new_array();
 	char tmp[PATH_MAX];
 	const char *text;
-	int fd, r = 0;
-	size_t len;
+	int r;
 
 	if (!o || !list) {
 		json_object_put(o);
@@ -129,22 +129,8 @@ int modload_state_write(const char *path, pid_t pid, char *const *names, size_t 
 	json_object_object_add(o, "pid", json_object_new_int(pid));
 	json_object_object_add(o, "modules", list);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	len = strlen(text);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd) < 0)
-		r = errno ? -errno : -EIO;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-out:
+	r = text ? file_replace(path, tmp, text, strlen(text), true, 0644, FILE_DURABLE) : -ENOMEM;
 	json_object_put(o);
 	return r;
 }

@@ -7,13 +7,11 @@
  * (latencyd_metrics_textfile_failures_total) and logged once, then again when it works.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fsutil.h"
 #include "log.h"
@@ -24,29 +22,10 @@ static int write_text(const char *path, const char *text)
 {
 	char tmp[PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	size_t len = strlen(text);
-	ssize_t n;
-	int fd, r = 0;
 
 	snprintf(tmp, sizeof(tmp), "%.*s/.%s.tmp", (int)(slash - path), path, slash + 1);
-	/* 0644: node_exporter runs as its own user. */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	for (const char *p = text; r == 0 && len > 0; p += n, len -= (size_t)n) {
-		n = write(fd, p, len);
-		if (n < 0 && errno != EINTR)
-			r = -errno;
-		else if (n < 0)
-			n = 0;
-	}
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	return r;
+	/* 0644: node_exporter runs as its own user. Not durable: the next write replaces it. */
+	return file_replace(path, tmp, text, strlen(text), false, 0644, 0);
 }
 
 static void write_now(struct manager *m)
