@@ -30,7 +30,10 @@ enum {
 	OPT_LAMI,
 	OPT_NO_TABLES,
 	OPT_INCIDENT,
-	OPT_LOCAL
+	OPT_LOCAL,
+	OPT_FREQ,
+	OPT_FREQ_RESOLUTION,
+	OPT_IO_USAGE
 };
 
 static void print_json(struct json_object *o, bool pretty)
@@ -154,6 +157,11 @@ static void analyze_help(const struct command *cmd)
 	       "  --begin NS, --end NS  only this window (ns since the epoch)\n"
 	       "  --limit N|unlimited   rows per table (default %d)\n"
 	       "  --no-tables           only the alerts' causes\n"
+	       "  --freq                frequency distributions of the system call, block I/O\n"
+	       "                        and interrupt handler latencies over the window\n"
+	       "  --freq-resolution N   their buckets, 1 to %d (default %d; implies --freq)\n"
+	       "  --io-usage            the processes that read and wrote most (as\n"
+	       "                        lttng-iousagetop): network, file, unknown, block\n"
 	       "  --lami                LAMI 1.0 results (as latencyctl-lami)\n"
 	       "  --incident ID DIR     every host's snapshot of fleet incident ID under DIR\n"
 	       "  --local-only          with --incident: each host's chains alone, not followed\n"
@@ -162,8 +170,10 @@ static void analyze_help(const struct command *cmd)
 	       "                        LAMI 1.0, as Trace Compass calls them\n"
 	       "\nID is asked to latencyd; PATH (a snapshot directory) needs no daemon.\n"
 	       "Exit status: 0 analysed (maybe partially: see \"partial\"), "
-	       "1 nothing could be analysed.\n\nExample: %s\n",
-	       cmd->name, cmd->args, cmd->summary, AN_LIMIT_DEFAULT, cmd->example);
+	       "1 nothing could be analysed,\n2 a usage error (a bad option or value).\n\nExample: "
+	       "%s\n",
+	       cmd->name, cmd->args, cmd->summary, AN_LIMIT_DEFAULT, AN_FREQ_RESOLUTION_MAX,
+	       AN_FREQ_RESOLUTION_DEFAULT, cmd->example);
 }
 
 /* --begin, --end (C) and --limit (OPT_LIMIT): EXIT_OK, or EXIT_USAGE after saying why. */
@@ -191,6 +201,22 @@ static int window_option(int c, const char *arg, struct an_options *opt)
 	return EXIT_OK;
 }
 
+/* --freq-resolution N: EXIT_OK, or EXIT_USAGE after saying why. */
+static int freq_option(const char *arg, struct an_options *opt)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) < 0 || v < AN_FREQ_RESOLUTION_MIN || v > AN_FREQ_RESOLUTION_MAX) {
+		fprintf(stderr,
+			"latencyctl: analyze: invalid --freq-resolution '%s': a number of buckets "
+			"from %d to %d\n",
+			arg, AN_FREQ_RESOLUTION_MIN, AN_FREQ_RESOLUTION_MAX);
+		return EXIT_USAGE;
+	}
+	opt->freq_resolution = (unsigned)v;
+	return EXIT_OK;
+}
+
 /*
  * Analyze's options into A: EXIT_CONTINUE when the analysis is to run (argv[optind..] are
  * its arguments), else the exit status: after --help, --mi-version, --metadata (all done
@@ -211,6 +237,9 @@ static int analyze_options(struct ctl *ctl, const struct command *cmd, int argc,
 		{"output-progress", no_argument, NULL, OPT_PROGRESS},
 		{"incident", required_argument, NULL, OPT_INCIDENT},
 		{"local-only", no_argument, NULL, OPT_LOCAL},
+		{"freq", no_argument, NULL, OPT_FREQ},
+		{"freq-resolution", required_argument, NULL, OPT_FREQ_RESOLUTION},
+		{"io-usage", no_argument, NULL, OPT_IO_USAGE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -227,6 +256,17 @@ static int analyze_options(struct ctl *ctl, const struct command *cmd, int argc,
 			break;
 		case OPT_NO_TABLES:
 			a->opt.tables = false;
+			break;
+		case OPT_FREQ:
+			if (!a->opt.freq_resolution)
+				a->opt.freq_resolution = AN_FREQ_RESOLUTION_DEFAULT;
+			break;
+		case OPT_IO_USAGE:
+			a->opt.io_usage = true;
+			break;
+		case OPT_FREQ_RESOLUTION:
+			if (freq_option(optarg, &a->opt) != EXIT_OK)
+				return EXIT_USAGE;
 			break;
 		case OPT_INCIDENT:
 			a->incident = optarg;

@@ -54,8 +54,9 @@ static const struct command commands[] = {
 	{PROTO_CMD_DELETE_SNAPSHOT, "ID", "delete a snapshot and its files", cmd_delete_snapshot,
 	 "  ID        a snapshot's id, from list-snapshots\n", "latencyctl delete-snapshot 42"},
 	{CTL_CMD_ANALYZE,
-	 "[--begin NS] [--end NS] [--limit N] [--no-tables] [--lami [--output-progress]] "
-	 "[--test-compatibility] ID|PATH | --incident ID DIR [--local-only] | --mi-version | "
+	 "[--begin NS] [--end NS] [--limit N] [--no-tables] [--freq] [--freq-resolution N] "
+	 "[--io-usage] [--lami [--output-progress]] [--test-compatibility] ID|PATH | --incident ID "
+	 "DIR [--local-only] | --mi-version | "
 	 "--metadata",
 	 "explain a snapshot's alerts and give its statistics (run here, not in latencyd)",
 	 cmd_analyze, "", /* its own --help: cmd_analyze.c */

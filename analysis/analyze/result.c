@@ -29,6 +29,9 @@ static void computed_free(struct an_result *r)
 	for (size_t i = 0; i < r->tables.n; i++)
 		an_vec_free(&AN_AT(&r->tables, struct an_table, i)->cells);
 	an_vec_free(&r->tables);
+	for (size_t i = 0; i < r->freq.n; i++)
+		an_vec_free(&AN_AT(&r->freq, struct an_table, i)->cells);
+	an_vec_free(&r->freq);
 	an_strs_free(&r->missing);
 	an_strs_free(&r->names);
 }
@@ -53,7 +56,7 @@ struct an_result *an_result_new(const char *path)
 	r->path = strdup(path);
 	r->dirs.size = r->missing.size = r->names.size = sizeof(char *);
 	r->causes.size = sizeof(struct an_cause);
-	r->tables.size = sizeof(struct an_table);
+	r->tables.size = r->freq.size = sizeof(struct an_table);
 	r->log.ev.size = sizeof(struct an_ev);
 	r->log.tasks.size = sizeof(struct an_task);
 	r->log.alerts.size = sizeof(struct an_alert);
@@ -70,7 +73,11 @@ struct an_result *an_result_new(const char *path)
 /* The alerts explained, missing events and tables over opt's window. */
 static int compute_window(struct an_result *r, const struct an_options *opt, char **why)
 {
-	unsigned limit = opt->limit ? opt->limit : AN_LIMIT_DEFAULT;
+	struct an_tables_want want = {.limit = opt->limit ? opt->limit : AN_LIMIT_DEFAULT,
+				      .stats = opt->tables,
+				      .resolution = opt->freq_resolution < AN_FREQ_RESOLUTION_MAX
+							    ? opt->freq_resolution
+							    : AN_FREQ_RESOLUTION_MAX};
 	unsigned max_alerts = opt->max_alerts ? opt->max_alerts : AN_ALERTS_DEFAULT;
 
 	r->begin =
@@ -93,7 +100,12 @@ static int compute_window(struct an_result *r, const struct an_options *opt, cha
 		if (an_stack_attach(c, opt->known))
 			an_cause_story(&r->log, c);
 	}
-	if (opt->tables && an_tables(&r->log, limit, &r->tables, &r->names, r->begin, r->end) < 0) {
+	want.io_usage = r->io_usage = opt->io_usage;
+	want.begin = r->begin;
+	want.end = r->end;
+	r->resolution = want.resolution;
+	if ((want.stats || want.resolution || want.io_usage) &&
+	    an_tables(&r->log, &want, &r->tables, &r->freq, &r->names) < 0) {
 		*why = an_asprintf("out of memory computing the tables");
 		return -ENOMEM;
 	}

@@ -19,6 +19,9 @@ struct an_result {
 	struct an_vec dirs;    /* char * */
 	struct an_vec causes;  /* struct an_cause */
 	struct an_vec tables;  /* struct an_table */
+	struct an_vec freq;    /* struct an_table: the distributions (--freq) */
+	unsigned resolution;   /* their buckets, 0: not asked for */
+	bool io_usage;	       /* the I/O usage tables were asked for */
 	struct an_vec missing; /* char *: event classes absent and what that costs */
 	struct an_vec names;   /* char *: strings the tables point to */
 	uint64_t begin, end;

@@ -49,8 +49,12 @@ struct an_options {
 	uint64_t begin_ns, end_ns; /* window (ns from the epoch), 0: the whole trace */
 	unsigned limit;		   /* rows per table, 0: the default (AN_LIMIT_DEFAULT) */
 	bool tables;		   /* compute the statistics tables */
-	unsigned max_alerts;	   /* alerts explained, 0: AN_ALERTS_DEFAULT */
-	bool local_only;	   /* an incident: chains not followed across hosts */
+	/* Frequency distributions of the latencies over the window in this many buckets
+	 * (AN_FREQ_RESOLUTION_MIN..MAX), 0: none. */
+	unsigned freq_resolution;
+	bool io_usage;	     /* the processes that read and wrote most (lttng-iousagetop) */
+	unsigned max_alerts; /* alerts explained, 0: AN_ALERTS_DEFAULT */
+	bool local_only;     /* an incident: chains not followed across hosts */
 	/* What latencyd knew of the snapshot (borrowed), NULL: nothing. Its kernel stacks are
 	 * shown beside the links they explain, its disks' names where the trace has none. */
 	const struct an_known *known;
@@ -59,8 +63,11 @@ struct an_options {
 	void *progress_arg;
 };
 
-#define AN_LIMIT_DEFAULT  10
-#define AN_ALERTS_DEFAULT 16
+#define AN_LIMIT_DEFAULT	   10
+#define AN_ALERTS_DEFAULT	   16
+#define AN_FREQ_RESOLUTION_DEFAULT 20
+#define AN_FREQ_RESOLUTION_MIN	   1
+#define AN_FREQ_RESOLUTION_MAX	   1000
 
 /*
  * Analyses the snapshot under path. Returns 0 and a result (maybe partial: damaged or

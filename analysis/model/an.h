@@ -28,8 +28,8 @@ enum an_ev_type {
 	EV_HRTIMER_EXIT,
 	EV_TIMER_ENTRY,
 	EV_TIMER_EXIT,
-	EV_BLOCK_ISSUE,	   /* a dev, c nr_sector, d sector */
-	EV_BLOCK_COMPLETE, /* a dev, c nr_sector, d sector */
+	EV_BLOCK_ISSUE,	   /* a dev, b tid (-1 unknown), c nr_sector, d sector */
+	EV_BLOCK_COMPLETE, /* a dev, b rwbs (-1 unknown), c nr_sector, d sector */
 	EV_SYS_ENTRY,	   /* a syscall index */
 	EV_SYS_EXIT,	   /* a syscall index, d ret */
 	EV_ALERT,	   /* a alert index */
@@ -106,6 +106,10 @@ struct an_disk {
 	uint32_t dev; /* the kernel's dev_t: major << 20 | minor */
 	char name[32];
 };
+
+/* lttng-modules' block_rq_* rwbs flags */
+#define AN_RWBS_WRITE 0x1
+#define AN_RWBS_READ  0x4
 
 /* What reading the trace gave. */
 struct an_log {

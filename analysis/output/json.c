@@ -266,6 +266,33 @@ static struct json_object *table(const struct an_table *t)
 	return o;
 }
 
+/* A distribution, its buckets as objects: what jq reads best. */
+static struct json_object *distribution(const struct an_table *t)
+{
+	struct json_object *o = json_object_new_object(), *buckets = json_object_new_array();
+	const struct an_cell *cells = t->cells.v;
+	size_t rows = an_rows(t);
+	int64_t count = 0;
+
+	for (size_t r = 0; r < rows; r++) {
+		struct json_object *b = json_object_new_object();
+
+		add(b, "lower_ns", i64(cells[r * 3].v));
+		add(b, "upper_ns", i64(cells[r * 3 + 1].v));
+		add(b, "count", i64(cells[r * 3 + 2].v));
+		count += cells[r * 3 + 2].v;
+		json_object_array_add(buckets, b);
+	}
+	add(o, "class", json_object_new_string(t->cls->name));
+	add(o, "subject", json_object_new_string(t->subject ? t->subject : ""));
+	add(o, "title", json_object_new_string(t->title ? t->title : t->cls->title));
+	add(o, "count", i64(count));
+	add(o, "min_ns", i64(rows ? cells[0].v : 0));
+	add(o, "max_ns", i64(rows ? cells[(rows - 1) * 3 + 1].v : 0));
+	add(o, "buckets", buckets);
+	return o;
+}
+
 struct json_object *an_result_json(const struct an_result *r)
 {
 	struct json_object *o = json_object_new_object(), *alerts = json_object_new_array(),
@@ -292,5 +319,16 @@ struct json_object *an_result_json(const struct an_result *r)
 		add(tables, t->cls->name, table(t));
 	}
 	add(o, "tables", tables);
+	if (r->io_usage)
+		add(o, "io_usage_note", json_object_new_string(an_io_usage_note));
+	if (r->resolution) {
+		struct json_object *freq = json_object_new_array();
+
+		for (size_t i = 0; i < r->freq.n; i++)
+			json_object_array_add(freq,
+					      distribution(AN_AT(&r->freq, struct an_table, i)));
+		add(o, "freq_resolution", i64(r->resolution));
+		add(o, "distributions", freq);
+	}
 	return o;
 }

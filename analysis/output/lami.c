@@ -63,7 +63,8 @@ struct json_object *an_lami_metadata(void)
 	add(o, "description",
 	    json_object_new_string("Explains each latency_tracker alert of a latencyd snapshot "
 				   "(the critical path through its wakeup chain) and gives CPU, "
-				   "system call, interrupt and block I/O statistics."));
+				   "system call, interrupt and block I/O statistics, their "
+				   "frequency distributions and the processes' I/O usage."));
 	for (const char *const *t = (const char *const[]){"latency", "critical-path", "stats",
 							  "linux-kernel", NULL};
 	     *t; t++)
@@ -291,6 +292,8 @@ bool an_lami_has_results(const struct an_result *r)
 	for (size_t i = 0; i < r->tables.n; i++)
 		if (an_rows(AN_AT(&r->tables, struct an_table, i)))
 			return true;
+	if (r->freq.n)
+		return true;
 	return r->causes.n > 0;
 }
 
@@ -304,6 +307,16 @@ struct json_object *an_lami_results(const struct an_result *r)
 
 		if (an_rows(t))
 			result(results, t, r->begin, r->end, NULL);
+	}
+	/* A distribution per subject, as lttng-analyses' --freq: its class inherited, its own
+	 * title saying what it bins. */
+	for (size_t i = 0; i < r->freq.n; i++) {
+		const struct an_table *t = AN_AT(&r->freq, struct an_table, i);
+		struct json_object *cls = json_object_new_object();
+
+		add(cls, "inherit", json_object_new_string(t->cls->name));
+		add(cls, "title", json_object_new_string(t->title ? t->title : t->cls->title));
+		result(results, t, r->begin, r->end, cls);
 	}
 	add(o, "results", results);
 	return o;

@@ -85,7 +85,7 @@ static void table(const struct an_table *t, FILE *f)
 			if ((int)strlen(buf) > width[i])
 				width[i] = (int)strlen(buf);
 		}
-	fprintf(f, "\n%s\n", t->cls->title);
+	fprintf(f, "\n%s\n", t->title ? t->title : t->cls->title);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s%-*s", i ? "  " : "", i + 1 < n ? width[i] : 0,
 			t->cls->cols[i].title);
@@ -140,4 +140,11 @@ void an_result_print(const struct an_result *r, FILE *f)
 	}
 	for (size_t i = 0; i < r->tables.n; i++)
 		table(AN_AT(&r->tables, struct an_table, i), f);
+	if (r->io_usage)
+		fprintf(f, "\nI/O usage: %s\n", an_io_usage_note);
+	if (r->resolution && !r->freq.n)
+		fprintf(f, "\nNo frequency distribution: no system call, block request or "
+			   "interrupt handler both began and ended in the window.\n");
+	for (size_t i = 0; i < r->freq.n; i++)
+		table(AN_AT(&r->freq, struct an_table, i), f);
 }

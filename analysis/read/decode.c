@@ -140,7 +140,9 @@ static void resolve(struct an_log *log, const bt_event_class *ec, struct handler
 		h->type = EV_TIMER_EXIT;
 	} else if (strcmp(name, "block_rq_issue") == 0 || strcmp(name, "block_rq_complete") == 0) {
 		h->type = name[9] == 'i' ? EV_BLOCK_ISSUE : EV_BLOCK_COMPLETE;
-		fields(h, p, "dev", NULL, "nr_sector", "sector");
+		/* who issued it; what it was (lttng-modules' rwbs flags) once it completed */
+		fields(h, p, "dev", h->type == EV_BLOCK_ISSUE ? "tid" : "rwbs", "nr_sector",
+		       "sector");
 	} else if ((sys = strip(name, entry))) {
 		h->type = EV_SYS_ENTRY;
 		h->sys = syscall_index(log, sys);

@@ -257,20 +257,35 @@ static int disk_tables(const struct an_log *log, struct tally *t, unsigned limit
 }
 
 /* Each table the log has the events for, in this order. */
-int an_tables(const struct an_log *log, unsigned limit, struct an_vec *tables, struct an_vec *names,
-	      uint64_t begin, uint64_t end)
+static int stat_tables(const struct an_log *log, struct tally *t, unsigned limit,
+		       struct an_vec *tables, struct an_vec *names)
+{
+	int r = 0;
+
+	if (log->counts[EV_SWITCH])
+		r = cpu_tables(log, t, limit, tables);
+	if (r == 0 && log->counts[EV_SYS_ENTRY])
+		r = syscall_tables(log, t, limit, tables);
+	if (r == 0 && (log->counts[EV_IRQ_ENTRY] || log->counts[EV_SOFTIRQ_ENTRY]))
+		r = irq_table(log, t, limit, tables);
+	if (r == 0 && log->counts[EV_BLOCK_COMPLETE])
+		r = disk_tables(log, t, limit, tables, names);
+	return r;
+}
+
+/* The statistics and the distributions from one tally of the window. */
+int an_tables(const struct an_log *log, const struct an_tables_want *want, struct an_vec *tables,
+	      struct an_vec *freq, struct an_vec *names)
 {
 	struct tally t;
-	int r = an_tally(log, begin, end, &t);
+	int r = an_tally(log, want->begin, want->end, &t);
 
-	if (r == 0 && log->counts[EV_SWITCH])
-		r = cpu_tables(log, &t, limit, tables);
-	if (r == 0 && log->counts[EV_SYS_ENTRY])
-		r = syscall_tables(log, &t, limit, tables);
-	if (r == 0 && (log->counts[EV_IRQ_ENTRY] || log->counts[EV_SOFTIRQ_ENTRY]))
-		r = irq_table(log, &t, limit, tables);
-	if (r == 0 && log->counts[EV_BLOCK_COMPLETE])
-		r = disk_tables(log, &t, limit, tables, names);
+	if (r == 0 && want->resolution)
+		r = an_freq_tables(log, &t, want, freq, names);
+	if (r == 0 && want->stats)
+		r = stat_tables(log, &t, want->limit, tables, names);
+	if (r == 0 && want->io_usage)
+		r = an_io_tables(&t, want->limit, tables);
 	an_tally_free(&t);
 	return r;
 }

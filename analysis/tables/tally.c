@@ -14,6 +14,11 @@ struct pending {
 	int32_t sys;
 };
 
+struct blk_pending {
+	uint64_t issued;
+	int32_t tid; /* -1 unknown */
+};
+
 static struct stats *keyed_get(struct keyed *k, uint64_t key)
 {
 	bool inserted;
@@ -103,6 +108,8 @@ static int on_sys_exit(struct tally *t, unsigned cpu, const struct an_ev *e, boo
 	p = AN_AT(&t->pend, struct pending, *slot - 1);
 	if (!p->ts || p->sys != e->a || !in || p->ts < t->begin)
 		return 0;
+	if (an_io_syscall(t, t->cur[cpu], e->a, (int64_t)e->d) < 0)
+		return -1;
 	d = e->ts - p->ts;
 	add(keyed_get(&t->sys, (uint64_t)(uint32_t)e->a), d);
 	add(keyed_get(&t->sysproc, (uint64_t)(uint32_t)t->cur[cpu]), d);
@@ -114,8 +121,10 @@ static int on_sys_exit(struct tally *t, unsigned cpu, const struct an_ev *e, boo
 	return 0;
 }
 
-static int on_block_issue(struct tally *t, const struct an_ev *e)
+/* Its issuer: the event's own tid, else the task running where it was issued. */
+static int on_block_issue(struct tally *t, unsigned cpu, const struct an_ev *e)
 {
+	struct blk_pending *b;
 	bool inserted;
 	uint64_t key = ((uint64_t)(uint32_t)e->a << 40) ^ e->d;
 	uint32_t *slot = an_map_slot(&t->blk_map, key + 1, &inserted);
@@ -127,29 +136,44 @@ static int on_block_issue(struct tally *t, const struct an_ev *e)
 			return -1;
 		*slot = (uint32_t)t->blk.n;
 	}
-	*AN_AT(&t->blk, uint64_t, *slot - 1) = e->ts;
+	b = AN_AT(&t->blk, struct blk_pending, *slot - 1);
+	b->issued = e->ts;
+	b->tid = e->b > 0 ? e->b : t->cur[cpu];
 	return 0;
 }
 
 /* A block request issued and completed in the window. */
 static int on_block_complete(struct tally *t, const struct an_ev *e, bool in)
 {
-	uint64_t key = ((uint64_t)(uint32_t)e->a << 40) ^ e->d, *issued;
+	uint64_t key = ((uint64_t)(uint32_t)e->a << 40) ^ e->d, issued;
 	uint32_t *slot = an_map_find(&t->blk_map, key + 1);
+	struct blk_pending *b;
 	struct top *tp;
 
 	if (!slot)
 		return 0;
-	issued = AN_AT(&t->blk, uint64_t, *slot - 1);
-	if (*issued && in && *issued >= t->begin) {
-		add(keyed_get(&t->disk, (uint64_t)(uint32_t)e->a), e->ts - *issued);
-		tp = an_vec_push(&t->topblk);
-		if (!tp)
-			return -1;
-		*tp = (struct top){*issued, e->ts - *issued, e->a, (int64_t)e->d,
-				   (int64_t)e->c * 512};
-	}
-	*issued = 0;
+	b = AN_AT(&t->blk, struct blk_pending, *slot - 1);
+	issued = b->issued;
+	b->issued = 0;
+	if (!issued || !in || issued < t->begin)
+		return 0;
+	add(keyed_get(&t->disk, (uint64_t)(uint32_t)e->a), e->ts - issued);
+	tp = an_vec_push(&t->topblk);
+	if (!tp)
+		return -1;
+	*tp = (struct top){issued, e->ts - issued, e->a, (int64_t)e->d, (int64_t)e->c * 512};
+	return an_io_block(t, b->tid, e->b, (uint64_t)e->c * 512);
+}
+
+/* A handler run, into its irq's statistics and, one by one, for the distributions. */
+static int irq_ran(struct tally *t, uint64_t key, uint64_t dur)
+{
+	struct irq_run *run = an_vec_push(&t->irqrun);
+
+	add(keyed_get(&t->irq, key), dur);
+	if (!run)
+		return -1;
+	*run = (struct irq_run){key, dur};
 	return 0;
 }
 
@@ -158,6 +182,7 @@ static int on_event(struct tally *t, const struct an_ev *e)
 	unsigned cpu = e->cpu < t->ncpu ? e->cpu : 0;
 	bool in = e->ts >= t->begin && e->ts <= t->end;
 	uint64_t ts = e->ts < t->begin ? t->begin : e->ts > t->end ? t->end : e->ts;
+	int r = 0;
 
 	switch (e->type) {
 	case EV_SWITCH:
@@ -172,21 +197,20 @@ static int on_event(struct tally *t, const struct an_ev *e)
 		return 0;
 	case EV_IRQ_EXIT:
 		if (t->irq_ts[cpu] && in)
-			add(keyed_get(&t->irq, (uint64_t)(uint32_t)e->a), e->ts - t->irq_ts[cpu]);
+			r = irq_ran(t, (uint64_t)(uint32_t)e->a, e->ts - t->irq_ts[cpu]);
 		t->irq_ts[cpu] = 0;
-		return 0;
+		return r;
 	case EV_SOFTIRQ_ENTRY:
 		t->sirq_ts[cpu] = e->ts;
 		return 0;
 	case EV_SOFTIRQ_EXIT:
 		/* softirqs keyed apart from hard irqs: bit 32 */
 		if (t->sirq_ts[cpu] && in)
-			add(keyed_get(&t->irq, (1ULL << 32) | (uint32_t)e->a),
-			    e->ts - t->sirq_ts[cpu]);
+			r = irq_ran(t, (1ULL << 32) | (uint32_t)e->a, e->ts - t->sirq_ts[cpu]);
 		t->sirq_ts[cpu] = 0;
-		return 0;
+		return r;
 	case EV_BLOCK_ISSUE:
-		return on_block_issue(t, e);
+		return on_block_issue(t, cpu, e);
 	case EV_BLOCK_COMPLETE:
 		return on_block_complete(t, e, in);
 	default:
@@ -199,17 +223,20 @@ int an_tally(const struct an_log *log, uint64_t begin, uint64_t end, struct tall
 	unsigned ncpu = log->ncpu ? log->ncpu : 1;
 	const struct an_ev *ev = log->ev.v;
 
-	*t = (struct tally){.begin = begin, .end = end, .ncpu = ncpu};
+	*t = (struct tally){.log = log, .begin = begin, .end = end, .ncpu = ncpu};
 	t->pend = (struct an_vec)AN_VEC(struct pending);
-	t->blk = (struct an_vec)AN_VEC(uint64_t);
+	t->blk = (struct an_vec)AN_VEC(struct blk_pending);
+	t->io = (struct an_vec)AN_VEC(struct io_use);
 	t->topsys = (struct an_vec)AN_VEC(struct top);
 	t->topblk = (struct an_vec)AN_VEC(struct top);
+	t->irqrun = (struct an_vec)AN_VEC(struct irq_run);
 	t->cur = malloc(ncpu * sizeof(*t->cur));
 	t->since = calloc(ncpu, sizeof(*t->since));
 	t->busy = calloc(ncpu, sizeof(*t->busy));
 	t->irq_ts = calloc(ncpu, sizeof(*t->irq_ts));
 	t->sirq_ts = calloc(ncpu, sizeof(*t->sirq_ts));
-	if (!t->cur || !t->since || !t->busy || !t->irq_ts || !t->sirq_ts)
+	if (!t->cur || !t->since || !t->busy || !t->irq_ts || !t->sirq_ts ||
+	    an_io_kinds(log, &t->sys_io) < 0)
 		return -1;
 	for (unsigned i = 0; i < ncpu; i++) {
 		t->cur[i] = -1;
@@ -241,6 +268,10 @@ void an_tally_free(struct tally *t)
 	an_vec_free(&t->blk);
 	an_vec_free(&t->topsys);
 	an_vec_free(&t->topblk);
+	an_vec_free(&t->irqrun);
+	an_map_free(&t->io_map);
+	an_vec_free(&t->io);
+	free(t->sys_io);
 	free(t->cur);
 	free(t->since);
 	free(t->busy);

@@ -21,13 +21,30 @@ struct keyed {
 	struct an_vec rows; /* struct stats */
 };
 
+/* One interrupt or softirq handler's run: what the distributions bin. */
+struct irq_run {
+	uint64_t key; /* as struct tally's irq */
+	uint64_t dur;
+};
+
 struct top {
 	uint64_t ts, dur;
 	int64_t x, y; /* syscall: tid, sys; block: dev, sector */
 	int64_t z;    /* syscall: ret; block: bytes */
 };
 
+/* What one process read and wrote (iousage.c): bytes by kind of file descriptor, as far as
+ * the trace tells (enum io_kind), and its block requests' bytes. */
+enum io_kind { IO_FILE, IO_NET, IO_UNKNOWN, IO__KINDS };
+struct io_use {
+	int32_t tid;		  /* the first task seen of the process */
+	uint64_t read[IO__KINDS]; /* system calls' returned bytes */
+	uint64_t written[IO__KINDS];
+	uint64_t block_read, block_written; /* block requests it issued */
+};
+
 struct tally {
+	const struct an_log *log;
 	uint64_t begin, end;
 	unsigned ncpu;
 	struct keyed run;     /* running time per task (tid 0: idle) */
@@ -37,6 +54,7 @@ struct tally {
 	struct keyed disk;    /* block request latencies per device */
 	struct an_vec topsys; /* struct top: every system call in the window */
 	struct an_vec topblk; /* struct top: every block request in the window */
+	struct an_vec irqrun; /* struct irq_run: every handler run in the window */
 	uint64_t *busy;	      /* per CPU: time not idle */
 	/* The pass's own state. */
 	int32_t *cur;		/* per CPU: the running task, -1 unknown */
@@ -46,8 +64,18 @@ struct tally {
 	struct an_map pend_map; /* tid + 1 -> index in pend + 1 */
 	struct an_vec pend;	/* the system call each task is in */
 	struct an_map blk_map;	/* block request key + 1 -> index in blk + 1 */
-	struct an_vec blk;	/* uint64_t: each pending block request's issue */
+	struct an_vec blk;	/* struct blk_pending: each pending block request */
+	/* I/O usage per process: (pid, else the tid with bit 32) + 1 -> index in io + 1 */
+	struct an_map io_map;
+	struct an_vec io;    /* struct io_use */
+	signed char *sys_io; /* per system call index: -1 no I/O, else IO_* | IO_WRITES */
 };
+
+/* iousage.c: each system call's I/O kind (tally.sys_io), and the bytes credited. */
+#define IO_WRITES 0x10
+int an_io_kinds(const struct an_log *log, signed char **kinds);
+int an_io_syscall(struct tally *t, int32_t tid, int32_t sys, int64_t ret);
+int an_io_block(struct tally *t, int32_t tid, int32_t rwbs, uint64_t bytes);
 
 /* The log's events over [begin, end] tallied into T; -1 when out of memory. Either way, T is
  * freed with an_tally_free(). */
