@@ -13,39 +13,6 @@
 
 #include "selftest.h"
 
-/* On failure: report the line, set ret, jump to the case's cleanup label "out". */
-#define ST_CHECK(cond)								\
-	do {									\
-		if (!(cond)) {							\
-			st_printf(r, "  %s:%d: %s\n", __func__, __LINE__, #cond);	\
-			ret = -EINVAL;						\
-			goto out;						\
-		}								\
-	} while (0)
-
-#define ST_EQ(a, b)								\
-	do {									\
-		long long _a = (long long)(a), _b = (long long)(b);		\
-		if (_a != _b) {							\
-			st_printf(r, "  %s:%d: %s = %lld, expected %lld\n",	\
-				  __func__, __LINE__, #a, _a, _b);		\
-			ret = -EINVAL;						\
-			goto out;						\
-		}								\
-	} while (0)
-
-#define ST_NEW(t, p)								\
-	do {									\
-		t = st_tracker_new(p);						\
-		if (IS_ERR(t)) {						\
-			st_printf(r, "  %s: create %s: %ld\n", __func__,	\
-				  (p)->name, PTR_ERR(t));			\
-			ret = PTR_ERR(t);					\
-			t = NULL;						\
-			goto out;						\
-		}								\
-	} while (0)
-
 /* Polls cond every 5 ms for up to ms milliseconds. */
 #define ST_WAIT(cond, ms)							\
 	do {									\
@@ -785,6 +752,10 @@ static const struct st_case {
 	{ "disable", st_disable },
 	{ "destroy_pending", st_destroy_pending },
 	{ "concurrency", st_concurrency },
+	{ "hist_buckets", st_hist_buckets },
+	{ "hist_reset", st_hist_reset },
+	{ "hist_per", st_hist_per },
+	{ "hist_other", st_hist_other },
 };
 
 int st_run_cases(struct st_report *r, const char *only)

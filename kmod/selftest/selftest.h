@@ -7,6 +7,7 @@
 #ifndef _LT_SELFTEST_H
 #define _LT_SELFTEST_H
 
+#include <linux/err.h>
 #include <linux/types.h>
 #include <latency_tracker/latency_tracker.h>
 
@@ -22,8 +23,47 @@ struct st_report {
 
 __printf(2, 3) void st_printf(struct st_report *r, const char *fmt, ...);
 
+/* In a case, whose result is ret and whose cleanup label is "out". On failure: report the line, set ret, jump to the case's cleanup label "out". */
+#define ST_CHECK(cond)								\
+	do {									\
+		if (!(cond)) {							\
+			st_printf(r, "  %s:%d: %s\n", __func__, __LINE__, #cond);	\
+			ret = -EINVAL;						\
+			goto out;						\
+		}								\
+	} while (0)
+
+#define ST_EQ(a, b)								\
+	do {									\
+		long long _a = (long long)(a), _b = (long long)(b);		\
+		if (_a != _b) {							\
+			st_printf(r, "  %s:%d: %s = %lld, expected %lld\n",	\
+				  __func__, __LINE__, #a, _a, _b);		\
+			ret = -EINVAL;						\
+			goto out;						\
+		}								\
+	} while (0)
+
+#define ST_NEW(t, p)								\
+	do {									\
+		t = st_tracker_new(p);						\
+		if (IS_ERR(t)) {						\
+			st_printf(r, "  %s: create %s: %ld\n", __func__,	\
+				  (p)->name, PTR_ERR(t));			\
+			ret = PTR_ERR(t);					\
+			t = NULL;						\
+			goto out;						\
+		}								\
+	} while (0)
+
 /* cases.c */
 int st_run_cases(struct st_report *r, const char *only);
+
+/* hist_cases.c: the hist/ files, read and written through sysfs. */
+int st_hist_buckets(struct st_report *r);
+int st_hist_reset(struct st_report *r);
+int st_hist_per(struct st_report *r);
+int st_hist_other(struct st_report *r);
 
 /* bench.c */
 int st_bench(struct st_report *r, unsigned int n);

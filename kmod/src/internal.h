@@ -10,6 +10,7 @@
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/list_nulls.h>
+#include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/seqlock.h>
@@ -236,6 +237,68 @@ static inline void lt_count_add(struct lt_stats __percpu *s, enum lt_counter c, 
 	this_cpu_add(s->cnt[c], n);
 }
 
+static inline unsigned int lt_hist_bucket(u64 delay)
+{
+	return delay ? ilog2(delay) : 0;
+}
+
+/* hist.c: the hist/ files' histograms, resettable, and the keyed ones. */
+enum lt_hist_per {
+	LT_HIST_PER_NONE,
+	LT_HIST_PER_CPU,
+	LT_HIST_PER_DISK,
+	LT_HIST_PER_SYSCALL,
+	LT_HIST_PER_NR
+};
+
+extern const char *const lt_hist_per_names[LT_HIST_PER_NR];
+
+/*
+ * Where the per-CPU buckets of stats/ stood at the last reset (total) and at the last
+ * change of per or reset (cpu): stats/delay_hist_ns never goes back, hist/ subtracts.
+ * Written by the reset only, never by the hot path.
+ */
+struct lt_hist_base {
+	u64 total[LT_HIST_BUCKETS];
+	u64 cpu[LT_HIST_BUCKETS];
+};
+
+struct lt_hist_keyed;
+
+/* The hist/ state of one tracker; everything but keyed is under lock. */
+struct lt_hist {
+	struct lt_hist_keyed __rcu *keyed;	/* per disk or syscall only; first: hot */
+	struct mutex lock;
+	enum latency_tracker_hist_dim dim;	/* what the tracker offers */
+	latency_tracker_hist_key_t key_of;
+	enum lt_hist_per per;
+	u64 since_ns;				/* of delay_ns */
+	u64 keyed_since_ns;			/* of by_key */
+	struct lt_hist_base __percpu *base;
+	char *text;				/* by_key as last rendered from offset 0 */
+	size_t text_len;
+};
+
+int lt_hist_init(struct lt_hist *h, const struct latency_tracker_params *p);
+void lt_hist_free(struct lt_hist *h);
+void lt_hist_keyed_add(struct lt_hist *h, const void *key, size_t len, const u64 *data,
+		       u64 delay);
+int lt_hist_set_per(struct latency_tracker *t, enum lt_hist_per per);
+void lt_hist_reset(struct latency_tracker *t);
+int lt_hist_delay_show(struct latency_tracker *t, char *buf);
+ssize_t lt_hist_by_key_read(struct latency_tracker *t, char *buf, loff_t off, size_t count);
+
+/*
+ * The hot path's part: nothing but this test while per is none or cpu (the per-CPU
+ * buckets of stats/ are those of "cpu").
+ */
+static __always_inline void lt_hist_keyed(struct lt_hist *h, const void *key, size_t len,
+					  const u64 *data, u64 delay)
+{
+	if (unlikely(rcu_access_pointer(h->keyed)))
+		lt_hist_keyed_add(h, key, len, data, delay);
+}
+
 /*
  * notify.c: a token bucket in ns of alert budget. Its state is only touched under the
  * ring's raw spinlock (interrupts off, inside lt_enter()): safe from any context a probe
@@ -295,6 +358,7 @@ struct latency_tracker {
 	u64 oldest_ns;
 	u64 ins_min;
 	struct lt_stats __percpu *stats;
+	struct lt_hist hist;
 
 	/*
 	 * scan.c: the walk runs in scan_work (process context); scan_timer, a hard hrtimer,
@@ -355,5 +419,8 @@ int lt_sysfs_init(void);
 void lt_sysfs_exit(void);
 int lt_sysfs_tracker_add(struct latency_tracker *t);
 void lt_sysfs_tracker_del(struct latency_tracker *t);
+
+/* sysfs_hist.c: the hist/ directory of a tracker. */
+extern const struct attribute_group lt_hist_group;
 
 #endif /* _LT_INTERNAL_H */

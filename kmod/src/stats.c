@@ -5,7 +5,6 @@
  * be off by the events in flight, never torn (64-bit loads).
  */
 #include <linux/export.h>
-#include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/percpu.h>
 
@@ -37,7 +36,7 @@ void lt_stats_free(struct lt_stats __percpu *s)
  */
 void lt_stats_delay(struct lt_stats __percpu *s, u64 delay)
 {
-	unsigned int b = delay ? ilog2(delay) : 0;
+	unsigned int b = lt_hist_bucket(delay);
 	u64 old, seen;
 
 	this_cpu_inc(s->delay_count);

@@ -372,6 +372,7 @@ static const struct attribute_group lt_stats_group = {
 static const struct attribute_group *lt_tracker_groups[] = {
 	&lt_tracker_group,
 	&lt_stats_group,
+	&lt_hist_group,
 	NULL
 };
 

@@ -106,6 +106,8 @@ static int lt_params_check(const struct latency_tracker_params *p)
 	if (p->dup_policy > LATENCY_TRACKER_DUP_NEST ||
 	    p->stack_mode > LATENCY_TRACKER_STACK_IN)
 		return -EINVAL;
+	if (p->hist_dim > LATENCY_TRACKER_HIST_SYSCALL || (p->hist_dim && !p->hist_key))
+		return -EINVAL;
 	return 0;
 }
 
@@ -161,7 +163,8 @@ struct latency_tracker *latency_tracker_create(const struct latency_tracker_para
 	t->stats = lt_stats_alloc();
 	t->scan_rec = kzalloc(sizeof(*t->scan_rec), GFP_KERNEL);
 	t->scan_priv = kzalloc(max_t(u32, p->priv_size, 1), GFP_KERNEL);
-	if (!t->stats || !t->scan_rec || !t->scan_priv) {
+	ret = lt_hist_init(&t->hist, p);
+	if (ret || !t->stats || !t->scan_rec || !t->scan_priv) {
 		lt_tracker_release(t);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -188,6 +191,7 @@ EXPORT_SYMBOL_GPL(latency_tracker_create);
 void lt_tracker_release(struct latency_tracker *t)
 {
 	lt_stats_free(t->stats);
+	lt_hist_free(&t->hist);
 	kfree(t->scan_rec);
 	kfree(t->scan_priv);
 	kfree(t);
@@ -628,6 +632,7 @@ int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t
 	delay = now > e->start_ns ? now - e->start_ns : 0;
 	lt_count(t->stats, LT_EVENTS_OUT);
 	lt_stats_delay(t->stats, delay);
+	lt_hist_keyed(&t->hist, key, key_len, e->data, delay);
 	if (delay >= READ_ONCE(t->threshold_ns)) {
 		/* Releases the guard and restores interrupts itself. */
 		lt_alert_out(t, tbl, e, now, delay, out, flags);
@@ -664,6 +669,7 @@ int latency_tracker_event_pair(struct latency_tracker *t, const void *key, size_
 	lt_count(t->stats, LT_EVENTS_IN);
 	lt_count(t->stats, LT_EVENTS_OUT);
 	lt_stats_delay(t->stats, delay);
+	lt_hist_keyed(&t->hist, key, key_len, in->data, delay);
 	if (likely(delay < READ_ONCE(t->threshold_ns)))
 		return 0;
 	ret = lt_hot_begin(t, key_len, &tbl, &flags);

@@ -155,6 +155,12 @@ static bool ltt_blk_cb(struct latency_tracker *t, struct latency_tracker_record 
 	return true;
 }
 
+/* hist/per "disk": the key's whole-disk dev_t. */
+static u32 ltt_blk_hist_key(const void *key, size_t len, const u64 *data)
+{
+	return ((const struct ltt_blk_key *)key)->dev;
+}
+
 static const struct latency_tracker_params ltt_blk_params = {
 	.name = "block",
 	.type = LATENCY_TRACKER_TYPE_BLOCK,
@@ -164,6 +170,8 @@ static const struct latency_tracker_params ltt_blk_params = {
 	.cb = ltt_blk_cb,
 	.activate = ltt_probes_activate,
 	.deactivate = ltt_probes_deactivate,
+	.hist_dim = LATENCY_TRACKER_HIST_DISK,
+	.hist_key = ltt_blk_hist_key,
 };
 
 static int __init ltt_blk_init(void)

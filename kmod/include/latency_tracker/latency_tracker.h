@@ -62,6 +62,36 @@ enum latency_tracker_stack_mode {
 };
 
 /**
+ * enum latency_tracker_hist_dim - the key dimension a tracker offers to hist/per
+ * @LATENCY_TRACKER_HIST_NONE: none besides "cpu", which every tracker has.
+ * @LATENCY_TRACKER_HIST_DISK: "disk": the pair's block device, as a dev_t (MKDEV()).
+ * @LATENCY_TRACKER_HIST_SYSCALL: "syscall": the pair's system call number.
+ */
+enum latency_tracker_hist_dim {
+	LATENCY_TRACKER_HIST_NONE,
+	LATENCY_TRACKER_HIST_DISK,
+	LATENCY_TRACKER_HIST_SYSCALL,
+};
+
+/**
+ * typedef latency_tracker_hist_key_t - the histogram key of a closed pair
+ * @key: the key bytes given to event_out or event_pair.
+ * @key_len: their length.
+ * @data: the data words given at event_in (for event_pair: @in->data), before any
+ *	&latency_tracker_out.data replaced them.
+ *
+ * Called by the core for every pair closed while the tracker's hist/per is the
+ * dimension the tracker declared in &latency_tracker_params.hist_dim, never otherwise.
+ * Same context as event_out (any, interrupts possibly off, RCU read-side section): it
+ * must be short, must not sleep, must not take a lock and must not call the API.
+ *
+ * Return: the key of the pair in that dimension: a dev_t for
+ * LATENCY_TRACKER_HIST_DISK, the system call number for LATENCY_TRACKER_HIST_SYSCALL.
+ */
+typedef u32 (*latency_tracker_hist_key_t)(const void *key, size_t key_len,
+					  const u64 *data);
+
+/**
  * typedef latency_tracker_cb_t - tracker callback, called for each alert
  * @t: the tracker
  * @rec: the record about to be emitted; rec->reason says whether the key was closed
@@ -107,6 +137,9 @@ typedef bool (*latency_tracker_cb_t)(struct latency_tracker *t,
  *	timeout_ns is set, with timeout_ns: a tracker that keeps pairs outside the table
  *	(see latency_tracker_event_pair()) moves those pending for timeout_ns or more into
  *	it here, so that they time out like the others. Process context, may sleep.
+ * @hist_dim: optional, the dimension besides "cpu" that the tracker's hist/per accepts
+ *	(ABI 1.4); LATENCY_TRACKER_HIST_NONE (0): none. Requires @hist_key.
+ * @hist_key: the key of a pair in @hist_dim, see latency_tracker_hist_key_t.
  */
 struct latency_tracker_params {
 	const char *name;
@@ -125,6 +158,8 @@ struct latency_tracker_params {
 	int (*activate)(struct latency_tracker *t);
 	void (*deactivate)(struct latency_tracker *t);
 	void (*scan)(struct latency_tracker *t, u64 timeout_ns);
+	enum latency_tracker_hist_dim hist_dim;
+	latency_tracker_hist_key_t hist_key;
 };
 
 /**

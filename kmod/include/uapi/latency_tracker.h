@@ -71,6 +71,30 @@
  *                    delay_count, delay_min_ns, delay_max_ns, delay_mean_ns,
  *                    delay_hist_ns (lines "<lower bound ns> <count>", buckets
  *                    [2^i, 2^(i+1)) ns, non-empty buckets only).
+ *   hist/...         (ABI 1.4) latency distributions of every matched pair (not only
+ *                    alerts), log2 buckets: bucket i covers [2^i, 2^(i+1)) ns and is
+ *                    printed by its lower bound, bucket 0 covers [0, 2) and prints 0.
+ *                    since_ns and now_ns are CLOCK_MONOTONIC (ktime_get_ns()): the last
+ *                    reset (or the tracker's creation) and the time of the read.
+ *     hist/delay_ns  (ro) line 1 "since_ns <u64> now_ns <u64>", then one line
+ *                    "<lower bound ns> <count>" per non-empty bucket, increasing: the
+ *                    buckets of stats/delay_hist_ns counted since since_ns.
+ *     hist/per       (rw) the dimension kept besides the total: "none" (default), "cpu"
+ *                    (every tracker), "disk" (trackers whose key holds a block device:
+ *                    block, iosched), "syscall" (syscalls). An unknown word fails with
+ *                    EINVAL, a dimension the tracker does not have with EOPNOTSUPP.
+ *                    Changing it resets hist/by_key (and its since_ns).
+ *     hist/by_key    (ro) line 1 as in hist/delay_ns, line 2 "per <word>", then one line
+ *                    "<key> <lower bound ns> <count>" per non-empty (key, bucket),
+ *                    grouped by key, buckets increasing. Keys: cpu: the CPU number;
+ *                    disk: "MAJ:MIN"; syscall: the system call number. At most
+ *                    LATENCY_TRACKER_HIST_KEYS keys, first come first served; the
+ *                    delays of any further key are counted under the key "other". With
+ *                    per "none": the two header lines only. A read from offset 0 takes
+ *                    the snapshot that reads at later offsets continue.
+ *     hist/reset     (wo) "1" zeroes hist/delay_ns and hist/by_key and sets their
+ *                    since_ns to now; anything else: EINVAL. A pair completing on another
+ *                    CPU during the reset may stay counted.
  * Writes are parsed strictly: anything else than the documented values, out of range
  * values and writes holding a NUL byte included, fails with -EINVAL and changes nothing.
  */
@@ -83,7 +107,7 @@
 
 /* A major bump breaks readers; a minor bump only appends fields or values. */
 #define LATENCY_TRACKER_ABI_MAJOR 1
-#define LATENCY_TRACKER_ABI_MINOR 3
+#define LATENCY_TRACKER_ABI_MINOR 4
 
 /* sysfs root of the module's own files, relative to /sys. */
 #define LATENCY_TRACKER_SYSFS_DIR "kernel/latency_tracker"
@@ -99,6 +123,8 @@
 #define LATENCY_TRACKER_NAME_IRQ "irq"
 #define LATENCY_TRACKER_NAME_NET "net"
 #define LATENCY_TRACKER_NAME_APP "app"
+#define LATENCY_TRACKER_NAME_FS "fs"		/* ABI 1.4 */
+#define LATENCY_TRACKER_NAME_IOSCHED "iosched"	/* ABI 1.4 */
 #define LATENCY_TRACKER_TRACKER_MODULE_PREFIX "latency_tracker_"
 
 /* Per-tracker files of its own alert limit (ABI 1.3), and the counter of what it refused. */
@@ -106,6 +132,9 @@
 #define LATENCY_TRACKER_FILE_ALERT_BURST "alert_burst"
 #define LATENCY_TRACKER_STAT_THROTTLED "throttled"
 #define LATENCY_TRACKER_TRACKER_ALERT_BURST 20	/* default alert_burst of a tracker */
+
+/* Keys kept per tracker in hist/by_key (ABI 1.4); further keys count as "other". */
+#define LATENCY_TRACKER_HIST_KEYS 64
 
 /* The notification file: a misc device. */
 #define LATENCY_TRACKER_DEV_NAME "latency_tracker"

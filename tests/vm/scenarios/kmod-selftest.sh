@@ -1,19 +1,19 @@
 # The tracker core's in-kernel test cases (latency_tracker_selftest's run file): duplicates,
 # timeout then exit, stale keys, table full, key errors, the recursion guard, disable and
 # destroy with keys pending, and every CPU hammering the API from threads and from hard-irq
-# hrtimers at once.
+# hrtimers at once; the hist/ files (buckets, reset, per and by_key, the bound on keys).
 . "$VM_IN/scenarios/guest-lib.sh"
 
 modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
 [ -c /dev/latency_tracker ] || fail "no /dev/latency_tracker character device"
-[ "$(cat /sys/kernel/latency_tracker/abi_version)" = 1.3 ] || fail "abi_version: $(cat /sys/kernel/latency_tracker/abi_version)"
+[ "$(cat /sys/kernel/latency_tracker/abi_version)" = 1.4 ] || fail "abi_version: $(cat /sys/kernel/latency_tracker/abi_version)"
 pass "modules loaded, /dev/latency_tracker present"
 
 rc=0
 echo all >/sys/kernel/latency_tracker_selftest/run || rc=$?
 cat /sys/kernel/latency_tracker_selftest/results | tee "$VM_OUT/selftest-results.txt"
 [ "$rc" = 0 ] || fail "in-kernel self-tests failed"
-grep -q '^summary: 14 passed, 0 failed$' /sys/kernel/latency_tracker_selftest/results ||
+grep -q '^summary: 18 passed, 0 failed$' /sys/kernel/latency_tracker_selftest/results ||
 	fail "unexpected summary"
 pass "in-kernel self-tests"
 
