@@ -165,11 +165,13 @@ best_of() {
 	echo "$best"
 }
 part_overhead() {
-	local peers="syscalls-alone ebpf-syscalls lttng-syscalls"
+	# syscalls-hist: syscalls-alone plus its histogram by system call (hist/per syscall),
+	# side by side with it for the cost of the keyed buckets.
+	local peers="syscalls-alone syscalls-hist ebpf-syscalls lttng-syscalls"
 	if ! command -v bench-ebpf-syscalls >/dev/null; then
 		echo "bench-ebpf-syscalls is not in the VM (bench/ebpf not built: see CMake's" \
 			"message): no ebpf-syscalls configuration"
-		peers="syscalls-alone lttng-syscalls"
+		peers="syscalls-alone syscalls-hist lttng-syscalls"
 	fi
 	# The configurations without latencyd side by side: latencyd starts once a round.
 	configs="baseline $peers session $TRACKERS all"
@@ -198,11 +200,14 @@ part_overhead() {
 				latencyd_stop
 				trackers_only none
 				;;
-			syscalls-alone)
+			syscalls-alone | syscalls-hist)
 				latencyd_stop
 				# What latencyd writes from its configuration (trackers.syscalls).
 				echo 3600000000000 >/sys/kernel/latency_tracker/syscalls/threshold_ns ||
 					fail "syscalls threshold_ns"
+				[ $c = syscalls-alone ] ||
+					echo syscall >/sys/kernel/latency_tracker/syscalls/hist/per ||
+					fail "syscalls hist/per"
 				trackers_only syscalls
 				;;
 			ebpf-syscalls)
@@ -229,6 +234,11 @@ part_overhead() {
 			[ "$hbl_loops" = 0 ] || hbl=$(best_of bench-hackbench $hb_groups $hb_pairs $hbl_loops)
 			case $c in
 			syscalls-alone) trackers_only none ;;
+			syscalls-hist)
+				trackers_only none
+				echo none >/sys/kernel/latency_tracker/syscalls/hist/per ||
+					fail "syscalls hist/per none"
+				;;
 			ebpf-syscalls) ebpf_stop $r ;;
 			lttng-syscalls) lttng stop $PEER_SESSION >/dev/null || fail "lttng stop $PEER_SESSION" ;;
 			esac
