@@ -34,6 +34,7 @@ COMMAND(cmd_watch);
 COMMAND(cmd_config); /* cmd_config.c */
 COMMAND(cmd_reload); /* cmd_config.c */
 COMMAND(cmd_metrics);
+COMMAND(cmd_hist);
 COMMAND(cmd_help);
 
 /* table.c: "Usage: latencyctl [OPTIONS] NAME ARGS", the summary, the detail, the example. */

@@ -41,6 +41,7 @@ struct output {
 	int (*filter)(struct json_object *result);
 	int (*incidents)(struct json_object *result); /* incidents (1.4) */
 	int (*metrics)(struct json_object *result);   /* metrics (1.9) */
+	int (*hist)(struct json_object *result);      /* hist (1.9), or one period of it */
 	void (*error)(const char *command, const char *code, const char *message);
 };
 
@@ -56,6 +57,11 @@ int text_snapshot(struct json_object *result);
 int text_snapshot_deleted(struct json_object *result);
 int text_event(const char *name, struct json_object *data);
 int text_recorded(const char *name, struct json_object *data);
+
+/* output_hist.c: the text output of hist. */
+int text_hist(struct json_object *result);
+/* hist --interval: the result is a period's difference (true), not the kernel's counts. */
+#define CTL_KEY_DELTA "delta"
 
 /* output_fleet.c: the text output of the fleet. */
 int text_incidents(struct json_object *result);

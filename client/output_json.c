@@ -82,6 +82,7 @@ const struct output output_json = {
 	.snapshots = print_result,
 	.incidents = print_result,
 	.metrics = print_result,
+	.hist = print_result,
 	.snapshot = print_result,
 	.snapshot_deleted = print_result,
 	.event = print_event,

@@ -548,5 +548,6 @@ const struct output output_text = {
 	.filter = text_filter,
 	.incidents = text_incidents,
 	.metrics = text_metrics,
+	.hist = text_hist,
 	.error = print_error,
 };

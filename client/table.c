@@ -17,6 +17,21 @@
 	"  DURATION  a number and its unit: ns, us, ms, s, min, h (" examples ")\n"                \
 	"            " range "\n"
 
+#define HIST_ARGS                                                                                  \
+	"  TRACKER   syscalls, fs, iosched, block, wakeup, offcpu, irq, net or app\n"              \
+	"  io        the levels of an I/O side by side: syscalls, fs, iosched, block\n"            \
+	"  --per     split the histogram per cpu, disk (block, iosched) or syscall\n"              \
+	"            (syscalls); a change resets the split and needs admin access\n"               \
+	"  --disk    block and iosched on that disk alone (as /sys/block names it)\n"              \
+	"  --reset   zero the histograms after reading them (admin access)\n"                      \
+	"  --interval  print every DURATION what changed since the previous read, COUNT\n"         \
+	"            times (default: until interrupted)\n"
+#define HIST_DURATION                                                                              \
+	DURATION_ARG("1s, 500ms, 2s", "more than 0; a bare number is seconds (2 = 2s)")
+#define HIST_NOTE                                                                                  \
+	"Percentiles are bucket upper bounds: p99 <= 16.384ms means 99% of the delays\n"           \
+	"were below 16.384ms, not that one was 16.384ms.\n"
+
 static const struct command commands[] = {
 	{PROTO_CMD_STATUS, "", "show latencyd's state and the kernel module's", cmd_status, "",
 	 "latencyctl status"},
@@ -78,6 +93,11 @@ static const struct command commands[] = {
 	 "latencyctl config"},
 	{PROTO_CMD_RELOAD, "", "reload latencyd's configuration file (as SIGHUP does)", cmd_reload,
 	 "", "latencyctl reload"},
+	{PROTO_CMD_HIST,
+	 "TRACKER|io [--per cpu|disk|syscall] [--disk NAME] [--interval DURATION [COUNT]] "
+	 "[--reset]",
+	 "show a tracker's histogram of delays and its percentiles, or io's four levels", cmd_hist,
+	 HIST_ARGS HIST_DURATION HIST_NOTE, "latencyctl hist io --disk vda --interval 1s 10"},
 	{CTL_CMD_HELP, "[COMMAND]", "show this help, or a command's", cmd_help, "",
 	 "latencyctl help set-threshold"},
 };

@@ -48,7 +48,8 @@ struct json_tokener;
  *   1.7  incidents' "members", "local", "stale", "pending", "no_answer", "details",
  *        "unpublished"; status fleet "subscribed", "members_online", dropped "stale".
  *   1.8  incidents "matched"; status fleet "process", "collector".
- *   1.9  command metrics (result "text": the Prometheus text format).
+ *   1.9  commands hist (the trackers' log2 histograms and their percentiles, module ABI 1.4)
+ *        and metrics (result "text": the Prometheus text format).
  */
 #define PROTO_VERSION  1
 #define PROTO_REVISION 9
@@ -77,6 +78,7 @@ struct json_tokener;
 #define PROTO_CMD_FILTER	  "filter"
 #define PROTO_CMD_INCIDENTS	  "incidents" /* 1.4 */
 #define PROTO_CMD_METRICS	  "metrics"   /* 1.9 */
+#define PROTO_CMD_HIST		  "hist"      /* 1.9 */
 
 /* Events (1.2), sent to clients that ran watch or record. */
 #define PROTO_EVENT_SNAPSHOT   "snapshot"   /* a snapshot was taken (or failed), with causes */
@@ -223,6 +225,31 @@ struct json_tokener;
 #define PROTO_STACK_WAKER      "waker" /* the task that woke it, at the wakeup */
 #define PROTO_STACK_ALERT      "alert" /* the context that raised the alert */
 #define PROTO_STACK_IN	       "in"    /* the context that started the interval */
+
+/*
+ * "hist" (1.9): args tracker (or PROTO_HIST_IO), per, disk, reset; result "hists" (one per
+ * tracker read) and "skipped" ({tracker, reason}: io's levels whose tracker is not loaded).
+ */
+#define PROTO_HIST_IO	      "io" /* the four levels of an I/O: syscalls, fs, iosched, block */
+#define PROTO_KEY_PER	      "per"
+#define PROTO_KEY_DISK	      "disk"
+#define PROTO_KEY_RESET	      "reset"
+#define PROTO_KEY_HISTS	      "hists"
+#define PROTO_KEY_SKIPPED     "skipped"
+#define PROTO_KEY_SINCE_NS    "since_ns"
+#define PROTO_KEY_NOW_NS      "now_ns"
+#define PROTO_KEY_COUNT	      "count"
+#define PROTO_KEY_BUCKETS     "buckets"
+#define PROTO_KEY_LOWER_NS    "lower_ns"
+#define PROTO_KEY_UPPER_NS    "upper_ns"
+#define PROTO_KEY_PERCENTILES "percentiles"
+#define PROTO_KEY_P50	      "p50"
+#define PROTO_KEY_P90	      "p90"
+#define PROTO_KEY_P99	      "p99"
+#define PROTO_KEY_MAX	      "max"
+#define PROTO_KEY_KEYS	      "keys"
+#define PROTO_KEY_KEY	      "key"
+#define PROTO_KEY_WAS_RESET   "was_reset"
 
 /* Values of status.module.state. */
 #define PROTO_MODULE_NOT_LOADED	  "not-loaded"
@@ -480,6 +507,57 @@ int proto_reply_error_new(int64_t id, const struct proto_error *e, struct json_o
 int proto_reply_parse(struct json_object *msg, struct proto_reply *rep, struct proto_error *err);
 int proto_event_new(const char *name, struct json_object *data, struct json_object **ret);
 int proto_event_parse(struct json_object *msg, struct proto_event *ev, struct proto_error *err);
+
+/*
+ * hist.c: the trackers' log2 histograms (latency_tracker ABI 1.4, hist/): bucket I holds the
+ * delays in [2^I, 2^(I+1)) ns, bucket 0 those in [0, 2). COUNTS are PROTO_HIST_BUCKETS
+ * counts by bucket. A percentile is the upper bound of the bucket that holds the
+ * nearest-rank delay (the ceil(permille * total / 1000)th smallest): an upper bound, never
+ * an interpolated value. Returns the bucket, -ENODATA when the histogram is empty, -EINVAL
+ * for a permille outside 1..1000 (1000: the max's bucket).
+ */
+#define PROTO_HIST_BUCKETS 64
+uint64_t proto_hist_lower_ns(unsigned i);
+uint64_t proto_hist_upper_ns(unsigned i); /* UINT64_MAX for the last bucket */
+/* The bucket whose lower bound is LOWER_NS (0 or a power of two from 2), or -EINVAL. */
+int proto_hist_bucket(uint64_t lower_ns);
+uint64_t proto_hist_total(const uint64_t *counts); /* saturates at UINT64_MAX */
+int proto_hist_percentile(const uint64_t *counts, unsigned permille, uint64_t *upper_ns);
+
+/*
+ * hist_codec.c: one tracker's histogram, as latencyd reads it from the kernel and as the
+ * "hist" command carries it (one of its "hists"). Counts are by bucket (COUNTS above);
+ * keys, when the tracker's histogram is split (per), in the kernel's order.
+ */
+#define PROTO_HIST_KEYS_MAX  65 /* the module's 64 (LATENCY_TRACKER_HIST_KEYS) and "other" */
+#define PROTO_HIST_NAME_LEN  32
+#define PROTO_HIST_KEY_LEN   24
+#define PROTO_HIST_PER_LEN   16
+#define PROTO_HIST_KEY_OTHER "other" /* the keys past the 64th, together */
+struct proto_hist_key {
+	char key[PROTO_HIST_KEY_LEN];	/* "3" (cpu), "8:0" (disk), "202" (syscall), "other" */
+	char name[PROTO_HIST_NAME_LEN]; /* "vda" for a disk; "" when unknown */
+	uint64_t counts[PROTO_HIST_BUCKETS];
+};
+struct proto_hist {
+	char tracker[PROTO_HIST_NAME_LEN];
+	char per[PROTO_HIST_PER_LEN];	/* "" (not split), "cpu", "disk", "syscall" */
+	char disk[PROTO_HIST_NAME_LEN]; /* "": every disk; else counts are that disk's */
+	uint64_t since_ns, now_ns;	/* CLOCK_MONOTONIC: the interval the counts cover */
+	uint64_t counts[PROTO_HIST_BUCKETS];
+	size_t nkeys;
+	struct proto_hist_key keys[PROTO_HIST_KEYS_MAX];
+};
+/* {tracker, since_ns, now_ns, count, buckets: [{lower_ns, upper_ns, count}] (the non-empty
+ * ones), percentiles: {p50, p90, p99, max} (bucket upper bounds; {} when empty), and per,
+ * disk, keys: [{key, name, count, buckets, percentiles}] when set}. */
+int proto_hist_to_json(const struct proto_hist *h, struct json_object **ret);
+/* The same back; the counts, not the derived members, are read. Unknown members are
+ * ignored (a newer latencyd may add some). */
+int proto_hist_from_json(struct json_object *o, struct proto_hist *h, struct proto_error *err);
+/* H minus PREV, bucket by bucket (a reset in between: H as it is), over PREV's now_ns to
+ * H's: what happened between two reads. Keys are matched by name. */
+void proto_hist_delta(struct proto_hist *h, const struct proto_hist *prev);
 
 /* nearest.c: of N CHOICES (NULL ones skipped), WORD itself or the one a typo away from it
  * (two edits at most, fewer than half the word), for "did you mean"; NULL when none is, or

@@ -44,6 +44,7 @@ COMMAND(cmd_reload);
 COMMAND(cmd_record);
 COMMAND(cmd_incidents);
 COMMAND(cmd_metrics);
+COMMAND(cmd_hist);
 
 /* tracker_access.c: a tracker's sysfs files, with the kernel's refusals as replies. */
 int tracker_check(const struct manager *m, const char *name, struct proto_error *err);
@@ -57,6 +58,28 @@ struct json_object *tracker_filter_json(const struct manager *m, const char *nam
 /* cmd_set_threshold.c: args {tracker, FILE} (or {tracker} with a fixed value) to sysfs. */
 int tracker_set(struct manager *m, struct json_object *args, const char *file, uint64_t fixed,
 		bool has_fixed, struct json_object **result, struct proto_error *err);
+
+/* hist_read.c: one tracker's histograms for hist (cmd_hist.c). */
+#define HIST_DISKS_MAX 256
+struct hist_disks {
+	size_t n;
+	struct {
+		char dev[24];  /* "8:0" */
+		char name[32]; /* "sda" */
+	} v[HIST_DISKS_MAX];
+};
+/* The block devices under SYSFS/dev/block (none when it cannot be read). */
+void hist_disks_read(const struct manager *m, struct hist_disks *d);
+/* NAME's "MAJ:MIN", or NULL. */
+const char *hist_disk_dev(const struct hist_disks *d, const char *name);
+struct hist_want {
+	const char *tracker;
+	const char *per;		  /* NULL: delay_ns alone; else hist/per is set to it */
+	const char *disk_dev, *disk_name; /* with per disk: that disk's counts alone */
+	const struct hist_disks *disks;	  /* to name disk keys */
+};
+int hist_read(struct manager *m, const struct control_caller *caller, const struct hist_want *w,
+	      struct proto_hist *h, struct proto_error *err);
 
 /* saved.c: latencyctl --save, the saved-settings file (control.save_file), kept atomically. */
 struct saved_change {

@@ -29,6 +29,8 @@ static const struct control_command rows[] = {
 	{PROTO_CMD_RECORD, cmd_record, ACCESS_ADMIN, SUBSCRIBES},
 	{PROTO_CMD_INCIDENTS, cmd_incidents, ACCESS_READ, false},
 	{PROTO_CMD_METRICS, cmd_metrics, ACCESS_READ, false},
+	/* Read access: --reset and a change of --per need admin, checked in cmd_hist.c. */
+	{PROTO_CMD_HIST, cmd_hist, ACCESS_READ, false},
 };
 
 const struct control_commands commands_table = {rows, sizeof(rows) / sizeof(rows[0])};

@@ -126,4 +126,6 @@ int ksyms_kptr_restrict(const char *path);
 int kernel_disks(const char *dir, void (*fn)(const char *dev, const char *name, void *arg),
 		 void *arg);
 
+#include "hist.h" /* hist.c: the trackers' histograms */
+
 #endif /* LATENCYD_KERNEL_H */

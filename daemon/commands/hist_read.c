@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One tracker's histograms for "hist" (cmd_hist.c): hist/delay_ns, and hist/by_key once
+ * hist/per says the split asked for, read in the main loop (a sysfs read takes
+ * microseconds, and the realtime waiter, another thread, never touches these files). Disk
+ * keys are named from SYSFS/dev/block under the same root as the trackers.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "commands.h"
+
+static void add_disk(const char *dev, const char *name, void *arg)
+{
+	struct hist_disks *d = arg;
+
+	if (d->n == HIST_DISKS_MAX)
+		return;
+	snprintf(d->v[d->n].dev, sizeof(d->v[d->n].dev), "%s", dev);
+	snprintf(d->v[d->n].name, sizeof(d->v[d->n].name), "%.31s", name);
+	d->n++;
+}
+
+void hist_disks_read(const struct manager *m, struct hist_disks *d)
+{
+	char dir[PATH_MAX];
+
+	d->n = 0;
+	snprintf(dir, sizeof(dir), "%s/dev/block", m->sysfs_root);
+	kernel_disks(dir, add_disk, d);
+}
+
+const char *hist_disk_dev(const struct hist_disks *d, const char *name)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (strcmp(d->v[i].name, name) == 0)
+			return d->v[i].dev;
+	return NULL;
+}
+
+static const char *disk_name(const struct hist_disks *d, const char *dev)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (strcmp(d->v[i].dev, dev) == 0)
+			return d->v[i].name;
+	return "";
+}
+
+/* The kernel's words for what a read may meet; R as khist_read() returned it. */
+static int read_problem(const char *tracker, int r, const char *why, struct proto_error *err)
+{
+	if (r == -ENOENT)
+		return proto_error_set(err, PROTO_ERR_NOT_FOUND,
+				       "tracker %s has no histograms (hist/): its module is older "
+				       "than latency_tracker ABI 1.4",
+				       tracker);
+	return proto_error_set(err, PROTO_ERR_INTERNAL, "%s", why);
+}
+
+/* hist/per set to PER unless it is already: a change resets the keyed histograms that
+ * every client sees, so it needs admin access. */
+static int set_per(struct manager *m, const struct control_caller *caller, const char *tracker,
+		   const char *per, struct proto_error *err)
+{
+	char now[32] = "", what[96];
+	bool opened;
+	int r;
+
+	if (ktracker_read_text(m->sysfs_root, tracker, KHIST_PER, now, sizeof(now)) == 0 &&
+	    strcmp(now, per) == 0)
+		return 0;
+	snprintf(what, sizeof(what), "hist --per %s (tracker %s is per %s)", per, tracker,
+		 now[0] ? now : "?");
+	r = caller_authorize(caller, what, ACCESS_ADMIN, &m->conf->control, geteuid(), err);
+	if (r < 0)
+		return r;
+	r = ktracker_write_text(m->sysfs_root, tracker, KHIST_PER, per, &opened);
+	if (r == -EOPNOTSUPP)
+		return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
+				       "tracker %s has no histogram per %s (per disk: block, "
+				       "iosched; per syscall: syscalls; per cpu: every tracker)",
+				       tracker, per);
+	if (r < 0)
+		return proto_error_set(err, PROTO_ERR_REFUSED,
+				       "cannot set hist/per of %s to %s: %s", tracker, per,
+				       strerror(-r));
+	log_info("tracker %s: histograms now per %s (client %u)", tracker, per, caller->id);
+	return 0;
+}
+
+/* Only DEV's counts, as if the tracker had seen that disk alone. */
+static void keep_disk(struct proto_hist *h, const char *dev, const char *name)
+{
+	size_t kept = 0;
+
+	memset(h->counts, 0, sizeof(h->counts));
+	for (size_t i = 0; i < h->nkeys; i++)
+		if (strcmp(h->keys[i].key, dev) == 0) {
+			memcpy(h->counts, h->keys[i].counts, sizeof(h->counts));
+			h->keys[kept++] = h->keys[i];
+		}
+	h->nkeys = kept;
+	snprintf(h->disk, sizeof(h->disk), "%s", name);
+}
+
+int hist_read(struct manager *m, const struct control_caller *caller, const struct hist_want *w,
+	      struct proto_hist *h, struct proto_error *err)
+{
+	static struct proto_hist keyed; /* the main loop's alone: one read at a time */
+	char why[KHIST_WHY_LEN];
+	int r;
+
+	r = khist_read(m->sysfs_root, w->tracker, false, h, why, sizeof(why));
+	if (r < 0)
+		return read_problem(w->tracker, r, why, err);
+	snprintf(h->tracker, sizeof(h->tracker), "%s", w->tracker);
+	if (!w->per)
+		return 0;
+	r = set_per(m, caller, w->tracker, w->per, err);
+	if (r < 0)
+		return r;
+	r = khist_read(m->sysfs_root, w->tracker, true, &keyed, why, sizeof(why));
+	if (r < 0)
+		return read_problem(w->tracker, r, why, err);
+	snprintf(h->per, sizeof(h->per), "%s", w->per);
+	h->nkeys = keyed.nkeys;
+	memcpy(h->keys, keyed.keys, keyed.nkeys * sizeof(keyed.keys[0]));
+	for (size_t i = 0; w->disks && i < h->nkeys; i++)
+		if (strcmp(w->per, KHIST_PER_DISK) == 0)
+			snprintf(h->keys[i].name, sizeof(h->keys[i].name), "%s",
+				 disk_name(w->disks, h->keys[i].key));
+	if (w->disk_dev) {
+		keep_disk(h, w->disk_dev, w->disk_name);
+		h->since_ns = keyed.since_ns;
+		h->now_ns = keyed.now_ns;
+	}
+	return 0;
+}

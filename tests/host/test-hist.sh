@@ -1,0 +1,205 @@
+#!/bin/bash
+# hist (#29): the real latencyd and latencyctl against a fake sysfs tree whose hist/ files
+# are written as the module writes them (latency_tracker ABI 1.4): text and JSON agree,
+# --interval prints differences, --reset reaches the kernel's file, io aligns its levels,
+# and every bad argument gets its error.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+S=$T/sys/kernel/latency_tracker
+tracker() { # NAME PER: a tracker with its hist/ group
+	mkdir -p "$S/$1/stats" "$S/$1/hist"
+	echo 1 >"$S/$1/enabled"
+	echo 5000000 >"$S/$1/threshold_ns"
+	echo 0 >"$S/$1/timeout_ns"
+	echo "$2" >"$S/$1/hist/per"
+	: >"$S/$1/hist/reset"
+}
+for t in block iosched syscalls; do tracker $t none; done
+mkdir -p "$S/wakeup"
+echo 0 >"$S/wakeup/enabled" # a tracker from before ABI 1.4: no hist/
+echo 1.4 >"$S/abi_version"
+mkdir -p "$T/sys/dev/block"
+ln -s ../../devices/pci0000:00/0000:00:04.0/virtio1/block/vda "$T/sys/dev/block/253:0"
+ln -s ../../devices/virtual/block/loop0 "$T/sys/dev/block/7:0"
+
+# block: 1+3+... delays; its buckets 4us, 8us, 1ms; p50 in the 8us bucket.
+printf 'since_ns 1000000000 now_ns 13300000000\n4096 10\n8192 25\n1048576 5\n' \
+	>"$S/block/hist/delay_ns"
+printf 'since_ns 1000000000 now_ns 13300000000\nper none\n' >"$S/block/hist/by_key"
+printf 'since_ns 1000000000 now_ns 13300000000\n2048 40\n4096 2\n' >"$S/iosched/hist/delay_ns"
+printf 'since_ns 1000000000 now_ns 13300000000\nper disk\n253:0 2048 30\n253:0 4096 2\n7:0 2048 10\n' \
+	>"$S/iosched/hist/by_key"
+printf 'since_ns 1000000000 now_ns 13300000000\n0 3\n16384 7\n2097152 1\n' \
+	>"$S/syscalls/hist/delay_ns"
+
+SOCK=$T/ctl.sock
+write_conf <<CONF
+control: { socket = "$SOCK"; };
+session: { enabled = false; };
+CONF
+LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/latencyd.conf"
+ctl() { "$LATENCYCTL" -s "$SOCK" "$@"; }
+
+# Text and JSON, from one read each of the same files: the same counts and percentiles.
+run ctl hist block
+expect_rc 0 "hist block"
+cp "$T/out" "$T/text"
+expect_out "Tracker block: 40 delays over 12.3 s since the last reset"
+grep -Eq '^ +usecs +: count +distribution$' "$T/out" || fail "hist block: no runqlat header"
+grep -Eq '^ +4\.096 -> 8\.192 +: 10 +\|\*{16} +\|$' "$T/out" || fail "hist block: 4us row"
+grep -Eq '^ +8\.192 -> 16\.384 +: 25 +\|\*{40}\|$' "$T/out" || fail "hist block: 8us row"
+grep -Eq '^ +16\.384 -> 32\.768 +: 0 +\| +\|$' "$T/out" || fail "hist block: an empty row between"
+expect_out "p50 ≤ 16.384µs, p90 ≤ 2.097ms, p99 ≤ 2.097ms, max ≤ 2.097ms (bucket upper bounds)"
+run ctl hist --json block
+expect_rc 0 "hist --json block"
+jq -e '.hists | length == 1' "$T/out" >/dev/null || fail "hist --json: $(cat "$T/out")"
+jq -e '.hists[0] | .tracker == "block" and .count == 40 and .since_ns == 1000000000 and
+	.now_ns == 13300000000 and .buckets == [
+	{"lower_ns": 4096, "upper_ns": 8192, "count": 10},
+	{"lower_ns": 8192, "upper_ns": 16384, "count": 25},
+	{"lower_ns": 1048576, "upper_ns": 2097152, "count": 5}] and
+	.percentiles == {"p50": 16384, "p90": 2097152, "p99": 2097152, "max": 2097152}' \
+	"$T/out" >/dev/null || fail "hist --json block: $(cat "$T/out")"
+# Each row of the text is a bucket of the JSON, with its count.
+jq -r '.hists[0].buckets[] | "\(.lower_ns) \(.count)"' "$T/out" | while read -r lower count; do
+	lo=$(awk -v n="$lower" 'BEGIN { s = sprintf("%.3f", n / 1000); sub(/\.?0+$/, "", s); print s }')
+	grep -Eq "^ *$lo -> [0-9.]+ +: $count +\|" "$T/text" || fail "text lacks bucket $lo: $count"
+done || exit 1
+p=$(jq -r '.hists[0].percentiles | "\(.p50) \(.p99)"' "$T/out")
+[ "$p" = "16384 2097152" ] || fail "JSON percentiles $p"
+pass "hist: runqlat bars, percentiles as bucket bounds; text and JSON agree"
+
+# --per disk: the keys named after /sys/dev/block; --disk keeps one disk.
+printf 'since_ns 5000000000 now_ns 13300000000\nper disk\n253:0 4096 9\n253:0 8192 20\n7:0 1048576 5\n' \
+	>"$S/block/hist/by_key"
+echo disk >"$S/block/hist/per"
+run ctl hist block --per disk --json
+expect_rc 0 "hist block --per disk"
+jq -e '.hists[0] | .per == "disk" and .count == 40 and
+	(.keys | map({key, name, count})) == [{"key": "253:0", "name": "vda", "count": 29},
+					       {"key": "7:0", "name": "loop0", "count": 5}] and
+	.keys[0].percentiles.p50 == 16384' "$T/out" >/dev/null || fail "--per disk: $(cat "$T/out")"
+run ctl hist block --per disk
+expect_out "disk vda (253:0): 29 delays"
+expect_out "disk loop0 (7:0): 5 delays"
+run ctl --json hist block --disk vda
+expect_rc 0 "hist block --disk vda"
+jq -e '.hists[0] | .disk == "vda" and .count == 29 and .since_ns == 5000000000 and
+	(.buckets | map(.count)) == [9, 20]' "$T/out" >/dev/null || fail "--disk: $(cat "$T/out")"
+pass "hist --per disk names the disks; --disk keeps one"
+
+# io: the levels side by side on the same rows; fs is not loaded, so it is skipped.
+run ctl hist io --disk vda
+expect_rc 0 "hist io"
+expect_out "I/O delays by level; block and iosched on disk vda"
+expect_out "Not loaded, skipped: fs."
+grep -Eq '^ +nsecs +: syscalls +iosched +block' "$T/out" || fail "hist io: no level header"
+grep -Eq '^ +0 -> 2 +: 3 +\|\*+ *\| 0 +\| +\| 0 +\| +\|$' "$T/out" || fail "hist io: row 0"
+grep -Eq '^ +4096 -> 8192 +: 0 +\| +\| 2 +\| +\| 9 +\|\*+ *\|$' "$T/out" || fail "hist io: row 4096"
+expect_out "block on vda: 29 delays over 8.3 s since the last reset; p50 ≤ 16.384µs"
+run ctl --json hist io --disk vda
+jq -e '(.hists | map(.tracker)) == ["syscalls", "iosched", "block"] and
+	.skipped == [{"tracker": "fs", "reason": "not loaded"}] and .hists[2].count == 29' \
+	"$T/out" >/dev/null || fail "hist io --json: $(cat "$T/out")"
+pass "hist io: levels aligned, a missing one skipped"
+
+# --interval: each period the difference from the previous read. delay_ns becomes a FIFO,
+# so that each read latencyd makes gets the next text written here, whatever the timing;
+# the next text waits until latencyd has closed the FIFO, lest two reads run into one.
+D=$S/block/hist/delay_ns
+rm "$D"
+mkfifo "$D"
+reading() { ls -l "/proc/$DAEMON_PID/fd" 2>/dev/null | grep -qF -- "-> $D"; }
+feed() { # the texts of the successive reads
+	for text in "$@"; do
+		printf '%b' "$text" >"$D"
+		while reading; do sleep 0.01; done
+	done
+}
+R1='since_ns 1000000000 now_ns 20000000000\n4096 10\n8192 25\n1048576 5\n'
+R2='since_ns 1000000000 now_ns 22000000000\n4096 14\n8192 25\n1048576 6\n'
+R3='since_ns 1000000000 now_ns 23000000000\n4096 14\n8192 26\n1048576 6\n2097152 1\n'
+R4='since_ns 23500000000 now_ns 24000000000\n8192 3\n' # reset in between
+feed "$R1" "$R2" "$R3" "$R4" &
+FEED=$!
+run ctl --json hist block --interval 100ms 3
+wait $FEED
+expect_rc 0 "hist --interval 100ms 3"
+jq -s -c '[.[] | .delta, (.hists[0] | .since_ns, .now_ns, .count, (.buckets | map([.lower_ns, .count])))]' \
+	"$T/out" >"$T/periods"
+[ "$(cat "$T/periods")" = '[true,20000000000,22000000000,5,[[4096,4],[1048576,1]],true,22000000000,23000000000,2,[[8192,1],[2097152,1]],true,23500000000,24000000000,3,[[8192,3]]]' ] ||
+	fail "--interval periods: $(cat "$T/periods")"
+pass "hist --interval: each period the difference of two reads; a reset starts anew"
+
+feed "$R1" "$R2" &
+FEED=$!
+run ctl hist block --interval 1 1
+wait $FEED
+expect_rc 0 "hist --interval 1 1 (text)"
+expect_out "Tracker block: 5 delays over 2.0 s since the previous read"
+grep -Eq '^ +4\.096 -> 8\.192 +: 4 +\|' "$T/out" || fail "--interval text: 4us row"
+grep -Eq '^ *1048\.576 -> 2097\.152 +: 1 +\|' "$T/out" || fail "--interval text: 1ms row"
+expect_out "p50 ≤ 8.192µs, p90 ≤ 2.097ms"
+pass "hist --interval: text says the period's counts too"
+rm "$D"
+printf 'since_ns 1000000000 now_ns 13300000000\n4096 10\n8192 25\n1048576 5\n' >"$D"
+
+# --reset: after the read, the kernel's hist/reset gets "1".
+run ctl hist block --reset
+expect_rc 0 "hist --reset"
+expect_out "Histograms reset after this read."
+[ "$(cat "$S/block/hist/reset")" = 1 ] || fail "hist/reset got '$(cat "$S/block/hist/reset")'"
+: >"$S/block/hist/reset"
+run ctl --json hist io --reset
+jq -e '.was_reset' "$T/out" >/dev/null || fail "hist io --reset --json: $(cat "$T/out")"
+for t in block iosched syscalls; do
+	[ "$(cat "$S/$t/hist/reset")" = 1 ] || fail "hist io --reset: $t not reset"
+done
+pass "hist --reset writes 1 to hist/reset of what was read"
+
+# Bad arguments: the client's own checks (exit 2), latencyd's (exit 1), each named.
+bad() { # RC MESSAGE ARGS...
+	local rc=$1 msg=$2
+	shift 2
+	run ctl hist "$@"
+	expect_rc "$rc" "hist $*"
+	grep -qF -- "$msg" "$T/err" "$T/out" || fail "hist $*: no '$msg': $(cat "$T/err" "$T/out")"
+}
+bad 2 "latencyctl: unknown tracker 'blok' (did you mean 'block'?)" blok
+bad 2 "invalid --interval '0': it must be positive" block --interval 0
+bad 2 "invalid --interval '-1s': it must be positive" block --interval -1s
+bad 2 "invalid --interval '1x'" block --interval 1x
+bad 2 "invalid COUNT 'many': a positive number of periods" block --interval 1s many
+bad 2 "invalid COUNT '0'" block --interval 1s 0
+bad 2 "unexpected argument '3' (a COUNT goes with --interval)" block 3
+bad 2 "invalid --per 'disks': cpu, disk or syscall" block --per disks
+bad 2 "hist: wants TRACKER|io" --per cpu
+bad 1 "no disk 'sdz'; the disks are" block --disk sdz
+bad 1 "vda" block --disk sdz
+bad 1 "disk: tracker syscalls has no disks (disk is for block, iosched and io)" syscalls --disk vda
+bad 1 "per: not with io" io --per cpu
+bad 1 "disk: a disk's histogram is per disk, not per cpu" block --disk vda --per cpu
+bad 1 "no tracker 'app'; the kernel has block, iosched, syscalls, wakeup" app
+bad 1 "tracker wakeup has no histograms (hist/): its module is older than latency_tracker ABI 1.4" wakeup
+printf 'since_ns 1000000000 now_ns 13300000000\n4096 10\n4000 2\n' >"$S/iosched/hist/delay_ns"
+bad 1 "iosched/hist/delay_ns line 3: 4000 is no bucket's lower bound" iosched
+run ctl --json hist app
+expect_rc 1 "hist --json app"
+jq -e '.error.code == "not-found"' "$T/out" >/dev/null || fail "hist --json app: $(cat "$T/out")"
+pass "hist: every bad argument named, with its exit status"
+
+run ctl hist --help
+expect_rc 0 "hist --help"
+expect_out "Usage: latencyctl [OPTIONS] hist TRACKER|io"
+expect_out "Percentiles are bucket upper bounds"
+stop_daemon TERM
+expect_rc 0 "latencyd after SIGTERM"
+
+# Without the module: the tracker cannot be read, and the message says why.
+rm -rf "$T/sys/kernel"
+LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/latencyd.conf"
+bad 1 "no tracker 'block': the latency_tracker module is not loaded" block
+bad 1 "none of io's trackers (syscalls, fs, iosched, block) is loaded" io
+pass "hist without the module says so"
+stop_daemon TERM
