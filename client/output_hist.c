@@ -38,13 +38,16 @@ static void rows_add(struct rows *w, const uint64_t *counts)
 		}
 }
 
-/* The value of NS in the rows' unit, exact to three decimals ("1.024", "16"). */
+/* The value of NS in the rows' unit, exactly: as many decimals as the unit has digits
+ * ("1.024" us, "1.048576" ms), the trailing zeros dropped ("16"). */
 static void bound_text(char *buf, size_t size, uint64_t ns, uint64_t unit)
 {
+	char frac[24];
 	size_t n;
 
-	snprintf(buf, size, "%" PRIu64 ".%03" PRIu64, ns / unit,
-		 unit >= 1000 ? ns % unit / (unit / 1000) : 0);
+	/* unit + the remainder, its leading 1 dropped: the remainder zero-padded to the unit. */
+	snprintf(frac, sizeof(frac), "%" PRIu64, unit + ns % unit);
+	snprintf(buf, size, "%" PRIu64 ".%s", ns / unit, frac + 1);
 	n = strlen(buf);
 	while (n && buf[n - 1] == '0')
 		buf[--n] = 0;
@@ -107,19 +110,20 @@ static uint64_t max_count(const uint64_t *counts)
 	return m;
 }
 
-static void print_table(const uint64_t *counts)
+/* COUNTS from their first non-empty bucket to their last, in the unit and widths of W (the
+ * tracker's, the same for its keys: their columns line up). */
+static void print_table(const struct rows *w, const uint64_t *counts)
 {
-	struct rows w = {.first = PROTO_HIST_BUCKETS, .last = -1};
+	struct rows own = {.first = PROTO_HIST_BUCKETS, .last = -1};
 	char range[80], stars[BAR_WIDTH + 1];
 	uint64_t max = max_count(counts);
 
-	rows_add(&w, counts);
-	if (w.first > w.last)
+	rows_add(&own, counts);
+	if (own.first > own.last)
 		return;
-	rows_fit(&w);
-	printf("%*s%*s : count    distribution\n", w.lo_width, w.unit_name, w.hi_width + 4, "");
-	for (int i = w.first; i <= w.last; i++) {
-		range_text(range, sizeof(range), &w, i);
+	printf("%*s%*s : count    distribution\n", w->lo_width, w->unit_name, w->hi_width + 4, "");
+	for (int i = own.first; i <= own.last; i++) {
+		range_text(range, sizeof(range), w, i);
 		bar(stars, counts[i], max, BAR_WIDTH);
 		printf("%s : %-8" PRIu64 " |%s|\n", range, counts[i], stars);
 	}
@@ -167,26 +171,36 @@ static void key_title(char *buf, size_t size, const struct proto_hist *h, size_t
 
 static void print_one(const struct proto_hist *h, bool delta)
 {
+	struct rows w = {.first = PROTO_HIST_BUCKETS, .last = -1};
 	char when[96], ps[160], title[96];
 	uint64_t total = proto_hist_total(h->counts);
 
+	rows_add(&w, h->counts);
+	for (size_t k = 0; k < h->nkeys; k++)
+		rows_add(&w, h->keys[k].counts);
+	rows_fit(&w);
 	interval_text(when, sizeof(when), h, delta);
 	printf("Tracker %s%s%s: %" PRIu64 " delays %s\n", h->tracker, h->disk[0] ? ", disk " : "",
 	       h->disk, total, when);
-	print_table(h->counts);
+	print_table(&w, h->counts);
 	percentiles_text(ps, sizeof(ps), h->counts);
 	if (ps[0])
 		printf("%s (bucket upper bounds)\n", ps);
+	if (h->per[0] && !h->disk[0])
+		printf("\nPer %s over %.1f s %s:\n", h->per,
+		       (double)(h->now_ns - h->keys_since_ns) / 1e9,
+		       delta ? "since the previous read"
+			     : "since the split was set or the last reset");
 	for (size_t k = 0; !h->disk[0] && k < h->nkeys; k++) {
 		key_title(title, sizeof(title), h, k);
 		printf("\n%s: %" PRIu64 " delays\n", title, proto_hist_total(h->keys[k].counts));
-		print_table(h->keys[k].counts);
+		print_table(&w, h->keys[k].counts);
 		percentiles_text(ps, sizeof(ps), h->keys[k].counts);
 		if (ps[0])
 			printf("%s (bucket upper bounds)\n", ps);
 	}
 	if (h->per[0] && !h->disk[0] && h->nkeys == 0)
-		printf("\nNo delays per %s yet.\n", h->per);
+		printf("No delays yet.\n");
 }
 
 /* io: the levels' rows aligned, one column group each. */

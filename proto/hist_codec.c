@@ -117,6 +117,8 @@ int proto_hist_to_json(const struct proto_hist *h, struct json_object **ret)
 	if (r >= 0 && h->disk[0])
 		r = add(o, PROTO_KEY_DISK, json_object_new_string(h->disk));
 	if (r >= 0 && h->per[0])
+		r = add(o, PROTO_KEY_KEYS_SINCE_NS, num(h->keys_since_ns));
+	if (r >= 0 && h->per[0])
 		r = add(o, PROTO_KEY_KEYS, keys_json(h));
 	if (r < 0) {
 		json_object_put(o);
@@ -199,7 +201,7 @@ static int keys_from_json(struct json_object *a, struct proto_hist *h, struct pr
 
 struct hist_fields {
 	const char *tracker, *per, *disk;
-	uint64_t since_ns, now_ns;
+	uint64_t since_ns, now_ns, keys_since_ns;
 	struct json_object *buckets, *keys;
 };
 
@@ -217,6 +219,8 @@ int proto_hist_from_json(struct json_object *o, struct proto_hist *h, struct pro
 		{PROTO_KEY_PER, PROTO_FIELD_STRING, 0, offsetof(struct hist_fields, per)},
 		{PROTO_KEY_DISK, PROTO_FIELD_STRING, 0, offsetof(struct hist_fields, disk)},
 		{PROTO_KEY_KEYS, PROTO_FIELD_ARRAY, 0, offsetof(struct hist_fields, keys)},
+		{PROTO_KEY_KEYS_SINCE_NS, PROTO_FIELD_UINT, 0,
+		 offsetof(struct hist_fields, keys_since_ns)},
 		{NULL},
 	};
 	struct hist_fields f = {0};
@@ -231,6 +235,7 @@ int proto_hist_from_json(struct json_object *o, struct proto_hist *h, struct pro
 	copy(h->disk, sizeof(h->disk), f.disk);
 	h->since_ns = f.since_ns;
 	h->now_ns = f.now_ns;
+	h->keys_since_ns = f.keys_since_ns;
 	return 0;
 }
 
@@ -249,11 +254,11 @@ static void subtract(uint64_t *now, const uint64_t *prev)
 		now[i] -= prev[i];
 }
 
-void proto_hist_delta(struct proto_hist *h, const struct proto_hist *prev)
+/* The keys have their own start: a change of the split resets them alone. */
+static void keys_delta(struct proto_hist *h, const struct proto_hist *prev)
 {
-	if (h->since_ns != prev->since_ns || was_reset(h->counts, prev->counts))
+	if (h->keys_since_ns != prev->keys_since_ns || strcmp(h->per, prev->per) != 0)
 		return;
-	subtract(h->counts, prev->counts);
 	for (size_t i = 0; i < h->nkeys; i++)
 		for (size_t j = 0; j < prev->nkeys; j++)
 			if (strcmp(h->keys[i].key, prev->keys[j].key) == 0) {
@@ -261,5 +266,14 @@ void proto_hist_delta(struct proto_hist *h, const struct proto_hist *prev)
 					subtract(h->keys[i].counts, prev->keys[j].counts);
 				break;
 			}
+	h->keys_since_ns = prev->now_ns;
+}
+
+void proto_hist_delta(struct proto_hist *h, const struct proto_hist *prev)
+{
+	keys_delta(h, prev);
+	if (h->since_ns != prev->since_ns || was_reset(h->counts, prev->counts))
+		return;
+	subtract(h->counts, prev->counts);
 	h->since_ns = prev->now_ns;
 }

@@ -230,26 +230,27 @@ struct json_tokener;
  * "hist" (1.9): args tracker (or PROTO_HIST_IO), per, disk, reset; result "hists" (one per
  * tracker read) and "skipped" ({tracker, reason}: io's levels whose tracker is not loaded).
  */
-#define PROTO_HIST_IO	      "io" /* the four levels of an I/O: syscalls, fs, iosched, block */
-#define PROTO_KEY_PER	      "per"
-#define PROTO_KEY_DISK	      "disk"
-#define PROTO_KEY_RESET	      "reset"
-#define PROTO_KEY_HISTS	      "hists"
-#define PROTO_KEY_SKIPPED     "skipped"
-#define PROTO_KEY_SINCE_NS    "since_ns"
-#define PROTO_KEY_NOW_NS      "now_ns"
-#define PROTO_KEY_COUNT	      "count"
-#define PROTO_KEY_BUCKETS     "buckets"
-#define PROTO_KEY_LOWER_NS    "lower_ns"
-#define PROTO_KEY_UPPER_NS    "upper_ns"
-#define PROTO_KEY_PERCENTILES "percentiles"
-#define PROTO_KEY_P50	      "p50"
-#define PROTO_KEY_P90	      "p90"
-#define PROTO_KEY_P99	      "p99"
-#define PROTO_KEY_MAX	      "max"
-#define PROTO_KEY_KEYS	      "keys"
-#define PROTO_KEY_KEY	      "key"
-#define PROTO_KEY_WAS_RESET   "was_reset"
+#define PROTO_HIST_IO		"io" /* the four levels of an I/O: syscalls, fs, iosched, block */
+#define PROTO_KEY_PER		"per"
+#define PROTO_KEY_DISK		"disk"
+#define PROTO_KEY_RESET		"reset"
+#define PROTO_KEY_HISTS		"hists"
+#define PROTO_KEY_SKIPPED	"skipped"
+#define PROTO_KEY_SINCE_NS	"since_ns"
+#define PROTO_KEY_NOW_NS	"now_ns"
+#define PROTO_KEY_COUNT		"count"
+#define PROTO_KEY_BUCKETS	"buckets"
+#define PROTO_KEY_LOWER_NS	"lower_ns"
+#define PROTO_KEY_UPPER_NS	"upper_ns"
+#define PROTO_KEY_PERCENTILES	"percentiles"
+#define PROTO_KEY_P50		"p50"
+#define PROTO_KEY_P90		"p90"
+#define PROTO_KEY_P99		"p99"
+#define PROTO_KEY_MAX		"max"
+#define PROTO_KEY_KEYS		"keys"
+#define PROTO_KEY_KEY		"key"
+#define PROTO_KEY_KEYS_SINCE_NS "keys_since_ns"
+#define PROTO_KEY_WAS_RESET	"was_reset"
 
 /* Values of status.module.state. */
 #define PROTO_MODULE_NOT_LOADED	  "not-loaded"
@@ -544,13 +545,14 @@ struct proto_hist {
 	char per[PROTO_HIST_PER_LEN];	/* "" (not split), "cpu", "disk", "syscall" */
 	char disk[PROTO_HIST_NAME_LEN]; /* "": every disk; else counts are that disk's */
 	uint64_t since_ns, now_ns;	/* CLOCK_MONOTONIC: the interval the counts cover */
+	uint64_t keys_since_ns; /* with per: the keys' start (the split's change or reset) */
 	uint64_t counts[PROTO_HIST_BUCKETS];
 	size_t nkeys;
 	struct proto_hist_key keys[PROTO_HIST_KEYS_MAX];
 };
 /* {tracker, since_ns, now_ns, count, buckets: [{lower_ns, upper_ns, count}] (the non-empty
  * ones), percentiles: {p50, p90, p99, max} (bucket upper bounds; {} when empty), and per,
- * disk, keys: [{key, name, count, buckets, percentiles}] when set}. */
+ * disk, keys_since_ns, keys: [{key, name, count, buckets, percentiles}] when set}. */
 int proto_hist_to_json(const struct proto_hist *h, struct json_object **ret);
 /* The same back; the counts, not the derived members, are read. Unknown members are
  * ignored (a newer latencyd may add some). */

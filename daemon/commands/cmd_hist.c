@@ -75,6 +75,19 @@ static int disk_problem(const struct hist_disks *d, const char *name, struct pro
 			       d->n ? list : "none (no /sys/dev/block)");
 }
 
+static int none_loaded(const struct manager *m, struct proto_error *err)
+{
+	char **names = NULL;
+	size_t n = 0;
+
+	if (ktracker_list(m->sysfs_root, &names, &n) < 0)
+		return proto_error_set(err, PROTO_ERR_NOT_FOUND,
+				       "io: the latency_tracker module is not loaded");
+	ktracker_list_free(names, n);
+	return proto_error_set(err, PROTO_ERR_NOT_FOUND,
+			       "io: none of its trackers (syscalls, fs, iosched, block) is loaded");
+}
+
 /* The arguments' combinations that mean nothing, before anything is read. */
 static int check_args(const struct hist_args *a, bool io, struct proto_error *err)
 {
@@ -210,9 +223,7 @@ int cmd_hist(struct manager *m, const struct control_caller *caller, struct json
 	if (r >= 0)
 		r = read_all(m, caller, &a, trackers, n, &disks, list, skipped, read, err);
 	if (r >= 0 && json_object_array_length(list) == 0)
-		r = proto_error_set(
-			err, PROTO_ERR_NOT_FOUND,
-			"none of io's trackers (syscalls, fs, iosched, block) is loaded");
+		r = none_loaded(m, err);
 	if (r >= 0 && a.reset)
 		r = reset(m, trackers, n, read, err);
 	if (r < 0) {

@@ -128,6 +128,7 @@ int hist_read(struct manager *m, const struct control_caller *caller, const stru
 	if (r < 0)
 		return read_problem(w->tracker, r, why, err);
 	snprintf(h->per, sizeof(h->per), "%s", w->per);
+	h->keys_since_ns = keyed.since_ns;
 	h->nkeys = keyed.nkeys;
 	memcpy(h->keys, keyed.keys, keyed.nkeys * sizeof(keyed.keys[0]));
 	for (size_t i = 0; w->disks && i < h->nkeys; i++)

@@ -35,7 +35,7 @@ printf 'since_ns 1000000000 now_ns 13300000000\n0 3\n16384 7\n2097152 1\n' \
 
 SOCK=$T/ctl.sock
 write_conf <<CONF
-control: { socket = "$SOCK"; };
+control: { socket = "$SOCK"; read_group = "nogroup"; };
 session: { enabled = false; };
 CONF
 LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/latencyd.conf"
@@ -79,8 +79,9 @@ expect_rc 0 "hist block --per disk"
 jq -e '.hists[0] | .per == "disk" and .count == 40 and
 	(.keys | map({key, name, count})) == [{"key": "253:0", "name": "vda", "count": 29},
 					       {"key": "7:0", "name": "loop0", "count": 5}] and
-	.keys[0].percentiles.p50 == 16384' "$T/out" >/dev/null || fail "--per disk: $(cat "$T/out")"
+		.keys_since_ns == 5000000000 and .keys[0].percentiles.p50 == 16384' "$T/out" >/dev/null || fail "--per disk: $(cat "$T/out")"
 run ctl hist block --per disk
+expect_out "Per disk over 8.3 s since the split was set or the last reset:"
 expect_out "disk vda (253:0): 29 delays"
 expect_out "disk loop0 (7:0): 5 delays"
 run ctl --json hist block --disk vda
@@ -189,6 +190,27 @@ expect_rc 1 "hist --json app"
 jq -e '.error.code == "not-found"' "$T/out" >/dev/null || fail "hist --json app: $(cat "$T/out")"
 pass "hist: every bad argument named, with its exit status"
 
+# A reader (nobody, in read_group nogroup) reads, but neither resets nor changes the split
+# that every user sees; asking for the split the tracker has is a read.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && getent group nogroup >/dev/null; then
+	chmod 755 "$T"
+	reader() { run setpriv --reuid=65534 --regid=65534 --clear-groups "$LATENCYCTL" -s "$SOCK" hist "$@"; }
+	reader block
+	expect_rc 0 "hist block as a reader"
+	: >"$S/block/hist/reset"
+	reader block --reset
+	expect_rc 1 "hist --reset as a reader"
+	expect_err "'hist --reset' needs admin access: uid 65534 is neither root nor in admin_group"
+	[ ! -s "$S/block/hist/reset" ] || fail "a reader's --reset reached hist/reset"
+	reader block --per disk
+	expect_rc 0 "hist --per disk as a reader, the split the tracker has"
+	reader block --per cpu
+	expect_rc 1 "hist --per cpu as a reader"
+	expect_err "'hist --per cpu (tracker block is per disk)' needs admin access"
+	[ "$(cat "$S/block/hist/per")" = disk ] || fail "a reader changed hist/per"
+	pass "hist: a reader reads; --reset and a change of --per need admin"
+fi
+
 run ctl hist --help
 expect_rc 0 "hist --help"
 expect_out "Usage: latencyctl [OPTIONS] hist TRACKER|io"
@@ -200,6 +222,9 @@ expect_rc 0 "latencyd after SIGTERM"
 rm -rf "$T/sys/kernel"
 LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/latencyd.conf"
 bad 1 "no tracker 'block': the latency_tracker module is not loaded" block
-bad 1 "none of io's trackers (syscalls, fs, iosched, block) is loaded" io
-pass "hist without the module says so"
+bad 1 "io: the latency_tracker module is not loaded" io
+mkdir -p "$S/wakeup"
+echo 0 >"$S/wakeup/enabled"
+bad 1 "io: none of its trackers (syscalls, fs, iosched, block) is loaded" io
+pass "hist without the module, or without io's trackers, says so"
 stop_daemon TERM

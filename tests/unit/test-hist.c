@@ -120,6 +120,7 @@ static void sample(struct proto_hist *h)
 	strcpy(h->per, "disk");
 	h->since_ns = 1000;
 	h->now_ns = 5000000000;
+	h->keys_since_ns = 2000;
 	h->counts[12] = 10;
 	h->counts[20] = 5;
 	h->nkeys = 2;
@@ -189,6 +190,18 @@ static void test_delta(void)
 	ASSERT_EQ(h->since_ns, 6000000000);
 	ASSERT_EQ(h->counts[12], 1);
 	ASSERT_EQ(h->counts[20], 5);
+
+	/* The split changed (or was reset) alone: the keys as they are, the whole subtracted. */
+	sample(h);
+	h->now_ns = 7000000000;
+	h->counts[12] = 11;
+	h->keys_since_ns = 6000000000;
+	h->keys[0].counts[12] = 1;
+	proto_hist_delta(h, prev);
+	ASSERT_EQ(h->counts[12], 1);
+	ASSERT_EQ(h->since_ns, 5000000000);
+	ASSERT_EQ(h->keys[0].counts[12], 1);
+	ASSERT_EQ(h->keys_since_ns, 6000000000);
 	free(h);
 }
 
