@@ -129,7 +129,24 @@ static void print_table(const struct rows *w, const uint64_t *counts)
 	}
 }
 
-/* "p50 ≤ 2.048ms, p90 ≤ 8.192ms, p99 ≤ 16.384ms, max ≤ 32.768ms"; "" when empty. */
+/* A bound as a duration, exactly ("2.097152ms", not a rounded "2.097ms": a rounded bound
+ * would claim less than the bucket holds). */
+static void bound_duration(char *buf, size_t size, uint64_t ns)
+{
+	static const struct {
+		uint64_t ns;
+		const char *unit;
+	} units[] = {{1000000000, "s"}, {1000000, "ms"}, {1000, "µs"}, {1, "ns"}};
+	char v[32];
+	size_t i = 0;
+
+	while (units[i].ns > 1 && ns < units[i].ns)
+		i++;
+	bound_text(v, sizeof(v), ns, units[i].ns);
+	snprintf(buf, size, "%s%s", v, units[i].unit);
+}
+
+/* "p50 ≤ 16.384µs, p90 ≤ 2.097152ms, p99 ≤ 2.097152ms, max ≤ 4.194304ms"; "" when empty. */
 static void percentiles_text(char *buf, size_t size, const uint64_t *counts)
 {
 	static const struct {
@@ -144,7 +161,7 @@ static void percentiles_text(char *buf, size_t size, const uint64_t *counts)
 	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]) && len < size; i++) {
 		if (proto_hist_percentile(counts, ps[i].permille, &upper) < 0)
 			return;
-		proto_duration_format(d, sizeof(d), upper);
+		bound_duration(d, sizeof(d), upper);
 		len += (size_t)snprintf(buf + len, size - len, "%s%s ≤ %s", i ? ", " : "",
 					ps[i].name, d);
 	}

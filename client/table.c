@@ -29,8 +29,8 @@
 #define HIST_DURATION                                                                              \
 	DURATION_ARG("1s, 500ms, 2s", "more than 0; a bare number is seconds (2 = 2s)")
 #define HIST_NOTE                                                                                  \
-	"Percentiles are bucket upper bounds: p99 <= 16.384ms means 99% of the delays\n"           \
-	"were below 16.384ms, not that one was 16.384ms.\n"
+	"Percentiles are bucket upper bounds: p99 <= 16.777216ms means that 99% of\n"              \
+	"the delays were below 16.777216ms, not that one took 16.777216ms.\n"
 
 static const struct command commands[] = {
 	{PROTO_CMD_STATUS, "", "show latencyd's state and the kernel module's", cmd_status, "",
