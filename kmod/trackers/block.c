@@ -40,14 +40,9 @@
 #include <linux/kdev_t.h>
 #include <linux/module.h>
 #include <linux/string.h>
-#if IS_ENABLED(CONFIG_BLK_DEV_IO_TRACE)
-#include <linux/blktrace_api.h>
-#endif
 
 #include "common.h"
-
-/* blk_fill_rwbs() writes at most 8 bytes (RWBS_LEN) today; leave room. */
-#define LTT_BLK_RWBS_BUF 16
+#include "rwbs.h"
 
 /* No padding: every byte of the key is hashed and compared. */
 struct ltt_blk_key {
@@ -102,55 +97,13 @@ static struct ltt_probe ltt_blk_probes[] = {
 	{ .name = "block_rq_issue", .func = ltt_blk_issue },
 };
 
-#if !IS_ENABLED(CONFIG_BLK_DEV_IO_TRACE)
-/* blk_fill_rwbs() only exists with blktrace: the same letters, same order. */
-static void ltt_blk_fill_rwbs(char *rwbs, blk_opf_t opf)
-{
-	int i = 0;
-
-	if (opf & REQ_PREFLUSH)
-		rwbs[i++] = 'F';
-	switch (opf & REQ_OP_MASK) {
-	case REQ_OP_WRITE:
-		rwbs[i++] = 'W';
-		break;
-	case REQ_OP_DISCARD:
-		rwbs[i++] = 'D';
-		break;
-	case REQ_OP_SECURE_ERASE:
-		rwbs[i++] = 'D';
-		rwbs[i++] = 'E';
-		break;
-	case REQ_OP_FLUSH:
-		rwbs[i++] = 'F';
-		break;
-	case REQ_OP_READ:
-		rwbs[i++] = 'R';
-		break;
-	default:
-		rwbs[i++] = 'N';
-	}
-	if (opf & REQ_FUA)
-		rwbs[i++] = 'F';
-	if (opf & REQ_RAHEAD)
-		rwbs[i++] = 'A';
-	if (opf & REQ_SYNC)
-		rwbs[i++] = 'S';
-	if (opf & REQ_META)
-		rwbs[i++] = 'M';
-	rwbs[i] = '\0';
-}
-#else
-#define ltt_blk_fill_rwbs blk_fill_rwbs
-#endif
-
 /* data[3] holds the request's flags until here; the record gets the rwbs text. */
 static bool ltt_blk_cb(struct latency_tracker *t, struct latency_tracker_record *rec,
 		       void *priv)
 {
-	char rwbs[LTT_BLK_RWBS_BUF] = { };
+	char rwbs[LTT_RWBS_BUF] = { };
 
-	ltt_blk_fill_rwbs(rwbs, (__force blk_opf_t)(u32)rec->data[3]);
+	ltt_fill_rwbs(rwbs, (__force blk_opf_t)(u32)rec->data[3]);
 	ltt_pack_text(&rec->data[3], 1, rwbs, sizeof(rwbs));
 	return true;
 }
