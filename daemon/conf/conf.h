@@ -32,6 +32,8 @@ enum tracker_id {
 	TRACKER_IRQ,
 	TRACKER_NET,
 	TRACKER_APP,
+	TRACKER_FS,
+	TRACKER_IOSCHED,
 	TRACKER_COUNT
 };
 extern const char *const tracker_names[TRACKER_COUNT];

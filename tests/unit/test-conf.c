@@ -185,6 +185,10 @@ static void test_trackers(void)
 	ASSERT_EQ(c->trackers[TRACKER_SYSCALLS].threshold_ns, 100000000);
 	ASSERT_EQ(c->trackers[TRACKER_WAKEUP].threshold_ns, 5000000);
 	ASSERT_STREQ(tracker_names[TRACKER_OFFCPU], "offcpu");
+	ASSERT_STREQ(tracker_names[TRACKER_FS], "fs");
+	ASSERT_EQ(c->trackers[TRACKER_FS].threshold_ns, 100000000);
+	ASSERT_STREQ(tracker_names[TRACKER_IOSCHED], "iosched");
+	ASSERT_EQ(c->trackers[TRACKER_IOSCHED].threshold_ns, 50000000);
 	conf_free(c);
 
 	path = write_file(

@@ -17,7 +17,7 @@ start_sessiond
 latencyd -c $D/latencyd.conf 2>$D/latencyd.log &
 LPID=$!
 wait_recording $D/latencyd.log $D/ctl.sock
-for t in syscalls wakeup offcpu block irq net app; do
+for t in syscalls wakeup offcpu block irq net app fs iosched; do
 	[ -d /sys/module/latency_tracker_$t ] || fail "latencyd did not load latency_tracker_$t"
 done
 [ "$(cat $S/app/enabled)" = 1 ] || fail "app not enabled"
