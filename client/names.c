@@ -11,14 +11,6 @@
 
 #include "latencyctl.h"
 
-/* TODO(merge): ABI 1.4's trackers, defined by the uapi header once the module's piece is in. */
-#ifndef LATENCY_TRACKER_NAME_FS
-#define LATENCY_TRACKER_NAME_FS "fs"
-#endif
-#ifndef LATENCY_TRACKER_NAME_IOSCHED
-#define LATENCY_TRACKER_NAME_IOSCHED "iosched"
-#endif
-
 static const char *const trackers[] = {
 	LATENCY_TRACKER_NAME_SYSCALLS, LATENCY_TRACKER_NAME_WAKEUP, LATENCY_TRACKER_NAME_OFFCPU,
 	LATENCY_TRACKER_NAME_BLOCK,    LATENCY_TRACKER_NAME_IRQ,    LATENCY_TRACKER_NAME_NET,

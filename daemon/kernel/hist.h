@@ -12,19 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto.h"
+#include <latency_tracker.h>
 
-/* TODO(merge): the uapi header's LATENCY_TRACKER_HIST_KEYS and LATENCY_TRACKER_NAME_FS,
- * LATENCY_TRACKER_NAME_IOSCHED (ABI 1.4) once the module's piece is in; the same values. */
-#ifndef LATENCY_TRACKER_HIST_KEYS
-#define LATENCY_TRACKER_HIST_KEYS 64
-#endif
-#ifndef LATENCY_TRACKER_NAME_FS
-#define LATENCY_TRACKER_NAME_FS "fs"
-#endif
-#ifndef LATENCY_TRACKER_NAME_IOSCHED
-#define LATENCY_TRACKER_NAME_IOSCHED "iosched"
-#endif
+#include "proto.h"
 
 #define KHIST_DIR      "hist"
 #define KHIST_DELAY    "hist/delay_ns"

@@ -54,13 +54,13 @@
 
 #define LTT_FS_MAXACTIVE 256
 
-/* data[0] of the alert: which path (uapi: tracker "fs"). */
+/* data[0] of the alert: which path (the uapi's LATENCY_TRACKER_FS_*). */
 enum ltt_fs_op {
-	LTT_FS_READ = 0,
-	LTT_FS_WRITE = 1,
-	LTT_FS_FSYNC = 2,
-	LTT_FS_READV = 3,
-	LTT_FS_WRITEV = 4,
+	LTT_FS_READ = LATENCY_TRACKER_FS_READ,
+	LTT_FS_WRITE = LATENCY_TRACKER_FS_WRITE,
+	LTT_FS_FSYNC = LATENCY_TRACKER_FS_FSYNC,
+	LTT_FS_READV = LATENCY_TRACKER_FS_READV,
+	LTT_FS_WRITEV = LATENCY_TRACKER_FS_WRITEV,
 };
 
 static struct latency_tracker *ltt_fs;
@@ -215,7 +215,7 @@ static bool ltt_fs_cb(struct latency_tracker *t, struct latency_tracker_record *
  */
 static const struct latency_tracker_params ltt_fs_params = {
 	.name = "fs",
-	.type = LATENCY_TRACKER_TYPE_UNKNOWN,
+	.type = LATENCY_TRACKER_TYPE_FS,
 	.key_size = sizeof(u32),
 	.dup_policy = LATENCY_TRACKER_DUP_NEST,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,

@@ -234,7 +234,23 @@ enum latency_tracker_type {
 	 * data[0..3].
 	 */
 	LATENCY_TRACKER_TYPE_APP = 8,
+	/*
+	 * fs (ABI 1.4): a thread's call to vfs_read, vfs_write, vfs_fsync_range, vfs_readv
+	 * or vfs_writev, entry to return. data[0] the call (LATENCY_TRACKER_FS_*), data[1]
+	 * its return value, data[2] the bytes asked (readv/writev: the iovecs; fsync: 1 for
+	 * datasync), data[3] the file's device (MAJ << 20 | MIN).
+	 */
+	LATENCY_TRACKER_TYPE_FS = 9,
+	/* iosched (ABI 1.4): a request from its insertion into the scheduler to its issue;
+	 * the record's type is LATENCY_TRACKER_TYPE_BLOCK, its data words block's. */
 };
+
+/* The fs tracker's data[0] (ABI 1.4). */
+#define LATENCY_TRACKER_FS_READ 0
+#define LATENCY_TRACKER_FS_WRITE 1
+#define LATENCY_TRACKER_FS_FSYNC 2
+#define LATENCY_TRACKER_FS_READV 3
+#define LATENCY_TRACKER_FS_WRITEV 4
 
 /* The app tracker's marker file (ABI 1.2): write "begin COOKIE" or "end COOKIE". */
 #define LATENCY_TRACKER_APP_DEV_NAME "latency_tracker_app"

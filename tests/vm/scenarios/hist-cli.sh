@@ -4,7 +4,7 @@
 # text says the same counts as the JSON; --per disk on syscalls is the kernel's EOPNOTSUPP,
 # said as such; io puts the levels side by side; --reset zeroes them.
 # vm-options: --disk 64M
-. "$VM_IN/scenarios/lib.sh"
+. "$VM_IN/scenarios/guest-lib.sh"
 
 vm_disk vmdisk0
 DEVNO=$(cat /sys/block/$B/dev)

@@ -26,7 +26,7 @@ fs_kprobes() {
 		"$KPROBES"
 }
 
-tracker_load fs 0 0
+tracker_load fs 9 0
 [ "$(fs_kprobes)" = 0 ] || fail "kprobes before enable: $(cat $KPROBES)"
 echo 20000000 >$T/threshold_ns || fail "threshold_ns"
 tracker_enable
@@ -56,7 +56,7 @@ while read -r line; do
 	[ "$(val "$line" tid)" = "$tid" ] || fail "tid: $line"
 	[ "$(val "$line" comm)" = lt-fsio ] || fail "comm: $line"
 	[ "$(val "$line" reason)" = 1 ] || fail "reason: $line"
-	[ "$(val "$line" type)" = 0 ] || fail "type: $line"
+	[ "$(val "$line" type)" = 9 ] || fail "type: $line"
 	[ "$(val "$line" data3)" = "$EXP_DEV" ] || fail "device: $line"
 	[ "$(val "$line" delay_ns)" -ge 20000000 ] || fail "delay under the threshold: $line"
 	case $(val "$line" data0) in
