@@ -108,6 +108,12 @@ static bool ltt_ios_cb(struct latency_tracker *t, struct latency_tracker_record 
 	return true;
 }
 
+/* hist/per "disk": the key's dev_t, as the block tracker's, so both split alike. */
+static u32 ltt_ios_hist_key(const void *key, size_t len, const u64 *data)
+{
+	return ((const struct ltt_ios_key *)key)->dev;
+}
+
 /* Its records are the block tracker's type: the same data words (uapi header). */
 static const struct latency_tracker_params ltt_ios_params = {
 	.name = "iosched",
@@ -118,6 +124,8 @@ static const struct latency_tracker_params ltt_ios_params = {
 	.cb = ltt_ios_cb,
 	.activate = ltt_probes_activate,
 	.deactivate = ltt_probes_deactivate,
+	.hist_dim = LATENCY_TRACKER_HIST_DISK,
+	.hist_key = ltt_ios_hist_key,
 };
 
 static int __init ltt_ios_init(void)

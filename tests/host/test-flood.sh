@@ -75,7 +75,7 @@ wait_for 200 complete 2 || fail "no snapshot for the first storm alert: $(cat "$
 # A loaded machine makes the main loop slower and the batches bigger, so fewer events: the
 # storm goes on in rounds until the watcher that never reads has been dropped.
 sent=0
-for round in $(seq 15); do
+for round in $(seq 30); do
 	"$ALERT_WRITE" "$T/alerts" net 2000 1 || fail "alert-write net"
 	sent=$((sent + 2000))
 	wait_for 20 grep -q "dropped by latencyd" "$T/noread.out" && break

@@ -238,7 +238,7 @@ enum latency_tracker_type {
 	 * fs (ABI 1.4): a thread's call to vfs_read, vfs_write, vfs_fsync_range, vfs_readv
 	 * or vfs_writev, entry to return. data[0] the call (LATENCY_TRACKER_FS_*), data[1]
 	 * its return value, data[2] the bytes asked (readv/writev: the iovecs; fsync: 1 for
-	 * datasync), data[3] the file's device (MAJ << 20 | MIN).
+	 * datasync), data[3] the file's device (major in bits 32..63, minor in 0..31).
 	 */
 	LATENCY_TRACKER_TYPE_FS = 9,
 	/* iosched (ABI 1.4): a request from its insertion into the scheduler to its issue;
