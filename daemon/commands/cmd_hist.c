@@ -64,9 +64,9 @@ static int tracker_problem(const struct manager *m, const char *name, int r,
 			       name, n ? "" : "none", list);
 }
 
-static int disk_problem(const struct hist_disks *d, const char *name, struct proto_error *err)
+static int disk_problem(const struct kdisks *d, const char *name, struct proto_error *err)
 {
-	char *names[HIST_DISKS_MAX], list[512];
+	char *names[KDISKS_MAX], list[512];
 
 	for (size_t i = 0; i < d->n; i++)
 		names[i] = (char *)d->v[i].name;
@@ -127,7 +127,7 @@ static int skip(struct json_object *skipped, const char *tracker)
 /* Each tracker read into LIST, or, for io's levels that the kernel lacks, into SKIPPED. */
 static int read_all(struct manager *m, const struct control_caller *caller,
 		    const struct hist_args *a, const char *const *trackers, size_t n,
-		    const struct hist_disks *disks, struct json_object *list,
+		    const struct kdisks *disks, struct json_object *list,
 		    struct json_object *skipped, bool *read, struct proto_error *err)
 {
 	struct proto_hist *h = calloc(1, sizeof(*h));
@@ -148,7 +148,7 @@ static int read_all(struct manager *m, const struct control_caller *caller,
 		}
 		if (a->disk && has_disks(trackers[i])) {
 			w.per = KHIST_PER_DISK;
-			w.disk_dev = hist_disk_dev(disks, a->disk);
+			w.disk_dev = kdisks_dev(disks, a->disk);
 			w.disk_name = a->disk;
 		}
 		r = hist_read(m, caller, &w, h, err);
@@ -192,7 +192,7 @@ int cmd_hist(struct manager *m, const struct control_caller *caller, struct json
 		{PROTO_KEY_RESET, PROTO_FIELD_BOOL, 0, offsetof(struct hist_args, reset)},
 		{NULL},
 	};
-	static struct hist_disks disks; /* the main loop's alone */
+	static struct kdisks disks; /* the main loop's alone */
 	struct hist_args a = {0};
 	struct json_object *o, *list, *skipped;
 	bool io, read[N_IO_LEVELS] = {false};
@@ -210,8 +210,8 @@ int cmd_hist(struct manager *m, const struct control_caller *caller, struct json
 	if (a.reset && (r = caller_authorize(caller, "hist --reset", ACCESS_ADMIN,
 					     &m->conf->control, geteuid(), err)) < 0)
 		return r;
-	hist_disks_read(m, &disks);
-	if (a.disk && !hist_disk_dev(&disks, a.disk))
+	kdisks_read(m->sysfs_root, &disks);
+	if (a.disk && !kdisks_dev(&disks, a.disk))
 		return disk_problem(&disks, a.disk, err);
 	trackers = io ? io_levels : &a.tracker;
 	n = io ? N_IO_LEVELS : 1;

@@ -60,23 +60,11 @@ int tracker_set(struct manager *m, struct json_object *args, const char *file, u
 		bool has_fixed, struct json_object **result, struct proto_error *err);
 
 /* hist_read.c: one tracker's histograms for hist (cmd_hist.c). */
-#define HIST_DISKS_MAX 256
-struct hist_disks {
-	size_t n;
-	struct {
-		char dev[24];  /* "8:0" */
-		char name[32]; /* "sda" */
-	} v[HIST_DISKS_MAX];
-};
-/* The block devices under SYSFS/dev/block (none when it cannot be read). */
-void hist_disks_read(const struct manager *m, struct hist_disks *d);
-/* NAME's "MAJ:MIN", or NULL. */
-const char *hist_disk_dev(const struct hist_disks *d, const char *name);
 struct hist_want {
 	const char *tracker;
 	const char *per;		  /* NULL: delay_ns alone; else hist/per is set to it */
 	const char *disk_dev, *disk_name; /* with per disk: that disk's counts alone */
-	const struct hist_disks *disks;	  /* to name disk keys */
+	const struct kdisks *disks;	  /* to name disk keys */
 };
 int hist_read(struct manager *m, const struct control_caller *caller, const struct hist_want *w,
 	      struct proto_hist *h, struct proto_error *err);

@@ -15,42 +15,6 @@
 
 #include "commands.h"
 
-static void add_disk(const char *dev, const char *name, void *arg)
-{
-	struct hist_disks *d = arg;
-
-	if (d->n == HIST_DISKS_MAX)
-		return;
-	snprintf(d->v[d->n].dev, sizeof(d->v[d->n].dev), "%s", dev);
-	snprintf(d->v[d->n].name, sizeof(d->v[d->n].name), "%.31s", name);
-	d->n++;
-}
-
-void hist_disks_read(const struct manager *m, struct hist_disks *d)
-{
-	char dir[PATH_MAX];
-
-	d->n = 0;
-	snprintf(dir, sizeof(dir), "%s/dev/block", m->sysfs_root);
-	kernel_disks(dir, add_disk, d);
-}
-
-const char *hist_disk_dev(const struct hist_disks *d, const char *name)
-{
-	for (size_t i = 0; i < d->n; i++)
-		if (strcmp(d->v[i].name, name) == 0)
-			return d->v[i].dev;
-	return NULL;
-}
-
-static const char *disk_name(const struct hist_disks *d, const char *dev)
-{
-	for (size_t i = 0; i < d->n; i++)
-		if (strcmp(d->v[i].dev, dev) == 0)
-			return d->v[i].name;
-	return "";
-}
-
 /* The kernel's words for what a read may meet; R as khist_read() returned it. */
 static int read_problem(const char *tracker, int r, const char *why, struct proto_error *err)
 {
@@ -134,7 +98,7 @@ int hist_read(struct manager *m, const struct control_caller *caller, const stru
 	for (size_t i = 0; w->disks && i < h->nkeys; i++)
 		if (strcmp(w->per, KHIST_PER_DISK) == 0)
 			snprintf(h->keys[i].name, sizeof(h->keys[i].name), "%s",
-				 disk_name(w->disks, h->keys[i].key));
+				 kdisks_name(w->disks, h->keys[i].key));
 	if (w->disk_dev) {
 		keep_disk(h, w->disk_dev, w->disk_name);
 		h->since_ns = keyed.since_ns;

@@ -44,3 +44,39 @@ int kernel_disks(const char *dir, void (*fn)(const char *dev, const char *name, 
 	closedir(d);
 	return n;
 }
+
+static void add_disk(const char *dev, const char *name, void *arg)
+{
+	struct kdisks *d = arg;
+
+	if (d->n == KDISKS_MAX)
+		return;
+	snprintf(d->v[d->n].dev, sizeof(d->v[d->n].dev), "%s", dev);
+	snprintf(d->v[d->n].name, sizeof(d->v[d->n].name), "%.31s", name);
+	d->n++;
+}
+
+void kdisks_read(const char *sysfs_root, struct kdisks *d)
+{
+	char dir[PATH_MAX];
+
+	d->n = 0;
+	snprintf(dir, sizeof(dir), "%s/dev/block", sysfs_root);
+	kernel_disks(dir, add_disk, d);
+}
+
+const char *kdisks_dev(const struct kdisks *d, const char *name)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (strcmp(d->v[i].name, name) == 0)
+			return d->v[i].dev;
+	return NULL;
+}
+
+const char *kdisks_name(const struct kdisks *d, const char *dev)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (strcmp(d->v[i].dev, dev) == 0)
+			return d->v[i].name;
+	return "";
+}

@@ -125,6 +125,21 @@ int ksyms_kptr_restrict(const char *path);
 #define KERNEL_DISKS_DIR "/sys/dev/block"
 int kernel_disks(const char *dir, void (*fn)(const char *dev, const char *name, void *arg),
 		 void *arg);
+/* The same as a table, to name a histogram's disk keys and find a disk by name. */
+#define KDISKS_MAX 256
+struct kdisks {
+	size_t n;
+	struct {
+		char dev[24];  /* "8:0" */
+		char name[32]; /* "sda" */
+	} v[KDISKS_MAX];
+};
+/* The block devices under SYSFS_ROOT/dev/block (none when it cannot be read). */
+void kdisks_read(const char *sysfs_root, struct kdisks *d);
+/* NAME's "MAJ:MIN", or NULL. */
+const char *kdisks_dev(const struct kdisks *d, const char *name);
+/* DEV's name, or "" when unknown. */
+const char *kdisks_name(const struct kdisks *d, const char *dev);
 
 #include "hist.h" /* hist.c: the trackers' histograms */
 

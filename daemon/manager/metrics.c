@@ -20,6 +20,7 @@
 #include "log.h"
 #include "manager.h"
 #include "metrics.h"
+#include "metrics_internal.h"
 
 /* The family being written: a sample of another name starts a new one. */
 struct prom {
@@ -121,6 +122,7 @@ static void trackers(struct prom *p, const struct manager *m)
 	for (size_t i = 0; i < n; i++)
 		sample(p, "latencyd_tracker_dropped_events_total",
 		       (const char *const[]){"tracker", names[i], NULL}, c[i].drops);
+	metrics_histograms(p->f, m, names, n);
 	free(c);
 	ktracker_list_free(names, n);
 }

@@ -116,6 +116,17 @@ echo 2 >"$S/block/stats/timeouts"
 echo 9 >"$S/block/stats/drops"
 echo 1234 >"$S/block/stats/delay_count"
 echo 1.4 >"$S/abi_version"
+# ABI 1.4's histograms: block's total, and its split per disk (254:0, named vda).
+mkdir -p "$S/block/hist" "$T/sys/dev/block"
+printf 'since_ns 100 now_ns 2000000100\n0 1\n1024 3\n33554432 5\n' >"$S/block/hist/delay_ns"
+printf 'since_ns 100 now_ns 2000000100\nper disk\n254:0 1024 3\n254:0 33554432 5\n8:16 0 1\n' \
+	>"$S/block/hist/by_key"
+ln -s ../../devices/virtual/block/vda "$T/sys/dev/block/254:0"
+# syscalls split per system call number (0: read, 1: write on x86-64).
+mkdir -p "$S/syscalls/stats" "$S/syscalls/hist"
+echo 0 >"$S/syscalls/enabled"
+printf 'since_ns 5 now_ns 10\n4096 7\n' >"$S/syscalls/hist/delay_ns"
+printf 'since_ns 5 now_ns 10\nper syscall\n0 4096 4\n1 4096 3\n' >"$S/syscalls/hist/by_key"
 printf 'control: { socket = "%s"; };\nsession: { enabled = false; };\n' "$SOCK" >"$T/bare.conf"
 LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/bare.conf"
 run "$LATENCYCTL" -s "$SOCK" metrics
@@ -131,10 +142,27 @@ for kv in 'latencyd_tracker_alerts_total{tracker="block",reason="threshold"}=4' 
 		fail "${kv%=*} is not ${kv##*=}: $(grep tracker "$T/out")"
 done
 pass "the module's counters per tracker"
+# Cumulative buckets on the fixed bounds: 1 below 1.024 us, 3 more below 2.048 us, 5 more
+# below 67.1 ms; a disk the kernel has no name for keeps its number.
+for kv in 'latencyd_latency_seconds_bucket{tracker="block",le="1.024e-06"}=1' \
+	'latencyd_latency_seconds_bucket{tracker="block",le="2.048e-06"}=4' \
+	'latencyd_latency_seconds_bucket{tracker="block",le="0.033554432"}=4' \
+	'latencyd_latency_seconds_bucket{tracker="block",le="0.067108864"}=9' \
+	'latencyd_latency_seconds_bucket{tracker="block",le="+Inf"}=9' \
+	'latencyd_latency_seconds_count{tracker="block"}=9' \
+	'latencyd_latency_by_disk_seconds_bucket{tracker="block",disk="vda",le="0.067108864"}=8' \
+	'latencyd_latency_by_disk_seconds_count{tracker="block",disk="8:16"}=1' \
+	'latencyd_latency_by_syscall_seconds_bucket{tracker="syscalls",syscall="1",le="8.192e-06"}=3'; do
+	[ "$(value "$T/out" "${kv%=*}")" = "${kv##*=}" ] ||
+		fail "${kv%=*} is not ${kv##*=}: $(grep latency_ "$T/out")"
+done
+grep -q 'latencyd_latency_seconds_bucket{tracker="wakeup"' "$T/out" &&
+	fail "a tracker without hist/ (ABI < 1.4) has a histogram"
+pass "the module's histograms: per tracker and per disk, cumulative on fixed bounds"
 # The Grafana dashboard uses exactly the names latencyd writes.
 DASH=$(dirname "$0")/../../contrib/grafana-latencyd.json
 for name in $(jq -r '.panels[].targets[].expr' "$DASH" | grep -o 'latencyd_[a-z_]*' | sort -u); do
-	grep -q "^# TYPE $name " "$T/metrics-full" "$T/out" ||
+	grep -q "^# TYPE ${name%_bucket} " "$T/metrics-full" "$T/out" ||
 		fail "the dashboard's $name is not a metric latencyd writes"
 done
 pass "every metric the Grafana dashboard queries is one latencyd writes"
