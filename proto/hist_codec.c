@@ -80,16 +80,49 @@ static int counts_json(struct json_object *o, const uint64_t *counts)
 	return 0;
 }
 
+/*
+ * A key's buckets, dense: first_ns (the lower bound of its first non-empty bucket) and
+ * counts from there to its last non-empty one. 65 keys of {lower_ns, upper_ns, count}
+ * objects would not fit one frame (PROTO_FRAME_MAX); this way they always do.
+ */
+static int dense_json(struct json_object *o, const uint64_t *counts)
+{
+	struct json_object *a;
+	int first = -1, last = -1;
+
+	for (int i = 0; i < PROTO_HIST_BUCKETS; i++)
+		if (counts[i]) {
+			first = first < 0 ? i : first;
+			last = i;
+		}
+	a = json_object_new_array_ext(last - first + 1);
+	for (int i = first; a && first >= 0 && i <= last; i++)
+		if (json_object_array_add(a, num(counts[i])) < 0) {
+			json_object_put(a);
+			a = NULL;
+		}
+	if (add(o, PROTO_KEY_FIRST_NS, num(first < 0 ? 0 : proto_hist_lower_ns((unsigned)first))) <
+		    0 ||
+	    add(o, PROTO_KEY_COUNTS, a) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 static struct json_object *keys_json(const struct proto_hist *h)
 {
 	struct json_object *a = json_object_new_array(), *k;
 
 	for (size_t i = 0; a && i < h->nkeys; i++) {
+		const uint64_t *counts = h->keys[i].counts;
+
 		k = json_object_new_object();
 		if (!k || add(k, PROTO_KEY_KEY, json_object_new_string(h->keys[i].key)) < 0 ||
 		    (h->keys[i].name[0] &&
 		     add(k, PROTO_KEY_NAME, json_object_new_string(h->keys[i].name)) < 0) ||
-		    counts_json(k, h->keys[i].counts) < 0 || json_object_array_add(a, k) < 0) {
+		    add(k, PROTO_KEY_COUNT, num(proto_hist_total(counts))) < 0 ||
+		    dense_json(k, counts) < 0 ||
+		    add(k, PROTO_KEY_PERCENTILES, percentiles_json(counts)) < 0 ||
+		    json_object_array_add(a, k) < 0) {
 			json_object_put(k);
 			json_object_put(a);
 			return NULL;
@@ -167,8 +200,31 @@ static void copy(char *dst, size_t size, const char *src)
 
 struct key_fields {
 	const char *key, *name;
-	struct json_object *buckets;
+	uint64_t first_ns;
+	struct json_object *counts;
 };
+
+/* A key's dense counts (dense_json()) back into bucket order. */
+static int dense_from_json(const struct key_fields *k, uint64_t *counts, struct proto_error *err)
+{
+	int first = proto_hist_bucket(k->first_ns);
+	size_t n = json_object_array_length(k->counts);
+
+	memset(counts, 0, PROTO_HIST_BUCKETS * sizeof(*counts));
+	if (first < 0 || (size_t)first + n > PROTO_HIST_BUCKETS)
+		return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
+				       "%s: %zu counts from %llu ns do not fit the buckets", k->key,
+				       n, (unsigned long long)k->first_ns);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(k->counts, i);
+
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+			return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
+					       "%s: counts must be non-negative integers", k->key);
+		counts[first + i] = (uint64_t)json_object_get_int64(v);
+	}
+	return 0;
+}
 
 static int keys_from_json(struct json_object *a, struct proto_hist *h, struct proto_error *err)
 {
@@ -176,8 +232,10 @@ static int keys_from_json(struct json_object *a, struct proto_hist *h, struct pr
 		{PROTO_KEY_KEY, PROTO_FIELD_STRING, PROTO_FIELD_REQUIRED,
 		 offsetof(struct key_fields, key)},
 		{PROTO_KEY_NAME, PROTO_FIELD_STRING, 0, offsetof(struct key_fields, name)},
-		{PROTO_KEY_BUCKETS, PROTO_FIELD_ARRAY, PROTO_FIELD_REQUIRED,
-		 offsetof(struct key_fields, buckets)},
+		{PROTO_KEY_FIRST_NS, PROTO_FIELD_UINT, PROTO_FIELD_REQUIRED,
+		 offsetof(struct key_fields, first_ns)},
+		{PROTO_KEY_COUNTS, PROTO_FIELD_ARRAY, PROTO_FIELD_REQUIRED,
+		 offsetof(struct key_fields, counts)},
 		{NULL},
 	};
 	size_t n = a ? json_object_array_length(a) : 0;
@@ -190,7 +248,7 @@ static int keys_from_json(struct json_object *a, struct proto_hist *h, struct pr
 
 		if (proto_fields_dispatch(json_object_array_get_idx(a, i), fields,
 					  PROTO_DISPATCH_ALLOW_UNKNOWN, &k, err) < 0 ||
-		    buckets_from_json(k.buckets, h->keys[i].counts, k.key, err) < 0)
+		    dense_from_json(&k, h->keys[i].counts, err) < 0)
 			return -EINVAL;
 		copy(h->keys[i].key, sizeof(h->keys[i].key), k.key);
 		copy(h->keys[i].name, sizeof(h->keys[i].name), k.name);

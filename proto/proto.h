@@ -49,7 +49,8 @@ struct json_tokener;
  *        "unpublished"; status fleet "subscribed", "members_online", dropped "stale".
  *   1.8  incidents "matched"; status fleet "process", "collector".
  *   1.9  commands hist (the trackers' log2 histograms and their percentiles, module ABI 1.4)
- *        and metrics (result "text": the Prometheus text format).
+ *        and metrics (argument "from_line"; result "text": the Prometheus text format, as
+ *        many lines as fit a frame, and "next_line" when more are left).
  */
 #define PROTO_VERSION  1
 #define PROTO_REVISION 9
@@ -419,10 +420,13 @@ struct proto_request {
 #define PROTO_KEY_EVENTS	      "events"
 #define PROTO_KEY_MISSING_EVENTS      "missing_events" /* analysis: events the session lacks */
 #define PROTO_KEY_TEXT		      "text"	       /* metrics (1.9) */
+#define PROTO_KEY_FROM_LINE	      "from_line"      /* metrics: the first line wanted */
+#define PROTO_KEY_NEXT_LINE	      "next_line"      /* metrics: where the next part starts */
 #define PROTO_KEY_STREAMS_TOTAL	      "streams_total"  /* history: streams, all of them */
 #define PROTO_KEY_CHANNEL	      "channel"	       /* history: a stream's */
 #define PROTO_KEY_CPU		      "cpu"
-#define PROTO_KEY_FIRST_NS	      "first_ns"
+#define PROTO_KEY_FIRST_NS	      "first_ns" /* also hist: a key's first bucket */
+#define PROTO_KEY_COUNTS	      "counts"	 /* hist: a key's counts from first_ns on */
 #define PROTO_KEY_LAST_NS	      "last_ns"
 #define PROTO_KEY_SPAN_NS	      "span_ns"
 #define PROTO_KEY_ANALYSIS_MS	      "analysis_ms" /* analysis: how long it took */

@@ -126,7 +126,9 @@ ln -s ../../devices/virtual/block/vda "$T/sys/dev/block/254:0"
 mkdir -p "$S/syscalls/stats" "$S/syscalls/hist"
 echo 0 >"$S/syscalls/enabled"
 printf 'since_ns 5 now_ns 10\n4096 7\n' >"$S/syscalls/hist/delay_ns"
-printf 'since_ns 5 now_ns 10\nper syscall\n0 4096 4\n1 4096 3\n' >"$S/syscalls/hist/by_key"
+# 64 keys: the metrics outgrow a frame, and latencyctl asks for the rest (next_line).
+{ printf 'since_ns 5 now_ns 10\nper syscall\n0 4096 4\n1 4096 3\n'
+	for k in $(seq 2 63); do echo "$k 4096 1"; done; } >"$S/syscalls/hist/by_key"
 printf 'control: { socket = "%s"; };\nsession: { enabled = false; };\n' "$SOCK" >"$T/bare.conf"
 LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/bare.conf"
 run "$LATENCYCTL" -s "$SOCK" metrics
@@ -158,7 +160,14 @@ for kv in 'latencyd_latency_seconds_bucket{tracker="block",le="1.024e-06"}=1' \
 done
 grep -q 'latencyd_latency_seconds_bucket{tracker="wakeup"' "$T/out" &&
 	fail "a tracker without hist/ (ABI < 1.4) has a histogram"
-pass "the module's histograms: per tracker and per disk, cumulative on fixed bounds"
+[ "$(wc -c <"$T/out")" -gt 65536 ] || fail "the metrics fit one frame: no paging tested"
+"$LATENCYCTL" -s "$SOCK" --json metrics >"$T/parts.json" || fail "latencyctl --json metrics"
+[ "$(jq -s 'length' "$T/parts.json")" -gt 1 ] && jq -s -e '.[-1] | has("next_line") | not' \
+	"$T/parts.json" >/dev/null || fail "no parts: $(jq -c '[.[] | .next_line]' -s "$T/parts.json")"
+jq -j -s '.[].text' "$T/parts.json" | cmp -s - "$T/out" || fail "the parts do not add up to the text"
+grep -q 'latencyd_latency_by_syscall_seconds_count{tracker="syscalls",syscall="63"} 1' "$T/out" ||
+	fail "the last key is missing"
+pass "the module's histograms: per tracker, disk and system call, cumulative on fixed bounds; $(jq -s length "$T/parts.json") parts"
 # The Grafana dashboard uses exactly the names latencyd writes.
 DASH=$(dirname "$0")/../../contrib/grafana-latencyd.json
 for name in $(jq -r '.panels[].targets[].expr' "$DASH" | grep -o 'latencyd_[a-z_]*' | sort -u); do
