@@ -56,16 +56,17 @@ static const struct split splits[] = {
 	 "buckets."},
 };
 
-/* Each tracker's keyed histogram of split S, if its hist/per is S. */
-static void split_series(FILE *f, const struct manager *m, char **names, size_t n,
-			 struct proto_hist *h, const struct split *s, const struct kdisks *disks)
+/* The keyed histograms BYK[0..N) (per "" when unread) of split S, one family. */
+static void split_series(FILE *f, char **names, size_t n, const struct proto_hist *byk,
+			 const struct split *s, const struct kdisks *disks)
 {
-	char why[KHIST_WHY_LEN], labels[192];
+	char labels[192];
 	bool said = false;
 
 	for (size_t t = 0; t < n; t++) {
-		if (khist_read(m->sysfs_root, names[t], true, h, why, sizeof(why)) < 0 ||
-		    strcmp(h->per, s->per) != 0)
+		const struct proto_hist *h = &byk[t];
+
+		if (strcmp(h->per, s->per) != 0)
 			continue;
 		for (size_t k = 0; k < h->nkeys; k++) {
 			const char *key = h->keys[k].key, *disk = kdisks_name(disks, key);
@@ -83,12 +84,13 @@ static void split_series(FILE *f, const struct manager *m, char **names, size_t 
 
 void metrics_histograms(FILE *f, const struct manager *m, char **names, size_t n)
 {
-	struct proto_hist *h = malloc(sizeof(*h));
+	/* Each tracker's by_key read once, whatever its split: one pass over sysfs. */
+	struct proto_hist *h = malloc(sizeof(*h)), *byk = calloc(n ? n : 1, sizeof(*byk));
 	struct kdisks *disks = malloc(sizeof(*disks));
 	char why[KHIST_WHY_LEN], labels[96];
 	bool said = false;
 
-	if (!h || !disks)
+	if (!h || !byk || !disks)
 		goto out;
 	for (size_t t = 0; t < n; t++) {
 		/* A module older than ABI 1.4 has no hist/: no series, nothing to say. */
@@ -102,11 +104,14 @@ void metrics_histograms(FILE *f, const struct manager *m, char **names, size_t n
 		said = true;
 		snprintf(labels, sizeof(labels), "tracker=\"%s\"", names[t]);
 		series(f, "latencyd_latency_seconds", labels, h->counts);
+		if (khist_read(m->sysfs_root, names[t], true, &byk[t], why, sizeof(why)) < 0)
+			byk[t].per[0] = 0;
 	}
 	kdisks_read(m->sysfs_root, disks);
 	for (size_t s = 0; s < sizeof(splits) / sizeof(splits[0]); s++)
-		split_series(f, m, names, n, h, &splits[s], disks);
+		split_series(f, names, n, byk, &splits[s], disks);
 out:
 	free(h);
+	free(byk);
 	free(disks);
 }
