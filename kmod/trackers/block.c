@@ -42,29 +42,10 @@
 #include <linux/string.h>
 
 #include "common.h"
-#include "rwbs.h"
-
-/* No padding: every byte of the key is hashed and compared. */
-struct ltt_blk_key {
-	u64 sector;
-	u32 dev;
-} __packed;
+#include "blkreq.h"
 
 static struct latency_tracker *ltt_blk;
 static struct ltt_filter ltt_blk_filter;
-
-/* Same device as the block tracepoints: the whole disk's dev_t, partitions remapped. */
-static bool ltt_blk_key_of(struct request *rq, struct ltt_blk_key *key)
-{
-	struct gendisk *disk = rq->q->disk;
-
-	if (!disk || blk_rq_is_passthrough(rq) || !blk_rq_bytes(rq))
-		return false;
-	memset(key, 0, sizeof(*key));
-	key->sector = blk_rq_pos(rq);
-	key->dev = disk_devt(disk);
-	return true;
-}
 
 static void ltt_blk_issue(void *data, struct request *rq)
 {
@@ -73,10 +54,7 @@ static void ltt_blk_issue(void *data, struct request *rq)
 
 	if (!ltt_blk_key_of(rq, &key) || !ltt_filter_match(&ltt_blk_filter, current))
 		return;
-	in.data[0] = (u64)MAJOR(key.dev) << 32 | MINOR(key.dev);
-	in.data[1] = key.sector;
-	in.data[2] = blk_rq_bytes(rq);
-	in.data[3] = (__force u64)rq->cmd_flags;	/* rwbs text at alert time */
+	ltt_blk_in(&key, rq, &in);
 	latency_tracker_event_in(ltt_blk, &key, sizeof(key), &in);
 }
 
@@ -96,23 +74,6 @@ static struct ltt_probe ltt_blk_probes[] = {
 	{ .name = "block_rq_complete", .func = ltt_blk_complete },
 	{ .name = "block_rq_issue", .func = ltt_blk_issue },
 };
-
-/* data[3] holds the request's flags until here; the record gets the rwbs text. */
-static bool ltt_blk_cb(struct latency_tracker *t, struct latency_tracker_record *rec,
-		       void *priv)
-{
-	char rwbs[LTT_RWBS_BUF] = { };
-
-	ltt_fill_rwbs(rwbs, (__force blk_opf_t)(u32)rec->data[3]);
-	ltt_pack_text(&rec->data[3], 1, rwbs, sizeof(rwbs));
-	return true;
-}
-
-/* hist/per "disk": the key's whole-disk dev_t. */
-static u32 ltt_blk_hist_key(const void *key, size_t len, const u64 *data)
-{
-	return ((const struct ltt_blk_key *)key)->dev;
-}
 
 static const struct latency_tracker_params ltt_blk_params = {
 	.name = "block",

@@ -43,50 +43,28 @@
 #include <linux/string.h>
 
 #include "common.h"
-#include "rwbs.h"
-
-/* The block tracker's key, byte for byte: no padding, every byte is hashed. */
-struct ltt_ios_key {
-	u64 sector;
-	u32 dev;
-} __packed;
+#include "blkreq.h"
 
 static struct latency_tracker *ltt_ios;
 static struct ltt_filter ltt_ios_filter;
 
-/* Same device as the block tracepoints: the whole disk's dev_t, partitions remapped. */
-static bool ltt_ios_key_of(struct request *rq, struct ltt_ios_key *key)
-{
-	struct gendisk *disk = rq->q->disk;
-
-	if (!disk || blk_rq_is_passthrough(rq) || !blk_rq_bytes(rq))
-		return false;
-	memset(key, 0, sizeof(*key));
-	key->sector = blk_rq_pos(rq);
-	key->dev = disk_devt(disk);
-	return true;
-}
-
 static void ltt_ios_insert(void *data, struct request *rq)
 {
 	struct latency_tracker_in in = { };
-	struct ltt_ios_key key;
+	struct ltt_blk_key key;
 
-	if (!ltt_ios_key_of(rq, &key) || !ltt_filter_match(&ltt_ios_filter, current))
+	if (!ltt_blk_key_of(rq, &key) || !ltt_filter_match(&ltt_ios_filter, current))
 		return;
-	in.data[0] = (u64)MAJOR(key.dev) << 32 | MINOR(key.dev);
-	in.data[1] = key.sector;
-	in.data[2] = blk_rq_bytes(rq);
-	in.data[3] = (__force u64)rq->cmd_flags;	/* rwbs text at alert time */
+	ltt_blk_in(&key, rq, &in);
 	latency_tracker_event_in(ltt_ios, &key, sizeof(key), &in);
 }
 
 /* Any task; with the queue's dispatch in progress, never in hard irq context. */
 static void ltt_ios_issue(void *data, struct request *rq)
 {
-	struct ltt_ios_key key;
+	struct ltt_blk_key key;
 
-	if (!ltt_ios_key_of(rq, &key))
+	if (!ltt_blk_key_of(rq, &key))
 		return;
 	latency_tracker_event_out(ltt_ios, &key, sizeof(key), NULL);
 }
@@ -97,35 +75,18 @@ static struct ltt_probe ltt_ios_probes[] = {
 	{ .name = "block_rq_insert", .func = ltt_ios_insert },
 };
 
-/* data[3] holds the request's flags until here; the record gets the rwbs text. */
-static bool ltt_ios_cb(struct latency_tracker *t, struct latency_tracker_record *rec,
-		       void *priv)
-{
-	char rwbs[LTT_RWBS_BUF] = { };
-
-	ltt_fill_rwbs(rwbs, (__force blk_opf_t)(u32)rec->data[3]);
-	ltt_pack_text(&rec->data[3], 1, rwbs, sizeof(rwbs));
-	return true;
-}
-
-/* hist/per "disk": the key's dev_t, as the block tracker's, so both split alike. */
-static u32 ltt_ios_hist_key(const void *key, size_t len, const u64 *data)
-{
-	return ((const struct ltt_ios_key *)key)->dev;
-}
-
 /* Its records are the block tracker's type: the same data words (uapi header). */
 static const struct latency_tracker_params ltt_ios_params = {
 	.name = "iosched",
 	.type = LATENCY_TRACKER_TYPE_BLOCK,
-	.key_size = sizeof(struct ltt_ios_key),
+	.key_size = sizeof(struct ltt_blk_key),
 	.dup_policy = LATENCY_TRACKER_DUP_REPLACE,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
-	.cb = ltt_ios_cb,
+	.cb = ltt_blk_cb,
 	.activate = ltt_probes_activate,
 	.deactivate = ltt_probes_deactivate,
 	.hist_dim = LATENCY_TRACKER_HIST_DISK,
-	.hist_key = ltt_ios_hist_key,
+	.hist_key = ltt_blk_hist_key,
 };
 
 static int __init ltt_ios_init(void)
