@@ -19,6 +19,8 @@
  * meanwhile, so a reading may include a few pairs that completed while it was taken.
  */
 #include <linux/types.h>
+#include <linux/build_bug.h>
+#include <linux/hash.h>
 #include <linux/kdev_t.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
@@ -86,6 +88,7 @@ int lt_hist_init(struct lt_hist *h, const struct latency_tracker_params *p)
 	mutex_init(&h->lock);
 	h->dim = p->hist_dim;
 	h->key_of = p->hist_key;
+	h->key_word = p->hist_key_word;
 	h->per = LT_HIST_PER_NONE;
 	h->since_ns = ktime_get_ns();
 	h->keyed_since_ns = h->since_ns;
@@ -101,12 +104,22 @@ void lt_hist_free(struct lt_hist *h)
 	kvfree(h->text);
 }
 
+/*
+ * Open addressing: the probe starts where the key hashes, so that a pair finds its slot
+ * in a step or two rather than after every key claimed before it (a scan of up to 64 on
+ * every system call cost a fifth of the syscalls tracker's own overhead). A slot, once
+ * claimed, never changes: the probe sequence of a key never skips its slot.
+ */
+static_assert((LATENCY_TRACKER_HIST_KEYS & (LATENCY_TRACKER_HIST_KEYS - 1)) == 0,
+	      "the probe wraps with a mask");
+
 static unsigned int lt_hist_slot(struct lt_hist_keyed *k, u32 key)
 {
 	u64 want = (u64)key + 1, seen;
-	unsigned int i;
+	unsigned int i, n, start = hash_32(key, ilog2(LATENCY_TRACKER_HIST_KEYS));
 
-	for (i = 0; i < LATENCY_TRACKER_HIST_KEYS; i++) {
+	for (n = 0; n < LATENCY_TRACKER_HIST_KEYS; n++) {
+		i = (start + n) & (LATENCY_TRACKER_HIST_KEYS - 1);
 		seen = READ_ONCE(k->slot_key[i]);
 		if (!seen)
 			seen = cmpxchg(&k->slot_key[i], 0, want) ?: want;
@@ -126,7 +139,8 @@ void lt_hist_keyed_add(struct lt_hist *h, const void *key, size_t len, const u64
 	rcu_read_lock();
 	k = rcu_dereference(h->keyed);
 	if (k) {
-		s = lt_hist_slot(k, h->key_of(key, len, data));
+		s = lt_hist_slot(k, h->key_of ? h->key_of(key, len, data)
+					       : (u32)data[h->key_word]);
 		this_cpu_inc(k->rows[s]->b[lt_hist_bucket(delay)]);
 	}
 	rcu_read_unlock();
@@ -279,26 +293,45 @@ static void lt_hist_key_name(char *name, size_t size, enum lt_hist_per per, u64 
 		snprintf(name, size, "%u", key);
 }
 
+/* One key's (slot S's) lines. */
+static void lt_hist_render_slot(struct lt_hist_out *o, struct lt_hist_keyed *k, unsigned int s,
+				const char *name)
+{
+	unsigned int b;
+
+	for (b = 0; b < LT_HIST_BUCKETS; b++)
+		lt_hist_line(o, name, b,
+			     lt_hist_since(lt_hist_row_sum(k->rows[s], b), k->base[s][b]));
+}
+
+/*
+ * The keys in increasing order, "other" last: the slots are in hash order (lt_hist_slot),
+ * which says nothing to a reader. A selection over at most 64 slots, at read time only.
+ */
 static void lt_hist_render_keyed(struct lt_hist_out *o, struct lt_hist *h,
 				 struct lt_hist_keyed *k)
 {
 	char name[24];
-	unsigned int s, b;
-	u64 key;
+	unsigned int s, next;
+	u64 key, last = 0, least;
 
-	for (s = 0; s < LT_HIST_SLOTS; s++) {
-		if (s < LT_HIST_OTHER) {
+	for (;;) {
+		next = LT_HIST_OTHER;
+		least = U64_MAX;
+		for (s = 0; s < LT_HIST_OTHER; s++) {
 			key = READ_ONCE(k->slot_key[s]);
-			if (!key)
-				continue;
-			lt_hist_key_name(name, sizeof(name), h->per, key);
-		} else {
-			strscpy(name, "other", sizeof(name));
+			if (key > last && key < least) {
+				least = key;
+				next = s;
+			}
 		}
-		for (b = 0; b < LT_HIST_BUCKETS; b++)
-			lt_hist_line(o, name, b,
-				     lt_hist_since(lt_hist_row_sum(k->rows[s], b), k->base[s][b]));
+		if (next == LT_HIST_OTHER)
+			break;
+		lt_hist_key_name(name, sizeof(name), h->per, least);
+		lt_hist_render_slot(o, k, next, name);
+		last = least;
 	}
+	lt_hist_render_slot(o, k, LT_HIST_OTHER, "other");
 }
 
 /* The first LATENCY_TRACKER_HIST_KEYS CPUs by number, the others as "other". */

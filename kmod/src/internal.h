@@ -270,7 +270,8 @@ struct lt_hist {
 	struct lt_hist_keyed __rcu *keyed;	/* per disk or syscall only; first: hot */
 	struct mutex lock;
 	enum latency_tracker_hist_dim dim;	/* what the tracker offers */
-	latency_tracker_hist_key_t key_of;
+	latency_tracker_hist_key_t key_of;	/* NULL: the key is data[key_word] */
+	unsigned int key_word;
 	enum lt_hist_per per;
 	u64 since_ns;				/* of delay_ns */
 	u64 keyed_since_ns;			/* of by_key */

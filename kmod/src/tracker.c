@@ -106,7 +106,8 @@ static int lt_params_check(const struct latency_tracker_params *p)
 	if (p->dup_policy > LATENCY_TRACKER_DUP_NEST ||
 	    p->stack_mode > LATENCY_TRACKER_STACK_IN)
 		return -EINVAL;
-	if (p->hist_dim > LATENCY_TRACKER_HIST_SYSCALL || (p->hist_dim && !p->hist_key))
+	if (p->hist_dim > LATENCY_TRACKER_HIST_SYSCALL ||
+	    p->hist_key_word >= LATENCY_TRACKER_DATA_WORDS)
 		return -EINVAL;
 	return 0;
 }

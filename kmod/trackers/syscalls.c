@@ -341,12 +341,6 @@ out:
 
 static struct kobj_attribute ltt_sys_excl_attr = __ATTR_RW(exclude_syscalls);
 
-/* hist/per "syscall": the key is the thread, the number is in data[0] (enter and move). */
-static u32 ltt_sys_hist_key(const void *key, size_t len, const u64 *data)
-{
-	return data[0];
-}
-
 static const struct latency_tracker_params ltt_sys_params = {
 	.name = "syscalls",
 	.type = LATENCY_TRACKER_TYPE_SYSCALL,
@@ -359,8 +353,10 @@ static const struct latency_tracker_params ltt_sys_params = {
 	.activate = ltt_sys_activate,
 	.deactivate = ltt_probes_deactivate,
 	.scan = ltt_sys_scan,
+	/* hist/per "syscall": the key is the thread, the number is in data[0] (enter and
+	 * move), read by the core without a call on every system call. */
 	.hist_dim = LATENCY_TRACKER_HIST_SYSCALL,
-	.hist_key = ltt_sys_hist_key,
+	.hist_key_word = 0,
 };
 
 static int __init ltt_sys_init(void)

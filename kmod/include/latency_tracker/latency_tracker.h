@@ -138,8 +138,11 @@ typedef bool (*latency_tracker_cb_t)(struct latency_tracker *t,
  *	(see latency_tracker_event_pair()) moves those pending for timeout_ns or more into
  *	it here, so that they time out like the others. Process context, may sleep.
  * @hist_dim: optional, the dimension besides "cpu" that the tracker's hist/per accepts
- *	(ABI 1.4); LATENCY_TRACKER_HIST_NONE (0): none. Requires @hist_key.
+ *	(ABI 1.4); LATENCY_TRACKER_HIST_NONE (0): none. The key of a pair in it is what
+ *	@hist_key returns or, without @hist_key, the pair's data[@hist_key_word] (its low
+ *	32 bits): no call on the pair's path, for trackers as busy as syscalls.
  * @hist_key: the key of a pair in @hist_dim, see latency_tracker_hist_key_t.
+ * @hist_key_word: without @hist_key, which data word holds the key (0..3).
  */
 struct latency_tracker_params {
 	const char *name;
@@ -160,6 +163,7 @@ struct latency_tracker_params {
 	void (*scan)(struct latency_tracker *t, u64 timeout_ns);
 	enum latency_tracker_hist_dim hist_dim;
 	latency_tracker_hist_key_t hist_key;
+	unsigned int hist_key_word;
 };
 
 /**

@@ -86,7 +86,8 @@
  *                    Changing it resets hist/by_key (and its since_ns).
  *     hist/by_key    (ro) line 1 as in hist/delay_ns, line 2 "per <word>", then one line
  *                    "<key> <lower bound ns> <count>" per non-empty (key, bucket),
- *                    grouped by key, buckets increasing. Keys: cpu: the CPU number;
+ *                    grouped by key, keys and buckets increasing ("other" last, the
+ *                    disks by their dev_t). Keys: cpu: the CPU number;
  *                    disk: "MAJ:MIN"; syscall: the system call number. At most
  *                    LATENCY_TRACKER_HIST_KEYS keys, first come first served; the
  *                    delays of any further key are counted under the key "other". With
