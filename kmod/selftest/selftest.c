@@ -161,7 +161,11 @@ static void st_sched_probe(void *data, bool preempt, struct task_struct *prev,
 	if (atomic_dec_if_positive(&st_sched_left) < 0)
 		return;
 	in.ts = latency_tracker_now() - 2 * NSEC_PER_SEC;
-	if (!latency_tracker_event_in(st_tracker, key, sizeof(key), &in))
+	/* A switch the tracker could not take (busy on this CPU) gives its turn back: the
+	 * test counts alerts, and the next switch raises this one. */
+	if (latency_tracker_event_in(st_tracker, key, sizeof(key), &in))
+		atomic_inc(&st_sched_left);
+	else
 		latency_tracker_event_out(st_tracker, key, sizeof(key), NULL);
 }
 
