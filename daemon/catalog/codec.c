@@ -272,6 +272,7 @@ static const char *decode_value(const struct codec_field *f, struct json_object 
 				struct where *w)
 {
 	uint64_t *words;
+	size_t len;
 	void *sub;
 	int e;
 
@@ -341,9 +342,9 @@ static const char *decode_value(const struct codec_field *f, struct json_object 
 			return NULL;
 		}
 		*AT(obj, f->offset, void *) = sub;
-		e = (int)push_path(w, f->name, 0, false);
+		len = push_path(w, f->name, 0, false);
 		decode_object(f->sub, v, sub, w);
-		w->path[e] = 0;
+		w->path[len] = 0;
 		return NULL;
 	}
 	return "has an unknown type";

@@ -158,6 +158,7 @@ int catalog_cause_from_json(struct json_object *o, struct catalog_cause *c,
 void catalog_cause_free(struct catalog_cause *c);
 
 struct json_object *catalog_history_to_json(const struct catalog_history *h);
+/* These free what they are given and it; NULL is nothing to free. */
 void catalog_history_free(struct catalog_history *h);
 void catalog_analysis_free(struct catalog_analysis *a);
 void catalog_stack_free(struct catalog_stack *s);

@@ -230,14 +230,12 @@ static void on_history(struct manager *m, const struct recorder_history *j)
 	else
 		log_history(j, what);
 	if (j->error || !h) {
-		if (h)
-			catalog_history_free(h);
+		catalog_history_free(h); /* NULL: nothing */
 		return;
 	}
 	shown = catalog_history_to_json(h);
 	if (e) {
-		if (e->history)
-			catalog_history_free(e->history);
+		catalog_history_free(e->history);
 		e->history = h;
 		manager_catalog_changed(m);
 	} else {
@@ -260,12 +258,10 @@ static void on_analysis(struct manager *m, uint64_t id, struct catalog_analysis 
 	struct catalog_entry *e = catalog_find(m->catalog, id);
 
 	if (!e || !summary) {
-		if (summary) /* deleted meanwhile (retention, delete-snapshot) */
-			catalog_analysis_free(summary);
+		catalog_analysis_free(summary); /* deleted meanwhile (retention, delete-snapshot) */
 		return;
 	}
-	if (e->analysis)
-		catalog_analysis_free(e->analysis);
+	catalog_analysis_free(e->analysis);
 	e->analysis = summary;
 	manager_catalog_changed(m);
 }
