@@ -16,8 +16,8 @@ done
 command -v curl >/dev/null || { echo "SKIP: curl missing"; exit 77; }
 
 UST_APP=$UST_APP . "$(dirname "$0")/fleet-lib.sh"
-NE_PID= PR_PID=
-trap '[ -n "$NE_PID" ] && kill "$NE_PID"; [ -n "$PR_PID" ] && kill "$PR_PID"; stop_all; cleanup' EXIT
+. "$(dirname "$0")/prom-lib.sh"
+trap 'prom_stop; stop_all; cleanup' EXIT
 start_fleet_broker
 ust_recorder_setup "$UST_APP"
 mkdir "$T/textfile"
@@ -32,6 +32,16 @@ fleet: { enabled = true; broker = "mqtt://127.0.0.1:$PORT"; host = "h1"; group =
 CONF
 # One sample's value in the text format, labels spelled as latencyd writes them.
 value() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+# expect_values FILE WHAT 'SAMPLE=VALUE'...: each sample has that value in FILE; else fails
+# showing FILE's lines that hold WHAT.
+expect_values() {
+	local file=$1 what=$2 kv
+	shift 2
+	for kv in "$@"; do
+		[ "$(value "$file" "${kv%=*}")" = "${kv##*=}" ] ||
+			fail "${kv%=*} is not ${kv##*=}: $(grep -- "$what" "$file")"
+	done
+}
 
 start_daemon -c "$T/latencyd.conf"
 wait_for 50 test -s "$PROMFILE" || fail "no $PROMFILE"
@@ -45,10 +55,8 @@ run "$LATENCYCTL" -s "$SOCK" metrics
 expect_rc 0 "latencyctl metrics"
 "$PROM/promtool" check metrics <"$T/out" >"$T/promtool.log" 2>&1 ||
 	fail "promtool check metrics on latencyctl metrics: $(cat "$T/promtool.log")"
-for k in 'latencyd_snapshots_total{status="complete"}' latencyd_alerts_taken_total \
-	latencyd_catalog_snapshots; do
-	[ "$(value "$T/out" "$k")" = 1 ] || fail "latencyctl metrics: $k is not 1: $(cat "$T/out")"
-done
+expect_values "$T/out" latencyd_ 'latencyd_snapshots_total{status="complete"}=1' \
+	latencyd_alerts_taken_total=1 latencyd_catalog_snapshots=1
 [ "$(value "$T/out" 'latencyd_catalog_bytes')" -gt 0 ] || fail "latencyd_catalog_bytes"
 "$LATENCYCTL" -s "$SOCK" --json metrics | jq -e '.text | test("# TYPE latencyd_snapshots_total counter")' \
 	>/dev/null || fail "latencyctl --json metrics"
@@ -60,33 +68,17 @@ cp "$T/out" "$T/metrics-full"
 pass "metrics.textfile and latencyctl metrics: the snapshot counted, promtool check metrics passes"
 
 # node_exporter serves the file; prometheus scrapes it: both on 127.0.0.1 only.
-free_port() { echo $((20000 + RANDOM % 30000)); }
-NE_PORT=$(free_port)
-"$PROM/prometheus-node-exporter" --web.listen-address=127.0.0.1:$NE_PORT \
-	--collector.disable-defaults --collector.textfile \
-	--collector.textfile.directory="$T/textfile" >"$T/node_exporter.log" 2>&1 &
-NE_PID=$!
-scrape() { curl -sf "http://127.0.0.1:$NE_PORT/metrics" >"$T/scrape"; }
-wait_for 100 scrape || fail "node_exporter does not answer: $(cat "$T/node_exporter.log")"
+prom_start "$T/textfile" node
+curl -sf "http://127.0.0.1:$NE_PORT/metrics" >"$T/scrape" || fail "node_exporter's scrape"
 [ "$(value "$T/scrape" 'latencyd_snapshots_total{status="complete"}')" = 1 ] &&
 	[ "$(value "$T/scrape" 'node_textfile_scrape_error')" = 0 ] ||
 	fail "node_exporter's scrape: $(grep -E 'latencyd_snapshots|textfile' "$T/scrape")"
-PR_PORT=$(free_port)
-cat >"$T/prometheus.yml" <<YML
-global: { scrape_interval: 1s }
-scrape_configs:
-  - job_name: node
-    static_configs: [ { targets: [ "127.0.0.1:$NE_PORT" ] } ]
-YML
-"$PROM/prometheus" --config.file="$T/prometheus.yml" --web.listen-address=127.0.0.1:$PR_PORT \
-	--storage.tsdb.path="$T/tsdb" >"$T/prometheus.log" 2>&1 &
-PR_PID=$!
-query() {
-	curl -sf "http://127.0.0.1:$PR_PORT/api/v1/query" \
-		--data-urlencode 'query=latencyd_snapshots_total{status="complete",job="node"}' >"$T/query" &&
+snapshots_counted() {
+	prom_query 'latencyd_snapshots_total{status="complete",job="node"}' &&
 		jq -e '.data.result[0].value[1] == "1"' "$T/query" >/dev/null
 }
-wait_for 300 query || fail "prometheus's query: $(cat "$T/query" 2>/dev/null) $(tail -5 "$T/prometheus.log")"
+wait_for 300 snapshots_counted ||
+	fail "prometheus's query: $(cat "$T/query" 2>/dev/null) $(tail -5 "$T/prometheus.log")"
 pass "node_exporter serves the textfile and prometheus's query returns the snapshot count"
 
 # A directory latencyd cannot write to: counted, said once, and written again afterwards.
@@ -135,18 +127,17 @@ run "$LATENCYCTL" -s "$SOCK" metrics
 expect_rc 0 "latencyctl metrics, module counters"
 "$PROM/promtool" check metrics <"$T/out" >"$T/promtool.log" 2>&1 ||
 	fail "promtool check metrics, module counters: $(cat "$T/promtool.log")"
-for kv in 'latencyd_tracker_alerts_total{tracker="block",reason="threshold"}=4' \
+expect_values "$T/out" tracker \
+	'latencyd_tracker_alerts_total{tracker="block",reason="threshold"}=4' \
 	'latencyd_tracker_alerts_total{tracker="block",reason="timeout"}=2' \
 	'latencyd_tracker_dropped_events_total{tracker="block"}=9' \
 	'latencyd_tracker_pairs_total{tracker="block"}=1234' \
-	'latencyd_tracker_pairs_total{tracker="wakeup"}=0'; do
-	[ "$(value "$T/out" "${kv%=*}")" = "${kv##*=}" ] ||
-		fail "${kv%=*} is not ${kv##*=}: $(grep tracker "$T/out")"
-done
+	'latencyd_tracker_pairs_total{tracker="wakeup"}=0'
 pass "the module's counters per tracker"
 # Cumulative buckets on the fixed bounds: 1 below 1.024 us, 3 more below 2.048 us, 5 more
 # below 67.1 ms; a disk the kernel has no name for keeps its number.
-for kv in 'latencyd_latency_seconds_bucket{tracker="block",le="1.024e-06"}=1' \
+expect_values "$T/out" latency_ \
+	'latencyd_latency_seconds_bucket{tracker="block",le="1.024e-06"}=1' \
 	'latencyd_latency_seconds_bucket{tracker="block",le="2.048e-06"}=4' \
 	'latencyd_latency_seconds_bucket{tracker="block",le="0.033554432"}=4' \
 	'latencyd_latency_seconds_bucket{tracker="block",le="0.067108864"}=9' \
@@ -154,10 +145,7 @@ for kv in 'latencyd_latency_seconds_bucket{tracker="block",le="1.024e-06"}=1' \
 	'latencyd_latency_seconds_count{tracker="block"}=9' \
 	'latencyd_latency_by_disk_seconds_bucket{tracker="block",disk="vda",le="0.067108864"}=8' \
 	'latencyd_latency_by_disk_seconds_count{tracker="block",disk="8:16"}=1' \
-	'latencyd_latency_by_syscall_seconds_bucket{tracker="syscalls",syscall="1",le="8.192e-06"}=3'; do
-	[ "$(value "$T/out" "${kv%=*}")" = "${kv##*=}" ] ||
-		fail "${kv%=*} is not ${kv##*=}: $(grep latency_ "$T/out")"
-done
+	'latencyd_latency_by_syscall_seconds_bucket{tracker="syscalls",syscall="1",le="8.192e-06"}=3'
 grep -q 'latencyd_latency_seconds_bucket{tracker="wakeup"' "$T/out" &&
 	fail "a tracker without hist/ (ABI < 1.4) has a histogram"
 [ "$(wc -c <"$T/out")" -gt 65536 ] || fail "the metrics fit one frame: no paging tested"
