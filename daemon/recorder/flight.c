@@ -58,6 +58,11 @@ const char *flight_strerror(int err)
 	return lttng_strerror(err < 0 ? err : -err);
 }
 
+const char *flight_record_why(const struct flight_record *rec)
+{
+	return rec->relayd_why[0] ? rec->relayd_why : flight_strerror(rec->relayd_error);
+}
+
 const char *flight_session_name(const struct flight *f)
 {
 	return f->session;

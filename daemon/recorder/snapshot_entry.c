@@ -15,11 +15,6 @@
 #include "proto.h"
 #include "recorder_internal.h"
 
-const char *flight_record_why(const struct flight_record *rec)
-{
-	return rec->relayd_why[0] ? rec->relayd_why : flight_strerror(rec->relayd_error);
-}
-
 static int causes_entry(const struct waiter_result *res, struct catalog_entry *e)
 {
 	int r;
