@@ -10,7 +10,7 @@
 
 #include "commands.h"
 
-#define TRACKER_ARG "  TRACKER   syscalls, wakeup, offcpu, block, irq, net or app\n"
+#define TRACKER_ARG "  TRACKER   syscalls, wakeup, offcpu, block, irq, net, app, fs or iosched\n"
 #define SAVE_ARG    "  --save    also keep it in the saved-settings file: it outlives a restart\n"
 /* Its examples are the command's: each is a value the command takes (test-doc-durations). */
 #define DURATION_ARG(examples, range)                                                              \
@@ -18,7 +18,7 @@
 	"            " range "\n"
 
 #define HIST_ARGS                                                                                  \
-	"  TRACKER   syscalls, fs, iosched, block, wakeup, offcpu, irq, net or app\n"              \
+	TRACKER_ARG                                                                                \
 	"  io        the levels of an I/O side by side: syscalls, fs, iosched, block\n"            \
 	"  --per     split the histogram per cpu, disk (block, iosched) or syscall\n"              \
 	"            (syscalls); a change resets the split and needs admin access\n"               \
