@@ -8,6 +8,8 @@
 #   2. the same while an LTTng kernel session records latency_tracker_alert: tracepoint_ns
 #      is then the cost of one LTTng kernel event;
 #   3. freelist_shared=1: one free list for all CPUs, for comparison.
+# Each pass also measures what a keyed histogram adds to a pair (hist/per none, then per
+# syscall on the syscalls tracker's event_pair path, per disk on block's event_in+out).
 # Writes DIR/kmod-bench.txt.
 . "$VM_IN/scenarios/guest-lib.sh"
 
@@ -49,7 +51,8 @@ done
 		"$(get pairs_per_round /tmp/percpu.txt) pairs per round, best of 5 rounds, ns"
 	printf '%-36s %14s %14s\n' measure per-cpu-lists shared-list
 	for m in pair_1cpu_ns event_in_ns event_out_ns lookup_ns pair_all_cpus_ns \
-		pair_all_cpus_per_ms; do
+		pair_all_cpus_per_ms hist_syscall_pair_none_ns hist_syscall_pair_keyed_ns \
+		hist_disk_in_out_none_ns hist_disk_in_out_keyed_ns; do
 		printf '%-36s %14s %14s\n' "$m" "$(get $m /tmp/percpu.txt)" "$(get $m /tmp/shared.txt)"
 	done
 	printf '%-36s %14s\n' "alert tracepoint, not recorded" "$(get tracepoint_ns /tmp/percpu.txt)"

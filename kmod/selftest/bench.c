@@ -9,6 +9,7 @@
 #include <linux/atomic.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/kdev_t.h>
 #include <linux/kthread.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
@@ -165,6 +166,96 @@ static int bench_all_cpus(struct st_report *r, struct latency_tracker *t, unsign
 	return 0;
 }
 
+/*
+ * The syscalls tracker's fast path: one event_pair per call, its start time known, the
+ * end read from the clock, data[0] one of 16 system call numbers (the key of hist/per
+ * syscall).
+ */
+static u64 bench_event_pairs(struct latency_tracker *t, unsigned int n, int *errors)
+{
+	struct latency_tracker_in in = { };
+	u64 key[2] = { 4, 0 }, t0;
+	unsigned int i;
+
+	t0 = ktime_get_ns();
+	in.ts = latency_tracker_now();
+	for (i = 0; i < n; i++) {
+		in.data[0] = i % 16;
+		*errors += latency_tracker_event_pair(t, key, sizeof(key), &in, NULL) < 0;
+	}
+	return ktime_get_ns() - t0;
+}
+
+/* The block tracker's path: event_in then event_out, data[0] one of 4 disks' dev_t. */
+static u64 bench_disk_pairs(struct latency_tracker *t, unsigned int n, int *errors)
+{
+	struct latency_tracker_in in = { };
+	u64 t0;
+	unsigned int i;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		u64 key[2] = { 5, i % BENCH_KEYS };
+
+		in.data[0] = MKDEV(259, i % 4);
+		if (latency_tracker_event_in(t, key, sizeof(key), &in) ||
+		    latency_tracker_event_out(t, key, sizeof(key), NULL))
+			(*errors)++;
+	}
+	return ktime_get_ns() - t0;
+}
+
+struct bench_hist {
+	const char *name;	/* of the output lines: NAME_none_ns, NAME_keyed_ns */
+	enum latency_tracker_hist_dim dim;
+	const char *per;
+	u64 (*pairs)(struct latency_tracker *t, unsigned int n, int *errors);
+};
+
+static const struct bench_hist bench_hists[] = {
+	{ "hist_syscall_pair", LATENCY_TRACKER_HIST_SYSCALL, "syscall", bench_event_pairs },
+	{ "hist_disk_in_out", LATENCY_TRACKER_HIST_DISK, "disk", bench_disk_pairs },
+};
+
+/*
+ * What a keyed histogram adds to a pair: the same loop with hist/per none and with the
+ * split, alternated round by round so that both see the same machine, best of each.
+ */
+static int bench_hist(struct st_report *r, const struct bench_hist *bh, unsigned int n)
+{
+	struct latency_tracker_params p;
+	struct latency_tracker *t;
+	u64 best[2] = { U64_MAX, U64_MAX };
+	unsigned int round, keyed;
+	int errors = 0, ret = 0;
+	char line[64];
+
+	st_params_init(&p, "st_bench_hist", LATENCY_TRACKER_DUP_REJECT, 4096,
+		       3600 * NSEC_PER_SEC);
+	p.hist_dim = bh->dim;
+	p.hist_key_word = 0;
+	t = st_tracker_new(&p);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	for (round = 0; round < 2 * BENCH_ROUNDS && !ret; round++) {
+		keyed = round & 1;
+		ret = st_hist_write(t, "hist/per", keyed ? bh->per : "none");
+		if (!ret)
+			best[keyed] = min(best[keyed], bh->pairs(t, n, &errors));
+		cond_resched();
+	}
+	latency_tracker_destroy(t);
+	if (ret)
+		return ret;
+	snprintf(line, sizeof(line), "%s_none_ns", bh->name);
+	bench_line(r, line, bench_per_op(best[0], n));
+	snprintf(line, sizeof(line), "%s_keyed_ns", bh->name);
+	bench_line(r, line, bench_per_op(best[1], n));
+	snprintf(line, sizeof(line), "errors_%s", bh->name);
+	st_printf(r, "%s %d\n", line, errors);
+	return 0;
+}
+
 int st_bench(struct st_report *r, unsigned int n)
 {
 	struct latency_tracker_record rec;
@@ -232,5 +323,7 @@ int st_bench(struct st_report *r, unsigned int n)
 
 	ret = bench_all_cpus(r, t, per_round);
 	latency_tracker_destroy(t);
+	for (i = 0; i < ARRAY_SIZE(bench_hists) && !ret; i++)
+		ret = bench_hist(r, &bench_hists[i], per_round);
 	return ret;
 }

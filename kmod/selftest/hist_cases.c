@@ -45,7 +45,7 @@ static int st_hist_read(struct latency_tracker *t, const char *file, char *buf)
 }
 
 /* Writes s to FILE of tracker t. Return: 0 or the write's error. */
-static int st_hist_write(struct latency_tracker *t, const char *file, const char *s)
+int st_hist_write(struct latency_tracker *t, const char *file, const char *s)
 {
 	struct file *f;
 	loff_t pos = 0;

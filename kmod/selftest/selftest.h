@@ -63,6 +63,7 @@ int st_run_cases(struct st_report *r, const char *only);
 int st_hist_buckets(struct st_report *r);
 int st_hist_reset(struct st_report *r);
 int st_hist_per(struct st_report *r);
+int st_hist_write(struct latency_tracker *t, const char *file, const char *s);
 int st_hist_other(struct st_report *r);
 
 /* bench.c */

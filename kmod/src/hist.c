@@ -9,11 +9,11 @@
  *
  * "disk" and "syscall" are keyed: up to LATENCY_TRACKER_HIST_KEYS keys, each with its
  * per-CPU buckets, plus "other". A key's slot is claimed once, with cmpxchg(); the pairs
- * after that find it with plain loads: no lock on the hot path. The slots fill in order
- * and are never freed while the set lives, so two CPUs claiming one key meet at the same
- * slot. The set is allocated when per is set to its dimension and freed (after an RCU
- * grace period) when per changes. Its reset is a base too, a sum over CPUs this time: a
- * zeroing from another CPU could race with an increment and bring a whole count back.
+ * after that find it with plain loads: no lock on the hot path. Slots are never freed
+ * while the set lives, so two CPUs claiming one key meet at the same slot. The set is
+ * allocated when per is set to its dimension and freed (after an RCU grace period) when
+ * per changes. Its reset is a base too, a sum over CPUs this time: a zeroing from another
+ * CPU could race with an increment and bring a whole count back.
  *
  * Readers and writers of the files are serialised by the lock; hot-path increments run
  * meanwhile, so a reading may include a few pairs that completed while it was taken.
@@ -24,15 +24,13 @@
 #include <linux/kdev_t.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
 #include "internal.h"
-
-#define LT_HIST_OTHER LATENCY_TRACKER_HIST_KEYS
-#define LT_HIST_SLOTS (LATENCY_TRACKER_HIST_KEYS + 1)
 
 /* Longest line of by_key: "4095:1048575 9223372036854775808 <u64>\n", header included. */
 #define LT_HIST_LINE_MAX 64
@@ -42,16 +40,6 @@ const char *const lt_hist_per_names[LT_HIST_PER_NR] = {
 	[LT_HIST_PER_CPU] = "cpu",
 	[LT_HIST_PER_DISK] = "disk",
 	[LT_HIST_PER_SYSCALL] = "syscall",
-};
-
-struct lt_hist_row {
-	u64 b[LT_HIST_BUCKETS];
-};
-
-struct lt_hist_keyed {
-	u64 slot_key[LATENCY_TRACKER_HIST_KEYS];	/* the key + 1; 0: free */
-	struct lt_hist_row __percpu *rows[LT_HIST_SLOTS];
-	u64 base[LT_HIST_SLOTS][LT_HIST_BUCKETS];	/* sums at the last reset */
 };
 
 static void lt_hist_keyed_free(struct lt_hist_keyed *k)
@@ -113,7 +101,7 @@ void lt_hist_free(struct lt_hist *h)
 static_assert((LATENCY_TRACKER_HIST_KEYS & (LATENCY_TRACKER_HIST_KEYS - 1)) == 0,
 	      "the probe wraps with a mask");
 
-static unsigned int lt_hist_slot(struct lt_hist_keyed *k, u32 key)
+static unsigned int lt_hist_probe(struct lt_hist_keyed *k, u32 key)
 {
 	u64 want = (u64)key + 1, seen;
 	unsigned int i, n, start = hash_32(key, ilog2(LATENCY_TRACKER_HIST_KEYS));
@@ -129,21 +117,18 @@ static unsigned int lt_hist_slot(struct lt_hist_keyed *k, u32 key)
 	return LT_HIST_OTHER;
 }
 
-/* Any context, as event_out. */
-void lt_hist_keyed_add(struct lt_hist *h, const void *key, size_t len, const u64 *data,
-		       u64 delay)
+/*
+ * The slot of a key not in direct[] yet (lt_hist_keyed()). A small key's slot, once
+ * probed, is remembered there: a key's slot never changes, and neither does "other" (it
+ * means every slot was claimed by another key), so racing writers store the same byte.
+ */
+unsigned int lt_hist_slot(struct lt_hist_keyed *k, u32 key)
 {
-	struct lt_hist_keyed *k;
-	unsigned int s;
+	unsigned int s = lt_hist_probe(k, key);
 
-	rcu_read_lock();
-	k = rcu_dereference(h->keyed);
-	if (k) {
-		s = lt_hist_slot(k, h->key_of ? h->key_of(key, len, data)
-					       : (u32)data[h->key_word]);
-		this_cpu_inc(k->rows[s]->b[lt_hist_bucket(delay)]);
-	}
-	rcu_read_unlock();
+	if (key < LT_HIST_DIRECT)
+		WRITE_ONCE(k->direct[key], s + 1);
+	return s;
 }
 
 static u64 lt_hist_since(u64 now, u64 then)

@@ -13,6 +13,8 @@
 #include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -223,7 +225,7 @@ struct lt_stats {
 
 struct lt_stats __percpu *lt_stats_alloc(void);
 void lt_stats_free(struct lt_stats __percpu *s);
-void lt_stats_delay(struct lt_stats __percpu *s, u64 delay);
+unsigned int lt_stats_delay(struct lt_stats __percpu *s, u64 delay);
 void lt_stats_sum(struct lt_stats __percpu *s, struct lt_stats *sum);
 u64 lt_stats_drops(const struct lt_stats *sum);
 
@@ -263,7 +265,22 @@ struct lt_hist_base {
 	u64 cpu[LT_HIST_BUCKETS];
 };
 
-struct lt_hist_keyed;
+#define LT_HIST_OTHER LATENCY_TRACKER_HIST_KEYS
+#define LT_HIST_SLOTS (LATENCY_TRACKER_HIST_KEYS + 1)
+/* Keys below this (every system call number) find their slot with one byte load. */
+#define LT_HIST_DIRECT 1024
+
+struct lt_hist_row {
+	u64 b[LT_HIST_BUCKETS];
+};
+
+/* The histograms of one keyed dimension (hist.c). */
+struct lt_hist_keyed {
+	u8 direct[LT_HIST_DIRECT];			/* a small key's slot + 1; 0: not known yet */
+	struct lt_hist_row __percpu *rows[LT_HIST_SLOTS];
+	u64 slot_key[LATENCY_TRACKER_HIST_KEYS];	/* the key + 1; 0: free */
+	u64 base[LT_HIST_SLOTS][LT_HIST_BUCKETS];	/* sums at the last reset */
+};
 
 /* The hist/ state of one tracker; everything but keyed is under lock. */
 struct lt_hist {
@@ -282,22 +299,39 @@ struct lt_hist {
 
 int lt_hist_init(struct lt_hist *h, const struct latency_tracker_params *p);
 void lt_hist_free(struct lt_hist *h);
-void lt_hist_keyed_add(struct lt_hist *h, const void *key, size_t len, const u64 *data,
-		       u64 delay);
+unsigned int lt_hist_slot(struct lt_hist_keyed *k, u32 key);
 int lt_hist_set_per(struct latency_tracker *t, enum lt_hist_per per);
 void lt_hist_reset(struct latency_tracker *t);
 int lt_hist_delay_show(struct latency_tracker *t, char *buf);
 ssize_t lt_hist_by_key_read(struct latency_tracker *t, char *buf, loff_t off, size_t count);
 
 /*
- * The hot path's part: nothing but this test while per is none or cpu (the per-CPU
- * buckets of stats/ are those of "cpu").
+ * The hot path's part, inline: nothing but the first test while per is none or cpu (the
+ * per-CPU buckets of stats/ are those of "cpu"); then, for a key seen before, a byte of
+ * direct[] (a system call) or a probe (a disk), and one per-CPU increment. Preemption off
+ * rather than rcu_read_lock(): on the PREEMPT_RCU kernels distributions ship, the latter
+ * is two out-of-line calls per pair, and synchronize_rcu() waits for preemption-disabled
+ * sections as well (one RCU flavour since 4.20). @bucket: lt_hist_bucket() of the delay.
  */
 static __always_inline void lt_hist_keyed(struct lt_hist *h, const void *key, size_t len,
-					  const u64 *data, u64 delay)
+					  const u64 *data, unsigned int bucket)
 {
-	if (unlikely(rcu_access_pointer(h->keyed)))
-		lt_hist_keyed_add(h, key, len, data, delay);
+	struct lt_hist_keyed *k;
+	unsigned int s = 0;
+	u32 kv;
+
+	if (likely(!rcu_access_pointer(h->keyed)))
+		return;
+	preempt_disable_notrace();
+	k = rcu_dereference_sched(h->keyed);
+	if (k) {
+		kv = h->key_of ? h->key_of(key, len, data) : (u32)data[h->key_word];
+		if (kv < LT_HIST_DIRECT)
+			s = READ_ONCE(k->direct[kv]);
+		s = likely(s) ? s - 1 : lt_hist_slot(k, kv);
+		this_cpu_inc(k->rows[s]->b[bucket]);
+	}
+	preempt_enable_notrace();
 }
 
 /*

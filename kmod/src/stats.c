@@ -33,8 +33,9 @@ void lt_stats_free(struct lt_stats __percpu *s)
  * interrupt on this CPU cannot split, so the fast path of a pair (event_pair below its
  * threshold) runs without masking interrupts. min and max are lowered and raised with
  * this_cpu_cmpxchg(): an interrupt that set a more extreme value meanwhile is kept.
+ * Return: the delay's bucket, for the keyed histogram (lt_hist_keyed()).
  */
-void lt_stats_delay(struct lt_stats __percpu *s, u64 delay)
+unsigned int lt_stats_delay(struct lt_stats __percpu *s, u64 delay)
 {
 	unsigned int b = lt_hist_bucket(delay);
 	u64 old, seen;
@@ -52,6 +53,7 @@ void lt_stats_delay(struct lt_stats __percpu *s, u64 delay)
 		if (seen == old)
 			break;
 	}
+	return b;
 }
 
 void lt_stats_sum(struct lt_stats __percpu *s, struct lt_stats *sum)

@@ -632,8 +632,7 @@ int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t
 
 	delay = now > e->start_ns ? now - e->start_ns : 0;
 	lt_count(t->stats, LT_EVENTS_OUT);
-	lt_stats_delay(t->stats, delay);
-	lt_hist_keyed(&t->hist, key, key_len, e->data, delay);
+	lt_hist_keyed(&t->hist, key, key_len, e->data, lt_stats_delay(t->stats, delay));
 	if (delay >= READ_ONCE(t->threshold_ns)) {
 		/* Releases the guard and restores interrupts itself. */
 		lt_alert_out(t, tbl, e, now, delay, out, flags);
@@ -669,8 +668,7 @@ int latency_tracker_event_pair(struct latency_tracker *t, const void *key, size_
 	 */
 	lt_count(t->stats, LT_EVENTS_IN);
 	lt_count(t->stats, LT_EVENTS_OUT);
-	lt_stats_delay(t->stats, delay);
-	lt_hist_keyed(&t->hist, key, key_len, in->data, delay);
+	lt_hist_keyed(&t->hist, key, key_len, in->data, lt_stats_delay(t->stats, delay));
 	if (likely(delay < READ_ONCE(t->threshold_ns)))
 		return 0;
 	ret = lt_hot_begin(t, key_len, &tbl, &flags);
