@@ -122,6 +122,7 @@ void answers_add(struct manager *m, const struct proto_fleet_alert *a, const cha
 		k = strcmp(budget, PROTO_FLEET_BUDGET_TOTAL) == 0   ? ANSWER_TOTAL
 		    : strcmp(budget, PROTO_FLEET_BUDGET_QUEUE) == 0 ? ANSWER_QUEUE
 								    : ANSWER_ORIGIN;
+	fs->answered[k]++;
 	res = answer_for(m, (enum answer_kind)k, a->host); /* the incident's origin (checked) */
 	fleet_note_incident(m, a->incident, fleet_host(m->fleet), kinds[k].status,
 			    kinds[k].budget[0] ? kinds[k].budget : NULL);

@@ -62,6 +62,7 @@ struct fleet_state {
 	struct summary summaries[SUMMARIES_MAX];
 	size_t n_summaries;
 	sd_event_source *summary_timer;
+	uint64_t answered[ANSWER_KINDS]; /* since the fleet started, for the metrics */
 };
 
 /* members.c */

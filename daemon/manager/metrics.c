@@ -17,6 +17,7 @@
 
 #include <json-c/json.h>
 
+#include "fleet_state.h"
 #include "log.h"
 #include "manager.h"
 #include "metrics.h"
@@ -204,6 +205,12 @@ static void fleet_metrics(struct prom *p, struct manager *m)
 {
 	static const char *const dropped[] = {"malformed", "foreign", "mismatch",
 					      "duplicate", "busy",    "stale"};
+	static const struct {
+		const char *budget;
+		enum answer_kind kind;
+	} refusals[] = {{PROTO_FLEET_BUDGET_ORIGIN, ANSWER_ORIGIN},
+			{PROTO_FLEET_BUDGET_TOTAL, ANSWER_TOTAL},
+			{PROTO_FLEET_BUDGET_QUEUE, ANSWER_QUEUE}};
 	struct fleet_status st;
 	uint64_t counts[6];
 
@@ -235,6 +242,14 @@ static void fleet_metrics(struct prom *p, struct manager *m)
 	for (size_t i = 0; i < 6; i++)
 		sample(p, "latencyd_fleet_dropped_messages_total",
 		       (const char *const[]){"reason", dropped[i], NULL}, counts[i]);
+	family(p, "latencyd_fleet_refusals_total", "counter",
+	       "Peers' alerts this host did not record, by the budget that refused them: the "
+	       "origin's (fleet.peer_rate), all origins' (fleet.total_rate), the queue of peer "
+	       "alerts waiting.");
+	for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++)
+		sample(p, "latencyd_fleet_refusals_total",
+		       (const char *const[]){"budget", refusals[i].budget, NULL},
+		       m->fleet_state ? m->fleet_state->answered[refusals[i].kind] : 0);
 	one(p, "latencyd_fleet_helper_restarts_total", "counter",
 	    "Times latencyd-fleet (the MQTT process) died and was started again.", st.restarts);
 	one(p, "latencyd_fleet_rejected_records_total", "counter",

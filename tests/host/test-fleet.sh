@@ -108,6 +108,17 @@ peer_records=$((after - before))
 # Its refusals said together: one log line per window, not one per incident.
 lines=$(grep -c "peer alert(s) in the last .* refused by their origin's bucket" "$T/h3/latencyd.log")
 [ "$lines" -ge 1 ] && [ "$lines" -lt 4 ] || fail "h3 logged its refusals in $lines lines: $(grep refused "$T/h3/latencyd.log")"
+# Counted for Prometheus by budget: as many as h1's incidents list (once h3's window of
+# results reached h1), none by another budget.
+refusals_agree() {
+	local refused
+	refused=$(ctl h1 --json incidents | jq '[.incidents[] | select(.details.h3 == "origin")] | length')
+	ctl h3 metrics >"$T/h3.metrics" &&
+		grep -qx "latencyd_fleet_refusals_total{budget=\"origin\"} $refused" "$T/h3.metrics" &&
+		grep -qx 'latencyd_fleet_refusals_total{budget="total"} 0' "$T/h3.metrics"
+}
+wait_for 100 refusals_agree ||
+	fail "h3's refusals: $(grep refusals "$T/h3.metrics"), h1 lists $(ctl h1 --json incidents | jq -c '[.incidents[].details]')"
 # Another, quiet origin is not refused for h1's noise: h3 records h2's next incident.
 ctl h2 -t 60 record --reason "quiet origin" >/dev/null || fail "record on h2"
 wait_for 300 sh -c "[ \$($LATENCYCTL -s $T/h3/ctl.sock --json list-snapshots | jq '[.snapshots[] | select(.cause.origin == \"h2\")] | length') -ge 2 ]" ||
