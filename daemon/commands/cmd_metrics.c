@@ -4,8 +4,9 @@
  * format, as metrics.textfile holds them (manager/metrics.c renders both). With many
  * keyed histograms the text outgrows one frame (PROTO_FRAME_MAX): a reply carries whole
  * lines from `from_line` on, as many as fit, and `next_line` when there are more, for the
- * client to ask again. Each part is rendered when asked: the textfile is the one view of
- * a single instant.
+ * client to ask again. The parts that follow the first come from the first's rendering
+ * (manager_metrics_paged()): a key that appears meanwhile cannot shift the line numbers,
+ * and a large text is rendered once, not once per part.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -71,28 +72,24 @@ int cmd_metrics(struct manager *m, const struct control_caller *caller, struct j
 	};
 	struct metrics_args a = {0};
 	struct json_object *o;
-	const char *start, *end;
-	char *text = NULL;
+	const char *start, *end, *text;
 	uint64_t next;
 	int r;
 
 	r = proto_fields_dispatch(args, fields, 0, &a, err);
 	if (r < 0)
 		return r;
-	r = manager_metrics_text(m, &text);
+	r = manager_metrics_paged(m, caller->id, a.from_line == 0, &text);
 	if (r < 0)
 		return proto_error_set(err, PROTO_ERR_INTERNAL, "cannot render the metrics: %s",
 				       strerror(-r));
 	page(text, a.from_line, &start, &end, &next);
 	o = json_object_new_object();
-	if (!o) {
-		free(text);
+	if (!o)
 		return -ENOMEM;
-	}
 	r = 0;
 	result_add(o, PROTO_KEY_TEXT, json_object_new_string_len(start, (int)(end - start)), &r);
 	if (next)
 		result_add_int(o, PROTO_KEY_NEXT_LINE, (int64_t)next, &r);
-	free(text);
 	return result_done(o, r, result);
 }

@@ -125,6 +125,7 @@ void manager_free(struct manager *m)
 		return;
 	sd_event_source_disable_unref(m->watchdog);
 	manager_metrics_file_stop(m);
+	manager_metrics_paged_free(m);
 	manager_collector_stop(m);
 	manager_stop_fleet(m);			/* first: its reader thread queues peers' alerts */
 	recorder_free(m->recorder);		/* then: the waiter may be recording */

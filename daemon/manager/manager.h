@@ -58,6 +58,12 @@ struct manager {
 	sd_event_source *metrics_timer;
 	uint64_t metrics_failures;
 	bool metrics_failing;
+	/* The metrics text a latencyctl connection is reading in parts (metrics.c) */
+	struct {
+		char *text;
+		unsigned caller;
+		uint64_t rendered_ns; /* CLOCK_MONOTONIC */
+	} metrics_paged;
 };
 
 /* Takes conf, even on failure. src says how conf was loaded, so that reloads do the same. */

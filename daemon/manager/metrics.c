@@ -22,6 +22,7 @@
 #include "manager.h"
 #include "metrics.h"
 #include "metrics_internal.h"
+#include "thread.h"
 
 /* The family being written: a sample of another name starts a new one. */
 struct prom {
@@ -285,4 +286,34 @@ int manager_metrics_text(struct manager *m, char **text)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* A part asked for long after the first comes from a fresh rendering: the reader is gone. */
+#define PAGED_KEEP_NS (UINT64_C(10) * 1000000000)
+
+int manager_metrics_paged(struct manager *m, unsigned caller, bool first, const char **text)
+{
+	char *fresh;
+	int r;
+
+	if (!first && m->metrics_paged.text && m->metrics_paged.caller == caller &&
+	    now_ns() - m->metrics_paged.rendered_ns < PAGED_KEEP_NS) {
+		*text = m->metrics_paged.text;
+		return 0;
+	}
+	r = manager_metrics_text(m, &fresh);
+	if (r < 0)
+		return r;
+	free(m->metrics_paged.text);
+	m->metrics_paged.text = fresh;
+	m->metrics_paged.caller = caller;
+	m->metrics_paged.rendered_ns = now_ns();
+	*text = fresh;
+	return 0;
+}
+
+void manager_metrics_paged_free(struct manager *m)
+{
+	free(m->metrics_paged.text);
+	m->metrics_paged.text = NULL;
 }
