@@ -44,12 +44,9 @@ const char *const lt_hist_per_names[LT_HIST_PER_NR] = {
 
 static void lt_hist_keyed_free(struct lt_hist_keyed *k)
 {
-	int i;
-
 	if (!k)
 		return;
-	for (i = 0; i < LT_HIST_SLOTS; i++)
-		free_percpu(k->rows[i]);
+	free_percpu(k->rows);
 	kvfree(k);
 }
 
@@ -57,16 +54,13 @@ static void lt_hist_keyed_free(struct lt_hist_keyed *k)
 static struct lt_hist_keyed *lt_hist_keyed_alloc(void)
 {
 	struct lt_hist_keyed *k = kvzalloc(sizeof(*k), GFP_KERNEL);
-	int i;
 
 	if (!k)
 		return NULL;
-	for (i = 0; i < LT_HIST_SLOTS; i++) {
-		k->rows[i] = alloc_percpu(struct lt_hist_row);
-		if (!k->rows[i]) {
-			lt_hist_keyed_free(k);
-			return NULL;
-		}
+	k->rows = alloc_percpu(struct lt_hist_rows);
+	if (!k->rows) {
+		kvfree(k);
+		return NULL;
 	}
 	return k;
 }
@@ -93,18 +87,28 @@ void lt_hist_free(struct lt_hist *h)
 }
 
 /*
- * Open addressing: the probe starts where the key hashes, so that a pair finds its slot
- * in a step or two rather than after every key claimed before it (a scan of up to 64 on
- * every system call cost a fifth of the syscalls tracker's own overhead). A slot, once
- * claimed, never changes: the probe sequence of a key never skips its slot.
+ * Open addressing: a large key's probe (a disk's) starts where the key hashes, so that a
+ * pair finds its slot in a step or two rather than after every key claimed before it (a
+ * scan of up to 64 on every system call cost a fifth of the syscalls tracker's own
+ * overhead). A slot, once claimed, never changes: the probe sequence of a key never skips
+ * its slot, and two CPUs claiming one key meet there.
  */
 static_assert((LATENCY_TRACKER_HIST_KEYS & (LATENCY_TRACKER_HIST_KEYS - 1)) == 0,
 	      "the probe wraps with a mask");
+static_assert(sizeof(struct lt_hist_rows) <= PCPU_MIN_UNIT_SIZE,
+	      "the rows are one per-CPU allocation");
 
 static unsigned int lt_hist_probe(struct lt_hist_keyed *k, u32 key)
 {
 	u64 want = (u64)key + 1, seen;
 	unsigned int i, n, start = hash_32(key, ilog2(LATENCY_TRACKER_HIST_KEYS));
+
+	/*
+	 * A small key is probed once (direct[] remembers its slot), so it can take the
+	 * first free slot: the system calls a workload repeats get neighbouring rows.
+	 */
+	if (key < LT_HIST_DIRECT)
+		start = 0;
 
 	for (n = 0; n < LATENCY_TRACKER_HIST_KEYS; n++) {
 		i = (start + n) & (LATENCY_TRACKER_HIST_KEYS - 1);
@@ -136,13 +140,13 @@ static u64 lt_hist_since(u64 now, u64 then)
 	return now > then ? now - then : 0;
 }
 
-static u64 lt_hist_row_sum(struct lt_hist_row __percpu *row, unsigned int b)
+static u64 lt_hist_row_sum(struct lt_hist_keyed *k, unsigned int s, unsigned int b)
 {
 	u64 v = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		v += READ_ONCE(per_cpu_ptr(row, cpu)->b[b]);
+		v += READ_ONCE(per_cpu_ptr(k->rows, cpu)->b[s][b]);
 	return v;
 }
 
@@ -152,8 +156,8 @@ static void lt_hist_keyed_rebase(struct lt_hist_keyed *k)
 	unsigned int s, b;
 
 	for (s = 0; s < LT_HIST_SLOTS; s++)
-		for (b = 0; b < LT_HIST_BUCKETS; b++)
-			k->base[s][b] = lt_hist_row_sum(k->rows[s], b);
+		for (b = 0; b < LT_HIST_KEYED_BUCKETS; b++)
+			k->base[s][b] = lt_hist_row_sum(k, s, b);
 }
 
 /* Under h->lock: the cpu base (by_key) and, for a reset, the total's (delay_ns). */
@@ -284,9 +288,8 @@ static void lt_hist_render_slot(struct lt_hist_out *o, struct lt_hist_keyed *k, 
 {
 	unsigned int b;
 
-	for (b = 0; b < LT_HIST_BUCKETS; b++)
-		lt_hist_line(o, name, b,
-			     lt_hist_since(lt_hist_row_sum(k->rows[s], b), k->base[s][b]));
+	for (b = 0; b < LT_HIST_KEYED_BUCKETS; b++)
+		lt_hist_line(o, name, b, lt_hist_since(lt_hist_row_sum(k, s, b), k->base[s][b]));
 }
 
 /*

@@ -270,16 +270,23 @@ struct lt_hist_base {
 /* Keys below this (every system call number) find their slot with one byte load. */
 #define LT_HIST_DIRECT 1024
 
-struct lt_hist_row {
-	u64 b[LT_HIST_BUCKETS];
+/*
+ * A key's buckets stop at 2^47 ns (39 hours), the last one holding anything longer: every
+ * slot's row then fits in one per-CPU allocation (at most 32 KiB), where the rows of the
+ * few keys a workload repeats share a page.
+ */
+#define LT_HIST_KEYED_BUCKETS 48
+
+struct lt_hist_rows {
+	u64 b[LT_HIST_SLOTS][LT_HIST_KEYED_BUCKETS];
 };
 
 /* The histograms of one keyed dimension (hist.c). */
 struct lt_hist_keyed {
 	u8 direct[LT_HIST_DIRECT];			/* a small key's slot + 1; 0: not known yet */
-	struct lt_hist_row __percpu *rows[LT_HIST_SLOTS];
+	struct lt_hist_rows __percpu *rows;
 	u64 slot_key[LATENCY_TRACKER_HIST_KEYS];	/* the key + 1; 0: free */
-	u64 base[LT_HIST_SLOTS][LT_HIST_BUCKETS];	/* sums at the last reset */
+	u64 base[LT_HIST_SLOTS][LT_HIST_KEYED_BUCKETS];	/* sums at the last reset */
 };
 
 /* The hist/ state of one tracker; everything but keyed is under lock. */
@@ -329,7 +336,8 @@ static __always_inline void lt_hist_keyed(struct lt_hist *h, const void *key, si
 		if (kv < LT_HIST_DIRECT)
 			s = READ_ONCE(k->direct[kv]);
 		s = likely(s) ? s - 1 : lt_hist_slot(k, kv);
-		this_cpu_inc(k->rows[s]->b[bucket]);
+		this_cpu_inc(k->rows->b[s][min_t(unsigned int, bucket,
+						 LT_HIST_KEYED_BUCKETS - 1)]);
 	}
 	preempt_enable_notrace();
 }
