@@ -286,7 +286,7 @@ buckets opened wide, \`peer_rate\` and \`total_rate\` 100/s, so that every incid
 recorded), plus M simulated members: \`bench/fleet/fleet-sim\`, one process of M
 libmosquitto clients on 4 threads at nice $SIM_NICE (it stands for other hosts' CPUs),
 each speaking the fleet protocol with proto/'s codec as latencyd does (MQTT v5, client id
-\`latencyd-simNNN\`, a retained presence and last will, QoS 1 subscriptions to the group's
+\`latencyd-simNNN\`, a retained presence and last will, QoS 0 subscriptions to the group's
 alerts and presences and its own results, a \`recorded\` result for each alert, to its
 origin). Each M runs twice: the
 simulated members answering *at once* (their results meet the alert's fan-out: the

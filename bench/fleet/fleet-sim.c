@@ -3,7 +3,8 @@
  * Simulated fleet members for bench/fleet-scale.sh: COUNT libmosquitto clients in one
  * process, each speaking the fleet protocol (proto/fleet.h, its codec) as a latencyd does:
  * MQTT v5, client id latencyd-simNNN, host simNNN; a retained presence "online" and a
- * retained last will "offline"; one QoS 1 subscription to PREFIX/GROUP/+/+; and for each
+ * retained last will "offline"; QoS 0 subscriptions (one SUBSCRIBE, as latencyd) to the
+ * group's alerts and presences and to its own results; and for each
  * alert of another host (checked: parsed, our group, sent by its topic's host, its own
  * incident, once per incident) a result "recorded" naming the incident on its own result
  * topic, at once or after -d MS (a real peer answers once its snapshot is recorded). A
@@ -42,7 +43,7 @@
 #include "fleet.h"
 
 #define KEEPALIVE_SEC 30
-#define SEEN_MAX      32 /* a member's recent incidents: QoS 1 may deliver one twice */
+#define SEEN_MAX      32 /* a member's recent incidents: each is answered once */
 #define TOPIC_MAX     (5 * PROTO_FLEET_NAME_MAX + 16)
 #define QUEUE_MAX     65536 /* answers waiting for -d, per thread */
 #define MISC_NS	      (UINT64_C(1000) * 1000 * 1000)
@@ -153,9 +154,9 @@ static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 		return;
 	}
 	mb->connected = true;
-	/* As latencyd: one SUBSCRIBE of three topics, then the retained presence. */
+	/* As latencyd: one SUBSCRIBE of three topics at QoS 0, then the retained presence. */
 	topics(mb, t);
-	mosquitto_subscribe_multiple(mosq, NULL, 3, subs, 1, 0, NULL);
+	mosquitto_subscribe_multiple(mosq, NULL, 3, subs, 0, 0, NULL);
 	publish_presence(mb, PROTO_FLEET_ONLINE);
 }
 

@@ -68,7 +68,13 @@ static int subscribe(struct mqtt *m)
 			return -ENAMETOOLONG;
 		subs[i] = t[i];
 	}
-	return mosquitto_subscribe_multiple(m->mosq, NULL, SUBSCRIPTIONS, subs, 1, 0, NULL);
+	/*
+	 * QoS 0: the session is clean, so a QoS 1 delivery would never be sent again after a
+	 * disconnection either; it would only cost the broker a PUBACK to wait for, from
+	 * every member, for every message. (The origin publishes at QoS 1: the broker's
+	 * PUBACK says the request went out.)
+	 */
+	return mosquitto_subscribe_multiple(m->mosq, NULL, SUBSCRIPTIONS, subs, 0, 0, NULL);
 }
 
 static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
