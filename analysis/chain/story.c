@@ -92,8 +92,32 @@ static void stack_text(FILE *f, const struct an_stack *s, int indent)
 		fprintf(f, "%*s%s\n", indent + 2, "", *AN_AT(&s->frames, char *, i));
 }
 
+/*
+ * Whose lines each depth of the story is telling: a task's "meanwhile" header is said
+ * once, and not again when its lines resume after a deeper task's.
+ */
+#define TOLD_DEPTHS 32
+struct told {
+	const struct an_link *at[TOLD_DEPTHS];
+};
+
+static bool same_teller(const struct told *t, const struct an_link *l)
+{
+	const struct an_link *p = l->depth < TOLD_DEPTHS ? t->at[l->depth] : NULL;
+
+	return p && p->tid == l->tid && p->log == l->log;
+}
+
+/* L is told at its depth: the deeper ones are over. */
+static void told_at(struct told *t, const struct an_link *l)
+{
+	for (size_t d = l->depth; d < TOLD_DEPTHS; d++)
+		t->at[d] = d == l->depth ? l : NULL;
+}
+
 void an_cause_story(const struct an_log *log, struct an_cause *c)
 {
+	struct told told = {0};
 	uint64_t total = c->t1 - c->t0;
 	size_t size = 0;
 	char *text = NULL, d[32], w[160];
@@ -116,11 +140,11 @@ void an_cause_story(const struct an_log *log, struct an_cause *c)
 		const struct an_log *lg = an_link_log(l, log);
 		const struct an_crossing *x = an_crossing_of(c, i);
 
-		if (l->depth && (i == 0 || AN_AT(&c->links, struct an_link, i - 1)->tid != l->tid ||
-				 AN_AT(&c->links, struct an_link, i - 1)->log != l->log))
+		if (l->depth && !same_teller(&told, l))
 			fprintf(f, "%*s%s (tid %d%s%s) meanwhile:\n", (int)l->depth * 4, "",
 				an_comm(lg, l->tid), l->tid, l->host ? " on " : "",
 				l->host ? l->host : "");
+		told_at(&told, l);
 		an_dur_text(d, sizeof(d), dur);
 		fprintf(f, "%*s- %s (%.1f%%) %s", (int)l->depth * 4 + 2, "", d,
 			total ? 100.0 * (double)dur / (double)total : 0.0,

@@ -209,7 +209,9 @@ static void on_waking(struct track *k, const struct cpu_ctx *c, const struct an_
 	k->cur.wake = wake;
 	k->cur.who = who;
 	k->cur.via = via;
-	k->cur.dev = c->dev;
+	/* The I/O an interrupt completed is what it woke for; a task waking us later on that
+	 * CPU did not complete it. */
+	k->cur.dev = wake == WK_IRQ || wake == WK_SOFTIRQ ? c->dev : 0;
 	/* A socket's reader is woken as the packet is handed to it. */
 	if (wake == WK_SOFTIRQ)
 		k->cur.pkt = c->rx;

@@ -342,6 +342,91 @@ static void test_preempted(void)
 }
 
 /*
+ * Two levels deep: A waits for B, which waits for C, which sleeps until a timer. An
+ * interrupt that completed I/O on CPU 1 earlier leaves nothing on the wakeups tasks make
+ * there later (B's by C carries no block device), and B's "meanwhile" header is said once,
+ * not again when its lines resume after C's.
+ */
+static void test_nested_story(void)
+{
+	enum { C = 40, DEV = (8 << 20) | 16 };
+	struct an_result *saved = r;
+	const struct an_cause *c;
+	const struct an_link *l;
+	struct an_alert *al;
+	struct an_options opt = {0};
+	char *why = NULL;
+	const char *p;
+	size_t b_blocked = 0;
+
+	r = an_result_new("/test");
+	ASSERT_TRUE(r);
+	r->log.ncpu = 2;
+	comm(A, "client");
+	comm(B, "middle");
+	comm(C, "backend");
+	sys_read = sysname("read");
+	sys_nanosleep = sysname("nanosleep");
+	ev(0, 0, EV_SWITCH, 0, A, 0);
+	ev(0, 1, EV_SWITCH, 0, B, 0);
+	ev(1, 0, EV_SYS_ENTRY, sys_read, 0, 0);
+	ev(2, 0, EV_SWITCH, A, 0, 1); /* A blocks in read */
+	ev(3, 1, EV_SYS_ENTRY, sys_read, 0, 0);
+	ev(4, 1, EV_SWITCH, B, C, 1); /* B blocks in read, C runs */
+	ev(5, 1, EV_SYS_ENTRY, sys_nanosleep, 0, 0);
+	ev(6, 1, EV_SWITCH, C, 0, 1); /* C sleeps */
+	ev(30, 1, EV_IRQ_ENTRY, 11, 0, 0);
+	ev(30, 1, EV_BLOCK_COMPLETE, DEV, -1, 0); /* someone else's I/O, completed */
+	ev(30, 1, EV_IRQ_EXIT, 11, 0, 0);
+	ev(40, 1, EV_HRTIMER_ENTRY, 0, 0, 0);
+	ev(40, 1, EV_WAKING, C, 1, 0);
+	ev(40, 1, EV_HRTIMER_EXIT, 0, 0, 0);
+	ev(41, 1, EV_SWITCH, 0, C, 0);
+	ev(41, 1, EV_SYS_EXIT, sys_nanosleep, 0, 0);
+	ev(42, 1, EV_WAKING, B, 1, 0); /* C, a task, wakes B */
+	ev(43, 1, EV_SWITCH, C, B, 1);
+	ev(43, 1, EV_SYS_EXIT, sys_read, 0, 1);
+	ev(45, 1, EV_WAKING, A, 0, 0); /* B wakes A */
+	ev(46, 0, EV_SWITCH, 0, A, 0);
+	ev(46, 0, EV_SYS_EXIT, sys_read, 0, 1);
+	ev(47, 0, EV_ALERT, 0, 0, 0);
+	al = an_vec_push(&r->log.alerts);
+	ASSERT_TRUE(al);
+	*al = (struct an_alert){.ts = T0 + 47 * MS,
+				.start = T0 + 2 * MS,
+				.end = T0 + 46 * MS,
+				.delay = 44 * MS,
+				.tid = A,
+				.pid = A,
+				.reason = 1,
+				.seq = 8};
+	snprintf(al->tracker, sizeof(al->tracker), "offcpu");
+	snprintf(al->comm, sizeof(al->comm), "client");
+	ASSERT_EQ(an_compute(r, &opt, &why), 0);
+	ASSERT_EQ(r->causes.n, 1);
+	c = AN_AT(&r->causes, struct an_cause, 0);
+	for (size_t i = 0; i < c->links.n; i++) {
+		l = AN_AT(&c->links, struct an_link, i);
+		if (l->tid == B && l->iv.state == ST_BLOCKED_S) {
+			ASSERT_EQ(l->iv.wake, WK_TASK);
+			ASSERT_EQ(l->iv.who, C);
+			ASSERT_EQ(l->iv.dev, 0);
+			b_blocked++;
+		}
+	}
+	ASSERT_EQ(b_blocked, 1);
+	ASSERT_TRUE(c->story);
+	ASSERT_CONTAINS(c->story, "backend (tid 40) meanwhile:");
+	p = strstr(c->story, "middle (tid 20) meanwhile:");
+	ASSERT_TRUE(p);
+	/* B's lines resume after C's: no second header. */
+	ASSERT_TRUE(!strstr(p + 1, "middle (tid 20) meanwhile:"));
+	ASSERT_TRUE(!strstr(c->story, "completing I/O"));
+	an_result_free(r);
+	r = saved;
+}
+
+/*
  * Woken for a CPU a hog keeps 60 ms, then a kworker slips in for 1 ms before the task runs:
  * the wait is the hog's, the longest holder, not the last one.
  */
@@ -459,6 +544,7 @@ int main(void)
 	RUN(test_lami);
 	RUN(test_json);
 	RUN(test_preempted);
+	RUN(test_nested_story);
 	RUN(test_longest_holder);
 	RUN(test_recompute);
 	RUN(test_known);
