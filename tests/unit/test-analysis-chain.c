@@ -53,10 +53,29 @@ static int32_t sysname(const char *name)
 	return (int32_t)r->log.sysnames.n - 1;
 }
 
+/* An offcpu alert of task A over [START, END] ms, raised at AT ms. */
+static void alert(uint64_t at, uint64_t start, uint64_t end, const char *name, uint64_t seq)
+{
+	struct an_alert *al;
+
+	ev(at, 0, EV_ALERT, 0, 0, 0);
+	al = an_vec_push(&r->log.alerts);
+	ASSERT_TRUE(al);
+	*al = (struct an_alert){.ts = T0 + at * MS,
+				.start = T0 + start * MS,
+				.end = T0 + end * MS,
+				.delay = (end - start) * MS,
+				.tid = A,
+				.pid = A,
+				.reason = 1,
+				.seq = seq};
+	snprintf(al->tracker, sizeof(al->tracker), "offcpu");
+	snprintf(al->comm, sizeof(al->comm), "%s", name);
+}
+
 /* The log, analysed with what latencyd knew of it (NULL: nothing). */
 static void build(const struct an_known *known)
 {
-	struct an_alert *al;
 	char *why = NULL;
 	struct an_options opt = {.tables = true, .known = known};
 
@@ -85,19 +104,7 @@ static void build(const struct an_known *known)
 	ev(49, 1, EV_IRQ_EXIT, 11, 0, 0);
 	ev(58, 0, EV_SWITCH, HOG, A, 0); /* the hog lets A run at last */
 	ev(58, 0, EV_SYS_EXIT, sys_read, 0, 1);
-	ev(60, 0, EV_ALERT, 0, 0, 0);
-	al = an_vec_push(&r->log.alerts);
-	ASSERT_TRUE(al);
-	*al = (struct an_alert){.ts = T0 + 60 * MS,
-				.start = T0 + 2 * MS,
-				.end = T0 + 58 * MS,
-				.delay = 56 * MS,
-				.tid = A,
-				.pid = A,
-				.reason = 1,
-				.seq = 7};
-	snprintf(al->tracker, sizeof(al->tracker), "offcpu");
-	snprintf(al->comm, sizeof(al->comm), "reader");
+	alert(60, 2, 58, "reader", 7);
 	ASSERT_EQ(an_compute(r, &opt, &why), 0);
 }
 
@@ -353,7 +360,6 @@ static void test_nested_story(void)
 	struct an_result *saved = r;
 	const struct an_cause *c;
 	const struct an_link *l;
-	struct an_alert *al;
 	struct an_options opt = {0};
 	char *why = NULL;
 	const char *p;
@@ -389,19 +395,7 @@ static void test_nested_story(void)
 	ev(45, 1, EV_WAKING, A, 0, 0); /* B wakes A */
 	ev(46, 0, EV_SWITCH, 0, A, 0);
 	ev(46, 0, EV_SYS_EXIT, sys_read, 0, 1);
-	ev(47, 0, EV_ALERT, 0, 0, 0);
-	al = an_vec_push(&r->log.alerts);
-	ASSERT_TRUE(al);
-	*al = (struct an_alert){.ts = T0 + 47 * MS,
-				.start = T0 + 2 * MS,
-				.end = T0 + 46 * MS,
-				.delay = 44 * MS,
-				.tid = A,
-				.pid = A,
-				.reason = 1,
-				.seq = 8};
-	snprintf(al->tracker, sizeof(al->tracker), "offcpu");
-	snprintf(al->comm, sizeof(al->comm), "client");
+	alert(47, 2, 46, "client", 8);
 	ASSERT_EQ(an_compute(r, &opt, &why), 0);
 	ASSERT_EQ(r->causes.n, 1);
 	c = AN_AT(&r->causes, struct an_cause, 0);
