@@ -15,6 +15,15 @@ void an_cause_note(struct an_cause *c, char *s)
 		free(s);
 }
 
+size_t an_crossings_followed(const struct an_cause *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->crossings.n; i++)
+		n += AN_AT(&c->crossings, struct an_crossing, i)->peer != NULL;
+	return n;
+}
+
 const struct an_crossing *an_crossing_of(const struct an_cause *c, size_t link)
 {
 	for (size_t i = 0; i < c->crossings.n; i++)

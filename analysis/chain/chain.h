@@ -29,7 +29,9 @@ struct an_link {
 /* A wait that went on in another host: the packet that woke the task, matched there. */
 struct an_crossing {
 	size_t link;		   /* the woken link (its iv.pkt, in the link's log) */
-	const struct an_log *peer; /* the sending host's log; NULL: not found */
+	const struct an_log *peer; /* the sending host's log; NULL: ambiguous, not followed */
+	uint32_t candidates;	   /* sends the packet matches: 1, or more for a datagram that
+				      cannot be told apart from others (ambiguous) */
 	const char *host;	   /* the sender's host */
 	int32_t sender;		   /* tid, -1: sent from an interrupt (a retransmission, an ACK) */
 	uint64_t sent;		   /* on the sender's clock */
@@ -73,6 +75,8 @@ void an_cause_free(struct an_cause *c);
 /* S (allocated, NULL ignored) added to what cannot be concluded. */
 void an_cause_note(struct an_cause *c, char *s);
 const struct an_crossing *an_crossing_of(const struct an_cause *c, size_t link);
+/* Crossings the chain went through (an ambiguous datagram is not followed). */
+size_t an_crossings_followed(const struct an_cause *c);
 
 /* story.c: the story written (again, after crosshost.c added links or stack.c a stack). */
 void an_cause_story(const struct an_log *log, struct an_cause *c);

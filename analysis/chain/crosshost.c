@@ -11,6 +11,12 @@
  * the offset is the middle of the tightest bounds, its uncertainty half their distance (the
  * bound method of the distributed-tracing literature; no drift over a snapshot's seconds).
  * A retransmitted segment is matched to its first sending, which keeps its bound true.
+ *
+ * UDP has no sequence: a datagram is its flow, its length and, over IPv4, its IP id. Linux
+ * sends id 0 on an unconnected socket with DF set (RFC 6864's atomic datagrams), and IPv6
+ * has no id at all, so equal datagrams of one flow cannot be told apart: such a match is
+ * never guessed. It is reported as ambiguous, with its candidates, and neither followed nor
+ * used to align clocks.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -151,8 +157,11 @@ static bool covers(const struct an_packet *s, const struct an_packet *r)
 	return r->seq - s->seq < s->len;
 }
 
-/* The first sending in H of the packet R (from another host's log): NULL if none. */
-static const struct an_packet *find_send(struct host *h, const struct an_packet *r)
+/*
+ * The first sending in H of the packet R (from another host's log): NULL if none. *N: how
+ * many sends of H match it (a TCP segment and its retransmissions count as one).
+ */
+static const struct an_packet *find_send(struct host *h, const struct an_packet *r, unsigned *n)
 {
 	uint32_t *slot = an_map_find(&h->by_key, flow_key(r));
 	const struct an_packet *best = NULL;
@@ -161,6 +170,7 @@ static const struct an_packet *find_send(struct host *h, const struct an_packet 
 	size_t lo = 0, hi;
 	uint32_t rel;
 
+	*n = 0;
 	if (!slot)
 		return NULL;
 	f = AN_AT(&h->flows, struct flow, *slot - 1);
@@ -180,7 +190,11 @@ static const struct an_packet *find_send(struct host *h, const struct an_packet 
 
 		if (rel - s[i].rel > SEQ_REACH)
 			break;
-		if (same_flow(p, r) && covers(p, r) && (!best || p->ev < best->ev))
+		if (!same_flow(p, r) || !covers(p, r))
+			continue;
+		if (r->proto == 17 || !best)
+			(*n)++;
+		if (!best || p->ev < best->ev)
 			best = p;
 	}
 	return best;
@@ -192,9 +206,10 @@ static void bound_from(struct host *from, struct host *to, int64_t *lo, size_t *
 	for (size_t i = 0; i < from->log->packets.n; i++) {
 		const struct an_packet *r = AN_AT(&from->log->packets, struct an_packet, i);
 		const struct an_packet *s;
+		unsigned alike;
 		int64_t b;
 
-		if (is_sent(from->log, r) || !(s = find_send(to, r)))
+		if (is_sent(from->log, r) || !(s = find_send(to, r, &alike)) || alike > 1)
 			continue;
 		b = (int64_t)(pkt_ts(to->log, s) - pkt_ts(from->log, r));
 		if (!*n || b > *lo)
@@ -250,6 +265,28 @@ struct extend {
 
 static void extend(struct extend *e, const struct an_vec *in, const struct an_log *dflt);
 
+/* A datagram that several sends match: said, kept as a crossing without a sender. */
+static void ambiguous(struct extend *e, struct an_crossing *x, size_t ri, size_t si,
+		      const struct an_packet *p, const char *pk)
+{
+	const struct an_link *l = AN_AT(e->out, struct an_link, x->link);
+
+	x->host = e->x->h[si].name;
+	an_cause_note(e->c, an_asprintf("the datagram that woke %s (tid %d) on %s, %s, is one of "
+					"%u alike (same flow and length, %s): not told apart, "
+					"so not followed",
+					an_comm(e->x->h[ri].log, l->tid), l->tid, e->x->h[ri].name,
+					pk, x->candidates,
+					p->family == 6 ? "IPv6 carries no IP id"
+					: p->ipid == 0 ? "IP id 0, as an unconnected socket sends "
+							 "with DF"
+						       : "the same IP id"));
+	if (!an_vec_push(&e->c->crossings))
+		e->err = -ENOMEM;
+	else
+		*AN_AT(&e->c->crossings, struct an_crossing, e->c->crossings.n - 1) = *x;
+}
+
 /* Link AT (woken by packet P, received on host RI) continued on the host that sent P. */
 static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet *p)
 {
@@ -261,12 +298,22 @@ static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet
 	char pk[160], d[32];
 	uint64_t t0, t1, sent, first;
 	unsigned depth = l->depth;
-	size_t si;
+	size_t si = 0;
 
 	an_packet_text(p, pk, sizeof(pk));
-	for (si = 0; si < e->x->n && !s; si++)
-		if (si != ri && index_host(&e->x->h[si]) == 0)
-			s = find_send(&e->x->h[si], p);
+	for (size_t i = 0; i < e->x->n; i++) {
+		const struct an_packet *found;
+		unsigned alike;
+
+		if (i == ri || index_host(&e->x->h[i]) < 0 ||
+		    !(found = find_send(&e->x->h[i], p, &alike)))
+			continue;
+		if (!s) {
+			s = found;
+			si = i;
+		}
+		x.candidates += alike;
+	}
 	if (!s) {
 		an_cause_note(
 			e->c,
@@ -277,7 +324,10 @@ static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet
 				    pk));
 		return;
 	}
-	si--;
+	if (x.candidates > 1) {
+		ambiguous(e, &x, ri, si, p, pk);
+		return;
+	}
 	b = align(e->x, ri, si);
 	if (!b->nlo && !b->nhi) {
 		an_cause_note(e->c,
@@ -303,6 +353,7 @@ static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet
 				    e->x->h[si].name, e->x->h[ri].name));
 	}
 	x.peer = e->x->h[si].log;
+	x.candidates = 1;
 	x.host = e->x->h[si].name;
 	x.sender = s->tid;
 	x.sent = sent = pkt_ts(x.peer, s);

@@ -64,6 +64,13 @@ static void crossing_text(FILE *f, const struct an_log *log, const struct an_lin
 	char from[64], d[32], u[32];
 
 	an_endpoint_text(p, false, from, sizeof(from));
+	if (!x->peer) {
+		fprintf(f,
+			", woken (%s) by a datagram from %s, one of %u sent alike on %s: "
+			"not told apart, not followed",
+			an_softirq_name(l->iv.who), from, x->candidates, x->host);
+		return;
+	}
 	if (x->sender > 0)
 		fprintf(f, ", woken (%s) by a packet from %s sent by %s (tid %d on %s)",
 			an_softirq_name(l->iv.who), from, an_comm(x->peer, x->sender), x->sender,

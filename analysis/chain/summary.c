@@ -56,7 +56,10 @@ double an_cause_summary(const struct an_log *log, const struct an_cause *c, char
 		char d[32], w[160] = "";
 
 		an_dur_text(d, sizeof(d), iv->t1 - iv->t0);
-		if (x)
+		if (x && !x->peer)
+			snprintf(w, sizeof(w), "woken by one of %u datagrams alike from %s",
+				 x->candidates, x->host);
+		else if (x)
 			snprintf(w, sizeof(w), "woken by a packet from %s", x->host);
 		else if (an_blocked(iv->state) && iv->wake != WK_TASK)
 			an_wake_text(lg, iv, w, sizeof(w));

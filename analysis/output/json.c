@@ -130,6 +130,11 @@ static struct json_object *packet(const struct an_log *log, const struct an_inte
 	if (!x)
 		return o;
 	add(o, "host", json_object_new_string(x->host));
+	add(o, "match", json_object_new_string(x->peer ? "unique" : "ambiguous"));
+	if (!x->peer) {
+		add(o, "candidates", i64(x->candidates));
+		return o;
+	}
 	add(o, "sent_ns", i64((int64_t)x->sent)); /* on the sender's clock */
 	if (x->sender > 0)
 		add(o, "sender", task(x->peer, x->sender));

@@ -236,7 +236,10 @@ static void alert_tables(const struct an_result *r, struct json_object *results)
 
 			if (!y || !detail)
 				break;
-			if (cx && cx->sender > 0)
+			if (cx && !cx->peer)
+				snprintf(w, sizeof(w), "woken by one of %u datagrams alike from %s",
+					 cx->candidates, cx->host);
+			else if (cx && cx->sender > 0)
 				snprintf(w, sizeof(w),
 					 "woken by a packet sent by %s (tid %d on %s)",
 					 an_comm(cx->peer, cx->sender), cx->sender, cx->host);

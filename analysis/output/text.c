@@ -127,7 +127,7 @@ void an_result_print(const struct an_result *r, FILE *f)
 			c->story ? c->story : "\n");
 		fprintf(f, "  In short: %s; %.0f%% of the interval explained.\n", summary,
 			explained * 100);
-		if (c->crossings.n) {
+		if (an_crossings_followed(c)) {
 			uint64_t remote = an_cross_host_ns(c);
 
 			an_dur_text(d, sizeof(d), remote);

@@ -299,6 +299,146 @@ static void test_late_peer(void)
 	an_result_free(d);
 }
 
+/*
+ * The same wait over UDP: the client's request datagram (IP id 7, from a connected socket)
+ * and the reply, REPLY_LEN bytes with IP id REPLY_ID, over FAMILY; db1 also sent an earlier
+ * reply of OTHER_LEN bytes (with id REPLY_ID - 1, or 0 when REPLY_ID is 0) on that flow.
+ */
+struct udp_case {
+	uint8_t family;
+	uint16_t reply_id;
+	uint32_t reply_len, other_len;
+};
+
+static void dgram(struct an_result *r, uint64_t ts, uint16_t cpu, bool xmit, bool from_web,
+		  const struct udp_case *u, uint16_t id, uint32_t len)
+{
+	struct an_packet *p = an_vec_push(&r->log.packets);
+
+	ASSERT_TRUE(p);
+	*p = (struct an_packet){.family = u->family,
+				.proto = 17,
+				.sport = from_web ? 41234 : 53,
+				.dport = from_web ? 53 : 41234,
+				.len = len,
+				.ipid = u->family == 4 ? id : 0,
+				.ev = (int32_t)r->log.ev.n,
+				.tid = -1};
+	p->saddr[0] = p->daddr[0] = 10;
+	p->saddr[3] = from_web ? 1 : 2;
+	p->daddr[3] = from_web ? 2 : 1;
+	ev(r, ts, cpu, xmit ? EV_NET_XMIT : EV_NET_RECV, (int32_t)r->log.packets.n - 1, 0, 0);
+}
+
+static struct an_result *build_web_udp(const struct udp_case *u)
+{
+	struct an_result *r = an_result_new("/web1");
+	int32_t recvfrom;
+
+	ASSERT_TRUE(r);
+	r->log.ncpu = 2;
+	comm(r, CLIENT, "client");
+	recvfrom = sysname(r, "recvfrom");
+	ev(r, T0, 0, EV_SWITCH, 0, CLIENT, 0);
+	dgram(r, T0 + 1 * MS, 0, true, true, u, 7, 40); /* the request */
+	ev(r, T0 + 2 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
+	ev(r, T0 + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
+	ev(r, T0 + 44300 * US, 1, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	dgram(r, T0 + 44300 * US, 1, false, false, u, u->reply_id, u->reply_len);
+	ev(r, T0 + 44310 * US, 1, EV_WAKING, CLIENT, 0, 0);
+	ev(r, T0 + 44320 * US, 1, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	ev(r, T0 + 44400 * US, 0, EV_SWITCH, 0, CLIENT, 0);
+	ev(r, T0 + 44400 * US, 0, EV_SYS_EXIT, recvfrom, 0, (int64_t)u->reply_len);
+	alert(r, T0 + 2 * MS, T0 + 44400 * US);
+	compute(r);
+	return r;
+}
+
+static struct an_result *build_db_udp(const struct udp_case *u)
+{
+	struct an_result *r = an_result_new("/db1");
+	const uint64_t t = T0 + SKEW;
+
+	ASSERT_TRUE(r);
+	r->log.ncpu = 1;
+	comm(r, POSTGRES, "named");
+	ev(r, t, 0, EV_SWITCH, 0, POSTGRES, 0);
+	dgram(r, t + 500 * US, 0, true, false, u, u->reply_id ? u->reply_id - 1 : 0, u->other_len);
+	dgram(r, t + 1200 * US, 0, false, true, u, 7, 40);
+	dgram(r, t + 44 * MS, 0, true, false, u, u->reply_id, u->reply_len);
+	compute(r);
+	return r;
+}
+
+/* The crossing of a UDP case (one), after an_crosshost(). */
+static const struct an_crossing *udp_crossing(const struct udp_case *u, struct an_result **w,
+					      struct an_result **d)
+{
+	*w = build_web_udp(u);
+	*d = build_db_udp(u);
+	struct an_crosshost_host hosts[] = {{"web1", &(*w)->log}, {"db1", &(*d)->log}};
+
+	ASSERT_EQ(an_crosshost(hosts, 2, 0, &(*w)->causes), 0);
+	ASSERT_EQ(cause(*w)->crossings.n, 1);
+	return AN_AT(&cause(*w)->crossings, struct an_crossing, 0);
+}
+
+/* Told apart by the IP id (IPv4, connected) or by the length: followed. */
+static void test_udp_unique(void)
+{
+	static const struct udp_case cases[] = {{4, 300, 64, 64}, {6, 0, 64, 80}};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct an_result *w, *d;
+		const struct an_crossing *x = udp_crossing(&cases[i], &w, &d);
+		struct json_object *o = an_result_json(w);
+
+		ASSERT_TRUE(x->peer);
+		ASSERT_EQ(x->candidates, 1);
+		ASSERT_EQ(x->sender, POSTGRES);
+		ASSERT_EQ(x->sent, T0 + SKEW + 44 * MS);
+		/* Between 5 s - 0.3 ms (the reply) and 5 s + 0.2 ms (the request). */
+		ASSERT_EQ(x->offset, (int64_t)(SKEW - 50 * US));
+		ASSERT_EQ(x->uncertainty, (int64_t)(250 * US));
+		ASSERT_CONTAINS(json_object_to_json_string_ext(o, JSON_C_TO_STRING_SPACED),
+				"\"match\": \"unique\"");
+		json_object_put(o);
+		an_result_free(w);
+		an_result_free(d);
+	}
+}
+
+/* Equal datagrams (IP id 0 from an unconnected socket; IPv6): ambiguous, never guessed. */
+static void test_udp_ambiguous(void)
+{
+	static const struct udp_case cases[] = {{4, 0, 64, 64}, {6, 0, 64, 64}};
+	static const char *const why[] = {"IP id 0", "IPv6 carries no IP id"};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct an_result *w, *d;
+		const struct an_crossing *x = udp_crossing(&cases[i], &w, &d);
+		const struct an_cause *c = cause(w);
+		const char *json;
+		struct json_object *o = an_result_json(w);
+
+		ASSERT_TRUE(!x->peer);
+		ASSERT_EQ(x->candidates, 2);
+		ASSERT_STREQ(x->host, "db1");
+		ASSERT_EQ(an_cross_host_ns(c), 0);
+		ASSERT_TRUE(has_note(c, "is one of 2 alike"));
+		ASSERT_TRUE(has_note(c, why[i]));
+		ASSERT_CONTAINS(c->story,
+				"one of 2 sent alike on db1: not told apart, not followed");
+		ASSERT_TRUE(!strstr(c->story, "named (tid 977 on db1) meanwhile:"));
+		json = json_object_to_json_string_ext(o, JSON_C_TO_STRING_SPACED);
+		ASSERT_CONTAINS(json, "\"match\": \"ambiguous\"");
+		ASSERT_CONTAINS(json, "\"candidates\": 2");
+		json_object_put(o);
+		an_result_free(w);
+		an_result_free(d);
+	}
+}
+
 int main(void)
 {
 	web = build_web();
@@ -307,6 +447,8 @@ int main(void)
 	RUN(test_json);
 	RUN(test_missing_peer);
 	RUN(test_late_peer);
+	RUN(test_udp_unique);
+	RUN(test_udp_ambiguous);
 	an_result_free(web);
 	an_result_free(db);
 	return 0;
