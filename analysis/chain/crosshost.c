@@ -12,11 +12,11 @@
  * bound method of the distributed-tracing literature; no drift over a snapshot's seconds).
  * A retransmitted segment is matched to its first sending, which keeps its bound true.
  *
- * UDP has no sequence: a datagram is its flow, its length and, over IPv4, its IP id. Linux
- * sends id 0 on an unconnected socket with DF set (RFC 6864's atomic datagrams), and IPv6
- * has no id at all, so equal datagrams of one flow cannot be told apart: such a match is
- * never guessed. It is reported as ambiguous, with its candidates, and neither followed nor
- * used to align clocks.
+ * UDP has no sequence: a datagram is its flow, its length and, over IPv4, its IP id. IPv6
+ * has no id, and an IPv4 stack may send id 0 with DF set (RFC 6864's atomic datagrams), so
+ * equal datagrams of one flow cannot always be told apart: such a match is never guessed.
+ * It is reported as ambiguous, with its candidates, and neither followed nor used to align
+ * clocks.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -278,8 +278,7 @@ static void ambiguous(struct extend *e, struct an_crossing *x, size_t ri, size_t
 					an_comm(e->x->h[ri].log, l->tid), l->tid, e->x->h[ri].name,
 					pk, x->candidates,
 					p->family == 6 ? "IPv6 carries no IP id"
-					: p->ipid == 0 ? "IP id 0, as an unconnected socket sends "
-							 "with DF"
+					: p->ipid == 0 ? "IP id 0, an atomic datagram"
 						       : "the same IP id"));
 	if (!an_vec_push(&e->c->crossings))
 		e->err = -ENOMEM;

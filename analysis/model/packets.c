@@ -29,6 +29,8 @@ void an_packet_text(const struct an_packet *p, char *buf, size_t size)
 	an_endpoint_text(p, true, d, sizeof(d));
 	if (p->proto == 6)
 		snprintf(buf, size, "%s > %s TCP seq %u:%u", s, d, p->seq, p->seq + p->len);
+	else if (p->family == 6) /* no IP id */
+		snprintf(buf, size, "%s > %s UDP len %u", s, d, p->len);
 	else
 		snprintf(buf, size, "%s > %s UDP id %u len %u", s, d, p->ipid, p->len);
 }

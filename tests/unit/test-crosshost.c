@@ -408,7 +408,7 @@ static void test_udp_unique(void)
 	}
 }
 
-/* Equal datagrams (IP id 0 from an unconnected socket; IPv6): ambiguous, never guessed. */
+/* Equal datagrams (IPv4 with IP id 0; IPv6): ambiguous, never guessed. */
 static void test_udp_ambiguous(void)
 {
 	static const struct udp_case cases[] = {{4, 0, 64, 64}, {6, 0, 64, 64}};

@@ -1,9 +1,13 @@
 /*
- * lt-rpc: a request/reply pair over TCP between two hosts, for the cross-host analysis.
+ * lt-rpc: a request/reply pair over TCP (or UDP) between two hosts, for the cross-host
+ * analysis.
  *   lt-rpc server PORT timer|disk|echo [DEV]  answers each 16-byte request after waiting
  *                                  50 ms on a timer, or on one O_DIRECT read of DEV, or at once
  *   lt-rpc client ADDR PORT COUNT  sends COUNT requests, each time blocked in read until
  *                                  the reply comes
+ *   lt-rpc udp-server PORT         the same over UDP, IPv4 or IPv6, on a timer
+ *   lt-rpc udp-client ADDR PORT COUNT  the client over a connected UDP socket (read, write)
+ *                                  to an IPv4 or an IPv6 ADDR
  * The server prints "server=TID" once listening, the client "client=TID" and "ns=N" (the
  * COUNT round trips' time, for bench/net-bench.sh) at the end. Their names are rpc-server
  * and rpc-client (for the trackers' filter_comm).
@@ -17,6 +21,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -110,13 +115,79 @@ static int client(const char *addr, int port, int count)
 	return 0;
 }
 
+/* One socket for both families (IPv6, v4-mapped addresses too); replies with sendto(). */
+static int udp_server(int port)
+{
+	struct sockaddr_in6 a = {.sin6_family = AF_INET6,
+				 .sin6_port = htons((unsigned short)port),
+				 .sin6_addr = IN6ADDR_ANY_INIT};
+	struct timespec ts = {0, 50 * 1000 * 1000};
+	int fd = socket(AF_INET6, SOCK_DGRAM, 0), zero = 0;
+	struct sockaddr_storage peer;
+	socklen_t len;
+	char buf[MSG];
+
+	prctl(PR_SET_NAME, "rpc-server");
+	if (fd < 0 || setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)) < 0 ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		perror("lt-rpc: bind");
+		return 1;
+	}
+	printf("server=%d\n", gettid());
+	fflush(stdout);
+	for (;;) {
+		len = sizeof(peer);
+		if (recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&peer, &len) < 0 ||
+		    nanosleep(&ts, NULL) < 0 ||
+		    sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&peer, len) < 0)
+			return 1;
+	}
+}
+
+/* ADDR's family decides: an IPv4 address or an IPv6 one. */
+static int udp_client(const char *addr, int port, int count)
+{
+	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons((unsigned short)port)};
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6,
+				  .sin6_port = htons((unsigned short)port)};
+	struct timeval limit = {.tv_sec = 5};
+	int v6 = strchr(addr, ':') != NULL;
+	int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM, 0);
+	char buf[MSG] = "request";
+
+	prctl(PR_SET_NAME, "rpc-client");
+	/* A datagram lost would block read for ever: the test fails instead. */
+	if (fd < 0 ||
+	    inet_pton(v6 ? AF_INET6 : AF_INET, addr, v6 ? (void *)&a6.sin6_addr : &a4.sin_addr) !=
+		    1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit)) < 0 ||
+	    connect(fd, v6 ? (struct sockaddr *)&a6 : (struct sockaddr *)&a4,
+		    v6 ? sizeof(a6) : sizeof(a4)) < 0) {
+		perror("lt-rpc: connect");
+		return 1;
+	}
+	for (int i = 0; i < count; i++)
+		if (write(fd, buf, MSG) != MSG || read(fd, buf, MSG) != MSG) {
+			perror("lt-rpc: request");
+			return 1;
+		}
+	printf("client=%d\n", gettid());
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "udp-server") == 0)
+		return udp_server(atoi(argv[2]));
+	if (argc == 5 && strcmp(argv[1], "udp-client") == 0)
+		return udp_client(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc >= 4 && strcmp(argv[1], "server") == 0)
 		return server(atoi(argv[2]), argv[3], argc > 4 ? argv[4] : NULL);
 	if (argc == 5 && strcmp(argv[1], "client") == 0)
 		return client(argv[2], atoi(argv[3]), atoi(argv[4]));
 	fprintf(stderr,
-		"usage: lt-rpc server PORT timer|disk|echo [DEV] | client ADDR PORT COUNT\n");
+		"usage: lt-rpc server PORT timer|disk|echo [DEV] | client ADDR PORT COUNT |\n"
+		"       udp-server PORT | udp-client ADDR PORT COUNT\n");
 	return 2;
 }
