@@ -578,11 +578,21 @@ void clocks_offset(const struct clocks *clocks, size_t i, size_t j, uint64_t t,
 	path_of(r, i, j, offset);
 }
 
+/*
+ * Drift only where the packets show it: over a snapshot's seconds the drift-free bounds are
+ * the tighter ones, from fewer packets; when they cross, the clocks drifted apart over the
+ * window, and the hull fit takes over.
+ */
 static int fit_pair(struct clocks *c, size_t i, size_t j)
 {
 	const struct samples *ij = &c->sent[i * c->n + j], *ji = &c->sent[j * c->n + i];
+	struct clocks_pair *p = &c->pairs[i * c->n + j];
+	int err = clocks_pair_fit(ij->at, ij->n, ji->at, ji->n, false, p);
 
-	return clocks_pair_fit(ij->at, ij->n, ji->at, ji->n, true, &c->pairs[i * c->n + j]);
+	if (err || p->status != CLOCKS_INFEASIBLE)
+		return err;
+	clocks_pair_free(p);
+	return clocks_pair_fit(ij->at, ij->n, ji->at, ji->n, true, p);
 }
 
 static bool direct_ok(const struct clocks *c, size_t i, size_t j)

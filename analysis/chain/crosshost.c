@@ -9,7 +9,9 @@
  * clocks. A packet is received after it is sent, so each one sent from A and received on B
  * bounds B's clock minus A's from above, and each one the other way bounds it from below:
  * the offset is the middle of the tightest bounds, its uncertainty half their distance (the
- * bound method of the distributed-tracing literature; no drift over a snapshot's seconds).
+ * bound method of the distributed-tracing literature). Where those bounds cross, the clocks
+ * drifted over the window and a line is fitted instead (clocks.c); two hosts that exchanged
+ * nothing are aligned through others, their uncertainties added.
  * A retransmitted segment is matched to its first sending, which keeps its bound true.
  *
  * UDP has no sequence: a datagram is its flow, its length and, over IPv4, its IP id. IPv6
@@ -20,11 +22,13 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "an.h"
 #include "chain.h"
+#include "clocks.h"
 #include "crosshost.h"
 
 /* A send is searched among those whose sequence start is at most this far before. */
@@ -58,7 +62,8 @@ struct bounds {
 struct xh {
 	struct host *h;
 	size_t n;
-	struct bounds *pair; /* n * n */
+	struct bounds *pair;   /* n * n */
+	struct clocks *clocks; /* every host's clock against every other's; NULL: none */
 };
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -235,6 +240,46 @@ static const struct bounds *align(struct xh *x, size_t i, size_t j)
 	return b;
 }
 
+/* The clock model of every pair of hosts, from every packet matched to a single sending. */
+static struct clocks *clock_model(struct xh *x)
+{
+	struct clocks *c;
+
+	if (x->n < 2 || x->n > CLOCKS_MAX_HOSTS || !(c = clocks_new(x->n)))
+		return NULL;
+	for (size_t i = 0; i < x->n; i++)
+		if (index_host(&x->h[i]) < 0)
+			goto fail;
+	for (size_t i = 0; i < x->n; i++) {
+		const struct an_log *log = x->h[i].log;
+
+		for (size_t k = 0; k < log->packets.n; k++) {
+			const struct an_packet *r = AN_AT(&log->packets, struct an_packet, k);
+			const struct an_packet *s = NULL, *found;
+			unsigned alike, total = 0;
+			size_t from = 0;
+
+			if (is_sent(log, r))
+				continue;
+			for (size_t j = 0; j < x->n; j++) {
+				if (j == i || !(found = find_send(&x->h[j], r, &alike)))
+					continue;
+				total += alike;
+				s = found;
+				from = j;
+			}
+			if (total == 1 &&
+			    clocks_add(c, from, i, pkt_ts(x->h[from].log, s), pkt_ts(log, r)) < 0)
+				goto fail;
+		}
+	}
+	if (clocks_solve(c) == 0)
+		return c;
+fail:
+	clocks_free(c);
+	return NULL;
+}
+
 static void offset_of(const struct bounds *b, struct an_crossing *x)
 {
 	if (b->nlo && b->nhi) {
@@ -264,6 +309,47 @@ struct extend {
 };
 
 static void extend(struct extend *e, const struct an_vec *in, const struct an_log *dflt);
+
+/*
+ * Clock(SI) - clock(RI) at the link's ends (T0, T1 on RI's clock) from the model, directly or
+ * through other hosts: X's offset and uncertainty, *AT_T0 the offset at T0. false when the
+ * model has no two-way answer (the bounds then say what is known).
+ */
+static bool modelled(struct extend *e, size_t ri, size_t si, uint64_t t0, uint64_t t1,
+		     struct an_crossing *x, int64_t *at_t0)
+{
+	const struct clocks_pair *p;
+	struct clocks_offset o0, o1;
+	char path[256];
+	size_t len = 0;
+
+	if (!e->x->clocks)
+		return false;
+	clocks_offset(e->x->clocks, ri, si, t0, &o0);
+	clocks_offset(e->x->clocks, ri, si, t1, &o1);
+	if (o0.status != CLOCKS_OK || o1.status != CLOCKS_OK)
+		return false;
+	x->offset = o1.offset;
+	x->uncertainty = o0.uncertainty > o1.uncertainty ? o0.uncertainty : o1.uncertainty;
+	*at_t0 = o0.offset;
+	if (o1.hops > 1) {
+		path[0] = 0;
+		for (size_t k = 1; k < o1.hops && len < sizeof(path); k++)
+			len += (size_t)snprintf(path + len, sizeof(path) - len, "%s%s",
+						k > 1 ? ", " : "", e->x->h[o1.path[k]].name);
+		an_cause_note(e->c, an_asprintf("%s and %s exchanged no packet: their clocks are "
+						"aligned through %s, the uncertainties added",
+						e->x->h[ri].name, e->x->h[si].name, path));
+		return true;
+	}
+	p = clocks_direct(e->x->clocks, ri < si ? ri : si, ri < si ? si : ri);
+	if (p && p->drifts)
+		an_cause_note(e->c, an_asprintf("the clocks of %s and %s drift apart by %.1f ppm "
+						"over the snapshots: aligned with the drift",
+						e->x->h[ri].name, e->x->h[si].name,
+						(double)(p->mid.drift * 1e6L)));
+	return true;
+}
 
 /* A datagram that several sends match: said, kept as a crossing without a sender. */
 static void ambiguous(struct extend *e, struct an_crossing *x, size_t ri, size_t si,
@@ -296,6 +382,7 @@ static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet
 	const struct bounds *b;
 	char pk[160], d[32];
 	uint64_t t0, t1, sent, first;
+	int64_t at_t0 = 0;
 	unsigned depth = l->depth;
 	size_t si = 0;
 
@@ -327,6 +414,8 @@ static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet
 		ambiguous(e, &x, ri, si, p, pk);
 		return;
 	}
+	if (modelled(e, ri, si, l->iv.t0, l->iv.t1, &x, &at_t0))
+		goto aligned;
 	b = align(e->x, ri, si);
 	if (!b->nlo && !b->nhi) {
 		an_cause_note(e->c,
@@ -335,6 +424,7 @@ static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet
 		return;
 	}
 	offset_of(b, &x);
+	at_t0 = x.offset;
 	if (b->nlo && b->nhi && b->lo > b->hi) {
 		an_dur_text(d, sizeof(d), (uint64_t)(b->lo - b->hi));
 		an_cause_note(
@@ -351,12 +441,13 @@ static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet
 				    "error is unknown",
 				    e->x->h[si].name, e->x->h[ri].name));
 	}
+aligned:
 	x.peer = e->x->h[si].log;
 	x.candidates = 1;
 	x.host = e->x->h[si].name;
 	x.sender = s->tid;
 	x.sent = sent = pkt_ts(x.peer, s);
-	t0 = (uint64_t)((int64_t)l->iv.t0 + x.offset);
+	t0 = (uint64_t)((int64_t)l->iv.t0 + at_t0);
 	t1 = (uint64_t)((int64_t)l->iv.t1 + x.offset);
 	x.remote = sent > t0 ? sent - t0 : 0;
 	if (x.remote > l->iv.t1 - l->iv.t0)
@@ -415,6 +506,26 @@ static void extend(struct extend *e, const struct an_vec *in, const struct an_lo
 	}
 }
 
+/* Three hosts whose clocks cannot all be right: said, never averaged away. */
+static void note_inconsistent(const struct xh *x, struct an_cause *c)
+{
+	const struct clocks_triangle *t;
+	size_t n = x->clocks ? clocks_inconsistent(x->clocks, &t) : 0;
+	char d[32], tol[32];
+
+	for (size_t k = 0; k < n; k++) {
+		an_dur_text(d, sizeof(d), (uint64_t)llabs(t[k].discrepancy));
+		an_dur_text(tol, sizeof(tol), (uint64_t)t[k].tolerance);
+		an_cause_note(c,
+			      an_asprintf("the clocks of %s, %s and %s disagree: %s and %s "
+					  "aligned directly differ by %s from through %s, beyond "
+					  "their uncertainties (%s); one host's timestamps are off",
+					  x->h[t[k].i].name, x->h[t[k].j].name, x->h[t[k].k].name,
+					  x->h[t[k].i].name, x->h[t[k].k].name, d,
+					  x->h[t[k].j].name, tol));
+	}
+}
+
 int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin,
 		 struct an_vec *causes)
 {
@@ -432,6 +543,7 @@ int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin,
 		x.h[i].name = hosts[i].name;
 		x.h[i].log = hosts[i].log;
 	}
+	x.clocks = clock_model(&x);
 	for (size_t i = 0; i < causes->n && !err; i++) {
 		struct an_cause *c = AN_AT(causes, struct an_cause, i);
 		struct an_vec out = AN_VEC(struct an_link);
@@ -440,6 +552,8 @@ int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin,
 		c->host = x.h[origin].name;
 		c->crossings.n = 0;
 		extend(&e, &c->links, x.h[origin].log);
+		if (c->crossings.n)
+			note_inconsistent(&x, c);
 		if (e.err) {
 			an_vec_free(&out);
 			err = e.err;
@@ -455,6 +569,7 @@ int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin,
 		an_vec_free(&x.h[i].flows);
 		an_map_free(&x.h[i].by_key);
 	}
+	clocks_free(x.clocks);
 	free(x.h);
 	free(x.pair);
 	return err;

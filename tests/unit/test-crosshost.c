@@ -9,6 +9,8 @@
  * or begins too late.
  */
 #include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "an.h"
@@ -439,6 +441,81 @@ static void test_udp_ambiguous(void)
 	}
 }
 
+/*
+ * Ten seconds of requests and replies, one every 100 ms, while db1's clock runs 100 ppm
+ * fast: the drift-free bounds cross (1 ms apart at the ends), so the clocks are fitted with
+ * their drift and the last wait, at 10 s, is aligned with the offset of that moment.
+ */
+#define DRIFT_PPM 100
+static uint64_t db_clock(uint64_t web_t) /* db1's clock when web1's reads web_t */
+{
+	return web_t + SKEW + (web_t - T0) / (1000000 / DRIFT_PPM);
+}
+
+/* The drift said in a note, in ppm; 0 if none. */
+static double ppm_noted(const struct an_cause *c)
+{
+	double ppm = 0;
+
+	for (size_t i = 0; i < c->notes.n; i++) {
+		const char *at = strstr(*AN_AT(&c->notes, char *, i), "drift apart by ");
+
+		if (at && sscanf(at, "drift apart by %lf ppm", &ppm) == 1)
+			return ppm;
+	}
+	return 0;
+}
+
+static void test_drift(void)
+{
+	struct an_result *w = an_result_new("/web1"), *d = an_result_new("/db1");
+	struct an_crosshost_host hosts[] = {{"web1", &w->log}, {"db1", &d->log}};
+	const uint64_t end = T0 + 10000 * MS;
+	const struct an_crossing *x;
+	int32_t recvfrom;
+	int64_t truth;
+
+	ASSERT_TRUE(w && d);
+	w->log.ncpu = d->log.ncpu = 1;
+	comm(w, CLIENT, "client");
+	comm(d, POSTGRES, "postgres");
+	recvfrom = sysname(w, "recvfrom");
+	ev(w, T0, 0, EV_SWITCH, 0, CLIENT, 0);
+	ev(d, db_clock(T0), 0, EV_SWITCH, 0, POSTGRES, 0);
+	for (uint32_t k = 0; k < 100; k++) {
+		uint64_t t = T0 + k * 100 * MS;
+
+		seg(w, t, 0, true, true, 1000 + k * 100, 5000 + k * 100, 100);
+		seg(d, db_clock(t + 200 * US), 0, false, true, 1000 + k * 100, 5000 + k * 100, 100);
+		if (k == 99) /* the last reply comes later, after the client blocked */
+			break;
+		seg(d, db_clock(t + 1 * MS), 0, true, false, 5000 + k * 100, 1100 + k * 100, 100);
+		seg(w, t + 1300 * US, 0, false, false, 5000 + k * 100, 1100 + k * 100, 100);
+	}
+	ev(w, end - 90 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
+	ev(w, end - 90 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
+	seg(d, db_clock(end - 1 * MS), 0, true, false, 14900, 10900, 100);
+	ev(w, end, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	seg(w, end, 0, false, false, 14900, 10900, 100);
+	ev(w, end + 10 * US, 0, EV_WAKING, CLIENT, 0, 0);
+	ev(w, end + 20 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	ev(w, end + 100 * US, 0, EV_SWITCH, 0, CLIENT, 0);
+	ev(w, end + 100 * US, 0, EV_SYS_EXIT, recvfrom, 0, 100);
+	alert(w, end - 90 * MS, end + 100 * US);
+	compute(w);
+	compute(d);
+	ASSERT_EQ(an_crosshost(hosts, 2, 0, &w->causes), 0);
+	ASSERT_EQ(cause(w)->crossings.n, 1);
+	x = AN_AT(&cause(w)->crossings, struct an_crossing, 0);
+	truth = (int64_t)(db_clock(end) - end); /* 5 s + 1 ms */
+	ASSERT_TRUE(x->uncertainty >= 0 && x->uncertainty < 300 * (int64_t)US);
+	ASSERT_TRUE(llabs(x->offset - truth) <= x->uncertainty);
+	ASSERT_TRUE(ppm_noted(cause(w)) > 95 && ppm_noted(cause(w)) < 105);
+	ASSERT_TRUE(!has_note(cause(w), "cross by"));
+	an_result_free(w);
+	an_result_free(d);
+}
+
 int main(void)
 {
 	web = build_web();
@@ -449,6 +526,7 @@ int main(void)
 	RUN(test_late_peer);
 	RUN(test_udp_unique);
 	RUN(test_udp_ambiguous);
+	RUN(test_drift);
 	an_result_free(web);
 	an_result_free(db);
 	return 0;
