@@ -198,6 +198,10 @@ vm_net_up() {
 # VM_LINK_IF.
 vm_link_up() {
 	[ -n "${VM_INDEX:-}" ] || fail "vm_link_up: not run by vm-pair"
+	if [ -n "${VM_COUNT:-}" ]; then
+		vm_links_up
+		return
+	fi
 	vm_nic "52:54:00:99:00:0$VM_INDEX"
 	ip link set "$IF" up && ip addr add "$VM_LINK_ADDR/24" dev "$IF" || fail "vm_link_up: $IF"
 	VM_LINK_IF=$IF
@@ -208,12 +212,40 @@ vm_link_up() {
 	nc -ll -p 7000 -e /tmp/vm-barrier-serve </dev/null >/dev/null 2>&1 &
 }
 
-# vm_peer_wait [SECONDS]: waits (default 120 s) until the peer answers a ping on the link.
+# vm-pair --vms N: every link of this VM ($VM_LINKS); VM_LINK_IF is its first link's NIC.
+vm_links_up() {
+	VM_LINK_IF=
+	for _l in $VM_LINKS; do
+		IFS=, read -r _mac _addr _peer _paddr <<EOF_LINK
+$_l
+EOF_LINK
+		vm_nic "$_mac"
+		ip link set "$IF" up && ip addr add "$_addr/24" dev "$IF" || fail "vm_link_up: $IF"
+		[ -n "$VM_LINK_IF" ] || VM_LINK_IF=$IF
+		printf '%s %s\n' "$_paddr" "$_peer" >>/etc/hosts
+	done
+	printf '%s %s\n' "$VM_LINK_ADDR" "$VM_NAME" >>/etc/hosts
+}
+
+# vm_peer_wait [SECONDS]: waits (default 120 s) until the peer answers a ping on the link
+# (with vm-pair --vms N, every neighbour on its link).
 vm_peer_wait() {
+	if [ -n "${VM_COUNT:-}" ]; then
+		_first=$VM_PEER_ADDR
+		for _l in $VM_LINKS; do
+			VM_PEER_ADDR=${_l##*,}
+			_vm_ping "${1:-120}" "${_l#*,*,}"
+		done
+		VM_PEER_ADDR=$_first
+		return
+	fi
+	_vm_ping "${1:-120}" "$VM_PEER"
+}
+_vm_ping() {
 	_t0=$(date +%s)
 	until ping -c 1 -W 1 "$VM_PEER_ADDR" >/dev/null 2>&1; do
-		[ $(($(date +%s) - _t0)) -lt "${1:-120}" ] ||
-			fail "$VM_PEER ($VM_PEER_ADDR) does not answer on the link"
+		[ $(($(date +%s) - _t0)) -lt "$1" ] ||
+			fail "${2%%,*} ($VM_PEER_ADDR) does not answer on the link"
 		sleep 0.2
 	done
 }
@@ -223,6 +255,15 @@ vm_peer_wait() {
 # waits for the other's TAG. When the peer's TAG is here but the peer no longer answers, the
 # peer has left the barrier (its exit needs our TAG): the "ok" was lost as it powered off.
 vm_barrier() {
+	if [ -n "${VM_COUNT:-}" ]; then
+		_t0=$(date +%s)
+		# The host's barrier service (vm-pair): "ok" once all VM_COUNT VMs said TAG.
+		until [ "$(echo "$1 $VM_NAME" | timeout 5 nc -w 2 "$VM_HOST" 7001 2>/dev/null)" = ok ]; do
+			[ $(($(date +%s) - _t0)) -lt "${2:-120}" ] || fail "barrier $1: not all $VM_COUNT VMs came"
+			sleep 0.2
+		done
+		return 0
+	fi
 	_sent='' _gone=0 _t0=$(date +%s)
 	while :; do
 		if [ -z "$_sent" ]; then
