@@ -5,6 +5,9 @@
  *                                  50 ms on a timer, or on one O_DIRECT read of DEV, or at once
  *   lt-rpc client ADDR PORT COUNT  sends COUNT requests, each time blocked in read until
  *                                  the reply comes
+ *   lt-rpc middle PORT ADDR BPORT  a middle tier over TCP: each request is asked in turn of
+ *                                  the back end at ADDR:BPORT (an lt-rpc server), its reply
+ *                                  passed back (named rpc-middle)
  *   lt-rpc udp-server PORT         the same over UDP, IPv4 or IPv6, on a timer
  *   lt-rpc udp-client ADDR PORT COUNT  the client over a connected UDP socket (read, write)
  *                                  to an IPv4 or an IPv6 ADDR
@@ -88,20 +91,64 @@ static int server(int port, const char *mode, const char *dev)
 	}
 }
 
-static int client(const char *addr, int port, int count)
+/* A TCP connection to ADDR:PORT, without Nagle; -1 on failure (said). */
+static int dial(const char *addr, int port)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((unsigned short)port)};
 	int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
-	char buf[MSG] = "request";
-	struct timespec t0, t1;
 
-	prctl(PR_SET_NAME, "rpc-client");
 	if (fd < 0 || inet_pton(AF_INET, addr, &a.sin_addr) != 1 ||
 	    connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
 		perror("lt-rpc: connect");
-		return 1;
+		if (fd >= 0)
+			close(fd);
+		return -1;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+static int middle(int port, const char *addr, int bport)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((unsigned short)port)};
+	int one = 1, ls = socket(AF_INET, SOCK_STREAM, 0), back;
+	char buf[MSG];
+
+	prctl(PR_SET_NAME, "rpc-middle");
+	if ((back = dial(addr, bport)) < 0)
+		return 1;
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(ls, 4) < 0) {
+		perror("lt-rpc: listen");
+		return 1;
+	}
+	printf("middle=%d\n", gettid());
+	fflush(stdout);
+	for (;;) {
+		int c = accept(ls, NULL, NULL);
+
+		if (c < 0)
+			return 1;
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		while (full(c, buf, 0) == 0) {
+			if (full(back, buf, 1) < 0 || full(back, buf, 0) < 0)
+				return 1;
+			if (full(c, buf, 1) < 0)
+				break;
+		}
+		close(c);
+	}
+}
+
+static int client(const char *addr, int port, int count)
+{
+	char buf[MSG] = "request";
+	struct timespec t0, t1;
+	int fd;
+
+	prctl(PR_SET_NAME, "rpc-client");
+	if ((fd = dial(addr, port)) < 0)
+		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < count; i++)
 		if (full(fd, buf, 1) < 0 || full(fd, buf, 0) < 0) {
@@ -178,6 +225,8 @@ static int udp_client(const char *addr, int port, int count)
 
 int main(int argc, char **argv)
 {
+	if (argc == 5 && strcmp(argv[1], "middle") == 0)
+		return middle(atoi(argv[2]), argv[3], atoi(argv[4]));
 	if (argc == 3 && strcmp(argv[1], "udp-server") == 0)
 		return udp_server(atoi(argv[2]));
 	if (argc == 5 && strcmp(argv[1], "udp-client") == 0)
@@ -188,6 +237,7 @@ int main(int argc, char **argv)
 		return client(argv[2], atoi(argv[3]), atoi(argv[4]));
 	fprintf(stderr,
 		"usage: lt-rpc server PORT timer|disk|echo [DEV] | client ADDR PORT COUNT |\n"
+		"       middle PORT ADDR BPORT |\n"
 		"       udp-server PORT | udp-client ADDR PORT COUNT\n");
 	return 2;
 }
