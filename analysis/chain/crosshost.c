@@ -587,3 +587,45 @@ uint64_t an_cross_host_ns(const struct an_cause *c)
 	}
 	return sum;
 }
+
+static int by_ns_down(const void *a, const void *b)
+{
+	const struct an_host_time *x = a, *y = b;
+
+	return (x->ns < y->ns) - (x->ns > y->ns);
+}
+
+size_t an_cross_host_split(const struct an_cause *c, struct an_host_time *out, size_t max)
+{
+	int64_t own[CLOCKS_MAX_HOSTS] = {0}; /* an incident's hosts, as the clock model's */
+	const char *hosts[CLOCKS_MAX_HOSTS];
+	size_t n = 0, kept = 0;
+
+	for (size_t i = 0; i < c->crossings.n; i++) {
+		const struct an_crossing *x = AN_AT(&c->crossings, struct an_crossing, i);
+		const struct an_link *l = AN_AT(&c->links, struct an_link, x->link);
+		const char *side[2] = {x->host, l->depth ? (l->host ? l->host : c->host) : NULL};
+
+		if (!x->peer || !x->remote)
+			continue;
+		for (int k = 0; k < 2 && side[k]; k++) {
+			size_t h = 0;
+
+			while (h < n && strcmp(hosts[h], side[k]) != 0)
+				h++;
+			if (h == n) {
+				if (n == sizeof(hosts) / sizeof(hosts[0]))
+					continue;
+				hosts[n++] = side[k];
+			}
+			/* The sender's side is its own time; the host that waited for it loses it. */
+			own[h] += k == 0 ? (int64_t)x->remote : -(int64_t)x->remote;
+		}
+	}
+	for (size_t h = 0; h < n && kept < max; h++)
+		if (own[h] > 0)
+			out[kept++] =
+				(struct an_host_time){.host = hosts[h], .ns = (uint64_t)own[h]};
+	qsort(out, kept, sizeof(*out), by_ns_down);
+	return kept;
+}

@@ -24,4 +24,18 @@ int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin,
 /* Of the alert's latency, what the other hosts' sides took (ns). */
 uint64_t an_cross_host_ns(const struct an_cause *c);
 
+/* A host's own share of a wait that crossed hosts; the outputs name at most this many. */
+#define AN_HOST_SPLIT_MAX 16
+struct an_host_time {
+	const char *host;
+	uint64_t ns;
+};
+/*
+ * an_cross_host_ns() split by host, each host's own time: what its side took less what it
+ * in turn waited for on other hosts (a middle tier's share is not its back end's). Into
+ * OUT, at most MAX, largest first; how many. The origin appears only when a wait on
+ * another host came back to it (that host waited for the origin).
+ */
+size_t an_cross_host_split(const struct an_cause *c, struct an_host_time *out, size_t max);
+
 #endif /* LATENCY_ANALYSIS_CROSSHOST_H */

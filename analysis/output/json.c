@@ -148,6 +148,23 @@ static struct json_object *packet(const struct an_log *log, const struct an_inte
 	return o;
 }
 
+/* Each host's own share of the time spent on other hosts, largest first. */
+static struct json_object *host_split(const struct an_cause *c)
+{
+	struct an_host_time split[AN_HOST_SPLIT_MAX];
+	struct json_object *a = json_object_new_array();
+	size_t n = an_cross_host_split(c, split, AN_HOST_SPLIT_MAX);
+
+	for (size_t k = 0; k < n; k++) {
+		struct json_object *h = json_object_new_object();
+
+		add(h, "host", json_object_new_string(split[k].host));
+		add(h, "ns", i64((int64_t)split[k].ns));
+		json_object_array_add(a, h);
+	}
+	return a;
+}
+
 static struct json_object *cause(const struct an_log *log, const struct an_cause *c)
 {
 	const struct an_alert *a = &c->alert;
@@ -203,6 +220,7 @@ static struct json_object *cause(const struct an_log *log, const struct an_cause
 		add(o, "cross_host_share",
 		    json_object_new_double(total ? (double)an_cross_host_ns(c) / (double)total
 						 : 0));
+		add(o, "cross_host_by_host", host_split(c));
 	}
 	add(o, "summary", json_object_new_string(summary));
 	add(o, "explained", json_object_new_double(explained));

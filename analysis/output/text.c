@@ -130,10 +130,19 @@ void an_result_print(const struct an_result *r, FILE *f)
 		if (an_crossings_followed(c)) {
 			uint64_t remote = an_cross_host_ns(c);
 
+			struct an_host_time split[AN_HOST_SPLIT_MAX];
+			size_t n = an_cross_host_split(c, split, AN_HOST_SPLIT_MAX);
+
 			an_dur_text(d, sizeof(d), remote);
-			fprintf(f, "  Across hosts: %s (%.0f%%) of it went on other hosts.\n", d,
+			fprintf(f, "  Across hosts: %s (%.0f%%) of it went on other hosts", d,
 				c->t1 > c->t0 ? 100.0 * (double)remote / (double)(c->t1 - c->t0)
 					      : 0.0);
+			for (size_t k = 0; k < n; k++) {
+				an_dur_text(d, sizeof(d), split[k].ns);
+				fprintf(f, "%s%s %s%s", k ? ", " : ": ", split[k].host, d,
+					strcmp(split[k].host, c->host) ? "" : " (this host again)");
+			}
+			fputs(".\n", f);
 		}
 		for (size_t j = 0; j < c->notes.n; j++)
 			fprintf(f, "  cannot conclude: %s\n", *AN_AT(&c->notes, char *, j));

@@ -206,6 +206,7 @@ static void test_across(void)
 	const struct an_cause *c;
 	const struct an_crossing *x;
 	const struct an_link *l;
+	struct an_host_time split[AN_HOST_SPLIT_MAX];
 	bool fsync_seen = false;
 
 	ASSERT_EQ(an_crosshost(hosts, 2, 0, &web->causes), 0);
@@ -223,6 +224,9 @@ static void test_across(void)
 	ASSERT_EQ(x->remote, 42 * MS);			/* 2 ms to 44 ms, on db1 */
 	ASSERT_EQ(x->flight, 310 * US);			/* sent at 44, woke at 44.31 */
 	ASSERT_EQ(an_cross_host_ns(c), 42 * MS);
+	ASSERT_EQ(an_cross_host_split(c, split, AN_HOST_SPLIT_MAX), 1);
+	ASSERT_STREQ(split[0].host, "db1");
+	ASSERT_EQ(split[0].ns, 42 * MS);
 	for (size_t i = x->link + 1; i < c->links.n; i++) {
 		l = AN_AT(&c->links, struct an_link, i);
 		if (l->depth == 0)
@@ -262,6 +266,8 @@ static void test_json(void)
 	ASSERT_EQ(json_object_get_int(json_object_object_get(v, "tid")), POSTGRES);
 	ASSERT_EQ(json_object_get_int64(json_object_object_get(p, "clock_offset_ns")),
 		  (int64_t)SKEW);
+	ASSERT_CONTAINS(json_object_to_json_string_ext(o, JSON_C_TO_STRING_SPACED),
+			"\"cross_host_by_host\": [ { \"host\": \"db1\", \"ns\": 42000000 } ]");
 	json_object_put(o);
 }
 
