@@ -19,6 +19,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The recorder's channel of the block devices' names (the module's
+ * latency_tracker_device_name, kept from the session's start): in every snapshot, but not
+ * history, so left out of the window and the rates.
+ */
+#define HISTORY_NAMES_CHANNEL "names"
+
 /* Streams a catalog entry lists; its totals cover them all. */
 #define HISTORY_STREAMS_LISTED 64
 

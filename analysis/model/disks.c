@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Block devices by name: "vda (254:0)" reads better than the dev_t the block events carry.
- * Names come from LTTng's statedump when the snapshot still holds it (it is written once,
- * at session start, and the flight recorder overwrites it), else from the list latencyd
- * wrote into the snapshot's catalog entry when it recorded it (an_known).
+ * Names come from the snapshot itself, its names channel (the module's
+ * latency_tracker_device_name, written by latencyd as its session starts, or LTTng's
+ * statedump), else from the list latencyd wrote into the snapshot's catalog entry when it
+ * recorded it (an_known).
  */
 #include <stdio.h>
 #include <string.h>

@@ -22,7 +22,7 @@ struct handler {
 	int32_t sys;
 	struct fref f[MAXF];
 	int16_t s[2]; /* string fields: comms, irq name */
-	bool disk;    /* lttng_statedump_block_device: a disk's name, no timeline event */
+	bool disk;    /* a disk's name (the module's or LTTng's statedump), no timeline event */
 };
 
 static struct fref field(const bt_field_class *payload, const char *name)
@@ -152,7 +152,8 @@ static void resolve(struct an_log *log, const bt_event_class *ec, struct handler
 		fields(h, p, NULL, NULL, NULL, "ret");
 	} else if (strcmp(name, "latency_tracker_alert") == 0) {
 		h->type = EV_ALERT;
-	} else if (strcmp(name, "lttng_statedump_block_device") == 0) {
+	} else if (strcmp(name, "lttng_statedump_block_device") == 0 ||
+		   strcmp(name, "latency_tracker_device_name") == 0) {
 		h->disk = true;
 		fields(h, p, "dev", NULL, NULL, NULL);
 		h->s[0] = field(p, "diskname").idx;

@@ -139,6 +139,8 @@ void history_summarize(struct history *h, uint64_t capacity, uint64_t subbuf_siz
 		const struct history_stream *s = &h->streams[i];
 		uint64_t sp = history_span(s);
 
+		if (strcmp(s->channel, HISTORY_NAMES_CHANNEL) == 0)
+			continue;
 		h->events += s->events;
 		h->bytes += s->bytes;
 		if (sp > longest)

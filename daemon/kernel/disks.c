@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,4 +80,26 @@ const char *kdisks_name(const struct kdisks *d, const char *dev)
 		if (strcmp(d->v[i].dev, dev) == 0)
 			return d->v[i].name;
 	return "";
+}
+
+int kdisks_announce(const char *sysfs_root)
+{
+	char path[PATH_MAX], line[96];
+	struct kdisks d;
+	int fd, n = 0, len;
+
+	snprintf(path, sizeof(path), "%s/kernel/latency_tracker/device_names", sysfs_root);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	kdisks_read(sysfs_root, &d);
+	/* One write a device: a name the module refuses (a character it does not take) costs
+	 * that device only. */
+	for (size_t i = 0; i < d.n; i++) {
+		len = snprintf(line, sizeof(line), "%s %s\n", d.v[i].dev, d.v[i].name);
+		if (len > 0 && (size_t)len < sizeof(line) && write(fd, line, (size_t)len) == len)
+			n++;
+	}
+	close(fd);
+	return n;
 }

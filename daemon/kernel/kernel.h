@@ -136,6 +136,12 @@ struct kdisks {
 };
 /* The block devices under SYSFS_ROOT/dev/block (none when it cannot be read). */
 void kdisks_read(const char *sysfs_root, struct kdisks *d);
+/*
+ * Every block device's name into the module's device_names (ABI 1.5), which emits each as a
+ * tracepoint for the session that just started: how many; -errno (-ENOENT: a module
+ * without it).
+ */
+int kdisks_announce(const char *sysfs_root);
 /* NAME's "MAJ:MIN", or NULL. */
 const char *kdisks_dev(const struct kdisks *d, const char *name);
 /* DEV's name, or "" when unknown. */

@@ -266,6 +266,21 @@ static void on_analysis(struct manager *m, uint64_t id, struct catalog_analysis 
 	manager_catalog_changed(m);
 }
 
+/*
+ * The block devices' names into the kernel session just started, through the module
+ * (device_names), so that each snapshot names its host's disks wherever it is read.
+ */
+static void announce_devices(struct manager *m)
+{
+	int n = kdisks_announce(m->sysfs_root);
+
+	if (n == -ENOENT)
+		log_info("the latency_tracker module has no device_names (ABI before 1.5): "
+			 "snapshots read on another host name disks by number");
+	else if (n < 0)
+		log_warn_errno(n, "cannot write the block devices' names to the module");
+}
+
 void manager_on_recorder(const struct recorder_event *ev, void *userdata)
 {
 	struct manager *m = userdata;
@@ -291,6 +306,10 @@ void manager_on_recorder(const struct recorder_event *ev, void *userdata)
 		break;
 	case RECORDER_ADMITTED:
 		manager_fleet_publish(m, ev->admitted.incident, ev->admitted.cause);
+		break;
+	case RECORDER_SESSION:
+		if (ev->session.kernel)
+			announce_devices(m);
 		break;
 	}
 }

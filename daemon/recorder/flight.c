@@ -16,6 +16,7 @@
 #include <lttng/lttng.h>
 
 #include "flight.h"
+#include "history.h"
 #include "relayd_probe.h"
 
 /*
@@ -149,6 +150,46 @@ int flight_kernel_events(char ***ret)
 	return 0;
 }
 
+/*
+ * The block devices' names, in every snapshot: latencyd writes them once, as the session
+ * starts (the module's latency_tracker_device_name; LTTng's own statedump event where the
+ * kernel lets it find the devices), and in the flight channel they would soon be
+ * overwritten. A channel of their own, which nothing else writes to, keeps them, so that a
+ * snapshot read anywhere (a peer's, on the collector) names its host's disks.
+ */
+static const char *const name_events[] = {"latency_tracker_device_name",
+					  "lttng_statedump_block_device"};
+#define NAMES_SUBBUF (16 * 1024)
+
+static int enable_names(struct lttng_handle *h, struct lttng_domain *dom)
+{
+	struct lttng_channel *chan = lttng_channel_create(dom);
+	struct lttng_event *ev;
+	int r;
+
+	if (!chan)
+		return -LTTNG_ERR_NOMEM;
+	strcpy(chan->name, HISTORY_NAMES_CHANNEL);
+	chan->attr.overwrite = 1;
+	chan->attr.subbuf_size = NAMES_SUBBUF;
+	chan->attr.num_subbuf = 2;
+	chan->attr.output = LTTNG_EVENT_MMAP;
+	r = lttng_enable_channel(h, chan);
+	lttng_channel_destroy(chan);
+	for (size_t i = 0; r >= 0 && i < sizeof(name_events) / sizeof(name_events[0]); i++) {
+		ev = lttng_event_create();
+		if (!ev)
+			return -LTTNG_ERR_NOMEM;
+		ev->type = LTTNG_EVENT_TRACEPOINT;
+		ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
+		ev->loglevel = -1;
+		strcpy(ev->name, name_events[i]);
+		r = lttng_enable_event_with_exclusions(h, ev, HISTORY_NAMES_CHANNEL, NULL, 0, NULL);
+		lttng_event_destroy(ev);
+	}
+	return r < 0 ? r : 0;
+}
+
 static int setup_session(const struct flight_settings *s)
 {
 	struct lttng_session_descriptor *desc;
@@ -185,6 +226,8 @@ static int setup_session(const struct flight_settings *s)
 	if (r < 0)
 		goto out;
 	r = enable_events(h, s, chan->name);
+	if (r >= 0 && s->domain == FLIGHT_DOMAIN_KERNEL)
+		r = enable_names(h, &dom);
 	if (r < 0)
 		goto out;
 	r = lttng_start_tracing(s->session);

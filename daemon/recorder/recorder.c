@@ -220,6 +220,14 @@ static int start_readers(struct recorder *rc, uint64_t now)
 	return 0;
 }
 
+static void on_session_created(void *arg, bool kernel)
+{
+	struct recorder *rc = arg;
+	struct recorder_event ev = {.kind = RECORDER_SESSION, .session.kernel = kernel};
+
+	emit(rc, &ev);
+}
+
 int recorder_new(sd_event *event, const struct conf *conf, recorder_event_fn fn, void *userdata,
 		 struct recorder **ret)
 {
@@ -237,6 +245,8 @@ int recorder_new(sd_event *event, const struct conf *conf, recorder_event_fn fn,
 		free(rc);
 		return r;
 	}
+	rc->session.created = on_session_created;
+	rc->session.created_arg = rc;
 	*ret = rc;
 	return 0;
 }

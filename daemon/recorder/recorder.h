@@ -37,6 +37,7 @@ enum recorder_event_kind {
 	RECORDER_HISTORY,    /* a snapshot's history was measured: history */
 	RECORDER_ANALYSIS,   /* a snapshot was analysed (or skipped): analysis */
 	RECORDER_ADMITTED,   /* in a fleet, a local cause is being recorded: admitted */
+	RECORDER_SESSION,    /* the session was (re)created and records: session */
 };
 
 /*
@@ -84,6 +85,9 @@ struct recorder_event {
 			const char *incident;
 			const struct cause *cause;
 		} admitted;
+		struct {
+			bool kernel; /* the kernel domain's */
+		} session;
 	};
 };
 

@@ -139,6 +139,9 @@ struct session {
 	const char *events[SESSION_EVENTS_MAX + 1]; /* what the session records, NULL-ended */
 	sd_event *event;
 	const struct conf *conf;
+	/* Told, on the main loop, each time the session is (re)created. */
+	void (*created)(void *arg, bool kernel);
+	void *created_arg;
 	struct flight_slot slot;
 	bool slot_init;
 	/* Runs while the session or sessiond is in doubt, or while sessiond is not watched. */

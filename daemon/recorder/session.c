@@ -134,6 +134,8 @@ static int create_session(struct session *se)
 		 s.relayd_url && s.fallback_local ? ", falling back to " : "",
 		 s.relayd_url && s.fallback_local ? s.local_dir : "");
 	check_events(&s);
+	if (se->created)
+		se->created(se->created_arg, s.domain == FLIGHT_DOMAIN_KERNEL);
 	if (flight_relayd_unprobed(se->slot.flight))
 		log_warnx("records to lttng-relayd are not checked first, a relayd that hangs "
 			  "blocks them until lttng-sessiond's own timeout: %s",

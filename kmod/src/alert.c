@@ -15,6 +15,7 @@
 #include <trace/events/latency_tracker.h>
 
 EXPORT_TRACEPOINT_SYMBOL_GPL(latency_tracker_alert);
+EXPORT_TRACEPOINT_SYMBOL_GPL(latency_tracker_device_name);
 
 static_assert(sizeof(unsigned long) == sizeof(__u64), "stack entries are 64-bit");
 

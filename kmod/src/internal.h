@@ -459,6 +459,8 @@ void lt_notify_stats(struct lt_notify_stats *st);
 
 /* sysfs.c: the global files and one directory per tracker. */
 int lt_sysfs_init(void);
+/* devnames.c: the root's device_names file. */
+extern struct kobj_attribute lt_device_names_attr;
 void lt_sysfs_exit(void);
 int lt_sysfs_tracker_add(struct latency_tracker *t);
 void lt_sysfs_tracker_del(struct latency_tracker *t);

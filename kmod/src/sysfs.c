@@ -101,8 +101,8 @@ static struct lt_global_attr lt_globals[] = {
 	LT_GLOBAL_RING(alerts_dropped, dropped),
 };
 
-/* Filled from lt_globals[] by lt_sysfs_init(); the last one stays NULL. */
-static struct attribute *lt_root_attrs[ARRAY_SIZE(lt_globals) + 1];
+/* Filled from lt_globals[] and device_names by lt_sysfs_init(); the last one stays NULL. */
+static struct attribute *lt_root_attrs[ARRAY_SIZE(lt_globals) + 2];
 
 static const struct attribute_group lt_root_group = {
 	.attrs = lt_root_attrs,
@@ -436,6 +436,7 @@ int lt_sysfs_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(lt_globals); i++)
 		lt_root_attrs[i] = &lt_globals[i].attr.attr;
+	lt_root_attrs[i] = &lt_device_names_attr.attr;
 	for (i = 0; i < ARRAY_SIZE(lt_tracker_files); i++)
 		lt_tracker_attrs[i] = &lt_tracker_files[i].attr;
 	for (i = 0; i < ARRAY_SIZE(lt_stats_files); i++)

@@ -92,6 +92,27 @@ static void test_no_events(void)
 	ASSERT_EQ(history_expected_ns(16384, h.bytes_per_event, h.events_per_sec), 0);
 }
 
+/*
+ * The names channel (the block devices' names, from the session's start) is neither
+ * history nor load: a burst of its events an hour ago changes neither the window nor the
+ * busiest CPU.
+ */
+static void test_names_left_out(void)
+{
+	struct history_stream s[] = {
+		stream(0, 900, 12288, 18 * S, 20 * S),
+		stream(0, 200, 16384, 20 * S - 3600 * S, 20 * S - 3600 * S + 2 * MS),
+	};
+	struct history h = {.streams = s, .n = 2};
+
+	strcpy(s[1].channel, HISTORY_NAMES_CHANNEL);
+	history_summarize(&h, 16384, 4096);
+	ASSERT_TRUE(!h.wrapped);
+	ASSERT_EQ(h.window_ns, 2 * S);
+	ASSERT_EQ(h.busiest, 0);
+	ASSERT_EQ(h.events, 900);
+}
+
 /* A stream's span, which the catalog lists per stream: first to last event, 0 for one. */
 static void test_span(void)
 {
@@ -107,6 +128,7 @@ int main(void)
 	RUN(test_wrapped);
 	RUN(test_not_wrapped);
 	RUN(test_no_events);
+	RUN(test_names_left_out);
 	RUN(test_span);
 	return 0;
 }

@@ -5,6 +5,11 @@
  *
  * Files
  *   /sys/kernel/latency_tracker/abi_version      "MAJOR.MINOR\n"
+ *   /sys/kernel/latency_tracker/device_names     write-only (ABI 1.5): "MAJOR:MINOR NAME\n"
+ *                                                lines, one latency_tracker_device_name
+ *                                                tracepoint each; NAME is 1 to 31 of
+ *                                                [A-Za-z0-9._-]. A bad line fails the
+ *                                                write with EINVAL, after the good ones.
  *   /sys/kernel/latency_tracker/<tracker>/       one directory per tracker (see below)
  *   /dev/latency_tracker                         the notification file (a misc device,
  *                                                mode 0600; usable under lockdown, unlike
@@ -108,7 +113,10 @@
 
 /* A major bump breaks readers; a minor bump only appends fields or values. */
 #define LATENCY_TRACKER_ABI_MAJOR 1
-#define LATENCY_TRACKER_ABI_MINOR 4
+#define LATENCY_TRACKER_ABI_MINOR 5
+
+/* device_names (ABI 1.5): a name's longest, its terminating NUL included. */
+#define LATENCY_TRACKER_DEVNAME_LEN 32
 
 /* sysfs root of the module's own files, relative to /sys. */
 #define LATENCY_TRACKER_SYSFS_DIR "kernel/latency_tracker"

@@ -84,6 +84,19 @@ echo "threshold 3" >/sys/kernel/latency_tracker_selftest/emit || fail "emit"
 grep -q '^1073741824 3$' $T/stats/delay_hist_ns || fail "histogram: $(cat $T/stats/delay_hist_ns)"
 pass "good writes take effect; stats count the alerts"
 
+# device_names (ABI 1.5): write-only lines "MAJOR:MINOR NAME"; a bad line fails the write.
+[ "$(stat -c %a $R/device_names)" = 200 ] || fail "device_names is not write-only (root's)"
+printf '254:0 vda\n8:17 sdb1\n' >$R/device_names || fail "good device_names refused"
+printf '259:3 nvme0n1p3' >$R/device_names || fail "a line without its newline refused"
+for bad in 'vda' '254 vda' '254:0' '254:0 ' '254:0 v/da' '254:0 a b' 'x:0 vda' '4096:0 vda' \
+	'254:1048576 vda' "254:0 $(printf '%032d' 0)" '254:0 vda
+garbage'; do
+	if { printf '%s\n' "$bad" >$R/device_names; } 2>/dev/null; then
+		fail "device_names took '$bad'"
+	fi
+done
+pass "device_names takes MAJOR:MINOR NAME lines, refuses the others"
+
 rmmod latency_tracker_selftest || fail "rmmod latency_tracker_selftest"
 rmmod latency_tracker || fail "rmmod latency_tracker"
 

@@ -23,6 +23,11 @@ started() {
 
 vm_net_up
 vm_link_up
+# The disk first, as a server's disks are there before latencyd starts: its session then
+# names it (the module's device_names).
+if [ "$VM_NAME" = vm3 ] && [ "$mode" = disk ]; then
+	vm_disk vmdisk0
+fi
 if [ "$VM_NAME" = vm1 ]; then
 	fleet_start 'syscalls: { enabled = true; threshold = "30ms"; filter_comm = "rpc-client"; };' \
 		'syscalls = true;'
@@ -32,10 +37,7 @@ fi
 vm_peer_wait 120
 if [ "$VM_NAME" = vm3 ]; then
 	dev=
-	if [ "$mode" = disk ]; then
-		vm_disk vmdisk0
-		dev=/dev/$B
-	fi
+	[ "$mode" = disk ] && dev=/dev/$B
 	lt-rpc server 5432 "$mode" $dev >"$VM_OUT/server.txt" 2>&1 &
 	started server "$VM_OUT/server.txt"
 fi

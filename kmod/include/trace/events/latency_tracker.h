@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The alert tracepoint: one event per alert that entered the notification ring, with the
- * record's fields. TRACE_SYSTEM is unique to this module. LTTng records it through
+ * record's fields; and the devices' names (device_names). TRACE_SYSTEM is unique to this module. LTTng records it through
  * lttng-probe-latency_tracker.ko (kmod/lttng/), whose field list must follow this one.
  */
 #undef TRACE_SYSTEM
@@ -10,6 +10,7 @@
 #if !defined(_TRACE_LATENCY_TRACKER_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _TRACE_LATENCY_TRACKER_H
 
+#include <linux/kdev_t.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -66,6 +67,30 @@ TRACE_EVENT(latency_tracker_alert,
 		  __entry->tid, __entry->comm, __entry->start_cpu, __entry->end_cpu,
 		  __entry->start_ns, __entry->end_ns, __entry->seq, __entry->data[0],
 		  __entry->data[1], __entry->data[2], __entry->data[3])
+);
+
+/*
+ * A block device's name as its host calls it, written by latencyd into device_names when
+ * its session starts: events of other trackers carry only a dev_t, and a snapshot read on
+ * another host (a peer's, on the collector) then still names the device.
+ */
+TRACE_EVENT(latency_tracker_device_name,
+
+	TP_PROTO(u32 dev, const char *name),
+
+	TP_ARGS(dev, name),
+
+	TP_STRUCT__entry(
+		__field(u32, dev)
+		__array(char, name, LATENCY_TRACKER_DEVNAME_LEN)
+	),
+
+	TP_fast_assign(
+		__entry->dev = dev;
+		strscpy(__entry->name, name, LATENCY_TRACKER_DEVNAME_LEN);
+	),
+
+	TP_printk("dev=%u:%u name=%s", MAJOR(__entry->dev), MINOR(__entry->dev), __entry->name)
 );
 
 #endif /* _TRACE_LATENCY_TRACKER_H */

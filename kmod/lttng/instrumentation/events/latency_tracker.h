@@ -2,7 +2,8 @@
 /*
  * LTTng view of the latency_tracker_alert tracepoint (include/trace/events/
  * latency_tracker.h): the same fields, with the tracker name as a string and the stack
- * as a sequence of hexadecimal addresses.
+ * as a sequence of hexadecimal addresses; and of latency_tracker_device_name, its fields
+ * named as LTTng's statedump names a block device's (dev, diskname).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM latency_tracker
@@ -38,6 +39,18 @@ LTTNG_TRACEPOINT_EVENT(latency_tracker_alert,
 		ctf_array(u64, data, rec->data, LATENCY_TRACKER_DATA_WORDS)
 		ctf_sequence_hex(u64, stack, rec->stack, u32,
 				 min_t(u32, rec->nr_stack, LATENCY_TRACKER_STACK_DEPTH))
+	)
+)
+
+LTTNG_TRACEPOINT_EVENT(latency_tracker_device_name,
+
+	TP_PROTO(u32 dev, const char *name),
+
+	TP_ARGS(dev, name),
+
+	TP_FIELDS(
+		ctf_integer(u32, dev, dev)
+		ctf_string(diskname, name)
 	)
 )
 
