@@ -89,23 +89,31 @@ static int output_new(uint64_t max_size, const char *local_dir, const char *url,
 	return 0;
 }
 
+/* Tracepoint NAME, every log level, into CHANNEL. */
+static int enable_tracepoint(struct lttng_handle *h, const char *name, const char *channel)
+{
+	struct lttng_event *ev = lttng_event_create();
+	int r;
+
+	if (!ev)
+		return -LTTNG_ERR_NOMEM;
+	ev->type = LTTNG_EVENT_TRACEPOINT;
+	ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
+	ev->loglevel = -1;
+	strncpy(ev->name, name, sizeof(ev->name) - 1);
+	r = lttng_enable_event_with_exclusions(h, ev, channel, NULL, 0, NULL);
+	lttng_event_destroy(ev);
+	return r;
+}
+
 static int enable_events(struct lttng_handle *h, const struct flight_settings *s,
 			 const char *channel)
 {
 	struct lttng_event *ev;
 	int r = 0;
 
-	for (const char *const *name = s->events; name && *name && r >= 0; name++) {
-		ev = lttng_event_create();
-		if (!ev)
-			return -LTTNG_ERR_NOMEM;
-		ev->type = LTTNG_EVENT_TRACEPOINT;
-		ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
-		ev->loglevel = -1;
-		strncpy(ev->name, *name, sizeof(ev->name) - 1);
-		r = lttng_enable_event_with_exclusions(h, ev, channel, NULL, 0, NULL);
-		lttng_event_destroy(ev);
-	}
+	for (const char *const *name = s->events; name && *name && r >= 0; name++)
+		r = enable_tracepoint(h, *name, channel);
 	if (r >= 0 && s->syscalls && s->domain == FLIGHT_DOMAIN_KERNEL) {
 		ev = lttng_event_create();
 		if (!ev)
@@ -164,7 +172,6 @@ static const char *const name_events[] = {"latency_tracker_device_name",
 static int enable_names(struct lttng_handle *h, struct lttng_domain *dom)
 {
 	struct lttng_channel *chan = lttng_channel_create(dom);
-	struct lttng_event *ev;
 	int r;
 
 	if (!chan)
@@ -176,17 +183,8 @@ static int enable_names(struct lttng_handle *h, struct lttng_domain *dom)
 	chan->attr.output = LTTNG_EVENT_MMAP;
 	r = lttng_enable_channel(h, chan);
 	lttng_channel_destroy(chan);
-	for (size_t i = 0; r >= 0 && i < sizeof(name_events) / sizeof(name_events[0]); i++) {
-		ev = lttng_event_create();
-		if (!ev)
-			return -LTTNG_ERR_NOMEM;
-		ev->type = LTTNG_EVENT_TRACEPOINT;
-		ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
-		ev->loglevel = -1;
-		strcpy(ev->name, name_events[i]);
-		r = lttng_enable_event_with_exclusions(h, ev, HISTORY_NAMES_CHANNEL, NULL, 0, NULL);
-		lttng_event_destroy(ev);
-	}
+	for (size_t i = 0; r >= 0 && i < sizeof(name_events) / sizeof(name_events[0]); i++)
+		r = enable_tracepoint(h, name_events[i], HISTORY_NAMES_CHANNEL);
 	return r < 0 ? r : 0;
 }
 

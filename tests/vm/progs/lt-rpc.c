@@ -55,42 +55,6 @@ static int wait_disk(int fd, int k)
 	return r;
 }
 
-static int server(int port, const char *mode, const char *dev)
-{
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((unsigned short)port)};
-	struct timespec ts = {0, 50 * 1000 * 1000};
-	int one = 1, ls = socket(AF_INET, SOCK_STREAM, 0), disk = -1, k = 0;
-	char buf[MSG];
-
-	prctl(PR_SET_NAME, "rpc-server");
-	if (strcmp(mode, "disk") == 0 && (!dev || (disk = open(dev, O_RDONLY | O_DIRECT)) < 0)) {
-		perror(dev ? dev : "lt-rpc: disk mode needs DEV");
-		return 1;
-	}
-	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(ls, 4) < 0) {
-		perror("lt-rpc: listen");
-		return 1;
-	}
-	printf("server=%d\n", gettid());
-	fflush(stdout);
-	for (;;) {
-		int c = accept(ls, NULL, NULL);
-
-		if (c < 0)
-			return 1;
-		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		while (full(c, buf, 0) == 0) {
-			if (disk >= 0 ? wait_disk(disk, k++) < 0
-				      : strcmp(mode, "timer") == 0 && nanosleep(&ts, NULL) < 0)
-				return 1;
-			if (full(c, buf, 1) < 0)
-				break;
-		}
-		close(c);
-	}
-}
-
 /* A TCP connection to ADDR:PORT, without Nagle; -1 on failure (said). */
 static int dial(const char *addr, int port)
 {
@@ -108,21 +72,23 @@ static int dial(const char *addr, int port)
 	return fd;
 }
 
-static int middle(int port, const char *addr, int bport)
+/*
+ * Listens on PORT, says "WHO=TID", and answers each request of each connection in turn:
+ * ANSWER (the wait, or the back end asked) on the request in BUF, then the reply. Returns
+ * only on a failure.
+ */
+static int serve(int port, const char *who, int (*answer)(char *buf, void *arg), void *arg)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((unsigned short)port)};
-	int one = 1, ls = socket(AF_INET, SOCK_STREAM, 0), back;
+	int one = 1, ls = socket(AF_INET, SOCK_STREAM, 0);
 	char buf[MSG];
 
-	prctl(PR_SET_NAME, "rpc-middle");
-	if ((back = dial(addr, bport)) < 0)
-		return 1;
 	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(ls, 4) < 0) {
 		perror("lt-rpc: listen");
 		return 1;
 	}
-	printf("middle=%d\n", gettid());
+	printf("%s=%d\n", who, gettid());
 	fflush(stdout);
 	for (;;) {
 		int c = accept(ls, NULL, NULL);
@@ -131,13 +97,59 @@ static int middle(int port, const char *addr, int bport)
 			return 1;
 		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		while (full(c, buf, 0) == 0) {
-			if (full(back, buf, 1) < 0 || full(back, buf, 0) < 0)
+			if (answer(buf, arg) < 0)
 				return 1;
 			if (full(c, buf, 1) < 0)
 				break;
 		}
 		close(c);
 	}
+}
+
+struct wait {
+	const char *mode;
+	int disk, k;
+};
+
+static int wait_then_reply(char *buf, void *arg)
+{
+	struct timespec ts = {0, 50 * 1000 * 1000};
+	struct wait *w = arg;
+
+	(void)buf;
+	if (w->disk >= 0)
+		return wait_disk(w->disk, w->k++);
+	return strcmp(w->mode, "timer") == 0 ? nanosleep(&ts, NULL) : 0;
+}
+
+static int server(int port, const char *mode, const char *dev)
+{
+	struct wait w = {.mode = mode, .disk = -1};
+
+	prctl(PR_SET_NAME, "rpc-server");
+	if (strcmp(mode, "disk") == 0 && (!dev || (w.disk = open(dev, O_RDONLY | O_DIRECT)) < 0)) {
+		perror(dev ? dev : "lt-rpc: disk mode needs DEV");
+		return 1;
+	}
+	return serve(port, "server", wait_then_reply, &w);
+}
+
+/* The request asked of the back end (fd *ARG), its reply passed on. */
+static int ask_back_end(char *buf, void *arg)
+{
+	int back = *(int *)arg;
+
+	return full(back, buf, 1) < 0 || full(back, buf, 0) < 0 ? -1 : 0;
+}
+
+static int middle(int port, const char *addr, int bport)
+{
+	int back;
+
+	prctl(PR_SET_NAME, "rpc-middle");
+	if ((back = dial(addr, bport)) < 0)
+		return 1;
+	return serve(port, "middle", ask_back_end, &back);
 }
 
 static int client(const char *addr, int port, int count)
