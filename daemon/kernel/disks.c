@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -102,4 +103,26 @@ int kdisks_announce(const char *sysfs_root)
 	}
 	close(fd);
 	return n;
+}
+
+uint64_t kdisks_signature(const char *sysfs_root)
+{
+	struct kdisks *d = malloc(sizeof(*d));
+	uint64_t sum = 0;
+
+	if (!d)
+		return 0;
+	kdisks_read(sysfs_root, d);
+	/* A sum of each device's hash: the order readdir() gives does not count. */
+	for (size_t i = 0; i < d->n; i++) {
+		uint64_t h = 0xcbf29ce484222325ULL;
+
+		for (const char *p = d->v[i].dev; *p; p++)
+			h = (h ^ (uint8_t)*p) * 0x100000001b3ULL;
+		for (const char *p = d->v[i].name; *p; p++)
+			h = (h ^ (uint8_t)*p) * 0x100000001b3ULL;
+		sum += h;
+	}
+	free(d);
+	return sum;
 }

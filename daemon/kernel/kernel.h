@@ -142,6 +142,8 @@ void kdisks_read(const char *sysfs_root, struct kdisks *d);
  * without it).
  */
 int kdisks_announce(const char *sysfs_root);
+/* What the machine's block devices are now, as one number that changes with them (0: none). */
+uint64_t kdisks_signature(const char *sysfs_root);
 /* NAME's "MAJ:MIN", or NULL. */
 const char *kdisks_dev(const struct kdisks *d, const char *name);
 /* DEV's name, or "" when unknown. */

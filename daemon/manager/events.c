@@ -272,6 +272,7 @@ static void on_analysis(struct manager *m, uint64_t id, struct catalog_analysis 
  */
 static void announce_devices(struct manager *m)
 {
+	uint64_t now = kdisks_signature(m->sysfs_root);
 	int n = kdisks_announce(m->sysfs_root);
 
 	if (n == -ENOENT)
@@ -279,6 +280,20 @@ static void announce_devices(struct manager *m)
 			 "snapshots read on another host name disks by number");
 	else if (n < 0)
 		log_warn_errno(n, "cannot write the block devices' names to the module");
+	m->devices_named = now;
+	m->devices_announced = n >= 0;
+}
+
+/*
+ * A disk that came after the session started (hot-plugged, a loop device): its name is
+ * written too, after the record that saw the change, so the snapshots that follow name it.
+ */
+static void announce_new_devices(struct manager *m)
+{
+	if (!m->devices_announced || kdisks_signature(m->sysfs_root) == m->devices_named)
+		return;
+	log_info("the block devices changed: their names written again for the snapshots");
+	announce_devices(m);
 }
 
 void manager_on_recorder(const struct recorder_event *ev, void *userdata)
@@ -288,6 +303,7 @@ void manager_on_recorder(const struct recorder_event *ev, void *userdata)
 	switch (ev->kind) {
 	case RECORDER_SNAPSHOT:
 		on_snapshot(m, &ev->snapshot);
+		announce_new_devices(m);
 		break;
 	case RECORDER_SUPPRESSED:
 		on_suppressed(m, ev->suppressed.first, ev->suppressed.n);

@@ -58,6 +58,9 @@ struct manager {
 	sd_event_source *metrics_timer;
 	uint64_t metrics_failures;
 	bool metrics_failing;
+	/* The block devices whose names the kernel session holds (kdisks_signature), if any */
+	uint64_t devices_named;
+	bool devices_announced;
 	/* The metrics text a latencyctl connection is reading in parts (metrics.c) */
 	struct {
 		char *text;

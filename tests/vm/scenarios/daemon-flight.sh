@@ -123,6 +123,20 @@ grep -q "session.events: warning: 'kmem_kmalloc' is not among the events" $D/lat
 	fail "other events said offered by no probe: $(grep "no LTTng probe" $D/latencyd.log)"
 pass "session.events: an event no loaded probe offers is said, at reload and when the session is made"
 
+# Disks that come after the session started (here loop's eight): named from the snapshot
+# after the one that saw them.
+modprobe loop || fail "modprobe loop"
+[ -e /sys/dev/block/7:0 ] || fail "no loop0 after modprobe loop: $(ls /sys/dev/block)"
+for r in 1 2; do
+	latencyctl -s $D/ctl.sock -t 60 record --reason "loop $r" >/dev/null || fail "record $r"
+done
+grep -q "the block devices changed" $D/latencyd.log ||
+	fail "the new disks were not said: $(tail -n 8 $D/latencyd.log)"
+last=$D/snapshots/$(ls $D/snapshots | sort -t- -k2 -n | tail -n 1)
+read_trace "$last" | grep 'latency_tracker_device_name:' | grep -q 'diskname = "loop0"' ||
+	fail "$last does not name loop0: $(read_trace "$last" | grep -c device_name) names; $(ls $D/snapshots); $(tail -n 8 $D/latencyd.log)"
+pass "a disk that came later is named in the snapshots that follow"
+
 rmmod latency_tracker_selftest || fail "rmmod latency_tracker_selftest"
 kill -TERM $LPID
 wait $LPID || fail "latencyd exited with $?"
