@@ -83,36 +83,39 @@ const char *kdisks_name(const struct kdisks *d, const char *dev)
 	return "";
 }
 
-int kdisks_announce(const char *sysfs_root)
+int kdisks_announce(const char *sysfs_root, uint64_t *signature)
 {
 	char path[PATH_MAX], line[96];
-	struct kdisks d;
+	struct kdisks *d;
 	int fd, n = 0, len;
 
 	snprintf(path, sizeof(path), "%s/kernel/latency_tracker/device_names", sysfs_root);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	kdisks_read(sysfs_root, &d);
+	d = malloc(sizeof(*d));
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	kdisks_read(sysfs_root, d);
+	*signature = kdisks_signature_of(d);
 	/* One write a device: a name the module refuses (a character it does not take) costs
 	 * that device only. */
-	for (size_t i = 0; i < d.n; i++) {
-		len = snprintf(line, sizeof(line), "%s %s\n", d.v[i].dev, d.v[i].name);
+	for (size_t i = 0; i < d->n; i++) {
+		len = snprintf(line, sizeof(line), "%s %s\n", d->v[i].dev, d->v[i].name);
 		if (len > 0 && (size_t)len < sizeof(line) && write(fd, line, (size_t)len) == len)
 			n++;
 	}
+	free(d);
 	close(fd);
 	return n;
 }
 
-uint64_t kdisks_signature(const char *sysfs_root)
+uint64_t kdisks_signature_of(const struct kdisks *d)
 {
-	struct kdisks *d = malloc(sizeof(*d));
 	uint64_t sum = 0;
 
-	if (!d)
-		return 0;
-	kdisks_read(sysfs_root, d);
 	/* A sum of each device's hash: the order readdir() gives does not count. */
 	for (size_t i = 0; i < d->n; i++) {
 		uint64_t h = 0xcbf29ce484222325ULL;
@@ -123,6 +126,18 @@ uint64_t kdisks_signature(const char *sysfs_root)
 			h = (h ^ (uint8_t)*p) * 0x100000001b3ULL;
 		sum += h;
 	}
+	return sum;
+}
+
+uint64_t kdisks_signature(const char *sysfs_root)
+{
+	struct kdisks *d = malloc(sizeof(*d));
+	uint64_t sum;
+
+	if (!d)
+		return 0;
+	kdisks_read(sysfs_root, d);
+	sum = kdisks_signature_of(d);
 	free(d);
 	return sum;
 }

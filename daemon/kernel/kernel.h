@@ -138,12 +138,13 @@ struct kdisks {
 void kdisks_read(const char *sysfs_root, struct kdisks *d);
 /*
  * Every block device's name into the module's device_names (ABI 1.5), which emits each as a
- * tracepoint for the session that just started: how many; -errno (-ENOENT: a module
- * without it).
+ * tracepoint for the session that just started: how many, *SIGNATURE the set written
+ * (kdisks_signature_of); -errno (-ENOENT: a module without it).
  */
-int kdisks_announce(const char *sysfs_root);
-/* What the machine's block devices are now, as one number that changes with them (0: none). */
+int kdisks_announce(const char *sysfs_root, uint64_t *signature);
+/* What the machine's block devices are (now; in D), one number that changes with them. */
 uint64_t kdisks_signature(const char *sysfs_root);
+uint64_t kdisks_signature_of(const struct kdisks *d);
 /* NAME's "MAJ:MIN", or NULL. */
 const char *kdisks_dev(const struct kdisks *d, const char *name);
 /* DEV's name, or "" when unknown. */

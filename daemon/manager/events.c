@@ -272,8 +272,8 @@ static void on_analysis(struct manager *m, uint64_t id, struct catalog_analysis 
  */
 static void announce_devices(struct manager *m)
 {
-	uint64_t now = kdisks_signature(m->sysfs_root);
-	int n = kdisks_announce(m->sysfs_root);
+	uint64_t now = 0;
+	int n = kdisks_announce(m->sysfs_root, &now);
 
 	if (n == -ENOENT)
 		log_info("the latency_tracker module has no device_names (ABI before 1.5): "
