@@ -268,6 +268,34 @@ part_overhead() {
 # (latencyd's), in alternating blocks of alerts from the self-test tracker. latencyd is
 # stopped (SIGSTOP) during a trigger block, so that the two never record at once; when it
 # continues it records the alerts it missed as one snapshot, which is not measured.
+# The steps of each record are read from a second kernel session, "steps", streamed to
+# $O/steps for the whole part: every alert, wakeup and switch, and the system calls that
+# carry the request (liblttng-ctl's connect and sendmsg, sessiond's accept and recvmsg),
+# with each event's thread. bench/report pairs the k-th alert in it with the k-th line of
+# detect.tsv (the alerts are raised one at a time, nothing else alerts).
+steps_start() {
+	lttng create steps --output=$O/steps >/dev/null || fail "lttng create steps"
+	lttng enable-channel -k -s steps --subbuf-size=1M --num-subbuf=8 steps >/dev/null ||
+		fail "lttng enable-channel steps"
+	lttng enable-event -k -s steps -c steps \
+		latency_tracker_alert,sched_waking,sched_switch,sched_migrate_task >/dev/null ||
+		fail "lttng enable-event steps"
+	# Every system call and page fault of the threads on the two paths, and the calls that
+	# carry the request whoever makes them.
+	lttng enable-event -k -s steps -c steps --syscall --all --filter \
+		'$ctx.procname == "latencyd-waiter" || $ctx.procname == "Client manageme" || $ctx.procname == "Action Executor" || $ctx.procname == "Notification" || $ctx.procname == "lttng-runas"' \
+		>/dev/null || fail "lttng enable-event --syscall steps"
+	lttng enable-event -k -s steps -c steps x86_exceptions_page_fault_user --filter \
+		'$ctx.procname == "latencyd-waiter" || $ctx.procname == "Client manageme" || $ctx.procname == "Action Executor" || $ctx.procname == "Notification" || $ctx.procname == "lttng-runas"' \
+		>/dev/null || fail "lttng enable-event page faults steps"
+	lttng add-context -k -s steps -c steps -t procname -t tid >/dev/null ||
+		fail "lttng add-context steps"
+	lttng start steps >/dev/null || fail "lttng start steps"
+}
+steps_stop() {
+	lttng stop steps >/dev/null || fail "lttng stop steps"
+	lttng destroy steps >/dev/null || fail "lttng destroy steps"
+}
 detect_block_latencyd() {
 	kill -CONT "$LPID"
 	k=0
@@ -287,11 +315,12 @@ detect_block_latencyd() {
 		printf '%s\tlatencyd\t%s\t%s\t%s\t%s\t%s\n' "$1" "$s" "$(catalog_field $id detect_to_record_ns)" \
 			"$(catalog_field $id wakeup_to_record_ns)" "$(catalog_field $id record_ns)" \
 			"$(cat /proc/loadavg | cut -d' ' -f1)" >>$O/detect.tsv
-		cp -r "$D/snapshots/$s" "$O/snapshots/$1-latencyd-$s"
+		rm -rf "${D:?}/snapshots/$s" # hundreds of them would not fit in the VM
 		sleep 0.2
 		i=$((i + 1))
 	done
-	expect=$(($(snaps $D/snapshots | wc -l) + 1))
+	expect=$(snaps $D/snapshots | wc -l)
+	expect=$((expect + 1))
 	kill -STOP "$LPID"
 }
 detect_block_trigger() {
@@ -300,20 +329,20 @@ detect_block_trigger() {
 		fail "lttng add-trigger"
 	i=1
 	while [ $i -le "$detect_n" ]; do
-		before=$(snaps $D/trigger)
+		before=$(snaps $D/snapshots)
 		echo "threshold 1" >$ST/emit || fail "emit"
-		s=$(new_snap $D/trigger "$before") || fail "no snapshot from the trigger"
+		s=$(new_snap $D/snapshots "$before") || fail "no snapshot from the trigger"
 		# No completion signal from a trigger: wait for every stream file, then a margin.
 		k=0
-		until [ "$(find $D/trigger/$s -name 'flight_*' ! -name '*.idx' | wc -l)" -ge "$NCPU" ] &&
-			[ -n "$(find $D/trigger/$s -name metadata)" ]; do
+		until [ "$(find $D/snapshots/$s -name 'flight_*' ! -name '*.idx' | wc -l)" -ge "$NCPU" ] &&
+			[ -n "$(find $D/snapshots/$s -name metadata)" ]; do
 			k=$((k + 1))
 			[ $k -lt 600 ] || fail "trigger snapshot $s incomplete"
 			sleep 0.05
 		done
 		sleep 0.5
 		printf '%s\ttrigger\t%s\t\t\t\t%s\n' "$1" "$s" "$(cut -d' ' -f1 /proc/loadavg)" >>$O/detect.tsv
-		cp -r "$D/trigger/$s" "$O/snapshots/$1-trigger-$s"
+		rm -rf "${D:?}/snapshots/$s"
 		sleep 0.2
 		i=$((i + 1))
 	done
@@ -325,13 +354,12 @@ part_detect() {
 		"trigger), idle then with $NCPU busy-loop hogs"
 	modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
 	latencyd_start
-	# The trigger's snapshots go to the session's default output.
-	lttng snapshot add-output -s latencyd -n bench-trigger $D/trigger >/dev/null || fail "snapshot add-output"
-	mkdir -p $D/trigger
+	# The trigger's snapshots go to the session's output, latencyd's directory, as lttng-*.
 	: >$O/detect.tsv
-	rm -rf $O/snapshots/idle-* $O/snapshots/busy-* # a previous run's
+	rm -rf $O/snapshots/idle-* $O/snapshots/busy-* $O/steps # a previous run's
 	expect=$(snaps $D/snapshots | wc -l)
 	kill -STOP "$LPID"
+	steps_start
 	for cond in idle busy; do
 		[ $cond = busy ] && hogs_start
 		b=1
@@ -342,21 +370,15 @@ part_detect() {
 		done
 		hogs_stop
 	done
+	steps_stop
 	kill -CONT "$LPID"
 	sleep 1
-	lttng snapshot del-output -s latencyd bench-trigger >/dev/null || fail "del-output"
 	rmmod latency_tracker_selftest
-	cat $O/detect.tsv
+	wc -l <$O/detect.tsv
 }
-
-# 3. Record time: latencyd's lttng_snapshot_record() (record_ns of a `latencyctl record`)
-# against `lttng snapshot record` from the CLI on the same session, alternating; and the
-# CLI's start-up alone (`lttng --version`), to tell process cost from record cost.
 part_record() {
 	echo "== record: $record_n x (latencyctl record, lttng snapshot record, lttng --version)"
 	latencyd_start
-	mkdir -p $D/cli
-	lttng snapshot add-output -s latencyd -n bench-cli $D/cli >/dev/null || fail "snapshot add-output"
 	: >$O/record.tsv
 	i=1
 	while [ $i -le "$record_n" ]; do
@@ -373,8 +395,9 @@ part_record() {
 		sleep 0.2
 		i=$((i + 1))
 	done
-	lttng snapshot del-output -s latencyd bench-cli >/dev/null || fail "del-output"
-	du -sk $D/cli | cut -f1 >$O/record-cli-kib.txt
+	# The CLI's records went to the session's output, latencyd's directory, as lttng-*.
+	du -skc $D/snapshots/lttng-* | tail -n1 | cut -f1 >$O/record-cli-kib.txt
+	rm -rf $D/snapshots/lttng-*
 }
 
 # The process named $1 with the most threads (not its run-as helper).

@@ -31,6 +31,14 @@ struct flight {
 	char *session;
 	struct lttng_snapshot_output *local;
 	struct lttng_snapshot_output *relayd; /* NULL: local only */
+	/*
+	 * The first choice of output (relayd if any, else the local directory) is the
+	 * session's own snapshot output, added once: a record to it sends only the snapshot's
+	 * name, and sessiond takes its output as it is instead of building one from URLs for
+	 * every record, which is most of its work between our request and the record's start.
+	 * NULL: it could not be added, records carry their output.
+	 */
+	struct lttng_snapshot_output *named;
 	bool fallback_local;
 	bool replaced;	      /* a session of that name was there before */
 	uint64_t max_size;    /* of every output */
@@ -188,6 +196,27 @@ static int enable_names(struct lttng_handle *h, struct lttng_domain *dom)
 	return r < 0 ? r : 0;
 }
 
+/*
+ * Someone else's record of the session (`lttng snapshot record`, a trigger) lands there too,
+ * as OUTPUT_NAME-DATE-N, apart from latencyd's own snapshot names.
+ */
+#define OUTPUT_NAME "lttng"
+
+static void add_session_output(struct flight *f)
+{
+	struct lttng_snapshot_output *primary = f->relayd ? f->relayd : f->local;
+	struct lttng_snapshot_output *named = lttng_snapshot_output_create();
+
+	if (!named)
+		return;
+	if (lttng_snapshot_output_set_name(OUTPUT_NAME, primary) < 0 ||
+	    lttng_snapshot_add_output(f->session, primary) < 0) {
+		lttng_snapshot_output_destroy(named);
+		return;
+	}
+	f->named = named;
+}
+
 static int setup_session(const struct flight_settings *s)
 {
 	struct lttng_session_descriptor *desc;
@@ -305,6 +334,7 @@ int flight_create(const struct flight_settings *s, struct flight **ret)
 		lttng_destroy_session(s->session);
 		goto fail;
 	}
+	add_session_output(f);
 	if (f->relayd) {
 		find_relayd_dir(f);
 		/* Resolved once: a DNS wait has no place on the way from an alert to its record. */
@@ -365,6 +395,7 @@ static void relayd_failed(struct flight *f, struct flight_record *rec)
  */
 static int record_relayd(struct flight *f, const char *name, struct flight_record *rec)
 {
+	struct lttng_snapshot_output *out;
 	uint64_t now = now_ns(), held;
 	int r;
 
@@ -381,10 +412,11 @@ static int record_relayd(struct flight *f, const char *name, struct flight_recor
 		relayd_failed(f, rec);
 		return -LTTNG_ERR_RELAYD_CONNECT_FAIL;
 	}
-	if (lttng_snapshot_output_set_name(name, f->relayd) < 0)
+	out = f->named ? f->named : f->relayd;
+	if (lttng_snapshot_output_set_name(name, out) < 0)
 		return -LTTNG_ERR_INVALID;
 	rec->start_ns = now_ns();
-	r = lttng_snapshot_record(f->session, f->relayd, 1);
+	r = lttng_snapshot_record(f->session, out, 1);
 	held = now_ns();
 	rec->duration_ns = held - rec->start_ns;
 	held -= now; /* the probe's wait too */
@@ -415,6 +447,7 @@ static int record_relayd(struct flight *f, const char *name, struct flight_recor
 
 int flight_record(struct flight *f, const char *name, struct flight_record *rec)
 {
+	struct lttng_snapshot_output *out = f->local;
 	uint64_t t0;
 	int r;
 
@@ -432,12 +465,14 @@ int flight_record(struct flight *f, const char *name, struct flight_record *rec)
 			return r;
 		rec->fell_back = true;
 	}
-	if (lttng_snapshot_output_set_name(name, f->local) < 0)
+	if (!f->relayd && f->named)
+		out = f->named;
+	if (lttng_snapshot_output_set_name(name, out) < 0)
 		return -LTTNG_ERR_INVALID;
 	/* The history is taken now: what detect_to_record measures. */
 	t0 = now_ns();
 	rec->start_ns = t0;
-	r = lttng_snapshot_record(f->session, f->local, 1);
+	r = lttng_snapshot_record(f->session, out, 1);
 	rec->duration_ns = now_ns() - t0;
 	return r < 0 ? r : 0;
 }
@@ -487,6 +522,7 @@ void flight_destroy(struct flight *f)
 		lttng_destroy_session(f->session);
 	lttng_snapshot_output_destroy(f->local);
 	lttng_snapshot_output_destroy(f->relayd);
+	lttng_snapshot_output_destroy(f->named);
 	free(f->session);
 	free(f);
 }

@@ -111,6 +111,27 @@ static void check_local_snapshot(const char *name)
 	free(dir);
 }
 
+/*
+ * The session has one snapshot output of its own, at WHERE, so that a record sends only
+ * the snapshot's name (flight.c).
+ */
+static void check_session_output(const char *where)
+{
+	struct lttng_snapshot_output_list *list = NULL;
+	struct lttng_snapshot_output *o;
+	int n = 0;
+
+	ASSERT_EQ(lttng_snapshot_list_output("latencyd-test", &list), 0);
+	while ((o = lttng_snapshot_output_list_get_next(list))) {
+		fprintf(stderr, "   session output: %s %s\n", lttng_snapshot_output_get_name(o),
+			lttng_snapshot_output_get_ctrl_url(o));
+		ASSERT_CONTAINS(lttng_snapshot_output_get_ctrl_url(o), where);
+		n++;
+	}
+	lttng_snapshot_output_list_destroy(list);
+	ASSERT_EQ(n, 1);
+}
+
 static void test_local(void)
 {
 	struct flight_settings s = settings(NULL, false);
@@ -119,6 +140,7 @@ static void test_local(void)
 
 	ASSERT_EQ(flight_create(&s, &f), 0);
 	ASSERT_EQ(flight_exists(f), 1);
+	check_session_output(local_dir);
 	ASSERT_TRUE(wait_for_app(10000));
 	sleep_ms(300); /* the application fills the buffers */
 	ASSERT_EQ(flight_record(f, "snap-1", &rec), 0);
@@ -142,6 +164,7 @@ static void test_relayd_and_fallback(void)
 	pid_t relayd = (pid_t)atol(getenv("LATENCYD_TEST_RELAYD_PID"));
 
 	ASSERT_EQ(flight_create(&s, &f), 0);
+	check_session_output("127.0.0.1");
 	sleep_ms(300);
 	ASSERT_EQ(flight_record(f, "snap-3", &rec), 0);
 	ASSERT_TRUE(rec.to_relayd && !rec.fell_back);
