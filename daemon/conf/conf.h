@@ -126,7 +126,8 @@ struct conf {
 	struct conf_realtime {
 		uint64_t priority; /* SCHED_FIFO priority of the waiter, 0 = SCHED_OTHER */
 		bool lock_memory;
-		char *cpus; /* where all of latencyd's threads run, "" = anywhere */
+		char *cpus;		 /* where all of latencyd's threads run, "" = anywhere */
+		uint64_t sessiond_boost; /* lttng-sessiond's client thread at nice -N, 0 = as is */
 	} realtime;
 	struct conf_fleet {
 		bool enabled;

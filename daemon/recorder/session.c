@@ -194,6 +194,7 @@ int session_init(struct session *se, sd_event *event, const struct conf *conf)
 	*se = (struct session){.event = event, .conf = conf};
 	se->sessiond.on_exit = on_sessiond_exit;
 	se->sessiond.arg = se;
+	se->sessiond.boost = (unsigned)conf->realtime.sessiond_boost;
 	r = pi_mutex_init(&se->slot.lock);
 	if (r < 0)
 		return r;

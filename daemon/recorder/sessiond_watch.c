@@ -74,6 +74,7 @@ int sessiond_watch_start(struct sessiond_watch *w, sd_event *event)
 	sd_event_source_set_description(w->source, "sessiond-exit");
 	w->pid = (pid_t)pid;
 	log_debug("watching lttng-sessiond (pid %ld, from %s)", pid, path);
+	sessiond_boost(w->pid, w->boost);
 	return 0;
 }
 

@@ -38,9 +38,11 @@ conf 0 1 "" 0
 start_daemon -c "$T/latencyd.conf"
 grep -q "cannot run the waiter at SCHED_FIFO priority 50" "$T/latencyd.log" ||
 	fail "no warning about the realtime priority as nobody"
+wait_for 50 grep -q "cannot set its client thread's nice value to -10 (realtime.sessiond_boost): Permission denied" "$T/latencyd.log" ||
+	fail "no warning about realtime.sessiond_boost as nobody"
 wait_for 50 jstatus '.session.state == "recording"' ||
 	fail "the session is not recording"
-pass "started unprivileged: userspace session recording, RT priority refused with a warning"
+pass "started unprivileged: userspace session recording, RT priority and sessiond boost refused with warnings"
 
 wait_app
 "$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"

@@ -16,6 +16,22 @@ wait_recording $D/latencyd.log $D/ctl.sock
 latencyctl -s $D/ctl.sock status | tee "$VM_OUT/status-before.txt"
 pass "latencyd started: modules loaded, kernel session recording"
 
+# realtime.sessiond_boost (10 by default): sessiond's client thread alone at nice -10.
+sp=$(cat /var/run/lttng/lttng-sessiond.pid)
+boosted="" others=""
+for t in /proc/$sp/task/*; do
+	nice=$(sed 's/.*) //' "$t/stat" | awk '{ print $17 }') # the comm may hold spaces
+	if [ "$(cat "$t/comm")" = "Client manageme" ]; then
+		boosted="$boosted $nice"
+	else
+		others="$others $nice"
+	fi
+done
+[ "$boosted" = " -10" ] || fail "sessiond's client thread nice:$boosted (want -10)"
+case "$others" in *-*) fail "other sessiond threads reniced:$others" ;; esac
+grep -q "client thread (tid [0-9]*) at nice -10" $D/latencyd.log || fail "no log line for the boost"
+pass "lttng-sessiond's client thread at nice -10, its other threads as they were"
+
 modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
 sleep 0.5 # some scheduler history before the alert
 echo "threshold 1" >/sys/kernel/latency_tracker_selftest/emit || fail "emit"
