@@ -452,8 +452,8 @@ int flight_record(struct flight *f, const char *name, struct flight_record *rec)
 	int r;
 
 	memset(rec, 0, sizeof(*rec));
-	rec->start_ns = now_ns();
 	if (f->relayd) {
+		rec->start_ns = now_ns();
 		r = record_relayd(f, name, rec);
 		if (r >= 0) {
 			rec->to_relayd = true;
@@ -467,8 +467,10 @@ int flight_record(struct flight *f, const char *name, struct flight_record *rec)
 	}
 	if (!f->relayd && f->named)
 		out = f->named;
-	if (lttng_snapshot_output_set_name(name, out) < 0)
+	if (lttng_snapshot_output_set_name(name, out) < 0) {
+		rec->start_ns = now_ns();
 		return -LTTNG_ERR_INVALID;
+	}
 	/* The history is taken now: what detect_to_record measures. */
 	t0 = now_ns();
 	rec->start_ns = t0;

@@ -215,8 +215,12 @@ static void announce(struct waiter *w, const struct waiter_result *snap, const s
 	waiter_push(w, res);
 }
 
-/* Records a snapshot for cause, then drains every queued alert into its causes. */
-static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeup_ns)
+/*
+ * Records a snapshot for cause, admitted at now, then drains every queued alert into its
+ * causes. Each clock reading costs: on a machine without a vDSO clock (an HPET, as in a VM)
+ * a system call, so the path to the record reads the clock only where it must.
+ */
+static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeup_ns, uint64_t now)
 {
 	struct waiter_result *res;
 	struct cause more = {.kind = CAUSE_ALERT};
@@ -232,7 +236,7 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	if (w->publish && cause->kind != CAUSE_PEER)
 		announce(w, res, cause);
 	/* From here until the record returns: the slot may be busy, sessiond slow. */
-	atomic_store(&w->busy_since, now_ns());
+	atomic_store(&w->busy_since, now);
 	pthread_mutex_lock(&w->slot->lock);
 	if (w->slot->flight) {
 		r = flight_record(w->slot->flight, res->name, &fr);
@@ -289,7 +293,7 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 static void take_requests(struct waiter *w, uint64_t wakeup)
 {
 	struct cause c;
-	uint64_t v;
+	uint64_t v, now;
 
 	if (read(w->request_fd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: the list is checked anyway. */
@@ -299,8 +303,9 @@ static void take_requests(struct waiter *w, uint64_t wakeup)
 			c.manual.time_ns = wakeup;
 		else
 			c.peer.time_ns = wakeup;
-		if (admission_allow(w, &c, now_ns()))
-			snapshot(w, &c, wakeup);
+		now = now_ns();
+		if (admission_allow(w, &c, now))
+			snapshot(w, &c, wakeup, now);
 		else
 			admission_suppress(w, &c);
 	}
@@ -356,15 +361,18 @@ static void *run(void *arg)
 		n = fill(w);
 		if (n < 0)
 			break;
-		/* One clock read per buffer: its records were all there when it was read. */
-		now = now_ns();
+		/*
+		 * The wakeup's reading stands for the buffer: what it holds was there then, or
+		 * arrived microseconds later, the same to a token bucket.
+		 */
+		now = wakeup;
 		storm = false;
 		while (next_record(w, &c.alert)) {
 			if (c.alert.kind == LATENCY_TRACKER_REC_LOST) {
 				count_kernel(w, &c.alert);
 				on_lost(w, &c.alert);
 			} else if (admission_admit(w, &c, now)) {
-				snapshot(w, &c, wakeup);
+				snapshot(w, &c, wakeup, now);
 				now = now_ns(); /* the record took time */
 				storm = false;
 			} else {
