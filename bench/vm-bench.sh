@@ -268,17 +268,22 @@ part_overhead() {
 # (latencyd's), in alternating blocks of alerts from the self-test tracker. latencyd is
 # stopped (SIGSTOP) during a trigger block, so that the two never record at once; when it
 # continues it records the alerts it missed as one snapshot, which is not measured.
-# The steps of each record are read from a second kernel session, "steps", streamed to
-# $O/steps for the whole part: every alert, wakeup and switch, and the system calls that
-# carry the request (liblttng-ctl's connect and sendmsg, sessiond's accept and recvmsg),
-# with each event's thread. bench/report pairs the k-th alert in it with the k-th line of
-# detect.tsv (the alerts are raised one at a time, nothing else alerts).
+# The steps of each record are read from a second kernel session, "steps", streamed for the
+# whole part: every alert, wakeup, switch, migration and interrupt, and the system calls and
+# page faults of the threads on both paths, with each event's thread. bench/report pairs
+# the k-th alert in it with the k-th line of detect.tsv (the alerts are raised one at a
+# time, nothing else alerts). It is written in the VM's memory and copied out at the end:
+# streamed to the host's share (9p), its writes would hold qemu's big lock, which every
+# reading of this VM's clock (an HPET) needs, and stall the very paths being timed. After
+# each alert the bench sleeps before it polls for the snapshot, so that its own processes
+# stay out of the measured milliseconds.
 steps_start() {
-	lttng create steps --output=$O/steps >/dev/null || fail "lttng create steps"
+	rm -rf $D/steps
+	lttng create steps --output=$D/steps >/dev/null || fail "lttng create steps"
 	lttng enable-channel -k -s steps --subbuf-size=1M --num-subbuf=8 steps >/dev/null ||
 		fail "lttng enable-channel steps"
 	lttng enable-event -k -s steps -c steps \
-		latency_tracker_alert,sched_waking,sched_switch,sched_migrate_task >/dev/null ||
+		latency_tracker_alert,sched_waking,sched_switch,sched_migrate_task,irq_handler_entry,irq_handler_exit,irq_softirq_entry,irq_softirq_exit >/dev/null ||
 		fail "lttng enable-event steps"
 	# Every system call and page fault of the threads on the two paths, and the calls that
 	# carry the request whoever makes them.
@@ -295,6 +300,7 @@ steps_start() {
 steps_stop() {
 	lttng stop steps >/dev/null || fail "lttng stop steps"
 	lttng destroy steps >/dev/null || fail "lttng destroy steps"
+	cp -r $D/steps $O/steps || fail "cannot copy the steps trace out"
 }
 detect_block_latencyd() {
 	kill -CONT "$LPID"
@@ -309,6 +315,7 @@ detect_block_latencyd() {
 	while [ $i -le "$detect_n" ]; do
 		before=$(snaps $D/snapshots)
 		echo "threshold 1" >$ST/emit || fail "emit"
+		sleep 0.3
 		s=$(new_snap $D/snapshots "$before") || fail "no snapshot from latencyd"
 		id=$(snap_id "$s")
 		wait_complete "$id"
@@ -331,6 +338,7 @@ detect_block_trigger() {
 	while [ $i -le "$detect_n" ]; do
 		before=$(snaps $D/snapshots)
 		echo "threshold 1" >$ST/emit || fail "emit"
+		sleep 0.3
 		s=$(new_snap $D/snapshots "$before") || fail "no snapshot from the trigger"
 		# No completion signal from a trigger: wait for every stream file, then a margin.
 		k=0
