@@ -1,4 +1,4 @@
-# vm-options: --timeout 2100 --smp 2 --mem 2G
+# vm-options: --timeout 3600 --smp 2 --mem 2G
 # The product benchmarks of bench/README.md, run inside the test VM. Run through bench/run
 # (which also writes bench/RESULTS.md), or alone:
 #   tests/vm/vm-run --out DIR bench/vm-bench.sh [PART...] [NAME=VALUE...]
@@ -14,7 +14,7 @@
 . "$VM_IN/scenarios/guest-lib.sh"
 
 parts="" rounds=15 reps=3 hb_groups=2 hb_pairs=5 hb_loops=200 hbl_loops=1000 sc_iter=40000
-detect_blocks=3 detect_n=10 record_n=12 idle_s=60 load_s=20
+detect_blocks=8 detect_n=25 record_n=12 idle_s=60 load_s=20
 for a in "$@"; do
 	case $a in
 	overhead | detect | record | idle | history) parts="$parts $a" ;;
