@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -33,7 +34,8 @@ enum {
 	OPT_LOCAL,
 	OPT_FREQ,
 	OPT_FREQ_RESOLUTION,
-	OPT_IO_USAGE
+	OPT_IO_USAGE,
+	OPT_THREADS
 };
 
 static void print_json(struct json_object *o, bool pretty)
@@ -162,6 +164,9 @@ static void analyze_help(const struct command *cmd)
 	       "  --freq-resolution N   their buckets, 1 to %d (default %d; implies --freq)\n"
 	       "  --io-usage            the processes that read and wrote most (as\n"
 	       "                        lttng-iousagetop): network, file, unknown, block\n"
+	       "  --threads N           decode the streams in up to N threads, 1 to %d\n"
+	       "                        (default: the online CPUs, at most %d); the result is\n"
+	       "                        the same\n"
 	       "  --lami                LAMI 1.0 results (as latencyctl-lami)\n"
 	       "  --incident ID DIR     every host's snapshot of fleet incident ID under DIR\n"
 	       "  --local-only          with --incident: each host's chains alone, not followed\n"
@@ -173,7 +178,7 @@ static void analyze_help(const struct command *cmd)
 	       "1 nothing could be analysed,\n2 a usage error (a bad option or value).\n\nExample: "
 	       "%s\n",
 	       cmd->name, cmd->args, cmd->summary, AN_LIMIT_DEFAULT, AN_FREQ_RESOLUTION_MAX,
-	       AN_FREQ_RESOLUTION_DEFAULT, cmd->example);
+	       AN_FREQ_RESOLUTION_DEFAULT, AN_THREADS_MAX, AN_THREADS_DEFAULT_MAX, cmd->example);
 }
 
 /* --begin, --end (C) and --limit (OPT_LIMIT): EXIT_OK, or EXIT_USAGE after saying why. */
@@ -217,6 +222,30 @@ static int freq_option(const char *arg, struct an_options *opt)
 	return EXIT_OK;
 }
 
+/* --threads N: EXIT_OK, or EXIT_USAGE after saying why. */
+static int threads_option(const char *arg, struct an_options *opt)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) < 0 || v < 1 || v > AN_THREADS_MAX) {
+		fprintf(stderr,
+			"latencyctl: analyze: invalid --threads '%s': a number of threads from 1 "
+			"to %d\n",
+			arg, AN_THREADS_MAX);
+		return EXIT_USAGE;
+	}
+	opt->threads = (unsigned)v;
+	return EXIT_OK;
+}
+
+/* One thread per online CPU, up to a few: each costs a parse of the metadata. */
+static unsigned default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > AN_THREADS_DEFAULT_MAX ? AN_THREADS_DEFAULT_MAX : (unsigned)n;
+}
+
 /*
  * Analyze's options into A: EXIT_CONTINUE when the analysis is to run (argv[optind..] are
  * its arguments), else the exit status: after --help, --mi-version, --metadata (all done
@@ -240,6 +269,7 @@ static int analyze_options(struct ctl *ctl, const struct command *cmd, int argc,
 		{"freq", no_argument, NULL, OPT_FREQ},
 		{"freq-resolution", required_argument, NULL, OPT_FREQ_RESOLUTION},
 		{"io-usage", no_argument, NULL, OPT_IO_USAGE},
+		{"threads", required_argument, NULL, OPT_THREADS},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -266,6 +296,10 @@ static int analyze_options(struct ctl *ctl, const struct command *cmd, int argc,
 			break;
 		case OPT_FREQ_RESOLUTION:
 			if (freq_option(optarg, &a->opt) != EXIT_OK)
+				return EXIT_USAGE;
+			break;
+		case OPT_THREADS:
+			if (threads_option(optarg, &a->opt) != EXIT_OK)
 				return EXIT_USAGE;
 			break;
 		case OPT_INCIDENT:
@@ -340,7 +374,7 @@ static int analyze_path(const struct ctl *ctl, const char *path, const struct an
 
 int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
-	struct analyze_args a = {.opt = {.tables = true}};
+	struct analyze_args a = {.opt = {.tables = true, .threads = default_threads()}};
 	struct snapshot_known known = {0};
 	struct json_object *entry = NULL;
 	char *path = NULL;

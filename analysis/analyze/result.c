@@ -57,12 +57,7 @@ struct an_result *an_result_new(const char *path)
 	r->dirs.size = r->missing.size = r->names.size = sizeof(char *);
 	r->causes.size = sizeof(struct an_cause);
 	r->tables.size = r->freq.size = sizeof(struct an_table);
-	r->log.ev.size = sizeof(struct an_ev);
-	r->log.tasks.size = sizeof(struct an_task);
-	r->log.alerts.size = sizeof(struct an_alert);
-	r->log.cpu_first.size = sizeof(uint64_t);
-	r->log.packets.size = sizeof(struct an_packet);
-	r->log.sysnames.size = r->log.irqname_v.size = r->log.problems.size = sizeof(char *);
+	an_log_init(&r->log);
 	if (!r->path) {
 		free(r);
 		return NULL;

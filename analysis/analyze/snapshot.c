@@ -75,6 +75,7 @@ int an_snapshot_read(const char *path, unsigned want, const struct an_options *o
 	char *why = NULL;
 	int e = r ? 0 : -ENOMEM;
 
+	pass.threads = pass.opt->threads;
 	memset(s, 0, sizeof(*s));
 	s->history.busiest = -1;
 	if (e == 0)

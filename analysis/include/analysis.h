@@ -58,6 +58,10 @@ struct an_options {
 	/* What latencyd knew of the snapshot (borrowed), NULL: nothing. Its kernel stacks are
 	 * shown beside the links they explain, its disks' names where the trace has none. */
 	const struct an_known *known;
+	/* Threads decoding the snapshot's streams apart, then merged into the same result:
+	 * 0 reads it in one babeltrace2 graph with its muxer (latencyd, which keeps to one
+	 * thread), 1 stream by stream without the muxer (faster), N in up to N threads. */
+	unsigned threads;
 	/* Called now and then while reading, with the events read so far. */
 	void (*progress)(uint64_t events, void *arg);
 	void *progress_arg;
@@ -68,6 +72,8 @@ struct an_options {
 #define AN_FREQ_RESOLUTION_DEFAULT 20
 #define AN_FREQ_RESOLUTION_MIN	   1
 #define AN_FREQ_RESOLUTION_MAX	   1000
+#define AN_THREADS_MAX		   64
+#define AN_THREADS_DEFAULT_MAX	   8
 
 /*
  * Analyses the snapshot under path. Returns 0 and a result (maybe partial: damaged or

@@ -51,6 +51,7 @@ struct an_vec {
 	size_t n, cap, size;
 };
 void *an_vec_push(struct an_vec *vec);
+int an_vec_reserve(struct an_vec *vec, size_t n); /* room for n elements in all; -ENOMEM */
 void an_vec_free(struct an_vec *vec);
 #define AN_VEC(type)                                                                               \
 	{                                                                                          \
@@ -134,6 +135,7 @@ struct an_log {
 };
 
 /* log.c: the log's tasks and names, and what went wrong reading it. */
+void an_log_init(struct an_log *log); /* empty, its tables' element sizes set */
 void an_log_free(struct an_log *log);
 struct an_task *an_task_get(struct an_log *log, int32_t tid);
 const char *an_comm(const struct an_log *log, int32_t tid);
@@ -141,6 +143,10 @@ int32_t an_pid(const struct an_log *log, int32_t tid);
 const char *an_irq_name(const struct an_log *log, int32_t irq);
 const char *an_softirq_name(int32_t vec);
 const char *an_sysname(const struct an_log *log, int32_t idx);
+/* The index of syscall name, added the first time it is seen; -1 when out of memory. */
+int32_t an_sysname_index(struct an_log *log, const char *name);
+/* irq's name unless it has one (the first seen wins); whether it was added. */
+bool an_irq_name_set(struct an_log *log, int32_t irq, const char *name);
 void an_problem(struct an_log *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* disks.c: block devices by name. */
 void an_disk_add(struct an_log *log, uint32_t dev, const char *name);

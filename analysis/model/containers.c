@@ -23,6 +23,20 @@ void *an_vec_push(struct an_vec *vec)
 	return memset((char *)vec->v + vec->n++ * vec->size, 0, vec->size);
 }
 
+int an_vec_reserve(struct an_vec *vec, size_t n)
+{
+	void *v;
+
+	if (n <= vec->cap)
+		return 0;
+	v = realloc(vec->v, n * vec->size);
+	if (!v)
+		return -ENOMEM;
+	vec->v = v;
+	vec->cap = n;
+	return 0;
+}
+
 void an_vec_free(struct an_vec *vec)
 {
 	free(vec->v);

@@ -6,8 +6,21 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "an.h"
+
+void an_log_init(struct an_log *log)
+{
+	memset(log, 0, sizeof(*log));
+	log->ev.size = sizeof(struct an_ev);
+	log->tasks.size = sizeof(struct an_task);
+	log->alerts.size = sizeof(struct an_alert);
+	log->cpu_first.size = sizeof(uint64_t);
+	log->packets.size = sizeof(struct an_packet);
+	log->disks.size = sizeof(struct an_disk);
+	log->sysnames.size = log->irqname_v.size = log->problems.size = sizeof(char *);
+}
 
 void an_problem(struct an_log *log, const char *fmt, ...)
 {
@@ -81,6 +94,36 @@ const char *an_softirq_name(int32_t vec)
 					    "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU"};
 
 	return vec >= 0 && vec < (int32_t)(sizeof(names) / sizeof(names[0])) ? names[vec] : "?";
+}
+
+int32_t an_sysname_index(struct an_log *log, const char *name)
+{
+	char **slot;
+
+	for (size_t i = 0; i < log->sysnames.n; i++)
+		if (strcmp(*AN_AT(&log->sysnames, char *, i), name) == 0)
+			return (int32_t)i;
+	slot = an_vec_push(&log->sysnames);
+	if (!slot || !(*slot = strdup(name)))
+		return -1;
+	return (int32_t)log->sysnames.n - 1;
+}
+
+bool an_irq_name_set(struct an_log *log, int32_t irq, const char *name)
+{
+	bool inserted;
+	uint32_t *slot;
+	char **s;
+
+	if (!name)
+		return false;
+	slot = an_map_slot(&log->irqnames, (uint64_t)(uint32_t)irq + 1, &inserted);
+	if (!slot || !inserted)
+		return false;
+	s = an_vec_push(&log->irqname_v);
+	if (s && (*s = strdup(name)))
+		*slot = (uint32_t)log->irqname_v.n;
+	return s != NULL;
 }
 
 const char *an_sysname(const struct an_log *log, int32_t idx)

@@ -62,19 +62,6 @@ static const char *strip(const char *name, const char *const *prefixes)
 	return NULL;
 }
 
-static int32_t syscall_index(struct an_log *log, const char *name)
-{
-	char **slot;
-
-	for (size_t i = 0; i < log->sysnames.n; i++)
-		if (strcmp(*AN_AT(&log->sysnames, char *, i), name) == 0)
-			return (int32_t)i;
-	slot = an_vec_push(&log->sysnames);
-	if (!slot || !(*slot = strdup(name)))
-		return -1;
-	return (int32_t)log->sysnames.n - 1;
-}
-
 static void fields(struct handler *h, const bt_field_class *p, const char *a, const char *b,
 		   const char *c, const char *d)
 {
@@ -145,10 +132,10 @@ static void resolve(struct an_log *log, const bt_event_class *ec, struct handler
 		       "sector");
 	} else if ((sys = strip(name, entry))) {
 		h->type = EV_SYS_ENTRY;
-		h->sys = syscall_index(log, sys);
+		h->sys = an_sysname_index(log, sys);
 	} else if ((sys = strip(name, exit_))) {
 		h->type = EV_SYS_EXIT;
-		h->sys = syscall_index(log, sys);
+		h->sys = an_sysname_index(log, sys);
 		fields(h, p, NULL, NULL, NULL, "ret");
 	} else if (strcmp(name, "latency_tracker_alert") == 0) {
 		h->type = EV_ALERT;
@@ -188,33 +175,51 @@ static inline const char *str(const bt_field *payload, int16_t idx)
 		       : NULL;
 }
 
-static void set_comm(struct an_log *log, int32_t tid, const char *comm)
+/* Where the merge replays a side effect from (trail.c); nothing without a trail. */
+static inline void mark(struct an_decoder *d, enum an_mark_kind kind, size_t i)
+{
+	if (d->trail)
+		an_trail_mark(d->trail, kind, i, d->ts);
+}
+
+/* tid's task; the first time the log sees it is marked. */
+static struct an_task *task(struct an_decoder *d, int32_t tid)
+{
+	size_t n = d->log->tasks.n;
+	struct an_task *t = an_task_get(d->log, tid);
+
+	if (d->log->tasks.n > n)
+		mark(d, AN_MARK_TASK, n);
+	return t;
+}
+
+static void set_comm(struct an_decoder *d, int32_t tid, const char *comm)
 {
 	struct an_task *t;
 
 	if (!comm || tid <= 0)
 		return;
-	t = an_task_get(log, tid);
-	if (t && strncmp(t->comm, comm, AN_COMM_LEN) != 0) {
+	t = task(d, tid);
+	if (!t)
+		return;
+	/* The last comm wins, even one that changes nothing: the merge replays the last. */
+	mark(d, AN_MARK_COMM, (size_t)(t - (struct an_task *)d->log->tasks.v));
+	if (strncmp(t->comm, comm, AN_COMM_LEN) != 0) {
 		strncpy(t->comm, comm, AN_COMM_LEN);
 		t->comm[AN_COMM_LEN] = 0;
 	}
 }
 
-static void set_irq_name(struct an_log *log, int32_t irq, const char *name)
+static void set_pid(struct an_decoder *d, struct an_task *t, int32_t pid)
 {
-	bool inserted;
-	uint32_t *slot;
-	char **s;
+	t->pid = pid;
+	mark(d, AN_MARK_PID, (size_t)(t - (struct an_task *)d->log->tasks.v));
+}
 
-	if (!name)
-		return;
-	slot = an_map_slot(&log->irqnames, (uint64_t)(uint32_t)irq + 1, &inserted);
-	if (!slot || !inserted)
-		return;
-	s = an_vec_push(&log->irqname_v);
-	if (s && (*s = strdup(name)))
-		*slot = (uint32_t)log->irqname_v.n;
+static void set_irq_name(struct an_decoder *d, int32_t irq, const char *name)
+{
+	if (an_irq_name_set(d->log, irq, name))
+		mark(d, AN_MARK_IRQ, d->log->irqname_v.n - 1);
 }
 
 static const bt_field *member(const bt_field *payload, const char *name)
@@ -249,8 +254,10 @@ static uint64_t to_origin(const bt_clock_class *cc, uint64_t raw)
 	return (uint64_t)ns;
 }
 
-static void alert(struct an_log *log, const bt_field *p, const bt_clock_class *cc, struct an_ev *e)
+static void alert(struct an_decoder *d, const bt_field *p, const bt_clock_class *cc,
+		  struct an_ev *e)
 {
+	struct an_log *log = d->log;
 	struct an_alert *a = an_vec_push(&log->alerts);
 	const bt_field *f;
 
@@ -289,11 +296,11 @@ static void alert(struct an_log *log, const bt_field *p, const bt_clock_class *c
 	if (!a->end)
 		a->end = e->ts;
 	if (a->tid > 0) {
-		struct an_task *t = an_task_get(log, a->tid);
+		struct an_task *t = task(d, a->tid);
 
 		if (t)
-			t->pid = a->pid;
-		set_comm(log, a->tid, a->comm);
+			set_pid(d, t, a->pid);
+		set_comm(d, a->tid, a->comm);
 	}
 	e->a = (int32_t)log->alerts.n - 1;
 }
@@ -392,21 +399,26 @@ static int cpu_of(struct an_decoder *d, const bt_event *ev)
 {
 	const bt_stream *s = bt_event_borrow_stream_const(ev);
 	bool inserted;
-	uint32_t *slot = an_map_slot(&d->streams, (uint64_t)(uintptr_t)s, &inserted);
+	uint32_t *slot;
 	const bt_packet *pk;
 	const bt_field *ctx, *f;
 	uint32_t cpu = 0;
 
+	/* A stream's events come in runs (all of them, read per stream): no lookup then. */
+	if (s == d->last_stream)
+		return (int)d->last_cpu;
+	slot = an_map_slot(&d->streams, (uint64_t)(uintptr_t)s, &inserted);
 	if (!slot)
 		return 0;
+	d->last_stream = s;
 	if (!inserted)
-		return (int)*slot;
+		return (int)(d->last_cpu = *slot);
 	pk = bt_event_borrow_packet_const(ev);
 	ctx = pk ? bt_packet_borrow_context_field_const(pk) : NULL;
 	f = ctx ? member(ctx, "cpu_id") : NULL;
 	if (f && bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_INTEGER))
 		cpu = (uint32_t)bt_field_integer_unsigned_get_value(f);
-	*slot = cpu;
+	*slot = d->last_cpu = cpu;
 	if (cpu + 1 > d->log->ncpu)
 		d->log->ncpu = cpu + 1;
 	return (int)cpu;
@@ -440,13 +452,19 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 	h = AN_AT(&d->handlers, struct handler, *slot - 1);
 	cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
 	bt_clock_snapshot_get_ns_from_origin(cs, &ts);
+	d->ts = (uint64_t)ts;
 	if (!log->first_ts)
 		log->first_ts = (uint64_t)ts;
 	log->last_ts = (uint64_t)ts;
 	if (h->disk) {
 		p = bt_event_borrow_payload_field_const(ev);
-		if (p && str(p, h->s[0]))
+		if (p && str(p, h->s[0])) {
+			size_t n = log->disks.n;
+
 			an_disk_add(log, (uint32_t)get(p, h->f[0]), str(p, h->s[0]));
+			if (log->disks.n > n)
+				mark(d, AN_MARK_DISK, n);
+		}
 		return 0;
 	}
 	if (h->type == EV__COUNT)
@@ -473,7 +491,7 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 		e->d = (uint64_t)get(p, h->f[3]);
 		return 0;
 	case EV_ALERT:
-		alert(log, p, bt_clock_snapshot_borrow_clock_class_const(cs), e);
+		alert(d, p, bt_clock_snapshot_borrow_clock_class_const(cs), e);
 		return 0;
 	case EV_NET_XMIT:
 	case EV_NET_RECV:
@@ -491,23 +509,23 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 	e->d = (uint64_t)get(p, h->f[3]);
 	switch (h->type) {
 	case EV_SWITCH:
-		set_comm(log, e->a, str(p, h->s[0]));
-		set_comm(log, e->b, str(p, h->s[1]));
+		set_comm(d, e->a, str(p, h->s[0]));
+		set_comm(d, e->b, str(p, h->s[1]));
 		break;
 	case EV_WAKING:
 	case EV_WAKEUP_NEW:
-		set_comm(log, e->a, str(p, h->s[0]));
+		set_comm(d, e->a, str(p, h->s[0]));
 		break;
 	case EV_FORK: {
-		struct an_task *t = an_task_get(log, e->b);
+		struct an_task *t = task(d, e->b);
 
 		if (t)
-			t->pid = e->c;
-		set_comm(log, e->b, str(p, h->s[1]));
+			set_pid(d, t, e->c);
+		set_comm(d, e->b, str(p, h->s[1]));
 		break;
 	}
 	case EV_IRQ_ENTRY:
-		set_irq_name(log, e->a, str(p, h->s[0]));
+		set_irq_name(d, e->a, str(p, h->s[0]));
 		break;
 	default:
 		break;

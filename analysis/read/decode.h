@@ -11,11 +11,33 @@
 #include "an.h"
 #include "read.h"
 
+/*
+ * trail.c: where a stream's side effects on its log's tables happened, so that merging
+ * streams decoded apart (merge.c) replays them in the order one pass in time order would
+ * have made them: a task first seen, its comm and pid last set, an irq or a disk first
+ * named. Each mark is the event's time and a count that orders the marks of one stream.
+ */
+enum an_mark_kind { AN_MARK_TASK, AN_MARK_COMM, AN_MARK_PID, AN_MARK_IRQ, AN_MARK_DISK };
+struct an_mark {
+	uint64_t ts, seq; /* seq 0: no mark */
+};
+struct an_trail {
+	uint64_t seq;
+	struct an_vec marks[AN_MARK_DISK + 1]; /* struct an_mark, by index in the log's table */
+};
+/* Marks entry i of kind's table (tasks, tasks, tasks, irqname_v, disks) at time ts. */
+void an_trail_mark(struct an_trail *t, enum an_mark_kind kind, size_t i, uint64_t ts);
+void an_trail_free(struct an_trail *t);
+
 struct an_decoder {
 	struct an_log *log;
 	struct an_map classes; /* event class -> handler index + 1 */
 	struct an_map streams; /* stream -> cpu */
 	struct an_vec handlers;
+	struct an_trail *trail;	      /* NULL: none (one pass in time order needs none) */
+	uint64_t ts;		      /* the last event's time, ns from the origin */
+	const bt_stream *last_stream; /* and its cpu */
+	uint32_t last_cpu;
 };
 
 #define AN_DECODER_INIT(l)                                                                         \

@@ -37,10 +37,15 @@ struct an_pass {
 	bool decode;		      /* the events into the compact log (the analysis) */
 	struct an_count *count;	      /* each stream counted (the history); NULL: not wanted */
 	const volatile bool *stop;    /* polled between batches: true ends the pass, -ECANCELED */
+	/* 0: one graph with babeltrace2's muxer (latencyd's); N: the streams decoded apart in
+	 * up to N threads, then merged (parallel.c), the same log faster */
+	unsigned threads;
 	/* What the pass cost: graphs built (a damaged trace adds one), sources, messages. */
 	unsigned graphs, sources;
 	uint64_t messages;
 };
 int an_read(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char **why);
+/* parallel.c: an_read() of pass->threads; -EAGAIN: the muxed pass must do it (log untouched). */
+int an_read_streams(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char **why);
 
 #endif /* LATENCY_ANALYSIS_READ_H */

@@ -310,6 +310,15 @@ int an_read(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char 
 		free(tmp);
 		return -ENOMEM;
 	}
+	/* The history counts streams as the muxer meets them: latencyd's pass stays muxed. */
+	if (pass->threads && pass->decode && !pass->count) {
+		r = an_read_streams(dirs, pass, log, why);
+		if (r != -EAGAIN) {
+			free(bad);
+			free(tmp);
+			return r;
+		}
+	}
 	do
 		r = build(&g, dirs, tmp, bad, &s, log, why);
 	while (r == -EAGAIN);

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The streams' logs, each decoded apart, merged into the log one muxed pass would have
+ * filled. The order is babeltrace2 2.0's muxer's: by time, and at the same time by the
+ * streams' keys (streams.h), a stream's own messages never reordered. The events of
+ * interest are merged by that order, their indices into the streams' tables (syscall
+ * names, alerts, packets) renumbered as the muxed pass would have numbered them; the side
+ * effects on the other tables (tasks, comms, pids, irq and disk names) are replayed from
+ * the streams' trails in the same order; the rest are sums, minimums and maximums.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streams.h"
+
+static int cmp_keys(const struct an_stream *a, const struct an_stream *b)
+{
+	int c;
+
+	if (a->has_uuid != b->has_uuid)
+		return a->has_uuid ? -1 : 1;
+	if (a->has_uuid && (c = memcmp(a->uuid, b->uuid, sizeof(a->uuid))))
+		return c;
+	if (!a->trace_name != !b->trace_name)
+		return a->trace_name ? -1 : 1;
+	if (a->trace_name && (c = strcmp(a->trace_name, b->trace_name)))
+		return c;
+	if (a->class_id != b->class_id)
+		return a->class_id < b->class_id ? -1 : 1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return cmp_keys(*(struct an_stream *const *)a, *(struct an_stream *const *)b);
+}
+
+/* The streams being merged: st[] by key, so that a stream's rank is its index. */
+struct merge {
+	struct an_stream **st;
+	size_t n;
+	size_t *next;	    /* each stream's next event */
+	int32_t **sys;	    /* each stream's syscall index -> the merged one, -2: not yet */
+	size_t *heap, used; /* the streams with events left, by their next event */
+	struct an_log *out;
+};
+
+static inline const struct an_ev *head(const struct merge *m, size_t s)
+{
+	return AN_AT(&m->st[s]->log.ev, struct an_ev, m->next[s]);
+}
+
+/* Whether stream a's next event goes before stream b's. */
+static inline bool before(const struct merge *m, size_t a, size_t b)
+{
+	const struct an_ev *x = head(m, a), *y = head(m, b);
+
+	return x->ts < y->ts || (x->ts == y->ts && a < b);
+}
+
+static void sift_down(struct merge *m, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, best = i, t;
+
+		if (l < m->used && before(m, m->heap[l], m->heap[best]))
+			best = l;
+		if (l + 1 < m->used && before(m, m->heap[l + 1], m->heap[best]))
+			best = l + 1;
+		if (best == i)
+			return;
+		t = m->heap[i];
+		m->heap[i] = m->heap[best];
+		m->heap[best] = t;
+		i = best;
+	}
+}
+
+/* Stream s's event e as the muxed pass would have numbered it, at index g of the merge. */
+static int renumber(struct merge *m, size_t s, struct an_ev *e, size_t g)
+{
+	struct an_log *in = &m->st[s]->log, *out = m->out;
+
+	switch (e->type) {
+	case EV_SYS_ENTRY:
+	case EV_SYS_EXIT:
+		if (e->a < 0 || (size_t)e->a >= in->sysnames.n)
+			break;
+		if (m->sys[s][e->a] == -2)
+			m->sys[s][e->a] =
+				an_sysname_index(out, *AN_AT(&in->sysnames, char *, e->a));
+		e->a = m->sys[s][e->a];
+		break;
+	case EV_ALERT: {
+		struct an_alert *a;
+
+		if (e->a < 0 || (size_t)e->a >= in->alerts.n)
+			break;
+		a = an_vec_push(&out->alerts);
+		if (!a)
+			return -ENOMEM;
+		*a = *AN_AT(&in->alerts, struct an_alert, e->a);
+		e->a = (int32_t)out->alerts.n - 1;
+		break;
+	}
+	case EV_NET_XMIT:
+	case EV_NET_RECV: {
+		struct an_packet *p;
+
+		if (e->a < 0 || (size_t)e->a >= in->packets.n)
+			break;
+		p = an_vec_push(&out->packets);
+		if (!p)
+			return -ENOMEM;
+		*p = *AN_AT(&in->packets, struct an_packet, e->a);
+		p->ev = (int32_t)g;
+		e->a = (int32_t)out->packets.n - 1;
+		break;
+	}
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* The types whose a is an index into one of the stream's tables. */
+static inline bool numbered(uint16_t type)
+{
+	return type == EV_SYS_ENTRY || type == EV_SYS_EXIT || type == EV_ALERT ||
+	       type == EV_NET_XMIT || type == EV_NET_RECV;
+}
+
+/* The events of the root's stream s that go before any other stream's next one. */
+static size_t run_end(const struct merge *m, size_t s)
+{
+	const struct an_log *in = &m->st[s]->log;
+	const struct an_ev *ev = in->ev.v;
+	size_t j = m->next[s], other;
+	uint64_t until;
+
+	if (m->used < 2)
+		return in->ev.n;
+	other = m->heap[1];
+	if (m->used > 2 && before(m, m->heap[2], other))
+		other = m->heap[2];
+	until = head(m, other)->ts;
+	/* At the same time, the stream of the lower key first. */
+	if (s < other)
+		while (j < in->ev.n && ev[j].ts <= until)
+			j++;
+	else
+		while (j < in->ev.n && ev[j].ts < until)
+			j++;
+	return j;
+}
+
+static int merge_events(struct merge *m)
+{
+	struct an_log *out = m->out;
+	size_t total = 0;
+
+	for (size_t s = 0; s < m->n; s++) {
+		total += m->st[s]->log.ev.n;
+		if (m->st[s]->log.ev.n)
+			m->heap[m->used++] = s;
+	}
+	if (an_vec_reserve(&out->ev, total ? total : 1) < 0)
+		return -ENOMEM;
+	for (size_t i = m->used / 2; i-- > 0;)
+		sift_down(m, i);
+	while (m->used) {
+		size_t s = m->heap[0], i = m->next[s], j = run_end(m, s);
+		struct an_ev *to = AN_AT(&out->ev, struct an_ev, out->ev.n);
+
+		memcpy(to, head(m, s), (j - i) * sizeof(*to));
+		for (size_t k = 0; k < j - i; k++)
+			if (numbered(to[k].type) && renumber(m, s, &to[k], out->ev.n + k) < 0)
+				return -ENOMEM;
+		out->ev.n += j - i;
+		m->next[s] = j;
+		if (j == m->st[s]->log.ev.n)
+			m->heap[0] = m->heap[--m->used];
+		sift_down(m, 0);
+	}
+	return 0;
+}
+
+/* A side effect to replay: the mark's time, its stream's rank, its order in the stream. */
+struct note {
+	uint64_t ts, seq;
+	size_t rank, i;
+	enum an_mark_kind kind;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct note *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int note(struct an_vec *notes, const struct an_stream *st, size_t rank,
+		enum an_mark_kind kind, size_t i, bool needed)
+{
+	const struct an_vec *marks = &st->trail.marks[kind];
+	const struct an_mark *mk = i < marks->n ? AN_AT(marks, struct an_mark, i) : NULL;
+	struct note *n;
+
+	if (!mk || !mk->seq)
+		return needed ? -ENOMEM : 0; /* a mark could not be kept */
+	n = an_vec_push(notes);
+	if (!n)
+		return -ENOMEM;
+	*n = (struct note){.ts = mk->ts, .seq = mk->seq, .rank = rank, .i = i, .kind = kind};
+	return 0;
+}
+
+static int gather(const struct merge *m, struct an_vec *notes)
+{
+	int r = 0;
+
+	for (size_t s = 0; s < m->n && !r; s++) {
+		const struct an_stream *st = m->st[s];
+		const struct an_map *irqs = &st->log.irqnames;
+
+		for (size_t i = 0; i < st->log.tasks.n && !r; i++)
+			if (!(r = note(notes, st, s, AN_MARK_TASK, i, true)) &&
+			    !(r = note(notes, st, s, AN_MARK_COMM, i, false)))
+				r = note(notes, st, s, AN_MARK_PID, i, false);
+		for (size_t i = 0; i < irqs->cap && !r; i++)
+			if (irqs->keys[i] && irqs->vals[i])
+				r = note(notes, st, s, AN_MARK_IRQ, irqs->vals[i] - 1, true);
+		for (size_t i = 0; i < st->log.disks.n && !r; i++)
+			r = note(notes, st, s, AN_MARK_DISK, i, true);
+	}
+	return r;
+}
+
+/* The irq whose name is entry i of log's irqname_v. */
+static int32_t irq_of(const struct an_log *log, size_t i)
+{
+	for (size_t j = 0; j < log->irqnames.cap; j++)
+		if (log->irqnames.keys[j] && log->irqnames.vals[j] == i + 1)
+			return (int32_t)(log->irqnames.keys[j] - 1);
+	return -1;
+}
+
+static int replay(const struct merge *m)
+{
+	struct an_vec notes = AN_VEC(struct note);
+	int r = gather(m, &notes);
+
+	if (notes.n > 1)
+		qsort(notes.v, notes.n, sizeof(struct note), by_time);
+	for (size_t k = 0; k < notes.n && !r; k++) {
+		const struct note *n = AN_AT(&notes, struct note, k);
+		const struct an_log *in = &m->st[n->rank]->log;
+		const struct an_task *t = AN_AT(&in->tasks, struct an_task, n->i);
+		struct an_task *to = NULL;
+
+		switch (n->kind) {
+		case AN_MARK_TASK:
+		case AN_MARK_COMM:
+		case AN_MARK_PID:
+			to = an_task_get(m->out, t->tid);
+			if (!to)
+				r = -ENOMEM;
+			else if (n->kind == AN_MARK_COMM)
+				memcpy(to->comm, t->comm, sizeof(to->comm));
+			else if (n->kind == AN_MARK_PID)
+				to->pid = t->pid;
+			break;
+		case AN_MARK_IRQ:
+			an_irq_name_set(m->out, irq_of(in, n->i),
+					*AN_AT(&in->irqname_v, char *, n->i));
+			break;
+		case AN_MARK_DISK: {
+			const struct an_disk *d = AN_AT(&in->disks, struct an_disk, n->i);
+
+			an_disk_add(m->out, d->dev, d->name);
+			break;
+		}
+		}
+	}
+	an_vec_free(&notes);
+	return r;
+}
+
+/* What needs no order: sums, and the first and last times (the streams' own are sorted). */
+static void totals(const struct merge *m)
+{
+	struct an_log *out = m->out;
+
+	for (size_t s = 0; s < m->n; s++) {
+		const struct an_log *in = &m->st[s]->log;
+
+		out->events += in->events;
+		out->discarded += in->discarded;
+		for (int k = 0; k < EV__COUNT; k++)
+			out->counts[k] += in->counts[k];
+		if (in->first_ts && (!out->first_ts || in->first_ts < out->first_ts))
+			out->first_ts = in->first_ts;
+		if (in->events && in->last_ts > out->last_ts)
+			out->last_ts = in->last_ts;
+		if (in->ncpu > out->ncpu)
+			out->ncpu = in->ncpu;
+	}
+}
+
+/* Each CPU's first time: the earliest of its streams' (0 being none, as decode.c has it). */
+static int cpu_first(const struct merge *m)
+{
+	struct an_vec *out = &m->out->cpu_first;
+
+	for (size_t s = 0; s < m->n; s++) {
+		const struct an_vec *in = &m->st[s]->log.cpu_first;
+
+		for (size_t c = 0; c < in->n; c++) {
+			uint64_t t = *AN_AT(in, uint64_t, c), *to;
+
+			while (out->n <= c)
+				if (!an_vec_push(out))
+					return -ENOMEM;
+			to = AN_AT(out, uint64_t, c);
+			if (t && (!*to || t < *to))
+				*to = t;
+		}
+	}
+	return 0;
+}
+
+int an_merge(struct an_stream *const *streams, size_t n, struct an_log *out)
+{
+	struct merge m = {.n = n, .out = out};
+	int r = -ENOMEM;
+
+	m.st = malloc((n ? n : 1) * sizeof(*m.st));
+	m.next = calloc(n ? n : 1, sizeof(*m.next));
+	m.sys = calloc(n ? n : 1, sizeof(*m.sys));
+	m.heap = malloc((n ? n : 1) * sizeof(*m.heap));
+	if (!m.st || !m.next || !m.sys || !m.heap)
+		goto out;
+	memcpy(m.st, streams, n * sizeof(*m.st));
+	qsort(m.st, n, sizeof(*m.st), by_key);
+	/* Two streams alike: the muxer's choice between them is its own. */
+	for (size_t s = 1; s < n; s++)
+		if (m.st[s]->log.events && m.st[s - 1]->log.events &&
+		    cmp_keys(m.st[s - 1], m.st[s]) == 0) {
+			r = -EAGAIN;
+			goto out;
+		}
+	for (size_t s = 0; s < n; s++) {
+		size_t k = m.st[s]->log.sysnames.n;
+
+		m.sys[s] = malloc((k ? k : 1) * sizeof(int32_t));
+		if (!m.sys[s])
+			goto out;
+		for (size_t i = 0; i < k; i++)
+			m.sys[s][i] = -2;
+	}
+	totals(&m);
+	r = cpu_first(&m);
+	if (!r)
+		r = merge_events(&m);
+	if (!r)
+		r = replay(&m);
+out:
+	for (size_t s = 0; m.sys && s < n; s++)
+		free(m.sys[s]);
+	free(m.sys);
+	free(m.st);
+	free(m.next);
+	free(m.heap);
+	return r;
+}

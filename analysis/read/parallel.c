@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Reading a snapshot stream by stream, in one thread or several (latencyctl analyze
+ * --threads): the stream files are dealt into shards of about the same size, each shard
+ * read by its own graph on its own thread, each stream decoded into its own log
+ * (streams.c), and the logs merged in the muxer's order (merge.c): the log comes out as
+ * one muxed pass (reader.c) gives it, byte for byte, and faster even in one thread (no
+ * muxer).
+ *
+ * The stream files of a trace are split between shards through directories of links (to
+ * the metadata, the index and some of the stream files), which source.ctf.fs reads as the
+ * trace itself, provided its streams keep their ids: a trace whose packet header has no
+ * stream_instance_id (ctf.fs numbers its streams by their files then) stays whole.
+ *
+ * Anything else goes back to the muxed pass (-EAGAIN), which says what is wrong: a damaged
+ * trace (it salvages what it can, and a reading cut short keeps what came before the
+ * break, in time order, which reading streams apart cannot tell), a time going back, a
+ * clock the muxer would refuse, two streams alike, the history's counting (latencyd's).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "read.h"
+#include "salvage.h"
+#include "streams.h"
+
+/*
+ * Below this many bytes of stream files (some 25k events), a second graph costs more than
+ * it saves: each graph parses the trace's metadata again (some 20 ms for a kernel's).
+ */
+#define SPLIT_MIN_BYTES (512u << 10)
+
+/* A stream file, or a whole trace that cannot be split, and the shard it goes to. */
+struct unit {
+	size_t dir;
+	char *name; /* NULL: the whole directory */
+	uint64_t bytes;
+	size_t shard;
+};
+
+/* Whether the trace's streams have ids of their own (its packet header says). */
+static bool splittable(const char *dir)
+{
+	char *path = an_asprintf("%s/metadata", dir), *text = NULL;
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	bool yes = false;
+	long size;
+
+	if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)size)) &&
+	    fread(text, 1, (size_t)size, f) == (size_t)size)
+		yes = memmem(text, (size_t)size, "stream_instance_id", 18) != NULL;
+	if (f)
+		fclose(f);
+	free(text);
+	free(path);
+	return yes;
+}
+
+static int push_unit(struct an_vec *units, size_t dir, const char *name, uint64_t bytes)
+{
+	struct unit *u = an_vec_push(units);
+
+	if (!u || (name && !(u->name = strdup(name))))
+		return -ENOMEM;
+	u->dir = dir;
+	u->bytes = bytes;
+	return 0;
+}
+
+/* The stream files of trace dir, as source.ctf.fs takes them: regular, not empty. */
+static int list_units(size_t i, const char *dir, struct an_vec *units)
+{
+	bool split = splittable(dir);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	uint64_t whole = 0;
+	int r = 0;
+
+	if (!d)
+		return -EAGAIN;
+	while (!r && (de = readdir(d))) {
+		char *path;
+		struct stat st;
+
+		if (de->d_name[0] == '.' || strcmp(de->d_name, "metadata") == 0)
+			continue;
+		path = an_asprintf("%s/%s", dir, de->d_name);
+		if (!path) {
+			r = -ENOMEM;
+		} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+			if (split)
+				r = push_unit(units, i, de->d_name, (uint64_t)st.st_size);
+			whole += (uint64_t)st.st_size;
+		}
+		free(path);
+	}
+	closedir(d);
+	if (!r && !split)
+		r = push_unit(units, i, NULL, whole);
+	return r;
+}
+
+static int by_size(const void *a, const void *b)
+{
+	const struct unit *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->dir != y->dir)
+		return x->dir < y->dir ? -1 : 1;
+	return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+/* The biggest first, each to the shard with the fewest bytes yet. */
+static void deal(struct an_vec *units, struct an_shard *shards, size_t n)
+{
+	qsort(units->v, units->n, sizeof(struct unit), by_size);
+	for (size_t i = 0; i < units->n; i++) {
+		struct unit *u = AN_AT(units, struct unit, i);
+		size_t best = 0;
+
+		for (size_t s = 1; s < n; s++)
+			if (shards[s].bytes < shards[best].bytes)
+				best = s;
+		u->shard = best;
+		shards[best].bytes += u->bytes;
+	}
+}
+
+static int push_str(struct an_vec *v, char *s)
+{
+	char **slot = s ? an_vec_push(v) : NULL;
+
+	if (!slot) {
+		free(s);
+		return -ENOMEM;
+	}
+	*slot = s;
+	return 0;
+}
+
+static int link_one(const char *tmp, const char *dir, const char *name)
+{
+	char *from = an_asprintf("%s/%s", dir, name), *to = an_asprintf("%s/%s", tmp, name);
+	char *abs = from ? realpath(from, NULL) : NULL;
+	int r = abs && to && symlink(abs, to) == 0 ? 0 : -EAGAIN;
+
+	free(from);
+	free(to);
+	free(abs);
+	return r;
+}
+
+/* Trace dir's part in shard s: the directory itself when it holds all of it, else links. */
+static int shard_input(struct an_shard *s, size_t shard, const char *dir, size_t di,
+		       const struct an_vec *units)
+{
+	const char *base = getenv("TMPDIR");
+	size_t mine = 0, all = 0;
+	struct stat st;
+	char *tmp, *index;
+	int r = 0;
+
+	for (size_t i = 0; i < units->n; i++) {
+		const struct unit *u = AN_AT(units, struct unit, i);
+
+		all += u->dir == di;
+		mine += u->dir == di && u->shard == shard;
+	}
+	if (!mine)
+		return 0;
+	if (mine == all)
+		return push_str(&s->inputs, an_strdup(dir));
+	tmp = an_asprintf("%s/latency-streams.XXXXXX", base && *base ? base : "/tmp");
+	if (!tmp || !mkdtemp(tmp)) {
+		free(tmp);
+		return -EAGAIN;
+	}
+	if (push_str(&s->links, tmp) < 0)
+		return -ENOMEM;
+	r = link_one(tmp, dir, "metadata");
+	index = an_asprintf("%s/index", dir);
+	if (!r && index && stat(index, &st) == 0 && S_ISDIR(st.st_mode))
+		r = link_one(tmp, dir, "index");
+	free(index);
+	for (size_t i = 0; i < units->n && !r; i++) {
+		const struct unit *u = AN_AT(units, struct unit, i);
+
+		if (u->dir == di && u->shard == shard)
+			r = link_one(tmp, dir, u->name);
+	}
+	return r ? r : push_str(&s->inputs, an_strdup(tmp));
+}
+
+static int merge(struct an_shard *shards, size_t n, struct an_log *log)
+{
+	struct an_vec all = AN_VEC(struct an_stream *);
+	int r = 0;
+
+	for (size_t s = 0; s < n && !r; s++) {
+		if (shards[s].status == -ECANCELED)
+			return -ECANCELED;
+		if (shards[s].status < 0)
+			r = -EAGAIN;
+		for (size_t i = 0; i < shards[s].streams.n && !r; i++) {
+			struct an_stream *st = *AN_AT(&shards[s].streams, struct an_stream *, i);
+			struct an_stream **slot = an_vec_push(&all);
+
+			if (st->error)
+				r = -EAGAIN;
+			else if (!slot)
+				r = -ENOMEM;
+			else
+				*slot = st;
+		}
+	}
+	if (!r)
+		r = an_merge(all.v, all.n, log);
+	an_vec_free(&all);
+	return r;
+}
+
+/* The shards' threads tell the main thread when their streams are decoded. */
+struct crew {
+	pthread_mutex_t lock;
+	pthread_cond_t done;
+	size_t decoded;
+};
+
+struct worker {
+	struct an_shard *shard;
+	struct crew *crew;
+	pthread_t thread;
+	bool started;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	an_shard_decode(w->shard, NULL, NULL);
+	pthread_mutex_lock(&w->crew->lock);
+	w->crew->decoded++;
+	pthread_cond_signal(&w->crew->done);
+	pthread_mutex_unlock(&w->crew->lock);
+	/* Freeing a graph takes a few ms: done while the main thread merges. */
+	an_shard_close(w->shard);
+	return NULL;
+}
+
+/*
+ * The shards decoded: one on this thread (with the progress callback), several each on a
+ * thread of its own, this one merging as soon as all are decoded (merge), then joining.
+ */
+static int run(struct an_shard *shards, size_t n, const struct an_options *opt, struct an_log *log)
+{
+	struct crew crew = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+	struct worker *w = n > 1 ? calloc(n, sizeof(*w)) : NULL;
+	size_t expected = 0;
+	int r;
+
+	for (size_t s = 0; w && s < n; s++) {
+		w[s] = (struct worker){.shard = &shards[s], .crew = &crew};
+		w[s].started = pthread_create(&w[s].thread, NULL, work, &w[s]) == 0;
+		expected += w[s].started;
+	}
+	for (size_t s = 0; s < n; s++)
+		if (!w || !w[s].started) /* no thread: this one does it */
+			an_shard_decode(&shards[s], n == 1 && opt ? opt->progress : NULL,
+					opt ? opt->progress_arg : NULL);
+	pthread_mutex_lock(&crew.lock);
+	while (crew.decoded < expected)
+		pthread_cond_wait(&crew.done, &crew.lock);
+	pthread_mutex_unlock(&crew.lock);
+	r = merge(shards, n, log);
+	for (size_t s = 0; s < n; s++) {
+		if (w && w[s].started)
+			pthread_join(w[s].thread, NULL);
+		else
+			an_shard_close(&shards[s]);
+	}
+	free(w);
+	return r;
+}
+
+/* The component classes of each shard: the ctf plugin found, then loaded again per shard. */
+struct classes {
+	const bt_plugin *ctf;
+	const bt_plugin_set **more;
+	size_t n;
+};
+
+static const bt_component_class_source *fs_of(const bt_plugin *p)
+{
+	return p && strcmp(bt_plugin_get_name(p), "ctf") == 0
+		       ? bt_plugin_borrow_source_component_class_by_name_const(p, "fs")
+		       : NULL;
+}
+
+static int classes_get(struct classes *c, struct an_shard *shards, size_t n)
+{
+	const char *path;
+
+	c->n = n;
+	c->more = calloc(n, sizeof(*c->more));
+	if (!c->more)
+		return -ENOMEM;
+	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &c->ctf) !=
+	    BT_PLUGIN_FIND_STATUS_OK)
+		return -EAGAIN; /* the muxed pass says it */
+	path = bt_plugin_get_path(c->ctf);
+	for (size_t s = 0; s < n; s++) {
+		shards[s].fs = fs_of(c->ctf);
+		if (s && (!path || bt_plugin_find_all_from_file(path, BT_TRUE, &c->more[s]) !=
+					   BT_PLUGIN_FIND_ALL_FROM_FILE_STATUS_OK))
+			return -EAGAIN;
+		for (uint64_t i = 0; s && i < bt_plugin_set_get_plugin_count(c->more[s]); i++)
+			if (fs_of(bt_plugin_set_borrow_plugin_by_index_const(c->more[s], i)))
+				shards[s].fs = fs_of(
+					bt_plugin_set_borrow_plugin_by_index_const(c->more[s], i));
+		shards[s].sink_cls = an_stream_sink_class();
+		if (!shards[s].fs || !shards[s].sink_cls || (s && shards[s].fs == shards[0].fs))
+			return -EAGAIN;
+	}
+	return 0;
+}
+
+/* After the shards' graphs are gone: the classes are destroyed on this thread. */
+static void classes_put(struct classes *c, struct an_shard *shards)
+{
+	for (size_t s = 0; shards && s < c->n; s++)
+		BT_COMPONENT_CLASS_SINK_PUT_REF_AND_RESET(shards[s].sink_cls);
+	for (size_t s = 0; c->more && s < c->n; s++)
+		bt_plugin_set_put_ref(c->more[s]);
+	free(c->more);
+	bt_plugin_put_ref(c->ctf);
+}
+
+int an_read_streams(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char **why)
+{
+	struct an_vec units = AN_VEC(struct unit);
+	struct an_shard *shards = NULL;
+	struct classes cls = {0};
+	uint64_t bytes = 0;
+	size_t n = pass->threads;
+	int r = 0;
+
+	for (size_t i = 0; i < dirs->n && !r; i++) {
+		const char *dir = *AN_AT(dirs, char *, i);
+		char *e = NULL;
+
+		if (an_check_metadata(dir, &e) < 0)
+			r = -EAGAIN;
+		free(e);
+		if (!r)
+			r = list_units(i, dir, &units);
+	}
+	if (r < 0 || !units.n) {
+		r = r < 0 ? r : -EAGAIN; /* nothing to read: the muxed pass says so */
+		goto out;
+	}
+	for (size_t i = 0; i < units.n; i++)
+		bytes += AN_AT(&units, struct unit, i)->bytes;
+	if (n > units.n)
+		n = units.n;
+	if (n < 1 || bytes < SPLIT_MIN_BYTES || (pass->opt && pass->opt->progress))
+		n = 1;
+	shards = calloc(n, sizeof(*shards));
+	if (!shards) {
+		r = -ENOMEM;
+		goto out;
+	}
+	deal(&units, shards, n);
+	for (size_t s = 0; s < n && !r; s++) {
+		shards[s].inputs.size = shards[s].links.size = sizeof(char *);
+		shards[s].stop = pass->stop;
+		for (size_t i = 0; i < dirs->n && !r; i++)
+			r = shard_input(&shards[s], s, *AN_AT(dirs, char *, i), i, &units);
+	}
+	if (!r)
+		r = classes_get(&cls, shards, n);
+	if (r < 0)
+		goto out;
+	r = run(shards, n, pass->opt, log);
+	for (size_t s = 0; s < n; s++) {
+		pass->graphs++;
+		pass->sources += (unsigned)shards[s].inputs.n;
+		pass->messages += shards[s].messages;
+	}
+	if (r == -ECANCELED)
+		*why = an_asprintf("stopped");
+out:
+	classes_put(&cls, shards);
+	for (size_t s = 0; shards && s < n; s++)
+		an_shard_free(&shards[s]);
+	free(shards);
+	for (size_t i = 0; i < units.n; i++)
+		free(AN_AT(&units, struct unit, i)->name);
+	an_vec_free(&units);
+	if (r == -ENOMEM && !*why)
+		*why = an_asprintf("out of memory");
+	return r;
+}

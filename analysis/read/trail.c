@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A stream's trail (decode.h): one mark per entry of the log's tables that a side effect
+ * touched, the first or the last time as the merge needs it, never one per event.
+ */
+#include <stdlib.h>
+
+#include "decode.h"
+
+void an_trail_mark(struct an_trail *t, enum an_mark_kind kind, size_t i, uint64_t ts)
+{
+	struct an_vec *v = &t->marks[kind];
+	struct an_mark *m;
+
+	v->size = sizeof(struct an_mark);
+	while (v->n <= i)
+		if (!an_vec_push(v))
+			return; /* the merge finds the mark missing and gives up */
+	m = AN_AT(v, struct an_mark, i);
+	m->ts = ts;
+	m->seq = ++t->seq;
+}
+
+void an_trail_free(struct an_trail *t)
+{
+	for (size_t k = 0; k <= AN_MARK_DISK; k++)
+		an_vec_free(&t->marks[k]);
+}
