@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Streams decoded apart, in one thread or several, then merged (analysis/read/parallel.c,
+ * merge.c), against the muxed pass (reader.c) on a snapshot written here: two traces (the
+ * second's UUID sorts first, its directory last), streams whose ids go against their
+ * files' names, many events at the same time on different streams, tasks whose comm
+ * changes and changes back on other CPUs, forks and alerts setting pids, irqs and disks
+ * named differently on different CPUs, syscalls first seen in a different order on each
+ * CPU. The log (every table, in order) and the JSON and text results must be the same,
+ * whatever the threads; a damaged stream file sends every path to the muxed pass, alike.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "an.h"
+#include "results.h"
+#include "snapshot.h"
+#include "tests.h"
+
+static char root[] = "/tmp/test-analysis-streams.XXXXXX";
+
+#define META_HEAD                                                                                  \
+	"/* CTF 1.8 */\n"                                                                          \
+	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"                 \
+	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"               \
+	"typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"                 \
+	"typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"                 \
+	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+
+/* LTTng's layout: the stream's own id in its packet header (streams can be split). */
+#define META_BODY                                                                                  \
+	"	major = 1; minor = 8; byte_order = le;\n"                                                \
+	"	packet.header := struct { uint32_t magic; uint8_t uuid[16]; uint32_t stream_id;\n"       \
+	"		uint64_t stream_instance_id; };\n"                                                      \
+	"};\n"                                                                                     \
+	"env { hostname = \"testhost\"; };\n"                                                      \
+	"clock { name = \"monotonic\"; freq = 1000000000; offset_s = 1700000000; absolute = "      \
+	"true; };\n"                                                                               \
+	"typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; "  \
+	"} := clock_t;\n"                                                                          \
+	"stream {\n"                                                                               \
+	"	id = 0;\n"                                                                               \
+	"	event.header := struct { uint32_t id; clock_t timestamp; };\n"                           \
+	"	packet.context := struct { clock_t timestamp_begin; clock_t timestamp_end;\n"            \
+	"		uint64_t content_size; uint64_t packet_size; uint64_t packet_seq_num;\n"                \
+	"		uint64_t events_discarded; uint32_t cpu_id;\n"                                          \
+	"	};\n"                                                                                    \
+	"};\n"                                                                                     \
+	"event { name = \"sched_switch\"; id = 0; stream_id = 0; fields := struct {\n"             \
+	"	string prev_comm; int32_t prev_tid; int32_t prev_prio; int64_t prev_state;\n"            \
+	"	string next_comm; int32_t next_tid; int32_t next_prio; }; };\n"                          \
+	"event { name = \"sched_waking\"; id = 1; stream_id = 0; fields := struct {\n"             \
+	"	string comm; int32_t tid; int32_t prio; int32_t target_cpu; }; };\n"                     \
+	"event { name = \"sched_process_fork\"; id = 2; stream_id = 0; fields := struct {\n"       \
+	"	string parent_comm; int32_t parent_tid; int32_t parent_pid;\n"                           \
+	"	string child_comm; int32_t child_tid; int32_t child_pid; }; };\n"                        \
+	"event { name = \"irq_handler_entry\"; id = 3; stream_id = 0; fields := struct {\n"        \
+	"	int32_t irq; string name; }; };\n"                                                       \
+	"event { name = \"syscall_entry_read\"; id = 4; stream_id = 0; fields := struct {\n"       \
+	"	uint64_t fd; }; };\n"                                                                    \
+	"event { name = \"syscall_exit_read\"; id = 5; stream_id = 0; fields := struct {\n"        \
+	"	int64_t ret; }; };\n"                                                                    \
+	"event { name = \"syscall_entry_write\"; id = 6; stream_id = 0; fields := struct {\n"      \
+	"	uint64_t fd; }; };\n"                                                                    \
+	"event { name = \"syscall_exit_write\"; id = 7; stream_id = 0; fields := struct {\n"       \
+	"	int64_t ret; }; };\n"                                                                    \
+	"event { name = \"latency_tracker_alert\"; id = 8; stream_id = 0; fields := struct {\n"    \
+	"	uint64_t delay_ns; uint64_t seq; int32_t pid; int32_t tid; string tracker;\n"            \
+	"	string comm; }; };\n"                                                                    \
+	"event { name = \"lttng_statedump_block_device\"; id = 9; stream_id = 0;\n"                \
+	"	fields := struct { uint32_t dev; string diskname; }; };\n"                               \
+	"event { name = \"other_event\"; id = 10; stream_id = 0; fields := struct {\n"             \
+	"	uint32_t x; }; };\n"
+
+static void rm_rf(const char *path)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	ASSERT_EQ(system(cmd), 0);
+}
+
+static void put(FILE *f, const void *p, size_t n)
+{
+	ASSERT_EQ(fwrite(p, 1, n, f), n);
+}
+
+static void put_i32(FILE *f, int32_t v)
+{
+	put(f, &v, sizeof(v));
+}
+
+static void put_u64(FILE *f, uint64_t v)
+{
+	put(f, &v, sizeof(v));
+}
+
+static void put_str(FILE *f, const char *s)
+{
+	put(f, s, strlen(s) + 1);
+}
+
+static uint32_t rnd_state;
+
+static uint32_t rnd(uint32_t n)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return (rnd_state >> 8) % n;
+}
+
+static const char *const comms[] = {"bash", "ls", "worker", "kworker/0:1",
+				    "a-very-long-command-name"};
+
+/* One event of a random kind at ts on cpu. */
+static void event(FILE *f, uint64_t ts, int cpu)
+{
+	uint32_t kind = rnd(11);
+	int32_t tid = (int32_t)rnd(12) + 1;
+	char name[32];
+
+	put(f, &kind, sizeof(kind));
+	put_u64(f, ts);
+	switch (kind) {
+	case 0:
+		put_str(f, comms[rnd(5)]);
+		put_i32(f, tid);
+		put_i32(f, 120);
+		put_u64(f, rnd(3));
+		put_str(f, comms[rnd(5)]);
+		put_i32(f, (int32_t)rnd(12) + 1);
+		put_i32(f, 120);
+		break;
+	case 1:
+		put_str(f, comms[rnd(5)]);
+		put_i32(f, tid);
+		put_i32(f, 120);
+		put_i32(f, cpu);
+		break;
+	case 2:
+		put_str(f, comms[rnd(5)]);
+		put_i32(f, tid);
+		put_i32(f, tid);
+		put_str(f, comms[rnd(5)]);
+		put_i32(f, (int32_t)rnd(30) + 1);
+		put_i32(f, (int32_t)rnd(30) + 1);
+		break;
+	case 3:
+		snprintf(name, sizeof(name), "eth%u", rnd(3));
+		put_i32(f, (int32_t)rnd(4) + 10);
+		put_str(f, name);
+		break;
+	case 4:
+	case 6:
+		put_u64(f, rnd(10));
+		break;
+	case 5:
+	case 7:
+		put_u64(f, rnd(100));
+		break;
+	case 8:
+		put_u64(f, 1000 + rnd(1000));
+		put_u64(f, rnd(1000));
+		put_i32(f, (int32_t)rnd(30) + 1);
+		put_i32(f, tid);
+		put_str(f, "offcpu");
+		put_str(f, comms[rnd(5)]);
+		break;
+	case 9:
+		snprintf(name, sizeof(name), "vd%c", 'a' + (int)rnd(3));
+		put(f, &(uint32_t){(254u << 20) | rnd(3)}, sizeof(uint32_t));
+		put_str(f, name);
+		break;
+	default:
+		put(f, &(uint32_t){rnd(5)}, sizeof(uint32_t));
+		break;
+	}
+}
+
+/*
+ * DIR/NAME: one packet of N events of stream instance ID on CPU, their times going up by 0
+ * to 2 ns from START (the other streams' times often the same).
+ */
+static void stream(const char *dir, const uint8_t uuid[16], const char *name, uint64_t id,
+		   uint32_t cpu, size_t n, uint32_t seed)
+{
+	const uint32_t magic = 0xc1fc1fc1, stream_id = 0;
+	/* begin, end, content and packet sizes, seq num, discarded */
+	uint64_t ctx[6] = {1000, 1000};
+	uint64_t ts = 1000;
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w+b");
+	ASSERT_TRUE(f);
+	/* LTTng's packet layout, packet_size at byte 56 (salvage.c reads it there) */
+	put(f, &magic, sizeof(magic));
+	put(f, uuid, 16);
+	put(f, &stream_id, sizeof(stream_id));
+	put_u64(f, id);
+	put(f, ctx, sizeof(ctx)); /* written below */
+	put(f, &cpu, sizeof(cpu));
+	rnd_state = seed;
+	for (size_t i = 0; i < n; i++) {
+		ts += rnd(3);
+		event(f, ts, (int)cpu);
+	}
+	ctx[1] = ts;
+	ctx[2] = ctx[3] = (uint64_t)ftell(f) * 8;
+	ASSERT_EQ(fseek(f, 32, SEEK_SET), 0);
+	put(f, ctx, sizeof(ctx));
+	ASSERT_EQ(fclose(f), 0);
+}
+
+static void trace(const char *dir, const char *uuid)
+{
+	char path[512], *meta = NULL;
+	FILE *f;
+
+	ASSERT_EQ(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	f = fopen(path, "w");
+	ASSERT_TRUE(f);
+	ASSERT_TRUE(asprintf(&meta, META_HEAD "trace {\n\tuuid = \"%s\";\n" META_BODY, uuid) > 0);
+	put(f, meta, strlen(meta));
+	free(meta);
+	ASSERT_EQ(fclose(f), 0);
+}
+
+/*
+ * Over 512 KiB of stream files (below, one thread reads all): kernel/ with 4 streams (ids
+ * against the files' order, one without events), ust/ (its UUID sorting first) with 2.
+ */
+#define EVENTS_PER_STREAM 8000
+static void snapshot(void)
+{
+	static const uint8_t k[16] = {0xbb, 0xbb, 0xbb, 0xbb, 0, 0, 0x40, 0, 0x80},
+			     u[16] = {0xaa, 0xaa, 0xaa, 0xaa, 0, 0, 0x40, 0, 0x80};
+	char kernel[512], ust[512];
+
+	snprintf(kernel, sizeof(kernel), "%s/kernel", root);
+	snprintf(ust, sizeof(ust), "%s/ust", root);
+	trace(kernel, "bbbbbbbb-0000-4000-8000-000000000000");
+	trace(ust, "aaaaaaaa-0000-4000-8000-000000000000");
+	stream(kernel, k, "chan_0", 3, 0, EVENTS_PER_STREAM, 1);
+	stream(kernel, k, "chan_1", 2, 1, EVENTS_PER_STREAM, 2);
+	stream(kernel, k, "chan_2", 1, 2, EVENTS_PER_STREAM / 2, 3);
+	stream(kernel, k, "chan_3", 0, 3, 0, 4);
+	stream(ust, u, "chan_0", 1, 0, EVENTS_PER_STREAM / 3, 5);
+	stream(ust, u, "chan_1", 0, 1, EVENTS_PER_STREAM / 3, 6);
+}
+
+static struct an_result *read_with(const char *path, unsigned threads, unsigned *graphs)
+{
+	struct an_options opt = {.tables = true, .threads = threads, .io_usage = true};
+	struct an_snapshot s;
+	struct an_result *r;
+
+	ASSERT_EQ(an_snapshot_read(path, AN_WANT_ANALYSIS, &opt, NULL, &s), 0);
+	r = s.result;
+	s.result = NULL;
+	*graphs = s.graphs;
+	an_snapshot_free(&s);
+	ASSERT_TRUE(r);
+	return r;
+}
+
+static bool strs_equal(const struct an_vec *a, const struct an_vec *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(*AN_AT(a, char *, i), *AN_AT(b, char *, i)) != 0)
+			return false;
+	return true;
+}
+
+static bool same(const struct an_vec *a, const struct an_vec *b, size_t size)
+{
+	return a->n == b->n && (!a->n || memcmp(a->v, b->v, a->n * size) == 0);
+}
+
+/* Every table of the log, in its order. */
+static void check_logs(const struct an_log *a, const struct an_log *b)
+{
+	ASSERT_TRUE(same(&a->ev, &b->ev, sizeof(struct an_ev)));
+	ASSERT_EQ(a->tasks.n, b->tasks.n);
+	for (size_t i = 0; i < a->tasks.n; i++) {
+		const struct an_task *x = AN_AT(&a->tasks, struct an_task, i);
+		const struct an_task *y = AN_AT(&b->tasks, struct an_task, i);
+
+		ASSERT_EQ(x->tid, y->tid);
+		ASSERT_EQ(x->pid, y->pid);
+		ASSERT_STREQ(x->comm, y->comm);
+	}
+	ASSERT_TRUE(same(&a->alerts, &b->alerts, sizeof(struct an_alert)));
+	ASSERT_TRUE(strs_equal(&a->sysnames, &b->sysnames));
+	ASSERT_TRUE(strs_equal(&a->irqname_v, &b->irqname_v));
+	for (int32_t irq = 0; irq < 20; irq++)
+		ASSERT_STREQ(an_irq_name(a, irq), an_irq_name(b, irq));
+	ASSERT_TRUE(same(&a->packets, &b->packets, sizeof(struct an_packet)));
+	ASSERT_TRUE(same(&a->disks, &b->disks, sizeof(struct an_disk)));
+	ASSERT_TRUE(memcmp(a->counts, b->counts, sizeof(a->counts)) == 0);
+	ASSERT_EQ(a->events, b->events);
+	ASSERT_EQ(a->discarded, b->discarded);
+	ASSERT_EQ(a->first_ts, b->first_ts);
+	ASSERT_EQ(a->last_ts, b->last_ts);
+	ASSERT_TRUE(same(&a->cpu_first, &b->cpu_first, sizeof(uint64_t)));
+	ASSERT_EQ(a->ncpu, b->ncpu);
+	ASSERT_EQ(a->partial, b->partial);
+	ASSERT_TRUE(strs_equal(&a->problems, &b->problems));
+}
+
+static char *text_of(const struct an_result *r)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	ASSERT_TRUE(f);
+	an_result_print(r, f);
+	ASSERT_EQ(fclose(f), 0);
+	return text;
+}
+
+static void check_results(const struct an_result *a, const struct an_result *b)
+{
+	struct json_object *ja = an_result_json(a), *jb = an_result_json(b);
+	char *ta = text_of(a), *tb = text_of(b);
+
+	check_logs(&a->log, &b->log);
+	ASSERT_STREQ(json_object_to_json_string(ja), json_object_to_json_string(jb));
+	ASSERT_STREQ(ta, tb);
+	json_object_put(ja);
+	json_object_put(jb);
+	free(ta);
+	free(tb);
+}
+
+/* The muxer's order at the same time: the ust trace (UUID aa...) first, then by stream id. */
+static void test_muxed_order(void)
+{
+	unsigned graphs;
+	struct an_result *r = read_with(root, 0, &graphs);
+	const struct an_log *log = &r->log;
+	size_t ties = 0;
+
+	ASSERT_EQ(graphs, 1);
+	ASSERT_EQ(log->events,
+		  2 * EVENTS_PER_STREAM + EVENTS_PER_STREAM / 2 + 2 * (EVENTS_PER_STREAM / 3));
+	for (size_t i = 1; i < log->ev.n; i++) {
+		const struct an_ev *p = AN_AT(&log->ev, struct an_ev, i - 1);
+		const struct an_ev *e = AN_AT(&log->ev, struct an_ev, i);
+
+		ASSERT_TRUE(p->ts <= e->ts);
+		ties += p->ts == e->ts && p->cpu != e->cpu;
+	}
+	ASSERT_TRUE(ties > 1000);
+	ASSERT_TRUE(log->tasks.n > 12 && log->alerts.n > 100 && log->disks.n == 3);
+	ASSERT_EQ(log->sysnames.n, 2);
+	an_result_free(r);
+}
+
+static void test_threads_alike(void)
+{
+	unsigned graphs;
+	struct an_result *muxed = read_with(root, 0, &graphs);
+
+	for (unsigned t = 1; t <= 5; t++) {
+		struct an_result *r = read_with(root, t, &graphs);
+
+		/* As many graphs as shards, none read again muxed: 4 streams with events. */
+		ASSERT_EQ(graphs, (t < 5 ? t : 5));
+		check_results(muxed, r);
+		an_result_free(r);
+	}
+	an_result_free(muxed);
+}
+
+/* A stream file cut in its packet: every path reads it muxed, salvaged, alike. */
+static void test_damaged(void)
+{
+	char path[600];
+	unsigned g0, g2;
+	struct an_result *a, *b;
+
+	snprintf(path, sizeof(path), "%s/kernel/chan_1", root);
+	ASSERT_EQ(truncate(path, 5000), 0);
+	a = read_with(root, 0, &g0);
+	b = read_with(root, 2, &g2);
+	ASSERT_TRUE(a->log.partial);
+	ASSERT_EQ(g0, 2);
+	ASSERT_TRUE(g2 > g0); /* the streams path's graphs failed, then the same two */
+	check_results(a, b);
+	an_result_free(a);
+	an_result_free(b);
+}
+
+int main(void)
+{
+	ASSERT_TRUE(mkdtemp(root));
+	snapshot();
+	RUN(test_muxed_order);
+	RUN(test_threads_alike);
+	RUN(test_damaged);
+	rm_rf(root);
+	return 0;
+}
