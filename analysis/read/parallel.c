@@ -10,7 +10,8 @@
  * The stream files of a trace are split between shards through directories of links (to
  * the metadata, the index and some of the stream files), which source.ctf.fs reads as the
  * trace itself, provided its streams keep their ids: a trace whose packet header has no
- * stream_instance_id (ctf.fs numbers its streams by their files then) stays whole.
+ * stream_instance_id (ctf.fs numbers its streams by their files then) stays whole, and
+ * streams.c checks the other condition (packets with a beginning time).
  *
  * Anything else goes back to the muxed pass (-EAGAIN), which says what is wrong: a damaged
  * trace (it salvages what it can, and a reading cut short keeps what came before the
@@ -186,6 +187,7 @@ static int shard_input(struct an_shard *s, size_t shard, const char *dir, size_t
 	}
 	if (push_str(&s->links, tmp) < 0)
 		return -ENOMEM;
+	s->split = true;
 	r = link_one(tmp, dir, "metadata");
 	index = an_asprintf("%s/index", dir);
 	if (!r && index && stat(index, &st) == 0 && S_ISDIR(st.st_mode))

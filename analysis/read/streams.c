@@ -107,6 +107,13 @@ static void key(struct an_stream *st, const bt_stream *s)
 	st->keyed = true;
 	if (!cc || !bt_clock_class_origin_is_unix_epoch(cc))
 		st->error = -EDOM;
+	/*
+	 * ctf.fs gives a stream its stream_instance_id only when its packets have a beginning
+	 * time too, else it numbers the trace's streams in the order of their files: in a
+	 * directory with some of them, another number than the muxed pass gives.
+	 */
+	if (st->shard->split && !bt_stream_class_packets_have_beginning_default_clock_snapshot(sc))
+		st->error = -EDOM;
 	st->has_uuid = uuid != NULL;
 	if (uuid)
 		memcpy(st->uuid, uuid, sizeof(st->uuid));

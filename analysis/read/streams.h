@@ -41,6 +41,7 @@ struct an_stream {
 struct an_shard {
 	struct an_vec inputs; /* char *: the trace directories (or link directories) read */
 	struct an_vec links;  /* char *: the link directories made for it, to remove */
+	bool split;	      /* some of its inputs are links to part of a trace */
 	uint64_t bytes;	      /* of its stream files: the balance */
 	/* Its own component classes (streams.c says why), the main thread's to put. */
 	const bt_component_class_source *fs;
