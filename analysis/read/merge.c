@@ -42,6 +42,8 @@ static int by_key(const void *a, const void *b)
 struct merge {
 	struct an_stream **st;
 	size_t n;
+	const struct an_ev **src; /* each stream's events (the biggest's moved: merge_events) */
+	size_t *len;
 	size_t *next;	    /* each stream's next event */
 	int32_t **sys;	    /* each stream's syscall index -> the merged one, -2: not yet */
 	size_t *heap, used; /* the streams with events left, by their next event */
@@ -50,7 +52,7 @@ struct merge {
 
 static inline const struct an_ev *head(const struct merge *m, size_t s)
 {
-	return AN_AT(&m->st[s]->log.ev, struct an_ev, m->next[s]);
+	return &m->src[s][m->next[s]];
 }
 
 /* Whether stream a's next event goes before stream b's. */
@@ -136,55 +138,75 @@ static inline bool numbered(uint16_t type)
 /* The events of the root's stream s that go before any other stream's next one. */
 static size_t run_end(const struct merge *m, size_t s)
 {
-	const struct an_log *in = &m->st[s]->log;
-	const struct an_ev *ev = in->ev.v;
-	size_t j = m->next[s], other;
+	const struct an_ev *ev = m->src[s];
+	size_t j = m->next[s], n = m->len[s], other;
 	uint64_t until;
 
 	if (m->used < 2)
-		return in->ev.n;
+		return n;
 	other = m->heap[1];
 	if (m->used > 2 && before(m, m->heap[2], other))
 		other = m->heap[2];
 	until = head(m, other)->ts;
 	/* At the same time, the stream of the lower key first. */
 	if (s < other)
-		while (j < in->ev.n && ev[j].ts <= until)
+		while (j < n && ev[j].ts <= until)
 			j++;
 	else
-		while (j < in->ev.n && ev[j].ts < until)
+		while (j < n && ev[j].ts < until)
 			j++;
 	return j;
 }
 
+/*
+ * The merge is written into the biggest stream's array, grown to hold all and its own
+ * events first moved to its end: only the others' share of the output is memory to fault
+ * in, which costs more than the move. Writing never overtakes reading there: what is
+ * written counts what was read from it and at most all the others'.
+ */
 static int merge_events(struct merge *m)
 {
 	struct an_log *out = m->out;
-	size_t total = 0;
+	size_t total = 0, big = 0, w = 0;
+	struct an_vec *to;
+	struct an_ev *dst;
 
 	for (size_t s = 0; s < m->n; s++) {
-		total += m->st[s]->log.ev.n;
-		if (m->st[s]->log.ev.n)
+		m->src[s] = m->st[s]->log.ev.v;
+		m->len[s] = m->st[s]->log.ev.n;
+		total += m->len[s];
+		if (m->len[s])
 			m->heap[m->used++] = s;
+		if (m->len[s] > m->len[big])
+			big = s;
 	}
-	if (an_vec_reserve(&out->ev, total ? total : 1) < 0)
+	if (!total)
+		return 0;
+	to = &m->st[big]->log.ev;
+	if (an_vec_reserve(to, total) < 0)
 		return -ENOMEM;
+	dst = to->v;
+	memmove(dst + total - to->n, dst, to->n * sizeof(*dst));
+	m->src[big] = dst + total - to->n;
 	for (size_t i = m->used / 2; i-- > 0;)
 		sift_down(m, i);
 	while (m->used) {
 		size_t s = m->heap[0], i = m->next[s], j = run_end(m, s);
-		struct an_ev *to = AN_AT(&out->ev, struct an_ev, out->ev.n);
 
-		memcpy(to, head(m, s), (j - i) * sizeof(*to));
-		for (size_t k = 0; k < j - i; k++)
-			if (numbered(to[k].type) && renumber(m, s, &to[k], out->ev.n + k) < 0)
+		memmove(dst + w, head(m, s), (j - i) * sizeof(*dst));
+		for (size_t k = w; k < w + j - i; k++)
+			if (numbered(dst[k].type) && renumber(m, s, &dst[k], k) < 0)
 				return -ENOMEM;
-		out->ev.n += j - i;
+		w += j - i;
 		m->next[s] = j;
-		if (j == m->st[s]->log.ev.n)
+		if (j == m->len[s])
 			m->heap[0] = m->heap[--m->used];
 		sift_down(m, 0);
 	}
+	an_vec_free(&out->ev);
+	out->ev = *to;
+	out->ev.n = total;
+	*to = (struct an_vec){.size = sizeof(struct an_ev)};
 	return 0;
 }
 
@@ -345,7 +367,9 @@ int an_merge(struct an_stream *const *streams, size_t n, struct an_log *out)
 	m.next = calloc(n ? n : 1, sizeof(*m.next));
 	m.sys = calloc(n ? n : 1, sizeof(*m.sys));
 	m.heap = malloc((n ? n : 1) * sizeof(*m.heap));
-	if (!m.st || !m.next || !m.sys || !m.heap)
+	m.src = calloc(n ? n : 1, sizeof(*m.src));
+	m.len = calloc(n ? n : 1, sizeof(*m.len));
+	if (!m.st || !m.next || !m.sys || !m.heap || !m.src || !m.len)
 		goto out;
 	memcpy(m.st, streams, n * sizeof(*m.st));
 	qsort(m.st, n, sizeof(*m.st), by_key);
@@ -378,5 +402,7 @@ out:
 	free(m.st);
 	free(m.next);
 	free(m.heap);
+	free(m.src);
+	free(m.len);
 	return r;
 }
