@@ -2,7 +2,9 @@
 # that a writer writes after sleeping 40 ms (tests/vm/progs/lt-offcpu.c). The offcpu alert's
 # analysis must find the chain reader <- writer <- timer: the reader blocked in read, woken by
 # the writer, which was itself blocked in nanosleep over that time and woken by a timer.
-# The LAMI output of the same snapshot is checked against the specification.
+# The LAMI output of the same snapshot is checked against the specification. System calls
+# from dd first fill the buffers (some 2 MiB per CPU): --threads 1 and 2 must give the same
+# analysis of a snapshot big enough to be read by two threads.
 # vm-options: --smp 2
 . "$VM_IN/scenarios/guest-lib.sh"
 . "$VM_IN/scenarios/guest-analyze-lib.sh"
@@ -13,6 +15,10 @@ echo lt-off-reader >$T/filter_comm || fail "filter_comm"
 tracker_enable
 
 an_start
+dd if=/dev/zero of=/dev/null bs=64 count=40000 2>/dev/null &
+dd if=/dev/zero of=/dev/null bs=64 count=40000 2>/dev/null
+wait $!
+AN_THREADS_REQUIRE=1
 mark=$(lt-dump -n) || fail "lt-dump -n"
 out=$(lt-offcpu 40) || fail "lt-offcpu: $out"
 echo "$out"

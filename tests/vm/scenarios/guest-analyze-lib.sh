@@ -20,6 +20,29 @@ an_start() {
 	lttng start >/dev/null || fail "lttng start"
 }
 
+# The streams decoded in one thread and in two (each shard its own graph, then merged in
+# the muxer's order): the same analysis, JSON and text, byte for byte. Two shards only from
+# 512 KiB of stream files (below, one thread reads them all): said, or failed when the
+# scenario sets AN_THREADS_REQUIRE (it made a snapshot big enough).
+an_threads_check() {
+	local bytes
+	bytes=$(find /tmp/snap -type f ! -name metadata | grep -v /index/ | xargs cat | wc -c)
+	for t in 1 2; do
+		latencyctl --json analyze --threads $t /tmp/snap >/tmp/an-t$t.json ||
+			fail "latencyctl --json analyze --threads $t"
+		latencyctl analyze --threads $t /tmp/snap >/tmp/an-t$t.txt ||
+			fail "latencyctl analyze --threads $t"
+	done
+	cmp /tmp/an-t1.json /tmp/an-t2.json || fail "--threads 1 and 2: the JSON differs"
+	cmp /tmp/an-t1.txt /tmp/an-t2.txt || fail "--threads 1 and 2: the text differs"
+	cmp /tmp/an-t1.json /tmp/an.json || fail "--threads 1 and the default: the JSON differs"
+	if [ "$bytes" -lt 524288 ]; then
+		[ -z "${AN_THREADS_REQUIRE:-}" ] || fail "$bytes bytes of stream files: one thread read them"
+		echo "note: $bytes bytes of stream files, read by one thread"
+	fi
+	pass "--threads 1 and 2 give the same analysis ($bytes bytes of stream files)"
+}
+
 # Records the snapshot, analyses it (text shown, JSON flattened to /tmp/an.flat); the
 # snapshot and the analysis are copied to $VM_OUT/$1.
 an_snapshot() {
@@ -28,6 +51,7 @@ an_snapshot() {
 	latencyctl analyze --limit 5 /tmp/snap >/tmp/an.txt || fail "latencyctl analyze"
 	cat /tmp/an.txt
 	latencyctl --json analyze /tmp/snap >/tmp/an.json || fail "latencyctl --json analyze"
+	an_threads_check
 	lt-analyze-flat /tmp/an.json >/tmp/an.flat || fail "the analysis is not JSON"
 	mkdir -p "$VM_OUT/$1"
 	cp -r /tmp/snap /tmp/an.json "$VM_OUT/$1/"
