@@ -303,7 +303,7 @@ static int build(struct an_shard *s)
 
 void an_shard_decode(struct an_shard *s, void (*progress)(uint64_t events, void *arg), void *arg)
 {
-	uint64_t next = 1u << 16;
+	uint64_t next = 0; /* a first line at once, as the muxed pass gives */
 	bt_graph_run_once_status st = BT_GRAPH_RUN_ONCE_STATUS_ERROR;
 
 	if (build(s) == 0) {
