@@ -83,6 +83,7 @@ static int list_units(size_t i, const char *dir, struct an_vec *units)
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	uint64_t whole = 0;
+	size_t files = 0;
 	int r = 0;
 
 	if (!d)
@@ -100,11 +101,13 @@ static int list_units(size_t i, const char *dir, struct an_vec *units)
 			if (split)
 				r = push_unit(units, i, de->d_name, (uint64_t)st.st_size);
 			whole += (uint64_t)st.st_size;
+			files++;
 		}
 		free(path);
 	}
 	closedir(d);
-	if (!r && !split)
+	/* A trace without stream files is read all the same: the muxed pass would read it. */
+	if (!r && (!split || !files))
 		r = push_unit(units, i, NULL, whole);
 	return r;
 }
