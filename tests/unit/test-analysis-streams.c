@@ -383,6 +383,19 @@ static void test_threads_alike(void)
 	an_result_free(muxed);
 }
 
+/* The stop flag ends the threads' reading as it ends the muxed pass'. */
+static void test_stop(void)
+{
+	struct an_options opt = {.tables = true, .threads = 2};
+	const volatile bool stop = true;
+	struct an_snapshot s;
+
+	ASSERT_EQ(an_snapshot_read(root, AN_WANT_ANALYSIS, &opt, &stop, &s), -ECANCELED);
+	ASSERT_STREQ(s.analysis_why, "stopped");
+	ASSERT_EQ(s.graphs, 2);
+	an_snapshot_free(&s);
+}
+
 /* A stream file cut in its packet: every path reads it muxed, salvaged, alike. */
 static void test_damaged(void)
 {
@@ -408,6 +421,7 @@ int main(void)
 	snapshot();
 	RUN(test_muxed_order);
 	RUN(test_threads_alike);
+	RUN(test_stop);
 	RUN(test_damaged);
 	rm_rf(root);
 	return 0;
