@@ -159,6 +159,36 @@ static size_t run_end(const struct merge *m, size_t s)
 }
 
 /*
+ * Two streams left (the whole merge of a snapshot of two CPUs): event by event, without
+ * the heap, whose cost per run dominates when the CPUs' events interleave finely. The one
+ * left is then the heap's alone.
+ */
+static int merge_two(struct merge *m, struct an_ev *dst, size_t *w)
+{
+	size_t a = m->heap[0] < m->heap[1] ? m->heap[0] : m->heap[1];
+	size_t b = a == m->heap[0] ? m->heap[1] : m->heap[0];
+	const struct an_ev *x = m->src[a], *y = m->src[b];
+	size_t i = m->next[a], j = m->next[b], k = *w;
+
+	while (i < m->len[a] && j < m->len[b]) {
+		/* At the same time, a's (the lower key) first; dst may be where x[i] is. */
+		bool from_a = x[i].ts <= y[j].ts;
+		struct an_ev e = from_a ? x[i++] : y[j++];
+
+		dst[k] = e;
+		if (numbered(e.type) && renumber(m, from_a ? a : b, &dst[k], k) < 0)
+			return -ENOMEM;
+		k++;
+	}
+	m->next[a] = i;
+	m->next[b] = j;
+	*w = k;
+	m->heap[0] = i < m->len[a] ? a : b;
+	m->used = 1;
+	return 0;
+}
+
+/*
  * The merge is written into the biggest stream's array, grown to hold all and its own
  * events first moved to its end: only the others' share of the output is memory to fault
  * in, which costs more than the move. Writing never overtakes reading there: what is
@@ -191,7 +221,14 @@ static int merge_events(struct merge *m)
 	for (size_t i = m->used / 2; i-- > 0;)
 		sift_down(m, i);
 	while (m->used) {
-		size_t s = m->heap[0], i = m->next[s], j = run_end(m, s);
+		size_t s = m->heap[0], i = m->next[s], j;
+
+		if (m->used == 2) {
+			if (merge_two(m, dst, &w) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		j = run_end(m, s);
 
 		memmove(dst + w, head(m, s), (j - i) * sizeof(*dst));
 		for (size_t k = w; k < w + j - i; k++)
