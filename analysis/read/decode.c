@@ -432,6 +432,7 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 	const bt_clock_snapshot *cs;
 	const bt_field *p;
 	struct handler *h;
+	struct an_recent_class *recent;
 	struct an_ev *e;
 	bool inserted;
 	uint32_t *slot;
@@ -439,17 +440,22 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 
 	log->events++;
 	d->handlers.size = sizeof(struct handler);
-	slot = an_map_slot(&d->classes, (uint64_t)(uintptr_t)ec, &inserted);
-	if (!slot)
-		return -1;
-	if (inserted) {
-		h = an_vec_push(&d->handlers);
-		if (!h)
+	recent = &d->recent[((uintptr_t)ec >> 6) % AN_RECENT_CLASSES];
+	if (recent->ec != ec) {
+		slot = an_map_slot(&d->classes, (uint64_t)(uintptr_t)ec, &inserted);
+		if (!slot)
 			return -1;
-		resolve(log, ec, h);
-		*slot = (uint32_t)d->handlers.n;
+		if (inserted) {
+			h = an_vec_push(&d->handlers);
+			if (!h)
+				return -1;
+			resolve(log, ec, h);
+			*slot = (uint32_t)d->handlers.n;
+		}
+		recent->ec = ec;
+		recent->handler = *slot;
 	}
-	h = AN_AT(&d->handlers, struct handler, *slot - 1);
+	h = AN_AT(&d->handlers, struct handler, recent->handler - 1);
 	cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
 	bt_clock_snapshot_get_ns_from_origin(cs, &ts);
 	d->ts = (uint64_t)ts;

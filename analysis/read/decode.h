@@ -29,8 +29,16 @@ struct an_trail {
 void an_trail_mark(struct an_trail *t, enum an_mark_kind kind, size_t i, uint64_t ts);
 void an_trail_free(struct an_trail *t);
 
+/* The classes seen last, by their address: most events need no lookup in the map. */
+#define AN_RECENT_CLASSES 16
+struct an_recent_class {
+	const bt_event_class *ec;
+	uint32_t handler; /* index + 1 */
+};
+
 struct an_decoder {
 	struct an_log *log;
+	struct an_recent_class recent[AN_RECENT_CLASSES];
 	struct an_map classes; /* event class -> handler index + 1 */
 	struct an_map streams; /* stream -> cpu */
 	struct an_vec handlers;
