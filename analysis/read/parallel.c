@@ -151,16 +151,10 @@ static int push_str(struct an_vec *v, char *s)
 	return 0;
 }
 
+/* The links a shard reads a trace through: any failure sends the snapshot to the muxed pass. */
 static int link_one(const char *tmp, const char *dir, const char *name)
 {
-	char *from = an_asprintf("%s/%s", dir, name), *to = an_asprintf("%s/%s", tmp, name);
-	char *abs = from ? realpath(from, NULL) : NULL;
-	int r = abs && to && symlink(abs, to) == 0 ? 0 : -EAGAIN;
-
-	free(from);
-	free(to);
-	free(abs);
-	return r;
+	return an_link_into(tmp, dir, name) < 0 ? -EAGAIN : 0;
 }
 
 /* Trace dir's part in shard s: the directory itself when it holds all of it, else links. */

@@ -184,16 +184,16 @@ static void push(struct an_vec *v, char *s)
 		free(s);
 }
 
-static int link_into(const char *tmp, const char *dir, const char *name)
+int an_link_into(const char *tmp, const char *dir, const char *name)
 {
 	char *from = an_asprintf("%s/%s", dir, name), *to = an_asprintf("%s/%s", tmp, name);
 	char *abs = from ? realpath(from, NULL) : NULL;
-	int r = abs && to && symlink(abs, to) == 0 ? 0 : -errno;
+	int r = abs && to && symlink(abs, to) == 0 ? 0 : errno ? -errno : -ENOMEM;
 
 	free(from);
 	free(to);
 	free(abs);
-	return r ? r : 0;
+	return r;
 }
 
 int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec *dropped)
@@ -242,7 +242,7 @@ int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec 
 			continue;
 		}
 		free(path);
-		if (link_into(tmp, dir, de->d_name) == 0 && strcmp(de->d_name, "metadata") != 0)
+		if (an_link_into(tmp, dir, de->d_name) == 0 && strcmp(de->d_name, "metadata") != 0)
 			kept++;
 	}
 	if (!dropped->n || !kept) {

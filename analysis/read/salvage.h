@@ -13,5 +13,7 @@ int an_check_metadata(const char *dir, char **why);
  */
 int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec *dropped);
 void an_rm_salvage(const char *tmpdir);
+/* tmp/name, a symbolic link to dir/name's absolute path; 0 or -errno. */
+int an_link_into(const char *tmp, const char *dir, const char *name);
 
 #endif /* LATENCY_ANALYSIS_SALVAGE_H */

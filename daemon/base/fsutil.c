@@ -141,3 +141,23 @@ int file_replace(const char *path, const char *tmp, const char *data, size_t len
 	}
 	return flags & FILE_DURABLE ? sync_dir_of(path) : 0;
 }
+
+bool proc_comm_is(int dirfd, const char *path, const char *name)
+{
+	char file[PATH_MAX], comm[32];
+	ssize_t n;
+	int fd;
+
+	if ((size_t)snprintf(file, sizeof(file), "%s/comm", path) >= sizeof(file))
+		return false;
+	fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	comm[n] = 0;
+	comm[strcspn(comm, "\n")] = 0;
+	return strcmp(comm, name) == 0;
+}

@@ -25,5 +25,10 @@ char *path_newest(const char *dir, const char *prefix);
  */
 int file_replace(const char *path, const char *tmp, const char *data, size_t len, bool newline,
 		 mode_t mode, unsigned flags);
+/*
+ * Whether the task whose /proc directory is PATH (relative to DIRFD, or AT_FDCWD) is named
+ * NAME: its comm, 15 characters at most, as the kernel keeps it.
+ */
+bool proc_comm_is(int dirfd, const char *path, const char *name);
 
 #endif /* LATENCYD_BASE_FSUTIL_H */

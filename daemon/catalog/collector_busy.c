@@ -14,26 +14,14 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "fsutil.h"
 
-#define RELAYD_COMM "lttng-relayd\n"
+#define RELAYD_COMM "lttng-relayd"
 
-/* True when PID's command is lttng-relayd (its main thread's name, 15 bytes at most). */
+/* True when PID's command is lttng-relayd (its main thread's name). */
 static bool is_relayd(int proc, const char *pid)
 {
-	char path[NAME_MAX + 16], comm[32];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/comm", pid);
-	fd = openat(proc, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	comm[n] = 0;
-	return !strcmp(comm, RELAYD_COMM);
+	return proc_comm_is(proc, pid, RELAYD_COMM);
 }
 
 /* Marks the snapshots under which the open file PATH lies. */

@@ -14,38 +14,18 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "log.h"
 #include "recorder_internal.h"
 
 /* The thread's name as the kernel keeps it (15 characters). */
 #define CLIENT_THREAD "Client manageme"
-
-static bool thread_named(pid_t pid, const char *tid, const char *name)
-{
-	char path[320], comm[32];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	comm[n] = 0;
-	comm[strcspn(comm, "\n")] = 0;
-	return strcmp(comm, name) == 0;
-}
 
 int sessiond_boost(pid_t pid, unsigned boost)
 {
@@ -61,7 +41,7 @@ int sessiond_boost(pid_t pid, unsigned boost)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d)) && r == 0) {
-		if (de->d_name[0] == '.' || !thread_named(pid, de->d_name, CLIENT_THREAD))
+		if (de->d_name[0] == '.' || !proc_comm_is(dirfd(d), de->d_name, CLIENT_THREAD))
 			continue;
 		found++;
 		if (setpriority(PRIO_PROCESS, (id_t)atoi(de->d_name), -(int)boost) < 0)
