@@ -103,6 +103,10 @@ wait_for 150 jstatus '.session.recreated >= 1 and .session.state == "recording"'
 	fail "the session was not re-created: $(status)"
 grep -Eq "LTTng session latencyd-fault is gone|snapshot [0-9]+ failed: " "$T/latencyd.log" ||
 	fail "the loss of lttng-sessiond is not logged"
+# realtime.sessiond_boost is tried again on the new sessiond (refused: this test is nobody).
+nspid=$(cat "$LTTNG_HOME/.lttng/lttng-sessiond.pid")
+wait_for 50 grep -q "lttng-sessiond (pid $nspid): cannot set its client thread's nice value" "$T/latencyd.log" ||
+	fail "realtime.sessiond_boost not tried on the restarted lttng-sessiond ($nspid)"
 consistent "sessiond killed" "$T/snapshots"
 wait_app
 resumed "sessiond killed"
