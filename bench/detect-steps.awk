@@ -16,6 +16,14 @@
 #   run-as process for the output directory: the record has started), mkdir.
 # trigger: emitted, notification_woken (sessiond's notification thread, from the event
 #   notifier), executor_woken (its action executor), executor_on_cpu, runas_woken, mkdir.
+# step(PATH, NAME, EVENT, FIELD, VALUE): PATH's next step is the first EVENT whose FIELD
+# (procname: the thread the event is from) is VALUE.
+function step(p, name, event, key, value) {
+	steps[p, ++nsteps[p]] = name
+	ev_of[name] = event
+	key_of[name] = key
+	val_of[name] = value
+}
 BEGIN {
 	nl = 0
 	while ((getline line < tsv) > 0) {
@@ -23,8 +31,21 @@ BEGIN {
 		cond[++nl] = f[1]
 		path[nl] = f[2]
 	}
-	split("emitted waiter_woken waiter_on_cpu connect client_woken client_on_cpu command_read runas_woken mkdir", L, " ")
-	split("emitted notification_woken executor_woken executor_on_cpu runas_woken mkdir", T, " ")
+	steps["latencyd", nsteps["latencyd"] = 1] = "emitted"
+	step("latencyd", "waiter_woken", "sched_waking", "comm", "latencyd-waiter")
+	step("latencyd", "waiter_on_cpu", "sched_switch", "next_comm", "latencyd-waiter")
+	step("latencyd", "connect", "syscall_entry_connect", "procname", "latencyd-waiter")
+	step("latencyd", "client_woken", "sched_waking", "comm", "Client manageme")
+	step("latencyd", "client_on_cpu", "sched_switch", "next_comm", "Client manageme")
+	step("latencyd", "command_read", "syscall_exit_recvmsg", "procname", "Client manageme")
+	step("latencyd", "runas_woken", "sched_waking", "comm", "lttng-runas")
+	step("latencyd", "mkdir", "syscall_entry_mkdirat", "procname", "lttng-runas")
+	steps["trigger", nsteps["trigger"] = 1] = "emitted"
+	step("trigger", "notification_woken", "sched_waking", "comm", "Notification")
+	step("trigger", "executor_woken", "sched_waking", "comm", "Action Executor")
+	step("trigger", "executor_on_cpu", "sched_switch", "next_comm", "Action Executor")
+	step("trigger", "runas_woken", "sched_waking", "comm", "lttng-runas")
+	step("trigger", "mkdir", "syscall_entry_mkdirat", "procname", "lttng-runas")
 	k = 0
 }
 
@@ -37,48 +58,26 @@ function field(name,   s) {
 	gsub(/"/, "", s)
 	return s
 }
-function flush(   i, out, n, names) {
+function flush(   i, out, name) {
 	if (!k)
 		return
 	if (k > nl) {
 		printf "detect-steps: alert %d has no line in %s\n", k, tsv > "/dev/stderr"
 		return
 	}
-	n = path[k] == "trigger" ? split("emitted notification_woken executor_woken executor_on_cpu runas_woken mkdir", names, " ") : split("emitted waiter_woken waiter_on_cpu connect client_woken client_on_cpu command_read runas_woken mkdir", names, " ")
 	out = cond[k] " " path[k]
-	for (i = 1; i <= n; i++)
-		out = out " " names[i] "=" (names[i] in at ? at[names[i]] - end : "-")
+	for (i = 1; i <= nsteps[path[k]]; i++) {
+		name = steps[path[k], i]
+		out = out " " name "=" (name in at ? at[name] - end : "-")
+	}
 	print out
 }
 # matches(STEP): whether this line is that step's event.
-function matches(step,   ev, proc) {
+function matches(name,   ev) {
 	ev = $0
 	sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", ev)
 	sub(/:.*/, "", ev)
-	proc = field("procname")
-	if (step == "waiter_woken")
-		return ev == "sched_waking" && field("comm") == "latencyd-waiter"
-	if (step == "waiter_on_cpu")
-		return ev == "sched_switch" && field("next_comm") == "latencyd-waiter"
-	if (step == "connect")
-		return ev == "syscall_entry_connect" && proc == "latencyd-waiter"
-	if (step == "client_woken")
-		return ev == "sched_waking" && field("comm") == "Client manageme"
-	if (step == "client_on_cpu")
-		return ev == "sched_switch" && field("next_comm") == "Client manageme"
-	if (step == "command_read")
-		return ev == "syscall_exit_recvmsg" && proc == "Client manageme"
-	if (step == "runas_woken")
-		return ev == "sched_waking" && field("comm") == "lttng-runas"
-	if (step == "mkdir")
-		return ev == "syscall_entry_mkdirat" && proc == "lttng-runas"
-	if (step == "notification_woken")
-		return ev == "sched_waking" && field("comm") == "Notification"
-	if (step == "executor_woken")
-		return ev == "sched_waking" && field("comm") == "Action Executor"
-	if (step == "executor_on_cpu")
-		return ev == "sched_switch" && field("next_comm") == "Action Executor"
-	return 0
+	return ev == ev_of[name] && field(key_of[name]) == val_of[name]
 }
 
 / latency_tracker_alert: / {
@@ -91,13 +90,8 @@ function matches(step,   ev, proc) {
 	next
 }
 
-k && k <= nl {
-	if (path[k] == "trigger") {
-		if (next_step <= 6 && matches(T[next_step]))
-			at[T[next_step++]] = ts()
-	} else if (next_step <= 9 && matches(L[next_step])) {
-		at[L[next_step++]] = ts()
-	}
+k && k <= nl && next_step <= nsteps[path[k]] && matches(steps[path[k], next_step]) {
+	at[steps[path[k], next_step++]] = ts()
 }
 
 END { flush() }
