@@ -126,6 +126,7 @@ struct conf {
 	struct conf_realtime {
 		uint64_t priority; /* SCHED_FIFO priority of the waiter, 0 = SCHED_OTHER */
 		bool lock_memory;
+		bool waiter_per_cpu;	 /* a waiter thread pinned to each CPU of cpus, else one */
 		char *cpus;		 /* where all of latencyd's threads run, "" = anywhere */
 		uint64_t sessiond_boost; /* lttng-sessiond's client thread at nice -N, 0 = as is */
 	} realtime;

@@ -111,6 +111,7 @@ const struct conf_key conf_keys[] = {
 	{"realtime.priority", CONF_UINT, OFF(realtime.priority), 0, "50", 0, 99},
 	{"realtime.lock_memory", CONF_BOOL, OFF(realtime.lock_memory), 0, "true", 0, 0},
 	{"realtime.cpus", CONF_CPU_LIST, OFF(realtime.cpus), 0, "", 0, 0},
+	{"realtime.waiter_per_cpu", CONF_BOOL, OFF(realtime.waiter_per_cpu), 0, "true", 0, 0},
 	{"realtime.sessiond_boost", CONF_UINT, OFF(realtime.sessiond_boost), 0, "10", 0, 20},
 
 	/* min 1: the name may be "" (fleet.host: the machine's hostname). */

@@ -232,6 +232,7 @@ static bool restart_needed(const struct conf *a, const struct conf *b)
 	       strcmp(a->catalog.directory, b->catalog.directory) ||
 	       a->realtime.priority != b->realtime.priority ||
 	       a->realtime.lock_memory != b->realtime.lock_memory ||
+	       a->realtime.waiter_per_cpu != b->realtime.waiter_per_cpu ||
 	       strcmp(a->realtime.cpus, b->realtime.cpus) ||
 	       a->session.enabled != b->session.enabled || fleet_changed(&a->fleet, &b->fleet);
 }

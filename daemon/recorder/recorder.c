@@ -280,14 +280,17 @@ int recorder_start(struct recorder *rc, uint64_t first_id)
 	r = start_readers(rc, now);
 	if (r < 0)
 		return r;
-	r = waiter_start(rc->waiter, (unsigned)c->realtime.priority, &rc->rt);
+	r = waiter_start(rc->waiter, (unsigned)c->realtime.priority, c->realtime.waiter_per_cpu,
+			 &rc->rt);
 	if (r < 0)
-		return log_warn_errno(r, "cannot start the waiter thread");
+		return log_warn_errno(r, "cannot start the waiter's threads");
 	if (c->realtime.priority && !rc->rt)
 		log_warnx("cannot run the waiter at SCHED_FIFO priority %" PRIu64
 			  ": it runs at normal priority",
 			  c->realtime.priority);
-	log_info("waiting for alerts on %s", c->module.notify_path);
+	log_info("waiting for alerts on %s (%zu waiter thread%s%s)", c->module.notify_path,
+		 waiter_threads(rc->waiter), waiter_threads(rc->waiter) == 1 ? "" : "s",
+		 waiter_threads(rc->waiter) > 1 ? ", one per CPU" : "");
 	return 0;
 }
 

@@ -68,7 +68,12 @@ int waiter_new(const char *notify_path, struct flight_slot *slot, const char *pr
 /* The rate limits of c; FLEET_HOST (NULL: no fleet) names incidents and snapshots. */
 int waiter_configure(struct waiter *w, const struct conf *c, const char *fleet_host,
 		     uint64_t incident_base);
-int waiter_start(struct waiter *w, unsigned rt_priority, bool *got_rt);
+/*
+ * Starts the threads: one per CPU latencyd may run on when PER_CPU (each pinned there), else
+ * one. *got_rt: every thread got SCHED_FIFO RT_PRIORITY.
+ */
+int waiter_start(struct waiter *w, unsigned rt_priority, bool per_cpu, bool *got_rt);
+size_t waiter_threads(const struct waiter *w);
 int waiter_eventfd(const struct waiter *w);
 /* Queues a manual record for the thread. -EBUSY when too many are waiting. */
 int waiter_request(struct waiter *w, uint64_t seq, pid_t pid, const char *message);

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The realtime waiter: one thread, SCHED_FIFO when it can get it, blocked in poll() on the
- * notification file. An alert that admission.c allows is recorded at once, with as few
+ * The realtime waiter: a thread per CPU latencyd may run on (realtime.waiter_per_cpu; else
+ * one), SCHED_FIFO when it can get it, each pinned to its CPU and blocked in poll() on the
+ * one open notification file. The module wakes the thread on the CPU that raised the
+ * alert, already running there: no interprocessor interrupt, no idle CPU to wake, which is
+ * what made an idle machine slower to react than a busy one (issue #31); another thread
+ * takes it when that one is busy. Whichever thread is woken holds the run lock while it
+ * reads and records, so the threads are one waiter taking turns. An alert that admission.c allows is recorded at once, with as few
  * steps as possible between the wakeup and lttng_snapshot_record(); alerts that were
  * already queued are drained right after and become extra causes of that snapshot when
  * their interval ended before the record began (so it is in it); one that ended later
  * may not be, and causes the next record instead (issue #19). The thread reads a storm
- * (alerts the rate limit refuses) in batches, STORM_NAP_MS apart, not alert by alert.
+ * (alerts the rate limit refuses) in batches, STORM_NAP_MS apart, not alert by alert, with
+ * one thread, the others asleep until it is over.
  * When it has nothing else to do it takes the calibration record (calibration.c).
  *
  * Nothing slow happens here: no logging, no file system. Results go to the main loop
@@ -56,13 +62,19 @@ int waiter_new(const char *notify_path, struct flight_slot *slot, const char *pr
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->fd = w->stop_fd = w->done_fd = w->request_fd = -1;
+	w->fd = w->stop_fd = w->done_fd = w->request_fd = w->calm_fd = -1;
 	w->slot = slot;
 	w->next_id = first_id;
 	w->tail = &w->head;
 	snprintf(w->prefix, sizeof(w->prefix), "%s", prefix);
 	r = pi_mutex_init(&w->lock);
 	if (r < 0) {
+		free(w);
+		return r;
+	}
+	r = pi_mutex_init(&w->run);
+	if (r < 0) {
+		pthread_mutex_destroy(&w->lock);
 		free(w);
 		return r;
 	}
@@ -88,7 +100,8 @@ int waiter_new(const char *notify_path, struct flight_slot *slot, const char *pr
 	w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	w->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	w->request_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (w->stop_fd < 0 || w->done_fd < 0 || w->request_fd < 0) {
+	w->calm_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->stop_fd < 0 || w->done_fd < 0 || w->request_fd < 0 || w->calm_fd < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -313,11 +326,11 @@ static void take_requests(struct waiter *w, uint64_t wakeup)
 
 /*
  * With memory locked on fault (realtime.lock_memory), a page is locked once touched: the
- * stack the record path runs on, the read buffer and this thread's malloc arena are touched
- * here, at start, so that the first alert after start (or after a long idle time) does not
- * fault them in.
+ * stack the record path runs on and this thread's malloc arena are touched here, at start
+ * (the shared read buffer by waiter_start()), so that the first alert after start (or after
+ * a long idle time) does not fault them in.
  */
-static void warm(struct waiter *w)
+static void warm(void)
 {
 	volatile unsigned char stack[THREAD_STACK_WAITER / 2];
 	struct waiter_result *r = waiter_result_new(WAITER_SNAPSHOT, MAX_CAUSES);
@@ -327,76 +340,191 @@ static void warm(struct waiter *w)
 	if (r)
 		memset(r->causes, 0, MAX_CAUSES * sizeof(r->causes[0]));
 	free(r);
-	memset(w->buf, 0, sizeof(w->buf));
+}
+
+/*
+ * A storm begins (the keeper alone polls the file, napping between reads) or ends (every
+ * thread polls it again). calm_fd is cleared before a storm is set and written after it is
+ * over, so a thread that sees a storm and waits on calm_fd cannot sleep through its end.
+ */
+static void set_storm(struct waiter *w, const struct waiter_thread *t, bool storm)
+{
+	uint64_t v = 1;
+
+	if (storm == atomic_load(&w->storm)) {
+		if (storm)
+			atomic_store(&w->storm_keeper, t->index);
+		return;
+	}
+	if (storm) {
+		if (read(w->calm_fd, &v, sizeof(v)) < 0) {
+			/* EAGAIN: already clear */
+		}
+		atomic_store(&w->storm_keeper, t->index);
+		atomic_store(&w->storm, true);
+	} else {
+		atomic_store(&w->storm, false);
+		if (write(w->calm_fd, &v, sizeof(v)) < 0) {
+			/* only fails when the counter is full: already readable */
+		}
+	}
+}
+
+/* One turn, run lock held: the requests, then what the file holds. < 0: the file failed. */
+static int turn(struct waiter *w, const struct waiter_thread *t, bool requests)
+{
+	struct cause c = {.kind = CAUSE_ALERT};
+	uint64_t wakeup = now_ns(), now;
+	bool storm = false, seen = false;
+	int n;
+
+	if (requests)
+		take_requests(w, wakeup);
+	n = fill(w);
+	if (n < 0)
+		return n;
+	/*
+	 * The wakeup's reading stands for the buffer: what it holds was there then, or arrived
+	 * microseconds later, the same to a token bucket.
+	 */
+	now = wakeup;
+	while (next_record(w, &c.alert)) {
+		seen = true;
+		if (c.alert.kind == LATENCY_TRACKER_REC_LOST) {
+			count_kernel(w, &c.alert);
+			on_lost(w, &c.alert);
+		} else if (admission_admit(w, &c, now)) {
+			snapshot(w, &c, wakeup, now);
+			now = now_ns(); /* the record took time */
+			storm = false;
+		} else {
+			storm = true;
+		}
+	}
+	/* Woken with the others as a storm began, this one found nothing: the storm goes on. */
+	if (!seen && atomic_load(&w->storm) && atomic_load(&w->storm_keeper) != t->index)
+		return 0;
+	/* A full read leaves more behind: no nap until the file is drained. */
+	if ((size_t)n == sizeof(w->buf) / 2)
+		storm = false;
+	else if (!storm && w->off == w->len)
+		calibration_if_idle(w);
+	set_storm(w, t, storm);
+	return 0;
+}
+
+static void pin(const struct waiter_thread *t)
+{
+	cpu_set_t set;
+
+	if (t->cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(t->cpu, &set);
+	/* Refused (the CPU went offline): it runs anywhere, woken by every alert. */
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
 static void *run(void *arg)
 {
-	struct waiter *w = arg;
-	struct cause c = {.kind = CAUSE_ALERT};
-	struct pollfd p[3] = {
+	struct waiter_thread *t = arg;
+	struct waiter *w = t->w;
+	struct pollfd p[4] = {
 		{.fd = w->fd, .events = POLLIN},
 		{.fd = w->stop_fd, .events = POLLIN},
-		{.fd = w->request_fd, .events = POLLIN},
+		{.fd = t->index == 0 ? w->request_fd : -1, .events = POLLIN},
+		{.fd = -1, .events = POLLIN},
 	};
-	bool storm = false;
 
-	warm(w);
+	/* Before the first poll: the module files a pinned thread's wait under its CPU. */
+	pin(t);
+	warm();
 	for (;;) {
-		uint64_t wakeup, now;
-		int n;
+		bool storm = atomic_load(&w->storm);
+		bool nap = storm && atomic_load(&w->storm_keeper) == t->index;
+		int r;
 
-		/* In a storm the file is left alone for a nap (poll ignores a negative fd). */
+		/*
+		 * In a storm the file is left alone (poll ignores a negative fd): the keeper
+		 * reads it after a nap, the others wait for the storm's end.
+		 */
 		p[0].fd = storm ? -1 : w->fd;
-		if (poll(p, 3, storm ? STORM_NAP_MS : -1) < 0) {
+		p[3].fd = storm && !nap ? w->calm_fd : -1;
+		if (poll(p, 4, nap ? STORM_NAP_MS : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (p[1].revents)
 			break;
-		wakeup = now_ns();
-		if (p[2].revents)
-			take_requests(w, wakeup);
-		n = fill(w);
-		if (n < 0)
+		if (p[3].revents)
+			continue; /* the storm is over: the file again */
+		pthread_mutex_lock(&w->run);
+		r = turn(w, t, p[2].revents != 0);
+		pthread_mutex_unlock(&w->run);
+		if (r < 0)
 			break;
-		/*
-		 * The wakeup's reading stands for the buffer: what it holds was there then, or
-		 * arrived microseconds later, the same to a token bucket.
-		 */
-		now = wakeup;
-		storm = false;
-		while (next_record(w, &c.alert)) {
-			if (c.alert.kind == LATENCY_TRACKER_REC_LOST) {
-				count_kernel(w, &c.alert);
-				on_lost(w, &c.alert);
-			} else if (admission_admit(w, &c, now)) {
-				snapshot(w, &c, wakeup, now);
-				now = now_ns(); /* the record took time */
-				storm = false;
-			} else {
-				storm = true;
-			}
-		}
-		/* A full read leaves more behind: no nap until the file is drained. */
-		if ((size_t)n == sizeof(w->buf) / 2)
-			storm = false;
-		else if (!storm && w->off == w->len)
-			calibration_if_idle(w);
 	}
 	return NULL;
 }
 
-int waiter_start(struct waiter *w, unsigned rt_priority, bool *got_rt)
+/* The CPUs the threads go to: those latencyd may run on (realtime.cpus), or none (-1). */
+static size_t waiter_cpus(bool per_cpu, int **ret)
 {
-	int r = thread_start_rt(&w->thread, (int)rt_priority, THREAD_STACK_WAITER, run, w,
-				"latencyd-waiter", got_rt);
+	cpu_set_t set;
+	size_t n = 0;
+	int *cpus;
 
-	if (r < 0)
-		return r;
-	w->started = true;
-	return 0;
+	if (!per_cpu || sched_getaffinity(0, sizeof(set), &set) < 0 || CPU_COUNT(&set) < 2)
+		CPU_ZERO(&set);
+	cpus = calloc((size_t)CPU_COUNT(&set) + 1, sizeof(*cpus));
+	if (!cpus)
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	if (!n)
+		cpus[n++] = -1;
+	*ret = cpus;
+	return n;
+}
+
+int waiter_start(struct waiter *w, unsigned rt_priority, bool per_cpu, bool *got_rt)
+{
+	int *cpus = NULL;
+	size_t n = waiter_cpus(per_cpu, &cpus);
+	int r = 0;
+
+	if (!n)
+		return -ENOMEM;
+	w->threads = calloc(n, sizeof(*w->threads));
+	if (!w->threads) {
+		free(cpus);
+		return -ENOMEM;
+	}
+	memset(w->buf, 0, sizeof(w->buf));
+	*got_rt = true;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		struct waiter_thread *t = &w->threads[i];
+		bool rt;
+
+		t->w = w;
+		t->cpu = cpus[i];
+		t->index = (unsigned)i;
+		r = thread_start_rt(&t->thread, (int)rt_priority, THREAD_STACK_WAITER, run, t,
+				    "latencyd-waiter", &rt);
+		if (r == 0) {
+			w->n_threads++;
+			*got_rt = *got_rt && rt;
+		}
+	}
+	free(cpus);
+	return r;
+}
+
+size_t waiter_threads(const struct waiter *w)
+{
+	return w->n_threads;
 }
 
 void waiter_free(struct waiter *w)
@@ -405,11 +533,12 @@ void waiter_free(struct waiter *w)
 
 	if (!w)
 		return;
-	if (w->started) {
-		if (write(w->stop_fd, &one, sizeof(one)) < 0)
-			pthread_cancel(w->thread);
-		pthread_join(w->thread, NULL);
-	}
+	if (w->n_threads && write(w->stop_fd, &one, sizeof(one)) < 0)
+		for (size_t i = 0; i < w->n_threads; i++)
+			pthread_cancel(w->threads[i].thread);
+	for (size_t i = 0; i < w->n_threads; i++)
+		pthread_join(w->threads[i].thread, NULL);
+	free(w->threads);
 	waiter_result_free(w->head);
 	if (w->fd >= 0)
 		close(w->fd);
@@ -419,6 +548,9 @@ void waiter_free(struct waiter *w)
 		close(w->done_fd);
 	if (w->request_fd >= 0)
 		close(w->request_fd);
+	if (w->calm_fd >= 0)
+		close(w->calm_fd);
+	pthread_mutex_destroy(&w->run);
 	pthread_mutex_destroy(&w->lock);
 	limits_done(&w->limits);
 	free(w);

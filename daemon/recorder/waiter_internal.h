@@ -28,15 +28,33 @@
 #define MAX_REQUESTS 16 /* manual records waiting for the thread; more are refused (busy) */
 #define MAX_PEERS    16 /* peers' alerts waiting for the thread; more are refused */
 
+/* One thread of the waiter: pinned to one CPU, or free to run on any (cpu -1). */
+struct waiter_thread {
+	struct waiter *w;
+	pthread_t thread;
+	int cpu;
+	unsigned index; /* 0 takes the requests */
+};
+
 struct waiter {
 	/* CLOCK_MONOTONIC ns when the record under way began, 0: none (the watchdog's). */
 	_Atomic uint64_t busy_since;
-	int fd;		/* the notification file */
-	int stop_fd;	/* eventfd: the thread exits */
+	int fd;		/* the notification file, one open file for every thread */
+	int stop_fd;	/* eventfd: the threads exit */
 	int done_fd;	/* eventfd: results are queued */
 	int request_fd; /* eventfd: manual records or peers' alerts are queued */
-	pthread_t thread;
-	bool started;
+	/* eventfd: a storm is over, the threads that slept through it poll the file again */
+	int calm_fd;
+	/* A storm: the file is left to one thread, the keeper, which naps between reads. */
+	_Atomic bool storm;
+	_Atomic unsigned storm_keeper;
+	struct waiter_thread *threads;
+	size_t n_threads;
+	/*
+	 * PTHREAD_PRIO_INHERIT, held by the thread that reads the file and records: what
+	 * follows, up to lock, is that thread's alone.
+	 */
+	pthread_mutex_t run;
 	struct flight_slot *slot;
 	char prefix[64]; /* output names: PREFIX-ID, or PREFIX-ID-INCIDENT@HOST in a fleet */
 	uint64_t next_id;

@@ -10,9 +10,18 @@
  *
  * Producers run in any context (alerts are raised from tracepoints, including inside
  * the scheduler): they copy the record in under a raw spinlock with interrupts off and
- * then queue an irq_work; the irq_work wakes the readers, never the producer itself, so
- * raising an alert from sched_switch cannot deadlock on the runqueue lock. Readers copy
- * records out under the same lock into a per-file buffer, then to user space.
+ * then queue the alerting CPU's irq_work; the irq_work wakes the readers, never the
+ * producer itself, so raising an alert from sched_switch cannot deadlock on the runqueue
+ * lock. Readers copy records out under the same lock into a per-file buffer, then to user
+ * space.
+ *
+ * Each open file has a waitqueue per CPU besides its own: a thread pinned to one CPU
+ * waits on that CPU's. An alert wakes, in each open file, the threads waiting on the
+ * alerting CPU's queue; when none waits there, every thread of that file. A reader that
+ * keeps one thread per CPU is thus woken on the CPU that is already running (no
+ * interprocessor interrupt, no idle CPU to bring out of its sleep state: the cost that
+ * makes an idle machine slower to react than a busy one), and a busy one still has
+ * another take the alert.
  *
  * Two token buckets bound the records per second: the alerting tracker's own (its
  * alert_rate_per_s, alert_burst; none when its rate is 0), checked first, so that one
@@ -49,17 +58,23 @@ struct lt_ring {
 	u64 suppressed;
 	atomic64_t dropped;		/* LT_PUSH_BUSY, counted outside the lock */
 	atomic64_t unreported;		/* refused since the last record */
-	wait_queue_head_t wq;
-	struct irq_work wake;
 };
 
 struct lt_reader {
 	struct mutex lock;		/* serialises readers of one open file */
 	u64 pos;			/* sequence number of the next record to read */
+	struct list_head node;		/* in lt_readers, under RCU */
+	wait_queue_head_t wq;		/* threads not pinned to one CPU */
+	wait_queue_head_t __percpu *cpu_wq; /* threads pinned to that CPU */
+	struct rcu_head rcu;
 	struct latency_tracker_record buf[LT_READ_BATCH];
 };
 
 static struct lt_ring lt_ring;
+static DEFINE_PER_CPU(struct irq_work, lt_wake_work);
+/* The open files, walked by the wakeup (interrupt context) under RCU. */
+static LIST_HEAD(lt_readers);
+static DEFINE_MUTEX(lt_readers_lock);
 
 /*
  * Every holder of the ring lock is inside lt_enter() with interrupts off, so an NMI
@@ -162,7 +177,10 @@ enum lt_push_result lt_notify_push(struct latency_tracker_record *rec,
  */
 void lt_notify_wake(void)
 {
-	irq_work_queue(&lt_ring.wake);
+	int cpu = get_cpu();
+
+	irq_work_queue(per_cpu_ptr(&lt_wake_work, cpu));
+	put_cpu();
 }
 
 void lt_notify_stats(struct lt_notify_stats *st)
@@ -181,7 +199,30 @@ void lt_notify_stats(struct lt_notify_stats *st)
  */
 static void lt_ring_wake(struct irq_work *w)
 {
-	wake_up_interruptible_all(&lt_ring.wq);
+	int here = smp_processor_id(), cpu;
+	struct lt_reader *rd;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(rd, &lt_readers, node) {
+		wait_queue_head_t *local = per_cpu_ptr(rd->cpu_wq, here);
+
+		wake_up_interruptible_all(&rd->wq);
+		if (wq_has_sleeper(local)) {
+			wake_up_interruptible_all(local);
+			continue;
+		}
+		for_each_possible_cpu(cpu)
+			wake_up_interruptible_all(per_cpu_ptr(rd->cpu_wq, cpu));
+	}
+	rcu_read_unlock();
+}
+
+/* Where the calling thread waits: its CPU's queue when it may run on that one alone. */
+static wait_queue_head_t *lt_reader_wq(struct lt_reader *rd)
+{
+	if (current->nr_cpus_allowed == 1)
+		return per_cpu_ptr(rd->cpu_wq, cpumask_first(current->cpus_ptr));
+	return &rd->wq;
 }
 
 static bool lt_reader_pending(struct lt_reader *rd)
@@ -235,19 +276,46 @@ static int lt_open(struct inode *inode, struct file *file)
 {
 	struct lt_reader *rd;
 
+	int cpu;
+
 	rd = kvzalloc(sizeof(*rd), GFP_KERNEL);
 	if (!rd)
 		return -ENOMEM;
+	rd->cpu_wq = alloc_percpu(wait_queue_head_t);
+	if (!rd->cpu_wq) {
+		kvfree(rd);
+		return -ENOMEM;
+	}
+	for_each_possible_cpu(cpu)
+		init_waitqueue_head(per_cpu_ptr(rd->cpu_wq, cpu));
+	init_waitqueue_head(&rd->wq);
 	mutex_init(&rd->lock);
 	rd->pos = lt_ring_position(false);
 	file->private_data = rd;
+	mutex_lock(&lt_readers_lock);
+	list_add_tail_rcu(&rd->node, &lt_readers);
+	mutex_unlock(&lt_readers_lock);
 	lt_live_get();
 	return 0;
 }
 
+static void lt_reader_free(struct rcu_head *head)
+{
+	struct lt_reader *rd = container_of(head, struct lt_reader, rcu);
+
+	free_percpu(rd->cpu_wq);
+	kvfree(rd);
+}
+
 static int lt_release(struct inode *inode, struct file *file)
 {
-	kvfree(file->private_data);
+	struct lt_reader *rd = file->private_data;
+
+	mutex_lock(&lt_readers_lock);
+	list_del_rcu(&rd->node);
+	mutex_unlock(&lt_readers_lock);
+	/* A wakeup may still be walking past it; nothing waits on it any more. */
+	call_rcu(&rd->rcu, lt_reader_free);
 	lt_live_put();
 	return 0;
 }
@@ -267,6 +335,8 @@ static ssize_t lt_read(struct file *file, char __user *ubuf, size_t count, loff_
 	if (mutex_lock_interruptible(&rd->lock))
 		return -ERESTARTSYS;
 	for (;;) {
+		wait_queue_head_t *wq;
+
 		saved = rd->pos;
 		n = lt_reader_fetch(rd, max);
 		if (n)
@@ -275,7 +345,8 @@ static ssize_t lt_read(struct file *file, char __user *ubuf, size_t count, loff_
 			ret = -EAGAIN;
 			goto out;
 		}
-		ret = wait_event_interruptible(lt_ring.wq, lt_reader_pending(rd));
+		wq = lt_reader_wq(rd);
+		ret = wait_event_interruptible(*wq, lt_reader_pending(rd));
 		if (ret)
 			goto out;
 	}
@@ -294,7 +365,7 @@ static __poll_t lt_poll(struct file *file, struct poll_table_struct *wait)
 {
 	struct lt_reader *rd = file->private_data;
 
-	poll_wait(file, &lt_ring.wq, wait);
+	poll_wait(file, lt_reader_wq(rd), wait);
 	return lt_reader_pending(rd) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
@@ -330,11 +401,11 @@ static struct miscdevice lt_misc = {
 int lt_notify_init(unsigned int ring_records)
 {
 	struct lt_ring *r = &lt_ring;
-	int ret;
+	int ret, cpu;
 
 	raw_spin_lock_init(&r->lock);
-	init_waitqueue_head(&r->wq);
-	init_irq_work(&r->wake, lt_ring_wake);
+	for_each_possible_cpu(cpu)
+		init_irq_work(per_cpu_ptr(&lt_wake_work, cpu), lt_ring_wake);
 	atomic64_set(&r->dropped, 0);
 	atomic64_set(&r->unreported, 0);
 	r->head = 0;
@@ -359,8 +430,13 @@ int lt_notify_init(unsigned int ring_records)
 /* No open file can remain (fops.owner pins the module) and no tracker is left. */
 void lt_notify_exit(void)
 {
+	int cpu;
+
 	misc_deregister(&lt_misc);
-	irq_work_sync(&lt_ring.wake);
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&lt_wake_work, cpu));
+	/* The last files' lt_reader_free(): before the module's text goes. */
+	rcu_barrier();
 	vfree(lt_ring.slots);
 	lt_ring.slots = NULL;
 }

@@ -78,11 +78,19 @@ for task in /proc/"$PID_h2"/task/*; do
 		fail "h2's $(cat "$task/comm") thread runs $(policy "${task#*/task/}"), not $want"
 done
 [ "$seen" = 2 ] || fail "h2's waiter and fleet reader threads not found ($seen of 2)"
+# realtime.waiter_per_cpu (the default) on h1, free to run anywhere: a waiter thread pinned
+# to each CPU; h2 has one CPU to run on, so one waiter (above).
+pinned=$(for task in /proc/"$PID_h1"/task/*; do
+	[ "$(cat "$task/comm")" = latencyd-waiter ] || continue
+	field "${task#/proc/}" Cpus_allowed_list
+done | sort -n | tr '\n' ' ')
+want_cpus=$(seq 0 $(($(nproc) - 1)) | tr '\n' ' ')
+[ "$pinned" = "$want_cpus" ] || fail "h1's waiter threads are pinned to CPUs '$pinned', not one to each of '$want_cpus'"
 [ "$(policy "$(helper h2)")" = "SCHED_OTHER 0 " ] ||
 	fail "h2's fleet process runs $(policy "$(helper h2)"), not SCHED_OTHER"
 [ "$want1" = _latencyd ] || grep -q "no user '_latencyd' on this system: the fleet process runs as nobody" "$T/h1/latencyd.log" ||
 	fail "h1's log does not say that _latencyd is missing: $(cat "$T/h1/latencyd.log")"
-pass "latencyd-fleet runs as $want1 and daemon: no capability, no_new_privs; libmosquitto and libssl only there; realtime.cpus holds for all of h2; its waiter and fleet reader SCHED_FIFO 50 and 49, its fleet process SCHED_OTHER"
+pass "latencyd-fleet runs as $want1 and daemon: no capability, no_new_privs; libmosquitto and libssl only there; realtime.cpus holds for all of h2; its waiter and fleet reader SCHED_FIFO 50 and 49, its fleet process SCHED_OTHER; h1's waiter one thread per CPU, each pinned there"
 
 # 2. Killed: started again; an alert meanwhile is recorded at once, published when back.
 old=$(helper h2)

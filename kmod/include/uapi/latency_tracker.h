@@ -22,6 +22,11 @@
  *     ABI major; step through them with rec->size.
  *   - Blocking read waits for a record; with O_NONBLOCK it fails with -EAGAIN.
  *   - poll()/epoll report POLLIN | POLLRDNORM only when this open file has records to read.
+ *   - Threads of one open file pinned to one CPU each (ABI 1.6): an alert wakes the
+ *     thread(s) of that file waiting on the CPU that raised it, and only when none waits
+ *     there every thread of the file; threads free to run on several CPUs are woken by
+ *     every alert. A reader with a thread per CPU is thus woken without an
+ *     interprocessor interrupt. Open files are woken independently of one another.
  *   - The kernel keeps the last N records in one shared ring (N: ring_records in sysfs).
  *     Each open file has its own read position, so any number of readers each see every
  *     record; they never steal records from one another. A new open starts at the oldest
@@ -113,7 +118,7 @@
 
 /* A major bump breaks readers; a minor bump only appends fields or values. */
 #define LATENCY_TRACKER_ABI_MAJOR 1
-#define LATENCY_TRACKER_ABI_MINOR 5
+#define LATENCY_TRACKER_ABI_MINOR 6
 
 /* device_names (ABI 1.5): a name's longest, its terminating NUL included. */
 #define LATENCY_TRACKER_DEVNAME_LEN 32

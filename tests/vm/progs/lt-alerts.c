@@ -1,8 +1,8 @@
 /*
  * lt-alerts: reads alerts back from /dev/latency_tracker as latencyd will, and checks the
  * notification file's contract: poll/epoll readiness, blocking and O_NONBLOCK reads, whole
- * records per read, independent readers, timeouts, rate-limit accounting (.suppressed) and
- * the LOST record of a reader that fell behind. Needs latency_tracker and
+ * records per read, independent readers, timeouts, rate-limit accounting (.suppressed),
+ * the LOST record of a reader that fell behind and the wakeup of threads pinned to CPUs. Needs latency_tracker and
  * latency_tracker_selftest loaded; alerts are raised through the self-test's emit file.
  * Prints PASS/FAIL lines; exits 0 when everything passed.
  */
@@ -10,6 +10,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "latency_tracker.h"
+#include "lt-progs.h"
 
 #define SYS_DIR	    "/sys/" LATENCY_TRACKER_SYSFS_DIR
 #define ST_DIR	    "/sys/kernel/latency_tracker_selftest"
@@ -441,6 +444,121 @@ static void test_lost(int a, int b)
 	pass("a reader 10 records behind gets LOST(10) then the ring, in order");
 }
 
+/* A thread pinned to one CPU, polling one open file: how often it was woken. */
+struct poller {
+	int fd, cpu;
+	pid_t tid;
+	_Atomic int wakes, records, stop;
+	pthread_t thread;
+};
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		fail("pin to CPU %d: %s", cpu, strerror(errno));
+}
+
+static void pin_all(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	for (long c = 0; c < ncpus && c < CPU_SETSIZE; c++)
+		CPU_SET(c, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		fail("unpin: %s", strerror(errno));
+}
+
+static void *poller_run(void *arg)
+{
+	struct latency_tracker_record buf[MAXREC];
+	struct poller *p = arg;
+	struct pollfd pfd = {.fd = p->fd, .events = POLLIN};
+	ssize_t n;
+
+	pin(p->cpu);
+	p->tid = (pid_t)syscall(SYS_gettid);
+	while (!p->stop) {
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		p->wakes++;
+		while ((n = read(p->fd, buf, sizeof(buf))) > 0)
+			p->records += (int)(n / RSIZE);
+	}
+	return NULL;
+}
+
+static void pollers_asleep(struct poller *ps, int n)
+{
+	for (int i = 0; i < n; i++) {
+		while (!ps[i].tid)
+			usleep(1000);
+		if (wait_sleeping(ps[i].tid))
+			fail("poller on CPU %d never slept", ps[i].cpu);
+	}
+}
+
+/*
+ * Open file A has a thread on CPU 0 and one on CPU 1, file B one thread on CPU 0. An alert
+ * raised on CPU c wakes A's thread on c alone, and B's thread wherever c is (none of B's
+ * waits on CPU 1: all of B's threads are woken).
+ */
+static void test_cpu_wake(void)
+{
+	enum { A0, A1, B0, N_POLLERS };
+	struct poller ps[N_POLLERS] = {{.cpu = 0}, {.cpu = 1}, {.cpu = 0}};
+	int a = open_dev(O_NONBLOCK), b = open_dev(O_NONBLOCK), n = 5, want = 0;
+	int before[N_POLLERS], woke[2][N_POLLERS];
+
+	if (ncpus < 2) {
+		pass("one CPU: no pinned-thread wakeup to check");
+		return;
+	}
+	ps[A0].fd = ps[A1].fd = a;
+	ps[B0].fd = b;
+	for (int i = 0; i < N_POLLERS; i++)
+		if (pthread_create(&ps[i].thread, NULL, poller_run, &ps[i]))
+			fail("pthread_create");
+	for (int c = 0; c < 2; c++) {
+		for (int i = 0; i < N_POLLERS; i++)
+			before[i] = ps[i].wakes;
+		for (int k = 0; k < n; k++) {
+			uint64_t t0 = now_ns();
+
+			pollers_asleep(ps, N_POLLERS);
+			pin(c);
+			emit("threshold 1");
+			want++;
+			while (ps[A0].records + ps[A1].records < want || ps[B0].records < want) {
+				if (now_ns() - t0 > 5000000000ULL)
+					fail("CPU %d alert %d: A read %d, B read %d of %d", c, k,
+					     ps[A0].records + ps[A1].records, ps[B0].records, want);
+				usleep(1000);
+			}
+		}
+		for (int i = 0; i < N_POLLERS; i++)
+			woke[c][i] = ps[i].wakes - before[i];
+	}
+	for (int i = 0; i < N_POLLERS; i++)
+		ps[i].stop = 1;
+	for (int i = 0; i < N_POLLERS; i++)
+		pthread_join(ps[i].thread, NULL);
+	printf("wakes on CPU 0 alerts: A0 %d A1 %d B0 %d; on CPU 1 alerts: A0 %d A1 %d B0 %d\n",
+	       woke[0][A0], woke[0][A1], woke[0][B0], woke[1][A0], woke[1][A1], woke[1][B0]);
+	if (!woke[0][A0] || woke[0][A1] || !woke[1][A1] || woke[1][A0])
+		fail("A's thread on the alerting CPU alone should wake");
+	if (!woke[0][B0] || !woke[1][B0])
+		fail("B's only thread should wake for alerts on either CPU");
+	pin_all();
+	close(a);
+	close(b);
+	pass("an alert wakes the open file's thread pinned to its CPU alone, else them all");
+}
+
 int main(void)
 {
 	uint64_t dropped;
@@ -462,6 +580,7 @@ int main(void)
 	test_timeout(a, b);
 	test_suppressed(a, b);
 	test_lost(a, b);
+	test_cpu_wake();
 	dropped = read_u64(SYS_DIR "/alerts_dropped");
 	if (dropped)
 		fail("%" PRIu64 " alerts dropped", dropped);

@@ -27,25 +27,31 @@ echo "latencyd: VmRSS $rss kB, VmLck $(awk '/^VmLck:/ { print $2 }' /proc/$LPID/
 [ "$rss" -le $((12 * 1024)) ] || fail "latencyd resident $rss kB, over 12 MiB"
 pass "locked on fault: $rss kB resident"
 
-W=$(grep -l latencyd-waiter /proc/$LPID/task/*/comm | head -n 1)
-W=${W%/comm}
-faults() { awk '{ print $10 + $12 }' "$W/stat"; }
-major() { awk '{ print $12 }' "$W/stat"; }
-# alert N: one self-test alert, waited for as the Nth complete snapshot.
+# The waiter's threads (one per CPU), summed.
+waiters() { grep -l '^latencyd-waiter$' /proc/$LPID/task/*/comm | sed 's,/comm$,/stat,'; }
+[ "$(waiters | wc -l)" = "$(nproc)" ] || fail "$(waiters | wc -l) waiter threads for $(nproc) CPUs"
+faults() { waiters | xargs cat | awk '{ s += $10 + $12 } END { print s }'; }
+major() { waiters | xargs cat | awk '{ s += $12 } END { print s }'; }
+# alert N CPU: one self-test alert raised on CPU (the waiter pinned there takes it), waited
+# for as the Nth complete snapshot.
 alert() {
-	echo "threshold 1" >/sys/kernel/latency_tracker_selftest/emit || fail "emit"
+	taskset -c "$2" sh -c 'echo "threshold 1" >/sys/kernel/latency_tracker_selftest/emit' || fail "emit"
 	wait_snapshots $D/catalog.json "$1" "alert $1"
 }
-m0=$(major) f0=$(faults)
-alert 1
-f1=$(faults)
-sleep 2
-alert 2
-f2=$(faults)
-echo "waiter page faults: $((f1 - f0)) over the first alert, $((f2 - f1)) over the second; major $(major)"
-[ "$(major)" = "$m0" ] || fail "major page faults on the alert path"
-[ $((f1 - f0)) -le 8 ] || fail "$((f1 - f0)) page faults over the first alert"
-[ "$f2" = "$f1" ] || fail "$((f2 - f1)) page faults over the second alert"
-pass "alert path: no major fault, $((f1 - f0)) minor over the first alert, none over the second"
+m0=$(major)
+n=0
+for cpu in $(seq 0 $(($(nproc) - 1))); do
+	f0=$(faults)
+	alert $((n += 1)) $cpu
+	f1=$(faults)
+	sleep 2
+	alert $((n += 1)) $cpu
+	f2=$(faults)
+	echo "CPU $cpu: waiter page faults: $((f1 - f0)) over the first alert, $((f2 - f1)) over the second; major $(major)"
+	[ "$(major)" = "$m0" ] || fail "major page faults on the alert path"
+	[ $((f1 - f0)) -le 8 ] || fail "$((f1 - f0)) page faults over the first alert on CPU $cpu"
+	[ "$f2" = "$f1" ] || fail "$((f2 - f1)) page faults over the second alert on CPU $cpu"
+done
+pass "alert path: no major fault, a few minor over each waiter's first alert, none over the second"
 kill -TERM $LPID
 wait $LPID || fail "latencyd did not stop cleanly"

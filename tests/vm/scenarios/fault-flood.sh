@@ -58,7 +58,14 @@ status() { ctl --json status >$D/status.json || fail "latencyctl status"; }
 ticks() { awk '{ print $14 + $15 }' /proc/$LPID/stat; } # utime + stime, USER_HZ = 100
 cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; } # centiseconds since boot
 # Thread CPU (utime + stime) and nice value by name.
-thread_cs() { for t in /proc/$LPID/task/*; do [ "$(cat $t/comm)" = "$1" ] && awk '{ print $14 + $15 }' $t/stat; done; }
+# utime + stime of the threads named $1 (the waiter has one per CPU), summed
+thread_cs() {
+	local s=0 t
+	for t in /proc/$LPID/task/*; do
+		[ "$(cat $t/comm)" = "$1" ] && s=$((s + $(awk '{ print $14 + $15 }' $t/stat)))
+	done
+	echo $s
+}
 thread_nice() { for t in /proc/$LPID/task/*; do [ "$(cat $t/comm)" = "$1" ] && awk '{ print $19 }' $t/stat; done; }
 ksum() { # the sum of stats/$1 over every tracker
 	s=0

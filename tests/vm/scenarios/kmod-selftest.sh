@@ -7,7 +7,7 @@
 
 modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
 [ -c /dev/latency_tracker ] || fail "no /dev/latency_tracker character device"
-[ "$(cat /sys/kernel/latency_tracker/abi_version)" = 1.5 ] || fail "abi_version: $(cat /sys/kernel/latency_tracker/abi_version)"
+[ "$(cat /sys/kernel/latency_tracker/abi_version)" = 1.6 ] || fail "abi_version: $(cat /sys/kernel/latency_tracker/abi_version)"
 pass "modules loaded, /dev/latency_tracker present"
 
 rc=0
