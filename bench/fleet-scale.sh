@@ -20,7 +20,7 @@ fi
 . "$here/fleet/lib.sh"
 # shellcheck disable=SC2086
 bench_outer "8\\. Fleet at scale" fleet-scale-results.md \
-	NODE_RT_PRIORITY="${FLEET_RT_PRIORITY:-50}" \
+	NODE_RT_PRIORITY="${FLEET_RT_PRIORITY:-50}" ${NODE_REALTIME:+NODE_REALTIME="$NODE_REALTIME"} \
 	${FLEET_SIM_NICE:+FLEET_SIM_NICE="$FLEET_SIM_NICE"} \
 	${ANSWER_DELAY_MS:+ANSWER_DELAY_MS="$ANSWER_DELAY_MS"} -- "$incidents" $steps
 bench_inner fleet-sim mqtt-rtt

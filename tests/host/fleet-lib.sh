@@ -52,7 +52,8 @@ start_fleet_broker() {
 # its realtime.cpus. NODE_SESSIOND_CPUS: its own sessiond started under taskset -c (its
 # consumerd inherits it). NODE_BUFFERS: the session's buffer keys instead of 4 sub-buffers
 # of 4 KiB, e.g. NODE_BUFFERS='subbuf_size = 262144; num_subbuf = 4;'.
-# NODE_RT_PRIORITY: its realtime.priority (default 0; more needs RLIMIT_RTPRIO, prlimit).
+# NODE_RT_PRIORITY: its realtime.priority (default 0; more needs RLIMIT_RTPRIO, prlimit);
+# NODE_REALTIME: more settings of its realtime group.
 node() {
 	local n=$1 home=$T/$1/home
 	mkdir -p "$T/$n/snapshots" "$home"
@@ -76,7 +77,7 @@ catalog: { directory = "$T/$n/catalog"; };
 output: { directory = "$T/$n/snapshots"; relayd = "$LATENCYD_TEST_RELAYD_URL"; };
 ratelimit: { rate = 100; burst = 100; };
 analysis: { auto = false; };
-realtime: { priority = ${NODE_RT_PRIORITY:-0}; lock_memory = false; ${NODE_CPUS:+cpus = \"$NODE_CPUS\";} };
+realtime: { priority = ${NODE_RT_PRIORITY:-0}; lock_memory = false; ${NODE_CPUS:+cpus = \"$NODE_CPUS\";} ${NODE_REALTIME:-}};
 fleet: { enabled = true; broker = "${FLEET_BROKER:-mqtt://127.0.0.1:$PORT}"; host = "$n";
 	 group = "$2"; peer_rate = $3; peer_burst = $4; ${FLEET_EXTRA:-}};
 ${5:-}
