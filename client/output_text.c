@@ -106,7 +106,7 @@ struct status_recorder {
 	bool realtime, memory_locked, fallback_local;
 	double rate, tokens;
 	int64_t alerts, snapshots, failed, causes, suppressed, kernel_suppressed, lost;
-	int64_t detect_last_ns, detect_max_ns;
+	int64_t detect_last_ns, detect_max_ns, waiter_threads;
 };
 
 /* The last measured history: "510ms (buffers full), snapshot 3 at 12:03:04". */
@@ -189,6 +189,7 @@ static int recorder_rows(struct table *t, const struct status *st)
 		{PROTO_KEY_RECREATED, PROTO_FIELD_INT, 0, REC(recreated)},
 		{PROTO_KEY_REALTIME, PROTO_FIELD_BOOL, 0, REC(realtime)},
 		{PROTO_KEY_MEMORY_LOCKED, PROTO_FIELD_BOOL, 0, REC(memory_locked)},
+		{PROTO_KEY_WAITER_THREADS, PROTO_FIELD_INT, 0, REC(waiter_threads)},
 		{NULL},
 	};
 	static const struct proto_field output_fields[] = {
@@ -249,7 +250,8 @@ static int recorder_rows(struct table *t, const struct status *st)
 	    rc.detail ?: "");
 	if (rc.recreated)
 		row(t, "", "re-created %" PRId64 " time(s)", rc.recreated);
-	row(t, "Waiter:", "%s, memory %s", rc.realtime ? "SCHED_FIFO" : "normal priority",
+	row(t, "Waiter:", "%s, %s, memory %s", rc.realtime ? "SCHED_FIFO" : "normal priority",
+	    rc.waiter_threads > 1 ? "a thread per CPU" : "one thread",
 	    rc.memory_locked ? "locked" : "not locked");
 	if (rc.relayd && rc.relayd[0])
 		row(t, "Output:", "%s%s%s", rc.relayd, rc.fallback_local ? ", else " : "",

@@ -127,6 +127,7 @@ struct json_tokener;
 #define PROTO_KEY_RECREATED		"recreated"
 #define PROTO_KEY_REALTIME		"realtime"
 #define PROTO_KEY_MEMORY_LOCKED		"memory_locked"
+#define PROTO_KEY_WAITER_THREADS	"waiter_threads"
 #define PROTO_KEY_OUTPUT		"output"
 #define PROTO_KEY_DIRECTORY		"directory"
 #define PROTO_KEY_RELAYD		"relayd"

@@ -50,6 +50,7 @@ static struct json_object *session_object(const struct manager *m, const struct 
 	if (st->session_error)
 		result_add_string(o, PROTO_KEY_DETAIL, flight_strerror(st->session_error), r);
 	result_add_bool(o, PROTO_KEY_REALTIME, st->realtime, r);
+	result_add_int(o, PROTO_KEY_WAITER_THREADS, (int64_t)st->waiter_threads, r);
 	result_add_bool(o, PROTO_KEY_MEMORY_LOCKED, m->memory_locked, r);
 	return o;
 }

@@ -355,6 +355,7 @@ void recorder_status(struct recorder *rc, struct recorder_status *st)
 	st->sized_events_per_sec = rc->session.sizing.events_per_sec;
 	st->sized_bytes_per_event = rc->session.sizing.bytes_per_event;
 	st->realtime = rc->rt;
+	st->waiter_threads = rc->waiter ? waiter_threads(rc->waiter) : 0;
 	st->counters.alerts = ws.alerts;
 	st->counters.snapshots = ws.snapshots;
 	st->counters.failed = ws.failed;

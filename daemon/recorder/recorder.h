@@ -104,7 +104,8 @@ struct recorder_status {
 	uint64_t history_target_ns;
 	unsigned resized;
 	double sized_events_per_sec, sized_bytes_per_event;
-	bool realtime; /* the waiter runs at SCHED_FIFO */
+	bool realtime;	       /* the waiter runs at SCHED_FIFO */
+	size_t waiter_threads; /* one per CPU, or one */
 	struct {
 		uint64_t alerts, snapshots, failed, causes, suppressed, kernel_suppressed, lost;
 		uint64_t peers; /* fleet peers' alerts taken by the waiter */

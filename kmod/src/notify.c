@@ -197,22 +197,34 @@ void lt_notify_stats(struct lt_notify_stats *st)
  * SCHED_FIFO 1: a higher-priority task running there delays the reader's wakeup until it
  * yields (bench/kernels-results.md measures it).
  */
+static void lt_wake_queue(wait_queue_head_t *wq)
+{
+	if (waitqueue_active(wq))
+		wake_up_interruptible_all(wq);
+}
+
 static void lt_ring_wake(struct irq_work *w)
 {
 	int here = smp_processor_id(), cpu;
 	struct lt_reader *rd;
 
+	/*
+	 * Pairs with the barrier in a reader's wait (set_current_state(), poll's): the record
+	 * is in the ring before the queues are looked at without their locks, so a reader is
+	 * either seen waiting or sees the record.
+	 */
+	smp_mb();
 	rcu_read_lock();
 	list_for_each_entry_rcu(rd, &lt_readers, node) {
 		wait_queue_head_t *local = per_cpu_ptr(rd->cpu_wq, here);
 
-		wake_up_interruptible_all(&rd->wq);
-		if (wq_has_sleeper(local)) {
+		lt_wake_queue(&rd->wq);
+		if (waitqueue_active(local)) {
 			wake_up_interruptible_all(local);
 			continue;
 		}
 		for_each_possible_cpu(cpu)
-			wake_up_interruptible_all(per_cpu_ptr(rd->cpu_wq, cpu));
+			lt_wake_queue(per_cpu_ptr(rd->cpu_wq, cpu));
 	}
 	rcu_read_unlock();
 }
@@ -366,6 +378,8 @@ static __poll_t lt_poll(struct file *file, struct poll_table_struct *wait)
 	struct lt_reader *rd = file->private_data;
 
 	poll_wait(file, lt_reader_wq(rd), wait);
+	/* Queued before the ring is read: pairs with the barrier in lt_ring_wake(). */
+	smp_mb();
 	return lt_reader_pending(rd) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 

@@ -86,6 +86,8 @@ pinned=$(for task in /proc/"$PID_h1"/task/*; do
 done | sort -n | tr '\n' ' ')
 want_cpus=$(seq 0 $(($(nproc) - 1)) | tr '\n' ' ')
 [ "$pinned" = "$want_cpus" ] || fail "h1's waiter threads are pinned to CPUs '$pinned', not one to each of '$want_cpus'"
+jst h1 ".session.waiter_threads == $(nproc)" && jst h2 '.session.waiter_threads == 1' ||
+	fail "status: h1 $(ctl h1 --json status | jq .session.waiter_threads) waiter threads, h2 $(ctl h2 --json status | jq .session.waiter_threads)"
 [ "$(policy "$(helper h2)")" = "SCHED_OTHER 0 " ] ||
 	fail "h2's fleet process runs $(policy "$(helper h2)"), not SCHED_OTHER"
 [ "$want1" = _latencyd ] || grep -q "no user '_latencyd' on this system: the fleet process runs as nobody" "$T/h1/latencyd.log" ||
