@@ -22,25 +22,12 @@ fi
 bench_outer "8\\. Fleet at scale" fleet-scale-results.md \
 	NODE_RT_PRIORITY="${FLEET_RT_PRIORITY:-50}" ${NODE_REALTIME:+NODE_REALTIME="$NODE_REALTIME"} \
 	${FLEET_SIM_NICE:+FLEET_SIM_NICE="$FLEET_SIM_NICE"} \
-	${FLEET_SIM_SCHED:+FLEET_SIM_SCHED="$FLEET_SIM_SCHED"} \
 	${ANSWER_DELAY_MS:+ANSWER_DELAY_MS="$ANSWER_DELAY_MS"} -- "$incidents" $steps
 bench_inner fleet-sim mqtt-rtt
 FLEET_SIM=$build/bench/fleet/fleet-sim MQTT_RTT=$build/bench/fleet/mqtt-rtt
 PREFIX=latencyd GROUP=bench # fleet-lib's nodes: the default topic prefix, group "bench"
 SPACING=0.4                 # seconds between two alerts on the origin
-# The simulator stands for other hosts' CPUs: it yields. SCHED_IDLE (the default): any
-# other task that wakes takes its CPU at once; "nice": at nice FLEET_SIM_NICE, which the fair
-# scheduler does not always preempt at once for a broker or peer thread that wakes.
-SIM_SCHED=${FLEET_SIM_SCHED:-idle}
-SIM_NICE=${FLEET_SIM_NICE:-19}
-case $SIM_SCHED in
-idle) SIM_SCHED_TEXT="under SCHED_IDLE" ;;
-nice) SIM_SCHED_TEXT="at nice $SIM_NICE" ;;
-*) echo "FLEET_SIM_SCHED: idle or nice, not $SIM_SCHED" >&2; exit 2 ;;
-esac
-sim_sched() {
-	if [ "$SIM_SCHED" = idle ]; then chrt --idle 0 "$@"; else nice -n "$SIM_NICE" "$@"; fi
-}
+SIM_NICE=${FLEET_SIM_NICE:-19} # the simulator stands for other hosts' CPUs: it yields
 TICK=$(getconf CLK_TCK)
 
 # fleet-lib's broker, with $SYS counters every second: the broker's own count of what it
@@ -103,7 +90,7 @@ step() {
 	echo "=== step: $m simulated members, answers $label"
 	SIM_PID=
 	if [ "$m" -gt 0 ]; then
-		sim_sched "$FLEET_SIM" -t 4 -d "$delay" 127.0.0.1 "$PORT" $PREFIX $GROUP "$m" \
+		nice -n "$SIM_NICE" "$FLEET_SIM" -t 4 -d "$delay" 127.0.0.1 "$PORT" $PREFIX $GROUP "$m" \
 			>"$T/sim-$tag.out" 2>"$T/sim-$tag.err" &
 		SIM_PID=$!
 		PIDS+=("$SIM_PID")
@@ -297,8 +284,7 @@ with CAP_SYS_NICE, which latencyd.service keeps; \`FLEET_RT_PRIORITY=0\` for nor
 priority, as part 6); the peer
 buckets opened wide, \`peer_rate\` and \`total_rate\` 100/s, so that every incident is
 recorded), plus M simulated members: \`bench/fleet/fleet-sim\`, one process of M
-libmosquitto clients on 4 threads $SIM_SCHED_TEXT (it stands for other hosts' CPUs: any
-real node, the broker or relayd that wakes takes its CPU at once),
+libmosquitto clients on 4 threads at nice $SIM_NICE (it stands for other hosts' CPUs),
 each speaking the fleet protocol with proto/'s codec as latencyd does (MQTT v5, client id
 \`latencyd-simNNN\`, a retained presence and last will, QoS 0 subscriptions to the group's
 alerts and presences and its own results, a \`recorded\` result for each alert, to its
@@ -325,8 +311,8 @@ when its snapshot is done). Each step: $incidents alerts on h1, one every $SPACI
   subscribers one after the other, in the order they subscribed: h2 is second (after h1),
   and h3's latencyd is restarted at each step once the simulated members are in, so that
   it is last. *fleet-sim delivery*: the alert's \`sent_realtime_ns\` (the origin's
-  publish) to each simulated member's receipt, the simulator's own scheduling
-  $SIM_SCHED_TEXT included; *answer*: that receipt to the result handed to libmosquitto.
+  publish) to each simulated member's receipt, the simulator's own scheduling at nice
+  $SIM_NICE included; *answer*: that receipt to the result handed to libmosquitto.
 - *Broker RTT*: \`bench/fleet/mqtt-rtt\`, 200 QoS 1 round trips after the step's
   incidents, the step's members still connected.
 
