@@ -190,6 +190,12 @@ void lt_notify_stats(struct lt_notify_stats *st)
 	st->dropped = atomic64_read(&lt_ring.dropped);
 }
 
+static void lt_wake_queue(wait_queue_head_t *wq)
+{
+	if (waitqueue_active(wq))
+		wake_up_interruptible_all(wq);
+}
+
 /*
  * Hard interrupt context on !PREEMPT_RT, the irq_work thread on PREEMPT_RT: there the
  * waitqueue's spinlock_t sleeps, so the wakeup cannot be made hard (IRQ_WORK_HARD_IRQ),
@@ -197,12 +203,6 @@ void lt_notify_stats(struct lt_notify_stats *st)
  * SCHED_FIFO 1: a higher-priority task running there delays the reader's wakeup until it
  * yields (bench/kernels-results.md measures it).
  */
-static void lt_wake_queue(wait_queue_head_t *wq)
-{
-	if (waitqueue_active(wq))
-		wake_up_interruptible_all(wq);
-}
-
 static void lt_ring_wake(struct irq_work *w)
 {
 	int here = smp_processor_id(), cpu;
@@ -287,7 +287,6 @@ static u64 lt_ring_position(bool newest)
 static int lt_open(struct inode *inode, struct file *file)
 {
 	struct lt_reader *rd;
-
 	int cpu;
 
 	rd = kvzalloc(sizeof(*rd), GFP_KERNEL);
