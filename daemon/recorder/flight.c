@@ -17,6 +17,7 @@
 
 #include "flight.h"
 #include "history.h"
+#include "log.h"
 #include "relayd_probe.h"
 
 /*
@@ -202,19 +203,23 @@ static int enable_names(struct lttng_handle *h, struct lttng_domain *dom)
  */
 #define OUTPUT_NAME "lttng"
 
+/* Refused, records still work: each then sends its output's URLs for sessiond to build. */
 static void add_session_output(struct flight *f)
 {
 	struct lttng_snapshot_output *primary = f->relayd ? f->relayd : f->local;
 	struct lttng_snapshot_output *named = lttng_snapshot_output_create();
+	int r = named ? lttng_snapshot_output_set_name(OUTPUT_NAME, primary) : -LTTNG_ERR_NOMEM;
 
-	if (!named)
-		return;
-	if (lttng_snapshot_output_set_name(OUTPUT_NAME, primary) < 0 ||
-	    lttng_snapshot_add_output(f->session, primary) < 0) {
-		lttng_snapshot_output_destroy(named);
+	if (r >= 0)
+		r = lttng_snapshot_add_output(f->session, primary);
+	if (r >= 0) {
+		f->named = named;
 		return;
 	}
-	f->named = named;
+	lttng_snapshot_output_destroy(named);
+	log_warnx("session %s: cannot add its snapshot output (%s): each record sends the "
+		  "output's URL instead, which sessiond takes longer to start",
+		  f->session, lttng_strerror(r));
 }
 
 static int setup_session(const struct flight_settings *s)
