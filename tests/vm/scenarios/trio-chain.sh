@@ -47,6 +47,14 @@ if [ "$VM_NAME" = vm2 ]; then
 	started middle "$VM_OUT/middle.txt"
 fi
 vm_barrier ready 300
+# MODE disk: the throttle lets a first burst through at once, and a client slowed past the
+# threshold by the VMs' own CPU then (TCG) would be recorded with no wait on the disk in
+# it. A reader of its own keeps the throttle's bucket empty, so that every request of the
+# server waits on the disk.
+if [ "$VM_NAME" = vm3 ] && [ "$mode" = disk ]; then
+	dd if=/dev/$B of=/dev/null iflag=direct bs=4096 count=100000 2>/dev/null &
+	DRAIN=$!
+fi
 sleep 1 # some history in every buffer
 
 if [ "$VM_NAME" = vm1 ]; then
@@ -56,4 +64,5 @@ if [ "$VM_NAME" = vm1 ]; then
 fi
 fleet_recorded vm1
 pass "$VM_NAME recorded incident $INCIDENT ($mode) to lttng-relayd"
+[ -n "${DRAIN:-}" ] && kill "$DRAIN" 2>/dev/null
 vm_barrier done 300
