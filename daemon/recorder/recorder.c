@@ -255,6 +255,7 @@ int recorder_start(struct recorder *rc, uint64_t first_id)
 {
 	const struct conf *c = rc->conf;
 	uint64_t now;
+	size_t n;
 	int r;
 
 	r = session_start(&rc->session);
@@ -288,9 +289,9 @@ int recorder_start(struct recorder *rc, uint64_t first_id)
 		log_warnx("cannot run the waiter at SCHED_FIFO priority %" PRIu64
 			  ": it runs at normal priority",
 			  c->realtime.priority);
-	log_info("waiting for alerts on %s (%zu waiter thread%s%s)", c->module.notify_path,
-		 waiter_threads(rc->waiter), waiter_threads(rc->waiter) == 1 ? "" : "s",
-		 waiter_threads(rc->waiter) > 1 ? ", one per CPU" : "");
+	n = waiter_threads(rc->waiter);
+	log_info("waiting for alerts on %s (%zu waiter thread%s)", c->module.notify_path, n,
+		 n > 1 ? "s, one per CPU" : "");
 	return 0;
 }
 

@@ -6,8 +6,9 @@
  * alert, already running there: no interprocessor interrupt, no idle CPU to wake, which is
  * what made an idle machine slower to react than a busy one (issue #31); another thread
  * takes it when that one is busy. Whichever thread is woken holds the run lock while it
- * reads and records, so the threads are one waiter taking turns. An alert that admission.c allows is recorded at once, with as few
- * steps as possible between the wakeup and lttng_snapshot_record(); alerts that were
+ * reads and records, so the threads are one waiter taking turns. An alert that admission.c
+ * allows is recorded at once, with as few steps as possible between the wakeup and
+ * lttng_snapshot_record(); alerts that were
  * already queued are drained right after and become extra causes of that snapshot when
  * their interval ended before the record began (so it is in it); one that ended later
  * may not be, and causes the next record instead (issue #19). The thread reads a storm
@@ -468,48 +469,39 @@ static void *run(void *arg)
 	return NULL;
 }
 
-/* The CPUs the threads go to: those latencyd may run on (realtime.cpus), or none (-1). */
-static size_t waiter_cpus(bool per_cpu, int **ret)
+/*
+ * The CPUs the threads go to: those latencyd may run on (realtime.cpus); an empty set for
+ * one thread, free to run on any.
+ */
+static size_t waiter_cpus(bool per_cpu, cpu_set_t *set)
 {
-	cpu_set_t set;
-	size_t n = 0;
-	int *cpus;
-
-	if (!per_cpu || sched_getaffinity(0, sizeof(set), &set) < 0 || CPU_COUNT(&set) < 2)
-		CPU_ZERO(&set);
-	cpus = calloc((size_t)CPU_COUNT(&set) + 1, sizeof(*cpus));
-	if (!cpus)
-		return 0;
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[n++] = c;
-	if (!n)
-		cpus[n++] = -1;
-	*ret = cpus;
-	return n;
+	if (per_cpu && sched_getaffinity(0, sizeof(*set), set) == 0 && CPU_COUNT(set) > 1)
+		return (size_t)CPU_COUNT(set);
+	CPU_ZERO(set);
+	return 1;
 }
 
 int waiter_start(struct waiter *w, unsigned rt_priority, bool per_cpu, bool *got_rt)
 {
-	int *cpus = NULL;
-	size_t n = waiter_cpus(per_cpu, &cpus);
-	int r = 0;
+	cpu_set_t set;
+	size_t n = waiter_cpus(per_cpu, &set);
+	int r = 0, cpu = -1;
 
-	if (!n)
-		return -ENOMEM;
 	w->threads = calloc(n, sizeof(*w->threads));
-	if (!w->threads) {
-		free(cpus);
+	if (!w->threads)
 		return -ENOMEM;
-	}
 	memset(w->buf, 0, sizeof(w->buf));
 	*got_rt = true;
 	for (size_t i = 0; i < n && r == 0; i++) {
 		struct waiter_thread *t = &w->threads[i];
 		bool rt;
 
+		/* The next CPU of the set, or -1 (any) when it is empty. */
+		do
+			cpu++;
+		while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set));
 		t->w = w;
-		t->cpu = cpus[i];
+		t->cpu = cpu < CPU_SETSIZE ? cpu : -1;
 		t->index = (unsigned)i;
 		r = thread_start_rt(&t->thread, (int)rt_priority, THREAD_STACK_WAITER, run, t,
 				    "latencyd-waiter", &rt);
@@ -518,7 +510,6 @@ int waiter_start(struct waiter *w, unsigned rt_priority, bool per_cpu, bool *got
 			*got_rt = *got_rt && rt;
 		}
 	}
-	free(cpus);
 	return r;
 }
 

@@ -2,8 +2,9 @@
  * lt-alerts: reads alerts back from /dev/latency_tracker as latencyd will, and checks the
  * notification file's contract: poll/epoll readiness, blocking and O_NONBLOCK reads, whole
  * records per read, independent readers, timeouts, rate-limit accounting (.suppressed),
- * the LOST record of a reader that fell behind and the wakeup of threads pinned to CPUs. Needs latency_tracker and
- * latency_tracker_selftest loaded; alerts are raised through the self-test's emit file.
+ * the LOST record of a reader that fell behind and the wakeup of threads pinned to CPUs.
+ * Needs latency_tracker and latency_tracker_selftest loaded; alerts are raised through the
+ * self-test's emit file.
  * Prints PASS/FAIL lines; exits 0 when everything passed.
  */
 #include <errno.h>
@@ -454,12 +455,10 @@ struct poller {
 
 static void pin(int cpu)
 {
-	cpu_set_t set;
+	int r = pin_cpu(cpu);
 
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		fail("pin to CPU %d: %s", cpu, strerror(errno));
+	if (r)
+		fail("pin to CPU %d: %s", cpu, strerror(-r));
 }
 
 static void pin_all(void)

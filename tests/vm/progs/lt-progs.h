@@ -2,6 +2,8 @@
 #ifndef LT_PROGS_H
 #define LT_PROGS_H
 
+#include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
@@ -26,6 +28,16 @@ static inline int wait_sleeping(pid_t pid)
 		usleep(1000);
 	}
 	return -1;
+}
+
+/* Pins the calling thread to one CPU: 0, or -errno. */
+static inline int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
 #endif /* LT_PROGS_H */

@@ -21,12 +21,10 @@
 
 static void pin(int cpu)
 {
-	cpu_set_t set;
+	int r = pin_cpu(cpu);
 
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		perror("sched_setaffinity");
+	if (r) {
+		fprintf(stderr, "sched_setaffinity: %s\n", strerror(-r));
 		exit(1);
 	}
 }
