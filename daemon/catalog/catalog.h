@@ -92,6 +92,8 @@ int catalog_incident_note(struct catalog *c, const char *incident, const char *h
 /* The members of INCIDENT when it began, if not known yet. */
 int catalog_incident_members(struct catalog *c, const char *incident, const char *const *hosts,
 			     size_t n, uint64_t time);
+/* How many members of INCIDENT said nothing yet; -ENOENT: no such incident. */
+int catalog_incident_silent(struct catalog *c, const char *incident);
 /* The origin could not publish INCIDENT: WHY. */
 int catalog_incident_unpublished(struct catalog *c, const char *incident, const char *why,
 				 uint64_t time);

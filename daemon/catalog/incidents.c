@@ -115,11 +115,34 @@ static struct json_object *part(struct json_object *o, const char *key, bool arr
 	return v;
 }
 
+/* Whether HOST is in HOSTS, a list kept sorted by name. */
 static bool has(struct json_object *hosts, const char *host)
 {
-	for (size_t k = 0; k < json_object_array_length(hosts); k++)
-		if (strcmp(json_object_get_string(json_object_array_get_idx(hosts, k)), host) == 0)
+	size_t lo = 0, hi = json_object_array_length(hosts);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(json_object_get_string(json_object_array_get_idx(hosts, mid)), host);
+
+		if (c == 0)
 			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Whether HOST answered for incident O: it is in one of the status lists. */
+static bool answered(struct json_object *o, const char *host)
+{
+	for (size_t k = 0; k < N_STATUSES; k++) {
+		struct json_object *hosts;
+
+		if (json_object_object_get_ex(o, statuses[k], &hosts) && has(hosts, host))
+			return true;
+	}
 	return false;
 }
 
@@ -135,7 +158,7 @@ int catalog_incident_note(struct catalog *c, const char *incident, const char *h
 		return -ENOMEM;
 	if (json_object_array_add(hosts, json_object_new_string(host)) < 0)
 		return -ENOMEM;
-	json_object_array_sort(hosts, by_name); /* a list a reader scans */
+	json_object_array_sort(hosts, by_name); /* a reader scans it, has() halves it */
 	if (detail && detail[0])
 		json_object_object_add(details, host, json_object_new_string(detail));
 	return 0;
@@ -151,11 +174,51 @@ int catalog_incident_members(struct catalog *c, const char *incident, const char
 	if (json_object_array_length(members))
 		return 0; /* as it began: later comers are no members of it */
 	for (size_t i = 0; i < n; i++)
-		if (!has(members, hosts[i]) &&
-		    json_object_array_add(members, json_object_new_string(hosts[i])) < 0)
+		if (json_object_array_add(members, json_object_new_string(hosts[i])) < 0)
 			return -ENOMEM;
 	json_object_array_sort(members, by_name);
+	/* Each once: a host named twice sits beside itself now. */
+	for (size_t k = json_object_array_length(members); k-- > 1;)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(members, k)),
+			   json_object_get_string(json_object_array_get_idx(members, k - 1))) == 0)
+			json_object_array_del_idx(members, k, 1);
 	return 0;
+}
+
+/* How many hosts two lists sorted by name have in common, in one walk of both. */
+static size_t common(struct json_object *a, struct json_object *b)
+{
+	size_t i = 0, k = 0, n = 0, na = json_object_array_length(a),
+	       nb = json_object_array_length(b);
+
+	while (i < na && k < nb) {
+		int c = strcmp(json_object_get_string(json_object_array_get_idx(a, i)),
+			       json_object_get_string(json_object_array_get_idx(b, k)));
+
+		n += c == 0;
+		i += c <= 0;
+		k += c >= 0;
+	}
+	return n;
+}
+
+/*
+ * The origin asks after each answer, a hundred answers an incident and more: counted in
+ * one walk of each list (a host is in one status list at most), not a lookup a member.
+ */
+int catalog_incident_silent(struct catalog *c, const char *incident)
+{
+	struct json_object *list = catalog_incidents(c), *o, *members, *hosts;
+	size_t heard = 0;
+
+	if (!list || !(o = find(list, incident)))
+		return -ENOENT;
+	if (!json_object_object_get_ex(o, PROTO_KEY_MEMBERS, &members))
+		return 0;
+	for (size_t k = 0; k < N_STATUSES; k++)
+		if (json_object_object_get_ex(o, statuses[k], &hosts))
+			heard += common(members, hosts);
+	return (int)(json_object_array_length(members) - heard);
 }
 
 int catalog_incident_unpublished(struct catalog *c, const char *incident, const char *why,
@@ -183,15 +246,8 @@ struct json_object *catalog_incident_view(struct json_object *o, uint64_t now_se
 	silent = json_object_new_array();
 	for (size_t i = 0; members && silent && i < json_object_array_length(members); i++) {
 		const char *host = json_object_get_string(json_object_array_get_idx(members, i));
-		bool answered = false;
 
-		for (size_t k = 0; k < N_STATUSES && !answered; k++) {
-			struct json_object *hosts;
-
-			answered = json_object_object_get_ex(copy, statuses[k], &hosts) &&
-				   has(hosts, host);
-		}
-		if (!answered)
+		if (!answered(copy, host))
 			json_object_array_add(silent, json_object_new_string(host));
 	}
 	if (!members || !silent ||

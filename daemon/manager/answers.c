@@ -282,15 +282,25 @@ void answers_watch(struct manager *m, const char *incident)
 	run_summaries(m, true);
 }
 
+/*
+ * One member answered: the incident is summed up once none is left silent. Only that
+ * incident is looked at, by counting (its view is built once, for the log line): an origin
+ * hears from every member of every incident, a hundred answers at once and more.
+ */
 void answers_result_noted(struct manager *m, const char *incident)
 {
 	struct fleet_state *fs = m->fleet_state;
 
-	for (size_t i = 0; i < fs->n_summaries; i++)
-		if (strcmp(fs->summaries[i].incident, incident) == 0) {
-			run_summaries(m, false);
+	for (size_t i = 0; i < fs->n_summaries; i++) {
+		if (strcmp(fs->summaries[i].incident, incident) != 0)
+			continue;
+		if (!m->catalog || catalog_incident_silent(m->catalog, incident) != 0)
 			return;
-		}
+		summarise(m, incident);
+		memmove(&fs->summaries[i], &fs->summaries[i + 1],
+			(--fs->n_summaries - i) * sizeof(fs->summaries[0]));
+		return; /* the timer, armed for the earliest, finds nothing due then */
+	}
 }
 
 void fleet_state_free(struct manager *m)

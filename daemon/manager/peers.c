@@ -199,9 +199,13 @@ void manager_fleet_publish(struct manager *m, const char *incident, const struct
 		return;
 	alert_of(c, &a);
 	snprintf(a.incident, sizeof(a.incident), "%s", incident);
+	/*
+	 * Out first, the incident's bookkeeping after (its members, a hundred and more): the
+	 * peers' records wait for the publish, and no answer is read before this returns.
+	 */
+	outbox_publish(m, &a);
 	open_incident(m, incident, fleet_host(m->fleet));
 	answers_watch(m, incident);
-	outbox_publish(m, &a);
 }
 
 void manager_fleet_snapshot(struct manager *m, const struct recorder_snapshot *s)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "fleet.h"
 #include "fsutil.h"
 #include "proto.h"
 #include "tests.h"
@@ -104,6 +105,38 @@ static void test_persist_and_ids(void)
 	ASSERT_TRUE(!catalog_find(c, b));
 	ASSERT_TRUE(add_snapshot(c, 300, 4096, CATALOG_COMPLETE) == b + 1);
 	ASSERT_EQ(catalog_delete(c, 9999), -ENOENT);
+	close_saved(c);
+}
+
+/* The members of an incident that said nothing, as counted and as the view lists them. */
+static void test_incident_silent_members(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	const char *hosts[] = {"h3", "h1", "h2", "h1"}; /* h1 twice: a member once */
+	const char *const inc = "h1-77";
+	struct json_object *list, *view, *pending;
+
+	ASSERT_EQ(catalog_incident_silent(c, inc), -ENOENT);
+	ASSERT_EQ(catalog_incident_members(c, inc, hosts, 4, 1000), 0);
+	ASSERT_EQ(catalog_incident_silent(c, inc), 3);
+	ASSERT_EQ(catalog_incident_note(c, inc, "h2", PROTO_FLEET_RECORDED, NULL, 1000), 0);
+	/* Not a member (came later): its answer is kept, and counts for no one. */
+	ASSERT_EQ(catalog_incident_note(c, inc, "h0", PROTO_FLEET_REFUSED, "origin", 1000), 0);
+	ASSERT_EQ(catalog_incident_silent(c, inc), 2);
+	/* A second answer moves a host, never counts it twice. */
+	ASSERT_EQ(catalog_incident_note(c, inc, "h2", PROTO_FLEET_FAILED, "gone", 1000), 0);
+	ASSERT_EQ(catalog_incident_silent(c, inc), 2);
+	ASSERT_EQ(catalog_incident_note(c, inc, "h3", PROTO_FLEET_LOCAL, "/var/x", 1000), 0);
+	ASSERT_EQ(catalog_incident_silent(c, inc), 1);
+	list = catalog_incidents(c);
+	view = catalog_incident_view(
+		json_object_array_get_idx(list, json_object_array_length(list) - 1), 1001, 60);
+	ASSERT_TRUE(view && json_object_object_get_ex(view, PROTO_KEY_PENDING, &pending));
+	ASSERT_EQ(json_object_array_length(pending), 1);
+	ASSERT_STREQ(json_object_get_string(json_object_array_get_idx(pending, 0)), "h1");
+	json_object_put(view);
+	ASSERT_EQ(catalog_incident_note(c, inc, "h1", PROTO_FLEET_RECORDED, NULL, 1000), 0);
+	ASSERT_EQ(catalog_incident_silent(c, inc), 0);
 	close_saved(c);
 }
 
@@ -373,6 +406,7 @@ int main(void)
 	ASSERT_TRUE(mkdtemp(dir));
 	RUN(test_persist_and_ids);
 	RUN(test_incident_base_survives_a_lost_catalog);
+	RUN(test_incident_silent_members);
 	RUN(test_recording_becomes_failed_after_crash);
 	RUN(test_corrupt_file_is_kept_aside);
 	RUN(test_unreadable_fields_reported);
