@@ -111,13 +111,15 @@ step() {
 			fail "$h sees $(ctl $h --json status | jq .fleet.members_online) members, not $((members - 1))"
 	done
 	sleep 2 # the presences delivered, a $SYS tick past
-	mosquitto_sub -h 127.0.0.1 -p "$PORT" -q 1 -R -v -t "$PREFIX/$GROUP/#" >"$T/mon-$tag" 2>/dev/null &
+	# Each message with its receipt: "SECONDS.NS TOPIC PAYLOAD".
+	mosquitto_sub -h 127.0.0.1 -p "$PORT" -q 1 -R -F '%U %t %p' -t "$PREFIX/$GROUP/#" \
+		>"$T/mon-$tag" 2>/dev/null &
 	MON_PID=$!
 	sleep 1
 	incident_list h1 >"$T/before-$tag"
 	read -r sys_in0 sys_out0 < <(sys_counts)
 	b0=$(ticks "$BROKER_PID") bn0=$(oncpu "$BROKER_PID")
-	s0=$([ -n "$SIM_PID" ] && oncpu "$SIM_PID" || echo 0) p0=$(oncpu "$PID_h2")
+	s0=$([ -n "$SIM_PID" ] && oncpu "$SIM_PID" || echo 0) p0=$(oncpu "$PID_h2") o0=$(oncpu "$PID_h1")
 	read -r busy0 total0 < <(host_cpu)
 	by_name >"$T/names0"
 	for _ in $(seq "$incidents"); do
@@ -137,7 +139,7 @@ step() {
 		echo "note: $(mon_kind "$T/mon-$tag" result) results seen, not $((incidents * members))"
 	sleep 2 # the last deliveries, and a $SYS tick past them
 	b1=$(ticks "$BROKER_PID") bn1=$(oncpu "$BROKER_PID")
-	s1=$([ -n "$SIM_PID" ] && oncpu "$SIM_PID" || echo 0) p1=$(oncpu "$PID_h2")
+	s1=$([ -n "$SIM_PID" ] && oncpu "$SIM_PID" || echo 0) p1=$(oncpu "$PID_h2") o1=$(oncpu "$PID_h1")
 	read -r sys_in1 sys_out1 < <(sys_counts)
 	echo "\$SYS publish/messages received, sent: $sys_in0 $sys_out0 -> $sys_in1 $sys_out1"
 	kill "$MON_PID"
@@ -188,6 +190,10 @@ step() {
 	# A real peer's answer comes once its record is done: from taking the alert to there.
 	cat "$T/peerrows-h2-$tag" "$T/peerrows-h3-$tag" | awk '{print $5}' >"$T/peeranswer-$tag"
 	awk '{print $3 - $2}' "$T/origin-$tag" >"$T/originrec-$tag"
+	# The origin's alert end to its publish (the alert's sent_realtime_ns, one clock): what
+	# the origin takes before the broker has the alert.
+	awk -F/ '$3 == "alert"' "$T/mon-$tag" | cut -d' ' -f3- |
+		jq -r '.sent_realtime_ns - .end_realtime_ns' >"$T/originpub-$tag"
 	alerts=$(mon_kind "$T/mon-$tag" alert) results=$(mon_kind "$T/mon-$tag" result)
 	presences=$(mon_kind "$T/mon-$tag" presence) seen=$(wc -l <"$T/mon-$tag")
 	# Who used the CPUs while the alerts were sent: the busiest five, by name.
@@ -199,7 +205,7 @@ step() {
 		alerts=$alerts results=$results presences=$presences seen=$seen \
 		sys_in=$(delta "$sys_in0" "$sys_in1") sys_out=$(delta "$sys_out0" "$sys_out1") \
 		broker_ms=$(((b1 - b0) * 1000 / TICK)) broker_ns=$((bn1 - bn0)) \
-		sim_ns=$((s1 - s0)) h2_ns=$((p1 - p0)) \
+		sim_ns=$((s1 - s0)) h2_ns=$((p1 - p0)) h1_ns=$((o1 - o0)) \
 		busy=$(awk -v b=$((busy1 - busy0)) -v t=$((total1 - total0)) 'BEGIN { printf "%.0f", t ? 100 * b / t : 0 }') \
 		"busiest=$busiest" foreign=$foreign \
 		rtt50=$(pct 50 <"$T/rtt-$tag") rtt99=$(pct 99 <"$T/rtt-$tag") \
@@ -209,6 +215,7 @@ step() {
 		h2_99=$(pct 99 <"$T/peer-h2-$tag") h3_99=$(pct 99 <"$T/peer-h3-$tag") \
 		h3h2_50=$(spct 50 <"$T/h3h2-$tag") h3h2_99=$(spct 99 <"$T/h3h2-$tag") \
 		orig50=$(pct 50 <"$T/originrec-$tag") orig99=$(pct 99 <"$T/originrec-$tag") \
+		pub50=$(pct 50 <"$T/originpub-$tag") pub99=$(pct 99 <"$T/originpub-$tag") \
 		answer50=$(pct 50 <"$T/peeranswer-$tag") \
 		answered=$(printf '%.1f' "$answered") \
 		sim_alerts=$(kv "$T/simsum-$tag" alerts) sim_sent=$(kv "$T/simsum-$tag" results_sent) \
@@ -300,8 +307,9 @@ when its snapshot is done). Each step: $incidents alerts on h1, one every $SPACI
   \`\$SYS/broker/publish/messages/sent\`, each message to each subscriber, the monitor's
   copies taken out.
 - *Broker CPU*: mosquitto's utime + stime (/proc/PID/stat, 10 ms ticks) over the step, and
-  its time on a CPU (/proc/PID/task/*/schedstat); the simulator's and a real peer's (h2's
-  latencyd, all threads) time on a CPU beside it. *Host busy*: both cores, while the
+  its time on a CPU (/proc/PID/task/*/schedstat); the simulator's, the origin's (h1's
+  latencyd, all threads: it takes every member's result) and a real peer's (h2's) time on
+  a CPU beside it. *Host busy*: both cores, while the
   alerts are sent. *Origin's answers*: the hosts h1's \`latencyctl incidents\` lists as
   having recorded each of the step's incidents (itself included; the newest 20 of them).
 - *Peer*: the origin's alert end to each real peer's \`lttng_snapshot_record()\`
@@ -310,32 +318,35 @@ when its snapshot is done). Each step: $incidents alerts on h1, one every $SPACI
   the rest being the broker's fan-out and the helper's wakeup. mosquitto sends a message to its
   subscribers one after the other, in the order they subscribed: h2 is second (after h1),
   and h3's latencyd is restarted at each step once the simulated members are in, so that
-  it is last. *fleet-sim delivery*: the alert's \`sent_realtime_ns\` (the origin's
-  publish) to each simulated member's receipt, the simulator's own scheduling at nice
+  it is last. *Origin: alert to its publish*: the alert's end to its
+  \`sent_realtime_ns\`, when h1's latencyd handed it to its fleet helper (both in the
+  message, one clock). *fleet-sim delivery*: the alert's \`sent_realtime_ns\` to each
+  simulated member's receipt, the simulator's own scheduling at nice
   $SIM_NICE included; *answer*: that receipt to the result handed to libmosquitto.
 - *Broker RTT*: \`bench/fleet/mqtt-rtt\`, 200 QoS 1 round trips after the step's
   incidents, the step's members still connected.
 
-| members: simulated + real | simulated answer | incidents (h2, h3 recorded) | per incident: alerts / results / presences | published per incident (monitor; \$SYS) | delivered per incident | broker CPU per incident (utime + stime; on CPU) | fleet-sim CPU per incident | h2 latencyd CPU per incident | host busy | origin's answers per incident |
-|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| members: simulated + real | simulated answer | incidents (h2, h3 recorded) | per incident: alerts / results / presences | published per incident (monitor; \$SYS) | delivered per incident | broker CPU per incident (utime + stime; on CPU) | fleet-sim CPU per incident | h1 (origin) latencyd CPU per incident | h2 latencyd CPU per incident | host busy | origin's answers per incident |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 TEXT
 while read -r row; do
 	[ -n "$row" ] || continue
 	k=$(get k "$row") seen=$(get seen "$row") out=$(get sys_out "$row")
 	[ "$out" = - ] || out=$((out - seen))
-	printf '| %s + 3 | %s | %s (%s, %s) | %s / %s / %s | %s; %s | %s | %s ms; %s ms | %s ms | %s ms | %s %% | %s |\n' \
+	printf '| %s + 3 | %s | %s (%s, %s) | %s / %s / %s | %s; %s | %s | %s ms; %s ms | %s ms | %s ms | %s ms | %s %% | %s |\n' \
 		"$(get m "$row")" "$(get label "$row")" "$k" "$(get h2 "$row")" "$(get h3 "$row")" \
 		"$(per "$(get alerts "$row")" "$k")" "$(per "$(get results "$row")" "$k")" \
 		"$(per "$(get presences "$row")" "$k")" "$(per "$seen" "$k")" \
 		"$(per "$(get sys_in "$row")" "$k")" "$(per "$out" "$k" 1 %.0f)" \
 		"$(per "$(get broker_ms "$row")" "$k")" "$(per "$(get broker_ns "$row")" "$k" 1e6 %.2f)" \
-		"$(per "$(get sim_ns "$row")" "$k" 1e6 %.2f)" "$(per "$(get h2_ns "$row")" "$k" 1e6 %.2f)" \
+		"$(per "$(get sim_ns "$row")" "$k" 1e6 %.2f)" "$(per "$(get h1_ns "$row")" "$k" 1e6 %.2f)" \
+		"$(per "$(get h2_ns "$row")" "$k" 1e6 %.2f)" \
 		"$(get busy "$row")" "$(get answered "$row")"
 done <"$T/rows"
 cat <<TEXT
 
-| members: simulated + real | simulated answer | peer: alert to record, p50 / p99 / max | of which in the peer: helper's receipt to the waiter, p50 / p99 | h2 (2nd subscriber) p50 / p99 | h3 (last subscriber) p50 / p99 | h3 − h2, same incident, p50 / p99 | origin: alert to its own record, p50 / p99 | broker RTT p50 / p99 | p99 ≤ 5 ms + RTT p99 | fleet-sim delivery p50 / p99 / max | fleet-sim answer p99 |
-|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|
+| members: simulated + real | simulated answer | peer: alert to record, p50 / p99 / max | of which in the peer: helper's receipt to the waiter, p50 / p99 | h2 (2nd subscriber) p50 / p99 | h3 (last subscriber) p50 / p99 | h3 − h2, same incident, p50 / p99 | origin: alert to its own record, p50 / p99 | origin: alert to its publish, p50 / p99 | broker RTT p50 / p99 | p99 ≤ 5 ms + RTT p99 | fleet-sim delivery p50 / p99 / max | fleet-sim answer p99 |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|
 TEXT
 : >"$T/verdicts"
 while read -r row; do
@@ -345,11 +356,12 @@ while read -r row; do
 	op=$([ "$ok" = met ] && echo "≤" || echo ">")
 	lim=$(awk -v r="$r99" 'BEGIN { printf "%.2f", 5 + r }')
 	echo "$(get m "$row")|$(get delay "$row")|$ok|$p99|$lim" >>"$T/verdicts"
-	printf '| %s + 3 | %s | %s / %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s (%s %s %s ms) | %s / %s / %s ms | %s ms |\n' \
+	printf '| %s + 3 | %s | %s / %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s (%s %s %s ms) | %s / %s / %s ms | %s ms |\n' \
 		"$(get m "$row")" "$(get label "$row")" "$(get peer50 "$row")" "$p99" "$(get peermax "$row")" \
 		"$(get in50 "$row")" "$(get in99 "$row")" \
 		"$(get h2_50 "$row")" "$(get h2_99 "$row")" "$(get h3_50 "$row")" "$(get h3_99 "$row")" \
 		"$(get h3h2_50 "$row")" "$(get h3h2_99 "$row")" "$(get orig50 "$row")" "$(get orig99 "$row")" \
+		"$(get pub50 "$row")" "$(get pub99 "$row")" \
 		"$(get rtt50 "$row")" "$r99" "$ok" "$p99" "$op" "$lim" \
 		"$(ms "$(get dl50 "$row")")" "$(ms "$(get dl99 "$row")")" "$(ms "$(get dlmax "$row")")" \
 		"$(ms "$(get an99 "$row")")"
