@@ -31,12 +31,13 @@ SIM_NICE=${FLEET_SIM_NICE:-19} # the simulator stands for other hosts' CPUs: it 
 TICK=$(getconf CLK_TCK)
 
 # fleet-lib's broker, with $SYS counters every second: the broker's own count of what it
-# received and sent.
+# received and sent; without Nagle, as the README's.
 broker_conf() {
 	cat <<CONF
 listener $PORT 127.0.0.1
 allow_anonymous true
 persistence false
+set_tcp_nodelay true
 sys_interval 1
 CONF
 }
@@ -283,8 +284,8 @@ cat <<TEXT
 ## 8. Fleet at scale ($when)
 
 \`bench/fleet-scale.sh $incidents $steps\`: as part 6, all on this host ($(nproc) cores,
-$(uname -r)), one mosquitto ($(mosquitto -h 2>/dev/null | sed -n '1s/.*version //p')) and one
-lttng-relayd on 127.0.0.1: a real origin h1 and two real peers h2, h3 (latencyd, userspace
+$(uname -r)), one mosquitto ($(mosquitto -h 2>/dev/null | sed -n '1s/.*version //p'),
+\`set_tcp_nodelay true\` as the README's) and one lttng-relayd on 127.0.0.1: a real origin h1 and two real peers h2, h3 (latencyd, userspace
 domain, each with its own lttng-sessiond, \`realtime.priority = $NODE_RT_PRIORITY\` (50, the
 default: the waiter SCHED_FIFO and the fleet reader just below it; the nodes run as nobody
 with CAP_SYS_NICE, which latencyd.service keeps; \`FLEET_RT_PRIORITY=0\` for normal

@@ -63,6 +63,7 @@ static void note(struct fleet *f, const struct fleet_event *ev)
 {
 	struct fleet_note *n = calloc(1, sizeof(*n));
 	uint64_t one = 1;
+	bool wake;
 
 	if (!n)
 		return;
@@ -75,9 +76,10 @@ static void note(struct fleet *f, const struct fleet_event *ev)
 	}
 	*f->tail = n;
 	f->tail = &n->next;
-	f->n_notes++;
+	/* Once a batch: a list not taken yet has its wakeup (fleet_take() reads, then takes). */
+	wake = f->n_notes++ == 0;
 	pthread_mutex_unlock(&f->lock);
-	if (write(f->note_fd, &one, sizeof(one)) < 0) {
+	if (wake && write(f->note_fd, &one, sizeof(one)) < 0) {
 		/* The counter cannot overflow in practice; the main loop reads it. */
 	}
 }

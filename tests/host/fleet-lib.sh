@@ -22,6 +22,7 @@ start_broker() {
 listener $PORT 127.0.0.1
 allow_anonymous true
 persistence false
+set_tcp_nodelay true
 CONF
 	fi >"$T/mosquitto.conf"
 	"$MOSQUITTO" -c "$T/mosquitto.conf" >>"$T/mosquitto.log" 2>&1 &

@@ -94,6 +94,7 @@ allow_anonymous false
 password_file $P/passwd
 acl_file $P/acl
 message_size_limit 4096
+set_tcp_nodelay true
 listener $PORT 127.0.0.1
 cafile $P/ca.crt
 certfile $P/server.crt

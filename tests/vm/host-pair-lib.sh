@@ -63,6 +63,7 @@ allow_anonymous false
 persistence false
 acl_file $work/acl
 message_size_limit 4096
+set_tcp_nodelay true
 listener $mq 127.0.0.1
 cafile $work/pki/ca.crt
 certfile $work/pki/server.crt

@@ -239,6 +239,8 @@ static int setup(struct mqtt *m, const char *user, char *why, size_t whylen)
 		return snprintf(why, whylen, "cannot make an MQTT client"), -ENOMEM;
 	/* v5: message expiry, so that a broker never delivers a request past its bound. */
 	mosquitto_int_option(m->mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
+	/* An alert goes out at once, never held behind a packet not yet acknowledged (Nagle). */
+	mosquitto_int_option(m->mosq, MOSQ_OPT_TCP_NODELAY, 1);
 	mosquitto_connect_callback_set(m->mosq, on_connect);
 	mosquitto_disconnect_callback_set(m->mosq, on_disconnect);
 	mosquitto_message_callback_set(m->mosq, mqtt_on_message);
