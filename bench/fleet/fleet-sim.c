@@ -2,7 +2,7 @@
 /*
  * Simulated fleet members for bench/fleet-scale.sh: COUNT libmosquitto clients in one
  * process, each speaking the fleet protocol (proto/fleet.h, its codec) as a latencyd does:
- * MQTT v5, client id latencyd-simNNN, host simNNN; a retained presence "online" and a
+ * MQTT v5 without Nagle, client id latencyd-simNNN, host simNNN; a retained presence "online" and a
  * retained last will "offline"; QoS 0 subscriptions (one SUBSCRIBE, as latencyd) to the
  * group's alerts and presences and to its own results; and for each
  * alert of another host (checked: parsed, our group, sent by its topic's host, its own
@@ -484,6 +484,7 @@ static struct member *member_new(int index, struct worker *w, const char *host, 
 	    !(mb->mosq = mosquitto_new(id, true, mb)))
 		goto fail;
 	mosquitto_int_option(mb->mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
+	mosquitto_int_option(mb->mosq, MOSQ_OPT_TCP_NODELAY, 1);
 	mosquitto_connect_callback_set(mb->mosq, on_connect);
 	mosquitto_disconnect_callback_set(mb->mosq, on_disconnect);
 	mosquitto_subscribe_callback_set(mb->mosq, on_subscribe);
