@@ -285,18 +285,18 @@ cat <<TEXT
 
 \`bench/fleet-scale.sh $incidents $steps\`: as part 6, all on this host ($(nproc) cores,
 $(uname -r)), one mosquitto ($(mosquitto -h 2>/dev/null | sed -n '1s/.*version //p'),
-\`set_tcp_nodelay true\` as the README's) and one lttng-relayd on 127.0.0.1: a real origin h1 and two real peers h2, h3 (latencyd, userspace
-domain, each with its own lttng-sessiond, \`realtime.priority = $NODE_RT_PRIORITY\` (50, the
-default: the waiter SCHED_FIFO and the fleet reader just below it; the nodes run as nobody
-with CAP_SYS_NICE, which latencyd.service keeps; \`FLEET_RT_PRIORITY=0\` for normal
-priority, as part 6); the peer
-buckets opened wide, \`peer_rate\` and \`total_rate\` 100/s, so that every incident is
+\`set_tcp_nodelay true\` as the README's) and one lttng-relayd on 127.0.0.1: a real
+origin h1 and two real peers h2, h3 (latencyd, userspace domain, each with its own
+lttng-sessiond, \`realtime.priority = $NODE_RT_PRIORITY\` (50, the default: the waiter
+SCHED_FIFO and the fleet reader just below it; the nodes run as nobody with CAP_SYS_NICE,
+which latencyd.service keeps; \`FLEET_RT_PRIORITY=0\` for normal priority, as part 6);
+the peer buckets opened wide, \`peer_rate\` and \`total_rate\` 100/s, so that every incident is
 recorded), plus M simulated members: \`bench/fleet/fleet-sim\`, one process of M
 libmosquitto clients on 4 threads at nice $SIM_NICE (it stands for other hosts' CPUs),
-each speaking the fleet protocol with proto/'s codec as latencyd does (MQTT v5, client id
-\`latencyd-simNNN\`, a retained presence and last will, QoS 0 subscriptions to the group's
-alerts and presences and its own results, a \`recorded\` result for each alert, to its
-origin). Each M runs twice: the
+each speaking the fleet protocol with proto/'s codec as latencyd does (MQTT v5 without
+Nagle, client id \`latencyd-simNNN\`, a retained presence and last will, QoS 0
+subscriptions to the group's alerts and presences and its own results, a \`recorded\`
+result for each alert, to its origin). Each M runs twice: the
 simulated members answering *at once* (their results meet the alert's fan-out: the
 worst case), then *after D ms*, D being the real peers' median time from taking an alert
 to the end of their record in the step without simulated members (a real peer answers
@@ -310,8 +310,8 @@ when its snapshot is done). Each step: $incidents alerts on h1, one every $SPACI
 - *Broker CPU*: mosquitto's utime + stime (/proc/PID/stat, 10 ms ticks) over the step, and
   its time on a CPU (/proc/PID/task/*/schedstat); the simulator's, the origin's (h1's
   latencyd, all threads: it takes every member's result) and a real peer's (h2's) time on
-  a CPU beside it. *Host busy*: both cores, while the
-  alerts are sent. *Origin's answers*: the hosts h1's \`latencyctl incidents\` lists as
+  a CPU beside it. *Host busy*: both cores, while the alerts are sent. *Origin's
+  answers*: the hosts h1's \`latencyctl incidents\` lists as
   having recorded each of the step's incidents (itself included; the newest 20 of them).
 - *Peer*: the origin's alert end to each real peer's \`lttng_snapshot_record()\`
   (catalogs, one clock, as part 6), h2 and h3 pooled; *in the peer*: from its fleet
@@ -322,8 +322,7 @@ when its snapshot is done). Each step: $incidents alerts on h1, one every $SPACI
   it is last. *Origin: alert to its publish*: the alert's end to its
   \`sent_realtime_ns\`, when h1's latencyd handed it to its fleet helper (both in the
   message, one clock). *fleet-sim delivery*: the alert's \`sent_realtime_ns\` to each
-  simulated member's receipt, the simulator's own scheduling at nice
-  $SIM_NICE included; *answer*: that receipt to the result handed to libmosquitto.
+  simulated member's receipt, the simulator's own scheduling at nice $SIM_NICE included; *answer*: that receipt to the result handed to libmosquitto.
 - *Broker RTT*: \`bench/fleet/mqtt-rtt\`, 200 QoS 1 round trips after the step's
   incidents, the step's members still connected.
 
