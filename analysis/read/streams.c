@@ -305,8 +305,12 @@ void an_shard_decode(struct an_shard *s, void (*progress)(uint64_t events, void 
 {
 	uint64_t next = 0; /* a first line at once, as the muxed pass gives */
 	bt_graph_run_once_status st = BT_GRAPH_RUN_ONCE_STATUS_ERROR;
+	int built = build(s);
 
-	if (build(s) == 0) {
+	/* No stream to read (metadata alone): a graph without a sink may not run. */
+	if (built == 0 && !s->streams.n) {
+		st = BT_GRAPH_RUN_ONCE_STATUS_END;
+	} else if (built == 0) {
 		do {
 			if (s->stop && *s->stop) {
 				s->status = -ECANCELED;

@@ -3,7 +3,8 @@
 # lttng-env --relayd): a local snapshot and one through lttng-relayd (its HOST/SESSION tree)
 # are analysed and say which kernel events are missing; a snapshot whose stream file is
 # truncated gives a partial result naming the problem, exit 0, no crash; a truncated
-# metadata file or a directory without a trace is a clear error (exit 1); LAMI phases
+# metadata file, a trace of its metadata alone or a directory without a trace is a clear
+# error (exit 1); LAMI phases
 # (the results' tables are checked on kernel snapshots: VM scenario analyze-pipe).
 # Usage: test-analyze.sh LATENCYCTL UST_APP LATENCYCTL_LAMI
 set -uo pipefail
@@ -74,6 +75,17 @@ rc=$?
 [ $rc = 1 ] || fail "truncated metadata: exit $rc"
 grep -q "metadata\|cannot read" "$tmp/err" || fail "truncated metadata: $(cat "$tmp/err")"
 pass "a truncated metadata file: exit 1: $(head -c 200 "$tmp/err")"
+
+# A trace whose stream files are gone (a snapshot copied half way): its metadata alone.
+mkdir -p "$tmp/metaonly"
+cp "$(find "$tmp/snap" -name metadata | head -n 1)" "$tmp/metaonly/"
+for threads in 1 2; do
+	"$ctl" analyze --threads $threads "$tmp/metaonly" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc = 1 ] && grep -q "no event could be read" "$tmp/err" ||
+		fail "metadata alone, --threads $threads: exit $rc: $(cat "$tmp/err")"
+done
+pass "metadata alone: exit 1: $(cat "$tmp/err")"
 
 mkdir -p "$tmp/empty"
 "$ctl" analyze "$tmp/empty" 2>"$tmp/err"
