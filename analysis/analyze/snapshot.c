@@ -85,6 +85,7 @@ int an_snapshot_read(const char *path, unsigned want, const struct an_options *o
 	an_count_done(&count);
 	s->graphs = pass.graphs;
 	s->sources = pass.sources;
+	s->cuts = pass.cuts;
 	s->messages = pass.messages;
 	if (e < 0) {
 		fail(s, want, e, why);

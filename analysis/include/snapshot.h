@@ -33,8 +33,11 @@ struct an_snapshot {
 	struct an_result *result;
 	int analysis_error;
 	char *analysis_why;
-	/* What the pass cost: graphs built (a damaged trace adds one), sources, messages. */
-	unsigned graphs, sources;
+	/*
+	 * What the pass cost: graphs built (a damaged trace adds one), sources, cuts (stream
+	 * files read as pieces, by more than one thread), messages.
+	 */
+	unsigned graphs, sources, cuts;
 	uint64_t messages;
 };
 

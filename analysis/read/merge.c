@@ -33,9 +33,19 @@ static int cmp_keys(const struct an_stream *a, const struct an_stream *b)
 	return 0;
 }
 
+/* The muxer's key, then, for the pieces of one stream, their order in its file. */
+static int cmp_pieces(const struct an_stream *a, const struct an_stream *b)
+{
+	int c = cmp_keys(a, b);
+
+	if (c || a->part == b->part)
+		return c;
+	return a->part < b->part ? -1 : 1;
+}
+
 static int by_key(const void *a, const void *b)
 {
-	return cmp_keys(*(struct an_stream *const *)a, *(struct an_stream *const *)b);
+	return cmp_pieces(*(struct an_stream *const *)a, *(struct an_stream *const *)b);
 }
 
 /* The streams being merged: st[] by key, so that a stream's rank is its index. */
@@ -410,13 +420,21 @@ int an_merge(struct an_stream *const *streams, size_t n, struct an_log *out)
 		goto out;
 	memcpy(m.st, streams, n * sizeof(*m.st));
 	qsort(m.st, n, sizeof(*m.st), by_key);
-	/* Two streams alike: the muxer's choice between them is its own. */
-	for (size_t s = 1; s < n; s++)
-		if (m.st[s]->log.events && m.st[s - 1]->log.events &&
-		    cmp_keys(m.st[s - 1], m.st[s]) == 0) {
+	/*
+	 * Two streams alike: the muxer's choice between them is its own. A stream's pieces go
+	 * one after the other (the earlier first at the same time) as long as none goes back in
+	 * time from the one before.
+	 */
+	for (size_t s = 1; s < n; s++) {
+		const struct an_stream *a = m.st[s - 1], *b = m.st[s];
+
+		if ((a->log.events && b->log.events && cmp_pieces(a, b) == 0) ||
+		    (cmp_keys(a, b) == 0 && a->part != b->part && a->timed && b->timed &&
+		     b->first_ns < a->last_ns)) {
 			r = -EAGAIN;
 			goto out;
 		}
+	}
 	for (size_t s = 0; s < n; s++) {
 		size_t k = m.st[s]->log.sysnames.n;
 

@@ -11,7 +11,9 @@
  * the metadata, the index and some of the stream files), which source.ctf.fs reads as the
  * trace itself, provided its streams keep their ids: a trace whose packet header has no
  * stream_instance_id (ctf.fs numbers its streams by their files then) stays whole, and
- * streams.c checks the other condition (packets with a beginning time).
+ * streams.c checks the other condition (packets with a beginning time). A stream file cut
+ * between packets (deal.c) is read as pieces, each a file of its own in its shard's
+ * directory, written by the shard's thread.
  *
  * Anything else goes back to the muxed pass (-EAGAIN), which says what is wrong: a damaged
  * trace (it salvages what it can, and a reading cut short keeps what came before the
@@ -28,6 +30,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "deal.h"
 #include "read.h"
 #include "salvage.h"
 #include "streams.h"
@@ -37,14 +40,6 @@
  * it saves: each graph parses the trace's metadata again (some 20 ms for a kernel's).
  */
 #define SPLIT_MIN_BYTES (512u << 10)
-
-/* A stream file, or a whole trace that cannot be split, and the shard it goes to. */
-struct unit {
-	size_t dir;
-	char *name; /* NULL: the whole directory */
-	uint64_t bytes;
-	size_t shard;
-};
 
 /* Whether the trace's streams have ids of their own (its packet header says). */
 static bool splittable(const char *dir)
@@ -67,13 +62,12 @@ static bool splittable(const char *dir)
 
 static int push_unit(struct an_vec *units, size_t dir, const char *name, uint64_t bytes)
 {
-	struct unit *u = an_vec_push(units);
+	struct an_unit *u = an_vec_push(units);
 
-	if (!u || (name && !(u->name = strdup(name))))
+	if (!u)
 		return -ENOMEM;
-	u->dir = dir;
-	u->bytes = bytes;
-	return 0;
+	*u = (struct an_unit){.dir = dir, .size = bytes, .bytes = bytes};
+	return name && !(u->name = strdup(name)) ? -ENOMEM : 0;
 }
 
 /* The stream files of trace dir, as source.ctf.fs takes them: regular, not empty. */
@@ -112,33 +106,6 @@ static int list_units(size_t i, const char *dir, struct an_vec *units)
 	return r;
 }
 
-static int by_size(const void *a, const void *b)
-{
-	const struct unit *x = a, *y = b;
-
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	if (x->dir != y->dir)
-		return x->dir < y->dir ? -1 : 1;
-	return strcmp(x->name ? x->name : "", y->name ? y->name : "");
-}
-
-/* The biggest first, each to the shard with the fewest bytes yet. */
-static void deal(struct an_vec *units, struct an_shard *shards, size_t n)
-{
-	qsort(units->v, units->n, sizeof(struct unit), by_size);
-	for (size_t i = 0; i < units->n; i++) {
-		struct unit *u = AN_AT(units, struct unit, i);
-		size_t best = 0;
-
-		for (size_t s = 1; s < n; s++)
-			if (shards[s].bytes < shards[best].bytes)
-				best = s;
-		u->shard = best;
-		shards[best].bytes += u->bytes;
-	}
-}
-
 static int push_str(struct an_vec *v, char *s)
 {
 	char **slot = s ? an_vec_push(v) : NULL;
@@ -157,6 +124,37 @@ static int link_one(const char *tmp, const char *dir, const char *name)
 	return an_link_into(tmp, dir, name) < 0 ? -EAGAIN : 0;
 }
 
+/* A piece of a stream file, written into the link directory tmp by the shard's thread. */
+static int push_piece(struct an_shard *s, const char *tmp, const char *dir, const struct an_unit *u)
+{
+	struct an_piece *p = an_vec_push(&s->pieces);
+
+	if (!p)
+		return -ENOMEM;
+	*p = (struct an_piece){
+		.from = an_asprintf("%s/%s", dir, u->name),
+		.to = an_asprintf("%s/%s", tmp, u->name),
+		.off = u->off,
+		.bytes = u->bytes,
+		.input = s->inputs.n, /* tmp's, pushed last */
+		.class_id = u->class_id,
+		.id = u->id,
+	};
+	return p->from && p->to ? 0 : -ENOMEM;
+}
+
+/* The shard's pieces written, before its graph reads them; -EIO (a full disk) else. */
+static int write_pieces(struct an_shard *s)
+{
+	for (size_t i = 0; i < s->pieces.n; i++) {
+		const struct an_piece *p = AN_AT(&s->pieces, struct an_piece, i);
+
+		if (an_copy_range(p->from, p->to, p->off, p->bytes) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
 /* Trace dir's part in shard s: the directory itself when it holds all of it, else links. */
 static int shard_input(struct an_shard *s, size_t shard, const char *dir, size_t di,
 		       const struct an_vec *units)
@@ -168,7 +166,7 @@ static int shard_input(struct an_shard *s, size_t shard, const char *dir, size_t
 	int r = 0;
 
 	for (size_t i = 0; i < units->n; i++) {
-		const struct unit *u = AN_AT(units, struct unit, i);
+		const struct an_unit *u = AN_AT(units, struct an_unit, i);
 
 		all += u->dir == di;
 		mine += u->dir == di && u->shard == shard;
@@ -191,10 +189,11 @@ static int shard_input(struct an_shard *s, size_t shard, const char *dir, size_t
 		r = link_one(tmp, dir, "index");
 	free(index);
 	for (size_t i = 0; i < units->n && !r; i++) {
-		const struct unit *u = AN_AT(units, struct unit, i);
+		const struct an_unit *u = AN_AT(units, struct an_unit, i);
 
-		if (u->dir == di && u->shard == shard)
-			r = link_one(tmp, dir, u->name);
+		if (u->dir != di || u->shard != shard)
+			continue;
+		r = an_unit_is_piece(u) ? push_piece(s, tmp, dir, u) : link_one(tmp, dir, u->name);
 	}
 	return r ? r : push_str(&s->inputs, an_strdup(tmp));
 }
@@ -241,11 +240,20 @@ struct worker {
 	bool started;
 };
 
+/* The shard's pieces written (copied by each shard's thread, side by side), then decoded. */
+static void decode(struct an_shard *s, void (*progress)(uint64_t events, void *arg), void *arg)
+{
+	if (write_pieces(s) < 0)
+		s->status = -EIO;
+	else
+		an_shard_decode(s, progress, arg);
+}
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
 
-	an_shard_decode(w->shard, NULL, NULL);
+	decode(w->shard, NULL, NULL);
 	pthread_mutex_lock(&w->crew->lock);
 	w->crew->decoded++;
 	pthread_cond_signal(&w->crew->done);
@@ -273,8 +281,8 @@ static int run(struct an_shard *shards, size_t n, const struct an_options *opt, 
 	}
 	for (size_t s = 0; s < n; s++)
 		if (!w || !w[s].started) /* no thread: this one does it */
-			an_shard_decode(&shards[s], n == 1 && opt ? opt->progress : NULL,
-					opt ? opt->progress_arg : NULL);
+			decode(&shards[s], n == 1 && opt ? opt->progress : NULL,
+			       opt ? opt->progress_arg : NULL);
 	pthread_mutex_lock(&crew.lock);
 	while (crew.decoded < expected)
 		pthread_cond_wait(&crew.done, &crew.lock);
@@ -343,9 +351,29 @@ static void classes_put(struct classes *c, struct an_shard *shards)
 	bt_plugin_put_ref(c->ctf);
 }
 
+/* The shards no unit went to (no file could be cut for them) left out: how many are left. */
+static size_t drop_empty(struct an_vec *units, struct an_shard *shards, size_t n)
+{
+	size_t kept = 0;
+
+	for (size_t s = 0; s < n; s++) {
+		bool used = false;
+
+		for (size_t i = 0; i < units->n && !used; i++)
+			used = AN_AT(units, struct an_unit, i)->shard == s;
+		if (!used)
+			continue;
+		for (size_t i = 0; i < units->n; i++)
+			if (AN_AT(units, struct an_unit, i)->shard == s)
+				AN_AT(units, struct an_unit, i)->shard = kept;
+		shards[kept++] = shards[s];
+	}
+	return kept;
+}
+
 int an_read_streams(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char **why)
 {
-	struct an_vec units = AN_VEC(struct unit);
+	struct an_vec units = AN_VEC(struct an_unit);
 	struct an_shard *shards = NULL;
 	struct classes cls = {0};
 	uint64_t bytes = 0;
@@ -367,9 +395,13 @@ int an_read_streams(struct an_vec *dirs, struct an_pass *pass, struct an_log *lo
 		goto out;
 	}
 	for (size_t i = 0; i < units.n; i++)
-		bytes += AN_AT(&units, struct unit, i)->bytes;
-	if (n > units.n)
-		n = units.n;
+		bytes += AN_AT(&units, struct an_unit, i)->bytes;
+	/* More shards than files where files can be cut (deal.c), each of 512 KiB at least. */
+	if (n > units.n) {
+		size_t most = (size_t)(bytes / SPLIT_MIN_BYTES);
+
+		n = units.n > most ? units.n : n < most ? n : most;
+	}
 	if (n < 1 || bytes < SPLIT_MIN_BYTES || (pass->opt && pass->opt->progress))
 		n = 1;
 	shards = calloc(n, sizeof(*shards));
@@ -377,9 +409,11 @@ int an_read_streams(struct an_vec *dirs, struct an_pass *pass, struct an_log *lo
 		r = -ENOMEM;
 		goto out;
 	}
-	deal(&units, shards, n);
+	pass->cuts += an_deal(&units, dirs, shards, n);
+	n = drop_empty(&units, shards, n);
 	for (size_t s = 0; s < n && !r; s++) {
 		shards[s].inputs.size = shards[s].links.size = sizeof(char *);
+		shards[s].pieces.size = sizeof(struct an_piece);
 		shards[s].stop = pass->stop;
 		for (size_t i = 0; i < dirs->n && !r; i++)
 			r = shard_input(&shards[s], s, *AN_AT(dirs, char *, i), i, &units);
@@ -402,7 +436,7 @@ out:
 		an_shard_free(&shards[s]);
 	free(shards);
 	for (size_t i = 0; i < units.n; i++)
-		free(AN_AT(&units, struct unit, i)->name);
+		free(AN_AT(&units, struct an_unit, i)->name);
 	an_vec_free(&units);
 	if (r == -ENOMEM && !*why)
 		*why = an_asprintf("out of memory");

@@ -40,8 +40,11 @@ struct an_pass {
 	/* 0: one graph with babeltrace2's muxer (latencyd's); N: the streams decoded apart in
 	 * up to N threads, then merged (parallel.c), the same log faster */
 	unsigned threads;
-	/* What the pass cost: graphs built (a damaged trace adds one), sources, messages. */
-	unsigned graphs, sources;
+	/*
+	 * What the pass cost: graphs built (a damaged trace adds one), sources, stream files
+	 * cut between packets (deal.h), messages.
+	 */
+	unsigned graphs, sources, cuts;
 	uint64_t messages;
 };
 int an_read(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char **why);

@@ -8,6 +8,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "an.h"
+#include "lttng_packet.h"
 #include "salvage.h"
 
 #define TSDL_MAGIC  0x75d11d57U
@@ -77,37 +79,19 @@ static uint64_t be(const unsigned char *p, int n)
 	return v;
 }
 
-#define CTF_MAGIC      0xc1fc1fc1U
-#define PACKET_SIZE_AT 56 /* LTTng's packet header and context: packet_size (bits), u64 */
-
-static uint64_t le(const unsigned char *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /*
- * Without an index (snapshots have none): LTTng's packet layout, the same for its kernel
- * and userspace tracers on little-endian machines: magic, uuid, stream ids, then the
- * context with packet_size at byte 56. Packets are followed while their magic is there.
+ * Without an index (snapshots have none): LTTng's packets followed from the file's start
+ * while each is there whole.
  */
 static uint64_t scan_packets(const char *path, uint64_t size, unsigned *count)
 {
 	FILE *f = fopen(path, "rb");
-	unsigned char h[PACKET_SIZE_AT + 8];
+	struct an_lttng_packet p;
 	uint64_t end = 0;
 
 	*count = 0;
-	while (f && end + sizeof(h) <= size && fseek(f, (long)end, SEEK_SET) == 0 &&
-	       fread(h, 1, sizeof(h), f) == sizeof(h) && le(h, 4) == CTF_MAGIC) {
-		uint64_t bytes = le(h + PACKET_SIZE_AT, 8) / 8;
-
-		if (bytes < sizeof(h) || end + bytes > size)
-			break;
-		end += bytes;
+	while (f && an_lttng_packet_at(f, end, size, &p)) {
+		end += p.bytes;
 		(*count)++;
 	}
 	if (f)
@@ -154,23 +138,47 @@ out:
 	return end ? end : scan_packets(path, size, count);
 }
 
-static int copy_prefix(const char *from, const char *to, uint64_t n)
+int an_copy_range(const char *from, const char *to, uint64_t off, uint64_t n)
 {
-	FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, r = 0;
+	loff_t at = (loff_t)off;
 	char buf[65536];
-	int r = in && out ? 0 : -errno;
 
+	if (in < 0 || (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+		r = -errno;
+	/* In the kernel, without a copy through user space; else by hand (EXDEV, ENOSYS). */
 	while (!r && n) {
-		size_t k = fread(buf, 1, n < sizeof(buf) ? n : sizeof(buf), in);
+		ssize_t k = copy_file_range(in, &at, out, NULL, n, 0);
 
-		if (!k || fwrite(buf, 1, k, out) != k)
-			r = -EIO;
-		n -= k;
+		if (k > 0) {
+			n -= (uint64_t)k;
+			continue;
+		}
+		if (k == 0) {
+			r = -EIO; /* the file is shorter than said */
+			break;
+		}
+		if (errno != EXDEV && errno != ENOSYS && errno != EOPNOTSUPP && errno != EINVAL) {
+			r = -errno;
+			break;
+		}
+		while (!r && n) {
+			ssize_t got = pread(in, buf, n < sizeof(buf) ? n : sizeof(buf), at), put;
+
+			if (got <= 0) {
+				r = got < 0 ? -errno : -EIO;
+			} else if ((put = write(out, buf, (size_t)got)) != got) {
+				r = put < 0 ? -errno : -ENOSPC;
+			} else {
+				at += got;
+				n -= (uint64_t)got;
+			}
+		}
 	}
-	if (in)
-		fclose(in);
-	if (out && fclose(out) != 0 && !r)
-		r = -EIO;
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) < 0 && !r)
+		r = -errno;
 	return r;
 }
 
@@ -223,7 +231,7 @@ int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec 
 			uint64_t keep = complete_packets(path, (uint64_t)st.st_size, &packets);
 			char *to = an_asprintf("%s/%s", tmp, de->d_name);
 
-			if (keep && to && copy_prefix(path, to, keep) == 0) {
+			if (keep && to && an_copy_range(path, to, 0, keep) == 0) {
 				kept++;
 				push(dropped,
 				     an_asprintf("%s: damaged, its first %u complete packets kept "

@@ -3,6 +3,8 @@
 #ifndef LATENCY_ANALYSIS_SALVAGE_H
 #define LATENCY_ANALYSIS_SALVAGE_H
 
+#include <stdint.h>
+
 #include "an.h"
 
 int an_check_metadata(const char *dir, char **why);
@@ -13,6 +15,8 @@ int an_check_metadata(const char *dir, char **why);
  */
 int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec *dropped);
 void an_rm_salvage(const char *tmpdir);
+/* to, made (not there before), holding bytes [off, off + n) of from; 0 or -errno. */
+int an_copy_range(const char *from, const char *to, uint64_t off, uint64_t n);
 /* tmp/name, a symbolic link to dir/name's absolute path; 0 or -errno. */
 int an_link_into(const char *tmp, const char *dir, const char *name);
 

@@ -121,6 +121,12 @@ static void key(struct an_stream *st, const bt_stream *s)
 		st->error = -ENOMEM;
 	st->class_id = bt_stream_class_get_id(sc);
 	st->id = bt_stream_get_id(s);
+	for (size_t i = 0; i < st->shard->pieces.n; i++) {
+		const struct an_piece *p = AN_AT(&st->shard->pieces, struct an_piece, i);
+
+		if (p->input == st->input && p->class_id == st->class_id && p->id == st->id)
+			st->part = p->off;
+	}
 }
 
 static void on_message(struct an_stream *st, const bt_message *m)
@@ -156,6 +162,8 @@ static void on_message(struct an_stream *st, const bt_message *m)
 	}
 	if ((st->timed && ns < st->last_ns) || ns == INT64_MIN)
 		st->error = -EDOM;
+	if (!st->timed)
+		st->first_ns = ns;
 	st->last_ns = ns;
 	st->timed = true;
 }
@@ -240,7 +248,7 @@ bt_component_class_sink *an_stream_sink_class(void)
 	return c;
 }
 
-static int add_stream(struct an_shard *s, const bt_port_output *port)
+static int add_stream(struct an_shard *s, size_t input, const bt_port_output *port)
 {
 	struct an_stream *st = calloc(1, sizeof(*st)), **slot;
 	const bt_component_sink *sink;
@@ -252,6 +260,7 @@ static int add_stream(struct an_shard *s, const bt_port_output *port)
 	st->dec.log = &st->log;
 	st->dec.trail = &st->trail;
 	st->shard = s;
+	st->input = input;
 	s->streams.size = sizeof(st);
 	slot = an_vec_push(&s->streams);
 	if (!slot) {
@@ -294,7 +303,8 @@ static int build(struct an_shard *s)
 		bt_value_put_ref(params);
 		for (uint64_t p = 0; !r && p < bt_component_source_get_output_port_count(src); p++)
 			r = add_stream(
-				s, bt_component_source_borrow_output_port_by_index_const(src, p));
+				s, i,
+				bt_component_source_borrow_output_port_by_index_const(src, p));
 		if (r < 0)
 			return r;
 	}
@@ -346,6 +356,11 @@ void an_shard_free(struct an_shard *s)
 		free(st);
 	}
 	an_vec_free(&s->streams);
+	for (size_t i = 0; i < s->pieces.n; i++) {
+		free(AN_AT(&s->pieces, struct an_piece, i)->from);
+		free(AN_AT(&s->pieces, struct an_piece, i)->to);
+	}
+	an_vec_free(&s->pieces);
 	an_strs_free(&s->inputs);
 	for (size_t i = 0; i < s->links.n; i++)
 		an_rm_salvage(*AN_AT(&s->links, char *, i));

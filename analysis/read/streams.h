@@ -30,17 +30,29 @@ struct an_stream {
 	uint8_t uuid[16];
 	char *trace_name; /* NULL: none */
 	uint64_t class_id, id;
-	int64_t last_ns; /* its last message's time: the muxer wants it never to go back */
+	/* A piece of a stream file (deal.h): its first byte, the order of the stream's pieces. */
+	uint64_t part;
+	size_t input;		   /* the shard's input (trace or link directory) it is read from */
+	int64_t first_ns, last_ns; /* its messages' times: the muxer wants them never to go back */
 	bool timed;
 	int error; /* -ENOMEM; -EDOM: a clock or a time the muxer would refuse */
 	struct an_shard *shard;
 	bt_message_iterator *it;
 };
 
+/* A piece of a stream file (deal.h) that a shard reads from a file of its own. */
+struct an_piece {
+	char *from, *to; /* the stream file; the piece's, in the shard's link directory */
+	uint64_t off, bytes;
+	size_t input;	       /* the shard's input that link directory is */
+	uint64_t class_id, id; /* its stream's, from its packets' header */
+};
+
 /* A set of streams read by one graph, on one thread. */
 struct an_shard {
 	struct an_vec inputs; /* char *: the trace directories (or link directories) read */
 	struct an_vec links;  /* char *: the link directories made for it, to remove */
+	struct an_vec pieces; /* struct an_piece, written before its graph is built */
 	bool split;	      /* some of its inputs are links to part of a trace */
 	uint64_t bytes;	      /* of its stream files: the balance */
 	/* Its own component classes (streams.c says why), the main thread's to put. */
@@ -67,8 +79,9 @@ void an_shard_close(struct an_shard *s);
 void an_shard_free(struct an_shard *s);
 
 /*
- * merge.c: the streams' logs into out, in the muxer's order: -EAGAIN when they cannot be
- * ordered as it would (two streams alike), -ENOMEM.
+ * merge.c: the streams' logs into out, in the muxer's order, the pieces of a stream one
+ * after the other: -EAGAIN when they cannot be ordered as it would (two streams alike, a
+ * piece's times before its previous piece's), -ENOMEM.
  */
 int an_merge(struct an_stream *const *streams, size_t n, struct an_log *out);
 

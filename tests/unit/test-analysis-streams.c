@@ -218,6 +218,63 @@ static void stream(const char *dir, const uint8_t uuid[16], const char *name, ui
 	ASSERT_EQ(fclose(f), 0);
 }
 
+/*
+ * A stream file of several packets, as a flight recorder's snapshot holds them: numbered
+ * from 7 (the earlier ones overwritten), a packet's beginning the end of the one before.
+ */
+struct packets {
+	const char *name;
+	uint64_t id;
+	uint32_t cpu;
+	size_t packets, events; /* events per packet, of a random size each */
+	uint32_t seed;
+	size_t gap_at;	   /* this packet's number skips one (0: none) */
+	size_t discard_at; /* from this packet on, the tracer counts 5 events lost more each */
+};
+
+static void stream_packets(const char *dir, const uint8_t uuid[16], const struct packets *sp)
+{
+	const uint32_t magic = 0xc1fc1fc1, stream_id = 0;
+	uint64_t ts = 1000, seq = 7, lost = 0;
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, sp->name);
+	f = fopen(path, "w+b");
+	ASSERT_TRUE(f);
+	rnd_state = sp->seed;
+	for (size_t k = 0; k < sp->packets; k++) {
+		long start = ftell(f), end;
+		uint64_t ctx[6];
+
+		if (sp->gap_at && k == sp->gap_at)
+			seq++;
+		if (sp->discard_at && k >= sp->discard_at)
+			lost += 5;
+		/* begin, end, content and packet sizes, seq num, discarded */
+		ctx[0] = ts;
+		put(f, &magic, sizeof(magic));
+		put(f, uuid, 16);
+		put(f, &stream_id, sizeof(stream_id));
+		put_u64(f, sp->id);
+		put(f, ctx, sizeof(ctx)); /* written below */
+		put(f, &sp->cpu, sizeof(sp->cpu));
+		for (size_t i = 0; i < sp->events; i++) {
+			ts += rnd(3);
+			event(f, ts, (int)sp->cpu);
+		}
+		end = ftell(f);
+		ctx[1] = ts;
+		ctx[2] = ctx[3] = (uint64_t)(end - start) * 8;
+		ctx[4] = seq++;
+		ctx[5] = lost;
+		ASSERT_EQ(fseek(f, start + 32, SEEK_SET), 0);
+		put(f, ctx, sizeof(ctx));
+		ASSERT_EQ(fseek(f, end, SEEK_SET), 0);
+	}
+	ASSERT_EQ(fclose(f), 0);
+}
+
 static void trace(const char *dir, const char *uuid)
 {
 	char path[512], *meta = NULL;
@@ -256,7 +313,8 @@ static void snapshot(void)
 	stream(ust, u, "chan_1", 0, 1, EVENTS_PER_STREAM / 3, 6);
 }
 
-static struct an_result *read_with(const char *path, unsigned threads, unsigned *graphs)
+static struct an_result *read_cut(const char *path, unsigned threads, unsigned *graphs,
+				  unsigned *cuts)
 {
 	struct an_options opt = {.tables = true, .threads = threads, .io_usage = true};
 	struct an_snapshot s;
@@ -266,9 +324,16 @@ static struct an_result *read_with(const char *path, unsigned threads, unsigned 
 	r = s.result;
 	s.result = NULL;
 	*graphs = s.graphs;
+	if (cuts)
+		*cuts = s.cuts;
 	an_snapshot_free(&s);
 	ASSERT_TRUE(r);
 	return r;
+}
+
+static struct an_result *read_with(const char *path, unsigned threads, unsigned *graphs)
+{
+	return read_cut(path, threads, graphs, NULL);
 }
 
 static bool strs_equal(const struct an_vec *a, const struct an_vec *b)
@@ -415,6 +480,54 @@ static void test_damaged(void)
 	an_result_free(b);
 }
 
+/*
+ * One CPU's stream eight times the other's: two threads read it in two pieces, cut between
+ * packets, and get what the muxed pass gets. Not where the cut would not read the same:
+ * packets not numbered in sequence, or events lost (babeltrace2 reports a stream's first
+ * packet's running count as lost).
+ */
+static void test_cut_streams(void)
+{
+	static const uint8_t k[16] = {0xcc, 0xcc, 0xcc, 0xcc, 0, 0, 0x40, 0, 0x80};
+	static const struct {
+		size_t gap_at, discard_at;
+		bool cut;
+	} cases[] = {
+		{0, 0, true},  /* every packet may start a piece */
+		{4, 0, true},  /* one may not: the others may */
+		{0, 1, false}, /* events lost from the second packet on: none may */
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char dir[600], kernel[700];
+		struct an_result *muxed, *r;
+		unsigned graphs, cuts;
+
+		snprintf(dir, sizeof(dir), "%s-cut%zu", root, c);
+		ASSERT_EQ(mkdir(dir, 0755), 0);
+		snprintf(kernel, sizeof(kernel), "%s/kernel", dir);
+		trace(kernel, "cccccccc-0000-4000-8000-000000000000");
+		stream_packets(kernel, k,
+			       &(struct packets){"chan_0", 0, 0, 8, 3000, 7, cases[c].gap_at,
+						 cases[c].discard_at});
+		stream_packets(kernel, k, &(struct packets){"chan_1", 1, 1, 1, 3000, 8, 0, 0});
+		muxed = read_cut(dir, 0, &graphs, &cuts);
+		ASSERT_EQ(cuts, 0);
+		ASSERT_EQ(muxed->log.events, 9 * 3000);
+		ASSERT_EQ(muxed->log.discarded,
+			  cases[c].discard_at ? 5 * (8 - cases[c].discard_at) : 0);
+		for (unsigned t = 1; t <= 3; t++) {
+			r = read_cut(dir, t, &graphs, &cuts);
+			ASSERT_EQ(graphs, t < 2 ? t : 2); /* 2 streams: 2 shards at most */
+			check_results(muxed, r);
+			ASSERT_EQ(cuts > 0, t > 1 && cases[c].cut);
+			an_result_free(r);
+		}
+		an_result_free(muxed);
+		rm_rf(dir);
+	}
+}
+
 int main(void)
 {
 	ASSERT_TRUE(mkdtemp(root));
@@ -422,6 +535,7 @@ int main(void)
 	RUN(test_muxed_order);
 	RUN(test_threads_alike);
 	RUN(test_stop);
+	RUN(test_cut_streams);
 	RUN(test_damaged);
 	rm_rf(root);
 	return 0;

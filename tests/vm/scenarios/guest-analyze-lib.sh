@@ -20,14 +20,15 @@ an_start() {
 	lttng start >/dev/null || fail "lttng start"
 }
 
-# The streams decoded in one thread and in two (each shard its own graph, then merged in
-# the muxer's order): the same analysis, JSON and text, byte for byte. Two shards only from
-# 512 KiB of stream files (below, one thread reads them all): said, or failed when the
-# scenario sets AN_THREADS_REQUIRE (it made a snapshot big enough).
+# The streams decoded in one thread, in two and in four (each shard its own graph, then
+# merged in the muxer's order; four shards of fewer stream files cut some between packets):
+# the same analysis, JSON and text, byte for byte. Two shards only from 512 KiB of stream
+# files (below, one thread reads them all): said, or failed when the scenario sets
+# AN_THREADS_REQUIRE (it made a snapshot big enough).
 an_threads_check() {
 	local bytes
 	bytes=$(find /tmp/snap -type f ! -name metadata | grep -v /index/ | xargs cat | wc -c)
-	for t in 1 2; do
+	for t in 1 2 4; do
 		latencyctl --json analyze --threads $t /tmp/snap >/tmp/an-t$t.json ||
 			fail "latencyctl --json analyze --threads $t"
 		latencyctl analyze --threads $t /tmp/snap >/tmp/an-t$t.txt ||
@@ -35,12 +36,15 @@ an_threads_check() {
 	done
 	cmp /tmp/an-t1.json /tmp/an-t2.json || fail "--threads 1 and 2: the JSON differs"
 	cmp /tmp/an-t1.txt /tmp/an-t2.txt || fail "--threads 1 and 2: the text differs"
+	# Four shards of two or three CPUs' streams: files cut between packets (from 2 MiB).
+	cmp /tmp/an-t1.json /tmp/an-t4.json || fail "--threads 1 and 4: the JSON differs"
+	cmp /tmp/an-t1.txt /tmp/an-t4.txt || fail "--threads 1 and 4: the text differs"
 	cmp /tmp/an-t1.json /tmp/an.json || fail "--threads 1 and the default: the JSON differs"
 	if [ "$bytes" -lt 524288 ]; then
 		[ -z "${AN_THREADS_REQUIRE:-}" ] || fail "$bytes bytes of stream files: one thread read them"
 		echo "note: $bytes bytes of stream files, read by one thread"
 	fi
-	pass "--threads 1 and 2 give the same analysis ($bytes bytes of stream files)"
+	pass "--threads 1, 2 and 4 give the same analysis ($bytes bytes of stream files)"
 }
 
 # Records the snapshot, analyses it (text shown, JSON flattened to /tmp/an.flat); the
