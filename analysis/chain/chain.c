@@ -15,14 +15,14 @@
 /* Each task followed costs a replay of the log: bounded per alert. */
 #define CHAIN_FOLLOWS 24
 
-int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
-	    struct an_vec *links, unsigned *follows)
+/* TID's intervals in timeline as links at DEPTH, each woken-by-a-task one followed. */
+static int walk(const struct an_log *log, const struct an_vec *timeline, int32_t tid,
+		unsigned depth, struct an_vec *links, unsigned *follows)
 {
-	struct an_vec timeline = AN_VEC(struct an_interval);
-	int r = an_timeline(log, tid, t0, t1, &timeline);
+	int r = 0;
 
-	for (size_t i = 0; r == 0 && i < timeline.n && links->n < CHAIN_LINKS; i++) {
-		const struct an_interval *iv = AN_AT(&timeline, struct an_interval, i);
+	for (size_t i = 0; r == 0 && i < timeline->n && links->n < CHAIN_LINKS; i++) {
+		const struct an_interval *iv = AN_AT(timeline, struct an_interval, i);
 		struct an_link *l = an_vec_push(links);
 
 		if (!l) {
@@ -36,6 +36,17 @@ int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, uns
 			r = an_walk(log, iv->who, iv->t0, iv->t1, depth + 1, links, follows);
 		}
 	}
+	return r;
+}
+
+int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
+	    struct an_vec *links, unsigned *follows)
+{
+	struct an_vec timeline = AN_VEC(struct an_interval);
+	int r = an_timeline(log, tid, t0, t1, &timeline);
+
+	if (r == 0)
+		r = walk(log, &timeline, tid, depth, links, follows);
 	an_vec_free(&timeline);
 	return r;
 }
@@ -95,8 +106,9 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
 	if (!log->counts[EV_IRQ_ENTRY])
 		an_cause_note(
 			c, an_strdup("no irq_handler events: device wakeups cannot be attributed"));
+	/* The chain starts from the task's own timeline: one replay of the log fewer. */
 	if (an_timeline(log, a->tid, c->t0, c->t1, &c->timeline) < 0 ||
-	    an_walk(log, a->tid, c->t0, c->t1, 0, &c->links, &follows) < 0)
+	    walk(log, &c->timeline, a->tid, 0, &c->links, &follows) < 0)
 		return -1;
 	if (follows >= CHAIN_FOLLOWS || c->links.n >= CHAIN_LINKS)
 		an_cause_note(
