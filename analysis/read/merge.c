@@ -410,6 +410,8 @@ int an_merge(struct an_stream *const *streams, size_t n, struct an_log *out)
 	struct merge m = {.n = n, .out = out};
 	int r = -ENOMEM;
 
+	if (!n)
+		return 0; /* a trace of its metadata alone */
 	m.st = malloc((n ? n : 1) * sizeof(*m.st));
 	m.next = calloc(n ? n : 1, sizeof(*m.next));
 	m.sys = calloc(n ? n : 1, sizeof(*m.sys));
