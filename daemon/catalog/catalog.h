@@ -103,5 +103,7 @@ struct json_object *catalog_incident_view(struct json_object *o, uint64_t now_se
 					  uint64_t answer_within_sec);
 /* The incidents, oldest first (borrowed). */
 struct json_object *catalog_incidents(struct catalog *c);
+/* INCIDENT's entry (borrowed); NULL: not kept. */
+struct json_object *catalog_incident_find(struct catalog *c, const char *incident);
 
 #endif /* LATENCYD_CATALOG_H */

@@ -27,6 +27,8 @@ struct json_object *catalog_incidents(struct catalog *c)
 
 static struct json_object *find(struct json_object *list, const char *incident)
 {
+	if (!incident)
+		return NULL;
 	for (size_t i = json_object_array_length(list); i-- > 0;) {
 		struct json_object *o = json_object_array_get_idx(list, i), *v;
 
@@ -35,6 +37,13 @@ static struct json_object *find(struct json_object *list, const char *incident)
 			return o;
 	}
 	return NULL;
+}
+
+struct json_object *catalog_incident_find(struct catalog *c, const char *incident)
+{
+	struct json_object *list = catalog_incidents(c);
+
+	return list ? find(list, incident) : NULL;
 }
 
 static struct json_object *add(struct json_object *list, const char *incident, uint64_t time)

@@ -169,21 +169,16 @@ static void hosts_of(char *buf, size_t size, struct json_object *inc, const char
 
 static struct json_object *incident_view(struct manager *m, const char *incident, bool *done)
 {
-	struct json_object *all = m->catalog ? catalog_incidents(m->catalog) : NULL, *v, *view;
+	struct json_object *o = m->catalog ? catalog_incident_find(m->catalog, incident) : NULL;
+	struct json_object *view, *silent;
 
-	for (size_t i = json_object_array_length(all); i-- > 0;) {
-		struct json_object *o = json_object_array_get_idx(all, i), *silent;
-
-		if (!json_object_object_get_ex(o, PROTO_KEY_INCIDENT, &v) ||
-		    strcmp(json_object_get_string(v), incident) != 0)
-			continue;
-		view = catalog_incident_view(o, (uint64_t)time(NULL),
-					     m->conf->fleet.answer_within_ns / 1000000000);
-		*done = view && json_object_object_get_ex(view, PROTO_KEY_PENDING, &silent) &&
-			json_object_array_length(silent) == 0;
-		return view;
-	}
-	return NULL;
+	if (!o)
+		return NULL;
+	view = catalog_incident_view(o, (uint64_t)time(NULL),
+				     m->conf->fleet.answer_within_ns / 1000000000);
+	*done = view && json_object_object_get_ex(view, PROTO_KEY_PENDING, &silent) &&
+		json_object_array_length(silent) == 0;
+	return view;
 }
 
 /* The incident's outcome, from its VIEW (catalog_incident_view()), in one log line. */
