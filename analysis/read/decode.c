@@ -185,11 +185,19 @@ static inline void mark(struct an_decoder *d, enum an_mark_kind kind, size_t i)
 /* tid's task; the first time the log sees it is marked. */
 static struct an_task *task(struct an_decoder *d, int32_t tid)
 {
+	struct an_recent_task *r = &d->recent_tasks[(uint32_t)tid % AN_RECENT_TASKS];
 	size_t n = d->log->tasks.n;
-	struct an_task *t = an_task_get(d->log, tid);
+	struct an_task *t;
 
+	if (r->tid == tid && tid)
+		return AN_AT(&d->log->tasks, struct an_task, r->idx);
+	t = an_task_get(d->log, tid);
+	if (!t)
+		return NULL;
 	if (d->log->tasks.n > n)
 		mark(d, AN_MARK_TASK, n);
+	r->tid = tid;
+	r->idx = (uint32_t)(t - (struct an_task *)d->log->tasks.v);
 	return t;
 }
 

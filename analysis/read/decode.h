@@ -26,7 +26,21 @@ struct an_trail {
 	struct an_vec marks[AN_MARK_DISK + 1]; /* struct an_mark, by index in the log's table */
 };
 /* Marks entry i of kind's table (tasks, tasks, tasks, irqname_v, disks) at time ts. */
-void an_trail_mark(struct an_trail *t, enum an_mark_kind kind, size_t i, uint64_t ts);
+void an_trail_grow_mark(struct an_trail *t, enum an_mark_kind kind, size_t i, uint64_t ts);
+/* The same, inline while the entry has been marked before: every switch marks two. */
+static inline void an_trail_mark(struct an_trail *t, enum an_mark_kind kind, size_t i, uint64_t ts)
+{
+	struct an_vec *v = &t->marks[kind];
+
+	if (i < v->n) {
+		struct an_mark *m = AN_AT(v, struct an_mark, i);
+
+		m->ts = ts;
+		m->seq = ++t->seq;
+	} else {
+		an_trail_grow_mark(t, kind, i, ts);
+	}
+}
 void an_trail_free(struct an_trail *t);
 
 /* The classes seen last, by their address: most events need no lookup in the map. */
@@ -36,9 +50,18 @@ struct an_recent_class {
 	uint32_t handler; /* index + 1 */
 };
 
+/* The tasks seen last, by tid: a switch names two, mostly the same few (an index, as the
+ * table moves when it grows). */
+#define AN_RECENT_TASKS 64
+struct an_recent_task {
+	int32_t tid;  /* 0: none */
+	uint32_t idx; /* in the log's tasks */
+};
+
 struct an_decoder {
 	struct an_log *log;
 	struct an_recent_class recent[AN_RECENT_CLASSES];
+	struct an_recent_task recent_tasks[AN_RECENT_TASKS];
 	struct an_map classes; /* event class -> handler index + 1 */
 	struct an_map streams; /* stream -> cpu */
 	struct an_vec handlers;

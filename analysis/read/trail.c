@@ -7,7 +7,7 @@
 
 #include "decode.h"
 
-void an_trail_mark(struct an_trail *t, enum an_mark_kind kind, size_t i, uint64_t ts)
+void an_trail_grow_mark(struct an_trail *t, enum an_mark_kind kind, size_t i, uint64_t ts)
 {
 	struct an_vec *v = &t->marks[kind];
 	struct an_mark *m;
