@@ -124,7 +124,7 @@ static bool cut_one(struct an_vec *units, struct an_vec *files, const struct an_
 
 	for (size_t i = 0; i < units->n; i++) {
 		u = AN_AT(units, struct an_unit, i);
-		if (u->shard != hi || !u->name || holds(units, lo, u) ||
+		if (u->shard != hi || !u->name || !u->lttng || holds(units, lo, u) ||
 		    !(c = cuts_of(files, dirs, u)))
 			continue;
 		for (size_t k = 0; k < c->at.n; k++) {

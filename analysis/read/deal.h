@@ -20,6 +20,7 @@ struct an_unit {
 	uint64_t size;	/* the file's (the directory's stream files') bytes */
 	uint64_t off;	/* the piece's first byte, at a packet's start: 0 for a whole file */
 	uint64_t bytes; /* the piece's: size for a whole file */
+	bool lttng;	/* its trace is of LTTng's layout (lttng_packet.h): it can be cut */
 	/* A piece's stream, from its packets' header: where its graph finds it. */
 	uint64_t class_id, id;
 	size_t shard;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * LTTng's stream packets, read without the metadata where babeltrace2 does not tell: where
- * a damaged file's complete packets end (salvage.c), where a stream file can be cut between
- * two packets (deal.c).
+ * LTTng's stream packets, read without the metadata where babeltrace2 does not tell or
+ * cannot be trusted: where a damaged file's complete packets end and whether a packet
+ * would make babeltrace2 abort (salvage.c), where a stream file can be cut between two
+ * packets (deal.c).
  */
 #ifndef LATENCY_ANALYSIS_LTTNG_PACKET_H
 #define LATENCY_ANALYSIS_LTTNG_PACKET_H
@@ -24,7 +25,12 @@ struct an_lttng_packet {
 	uint64_t discarded;
 };
 
-/* The packet at byte off of f, a file of size bytes; false: none there (no magic, sizes). */
+/*
+ * The packet at byte off of f, a file of size bytes; false: none there (no magic, sizes
+ * past the file, a value babeltrace2 would abort on).
+ */
 bool an_lttng_packet_at(FILE *f, uint64_t off, uint64_t size, struct an_lttng_packet *p);
+/* Whether trace dir's metadata says LTTng 2.8 or later wrote it: this layout. */
+bool an_trace_is_lttng(const char *dir);
 
 #endif /* LATENCY_ANALYSIS_LTTNG_PACKET_H */

@@ -31,6 +31,7 @@
 
 #include "analysis.h"
 #include "deal.h"
+#include "lttng_packet.h"
 #include "read.h"
 #include "salvage.h"
 #include "streams.h"
@@ -60,20 +61,20 @@ static bool splittable(const char *dir)
 	return yes;
 }
 
-static int push_unit(struct an_vec *units, size_t dir, const char *name, uint64_t bytes)
+static int push_unit(struct an_vec *units, size_t dir, const char *name, uint64_t bytes, bool lttng)
 {
 	struct an_unit *u = an_vec_push(units);
 
 	if (!u)
 		return -ENOMEM;
-	*u = (struct an_unit){.dir = dir, .size = bytes, .bytes = bytes};
+	*u = (struct an_unit){.dir = dir, .size = bytes, .bytes = bytes, .lttng = lttng};
 	return name && !(u->name = strdup(name)) ? -ENOMEM : 0;
 }
 
 /* The stream files of trace dir, as source.ctf.fs takes them: regular, not empty. */
 static int list_units(size_t i, const char *dir, struct an_vec *units)
 {
-	bool split = splittable(dir);
+	bool split = splittable(dir), lttng = split && an_trace_is_lttng(dir);
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	uint64_t whole = 0;
@@ -93,7 +94,7 @@ static int list_units(size_t i, const char *dir, struct an_vec *units)
 			r = -ENOMEM;
 		} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 			if (split)
-				r = push_unit(units, i, de->d_name, (uint64_t)st.st_size);
+				r = push_unit(units, i, de->d_name, (uint64_t)st.st_size, lttng);
 			whole += (uint64_t)st.st_size;
 			files++;
 		}
@@ -102,7 +103,7 @@ static int list_units(size_t i, const char *dir, struct an_vec *units)
 	closedir(d);
 	/* A trace without stream files is read all the same: the muxed pass would read it. */
 	if (!r && (!split || !files))
-		r = push_unit(units, i, NULL, whole);
+		r = push_unit(units, i, NULL, whole, false);
 	return r;
 }
 
@@ -384,7 +385,7 @@ int an_read_streams(struct an_vec *dirs, struct an_pass *pass, struct an_log *lo
 		const char *dir = *AN_AT(dirs, char *, i);
 		char *e = NULL;
 
-		if (an_check_metadata(dir, &e) < 0)
+		if (an_check_metadata(dir, &e) < 0 || an_check_streams(dir, &e) < 0)
 			r = -EAGAIN;
 		free(e);
 		if (!r)

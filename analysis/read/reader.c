@@ -7,6 +7,7 @@
  * is left out (and said so); an error in the middle of a stream keeps what was read before
  * it and marks the result partial.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,9 @@
 #include "decode.h"
 #include "read.h"
 #include "salvage.h"
+
+/* Salvage rounds before giving up: two per stream file at most, as salvage.c goes. */
+#define SALVAGE_ROUNDS 4096
 
 struct sink {
 	struct an_decoder dec;
@@ -101,6 +105,27 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 }
 
 /* The current thread's babeltrace2 error, causes joined innermost last; NULL if none. */
+/*
+ * babeltrace2's messages name its objects by address ("msg-it-addr=0x55d2..., "), which
+ * says nothing to a reader and makes two readings of one trace differ: dropped.
+ */
+static void drop_addresses(char *s)
+{
+	char *at;
+
+	while ((at = strstr(s, "addr=0x"))) {
+		char *from = at, *to = at + strlen("addr=0x");
+
+		while (from > s && !strchr(" ,:(", from[-1]))
+			from--;
+		while (isxdigit((unsigned char)*to))
+			to++;
+		to += *to == ',';
+		to += *to == ' ';
+		memmove(from, to, strlen(to) + 1);
+	}
+}
+
 static char *take_error(void)
 {
 	const bt_error *err = bt_current_thread_take_error();
@@ -124,6 +149,8 @@ static char *take_error(void)
 			fprintf(f, "%s%s", i + 1 < shown ? ": " : "", m ? m : "?");
 		}
 		fclose(f);
+		if (text)
+			drop_addresses(text);
 	}
 	bt_error_release(err);
 	return text;
@@ -231,9 +258,13 @@ static int build(bt_graph **ret, struct an_vec *dirs, char **tmp, bool *bad, str
 			bad[i] = true;
 			continue;
 		}
-		r = add_source(g, fs, tmp[i] ? tmp[i] : dir, i, &src);
+		/* A packet babeltrace2 would abort on is salvaged as one it refuses. */
+		r = an_check_streams(tmp[i] ? tmp[i] : dir, &e) < 0
+			    ? -EIO
+			    : add_source(g, fs, tmp[i] ? tmp[i] : dir, i, &src);
 		if (r == -EIO) {
-			e = take_error();
+			if (!e)
+				e = take_error();
 			r = salvage(i, dirs, tmp, e, log);
 			if (r < 0) {
 				an_problem(log, "%s: cannot read this trace, left out: %s", dir,
@@ -319,9 +350,15 @@ int an_read(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char 
 			return r;
 		}
 	}
-	do
-		r = build(&g, dirs, tmp, bad, &s, log, why);
-	while (r == -EAGAIN);
+	/* Each round leaves out a trace or part of a stream file: bounded all the same. */
+	for (unsigned round = 0; (r = build(&g, dirs, tmp, bad, &s, log, why)) == -EAGAIN; round++)
+		if (round == SALVAGE_ROUNDS) {
+			*why = an_asprintf("still damaged after %u rounds of leaving out what "
+					   "babeltrace2 refused",
+					   round);
+			r = -EIO;
+			break;
+		}
 	if (r < 0)
 		goto out;
 	st = run(g, pass->stop);

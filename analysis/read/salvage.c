@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Damaged traces. babeltrace2 refuses a whole trace when one stream file cannot be indexed
- * (a file truncated mid-packet), and loops forever on packetized metadata cut inside a
- * packet. So: metadata packets are checked before babeltrace2 sees them, and a trace whose
- * stream file is refused is read again through a directory of symbolic links to its
- * metadata and its other stream files.
+ * (a file truncated mid-packet), loops forever on packetized metadata cut inside a packet,
+ * and aborts on some packet headers (sizes past 2^63 bits, all-ones times and counts). So:
+ * metadata packets, and LTTng's stream packets, are checked before babeltrace2 sees them,
+ * and a trace whose stream file is refused is read again through a directory of symbolic
+ * links to its metadata and its other stream files, the damaged one's sound packets copied.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -65,6 +66,41 @@ int an_check_metadata(const char *dir, char **why)
 				   "%ld bytes): the trace cannot be decoded",
 				   path, off, size);
 	free(path);
+	return r;
+}
+
+int an_check_streams(const char *dir, char **why)
+{
+	DIR *d = an_trace_is_lttng(dir) ? opendir(dir) : NULL;
+	struct dirent *de;
+	int r = 0;
+
+	while (d && !r && (de = readdir(d))) {
+		char *path = an_asprintf("%s/%s", dir, de->d_name);
+		struct an_lttng_packet p;
+		uint64_t off = 0, size;
+		struct stat st;
+		FILE *f;
+
+		if (!path || de->d_name[0] == '.' || strcmp(de->d_name, "metadata") == 0 ||
+		    stat(path, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fopen(path, "rb"))) {
+			free(path);
+			continue;
+		}
+		size = (uint64_t)st.st_size;
+		while (off < size && an_lttng_packet_at(f, off, size, &p))
+			off += p.bytes;
+		fclose(f);
+		if (off < size) {
+			*why = an_asprintf("%s: the packet at byte %llu is cut short or says what "
+					   "babeltrace2 cannot read (sizes, all-ones fields)",
+					   path, (unsigned long long)off);
+			r = -EBADMSG;
+		}
+		free(path);
+	}
+	if (d)
+		closedir(d);
 	return r;
 }
 
@@ -135,7 +171,18 @@ out:
 		fclose(f);
 	free(ent);
 	free(real);
-	return end ? end : scan_packets(path, size, count);
+	/* The index says where packets end, not whether babeltrace2 can read them. */
+	if (end) {
+		unsigned scanned;
+		uint64_t sane = scan_packets(path, size, &scanned);
+
+		if (sane < end) {
+			*count = scanned;
+			end = sane;
+		}
+		return end;
+	}
+	return scan_packets(path, size, count);
 }
 
 int an_copy_range(const char *from, const char *to, uint64_t off, uint64_t n)
@@ -231,7 +278,13 @@ int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec 
 			uint64_t keep = complete_packets(path, (uint64_t)st.st_size, &packets);
 			char *to = an_asprintf("%s/%s", tmp, de->d_name);
 
-			if (keep && to && an_copy_range(path, to, 0, keep) == 0) {
+			/*
+			 * All of it whole by its headers, yet refused: what is wrong is past what
+			 * the headers say (a stream class the metadata lacks). Kept whole it would be
+			 * refused again, for ever: left out.
+			 */
+			if (keep && keep < (uint64_t)st.st_size && to &&
+			    an_copy_range(path, to, 0, keep) == 0) {
 				kept++;
 				push(dropped,
 				     an_asprintf("%s: damaged, its first %u complete packets kept "

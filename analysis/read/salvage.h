@@ -9,6 +9,12 @@
 
 int an_check_metadata(const char *dir, char **why);
 /*
+ * In a trace of LTTng's layout, every packet of every stream file whole and readable by
+ * babeltrace2 (which aborts on some headers); else -EBADMSG, *why naming the file, for
+ * an_salvage() to keep the packets before the first bad one.
+ */
+int an_check_streams(const char *dir, char **why);
+/*
  * A directory of links to dir's metadata and the stream files error does not name, with
  * the complete packets of those it names when their index says where they end (what was
  * done to each is pushed to dropped, char *); -ENOENT when no file is named or none is left.

@@ -2,7 +2,8 @@
 # latencyctl analyze on real userspace snapshots from an isolated lttng-sessiond (run under
 # lttng-env --relayd): a local snapshot and one through lttng-relayd (its HOST/SESSION tree)
 # are analysed and say which kernel events are missing; a snapshot whose stream file is
-# truncated gives a partial result naming the problem, exit 0, no crash; a truncated
+# truncated, or with a packet header babeltrace2 would abort on, gives a partial result
+# naming the problem, exit 0, no crash; a truncated
 # metadata file, a trace of its metadata alone or a directory without a trace is a clear
 # error (exit 1); LAMI phases
 # (the results' tables are checked on kernel snapshots: VM scenario analyze-pipe).
@@ -66,6 +67,23 @@ echo "damaged: exit $rc, problems: $(jq -c .problems <<<"$out" 2>/dev/null) stde
 jq -r '.problems[]' <<<"$out" | grep -q "$(basename "$stream")" || fail "the problem does not name $(basename "$stream")"
 "$ctl" analyze "$tmp/damaged" 2>&1 >/dev/null | grep -q "partial result" || fail "text: no partial warning"
 pass "a truncated stream file: partial result naming $(basename "$stream"), $(jq -r .events <<<"$out") events"
+
+# A packet header babeltrace2 2.0 aborts on (an assertion): the biggest stream file's first
+# packet says its content is 2^63 + 8 bits. Its file is left out, the rest read, no crash.
+cp -r "$tmp/snap" "$tmp/poisoned"
+stream=$(find "$tmp/poisoned" -type f ! -name metadata ! -path '*/index/*' -printf '%s %p\n' | sort -n | tail -n 1 | cut -d' ' -f2)
+printf '\x08\x00\x00\x00\x00\x00\x00\x80' | dd of="$stream" bs=1 seek=48 conv=notrunc 2>/dev/null
+before=$fails
+for threads in 1 2; do
+	out=$("$ctl" --json analyze --threads $threads "$tmp/poisoned" 2>"$tmp/err")
+	rc=$?
+	[ $rc = 0 ] || fail "a packet babeltrace2 aborts on, --threads $threads: exit $rc: $(tail -n 3 "$tmp/err")"
+	[ "$(jq -r .partial <<<"$out")" = true ] || fail "--threads $threads: the poisoned file is not said partial"
+	jq -r '.problems[]' <<<"$out" | grep -q "$(basename "$stream")" ||
+		fail "--threads $threads: the problem does not name $(basename "$stream")"
+done
+[ "$fails" = "$before" ] &&
+	pass "a packet header babeltrace2 aborts on: its file left out, $(jq -r .events <<<"$out") events read"
 
 cp -r "$tmp/snap" "$tmp/nometa"
 meta=$(find "$tmp/nometa" -name metadata | head -n 1)

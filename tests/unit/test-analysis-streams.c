@@ -39,7 +39,8 @@ static char root[] = "/tmp/test-analysis-streams.XXXXXX";
 	"	packet.header := struct { uint32_t magic; uint8_t uuid[16]; uint32_t stream_id;\n"       \
 	"		uint64_t stream_instance_id; };\n"                                                      \
 	"};\n"                                                                                     \
-	"env { hostname = \"testhost\"; };\n"                                                      \
+	"env { hostname = \"testhost\"; tracer_name = \"lttng-modules\"; tracer_major = 2;\n"      \
+	"	tracer_minor = 13; };\n"                                                                 \
 	"clock { name = \"monotonic\"; freq = 1000000000; offset_s = 1700000000; absolute = "      \
 	"true; };\n"                                                                               \
 	"typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; "  \
@@ -461,25 +462,6 @@ static void test_stop(void)
 	an_snapshot_free(&s);
 }
 
-/* A stream file cut in its packet: every path reads it muxed, salvaged, alike. */
-static void test_damaged(void)
-{
-	char path[600];
-	unsigned g0, g2;
-	struct an_result *a, *b;
-
-	snprintf(path, sizeof(path), "%s/kernel/chan_1", root);
-	ASSERT_EQ(truncate(path, 5000), 0);
-	a = read_with(root, 0, &g0);
-	b = read_with(root, 2, &g2);
-	ASSERT_TRUE(a->log.partial);
-	ASSERT_EQ(g0, 2);
-	ASSERT_TRUE(g2 > g0); /* the streams path's graphs failed, then the same two */
-	check_results(a, b);
-	an_result_free(a);
-	an_result_free(b);
-}
-
 /*
  * One CPU's stream eight times the other's: two threads read it in two pieces, cut between
  * packets, and get what the muxed pass gets. Not where the cut would not read the same:
@@ -528,6 +510,152 @@ static void test_cut_streams(void)
 	}
 }
 
+/* Packet K of DIR/NAME (a file of LTTng's packets): the LEN bytes at byte AT of it set to V's. */
+static void poison_packet(const char *dir, const char *name, size_t k, long at, uint64_t v,
+			  size_t len)
+{
+	uint64_t off = 0;
+	char path[800];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r+b");
+	ASSERT_TRUE(f);
+	for (size_t i = 0; i < k; i++) {
+		uint64_t size;
+
+		ASSERT_EQ(fseek(f, (long)off + 56, SEEK_SET), 0);
+		ASSERT_EQ(fread(&size, sizeof(size), 1, f), 1);
+		off += size / 8;
+	}
+	ASSERT_EQ(fseek(f, (long)off + at, SEEK_SET), 0);
+	put(f, &v, len);
+	ASSERT_EQ(fclose(f), 0);
+}
+
+/*
+ * A stream file whose sixth packet says what babeltrace2 2.0 aborts on (an assertion): a
+ * size past 2^63 bits, an all-ones time. No cut is made in it, and every path reads the
+ * first five packets, salvaged, alike, without babeltrace2 ever seeing the sixth.
+ */
+static void test_cut_damaged(void)
+{
+	static const uint8_t k[16] = {0xdd, 0xdd, 0xdd, 0xdd, 0, 0, 0x40, 0, 0x80};
+	static const struct {
+		long at;
+		uint64_t v;
+	} poisons[] = {
+		{56, UINT64_MAX - 7},	       /* packet_size */
+		{48, (UINT64_C(1) << 63) + 8}, /* content_size */
+		{40, UINT64_MAX},	       /* timestamp_end */
+		{72, UINT64_MAX},	       /* events_discarded */
+	};
+
+	for (size_t i = 0; i < sizeof(poisons) / sizeof(poisons[0]); i++) {
+		char dir[600], kernel[700];
+		struct an_result *muxed, *r;
+		unsigned g0, g2, cuts;
+
+		snprintf(dir, sizeof(dir), "%s-bad%zu", root, i);
+		ASSERT_EQ(mkdir(dir, 0755), 0);
+		snprintf(kernel, sizeof(kernel), "%s/kernel", dir);
+		trace(kernel, "dddddddd-0000-4000-8000-000000000000");
+		stream_packets(kernel, k, &(struct packets){"chan_0", 0, 0, 8, 3000, 7, 0, 0});
+		stream_packets(kernel, k, &(struct packets){"chan_1", 1, 1, 1, 3000, 8, 0, 0});
+		poison_packet(kernel, "chan_0", 5, poisons[i].at, poisons[i].v, 8);
+		muxed = read_cut(dir, 0, &g0, NULL);
+		r = read_cut(dir, 2, &g2, &cuts);
+		ASSERT_TRUE(muxed->log.partial);
+		ASSERT_EQ(muxed->log.events, 6 * 3000);
+		ASSERT_EQ(cuts, 0);
+		ASSERT_EQ(g2, g0); /* the streams path sent it to the muxed pass at once */
+		check_results(muxed, r);
+		an_result_free(muxed);
+		an_result_free(r);
+		rm_rf(dir);
+	}
+}
+
+/* A stream file cut in its packet: every path reads it muxed, salvaged, alike. */
+static void test_damaged(void)
+{
+	char path[600];
+	unsigned g0, g2;
+	struct an_result *a, *b;
+
+	snprintf(path, sizeof(path), "%s/kernel/chan_1", root);
+	ASSERT_EQ(truncate(path, 5000), 0);
+	a = read_with(root, 0, &g0);
+	b = read_with(root, 2, &g2);
+	ASSERT_TRUE(a->log.partial);
+	ASSERT_EQ(g0, 2);
+	ASSERT_EQ(g2, g0); /* the packets checked first: the streams path sent it on at once */
+	check_results(a, b);
+	an_result_free(a);
+	an_result_free(b);
+}
+
+/*
+ * An event of no known class in a stream's fourth packet, which no packet check sees: the
+ * streams path's graphs fail, then every path reads what came before it, muxed, alike.
+ */
+static void test_damaged_event(void)
+{
+	static const uint8_t k[16] = {0xee, 0xee, 0xee, 0xee, 0, 0, 0x40, 0, 0x80};
+	char dir[600], kernel[700];
+	struct an_result *a, *b;
+	unsigned g0, g2;
+
+	snprintf(dir, sizeof(dir), "%s-event", root);
+	ASSERT_EQ(mkdir(dir, 0755), 0);
+	snprintf(kernel, sizeof(kernel), "%s/kernel", dir);
+	trace(kernel, "eeeeeeee-0000-4000-8000-000000000000");
+	stream_packets(kernel, k, &(struct packets){"chan_0", 0, 0, 8, 3000, 7, 0, 0});
+	stream_packets(kernel, k, &(struct packets){"chan_1", 1, 1, 1, 3000, 8, 0, 0});
+	/* the first event's id: after the packet's header (32 bytes), context (48) and cpu */
+	poison_packet(kernel, "chan_0", 3, 84, 99, 4);
+	a = read_with(dir, 0, &g0);
+	b = read_with(dir, 2, &g2);
+	ASSERT_TRUE(a->log.problems.n >= 1); /* reading stopped, saying why */
+	ASSERT_TRUE(a->log.events > 3 * 3000 && a->log.events < 9 * 3000);
+	ASSERT_TRUE(g2 > g0); /* the streams path's graphs failed, then the muxed pass's */
+	check_results(a, b);
+	an_result_free(a);
+	an_result_free(b);
+	rm_rf(dir);
+}
+
+/*
+ * A packet of a stream class the metadata lacks, sound by its header otherwise: babeltrace2
+ * refuses the file (its index cannot be built), salvaging keeps it whole, refused again.
+ * It is left out instead, said so, on every path alike, not salvaged for ever.
+ */
+static void test_damaged_class(void)
+{
+	static const uint8_t k[16] = {0xab, 0xab, 0xab, 0xab, 0, 0, 0x40, 0, 0x80};
+	char dir[600], kernel[700];
+	struct an_result *a, *b;
+	unsigned g0, g2;
+
+	snprintf(dir, sizeof(dir), "%s-class", root);
+	ASSERT_EQ(mkdir(dir, 0755), 0);
+	snprintf(kernel, sizeof(kernel), "%s/kernel", dir);
+	trace(kernel, "abababab-0000-4000-8000-000000000000");
+	stream_packets(kernel, k, &(struct packets){"chan_0", 0, 0, 8, 3000, 7, 0, 0});
+	stream_packets(kernel, k, &(struct packets){"chan_1", 1, 1, 1, 3000, 8, 0, 0});
+	poison_packet(kernel, "chan_0", 3, 20, 1, 4); /* stream_id: class 1 */
+	a = read_with(dir, 0, &g0);
+	b = read_with(dir, 2, &g2);
+	ASSERT_TRUE(a->log.partial);
+	ASSERT_EQ(a->log.events, 3000); /* chan_1's */
+	ASSERT_TRUE(a->log.problems.n >= 1 && strstr(*AN_AT(&a->log.problems, char *, 0),
+						     "chan_0: damaged stream file left out"));
+	check_results(a, b);
+	an_result_free(a);
+	an_result_free(b);
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	ASSERT_TRUE(mkdtemp(root));
@@ -536,6 +664,9 @@ int main(void)
 	RUN(test_threads_alike);
 	RUN(test_stop);
 	RUN(test_cut_streams);
+	RUN(test_cut_damaged);
+	RUN(test_damaged_event);
+	RUN(test_damaged_class);
 	RUN(test_damaged);
 	rm_rf(root);
 	return 0;
