@@ -184,44 +184,10 @@ static void event(FILE *f, uint64_t ts, int cpu)
 }
 
 /*
- * DIR/NAME: one packet of N events of stream instance ID on CPU, their times going up by 0
- * to 2 ns from START (the other streams' times often the same).
- */
-static void stream(const char *dir, const uint8_t uuid[16], const char *name, uint64_t id,
-		   uint32_t cpu, size_t n, uint32_t seed)
-{
-	const uint32_t magic = 0xc1fc1fc1, stream_id = 0;
-	/* begin, end, content and packet sizes, seq num, discarded */
-	uint64_t ctx[6] = {1000, 1000};
-	uint64_t ts = 1000;
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w+b");
-	ASSERT_TRUE(f);
-	/* LTTng's packet layout, packet_size at byte 56 (salvage.c reads it there) */
-	put(f, &magic, sizeof(magic));
-	put(f, uuid, 16);
-	put(f, &stream_id, sizeof(stream_id));
-	put_u64(f, id);
-	put(f, ctx, sizeof(ctx)); /* written below */
-	put(f, &cpu, sizeof(cpu));
-	rnd_state = seed;
-	for (size_t i = 0; i < n; i++) {
-		ts += rnd(3);
-		event(f, ts, (int)cpu);
-	}
-	ctx[1] = ts;
-	ctx[2] = ctx[3] = (uint64_t)ftell(f) * 8;
-	ASSERT_EQ(fseek(f, 32, SEEK_SET), 0);
-	put(f, ctx, sizeof(ctx));
-	ASSERT_EQ(fclose(f), 0);
-}
-
-/*
- * A stream file of several packets, as a flight recorder's snapshot holds them: numbered
- * from 7 (the earlier ones overwritten), a packet's beginning the end of the one before.
+ * A stream file of one packet or several, as a flight recorder's snapshot holds them:
+ * numbered from 7 (the earlier ones overwritten), a packet's beginning the end of the one
+ * before, the events' times going up by 0 to 2 ns from 1000 (the other streams' times often
+ * the same). LTTng's packet layout: packet_size at byte 56, where salvage.c reads it.
  */
 struct packets {
 	const char *name;
@@ -306,12 +272,15 @@ static void snapshot(void)
 	snprintf(ust, sizeof(ust), "%s/ust", root);
 	trace(kernel, "bbbbbbbb-0000-4000-8000-000000000000");
 	trace(ust, "aaaaaaaa-0000-4000-8000-000000000000");
-	stream(kernel, k, "chan_0", 3, 0, EVENTS_PER_STREAM, 1);
-	stream(kernel, k, "chan_1", 2, 1, EVENTS_PER_STREAM, 2);
-	stream(kernel, k, "chan_2", 1, 2, EVENTS_PER_STREAM / 2, 3);
-	stream(kernel, k, "chan_3", 0, 3, 0, 4);
-	stream(ust, u, "chan_0", 1, 0, EVENTS_PER_STREAM / 3, 5);
-	stream(ust, u, "chan_1", 0, 1, EVENTS_PER_STREAM / 3, 6);
+	stream_packets(kernel, k, &(struct packets){"chan_0", 3, 0, 1, EVENTS_PER_STREAM, 1, 0, 0});
+	stream_packets(kernel, k, &(struct packets){"chan_1", 2, 1, 1, EVENTS_PER_STREAM, 2, 0, 0});
+	stream_packets(kernel, k,
+		       &(struct packets){"chan_2", 1, 2, 1, EVENTS_PER_STREAM / 2, 3, 0, 0});
+	stream_packets(kernel, k, &(struct packets){"chan_3", 0, 3, 1, 0, 4, 0, 0});
+	stream_packets(ust, u,
+		       &(struct packets){"chan_0", 1, 0, 1, EVENTS_PER_STREAM / 3, 5, 0, 0});
+	stream_packets(ust, u,
+		       &(struct packets){"chan_1", 0, 1, 1, EVENTS_PER_STREAM / 3, 6, 0, 0});
 }
 
 static struct an_result *read_cut(const char *path, unsigned threads, unsigned *graphs,
@@ -463,6 +432,28 @@ static void test_stop(void)
 }
 
 /*
+ * ROOT-NAME/kernel (its path into kernel), a trace of two streams: chan_0, eight packets
+ * of 3000 events (a gap in their numbers, events lost, as given), and chan_1, one packet.
+ * The trace's UUID is FILL's byte over and over; ROOT-NAME goes into dir.
+ */
+static void two_streams(char dir[600], char kernel[700], const char *name, uint8_t fill,
+			size_t gap_at, size_t discard_at)
+{
+	const uint8_t uuid[16] = {fill, fill, fill, fill, 0, 0, 0x40, 0, 0x80};
+	char text[40];
+
+	snprintf(dir, 600, "%s-%s", root, name);
+	ASSERT_EQ(mkdir(dir, 0755), 0);
+	snprintf(kernel, 700, "%s/kernel", dir);
+	snprintf(text, sizeof(text), "%02x%02x%02x%02x-0000-4000-8000-000000000000", fill, fill,
+		 fill, fill);
+	trace(kernel, text);
+	stream_packets(kernel, uuid,
+		       &(struct packets){"chan_0", 0, 0, 8, 3000, 7, gap_at, discard_at});
+	stream_packets(kernel, uuid, &(struct packets){"chan_1", 1, 1, 1, 3000, 8, 0, 0});
+}
+
+/*
  * One CPU's stream eight times the other's: two threads read it in two pieces, cut between
  * packets, and get what the muxed pass gets. Not where the cut would not read the same:
  * packets not numbered in sequence, or events lost (babeltrace2 reports a stream's first
@@ -470,7 +461,6 @@ static void test_stop(void)
  */
 static void test_cut_streams(void)
 {
-	static const uint8_t k[16] = {0xcc, 0xcc, 0xcc, 0xcc, 0, 0, 0x40, 0, 0x80};
 	static const struct {
 		size_t gap_at, discard_at;
 		bool cut;
@@ -485,14 +475,10 @@ static void test_cut_streams(void)
 		struct an_result *muxed, *r;
 		unsigned graphs, cuts;
 
-		snprintf(dir, sizeof(dir), "%s-cut%zu", root, c);
-		ASSERT_EQ(mkdir(dir, 0755), 0);
-		snprintf(kernel, sizeof(kernel), "%s/kernel", dir);
-		trace(kernel, "cccccccc-0000-4000-8000-000000000000");
-		stream_packets(kernel, k,
-			       &(struct packets){"chan_0", 0, 0, 8, 3000, 7, cases[c].gap_at,
-						 cases[c].discard_at});
-		stream_packets(kernel, k, &(struct packets){"chan_1", 1, 1, 1, 3000, 8, 0, 0});
+		char name[16];
+
+		snprintf(name, sizeof(name), "cut%zu", c);
+		two_streams(dir, kernel, name, 0xcc, cases[c].gap_at, cases[c].discard_at);
 		muxed = read_cut(dir, 0, &graphs, &cuts);
 		ASSERT_EQ(cuts, 0);
 		ASSERT_EQ(muxed->log.events, 9 * 3000);
@@ -540,7 +526,6 @@ static void poison_packet(const char *dir, const char *name, size_t k, long at, 
  */
 static void test_cut_damaged(void)
 {
-	static const uint8_t k[16] = {0xdd, 0xdd, 0xdd, 0xdd, 0, 0, 0x40, 0, 0x80};
 	static const struct {
 		long at;
 		uint64_t v;
@@ -556,12 +541,10 @@ static void test_cut_damaged(void)
 		struct an_result *muxed, *r;
 		unsigned g0, g2, cuts;
 
-		snprintf(dir, sizeof(dir), "%s-bad%zu", root, i);
-		ASSERT_EQ(mkdir(dir, 0755), 0);
-		snprintf(kernel, sizeof(kernel), "%s/kernel", dir);
-		trace(kernel, "dddddddd-0000-4000-8000-000000000000");
-		stream_packets(kernel, k, &(struct packets){"chan_0", 0, 0, 8, 3000, 7, 0, 0});
-		stream_packets(kernel, k, &(struct packets){"chan_1", 1, 1, 1, 3000, 8, 0, 0});
+		char name[16];
+
+		snprintf(name, sizeof(name), "bad%zu", i);
+		two_streams(dir, kernel, name, 0xdd, 0, 0);
 		poison_packet(kernel, "chan_0", 5, poisons[i].at, poisons[i].v, 8);
 		muxed = read_cut(dir, 0, &g0, NULL);
 		r = read_cut(dir, 2, &g2, &cuts);
@@ -576,84 +559,72 @@ static void test_cut_damaged(void)
 	}
 }
 
+/* DIR read muxed and in two threads, alike: the muxed result; the graphs each built. */
+static struct an_result *read_alike(const char *dir, unsigned *g0, unsigned *g2)
+{
+	struct an_result *a = read_with(dir, 0, g0), *b = read_with(dir, 2, g2);
+
+	check_results(a, b);
+	an_result_free(b);
+	return a;
+}
+
 /* A stream file cut in its packet: every path reads it muxed, salvaged, alike. */
 static void test_damaged(void)
 {
 	char path[600];
 	unsigned g0, g2;
-	struct an_result *a, *b;
+	struct an_result *a;
 
 	snprintf(path, sizeof(path), "%s/kernel/chan_1", root);
 	ASSERT_EQ(truncate(path, 5000), 0);
-	a = read_with(root, 0, &g0);
-	b = read_with(root, 2, &g2);
+	a = read_alike(root, &g0, &g2);
 	ASSERT_TRUE(a->log.partial);
 	ASSERT_EQ(g0, 2);
 	ASSERT_EQ(g2, g0); /* the packets checked first: the streams path sent it on at once */
-	check_results(a, b);
 	an_result_free(a);
-	an_result_free(b);
 }
 
 /*
- * An event of no known class in a stream's fourth packet, which no packet check sees: the
- * streams path's graphs fail, then every path reads what came before it, muxed, alike.
+ * What no packet check sees, in a stream's fourth packet. An event of no known class: the
+ * streams path's graphs fail, then every path reads what came before it, muxed. A packet of
+ * a stream class the metadata lacks, sound by its header otherwise: babeltrace2 refuses the
+ * file (its index cannot be built), salvaging would keep it whole, refused again, for ever:
+ * it is left out instead, said so. Every path alike.
  */
-static void test_damaged_event(void)
+static void test_damaged_unseen(void)
 {
-	static const uint8_t k[16] = {0xee, 0xee, 0xee, 0xee, 0, 0, 0x40, 0, 0x80};
-	char dir[600], kernel[700];
-	struct an_result *a, *b;
-	unsigned g0, g2;
+	static const struct {
+		const char *name;
+		long at; /* in the packet */
+		uint32_t v;
+		bool left_out; /* the file; else read up to the packet */
+	} cases[] = {
+		/* the first event's id: after the packet's header (32 bytes), context (48), cpu */
+		{"event", 84, 99, false},
+		{"class", 20, 1, true}, /* stream_id */
+	};
 
-	snprintf(dir, sizeof(dir), "%s-event", root);
-	ASSERT_EQ(mkdir(dir, 0755), 0);
-	snprintf(kernel, sizeof(kernel), "%s/kernel", dir);
-	trace(kernel, "eeeeeeee-0000-4000-8000-000000000000");
-	stream_packets(kernel, k, &(struct packets){"chan_0", 0, 0, 8, 3000, 7, 0, 0});
-	stream_packets(kernel, k, &(struct packets){"chan_1", 1, 1, 1, 3000, 8, 0, 0});
-	/* the first event's id: after the packet's header (32 bytes), context (48) and cpu */
-	poison_packet(kernel, "chan_0", 3, 84, 99, 4);
-	a = read_with(dir, 0, &g0);
-	b = read_with(dir, 2, &g2);
-	ASSERT_TRUE(a->log.problems.n >= 1); /* reading stopped, saying why */
-	ASSERT_TRUE(a->log.events > 3 * 3000 && a->log.events < 9 * 3000);
-	ASSERT_TRUE(g2 > g0); /* the streams path's graphs failed, then the muxed pass's */
-	check_results(a, b);
-	an_result_free(a);
-	an_result_free(b);
-	rm_rf(dir);
-}
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char dir[600], kernel[700];
+		struct an_result *a;
+		unsigned g0, g2;
 
-/*
- * A packet of a stream class the metadata lacks, sound by its header otherwise: babeltrace2
- * refuses the file (its index cannot be built), salvaging keeps it whole, refused again.
- * It is left out instead, said so, on every path alike, not salvaged for ever.
- */
-static void test_damaged_class(void)
-{
-	static const uint8_t k[16] = {0xab, 0xab, 0xab, 0xab, 0, 0, 0x40, 0, 0x80};
-	char dir[600], kernel[700];
-	struct an_result *a, *b;
-	unsigned g0, g2;
-
-	snprintf(dir, sizeof(dir), "%s-class", root);
-	ASSERT_EQ(mkdir(dir, 0755), 0);
-	snprintf(kernel, sizeof(kernel), "%s/kernel", dir);
-	trace(kernel, "abababab-0000-4000-8000-000000000000");
-	stream_packets(kernel, k, &(struct packets){"chan_0", 0, 0, 8, 3000, 7, 0, 0});
-	stream_packets(kernel, k, &(struct packets){"chan_1", 1, 1, 1, 3000, 8, 0, 0});
-	poison_packet(kernel, "chan_0", 3, 20, 1, 4); /* stream_id: class 1 */
-	a = read_with(dir, 0, &g0);
-	b = read_with(dir, 2, &g2);
-	ASSERT_TRUE(a->log.partial);
-	ASSERT_EQ(a->log.events, 3000); /* chan_1's */
-	ASSERT_TRUE(a->log.problems.n >= 1 && strstr(*AN_AT(&a->log.problems, char *, 0),
-						     "chan_0: damaged stream file left out"));
-	check_results(a, b);
-	an_result_free(a);
-	an_result_free(b);
-	rm_rf(dir);
+		two_streams(dir, kernel, cases[c].name, 0xee, 0, 0);
+		poison_packet(kernel, "chan_0", 3, cases[c].at, cases[c].v, 4);
+		a = read_alike(dir, &g0, &g2);
+		ASSERT_TRUE(a->log.partial && a->log.problems.n >= 1);
+		if (cases[c].left_out) {
+			ASSERT_EQ(a->log.events, 3000); /* chan_1's */
+			ASSERT_TRUE(strstr(*AN_AT(&a->log.problems, char *, 0),
+					   "chan_0: damaged stream file left out"));
+		} else {
+			ASSERT_TRUE(a->log.events > 3 * 3000 && a->log.events < 9 * 3000);
+			ASSERT_TRUE(g2 > g0); /* the streams path's graphs failed, then muxed */
+		}
+		an_result_free(a);
+		rm_rf(dir);
+	}
 }
 
 int main(void)
@@ -665,8 +636,7 @@ int main(void)
 	RUN(test_stop);
 	RUN(test_cut_streams);
 	RUN(test_cut_damaged);
-	RUN(test_damaged_event);
-	RUN(test_damaged_class);
+	RUN(test_damaged_unseen);
 	RUN(test_damaged);
 	rm_rf(root);
 	return 0;
