@@ -104,7 +104,6 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
-/* The current thread's babeltrace2 error, causes joined innermost last; NULL if none. */
 /*
  * babeltrace2's messages name its objects by address ("msg-it-addr=0x55d2..., "), which
  * says nothing to a reader and makes two readings of one trace differ: dropped.
@@ -126,6 +125,7 @@ static void drop_addresses(char *s)
 	}
 }
 
+/* The current thread's babeltrace2 error, causes joined innermost last; NULL if none. */
 static char *take_error(void)
 {
 	const bt_error *err = bt_current_thread_take_error();
