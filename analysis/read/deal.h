@@ -34,7 +34,7 @@ static inline bool an_unit_is_piece(const struct an_unit *u)
 /*
  * The units (struct an_unit, dirs[u->dir] their directories, char *) dealt into n shards,
  * each shard's bytes counted: the biggest first, each to the shard with the fewest bytes
- * yet; then, while the shards differ by more than a few packets, the end of the biggest
+ * yet; then, while the shards differ by 256 KiB or more, the end of the biggest
  * file that can be cut moves from the fullest shard to the emptiest. Returns how many cuts.
  */
 unsigned an_deal(struct an_vec *units, const struct an_vec *dirs, struct an_shard *shards,
