@@ -69,41 +69,6 @@ int an_check_metadata(const char *dir, char **why)
 	return r;
 }
 
-int an_check_streams(const char *dir, char **why)
-{
-	DIR *d = an_trace_is_lttng(dir) ? opendir(dir) : NULL;
-	struct dirent *de;
-	int r = 0;
-
-	while (d && !r && (de = readdir(d))) {
-		char *path = an_asprintf("%s/%s", dir, de->d_name);
-		struct an_lttng_packet p;
-		uint64_t off = 0, size;
-		struct stat st;
-		FILE *f;
-
-		if (!path || de->d_name[0] == '.' || strcmp(de->d_name, "metadata") == 0 ||
-		    stat(path, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fopen(path, "rb"))) {
-			free(path);
-			continue;
-		}
-		size = (uint64_t)st.st_size;
-		while (off < size && an_lttng_packet_at(f, off, size, &p))
-			off += p.bytes;
-		fclose(f);
-		if (off < size) {
-			*why = an_asprintf("%s: the packet at byte %llu is cut short or says what "
-					   "babeltrace2 cannot read (sizes, all-ones fields)",
-					   path, (unsigned long long)off);
-			r = -EBADMSG;
-		}
-		free(path);
-	}
-	if (d)
-		closedir(d);
-	return r;
-}
-
 #define INDEX_MAGIC 0xc1f1dcc1U
 
 static uint64_t be(const unsigned char *p, int n)
@@ -117,11 +82,10 @@ static uint64_t be(const unsigned char *p, int n)
 
 /*
  * Without an index (snapshots have none): LTTng's packets followed from the file's start
- * while each is there whole.
+ * while each is there whole; f NULL: none.
  */
-static uint64_t scan_packets(const char *path, uint64_t size, unsigned *count)
+static uint64_t scan_packets(FILE *f, uint64_t size, unsigned *count)
 {
-	FILE *f = fopen(path, "rb");
 	struct an_lttng_packet p;
 	uint64_t end = 0;
 
@@ -130,8 +94,6 @@ static uint64_t scan_packets(const char *path, uint64_t size, unsigned *count)
 		end += p.bytes;
 		(*count)++;
 	}
-	if (f)
-		fclose(f);
 	return end;
 }
 
@@ -143,7 +105,8 @@ static uint64_t complete_packets(const char *path, uint64_t size, unsigned *coun
 {
 	char *real = realpath(path, NULL), *slash = real ? strrchr(real, '/') : NULL, *idx;
 	unsigned char h[16], *ent = NULL;
-	uint64_t end = 0, len;
+	uint64_t end = 0, len, sane;
+	unsigned scanned;
 	FILE *f = NULL;
 
 	*count = 0;
@@ -172,17 +135,49 @@ out:
 	free(ent);
 	free(real);
 	/* The index says where packets end, not whether babeltrace2 can read them. */
-	if (end) {
-		unsigned scanned;
-		uint64_t sane = scan_packets(path, size, &scanned);
-
-		if (sane < end) {
-			*count = scanned;
-			end = sane;
-		}
-		return end;
+	f = fopen(path, "rb");
+	sane = scan_packets(f, size, &scanned);
+	if (f)
+		fclose(f);
+	if (!end || sane < end) {
+		*count = scanned;
+		end = sane;
 	}
-	return scan_packets(path, size, count);
+	return end;
+}
+
+int an_check_streams(const char *dir, char **why)
+{
+	DIR *d = an_trace_is_lttng(dir) ? opendir(dir) : NULL;
+	struct dirent *de;
+	int r = 0;
+
+	while (d && !r && (de = readdir(d))) {
+		char *path = an_asprintf("%s/%s", dir, de->d_name);
+		uint64_t off, size;
+		unsigned packets;
+		struct stat st;
+		FILE *f;
+
+		if (!path || de->d_name[0] == '.' || strcmp(de->d_name, "metadata") == 0 ||
+		    stat(path, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fopen(path, "rb"))) {
+			free(path);
+			continue;
+		}
+		size = (uint64_t)st.st_size;
+		off = scan_packets(f, size, &packets);
+		fclose(f);
+		if (off < size) {
+			*why = an_asprintf("%s: the packet at byte %llu is cut short or says what "
+					   "babeltrace2 cannot read (sizes, all-ones fields)",
+					   path, (unsigned long long)off);
+			r = -EBADMSG;
+		}
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	return r;
 }
 
 int an_copy_range(const char *from, const char *to, uint64_t off, uint64_t n)
