@@ -25,21 +25,21 @@ struct an_trail {
 	uint64_t seq;
 	struct an_vec marks[AN_MARK_DISK + 1]; /* struct an_mark, by index in the log's table */
 };
-/* Marks entry i of kind's table (tasks, tasks, tasks, irqname_v, disks) at time ts. */
-void an_trail_grow_mark(struct an_trail *t, enum an_mark_kind kind, size_t i, uint64_t ts);
-/* The same, inline while the entry has been marked before: every switch marks two. */
+/* Room for entry i of kind's marks; false: out of memory. */
+bool an_trail_grow(struct an_trail *t, enum an_mark_kind kind, size_t i);
+/*
+ * Marks entry i of kind's table (tasks, tasks, tasks, irqname_v, disks) at time ts: inline,
+ * as every switch marks two.
+ */
 static inline void an_trail_mark(struct an_trail *t, enum an_mark_kind kind, size_t i, uint64_t ts)
 {
-	struct an_vec *v = &t->marks[kind];
+	struct an_mark *m;
 
-	if (i < v->n) {
-		struct an_mark *m = AN_AT(v, struct an_mark, i);
-
-		m->ts = ts;
-		m->seq = ++t->seq;
-	} else {
-		an_trail_grow_mark(t, kind, i, ts);
-	}
+	if (i >= t->marks[kind].n && !an_trail_grow(t, kind, i))
+		return;
+	m = AN_AT(&t->marks[kind], struct an_mark, i);
+	m->ts = ts;
+	m->seq = ++t->seq;
 }
 void an_trail_free(struct an_trail *t);
 
@@ -50,8 +50,10 @@ struct an_recent_class {
 	uint32_t handler; /* index + 1 */
 };
 
-/* The tasks seen last, by tid: a switch names two, mostly the same few (an index, as the
- * table moves when it grows). */
+/*
+ * The tasks seen last, by tid: a switch names two, mostly the same few (an index, as the
+ * table moves when it grows).
+ */
 #define AN_RECENT_TASKS 64
 struct an_recent_task {
 	int32_t tid;  /* 0: none */

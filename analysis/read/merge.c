@@ -412,12 +412,12 @@ int an_merge(struct an_stream *const *streams, size_t n, struct an_log *out)
 
 	if (!n)
 		return 0; /* a trace of its metadata alone */
-	m.st = malloc((n ? n : 1) * sizeof(*m.st));
-	m.next = calloc(n ? n : 1, sizeof(*m.next));
-	m.sys = calloc(n ? n : 1, sizeof(*m.sys));
-	m.heap = malloc((n ? n : 1) * sizeof(*m.heap));
-	m.src = calloc(n ? n : 1, sizeof(*m.src));
-	m.len = calloc(n ? n : 1, sizeof(*m.len));
+	m.st = malloc(n * sizeof(*m.st));
+	m.next = calloc(n, sizeof(*m.next));
+	m.sys = calloc(n, sizeof(*m.sys));
+	m.heap = malloc(n * sizeof(*m.heap));
+	m.src = calloc(n, sizeof(*m.src));
+	m.len = calloc(n, sizeof(*m.len));
 	if (!m.st || !m.next || !m.sys || !m.heap || !m.src || !m.len)
 		goto out;
 	memcpy(m.st, streams, n * sizeof(*m.st));

@@ -7,18 +7,15 @@
 
 #include "decode.h"
 
-void an_trail_grow_mark(struct an_trail *t, enum an_mark_kind kind, size_t i, uint64_t ts)
+bool an_trail_grow(struct an_trail *t, enum an_mark_kind kind, size_t i)
 {
 	struct an_vec *v = &t->marks[kind];
-	struct an_mark *m;
 
 	v->size = sizeof(struct an_mark);
 	while (v->n <= i)
 		if (!an_vec_push(v))
-			return; /* the merge finds the mark missing and gives up */
-	m = AN_AT(v, struct an_mark, i);
-	m->ts = ts;
-	m->seq = ++t->seq;
+			return false; /* the merge finds the mark missing and gives up */
+	return true;
 }
 
 void an_trail_free(struct an_trail *t)
