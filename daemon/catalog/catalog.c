@@ -484,18 +484,18 @@ int catalog_delete(struct catalog *c, uint64_t id)
 }
 
 void catalog_add_suppressed(struct catalog *c, const char *tracker,
-			    const struct catalog_cause *alert)
+			    const struct catalog_cause *alert, uint64_t n)
 {
 	struct json_object *sup, *v, *by, *recent, *o;
 
 	json_object_object_get_ex(c->doc, PROTO_KEY_SUPPRESSED, &sup);
 	json_object_object_get_ex(sup, PROTO_KEY_TOTAL, &v);
-	json_object_set_int64(v, json_object_get_int64(v) + 1);
+	json_object_set_int64(v, json_object_get_int64(v) + (int64_t)n);
 	json_object_object_get_ex(sup, PROTO_KEY_BY_TRACKER, &by);
 	if (json_object_object_get_ex(by, tracker, &v))
-		json_object_set_int64(v, json_object_get_int64(v) + 1);
+		json_object_set_int64(v, json_object_get_int64(v) + (int64_t)n);
 	else
-		json_object_object_add(by, tracker, json_object_new_int64(1));
+		json_object_object_add(by, tracker, json_object_new_int64((int64_t)n));
 	json_object_object_get_ex(sup, PROTO_KEY_RECENT, &recent);
 	o = alert ? catalog_cause_to_json(alert) : NULL;
 	if (o) {

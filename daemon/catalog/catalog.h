@@ -62,10 +62,10 @@ struct catalog_entry *catalog_at(struct catalog *c, size_t i);
 /* Removes the entry and deletes its local snapshot directory if any. */
 int catalog_delete(struct catalog *c, uint64_t id);
 
-/* Counts an alert that the rate limiter refused against TRACKER, and keeps ALERT among the
- * recent ones (NULL: counted only). */
+/* Counts N alerts that the rate limiter refused against TRACKER, and keeps ALERT (the first
+ * of them) among the recent ones (NULL: counted only). */
 void catalog_add_suppressed(struct catalog *c, const char *tracker,
-			    const struct catalog_cause *alert);
+			    const struct catalog_cause *alert, uint64_t n);
 struct json_object *catalog_suppressed(struct catalog *c);
 
 /*

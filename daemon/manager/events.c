@@ -182,9 +182,7 @@ static void on_suppressed(struct manager *m, const struct cause *first, size_t n
 		control_broadcast(m->control, PROTO_EVENT_SUPPRESSED, data);
 	}
 	json_object_put(data);
-	catalog_add_suppressed(m->catalog, tracker, kept ? &alert : NULL);
-	for (size_t i = 1; i < n; i++)
-		catalog_add_suppressed(m->catalog, tracker, NULL);
+	catalog_add_suppressed(m->catalog, tracker, kept ? &alert : NULL, n);
 	if (kept)
 		catalog_cause_free(&alert);
 	manager_catalog_changed(m);

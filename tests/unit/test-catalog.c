@@ -243,19 +243,21 @@ static void test_retention(void)
 static void test_suppressed_bounded(void)
 {
 	struct catalog *c = reopen(NULL, NULL);
-	struct json_object *sup, *v;
+	struct json_object *sup, *v, *w;
 
 	for (int i = 0; i < CATALOG_SUPPRESSED_KEEP + 10; i++) {
 		struct catalog_cause a = {.tracker = i % 2 ? "syscalls" : "wakeup",
 					  .reason = PROTO_REASON_THRESHOLD,
 					  .seq = (uint64_t)i};
 
-		catalog_add_suppressed(c, a.tracker, &a);
+		catalog_add_suppressed(c, a.tracker, &a, 1);
 	}
+	/* A storm's batch: counted at once, nothing kept. */
+	catalog_add_suppressed(c, "wakeup", NULL, 100000);
 	c = reopen(c, NULL);
 	sup = catalog_suppressed(c);
 	ASSERT_TRUE(json_object_object_get_ex(sup, "total", &v));
-	ASSERT_EQ(json_object_get_int64(v), CATALOG_SUPPRESSED_KEEP + 10);
+	ASSERT_EQ(json_object_get_int64(v), CATALOG_SUPPRESSED_KEEP + 10 + 100000);
 	ASSERT_TRUE(json_object_object_get_ex(sup, "recent", &v));
 	ASSERT_EQ(json_object_array_length(v), CATALOG_SUPPRESSED_KEEP);
 	/* The newest kept, each a cause as the catalog spells it. */
@@ -263,6 +265,8 @@ static void test_suppressed_bounded(void)
 		json_object_array_get_idx(v, CATALOG_SUPPRESSED_KEEP - 1), "seq", &v));
 	ASSERT_EQ(json_object_get_int64(v), CATALOG_SUPPRESSED_KEEP + 9);
 	ASSERT_TRUE(json_object_object_get_ex(sup, "by_tracker", &v));
+	ASSERT_TRUE(json_object_object_get_ex(v, "wakeup", &w));
+	ASSERT_EQ(json_object_get_int64(w), (CATALOG_SUPPRESSED_KEEP + 11) / 2 + 100000);
 	ASSERT_TRUE(json_object_object_get_ex(v, "syscalls", &v));
 	ASSERT_EQ(json_object_get_int64(v), (CATALOG_SUPPRESSED_KEEP + 10) / 2);
 	catalog_free(c);

@@ -54,7 +54,7 @@ vm_kver() {
 # vm_abis SERIES FLAVOUR: the ABIs of SERIES (6.12) with FLAVOUR (amd64, rt-amd64) that
 # Debian's archive has headers for, oldest first.
 vm_abis() {
-	apt-cache pkgnames "linux-headers-$1." 2>/dev/null |
+	apt_query apt-cache pkgnames "linux-headers-$1." 2>/dev/null |
 		sed -n "s/^linux-headers-\($1\.[0-9]*+deb[0-9]*-$2\)\$/\1/p" | sort -V
 }
 
@@ -68,7 +68,7 @@ vm_kdir() {
 	fi
 	local kver=$1 out key p
 	local debs=()
-	for p in $(apt-cache depends "linux-headers-$kver" 2>/dev/null |
+	for p in $(apt_query apt-cache depends "linux-headers-$kver" 2>/dev/null |
 		sed -n 's/^ *|\{0,1\}Depends: \(linux-\(headers\|kbuild\)-[^ ]*\)$/\1/p'); do
 		debs+=("$(fetch_deb "$p")")
 	done
@@ -90,11 +90,42 @@ vm_kdir() {
 	echo "$out/usr/src/linux-headers-$kver"
 }
 
+# Every VM run asks apt and hashes the same packages again (a kernel package is 70-110 MB,
+# and this apt keeps no binary cache: each query parses the lists), which cost 3-10 s of
+# each boot. The answers are kept under the cache while what they depend on is unchanged.
+
+# apt_query CMD...: the output of CMD (an apt-cache query), kept until apt's lists, dpkg's
+# status or apt's configuration change.
+apt_query() {
+	local stamp f
+	stamp=$(stat -c '%.9Y' /var/lib/apt/lists /var/lib/dpkg/status /etc/apt /etc/apt/sources.list.d \
+		/etc/apt/preferences.d 2>/dev/null | tr '\n' .)
+	f="$CACHE_DIR/apt-queries/$(printf '%s\n' "$stamp" "$@" | sha256sum | cut -c1-32)"
+	if [ ! -f "$f" ]; then
+		mkdir -p "${f%/*}"
+		"$@" >"$f.$$" || { rm -f "$f.$$"; return 1; }
+		mv -f "$f.$$" "$f"
+	fi
+	cat "$f"
+}
+
+# file_sha256 FILE: its SHA-256, kept while its device, inode, size and mtime are the same.
+file_sha256() {
+	local f
+	f="$CACHE_DIR/sums/$(printf '%s\n' "$1" "$(stat -L -c '%d.%i.%s.%.9Y' "$1")" | sha256sum | cut -c1-32)"
+	if [ ! -f "$f" ]; then
+		mkdir -p "${f%/*}"
+		sha256sum <"$1" | cut -d' ' -f1 >"$f.$$"
+		mv -f "$f.$$" "$f"
+	fi
+	cat "$f"
+}
+
 # Hash of files' contents and of extra strings: the cache key of an entry.
 hash_inputs() {
 	{
 		for a in "$@"; do
-			if [ -f "$a" ]; then sha256sum "$a" | cut -d' ' -f1; else echo "$a"; fi
+			if [ -f "$a" ]; then file_sha256 "$a"; else echo "$a"; fi
 		done
 	} | sha256sum | cut -c1-16
 }
@@ -103,7 +134,7 @@ hash_inputs() {
 fetch_deb() {
 	local name=$1 debs="$CACHE_DIR/debs" ver f
 	mkdir -p "$debs"
-	ver=$(apt-cache policy "$name" | awk '/Candidate:/ {print $2}')
+	ver=$(apt_query apt-cache policy "$name" | awk '/Candidate:/ {print $2}')
 	[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "package $name not found (apt-get update?)"
 	f=$(ls "$debs/${name}_"*.deb 2>/dev/null | grep -F "_$(echo "$ver" | sed 's/^[0-9]*://')_" | head -n1) || true
 	if [ -z "$f" ]; then

@@ -12,15 +12,20 @@
 #   not asserted), of which the module passes 200/s to latencyd and counts the rest.
 # In each phase latencyd must: take no more snapshots than its rate limit allows; account
 # for every alert (kernel: generated = written + suppressed + dropped; latencyd: records
-# read + records lost = written, and read = causes + suppressed; the catalog agrees); on
-# its alert path (main loop and waiter, including the kernel's side of its reads) spend
-# bounded CPU: in the syscalls phase, where it reads every alert, less than 38 us per alert
-# under TCG (measured 6-25 us on 6.1 and 6.12-rt since the waiter reads a storm in batches,
-# 10 ms apart, 25 us in a run where the flood itself ran at half its usual rate; 42-82 us
-# when it woke for each alert); in the kernel
-# phase, where the module caps what it reads, less than half of one CPU whatever the
-# kernel raises (measured 23%, most of it the one snapshot per second that latencyd's
-# rate limit allows); and the VM must keep answering a shell command.
+# read + records lost = written, and read = causes + suppressed; the catalog agrees); and
+# the VM must keep answering a shell command. Its alert path (main loop and waiter,
+# including the kernel's side of its reads) must spend, per snapshot taken, less CPU than
+# reading one snapshot costs latencyd's reader (measured below, in the same VM): reading
+# the alerts of a storm, deciding, recording and cataloguing stay cheaper than what each
+# snapshot costs anyway. Both sides are CPU of the same guest a minute apart, so a slow or
+# loaded host, which inflates a TCG guest's CPU times, scales them alike: an absolute
+# bound (38 us per alert) failed a CI run where TCG ran at a third of its usual speed,
+# where the work per snapshot (the catalog above all) weighed on fewer alerts.
+# Measured on 6.1: 0.49 of the reader in the syscalls phase, 0.34 in the kernel phase.
+# The CPU per alert is reported, and its ratio to the flooding program's own CPU per call:
+# 13 us, 0.28 (6-25 us since the waiter reads a storm in batches, 10 ms apart; 42-82 us
+# when it woke for each alert; the main loop counted a storm's refused alerts one by one
+# until it took them as one number).
 # The thread that reads each snapshot (history window and analysis in one pass: a cost
 # per snapshot, bounded by the rate limit) runs at nice 10, below the workload. Its CPU per
 # snapshot (of the 1 MiB per CPU buffers the floods filled, measured after the floods on
@@ -94,9 +99,9 @@ gen_kernel() {
 	done
 }
 
-# flood NAME [MAX_SHARE]: generator gen_NAME for SECONDS_FLOOD s, then every check on what
-# it raised; latencyd's alert path must use less than MAX_SHARE % of one CPU if given,
-# otherwise less than 38 us of CPU per alert.
+# flood NAME: generator gen_NAME for SECONDS_FLOOD s, then every check on what it raised;
+# the CPU of latencyd's alert path and the snapshots taken land in PATH_CS_NAME and
+# SNAPS_NAME, checked against the reader's cost per snapshot once it is measured.
 flood() {
 	sleep 1 # the bucket refills (burst) and the session has some history
 	status
@@ -125,6 +130,9 @@ flood() {
 	secs10=$(((t1 - t0) / 10)) # tenths of a second
 	rate=$((gen * 10 / secs10))
 	made=$(cat $D/flood.txt 2>/dev/null) && made="$made; "
+	# The flooding program's calls and its CPU (lt-fault-flood), when it is one.
+	calls=$(sed -n 's/^calls \([0-9]*\) .*/\1/p' $D/flood.txt 2>/dev/null)
+	gen_cpu_ms=$(sed -n 's/.* cpu \([0-9]*\) ms$/\1/p' $D/flood.txt 2>/dev/null)
 	echo "$1 flood: ${made}alerts generated $gen in" \
 		"$((secs10 / 10)).$((secs10 % 10)) s: $rate/s; $probes shell probes answered," \
 		"slowest $((worst * 10)) ms" | tee -a "$VM_OUT/flood.txt"
@@ -179,21 +187,21 @@ flood() {
 	echo "$1: latencyd: $cpu cs of CPU over $wall cs (flood + drain, $((cpu * 100 / wall))% of one CPU);" \
 		"flood only $((c1 - c0)) cs over $((t1 - t0)) cs; peak RSS $hwm kB;" \
 		"log $(wc -l <$D/latencyd.log) lines" | tee -a "$VM_OUT/flood.txt"
-	for t in /proc/$LPID/task/*; do echo "  thread $(cat $t/comm): $(awk '{ print $14 + $15 }' $t/stat) cs"; done |
-		tee -a "$VM_OUT/flood.txt"
+	for t in /proc/$LPID/task/*; do
+		echo "  thread $(cat $t/comm): $(awk '{ print $14 + $15 " cs (user " $14 ", system " $15 ")" }' $t/stat)"
+	done | tee -a "$VM_OUT/flood.txt"
 	alert_path=$(($(thread_cs latencyd) + $(thread_cs latencyd-waiter) - p0))
 	per_alert_ns=$((alert_path * 10000000 / alerts))
-	echo "$1: alert path (main loop + waiter): $alert_path cs, $((per_alert_ns / 1000)) us of CPU" \
-		"per alert, $((alert_path * 100 / wall))% of one CPU" | tee -a "$VM_OUT/flood.txt"
-	if [ -n "${2:-}" ]; then
-		[ $((alert_path * 100 / wall)) -lt $2 ] ||
-			fail "$1: latencyd's alert path used $((alert_path * 100 / wall))% of one CPU, not below $2%"
-		pass "$1: latencyd's alert path bounded: $((alert_path * 100 / wall))% of one CPU"
-	else
-		[ $per_alert_ns -lt 38000 ] ||
-			fail "$1: latencyd's alert path used $((per_alert_ns / 1000)) us of CPU per alert ($alert_path cs for $alerts alerts)"
-		pass "$1: latencyd's alert path bounded: $((per_alert_ns / 1000)) us per alert"
+	echo "MEASURED: $1: alert path (main loop + waiter): $alert_path cs," \
+		"$((per_alert_ns / 1000)) us of CPU per alert, $((alert_path * 100 / wall))% of one CPU," \
+		"$((alert_path * 10 / snaps)) ms per snapshot" | tee -a "$VM_OUT/flood.txt"
+	if [ -n "$gen_cpu_ms" ] && [ "$gen_cpu_ms" -gt 0 ]; then
+		h=$((per_alert_ns * calls / (gen_cpu_ms * 10000))) # hundredths
+		echo "MEASURED: $1: the alert path's CPU per alert is $((h / 100)).$((h % 100 / 10))$((h % 10))" \
+			"of the flooding program's per call ($((gen_cpu_ms * 1000 / calls)) us)" |
+			tee -a "$VM_OUT/flood.txt"
 	fi
+	eval "PATH_CS_$1=$alert_path SNAPS_$1=$snaps"
 }
 
 flood syscalls
@@ -204,7 +212,7 @@ modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
 echo 0 >$S/selftest/enabled && echo none >$S/selftest/stack && echo 1 >$S/selftest/enabled ||
 	fail "selftest tracker without stacks"
 echo 200 >$S/alert_rate_per_s && echo 200 >$S/alert_burst || fail "the module's default limit"
-flood kernel 50
+flood kernel
 
 # The snapshot readers (history window, analysis). First they catch up with the floods'
 # snapshots (each with its history, and its analysis or "skipped": the analysis queue is
@@ -261,6 +269,14 @@ echo "MEASURED: snapshot readers:" $threads "for $READ_N snapshots of $((bytes /
 [ $per_event_ns -lt $((READER_US_MAX * 1000)) ] ||
 	fail "the snapshot readers used $((per_event_ns / 1000)) us of CPU per event, not below $READER_US_MAX"
 pass "snapshot readers: $((per_event_ns / 1000)) us of CPU per event read (below $READER_US_MAX)"
+for phase in syscalls kernel; do
+	eval "path_cs=\$PATH_CS_$phase snaps=\$SNAPS_$phase"
+	[ $((path_cs * 10)) -lt $((per_ms * snaps)) ] ||
+		fail "$phase: the alert path used $((path_cs * 10 / snaps)) ms of CPU per snapshot," \
+			"not below the $per_ms ms of reading one"
+	pass "$phase: the alert path used $((path_cs * 10 / snaps)) ms of CPU per snapshot," \
+		"$((path_cs * 1000 / (per_ms * snaps)))% of the $per_ms ms of reading one"
+done
 for t in $READERS; do
 	[ "$(thread_nice $t)" = 10 ] || fail "$t runs at nice $(thread_nice $t), not 10"
 done
