@@ -21,11 +21,13 @@
 # loaded host, which inflates a TCG guest's CPU times, scales them alike: an absolute
 # bound (38 us per alert) failed a CI run where TCG ran at a third of its usual speed,
 # where the work per snapshot (the catalog above all) weighed on fewer alerts.
-# Measured on 6.1: 0.49 of the reader in the syscalls phase, 0.34 in the kernel phase.
+# Measured: 38-59 % of the reader in the syscalls phase and 27-42 % in the kernel phase
+# on 6.1; 41-68 % and 17-30 % on 6.12-rt (68 % with another qemu on the host).
 # The CPU per alert is reported, and its ratio to the flooding program's own CPU per call:
-# 13 us, 0.28 (6-25 us since the waiter reads a storm in batches, 10 ms apart; 42-82 us
-# when it woke for each alert; the main loop counted a storm's refused alerts one by one
-# until it took them as one number).
+# 11-15 us and 0.27-0.36 on 6.1, 24-62 us and 0.64-0.97 on 6.12-rt (before: 6-25 us once
+# the waiter read a storm in batches, 10 ms apart; 42-82 us when it woke for each alert;
+# 43 us in the failed run, when the main loop still counted a storm's refused alerts one
+# by one).
 # The thread that reads each snapshot (history window and analysis in one pass: a cost
 # per snapshot, bounded by the rate limit) runs at nice 10, below the workload. Its CPU per
 # snapshot (of the 1 MiB per CPU buffers the floods filled, measured after the floods on
