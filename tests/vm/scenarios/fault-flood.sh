@@ -20,7 +20,9 @@
 # snapshot costs anyway. Both sides are CPU of the same guest a minute apart, so a slow or
 # loaded host, which inflates a TCG guest's CPU times, scales them alike: an absolute
 # bound (38 us per alert) failed a CI run where TCG ran at a third of its usual speed,
-# where the work per snapshot (the catalog above all) weighed on fewer alerts.
+# where the work per snapshot weighed on fewer alerts (the catalog's save; on PREEMPT_RT,
+# where some calls are preempted and their stacks captured, a pass over /proc/kallsyms to
+# name them, most of the main loop's CPU there by a profile in the guest).
 # Measured: 38-59 % of the reader in the syscalls phase and 27-42 % in the kernel phase
 # on 6.1; 41-68 % and 17-30 % on 6.12-rt (68 % with another qemu on the host).
 # The CPU per alert is reported, and its ratio to the flooding program's own CPU per call:
