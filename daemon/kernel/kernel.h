@@ -99,6 +99,7 @@ bool priv_lock_memory(void);
 
 /* ksyms.c: kernel addresses named from /proc/kallsyms. */
 #define KSYMS_PATH	    "/proc/kallsyms"
+#define KSYMS_MODULES_PATH  "/proc/modules"
 #define KSYMS_RESTRICT_PATH "/proc/sys/kernel/kptr_restrict"
 #define KSYMS_NAME_MAX	    128
 #define KSYMS_MODULE_MAX    64
@@ -119,6 +120,14 @@ int ksyms_resolve(const char *path, const uint64_t *addr, size_t n, struct ksym 
 void ksym_text(const struct ksym *s, bool show_address, char *buf, size_t size);
 /* The kernel.kptr_restrict sysctl at PATH (0, 1, 2), or -errno. */
 int ksyms_kptr_restrict(const char *path);
+
+/* ksyms_cache.c: ksyms_resolve() from the KALLSYMS file for addresses not named before,
+ * while the module list (the MODULES file) stays as it was. */
+struct ksyms_cache;
+struct ksyms_cache *ksyms_cache_new(const char *kallsyms, const char *modules);
+void ksyms_cache_free(struct ksyms_cache *kc);
+/* As ksyms_resolve(). */
+int ksyms_cache_resolve(struct ksyms_cache *kc, const uint64_t *addr, size_t n, struct ksym *out);
 
 /* disks.c: each block device under DIR (/sys/dev/block) as FN("MAJ:MIN", "vda"); how many,
  * or -errno. */

@@ -7,8 +7,9 @@
  * One pass over the file for all the addresses of a snapshot's causes, keeping only what
  * names them (the buckets below), so nothing of the ~150k symbols stays in memory:
  * latencyd's resident size matters more than the few milliseconds of the pass, which runs
- * in the main loop, never on the realtime path. The file is not sorted across modules,
- * hence no early exit.
+ * in the main loop, never on the realtime path, and only for addresses in no function
+ * named before (ksyms_cache.c). The file is not sorted across modules, hence no early
+ * exit.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -142,7 +142,9 @@ static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
 	struct json_object *view;
 	uint64_t id = s->entry->id;
 
-	manager_stacks_add(s->entry, s->causes, s->n, KSYMS_PATH, KSYMS_RESTRICT_PATH);
+	if (!m->ksyms)
+		m->ksyms = ksyms_cache_new(KSYMS_PATH, KSYMS_MODULES_PATH);
+	manager_stacks_add(s->entry, s->causes, s->n, m->ksyms, KSYMS_PATH, KSYMS_RESTRICT_PATH);
 	/* The names the analysis gives the block events' device numbers (the trace has none). */
 	kernel_disks(KERNEL_DISKS_DIR, add_disk, s->entry);
 	log_snapshot(m, s);

@@ -134,6 +134,7 @@ void manager_free(struct manager *m)
 		catalog_save(m->catalog);
 		catalog_free(m->catalog);
 	}
+	ksyms_cache_free(m->ksyms);
 	kmodules_free(m->kmodules); /* the notification file is closed: modules can go */
 	json_object_put(m->last_history);
 	control_free(m->control);

@@ -39,6 +39,7 @@ struct manager {
 	struct kmodule_status module;
 	struct kmodules *kmodules; /* the modules we loaded; NULL without the recorder */
 	struct catalog *catalog;   /* NULL without the recorder (session.enabled = false) */
+	struct ksyms_cache *ksyms; /* the stacks' names so far; NULL before the first */
 	sd_event_source *save;	   /* a catalog save due (manager_catalog_changed), or off */
 	struct recorder *recorder;
 	struct fleet *fleet;		 /* fleet.enabled, with the recorder */
@@ -116,9 +117,10 @@ struct collector_status {
 bool manager_collector_status(struct manager *m, struct collector_status *st);
 
 /* stacks.c: each alert cause's kernel stack (the first N of entry E's causes were taken as
- * C) named from the kallsyms file, as the cause's stack. */
+ * C) named through KSYMS (the KALLSYMS file's names; NULL: out of memory), as the cause's
+ * stack. */
 void manager_stacks_add(struct catalog_entry *e, const struct cause *c, size_t n,
-			const char *kallsyms, const char *kptr_restrict);
+			struct ksyms_cache *ksyms, const char *kallsyms, const char *kptr_restrict);
 
 /* start.c */
 /* The recorder's side: privileges, modules, catalog, session, waiter. */

@@ -67,7 +67,7 @@ static struct catalog_stack *stack_entry(const struct latency_tracker_record *a,
 }
 
 void manager_stacks_add(struct catalog_entry *e, const struct cause *c, size_t n,
-			const char *kallsyms, const char *kptr_restrict)
+			struct ksyms_cache *ksyms, const char *kallsyms, const char *kptr_restrict)
 {
 	size_t total = 0, at = 0;
 	uint64_t *addr;
@@ -93,7 +93,7 @@ void manager_stacks_add(struct catalog_entry *e, const struct cause *c, size_t n
 	for (size_t i = 0; i < n; i++)
 		for (uint32_t j = 0; j < stack_depth(&c[i]); j++)
 			addr[at++] = c[i].alert.stack[j];
-	r = ksyms_resolve(kallsyms, addr, total, syms);
+	r = ksyms ? ksyms_cache_resolve(ksyms, addr, total, syms) : -ENOMEM;
 	if (r < 0) {
 		snprintf(why, sizeof(why), "%s: %s", kallsyms,
 			 r == -EPERM ? "no addresses shown (kernel.kptr_restrict, no CAP_SYSLOG)"

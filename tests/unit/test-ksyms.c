@@ -15,6 +15,30 @@
 #include "kernel.h"
 #include "tests.h"
 
+/* Writes TEXT to a new file and returns its path (the caller unlinks it and frees it). */
+static char *write_new(const char *text)
+{
+	char *path = strdup("/tmp/test-ksyms.XXXXXX");
+	FILE *f;
+
+	ASSERT_TRUE(path);
+	f = fdopen(mkstemp(path), "w");
+	ASSERT_TRUE(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* Replaces the contents of the file at PATH. */
+static void rewrite(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ASSERT_TRUE(f);
+	fputs(text, f);
+	fclose(f);
+}
+
 static char *write_file(const char *text)
 {
 	static char path[64];
@@ -123,9 +147,128 @@ static void test_this_kernel(void)
 	}
 }
 
+/* Functions that named an address before name the addresses in them from the cache, not
+ * the file, until the module list changes; symbols that come and go without a module (BPF)
+ * and addresses not found are not kept. */
+static void test_cached(void)
+{
+	char *syms = write_new("ffffffff81000000 T _stext\n"
+			       "ffffffff81001000 T io_schedule\n"
+			       "ffffffff81002000 T _etext\n"
+			       "ffffffffc0001000 t ext2_fsync\t[ext2]\n"
+			       "ffffffffc0001200 t ext2_sync_file\t[ext2]\n"
+			       "ffffffffc0100000 t bpf_prog_1234_handler\t[bpf]\n"
+			       "ffffffffc0100100 t bpf_prog_5678_other\t[bpf]\n");
+	char *mods =
+		write_new("ext2 90112 1 - Live 0xffffffffc0000000\n"
+			  "lttng_tracer 3211264 5 lttng_probe_sched, Live 0xffffffffc0400000\n");
+	uint64_t addr[] = {0xffffffff81001012, 0xffffffffc0001010, 0xffffffffc0100010,
+			   0xffffffffc0300000};
+	struct ksyms_cache *kc = ksyms_cache_new(syms, mods);
+	struct ksym s[4];
+	char buf[256];
+
+	ASSERT_TRUE(kc);
+	ASSERT_EQ(ksyms_cache_resolve(kc, addr, 4, s), 3);
+	ksym_text(&s[2], false, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "bpf_prog_1234_handler+0x10/0x100 [bpf]");
+	/* Another kallsyms with the same module list (a use count moved): the kernel's and the
+	 * module's names are the cache's; the BPF program's and the unnamed address are read. */
+	rewrite(syms, "ffffffff81000000 T _stext\n"
+		      "ffffffff81001000 T renamed_io_schedule\n"
+		      "ffffffff81002000 T _etext\n"
+		      "ffffffffc0001000 t renamed_fsync\t[ext2]\n"
+		      "ffffffffc0001200 t ext2_sync_file\t[ext2]\n"
+		      "ffffffffc0100000 t bpf_prog_9abc_new\t[bpf]\n"
+		      "ffffffffc0100100 t bpf_prog_5678_other\t[bpf]\n"
+		      "ffffffffc02ff000 t newfn\t[ext2]\n"
+		      "ffffffffc0300100 t end\t[ext2]\n");
+	rewrite(mods, "ext2 90112 2 - Live 0xffffffffc0000000\n"
+		      "lttng_tracer 3211264 7 lttng_probe_sched, Live 0xffffffffc0400000\n");
+	ASSERT_EQ(ksyms_cache_resolve(kc, addr, 4, s), 4);
+	ksym_text(&s[0], false, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "io_schedule+0x12/0x1000");
+	ksym_text(&s[1], false, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "ext2_fsync+0x10/0x200 [ext2]");
+	ksym_text(&s[2], false, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "bpf_prog_9abc_new+0x10/0x100 [bpf]");
+	ksym_text(&s[3], false, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "newfn+0x1000/0x1100 [ext2]");
+	/* Elsewhere in a function kept (a preempted call's top frame moves): the cache's. */
+	ASSERT_EQ(ksyms_cache_resolve(kc, (uint64_t[]){0xffffffff81001abc}, 1, s), 1);
+	ksym_text(&s[0], false, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "io_schedule+0xabc/0x1000");
+	/* A module unloaded and another loaded: everything is read again. */
+	rewrite(mods, "ext4 90112 1 - Live 0xffffffffc0000000\n"
+		      "lttng_tracer 3211264 7 lttng_probe_sched, Live 0xffffffffc0400000\n");
+	ASSERT_EQ(ksyms_cache_resolve(kc, addr, 4, s), 4);
+	ksym_text(&s[0], false, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "renamed_io_schedule+0x12/0x1000");
+	ksym_text(&s[1], false, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "renamed_fsync+0x10/0x200 [ext2]");
+	/* No module list to watch: nothing is kept, each call reads the file. */
+	unlink(mods);
+	ASSERT_EQ(ksyms_cache_resolve(kc, addr, 1, s), 1);
+	rewrite(syms, "ffffffff81000000 T _stext\n"
+		      "ffffffff81001000 T third_name\n"
+		      "ffffffff81002000 T _etext\n");
+	ASSERT_EQ(ksyms_cache_resolve(kc, addr, 1, s), 1);
+	ksym_text(&s[0], false, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "third_name+0x12/0x1000");
+	/* Errors are ksyms_resolve()'s. */
+	unlink(syms);
+	ASSERT_EQ(ksyms_cache_resolve(kc, addr, 1, s), -ENOENT);
+	ksyms_cache_free(kc);
+	free(syms);
+	free(mods);
+}
+
+/* More functions than the cache keeps: it starts over, every name stays right. */
+static void test_cache_full(void)
+{
+	enum { N = 1300 };
+	static char text[N * 48 + 64];
+	static uint64_t addr[N];
+	static struct ksym s[N];
+	struct ksyms_cache *kc;
+	char *syms, *mods, buf[256], want[64];
+	size_t len = 0;
+
+	for (int i = 0; i < N; i++) {
+		addr[i] = 0xffffffff81000000 + (uint64_t)i * 0x100;
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%" PRIx64 " T f%d\n",
+					addr[i], i);
+		addr[i] += 0x10;
+	}
+	snprintf(text + len, sizeof(text) - len, "%" PRIx64 " T _etext\n",
+		 0xffffffff81000000 + (uint64_t)N * 0x100);
+	syms = write_new(text);
+	mods = write_new("ext2 90112 1 - Live 0xffffffffc0000000\n");
+	kc = ksyms_cache_new(syms, mods);
+	ASSERT_TRUE(kc);
+	for (int round = 0; round < 2; round++) {
+		/* In reverse: each function goes in at the front. */
+		for (int i = N - 1; i >= 0; i--)
+			ASSERT_EQ(ksyms_cache_resolve(kc, &addr[i], 1, &s[i]), 1);
+		ASSERT_EQ(ksyms_cache_resolve(kc, addr, N, s), N);
+		for (int i = 0; i < N; i++) {
+			ksym_text(&s[i], false, buf, sizeof(buf));
+			snprintf(want, sizeof(want), "f%d+0x10/0x100", i);
+			ASSERT_STREQ(buf, want);
+		}
+	}
+	ksyms_cache_free(kc);
+	unlink(syms);
+	unlink(mods);
+	free(syms);
+	free(mods);
+}
+
 int main(void)
 {
 	test_written();
+	test_cached();
+	test_cache_full();
 	test_restricted();
 	test_this_kernel();
 	printf("ksyms: ok\n");
