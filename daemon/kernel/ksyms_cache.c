@@ -23,7 +23,13 @@
 
 #include "kernel.h"
 
-#define KSYMS_CACHE_MAX 512
+#define KSYMS_CACHE_MAX	       512
+/*
+ * A function's extent runs to the next symbol; past a module's last one that can be a gap
+ * where a BPF program is later put, with no change to the module list. No function is
+ * that large: such an extent is not kept.
+ */
+#define KSYMS_CACHE_EXTENT_MAX (64 * 1024)
 
 struct cached_function {
 	uint64_t start, size;
@@ -73,10 +79,8 @@ static int modules_stamp(const char *path, uint64_t *stamp)
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		char name[128], addr[32];
+		char name[128], addr[32], key[192];
 		unsigned long size;
-
-		char key[192];
 		int len;
 
 		if (sscanf(line, "%127s %lu %*s %*s %*s %31s", name, &size, addr) != 3)
@@ -128,8 +132,8 @@ static bool find(const struct ksyms_cache *kc, uint64_t addr, struct ksym *out)
 
 static bool keepable(const struct ksym *s)
 {
-	return s->found && s->size && strcmp(s->module, "bpf") &&
-	       strncmp(s->module, "__builtin__", 11);
+	return s->found && s->size && s->size <= KSYMS_CACHE_EXTENT_MAX &&
+	       strcmp(s->module, "bpf") && strncmp(s->module, "__builtin__", 11);
 }
 
 static void insert(struct ksyms_cache *kc, const struct ksym *s)

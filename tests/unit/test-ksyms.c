@@ -206,8 +206,22 @@ static void test_cached(void)
 	ASSERT_STREQ(buf, "renamed_io_schedule+0x12/0x1000");
 	ksym_text(&s[1], false, buf, sizeof(buf));
 	ASSERT_STREQ(buf, "renamed_fsync+0x10/0x200 [ext2]");
+	/* A symbol followed by a gap (a module's last): its extent is not kept, a BPF program
+	 * may be put in the gap later. */
+	rewrite(syms, "ffffffffc0310000 t lastfn\t[ext2]\n"
+		      "ffffffffc0400000 t next_module_fn\t[ext4]\n");
+	ASSERT_EQ(ksyms_cache_resolve(kc, (uint64_t[]){0xffffffffc0310010}, 1, s), 1);
+	rewrite(syms, "ffffffffc0310000 t lastfn\t[ext2]\n"
+		      "ffffffffc0320000 t bpf_prog_feed_handler\t[bpf]\n"
+		      "ffffffffc0400000 t next_module_fn\t[ext4]\n");
+	ASSERT_EQ(ksyms_cache_resolve(kc, (uint64_t[]){0xffffffffc0320010}, 1, s), 1);
+	ksym_text(&s[0], false, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "bpf_prog_feed_handler+0x10/0xe0000 [bpf]");
 	/* No module list to watch: nothing is kept, each call reads the file. */
 	unlink(mods);
+	rewrite(syms, "ffffffff81000000 T _stext\n"
+		      "ffffffff81001000 T second_name\n"
+		      "ffffffff81002000 T _etext\n");
 	ASSERT_EQ(ksyms_cache_resolve(kc, addr, 1, s), 1);
 	rewrite(syms, "ffffffff81000000 T _stext\n"
 		      "ffffffff81001000 T third_name\n"
