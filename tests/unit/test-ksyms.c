@@ -15,28 +15,26 @@
 #include "kernel.h"
 #include "tests.h"
 
-/* Writes TEXT to a new file and returns its path (the caller unlinks it and frees it). */
-static char *write_new(const char *text)
+/* A directory of its own for a test's files (test_write_file()); the caller removes it. */
+static char *new_dir(void)
 {
-	char *path = strdup("/tmp/test-ksyms.XXXXXX");
-	FILE *f;
+	char *dir = strdup("/tmp/test-ksyms.XXXXXX");
 
-	ASSERT_TRUE(path);
-	f = fdopen(mkstemp(path), "w");
-	ASSERT_TRUE(f);
-	fputs(text, f);
-	fclose(f);
-	return path;
+	ASSERT_TRUE(dir && mkdtemp(dir));
+	return dir;
 }
 
-/* Replaces the contents of the file at PATH. */
-static void rewrite(const char *path, const char *text)
+/* Removes DIR's kallsyms and modules files, then DIR, and frees its name. */
+static void remove_dir(char *dir)
 {
-	FILE *f = fopen(path, "w");
+	char path[PATH_MAX];
 
-	ASSERT_TRUE(f);
-	fputs(text, f);
-	fclose(f);
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/modules", dir);
+	unlink(path);
+	ASSERT_EQ(rmdir(dir), 0);
+	free(dir);
 }
 
 static char *write_file(const char *text)
@@ -152,39 +150,46 @@ static void test_this_kernel(void)
  * and addresses not found are not kept. */
 static void test_cached(void)
 {
-	char *syms = write_new("ffffffff81000000 T _stext\n"
-			       "ffffffff81001000 T io_schedule\n"
-			       "ffffffff81002000 T _etext\n"
-			       "ffffffffc0001000 t ext2_fsync\t[ext2]\n"
-			       "ffffffffc0001200 t ext2_sync_file\t[ext2]\n"
-			       "ffffffffc0100000 t bpf_prog_1234_handler\t[bpf]\n"
-			       "ffffffffc0100100 t bpf_prog_5678_other\t[bpf]\n");
-	char *mods =
-		write_new("ext2 90112 1 - Live 0xffffffffc0000000\n"
-			  "lttng_tracer 3211264 5 lttng_probe_sched, Live 0xffffffffc0400000\n");
 	uint64_t addr[] = {0xffffffff81001012, 0xffffffffc0001010, 0xffffffffc0100010,
 			   0xffffffffc0300000};
-	struct ksyms_cache *kc = ksyms_cache_new(syms, mods);
+	char *dir = new_dir(), syms[PATH_MAX], mods[PATH_MAX], buf[256];
+	struct ksyms_cache *kc;
 	struct ksym s[4];
-	char buf[256];
 
+	snprintf(syms, sizeof(syms), "%s",
+		 test_write_file(dir, "kallsyms",
+				 "ffffffff81000000 T _stext\n"
+				 "ffffffff81001000 T io_schedule\n"
+				 "ffffffff81002000 T _etext\n"
+				 "ffffffffc0001000 t ext2_fsync\t[ext2]\n"
+				 "ffffffffc0001200 t ext2_sync_file\t[ext2]\n"
+				 "ffffffffc0100000 t bpf_prog_1234_handler\t[bpf]\n"
+				 "ffffffffc0100100 t bpf_prog_5678_other\t[bpf]\n"));
+	snprintf(mods, sizeof(mods), "%s",
+		 test_write_file(
+			 dir, "modules",
+			 "ext2 90112 1 - Live 0xffffffffc0000000\n"
+			 "lttng_tracer 3211264 5 lttng_probe_sched, Live 0xffffffffc0400000\n"));
+	kc = ksyms_cache_new(syms, mods);
 	ASSERT_TRUE(kc);
 	ASSERT_EQ(ksyms_cache_resolve(kc, addr, 4, s), 3);
 	ksym_text(&s[2], false, buf, sizeof(buf));
 	ASSERT_STREQ(buf, "bpf_prog_1234_handler+0x10/0x100 [bpf]");
 	/* Another kallsyms with the same module list (a use count moved): the kernel's and the
 	 * module's names are the cache's; the BPF program's and the unnamed address are read. */
-	rewrite(syms, "ffffffff81000000 T _stext\n"
-		      "ffffffff81001000 T renamed_io_schedule\n"
-		      "ffffffff81002000 T _etext\n"
-		      "ffffffffc0001000 t renamed_fsync\t[ext2]\n"
-		      "ffffffffc0001200 t ext2_sync_file\t[ext2]\n"
-		      "ffffffffc0100000 t bpf_prog_9abc_new\t[bpf]\n"
-		      "ffffffffc0100100 t bpf_prog_5678_other\t[bpf]\n"
-		      "ffffffffc02ff000 t newfn\t[ext2]\n"
-		      "ffffffffc0300100 t end\t[ext2]\n");
-	rewrite(mods, "ext2 90112 2 - Live 0xffffffffc0000000\n"
-		      "lttng_tracer 3211264 7 lttng_probe_sched, Live 0xffffffffc0400000\n");
+	test_write_file(dir, "kallsyms",
+			"ffffffff81000000 T _stext\n"
+			"ffffffff81001000 T renamed_io_schedule\n"
+			"ffffffff81002000 T _etext\n"
+			"ffffffffc0001000 t renamed_fsync\t[ext2]\n"
+			"ffffffffc0001200 t ext2_sync_file\t[ext2]\n"
+			"ffffffffc0100000 t bpf_prog_9abc_new\t[bpf]\n"
+			"ffffffffc0100100 t bpf_prog_5678_other\t[bpf]\n"
+			"ffffffffc02ff000 t newfn\t[ext2]\n"
+			"ffffffffc0300100 t end\t[ext2]\n");
+	test_write_file(dir, "modules",
+			"ext2 90112 2 - Live 0xffffffffc0000000\n"
+			"lttng_tracer 3211264 7 lttng_probe_sched, Live 0xffffffffc0400000\n");
 	ASSERT_EQ(ksyms_cache_resolve(kc, addr, 4, s), 4);
 	ksym_text(&s[0], false, buf, sizeof(buf));
 	ASSERT_STREQ(buf, "io_schedule+0x12/0x1000");
@@ -199,8 +204,9 @@ static void test_cached(void)
 	ksym_text(&s[0], false, buf, sizeof(buf));
 	ASSERT_STREQ(buf, "io_schedule+0xabc/0x1000");
 	/* A module unloaded and another loaded: everything is read again. */
-	rewrite(mods, "ext4 90112 1 - Live 0xffffffffc0000000\n"
-		      "lttng_tracer 3211264 7 lttng_probe_sched, Live 0xffffffffc0400000\n");
+	test_write_file(dir, "modules",
+			"ext4 90112 1 - Live 0xffffffffc0000000\n"
+			"lttng_tracer 3211264 7 lttng_probe_sched, Live 0xffffffffc0400000\n");
 	ASSERT_EQ(ksyms_cache_resolve(kc, addr, 4, s), 4);
 	ksym_text(&s[0], false, buf, sizeof(buf));
 	ASSERT_STREQ(buf, "renamed_io_schedule+0x12/0x1000");
@@ -208,24 +214,28 @@ static void test_cached(void)
 	ASSERT_STREQ(buf, "renamed_fsync+0x10/0x200 [ext2]");
 	/* A symbol followed by a gap (a module's last): its extent is not kept, a BPF program
 	 * may be put in the gap later. */
-	rewrite(syms, "ffffffffc0310000 t lastfn\t[ext2]\n"
-		      "ffffffffc0400000 t next_module_fn\t[ext4]\n");
+	test_write_file(dir, "kallsyms",
+			"ffffffffc0310000 t lastfn\t[ext2]\n"
+			"ffffffffc0400000 t next_module_fn\t[ext4]\n");
 	ASSERT_EQ(ksyms_cache_resolve(kc, (uint64_t[]){0xffffffffc0310010}, 1, s), 1);
-	rewrite(syms, "ffffffffc0310000 t lastfn\t[ext2]\n"
-		      "ffffffffc0320000 t bpf_prog_feed_handler\t[bpf]\n"
-		      "ffffffffc0400000 t next_module_fn\t[ext4]\n");
+	test_write_file(dir, "kallsyms",
+			"ffffffffc0310000 t lastfn\t[ext2]\n"
+			"ffffffffc0320000 t bpf_prog_feed_handler\t[bpf]\n"
+			"ffffffffc0400000 t next_module_fn\t[ext4]\n");
 	ASSERT_EQ(ksyms_cache_resolve(kc, (uint64_t[]){0xffffffffc0320010}, 1, s), 1);
 	ksym_text(&s[0], false, buf, sizeof(buf));
 	ASSERT_STREQ(buf, "bpf_prog_feed_handler+0x10/0xe0000 [bpf]");
 	/* No module list to watch: nothing is kept, each call reads the file. */
 	unlink(mods);
-	rewrite(syms, "ffffffff81000000 T _stext\n"
-		      "ffffffff81001000 T second_name\n"
-		      "ffffffff81002000 T _etext\n");
+	test_write_file(dir, "kallsyms",
+			"ffffffff81000000 T _stext\n"
+			"ffffffff81001000 T second_name\n"
+			"ffffffff81002000 T _etext\n");
 	ASSERT_EQ(ksyms_cache_resolve(kc, addr, 1, s), 1);
-	rewrite(syms, "ffffffff81000000 T _stext\n"
-		      "ffffffff81001000 T third_name\n"
-		      "ffffffff81002000 T _etext\n");
+	test_write_file(dir, "kallsyms",
+			"ffffffff81000000 T _stext\n"
+			"ffffffff81001000 T third_name\n"
+			"ffffffff81002000 T _etext\n");
 	ASSERT_EQ(ksyms_cache_resolve(kc, addr, 1, s), 1);
 	ksym_text(&s[0], false, buf, sizeof(buf));
 	ASSERT_STREQ(buf, "third_name+0x12/0x1000");
@@ -233,8 +243,7 @@ static void test_cached(void)
 	unlink(syms);
 	ASSERT_EQ(ksyms_cache_resolve(kc, addr, 1, s), -ENOENT);
 	ksyms_cache_free(kc);
-	free(syms);
-	free(mods);
+	remove_dir(dir);
 }
 
 /* More functions than the cache keeps: it starts over, every name stays right. */
@@ -245,7 +254,7 @@ static void test_cache_full(void)
 	static uint64_t addr[N];
 	static struct ksym s[N];
 	struct ksyms_cache *kc;
-	char *syms, *mods, buf[256], want[64];
+	char *dir = new_dir(), syms[PATH_MAX], mods[PATH_MAX], buf[256], want[64];
 	size_t len = 0;
 
 	for (int i = 0; i < N; i++) {
@@ -256,8 +265,9 @@ static void test_cache_full(void)
 	}
 	snprintf(text + len, sizeof(text) - len, "%" PRIx64 " T _etext\n",
 		 0xffffffff81000000 + (uint64_t)N * 0x100);
-	syms = write_new(text);
-	mods = write_new("ext2 90112 1 - Live 0xffffffffc0000000\n");
+	snprintf(syms, sizeof(syms), "%s", test_write_file(dir, "kallsyms", text));
+	snprintf(mods, sizeof(mods), "%s",
+		 test_write_file(dir, "modules", "ext2 90112 1 - Live 0xffffffffc0000000\n"));
 	kc = ksyms_cache_new(syms, mods);
 	ASSERT_TRUE(kc);
 	for (int round = 0; round < 2; round++) {
@@ -272,10 +282,7 @@ static void test_cache_full(void)
 		}
 	}
 	ksyms_cache_free(kc);
-	unlink(syms);
-	unlink(mods);
-	free(syms);
-	free(mods);
+	remove_dir(dir);
 }
 
 int main(void)
