@@ -25,8 +25,8 @@
 # alerts per snapshot, scales both sides alike. An absolute bound (38 us per alert) failed
 # a CI run where TCG ran at a third of its usual speed, and the work per snapshot weighed
 # on fewer alerts; the reader's cost per snapshot alone moved with the host's speed too.
-# Measured: 29 % of the yardsticks in the syscalls phase and 36 % in the kernel phase on
-# 6.1, 39 % and 28 % on 6.12-rt.
+# Measured: 27-29 % of the yardsticks in the syscalls phase and 36-46 % in the kernel
+# phase on 6.1, 39-44 % and 17-28 % on 6.12-rt.
 # The CPU per alert is reported, and its ratio to the flooding program's own CPU per call:
 # 11-15 us and 0.27-0.36 on 6.1, 24-62 us and 0.64-0.97 on 6.12-rt (before: 6-25 us once
 # the waiter read a storm in batches, 10 ms apart; 42-82 us when it woke for each alert;
