@@ -202,15 +202,15 @@ flood() {
 	echo "MEASURED: $1: alert path (main loop + waiter): $alert_path cs," \
 		"$((per_alert_ns / 1000)) us of CPU per alert, $((alert_path * 100 / wall))% of one CPU," \
 		"$((alert_path * 10 / snaps)) ms per snapshot" | tee -a "$VM_OUT/flood.txt"
+	# What each alert read may cost: half the flooding program's CPU per call, when one ran.
+	per_alert_allow_cs=0
 	if [ -n "$gen_cpu_ms" ] && [ "$gen_cpu_ms" -gt 0 ]; then
 		h=$((per_alert_ns * calls / (gen_cpu_ms * 10000))) # hundredths
 		echo "MEASURED: $1: the alert path's CPU per alert is $((h / 100)).$((h % 100 / 10))$((h % 10))" \
 			"of the flooding program's per call ($((gen_cpu_ms * 1000 / calls)) us)" |
 			tee -a "$VM_OUT/flood.txt"
+		per_alert_allow_cs=$((alerts * gen_cpu_ms / (calls * 20)))
 	fi
-	# What each alert read may cost: half the flooding program's CPU per call, when one ran.
-	per_alert_allow_cs=0
-	[ -n "$gen_cpu_ms" ] && per_alert_allow_cs=$((alerts * gen_cpu_ms / (calls * 20)))
 	eval "PATH_CS_$1=$alert_path SNAPS_$1=$snaps ALERTS_ALLOW_CS_$1=$per_alert_allow_cs"
 }
 
