@@ -47,9 +47,14 @@ struct output {
 
 /* output_text.c: aligned tables with units, for humans. */
 extern const struct output output_text;
-size_t format_duration(char *buf, size_t size, uint64_t usec);
 void saved_text(char *buf, size_t size, struct json_object *result);
+
+/* units.c: durations and sizes in the text output. */
+size_t format_duration(char *buf, size_t size, uint64_t usec);
+/* The duration in member key of o with its unit, "-" when there is none, "off" for 0 if zero_off. */
 void ns_text(char *buf, size_t size, struct json_object *o, const char *key, bool zero_off);
+/* "12.0 MiB"; "-" for a negative count. */
+void bytes_text(char *buf, size_t size, int64_t b);
 
 /* output_snapshots.c: the text output of the snapshot commands. */
 int text_snapshots(struct json_object *result);
@@ -70,8 +75,6 @@ int text_metrics(struct json_object *result);
 /* One line for status: the broker connection and its counters. */
 void fleet_text(char *buf, size_t size, struct json_object *fleet);
 void collector_text(char *buf, size_t size, struct json_object *collector);
-/* "12.0 MiB"; "-" for a negative count. */
-void bytes_text(char *buf, size_t size, int64_t b);
 
 /* output_config.c: the text output of config and reload. */
 int text_config(struct json_object *result);

@@ -40,23 +40,6 @@ static void time_text(char *buf, size_t size, int64_t t)
 		snprintf(buf, size, "-");
 }
 
-void bytes_text(char *buf, size_t size, int64_t b)
-{
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	double v = (double)b;
-	size_t u = 0;
-
-	if (b < 0) {
-		snprintf(buf, size, "-");
-		return;
-	}
-	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-}
-
 /* "syscalls pid 812 (usleep) 31.4ms" */
 static void cause_text(char *buf, size_t size, struct json_object *c)
 {

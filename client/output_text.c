@@ -49,38 +49,6 @@ static void print_table(const struct table *t)
 		printf("%-*s  %s\n", width, t->rows[i].label, t->rows[i].value);
 }
 
-/* The two most significant units: "2d 3h", "5min 7s", "42s", "250ms", "0s". Like snprintf,
- * returns the length of the whole text, which may not have fit. */
-size_t format_duration(char *buf, size_t size, uint64_t usec)
-{
-	static const struct {
-		const char *suffix;
-		uint64_t usec;
-	} units[] = {
-		{"d", 86400000000ULL}, {"h", 3600000000ULL}, {"min", 60000000ULL},
-		{"s", 1000000ULL},     {"ms", 1000ULL},
-	};
-	size_t len = 0;
-	int parts = 0;
-
-	if (size > 0)
-		buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]) && parts < 2; i++) {
-		uint64_t v = usec / units[i].usec;
-
-		/* Milliseconds only for durations under a second. */
-		if (v == 0 || (units[i].usec == 1000ULL && parts > 0))
-			continue;
-		usec -= v * units[i].usec;
-		len += (size_t)snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
-					"%s%" PRIu64 "%s", parts ? " " : "", v, units[i].suffix);
-		parts++;
-	}
-	if (parts == 0)
-		len = (size_t)snprintf(buf, size, "0s");
-	return len;
-}
-
 struct status_module {
 	const char *state;
 	bool loaded;
@@ -397,24 +365,6 @@ static int print_version(struct json_object *result)
 	row(&t, "Kernel module ABI:", "%" PRId64 ".%" PRId64, v.abi_major, v.abi_minor);
 	print_table(&t);
 	return EXIT_OK;
-}
-
-/* A tracker's duration, or "off" for a timeout of 0, or "-" when unknown. */
-/* The duration in member key of o with its unit, "-" when there is none, "off" for 0 if zero_off. */
-void ns_text(char *buf, size_t size, struct json_object *o, const char *key, bool zero_off)
-{
-	struct json_object *v;
-	int64_t ns;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int) ||
-	    (ns = json_object_get_int64(v)) < 0) {
-		snprintf(buf, size, "-");
-		return;
-	}
-	if (ns == 0 && zero_off)
-		snprintf(buf, size, "off");
-	else
-		proto_duration_format(buf, size, (uint64_t)ns);
 }
 
 static void count_text(char *buf, size_t size, struct json_object *o, const char *key)
