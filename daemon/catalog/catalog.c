@@ -217,12 +217,48 @@ void catalog_free(struct catalog *c)
 	free(c);
 }
 
+/*
+ * An entry's text where the document's printer reaches it: its JSON built, printed and freed
+ * one entry at a time, never the whole catalog's tree at once. Printed alone the entry is at
+ * level 0; at LEVEL each line but the first is indented two spaces a level further (JSON
+ * strings hold no raw newline), which is what json-c's printer would have written.
+ */
+static int entry_print(struct json_object *placeholder, struct printbuf *pb, int level, int flags)
+{
+	const struct catalog_entry *e = json_object_get_userdata(placeholder);
+	struct json_object *o = catalog_entry_to_json(e, CATALOG_FORM_FILE, 0);
+	const char *text, *nl;
+	size_t len;
+	int r = -1;
+
+	text = o ? json_object_to_json_string_length(o, flags, &len) : NULL;
+	while (text && (nl = memchr(text, '\n', len))) {
+		size_t line = (size_t)(nl - text) + 1;
+
+		if (printbuf_memappend(pb, text, (int)line) < 0 ||
+		    ((flags & JSON_C_TO_STRING_PRETTY) && level > 0 &&
+		     printbuf_memset(pb, -1, ' ', 2 * level) < 0)) {
+			text = NULL;
+		} else {
+			text += line;
+			len -= line;
+		}
+	}
+	if (text)
+		r = printbuf_memappend(pb, text, (int)len) < 0 ? -1 : 0;
+	json_object_put(o);
+	return r;
+}
+
+/* The snapshots, each a stand-in that entry_print() spells when the document is printed. */
 static struct json_object *entries_json(const struct catalog *c)
 {
 	struct json_object *a = json_object_new_array_ext((int)c->n), *o;
 
 	for (size_t i = 0; a && i < c->n; i++) {
-		o = catalog_entry_to_json(c->entries[i], CATALOG_FORM_FILE, 0);
+		o = json_object_new_object();
+		if (o)
+			json_object_set_serializer(o, entry_print, c->entries[i], NULL);
 		if (!o || json_object_array_add(a, o) < 0) {
 			json_object_put(o);
 			json_object_put(a);

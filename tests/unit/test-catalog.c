@@ -31,6 +31,18 @@ static void write_file(const char *path, const char *text)
 	fclose(f);
 }
 
+static char *read_file_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0;
+
+	ASSERT_TRUE(f);
+	ASSERT_EQ(getdelim(&text, &len, '\0', f) > 0, true);
+	fclose(f);
+	return text;
+}
+
 static char *snapshot_dir(uint64_t id, size_t bytes)
 {
 	char *p, *file;
@@ -405,6 +417,58 @@ static void test_save_keeps_no_text(void)
 	free(file);
 }
 
+/*
+ * The file is what json-c prints of the whole document, byte for byte, although the save
+ * prints each snapshot on its own: nested causes, stacks and analysis at their depth.
+ */
+static void test_save_prints_as_one_document(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	const char *frames[] = {"schedule+0x2f/0xa0", "io_schedule+0x12/0x40", "\"quoted\"\n"};
+	struct json_object *doc;
+	char *file, *text;
+	uint64_t id;
+
+	for (int i = 0; i < 3; i++) {
+		struct catalog_entry *e = catalog_new_entry(c, &id);
+		struct catalog_stack *st = calloc(1, sizeof(*st));
+
+		ASSERT_TRUE(e && st);
+		e->status = CATALOG_COMPLETE;
+		e->name = strdup("latencyd-1-20261127-050000-0");
+		e->causes = calloc(2, sizeof(*e->causes));
+		ASSERT_TRUE(e->causes);
+		e->n_causes = 2;
+		e->causes[0].tracker = strdup("syscalls");
+		e->causes[0].reason = strdup(PROTO_REASON_THRESHOLD);
+		e->causes[0].comm = strdup("pg {x}");
+		e->causes[1].tracker = strdup("wakeup");
+		e->causes[1].reason = strdup(PROTO_REASON_THRESHOLD);
+		st->kind = strdup("blocked");
+		st->frames = calloc(3, sizeof(*st->frames));
+		ASSERT_TRUE(st->frames);
+		for (size_t f = 0; f < 3; f++)
+			st->frames[f] = strdup(frames[f]);
+		st->n_frames = 3;
+		e->causes[0].stack = st;
+	}
+	ASSERT_EQ(catalog_save(c), 0);
+	ASSERT_TRUE(asprintf(&file, "%s/%s", dir, CATALOG_FILE) > 0);
+	text = read_file_text(file);
+	ASSERT_TRUE(strlen(text) > 1 && text[strlen(text) - 1] == '\n');
+	text[strlen(text) - 1] = '\0'; /* the file ends its last line */
+	doc = json_object_from_file(file);
+	ASSERT_TRUE(doc);
+	ASSERT_STREQ(text, json_object_to_json_string_ext(
+				   doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	ASSERT_TRUE(strstr(text, "\n    {\n      \"id\":"));
+	json_object_put(doc);
+	free(text);
+	free(file);
+	delete_all(c);
+	close_saved(c);
+}
+
 int main(void)
 {
 	ASSERT_TRUE(mkdtemp(dir));
@@ -418,6 +482,7 @@ int main(void)
 	RUN(test_suppressed_bounded);
 	RUN(test_orphans_adopted);
 	RUN(test_save_keeps_no_text);
+	RUN(test_save_prints_as_one_document);
 	ASSERT_EQ(rm_tree(dir), 0);
 	return 0;
 }
