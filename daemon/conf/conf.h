@@ -157,9 +157,10 @@ struct conf {
 	} metrics;
 	struct conf_collector {
 		bool enabled;
-		char *directory;     /* lttng-relayd's output directory */
-		uint64_t max_age_ns; /* incidents older are deleted, 0 = no limit */
-		uint64_t max_bytes;  /* the tree's size kept under this, 0 = no limit */
+		char *directory;      /* lttng-relayd's output directory */
+		uint64_t max_age_ns;  /* incidents older are deleted, 0 = no limit */
+		uint64_t max_bytes;   /* the tree's size kept under this, 0 = no limit */
+		uint64_t interval_ns; /* a pass this often, besides start and reload */
 	} collector;
 	struct conf_tracker trackers[TRACKER_COUNT];
 };

@@ -146,6 +146,8 @@ const struct conf_key conf_keys[] = {
 	{"collector.max_age", CONF_DURATION_OFF, OFF(collector.max_age_ns), 0, "0", 1000 * MSEC,
 	 UINT64_C(10) * 365 * 24 * HOUR},
 	{"collector.max_bytes", CONF_UINT, OFF(collector.max_bytes), 0, "0", 0, UINT64_C(1) << 50},
+	{"collector.interval", CONF_DURATION, OFF(collector.interval_ns), 0, "60s", 1000 * MSEC,
+	 24 * HOUR},
 
 	/* Thresholds: rare enough to be worth a snapshot on a busy server. */
 	TRACKER_KEYS(TRACKER_SYSCALLS, LATENCY_TRACKER_NAME_SYSCALLS, "100ms"),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The fleet's collector (collector.enabled, on the lttng-relayd host): retention over relayd's
- * output directory by whole incidents, at start, every PERIOD_USEC and at each reload (so
+ * output directory by whole incidents, at start, every collector.interval and at each reload (so
  * latencyctl reload runs a pass at once, with the new limits). What to delete is chosen by
  * catalog/collector.c; here are the timer, the log lines, and the memory of what was said
  * already, so that a problem that lasts is one warning, not one a minute. Off, there is no
@@ -19,7 +19,6 @@
 #include "manager.h"
 #include "thread.h"
 
-#define PERIOD_USEC   (60ULL * 1000000)
 /* A pass may run this late, to share a wakeup with other timers: retention is not urgent. */
 #define ACCURACY_USEC (5ULL * 1000000)
 
@@ -142,10 +141,27 @@ static void run(struct collector_state *st)
 	collector_scan_free(&s);
 }
 
+static uint64_t period_usec(const struct manager *m)
+{
+	return m->conf->collector.interval_ns / 1000;
+}
+
+/* Late by at most ACCURACY_USEC, or a quarter of a shorter period. */
+static void next_pass(sd_event_source *source, const struct manager *m, uint64_t from)
+{
+	uint64_t period = period_usec(m);
+
+	sd_event_source_set_time_accuracy(source,
+					  period / 4 < ACCURACY_USEC ? period / 4 : ACCURACY_USEC);
+	sd_event_source_set_time(source, from + period);
+}
+
 static int on_timer(sd_event_source *source, uint64_t usec, void *userdata)
 {
-	run(userdata);
-	sd_event_source_set_time(source, usec + PERIOD_USEC);
+	struct collector_state *st = userdata;
+
+	run(st);
+	next_pass(source, st->m, usec);
 	return 0;
 }
 
@@ -182,13 +198,15 @@ int manager_collector_start(struct manager *m)
 	}
 	sd_event_source_set_destroy_callback(m->collector, free_state);
 	sd_event_source_set_description(m->collector, "collector");
+	/* A time source fires once unless it is on: on_timer moves it a period on. */
+	sd_event_source_set_enabled(m->collector, SD_EVENT_ON);
 	if (c->max_bytes)
 		format_bytes(c->max_bytes, size, sizeof(size));
 	if (c->max_age_ns)
 		snprintf(age, sizeof(age), "%" PRIu64 " s", c->max_age_ns / 1000000000);
-	log_info("collector: retention over %s by whole incidents every %llu s: max_age %s, "
+	log_info("collector: retention over %s by whole incidents every %" PRIu64 " s: max_age %s, "
 		 "max_bytes %s",
-		 c->directory, PERIOD_USEC / 1000000, age, size);
+		 c->directory, c->interval_ns / 1000000000, age, size);
 	if (!c->max_age_ns && !c->max_bytes)
 		log_warnx("collector: neither collector.max_age nor collector.max_bytes is set: "
 			  "nothing is deleted");
@@ -224,5 +242,5 @@ void manager_collector_reload(struct manager *m)
 		return;
 	run(sd_event_source_get_userdata(m->collector));
 	if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
-		sd_event_source_set_time(m->collector, now + PERIOD_USEC);
+		next_pass(m->collector, m, now);
 }

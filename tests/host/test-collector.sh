@@ -162,12 +162,36 @@ grep -q "collector: deleted incident $I5 (3 snapshots, .*, from h1, h2, h3): ove
 jst h1 '.session.state == "recording"' || fail "h1 stopped recording"
 pass "collector off at a reload; h1 (recording) as the collector from a reload on: $I5 deleted"
 
-for n in c h1 h2 h3; do
+# Between reloads the passes come every collector.interval, without a word from anyone.
+mkdir -p "$T/p/tree"
+cat >"$T/p/latencyd.conf" <<CONF
+control: { socket = "$T/p/ctl.sock"; save_file = ""; };
+module: { load = false; };
+session: { enabled = false; };
+collector: { enabled = true; directory = "$T/p/tree"; interval = "1s"; };
+CONF
+"$LATENCYD" -c "$T/p/latencyd.conf" 2>"$T/p/latencyd.log" &
+PIDS+=($!)
+PID_p=$!
+last_pass() { ctl p --json status | jq -e '.collector.last_pass_realtime_ns // 0'; }
+passed_since() { [ "$(last_pass)" -gt "$1" ]; }
+wait_for 100 passed_since 0 || fail "no first pass: $(ctl p --json status | jq -c .collector)"
+seen=$(last_pass)
+for pass_no in 2 3; do
+	wait_for 50 passed_since "$seen" ||
+		fail "pass $pass_no did not come within 5 s of the one before (interval 1s): $(ctl p --json status | jq -c .collector)"
+	seen=$(last_pass)
+done
+grep -q "collector: retention over $T/p/tree by whole incidents every 1 s" "$T/p/latencyd.log" ||
+	fail "the interval is not logged: $(cat "$T/p/latencyd.log")"
+pass "collector.interval 1s: a pass every second, without a reload"
+
+for n in c h1 h2 h3 p; do
 	kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"
 	kill "$(eval echo "\$PID_$n")"
 done
 sleep 1
-for n in c h1 h2 h3; do
+for n in c h1 h2 h3 p; do
 	grep -q "AddressSanitizer\|runtime error" "$T/$n/latencyd.log" && fail "$n: $(cat "$T/$n/latencyd.log")"
 done
 pass "collector"
