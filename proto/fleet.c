@@ -32,6 +32,13 @@ bool proto_fleet_text_valid(const char *s)
 	return true;
 }
 
+void proto_fleet_text_clean(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			*s = '?';
+}
+
 int proto_fleet_incident_parse(const char *incident, char *origin, size_t size, uint64_t *seq)
 {
 	const char *dash = strrchr(incident, '-');

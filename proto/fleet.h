@@ -122,6 +122,8 @@ bool proto_fleet_name_valid(const char *s);
 /* True for text a peer may send to be shown (comm, path, reason): printable ASCII, no
  * control byte, no escape sequence reaching a terminal or a log line. */
 bool proto_fleet_text_valid(const char *s);
+/* S made valid text: each byte outside printable ASCII becomes '?'. */
+void proto_fleet_text_clean(char *s);
 /* True for a result's status (PROTO_FLEET_RECORDED ...), and for its budget ("" or
  * PROTO_FLEET_BUDGET_*). */
 bool proto_fleet_status_valid(const char *s);

@@ -413,6 +413,12 @@ static int request(struct fleet *f, struct fleet_wire_request *q)
 	pthread_mutex_lock(&f->lock);
 	connected = f->st.connected;
 	pthread_mutex_unlock(&f->lock);
+	/* latencyd-fleet takes a request it cannot check as a broken parent and exits: refused
+	 * here, it is this request's error, not an outage of the fleet. */
+	if (!fleet_wire_request_check(q, sizeof(*q))) {
+		connected = false;
+		r = -EINVAL;
+	}
 	pthread_mutex_lock(&f->request_lock);
 	if (connected && f->request_fd >= 0)
 		r = exchange(f, q);

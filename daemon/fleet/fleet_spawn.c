@@ -42,18 +42,19 @@ int fleet_helper_path(char *buf, size_t size)
  * really copy it (a dup2 onto itself would keep close-on-exec). */
 static int pair(int *mine, int *theirs)
 {
-	int sv[2];
+	int sv[2], r;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
-	*mine = sv[0];
 	*theirs = fcntl(sv[1], F_DUPFD_CLOEXEC, FLEET_WIRE_EVENT_FD + 1);
+	r = *theirs < 0 ? -errno : 0;
 	close(sv[1]);
-	if (*theirs < 0) {
+	/* Not handed out on failure: the caller's cleanup closes what it holds, once. */
+	if (r < 0)
 		close(sv[0]);
-		return -errno;
-	}
-	return 0;
+	else
+		*mine = sv[0];
+	return r;
 }
 
 int fleet_spawn(const char *path, struct fleet_child *c)

@@ -63,6 +63,7 @@ struct fleet_state {
 	size_t n_summaries;
 	sd_event_source *summary_timer;
 	uint64_t answered[ANSWER_KINDS]; /* since the fleet started, for the metrics */
+	uint64_t unknown_results;	 /* results naming incidents this host does not keep */
 };
 
 /* members.c */

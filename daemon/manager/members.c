@@ -20,6 +20,19 @@ static struct fleet_member *find(struct fleet_state *fs, const char *host)
 	return NULL;
 }
 
+/* The member gone longest, whose place a new one takes when the table is full; NULL: none
+ * gone. Hosts come and go over a fleet's life: the table holds who is there. */
+static struct fleet_member *longest_gone(struct fleet_state *fs)
+{
+	struct fleet_member *oldest = NULL;
+
+	for (size_t i = 0; i < fs->n_members; i++)
+		if (!fs->members[i].online &&
+		    (!oldest || fs->members[i].since_realtime_ns < oldest->since_realtime_ns))
+			oldest = &fs->members[i];
+	return oldest;
+}
+
 void members_update(struct manager *m, const struct proto_fleet_presence *p)
 {
 	struct fleet_state *fs = m->fleet_state;
@@ -30,19 +43,26 @@ void members_update(struct manager *m, const struct proto_fleet_presence *p)
 		if (!online)
 			return; /* gone before we knew it: nothing to forget */
 		if (fs->n_members >= MEMBERS_MAX) {
-			log_warnx("fleet: more than %d members in group %s: %s not tracked",
-				  MEMBERS_MAX, m->conf->fleet.group, p->host);
-			return;
-		}
-		if (fs->n_members % 16 == 0) {
-			struct fleet_member *v =
-				realloc(fs->members, (fs->n_members + 16) * sizeof(*v));
-
-			if (!v)
+			mb = longest_gone(fs);
+			if (!mb) {
+				log_warnx("fleet: more than %d members online in group %s: %s not "
+					  "tracked",
+					  MEMBERS_MAX, m->conf->fleet.group, p->host);
 				return;
-			fs->members = v;
+			}
+			log_info("fleet: member %s, gone, forgotten for %s (%d members kept)",
+				 mb->host, p->host, MEMBERS_MAX);
+		} else {
+			if (fs->n_members % 16 == 0) {
+				struct fleet_member *v =
+					realloc(fs->members, (fs->n_members + 16) * sizeof(*v));
+
+				if (!v)
+					return;
+				fs->members = v;
+			}
+			mb = &fs->members[fs->n_members++];
 		}
-		mb = &fs->members[fs->n_members++];
 		memset(mb, 0, sizeof(*mb));
 		snprintf(mb->host, sizeof(mb->host), "%s", p->host);
 	}

@@ -60,6 +60,21 @@ static void on_result(struct manager *m, const struct proto_fleet_result *res)
 	const char *detail = res->path[0] ? res->path : res->budget[0] ? res->budget : res->reason;
 
 	for (size_t i = 0; i < res->n; i++) {
+		/*
+		 * Only this host's own incidents come here, and each was kept when it was
+		 * published: one it does not keep is forged, or older than the newest
+		 * CATALOG_INCIDENTS_KEEP. Noted, it would push out the real ones.
+		 */
+		if (m->catalog && !catalog_incident_find(m->catalog, res->incidents[i])) {
+			uint64_t n = ++m->fleet_state->unknown_results;
+
+			if ((n & (n - 1)) == 0) /* 1, 2, 4...: a flood is a few lines */
+				log_warnx("fleet: %s sent a result for %s, an incident this host "
+					  "does not keep (forged, or aged out): dropped (%" PRIu64
+					  " so far)",
+					  res->host, res->incidents[i], n);
+			continue;
+		}
 		fleet_note_incident(m, res->incidents[i], res->host, res->status, detail);
 		answers_result_noted(m, res->incidents[i]);
 	}
@@ -177,7 +192,10 @@ static void alert_of(const struct cause *c, struct proto_fleet_alert *a)
 	a->mono_to_realtime_ns = ((int64_t)real.tv_sec - (int64_t)mono.tv_sec) * 1000000000 +
 				 (real.tv_nsec - mono.tv_nsec);
 	cause_tracker(c, a->tracker);
+	/* A task names itself (prctl, pthread_setname_np) with any bytes; the fleet's text is
+	 * printable ASCII, which peers and latencyd-fleet check. */
 	cause_comm(c, a->comm);
+	proto_fleet_text_clean(a->comm);
 	if (c->kind == CAUSE_ALERT) {
 		a->tid = c->alert.tid;
 		a->delay_ns = c->alert.delay_ns;

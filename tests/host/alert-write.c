@@ -8,6 +8,7 @@
  * as the syscalls tracker's blocked-task stack (flag STACK_TASK).
  * ALERT_ONE_WRITE=1: the COUNT records (at most 16, no gap) go in one write(), so that
  * all of them have ended before the reader sees the first.
+ * ALERT_COMM=BYTES: the task's name, any bytes (a task sets its own), instead of alert-write.
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -67,7 +68,9 @@ int main(int argc, char **argv)
 		rec.tracker_type = LATENCY_TRACKER_TYPE_SELFTEST;
 		rec.reason = LATENCY_TRACKER_REASON_THRESHOLD;
 		rec.pid = rec.tid = getpid();
-		strncpy((char *)rec.comm, "alert-write", sizeof(rec.comm) - 1);
+		strncpy((char *)rec.comm,
+			getenv("ALERT_COMM") ? getenv("ALERT_COMM") : "alert-write",
+			sizeof(rec.comm) - 1);
 		rec.end_ns = now_ns();
 		rec.delay_ns = 5000000;
 		rec.start_ns = rec.end_ns - rec.delay_ns;

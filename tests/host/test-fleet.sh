@@ -212,6 +212,40 @@ fi
 for n in h1 h2 h3 h4; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
 pass "malformed, 1 MiB, foreign, forged, spoofed, stale and old-version messages dropped and counted; a duplicate recorded once"
 
+# A task names itself with any bytes (pthread_setname_np, prctl); the fleet's text is
+# printable ASCII, which latencyd-fleet checks: the name goes out cleaned, the helper stays.
+helper=$(ctl h1 --json status | jq -c '.fleet.process | {pid, restarts}')
+n1=$(ctl h1 --json list-snapshots | jq '.matched')
+ALERT_COMM=$'caf\xc3\xa9\x1b[1m' alert h1
+wait_for 300 sh -c "[ \$('$LATENCYCTL' -s '$T/h1/ctl.sock' --json list-snapshots | jq .matched) -gt $n1 ]" ||
+	fail "h1 did not record the alert of a task named in UTF-8"
+IC=$(ctl h1 --json list-snapshots | jq -r '[.snapshots[] | select(.incident)] | max_by(.id) | .incident')
+wait_for 300 sh -c "'$LATENCYCTL' -s '$T/h2/ctl.sock' --json list-snapshots --incident '$IC' | jq -e '.matched == 1' >/dev/null" ||
+	fail "h2 did not record $IC, whose task is named in UTF-8: $(grep -i fleet "$T/h1/latencyd.log" | tail -5)"
+ctl h2 --json show-snapshot "$(ctl h2 --json list-snapshots --incident "$IC" | jq '.snapshots[0].id')" |
+	jq -e '.causes[0].comm == "caf???[1m"' >/dev/null ||
+	fail "h2's cause of $IC: $(ctl h2 --json list-snapshots --incident "$IC" | jq -c '.snapshots[0].cause')"
+[ "$(ctl h1 --json status | jq -c '.fleet.process | {pid, restarts}')" = "$helper" ] &&
+	! grep -q "latencyd-fleet .* killed\|latencyd-fleet.*exited" "$T/h1/latencyd.log" ||
+	fail "h1's latencyd-fleet went down for a task's name: $helper, now $(ctl h1 --json status | jq -c .fleet.process)"
+pass "a task named in UTF-8 with an escape: its alert published cleaned (caf???[1m), recorded by a peer; latencyd-fleet stays up"
+
+# A result names only the incidents of the host it goes to, which keeps each one it
+# published: a result for one it does not keep is dropped, not noted (a flood of them would
+# push the real ones out of the catalog's newest 256).
+before=$(ctl h1 --json incidents | jq '.matched')
+for i in 1 2 3; do
+	pub -t latencyd/lab/result/h1/h9 -m "{\"v\":3,\"host\":\"h9\",\"group\":\"lab\",\"status\":\"recorded\",\"incidents\":[\"h1-99999$i\"],\"count\":1}"
+done
+wait_for 100 grep -q "fleet: h9 sent a result for h1-99999., an incident this host does not keep" "$T/h1/latencyd.log" ||
+	fail "h1 did not say it dropped results for incidents it does not keep: $(grep fleet: "$T/h1/latencyd.log" | tail -5)"
+sleep 1
+ctl h1 --json incidents | jq -e --argjson b "$before" '.matched == $b and ([.incidents[] | select(.incident | startswith("h1-99999"))] | length == 0)' >/dev/null ||
+	fail "h1 noted forged incidents: $(ctl h1 --json incidents | jq -c '[.incidents[].incident]')"
+[ "$(grep -c "an incident this host does not keep" "$T/h1/latencyd.log")" = 2 ] ||
+	fail "three dropped results are not two log lines (1st, 2nd): $(grep "does not keep" "$T/h1/latencyd.log")"
+pass "results for incidents h1 does not keep: dropped, counted in the log, its incidents unchanged"
+
 # A large fleet's history: 300 incidents of 100 members each are far more than one reply
 # (64 KiB) holds. latencyctl incidents lists the newest that fit and says how many it left.
 mkdir -p "$T/h5/catalog"

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The fleet's members as this host tracks them: a full table makes room from who is gone. */
+#include <stdio.h>
+#include <string.h>
+
+#include "conf.h"
+#include "fleet_state.h"
+#include "manager.h"
+#include "tests.h"
+
+static void presence(struct manager *m, const char *host, const char *state, uint64_t since)
+{
+	struct proto_fleet_presence p = {.since_realtime_ns = since};
+
+	snprintf(p.host, sizeof(p.host), "%s", host);
+	snprintf(p.group, sizeof(p.group), "lab");
+	snprintf(p.state, sizeof(p.state), "%s", state);
+	members_update(m, &p);
+}
+
+static bool tracked(const struct fleet_state *fs, const char *host)
+{
+	for (size_t i = 0; i < fs->n_members; i++)
+		if (strcmp(fs->members[i].host, host) == 0)
+			return true;
+	return false;
+}
+
+int main(void)
+{
+	struct conf conf = {.fleet.group = (char *)"lab"};
+	struct fleet_state fs = {0};
+	struct manager m = {.conf = &conf, .fleet_state = &fs};
+	char host[32];
+
+	for (int i = 0; i < MEMBERS_MAX; i++) {
+		snprintf(host, sizeof(host), "h%d", i);
+		presence(&m, host, PROTO_FLEET_ONLINE, 1000 + (uint64_t)i);
+	}
+	ASSERT_EQ(manager_fleet_members_online(&m), MEMBERS_MAX);
+	/* All there: a newcomer is not tracked, and nobody is dropped for it. */
+	presence(&m, "late", PROTO_FLEET_ONLINE, 5000);
+	ASSERT_EQ(fs.n_members, MEMBERS_MAX);
+	ASSERT_TRUE(!tracked(&fs, "late"));
+	/* Two leave; the one gone longest makes room first. */
+	presence(&m, "h7", PROTO_FLEET_OFFLINE, 6000);
+	presence(&m, "h3", PROTO_FLEET_OFFLINE, 6001);
+	presence(&m, "new1", PROTO_FLEET_ONLINE, 7000);
+	ASSERT_TRUE(tracked(&fs, "new1") && !tracked(&fs, "h7") && tracked(&fs, "h3"));
+	presence(&m, "new2", PROTO_FLEET_ONLINE, 7001);
+	ASSERT_TRUE(tracked(&fs, "new2") && !tracked(&fs, "h3"));
+	ASSERT_EQ(fs.n_members, MEMBERS_MAX);
+	ASSERT_EQ(manager_fleet_members_online(&m), MEMBERS_MAX);
+	/* Gone and back: the same slot, online again. */
+	presence(&m, "h9", PROTO_FLEET_OFFLINE, 8000);
+	presence(&m, "h9", PROTO_FLEET_ONLINE, 8001);
+	ASSERT_TRUE(tracked(&fs, "h9"));
+	ASSERT_EQ(manager_fleet_members_online(&m), MEMBERS_MAX);
+	free(fs.members);
+	printf("members: ok\n");
+	return 0;
+}
