@@ -87,17 +87,20 @@ static void *run(void *arg)
 	struct history_worker *w = arg;
 	struct history_job *j;
 	uint64_t one = 1;
+	bool stop;
 
 	thread_background();
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
 		while (!w->todo && !w->stop)
 			pthread_cond_wait(&w->wake, &w->lock);
+		/* Taken only when not stopping: a job left queued is freed with the queue. */
+		stop = w->stop;
 		j = w->todo;
-		if (j && !w->stop)
+		if (!stop)
 			w->todo = j->next;
 		pthread_mutex_unlock(&w->lock);
-		if (w->stop)
+		if (stop)
 			break;
 		if (j->id)
 			read_snapshot(w, j, j->path);

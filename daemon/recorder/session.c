@@ -273,8 +273,11 @@ void session_reconfigure(struct session *se, const struct conf *c, const struct 
 		flight_destroy(se->slot.flight);
 		se->slot.flight = NULL;
 	}
-	create_session(se);
+	r = create_session(se);
 	pthread_mutex_unlock(&se->slot.lock);
+	/* The old session is gone: the check creates the new one once it can be. */
+	if (r < 0)
+		session_check_soon(se);
 }
 
 uint64_t session_subbuf_size(const struct session *se)
@@ -298,8 +301,9 @@ bool session_fit_history(struct session *se, const struct history *h)
 {
 	const struct conf *c = se->conf;
 	uint64_t target = c->session.history_ns, now = session_subbuf_size(se), want;
-	uint64_t expected;
+	uint64_t before = se->sizing.subbuf_size, expected;
 	char t[32];
+	int r;
 
 	if (!target || h->events_per_sec <= 0 || h->bytes_per_event <= 0)
 		return false;
@@ -318,9 +322,22 @@ bool session_fit_history(struct session *se, const struct history *h)
 		 now / 1024, expected / 1000000);
 	pthread_mutex_lock(&se->slot.lock);
 	se->sizing.subbuf_size = want;
-	if (create_session(se) == 0)
+	r = create_session(se);
+	if (r == 0)
 		se->sizing.resized++;
+	else
+		se->sizing.subbuf_size = before;
 	pthread_mutex_unlock(&se->slot.lock);
+	/*
+	 * The old session is gone too: the check creates it again with the size it had, and
+	 * the next measurement asks for this one again.
+	 */
+	if (r < 0) {
+		log_warnx("session.history: LTTng session %s not re-created with %" PRIu64
+			  " KiB sub-buffers, trying again with %" PRIu64 " KiB",
+			  c->session.name, want / 1024, now / 1024);
+		session_check_soon(se);
+	}
 	return true;
 }
 

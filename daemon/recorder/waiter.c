@@ -148,7 +148,7 @@ static int fill(struct waiter *w)
 /* Takes the next whole record out of the buffer. */
 static bool next_record(struct waiter *w, struct latency_tracker_record *rec)
 {
-	uint16_t size;
+	__u32 size; /* the header's width: the low bits of a bogus size may look right */
 
 	for (;;) {
 		if (w->len - w->off < sizeof(size))
@@ -192,21 +192,42 @@ static void on_lost(struct waiter *w, const struct latency_tracker_record *rec)
 	}
 }
 
+/* The fleet's settings a snapshot is named and announced with. */
+struct fleet_names {
+	char host[PROTO_FLEET_NAME_MAX + 1];
+	uint64_t incident_base;
+	bool publish;
+};
+
+/*
+ * A reload sets them (waiter_configure()) while the thread records: one copy for the
+ * whole snapshot, so that its host, incident and name agree.
+ */
+static void fleet_names(struct waiter *w, struct fleet_names *f)
+{
+	pthread_mutex_lock(&w->lock);
+	memcpy(f->host, w->host, sizeof(f->host));
+	f->incident_base = w->incident_base;
+	f->publish = w->publish;
+	pthread_mutex_unlock(&w->lock);
+}
+
 /*
  * PREFIX-ID; in a fleet PREFIX-ID-INCIDENT@HOST, so that one incident's snapshots from
  * every host can be found together on the collector, each with the host that recorded it:
  * a local cause opens incident HOST-ID, a peer's cause joins the origin's.
  */
-static void name_snapshot(struct waiter *w, struct waiter_result *res, const struct cause *c)
+static void name_snapshot(struct waiter *w, const struct fleet_names *f, struct waiter_result *res,
+			  const struct cause *c)
 {
 	if (c->kind == CAUSE_PEER)
 		snprintf(res->incident, sizeof(res->incident), "%s", c->peer.alert.incident);
-	else if (w->host[0])
-		proto_fleet_incident_format(res->incident, sizeof(res->incident), w->host,
-					    w->incident_base + res->id);
+	else if (f->host[0])
+		proto_fleet_incident_format(res->incident, sizeof(res->incident), f->host,
+					    f->incident_base + res->id);
 	if (res->incident[0])
 		snprintf(res->name, sizeof(res->name), "%s-%" PRIu64 "-%s@%s", w->prefix, res->id,
-			 res->incident, w->host);
+			 res->incident, f->host);
 	else
 		snprintf(res->name, sizeof(res->name), "%s-%" PRIu64, w->prefix, res->id);
 }
@@ -239,6 +260,7 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	struct waiter_result *res;
 	struct cause more = {.kind = CAUSE_ALERT};
 	struct flight_record fr = {0};
+	struct fleet_names names;
 	size_t cap = 16;
 	int r;
 
@@ -246,8 +268,9 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	if (!res)
 		return;
 	res->id = w->next_id++;
-	name_snapshot(w, res, cause);
-	if (w->publish && cause->kind != CAUSE_PEER)
+	fleet_names(w, &names);
+	name_snapshot(w, &names, res, cause);
+	if (names.publish && cause->kind != CAUSE_PEER)
 		announce(w, res, cause);
 	/* From here until the record returns: the slot may be busy, sessiond slow. */
 	atomic_store(&w->busy_since, now);
@@ -302,7 +325,9 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 
 /*
  * A manual record goes the way of an alert: the same rate limit, the same record; so does
- * a peer's alert, under its origin's bucket and the total.
+ * a peer's alert, under its origin's bucket and the total. Each is timed when taken: one
+ * queued while an earlier one was being recorded was not there at the wakeup, and waited
+ * for the thread until then.
  */
 static void take_requests(struct waiter *w, uint64_t wakeup)
 {
@@ -312,14 +337,16 @@ static void take_requests(struct waiter *w, uint64_t wakeup)
 	if (read(w->request_fd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: the list is checked anyway. */
 	}
-	while (admission_next_request(w, &c)) {
-		if (c.kind == CAUSE_MANUAL)
-			c.manual.time_ns = wakeup;
-		else
-			c.peer.time_ns = wakeup;
+	for (bool first = true; admission_next_request(w, &c); first = false) {
 		now = now_ns();
+		if (c.kind == CAUSE_MANUAL) {
+			c.manual.time_ns = now;
+		} else {
+			/* Not before its receipt, which the fleet process timed. */
+			c.peer.time_ns = now > c.peer.received_ns ? now : c.peer.received_ns;
+		}
 		if (admission_allow(w, &c, now))
-			snapshot(w, &c, wakeup, now);
+			snapshot(w, &c, first ? wakeup : now, now);
 		else
 			admission_suppress(w, &c);
 	}

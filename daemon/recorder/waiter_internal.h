@@ -58,7 +58,6 @@ struct waiter {
 	struct flight_slot *slot;
 	char prefix[64]; /* output names: PREFIX-ID, or PREFIX-ID-INCIDENT@HOST in a fleet */
 	uint64_t next_id;
-	uint64_t incident_base; /* a local incident is HOST-(this + its snapshot id) */
 
 	/* Read buffer: whole records, plus a partial one a FIFO may leave; unread: [off, len). */
 	unsigned char buf[READ_RECORDS * 2 * LATENCY_TRACKER_RECORD_SIZE];
@@ -68,6 +67,7 @@ struct waiter {
 	struct waiter_result *head, **tail;
 	struct limits limits;
 	char host[PROTO_FLEET_NAME_MAX + 1]; /* in a fleet: this host's name, else "" */
+	uint64_t incident_base;		     /* a local incident is HOST-(this + its snapshot id) */
 	bool publish;			     /* in a fleet, announce local records */
 	struct waiter_stats stats;
 	struct cause_manual requests[MAX_REQUESTS];

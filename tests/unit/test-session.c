@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The session in its slot (session.c) when it cannot be created again: a re-size by
+ * session.history or a reload destroys the session first, so a failure leaves none, and
+ * the check must come back to create it, with the sub-buffers of the session it had. The
+ * session fails here before any call to lttng-sessiond (its relayd URL does not parse), so
+ * whether one runs on this machine does not matter.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <systemd/sd-event.h>
+
+#include "fsutil.h"
+#include "history.h"
+#include "recorder_internal.h"
+#include "tests.h"
+
+static void set_string(char **field, const char *value)
+{
+	free(*field);
+	*field = strdup(value);
+	ASSERT_TRUE(*field);
+}
+
+static struct conf *conf_for(const char *dir)
+{
+	struct conf *c;
+
+	ASSERT_EQ(conf_new_defaults(&c), 0);
+	set_string(&c->session.name, "test-session");
+	set_string(&c->output.directory, dir);
+	set_string(&c->output.relayd, "not a url");
+	c->session.domain = CONF_DOMAIN_USERSPACE;
+	c->session.subbuf_size = 4096;
+	c->session.num_subbuf = 4;
+	c->session.history_ns = 10 * 1000000000ull;
+	return c;
+}
+
+/* Whether the check runs: as if sessiond's exit were watched, it is off before each case. */
+static bool check_on(struct session *se)
+{
+	int state = SD_EVENT_OFF;
+
+	ASSERT_TRUE(sd_event_source_get_enabled(se->check, &state) >= 0);
+	return state != SD_EVENT_OFF;
+}
+
+static void test_recreate_fails(void)
+{
+	char dir[] = "/tmp/test-session.XXXXXX";
+	struct history h = {.events_per_sec = 1e6, .bytes_per_event = 100};
+	struct conf *c, *changed;
+	struct session se;
+	sd_event *event;
+
+	ASSERT_TRUE(mkdtemp(dir));
+	c = conf_for(dir);
+	changed = conf_for(dir);
+	changed->output.max_size = 1 << 20;
+	ASSERT_EQ(sd_event_new(&event), 0);
+	ASSERT_EQ(session_init(&se, event, c), 0);
+	ASSERT_EQ(session_start(&se), 0);
+	ASSERT_TRUE(!session_present(&se));
+
+	/* A re-size that fails keeps the size the session had, for the check to create it. */
+	se.sizing.subbuf_size = 8192;
+	ASSERT_EQ(sd_event_source_set_enabled(se.check, SD_EVENT_OFF), 0);
+	ASSERT_TRUE(session_fit_history(&se, &h));
+	ASSERT_EQ(se.sizing.subbuf_size, 8192);
+	ASSERT_EQ(se.sizing.resized, 0);
+	ASSERT_EQ(session_subbuf_size(&se), 8192);
+	ASSERT_TRUE(check_on(&se));
+	/* The check tries and fails again: it stays on. */
+	ASSERT_TRUE(sd_event_run(event, 0) >= 0);
+	ASSERT_TRUE(check_on(&se));
+	ASSERT_EQ(se.sizing.subbuf_size, 8192);
+	ASSERT_TRUE(!session_present(&se));
+
+	/* A reload whose session cannot be created. */
+	ASSERT_EQ(sd_event_source_set_enabled(se.check, SD_EVENT_OFF), 0);
+	session_reconfigure(&se, changed, c);
+	ASSERT_TRUE(check_on(&se));
+
+	session_done(&se);
+	sd_event_unref(event);
+	conf_free(changed);
+	conf_free(c);
+	ASSERT_EQ(rm_tree(dir), 0);
+}
+
+int main(void)
+{
+	RUN(test_recreate_fails);
+	return 0;
+}

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The realtime waiter (waiter.c, admission.c) on a FIFO standing in for the notification
+ * file, with no session in its slot: every record fails at once, its result all the same.
+ * A snapshot is named after the fleet host and incident base of the last configuration; a
+ * peer's alert queued while an earlier record was under way is taken when that record
+ * ends, never before it was received; a record whose 32-bit size is out of bounds is
+ * refused whole, whatever its low 16 bits say.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lttng/lttng.h>
+
+#include "cause.h"
+#include "entry.h"
+#include "recorder_internal.h"
+#include "tests.h"
+
+#define WAIT_MS 10000
+
+struct rig {
+	char dir[PATH_MAX], fifo[PATH_MAX + 16];
+	struct conf *conf;
+	struct flight_slot slot;
+	struct waiter *w;
+	int writer; /* the module's side of the FIFO */
+	struct waiter_result *pending;
+};
+
+/* A waiter of one thread on a new FIFO, its rate limits off; HOST: its fleet name. */
+static void rig_start(struct rig *r, const char *host)
+{
+	bool rt;
+
+	*r = (struct rig){.writer = -1};
+	snprintf(r->dir, sizeof(r->dir), "/tmp/test-waiter.XXXXXX");
+	ASSERT_TRUE(mkdtemp(r->dir));
+	snprintf(r->fifo, sizeof(r->fifo), "%s/notify", r->dir);
+	ASSERT_EQ(mkfifo(r->fifo, 0600), 0);
+	ASSERT_EQ(conf_new_defaults(&r->conf), 0);
+	r->conf->ratelimit.rate = 0;
+	r->conf->fleet.peer_rate = 0;
+	r->conf->fleet.total_rate = 0;
+	r->conf->fleet.publish = true;
+	ASSERT_EQ(pi_mutex_init(&r->slot.lock), 0);
+	ASSERT_EQ(waiter_new(r->fifo, &r->slot, "test", 1, &r->w), 0);
+	ASSERT_EQ(waiter_configure(r->w, r->conf, host, 100), 0);
+	ASSERT_EQ(waiter_start(r->w, 0, false, &rt), 0);
+	r->writer = open(r->fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_TRUE(r->writer >= 0);
+}
+
+static void rig_stop(struct rig *r)
+{
+	waiter_free(r->w);
+	waiter_result_free(r->pending);
+	close(r->writer);
+	pthread_mutex_destroy(&r->slot.lock);
+	conf_free(r->conf);
+	ASSERT_EQ(unlink(r->fifo), 0);
+	ASSERT_EQ(rmdir(r->dir), 0);
+}
+
+/* The waiter's next result, in the order it pushed them (freed by the caller). */
+static struct waiter_result *next_result(struct rig *r)
+{
+	struct pollfd p = {.fd = waiter_eventfd(r->w), .events = POLLIN};
+	struct waiter_result *res, **tail;
+
+	for (int ms = 0; !r->pending && ms < WAIT_MS; ms += 10) {
+		poll(&p, 1, 10);
+		r->pending = waiter_take_results(r->w);
+	}
+	ASSERT_TRUE(r->pending);
+	res = r->pending;
+	r->pending = res->next;
+	res->next = NULL;
+	/* What came meanwhile goes behind what was already taken. */
+	for (tail = &r->pending; *tail; tail = &(*tail)->next)
+		;
+	*tail = waiter_take_results(r->w);
+	return res;
+}
+
+static void write_alert(struct rig *r, uint32_t size, const char *tracker)
+{
+	struct latency_tracker_record rec = {
+		.size = size,
+		.version = LATENCY_TRACKER_RECORD_VERSION,
+		.kind = LATENCY_TRACKER_REC_ALERT,
+		.pid = 1,
+		.tid = 1,
+	};
+
+	snprintf((char *)rec.tracker, sizeof(rec.tracker), "%s", tracker);
+	rec.end_ns = now_ns();
+	rec.start_ns = rec.end_ns - 1000;
+	rec.delay_ns = 1000;
+	ASSERT_EQ(write(r->writer, &rec, sizeof(rec)), sizeof(rec));
+}
+
+static void test_fleet_names(void)
+{
+	struct rig r;
+	struct waiter_result *res;
+
+	rig_start(&r, "host-a");
+	/* Announced to the fleet before its record, under the incident it opens. */
+	write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	res = next_result(&r);
+	ASSERT_EQ(res->kind, WAITER_ADMITTED);
+	ASSERT_EQ(res->id, 1);
+	ASSERT_STREQ(res->incident, "host-a-101");
+	waiter_result_free(res);
+	res = next_result(&r);
+	ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
+	ASSERT_EQ(res->error, -LTTNG_ERR_SESS_NOT_FOUND);
+	ASSERT_STREQ(res->name, "test-1-host-a-101@host-a");
+	ASSERT_EQ(res->n, 1);
+	ASSERT_EQ(res->causes[0].kind, CAUSE_ALERT);
+	waiter_result_free(res);
+
+	/* A reload: the new host and base name the next one, outside a fleet not at all. */
+	ASSERT_EQ(waiter_configure(r.w, r.conf, "host-b", 200), 0);
+	write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	res = next_result(&r);
+	ASSERT_EQ(res->kind, WAITER_ADMITTED);
+	ASSERT_STREQ(res->incident, "host-b-202");
+	waiter_result_free(res);
+	res = next_result(&r);
+	ASSERT_STREQ(res->name, "test-2-host-b-202@host-b");
+	waiter_result_free(res);
+	ASSERT_EQ(waiter_configure(r.w, r.conf, NULL, 0), 0);
+	write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	res = next_result(&r);
+	ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
+	ASSERT_STREQ(res->name, "test-3");
+	ASSERT_STREQ(res->incident, "");
+	waiter_result_free(res);
+	rig_stop(&r);
+}
+
+/*
+ * A peer's alert that arrives while a manual record waits for the slot (held here, as a
+ * slow sessiond would hold it) is taken when that record is over: its time and wakeup are
+ * from then, not from the wakeup that took the manual request.
+ */
+static void test_peer_during_record(void)
+{
+	struct proto_fleet_alert a = {.host = "host-b", .incident = "host-b-7", .tid = 42};
+	struct catalog_cause cc;
+	struct waiter_result *res;
+	struct rig r;
+	uint64_t received;
+
+	rig_start(&r, "host-a");
+	pthread_mutex_lock(&r.slot.lock);
+	ASSERT_EQ(waiter_request(r.w, 1, getpid(), "first"), 0);
+	for (int ms = 0; !waiter_busy_ns(r.w) && ms < WAIT_MS; ms++)
+		usleep(1000);
+	ASSERT_TRUE(waiter_busy_ns(r.w) > 0);
+	received = now_ns();
+	ASSERT_EQ(waiter_peer(r.w, &a, received), 0);
+	pthread_mutex_unlock(&r.slot.lock);
+
+	res = next_result(&r);
+	ASSERT_EQ(res->kind, WAITER_ADMITTED);
+	ASSERT_EQ(res->causes[0].kind, CAUSE_MANUAL);
+	waiter_result_free(res);
+	res = next_result(&r);
+	ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
+	ASSERT_EQ(res->causes[0].kind, CAUSE_MANUAL);
+	ASSERT_TRUE(res->causes[0].manual.time_ns < received);
+	waiter_result_free(res);
+
+	/* A peer's cause is not announced again: its origin did. */
+	res = next_result(&r);
+	ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
+	ASSERT_STREQ(res->name, "test-2-host-b-7@host-a");
+	ASSERT_EQ(res->causes[0].kind, CAUSE_PEER);
+	ASSERT_EQ(res->causes[0].peer.received_ns, received);
+	ASSERT_TRUE(res->causes[0].peer.time_ns >= received);
+	ASSERT_TRUE(res->wakeup_ns >= received);
+	ASSERT_TRUE(res->rec.start_ns >= res->wakeup_ns);
+	ASSERT_EQ(cause_to_catalog(&res->causes[0], &cc), 0);
+	ASSERT_TRUE(cc.received_to_record_ns < (uint64_t)WAIT_MS * 1000000);
+	ASSERT_EQ(cc.start_ns, res->causes[0].peer.time_ns);
+	catalog_cause_free(&cc);
+	waiter_result_free(res);
+	rig_stop(&r);
+}
+
+/*
+ * The record's size is 32 bits: one whose low 16 bits look right is still not ours, and
+ * the buffer it came in is dropped; the next record is read as usual.
+ */
+static void test_record_size(void)
+{
+	struct waiter_stats st = {0};
+	struct waiter_result *res;
+	struct rig r;
+
+	rig_start(&r, NULL);
+	write_alert(&r, 0x10000 + LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	for (int ms = 0; !st.garbage && !st.alerts && ms < WAIT_MS; ms++) {
+		usleep(1000);
+		waiter_get_stats(r.w, &st, NULL);
+	}
+	ASSERT_EQ(st.garbage, 1);
+	ASSERT_EQ(st.alerts, 0);
+	write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	res = next_result(&r);
+	ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
+	ASSERT_STREQ(res->name, "test-1");
+	waiter_result_free(res);
+	waiter_get_stats(r.w, &st, NULL);
+	ASSERT_EQ(st.alerts, 1);
+	rig_stop(&r);
+}
+
+int main(void)
+{
+	RUN(test_fleet_names);
+	RUN(test_peer_during_record);
+	RUN(test_record_size);
+	return 0;
+}
