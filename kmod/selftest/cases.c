@@ -423,6 +423,67 @@ out:
 	return ret;
 }
 
+#define ST_CORE_PARAM(name) "/sys/module/latency_tracker/parameters/" name
+
+/* Creates a tracker that sets @timeout and @stale (0: not set); reads back what it got. */
+static int st_defaults_of(u64 timeout, u64 stale, u64 *got_timeout, u64 *got_stale)
+{
+	char path[96];
+	struct latency_tracker_params p;
+	struct latency_tracker *t;
+	int ret;
+
+	st_params_init(&p, "st_defaults", LATENCY_TRACKER_DUP_REJECT, 16, NSEC_PER_MSEC);
+	p.timeout_ns = timeout;
+	p.stale_ns = stale;
+	t = latency_tracker_create(&p);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	snprintf(path, sizeof(path), "/sys/" LATENCY_TRACKER_SYSFS_DIR "/%s/timeout_ns",
+		 p.name);
+	ret = st_read_u64(path, got_timeout);
+	snprintf(path, sizeof(path), "/sys/" LATENCY_TRACKER_SYSFS_DIR "/%s/stale_ns", p.name);
+	if (!ret)
+		ret = st_read_u64(path, got_stale);
+	latency_tracker_destroy(t);
+	return ret;
+}
+
+/*
+ * The core's timeout_ns and stale_ns parameters, whatever they are, fill in what a tracker
+ * does not set, unless they would break timeout < stale against a value it sets.
+ * kmod-selftest.sh runs this case again with the core loaded with timeout_ns=2000000000,
+ * above a staleness of 1 s as the net tracker sets it.
+ */
+static int st_defaults(struct st_report *r)
+{
+	const u64 own_timeout = 600 * NSEC_PER_SEC;
+	u64 def_timeout, def_stale, timeout, stale;
+	int ret = 0;
+
+	ST_EQ(st_read_u64(ST_CORE_PARAM("timeout_ns"), &def_timeout), 0);
+	ST_EQ(st_read_u64(ST_CORE_PARAM("stale_ns"), &def_stale), 0);
+	ST_EQ(st_defaults_of(0, 0, &timeout, &stale), 0);
+	ST_EQ(timeout, def_timeout);
+	ST_EQ(stale, def_stale);
+	/* Its own staleness stays; a default timeout not below it is dropped. */
+	ST_EQ(st_defaults_of(0, NSEC_PER_SEC, &timeout, &stale), 0);
+	ST_EQ(stale, NSEC_PER_SEC);
+	ST_EQ(timeout, def_timeout < NSEC_PER_SEC ? def_timeout : 0);
+	/* Its own timeout stays; a default staleness not above it is dropped. */
+	ST_EQ(st_defaults_of(own_timeout, 0, &timeout, &stale), 0);
+	ST_EQ(timeout, own_timeout);
+	ST_EQ(stale, def_stale > own_timeout ? def_stale : 0);
+	/* Both its own: kept together, or refused as the sysfs files refuse them. */
+	ST_EQ(st_defaults_of(NSEC_PER_SEC, 2 * NSEC_PER_SEC, &timeout, &stale), 0);
+	ST_EQ(timeout, NSEC_PER_SEC);
+	ST_EQ(stale, 2 * NSEC_PER_SEC);
+	ST_EQ(st_defaults_of(NSEC_PER_SEC, NSEC_PER_SEC, &timeout, &stale), -EINVAL);
+	ST_EQ(st_defaults_of(2 * NSEC_PER_SEC, NSEC_PER_SEC, &timeout, &stale), -EINVAL);
+out:
+	return ret;
+}
+
 static void st_update_fn(u64 *data, void *priv, void *arg)
 {
 	data[3] = 77;
@@ -747,6 +808,7 @@ static const struct st_case {
 	{ "table_full", st_table_full },
 	{ "timeout_then_exit", st_timeout_then_exit },
 	{ "stale", st_stale },
+	{ "defaults", st_defaults },
 	{ "update", st_update },
 	{ "reentry", st_reentry },
 	{ "disable", st_disable },

@@ -22,7 +22,9 @@
  *            the report lands in results.
  */
 #include <linux/delay.h>
+#include <linux/fs.h>
 #include <linux/hrtimer.h>
+#include <linux/kstrtox.h>
 #include <linux/kobject.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -80,6 +82,24 @@ void st_params_init(struct latency_tracker_params *p, const char *name,
 	p->max_keys = max_keys;
 	p->threshold_ns = threshold_ns;
 	p->dup_policy = dup;
+}
+
+int st_read_u64(const char *path, u64 *v)
+{
+	struct file *f;
+	loff_t pos = 0;
+	char buf[32];
+	ssize_t n;
+
+	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	if (n < 0)
+		return n;
+	buf[n] = '\0';
+	return kstrtou64(buf, 10, v);
 }
 
 /* Creates and enables. */

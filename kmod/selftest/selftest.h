@@ -73,5 +73,7 @@ int st_bench(struct st_report *r, unsigned int n);
 void st_params_init(struct latency_tracker_params *p, const char *name,
 		    enum latency_tracker_dup_policy dup, u32 max_keys, u64 threshold_ns);
 struct latency_tracker *st_tracker_new(const struct latency_tracker_params *p);
+/* The number in a sysfs file (a module parameter...). Return: 0 or -errno. */
+int st_read_u64(const char *path, u64 *v);
 
 #endif /* _LT_SELFTEST_H */

@@ -343,23 +343,23 @@ static ssize_t lt_read(struct file *file, char __user *ubuf, size_t count, loff_
 		return -EINVAL;
 	max = min_t(size_t, count / rsize, LT_READ_BATCH);
 
-	if (mutex_lock_interruptible(&rd->lock))
-		return -ERESTARTSYS;
+	/*
+	 * rd->lock is not held while waiting: a reader of an idle ring would otherwise keep
+	 * lseek() and the file's other readers waiting for as long as the ring stays idle.
+	 */
 	for (;;) {
-		wait_queue_head_t *wq;
-
+		if (mutex_lock_interruptible(&rd->lock))
+			return -ERESTARTSYS;
 		saved = rd->pos;
 		n = lt_reader_fetch(rd, max);
 		if (n)
 			break;
-		if (file->f_flags & O_NONBLOCK) {
-			ret = -EAGAIN;
-			goto out;
-		}
-		wq = lt_reader_wq(rd);
-		ret = wait_event_interruptible(*wq, lt_reader_pending(rd));
+		mutex_unlock(&rd->lock);
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		ret = wait_event_interruptible(*lt_reader_wq(rd), lt_reader_pending(rd));
 		if (ret)
-			goto out;
+			return ret;
 	}
 	if (copy_to_user(ubuf, rd->buf, n * rsize)) {
 		WRITE_ONCE(rd->pos, saved);	/* nothing consumed */
@@ -367,7 +367,6 @@ static ssize_t lt_read(struct file *file, char __user *ubuf, size_t count, loff_
 	} else {
 		ret = n * rsize;
 	}
-out:
 	mutex_unlock(&rd->lock);
 	return ret;
 }
@@ -389,7 +388,9 @@ static loff_t lt_llseek(struct file *file, loff_t offset, int whence)
 
 	if (offset != 0 || (whence != SEEK_SET && whence != SEEK_END))
 		return -EINVAL;
-	mutex_lock(&rd->lock);
+	/* A read may hold the lock across a copy_to_user() that faults and sleeps. */
+	if (mutex_lock_interruptible(&rd->lock))
+		return -ERESTARTSYS;
 	WRITE_ONCE(rd->pos, lt_ring_position(whence == SEEK_END));
 	mutex_unlock(&rd->lock);
 	return 0;

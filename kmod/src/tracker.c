@@ -103,6 +103,9 @@ static int lt_params_check(const struct latency_tracker_params *p)
 	if (!lt_range_ok(&lt_range_timeout, p->timeout_ns) ||
 	    !lt_range_ok(&lt_range_stale, p->stale_ns))
 		return -EINVAL;
+	/* As latency_tracker_set_timeout() would refuse it. */
+	if (p->timeout_ns && p->stale_ns && p->timeout_ns >= p->stale_ns)
+		return -EINVAL;
 	if (p->dup_policy > LATENCY_TRACKER_DUP_NEST ||
 	    p->stack_mode > LATENCY_TRACKER_STACK_IN)
 		return -EINVAL;
@@ -158,8 +161,18 @@ struct latency_tracker *latency_tracker_create(const struct latency_tracker_para
 	t->threshold_ns = lt_or_default(p->threshold_ns, lt_defaults.threshold_ns);
 	t->timeout_ns = lt_or_default(p->timeout_ns, lt_defaults.timeout_ns);
 	t->stale_ns = lt_or_default(p->stale_ns, lt_defaults.stale_ns);
-	if (t->stale_ns && t->timeout_ns >= t->stale_ns)
-		t->stale_ns = 0;	/* an explicit timeout wins over the default staleness */
+	/*
+	 * The timeout must stay below the staleness. The module's defaults agree with each
+	 * other and lt_params_check() makes the tracker's own values agree, so a conflict
+	 * pits one value of the tracker against one default: the tracker's wins, the default
+	 * is dropped (a tracker that discards its keys early, such as net, keeps doing so).
+	 */
+	if (t->stale_ns && t->timeout_ns >= t->stale_ns) {
+		if (p->stale_ns)
+			t->timeout_ns = 0;
+		else
+			t->stale_ns = 0;
+	}
 
 	t->stats = lt_stats_alloc();
 	t->scan_rec = kzalloc(sizeof(*t->scan_rec), GFP_KERNEL);

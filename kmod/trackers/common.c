@@ -6,6 +6,8 @@
  */
 #include <linux/cgroup.h>
 #include <linux/kernel.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -117,7 +119,11 @@ struct latency_tracker *ltt_tracker_create(const struct latency_tracker_params *
 
 void ltt_tracker_destroy(struct latency_tracker *t, struct ltt_filter *f)
 {
-	latency_tracker_disable(t);	/* unregisters the probes */
+	/*
+	 * Unregisters the probes, though a write to "enabled" may register them again until
+	 * latency_tracker_destroy() removes the file and disables the tracker for good.
+	 */
+	latency_tracker_disable(t);
 	ltt_filter_del(t, f);
 	latency_tracker_destroy(t);
 }
@@ -311,12 +317,24 @@ int ltt_filter_add(struct latency_tracker *t, struct ltt_filter *f)
 	return sysfs_create_group(latency_tracker_kobj(t), &ltt_filter_group);
 }
 
-/* After the probes are gone (the tracker disabled). */
+/*
+ * The tracker's "enabled" file outlives the filter's files, so its probes may have been
+ * registered again since it was disabled: like a write that replaces the filter, this
+ * frees it only after a grace period (the probes read it under rcu_read_lock()).
+ */
 void ltt_filter_del(struct latency_tracker *t, struct ltt_filter *f)
 {
+	struct ltt_filter_conf *old;
+
+	/* Waits for the filter's writers: nothing can store a filter after this. */
 	sysfs_remove_group(latency_tracker_kobj(t), &ltt_filter_group);
-	kfree(rcu_dereference_protected(f->conf, true));
-	RCU_INIT_POINTER(f->conf, NULL);
+	mutex_lock(&f->lock);
+	old = rcu_replace_pointer(f->conf, NULL, lockdep_is_held(&f->lock));
+	mutex_unlock(&f->lock);
+	if (old) {
+		synchronize_rcu();
+		kfree(old);
+	}
 }
 
 unsigned int ltt_stack_of_blocked(struct task_struct *task, unsigned long *store,

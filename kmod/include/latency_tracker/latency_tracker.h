@@ -121,7 +121,9 @@ typedef bool (*latency_tracker_cb_t)(struct latency_tracker *t,
  * @max_keys: concurrent keys preallocated at enable; 0: module default.
  * @threshold_ns: 0: module default.
  * @timeout_ns: 0: module default (which may be "off").
- * @stale_ns: 0: module default.
+ * @stale_ns: 0: module default. When both are set, @timeout_ns must be below it. A
+ *	default that is not below (timeout) or above (staleness) the value set here is
+ *	dropped: the tracker gets no timeout, or no staleness.
  * @dup_policy: enum latency_tracker_dup_policy.
  * @stack_mode: enum latency_tracker_stack_mode.
  * @cb: optional callback, see latency_tracker_cb_t.

@@ -2,7 +2,8 @@
 # timeout then exit, stale keys, table full, key errors, the recursion guard, disable and
 # destroy with keys pending, and every CPU hammering the API from threads and from hard-irq
 # hrtimers at once; the hist/ files (buckets, reset, per and by_key, the bound on keys);
-# a small run of the micro-benchmark.
+# a small run of the micro-benchmark; the core's default timeout against a tracker's own
+# staleness (the net tracker's).
 . "$VM_IN/scenarios/guest-lib.sh"
 
 modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
@@ -14,7 +15,7 @@ rc=0
 echo all >/sys/kernel/latency_tracker_selftest/run || rc=$?
 cat /sys/kernel/latency_tracker_selftest/results | tee "$VM_OUT/selftest-results.txt"
 [ "$rc" = 0 ] || fail "in-kernel self-tests failed"
-grep -q '^summary: 18 passed, 0 failed$' /sys/kernel/latency_tracker_selftest/results ||
+grep -q '^summary: 19 passed, 0 failed$' /sys/kernel/latency_tracker_selftest/results ||
 	fail "unexpected summary"
 pass "in-kernel self-tests"
 
@@ -31,3 +32,16 @@ rmmod latency_tracker_selftest || fail "rmmod latency_tracker_selftest"
 rmmod latency_tracker || fail "rmmod latency_tracker"
 [ ! -e /sys/kernel/latency_tracker ] || fail "sysfs directory left behind"
 pass "unloaded cleanly"
+
+# A core default that would not stay below (timeout) or above (staleness) what a tracker
+# sets itself is dropped, not the tracker's value: net keeps its 1 s staleness.
+modprobe latency_tracker timeout_ns=2000000000 || fail "modprobe latency_tracker timeout_ns=2000000000"
+modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
+echo defaults >/sys/kernel/latency_tracker_selftest/run ||
+	fail "defaults with timeout_ns=2000000000: $(cat /sys/kernel/latency_tracker_selftest/results)"
+modprobe latency_tracker_net || fail "modprobe latency_tracker_net"
+N=/sys/kernel/latency_tracker/net
+[ "$(cat $N/stale_ns) $(cat $N/timeout_ns)" = "1000000000 0" ] ||
+	fail "net under timeout_ns=2000000000: stale_ns $(cat $N/stale_ns) timeout_ns $(cat $N/timeout_ns)"
+rmmod latency_tracker_net latency_tracker_selftest latency_tracker || fail "rmmod"
+pass "a default timeout above a tracker's own staleness is dropped"
