@@ -17,6 +17,44 @@
 #define DECODER_CAP_MIN 4096 /* also the first size of an output buffer */
 #define SERIALIZE_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
+/* The length of the well-formed UTF-8 character at s (of n bytes left); 0: not one. */
+static size_t utf8_char(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] < 0xc2 ? 0 : s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : s[0] < 0xf5 ? 4 : 0;
+
+	if (!len || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* Overlong forms, UTF-16 surrogates, past U+10FFFF. */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return len;
+}
+
+/*
+ * Strings in a message may hold any bytes (a task's name is whatever the task set), which
+ * json-c writes as they are; every reader, this decoder first, refuses a frame that is not
+ * UTF-8. Each byte that starts no well-formed character becomes '?', in place: JSON's own
+ * syntax is ASCII, so only string contents change.
+ */
+static void utf8_mend(char *text, size_t len)
+{
+	unsigned char *s = (unsigned char *)text;
+
+	for (size_t i = 0; i < len;) {
+		size_t n = s[i] < 0x80 ? 1 : utf8_char(s + i, len - i);
+
+		if (!n) {
+			s[i] = '?';
+			n = 1;
+		}
+		i += n;
+	}
+}
+
 /* Appends obj as one frame (its JSON and a newline); fails with -EMSGSIZE above max. */
 int proto_buf_add_frame(struct proto_buf *b, struct json_object *obj, size_t max)
 {
@@ -48,6 +86,7 @@ int proto_buf_add_frame(struct proto_buf *b, struct json_object *obj, size_t max
 		b->cap = cap;
 	}
 	memcpy(b->data + b->len, s, len);
+	utf8_mend(b->data + b->len, len);
 	b->data[b->len + len] = '\n';
 	b->len += len + 1;
 	return 0;

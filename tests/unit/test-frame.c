@@ -146,6 +146,44 @@ static void test_round_trip(void)
 	proto_decoder_done(&d);
 }
 
+/*
+ * Any bytes in a string (a task's name, a message cut mid-character) still make a frame
+ * this decoder takes: each byte that starts no character is '?', UTF-8 stays as it is.
+ */
+static void test_not_utf8(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"\xff\xfe-app", "\?\?-app"},
+		{"caf\xc3\xa9", "caf\xc3\xa9"},
+		{"cut \xe2\x82", "cut ??"},   /* a 3-byte character cut after 2 */
+		{"\xc0\xaf", "??"},	      /* overlong '/' */
+		{"\xed\xa0\x80", "???"},      /* a UTF-16 surrogate */
+		{"\xf4\x90\x80\x80", "????"}, /* past U+10FFFF */
+		{"\xf0\x9f\x98\x80 ok", "\xf0\x9f\x98\x80 ok"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct json_object *in = json_object_new_object(), *out;
+		struct proto_decoder d;
+		struct proto_buf b = {0};
+
+		json_object_object_add(in, "comm", json_object_new_string(cases[i].in));
+		ASSERT_EQ(proto_buf_add_frame(&b, in, PROTO_FRAME_MAX), 0);
+		proto_decoder_init(&d, PROTO_FRAME_MAX);
+		ASSERT_EQ(proto_decoder_feed(&d, proto_buf_head(&b), proto_buf_pending(&b)),
+			  (ssize_t)proto_buf_pending(&b));
+		ASSERT_EQ(proto_decoder_next(&d, &out), 1);
+		ASSERT_STREQ(json_object_get_string(json_object_object_get(out, "comm")),
+			     cases[i].out);
+		json_object_put(in);
+		json_object_put(out);
+		proto_buf_done(&b);
+		proto_decoder_done(&d);
+	}
+}
+
 static void test_oversize(void)
 {
 	char big[100];
@@ -241,6 +279,7 @@ int main(void)
 	RUN(test_encode);
 	RUN(test_split_and_merged);
 	RUN(test_round_trip);
+	RUN(test_not_utf8);
 	RUN(test_oversize);
 	RUN(test_garbage);
 	return 0;
