@@ -81,12 +81,25 @@ int proto_duration_parse(const char *s, uint64_t *ret_ns, const char **why)
 		*why = "duration too large";
 		return -ERANGE;
 	}
-	/* frac / frac_scale * unit must be a whole number of nanoseconds. */
-	if ((frac * unit) % frac_scale != 0) {
-		*why = "finer than a nanosecond";
-		return -EINVAL;
+	/*
+	 * frac / frac_scale * unit must be a whole number of nanoseconds. Both are reduced by
+	 * their common factor first: frac * unit alone passes 2^64 for hours and days (up to
+	 * 9 decimals times 8.64e13 ns).
+	 */
+	{
+		uint64_t a = unit, b = frac_scale, r;
+
+		while (b) {
+			r = a % b;
+			a = b;
+			b = r;
+		}
+		if ((frac * (unit / a)) % (frac_scale / a) != 0) {
+			*why = "finer than a nanosecond";
+			return -EINVAL;
+		}
+		frac = frac * (unit / a) / (frac_scale / a);
 	}
-	frac = frac * unit / frac_scale;
 	if (whole * unit > UINT64_MAX - frac) {
 		*why = "duration too large";
 		return -ERANGE;

@@ -57,6 +57,12 @@ static void test_parse(void)
 	ok("1.5h", 5400000000000ULL);
 	ok("1d", 86400000000000ULL);
 	ok("0", 0);
+	/* Many decimals of a large unit: their product alone would pass 2^64. */
+	ok("0.213504d", 18446745600000ULL);
+	ok("0.123456789d", 10666666569600ULL);
+	ok("0.6000000h", 2160000000000ULL);
+	ok("0.999999999min", 59999999940ULL);
+	bad("0.0000000001d", -EINVAL, "too many decimals");
 
 	bad("10", -EINVAL, "a unit is required");
 	bad("1.5", -EINVAL, "a unit is required");
