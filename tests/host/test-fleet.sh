@@ -214,21 +214,25 @@ pass "malformed, 1 MiB, foreign, forged, spoofed, stale and old-version messages
 
 # A task names itself with any bytes (pthread_setname_np, prctl); the fleet's text is
 # printable ASCII, which latencyd-fleet checks: the name goes out cleaned, the helper stays.
+# In the log, its newline and escape are defanged: no forged line, nothing for a terminal.
 helper=$(ctl h1 --json status | jq -c '.fleet.process | {pid, restarts}')
 n1=$(ctl h1 --json list-snapshots | jq '.matched')
-ALERT_COMM=$'caf\xc3\xa9\x1b[1m' alert h1
+ALERT_COMM=$'caf\xc3\xa9\n\x1b[1m' alert h1
 wait_for 300 sh -c "[ \$('$LATENCYCTL' -s '$T/h1/ctl.sock' --json list-snapshots | jq .matched) -gt $n1 ]" ||
 	fail "h1 did not record the alert of a task named in UTF-8"
 IC=$(ctl h1 --json list-snapshots | jq -r '[.snapshots[] | select(.incident)] | max_by(.id) | .incident')
 wait_for 300 sh -c "'$LATENCYCTL' -s '$T/h2/ctl.sock' --json list-snapshots --incident '$IC' | jq -e '.matched == 1' >/dev/null" ||
 	fail "h2 did not record $IC, whose task is named in UTF-8: $(grep -i fleet "$T/h1/latencyd.log" | tail -5)"
 ctl h2 --json show-snapshot "$(ctl h2 --json list-snapshots --incident "$IC" | jq '.snapshots[0].id')" |
-	jq -e '.causes[0].comm == "caf???[1m"' >/dev/null ||
+	jq -e '.causes[0].comm == "caf????[1m"' >/dev/null ||
 	fail "h2's cause of $IC: $(ctl h2 --json list-snapshots --incident "$IC" | jq -c '.snapshots[0].cause')"
 [ "$(ctl h1 --json status | jq -c '.fleet.process | {pid, restarts}')" = "$helper" ] &&
 	! grep -q "latencyd-fleet .* killed\|latencyd-fleet.*exited" "$T/h1/latencyd.log" ||
 	fail "h1's latencyd-fleet went down for a task's name: $helper, now $(ctl h1 --json status | jq -c .fleet.process)"
-pass "a task named in UTF-8 with an escape: its alert published cleaned (caf???[1m), recorded by a peer; latencyd-fleet stays up"
+grep -q "(caf"$'\xc3\xa9'"??\[1m)" "$T/h1/latencyd.log" && ! grep -q $'\x1b' "$T/h1/latencyd.log" &&
+	! grep -q '^\[1m' "$T/h1/latencyd.log" ||
+	fail "the task's name in h1's log: $(grep -a 'caf' "$T/h1/latencyd.log" | od -c | head -5)"
+pass "a task named in UTF-8 with a newline and an escape: published cleaned (caf????[1m), recorded by a peer, defanged in the log; latencyd-fleet stays up"
 
 # A result names only the incidents of the host it goes to, which keeps each one it
 # published: a result for one it does not keep is dropped, not noted (a flood of them would
