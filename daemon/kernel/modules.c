@@ -81,6 +81,13 @@ static int load_module(struct kmodules *km, const char *name, const char *params
 		log_debug("kernel module %s is not installed", name);
 		return 0;
 	}
+	/* A disabled tracker's module that will not load is that tracker's loss alone. */
+	if (r < 0 && !required) {
+		log_warnx("cannot load kernel module %s: %s%s (not needed: its tracker is "
+			  "disabled)",
+			  name, strerror(-r), load_hint(r));
+		return 0;
+	}
 	if (r < 0) {
 		log_warnx("cannot load kernel module %s: %s%s", name, strerror(-r), load_hint(r));
 		return r;
