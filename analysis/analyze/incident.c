@@ -97,6 +97,14 @@ void an_incident_free(struct an_incident *inc)
 }
 
 /* The origin's snapshot is the one the origin host recorded (snap-SEQ-ORIGIN-SEQ@ORIGIN). */
+/* The last component of PATH; PATH itself when it has no slash (a bare directory name). */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 static long find_origin(struct an_incident *inc)
 {
 	long found = -1;
@@ -105,7 +113,7 @@ static long find_origin(struct an_incident *inc)
 		struct an_incident_part *p = AN_AT(&inc->parts, struct an_incident_part, i);
 		const char *host;
 
-		if (is_snapshot_of(strrchr(p->path, '/') + 1, inc->id, &host) &&
+		if (is_snapshot_of(base_name(p->path), inc->id, &host) &&
 		    host_is(host, inc->origin)) {
 			if (found >= 0)
 				return -2; /* two of them: a host name used twice */
@@ -141,7 +149,7 @@ static int add_parts(struct an_incident *inc, struct an_vec *paths)
 		memset(p, 0, sizeof(*p));
 		p->path = an_strdup(path);
 		p->label = an_strdup(rel);
-		p->host = host_of(strrchr(path, '/') + 1, inc->id);
+		p->host = host_of(base_name(path), inc->id);
 		if (!p->path || !p->label || !p->host)
 			return -ENOMEM;
 	}

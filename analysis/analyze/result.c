@@ -116,6 +116,11 @@ int an_compute(struct an_result *r, const struct an_options *opt, char **why)
 			   "the tracer discarded %llu events (buffers full): states may be wrong "
 			   "around them",
 			   (unsigned long long)r->log.discarded);
+	if (r->log.damaged)
+		an_problem(&r->log,
+			   "%llu events left out: without a time, or on a CPU past %d (a damaged "
+			   "trace)",
+			   (unsigned long long)r->log.damaged, AN_CPUS_MAX - 1);
 	return compute_window(r, opt, why);
 }
 

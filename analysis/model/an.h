@@ -71,6 +71,8 @@ uint32_t *an_map_find(const struct an_map *m, uint64_t key);
 void an_map_free(struct an_map *m);
 
 #define AN_COMM_LEN 16
+/* CPUs a trace may name (the kernel's NR_CPUS at most); a higher id is damage. */
+#define AN_CPUS_MAX 8192
 
 /* An IPv4/IPv6 TCP or UDP packet as a net_dev_queue or netif_receive_skb event shows it. */
 struct an_packet {
@@ -127,6 +129,7 @@ struct an_log {
 	uint64_t counts[EV__COUNT];
 	uint64_t events;    /* every event read, of interest or not */
 	uint64_t discarded; /* events the tracer says it lost */
+	uint64_t damaged;   /* events left out: no time, or a CPU no kernel has */
 	uint64_t first_ts, last_ts;
 	struct an_vec cpu_first; /* uint64_t: each CPU's first event (its history's start) */
 	unsigned ncpu;

@@ -4,6 +4,7 @@
  * seen (its kind, the indices of the payload fields used): the hot path is a hash lookup
  * of the class pointer and a few indexed field reads, never a string compare.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,9 +257,13 @@ static uint64_t to_origin(const bt_clock_class *cc, uint64_t raw)
 		return raw;
 	if (freq != 1000000000ULL)
 		raw = (uint64_t)((double)raw * (double)freq / 1e9);
+	/* A time past what ns from the origin can hold: babeltrace2 leaves an error on the
+	 * thread, and refuses every later call until it is cleared. */
 	if (bt_clock_class_cycles_to_ns_from_origin(cc, raw, &ns) !=
-	    BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK)
+	    BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK) {
+		bt_current_thread_clear_error();
 		return 0;
+	}
 	return (uint64_t)ns;
 }
 
@@ -403,33 +408,60 @@ static void packet(struct an_log *log, const bt_field *p, struct an_ev *e)
 	e->a = (int32_t)log->packets.n - 1;
 }
 
+/* The CPU in a packet's context (0 without one); UINT32_MAX past AN_CPUS_MAX. */
+static uint32_t packet_cpu(const bt_packet *pk)
+{
+	const bt_field *ctx = pk ? bt_packet_borrow_context_field_const(pk) : NULL;
+	const bt_field *f = ctx ? member(ctx, "cpu_id") : NULL;
+	uint64_t cpu = 0;
+
+	if (f && bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_INTEGER))
+		cpu = bt_field_integer_unsigned_get_value(f);
+	/* Tables and timelines hold a row per CPU up to the highest seen: a CPU no kernel has
+	 * would make them gigabytes. */
+	return cpu < AN_CPUS_MAX ? (uint32_t)cpu : UINT32_MAX;
+}
+
+/*
+ * A packet's CPU, for the events that follow in its stream. Taken from each packet, not
+ * once a stream: a stream read in pieces (parallel.c) starts each piece at a packet, and a
+ * damaged packet's CPU is that packet's alone.
+ */
+void an_decode_packet(struct an_decoder *d, const bt_message *msg)
+{
+	const bt_packet *pk = bt_message_packet_beginning_borrow_packet_const(msg);
+	const bt_stream *s = bt_packet_borrow_stream_const(pk);
+	bool inserted;
+	uint32_t *slot = an_map_slot(&d->streams, (uint64_t)(uintptr_t)s, &inserted);
+
+	if (!slot)
+		return; /* the first event looks it up again */
+	*slot = packet_cpu(pk);
+	if (*slot != UINT32_MAX && *slot + 1 > d->log->ncpu)
+		d->log->ncpu = *slot + 1;
+	d->last_stream = NULL;
+}
+
 static int cpu_of(struct an_decoder *d, const bt_event *ev)
 {
 	const bt_stream *s = bt_event_borrow_stream_const(ev);
 	bool inserted;
 	uint32_t *slot;
-	const bt_packet *pk;
-	const bt_field *ctx, *f;
-	uint32_t cpu = 0;
 
 	/* A stream's events come in runs (all of them, read per stream): no lookup then. */
-	if (s == d->last_stream)
-		return (int)d->last_cpu;
-	slot = an_map_slot(&d->streams, (uint64_t)(uintptr_t)s, &inserted);
-	if (!slot)
-		return 0;
-	d->last_stream = s;
-	if (!inserted)
-		return (int)(d->last_cpu = *slot);
-	pk = bt_event_borrow_packet_const(ev);
-	ctx = pk ? bt_packet_borrow_context_field_const(pk) : NULL;
-	f = ctx ? member(ctx, "cpu_id") : NULL;
-	if (f && bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_INTEGER))
-		cpu = (uint32_t)bt_field_integer_unsigned_get_value(f);
-	*slot = d->last_cpu = cpu;
-	if (cpu + 1 > d->log->ncpu)
-		d->log->ncpu = cpu + 1;
-	return (int)cpu;
+	if (s != d->last_stream) {
+		slot = an_map_slot(&d->streams, (uint64_t)(uintptr_t)s, &inserted);
+		if (!slot)
+			return -ENOMEM;
+		if (inserted) {
+			*slot = packet_cpu(bt_event_borrow_packet_const(ev));
+			if (*slot != UINT32_MAX && *slot + 1 > d->log->ncpu)
+				d->log->ncpu = *slot + 1;
+		}
+		d->last_stream = s;
+		d->last_cpu = *slot;
+	}
+	return d->last_cpu == UINT32_MAX ? -EDOM : (int)d->last_cpu;
 }
 
 int an_decode(struct an_decoder *d, const bt_message *msg)
@@ -445,6 +477,7 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 	bool inserted;
 	uint32_t *slot;
 	int64_t ts = 0;
+	int cpu;
 
 	log->events++;
 	d->handlers.size = sizeof(struct handler);
@@ -464,8 +497,15 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 		recent->handler = *slot;
 	}
 	h = AN_AT(&d->handlers, struct handler, recent->handler - 1);
+	/* An event without a time (a stream class without a clock) or past what ns from the
+	 * origin hold has no place in the log: left out, and counted. */
 	cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
-	bt_clock_snapshot_get_ns_from_origin(cs, &ts);
+	if (!cs || bt_clock_snapshot_get_ns_from_origin(cs, &ts) !=
+			   BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+		bt_current_thread_clear_error();
+		log->damaged++;
+		return 0;
+	}
 	d->ts = (uint64_t)ts;
 	if (!log->first_ts)
 		log->first_ts = (uint64_t)ts;
@@ -483,12 +523,19 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 	}
 	if (h->type == EV__COUNT)
 		return 0;
+	cpu = cpu_of(d, ev);
+	if (cpu == -EDOM) {
+		log->damaged++;
+		return 0;
+	}
+	if (cpu < 0)
+		return -1;
 	e = an_vec_push(&log->ev);
 	if (!e)
 		return -1;
 	e->ts = (uint64_t)ts;
 	e->type = h->type;
-	e->cpu = (uint16_t)cpu_of(d, ev);
+	e->cpu = (uint16_t)cpu;
 	while (log->cpu_first.n <= e->cpu)
 		if (!an_vec_push(&log->cpu_first))
 			return -1;

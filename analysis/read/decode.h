@@ -79,6 +79,8 @@ struct an_decoder {
 	}
 
 int an_decode(struct an_decoder *d, const bt_message *msg);
+/* A packet begins (its CPU, for the events that follow in its stream). */
+void an_decode_packet(struct an_decoder *d, const bt_message *msg);
 void an_decoder_free(struct an_decoder *d);
 
 /* An event or a stream's beginning into c's history; -ENOMEM. Other messages are ignored. */

@@ -372,6 +372,7 @@ static void totals(const struct merge *m)
 
 		out->events += in->events;
 		out->discarded += in->discarded;
+		out->damaged += in->damaged;
 		for (int k = 0; k < EV__COUNT; k++)
 			out->counts[k] += in->counts[k];
 		if (in->first_ts && (!out->first_ts || in->first_ts < out->first_ts))

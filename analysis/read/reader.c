@@ -82,6 +82,10 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 			if (!s->failed && s->pass->count && an_count(s->pass->count, m) < 0)
 				s->failed = true;
 			break;
+		case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+			if (s->pass->decode)
+				an_decode_packet(&s->dec, m);
+			break;
 		case BT_MESSAGE_TYPE_DISCARDED_EVENTS: {
 			uint64_t n = 0;
 

@@ -150,6 +150,8 @@ static void on_message(struct an_stream *st, const bt_message *m)
 	} else {
 		const bt_stream *s = msg_stream(m);
 
+		if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING)
+			an_decode_packet(&st->dec, m);
 		if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS) {
 			uint64_t n = 0;
 
@@ -160,7 +162,9 @@ static void on_message(struct an_stream *st, const bt_message *m)
 		if (!s || !msg_time(m, s, &ns))
 			return;
 	}
-	if ((st->timed && ns < st->last_ns) || ns == INT64_MIN)
+	/* The muxer orders by signed time, the merge by unsigned: a time before the origin
+	 * is the muxed pass's to place. */
+	if ((st->timed && ns < st->last_ns) || ns < 0)
 		st->error = -EDOM;
 	if (!st->timed)
 		st->first_ns = ns;

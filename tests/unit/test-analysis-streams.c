@@ -569,6 +569,47 @@ static struct an_result *read_alike(const char *dir, unsigned *g0, unsigned *g2)
 	return a;
 }
 
+/*
+ * A packet naming a CPU no kernel has (its context damaged): its events are left out and
+ * counted, the tables keep a row per real CPU, every path alike.
+ */
+static bool has_problem(const struct an_result *r, const char *what)
+{
+	for (size_t i = 0; i < r->log.problems.n; i++)
+		if (strstr(*AN_AT(&r->log.problems, char *, i), what))
+			return true;
+	return false;
+}
+
+static void test_damaged_cpu(void)
+{
+	const uint32_t bogus = 0x400000;
+	char path[600];
+	unsigned g0, g2;
+	uint32_t cpu;
+	struct an_result *a;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kernel/chan_0", root);
+	f = fopen(path, "r+b");
+	ASSERT_TRUE(f);
+	ASSERT_EQ(fseek(f, 80, SEEK_SET), 0); /* cpu_id, after the header and the context */
+	ASSERT_EQ(fread(&cpu, sizeof(cpu), 1, f), 1);
+	ASSERT_EQ(fseek(f, 80, SEEK_SET), 0);
+	ASSERT_EQ(fwrite(&bogus, sizeof(bogus), 1, f), 1);
+	ASSERT_EQ(fclose(f), 0);
+	a = read_alike(root, &g0, &g2);
+	ASSERT_TRUE(a->log.damaged > 0 && a->log.damaged <= EVENTS_PER_STREAM);
+	ASSERT_TRUE(a->log.ncpu < 16);
+	ASSERT_TRUE(has_problem(a, "events left out: without a time, or on a CPU past"));
+	an_result_free(a);
+	f = fopen(path, "r+b");
+	ASSERT_TRUE(f);
+	ASSERT_EQ(fseek(f, 80, SEEK_SET), 0);
+	ASSERT_EQ(fwrite(&cpu, sizeof(cpu), 1, f), 1);
+	ASSERT_EQ(fclose(f), 0);
+}
+
 /* A stream file cut in its packet: every path reads it muxed, salvaged, alike. */
 static void test_damaged(void)
 {
@@ -636,6 +677,7 @@ int main(void)
 	RUN(test_stop);
 	RUN(test_cut_streams);
 	RUN(test_cut_damaged);
+	RUN(test_damaged_cpu);
 	RUN(test_damaged_unseen);
 	RUN(test_damaged);
 	rm_rf(root);
