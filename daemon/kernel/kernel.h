@@ -85,7 +85,8 @@ void ktracker_write_problem(char *buf, size_t size, int r, bool opened, const ch
 			    const char *file, const char *text);
 
 /* tracker_conf.c: the trackers.* settings applied to the trackers the kernel has. On a
- * reload (OLD not NULL) only what the edit changed is written. */
+ * reload (OLD not NULL) what the edit changed is written, and what has not reached the
+ * kernel yet (a tracker missing or loaded again since, a write refused). */
 void trackers_apply(const char *sysfs_root, const struct conf *c, const struct conf *old);
 
 /* cgroup.c: "", a cgroup v2 path (relative to /sys/fs/cgroup or absolute) or an id. */

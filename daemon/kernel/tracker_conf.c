@@ -2,27 +2,58 @@
 /*
  * The trackers.* settings, written to the trackers' sysfs files at start and on reload. On
  * reload only the settings the edit changed are written, so a threshold set at run time by
- * latencyctl survives a reload that did not touch it. A tracker whose module is not loaded
- * is skipped (said once when the configuration enables it); a value the kernel refuses is
+ * latencyctl survives a reload that did not touch it; but a setting that has not reached the
+ * kernel is written again at every reload until it does: all of them for a tracker that was
+ * missing or has been recreated (its module loaded, or reloaded with its defaults), the ones
+ * the kernel refused or that failed otherwise. A tracker whose module is not loaded is
+ * skipped (said once when the configuration enables it); a value the kernel refuses is
  * logged with its setting name and the rest still applies.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <latency_tracker.h>
 
 #include "kernel.h"
 #include "log.h"
 
+/* The settings a reload compares with the previous configuration (max_keys: with the kernel). */
+enum {
+	SET_THRESHOLD = 1 << 0,
+	SET_TIMEOUT = 1 << 1,
+	SET_COMM = 1 << 2,
+	SET_CGROUP = 1 << 3,
+	SET_BURST = 1 << 4,
+	SET_RATE = 1 << 5,
+	SET_ENABLED = 1 << 6,
+	SET_ALL = (1 << 7) - 1,
+};
+
+/*
+ * The previous configuration tells what the kernel holds only for what was written: per
+ * tracker, the settings to write at the next apply whatever the edit (missing tracker, write
+ * refused or failed), and the directory written to, since a module loaded again makes a new
+ * one holding the module's defaults.
+ */
+static struct tracker_state {
+	unsigned pending;
+	dev_t dev;
+	ino_t ino;
+} states[TRACKER_COUNT];
+
 struct apply {
 	const char *root;
 	const char *name;
 	unsigned errors, writes;
+	unsigned failed; /* SET_* */
 };
 
-static void apply_write(struct apply *a, const char *setting, const char *file, const char *text)
+static void apply_write(struct apply *a, unsigned bit, const char *setting, const char *file,
+			const char *text)
 {
 	char why[256];
 	bool opened;
@@ -34,15 +65,37 @@ static void apply_write(struct apply *a, const char *setting, const char *file, 
 		ktracker_write_problem(why, sizeof(why), r, opened, a->name, file, text);
 		log_warnx("trackers.%s.%s: %s", a->name, setting, why);
 		a->errors++;
+		a->failed |= bit;
 	}
 }
 
-static void apply_u64(struct apply *a, const char *setting, const char *file, uint64_t v)
+static void apply_u64(struct apply *a, unsigned bit, const char *setting, const char *file,
+		      uint64_t v)
 {
 	char text[32];
 
 	snprintf(text, sizeof(text), "%" PRIu64 "\n", v);
-	apply_write(a, setting, file, text);
+	apply_write(a, bit, setting, file, text);
+}
+
+/* False when the tracker directory is not the one the last apply wrote to. */
+static bool same_directory(const char *root, const char *name, struct tracker_state *s)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	bool same;
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s/%s/%s", root, LATENCY_TRACKER_SYSFS_DIR, name);
+	if (n < 0 || (size_t)n >= sizeof(path) || stat(path, &st) < 0) {
+		s->dev = 0;
+		s->ino = 0;
+		return false;
+	}
+	same = st.st_dev == s->dev && st.st_ino == s->ino;
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	return same;
 }
 
 static bool str_changed(const char *a, const char *b)
@@ -54,8 +107,10 @@ static void apply_tracker(const char *root, size_t i, const struct conf_tracker 
 			  const struct conf_tracker *old)
 {
 	struct apply a = {.root = root, .name = tracker_names[i]};
+	struct tracker_state *s = &states[i];
 	uint64_t enabled = 0, keys = 0, id, v;
-	bool paused = false;
+	unsigned redo;
+	bool paused = false, same;
 	char text[64], why[256];
 
 	if (ktracker_check(root, a.name) < 0) {
@@ -63,52 +118,68 @@ static void apply_tracker(const char *root, size_t i, const struct conf_tracker 
 			log_warnx("trackers.%s.enabled: the kernel has no tracker %s (module "
 				  "%s%s not loaded)",
 				  a.name, a.name, LATENCY_TRACKER_TRACKER_MODULE_PREFIX, a.name);
+		s->pending = SET_ALL;
 		return;
 	}
+	same = same_directory(root, a.name, s); /* recorded at every apply */
+	if (!old || !same)
+		s->pending = SET_ALL;
+	redo = s->pending;
 	ktracker_read(root, a.name, "enabled", &enabled);
 	/* max_keys is preallocated: it only changes while the tracker is disabled. */
 	if (t->max_keys && ktracker_read(root, a.name, "max_keys", &keys) == 0 &&
 	    keys != t->max_keys) {
 		if (enabled)
-			apply_u64(&a, "max_keys", "enabled", 0);
-		apply_u64(&a, "max_keys", "max_keys", t->max_keys);
+			apply_u64(&a, 0, "max_keys", "enabled", 0);
+		apply_u64(&a, 0, "max_keys", "max_keys", t->max_keys);
 		paused = enabled != 0;
 	}
-	if (!old || old->threshold_ns != t->threshold_ns)
-		apply_u64(&a, "threshold", "threshold_ns", t->threshold_ns);
-	if (!old || old->timeout_ns != t->timeout_ns)
-		apply_u64(&a, "timeout", "timeout_ns", t->timeout_ns);
-	if (!old || str_changed(old->filter_comm, t->filter_comm)) {
+	if ((redo & SET_THRESHOLD) || old->threshold_ns != t->threshold_ns)
+		apply_u64(&a, SET_THRESHOLD, "threshold", "threshold_ns", t->threshold_ns);
+	if ((redo & SET_TIMEOUT) || old->timeout_ns != t->timeout_ns)
+		apply_u64(&a, SET_TIMEOUT, "timeout", "timeout_ns", t->timeout_ns);
+	if ((redo & SET_COMM) || str_changed(old->filter_comm, t->filter_comm)) {
 		snprintf(text, sizeof(text), "%s\n", t->filter_comm);
-		apply_write(&a, "filter_comm", "filter_comm", text);
+		apply_write(&a, SET_COMM, "filter_comm", "filter_comm", text);
 	}
-	if (!old || str_changed(old->filter_cgroup, t->filter_cgroup)) {
+	if ((redo & SET_CGROUP) || str_changed(old->filter_cgroup, t->filter_cgroup)) {
 		if (cgroup_resolve(t->filter_cgroup, &id, why, sizeof(why)) < 0) {
 			log_warnx("trackers.%s.filter_cgroup: %s", a.name, why);
 			a.errors++;
+			a.failed |= SET_CGROUP;
 		} else
-			apply_u64(&a, "filter_cgroup", "filter_cgroup_id", id);
+			apply_u64(&a, SET_CGROUP, "filter_cgroup", "filter_cgroup_id", id);
 	}
 	/*
 	 * A module older than ABI 1.3 has no such files: "no limit of its own" is what it
 	 * does anyway, so only a limit actually asked for is an error there.
 	 */
-	if ((!old || old->alert_burst != t->alert_burst) &&
+	if (((redo & SET_BURST) || old->alert_burst != t->alert_burst) &&
 	    (t->alert_rate ||
 	     ktracker_read(root, a.name, LATENCY_TRACKER_FILE_ALERT_BURST, &v) == 0))
-		apply_u64(&a, "alert_burst", LATENCY_TRACKER_FILE_ALERT_BURST, t->alert_burst);
-	if ((!old || old->alert_rate != t->alert_rate) &&
+		apply_u64(&a, SET_BURST, "alert_burst", LATENCY_TRACKER_FILE_ALERT_BURST,
+			  t->alert_burst);
+	if (((redo & SET_RATE) || old->alert_rate != t->alert_rate) &&
 	    (t->alert_rate ||
 	     ktracker_read(root, a.name, LATENCY_TRACKER_FILE_ALERT_RATE, &v) == 0))
-		apply_u64(&a, "alert_rate", LATENCY_TRACKER_FILE_ALERT_RATE, t->alert_rate);
+		apply_u64(&a, SET_RATE, "alert_rate", LATENCY_TRACKER_FILE_ALERT_RATE,
+			  t->alert_rate);
 	/* Enabled last, so that it starts with its threshold and filters in place. */
-	if (!old || old->enabled != t->enabled)
-		apply_u64(&a, "enabled", "enabled", t->enabled);
+	if ((redo & SET_ENABLED) || old->enabled != t->enabled)
+		apply_u64(&a, SET_ENABLED, "enabled", "enabled", t->enabled);
 	else if (paused)
-		apply_u64(&a, "enabled", "enabled", 1);
-	if (a.writes && !a.errors && t->enabled)
-		log_info("tracker %s: enabled, threshold %" PRIu64 " ns", a.name, t->threshold_ns);
-	else if (a.writes && !a.errors)
+		apply_u64(&a, SET_ENABLED, "enabled", "enabled", 1);
+	s->pending = a.failed;
+	if (!a.writes || a.errors)
+		return;
+	/*
+	 * What the kernel holds, not what the configuration says: a setting the edit left alone
+	 * may have been changed at run time (latencyctl, a hand-written sysfs file).
+	 */
+	if (ktracker_read(root, a.name, "enabled", &enabled) == 0 && enabled &&
+	    ktracker_read(root, a.name, "threshold_ns", &v) == 0)
+		log_info("tracker %s: enabled, threshold %" PRIu64 " ns", a.name, v);
+	else if (!t->enabled)
 		log_debug("tracker %s: configured, disabled", a.name);
 }
 

@@ -184,3 +184,65 @@ expect_rc 2 "filter without a tracker"
 pass "filter: set, shown by trackers, cleared; bad values refused"
 stop_daemon TERM
 expect_rc 0 "latencyd after SIGTERM"
+
+# A reload brings the kernel to the configuration, not only the edit: a tracker that appears
+# after an apply (its module loaded later, or loaded again with its defaults) gets every
+# setting, and a setting the kernel refused is written again at later reloads until it takes.
+fake_tracker() { # DIR: a tracker directory as a freshly loaded module has it
+	mkdir -p "$1"
+	for f in enabled timeout_ns filter_cgroup_id filter_tgid filter_tid; do echo 0 >"$1/$f"; done
+	echo 100000000 >"$1/threshold_ns"
+	echo 4096 >"$1/max_keys"
+	echo >"$1/filter_comm"
+}
+fs_is() { # FILE:VALUE...
+	for f in "$@"; do
+		[ "$(cat "$S/fs/${f%%:*}")" = "${f#*:}" ] ||
+			fail "fs ${f%%:*}: $(cat "$S/fs/${f%%:*}"), expected ${f#*:}"
+	done
+}
+info_lines() { grep -c "tracker fs: enabled" "$T/latencyd.log"; }
+write_conf <<CONF
+control: { socket = "$SOCK"; };
+session: { enabled = false; };
+trackers: { fs: { enabled = false; threshold = "7ms"; timeout = "2s"; filter_comm = "nginx"; }; };
+CONF
+LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/latencyd.conf"
+fake_tracker "$S/fs"
+sed -i 's/enabled = false; threshold = "7ms"/enabled = true; threshold = "7ms"/' "$T/latencyd.conf"
+run ctl reload
+expect_rc 0 "reload with a tracker that appeared"
+fs_is enabled:1 threshold_ns:7000000 timeout_ns:2000000000 filter_comm:nginx
+grep -q "tracker fs: enabled, threshold 7000000 ns" "$T/latencyd.log" ||
+	fail "tracker fs not said applied: $(cat "$T/latencyd.log")"
+fake_tracker "$S/fs.new" # its module loaded again: a new directory, the module's defaults
+rm -rf "$S/fs"
+mv "$S/fs.new" "$S/fs"
+run ctl reload
+expect_rc 0 "reload, configuration unchanged, tracker recreated"
+fs_is enabled:1 threshold_ns:7000000 timeout_ns:2000000000 filter_comm:nginx
+n=$(info_lines)
+echo 4000000 >"$S/fs/threshold_ns" # as latencyctl set-threshold would
+run ctl reload
+expect_rc 0 "reload, configuration unchanged, kernel in agreement"
+fs_is threshold_ns:4000000
+[ "$(info_lines)" = "$n" ] || fail "a reload that wrote nothing said it applied fs"
+pass "reload writes every setting to a tracker that appeared or was recreated, nothing else"
+
+rm "$S/fs/timeout_ns"
+mkdir "$S/fs/timeout_ns" # a file the kernel refuses to write
+sed -i 's/timeout = "2s"/timeout = "3s"/' "$T/latencyd.conf"
+n=$(info_lines)
+run ctl reload
+expect_rc 0 "reload with a refused setting"
+grep -q "trackers.fs.timeout: " "$T/latencyd.log" ||
+	fail "refused timeout not reported: $(cat "$T/latencyd.log")"
+[ "$(info_lines)" = "$n" ] || fail "fs said applied though its timeout was refused"
+rmdir "$S/fs/timeout_ns"
+echo 0 >"$S/fs/timeout_ns"
+run ctl reload
+expect_rc 0 "reload, configuration unchanged, setting writable again"
+fs_is enabled:1 threshold_ns:4000000 timeout_ns:3000000000 filter_comm:nginx
+pass "a refused setting is written again at the next reload, alone"
+stop_daemon TERM
+expect_rc 0 "latencyd after SIGTERM"
