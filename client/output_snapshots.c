@@ -102,8 +102,11 @@ int text_snapshots(struct json_object *result)
 		columns_print(&t);
 		columns_done(&t);
 	}
+	/* The newest first: what --limit asks for, or as many as one reply holds. */
 	if (num(result, PROTO_KEY_MATCHED) > (int64_t)n)
-		printf("(%zu of %" PRId64 " shown)\n", n, num(result, PROTO_KEY_MATCHED));
+		printf("%" PRId64 " older snapshot(s) not shown: listed are the %zu newest, as "
+		       "--limit asks or one reply holds.\n",
+		       num(result, PROTO_KEY_MATCHED) - (int64_t)n, n);
 	if (num(result, PROTO_KEY_SUPPRESSED) > 0)
 		printf("%" PRId64 " alert(s) suppressed by the rate limit in all.\n",
 		       num(result, PROTO_KEY_SUPPRESSED));

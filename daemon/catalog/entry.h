@@ -147,6 +147,12 @@ enum catalog_form {
 
 struct json_object *catalog_entry_to_json(const struct catalog_entry *e, enum catalog_form form,
 					  size_t max_causes);
+/*
+ * A view's last causes dropped until its JSON takes at most BUDGET bytes (a hundred causes
+ * with 16-frame stacks exceed a protocol frame); the first ones stay, and "causes_total"
+ * still counts them all, which tells a client that some were left out.
+ */
+void catalog_view_fit(struct json_object *view, size_t budget);
 /* Decodes O into E; problems as codec_decode() says. 0, -EINVAL (not an object), -ENOMEM. */
 int catalog_entry_from_json(struct json_object *o, struct catalog_entry *e,
 			    codec_problem_fn *problem, void *arg);

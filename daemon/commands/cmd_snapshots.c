@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * "list-snapshots", "show-snapshot", "delete-snapshot": the catalog as clients see it. A
- * list carries one summary per snapshot (its first cause, how many causes) so that it fits
- * in a frame whatever the snapshots hold; show-snapshot carries the whole entry, its causes
- * capped at SHOW_CAUSES_MAX (the catalog file keeps them all).
+ * list carries one summary per snapshot (its first cause, how many causes), as many of the
+ * newest as one reply holds: a summary keeps the entry's history (up to 64 per-CPU streams)
+ * and its first cause's stack, so a hundred of them exceed a frame. "matched" counts them all.
+ * show-snapshot carries the whole entry, its causes capped at SHOW_CAUSES_MAX, fewer when
+ * their stacks would exceed a frame ("causes_total" says how many; the catalog file keeps
+ * them all).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -15,6 +18,18 @@
 #include "commands.h"
 
 #define SHOW_CAUSES_MAX CATALOG_VIEW_CAUSES
+
+/* What the snapshots may take of a reply frame: the rest is the envelope, with room. */
+#define REPLY_BUDGET (PROTO_FRAME_MAX - 4096)
+
+/* O's length as serialised; the frame's own spelling is never longer (it escapes less). */
+static size_t json_length(struct json_object *o)
+{
+	size_t len = 0;
+
+	json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &len);
+	return len;
+}
 
 static int catalog_of(struct manager *m, struct catalog **ret, struct proto_error *err)
 {
@@ -58,7 +73,7 @@ int cmd_list_snapshots(struct manager *m, const struct control_caller *caller,
 	struct list_args a = {0};
 	struct json_object *list, *o, *total = NULL;
 	struct catalog *cat;
-	size_t matched = 0;
+	size_t matched = 0, listed = 0, used = 0;
 	int r;
 
 	r = proto_fields_dispatch(args, fields, 0, &a, err);
@@ -71,7 +86,10 @@ int cmd_list_snapshots(struct manager *m, const struct control_caller *caller,
 		json_object_put(list);
 		return -ENOMEM;
 	}
-	/* Newest first: the ones an operator looks for, and what --limit keeps. */
+	/*
+	 * Newest first: the ones an operator looks for, and what --limit and the budget keep.
+	 * Past either, the rest are only counted.
+	 */
 	for (size_t i = catalog_count(cat); i-- > 0 && r >= 0;) {
 		const struct catalog_entry *e = catalog_at(cat, i);
 
@@ -82,14 +100,24 @@ int cmd_list_snapshots(struct manager *m, const struct control_caller *caller,
 		if (a.incident && !in_incident(e, a.incident))
 			continue;
 		matched++;
-		if (a.limit && json_object_array_length(list) >= a.limit)
+		if ((a.limit && listed >= a.limit) || used > REPLY_BUDGET)
 			continue;
 		struct json_object *s = catalog_entry_to_json(e, CATALOG_FORM_SUMMARY, 0);
 
-		if (!s || json_object_array_add(list, s) < 0) {
+		if (!s) {
+			r = -ENOMEM;
+			break;
+		}
+		used += json_length(s) + 1;
+		if (used > REPLY_BUDGET) {
+			json_object_put(s); /* this one would not fit, nor any older one */
+			continue;
+		}
+		if (json_object_array_add(list, s) < 0) {
 			json_object_put(s);
 			r = -ENOMEM;
 		}
+		listed++;
 	}
 	json_object_object_get_ex(catalog_suppressed(cat), PROTO_KEY_TOTAL, &total);
 	result_add(o, PROTO_KEY_SNAPSHOTS, list, &r);
@@ -138,7 +166,10 @@ int cmd_show_snapshot(struct manager *m, const struct control_caller *caller,
 	if (r < 0)
 		return r;
 	*result = catalog_entry_to_json(entry, CATALOG_FORM_VIEW, SHOW_CAUSES_MAX);
-	return *result ? 0 : -ENOMEM;
+	if (!*result)
+		return -ENOMEM;
+	catalog_view_fit(*result, REPLY_BUDGET);
+	return 0;
 }
 
 int cmd_delete_snapshot(struct manager *m, const struct control_caller *caller,

@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 #include <latency_tracker.h>
 
+#include "catalog.h"
 #include "commands.h"
 #include "manager.h"
 #include "tests.h"
@@ -764,6 +765,222 @@ static void test_trackers(void)
 	tc_free(c);
 }
 
+static void no_problem(void *arg, const char *field, const char *what)
+{
+	fprintf(stderr, "%s: %s\n", field, what);
+	ASSERT_TRUE(!"a test entry does not decode");
+}
+
+static void add_string(struct json_object *o, const char *key, const char *value)
+{
+	json_object_object_add(o, key, json_object_new_string(value));
+}
+
+static void add_int(struct json_object *o, const char *key, int64_t value)
+{
+	json_object_object_add(o, key, json_object_new_int64(value));
+}
+
+/* An alert cause with a 16-frame stack, named with addresses (the longest a stack gets). */
+static struct json_object *stacked_cause(int seq)
+{
+	struct json_object *c = json_object_new_object(), *stack = json_object_new_object(),
+			   *frames = json_object_new_array(), *addrs = json_object_new_array(),
+			   *data = json_object_new_array();
+	char buf[64];
+
+	add_string(c, PROTO_KEY_TRACKER, "syscalls");
+	add_string(c, PROTO_KEY_REASON, "threshold");
+	add_int(c, PROTO_KEY_SEQ, seq);
+	add_int(c, PROTO_KEY_PID, 812);
+	add_int(c, PROTO_KEY_TID, 815 + seq);
+	add_string(c, PROTO_KEY_COMM, "postgres");
+	add_int(c, PROTO_KEY_START_NS, 1000000000);
+	add_int(c, PROTO_KEY_END_NS, 1012500000);
+	add_int(c, PROTO_KEY_DELAY_NS, 12500000);
+	add_int(c, PROTO_KEY_THRESHOLD_NS, 10000000);
+	for (int i = 0; i < LATENCY_TRACKER_DATA_WORDS; i++)
+		json_object_array_add(data, json_object_new_int64(202 + i));
+	json_object_object_add(c, PROTO_KEY_DATA_WORDS, data);
+	add_string(stack, PROTO_KEY_KIND, PROTO_STACK_TASK);
+	for (int i = 0; i < 16; i++) {
+		snprintf(buf, sizeof(buf), "__mutex_lock_slowpath_%02d+0x1c4/0x2a0 [ext4]", i);
+		json_object_array_add(frames, json_object_new_string(buf));
+		snprintf(buf, sizeof(buf), "0xffffffffc0%08x", 0x1234ea + i * 0x40);
+		json_object_array_add(addrs, json_object_new_string(buf));
+	}
+	json_object_object_add(stack, PROTO_KEY_FRAMES, frames);
+	json_object_object_add(stack, PROTO_KEY_ADDRESSES, addrs);
+	json_object_object_add(c, PROTO_KEY_STACK, stack);
+	return c;
+}
+
+/* A complete snapshot as a large machine records it: N_CPUS streams, N_CAUSES stacked causes,
+ * disks and an analysis. */
+static void add_big_entry(struct catalog *cat, uint64_t id, int n_cpus, int n_causes)
+{
+	struct json_object *o = json_object_new_object(), *causes = json_object_new_array(),
+			   *disks = json_object_new_object(), *h = json_object_new_object(),
+			   *streams = json_object_new_array(), *a = json_object_new_object(),
+			   *ac = json_object_new_array(), *x;
+	struct catalog_entry e;
+	char buf[128];
+
+	add_int(o, PROTO_KEY_ID, (int64_t)id);
+	add_string(o, PROTO_KEY_STATUS, PROTO_SNAP_COMPLETE);
+	add_int(o, PROTO_KEY_TIME, 1764100000 + (int64_t)id);
+	snprintf(buf, sizeof(buf), "snap-%llu", (unsigned long long)id);
+	add_string(o, PROTO_KEY_NAME, buf);
+	for (int i = 0; i < n_causes; i++)
+		json_object_array_add(causes, stacked_cause(i));
+	json_object_object_add(o, PROTO_KEY_CAUSES, causes);
+	add_string(disks, "254:0", "vda");
+	add_string(disks, "8:16", "sdb");
+	json_object_object_add(o, PROTO_KEY_DISKS, disks);
+	add_int(o, PROTO_KEY_DETECT_TO_RECORD_NS, 350000);
+	add_int(o, PROTO_KEY_RECORD_NS, 41000000);
+	snprintf(buf, sizeof(buf), "/var/lib/latencyd/snapshots/snap-%llu-20261125-195340-0",
+		 (unsigned long long)id);
+	add_string(o, PROTO_KEY_PATH, buf);
+	add_int(o, PROTO_KEY_BYTES, 8392704);
+	add_int(h, PROTO_KEY_WINDOW_NS, 3000000000);
+	json_object_object_add(h, PROTO_KEY_WRAPPED, json_object_new_boolean(1));
+	add_int(h, PROTO_KEY_EVENTS, 52012345);
+	add_int(h, PROTO_KEY_BYTES, 1884640123);
+	json_object_object_add(h, PROTO_KEY_EVENTS_PER_SEC, json_object_new_double(17333333.5));
+	json_object_object_add(h, PROTO_KEY_BYTES_PER_EVENT, json_object_new_double(36.25));
+	for (int cpu = 0; cpu < n_cpus; cpu++) {
+		x = json_object_new_object();
+		add_string(x, PROTO_KEY_CHANNEL, "channel0");
+		add_int(x, PROTO_KEY_CPU, cpu);
+		add_int(x, PROTO_KEY_EVENTS, 812345 + cpu);
+		add_int(x, PROTO_KEY_BYTES, 29446123 + cpu);
+		add_int(x, PROTO_KEY_FIRST_NS, 1761234567890123456);
+		add_int(x, PROTO_KEY_LAST_NS, 1761234570890123456);
+		add_int(x, PROTO_KEY_SPAN_NS, 3000000000);
+		json_object_array_add(streams, x);
+	}
+	json_object_object_add(h, PROTO_KEY_STREAMS, streams);
+	add_int(h, PROTO_KEY_STREAMS_TOTAL, n_cpus);
+	add_int(h, PROTO_KEY_TIME, 1764100000);
+	add_int(h, PROTO_KEY_BUFFER_BYTES_PER_CPU, 4194304);
+	add_int(h, PROTO_KEY_EXPECTED_WINDOW_NS, 3000000000);
+	json_object_object_add(o, PROTO_KEY_HISTORY, h);
+	add_int(a, PROTO_KEY_ANALYSIS_MS, 120);
+	add_string(a, PROTO_KEY_STATUS, "done");
+	add_int(a, PROTO_KEY_EVENTS, 52012345);
+	json_object_object_add(a, PROTO_KEY_PROBLEMS, json_object_new_array());
+	json_object_object_add(a, PROTO_KEY_MISSING_EVENTS, json_object_new_array());
+	x = json_object_new_object();
+	add_int(x, PROTO_KEY_SEQ, 0);
+	add_string(x, PROTO_KEY_TRACKER, "syscalls");
+	add_int(x, PROTO_KEY_TID, 815);
+	add_string(x, PROTO_KEY_COMM, "postgres");
+	add_string(x, PROTO_KEY_SUMMARY, "blocked 12.1 ms on mutex held by 816 (vacuum)");
+	json_object_object_add(x, PROTO_KEY_EXPLAINED, json_object_new_double(0.97));
+	json_object_array_add(ac, x);
+	json_object_object_add(a, PROTO_KEY_CAUSES, ac);
+	json_object_object_add(o, PROTO_KEY_ANALYSIS, a);
+
+	ASSERT_EQ(catalog_entry_from_json(o, &e, no_problem, NULL), 0);
+	ASSERT_TRUE(catalog_insert(cat, &e));
+	json_object_put(o);
+}
+
+/* The ids of a list-snapshots reply's summaries, checked newest first from NEWEST on. */
+static size_t expect_newest(struct json_object *res, uint64_t newest)
+{
+	struct json_object *list = get(res, PROTO_KEY_SNAPSHOTS);
+	size_t n = json_object_array_length(list);
+
+	for (size_t i = 0; i < n; i++)
+		ASSERT_EQ(json_object_get_int64(
+				  get(json_object_array_get_idx(list, i), PROTO_KEY_ID)),
+			  newest - i);
+	return n;
+}
+
+/*
+ * A catalog of large snapshots (64 CPUs' streams, stacked causes) is far more than a frame:
+ * list-snapshots lists the newest that fit one reply and counts them all, --limit still
+ * keeps fewer; show-snapshot of a hundred stacked causes lists the first that fit, with
+ * their total.
+ */
+static void test_big_catalog(void)
+{
+	enum { N = 40, CPUS = 64 };
+	struct tc *c = tc_connect();
+	struct json_object *o, *res, *causes;
+	struct catalog *cat;
+	char path[PATH_MAX];
+	bool recovered;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/catalog", dir);
+	ASSERT_EQ(catalog_open(path, &cat, &recovered), 0);
+	for (uint64_t id = 1; id <= N; id++)
+		add_big_entry(cat, id, id % 2 ? CPUS : 8, 2);
+	m->catalog = cat;
+	tc_hello(c);
+
+	tc_send(c, "{\"id\":1,\"command\":\"list-snapshots\"}\n");
+	o = tc_recv(c);
+	res = expect_ok(o, 1);
+	n = expect_newest(res, N);
+	ASSERT_TRUE(n > 1 && n < N);
+	ASSERT_EQ(json_object_get_int64(get(res, PROTO_KEY_MATCHED)), N);
+	ASSERT_EQ(json_object_get_int64(get(res, PROTO_KEY_SUPPRESSED)), 0);
+	res = json_object_array_get_idx(get(res, PROTO_KEY_SNAPSHOTS), 0);
+	ASSERT_EQ(json_object_get_int64(get(res, PROTO_KEY_CAUSES)), 2);
+	ASSERT_EQ(json_object_array_length(
+			  get(get(get(res, PROTO_KEY_CAUSE), PROTO_KEY_STACK), PROTO_KEY_FRAMES)),
+		  16);
+	json_object_put(o);
+
+	tc_send(c, "{\"id\":2,\"command\":\"list-snapshots\",\"args\":{\"limit\":3}}\n");
+	o = tc_recv(c);
+	res = expect_ok(o, 2);
+	ASSERT_EQ(expect_newest(res, N), 3);
+	ASSERT_EQ(json_object_get_int64(get(res, PROTO_KEY_MATCHED)), N);
+	json_object_put(o);
+
+	/* The filters count what matched them, past the budget too. */
+	tc_send(c, "{\"id\":3,\"command\":\"list-snapshots\",\"args\":{\"since\":1764100011}}\n");
+	o = tc_recv(c);
+	res = expect_ok(o, 3);
+	ASSERT_TRUE(expect_newest(res, N) > 1);
+	ASSERT_EQ(json_object_get_int64(get(res, PROTO_KEY_MATCHED)), N - 10);
+	json_object_put(o);
+
+	/* A hundred causes with their stacks: the first ones, and how many there are. */
+	add_big_entry(cat, N + 1, CPUS, CATALOG_VIEW_CAUSES);
+	tc_send(c, "{\"id\":4,\"command\":\"show-snapshot\",\"args\":{\"id\":41}}\n");
+	o = tc_recv(c);
+	res = expect_ok(o, 4);
+	causes = get(res, PROTO_KEY_CAUSES);
+	n = json_object_array_length(causes);
+	ASSERT_TRUE(n > 1 && n < CATALOG_VIEW_CAUSES);
+	for (size_t i = 0; i < n; i++)
+		ASSERT_EQ(json_object_get_int64(
+				  get(json_object_array_get_idx(causes, i), PROTO_KEY_SEQ)),
+			  i);
+	ASSERT_EQ(json_object_get_int64(get(res, PROTO_KEY_CAUSES_TOTAL)), CATALOG_VIEW_CAUSES);
+	ASSERT_EQ(json_object_array_length(get(get(res, PROTO_KEY_HISTORY), PROTO_KEY_STREAMS)),
+		  CPUS);
+	json_object_put(o);
+	/* One that fits is whole. */
+	tc_send(c, "{\"id\":5,\"command\":\"show-snapshot\",\"args\":{\"id\":40}}\n");
+	o = tc_recv(c);
+	res = expect_ok(o, 5);
+	ASSERT_EQ(json_object_array_length(get(res, PROTO_KEY_CAUSES)), 2);
+	ASSERT_EQ(json_object_get_int64(get(res, PROTO_KEY_CAUSES_TOTAL)), 2);
+	json_object_put(o);
+
+	tc_free(c);
+	m->catalog = NULL;
+	catalog_free(cat);
+}
+
 static mode_t sock_mode(void)
 {
 	struct stat st;
@@ -997,6 +1214,7 @@ int main(void)
 	RUN(test_pipelining);
 	RUN(test_vanishing_clients);
 	RUN(test_trackers);
+	RUN(test_big_catalog);
 	RUN(test_authorization);
 
 	RUN(test_socket_files);
