@@ -95,6 +95,8 @@ static void entry_problem(void *arg, const char *field, const char *what)
 	log_warnx("%s: snapshot %" PRIu64 ": %s: %s", at->file, at->id, field, what);
 }
 
+static void id_used(struct catalog *c, uint64_t id);
+
 static int append(struct catalog *c, struct catalog_entry *e)
 {
 	if (c->n == c->cap) {
@@ -137,6 +139,8 @@ static int load_entries(struct catalog *c, struct json_object *a, const char *fi
 			free(e);
 			return r;
 		}
+		/* A next_id behind the ids kept (an edit, an old copy) would hand them out again. */
+		id_used(c, e->id);
 	}
 	return 0;
 }
@@ -191,6 +195,7 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered)
 		json_object_put(entries);
 		if (r < 0)
 			goto fail;
+		catalog_incidents_check(c);
 	}
 	free(path);
 	free(aside);
@@ -498,10 +503,41 @@ struct catalog_entry *catalog_find(struct catalog *c, uint64_t id)
 	return i < 0 ? NULL : c->entries[i];
 }
 
+/*
+ * Whether PATH is the directory of snapshot E as latencyd records it: absolute, without "."
+ * or ".." components, its last one E's name (PREFIX-ID...) with LTTng's date after it, and
+ * a directory, not a link. Only then is it removed with its entry: a catalog edited by
+ * hand, restored from elsewhere or damaged must not make retention remove /etc.
+ */
+static bool own_snapshot_dir(const struct catalog_entry *e, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char id[32];
+	struct stat st;
+	size_t n;
+
+	if (!e->name || !e->name[0] || path[0] != '/' || strstr(path, "/../") ||
+	    strstr(path, "/./") || !base)
+		return false;
+	base++;
+	n = strlen(e->name);
+	snprintf(id, sizeof(id), "-%" PRIu64, e->id);
+	return strncmp(base, e->name, n) == 0 && (base[n] == '-' || base[n] == 0) &&
+	       strstr(e->name, id) && strcmp(base, "..") != 0 && strcmp(base, ".") != 0 &&
+	       lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int delete_index(struct catalog *c, size_t i)
 {
 	struct catalog_entry *e = c->entries[i];
-	int r = e->path ? rm_tree(e->path) : 0;
+	int r = 0;
+
+	if (e->path && own_snapshot_dir(e, e->path))
+		r = rm_tree(e->path);
+	else if (e->path && access(e->path, F_OK) == 0)
+		log_warnx("snapshot %" PRIu64 ": %s is not a snapshot directory of latencyd's: "
+			  "its entry goes, the files stay",
+			  e->id, e->path);
 
 	if (r < 0)
 		return r;
@@ -519,20 +555,39 @@ int catalog_delete(struct catalog *c, uint64_t id)
 	return i < 0 ? -ENOENT : delete_index(c, (size_t)i);
 }
 
+/* O[key] of TYPE, made anew (empty, 0) when a damaged or edited catalog lacks it. */
+static struct json_object *member_of(struct json_object *o, const char *key, json_type type)
+{
+	struct json_object *v;
+
+	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, type))
+		return v;
+	v = type == json_type_int     ? json_object_new_int64(0)
+	    : type == json_type_array ? json_object_new_array()
+				      : json_object_new_object();
+	if (v && json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		v = NULL;
+	}
+	return v;
+}
+
 void catalog_add_suppressed(struct catalog *c, const char *tracker,
 			    const struct catalog_cause *alert, uint64_t n)
 {
 	struct json_object *sup, *v, *by, *recent, *o;
 
-	json_object_object_get_ex(c->doc, PROTO_KEY_SUPPRESSED, &sup);
-	json_object_object_get_ex(sup, PROTO_KEY_TOTAL, &v);
+	sup = catalog_member(c, PROTO_KEY_SUPPRESSED, false);
+	v = sup ? member_of(sup, PROTO_KEY_TOTAL, json_type_int) : NULL;
+	by = sup ? member_of(sup, PROTO_KEY_BY_TRACKER, json_type_object) : NULL;
+	recent = sup ? member_of(sup, PROTO_KEY_RECENT, json_type_array) : NULL;
+	if (!v || !by || !recent)
+		return;
 	json_object_set_int64(v, json_object_get_int64(v) + (int64_t)n);
-	json_object_object_get_ex(sup, PROTO_KEY_BY_TRACKER, &by);
 	if (json_object_object_get_ex(by, tracker, &v))
 		json_object_set_int64(v, json_object_get_int64(v) + (int64_t)n);
 	else
 		json_object_object_add(by, tracker, json_object_new_int64((int64_t)n));
-	json_object_object_get_ex(sup, PROTO_KEY_RECENT, &recent);
 	o = alert ? catalog_cause_to_json(alert) : NULL;
 	if (o) {
 		json_object_array_add(recent, o);
@@ -567,8 +622,14 @@ int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64
 		bool too_big = r->max_bytes && total > r->max_bytes;
 		bool too_old = r->max_age_sec && t && now_sec > t && now_sec - t > r->max_age_sec;
 
-		if (!too_many && !too_big && !too_old)
-			break;
+		/* Past count and size, age alone: an entry without a time, or with one ahead of
+		 * the clock, hides no older one behind it. */
+		if (!too_many && !too_big && !too_old) {
+			if (!r->max_age_sec)
+				break;
+			i++;
+			continue;
+		}
 		if (e->status == CATALOG_RECORDING) {
 			i++;
 			continue;

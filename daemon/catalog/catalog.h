@@ -101,6 +101,8 @@ int catalog_incident_unpublished(struct catalog *c, const char *incident, const 
  * or as no_answer once ANSWER_WITHIN_SEC have passed since it began (NULL: no memory). */
 struct json_object *catalog_incident_view(struct json_object *o, uint64_t now_sec,
 					  uint64_t answer_within_sec);
+/* The loaded incidents made what this code writes (catalog_open() calls it). */
+void catalog_incidents_check(struct catalog *c);
 /* The incidents, oldest first (borrowed). */
 struct json_object *catalog_incidents(struct catalog *c);
 /* INCIDENT's entry (borrowed); NULL: not kept. */

@@ -25,6 +25,55 @@ struct json_object *catalog_incidents(struct catalog *c)
 	return catalog_member(c, PROTO_KEY_INCIDENTS, true);
 }
 
+/* ARR without its members that are not strings. */
+static void strings_only(struct json_object *arr)
+{
+	for (size_t k = json_object_array_length(arr); k-- > 0;)
+		if (!json_object_is_type(json_object_array_get_idx(arr, k), json_type_string))
+			json_object_array_del_idx(arr, k, 1);
+}
+
+/*
+ * What this file reads of an incident is then as it writes it: an object with its id, host
+ * lists of names, details of texts. A hand-edited or damaged catalog loses what is not; a
+ * member of the wrong type is dropped, to be made anew by the next note.
+ */
+void catalog_incidents_check(struct catalog *c)
+{
+	static const char *const lists[] = {PROTO_FLEET_RECORDED, PROTO_FLEET_LOCAL,
+					    PROTO_FLEET_REFUSED,  PROTO_FLEET_FAILED,
+					    PROTO_FLEET_STALE,	  PROTO_KEY_MEMBERS};
+	struct json_object *list = catalog_incidents(c), *o, *v;
+
+	for (size_t i = list ? json_object_array_length(list) : 0; i-- > 0;) {
+		o = json_object_array_get_idx(list, i);
+		if (!json_object_is_type(o, json_type_object) ||
+		    !json_object_object_get_ex(o, PROTO_KEY_INCIDENT, &v) ||
+		    !json_object_is_type(v, json_type_string)) {
+			json_object_array_del_idx(list, i, 1);
+			continue;
+		}
+		for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
+			if (json_object_object_get_ex(o, lists[k], &v)) {
+				if (json_object_is_type(v, json_type_array))
+					strings_only(v);
+				else
+					json_object_object_del(o, lists[k]);
+			}
+		if (json_object_object_get_ex(o, PROTO_KEY_DETAILS, &v)) {
+			if (!json_object_is_type(v, json_type_object)) {
+				json_object_object_del(o, PROTO_KEY_DETAILS);
+			} else {
+				json_object_object_foreach(v, host, text)
+				{
+					if (!json_object_is_type(text, json_type_string))
+						json_object_object_del(v, host);
+				}
+			}
+		}
+	}
+}
+
 static struct json_object *find(struct json_object *list, const char *incident)
 {
 	if (!incident)

@@ -72,6 +72,7 @@ static uint64_t add_snapshot(struct catalog *c, uint64_t time, size_t bytes,
 
 	ASSERT_TRUE(e);
 	e->time = time;
+	ASSERT_TRUE(asprintf(&e->name, "snap-%llu", (unsigned long long)id) > 0);
 	e->path = snapshot_dir(id, bytes);
 	e->bytes = dir_size(e->path);
 	e->status = status;
@@ -418,6 +419,75 @@ static void test_save_keeps_no_text(void)
 }
 
 /*
+ * A catalog edited by hand, restored from elsewhere or damaged: retention never removes a
+ * directory that is not one of latencyd's snapshots (the entry goes, the files stay), ids
+ * are not handed out twice, and odd incidents and suppressed counts crash nothing.
+ */
+static void test_edited_catalog(void)
+{
+	char *path, *victim, *link, *text;
+	struct retention keep_one = {.max_count = 1};
+	struct catalog *c;
+	struct stat st;
+	uint64_t id;
+
+	ASSERT_TRUE(asprintf(&path, "%s/%s", dir, CATALOG_FILE) > 0);
+	ASSERT_TRUE(asprintf(&victim, "%s/victim", dir) > 0);
+	ASSERT_TRUE(asprintf(&link, "%s/snap-2-20261127-000000-0", dir) > 0);
+	ASSERT_EQ(mkdir(victim, 0755), 0);
+	ASSERT_EQ(symlink(victim, link), 0);
+	ASSERT_TRUE(asprintf(&text,
+			     "{\"version\":1,\"next_id\":1,\"suppressed\":{},\"snapshots\":["
+			     "{\"id\":1,\"status\":\"complete\",\"time\":10,\"name\":\"snap-1\","
+			     "\"path\":\"%s\"},"
+			     "{\"id\":2,\"status\":\"complete\",\"time\":20,\"name\":\"snap-2\","
+			     "\"path\":\"%s\"},"
+			     "{\"id\":3,\"status\":\"complete\",\"time\":30}],"
+			     "\"incidents\":[\"h-1\",{\"incident\":null},{\"incident\":\"h-2\","
+			     "\"members\":[null,\"h\"],\"recorded\":[7],\"details\":[]}]}",
+			     victim, link) > 0);
+	write_file(path, text);
+	c = reopen(NULL, NULL);
+	ASSERT_EQ(catalog_count(c), 3);
+	/* next_id 1 in the file, ids up to 3 kept. */
+	ASSERT_TRUE(catalog_new_entry(c, &id) && id == 4);
+	ASSERT_EQ(catalog_delete(c, id), 0);
+	ASSERT_EQ(catalog_apply_retention(c, &keep_one, 100), 2);
+	ASSERT_EQ(stat(victim, &st), 0);
+	ASSERT_EQ(lstat(link, &st), 0);
+	ASSERT_EQ(json_object_array_length(catalog_incidents(c)), 1);
+	ASSERT_EQ(catalog_incident_note(c, "h-2", "h9", PROTO_FLEET_RECORDED, "p", 100), 0);
+	ASSERT_EQ(catalog_incident_members(c, "h-3", (const char *const[]){"h"}, 1, 100), 0);
+	catalog_add_suppressed(c, "syscalls", NULL, 3);
+	ASSERT_EQ(json_object_get_int64(json_object_object_get(catalog_suppressed(c), "total")), 3);
+	delete_all(c);
+	close_saved(c);
+	ASSERT_EQ(unlink(link), 0);
+	ASSERT_EQ(rmdir(victim), 0);
+	free(text);
+	free(link);
+	free(victim);
+	free(path);
+}
+
+/* Age alone: an entry without a time, or ahead of the clock, hides no older one. */
+static void test_age_past_an_undated_entry(void)
+{
+	struct retention week = {.max_age_sec = 7 * 86400};
+	struct catalog *c = reopen(NULL, NULL);
+	uint64_t undated, old, fresh;
+
+	delete_all(c);
+	undated = add_snapshot(c, 0, 4096, CATALOG_FAILED);
+	old = add_snapshot(c, 1000, 4096, CATALOG_COMPLETE);
+	fresh = add_snapshot(c, 30 * 86400, 4096, CATALOG_COMPLETE);
+	ASSERT_EQ(catalog_apply_retention(c, &week, 31 * 86400), 1);
+	ASSERT_TRUE(catalog_find(c, undated) && !catalog_find(c, old) && catalog_find(c, fresh));
+	delete_all(c);
+	close_saved(c);
+}
+
+/*
  * The file is what json-c prints of the whole document, byte for byte, although the save
  * prints each snapshot on its own: nested causes, stacks and analysis at their depth.
  */
@@ -483,6 +553,8 @@ int main(void)
 	RUN(test_orphans_adopted);
 	RUN(test_save_keeps_no_text);
 	RUN(test_save_prints_as_one_document);
+	RUN(test_edited_catalog);
+	RUN(test_age_past_an_undated_entry);
 	ASSERT_EQ(rm_tree(dir), 0);
 	return 0;
 }
