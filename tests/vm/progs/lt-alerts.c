@@ -42,18 +42,6 @@ static long ncpus;
 static uint64_t last_seq;
 static int have_seq;
 
-__attribute__((format(printf, 1, 2), noreturn)) static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("FAIL: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	exit(1);
-}
-
 static void pass(const char *what)
 {
 	printf("PASS: %s\n", what);

@@ -4,10 +4,25 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+/* Says FAIL: and why, then exits 1 (taking the process's other threads with it). */
+__attribute__((format(printf, 1, 2), noreturn)) static inline void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	exit(1);
+}
 
 /* Waits up to 5 s for task pid to be asleep (state S in /proc/PID/stat). */
 static inline int wait_sleeping(pid_t pid)

@@ -39,19 +39,6 @@ struct fd_thread {
 
 static struct latency_tracker_record recs[MAXREC];
 
-__attribute__((format(printf, 1, 2), noreturn)) static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("FAIL: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	/* Exiting kills the thread blocked in read(), which lets a stuck lseek() return. */
-	exit(1);
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
