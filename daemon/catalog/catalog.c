@@ -410,7 +410,8 @@ static uint64_t orphan_id(const char *name, const char *prefix)
 	char *end;
 	uint64_t id;
 
-	if (strncmp(name, prefix, n) != 0 || name[n] != '-' || name[n + 1] < '0' ||
+	/* latencyd writes no leading zero: PREFIX-0012-... is not one of its snapshots. */
+	if (strncmp(name, prefix, n) != 0 || name[n] != '-' || name[n + 1] < '1' ||
 	    name[n + 1] > '9')
 		return 0;
 	errno = 0;

@@ -303,6 +303,11 @@ static void test_orphans_adopted(void)
 	ASSERT_TRUE(asprintf(&p, "%s/other-%llu-x", out, (unsigned long long)next + 5) > 0);
 	ASSERT_EQ(mkdir(p, 0755), 0);
 	free(p);
+	/* Not latencyd's spelling of an id: left alone, and the others still adopted. */
+	ASSERT_TRUE(asprintf(&p, "%s/snap-000%llu-20261123-101010-0", out,
+			     (unsigned long long)next + 3) > 0);
+	ASSERT_EQ(mkdir(p, 0755), 0);
+	free(p);
 	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap"), 1);
 	ASSERT_EQ(catalog_next_id(c), next + 2);
 	e = catalog_find(c, next + 1);
