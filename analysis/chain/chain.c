@@ -11,9 +11,8 @@
 #include "an.h"
 #include "chain.h"
 
-#define CHAIN_LINKS   128
-/* Each task followed costs a replay of the log: bounded per alert. */
-#define CHAIN_FOLLOWS 24
+#define CHAIN_LINKS   AN_CHAIN_LINKS
+#define CHAIN_FOLLOWS AN_CHAIN_FOLLOWS
 
 /* TID's intervals in timeline as links at DEPTH, each woken-by-a-task one followed. */
 static int walk(const struct an_log *log, const struct an_vec *timeline, int32_t tid,

@@ -65,7 +65,11 @@ static inline const struct an_log *an_link_log(const struct an_link *l, const st
 
 /* chain.c: the cause of alert A found, its story written. */
 int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cause *c);
-#define AN_CHAIN_DEPTH 6
+#define AN_CHAIN_DEPTH	 6
+/* Links of one alert's chain, and tasks followed: each followed costs a replay of the log,
+ * a host's crossed to as much. Bounded per alert, hosts included. */
+#define AN_CHAIN_LINKS	 128
+#define AN_CHAIN_FOLLOWS 24
 /* TID's intervals over [t0, t1] as links at DEPTH, each woken-by-a-task one followed. */
 int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
 	    struct an_vec *links, unsigned *follows);

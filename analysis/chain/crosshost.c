@@ -305,6 +305,7 @@ struct extend {
 	struct an_cause *c;
 	struct an_vec *out;
 	unsigned follows;
+	bool cut; /* a crossing not followed: the bounds reached */
 	int err;
 };
 
@@ -470,6 +471,12 @@ aligned:
 	*AN_AT(&e->c->crossings, struct an_crossing, e->c->crossings.n - 1) = x;
 	if (x.sender <= 0 || sent <= t0 || depth + 1 >= AN_CHAIN_DEPTH)
 		return;
+	/* A crossing is a follow too: fan-outs of packets would replay logs K^depth times. */
+	if (e->follows >= AN_CHAIN_FOLLOWS || e->out->n >= AN_CHAIN_LINKS) {
+		e->cut = true;
+		return;
+	}
+	e->follows++;
 	if (an_walk(x.peer, x.sender, t0, sent, depth + 1, &sub, &e->follows) < 0) {
 		e->err = -ENOMEM;
 	} else {
@@ -554,6 +561,10 @@ int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin,
 		extend(&e, &c->links, x.h[origin].log);
 		if (c->crossings.n)
 			note_inconsistent(&x, c);
+		if (e.cut)
+			an_cause_note(c, an_asprintf("the chain across hosts was cut after %u "
+						     "wakers followed and %zu links",
+						     e.follows, out.n));
 		if (e.err) {
 			an_vec_free(&out);
 			err = e.err;
