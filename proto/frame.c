@@ -55,6 +55,14 @@ static void utf8_mend(char *text, size_t len)
 	}
 }
 
+size_t proto_json_length(struct json_object *o)
+{
+	size_t len = 0;
+
+	json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &len);
+	return len;
+}
+
 /* Appends obj as one frame (its JSON and a newline); fails with -EMSGSIZE above max. */
 int proto_buf_add_frame(struct proto_buf *b, struct json_object *obj, size_t max)
 {

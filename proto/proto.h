@@ -57,8 +57,11 @@ struct json_tokener;
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
-#define PROTO_JSON_DEPTH_MAX	  32	      /* nesting of objects and arrays */
-#define PROTO_MESSAGE_MAX	  256	      /* bytes of an error message, NUL included */
+/* What a reply's or an event's bulk (a list, a view's causes) may take of a frame: the
+ * rest is the envelope, with room. */
+#define PROTO_PAYLOAD_BUDGET	  (PROTO_FRAME_MAX - 4096)
+#define PROTO_JSON_DEPTH_MAX	  32  /* nesting of objects and arrays */
+#define PROTO_MESSAGE_MAX	  256 /* bytes of an error message, NUL included */
 #define PROTO_SOCKET_PATH_DEFAULT "/run/latencyd/latencyd.sock"
 
 /* Commands (request "command"). */
@@ -330,6 +333,9 @@ struct proto_buf {
 };
 
 int proto_buf_add_frame(struct proto_buf *b, struct json_object *obj, size_t max);
+/* O's length as JSON, at least what it takes in a frame (which escapes less): what a
+ * command counts against PROTO_PAYLOAD_BUDGET. */
+size_t proto_json_length(struct json_object *o);
 size_t proto_buf_pending(const struct proto_buf *b);
 const char *proto_buf_head(const struct proto_buf *b);
 void proto_buf_consume(struct proto_buf *b, size_t n);

@@ -355,24 +355,16 @@ void catalog_stack_free(struct catalog_stack *s)
 	free(s);
 }
 
-static size_t json_length(struct json_object *o)
-{
-	size_t len = 0;
-
-	json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &len);
-	return len;
-}
-
 void catalog_view_fit(struct json_object *view, size_t budget)
 {
 	struct json_object *causes = NULL;
-	size_t len = json_length(view), n, keep;
+	size_t len = proto_json_length(view), n, keep;
 
 	if (len <= budget || !json_object_object_get_ex(view, PROTO_KEY_CAUSES, &causes))
 		return;
 	n = json_object_array_length(causes);
 	for (keep = n; keep > 0 && len > budget; keep--)
-		len -= json_length(json_object_array_get_idx(causes, keep - 1)) + (keep > 1);
+		len -= proto_json_length(json_object_array_get_idx(causes, keep - 1)) + (keep > 1);
 	if (keep < n)
 		json_object_array_del_idx(causes, keep, n - keep);
 }

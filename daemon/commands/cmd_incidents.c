@@ -19,9 +19,6 @@ struct incidents_args {
 	uint64_t limit;
 };
 
-/* What the incidents may take of a reply frame: the rest is the envelope, with room. */
-#define REPLY_BUDGET (PROTO_FRAME_MAX - 4096)
-
 /* The ids of this host's snapshots of the incident. */
 static struct json_object *snapshot_ids(struct catalog *cat, const char *incident)
 {
@@ -62,7 +59,7 @@ int cmd_incidents(struct manager *m, const struct control_caller *caller, struct
 	for (size_t i = json_object_array_length(all); r >= 0 && i-- > 0;) {
 		struct json_object *inc = json_object_array_get_idx(all, i), *copy = NULL, *v;
 
-		if ((a.limit && listed >= a.limit) || used > REPLY_BUDGET)
+		if ((a.limit && listed >= a.limit) || used > PROTO_PAYLOAD_BUDGET)
 			break;
 		copy = catalog_incident_view(inc, (uint64_t)time(NULL),
 					     m->conf->fleet.answer_within_ns / 1000000000);
@@ -73,13 +70,9 @@ int cmd_incidents(struct manager *m, const struct control_caller *caller, struct
 		}
 		result_add(copy, PROTO_KEY_SNAPSHOTS,
 			   snapshot_ids(m->catalog, json_object_get_string(v)), &r);
-		if (r >= 0) {
-			size_t len = 0;
-
-			json_object_to_json_string_length(copy, JSON_C_TO_STRING_PLAIN, &len);
-			used += len + 1;
-		}
-		if (r < 0 || used > REPLY_BUDGET) {
+		if (r >= 0)
+			used += proto_json_length(copy) + 1;
+		if (r < 0 || used > PROTO_PAYLOAD_BUDGET) {
 			json_object_put(copy); /* this one would not fit */
 			continue;
 		}

@@ -17,9 +17,6 @@
 
 #include "commands.h"
 
-/* What one reply's text may take once escaped in JSON: the frame, less room for the rest. */
-#define TEXT_BUDGET (PROTO_FRAME_MAX - 4096)
-
 struct metrics_args {
 	uint64_t from_line;
 };
@@ -51,7 +48,7 @@ static void page(const char *text, uint64_t from, const char **start, const char
 		const char *nl = strchrnul(p, '\n');
 		size_t n = escaped_len(p, (size_t)(nl - p));
 
-		if (used + n > TEXT_BUDGET && used) {
+		if (used + n > PROTO_PAYLOAD_BUDGET && used) { /* the text, once escaped in JSON */
 			*next = line;
 			break;
 		}

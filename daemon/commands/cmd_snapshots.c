@@ -19,18 +19,6 @@
 
 #define SHOW_CAUSES_MAX CATALOG_VIEW_CAUSES
 
-/* What the snapshots may take of a reply frame: the rest is the envelope, with room. */
-#define REPLY_BUDGET (PROTO_FRAME_MAX - 4096)
-
-/* O's length as serialised; the frame's own spelling is never longer (it escapes less). */
-static size_t json_length(struct json_object *o)
-{
-	size_t len = 0;
-
-	json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &len);
-	return len;
-}
-
 static int catalog_of(struct manager *m, struct catalog **ret, struct proto_error *err)
 {
 	*ret = m->catalog;
@@ -100,7 +88,7 @@ int cmd_list_snapshots(struct manager *m, const struct control_caller *caller,
 		if (a.incident && !in_incident(e, a.incident))
 			continue;
 		matched++;
-		if ((a.limit && listed >= a.limit) || used > REPLY_BUDGET)
+		if ((a.limit && listed >= a.limit) || used > PROTO_PAYLOAD_BUDGET)
 			continue;
 		struct json_object *s = catalog_entry_to_json(e, CATALOG_FORM_SUMMARY, 0);
 
@@ -108,8 +96,8 @@ int cmd_list_snapshots(struct manager *m, const struct control_caller *caller,
 			r = -ENOMEM;
 			break;
 		}
-		used += json_length(s) + 1;
-		if (used > REPLY_BUDGET) {
+		used += proto_json_length(s) + 1;
+		if (used > PROTO_PAYLOAD_BUDGET) {
 			json_object_put(s); /* this one would not fit, nor any older one */
 			continue;
 		}
@@ -168,7 +156,7 @@ int cmd_show_snapshot(struct manager *m, const struct control_caller *caller,
 	*result = catalog_entry_to_json(entry, CATALOG_FORM_VIEW, SHOW_CAUSES_MAX);
 	if (!*result)
 		return -ENOMEM;
-	catalog_view_fit(*result, REPLY_BUDGET);
+	catalog_view_fit(*result, PROTO_PAYLOAD_BUDGET);
 	return 0;
 }
 

@@ -158,7 +158,7 @@ static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
 	view = catalog_entry_to_json(e, CATALOG_FORM_VIEW, CATALOG_VIEW_CAUSES);
 	if (view) {
 		/* As show-snapshot: within one frame, with the event's envelope. */
-		catalog_view_fit(view, PROTO_FRAME_MAX - 4096);
+		catalog_view_fit(view, PROTO_PAYLOAD_BUDGET);
 		control_broadcast(m->control, PROTO_EVENT_SNAPSHOT, view);
 	}
 	json_object_put(view);
