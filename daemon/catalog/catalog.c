@@ -316,19 +316,25 @@ int catalog_save(struct catalog *c)
 	return r;
 }
 
-struct json_object *catalog_member(struct catalog *c, const char *key, bool array)
+struct json_object *catalog_json_member(struct json_object *o, const char *key, json_type type)
 {
-	struct json_object *v = NULL;
+	struct json_object *v;
 
-	if (json_object_object_get_ex(c->doc, key, &v) &&
-	    json_object_is_type(v, array ? json_type_array : json_type_object))
+	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, type))
 		return v;
-	v = array ? json_object_new_array() : json_object_new_object();
-	if (v && json_object_object_add(c->doc, key, v) < 0) {
+	v = type == json_type_int     ? json_object_new_int64(0)
+	    : type == json_type_array ? json_object_new_array()
+				      : json_object_new_object();
+	if (v && json_object_object_add(o, key, v) < 0) {
 		json_object_put(v);
 		v = NULL;
 	}
 	return v;
+}
+
+struct json_object *catalog_member(struct catalog *c, const char *key, bool array)
+{
+	return catalog_json_member(c->doc, key, array ? json_type_array : json_type_object);
 }
 
 size_t catalog_count(const struct catalog *c)
@@ -556,32 +562,15 @@ int catalog_delete(struct catalog *c, uint64_t id)
 	return i < 0 ? -ENOENT : delete_index(c, (size_t)i);
 }
 
-/* O[key] of TYPE, made anew (empty, 0) when a damaged or edited catalog lacks it. */
-static struct json_object *member_of(struct json_object *o, const char *key, json_type type)
-{
-	struct json_object *v;
-
-	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, type))
-		return v;
-	v = type == json_type_int     ? json_object_new_int64(0)
-	    : type == json_type_array ? json_object_new_array()
-				      : json_object_new_object();
-	if (v && json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		v = NULL;
-	}
-	return v;
-}
-
 void catalog_add_suppressed(struct catalog *c, const char *tracker,
 			    const struct catalog_cause *alert, uint64_t n)
 {
 	struct json_object *sup, *v, *by, *recent, *o;
 
 	sup = catalog_member(c, PROTO_KEY_SUPPRESSED, false);
-	v = sup ? member_of(sup, PROTO_KEY_TOTAL, json_type_int) : NULL;
-	by = sup ? member_of(sup, PROTO_KEY_BY_TRACKER, json_type_object) : NULL;
-	recent = sup ? member_of(sup, PROTO_KEY_RECENT, json_type_array) : NULL;
+	v = sup ? catalog_json_member(sup, PROTO_KEY_TOTAL, json_type_int) : NULL;
+	by = sup ? catalog_json_member(sup, PROTO_KEY_BY_TRACKER, json_type_object) : NULL;
+	recent = sup ? catalog_json_member(sup, PROTO_KEY_RECENT, json_type_array) : NULL;
 	if (!v || !by || !recent)
 		return;
 	json_object_set_int64(v, json_object_get_int64(v) + (int64_t)n);

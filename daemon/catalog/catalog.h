@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "entry.h"
+#include <json-c/json.h>
 
-struct json_object;
+#include "entry.h"
 
 #define CATALOG_FILE		"catalog.json"
 #define CATALOG_VERSION		1
@@ -76,6 +76,9 @@ int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64
 
 /* A top-level member of the document (created empty when missing or of another type). */
 struct json_object *catalog_member(struct catalog *c, const char *key, bool array);
+/* O[key] of TYPE (an object, an array, an int), made empty or 0 when missing or of another
+ * type: a catalog from an older latencyd, edited or damaged. NULL: no memory. */
+struct json_object *catalog_json_member(struct json_object *o, const char *key, json_type type);
 
 /*
  * incidents.c: the fleet's incidents this host knows of: each with its origin, when it was

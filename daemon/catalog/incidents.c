@@ -157,22 +157,6 @@ static struct json_object *get(struct catalog *c, const char *incident, uint64_t
 	return o ? o : add(list, incident, time);
 }
 
-/* o[key], an array or object created when missing (a catalog from before 1.7 lacks it). */
-static struct json_object *part(struct json_object *o, const char *key, bool array)
-{
-	struct json_object *v;
-
-	if (json_object_object_get_ex(o, key, &v) &&
-	    json_object_is_type(v, array ? json_type_array : json_type_object))
-		return v;
-	v = array ? json_object_new_array() : json_object_new_object();
-	if (v && json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		v = NULL;
-	}
-	return v;
-}
-
 /* Whether HOST is in HOSTS, a list kept sorted by name. */
 static bool has(struct json_object *hosts, const char *host)
 {
@@ -212,7 +196,8 @@ int catalog_incident_note(struct catalog *c, const char *incident, const char *h
 	if (!o)
 		return -EINVAL;
 	forget_host(o, host);
-	if (!(hosts = part(o, status, true)) || !(details = part(o, PROTO_KEY_DETAILS, false)))
+	if (!(hosts = catalog_json_member(o, status, json_type_array)) ||
+	    !(details = catalog_json_member(o, PROTO_KEY_DETAILS, json_type_object)))
 		return -ENOMEM;
 	if (json_object_array_add(hosts, json_object_new_string(host)) < 0)
 		return -ENOMEM;
@@ -227,7 +212,7 @@ int catalog_incident_members(struct catalog *c, const char *incident, const char
 {
 	struct json_object *o = get(c, incident, time), *members;
 
-	if (!o || !(members = part(o, PROTO_KEY_MEMBERS, true)))
+	if (!o || !(members = catalog_json_member(o, PROTO_KEY_MEMBERS, json_type_array)))
 		return o ? -ENOMEM : -EINVAL;
 	if (json_object_array_length(members))
 		return 0; /* as it began: later comers are no members of it */
@@ -300,7 +285,7 @@ struct json_object *catalog_incident_view(struct json_object *o, uint64_t now_se
 		return NULL;
 	late = json_object_object_get_ex(copy, PROTO_KEY_TIME, &t) &&
 	       (uint64_t)json_object_get_int64(t) + answer_within_sec <= now_sec;
-	members = part(copy, PROTO_KEY_MEMBERS, true);
+	members = catalog_json_member(copy, PROTO_KEY_MEMBERS, json_type_array);
 	silent = json_object_new_array();
 	for (size_t i = 0; members && silent && i < json_object_array_length(members); i++) {
 		const char *host = json_object_get_string(json_object_array_get_idx(members, i));
