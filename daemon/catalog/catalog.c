@@ -511,27 +511,27 @@ struct catalog_entry *catalog_find(struct catalog *c, uint64_t id)
 }
 
 /*
- * Whether PATH is the directory of snapshot E as latencyd records it: absolute, without "."
+ * Whether E's path is the directory of snapshot E as latencyd records it: absolute, without "."
  * or ".." components, its last one E's name (PREFIX-ID...) with LTTng's date after it, and
  * a directory, not a link. Only then is it removed with its entry: a catalog edited by
  * hand, restored from elsewhere or damaged must not make retention remove /etc.
  */
-static bool own_snapshot_dir(const struct catalog_entry *e, const char *path)
+static bool own_snapshot_dir(const struct catalog_entry *e)
 {
-	const char *base = strrchr(path, '/');
+	const char *path = e->path, *base = strrchr(path, '/');
 	char id[32];
 	struct stat st;
 	size_t n;
 
 	if (!e->name || !e->name[0] || path[0] != '/' || strstr(path, "/../") ||
-	    strstr(path, "/./") || !base)
+	    strstr(path, "/./"))
 		return false;
 	base++;
 	n = strlen(e->name);
 	snprintf(id, sizeof(id), "-%" PRIu64, e->id);
+	/* The name holds "-ID": a last component of "." or ".." never starts with it. */
 	return strncmp(base, e->name, n) == 0 && (base[n] == '-' || base[n] == 0) &&
-	       strstr(e->name, id) && strcmp(base, "..") != 0 && strcmp(base, ".") != 0 &&
-	       lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	       strstr(e->name, id) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 static int delete_index(struct catalog *c, size_t i)
@@ -539,7 +539,7 @@ static int delete_index(struct catalog *c, size_t i)
 	struct catalog_entry *e = c->entries[i];
 	int r = 0;
 
-	if (e->path && own_snapshot_dir(e, e->path))
+	if (e->path && own_snapshot_dir(e))
 		r = rm_tree(e->path);
 	else if (e->path && access(e->path, F_OK) == 0)
 		log_warnx("snapshot %" PRIu64 ": %s is not a snapshot directory of latencyd's: "
