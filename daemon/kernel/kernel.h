@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "conf.h"
@@ -62,6 +63,8 @@ void kmodules_free(struct kmodules *km);
 /* -EINVAL: not a tracker name; -ENOENT: the kernel has no such tracker. */
 int ktracker_check(const char *sysfs_root, const char *name);
 int ktracker_read(const char *sysfs_root, const char *name, const char *file, uint64_t *ret);
+/* The tracker directory's stat(): a module loaded again makes a new one. */
+int ktracker_stat(const char *sysfs_root, const char *name, struct stat *st);
 /* The file's first line, without its newline. */
 int ktracker_read_text(const char *sysfs_root, const char *name, const char *file, char *buf,
 		       size_t size);

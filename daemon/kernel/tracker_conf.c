@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -81,13 +80,10 @@ static void apply_u64(struct apply *a, unsigned bit, const char *setting, const 
 /* False when the tracker directory is not the one the last apply wrote to. */
 static bool same_directory(const char *root, const char *name, struct tracker_state *s)
 {
-	char path[PATH_MAX];
 	struct stat st;
 	bool same;
-	int n;
 
-	n = snprintf(path, sizeof(path), "%s/%s/%s", root, LATENCY_TRACKER_SYSFS_DIR, name);
-	if (n < 0 || (size_t)n >= sizeof(path) || stat(path, &st) < 0) {
+	if (ktracker_stat(root, name, &st) < 0) {
 		s->dev = 0;
 		s->ino = 0;
 		return false;

@@ -90,6 +90,16 @@ int ktracker_check(const char *root, const char *name)
 	return is_tracker(base, name) ? 0 : -ENOENT;
 }
 
+int ktracker_stat(const char *root, const char *name, struct stat *st)
+{
+	char path[PATH_MAX];
+
+	if (!tracker_name_valid(name))
+		return -EINVAL;
+	pathf(path, sizeof(path), "%s/%s/%s", root, LATENCY_TRACKER_SYSFS_DIR, name);
+	return stat(path, st) < 0 ? -errno : 0;
+}
+
 int ktracker_read(const char *root, const char *name, const char *file, uint64_t *ret)
 {
 	char path[PATH_MAX];
