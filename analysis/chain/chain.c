@@ -11,16 +11,13 @@
 #include "an.h"
 #include "chain.h"
 
-#define CHAIN_LINKS   AN_CHAIN_LINKS
-#define CHAIN_FOLLOWS AN_CHAIN_FOLLOWS
-
 /* TID's intervals in timeline as links at DEPTH, each woken-by-a-task one followed. */
 static int walk(const struct an_log *log, const struct an_vec *timeline, int32_t tid,
 		unsigned depth, struct an_vec *links, unsigned *follows)
 {
 	int r = 0;
 
-	for (size_t i = 0; r == 0 && i < timeline->n && links->n < CHAIN_LINKS; i++) {
+	for (size_t i = 0; r == 0 && i < timeline->n && links->n < AN_CHAIN_LINKS; i++) {
 		const struct an_interval *iv = AN_AT(timeline, struct an_interval, i);
 		struct an_link *l = an_vec_push(links);
 
@@ -30,7 +27,7 @@ static int walk(const struct an_log *log, const struct an_vec *timeline, int32_t
 		}
 		*l = (struct an_link){.depth = depth, .iv = *iv, .tid = tid};
 		if (an_blocked(iv->state) && iv->wake == WK_TASK && iv->who > 0 && iv->who != tid &&
-		    depth + 1 < AN_CHAIN_DEPTH && *follows < CHAIN_FOLLOWS) {
+		    depth + 1 < AN_CHAIN_DEPTH && *follows < AN_CHAIN_FOLLOWS) {
 			(*follows)++;
 			r = an_walk(log, iv->who, iv->t0, iv->t1, depth + 1, links, follows);
 		}
@@ -109,7 +106,7 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
 	if (an_timeline(log, a->tid, c->t0, c->t1, &c->timeline) < 0 ||
 	    walk(log, &c->timeline, a->tid, 0, &c->links, &follows) < 0)
 		return -1;
-	if (follows >= CHAIN_FOLLOWS || c->links.n >= CHAIN_LINKS)
+	if (follows >= AN_CHAIN_FOLLOWS || c->links.n >= AN_CHAIN_LINKS)
 		an_cause_note(
 			c, an_asprintf("the chain was cut after %u wakers followed and %zu links",
 				       follows, c->links.n));

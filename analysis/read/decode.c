@@ -408,8 +408,9 @@ static void packet(struct an_log *log, const bt_field *p, struct an_ev *e)
 	e->a = (int32_t)log->packets.n - 1;
 }
 
-/* The CPU in a packet's context (0 without one); UINT32_MAX past AN_CPUS_MAX. */
-static uint32_t packet_cpu(const bt_packet *pk)
+/* The CPU in a packet's context (0 without one) into SLOT, UINT32_MAX past AN_CPUS_MAX; the
+ * log's CPU count grown to it. */
+static void packet_cpu(struct an_decoder *d, uint32_t *slot, const bt_packet *pk)
 {
 	const bt_field *ctx = pk ? bt_packet_borrow_context_field_const(pk) : NULL;
 	const bt_field *f = ctx ? member(ctx, "cpu_id") : NULL;
@@ -419,7 +420,9 @@ static uint32_t packet_cpu(const bt_packet *pk)
 		cpu = bt_field_integer_unsigned_get_value(f);
 	/* Tables and timelines hold a row per CPU up to the highest seen: a CPU no kernel has
 	 * would make them gigabytes. */
-	return cpu < AN_CPUS_MAX ? (uint32_t)cpu : UINT32_MAX;
+	*slot = cpu < AN_CPUS_MAX ? (uint32_t)cpu : UINT32_MAX;
+	if (*slot != UINT32_MAX && *slot + 1 > d->log->ncpu)
+		d->log->ncpu = *slot + 1;
 }
 
 /*
@@ -436,9 +439,7 @@ void an_decode_packet(struct an_decoder *d, const bt_message *msg)
 
 	if (!slot)
 		return; /* the first event looks it up again */
-	*slot = packet_cpu(pk);
-	if (*slot != UINT32_MAX && *slot + 1 > d->log->ncpu)
-		d->log->ncpu = *slot + 1;
+	packet_cpu(d, slot, pk);
 	d->last_stream = NULL;
 }
 
@@ -453,11 +454,8 @@ static int cpu_of(struct an_decoder *d, const bt_event *ev)
 		slot = an_map_slot(&d->streams, (uint64_t)(uintptr_t)s, &inserted);
 		if (!slot)
 			return -ENOMEM;
-		if (inserted) {
-			*slot = packet_cpu(bt_event_borrow_packet_const(ev));
-			if (*slot != UINT32_MAX && *slot + 1 > d->log->ncpu)
-				d->log->ncpu = *slot + 1;
-		}
+		if (inserted)
+			packet_cpu(d, slot, bt_event_borrow_packet_const(ev));
 		d->last_stream = s;
 		d->last_cpu = *slot;
 	}
