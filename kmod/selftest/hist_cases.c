@@ -17,41 +17,30 @@
 #define ST_HIST_BUF 8192
 #define ST_HIST_DIR "/sys/" LATENCY_TRACKER_SYSFS_DIR "/"
 
-static struct file *st_hist_open(struct latency_tracker *t, const char *file, int flags)
+static void st_hist_path(struct latency_tracker *t, const char *file, char *path, size_t size)
+{
+	snprintf(path, size, ST_HIST_DIR "%s/%s", kobject_name(latency_tracker_kobj(t)), file);
+}
+
+/* Reads the whole of FILE of tracker t into buf (ST_HIST_BUF bytes). */
+static int st_hist_read(struct latency_tracker *t, const char *file, char *buf)
 {
 	char path[96];
 
-	snprintf(path, sizeof(path), ST_HIST_DIR "%s/%s", kobject_name(latency_tracker_kobj(t)),
-		 file);
-	return filp_open(path, flags, 0);
-}
-
-/* Reads the whole of FILE of tracker t into buf, in pieces smaller than a page. */
-static int st_hist_read(struct latency_tracker *t, const char *file, char *buf)
-{
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-
-	f = st_hist_open(t, file, O_RDONLY);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	do {
-		n = kernel_read(f, buf + pos, min_t(loff_t, 1000, ST_HIST_BUF - 1 - pos), &pos);
-	} while (n > 0 && pos < ST_HIST_BUF - 1);
-	filp_close(f, NULL);
-	buf[pos] = '\0';
-	return n < 0 ? n : 0;
+	st_hist_path(t, file, path, sizeof(path));
+	return st_read_file(path, buf, ST_HIST_BUF);
 }
 
 /* Writes s to FILE of tracker t. Return: 0 or the write's error. */
 int st_hist_write(struct latency_tracker *t, const char *file, const char *s)
 {
+	char path[96];
 	struct file *f;
 	loff_t pos = 0;
 	ssize_t n;
 
-	f = st_hist_open(t, file, O_WRONLY);
+	st_hist_path(t, file, path, sizeof(path));
+	f = filp_open(path, O_WRONLY, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	n = kernel_write(f, s, strlen(s), &pos);

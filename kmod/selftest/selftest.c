@@ -84,22 +84,29 @@ void st_params_init(struct latency_tracker_params *p, const char *name,
 	p->dup_policy = dup;
 }
 
-int st_read_u64(const char *path, u64 *v)
+int st_read_file(const char *path, char *buf, size_t size)
 {
 	struct file *f;
 	loff_t pos = 0;
-	char buf[32];
 	ssize_t n;
 
 	f = filp_open(path, O_RDONLY, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	do {
+		n = kernel_read(f, buf + pos, min_t(loff_t, 1000, size - 1 - pos), &pos);
+	} while (n > 0 && pos < size - 1);
 	filp_close(f, NULL);
-	if (n < 0)
-		return n;
-	buf[n] = '\0';
-	return kstrtou64(buf, 10, v);
+	buf[pos] = '\0';
+	return n < 0 ? n : 0;
+}
+
+int st_read_u64(const char *path, u64 *v)
+{
+	char buf[32];
+	int ret = st_read_file(path, buf, sizeof(buf));
+
+	return ret ? ret : kstrtou64(buf, 10, v);
 }
 
 /* Creates and enables. */

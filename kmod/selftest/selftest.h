@@ -73,6 +73,9 @@ int st_bench(struct st_report *r, unsigned int n);
 void st_params_init(struct latency_tracker_params *p, const char *name,
 		    enum latency_tracker_dup_policy dup, u32 max_keys, u64 threshold_ns);
 struct latency_tracker *st_tracker_new(const struct latency_tracker_params *p);
+/* The whole of a file into buf (SIZE with its NUL), in pieces smaller than a page, as sysfs
+ * and seq files hand them. Return: 0 or -errno. */
+int st_read_file(const char *path, char *buf, size_t size);
 /* The number in a sysfs file (a module parameter...). Return: 0 or -errno. */
 int st_read_u64(const char *path, u64 *v);
 
