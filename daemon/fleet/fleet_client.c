@@ -48,6 +48,9 @@ struct fleet {
 	struct fleet_note *head, **tail;
 	size_t n_notes;
 	struct fleet_status st;
+	/* The counters of the helpers that ended, and the running one's last: a helper started
+	 * again counts from zero, and status and the metrics must never go back. */
+	struct fleet_status gone, last;
 	struct fleet_said said; /* problems noted: each is said once */
 	uint64_t stale_here;	/* alerts that went stale between the helper and here */
 	pid_t pid;
@@ -59,19 +62,57 @@ struct fleet {
 	uint32_t seq;
 };
 
+static const char *note_kind(uint32_t kind)
+{
+	static const char *const kinds[] = {
+		[FLEET_CONNECTED] = "a connection",
+		[FLEET_DISCONNECTED] = "a disconnection",
+		[FLEET_ERROR] = "an error",
+		[FLEET_RESULT] = "a peer's result",
+		[FLEET_PEER_ALERT] = "the news of a peer's alert (recorded all the same)",
+		[FLEET_UNANSWERED] = "an unanswered alert",
+		[FLEET_PRESENCE] = "a member's presence",
+	};
+
+	return kind < sizeof(kinds) / sizeof(kinds[0]) && kinds[kind] ? kinds[kind] : "a note";
+}
+
+/* A note the main loop will not see: counted and said, for what it says is then lost (a
+ * member's answer to an incident, a member coming or going). */
+static void note_dropped(struct fleet *f, const struct fleet_event *ev, bool full)
+{
+	uint64_t dropped;
+
+	pthread_mutex_lock(&f->lock);
+	dropped = ++f->st.notes_dropped;
+	pthread_mutex_unlock(&f->lock);
+	if ((dropped & (dropped - 1)) != 0) /* the 1st, 2nd, 4th... said: not a flood */
+		return;
+	if (full)
+		log_warnx("fleet: %s dropped: the main loop has not taken the %d notes before it "
+			  "(%" PRIu64 " so far)",
+			  note_kind(ev->kind), NOTES_MAX, dropped);
+	else
+		log_warnx("fleet: %s dropped: out of memory (%" PRIu64 " so far)",
+			  note_kind(ev->kind), dropped);
+}
+
 static void note(struct fleet *f, const struct fleet_event *ev)
 {
 	struct fleet_note *n = calloc(1, sizeof(*n));
 	uint64_t one = 1;
 	bool wake;
 
-	if (!n)
+	if (!n) {
+		note_dropped(f, ev, false);
 		return;
+	}
 	n->ev = *ev;
 	pthread_mutex_lock(&f->lock);
 	if (f->n_notes >= NOTES_MAX) {
 		pthread_mutex_unlock(&f->lock);
 		free(n);
+		note_dropped(f, ev, true);
 		return;
 	}
 	*f->tail = n;
@@ -116,13 +157,14 @@ static bool take_status(struct fleet *f, const struct fleet_status *h, uint32_t 
 	st->subscribed = h->subscribed;
 	snprintf(st->detail, sizeof(st->detail), "%s", h->detail);
 	snprintf(st->user, sizeof(st->user), "%s", h->user);
-	st->received = h->received;
-	st->reconnects = h->reconnects;
-	st->malformed = h->malformed;
-	st->foreign = h->foreign;
-	st->mismatch = h->mismatch;
-	st->duplicate = h->duplicate;
-	st->stale = h->stale + f->stale_here;
+	f->last = *h;
+	st->received = f->gone.received + h->received;
+	st->reconnects = f->gone.reconnects + h->reconnects;
+	st->malformed = f->gone.malformed + h->malformed;
+	st->foreign = f->gone.foreign + h->foreign;
+	st->mismatch = f->gone.mismatch + h->mismatch;
+	st->duplicate = f->gone.duplicate + h->duplicate;
+	st->stale = f->gone.stale + h->stale + f->stale_here;
 	if (kind == FLEET_DISCONNECTED || kind == FLEET_ERROR) {
 		news = fleet_said_new(&f->said, detail);
 	} else if (kind == FLEET_CONNECTED) {
@@ -218,6 +260,14 @@ static void serve_one(struct fleet *f)
 	f->pid = 0;
 	f->st.pid = 0;
 	f->st.connected = f->st.subscribed = false;
+	f->gone.received += f->last.received;
+	f->gone.reconnects += f->last.reconnects;
+	f->gone.malformed += f->last.malformed;
+	f->gone.foreign += f->last.foreign;
+	f->gone.mismatch += f->last.mismatch;
+	f->gone.duplicate += f->last.duplicate;
+	f->gone.stale += f->last.stale;
+	memset(&f->last, 0, sizeof(f->last));
 	pthread_mutex_unlock(&f->lock);
 	/* Its event socket closed: it is exiting, or hangs with it closed (killed then). */
 	for (int i = 0; waitpid(c.pid, &status, WNOHANG) == 0; i++) {

@@ -68,6 +68,8 @@ struct fleet_status {
 	int32_t pid;
 	char user[33];
 	uint64_t restarts, rejected;
+	/* what the helper said that the main loop never saw: NOTES_MAX were waiting for it */
+	uint64_t notes_dropped;
 };
 
 struct fleet;

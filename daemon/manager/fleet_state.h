@@ -29,6 +29,7 @@ struct fleet_member {
 	char host[PROTO_FLEET_NAME_MAX + 1];
 	bool online;
 	uint64_t since_realtime_ns;
+	uint64_t gone; /* its place in the order members went away (fleet_state.departures) */
 };
 
 struct outbox_item {
@@ -53,6 +54,9 @@ struct summary {
 struct fleet_state {
 	struct fleet_member *members;
 	size_t n_members;
+	/* Members seen going away: a presence's since is when that member started, not when it
+	 * left, so the member gone longest is found by this count. */
+	uint64_t departures;
 	struct outbox_item outbox[OUTBOX_MAX];
 	size_t n_outbox;
 	sd_event_source *outbox_timer;

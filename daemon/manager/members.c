@@ -27,8 +27,7 @@ static struct fleet_member *longest_gone(struct fleet_state *fs)
 	struct fleet_member *oldest = NULL;
 
 	for (size_t i = 0; i < fs->n_members; i++)
-		if (!fs->members[i].online &&
-		    (!oldest || fs->members[i].since_realtime_ns < oldest->since_realtime_ns))
+		if (!fs->members[i].online && (!oldest || fs->members[i].gone < oldest->gone))
 			oldest = &fs->members[i];
 	return oldest;
 }
@@ -68,6 +67,8 @@ void members_update(struct manager *m, const struct proto_fleet_presence *p)
 	}
 	if (mb->online != online)
 		log_info("fleet: member %s %s", p->host, online ? "online" : "went away");
+	if (mb->online && !online)
+		mb->gone = ++fs->departures;
 	mb->online = online;
 	mb->since_realtime_ns = p->since_realtime_ns;
 }

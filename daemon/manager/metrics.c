@@ -255,6 +255,10 @@ static void fleet_metrics(struct prom *p, struct manager *m)
 	    "Times latencyd-fleet (the MQTT process) died and was started again.", st.restarts);
 	one(p, "latencyd_fleet_rejected_records_total", "counter",
 	    "Records from latencyd-fleet that failed latencyd's own check.", st.rejected);
+	one(p, "latencyd_fleet_notes_dropped_total", "counter",
+	    "What latencyd-fleet reported (peers' results, presences, connection changes) that "
+	    "the main loop never saw: 256 were waiting for it already.",
+	    st.notes_dropped);
 }
 
 int manager_metrics_text(struct manager *m, char **text)

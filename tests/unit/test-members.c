@@ -42,9 +42,10 @@ int main(void)
 	presence(&m, "late", PROTO_FLEET_ONLINE, 5000);
 	ASSERT_EQ(fs.n_members, MEMBERS_MAX);
 	ASSERT_TRUE(!tracked(&fs, "late"));
-	/* Two leave; the one gone longest makes room first. */
-	presence(&m, "h7", PROTO_FLEET_OFFLINE, 6000);
-	presence(&m, "h3", PROTO_FLEET_OFFLINE, 6001);
+	/* Two leave; the one gone longest makes room first, whenever each started: a
+	 * presence's since, its last will's too, is when that member started. */
+	presence(&m, "h7", PROTO_FLEET_OFFLINE, 1007);
+	presence(&m, "h3", PROTO_FLEET_OFFLINE, 1003);
 	presence(&m, "new1", PROTO_FLEET_ONLINE, 7000);
 	ASSERT_TRUE(tracked(&fs, "new1") && !tracked(&fs, "h7") && tracked(&fs, "h3"));
 	presence(&m, "new2", PROTO_FLEET_ONLINE, 7001);
