@@ -72,13 +72,6 @@ static bool doc_valid(struct json_object *doc)
 	if (!json_object_object_get_ex(doc, PROTO_KEY_SNAPSHOTS, &v) ||
 	    !json_object_is_type(v, json_type_array))
 		return false;
-	for (size_t i = 0; i < json_object_array_length(v); i++) {
-		struct json_object *e = json_object_array_get_idx(v, i), *id;
-
-		if (!json_object_object_get_ex(e, PROTO_KEY_ID, &id) ||
-		    !json_object_is_type(id, json_type_int))
-			return false;
-	}
 	return json_object_object_get_ex(doc, PROTO_KEY_SUPPRESSED, &sup) &&
 	       json_object_is_type(sup, json_type_object);
 }
@@ -113,20 +106,71 @@ static int append(struct catalog *c, struct catalog_entry *e)
 }
 
 /*
+ * An id that can be handed out: 1 and up, with room for the next one in the file's int64.
+ * A value past INT64_MAX reads as INT64_MAX.
+ */
+static bool id_valid(struct json_object *v)
+{
+	return json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 1 &&
+	       json_object_get_int64(v) < INT64_MAX;
+}
+
+/*
+ * An entry without a usable id is left out: nothing could name it, and its id would be
+ * handed out again. The file as it was is kept beside the catalog, which the next save
+ * replaces, so that what was left out can still be read.
+ */
+static bool entry_usable(struct json_object *o, size_t i, const char *file, bool *kept)
+{
+	struct json_object *id = NULL;
+	const char *why;
+	char *aside;
+
+	if (json_object_object_get_ex(o, PROTO_KEY_ID, &id) && id_valid(id))
+		return true;
+	if (!json_object_is_type(o, json_type_object))
+		why = "not an object";
+	else
+		why = id ? "id must be an integer from 1 to 2^63-2" : "no id";
+	if (!*kept && asprintf(&aside, "%s.corrupt", file) >= 0) {
+		if ((unlink(aside) == 0 || errno == ENOENT) && link(file, aside) == 0)
+			*kept = true;
+		free(aside);
+	}
+	log_warnx("%s: snapshots[%zu]: %s; left out (the file as it was: %s%s)", file, i, why,
+		  *kept ? file : "not kept", *kept ? ".corrupt" : "");
+	return false;
+}
+
+/*
  * The saved entries, as structs. A member this latencyd cannot read is named in the log
  * with its entry's id and left out; the entry is kept. A snapshot still "recording" was
  * cut short by a crash.
  */
 static int load_entries(struct catalog *c, struct json_object *a, const char *file, bool *recovered)
 {
+	uint64_t newest = 0;
+	bool kept = false;
+
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		struct json_object *o = json_object_array_get_idx(a, i), *id;
 		struct problem_at at = {.file = file};
-		struct catalog_entry *e = calloc(1, sizeof(*e));
+		struct catalog_entry *e;
 		int r;
 
+		if (!entry_usable(o, i, file, &kept)) {
+			*recovered = true;
+			continue;
+		}
 		json_object_object_get_ex(o, PROTO_KEY_ID, &id);
 		at.id = (uint64_t)json_object_get_int64(id);
+		/* Ids grow along the file: only one that does not is looked for twice. */
+		if (at.id <= newest && catalog_find(c, at.id))
+			log_warnx("%s: snapshots[%zu]: snapshot %" PRIu64 " again: both kept, a "
+				  "client names the first",
+				  file, i, at.id);
+		newest = at.id > newest ? at.id : newest;
+		e = calloc(1, sizeof(*e));
 		r = e ? catalog_entry_from_json(o, e, entry_problem, &at) : -ENOMEM;
 		if (r == 0 && e->status == CATALOG_RECORDING) {
 			e->status = CATALOG_FAILED;
@@ -143,6 +187,21 @@ static int load_entries(struct catalog *c, struct json_object *a, const char *fi
 		id_used(c, e->id);
 	}
 	return 0;
+}
+
+/* A next_id no id can follow (edited, damaged) starts again past the ids kept. */
+static void check_next_id(struct catalog *c, const char *file, bool *recovered)
+{
+	struct json_object *next;
+
+	json_object_object_get_ex(c->doc, PROTO_KEY_NEXT_ID, &next);
+	if (id_valid(next))
+		return;
+	log_warnx("%s: next_id %" PRId64 " must be from 1 to 2^63-2: made the id after the "
+		  "snapshots kept",
+		  file, json_object_get_int64(next));
+	json_object_set_int64(next, 1);
+	*recovered = true;
 }
 
 static char *path_in(const struct catalog *c, const char *name)
@@ -188,6 +247,7 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered)
 	if (!doc && (r = catalog_save(c)) < 0)
 		goto fail;
 	if (doc) {
+		check_next_id(c, path, recovered);
 		json_object_object_get_ex(c->doc, PROTO_KEY_SNAPSHOTS, &entries);
 		json_object_get(entries);
 		json_object_object_add(c->doc, PROTO_KEY_SNAPSHOTS, json_object_new_array());
@@ -371,7 +431,8 @@ static void id_used(struct catalog *c, uint64_t id)
 	struct json_object *next;
 
 	json_object_object_get_ex(c->doc, PROTO_KEY_NEXT_ID, &next);
-	if ((uint64_t)json_object_get_int64(next) <= id)
+	/* Past INT64_MAX the file cannot say it: the ids are used up, not wrapped. */
+	if ((uint64_t)json_object_get_int64(next) <= id && id < INT64_MAX)
 		json_object_set_int64(next, (int64_t)id + 1);
 }
 
@@ -422,7 +483,8 @@ static uint64_t orphan_id(const char *name, const char *prefix)
 		return 0;
 	errno = 0;
 	id = strtoull(name + n + 1, &end, 10);
-	return errno || *end != '-' ? 0 : id;
+	/* The next id must fit the file's int64 too. */
+	return errno || *end != '-' || id >= INT64_MAX ? 0 : id;
 }
 
 static int adopt(struct catalog *c, const char *dir, const char *prefix, uint64_t id)
@@ -562,6 +624,16 @@ int catalog_delete(struct catalog *c, uint64_t id)
 	return i < 0 ? -ENOENT : delete_index(c, (size_t)i);
 }
 
+/* V + N, stopping at INT64_MAX: a count edited to a huge value must not wrap. */
+static void count_add(struct json_object *v, uint64_t n)
+{
+	int64_t old = json_object_get_int64(v);
+
+	if (old < 0)
+		old = 0;
+	json_object_set_int64(v, n >= (uint64_t)(INT64_MAX - old) ? INT64_MAX : old + (int64_t)n);
+}
+
 void catalog_add_suppressed(struct catalog *c, const char *tracker,
 			    const struct catalog_cause *alert, uint64_t n)
 {
@@ -573,11 +645,12 @@ void catalog_add_suppressed(struct catalog *c, const char *tracker,
 	recent = sup ? catalog_json_member(sup, PROTO_KEY_RECENT, json_type_array) : NULL;
 	if (!v || !by || !recent)
 		return;
-	json_object_set_int64(v, json_object_get_int64(v) + (int64_t)n);
+	count_add(v, n);
 	if (json_object_object_get_ex(by, tracker, &v))
-		json_object_set_int64(v, json_object_get_int64(v) + (int64_t)n);
+		count_add(v, n);
 	else
-		json_object_object_add(by, tracker, json_object_new_int64((int64_t)n));
+		json_object_object_add(
+			by, tracker, json_object_new_int64(n < INT64_MAX ? (int64_t)n : INT64_MAX));
 	o = alert ? catalog_cause_to_json(alert) : NULL;
 	if (o) {
 		json_object_array_add(recent, o);
@@ -594,16 +667,26 @@ struct json_object *catalog_suppressed(struct catalog *c)
 	return sup;
 }
 
-int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec)
+/*
+ * The bytes of the entries, stopping at UINT64_MAX: sizes from an edited or damaged file may
+ * add up past it, and a sum that wrapped would look small.
+ */
+static uint64_t entries_bytes(const struct catalog *c)
 {
 	uint64_t total = 0;
-	unsigned count = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		total = c->entries[i]->bytes > UINT64_MAX - total ? UINT64_MAX
+								  : total + c->entries[i]->bytes;
+	return total;
+}
+
+int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec)
+{
+	uint64_t total = entries_bytes(c);
+	unsigned count = (unsigned)c->n;
 	int deleted = 0, err;
 
-	for (size_t i = 0; i < c->n; i++) {
-		total += c->entries[i]->bytes;
-		count++;
-	}
 	/* Oldest first: the array is in creation order. */
 	for (size_t i = 0; i < c->n;) {
 		const struct catalog_entry *e = c->entries[i];
@@ -627,7 +710,8 @@ int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64
 		err = delete_index(c, i);
 		if (err < 0)
 			return err;
-		total -= bytes;
+		/* A saturated sum says nothing of what is left: counted again. */
+		total = total == UINT64_MAX ? entries_bytes(c) : total - bytes;
 		count--;
 		deleted++;
 	}

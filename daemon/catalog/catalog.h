@@ -32,7 +32,8 @@ struct catalog;
  * Opens DIR/catalog.json, or starts an empty catalog when there is none. A file that does
  * not parse is renamed to catalog.json.corrupt (kept for inspection) and the catalog
  * starts empty; *recovered tells the caller to say so. Entries left "recording" by a
- * crash are marked failed.
+ * crash are marked failed. An entry without a usable id is logged with its place and left
+ * out, the file as it was linked to catalog.json.corrupt; *recovered is set then too.
  */
 int catalog_open(const char *dir, struct catalog **ret, bool *recovered);
 void catalog_free(struct catalog *c);

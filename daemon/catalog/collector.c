@@ -98,6 +98,16 @@ static void note_error(struct collector_scan *s, int err, const char *path)
 		s->error_path = NULL;
 }
 
+/*
+ * A host or session directory not listed whole: any incident of the fleet may have a
+ * snapshot in what was not seen, and deleting the others would leave half of it.
+ */
+static void note_unlisted(struct collector_scan *s, int err, const char *path)
+{
+	s->unlisted = true;
+	note_error(s, err, path);
+}
+
 /* Adds the bytes of the files under directory DFD (taken) and its newest modification. */
 static int measure(int dfd, int depth, uint64_t *bytes, int64_t *newest)
 {
@@ -181,7 +191,7 @@ static int scan_session(struct collector_scan *s, int dfd, const char *host_dir,
 		close(dfd);
 		return -errno;
 	}
-	while (r >= 0 && (de = readdir(d))) {
+	while (r >= 0 && (errno = 0, de = readdir(d))) {
 		size_t n = undated_len(de->d_name, true);
 		struct stat st;
 		int fd = -1;
@@ -221,6 +231,8 @@ static int scan_session(struct collector_scan *s, int dfd, const char *host_dir,
 		sn->fresh = sn->time_ns > now_ns - (int64_t)COLLECTOR_FRESH_NS;
 		s->total += sn->bytes;
 	}
+	if (r >= 0 && errno)
+		r = -errno;
 	closedir(d);
 	return r;
 }
@@ -237,7 +249,7 @@ static int scan_host(struct collector_scan *s, int dfd, const char *host_dir, co
 		close(dfd);
 		return -errno;
 	}
-	while (r >= 0 && (de = readdir(d))) {
+	while (r >= 0 && (errno = 0, de = readdir(d))) {
 		int fd;
 
 		if (is_dot(de->d_name))
@@ -256,10 +268,12 @@ static int scan_host(struct collector_scan *s, int dfd, const char *host_dir, co
 
 			if (asprintf(&path, "%s/%s", host_dir, de->d_name) < 0)
 				path = NULL;
-			note_error(s, fd, path ? path : host_dir);
+			note_unlisted(s, fd, path ? path : host_dir);
 			free(path);
 		}
 	}
+	if (r >= 0 && errno)
+		r = -errno;
 	closedir(d);
 	return r;
 }
@@ -272,7 +286,7 @@ static int scan_top(struct collector_scan *s, const char *prefix, int64_t now_ns
 
 	if (!d)
 		return -errno;
-	while (r >= 0 && (de = readdir(d))) {
+	while (r >= 0 && (errno = 0, de = readdir(d))) {
 		int fd;
 
 		if (is_dot(de->d_name))
@@ -287,8 +301,10 @@ static int scan_top(struct collector_scan *s, const char *prefix, int64_t now_ns
 		if (fd == -ENOMEM)
 			r = fd;
 		else if (fd < 0)
-			note_error(s, fd, de->d_name);
+			note_unlisted(s, fd, de->d_name);
 	}
+	if (r >= 0 && errno)
+		r = -errno;
 	closedir(d);
 	return r;
 }
@@ -336,7 +352,7 @@ static int group(struct collector_scan *s)
 		inc->bytes += sn->bytes;
 		if (sn->time_ns > inc->time_ns)
 			inc->time_ns = sn->time_ns;
-		inc->busy |= sn->fresh || sn->held || sn->unreadable;
+		inc->busy |= sn->fresh || sn->held || sn->unreadable || (inc->fleet && s->unlisted);
 	}
 	qsort(s->incidents, s->n, sizeof(*s->incidents), by_time);
 	return 0;

@@ -40,7 +40,9 @@ struct collector_incident {
 	size_t n;
 	uint64_t bytes;
 	int64_t time_ns; /* its newest snapshot's */
-	bool busy;	 /* a snapshot being written (fresh or held) or unreadable: kept */
+	/* a snapshot being written (fresh or held) or unreadable, or of a fleet while a
+	 * directory could not be listed (collector_scan.unlisted): kept */
+	bool busy;
 	enum collector_verdict verdict;
 };
 
@@ -54,6 +56,7 @@ struct collector_scan {
 	size_t foreign;	      /* entries that are not snapshots: never touched */
 	int error;	      /* the first directory that could not be read: -errno */
 	char *error_path;     /* ... and which */
+	bool unlisted;	      /* a host or session directory not listed whole */
 	size_t relayd_unseen; /* lttng-relayd processes whose open files could not be read */
 };
 
@@ -66,6 +69,8 @@ struct collector_limits {
  * Scans DIR for snapshots named PREFIX-..., measures them and groups them by incident, oldest
  * first. PROC is /proc (a test may give another), where lttng-relayd's open files are found.
  * Unreadable parts are in s->error; -errno only when DIR itself cannot be read or no memory.
+ * While a host or session directory cannot be listed whole, no incident of the fleet is
+ * known whole: every one is busy, kept until a pass sees the whole tree again.
  */
 int collector_scan(const char *dir, const char *prefix, const char *proc, int64_t now_ns,
 		   struct collector_scan *s);

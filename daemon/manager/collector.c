@@ -56,8 +56,9 @@ static void report_scan(struct collector_state *st, const struct collector_scan 
 	const char *path = s->error_path ? s->error_path : "?";
 
 	if (s->error && (s->error != st->error || !st->error_path || strcmp(path, st->error_path)))
-		log_warnx("collector: cannot read %s: %s; what is under it is kept (said once)",
-			  path, strerror(-s->error));
+		log_warnx("collector: cannot read %s: %s; what is under it is kept%s (said once)",
+			  path, strerror(-s->error),
+			  s->unlisted ? ", and every fleet incident until it can be read" : "");
 	else if (!s->error && st->error)
 		log_info("collector: %s can be read again", st->error_path);
 	st->error = s->error;

@@ -181,8 +181,12 @@ static void catalog_metrics(struct prom *p, struct manager *m)
 {
 	uint64_t bytes = 0;
 
-	for (size_t i = 0; i < catalog_count(m->catalog); i++)
-		bytes += catalog_at(m->catalog, i)->bytes;
+	/* Sizes from a damaged catalog may add up past 2^64: a sum that wrapped would look small. */
+	for (size_t i = 0; i < catalog_count(m->catalog); i++) {
+		uint64_t b = catalog_at(m->catalog, i)->bytes;
+
+		bytes = b > UINT64_MAX - bytes ? UINT64_MAX : bytes + b;
+	}
 	one(p, "latencyd_catalog_snapshots", "gauge",
 	    "Snapshots the catalog holds (after retention).", catalog_count(m->catalog));
 	one(p, "latencyd_catalog_bytes", "gauge",

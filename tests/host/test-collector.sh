@@ -116,35 +116,46 @@ ctl c status | grep -q "^Collector: *$RELAYD_OUT: 2 incident(s), .*; 2 deleted (
 	fail "the collector's status (text): $(ctl c status)"
 pass "at start, under max_bytes: $I1 then $I2 deleted whole, oldest first; $I3 and $I4 kept whole and readable ($total <= $limit bytes)"
 
-# A reload with max_age: the incident older than 15 min goes, at once. An unreadable
-# directory (c runs as nobody) and a foreign file are there from now on.
+# An unreadable directory (c runs as nobody) and a foreign file are there from now on. While
+# a session directory cannot be listed, any incident may have a snapshot in it: none is
+# deleted, neither by max_age nor by max_bytes, and the directory is one warning.
 mkdir -p "$RELAYD_OUT/blocked/s-20260101-000000" && chmod 000 "$RELAYD_OUT/blocked/s-20260101-000000"
 echo notes >"$RELAYD_OUT/notes"
+collector_conf 900s 0
+ctl c reload >/dev/null || fail "reload of the collector"
+ctl c --json status | jq -e '.collector.problem | test("cannot read .*/blocked")' >/dev/null ||
+	fail "the collector's status does not say what it cannot read: $(ctl c --json status | jq -c .collector)"
+raise h2; I5=$INC
+collector_conf 0 1
+ctl c reload >/dev/null || fail "reload of the collector"
+[ "$(count "$I3")" = 3 ] && [ "$(count "$I4")" = 3 ] && [ "$(count "$I5")" = 3 ] ||
+	fail "deleted with a directory unread: $I3: $(in_relayd "$I3"); $I4: $(in_relayd "$I4"); $I5: $(in_relayd "$I5")"
+[ "$(clog "$I3")" = 0 ] && [ "$(clog "$I4")" = 0 ] || fail "a deletion with a directory unread: $(grep collector: "$T/c/latencyd.log")"
+[ "$(grep -c "collector: cannot read $RELAYD_OUT/blocked/s-20260101-000000: Permission denied; what is under it is kept, and every fleet incident until it can be read" "$T/c/latencyd.log")" = 1 ] ||
+	fail "the unreadable directory is not one warning over two passes: $(grep collector: "$T/c/latencyd.log")"
+[ "$(grep -c "collector: 1 entries of $RELAYD_OUT are not latencyd's snapshots" "$T/c/latencyd.log")" = 1 ] ||
+	fail "the foreign file is not said once: $(grep collector: "$T/c/latencyd.log")"
+pass "a session directory unreadable: $I3 (over max_age), $I4 and $I5 (over max_bytes) kept whole, one warning"
+
+# Readable again: a reload with max_age, the incident older than 15 min goes, at once.
+chmod 755 "$RELAYD_OUT/blocked/s-20260101-000000"
 collector_conf 900s 0
 ctl c reload >/dev/null || fail "reload of the collector"
 [ "$(count "$I3")" = 0 ] && [ "$(count "$I4")" = 3 ] ||
 	fail "after a reload with max_age 900s: $I3: $(in_relayd "$I3"); $I4: $(in_relayd "$I4")"
 grep -q "collector: deleted incident $I3 (3 snapshots, .*): over collector.max_age" "$T/c/latencyd.log" ||
 	fail "no max_age deletion logged: $(grep collector: "$T/c/latencyd.log")"
-ctl c --json status | jq -e '.collector.problem | test("cannot read .*/blocked")' >/dev/null ||
-	fail "the collector's status does not say what it cannot read: $(ctl c --json status | jq -c .collector)"
-pass "reload, max_age 900s: $I3 (20 min old) deleted at once, $I4 (10 min) kept"
+pass "readable again, max_age 900s: $I3 (20 min old) deleted at once, $I4 (10 min) kept"
 
 # A snapshot being written (changed within 60 s) is never deleted, even over max_bytes.
-raise h2; I5=$INC
 collector_conf 0 1
 ctl c reload >/dev/null || fail "reload of the collector"
 [ "$(count "$I4")" = 0 ] && [ "$(count "$I5")" = 3 ] ||
 	fail "after a reload with max_bytes 1: $I4: $(in_relayd "$I4"); $I5: $(in_relayd "$I5")"
 [ "$(clog "$I5")" = 0 ] || fail "$I5 deleted while fresh"
 readable "$I5" || fail "babeltrace2 cannot read $I5"
-[ "$(grep -c "collector: cannot read $RELAYD_OUT/blocked/s-20260101-000000: Permission denied" "$T/c/latencyd.log")" = 1 ] ||
-	fail "the unreadable directory is not one warning over two passes: $(grep collector: "$T/c/latencyd.log")"
-[ "$(grep -c "collector: 1 entries of $RELAYD_OUT are not latencyd's snapshots" "$T/c/latencyd.log")" = 1 ] ||
-	fail "the foreign file is not said once: $(grep collector: "$T/c/latencyd.log")"
 kill -0 "$PID_c" || fail "the collector died"
-chmod 755 "$RELAYD_OUT/blocked/s-20260101-000000"
-pass "reload, max_bytes 1: $I4 deleted, $I5 (just written) kept whole and readable; an unreadable directory is one warning"
+pass "reload, max_bytes 1: $I4 deleted, $I5 (just written) kept whole and readable"
 
 # Off at a reload; then h1, a recording host, is the collector from a reload on.
 collector_conf 0 1 false

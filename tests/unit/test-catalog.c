@@ -308,6 +308,10 @@ static void test_orphans_adopted(void)
 			     (unsigned long long)next + 3) > 0);
 	ASSERT_EQ(mkdir(p, 0755), 0);
 	free(p);
+	/* No id after it would fit the file's int64: not an id latencyd hands out. */
+	ASSERT_TRUE(asprintf(&p, "%s/snap-9223372036854775807-20261123-101010-0", out) > 0);
+	ASSERT_EQ(mkdir(p, 0755), 0);
+	free(p);
 	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap"), 1);
 	ASSERT_EQ(catalog_next_id(c), next + 2);
 	e = catalog_find(c, next + 1);
@@ -544,6 +548,132 @@ static void test_save_prints_as_one_document(void)
 	close_saved(c);
 }
 
+/* Opens the catalog of TEXT; what it logged in *LOGGED (to free). */
+static struct catalog *open_text(const char *text, bool *recovered, char **logged)
+{
+	char *path, *log;
+	struct catalog *c;
+	size_t size = 0;
+	FILE *f;
+	int saved = dup(STDERR_FILENO), fd;
+
+	ASSERT_TRUE(asprintf(&path, "%s/%s", dir, CATALOG_FILE) > 0);
+	ASSERT_TRUE(asprintf(&log, "%s/stderr", dir) > 0);
+	write_file(path, text);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_TRUE(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+	c = reopen(NULL, recovered);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	*logged = NULL;
+	f = fopen(log, "r");
+	ASSERT_TRUE(f);
+	if (getdelim(logged, &size, 0, f) < 0) {
+		free(*logged);
+		*logged = strdup("");
+	}
+	fclose(f);
+	free(log);
+	free(path);
+	return c;
+}
+
+/*
+ * Entries nothing could name (not an object, no id, an id out of range) are each reported
+ * with the file and their place and left out, the others kept; the file as it was is kept
+ * aside. An id met twice is reported; a next_id no id can follow starts past the ids kept.
+ */
+static void test_hostile_entries(void)
+{
+	static const char text[] =
+		"{\"version\": 1, \"next_id\": -5, \"snapshots\": [7, {\"id\": \"x\"}, "
+		"{\"id\": -3, \"status\": \"complete\"}, "
+		"{\"id\": 9223372036854775807, \"status\": \"complete\"}, "
+		"{\"id\": 2, \"status\": \"complete\"}, {\"id\": 5, \"status\": \"failed\"}, "
+		"{\"id\": 2, \"status\": \"failed\"}, {\"status\": \"complete\"}], "
+		"\"suppressed\": {\"total\": 0, \"by_tracker\": {}, \"recent\": []}}";
+	char *logged, *aside, *kept;
+	struct catalog *c;
+	bool recovered;
+	uint64_t id;
+
+	c = open_text(text, &recovered, &logged);
+	ASSERT_TRUE(recovered);
+	ASSERT_EQ(catalog_count(c), 3);
+	ASSERT_EQ(catalog_at(c, 0)->id, 2);
+	ASSERT_EQ(catalog_at(c, 1)->id, 5);
+	ASSERT_EQ(catalog_at(c, 2)->id, 2);
+	ASSERT_CONTAINS(logged, "catalog.json: snapshots[0]: not an object; left out");
+	ASSERT_CONTAINS(logged, "catalog.json: snapshots[1]: id must be an integer");
+	ASSERT_CONTAINS(logged, "catalog.json: snapshots[2]: id must be an integer");
+	ASSERT_CONTAINS(logged, "catalog.json: snapshots[3]: id must be an integer");
+	ASSERT_CONTAINS(logged, "catalog.json: snapshots[6]: snapshot 2 again");
+	ASSERT_CONTAINS(logged, "catalog.json: snapshots[7]: no id; left out");
+	ASSERT_CONTAINS(logged, "catalog.json: next_id -5 must be");
+	ASSERT_CONTAINS(logged, "(the file as it was: ");
+	ASSERT_TRUE(asprintf(&aside, "%s/%s.corrupt", dir, CATALOG_FILE) > 0);
+	kept = read_file_text(aside);
+	ASSERT_STREQ(kept, text);
+	/* Past the ids kept, and never past what the file's int64 holds. */
+	ASSERT_EQ(catalog_next_id(c), 6);
+	ASSERT_TRUE(catalog_new_entry(c, &id) && id == 6);
+	catalog_find(c, id)->status = CATALOG_COMPLETE;
+	close_saved(c);
+	free(kept);
+	kept = read_file_text(aside);
+	ASSERT_STREQ(kept, text); /* the save replaced the catalog, not its copy */
+	c = reopen(NULL, &recovered);
+	ASSERT_TRUE(!recovered);
+	ASSERT_EQ(catalog_count(c), 4);
+	delete_all(c);
+	close_saved(c);
+	ASSERT_EQ(unlink(aside), 0);
+	free(kept);
+	free(aside);
+	free(logged);
+}
+
+/*
+ * Sizes and counts edited to values near 2^63: the catalog's byte total stops at its
+ * largest value instead of wrapping to a small one (which kept retention from deleting),
+ * and the suppressed counts stop at the file's largest integer.
+ */
+static void test_huge_sizes_and_counts(void)
+{
+	struct retention r = {.max_bytes = 1000};
+	struct json_object *sup, *v;
+	struct catalog *c;
+	char *logged;
+	bool recovered;
+
+	c = open_text("{\"version\": 1, \"next_id\": 5, \"snapshots\": ["
+		      "{\"id\": 1, \"status\": \"complete\", \"bytes\": 500}, "
+		      "{\"id\": 2, \"status\": \"complete\", \"bytes\": 18446744073709551615}, "
+		      "{\"id\": 3, \"status\": \"complete\", \"bytes\": 9223372036854775807}, "
+		      "{\"id\": 4, \"status\": \"complete\", \"bytes\": 2}], "
+		      "\"suppressed\": {\"total\": 9223372036854775807, "
+		      "\"by_tracker\": {\"syscalls\": 9223372036854775806}, \"recent\": []}}",
+		      &recovered, &logged);
+	ASSERT_EQ(catalog_count(c), 4);
+	ASSERT_EQ(catalog_apply_retention(c, &r, 100), 3);
+	ASSERT_EQ(catalog_count(c), 1);
+	ASSERT_EQ(catalog_at(c, 0)->id, 4);
+
+	catalog_add_suppressed(c, "syscalls", NULL, 3);
+	sup = catalog_suppressed(c);
+	ASSERT_TRUE(json_object_object_get_ex(sup, "total", &v));
+	ASSERT_TRUE(json_object_get_int64(v) == INT64_MAX);
+	ASSERT_TRUE(json_object_object_get_ex(sup, "by_tracker", &v));
+	ASSERT_TRUE(json_object_get_int64(json_object_object_get(v, "syscalls")) == INT64_MAX);
+	delete_all(c);
+	close_saved(c);
+	free(logged);
+}
+
 int main(void)
 {
 	ASSERT_TRUE(mkdtemp(dir));
@@ -560,6 +690,8 @@ int main(void)
 	RUN(test_save_prints_as_one_document);
 	RUN(test_edited_catalog);
 	RUN(test_age_past_an_undated_entry);
+	RUN(test_hostile_entries);
+	RUN(test_huge_sizes_and_counts);
 	ASSERT_EQ(rm_tree(dir), 0);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -358,6 +359,43 @@ static void test_choose(void)
 	collector_scan_free(&s);
 }
 
+/*
+ * A session directory that cannot be listed (read here without root's override, as relayd's
+ * user could make it): an incident of the fleet may have a snapshot in it, so none is
+ * deleted, not even the part that was seen; a snapshot of no fleet is whole by itself.
+ */
+static void test_unlisted(void)
+{
+	const char *solo = "solo/latencyd-20261125-100000/snap-4-20261125-100500-0";
+	const struct collector_limits l = {.max_age_ns = 2500ULL * 1000000000};
+	char *hidden = path_of("%s/h3/latencyd-h3-20261125-100000", dir);
+	const struct collector_incident *inc;
+	struct collector_scan s;
+
+	ASSERT_EQ(chmod(tmp, 0755), 0);
+	ASSERT_EQ(chmod(hidden, 0), 0);
+	setfsgid(65534);
+	setfsuid(65534);
+	set_now();
+	ASSERT_EQ(collector_scan(dir, "snap", "/proc", now, &s), 0);
+	setfsuid(0);
+	setfsgid(0);
+	ASSERT_EQ(chmod(hidden, 0755), 0);
+	ASSERT_EQ(chmod(tmp, 0700), 0);
+
+	ASSERT_EQ(s.error, -EACCES);
+	ASSERT_CONTAINS(s.error_path, "h3/latencyd-h3-20261125-100000");
+	inc = find(&s, "h1-1");
+	ASSERT_TRUE(inc && inc->n == 2 && inc->busy); /* h3's snapshot was not seen */
+	ASSERT_TRUE(find(&s, "web-1-5")->busy);
+	ASSERT_EQ(collector_choose(&s, &l, now), 1);
+	ASSERT_EQ(verdict(&s, solo), COLLECTOR_MAX_AGE);
+	ASSERT_EQ(verdict(&s, "h1-1"), COLLECTOR_KEEP);
+	ASSERT_EQ(verdict(&s, "web-1-5"), COLLECTOR_KEEP);
+	collector_scan_free(&s);
+	free(hidden);
+}
+
 static void test_delete(void)
 {
 	const struct collector_limits l = {.max_bytes = 1};
@@ -424,6 +462,7 @@ int main(void)
 	free(held);
 	RUN(test_scan);
 	RUN(test_choose);
+	RUN(test_unlisted);
 	RUN(test_delete);
 	ASSERT_EQ(rm_tree(tmp), 0);
 	return 0;
