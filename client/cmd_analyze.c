@@ -79,7 +79,8 @@ static char *snapshot_path(const struct ctl *ctl, uint64_t id, struct json_objec
 	*status = ctl_call(ctl, PROTO_CMD_SHOW_SNAPSHOT, args, &result);
 	if (*status != EXIT_OK)
 		goto out;
-	if (json_object_object_get_ex(result, PROTO_KEY_PATH, &v) && json_object_get_string(v)[0]) {
+	if (json_object_object_get_ex(result, PROTO_KEY_PATH, &v) &&
+	    json_object_is_type(v, json_type_string) && json_object_get_string(v)[0]) {
 		path = strdup(json_object_get_string(v));
 	} else if (json_object_object_get_ex(result, PROTO_KEY_URL, &v)) {
 		fprintf(stderr,

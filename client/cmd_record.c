@@ -37,6 +37,7 @@ static bool ours(struct json_object *alert, int64_t request)
 	struct json_object *t, *q;
 
 	return json_object_object_get_ex(alert, PROTO_KEY_TRACKER, &t) &&
+	       json_object_is_type(t, json_type_string) &&
 	       strcmp(json_object_get_string(t), "manual") == 0 &&
 	       json_object_object_get_ex(alert, PROTO_KEY_REQUEST, &q) &&
 	       json_object_get_int64(q) == request;
@@ -51,7 +52,8 @@ static int record_event(const char *name, struct json_object *data, void *arg)
 	    json_object_object_get_ex(data, PROTO_KEY_ALERT, &v) && ours(v, w->request))
 		return w->ctl->out->recorded(name, data);
 	if (strcmp(name, PROTO_EVENT_SNAPSHOT) == 0 &&
-	    json_object_object_get_ex(data, PROTO_KEY_CAUSES, &v)) {
+	    json_object_object_get_ex(data, PROTO_KEY_CAUSES, &v) &&
+	    json_object_is_type(v, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(v); i++)
 			if (ours(json_object_array_get_idx(v, i), w->request))
 				return w->ctl->out->recorded(name, data);

@@ -59,7 +59,9 @@ static void others_text(char *buf, size_t size, struct json_object *inc)
 		struct json_object *hosts = get(inc, keys[k]);
 
 		for (size_t i = 0; i < count(hosts) && len < size; i++) {
-			const char *h = json_object_get_string(json_object_array_get_idx(hosts, i));
+			/* A null host has no text, and a NULL key crashes the details' lookup. */
+			const char *h =
+				json_object_get_string(json_object_array_get_idx(hosts, i)) ?: "?";
 
 			len += (size_t)snprintf(buf + len, size - len, "%s%s %s", len ? ", " : "",
 						h, labels[k]);
@@ -80,14 +82,13 @@ int text_incidents(struct json_object *result)
 	static const char *const head[] = {"INCIDENT", "ORIGIN",       "FIRST SEEN",
 					   "RECORDED", "NOT RECORDED", "SNAPSHOTS"};
 	struct json_object *list = get(result, PROTO_KEY_INCIDENTS);
+	const char *host = json_object_get_string(get(result, PROTO_KEY_HOST));
 	int64_t matched = json_object_get_int64(get(result, PROTO_KEY_MATCHED));
 	struct columns t;
 	size_t n = count(list);
 
 	if (n == 0) {
-		printf("No incidents%s.\n", json_object_get_string(get(result, PROTO_KEY_HOST))[0]
-						    ? ""
-						    : " (fleet.enabled = false)");
+		printf("No incidents%s.\n", host && host[0] ? "" : " (fleet.enabled = false)");
 		return EXIT_OK;
 	}
 	columns_init(&t, head, sizeof(head) / sizeof(head[0]));
@@ -125,10 +126,16 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 	int64_t dropped = 0, restarts = json_object_get_int64(get(proc, PROTO_KEY_RESTARTS));
 	char why[200] = "", who[120] = "";
 
-	json_object_object_foreach(d, key, val)
-	{
-		(void)key;
-		dropped += json_object_get_int64(val);
+	/* The foreach dereferences NULL for anything but an object; the sum saturates. */
+	if (json_object_is_type(d, json_type_object)) {
+		json_object_object_foreach(d, key, val)
+		{
+			int64_t v = json_object_get_int64(val);
+
+			(void)key;
+			if (v > 0)
+				dropped = v > INT64_MAX - dropped ? INT64_MAX : dropped + v;
+		}
 	}
 	if (detail)
 		snprintf(why, sizeof(why), " (%s)", json_object_get_string(detail));

@@ -268,7 +268,7 @@ static void print_skipped(struct json_object *result)
 	size_t n;
 
 	if (!json_object_object_get_ex(result, PROTO_KEY_SKIPPED, &list) ||
-	    !(n = json_object_array_length(list)))
+	    !json_object_is_type(list, json_type_array) || !(n = json_object_array_length(list)))
 		return;
 	printf("Not loaded, skipped:");
 	for (size_t i = 0; i < n; i++)
@@ -286,7 +286,13 @@ int text_hist(struct json_object *result)
 	bool delta = json_object_object_get_ex(result, CTL_KEY_DELTA, &v), io;
 	int n = 0;
 
-	if (!h || !json_object_object_get_ex(result, PROTO_KEY_HISTS, &list)) {
+	if (!h) {
+		fprintf(stderr, "latencyctl: out of memory\n");
+		return EXIT_CONNECT;
+	}
+	if (!json_object_object_get_ex(result, PROTO_KEY_HISTS, &list) ||
+	    !json_object_is_type(list, json_type_array)) {
+		fprintf(stderr, "latencyctl: hist: unexpected reply: \"hists\" must be an array\n");
 		free(h);
 		return EXIT_CONNECT;
 	}
@@ -299,7 +305,7 @@ int text_hist(struct json_object *result)
 			return EXIT_CONNECT;
 		}
 	io = n > 1 || (json_object_object_get_ex(result, PROTO_KEY_SKIPPED, &v) &&
-		       json_object_array_length(v) > 0);
+		       json_object_is_type(v, json_type_array) && json_object_array_length(v) > 0);
 	if (io)
 		print_levels(h, n, delta);
 	else if (n == 1)

@@ -17,6 +17,14 @@ static struct json_object *get(struct json_object *o, const char *key)
 	return v;
 }
 
+/* Member KEY if it is an array, else NULL: json-c aborts on an array call on anything else. */
+static struct json_object *array(struct json_object *o, const char *key)
+{
+	struct json_object *v = get(o, key);
+
+	return json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
 static const char *str(struct json_object *o, const char *key, const char *dflt)
 {
 	struct json_object *v = get(o, key);
@@ -131,8 +139,8 @@ static void history_text(struct json_object *h)
 /* The automatic analysis (analysis.auto): its state and one line per alert explained. */
 static void analysis_text(struct json_object *a, int64_t id)
 {
-	struct json_object *causes = get(a, PROTO_KEY_CAUSES),
-			   *missing = get(a, PROTO_KEY_MISSING_EVENTS);
+	struct json_object *causes = array(a, PROTO_KEY_CAUSES),
+			   *missing = array(a, PROTO_KEY_MISSING_EVENTS);
 	size_t n = causes ? json_object_array_length(causes) : 0;
 
 	if (!a)
@@ -173,8 +181,8 @@ static void stacks_text(struct json_object *causes)
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *c = json_object_array_get_idx(causes, i),
 				   *stack = get(c, PROTO_KEY_STACK),
-				   *frames = get(stack, PROTO_KEY_FRAMES),
-				   *addrs = get(stack, PROTO_KEY_ADDRESSES);
+				   *frames = array(stack, PROTO_KEY_FRAMES),
+				   *addrs = array(stack, PROTO_KEY_ADDRESSES);
 
 		if (!frames || !json_object_array_length(frames))
 			continue;
@@ -199,7 +207,7 @@ static void stacks_text(struct json_object *causes)
 int text_snapshot(struct json_object *e)
 {
 	static const char *const head[] = {"TRACKER", "REASON", "PID", "TID", "COMM", "DELAY"};
-	struct json_object *causes = get(e, PROTO_KEY_CAUSES);
+	struct json_object *causes = array(e, PROTO_KEY_CAUSES);
 	char buf[64], buf2[64];
 	struct columns t;
 	size_t n = causes ? json_object_array_length(causes) : 0;
@@ -270,7 +278,7 @@ static void now_text(char *buf, size_t size)
 int text_event(const char *name, struct json_object *data)
 {
 	char when[16], cause[160];
-	struct json_object *causes = get(data, PROTO_KEY_CAUSES);
+	struct json_object *causes = array(data, PROTO_KEY_CAUSES);
 
 	now_text(when, sizeof(when));
 	if (strcmp(name, PROTO_EVENT_SNAPSHOT) == 0) {

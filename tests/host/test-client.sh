@@ -25,6 +25,41 @@ expect_rc 3 "status --timeout 0.3 --socket against a mute peer"
 expect_err "latencyd did not answer in time"
 pass "--timeout, before the command and after it"
 
+# A peer whose replies have members of another type than the protocol's (an older, newer or
+# broken latencyd): latencyctl goes on without them or says so, and never crashes. It
+# answers the hello, then the request with $T/fake/reply and the lines of $T/fake/events.
+mkdir "$T/fake"
+cat >"$T/fake/latencyd" <<'EOF'
+#!/bin/bash
+dir=$(dirname "$0")
+read -r _
+echo '{"hello":{"protocol":1,"revision":0,"server":"latencyd","version":"0"}}'
+read -r _
+echo "{\"id\":1,\"ok\":true,\"result\":$(cat "$dir/reply")}"
+cat "$dir/events"
+EOF
+chmod +x "$T/fake/latencyd"
+socat UNIX-LISTEN:"$T/fake.sock",fork EXEC:"$T/fake/latencyd" &
+FAKE=$!
+wait_for 50 test -S "$T/fake.sock" || fail "socat did not listen"
+echo '{"request":1}' >"$T/fake/reply"
+cat >"$T/fake/events" <<'EOF'
+{"event":"suppressed","data":{"alert":{"tracker":null,"request":1}}}
+{"event":"snapshot","data":{"id":4,"causes":{"tracker":"manual","request":1}}}
+{"event":"snapshot","data":{"id":4,"causes":[{"tracker":7,"request":1}]}}
+{"event":"snapshot","data":{"id":5,"status":"complete","path":"/snap-5","causes":[{"tracker":"manual","request":1}]}}
+EOF
+run timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" record
+expect_rc 0 "record, past events with a null tracker or causes not an array"
+expect_out "Snapshot 5 recorded: /snap-5"
+echo '{"id":1,"path":null}' >"$T/fake/reply"
+: >"$T/fake/events"
+run timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" analyze 1
+expect_rc 1 "analyze ID, a show-snapshot reply with a null path"
+expect_err "latencyctl: analyze: snapshot 1 has no local path"
+kill "$FAKE"
+pass "record, analyze ID: members of another type in latencyd's replies"
+
 run "$LATENCYCTL"
 expect_rc 2 "no command"
 expect_err "Usage: latencyctl"
