@@ -4,6 +4,7 @@
  * is reported as "FILE:LINE: setting: problem", all of them, not just the first; the
  * caller decides whether to print, log or keep an older configuration.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "conf_internal.h"
 
 #define SAVED_FILE_MAX (1024 * 1024) /* a saved-settings file holds a few hundred bytes */
+#define CONF_FILE_MAX  (16 * 1024 * 1024)
 
 struct loader {
 	struct conf *conf;
@@ -29,6 +31,7 @@ struct loader {
 	unsigned errors;
 	bool saved;		      /* the saved-settings file: trackers.* only */
 	struct conf_entries *collect; /* saved settings found, as text */
+	const char *text;	      /* what is parsed, when it is no file's */
 };
 
 __attribute__((format(printf, 2, 3))) static void diag_add(struct loader *l, const char *fmt, ...)
@@ -41,41 +44,111 @@ __attribute__((format(printf, 2, 3))) static void diag_add(struct loader *l, con
 	va_end(ap);
 }
 
-/*
- * libconfig 1.5 keeps an integer without the L suffix in 32 bits: "max_bytes =
- * 10737418240;" reads as -2147483648. The literal is read again from the file: the value
- * it writes there, if libconfig's is that value cut to 32 bits; else libconfig's, V.
- * *TOO_BIG: the literal is a positive number past 64 bits (libconfig read -1).
- */
-static long long literal_int64(const config_setting_t *s, long long v, bool *too_big)
+static bool name_char(char c)
 {
-	const char *file = config_setting_source_file(s), *name = config_setting_name(s);
-	unsigned line = config_setting_source_line(s);
-	char buf[4096] = "", *p, *end;
-	long long big;
-	FILE *fp;
-
-	if (!file || !name || !line || !(fp = fopen(file, "re")))
-		return v;
-	for (unsigned i = 0; i < line && fgets(buf, sizeof(buf), fp); i++)
-		;
-	fclose(fp);
-	p = strstr(buf, name);
-	if (!p)
-		return v;
-	p += strcspn(p, "=:");
-	if (!*p)
-		return v;
-	errno = 0;
-	big = strtoll(p + 1, &end, 0);
-	*too_big = errno == ERANGE && big > 0;
-	if (errno || end == p + 1 || (int32_t)(uint32_t)(unsigned long long)big != (int32_t)v)
-		return v;
-	return big;
+	return isalnum((unsigned char)c) || c == '-' || c == '_' || c == '*';
 }
 
-/* The setting's value spelled as conf_set_value() takes it, or NULL with the problem in why. */
-static char *setting_text(config_setting_t *s, enum conf_kind kind, char *why, size_t whylen)
+/* The line setting S is on, from its file or else from TEXT; NULL when there is none. */
+static char *source_line(const config_setting_t *s, const char *text)
+{
+	const char *file = config_setting_source_file(s);
+	unsigned line = config_setting_source_line(s);
+	char *buf = NULL;
+	size_t size = 0;
+	ssize_t n = -1;
+	FILE *fp;
+
+	if (!line)
+		return NULL;
+	if (!file) {
+		for (unsigned i = 1; text && i < line; i++) {
+			text = strchr(text, '\n');
+			text = text ? text + 1 : NULL;
+		}
+		return text ? strndup(text, strcspn(text, "\n")) : NULL;
+	}
+	fp = fopen(file, "re");
+	if (!fp)
+		return NULL;
+	for (unsigned i = 0; i < line && (n = getline(&buf, &size, fp)) >= 0; i++)
+		;
+	fclose(fp);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * libconfig 1.5 keeps an integer without the L suffix in 32 bits: "max_bytes =
+ * 10737418240;" reads as -2147483648. The literal is read again from its line (TEXT's when
+ * it comes from no file): the value it writes there, if libconfig's is that value cut to 32
+ * bits; else libconfig's, V. The line may be of any length and hold other settings,
+ * "burst" after "peer_burst".
+ * *PAST: 1 when the literal is a number past 64 bits (libconfig read -1), -1 below (0).
+ */
+static long long literal_int64(const config_setting_t *s, const char *text, long long v, int *past)
+{
+	const char *name = config_setting_name(s);
+	size_t len = name ? strlen(name) : 0;
+	char *buf = name ? source_line(s, text) : NULL, *p, *end;
+	long long big, found = v;
+
+	for (p = buf; p && (p = strstr(p, name)); p += len) {
+		const char *q = p + len + strspn(p + len, " \t");
+
+		if ((p != buf && name_char(p[-1])) || (*q != '=' && *q != ':'))
+			continue;
+		errno = 0;
+		big = strtoll(q + 1, &end, 0);
+		if (errno == ERANGE && v == (big > 0 ? -1 : 0)) {
+			*past = big > 0 ? 1 : -1;
+			break;
+		}
+		if (!errno && end != q + 1 &&
+		    (int32_t)(uint32_t)(unsigned long long)big == (int32_t)v) {
+			found = big;
+			break;
+		}
+	}
+	free(buf);
+	return found;
+}
+
+/* An integer setting's text, read again from its line past 32 bits (literal_int64). */
+static char *int_text(config_setting_t *s, const char *text, bool negative_ok, char *why,
+		      size_t whylen)
+{
+	long long v = config_setting_get_int64(s);
+	char *ret;
+	int past = 0;
+
+	if (config_setting_type(s) == CONFIG_TYPE_INT)
+		v = literal_int64(s, text, v, &past);
+	if (past) {
+		snprintf(why, whylen, "the number is %s %lld", past > 0 ? "past" : "below",
+			 past > 0 ? LLONG_MAX : LLONG_MIN);
+		return NULL;
+	}
+	if (v < 0 && !negative_ok) {
+		snprintf(why, whylen, "%lld is negative", v);
+		return NULL;
+	}
+	if (asprintf(&ret, "%lld", v) < 0) {
+		snprintf(why, whylen, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	return ret;
+}
+
+/*
+ * The setting's value spelled as conf_set_value() takes it, or NULL with the problem in why.
+ * SOURCE: the text parsed, when it is no file's.
+ */
+static char *setting_text(config_setting_t *s, enum conf_kind kind, const char *source, char *why,
+			  size_t whylen)
 {
 	static const char *const expected[] = {
 		[KIND_STRING] = "expected a string",
@@ -97,9 +170,8 @@ static char *setting_text(config_setting_t *s, enum conf_kind kind, char *why, s
 		/* A bare number reaches the parser, which asks for a unit (0 means off). */
 		if (t == CONFIG_TYPE_STRING)
 			text = strdup(config_setting_get_string(s));
-		else if ((t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) &&
-			 asprintf(&text, "%lld", config_setting_get_int64(s)) < 0)
-			text = NULL;
+		else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
+			return int_text(s, source, true, why, whylen);
 		break;
 	case KIND_BOOL:
 		if (t == CONFIG_TYPE_BOOL)
@@ -108,22 +180,7 @@ static char *setting_text(config_setting_t *s, enum conf_kind kind, char *why, s
 	case KIND_INT:
 	case KIND_NUMBER:
 		if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
-			long long v = config_setting_get_int64(s);
-			bool too_big = false;
-
-			if (t == CONFIG_TYPE_INT)
-				v = literal_int64(s, v, &too_big);
-			if (too_big) {
-				snprintf(why, whylen, "the number is past %lld", LLONG_MAX);
-				return NULL;
-			}
-
-			if (v < 0) {
-				snprintf(why, whylen, "%lld is negative", v);
-				return NULL;
-			}
-			if (asprintf(&text, "%lld", v) < 0)
-				text = NULL;
+			return int_text(s, source, false, why, whylen);
 		} else if (kind == KIND_NUMBER && t == CONFIG_TYPE_FLOAT) {
 			if (asprintf(&text, "%.17g", config_setting_get_float(s)) < 0)
 				text = NULL;
@@ -217,7 +274,7 @@ static void walk(struct loader *l, config_setting_t *group, const char *prefix, 
 			diag_add(l, "%s:%u: %s: unknown setting", sfile, line, name);
 			continue;
 		}
-		char *text = setting_text(s, conf_kind_of(k->type), why, sizeof(why));
+		char *text = setting_text(s, conf_kind_of(k->type), l->text, why, sizeof(why));
 
 		if (!text) {
 			diag_add(l, "%s:%u: %s: %s", sfile, line, name, why);
@@ -278,19 +335,44 @@ static void parse_config(struct loader *l, config_t *cfg, int ok, const char *na
  * that to latencyd. Every @include line, and theirs in turn, must name a regular file; a
  * missing one is left to libconfig, which reports it.
  */
-static char *conf_slurp(const char *path, size_t max);
+static char *conf_slurp(const char *path, size_t max, size_t *len);
+
+/* The line of TEXT's first NUL byte, 0 when it has none. */
+static unsigned nul_line(const char *text, size_t len)
+{
+	const char *nul = memchr(text, 0, len);
+	unsigned nr = 1;
+
+	if (!nul)
+		return 0;
+	for (const char *p = text; (p = memchr(p, '\n', (size_t)(nul - p))); p++)
+		nr++;
+	return nr;
+}
 
 static void check_includes(struct loader *l, const char *path, unsigned depth)
 {
 	char *text, *line, *next, target[PATH_MAX];
 	unsigned nr = 0;
 	struct stat st;
+	size_t len;
 
 	if (depth > INCLUDE_DEPTH_MAX)
 		return;
-	text = conf_slurp(path, SAVED_FILE_MAX * 16);
-	if (!text)
-		return; /* libconfig says why */
+	text = conf_slurp(path, CONF_FILE_MAX, &len);
+	if (!text) {
+		/* What cannot be checked is not read: libconfig would follow its @include. */
+		if (errno == EFBIG)
+			diag_add(l, "%s: larger than %d MiB", path, CONF_FILE_MAX >> 20);
+		return; /* else libconfig says why */
+	}
+	/* Past a NUL byte the lines below are not seen, and libconfig reads on in a comment. */
+	nr = nul_line(text, len);
+	if (nr) {
+		diag_add(l, "%s:%u: a NUL byte: not a text file", path, nr);
+		free(text);
+		return;
+	}
 	for (line = text; line && *line; line = next) {
 		const char *p = line, *end;
 
@@ -337,9 +419,11 @@ static void read_string(struct loader *l, const char *text, const char *name)
 		diag_add(l, "%s: @include is not allowed here", name);
 		return;
 	}
+	l->text = text;
 	config_init(&cfg);
 	parse_config(l, &cfg, config_read_string(&cfg, text), name);
 	config_destroy(&cfg);
+	l->text = NULL;
 }
 
 int conf_parse_string(struct conf *c, const char *text, const char *name, bool saved,
@@ -364,8 +448,8 @@ void conf_entries_clear(struct conf_entries *e)
 	}
 }
 
-/* The whole file in memory (it is small): NULL and errno set on failure. */
-static char *conf_slurp(const char *path, size_t max)
+/* The whole file in memory (it is small), *LEN its bytes: NULL and errno set on failure. */
+static char *conf_slurp(const char *path, size_t max, size_t *len)
 {
 	FILE *f = fopen(path, "re");
 	char *buf;
@@ -381,6 +465,7 @@ static char *conf_slurp(const char *path, size_t max)
 		errno = n > max ? EFBIG : EIO;
 	} else if (buf) {
 		buf[n] = 0;
+		*len = n;
 	}
 	fclose(f);
 	return buf;
@@ -389,12 +474,14 @@ static char *conf_slurp(const char *path, size_t max)
 int conf_read_saved(const char *path, struct conf_entries *ret, struct conf_diag *diag)
 {
 	struct loader l = {.diag = diag, .saved = true, .collect = ret};
+	unsigned nul;
+	size_t len;
 	char *text;
 	int r;
 
 	ret->v = NULL;
 	ret->n = 0;
-	text = conf_slurp(path, SAVED_FILE_MAX);
+	text = conf_slurp(path, SAVED_FILE_MAX, &len);
 	if (!text) {
 		if (errno == ENOENT)
 			return 0;
@@ -407,8 +494,9 @@ int conf_read_saved(const char *path, struct conf_entries *ret, struct conf_diag
 		free(text);
 		return r;
 	}
-	if (memchr(text, 0, strlen(text) + 1) != text + strlen(text))
-		diag_add(&l, "%s: not a text file", path);
+	nul = nul_line(text, len);
+	if (nul)
+		diag_add(&l, "%s:%u: a NUL byte: not a text file", path, nul);
 	else
 		read_string(&l, text, path);
 	free(text);
@@ -465,7 +553,7 @@ out:
 
 int conf_load(const struct conf_source *src, struct conf **ret, struct conf_diag *diag)
 {
-	struct loader l = {NULL, diag, 0, false, NULL};
+	struct loader l = {.diag = diag};
 	struct stat st;
 	int r;
 

@@ -239,6 +239,16 @@ static int set_buckets(const char *value, struct conf_buckets *field, char *why,
 			r = -EINVAL;
 			break;
 		}
+		/* The waiter takes the first bucket of a tracker: a second would be ignored. */
+		for (size_t i = 0; i < v.n && r == 0; i++) {
+			if (strcmp(v.v[i].tracker, v.v[v.n].tracker) != 0)
+				continue;
+			snprintf(why, whylen, "'%s': tracker '%s' has a bucket already", tok,
+				 v.v[v.n].tracker);
+			r = -EINVAL;
+		}
+		if (r < 0)
+			break;
 		v.n++;
 	}
 	free(copy);

@@ -445,6 +445,38 @@ static void test_int64(void)
 		 &diag);
 	ASSERT_TRUE(!c); /* a negative number stays one */
 	ASSERT_CONTAINS(diag.lines[0], "-2147483648 is negative");
+
+	/* A line of any length before it, and another setting ending in the same name. */
+	{
+		char text[8192];
+
+		memset(text, '#', 5000);
+		snprintf(text + 5000, sizeof(text) - 5000,
+			 "\nretention: { max_bytes = 10737418240; };\n");
+		c = load(write_file("int64.conf", text), true, &diag);
+		ASSERT_TRUE(c);
+		ASSERT_EQ(c->retention.max_bytes, UINT64_C(10737418240));
+		conf_free(c);
+	}
+	c = load(write_file("int64.conf",
+			    "fleet: { peer_burst = 3; }; ratelimit: { burst = 4294967299; };\n"),
+		 true, &diag);
+	ASSERT_TRUE(!c);
+	ASSERT_CONTAINS(diag.lines[0], "ratelimit.burst: '4294967299' is not an integer");
+
+	/* A bare number as a duration: the unit asked for, never a 32-bit remainder ("0": off). */
+	c = load(write_file("int64.conf", "trackers: { syscalls: { timeout = 4294967296; }; };\n"
+					  "session: { history = 8589934593; };\n"),
+		 true, &diag);
+	ASSERT_TRUE(!c);
+	ASSERT_EQ(diag.n, 2);
+	ASSERT_CONTAINS(diag.lines[0],
+			"trackers.syscalls.timeout: '4294967296': a unit is required");
+	ASSERT_CONTAINS(diag.lines[1], "session.history: '8589934593': a unit is required");
+	c = load(write_file("int64.conf", "session: { history = -99999999999999999999; };\n"), true,
+		 &diag);
+	ASSERT_TRUE(!c);
+	ASSERT_CONTAINS(diag.lines[0], "session.history: the number is below");
 	conf_diag_clear(&diag);
 }
 
@@ -472,6 +504,12 @@ static void test_cpus(void)
 	ASSERT_EQ(conf_set(c, "ratelimit.trackers", "x=1/2", &diag), -EINVAL);
 	ASSERT_TRUE(strstr(diag.lines[diag.n - 1], "did you mean") == NULL);
 	ASSERT_EQ(conf_set(c, "ratelimit.trackers", "offcpu=1/2,wakeup=1/1", &diag), 0);
+	/* One bucket per tracker: a second one for it would never be used. */
+	ASSERT_EQ(conf_set(c, "ratelimit.trackers", "wakeup=1/2,offcpu=1/2,wakeup=0.1/1", &diag),
+		  -EINVAL);
+	ASSERT_STREQ(diag.lines[diag.n - 1],
+		     "ratelimit.trackers: 'wakeup=0.1/1': tracker 'wakeup' has a bucket already");
+	ASSERT_EQ(c->ratelimit.trackers.n, 2); /* kept */
 	conf_free(c);
 	conf_diag_clear(&diag);
 }
@@ -551,6 +589,30 @@ static void test_saved(void)
 	conf_free(c);
 	conf_diag_clear(&diag);
 
+	/* A NUL byte: the text past it would be lost, so the whole file is ignored. */
+	snprintf(text, sizeof(text), "trackers: { wakeup: { threshold = \"2ms\"; }; };\n%c\n", 0);
+	{
+		FILE *f = fopen(saved, "w");
+
+		ASSERT_TRUE(f);
+		fwrite(text, 1, strlen(text) + 2, f); /* its NUL byte, then a newline */
+		fclose(f);
+	}
+	ASSERT_EQ(conf_read_saved(saved, &e, &diag), -EINVAL);
+	ASSERT_EQ(e.n, 0);
+	snprintf(text, sizeof(text), "%s:2: a NUL byte: not a text file", saved);
+	ASSERT_STREQ(diag.lines[0], text);
+	conf_diag_clear(&diag);
+
+	/* Past 2^31 a number is what the saved file writes too, not its 32 bits (16 here). */
+	write_file("saved.conf",
+		   "trackers: {\n  irq: { alert_rate = 5; max_keys = 4294967312; };\n};\n");
+	ASSERT_EQ(conf_read_saved(saved, &e, &diag), -EINVAL);
+	snprintf(text, sizeof(text), "%s:2: trackers.irq.max_keys: '4294967312' is not 0 nor",
+		 saved);
+	ASSERT_CONTAINS(diag.lines[0], text);
+	conf_diag_clear(&diag);
+
 	/* Saving off: the file is not even read. */
 	snprintf(text, sizeof(text), "control: { save_file = \"\"; };\n");
 	src.path = write_file("main.conf", text);
@@ -581,6 +643,44 @@ static void test_include(void)
 	c = load(write_file("outer.conf", text), true, &diag);
 	ASSERT_TRUE(c && !c->session.enabled);
 	conf_free(c);
+	conf_diag_clear(&diag);
+}
+
+/*
+ * The @include check must see every line libconfig reads: past a NUL byte in a comment, or
+ * in a file too large to check, an @include of a directory would still exit() latencyd.
+ */
+static void test_include_unseen(void)
+{
+	struct conf_diag diag = {0};
+	char path[PATH_MAX], want[PATH_MAX + 64];
+	struct conf *c;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/nul.conf", dir);
+	f = fopen(path, "w");
+	ASSERT_TRUE(f);
+	fprintf(f, "log: { level = \"info\"; };\n# a%cb\n@include \"%s\"\n", 0, dir);
+	fclose(f);
+	c = load(path, true, &diag);
+	ASSERT_TRUE(c == NULL);
+	snprintf(want, sizeof(want), "%s:2: a NUL byte: not a text file", path);
+	ASSERT_STREQ(diag.lines[0], want);
+	conf_diag_clear(&diag);
+
+	snprintf(path, sizeof(path), "%s/huge.conf", dir);
+	f = fopen(path, "w");
+	ASSERT_TRUE(f);
+	fputc('#', f);
+	for (int i = 0; i < 17 * 1024; i++)
+		fprintf(f, "%01023d", 0);
+	fprintf(f, "\n@include \"%s\"\n", dir);
+	fclose(f);
+	c = load(path, true, &diag);
+	ASSERT_TRUE(c == NULL);
+	snprintf(want, sizeof(want), "%s: larger than 16 MiB", path);
+	ASSERT_STREQ(diag.lines[0], want);
+	unlink(path);
 	conf_diag_clear(&diag);
 }
 
@@ -638,6 +738,7 @@ int main(void)
 	RUN(test_saved);
 	RUN(test_literal);
 	RUN(test_include);
+	RUN(test_include_unseen);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : 1;
 }
