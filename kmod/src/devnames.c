@@ -17,22 +17,35 @@
 
 #include <trace/events/latency_tracker.h>
 
-/* One line, without its newline: "MAJOR:MINOR NAME". */
+/*
+ * One line, without its newline: "MAJOR:MINOR NAME", two decimal numbers and one space.
+ * Not sscanf(), whose %u skips blanks and wraps past 32 bits, and a blank in whose format
+ * matches none: it would take " 8:0 sda", "8:0sda" and "4294967304:0 sda" (as 8:0).
+ */
 static int lt_devname_line(const char *line, size_t len)
 {
-	char name[LATENCY_TRACKER_DEVNAME_LEN], text[64];
+	char text[64], *minor_s, *name;
 	unsigned int major, minor;
-	int n = 0;
-	size_t i;
+	size_t i, nlen;
 
-	if (!len || len >= sizeof(text))
+	if (!len || len >= sizeof(text) || memchr(line, '\0', len))
 		return -EINVAL;
 	memcpy(text, line, len);
 	text[len] = '\0';
-	if (sscanf(text, "%u:%u %31s%n", &major, &minor, name, &n) != 3 || n != (int)len ||
-	    major > MAJOR(~0U) || minor > MINOR(~0U))
+	minor_s = strchr(text, ':');
+	name = minor_s ? strchr(minor_s, ' ') : NULL;
+	if (!name)
 		return -EINVAL;
-	for (i = 0; name[i]; i++)
+	*minor_s++ = '\0';
+	*name++ = '\0';
+	/* kstrtouint() takes a leading '+': a digit first. It refuses what overflows. */
+	if (!isdigit(text[0]) || !isdigit(minor_s[0]) || kstrtouint(text, 10, &major) ||
+	    kstrtouint(minor_s, 10, &minor) || major > MAJOR(~0U) || minor > MINOR(~0U))
+		return -EINVAL;
+	nlen = strlen(name);
+	if (!nlen || nlen >= LATENCY_TRACKER_DEVNAME_LEN)
+		return -EINVAL;
+	for (i = 0; i < nlen; i++)
 		if (!isalnum(name[i]) && name[i] != '.' && name[i] != '_' && name[i] != '-')
 			return -EINVAL;
 	trace_latency_tracker_device_name(MKDEV(major, minor), name);

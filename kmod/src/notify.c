@@ -335,6 +335,7 @@ static ssize_t lt_read(struct file *file, char __user *ubuf, size_t count, loff_
 {
 	struct lt_reader *rd = file->private_data;
 	size_t rsize = sizeof(struct latency_tracker_record);
+	wait_queue_head_t *wq;
 	unsigned int max, n;
 	u64 saved;
 	ssize_t ret;
@@ -357,7 +358,15 @@ static ssize_t lt_read(struct file *file, char __user *ubuf, size_t count, loff_
 		mutex_unlock(&rd->lock);
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		ret = wait_event_interruptible(*lt_reader_wq(rd), lt_reader_pending(rd));
+		/*
+		 * One queue for the whole wait: wait_event_interruptible() evaluates its queue
+		 * at every prepare and at the finish, and a thread whose affinity changes while
+		 * it sleeps (sched_setaffinity(), a cpuset, its CPU going offline) would then
+		 * unlink its entry from one queue under another queue's lock, racing with
+		 * lt_ring_wake() on the first.
+		 */
+		wq = lt_reader_wq(rd);
+		ret = wait_event_interruptible(*wq, lt_reader_pending(rd));
 		if (ret)
 			return ret;
 	}

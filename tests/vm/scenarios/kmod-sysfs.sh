@@ -88,13 +88,20 @@ pass "good writes take effect; stats count the alerts"
 [ "$(stat -c %a $R/device_names)" = 200 ] || fail "device_names is not write-only (root's)"
 printf '254:0 vda\n8:17 sdb1\n' >$R/device_names || fail "good device_names refused"
 printf '259:3 nvme0n1p3' >$R/device_names || fail "a line without its newline refused"
+printf '4095:1048575 %031d\n' 0 >$R/device_names || fail "largest dev_t, longest name refused"
+# Two decimal numbers and one space, nothing else: no blanks around them, no sign, no
+# number wider than 32 bits (4294967550 would wrap to 254).
 for bad in 'vda' '254 vda' '254:0' '254:0 ' '254:0 v/da' '254:0 a b' 'x:0 vda' '4096:0 vda' \
 	'254:1048576 vda' "254:0 $(printf '%032d' 0)" '254:0 vda
-garbage'; do
+garbage' '254:0vda' ' 254:0 vda' '254: 0 vda' '254:0  vda' "$(printf '254:0\tvda')" \
+	'+254:0 vda' '4294967550:0 vda' '254:4294967296 vda' '254:0:1 vda'; do
 	if { printf '%s\n' "$bad" >$R/device_names; } 2>/dev/null; then
 		fail "device_names took '$bad'"
 	fi
 done
+if { printf '254:0 vda\000x\n' >$R/device_names; } 2>/dev/null; then
+	fail "device_names took a line with a NUL byte"
+fi
 pass "device_names takes MAJOR:MINOR NAME lines, refuses the others"
 
 rmmod latency_tracker_selftest || fail "rmmod latency_tracker_selftest"
