@@ -207,6 +207,10 @@ void an_missing(const struct an_log *log, struct an_vec *missing);
 char *an_strdup(const char *s);
 char *an_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void an_strs_free(struct an_vec *v);
+/* A name from the trace made UTF-8, in place: a task sets its comm to any bytes, and the
+ * kernel cuts it at 15 bytes, inside a character as well; JSON and LAMI must be UTF-8. Each
+ * byte that starts no well-formed character becomes '?'. */
+void an_utf8_mend(char *s);
 /* "12.3 ms" */
 void an_dur_text(char *buf, size_t size, uint64_t ns);
 

@@ -25,6 +25,7 @@ void an_disk_add(struct an_log *log, uint32_t dev, const char *name)
 		return;
 	d->dev = dev;
 	snprintf(d->name, sizeof(d->name), "%s", name);
+	an_utf8_mend(d->name);
 }
 
 void an_disks_from_known(struct an_log *log, const struct an_known *known)

@@ -121,8 +121,10 @@ bool an_irq_name_set(struct an_log *log, int32_t irq, const char *name)
 	if (!slot || !inserted)
 		return false;
 	s = an_vec_push(&log->irqname_v);
-	if (s && (*s = strdup(name)))
+	if (s && (*s = strdup(name))) {
+		an_utf8_mend(*s);
 		*slot = (uint32_t)log->irqname_v.n;
+	}
 	return s != NULL;
 }
 

@@ -25,7 +25,10 @@ struct cpu_ctx {
 
 /*
  * Who kept a runnable task off its CPU: the task that held that CPU longest over the wait,
- * not merely the last one before it ran (a kworker slipping in after a 60 ms hog).
+ * not merely the last one before it ran (a kworker slipping in after a 60 ms hog). Every
+ * CPU's holders are kept: sched_waking's target_cpu is the CPU the task last ran on, taken
+ * before the wakeup chooses where it will run, so the CPU waited for is only known once the
+ * task is switched in there.
  */
 #define NHOLD 8
 
@@ -62,17 +65,28 @@ const char *an_state_name(uint8_t state)
 
 /* The replay of one task: its current interval, and what it has done so far. */
 struct track {
-	int32_t tid; /* the task */
-	int32_t sys; /* its system call in progress, -1 */
+	const struct an_log *log;
+	int32_t tid;	  /* the task */
+	int32_t sys;	  /* its system call in progress, -1 */
+	int32_t wait_cpu; /* runnable: the CPU it was woken for or preempted on */
 	struct an_interval cur;
-	struct holders hold; /* of the current runnable interval's CPU */
+	struct holders *hold; /* per CPU, over the current runnable interval */
+	unsigned ncpu;
 	uint64_t t0, t1;
 	struct an_vec *out;
 	int err;
 };
 
-/* Ends the current interval at ts (clipped to [t0, t1]) and starts a new one. */
-static void move(struct track *k, uint64_t ts, uint8_t state)
+/* When CPU's history in the snapshot starts (its first event); 0: not known. */
+static uint64_t history_start(const struct track *k, int32_t cpu)
+{
+	const struct an_vec *first = &k->log->cpu_first;
+
+	return cpu >= 0 && (size_t)cpu < first->n ? *AN_AT(first, uint64_t, cpu) : 0;
+}
+
+/* The current interval up to ts, clipped to [t0, t1], into the timeline. */
+static void emit(struct track *k, uint64_t ts)
 {
 	struct an_interval *iv;
 	uint64_t a = k->cur.t0 > k->t0 ? k->cur.t0 : k->t0;
@@ -88,6 +102,35 @@ static void move(struct track *k, uint64_t ts, uint8_t state)
 			iv->t1 = b;
 		}
 	}
+}
+
+/*
+ * A runnable wait before the history of the CPU it waited for (or ran on at last) begins
+ * may have ended there unseen: the task ran, then was preempted or slept again. That part is
+ * unknown, not runnable.
+ */
+static void unseen_wait(struct track *k, uint64_t ts)
+{
+	uint64_t late = history_start(k, k->wait_cpu), on = history_start(k, k->cur.cpu);
+	struct an_interval wait = k->cur;
+
+	late = on > late ? on : late;
+	if (late <= k->cur.t0)
+		return;
+	late = late < ts ? late : ts;
+	k->cur.state = ST_UNKNOWN;
+	k->cur.cpu = k->cur.by = -1;
+	emit(k, late);
+	k->cur = wait;
+	k->cur.t0 = late;
+}
+
+/* Ends the current interval at ts (clipped to [t0, t1]) and starts a new one. */
+static void move(struct track *k, uint64_t ts, uint8_t state)
+{
+	if (k->cur.state == ST_RUNNABLE)
+		unseen_wait(k, ts);
+	emit(k, ts);
 	k->cur.t0 = ts;
 	k->cur.state = state;
 	k->cur.wake = WK_NONE;
@@ -97,13 +140,24 @@ static void move(struct track *k, uint64_t ts, uint8_t state)
 	k->cur.pkt = -1;
 }
 
-static void hold_credit(struct track *k, int32_t tid, uint64_t from, uint64_t to)
+static void hold_reset(struct track *k)
 {
-	struct holders *h = &k->hold;
+	for (unsigned i = 0; i < k->ncpu; i++)
+		k->hold[i].n = 0;
+}
+
+static void hold_credit(struct track *k, unsigned cpu, int32_t tid, uint64_t from, uint64_t to)
+{
+	struct holders *h = &k->hold[cpu < k->ncpu ? cpu : 0];
 	unsigned i;
 
+	/* Who held it over the part of the wait the timeline shows, which it is said of. */
 	if (from < k->cur.t0)
 		from = k->cur.t0;
+	if (from < k->t0)
+		from = k->t0;
+	if (to > k->t1)
+		to = k->t1;
 	if (tid < 0 || to <= from)
 		return;
 	for (i = 0; i < h->n && h->tid[i] != tid; i++)
@@ -159,22 +213,35 @@ static struct cpu_ctx *cpus_new(unsigned ncpu)
 /* A sched_switch on C's CPU: the task switched out (blocked or preempted) or in. */
 static void on_switch(struct track *k, struct cpu_ctx *c, const struct an_ev *e)
 {
-	if (k->cur.state == ST_RUNNABLE && e->cpu == k->cur.cpu)
-		hold_credit(k, e->a, c->since, e->ts);
+	if (k->cur.state == ST_RUNNABLE)
+		hold_credit(k, e->cpu, e->a, c->since, e->ts);
 	if (e->a == k->tid) {
 		uint8_t st = blocked_state(e->d);
+		uint64_t since = history_start(k, e->cpu);
 
+		/* Switched out by its CPU's first switch: it ran there since that CPU's history
+		 * began, whatever the trace said of it before (its wakeup or switch there
+		 * unseen). */
+		if (c->cur < 0 && since && k->cur.state != ST_RUNNING &&
+		    k->cur.state != ST_EXITED) {
+			k->cur.cpu = k->cur.state == ST_RUNNABLE ? e->cpu : k->cur.cpu;
+			move(k, since > k->cur.t0 ? since : k->cur.t0, ST_RUNNING);
+			k->cur.cpu = e->cpu;
+			k->cur.syscall = k->sys;
+		}
 		move(k, e->ts, st);
 		k->cur.syscall = k->sys;
 		k->cur.cpu = e->cpu;
-		k->hold.n = 0;
+		k->wait_cpu = e->cpu;
+		hold_reset(k);
 		if (st == ST_RUNNABLE)
 			k->cur.by = e->b;
 	}
 	if (e->b == k->tid) {
 		/* A woken task waited behind whoever held its CPU the longest. */
 		if (k->cur.state == ST_RUNNABLE)
-			k->cur.by = hold_longest(&k->hold, k->cur.by >= 0 ? k->cur.by : e->a);
+			k->cur.by = hold_longest(&k->hold[e->cpu < k->ncpu ? e->cpu : 0],
+						 k->cur.by >= 0 ? k->cur.by : e->a);
 		if (k->cur.state == ST_RUNNABLE)
 			k->cur.cpu = e->cpu;
 		move(k, e->ts, ST_RUNNING);
@@ -217,9 +284,9 @@ static void on_waking(struct track *k, const struct cpu_ctx *c, const struct an_
 		k->cur.pkt = c->rx;
 	/* The blocked interval ends here, with its waker. */
 	move(k, e->ts, ST_RUNNABLE);
-	k->cur.cpu = e->b;
+	k->cur.cpu = k->wait_cpu = e->b;
 	k->cur.syscall = k->sys;
-	k->hold.n = 0;
+	hold_reset(k);
 }
 
 /* The context a CPU runs in (interrupt, softirq, timer expiry): who would wake a task there. */
@@ -305,11 +372,22 @@ int an_timeline(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1,
 {
 	unsigned ncpu = log->ncpu ? log->ncpu : 1;
 	struct cpu_ctx *cpu = cpus_new(ncpu);
-	struct track k = {.tid = tid, .sys = -1, .t0 = t0, .t1 = t1, .out = out};
+	struct track k = {.log = log,
+			  .tid = tid,
+			  .sys = -1,
+			  .wait_cpu = -1,
+			  .t0 = t0,
+			  .t1 = t1,
+			  .out = out,
+			  .ncpu = ncpu};
 	const struct an_ev *ev = log->ev.v;
 
-	if (!cpu)
+	k.hold = calloc(ncpu, sizeof(*k.hold));
+	if (!cpu || !k.hold) {
+		free(cpu);
+		free(k.hold);
 		return -1;
+	}
 	k.cur.t0 = log->first_ts;
 	k.cur.state = ST_UNKNOWN;
 	k.cur.cpu = k.cur.by = k.cur.who = k.cur.via = k.cur.syscall = k.cur.pkt = -1;
@@ -319,11 +397,12 @@ int an_timeline(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1,
 	if (k.cur.state == ST_RUNNABLE && k.cur.cpu >= 0 && (unsigned)k.cur.cpu < ncpu) {
 		const struct cpu_ctx *w = &cpu[k.cur.cpu];
 
-		hold_credit(&k, w->cur, w->since, t1);
-		k.cur.by = hold_longest(&k.hold, k.cur.by >= 0 ? k.cur.by : w->cur);
+		hold_credit(&k, (unsigned)k.cur.cpu, w->cur, w->since, t1);
+		k.cur.by = hold_longest(&k.hold[k.cur.cpu], k.cur.by >= 0 ? k.cur.by : w->cur);
 	}
 	if (!k.err)
 		move(&k, t1, ST_UNKNOWN);
 	free(cpu);
+	free(k.hold);
 	return k.err;
 }

@@ -216,6 +216,7 @@ static void set_comm(struct an_decoder *d, int32_t tid, const char *comm)
 	if (strncmp(t->comm, comm, AN_COMM_LEN) != 0) {
 		strncpy(t->comm, comm, AN_COMM_LEN);
 		t->comm[AN_COMM_LEN] = 0;
+		an_utf8_mend(t->comm);
 	}
 }
 
@@ -294,6 +295,8 @@ static void alert(struct an_decoder *d, const bt_field *p, const bt_clock_class 
 	f = member(p, "comm");
 	if (f && bt_field_get_class_type(f) == BT_FIELD_CLASS_TYPE_STRING)
 		snprintf(a->comm, sizeof(a->comm), "%s", bt_field_string_get_value(f));
+	an_utf8_mend(a->tracker);
+	an_utf8_mend(a->comm);
 	f = member(p, "data");
 	if (f && bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_ARRAY))
 		for (uint64_t i = 0; i < 4 && i < bt_field_array_get_length(f); i++) {

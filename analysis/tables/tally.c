@@ -239,8 +239,12 @@ int an_tally(const struct an_log *log, uint64_t begin, uint64_t end, struct tall
 	    an_io_kinds(log, &t->sys_io) < 0)
 		return -1;
 	for (unsigned i = 0; i < ncpu; i++) {
+		uint64_t first = i < log->cpu_first.n ? *AN_AT(&log->cpu_first, uint64_t, i) : 0;
+
 		t->cur[i] = -1;
-		t->since[i] = begin;
+		/* A CPU's first switch-out is known to have run since its history began, not
+		 * since the window's: a flight recorder's busier CPU starts later. */
+		t->since[i] = first > begin ? first : begin;
 	}
 	for (size_t i = 0; i < log->ev.n; i++)
 		if (on_event(t, &ev[i]) < 0)

@@ -456,6 +456,193 @@ static void test_longest_holder(void)
 	r = saved;
 }
 
+/*
+ * sched_waking's target_cpu is the CPU the task last ran on (CPU 0, a hog's), not the one
+ * the wakeup then chose: the task runs on CPU 1, out of idle. Its wait is CPU 1's.
+ */
+static void test_woken_elsewhere(void)
+{
+	enum { KWORKER = 40 };
+	struct an_result *saved = r;
+	struct an_vec hist = AN_VEC(struct an_interval);
+	const struct an_interval *iv = NULL;
+
+	r = an_result_new("/test");
+	ASSERT_TRUE(r);
+	r->log.ncpu = 2;
+	ev(0, 0, EV_SWITCH, A, HOG, 1); /* A blocks on CPU 0, the hog runs there */
+	ev(0, 1, EV_SWITCH, B, 0, 1);	/* CPU 1 goes idle */
+	ev(1, 1, EV_WAKING, A, 0, 0);	/* target_cpu: where A last ran */
+	ev(2, 0, EV_SWITCH, HOG, KWORKER, 0);
+	ev(3, 1, EV_SWITCH, 0, A, 0); /* A runs on CPU 1 */
+	ASSERT_EQ(an_timeline(&r->log, A, T0, T0 + 5 * MS, &hist), 0);
+	for (size_t i = 0; i < hist.n; i++)
+		if (AN_AT(&hist, struct an_interval, i)->state == ST_RUNNABLE)
+			iv = AN_AT(&hist, struct an_interval, i);
+	ASSERT_TRUE(iv);
+	ASSERT_EQ(iv->cpu, 1);
+	ASSERT_EQ(iv->by, 0); /* CPU 1 idle, not "held by" CPU 0's hog */
+	an_vec_free(&hist);
+	an_result_free(r);
+	r = saved;
+}
+
+/* Woken while a hog held its CPU, still waiting once the hog left it idle: over the part of
+ * the wait shown (the window begins after the hog left), the CPU was idle. */
+static void test_holder_in_window(void)
+{
+	struct an_result *saved = r;
+	struct an_vec hist = AN_VEC(struct an_interval);
+	const struct an_interval *iv;
+
+	r = an_result_new("/test");
+	ASSERT_TRUE(r);
+	r->log.ncpu = 2;
+	ev(0, 0, EV_SWITCH, A, HOG, 1);
+	ev(1, 1, EV_WAKING, A, 0, 0);
+	ev(20, 0, EV_SWITCH, HOG, 0, 1); /* the hog sleeps, CPU 0 idle */
+	ev(30, 0, EV_SWITCH, 0, A, 0);
+	ASSERT_EQ(an_timeline(&r->log, A, T0 + 20 * MS, T0 + 40 * MS, &hist), 0);
+	iv = AN_AT(&hist, struct an_interval, 0);
+	ASSERT_EQ(iv->state, ST_RUNNABLE);
+	ASSERT_EQ(iv->t0, T0 + 20 * MS);
+	ASSERT_EQ(iv->by, 0);
+	an_vec_free(&hist);
+	an_result_free(r);
+	r = saved;
+}
+
+/* Each CPU's first event, as the reader records it: where its history in the snapshot starts. */
+static void cpu_first_from_events(void)
+{
+	for (size_t i = 0; i < r->log.ev.n; i++) {
+		const struct an_ev *e = AN_AT(&r->log.ev, struct an_ev, i);
+
+		while (r->log.cpu_first.n <= e->cpu)
+			ASSERT_TRUE(an_vec_push(&r->log.cpu_first));
+		if (!*AN_AT(&r->log.cpu_first, uint64_t, e->cpu))
+			*AN_AT(&r->log.cpu_first, uint64_t, e->cpu) = e->ts;
+	}
+}
+
+static const struct an_cell *process_row(const struct an_table *t, int32_t tid)
+{
+	for (size_t i = 0; i < an_rows(t); i++) {
+		const struct an_cell *c = AN_AT(&t->cells, struct an_cell, i * t->cls->ncols);
+
+		if (c[0].v == tid)
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * A flight recorder's busier CPU keeps a shorter history: CPU 1's starts 60 ms after CPU 0's.
+ * The task its first switch takes off it ran there since that history began, as far as the
+ * trace knows, not since the window's start.
+ */
+static void test_cpu_history_late(void)
+{
+	struct an_result *saved = r;
+	struct an_options opt = {.tables = true};
+	const struct an_table *t;
+	const struct an_cell *c;
+	char *why = NULL;
+	uint64_t first1, out1 = T0 + 70 * MS;
+
+	r = an_result_new("/test");
+	ASSERT_TRUE(r);
+	r->log.ncpu = 2;
+	comm(B, "worker");
+	comm(HOG, "hog");
+	ev(0, 0, EV_SWITCH, 0, B, 0);
+	ev(60, 1, EV_IRQ_ENTRY, 11, 0, 0); /* CPU 1's history starts */
+	ev(60, 1, EV_IRQ_EXIT, 11, 0, 0);
+	ev(70, 1, EV_SWITCH, HOG, 0, 1);
+	ev(100, 0, EV_SWITCH, B, 0, 1);
+	cpu_first_from_events();
+	first1 = *AN_AT(&r->log.cpu_first, uint64_t, 1);
+	ASSERT_EQ(an_compute(r, &opt, &why), 0);
+	t = find_table("cpu-usage-per-process");
+	ASSERT_TRUE(t);
+	c = process_row(t, HOG);
+	ASSERT_TRUE(c);
+	ASSERT_EQ(c[2].v, (long long)(out1 - first1));
+	c = process_row(t, B);
+	ASSERT_TRUE(c);
+	ASSERT_EQ(c[2].v, (long long)(r->log.last_ts - r->log.first_ts));
+	t = find_table("cpu-usage-per-cpu");
+	ASSERT_TRUE(t);
+	c = AN_AT(&t->cells, struct an_cell, 1 * t->cls->ncols);
+	ASSERT_TRUE(c[1].r * (double)(r->log.last_ts - r->log.first_ts) <
+		    (double)(out1 - first1) + 1);
+	an_result_free(r);
+	r = saved;
+}
+
+/*
+ * A new task placed on CPU 0 before CPU 0's history starts ran there unseen (the alert says
+ * it left CPU 0): its wait is unknown until that history starts, not runnable, and not
+ * explained. A task CPU 1's first switch takes off ran there since CPU 1's history began.
+ */
+static void test_cpu_history_edge(void)
+{
+	struct an_result *saved = r;
+	struct an_options opt = {0};
+	struct an_vec hist = AN_VEC(struct an_interval);
+	const struct an_cause *c;
+	const struct an_interval *iv;
+	uint64_t first0, first1, waited = 0;
+	char *why = NULL, summary[512];
+
+	r = an_result_new("/test");
+	ASSERT_TRUE(r);
+	r->log.ncpu = 2;
+	comm(A, "reader");
+	comm(B, "worker");
+	ev(0, 1, EV_SWITCH, 0, B, 0);
+	ev(1, 1, EV_WAKEUP_NEW, A, 0, 0); /* A placed on CPU 0 */
+	ev(30, 1, EV_SWITCH, B, 0, 1);
+	ev(50, 0, EV_IRQ_ENTRY, 11, 0, 0); /* CPU 0's history starts */
+	ev(50, 0, EV_IRQ_EXIT, 11, 0, 0);
+	ev(55, 0, EV_SWITCH, B, 0, 1); /* B ran on CPU 0 since at least 50 */
+	ev(60, 1, EV_SWITCH, 0, A, 0); /* A on CPU 1 */
+	alert(61, 5, 60, "reader", 9);
+	cpu_first_from_events();
+	first0 = *AN_AT(&r->log.cpu_first, uint64_t, 0);
+	first1 = *AN_AT(&r->log.cpu_first, uint64_t, 1);
+	ASSERT_EQ(an_compute(r, &opt, &why), 0);
+	ASSERT_EQ(r->causes.n, 1);
+	c = AN_AT(&r->causes, struct an_cause, 0);
+	for (size_t i = 0; i < c->timeline.n; i++) {
+		iv = AN_AT(&c->timeline, struct an_interval, i);
+		if (iv->state == ST_RUNNABLE) {
+			ASSERT_TRUE(iv->t0 >= first0);
+			waited += iv->t1 - iv->t0;
+		}
+	}
+	ASSERT_EQ(waited, c->t1 - first0);
+	ASSERT_TRUE(an_cause_summary(&r->log, c, summary, sizeof(summary)) <
+		    (double)(c->t1 - first0) / (double)(c->t1 - c->t0) + 1e-9);
+	/* B: running on CPU 1 from its history's start, then on CPU 0 from CPU 0's. */
+	ASSERT_EQ(an_timeline(&r->log, B, first1, r->log.last_ts, &hist), 0);
+	iv = AN_AT(&hist, struct an_interval, 0);
+	ASSERT_EQ(iv->state, ST_RUNNING);
+	ASSERT_EQ(iv->cpu, 1);
+	ASSERT_EQ(iv->t0, first1);
+	for (size_t i = 0; i < hist.n; i++) {
+		iv = AN_AT(&hist, struct an_interval, i);
+		if (iv->state == ST_RUNNING && iv->cpu == 0) {
+			ASSERT_EQ(iv->t0, first0);
+			waited = 0;
+		}
+	}
+	ASSERT_EQ(waited, 0);
+	an_vec_free(&hist);
+	an_result_free(r);
+	r = saved;
+}
+
 /* Runnable on a CPU the idle task had: waiting for it to wake, not behind a task. */
 static void test_runnable_idle(void)
 {
@@ -540,6 +727,10 @@ int main(void)
 	RUN(test_preempted);
 	RUN(test_nested_story);
 	RUN(test_longest_holder);
+	RUN(test_cpu_history_late);
+	RUN(test_woken_elsewhere);
+	RUN(test_holder_in_window);
+	RUN(test_cpu_history_edge);
 	RUN(test_recompute);
 	RUN(test_known);
 	an_result_free(r);

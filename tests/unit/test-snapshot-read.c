@@ -174,6 +174,70 @@ static void test_damaged(void)
 	an_snapshot_free(&s);
 }
 
+/*
+ * A task's name is whatever bytes it set, cut by the kernel at 15 bytes, inside a character
+ * as well ("é" seven times and the first byte of the eighth): the JSON stays UTF-8, the
+ * characters whole before the cut kept.
+ */
+static void test_comm_not_utf8(void)
+{
+	static const char cut[] = "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3";
+	static const char *const dirs[] = {"kernel", NULL};
+	const uint32_t header[2] = {0xc1fc1fc1, 0}, cpu = 0, id = 0;
+	const int32_t task[2] = {100, 20}, idle[2] = {0, 20};
+	const int64_t state = 0;
+	char dir[] = "/tmp/test-snapshot-read.XXXXXX", path[600], *why = NULL;
+	struct an_result *r = NULL;
+	struct json_tokener *tok;
+	struct json_object *o;
+	uint64_t bits[2] = {0, 0};
+	const char *text;
+	FILE *f;
+
+	ASSERT_EQ(strlen(cut), 15);
+	ASSERT_TRUE(mkdtemp(dir));
+	ctf_mkdirs(dir, dirs);
+	snprintf(path, sizeof(path), "%s/kernel", dir);
+	ctf_trace_dir(path);
+	snprintf(path, sizeof(path), "%s/kernel/flight_0", dir);
+	f = fopen(path, "w+b");
+	ASSERT_TRUE(f);
+	ctf_put(f, header, sizeof(header));
+	ctf_put(f, bits, sizeof(bits));
+	ctf_put(f, &cpu, sizeof(cpu));
+	for (uint64_t ts = 1000; ts <= 3000; ts += 1000) {
+		bool in = ts != 2000; /* the task switched in, out, in */
+
+		ctf_put(f, &id, sizeof(id));
+		ctf_put(f, &ts, sizeof(ts));
+		ctf_put(f, in ? "swapper/0" : cut, in ? 10 : sizeof(cut));
+		ctf_put(f, in ? idle : task, sizeof(task));
+		ctf_put(f, &state, sizeof(state));
+		ctf_put(f, in ? cut : "swapper/0", in ? sizeof(cut) : 10);
+		ctf_put(f, in ? task : idle, sizeof(task));
+	}
+	bits[0] = bits[1] = (uint64_t)ftell(f) * 8;
+	ASSERT_EQ(fseek(f, sizeof(header), SEEK_SET), 0);
+	ctf_put(f, bits, sizeof(bits));
+	ASSERT_EQ(fclose(f), 0);
+
+	ASSERT_EQ(an_analyze(dir, NULL, &r, &why), 0);
+	ASSERT_STREQ(an_comm(&r->log, 100),
+		     "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9?");
+	o = an_result_json(r);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	ASSERT_TRUE(strstr(text, "\xc3\xa9\xc3\xa9?"));
+	tok = json_tokener_new();
+	ASSERT_TRUE(tok);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	json_object_put(json_tokener_parse_ex(tok, text, (int)strlen(text)));
+	ASSERT_EQ(json_tokener_get_error(tok), json_tokener_success);
+	json_tokener_free(tok);
+	json_object_put(o);
+	an_result_free(r);
+	rm_rf(dir);
+}
+
 static void test_errors(void)
 {
 	char dir[] = "/tmp/test-snapshot-read.XXXXXX", path[128];
@@ -216,6 +280,7 @@ int main(void)
 	RUN(test_analyze);
 	RUN(test_stop);
 	RUN(test_errors);
+	RUN(test_comm_not_utf8);
 	RUN(test_damaged); /* last: it damages the snapshot */
 	rm_rf(root);
 	return 0;
