@@ -243,9 +243,19 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered)
 		goto fail;
 	}
 	c->doc = doc ? doc : doc_new();
-	/* On disk at once: a restart before the first snapshot keeps its incident_base. */
-	if (!doc && (r = catalog_save(c)) < 0)
-		goto fail;
+	/*
+	 * On disk at once: a restart before the first snapshot keeps its incident_base. A full
+	 * disk must not keep latencyd from detecting and recording to a relayd: the catalog is
+	 * saved again at its next change. Other errors are the configuration's (a read-only or
+	 * missing directory).
+	 */
+	if (!doc && (r = catalog_save(c)) < 0) {
+		if (r != -ENOSPC && r != -EDQUOT)
+			goto fail;
+		log_warnx("cannot save the new catalog in %s: %s; it is saved again at its next "
+			  "change",
+			  dir, strerror(-r));
+	}
 	if (doc) {
 		check_next_id(c, path, recovered);
 		json_object_object_get_ex(c->doc, PROTO_KEY_SNAPSHOTS, &entries);

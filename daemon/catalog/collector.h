@@ -80,8 +80,13 @@ void collector_scan_free(struct collector_scan *s);
  * max_bytes; a busy incident is kept and its bytes still count. Returns how many are to go.
  */
 size_t collector_choose(struct collector_scan *s, const struct collector_limits *l, int64_t now_ns);
-/* Deletes every snapshot of INC, never following a symbolic link; 0 or the first -errno. */
-int collector_delete(const struct collector_scan *s, const struct collector_incident *inc);
+/*
+ * Deletes every snapshot of INC, never following a symbolic link; 0 or the first -errno,
+ * *BLOCKER then the index in INC->snaps of the snapshot that failed. Each is checked first:
+ * when one cannot be deleted, none is.
+ */
+int collector_delete(const struct collector_scan *s, const struct collector_incident *inc,
+		     size_t *blocker);
 /* "h1, h2, h3": the hosts that recorded INC, each once, sorted. */
 void collector_hosts(const struct collector_incident *inc, char *buf, size_t size);
 

@@ -46,20 +46,59 @@ static int remove_dir(int parent, const char *name, int depth)
 	return r;
 }
 
-int collector_delete(const struct collector_scan *s, const struct collector_incident *inc)
+/*
+ * Whether SN can be deleted: its directory opens (no link) and can be emptied, and its
+ * session directory lets it go. 0 when it is gone already.
+ */
+static int check_one(int top, const struct collector_snapshot *sn)
+{
+	int host = open_dir(top, sn->host_dir), session, snap = -ENOENT, r;
+
+	session = host >= 0 ? open_dir(host, sn->session_dir) : host;
+	if (session >= 0)
+		snap = open_dir(session, sn->name);
+	r = snap;
+	/* AT_EACCESS: as the caller's filesystem ids, which root's override is part of. */
+	if (snap >= 0)
+		r = faccessat(snap, ".", W_OK | X_OK, AT_EACCESS) < 0 ||
+				    faccessat(session, ".", W_OK | X_OK, AT_EACCESS) < 0
+			    ? -errno
+			    : 0;
+	if (snap >= 0)
+		close(snap);
+	if (session >= 0)
+		close(session);
+	if (host >= 0)
+		close(host);
+	return r == -ENOENT ? 0 : r;
+}
+
+int collector_delete(const struct collector_scan *s, const struct collector_incident *inc,
+		     size_t *blocker)
 {
 	int top = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
 
 	if (top < 0)
 		return -errno;
+	/* All or none: half an incident would be kept, its other hosts' snapshots gone. */
+	for (size_t i = 0; i < inc->n; i++) {
+		r = check_one(top, &inc->snaps[i]);
+		if (r < 0) {
+			*blocker = i;
+			close(top);
+			return r;
+		}
+	}
 	for (size_t i = 0; i < inc->n; i++) {
 		const struct collector_snapshot *sn = &inc->snaps[i];
 		int host = open_dir(top, sn->host_dir), session, e;
 
 		session = host >= 0 ? open_dir(host, sn->session_dir) : host;
 		e = session >= 0 ? remove_dir(session, sn->name, DEPTH_MAX) : session;
-		if (e < 0 && e != -ENOENT && !r)
+		if (e < 0 && e != -ENOENT && !r) {
 			r = e;
+			*blocker = i;
+		}
 		if (session >= 0)
 			close(session);
 		if (host >= 0)

@@ -195,9 +195,12 @@ static char *setting_text(config_setting_t *s, enum conf_kind kind, const char *
 			const char *v = config_setting_get_string(e);
 			char *joined;
 
-			if (!v || strchr(v, ',')) {
+			/* The comma-joined text would lose an empty element without a word. */
+			if (!v || !v[0] || strchr(v, ',')) {
 				snprintf(why, whylen, "element %d: %s", i + 1,
-					 v ? "must not contain ','" : "expected a string");
+					 !v	 ? "expected a string"
+					 : !v[0] ? "must not be empty"
+						 : "must not contain ','");
 				free(text);
 				return NULL;
 			}

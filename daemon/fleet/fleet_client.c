@@ -393,6 +393,21 @@ const char *fleet_host(const struct fleet *f)
 	return f->set.host;
 }
 
+const char *fleet_group(const struct fleet *f)
+{
+	return f->set.group;
+}
+
+const char *fleet_broker(const struct fleet *f)
+{
+	return f->set.broker;
+}
+
+uint64_t fleet_max_age_ns(const struct fleet *f)
+{
+	return f->set.max_age_ns;
+}
+
 int fleet_eventfd(const struct fleet *f)
 {
 	return f->note_fd;

@@ -81,7 +81,11 @@ int fleet_new(const struct conf *c, fleet_alert_fn fn, void *userdata, struct fl
 /* Starts the helper, which connects in the background: a broker that is down is retried
  * with backoff. */
 int fleet_start(struct fleet *f);
+/* The settings it runs with, which a reload does not change (they need a restart). */
 const char *fleet_host(const struct fleet *f);
+const char *fleet_group(const struct fleet *f);
+const char *fleet_broker(const struct fleet *f);
+uint64_t fleet_max_age_ns(const struct fleet *f);
 int fleet_eventfd(const struct fleet *f);
 struct fleet_note *fleet_take(struct fleet *f);
 void fleet_note_free(struct fleet_note *n);

@@ -20,6 +20,7 @@
 #include <latency_tracker.h>
 
 #include "kernel.h"
+#include "log.h"
 
 /* snprintf for paths: a path that does not fit is empty (and opens nothing). */
 __attribute__((format(printf, 3, 4))) static void pathf(char *buf, size_t size, const char *fmt,
@@ -59,24 +60,35 @@ static bool is_tracker(const char *base, const char *name)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static int read_u64(const char *path, uint64_t *ret)
+/*
+ * Digits and an optional newline, as hist.c reads the module's numbers: strtoull would take
+ * "-1" as 2^64-1, and leading blanks or a sign. -EBADMSG (BUF holds the content) or -ERANGE.
+ */
+static int read_u64(const char *path, uint64_t *ret, char *buf, size_t size)
 {
-	char buf[64], *end;
+	uint64_t v = 0;
+	const char *p = buf;
 	ssize_t n;
 	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n < 0)
 		return -errno;
 	buf[n] = 0;
-	errno = 0;
-	*ret = strtoull(buf, &end, 10);
-	if (end == buf || errno || (*end && *end != '\n'))
+	if (*p < '0' || *p > '9')
 		return -EBADMSG;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p && strcmp(p, "\n") != 0)
+		return -EBADMSG;
+	*ret = v;
 	return 0;
 }
 
@@ -102,12 +114,18 @@ int ktracker_stat(const char *root, const char *name, struct stat *st)
 
 int ktracker_read(const char *root, const char *name, const char *file, uint64_t *ret)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], buf[64];
+	int r;
 
 	if (!tracker_name_valid(name))
 		return -EINVAL;
 	pathf(path, sizeof(path), "%s/%s/%s/%s", root, LATENCY_TRACKER_SYSFS_DIR, name, file);
-	return read_u64(path, ret);
+	r = read_u64(path, ret, buf, sizeof(buf));
+	if (r == -EBADMSG || r == -ERANGE)
+		log_warnx("%s: %s: '%.*s'", path,
+			  r == -ERANGE ? "number out of range" : "unexpected content, not a number",
+			  (int)strcspn(buf, "\n"), buf);
+	return r;
 }
 
 int ktracker_read_text(const char *root, const char *name, const char *file, char *buf, size_t size)
@@ -136,6 +154,7 @@ int ktracker_write_text(const char *root, const char *name, const char *file, co
 {
 	char path[PATH_MAX];
 	size_t n = strlen(text);
+	ssize_t w;
 	int fd, r = ktracker_check(root, name);
 
 	*opened = false;
@@ -146,8 +165,12 @@ int ktracker_write_text(const char *root, const char *name, const char *file, co
 	if (fd < 0)
 		return -errno;
 	*opened = true;
-	if (write(fd, text, n) != (ssize_t)n)
-		r = -errno ?: -EIO;
+	w = write(fd, text, n);
+	/* errno says something only when write() failed: a short write has no cause of its own. */
+	if (w < 0)
+		r = -errno;
+	else if ((size_t)w != n)
+		r = -EIO;
 	close(fd);
 	return r;
 }
@@ -214,7 +237,7 @@ void ktracker_list_free(char **names, size_t n)
 int ktracker_stats(const char *root, const char *name,
 		   void (*fn)(const char *counter, uint64_t value, void *userdata), void *userdata)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], buf[64];
 	struct dirent *de;
 	uint64_t v;
 	DIR *d;
@@ -232,7 +255,7 @@ int ktracker_stats(const char *root, const char *name,
 		if (de->d_name[0] == '.')
 			continue;
 		pathf(p, sizeof(p), "%s/%s", path, de->d_name);
-		if (read_u64(p, &v) == 0)
+		if (read_u64(p, &v, buf, sizeof(buf)) == 0)
 			fn(de->d_name, v, userdata);
 	}
 	closedir(d);

@@ -80,15 +80,21 @@ static void delete_incident(struct collector_state *st, const struct collector_s
 			    const struct collector_incident *inc, bool *failed)
 {
 	char size[32], hosts[256];
-	int r = collector_delete(s, inc);
+	size_t b = 0;
+	int r = collector_delete(s, inc, &b);
 
 	if (r < 0) {
+		const struct collector_snapshot *sn = &inc->snaps[b];
+
 		if (!st->failing && !*failed)
-			log_warnx("collector: cannot delete %s %s: %s (until a pass deletes all it "
-				  "chose, further failures are at debug level)",
-				  inc->fleet ? "incident" : "snapshot", inc->id, strerror(-r));
+			log_warnx("collector: cannot delete %s %s: %s/%s/%s: %s; all of it is kept "
+				  "(until a pass deletes all it chose, further failures are at "
+				  "debug level)",
+				  inc->fleet ? "incident" : "snapshot", inc->id, sn->host_dir,
+				  sn->session_dir, sn->name, strerror(-r));
 		else
-			log_debug("collector: cannot delete %s: %s", inc->id, strerror(-r));
+			log_debug("collector: cannot delete %s: %s/%s/%s: %s", inc->id,
+				  sn->host_dir, sn->session_dir, sn->name, strerror(-r));
 		*failed = true;
 		return;
 	}

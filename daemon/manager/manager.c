@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -212,30 +213,58 @@ int manager_run(struct manager *m)
 	return 0;
 }
 
-static bool fleet_changed(const struct conf_fleet *a, const struct conf_fleet *b)
+/*
+ * The settings a reload does not apply that changed from A to B, by name into BUF ("" when
+ * none). control.socket is not here: control_reconfigure() says it. fleet.publish and the
+ * fleet's buckets are not either: recorder_reconfigure() applies them.
+ */
+static void restart_settings(const struct conf *a, const struct conf *b, char *buf, size_t size)
 {
-	return a->enabled != b->enabled || strcmp(a->broker, b->broker) ||
-	       strcmp(a->ca_file, b->ca_file) || strcmp(a->cert_file, b->cert_file) ||
-	       strcmp(a->key_file, b->key_file) || strcmp(a->username, b->username) ||
-	       strcmp(a->password_file, b->password_file) ||
-	       strcmp(a->topic_prefix, b->topic_prefix) || strcmp(a->host, b->host) ||
-	       strcmp(a->group, b->group) || a->publish != b->publish ||
-	       a->record_peers != b->record_peers ||
-	       a->max_age_ns != b->max_age_ns; /* latencyd-fleet reads it once */
-}
+	const struct conf_fleet *fa = &a->fleet, *fb = &b->fleet;
+	const struct {
+		const char *name;
+		bool changed;
+	} s[] = {
+		{"module.load", a->module.load != b->module.load},
+		{"module.name", strcmp(a->module.name, b->module.name) != 0},
+		{"module.parameters", strcmp(a->module.parameters, b->module.parameters) != 0},
+		{"module.probe", strcmp(a->module.probe, b->module.probe) != 0},
+		{"module.notify_path", strcmp(a->module.notify_path, b->module.notify_path) != 0},
+		{"session.enabled", a->session.enabled != b->session.enabled},
+		{"catalog.directory", strcmp(a->catalog.directory, b->catalog.directory) != 0},
+		{"realtime.priority", a->realtime.priority != b->realtime.priority},
+		{"realtime.lock_memory", a->realtime.lock_memory != b->realtime.lock_memory},
+		{"realtime.cpus", strcmp(a->realtime.cpus, b->realtime.cpus) != 0},
+		{"realtime.waiter_per_cpu",
+		 a->realtime.waiter_per_cpu != b->realtime.waiter_per_cpu},
+		{"realtime.sessiond_boost",
+		 a->realtime.sessiond_boost != b->realtime.sessiond_boost},
+		/* latencyd-fleet gets these once, when it is set up */
+		{"fleet.enabled", fa->enabled != fb->enabled},
+		{"fleet.broker", strcmp(fa->broker, fb->broker) != 0},
+		{"fleet.ca_file", strcmp(fa->ca_file, fb->ca_file) != 0},
+		{"fleet.cert_file", strcmp(fa->cert_file, fb->cert_file) != 0},
+		{"fleet.key_file", strcmp(fa->key_file, fb->key_file) != 0},
+		{"fleet.username", strcmp(fa->username, fb->username) != 0},
+		{"fleet.password_file", strcmp(fa->password_file, fb->password_file) != 0},
+		{"fleet.user", strcmp(fa->user, fb->user) != 0},
+		{"fleet.topic_prefix", strcmp(fa->topic_prefix, fb->topic_prefix) != 0},
+		{"fleet.host", strcmp(fa->host, fb->host) != 0},
+		{"fleet.group", strcmp(fa->group, fb->group) != 0},
+		{"fleet.record_peers", fa->record_peers != fb->record_peers},
+		{"fleet.max_age", fa->max_age_ns != fb->max_age_ns},
+	};
+	size_t len = 0;
 
-static bool restart_needed(const struct conf *a, const struct conf *b)
-{
-	return a->module.load != b->module.load || strcmp(a->module.name, b->module.name) ||
-	       strcmp(a->module.parameters, b->module.parameters) ||
-	       strcmp(a->module.probe, b->module.probe) ||
-	       strcmp(a->module.notify_path, b->module.notify_path) ||
-	       strcmp(a->catalog.directory, b->catalog.directory) ||
-	       a->realtime.priority != b->realtime.priority ||
-	       a->realtime.lock_memory != b->realtime.lock_memory ||
-	       a->realtime.waiter_per_cpu != b->realtime.waiter_per_cpu ||
-	       strcmp(a->realtime.cpus, b->realtime.cpus) ||
-	       a->session.enabled != b->session.enabled || fleet_changed(&a->fleet, &b->fleet);
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+		int n;
+
+		if (!s[i].changed || len >= size)
+			continue;
+		n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", s[i].name);
+		len += n > 0 ? (size_t)n : 0;
+	}
 }
 
 /*
@@ -252,6 +281,7 @@ int manager_reload(struct manager *m, struct conf_diag *out)
 	};
 	struct conf_diag diag = {0};
 	struct conf *conf = NULL;
+	char restart[1024];
 	int r;
 
 	sd_notify(0, "RELOADING=1\nSTATUS=Reloading the configuration");
@@ -267,13 +297,13 @@ int manager_reload(struct manager *m, struct conf_diag *out)
 		m->conf = conf;
 		log_set_level(conf->log.level);
 		control_reconfigure(m->control, &conf->control);
+		restart_settings(old, conf, restart, sizeof(restart));
+		if (restart[0])
+			log_warnx("reload: %s changed: latencyd keeps the running values until it "
+				  "restarts",
+				  restart);
 		if (m->recorder) {
 			recorder_reconfigure(m->recorder, conf, old);
-			if (restart_needed(old, conf))
-				log_warnx("module.*, realtime.*, fleet.* (but its buckets and "
-					  "answer_within), "
-					  "catalog.directory and session.enabled changes take "
-					  "effect at the next start");
 			manager_catalog_update(m); /* retention with the new limits */
 		}
 		trackers_apply(m->sysfs_root, conf, old);

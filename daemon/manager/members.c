@@ -46,7 +46,7 @@ void members_update(struct manager *m, const struct proto_fleet_presence *p)
 			if (!mb) {
 				log_warnx("fleet: more than %d members online in group %s: %s not "
 					  "tracked",
-					  MEMBERS_MAX, m->conf->fleet.group, p->host);
+					  MEMBERS_MAX, fleet_group(m->fleet), p->host);
 				return;
 			}
 			log_info("fleet: member %s, gone, forgotten for %s (%d members kept)",

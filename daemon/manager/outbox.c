@@ -24,7 +24,7 @@ static void give_up(struct manager *m, const struct outbox_item *it)
 	snprintf(why, sizeof(why),
 		 "not published: the broker was not reachable within fleet.max_age (%" PRIu64
 		 " ms)",
-		 m->conf->fleet.max_age_ns / 1000000);
+		 fleet_max_age_ns(m->fleet) / 1000000);
 	log_warnx("fleet: incident %s %s; its peers recorded nothing for it", it->alert.incident,
 		  why);
 	if (m->catalog && catalog_incident_unpublished(m->catalog, it->alert.incident, why,
@@ -49,8 +49,16 @@ static void run(struct manager *m)
 			r = fleet_publish_alert(m->fleet, &it->alert,
 						it->deadline_realtime_ns - now);
 		if (r == 0) {
-			log_info("fleet: incident %s published %" PRIu64 " ms late",
-				 it->alert.incident, (now - it->alert.end_realtime_ns) / 1000000);
+			/* The realtime clock may have stepped back since the alert ended. */
+			if (now >= it->alert.end_realtime_ns)
+				log_info("fleet: incident %s published %" PRIu64 " ms late",
+					 it->alert.incident,
+					 (now - it->alert.end_realtime_ns) / 1000000);
+			else
+				log_info("fleet: incident %s published; the realtime clock is "
+					 "%" PRIu64 " ms behind its alert's end (it stepped back)",
+					 it->alert.incident,
+					 (it->alert.end_realtime_ns - now) / 1000000);
 			continue;
 		}
 		if (r == -ETIME) {
@@ -80,7 +88,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 void outbox_publish(struct manager *m, struct proto_fleet_alert *a)
 {
 	struct fleet_state *fs = m->fleet_state;
-	uint64_t now = realtime_ns(), deadline = a->end_realtime_ns + m->conf->fleet.max_age_ns;
+	uint64_t now = realtime_ns(), deadline = a->end_realtime_ns + fleet_max_age_ns(m->fleet);
 	int r = -ETIME;
 
 	if (now < deadline)

@@ -117,14 +117,14 @@ static int on_notes(sd_event_source *s, int fd, uint32_t revents, void *userdata
 		switch (n->ev.kind) {
 		case FLEET_CONNECTED:
 			log_info("fleet: connected to %s as %s, group %s", n->ev.detail,
-				 fleet_host(m->fleet), m->conf->fleet.group);
+				 fleet_host(m->fleet), fleet_group(m->fleet));
 			broadcast_fleet(m, "connected", n->ev.detail);
 			outbox_flush(m);
 			break;
 		case FLEET_DISCONNECTED:
 			log_warnx("fleet: not connected to %s (%s): local detection goes on, "
 				  "reconnecting",
-				  m->conf->fleet.broker, n->ev.detail);
+				  fleet_broker(m->fleet), n->ev.detail);
 			broadcast_fleet(m, "disconnected", n->ev.detail);
 			break;
 		case FLEET_ERROR:

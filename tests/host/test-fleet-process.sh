@@ -94,13 +94,40 @@ jst h1 ".session.waiter_threads == $(nproc)" && jst h2 '.session.waiter_threads 
 	fail "h1's log does not say that _latencyd is missing: $(cat "$T/h1/latencyd.log")"
 pass "latencyd-fleet runs as $want1 and daemon: no capability, no_new_privs; libmosquitto and libssl only there; realtime.cpus holds for all of h2; its waiter and fleet reader SCHED_FIFO 50 and 49, its fleet process SCHED_OTHER; h1's waiter one thread per CPU, each pinned there"
 
+# h2 reloaded with another broker, group and max_age: they need a restart, and until then
+# what h2 logs and enforces is what its fleet process runs with (broker, group "lab", 10 s).
+mark=$(wc -l <"$T/h2/latencyd.log")
+sed -i -e 's/group = "lab"/group = "other"/' -e 's/max_age = "10s"/max_age = "100ms"/' \
+	-e "s|broker = \"mqtt://127.0.0.1:$PORT\"|broker = \"mqtt://127.0.0.1:1\"|" "$T/h2/latencyd.conf"
+kill -HUP "$PID_h2"
+wait_for 50 grep -q "reload: fleet.broker, fleet.group, fleet.max_age changed" "$T/h2/latencyd.log" ||
+	fail "h2's reload does not say fleet.broker, fleet.group and fleet.max_age need a restart: $(tail -n +$((mark + 1)) "$T/h2/latencyd.log")"
+
+# An alert whose end is 5 s ahead of the clocks, as the realtime clock looks to an alert it
+# stepped back over: the record of latency_tracker.h, as alert-write writes it.
+future_alert() {
+	perl -MTime::HiRes=clock_gettime,CLOCK_MONOTONIC -e '
+		my $end = int(clock_gettime(CLOCK_MONOTONIC) * 1e9) + 5e9;
+		open(my $f, ">", $ARGV[0]) or die "$ARGV[0]: $!";
+		syswrite($f, pack("L C C x2 Q a32 L L L l l L L L a16 Q Q Q Q Q4 Q Q L L Q16",
+			312, 1, 1, 0, "syscalls", 1, 1, 0, $$, $$, 0, 0, 0, "future",
+			$end - 5e6, $end, 5e6, 1e6, (0) x 4, 0, 0, 0, 0, (0) x 16)) == 312 or die "write: $!";
+	' "$T/$1/alerts" || fail "cannot write an alert to $1"
+}
+
 # 2. Killed: started again; an alert meanwhile is recorded at once, published when back.
+# The broker stopped meanwhile, so that both alerts wait for it whatever the timing.
 old=$(helper h2)
 n1=$(count h1) n2=$(count h2)
+kill -STOP "$BROKER_PID"
 kill -ABRT "$old"
 wait_for 50 jst h2 '.fleet.process.pid == 0 or .fleet.connected == false' ||
 	fail "h2 did not see its fleet process die: $(ctl h2 --json status | jq -c .fleet)"
 alert h2
+future_alert h2
+wait_for 100 sh -c "[ \$(tail -n +$((mark + 1)) '$T/h2/latencyd.log' | grep -c 'waits for the broker') = 2 ]" ||
+	fail "h2's incidents do not wait for the broker: $(tail -n +$((mark + 1)) "$T/h2/latencyd.log")"
+kill -CONT "$BROKER_PID"
 wait_for 100 sh -c "[ \$('$LATENCYCTL' -s '$T/h2/ctl.sock' --json list-snapshots | jq .matched) -gt $n2 ]" ||
 	fail "h2 did not record its own alert with its fleet process down"
 wait_for 200 jst h2 ".fleet.connected and .fleet.process.restarts >= 1 and .fleet.process.pid != $old and .fleet.process.pid > 0" ||
@@ -108,7 +135,17 @@ wait_for 200 jst h2 ".fleet.connected and .fleet.process.restarts >= 1 and .flee
 grep -q "latencyd-fleet killed by signal 6" "$T/h2/latencyd.log" || fail "h2's log does not say how its fleet process died"
 wait_for 200 sh -c "[ \$('$LATENCYCTL' -s '$T/h1/ctl.sock' --json list-snapshots | jq .matched) -gt $n1 ]" ||
 	fail "h1 never recorded h2's incident raised while h2's fleet process was down: $(tail "$T/h2/latencyd.log")"
-pass "fleet process killed: started again, the local record at once, the incident published when back"
+since_reload() { tail -n +$((mark + 1)) "$T/h2/latencyd.log"; }
+since_reload | grep -q "fleet: not connected to mqtt://127.0.0.1:$PORT (latencyd-fleet killed by signal 6" ||
+	fail "h2 does not name the broker its fleet process runs with: $(since_reload | grep 'not connected')"
+wait_for 100 sh -c "tail -n +$((mark + 1)) '$T/h2/latencyd.log' | grep -q 'fleet: connected to .* as h2, group lab\$'" ||
+	fail "h2 does not name the group its fleet process runs with: $(since_reload | grep 'connected to')"
+wait_for 100 sh -c "tail -n +$((mark + 1)) '$T/h2/latencyd.log' | grep -q 'published; the realtime clock is [0-9]* ms behind its alert.s end'" ||
+	fail "h2 did not say that its incident's alert is ahead of the clock: $(since_reload | grep published)"
+since_reload | grep -Eq "published [0-9]{7,} ms late" && fail "h2 logged a wrapped delay: $(since_reload | grep published)"
+since_reload | grep -Eq "published [0-9]{1,6} ms late" ||
+	fail "h2 did not publish its incident within the fleet.max_age it runs with (10 s): $(since_reload | grep -E 'published|max_age')"
+pass "fleet process killed: started again, the local record at once, the incident published when back (with the fleet settings it runs, not the reloaded ones)"
 
 # 3. Stopped: a publish without an answer kills it; it comes back.
 old=$(helper h2)

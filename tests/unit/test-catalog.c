@@ -5,8 +5,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +20,7 @@
 #include "catalog.h"
 #include "fleet.h"
 #include "fsutil.h"
+#include "log.h"
 #include "proto.h"
 #include "tests.h"
 
@@ -674,8 +678,82 @@ static void test_huge_sizes_and_counts(void)
 	free(logged);
 }
 
+/* In the child of test_full_disk(), in its own mount namespace: exit 0, or 77 to skip. */
+static void full_disk(const char *mnt)
+{
+	char *cat, *fill, warning[512], block[4096] = {0};
+	struct catalog *c = NULL;
+	bool rec;
+	int fd;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		_exit(EXIT_TEST_SKIP);
+	ASSERT_EQ(mount("tmpfs", mnt, "tmpfs", 0, "size=64k,mode=0755"), 0);
+	ASSERT_TRUE(asprintf(&cat, "%s/catalog", mnt) > 0);
+	ASSERT_TRUE(asprintf(&fill, "%s/fill", mnt) > 0);
+	ASSERT_EQ(mkdir(cat, 0750), 0);
+	fd = open(fill, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ASSERT_TRUE(fd >= 0);
+	while (write(fd, block, sizeof(block)) > 0)
+		;
+	ASSERT_EQ(errno, ENOSPC);
+	close(fd);
+	/* No catalog yet and no room for one: latencyd still starts, and says so. */
+	ASSERT_EQ(catalog_open(cat, &c, &rec), 0);
+	ASSERT_EQ(catalog_count(c), 0);
+	log_last_warning(warning, sizeof(warning));
+	ASSERT_CONTAINS(warning, "No space left on device");
+	ASSERT_CONTAINS(warning, cat);
+	ASSERT_EQ(catalog_save(c), -ENOSPC);
+	catalog_free(c);
+	/* Room again: the save works. */
+	ASSERT_EQ(unlink(fill), 0);
+	ASSERT_EQ(catalog_open(cat, &c, &rec), 0);
+	catalog_free(c);
+	/* Read-only is the configuration's mistake: still fatal. */
+	free(fill);
+	ASSERT_TRUE(asprintf(&fill, "%s/%s", cat, CATALOG_FILE) > 0);
+	ASSERT_EQ(unlink(fill), 0);
+	ASSERT_EQ(mount(NULL, mnt, NULL, MS_REMOUNT | MS_RDONLY, "size=64k"), 0);
+	ASSERT_EQ(catalog_open(cat, &c, &rec), -EROFS);
+	ASSERT_EQ(umount(mnt), 0);
+	free(cat);
+	free(fill);
+	_exit(0);
+}
+
+/* A full disk (a 64 KiB tmpfs, filled): false when it could not be made (not root). */
+static bool test_full_disk(void)
+{
+	char *mnt;
+	pid_t pid;
+	int status;
+
+	ASSERT_TRUE(asprintf(&mnt, "%s/full", dir) > 0);
+	ASSERT_EQ(mkdir(mnt, 0755), 0);
+	if (geteuid() != 0) {
+		rmdir(mnt);
+		free(mnt);
+		return false;
+	}
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0)
+		full_disk(mnt);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(rmdir(mnt), 0);
+	free(mnt);
+	if (WEXITSTATUS(status) == EXIT_TEST_SKIP)
+		return false;
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	return true;
+}
+
 int main(void)
 {
+	bool full_disk_tested;
+
 	ASSERT_TRUE(mkdtemp(dir));
 	RUN(test_persist_and_ids);
 	RUN(test_incident_base_survives_a_lost_catalog);
@@ -692,6 +770,12 @@ int main(void)
 	RUN(test_age_past_an_undated_entry);
 	RUN(test_hostile_entries);
 	RUN(test_huge_sizes_and_counts);
+	fprintf(stderr, "== test_full_disk\n");
+	full_disk_tested = test_full_disk();
 	ASSERT_EQ(rm_tree(dir), 0);
+	if (!full_disk_tested) {
+		printf("SKIP: test_full_disk needs root and a mount namespace\n");
+		return EXIT_TEST_SKIP;
+	}
 	return 0;
 }

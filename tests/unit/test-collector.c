@@ -400,6 +400,7 @@ static void test_delete(void)
 {
 	const struct collector_limits l = {.max_bytes = 1};
 	struct collector_scan s;
+	size_t b;
 	char *p;
 	int status;
 
@@ -407,7 +408,7 @@ static void test_delete(void)
 	ASSERT_EQ(collector_choose(&s, &l, now), 4);
 	for (size_t i = 0; i < s.n; i++)
 		if (s.incidents[i].verdict != COLLECTOR_KEEP)
-			ASSERT_EQ(collector_delete(&s, &s.incidents[i]), 0);
+			ASSERT_EQ(collector_delete(&s, &s.incidents[i], &b), 0);
 	collector_scan_free(&s);
 
 	for (size_t i = 0; i < 3; i++)
@@ -441,11 +442,69 @@ static void test_delete(void)
 	ASSERT_EQ(s.total, dir_size(t->c[0]) + dir_size(t->c[1]) + dir_size(t->d[0]) +
 				   dir_size(t->d[1]) + dir_size(t->deep));
 	ASSERT_EQ(collector_choose(&s, &l, now), 2);
-	ASSERT_EQ(collector_delete(&s, find(&s, "h1-2")), 0);
-	ASSERT_EQ(collector_delete(&s, find(&s, "h2-1")), 0);
+	ASSERT_EQ(collector_delete(&s, find(&s, "h1-2"), &b), 0);
+	ASSERT_EQ(collector_delete(&s, find(&s, "h2-1"), &b), 0);
 	collector_scan_free(&s);
 	ASSERT_TRUE(!exists(t->c[0]) && !exists(t->c[1]) && !exists(t->d[0]) && !exists(t->d[1]));
 	ASSERT_TRUE(exists(t->precious));
+}
+
+static int give_away(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return lchown(path, 65534, 65534);
+}
+
+/*
+ * One host's snapshot of an incident that cannot be deleted (its session directory is not
+ * writable to relayd's user, deleting as that user): none of the incident goes, not even
+ * the snapshots that could, and the one that blocks it is named.
+ */
+static void test_all_or_none(void)
+{
+	const struct collector_limits l = {.max_age_ns = 2500ULL * 1000000000};
+	char *one = snapshot("h4", "latencyd-h4-20261125-100000",
+			     "snap-1-h4-1@h4-20261125-100600-0", 8, 4000);
+	char *two = snapshot("h5", "latencyd-h5-20261125-100000",
+			     "snap-2-h4-1@h5-20261125-100600-0", 8, 4000);
+	char *locked = path_of("%s/h5/latencyd-h5-20261125-100000", dir);
+	const struct collector_incident *inc;
+	struct collector_scan s;
+	size_t b = 99;
+	int r;
+
+	for (const char *h = "h4"; h; h = strcmp(h, "h4") == 0 ? "h5" : NULL) {
+		char *p = path_of("%s/%s", dir, h);
+
+		ASSERT_EQ(nftw(p, give_away, 16, FTW_PHYS), 0);
+		free(p);
+	}
+	ASSERT_EQ(chmod(locked, 0555), 0);
+	scan(&s);
+	inc = find(&s, "h4-1");
+	ASSERT_TRUE(inc && inc->n == 2 && !inc->busy);
+	ASSERT_EQ(collector_choose(&s, &l, now), 1);
+	ASSERT_EQ(chmod(tmp, 0755), 0);
+	setfsgid(65534);
+	setfsuid(65534);
+	r = collector_delete(&s, inc, &b);
+	setfsuid(0);
+	setfsgid(0);
+	ASSERT_EQ(chmod(tmp, 0700), 0);
+	ASSERT_EQ(r, -EACCES);
+	ASSERT_TRUE(b < inc->n);
+	ASSERT_STREQ(inc->snaps[b].host_dir, "h5");
+	ASSERT_TRUE(exists(one) && exists(two));
+	/* Writable again: both go. */
+	ASSERT_EQ(chmod(locked, 0755), 0);
+	ASSERT_EQ(collector_delete(&s, inc, &b), 0);
+	ASSERT_TRUE(!exists(one) && !exists(two));
+	collector_scan_free(&s);
+	free(locked);
+	free(one);
+	free(two);
 }
 
 int main(void)
@@ -464,6 +523,12 @@ int main(void)
 	RUN(test_choose);
 	RUN(test_unlisted);
 	RUN(test_delete);
+	if (geteuid() == 0)
+		RUN(test_all_or_none);
 	ASSERT_EQ(rm_tree(tmp), 0);
+	if (geteuid() != 0) {
+		printf("SKIP: test_all_or_none needs root (to give the tree away)\n");
+		return EXIT_TEST_SKIP;
+	}
 	return 0;
 }

@@ -319,6 +319,15 @@ static void test_recorder(void)
 			      "10: output.relayd: 'http://x' is not empty nor a net://, net6:// or "
 			      "tcp:// URL",
 			      "10: output.directory: must be an absolute path", NULL});
+	/* An empty name is a mistake, not an element to drop: said with its place. */
+	expect_errors("events-empty.conf",
+		      "session: {\n"
+		      "  events = [\"sched_switch\", \"\"];\n"
+		      "};\n"
+		      "ratelimit: { trackers = [\"\", \"wakeup=1/2\"]; };\n",
+		      (const char *const[]){"2: session.events: element 2: must not be empty",
+					    "4: ratelimit.trackers: element 1: must not be empty",
+					    NULL});
 
 	/* The shipped sample holds the defaults. */
 	snprintf(sample, sizeof(sample), "%s/../../etc/latencyd.conf", LATENCYD_TEST_SRCDIR);

@@ -79,18 +79,24 @@ static int fake_helper(void)
 	return 0;
 }
 
-/* This program as latencyd-fleet beside it, where fleet_helper_path() looks first. */
+/*
+ * This program as latencyd-fleet beside it, where fleet_helper_path() looks first. Renamed
+ * over whatever is there: test-members, run beside this one, makes that link when it is
+ * missing, and never replaces it.
+ */
 static void install_fake(void)
 {
-	char self[PATH_MAX], link[PATH_MAX + 32];
+	char self[PATH_MAX], link[PATH_MAX + 32], tmp[PATH_MAX + 64];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 	ASSERT_TRUE(n > 0);
 	self[n] = 0;
 	snprintf(link, sizeof(link), "%.*s/" FLEET_HELPER_NAME, (int)(strrchr(self, '/') - self),
 		 self);
-	unlink(link);
-	ASSERT_EQ(symlink(self, link), 0);
+	snprintf(tmp, sizeof(tmp), "%s.%d", link, (int)getpid());
+	unlink(tmp);
+	ASSERT_EQ(symlink(self, tmp), 0);
+	ASSERT_EQ(rename(tmp, link), 0);
 }
 
 static struct fleet *start(const char *scenario)

@@ -2,11 +2,14 @@
 /* daemon/kernel/kmodule.c: the ABI string parser and the module state read from a fake sysfs. */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <latency_tracker.h>
 
 #include "kernel.h"
+#include "log.h"
 #include "tests.h"
 
 static char root[] = "/tmp/test-kmodule-XXXXXX";
@@ -107,6 +110,58 @@ static void test_states(void)
 	ASSERT_CONTAINS(st.detail, "unexpected content 'garbage'");
 }
 
+/*
+ * A tracker's numbers are read as strictly as hist.c reads the module's: "-1" is not 2^64-1,
+ * and a bad file is named in the log.
+ */
+static void test_tracker_numbers(void)
+{
+	static const char *const bad[] = {"-1\n", "",	"\n",	 " 5\n",
+					  "+5",	  "5x", "5\n\n", "18446744073709551616\n"};
+	char dir[PATH_MAX], warning[512];
+	uint64_t v = 7;
+
+	make_dir("kernel");
+	make_dir(LATENCY_TRACKER_SYSFS_DIR);
+	make_dir(LATENCY_TRACKER_SYSFS_DIR "/numbers");
+	snprintf(dir, sizeof(dir), "%s/%s/numbers", root, LATENCY_TRACKER_SYSFS_DIR);
+	test_write_file(dir, "threshold_ns", "18446744073709551615\n");
+	ASSERT_EQ(ktracker_read(root, "numbers", "threshold_ns", &v), 0);
+	ASSERT_TRUE(v == UINT64_MAX);
+	test_write_file(dir, "threshold_ns", "42");
+	ASSERT_EQ(ktracker_read(root, "numbers", "threshold_ns", &v), 0);
+	ASSERT_EQ(v, 42);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		test_write_file(dir, "threshold_ns", bad[i]);
+		v = 7;
+		ASSERT_EQ(ktracker_read(root, "numbers", "threshold_ns", &v),
+			  i + 1 == sizeof(bad) / sizeof(bad[0]) ? -ERANGE : -EBADMSG);
+		ASSERT_EQ(v, 7);
+		log_last_warning(warning, sizeof(warning));
+		ASSERT_CONTAINS(warning, "numbers/threshold_ns: ");
+	}
+}
+
+/* A short write is -EIO: whatever errno held before, write() did not fail. */
+static void test_short_write(void)
+{
+	struct rlimit old, small = {.rlim_cur = 2, .rlim_max = RLIM_INFINITY};
+	char dir[PATH_MAX];
+	bool opened = false;
+	int r;
+
+	snprintf(dir, sizeof(dir), "%s/%s/numbers", root, LATENCY_TRACKER_SYSFS_DIR);
+	test_write_file(dir, "enabled", "0\n");
+	ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small.rlim_max = old.rlim_max;
+	ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0); /* the file takes 2 of the 6 bytes */
+	errno = ENOTTY;
+	r = ktracker_write(root, "numbers", "enabled", 1234, &opened);
+	ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+	ASSERT_TRUE(opened);
+	ASSERT_EQ(r, -EIO);
+}
+
 int main(void)
 {
 	char cmd[PATH_MAX];
@@ -114,6 +169,8 @@ int main(void)
 	ASSERT_TRUE(mkdtemp(root));
 	RUN(test_parse_abi);
 	RUN(test_states);
+	RUN(test_tracker_numbers);
+	RUN(test_short_write);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	return system(cmd) == 0 ? 0 : 1;
 }

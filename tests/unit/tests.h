@@ -61,7 +61,7 @@ static inline const char *test_write_file(const char *dir, const char *name, con
 	static char path[PATH_MAX];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ASSERT_TRUE(snprintf(path, sizeof(path), "%s/%s", dir, name) < (int)sizeof(path));
 	f = fopen(path, "w");
 	ASSERT_TRUE(f);
 	fputs(text, f);
