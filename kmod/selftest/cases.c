@@ -648,6 +648,49 @@ out:
 }
 
 /*
+ * Stack mode "in": a pair through the table carries the stack saved at event_in; one
+ * closed by event_pair never had an event_in, so its stack is the alerting context's and
+ * must say so.
+ */
+static int st_stack_in_pair(struct st_report *r)
+{
+	struct latency_tracker_in in = { };
+	struct latency_tracker_params p;
+	struct latency_tracker *t = NULL;
+	struct st_capture *c;
+	int ret = 0;
+
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	st_capture_init(c);
+	st_params_init(&p, "st_stack_in_pair", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_MSEC);
+	p.stack_mode = LATENCY_TRACKER_STACK_IN;
+	p.cb = st_capture_cb;
+	p.cb_data = c;
+	ST_NEW(t, &p);
+
+	in.ts = latency_tracker_now() - 5 * NSEC_PER_MSEC;
+	ST_EQ(latency_tracker_event_in(t, KEY(16, 1), KSZ, &in), 0);
+	ST_EQ(latency_tracker_event_out(t, KEY(16, 1), KSZ, NULL), 1);
+	ST_EQ(st_captured(c, false), 1);
+	ST_CHECK(c->last.flags & LATENCY_TRACKER_REC_F_STACK_IN);
+	ST_CHECK(!(c->last.flags & LATENCY_TRACKER_REC_F_STACK_ALERT));
+	ST_CHECK(c->last.nr_stack > 0);
+
+	in.ts = latency_tracker_now() - 5 * NSEC_PER_MSEC;
+	ST_EQ(latency_tracker_event_pair(t, KEY(16, 2), KSZ, &in, NULL), 1);
+	ST_EQ(st_captured(c, false), 2);
+	ST_CHECK(!(c->last.flags & LATENCY_TRACKER_REC_F_STACK_IN));
+	ST_CHECK(c->last.flags & LATENCY_TRACKER_REC_F_STACK_ALERT);
+	ST_CHECK(c->last.nr_stack > 0);
+out:
+	latency_tracker_destroy(t);
+	kfree(c);
+	return ret;
+}
+
+/*
  * Concurrency: on every online CPU, a pinned thread hammers its own keys, keys shared by
  * all CPUs and lock-free lookups, while a pinned hard-irq hrtimer opens and closes keys
  * of its own in interrupt context. Afterwards every counter must balance.
@@ -813,6 +856,7 @@ static const struct st_case {
 	{ "reentry", st_reentry },
 	{ "disable", st_disable },
 	{ "destroy_pending", st_destroy_pending },
+	{ "stack_in_pair", st_stack_in_pair },
 	{ "concurrency", st_concurrency },
 	{ "hist_buckets", st_hist_buckets },
 	{ "hist_reset", st_hist_reset },

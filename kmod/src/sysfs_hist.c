@@ -68,8 +68,12 @@ static ssize_t by_key_read(struct file *file, struct kobject *kobj,
 	return lt_hist_by_key_read(to_tracker(kobj), buf, off, count);
 }
 
-/* Size 0: no fixed size, reads end where the text does. */
-static BIN_ATTR_RO(by_key, 0);
+/*
+ * Size 0: no fixed size, reads end where the text does. Root only: each read from offset
+ * 0 renders every key and CPU into a fresh buffer under the hist lock, which a loop of
+ * unprivileged reads would keep busy.
+ */
+static BIN_ATTR_ADMIN_RO(by_key, 0);
 
 static struct bin_attribute *lt_hist_bin_attrs[] = {
 	&bin_attr_by_key,

@@ -469,8 +469,10 @@ static __always_inline void lt_key_copy(void *dst, const void *key, u32 len)
 		memcpy(dst, key, len);
 }
 
+/* AT_IN: from event_in, where the pair begins: only there is a STACK_IN stack its start's. */
 static void lt_entry_fill(struct latency_tracker *t, struct lt_table *tbl, struct lt_entry *e,
-			  u32 hash, const void *key, u32 len, const struct latency_tracker_in *in)
+			  u32 hash, const void *key, u32 len, const struct latency_tracker_in *in,
+			  bool at_in)
 {
 	struct task_struct *task = in && in->task ? in->task : current;
 
@@ -496,7 +498,7 @@ static void lt_entry_fill(struct latency_tracker *t, struct lt_table *tbl, struc
 			memset(lt_entry_priv(tbl, e), 0, t->priv_zero);
 	}
 	e->nr_stack = 0;
-	if (tbl->stack_mode == LATENCY_TRACKER_STACK_IN)
+	if (at_in && tbl->stack_mode == LATENCY_TRACKER_STACK_IN)
 		e->nr_stack = stack_trace_save(lt_entry_stack(tbl, e),
 					       LATENCY_TRACKER_STACK_DEPTH, 2);
 }
@@ -524,7 +526,7 @@ int latency_tracker_event_in(struct latency_tracker *t, const void *key, size_t 
 	hash = lt_hash(tbl, key, key_len);
 	raw_write_seqcount_begin(&e->seq);
 	WRITE_ONCE(e->state, LT_ENTRY_PRIVATE);
-	lt_entry_fill(t, tbl, e, hash, key, key_len, in);
+	lt_entry_fill(t, tbl, e, hash, key, key_len, in, true);
 
 	b = lt_bucket_of(tbl, hash);
 	raw_spin_lock(&b->lock);
@@ -562,11 +564,13 @@ EXPORT_SYMBOL_GPL(latency_tracker_event_in);
  * Raises the alert of a closed entry: builds the record on this (rare) path's stack,
  * emits it with interrupts on and without the guard, so the callback may use the API,
  * then frees the entry. The entry is private to us and the table cannot go away: we are
- * still inside the caller's RCU read-side section.
+ * still inside the caller's RCU read-side section. STACK: the record carries the stack
+ * of the context raising the alert (flag STACK_ALERT).
  */
 static noinline void lt_alert_out(struct latency_tracker *t, struct lt_table *tbl,
 				  struct lt_entry *e, u64 now, u64 delay,
-				  const struct latency_tracker_out *out, unsigned long flags)
+				  const struct latency_tracker_out *out, bool stack,
+				  unsigned long flags)
 {
 	struct latency_tracker_record rec;
 	int i;
@@ -582,7 +586,7 @@ static noinline void lt_alert_out(struct latency_tracker *t, struct lt_table *tb
 				rec.data[i] = out->data[i];
 		}
 	}
-	if (tbl->stack_mode == LATENCY_TRACKER_STACK_ALERT) {
+	if (stack) {
 		rec.nr_stack = stack_trace_save((unsigned long *)rec.stack,
 						LATENCY_TRACKER_STACK_DEPTH, 2);
 		rec.flags |= LATENCY_TRACKER_REC_F_STACK_ALERT;
@@ -648,7 +652,8 @@ int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t
 	lt_hist_keyed(&t->hist, key, key_len, e->data, lt_stats_delay(t->stats, delay));
 	if (delay >= READ_ONCE(t->threshold_ns)) {
 		/* Releases the guard and restores interrupts itself. */
-		lt_alert_out(t, tbl, e, now, delay, out, flags);
+		lt_alert_out(t, tbl, e, now, delay, out,
+			     tbl->stack_mode == LATENCY_TRACKER_STACK_ALERT, flags);
 		rcu_read_unlock();
 		return 1;
 	}
@@ -696,10 +701,14 @@ int latency_tracker_event_pair(struct latency_tracker *t, const void *key, size_
 	}
 	raw_write_seqcount_begin(&e->seq);
 	WRITE_ONCE(e->state, LT_ENTRY_PRIVATE);
-	lt_entry_fill(t, tbl, e, lt_hash(tbl, key, key_len), key, key_len, in);
+	lt_entry_fill(t, tbl, e, lt_hash(tbl, key, key_len), key, key_len, in, false);
 	raw_write_seqcount_end(&e->seq);
-	/* Releases the guard and restores interrupts itself. */
-	lt_alert_out(t, tbl, e, now, delay, out, flags);
+	/*
+	 * Releases the guard and restores interrupts itself. The pair had no event_in where a
+	 * STACK_IN stack could have been saved: it gets the alerting context's, so labelled.
+	 */
+	lt_alert_out(t, tbl, e, now, delay, out,
+		     tbl->stack_mode != LATENCY_TRACKER_STACK_NONE, flags);
 	rcu_read_unlock();
 	return 1;
 }

@@ -3,6 +3,7 @@
  * latency_tracker: tunables as data. Each tunable declares its limits once; module
  * parameters, sysfs writes and the in-kernel setters all validate through here.
  */
+#include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/time64.h>
@@ -61,13 +62,14 @@ bool lt_range_ok(const struct lt_range *r, u64 v)
 
 /*
  * Decimal only, one optional trailing newline, nothing else: "12\n" is accepted;
- * " 12", "12 ms", "0x10", "-1" and out-of-range values are -EINVAL.
+ * " 12", "+12", "12 ms", "0x10", "-1" and out-of-range values are -EINVAL.
  */
 int lt_parse_u64(const char *buf, const struct lt_range *r, u64 *out)
 {
 	u64 v;
 
-	if (kstrtou64(buf, 10, &v))
+	/* kstrtou64() would take a leading '+'. */
+	if (!isdigit(buf[0]) || kstrtou64(buf, 10, &v))
 		return -EINVAL;
 	if (!lt_range_ok(r, v))
 		return -EINVAL;

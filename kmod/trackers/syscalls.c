@@ -284,7 +284,10 @@ static bool ltt_sys_cb(struct latency_tracker *t, struct latency_tracker_record 
 	return true;
 }
 
-/* exclude_syscalls: numbers separated by commas or spaces; "none" or empty: none. */
+/*
+ * exclude_syscalls: numbers separated by any run of commas and blanks ("35,230",
+ * "35 230", "35, 230"); "none" or empty: none.
+ */
 static ssize_t exclude_syscalls_show(struct kobject *kobj, struct kobj_attribute *attr,
 				     char *buf)
 {
@@ -319,14 +322,15 @@ static ssize_t exclude_syscalls_store(struct kobject *kobj, struct kobj_attribut
 	p = strim(copy);
 	if (!strcmp(p, "none"))
 		p += 4;
-	while (*p && !ret) {
-		tok = strsep(&p, ", ");
-		if (!*tok || !isdigit(*tok) || kstrtouint(tok, 10, &nr) || nr >= LTT_SYS_MAX)
+	while (p && !ret) {
+		tok = strsep(&p, ", \t");
+		/* Between two separators of one run: "35, 230" is two numbers, not three. */
+		if (!*tok)
+			continue;
+		if (!isdigit(*tok) || kstrtouint(tok, 10, &nr) || nr >= LTT_SYS_MAX)
 			ret = -EINVAL;
 		else
 			__set_bit(nr, n);
-		if (!p)
-			break;
 	}
 	if (!ret) {
 		mutex_lock(&ltt_sys_excl_lock);

@@ -53,7 +53,9 @@ enum latency_tracker_dup_policy {
  * @LATENCY_TRACKER_STACK_ALERT: the stack of the context raising a threshold alert
  *	(the event_out caller); timeout alerts carry none.
  * @LATENCY_TRACKER_STACK_IN: the stack saved at event_in (where a task blocked, for
- *	off-CPU analysis); costs a stack walk on every event_in.
+ *	off-CPU analysis); costs a stack walk on every event_in. A pair closed by
+ *	latency_tracker_event_pair() had no event_in: its alert carries the stack of the
+ *	context raising it, flagged as with STACK_ALERT.
  */
 enum latency_tracker_stack_mode {
 	LATENCY_TRACKER_STACK_NONE,
@@ -290,7 +292,8 @@ int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t
  * private slot (e.g. a system call that did not block) is counted and measured as
  * event_in then event_out would count it. Below the threshold it touches no shared lock
  * and no table entry and does not mask interrupts; an alert takes one free entry to
- * carry the record, as for event_out.
+ * carry the record, as for event_out. With stack mode STACK_IN or STACK_ALERT the alert
+ * carries the stack of the caller, flag STACK_ALERT: no stack was saved at the start.
  *
  * Context: any, see the top of this file.
  * Return: 0 under the threshold; 1 alert raised; -ENOSPC no free entry for the alert

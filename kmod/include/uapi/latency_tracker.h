@@ -94,7 +94,8 @@
  *                    block, iosched), "syscall" (syscalls). An unknown word fails with
  *                    EINVAL, a dimension the tracker does not have with EOPNOTSUPP.
  *                    Changing it resets hist/by_key (and its since_ns).
- *     hist/by_key    (ro) line 1 as in hist/delay_ns, line 2 "per <word>", then one line
+ *     hist/by_key    (ro, root only: mode 0400; a read renders every key anew) line 1 as
+ *                    in hist/delay_ns, line 2 "per <word>", then one line
  *                    "<key> <lower bound ns> <count>" per non-empty (key, bucket),
  *                    grouped by key, keys and buckets increasing ("other" last, the
  *                    disks by their dev_t). Keys: cpu: the CPU number;

@@ -1,7 +1,8 @@
 # The tracker core's in-kernel test cases (latency_tracker_selftest's run file): duplicates,
 # timeout then exit, stale keys, table full, key errors, the recursion guard, disable and
-# destroy with keys pending, and every CPU hammering the API from threads and from hard-irq
-# hrtimers at once; the hist/ files (buckets, reset, per and by_key, the bound on keys);
+# destroy with keys pending, the stack (and its flag) of an event_pair alert in stack mode
+# "in", and every CPU hammering the API from threads and from hard-irq hrtimers at once;
+# the hist/ files (buckets, reset, per and by_key, the bound on keys);
 # a small run of the micro-benchmark; the core's default timeout against a tracker's own
 # staleness (the net tracker's).
 . "$VM_IN/scenarios/guest-lib.sh"
@@ -15,7 +16,7 @@ rc=0
 echo all >/sys/kernel/latency_tracker_selftest/run || rc=$?
 cat /sys/kernel/latency_tracker_selftest/results | tee "$VM_OUT/selftest-results.txt"
 [ "$rc" = 0 ] || fail "in-kernel self-tests failed"
-grep -q '^summary: 19 passed, 0 failed$' /sys/kernel/latency_tracker_selftest/results ||
+grep -q '^summary: 20 passed, 0 failed$' /sys/kernel/latency_tracker_selftest/results ||
 	fail "unexpected summary"
 pass "in-kernel self-tests"
 

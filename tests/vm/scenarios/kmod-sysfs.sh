@@ -37,7 +37,9 @@ for f in abi_version ring_records alert_rate_per_s alert_burst records_written \
 done
 pass "every documented file is there"
 
-for v in abc -1 12abc " 5" 0 999 3600000000001 99999999999999999999999 "" 0x100 "5 ms"; do
+# +2000000: in range, but not decimal digits only.
+for v in abc -1 12abc " 5" 0 999 3600000000001 99999999999999999999999 "" 0x100 "5 ms" \
+	+2000000; do
 	reject $T/threshold_ns "$v"
 done
 for v in abc 1 999999 3600000000001 60000000000 -5; do reject $T/timeout_ns "$v"; done
@@ -47,7 +49,7 @@ for v in 2 yes -1 "" 1x; do reject $T/enabled "$v"; done
 for v in bogus "" "alert in"; do reject $T/stack "$v"; done
 for v in 0 1000001 x; do reject $R/alert_rate_per_s "$v"; done
 for v in 0 65537; do reject $R/alert_burst "$v"; done
-for v in 1000001 -1 x ""; do reject $T/alert_rate_per_s "$v"; done
+for v in 1000001 -1 x "" +5; do reject $T/alert_rate_per_s "$v"; done
 for v in 0 65537 x; do reject $T/alert_burst "$v"; done
 reject $T/key_size 8
 reject $T/stats/alerts 0
@@ -84,6 +86,12 @@ echo "threshold 3" >/sys/kernel/latency_tracker_selftest/emit || fail "emit"
 grep -q '^1073741824 3$' $T/stats/delay_hist_ns || fail "histogram: $(cat $T/stats/delay_hist_ns)"
 pass "good writes take effect; stats count the alerts"
 
+# hist/by_key renders every key and CPU at each read: root's alone; delay_ns stays cheap.
+[ "$(stat -c %a $T/hist/by_key)" = 400 ] || fail "hist/by_key is not readable by root only"
+[ "$(stat -c %a $T/hist/delay_ns)" = 444 ] || fail "hist/delay_ns is not world-readable"
+sed -n 2p $T/hist/by_key | grep -q '^per ' || fail "root cannot read hist/by_key"
+pass "hist/by_key is root's only"
+
 # device_names (ABI 1.5): write-only lines "MAJOR:MINOR NAME"; a bad line fails the write.
 [ "$(stat -c %a $R/device_names)" = 200 ] || fail "device_names is not write-only (root's)"
 printf '254:0 vda\n8:17 sdb1\n' >$R/device_names || fail "good device_names refused"
@@ -109,7 +117,7 @@ rmmod latency_tracker || fail "rmmod latency_tracker"
 
 for p in max_keys=0 max_keys=abc ring_records=1000 ring_records=8 threshold_ns=abc \
 	threshold_ns=10 timeout_ns=1 stale_ns=1 alert_rate_per_s=0 alert_burst=0 \
-	"timeout_ns=2000000000 stale_ns=1000000000"; do
+	"timeout_ns=2000000000 stale_ns=1000000000" max_keys=+128; do
 	# shellcheck disable=SC2086
 	if modprobe latency_tracker $p 2>/dev/null; then
 		rmmod latency_tracker

@@ -41,9 +41,21 @@ pass "filters"
 for bad in abc -1 "1 2" 99999999 " 1" x1; do
 	if printf '%s' "$bad" >$T/filter_tgid 2>/dev/null; then fail "filter_tgid took '$bad'"; fi
 done
-if echo 1,x >$T/exclude_syscalls 2>/dev/null; then fail "exclude_syscalls took 1,x"; fi
-if echo 5000 >$T/exclude_syscalls 2>/dev/null; then fail "exclude_syscalls took 5000"; fi
 old=$(cat $T/exclude_syscalls)
+for bad in 1,x 5000 "1, 5000" "1 x" "1, +2" "1,-2" "1;2" "none,1"; do
+	if printf '%s\n' "$bad" >$T/exclude_syscalls 2>/dev/null; then
+		fail "exclude_syscalls took '$bad'"
+	fi
+	[ "$(cat $T/exclude_syscalls)" = "$old" ] || fail "refused '$bad' changed exclude_syscalls"
+done
+# Any run of commas and blanks separates two numbers.
+for good in "35, 230" "35 230" "35 ,  230" "$(printf '35\t230')" " 230,35 "; do
+	printf '%s\n' "$good" >$T/exclude_syscalls || fail "exclude_syscalls refused '$good'"
+	[ "$(cat $T/exclude_syscalls)" = "35,230" ] ||
+		fail "exclude_syscalls reads $(cat $T/exclude_syscalls) after '$good'"
+done
+echo none >$T/exclude_syscalls || fail "exclude_syscalls none"
+[ "$(cat $T/exclude_syscalls)" = none ] || fail "exclude_syscalls reads $(cat $T/exclude_syscalls)"
 echo 35,230 >$T/exclude_syscalls || fail "exclude_syscalls 35,230"
 [ "$(cat $T/exclude_syscalls)" = "35,230" ] || fail "exclude_syscalls reads $(cat $T/exclude_syscalls)"
 lt-syscalls 30 0 || fail "excluded nanosleep alerted"
