@@ -103,7 +103,7 @@ static const char *disk_intern(const struct an_log *log, struct an_vec *names, u
 	return *slot;
 }
 
-/* Per process, the CPU time over the window; per CPU, the share not idle. */
+/* Per process, the CPU time over the window; per CPU, the share not idle of its history. */
 static int cpu_tables(const struct an_log *log, struct tally *t, unsigned limit,
 		      struct an_vec *tables)
 {
@@ -130,12 +130,16 @@ static int cpu_tables(const struct an_log *log, struct tally *t, unsigned limit,
 	if (!(tb = table(tables, "cpu-usage-per-cpu")))
 		return -1;
 	for (unsigned i = 0; i < t->ncpu; i++) {
+		/* Over the part of the window its history covers: before it, nothing is known. */
+		uint64_t first = i < log->cpu_first.n ? *AN_AT(&log->cpu_first, uint64_t, i) : 0,
+			 from = first > t->begin ? first : t->begin;
+
 		if (!(c = an_row(tb)))
 			return -1;
 		c[0].kind = C_CPU;
 		c[0].v = i;
 		c[1].kind = C_RATIO;
-		c[1].r = (double)t->busy[i] / (double)span;
+		c[1].r = (double)t->busy[i] / (double)(t->end > from ? t->end - from : 1);
 	}
 	return 0;
 }
