@@ -386,6 +386,13 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 	r = analyze_options(ctl, cmd, argc, argv, &a);
 	if (r != EXIT_CONTINUE)
 		return r;
+	if (a.incident && argc - optind > 1) {
+		fprintf(stderr,
+			"latencyctl: analyze: unexpected argument '%s': --incident ID takes one "
+			"DIR\nTry 'latencyctl analyze --help'.\n",
+			argv[optind + 1]);
+		return EXIT_USAGE;
+	}
 	if (a.incident)
 		return analyze_incident(ctl, cmd, a.incident,
 					argc - optind == 1 ? argv[optind] : NULL, &a.opt, a.lami);

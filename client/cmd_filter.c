@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* filter TRACKER: which tasks a tracker follows (pid, tid, comm, cgroup), or all again. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <json-c/json.h>
+#include <latency_tracker.h>
 
 #include "commands.h"
+
+/* The room latencyd keeps in a path for "/sys/fs/cgroup/" before a relative cgroup. */
+#define CGROUP_PREFIX 16
 
 int cmd_filter(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
@@ -36,10 +42,22 @@ int cmd_filter(struct ctl *ctl, const struct command *cmd, int argc, char **argv
 					       json_object_new_int64((int64_t)v));
 			break;
 		case 'c':
+			if (strlen(optarg) >= LATENCY_TRACKER_COMM_LEN) {
+				json_object_put(args);
+				return usage_error(cmd,
+						   "--comm is %zu bytes long: a task name is at "
+						   "most %d bytes",
+						   strlen(optarg), LATENCY_TRACKER_COMM_LEN - 1);
+			}
 			json_object_object_add(args, PROTO_KEY_COMM,
 					       json_object_new_string(optarg));
 			break;
 		case 'g':
+			if (strlen(optarg) + CGROUP_PREFIX >= PATH_MAX) {
+				json_object_put(args);
+				return usage_error(cmd, "--cgroup is %zu bytes long: %d at most",
+						   strlen(optarg), PATH_MAX - CGROUP_PREFIX - 1);
+			}
 			json_object_object_add(args, PROTO_KEY_CGROUP,
 					       json_object_new_string(optarg));
 			break;

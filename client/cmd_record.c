@@ -88,6 +88,9 @@ int cmd_record(struct ctl *ctl, const struct command *cmd, int argc, char **argv
 	}
 	if (optind < argc)
 		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (reason && strlen(reason) > PROTO_RECORD_MESSAGE_MAX)
+		return usage_error(cmd, "--reason is %zu bytes long: %d at most", strlen(reason),
+				   PROTO_RECORD_MESSAGE_MAX);
 	ev.timeout_usec = ctl->timeout_usec; /* --timeout may come after the command */
 	args = json_object_new_object();
 	if (args && reason)

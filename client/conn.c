@@ -6,6 +6,7 @@
  * when it answers with an error.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -18,6 +19,9 @@
 #include <json-c/json.h>
 
 #include "latencyctl.h"
+
+/* One request per connection: its id. */
+#define REQUEST_ID 1
 
 struct conn {
 	const struct ctl *ctl;
@@ -275,7 +279,7 @@ int ctl_call_events(const struct ctl *ctl, const char *command, struct json_obje
 		r = handshake(&c);
 	if (r != EXIT_OK)
 		json_object_put(args);
-	else if (proto_request_new(1, command, args, &msg) < 0)
+	else if (proto_request_new(REQUEST_ID, command, args, &msg) < 0)
 		r = lost(command, -ENOMEM);
 	if (r == EXIT_OK)
 		r = send_msg(&c, msg);
@@ -285,6 +289,13 @@ int ctl_call_events(const struct ctl *ctl, const char *command, struct json_obje
 		if (proto_reply_parse(msg, &rep, &err) < 0) {
 			fprintf(stderr, "latencyctl: unexpected reply from latencyd: %s\n",
 				err.message);
+			r = EXIT_CONNECT;
+		} else if (rep.id != REQUEST_ID && (rep.ok || rep.id != PROTO_ID_NONE)) {
+			/* An error with "id":null is about the frame sent (too large, say): ours. */
+			fprintf(stderr,
+				"latencyctl: unexpected reply from latencyd: id %" PRId64
+				" answers no request (ours is %d)\n",
+				rep.id, REQUEST_ID);
 			r = EXIT_CONNECT;
 		} else if (!rep.ok) {
 			r = daemon_error(&c, command, msg);

@@ -25,7 +25,7 @@ static void print_settings(const char *prefix, struct json_object *o, struct jso
 		       json_object_to_json_string_ext(val, JSON_C_TO_STRING_SPACED |
 								   JSON_C_TO_STRING_NOSLASHESCAPE));
 		if (origins && json_object_object_get_ex(origins, name, &origin))
-			printf("  # %s", json_object_get_string(origin));
+			printf("  # %s", json_object_get_string(origin) ?: "?");
 		printf("\n");
 	}
 }
@@ -38,7 +38,7 @@ static void print_saved_problem(struct json_object *result)
 		fprintf(stderr,
 			"latencyctl: warning: the saved settings are ignored, the file has a "
 			"problem: %s\n",
-			json_object_get_string(problem));
+			json_object_get_string(problem) ?: "?");
 }
 
 int text_config(struct json_object *result)
@@ -88,7 +88,7 @@ void filter_text(char *buf, size_t size, struct json_object *filter)
 			if (len < size)
 				len += (size_t)snprintf(buf + len, size - len, "%s%s=%s",
 							len ? " " : "", key,
-							json_object_get_string(val));
+							json_object_get_string(val) ?: "?");
 		}
 	}
 	if (!buf[0])

@@ -35,9 +35,9 @@ static void hosts_text(char *buf, size_t size, struct json_object *hosts)
 			snprintf(buf + len, size - len, " and %zu more", n - i);
 			break;
 		}
-		len += (size_t)snprintf(
-			buf + len, size - len, "%s%s", i ? ", " : "",
-			json_object_get_string(json_object_array_get_idx(hosts, i)));
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
+					json_object_get_string(json_object_array_get_idx(hosts, i))
+						?: "?");
 	}
 	if (!buf[0])
 		snprintf(buf, size, "-");
@@ -68,7 +68,7 @@ static void others_text(char *buf, size_t size, struct json_object *inc)
 			/* A local snapshot's path is long: the JSON has it. */
 			if (len < size && k && details && json_object_object_get_ex(details, h, &d))
 				len += (size_t)snprintf(buf + len, size - len, " (%s)",
-							json_object_get_string(d));
+							json_object_get_string(d) ?: "?");
 		}
 	}
 	if (len < size && get(inc, PROTO_KEY_UNPUBLISHED))
@@ -100,8 +100,8 @@ int text_incidents(struct json_object *result)
 
 		if (localtime_r(&when, &tm))
 			strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
-		columns_cell(&t, "%s", json_object_get_string(get(inc, PROTO_KEY_INCIDENT)));
-		columns_cell(&t, "%s", json_object_get_string(get(inc, PROTO_KEY_ORIGIN)));
+		columns_cell(&t, "%s", json_object_get_string(get(inc, PROTO_KEY_INCIDENT)) ?: "?");
+		columns_cell(&t, "%s", json_object_get_string(get(inc, PROTO_KEY_ORIGIN)) ?: "?");
 		columns_cell(&t, "%s", date);
 		hosts_text(buf, sizeof(buf), get(inc, PROTO_KEY_RECORDED));
 		columns_cell(&t, "%s", buf);
@@ -124,7 +124,8 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 	struct json_object *d = get(f, PROTO_KEY_DROPPED), *detail = get(f, PROTO_KEY_DETAIL);
 	struct json_object *proc = get(f, PROTO_KEY_PROCESS);
 	int64_t dropped = 0, restarts = json_object_get_int64(get(proc, PROTO_KEY_RESTARTS));
-	char why[200] = "", who[120] = "";
+	int64_t notes = json_object_get_int64(get(f, PROTO_KEY_NOTES_DROPPED));
+	char why[200] = "", who[120] = "", lost[80] = "";
 
 	/* The foreach dereferences NULL for anything but an object; the sum saturates. */
 	if (json_object_is_type(d, json_type_object)) {
@@ -142,6 +143,10 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 	else if (json_object_get_boolean(get(f, PROTO_KEY_CONNECTED)) &&
 		 !json_object_get_boolean(get(f, PROTO_KEY_SUBSCRIBED)))
 		snprintf(why, sizeof(why), " (not subscribed yet)");
+	/* 1.10: the MQTT process's news the main loop never took */
+	if (notes > 0)
+		snprintf(lost, sizeof(lost), ", %" PRId64 " note(s) from the MQTT process dropped",
+			 notes);
 	/* 1.8: the unprivileged process that speaks MQTT */
 	if (proc)
 		snprintf(who, sizeof(who), "; MQTT process as %s%s, restarted %" PRId64 " time(s)",
@@ -150,15 +155,15 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 			 restarts);
 	snprintf(buf, size,
 		 "%s %s%s as %s, group %s, %" PRId64 " other member(s) online; %" PRId64
-		 " published, %" PRId64 " received, %" PRId64 " dropped%s",
+		 " published, %" PRId64 " received, %" PRId64 " dropped%s%s",
 		 json_object_get_boolean(get(f, PROTO_KEY_CONNECTED)) ? "connected to"
 								      : "not connected to",
-		 json_object_get_string(get(f, PROTO_KEY_BROKER)), why,
-		 json_object_get_string(get(f, PROTO_KEY_HOST)),
-		 json_object_get_string(get(f, PROTO_KEY_GROUP)),
+		 json_object_get_string(get(f, PROTO_KEY_BROKER)) ?: "?", why,
+		 json_object_get_string(get(f, PROTO_KEY_HOST)) ?: "?",
+		 json_object_get_string(get(f, PROTO_KEY_GROUP)) ?: "?",
 		 json_object_get_int64(get(f, PROTO_KEY_MEMBERS_ONLINE)),
 		 json_object_get_int64(get(f, PROTO_KEY_PUBLISHED)),
-		 json_object_get_int64(get(f, PROTO_KEY_RECEIVED)), dropped, who);
+		 json_object_get_int64(get(f, PROTO_KEY_RECEIVED)), dropped, lost, who);
 }
 
 /* 1.8: on the collector, relayd's tree as the last retention pass left it. */

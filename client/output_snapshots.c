@@ -198,7 +198,7 @@ static void stacks_text(struct json_object *causes)
 			struct json_object *a = addrs ? json_object_array_get_idx(addrs, j) : NULL;
 
 			printf("    %s%s%s\n",
-			       json_object_get_string(json_object_array_get_idx(frames, j)),
+			       json_object_get_string(json_object_array_get_idx(frames, j)) ?: "?",
 			       a ? "  " : "", a ? json_object_get_string(a) : "");
 		}
 	}
@@ -230,7 +230,11 @@ int text_snapshot(struct json_object *e)
 		printf("  Relayd    failed (%s): recorded locally instead\n",
 		       str(e, PROTO_KEY_RELAYD_ERROR, "?"));
 	history_text(get(e, PROTO_KEY_HISTORY));
-	printf("\nCauses (%" PRId64 "):\n", num(e, PROTO_KEY_CAUSES_TOTAL));
+	/* causes_total is 1.2's: an older latencyd's entry says no count. */
+	if (num(e, PROTO_KEY_CAUSES_TOTAL) >= 0)
+		printf("\nCauses (%" PRId64 "):\n", num(e, PROTO_KEY_CAUSES_TOTAL));
+	else
+		printf("\nCauses:\n");
 	columns_init(&t, head, sizeof(head) / sizeof(head[0]));
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *c = json_object_array_get_idx(causes, i);

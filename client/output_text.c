@@ -223,7 +223,7 @@ static int recorder_rows(struct table *t, const struct status *st)
 	    rc.memory_locked ? "locked" : "not locked");
 	if (rc.relayd && rc.relayd[0])
 		row(t, "Output:", "%s%s%s", rc.relayd, rc.fallback_local ? ", else " : "",
-		    rc.fallback_local ? rc.directory : "");
+		    rc.fallback_local ? rc.directory ?: "?" : "");
 	else
 		row(t, "Output:", "%s", rc.directory ?: "?");
 	row(t, "History buffer:", "%" PRId64 " KiB per CPU (%" PRId64 " x %" PRId64 " bytes)",
@@ -315,9 +315,12 @@ static int print_status(struct json_object *result)
 		format_duration(uptime, sizeof(uptime), (uint64_t)st.uptime_usec);
 		row(&t, "Uptime:", "%s", uptime);
 	}
-	if (strcmp(mod.state, PROTO_MODULE_LOADED) == 0)
+	/* An ABI latencyd could not read is absent: no "-1.-1". */
+	if (strcmp(mod.state, PROTO_MODULE_LOADED) == 0 && mod.abi_major >= 0 && mod.abi_minor >= 0)
 		row(&t, "Kernel module:", "loaded, ABI %" PRId64 ".%" PRId64, mod.abi_major,
 		    mod.abi_minor);
+	else if (strcmp(mod.state, PROTO_MODULE_LOADED) == 0)
+		row(&t, "Kernel module:", "loaded, ABI ?");
 	else if (strcmp(mod.state, PROTO_MODULE_NOT_LOADED) == 0)
 		row(&t, "Kernel module:", "not loaded");
 	else
@@ -409,10 +412,9 @@ static int print_trackers(struct json_object *result)
 		t = json_object_array_get_idx(list, i);
 		stats = NULL;
 		json_object_object_get_ex(t, PROTO_KEY_STATS, &stats);
-		snprintf(cells[0], sizeof(cells[0]), "%s",
-			 json_object_object_get_ex(t, PROTO_KEY_NAME, &name)
-				 ? json_object_get_string(name)
-				 : "?");
+		name = NULL;
+		json_object_object_get_ex(t, PROTO_KEY_NAME, &name);
+		snprintf(cells[0], sizeof(cells[0]), "%s", json_object_get_string(name) ?: "?");
 		snprintf(cells[1], sizeof(cells[1]), "%s",
 			 !json_object_object_get_ex(t, PROTO_KEY_ENABLED, &en) ? "-"
 			 : json_object_get_boolean(en)			       ? "yes"

@@ -81,7 +81,7 @@ static const struct command commands[] = {
 	 "latencyctl incidents --limit 10"},
 	{PROTO_CMD_RECORD, "[--reason TEXT]",
 	 "take a snapshot now, through the rate limit, and wait for it", cmd_record,
-	 "  --reason  why, kept with the snapshot\n",
+	 "  --reason  why, kept with the snapshot (256 bytes at most)\n",
 	 "latencyctl record --reason \"checkout p99 spike\""},
 	{PROTO_CMD_WATCH, "", "print alerts and snapshots as they happen, until interrupted",
 	 cmd_watch, "", "latencyctl --json watch"},

@@ -29,7 +29,10 @@ static const struct proto_field *find_field(const struct proto_field *fields, co
 	return NULL;
 }
 
-/* Returns 0 when stored, -EINVAL when val does not have the field's type. */
+/*
+ * Returns 0 when stored, -EINVAL when val does not have the field's type, -EILSEQ for a
+ * string holding a NUL byte (\u0000): C reads it up to the NUL, so it would be cut silently.
+ */
 static int store(const struct proto_field *f, struct json_object *val, void *out)
 {
 	char *p = (char *)out + f->offset;
@@ -59,6 +62,9 @@ static int store(const struct proto_field *f, struct json_object *val, void *out
 	case PROTO_FIELD_STRING:
 		if (t != json_type_string)
 			return -EINVAL;
+		if (memchr(json_object_get_string(val), '\0',
+			   (size_t)json_object_get_string_len(val)))
+			return -EILSEQ;
 		*(const char **)p = json_object_get_string(val);
 		return 0;
 	case PROTO_FIELD_OBJECT:
@@ -92,6 +98,7 @@ int proto_fields_dispatch(struct json_object *obj, const struct proto_field *fie
 		json_object_object_foreach(obj, name, val)
 		{
 			const struct proto_field *f = find_field(fields, name);
+			int r;
 
 			if (!f) {
 				if (flags & PROTO_DISPATCH_ALLOW_UNKNOWN)
@@ -101,7 +108,12 @@ int proto_fields_dispatch(struct json_object *obj, const struct proto_field *fie
 			}
 			if (!val && (f->flags & PROTO_FIELD_NULLABLE))
 				continue;
-			if (store(f, val, out) < 0)
+			r = store(f, val, out);
+			if (r == -EILSEQ)
+				return proto_error_set(
+					err, PROTO_ERR_BAD_ARGUMENT,
+					"field '%s' must be a string without NUL bytes", name);
+			if (r < 0)
 				return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
 						       "field '%s' must be %s", name,
 						       type_names[f->type]);

@@ -8,6 +8,7 @@
  * revision can add them without breaking older peers.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +32,16 @@ static int add(struct json_object *obj, const char *key, struct json_object *val
 static int add_id(struct json_object *obj, int64_t id)
 {
 	return add(obj, PROTO_KEY_ID, id < 0 ? NULL : json_object_new_int64(id), id < 0);
+}
+
+/*
+ * An id is 0 to INT64_MAX. json-c reads a larger integer back as INT64_MAX from
+ * json_object_get_int64(), so only its uint64 value tells the two apart.
+ */
+static bool id_usable(struct json_object *id)
+{
+	return json_object_is_type(id, json_type_int) && json_object_get_int64(id) >= 0 &&
+	       (uint64_t)json_object_get_int64(id) == json_object_get_uint64(id);
 }
 
 static int new_object(struct json_object **ret)
@@ -177,25 +188,22 @@ int proto_request_parse(struct json_object *msg, struct proto_request *req, stru
 		{PROTO_KEY_ARGS, PROTO_FIELD_OBJECT, 0, offsetof(struct proto_request, args)},
 		{NULL},
 	};
-	struct json_object *id;
+	struct json_object *id = NULL;
 	int r;
 
 	memset(req, 0, sizeof(*req));
 	r = proto_fields_dispatch(msg, fields, 0, req, err);
-	if (r < 0) {
-		/* Keep a usable id so that the error reply can still be matched. */
-		if (!json_object_object_get_ex(msg, PROTO_KEY_ID, &id) ||
-		    !json_object_is_type(id, json_type_int) || json_object_get_int64(id) < 0)
-			req->id = PROTO_ID_NONE;
-		else
-			req->id = json_object_get_int64(id);
+	json_object_object_get_ex(msg, PROTO_KEY_ID, &id);
+	/* Keep a usable id so that the error reply can still be matched. */
+	req->id = id_usable(id) ? json_object_get_int64(id) : PROTO_ID_NONE;
+	if (r < 0)
 		return envelope_error(r, err, "request");
-	}
-	if (req->id < 0) {
-		req->id = PROTO_ID_NONE;
-		return proto_error_set(err, PROTO_ERR_BAD_REQUEST,
-				       "request: field 'id' must be a non-negative integer");
-	}
+	if (req->id == PROTO_ID_NONE)
+		return proto_error_set(
+			err, PROTO_ERR_BAD_REQUEST,
+			"request: field 'id' must be a non-negative integer, at most "
+			"%" PRId64,
+			INT64_MAX);
 	return 0;
 }
 
@@ -282,7 +290,7 @@ int proto_reply_parse(struct json_object *msg, struct proto_reply *rep, struct p
 		return envelope_error(r, err, "reply");
 	if (!p.id)
 		rep->id = PROTO_ID_NONE;
-	else if (json_object_is_type(p.id, json_type_int) && json_object_get_int64(p.id) >= 0)
+	else if (id_usable(p.id))
 		rep->id = json_object_get_int64(p.id);
 	else
 		return proto_error_set(err, PROTO_ERR_BAD_REQUEST,

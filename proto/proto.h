@@ -51,9 +51,10 @@ struct json_tokener;
  *   1.9  commands hist (the trackers' log2 histograms and their percentiles, module ABI 1.4)
  *        and metrics (argument "from_line"; result "text": the Prometheus text format, as
  *        many lines as fit a frame, and "next_line" when more are left).
+ *   1.10 status fleet "notes_dropped".
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 9
+#define PROTO_REVISION 10
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -186,6 +187,12 @@ struct json_tokener;
 #define PROTO_THRESHOLD_MAX_NS	UINT64_C(3600000000000)
 #define PROTO_TIMEOUT_MIN_NS	UINT64_C(1000000)
 #define PROTO_TIMEOUT_MAX_NS	UINT64_C(3600000000000)
+/* filter's pid and tid (0 = any): the kernel refuses more than PID_MAX_LIMIT, 2^22 on 64-bit
+ * (kmod/trackers/common.c). */
+#define PROTO_PID_MAX		UINT64_C(4194304)
+
+/* record's "message": bytes at most (latencyd keeps it with the manual cause) */
+#define PROTO_RECORD_MESSAGE_MAX 256
 
 /* list-snapshots, show-snapshot, delete-snapshot (1.2) */
 #define PROTO_KEY_SINCE	       "since"
@@ -359,7 +366,7 @@ enum proto_field_type {
 	PROTO_FIELD_INT,    /* int64_t */
 	PROTO_FIELD_UINT,   /* uint64_t; negative values fail */
 	PROTO_FIELD_DOUBLE, /* double; integers accepted */
-	PROTO_FIELD_STRING, /* const char * */
+	PROTO_FIELD_STRING, /* const char *; one holding a NUL byte (\u0000) fails */
 	PROTO_FIELD_OBJECT, /* struct json_object * */
 	PROTO_FIELD_ARRAY,  /* struct json_object * */
 	PROTO_FIELD_ANY,    /* struct json_object *, any type */
@@ -491,6 +498,8 @@ struct proto_request {
 #define PROTO_KEY_DELETED_BYTES		"deleted_bytes"
 #define PROTO_KEY_LAST_PASS		"last_pass_realtime_ns"
 #define PROTO_KEY_PROBLEM		"problem"
+/* 1.10: what latencyd-fleet reported that latencyd's main loop never took */
+#define PROTO_KEY_NOTES_DROPPED		"notes_dropped"
 
 struct proto_reply {
 	int64_t id;

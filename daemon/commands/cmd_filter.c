@@ -39,6 +39,18 @@ static size_t saved_changes(const struct filter_args *a, struct saved_change *ch
 	return n;
 }
 
+/* The pid or tid KEY, V: UINT64_MAX when not given, but a client may send that too, so
+ * whether it was given is ARGS's to say. */
+static int id_check(struct json_object *args, const char *key, uint64_t v, struct proto_error *err)
+{
+	if (!json_object_object_get_ex(args, key, NULL) || v <= PROTO_PID_MAX)
+		return 0;
+	return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
+			       "field '%s' must be a %s from 0 (any) to %" PRIu64 ", not %" PRIu64,
+			       key, strcmp(key, PROTO_KEY_PID) == 0 ? "process id" : "thread id",
+			       PROTO_PID_MAX, v);
+}
+
 int cmd_filter(struct manager *m, const struct control_caller *caller, struct json_object *args,
 	       struct json_object **result, struct proto_error *err)
 {
@@ -62,7 +74,9 @@ int cmd_filter(struct manager *m, const struct control_caller *caller, struct js
 	int r;
 
 	r = proto_fields_dispatch(args, fields, 0, &a, err);
-	if (r < 0 || (r = tracker_check(m, a.tracker, err)) < 0)
+	if (r < 0 || (r = id_check(args, PROTO_KEY_PID, a.pid, err)) < 0 ||
+	    (r = id_check(args, PROTO_KEY_TID, a.tid, err)) < 0 ||
+	    (r = tracker_check(m, a.tracker, err)) < 0)
 		return r;
 	if (a.cgroup && cgroup_resolve(a.cgroup, &id, why, sizeof(why)) < 0)
 		return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT, "%s", why);

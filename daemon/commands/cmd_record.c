@@ -12,7 +12,8 @@
 
 #include "commands.h"
 
-#define REASON_MAX CAUSE_MESSAGE_MAX
+#define REASON_MAX PROTO_RECORD_MESSAGE_MAX
+_Static_assert(REASON_MAX <= CAUSE_MESSAGE_MAX, "a manual cause holds the whole reason");
 
 struct record_args {
 	const char *reason;

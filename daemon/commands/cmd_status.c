@@ -163,6 +163,7 @@ static struct json_object *fleet_object(struct manager *m, int *r)
 	result_add_int(dropped, "busy", (int64_t)st.busy, r);
 	result_add_int(dropped, "stale", (int64_t)st.stale, r);
 	result_add(o, PROTO_KEY_DROPPED, dropped, r);
+	result_add_int(o, PROTO_KEY_NOTES_DROPPED, (int64_t)st.notes_dropped, r);
 	/* latencyd-fleet: pid 0 while it is down, to be started again */
 	result_add_int(proc, PROTO_KEY_PID, st.pid, r);
 	result_add_string(proc, PROTO_KEY_USER, st.user, r);

@@ -27,7 +27,8 @@ pass "--timeout, before the command and after it"
 
 # A peer whose replies have members of another type than the protocol's (an older, newer or
 # broken latencyd): latencyctl goes on without them or says so, and never crashes. It
-# answers the hello, then the request with $T/fake/reply and the lines of $T/fake/events.
+# answers the hello, then the request with $T/fake/reply (as id $T/fake/id, else 1) and
+# the lines of $T/fake/events.
 mkdir "$T/fake"
 cat >"$T/fake/latencyd" <<'EOF'
 #!/bin/bash
@@ -35,7 +36,7 @@ dir=$(dirname "$0")
 read -r _
 echo '{"hello":{"protocol":1,"revision":0,"server":"latencyd","version":"0"}}'
 read -r _
-echo "{\"id\":1,\"ok\":true,\"result\":$(cat "$dir/reply")}"
+echo "{\"id\":$(cat "$dir/id" 2>/dev/null || echo 1),\"ok\":true,\"result\":$(cat "$dir/reply")}"
 cat "$dir/events"
 EOF
 chmod +x "$T/fake/latencyd"
@@ -57,8 +58,18 @@ echo '{"id":1,"path":null}' >"$T/fake/reply"
 run timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" analyze 1
 expect_rc 1 "analyze ID, a show-snapshot reply with a null path"
 expect_err "latencyctl: analyze: snapshot 1 has no local path"
+# A reply to another request than ours (latencyctl sends id 1) is no answer.
+echo '{"pid":1}' >"$T/fake/reply"
+echo 2 >"$T/fake/id"
+run timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" status
+expect_rc 3 "status, a reply with id 2"
+expect_err "latencyctl: unexpected reply from latencyd: id 2 answers no request (ours is 1)"
+[ ! -s "$T/out" ] || fail "a reply with id 2 was printed: $(cat "$T/out")"
+rm "$T/fake/id"
+run timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" status
+expect_rc 0 "status, the reply with id 1"
 kill "$FAKE"
-pass "record, analyze ID: members of another type in latencyd's replies"
+pass "record, analyze ID: members of another type in latencyd's replies; a reply's id checked"
 
 run "$LATENCYCTL"
 expect_rc 2 "no command"
@@ -98,6 +109,14 @@ run "$LATENCYCTL" --version
 expect_rc 0 "--version"
 expect_out "latencyctl "
 pass "help"
+
+run "$LATENCYCTL" analyze --incident h1-1 "$T/a" "$T/b"
+expect_rc 2 "analyze --incident ID DIR DIR"
+expect_err "latencyctl: analyze: unexpected argument '$T/b': --incident ID takes one DIR"
+run "$LATENCYCTL" analyze --incident h1-1
+expect_rc 2 "analyze --incident ID"
+expect_err "--incident ID wants a DIR"
+pass "analyze --incident: one DIR, and a message that says which is wrong"
 
 # Every command's help ends with an example, and every example is a command line
 # latencyctl takes: with no latencyd to ask it exits 3 (cannot connect), not 2 (usage);
@@ -192,6 +211,33 @@ expect_err "latencyctl: set-timeout: '500us' is not 0 (off) nor between 1000us a
 run "$LATENCYCTL" -s "$SOCK" set-timeout wakeup 3600s
 expect_rc 0 "set-timeout TRACKER 3600s (the top of the range)"
 pass "set-threshold, set-timeout: out of range said in the unit typed, nothing sent"
+
+# Values longer than latencyd takes are usage errors naming the option, also those a frame
+# cannot hold (never "Message too long" from the socket).
+long=$(head -c 70000 /dev/zero | tr '\0' x)
+run "$LATENCYCTL" -s "$SOCK" record --reason "$(head -c 257 /dev/zero | tr '\0' x)"
+expect_rc 2 "record --reason of 257 bytes"
+expect_err "latencyctl: record: --reason is 257 bytes long: 256 at most"
+run "$LATENCYCTL" -s "$SOCK" record --reason "$long"
+expect_rc 2 "record --reason of 70000 bytes"
+expect_err "latencyctl: record: --reason is 70000 bytes long: 256 at most"
+# 256 bytes are latencyd's to take: here it has no flight recorder.
+run "$LATENCYCTL" -s "$SOCK" record --reason "$(head -c 256 /dev/zero | tr '\0' x)"
+expect_rc 1 "record --reason of 256 bytes, without a flight recorder"
+expect_err "no flight recorder"
+run "$LATENCYCTL" -s "$SOCK" filter wakeup --comm 0123456789abcdef
+expect_rc 2 "filter --comm of 16 bytes"
+expect_err "latencyctl: filter: --comm is 16 bytes long: a task name is at most 15 bytes"
+run "$LATENCYCTL" -s "$SOCK" filter wakeup --comm "$long"
+expect_rc 2 "filter --comm of 70000 bytes"
+expect_err "--comm is 70000 bytes long"
+run "$LATENCYCTL" -s "$SOCK" filter wakeup --cgroup "$long"
+expect_rc 2 "filter --cgroup of 70000 bytes"
+expect_err "latencyctl: filter: --cgroup is 70000 bytes long: 4079 at most"
+run "$LATENCYCTL" -s "$SOCK" filter wakeup --comm 0123456789abcde
+expect_rc 0 "filter --comm of 15 bytes"
+[ "$(cat "$S/wakeup/filter_comm")" = 0123456789abcde ] || fail "filter --comm: not written"
+pass "record --reason, filter --comm, --cgroup: too long for latencyd, said before asking"
 
 # "--" ends the options: what follows is an argument, even -j or --json.
 run "$LATENCYCTL" -s "$SOCK" status -- --json

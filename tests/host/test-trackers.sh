@@ -175,7 +175,8 @@ run ctl filter offcpu --cgroup ../../etc
 expect_rc 1 "filter --cgroup ../../etc"
 expect_err "is not a cgroup path or id"
 run ctl filter offcpu --comm a-name-longer-than-fifteen
-expect_rc 1 "filter --comm too long"
+expect_rc 2 "filter --comm too long"
+expect_err "a task name is at most 15 bytes"
 run ctl filter offcpu --pid x
 expect_rc 2 "filter --pid x"
 run ctl filter

@@ -321,6 +321,11 @@ static void test_bad_requests(void)
 		{"{\"id\":5,\"command\":\"status\",\"ID\":5}\n", 5, "bad-request",
 		 "unknown field 'ID'"},
 		{"{\"id\":6}\n", PROTO_ID_NONE, "bad-request", "not a request"},
+		/* Never answered as id 9223372036854775807, nor as command "sta". */
+		{"{\"id\":9223372036854775808,\"command\":\"status\"}\n", PROTO_ID_NONE,
+		 "bad-request", "field 'id' must be a non-negative integer"},
+		{"{\"id\":11,\"command\":\"sta\\u0000tus\"}\n", 11, "bad-request",
+		 "field 'command' must be a string without NUL bytes"},
 		{"{\"hello\":{\"protocol\":1}}\n", PROTO_ID_NONE, "bad-request", "already"},
 	};
 	struct tc *c = tc_connect();
@@ -762,6 +767,73 @@ static void test_trackers(void)
 		   "\"threshold_ns\":1}}\n");
 	o = tc_recv(c);
 	expect_error(o, 12, "bad-argument", "threshold_ns");
+	tc_free(c);
+}
+
+/* A sysfs filter file of tracker wakeup: its first line. */
+static void read_filter(const char *file, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s/wakeup/%s", sysfs, LATENCY_TRACKER_SYSFS_DIR, file);
+	read_file(path, buf, size);
+}
+
+/*
+ * filter: what the kernel would refuse, or what C would read otherwise than it was sent, is
+ * refused before anything is written: a comm cut at a NUL byte, a pid or tid past the
+ * kernel's PID_MAX_LIMIT, UINT64_MAX (the handler's "not given") above all.
+ */
+static void test_filter(void)
+{
+	static const char *const files[] = {"filter_tgid", "filter_tid", "filter_comm",
+					    "filter_cgroup_id"};
+	static const struct {
+		const char *args, *part;
+	} bad[] = {
+		{"\"comm\":\"a\\u0000b\"", "field 'comm' must be a string without NUL bytes"},
+		{"\"pid\":18446744073709551615", "field 'pid' must be a process id from 0 (any) to "
+						 "4194304, not 18446744073709551615"},
+		{"\"tid\":18446744073709551615", "field 'tid' must be a thread id"},
+		{"\"pid\":4194305", "4194304, not 4194305"},
+		{"\"tid\":4194305,\"comm\":\"x\"", "field 'tid'"},
+	};
+	struct tc *c = tc_connect();
+	char path[PATH_MAX], req[256], buf[64];
+	struct json_object *o;
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s/wakeup/%s", sysfs, LATENCY_TRACKER_SYSFS_DIR,
+			 files[i]);
+		write_file(path, i == 2 ? "\n" : "9\n");
+	}
+	tc_hello(c);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(req, sizeof(req),
+			 "{\"id\":%zu,\"command\":\"filter\",\"args\":{\"tracker\":\"wakeup\",%s}}"
+			 "\n",
+			 i + 1, bad[i].args);
+		fprintf(stderr, "   %s", req);
+		tc_send(c, req);
+		expect_error(tc_recv(c), (int64_t)i + 1, "bad-argument", bad[i].part);
+	}
+	read_filter("filter_tgid", buf, sizeof(buf));
+	ASSERT_STREQ(buf, "9\n");
+	read_filter("filter_tid", buf, sizeof(buf));
+	ASSERT_STREQ(buf, "9\n");
+	read_filter("filter_comm", buf, sizeof(buf));
+	ASSERT_STREQ(buf, "\n");
+
+	/* The kernel's largest pid is one. */
+	tc_send(c, "{\"id\":20,\"command\":\"filter\",\"args\":{\"tracker\":\"wakeup\","
+		   "\"pid\":4194304,\"tid\":0}}\n");
+	o = tc_recv(c);
+	expect_ok(o, 20);
+	json_object_put(o);
+	read_filter("filter_tgid", buf, sizeof(buf));
+	ASSERT_STREQ(buf, "4194304\n");
+	read_filter("filter_tid", buf, sizeof(buf));
+	ASSERT_STREQ(buf, "0\n");
 	tc_free(c);
 }
 
@@ -1214,6 +1286,7 @@ int main(void)
 	RUN(test_pipelining);
 	RUN(test_vanishing_clients);
 	RUN(test_trackers);
+	RUN(test_filter);
 	RUN(test_big_catalog);
 	RUN(test_authorization);
 

@@ -104,6 +104,9 @@ static void test_refused(void)
 		{"{\"name\":\"x\",\"count\":null}", "field 'count' must be an integer"},
 		{"{}", "missing required field 'name'"},
 		{"{\"count\":1}", "missing required field 'name'"},
+		/* Never cut at the NUL: "a" is not what was sent. */
+		{"{\"name\":\"a\\u0000b\"}", "field 'name' must be a string without NUL bytes"},
+		{"{\"name\":\"\\u0000\"}", "field 'name' must be a string without NUL bytes"},
 	};
 	struct proto_error err;
 	struct args a;

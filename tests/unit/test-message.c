@@ -136,7 +136,22 @@ static void test_request(void)
 		{"{\"id\":6,\"command\":\"status\",\"args\":[]}", 6,
 		 "field 'args' must be an object"},
 		{"{\"id\":8,\"command\":\"status\",\"extra\":1}", 8, "unknown field 'extra'"},
+		/* Past INT64_MAX, json-c's int64 reads saturate: never taken as INT64_MAX. */
+		{"{\"id\":9223372036854775808,\"command\":\"status\"}", PROTO_ID_NONE,
+		 "request: field 'id' must be a non-negative integer, at most 9223372036854775807"},
+		{"{\"id\":18446744073709551616,\"command\":\"status\"}", PROTO_ID_NONE,
+		 "field 'id' must be a non-negative integer"},
+		{"{\"id\":9223372036854775808,\"command\":3}", PROTO_ID_NONE,
+		 "field 'command' must be a string"},
+		{"{\"id\":1.5,\"command\":\"status\"}", PROTO_ID_NONE, "field 'id' must be"},
+		{"{\"id\":9,\"command\":\"sta\\u0000tus\"}", 9,
+		 "field 'command' must be a string without NUL bytes"},
 	};
+	/* The largest id there is. */
+	msg = parse("{\"id\":9223372036854775807,\"command\":\"status\"}");
+	ASSERT_EQ(proto_request_parse(msg, &req, &err), 0);
+	ASSERT_EQ(req.id, INT64_MAX);
+	json_object_put(msg);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		msg = parse(bad[i].json);
 		ASSERT_EQ(proto_request_parse(msg, &req, &err), -EBADMSG);
@@ -203,6 +218,7 @@ static void test_reply(void)
 		{"{\"id\":1,\"ok\":false,\"error\":{\"message\":\"m\"}}", "field 'code'"},
 		{"{\"id\":\"a\",\"ok\":true,\"result\":{}}", "field 'id'"},
 		{"{\"ok\":true,\"result\":{}}", "missing required field 'id'"},
+		{"{\"id\":9223372036854775808,\"ok\":true,\"result\":{}}", "field 'id'"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		msg = parse(bad[i].json);

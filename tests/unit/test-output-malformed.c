@@ -11,20 +11,23 @@
 #include "latencyctl.h"
 #include "tests.h"
 
-/* What PRINT prints for REPLY (JSON text), in BUF; PRINT's return. */
-static int printed(int (*print)(struct json_object *), const char *reply, char *buf, size_t size)
+/* What PRINT writes to FD (stdout or stderr) for REPLY (JSON text), in BUF; PRINT's return. */
+static int printed_to(int fd, int (*print)(struct json_object *), const char *reply, char *buf,
+		      size_t size)
 {
 	struct json_object *result = json_tokener_parse(reply);
 	FILE *f = tmpfile();
-	int saved = dup(STDOUT_FILENO), r;
+	int saved = dup(fd), r;
 	size_t n;
 
 	ASSERT_TRUE(result && f && saved >= 0);
 	fflush(stdout);
-	ASSERT_TRUE(dup2(fileno(f), STDOUT_FILENO) >= 0);
+	fflush(stderr);
+	ASSERT_TRUE(dup2(fileno(f), fd) >= 0);
 	r = print(result);
 	fflush(stdout);
-	ASSERT_TRUE(dup2(saved, STDOUT_FILENO) >= 0);
+	fflush(stderr);
+	ASSERT_TRUE(dup2(saved, fd) >= 0);
 	close(saved);
 	rewind(f);
 	n = fread(buf, 1, size - 1, f);
@@ -32,6 +35,11 @@ static int printed(int (*print)(struct json_object *), const char *reply, char *
 	fclose(f);
 	json_object_put(result);
 	return r;
+}
+
+static int printed(int (*print)(struct json_object *), const char *reply, char *buf, size_t size)
+{
+	return printed_to(STDOUT_FILENO, print, reply, buf, size);
 }
 
 static int snapshot_event(struct json_object *data)
@@ -106,6 +114,87 @@ static void test_fleet_line(void)
 	fleet_text(buf, sizeof(buf), f);
 	ASSERT_CONTAINS(buf, " 9223372036854775807 dropped");
 	json_object_put(f);
+	ASSERT_TRUE(!strstr(buf, "note(s)"));
+
+	/* What the MQTT process said that latencyd's main loop never took (1.10); a null
+	 * broker, host and group. */
+	f = json_tokener_parse("{\"broker\":null,\"host\":null,\"group\":null,\"dropped\":"
+			       "{\"busy\":2},\"notes_dropped\":5}");
+	ASSERT_TRUE(f);
+	fleet_text(buf, sizeof(buf), f);
+	ASSERT_CONTAINS(buf, "not connected to ? as ?, group ?,");
+	ASSERT_CONTAINS(buf, " 2 dropped, 5 note(s) from the MQTT process dropped");
+	json_object_put(f);
+}
+
+/*
+ * A null (or missing) string member is printed as "?": glibc would print "(null)" for it, and
+ * printf("%s", NULL) is undefined. A missing count or ABI is not printed as -1.
+ */
+static void test_null_strings(void)
+{
+	char buf[4096];
+
+	ASSERT_EQ(printed(output_text.trackers,
+			  "{\"trackers\":[{\"name\":null,\"enabled\":true},{\"enabled\":false}]}",
+			  buf, sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_TRUE(!strstr(buf, "(null)"));
+	ASSERT_CONTAINS(buf, "\n?        yes");
+	ASSERT_EQ(printed(text_incidents,
+			  "{\"host\":\"web1\",\"incidents\":[{\"incident\":null,\"origin\":null,"
+			  "\"time\":0,\"recorded\":[null],\"refused\":[\"web2\"],\"details\":"
+			  "{\"web2\":null}}]}",
+			  buf, sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_TRUE(!strstr(buf, "(null)"));
+	ASSERT_CONTAINS(buf, "web2 refused (?)");
+	ASSERT_EQ(printed(text_filter,
+			  "{\"tracker\":\"wakeup\",\"filter\":{\"comm\":null,\"pid\":7}}", buf,
+			  sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_CONTAINS(buf, "Tracker wakeup: filter comm=? pid=7");
+	ASSERT_EQ(printed(text_config,
+			  "{\"settings\":{\"control\":{\"socket\":\"/s\"}},\"origins\":"
+			  "{\"control.socket\":null},\"saved_problem\":null}",
+			  buf, sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_CONTAINS(buf, "control.socket = \"/s\"  # ?\n");
+	ASSERT_EQ(printed_to(STDERR_FILENO, text_config, "{\"settings\":{},\"saved_problem\":null}",
+			     buf, sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_CONTAINS(buf, "the file has a problem: ?\n");
+	ASSERT_EQ(printed(text_hist,
+			  "{\"hists\":[],\"skipped\":[{\"tracker\":null,\"reason\":\"x\"},"
+			  "{\"tracker\":\"fs\"}]}",
+			  buf, sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_CONTAINS(buf, "Not loaded, skipped: ?, fs.\n");
+
+	/* status: relayd with a local fallback but no directory; a module without its ABI. */
+	ASSERT_EQ(printed(output_text.status,
+			  "{\"version\":\"1\",\"module\":{\"state\":\"loaded\",\"loaded\":true},"
+			  "\"session\":{\"name\":\"s\"},\"output\":{\"relayd\":\"net://r\","
+			  "\"fallback_local\":true}}",
+			  buf, sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_TRUE(!strstr(buf, "(null)"));
+	ASSERT_TRUE(!strstr(buf, "ABI -1"));
+	ASSERT_CONTAINS(buf, "net://r, else ?\n");
+	ASSERT_CONTAINS(buf, "loaded, ABI ?\n");
+	ASSERT_EQ(printed(output_text.status,
+			  "{\"module\":{\"state\":\"loaded\",\"abi_major\":1,\"abi_minor\":4}}",
+			  buf, sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_CONTAINS(buf, "loaded, ABI 1.4\n");
+
+	/* show-snapshot from a latencyd without causes_total: no "Causes (-1)". */
+	ASSERT_EQ(printed(text_snapshot, "{\"id\":7,\"causes\":[]}", buf, sizeof(buf)), EXIT_OK);
+	ASSERT_CONTAINS(buf, "\nCauses:\n");
+	ASSERT_EQ(printed(text_snapshot, "{\"id\":7,\"causes\":[],\"causes_total\":0}", buf,
+			  sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_CONTAINS(buf, "\nCauses (0):\n");
 }
 
 /* hist: "hists" or "skipped" not an array. */
@@ -130,6 +219,7 @@ int main(void)
 	RUN(test_snapshot_arrays);
 	RUN(test_incidents);
 	RUN(test_fleet_line);
+	RUN(test_null_strings);
 	RUN(test_hist);
 	return 0;
 }
