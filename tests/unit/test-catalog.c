@@ -330,11 +330,10 @@ static void test_orphans_adopted(void)
 	free(out);
 }
 
-/* An entry another latencyd wrote: its unreadable members are logged with its id, the
- * entry is kept, and what this latencyd does not know is written back as it was. */
-static void test_unreadable_fields_reported(void)
+/* Opens the catalog of TEXT; what it logged in *LOGGED (to free). */
+static struct catalog *open_text(const char *text, bool *recovered, char **logged)
 {
-	char *path, *log, *text = NULL;
+	char *path, *log;
 	struct catalog *c;
 	size_t size = 0;
 	FILE *f;
@@ -342,40 +341,60 @@ static void test_unreadable_fields_reported(void)
 
 	ASSERT_TRUE(asprintf(&path, "%s/%s", dir, CATALOG_FILE) > 0);
 	ASSERT_TRUE(asprintf(&log, "%s/stderr", dir) > 0);
-	write_file(path, "{\"version\": 1, \"next_id\": 8, \"snapshots\": [{\"id\": 7, "
-			 "\"status\": \"complete\", \"time\": \"yesterday\", \"zone\": \"b\", "
-			 "\"causes\": [{\"tracker\": \"block\", \"pid\": 1.5}]}], "
-			 "\"suppressed\": {\"total\": 0, \"by_tracker\": {}, \"recent\": []}}");
+	write_file(path, text);
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	ASSERT_TRUE(fd >= 0 && saved >= 0);
 	fflush(stderr);
 	dup2(fd, STDERR_FILENO);
 	close(fd);
-	c = reopen(NULL, NULL);
+	c = reopen(NULL, recovered);
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
+	*logged = NULL;
 	f = fopen(log, "r");
-	ASSERT_TRUE(f && getdelim(&text, &size, 0, f) > 0);
+	ASSERT_TRUE(f);
+	if (getdelim(logged, &size, 0, f) < 0) {
+		free(*logged);
+		*logged = strdup("");
+	}
 	fclose(f);
-	ASSERT_CONTAINS(text, "catalog.json: snapshot 7: time: must be a non-negative integer");
-	ASSERT_CONTAINS(text, "catalog.json: snapshot 7: causes[0].pid: must be an integer");
-	ASSERT_CONTAINS(text, "catalog.json: snapshot 7: zone: unknown to this latencyd; kept");
+	free(log);
+	free(path);
+	return c;
+}
+
+/* An entry another latencyd wrote: its unreadable members are logged with its id, the
+ * entry is kept, and what this latencyd does not know is written back as it was. */
+static void test_unreadable_fields_reported(void)
+{
+	char *path, *logged, *text = NULL;
+	struct catalog *c;
+	size_t size = 0;
+	FILE *f;
+
+	ASSERT_TRUE(asprintf(&path, "%s/%s", dir, CATALOG_FILE) > 0);
+	c = open_text("{\"version\": 1, \"next_id\": 8, \"snapshots\": [{\"id\": 7, "
+		      "\"status\": \"complete\", \"time\": \"yesterday\", \"zone\": \"b\", "
+		      "\"causes\": [{\"tracker\": \"block\", \"pid\": 1.5}]}], "
+		      "\"suppressed\": {\"total\": 0, \"by_tracker\": {}, \"recent\": []}}",
+		      NULL, &logged);
+	ASSERT_CONTAINS(logged, "catalog.json: snapshot 7: time: must be a non-negative integer");
+	ASSERT_CONTAINS(logged, "catalog.json: snapshot 7: causes[0].pid: must be an integer");
+	ASSERT_CONTAINS(logged, "catalog.json: snapshot 7: zone: unknown to this latencyd; kept");
 	ASSERT_TRUE(catalog_find(c, 7));
 	ASSERT_EQ(catalog_find(c, 7)->status, CATALOG_COMPLETE);
 	ASSERT_STREQ(catalog_find(c, 7)->causes[0].tracker, "block");
 	close_saved(c);
-	free(text);
-	text = NULL;
 	f = fopen(path, "r");
 	ASSERT_TRUE(f && getdelim(&text, &size, 0, f) > 0);
 	fclose(f);
 	ASSERT_CONTAINS(text, "\"zone\":\"b\"");
 	ASSERT_TRUE(!strstr(text, "yesterday"));
 	ASSERT_EQ(unlink(path), 0);
+	free(logged);
 	free(text);
 	free(path);
-	free(log);
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -550,40 +569,6 @@ static void test_save_prints_as_one_document(void)
 	free(file);
 	delete_all(c);
 	close_saved(c);
-}
-
-/* Opens the catalog of TEXT; what it logged in *LOGGED (to free). */
-static struct catalog *open_text(const char *text, bool *recovered, char **logged)
-{
-	char *path, *log;
-	struct catalog *c;
-	size_t size = 0;
-	FILE *f;
-	int saved = dup(STDERR_FILENO), fd;
-
-	ASSERT_TRUE(asprintf(&path, "%s/%s", dir, CATALOG_FILE) > 0);
-	ASSERT_TRUE(asprintf(&log, "%s/stderr", dir) > 0);
-	write_file(path, text);
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ASSERT_TRUE(fd >= 0 && saved >= 0);
-	fflush(stderr);
-	dup2(fd, STDERR_FILENO);
-	close(fd);
-	c = reopen(NULL, recovered);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	*logged = NULL;
-	f = fopen(log, "r");
-	ASSERT_TRUE(f);
-	if (getdelim(logged, &size, 0, f) < 0) {
-		free(*logged);
-		*logged = strdup("");
-	}
-	fclose(f);
-	free(log);
-	free(path);
-	return c;
 }
 
 /*
