@@ -176,7 +176,8 @@ static void analyze_help(const struct command *cmd)
 	       "                        LAMI 1.0, as Trace Compass calls them\n"
 	       "\nID is asked to latencyd; PATH (a snapshot directory) needs no daemon.\n"
 	       "Exit status: 0 analysed (maybe partially: see \"partial\"), "
-	       "1 nothing could be analysed,\n2 a usage error (a bad option or value).\n\nExample: "
+	       "1 nothing could be analysed,\n2 a usage error (a bad option or value), "
+	       "3 latencyd unreachable (ID).\n\nExample: "
 	       "%s\n",
 	       cmd->name, cmd->args, cmd->summary, AN_LIMIT_DEFAULT, AN_FREQ_RESOLUTION_MAX,
 	       AN_FREQ_RESOLUTION_DEFAULT, AN_THREADS_MAX, AN_THREADS_DEFAULT_MAX, cmd->example);

@@ -43,6 +43,27 @@ for c in $commands; do
 		grep -qx -- "$o" "$T/comp" || fail "$c: option $o of its usage not completed"
 	done
 done
+# Every option that a usage shows with a value ("--threads N", "--per cpu|disk|syscall") is
+# one the completion knows takes a value: the first case pattern that lists them skips the
+# value (it is no argument), the second offers nothing for it, unless the option has a
+# branch of its own ("--per)": its values).
+valued=$(for c in $commands; do
+	"$LATENCYCTL" "$c" --help | head -n 1 | grep -oE -- '--[a-z][a-z-]* [A-Za-z]' | cut -d' ' -f1
+done | sort -u)
+[ -n "$valued" ] || fail "no option with a value in the usages of latencyctl's commands"
+n=0
+while read -r pattern; do
+	n=$((n + 1))
+	tr ' |\t\\)' '\n' <<<"$pattern" | grep -v '^$' >"$T/valued-$n"
+done < <(awk '/--pid \| --tid/ { f = 1; p = "" } f { p = p " " $0 } f && /\)[ \t]*$/ { print p; f = 0 }' "$COMPLETION")
+[ "$n" = 2 ] || fail "cannot find the completion's two case patterns of options with a value"
+for o in $valued; do
+	grep -qx -- "$o" "$T/valued-1" ||
+		fail "option $o takes a value (its usage says so): the completion counts the value as an argument"
+	grep -qx -- "$o" "$T/valued-2" || grep -q -- "^[[:space:]]*$o)" "$COMPLETION" ||
+		fail "option $o takes a value (its usage says so): the completion neither skips it nor completes it"
+done
+
 comp st
 expect_comp status
 comp set-t
