@@ -373,6 +373,21 @@ void recorder_free(struct recorder *rc)
 {
 	if (!rc)
 		return;
+	/*
+	 * The waiter ends the record under way first: its snapshot, and what the threads
+	 * queued before they stopped, still go to the catalog, saved after this.
+	 */
+	if (rc->waiter) {
+		uint64_t busy = waiter_busy_ns(rc->waiter);
+
+		/* A stop held up by lttng-sessiond (stopped, overloaded) says why it waits. */
+		if (busy)
+			log_info("waiting for the record under way (for %" PRIu64
+				 " ms so far) to end",
+				 busy / 1000000);
+		waiter_stop(rc->waiter);
+		on_results(NULL, -1, 0, rc);
+	}
 	waiter_free(rc->waiter);	  /* closes the notification file: the module can go */
 	history_worker_free(rc->history); /* before the session: it may be recording */
 	sd_event_source_disable_unref(rc->results);

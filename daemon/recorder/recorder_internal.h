@@ -87,6 +87,8 @@ void waiter_get_stats(struct waiter *w, struct waiter_stats *st, double *tokens)
 uint64_t waiter_busy_ns(struct waiter *w);
 /* Copies up to MAX per-tracker buckets to OUT; returns how many there are. */
 size_t waiter_get_buckets(struct waiter *w, struct recorder_bucket *out, size_t max);
+/* Stops the threads, each after the record it is in: its result is left to take. */
+void waiter_stop(struct waiter *w);
 void waiter_free(struct waiter *w);
 
 /*
@@ -157,6 +159,11 @@ struct session {
 	struct sessiond_watch sessiond;
 	int error;	    /* last failure to create the session, 0 if none */
 	unsigned recreated; /* times the session was re-created */
+	/*
+	 * A reload's settings not applied yet: the waiter held the slot (a record under way,
+	 * for as long as sessiond takes); the check applies them once it is free.
+	 */
+	enum { SESSION_RELOAD_NONE, SESSION_RELOAD_LIVE, SESSION_RELOAD_RECREATE } reload;
 	/* With session.history: the sub-buffer size in use and what it was sized from. */
 	struct session_sizing {
 		uint64_t subbuf_size; /* 0: session.subbuf_size */

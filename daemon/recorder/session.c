@@ -143,6 +143,26 @@ static int create_session(struct session *se)
 	return 0;
 }
 
+/*
+ * Under slot.lock: a reload's settings that waited for the slot. 1: the session was
+ * re-created for them, 0: nothing to re-create, < 0: it could not be (the check retries).
+ */
+static int apply_reload(struct session *se)
+{
+	int r = 0;
+
+	if (se->reload == SESSION_RELOAD_RECREATE) {
+		log_info("session settings changed: re-creating the session");
+		r = create_session(se);
+		if (r == 0)
+			r = 1;
+	} else if (se->reload == SESSION_RELOAD_LIVE && se->slot.flight) {
+		flight_set_relayd_timeout(se->slot.flight, se->conf->output.relayd_timeout_ns);
+	}
+	se->reload = SESSION_RELOAD_NONE;
+	return r;
+}
+
 static int on_check(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct session *se = userdata;
@@ -151,7 +171,9 @@ static int on_check(sd_event_source *s, uint64_t usec, void *userdata)
 
 	/* The waiter is recording: the session is there, look again next time. */
 	if (pthread_mutex_trylock(&se->slot.lock) == 0) {
-		r = se->slot.flight ? flight_exists(se->slot.flight) : 0;
+		r = apply_reload(se);
+		if (r == 0)
+			r = se->slot.flight ? flight_exists(se->slot.flight) : 0;
 		if (r == 0) {
 			if (se->slot.flight)
 				log_warnx("LTTng session %s is gone (lttng-sessiond restarted?), "
@@ -254,26 +276,31 @@ void session_reconfigure(struct session *se, const struct conf *c, const struct 
 	se->conf = c;
 	if (!session_changed(old, c)) {
 		/* Live: the session's history is not worth losing for it. */
-		pthread_mutex_lock(&se->slot.lock);
-		if (se->slot.flight)
-			flight_set_relayd_timeout(se->slot.flight, c->output.relayd_timeout_ns);
-		pthread_mutex_unlock(&se->slot.lock);
+		if (se->reload == SESSION_RELOAD_NONE)
+			se->reload = SESSION_RELOAD_LIVE;
+	} else {
+		/* A new target (or none) starts again from session.subbuf_size until measured. */
+		if (old->session.history_ns != c->session.history_ns ||
+		    old->session.num_subbuf != c->session.num_subbuf || !c->session.history_ns)
+			se->sizing = (struct session_sizing){0};
+		r = mkdir_p(c->output.directory, 0750);
+		if (r < 0)
+			log_warn_errno(r, "cannot create %s", c->output.directory);
+		se->reload = SESSION_RELOAD_RECREATE;
+	}
+	/*
+	 * A record holds the slot for as long as lttng-sessiond takes to serve it, without
+	 * bound when sessiond is stopped: the main loop does not wait for it, the check
+	 * applies the settings once the record has ended.
+	 */
+	if (pthread_mutex_trylock(&se->slot.lock) != 0) {
+		if (se->reload == SESSION_RELOAD_RECREATE)
+			log_info("session settings changed: the session is re-created once the "
+				 "record under way ends");
+		session_check_soon(se);
 		return;
 	}
-	/* A new target (or none) starts again from session.subbuf_size until measured. */
-	if (old->session.history_ns != c->session.history_ns ||
-	    old->session.num_subbuf != c->session.num_subbuf || !c->session.history_ns)
-		se->sizing = (struct session_sizing){0};
-	r = mkdir_p(c->output.directory, 0750);
-	if (r < 0)
-		log_warn_errno(r, "cannot create %s", c->output.directory);
-	log_info("session settings changed: re-creating the session");
-	pthread_mutex_lock(&se->slot.lock);
-	if (strcmp(old->session.name, c->session.name) != 0 && se->slot.flight) {
-		flight_destroy(se->slot.flight);
-		se->slot.flight = NULL;
-	}
-	r = create_session(se);
+	r = apply_reload(se);
 	pthread_mutex_unlock(&se->slot.lock);
 	/* The old session is gone: the check creates the new one once it can be. */
 	if (r < 0)

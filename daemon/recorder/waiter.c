@@ -545,7 +545,7 @@ size_t waiter_threads(const struct waiter *w)
 	return w->n_threads;
 }
 
-void waiter_free(struct waiter *w)
+void waiter_stop(struct waiter *w)
 {
 	uint64_t one = 1;
 
@@ -556,6 +556,14 @@ void waiter_free(struct waiter *w)
 			pthread_cancel(w->threads[i].thread);
 	for (size_t i = 0; i < w->n_threads; i++)
 		pthread_join(w->threads[i].thread, NULL);
+	w->n_threads = 0;
+}
+
+void waiter_free(struct waiter *w)
+{
+	if (!w)
+		return;
+	waiter_stop(w);
 	free(w->threads);
 	waiter_result_free(w->head);
 	if (w->fd >= 0)

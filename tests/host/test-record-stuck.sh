@@ -1,0 +1,103 @@
+#!/bin/bash
+# A record held by a stopped lttng-sessiond (SIGSTOP), for real: latencyd against its own
+# sessiond (userspace domain, run by lttng-env as nobody). The waiter is stuck inside
+# lttng_snapshot_record() until sessiond continues; meanwhile the main loop must go on:
+# a reload (SIGHUP), with or without new session settings, is taken at once and the
+# control socket answers; the reload's session settings apply once the record ends, and
+# the record and the alert that caused it are not lost, at a SIGTERM too.
+# Usage: lttng-env test-record-stuck.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP
+set -u
+ALERT_WRITE=${3:?} UST_APP=${4:?}
+. "$(dirname "$0")/lib.sh"
+
+SPID=
+trap '[ -n "$SPID" ] && kill -CONT "$SPID" 2>/dev/null; cleanup' EXIT
+ust_recorder_setup "$UST_APP"
+# conf NUM_SUBBUF
+conf() {
+	write_conf <<CONF
+control: { socket = "$SOCK"; };
+$(UST_NUM_SUBBUF=$1 ust_recorder_conf latencyd-stuck)
+output: { directory = "$T/snapshots"; };
+ratelimit: { rate = 0; };
+CONF
+}
+status() { timeout 5 "$LATENCYCTL" -s "$SOCK" --json status; }
+jstatus() { local out; out=$(status) && [ -n "$out" ] && jq -e "$1" <<<"$out" >/dev/null; }
+jcat() { [ -s "$CAT" ] && jq -e "$@" "$CAT" >/dev/null 2>&1; }
+complete_count() { jcat --argjson n "$1" '[.snapshots[] | select(.status == "complete")] | length == $n'; }
+count() { grep -c "$1" "$T/latencyd.log"; }
+more_than() { [ "$(count "$1")" -gt "$2" ]; }
+# Stops sessiond and sends an alert: the waiter is then inside its record (the watchdog
+# says so after half its period).
+stuck() {
+	local n
+	n=$(count "the realtime waiter has been in one record for")
+	SPID=$(cat "$LTTNG_HOME/.lttng/lttng-sessiond.pid")
+	kill -STOP "$SPID"
+	"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
+	wait_for 100 more_than "the realtime waiter has been in one record for" "$n" ||
+		fail "the waiter is not stuck in a record"
+}
+unstuck() {
+	kill -CONT "$SPID"
+	SPID=
+}
+
+conf 4
+WATCHDOG_USEC=1000000 start_daemon -c "$T/latencyd.conf"
+wait_for 50 jstatus '.session.state == "recording"' || fail "the session is not recording"
+sleep 1
+
+# 1. A reload that keeps the session's settings.
+stuck
+n=$(count "configuration reloaded")
+kill -HUP "$DAEMON_PID"
+wait_for 100 more_than "configuration reloaded" "$n" ||
+	fail "a reload while a record is stuck is not taken"
+wait_for 100 jstatus '.counters.alerts >= 1' || fail "the control socket does not answer"
+unstuck
+wait_for 100 complete_count 1 || fail "the stuck record did not complete: $(cat "$CAT" 2>/dev/null)"
+pass "reload while a record is stuck: taken at once, the record completes after"
+
+# 2. A reload that changes the session: applied once the record ends.
+stuck
+n=$(count "configuration reloaded")
+r=$(count "re-creating the session")
+conf 8
+kill -HUP "$DAEMON_PID"
+wait_for 100 more_than "configuration reloaded" "$n" ||
+	fail "a reload with new session settings while a record is stuck is not taken"
+wait_for 100 jstatus '.counters.alerts >= 2' || fail "the control socket does not answer"
+unstuck
+wait_for 100 complete_count 2 || fail "the stuck record did not complete: $(cat "$CAT" 2>/dev/null)"
+wait_for 300 more_than "re-creating the session" "$r" ||
+	fail "the new session settings were not applied after the record"
+wait_for 300 grep -q "(8 x 4096 bytes per CPU)" "$T/latencyd.log" ||
+	fail "the session was not re-created with the new settings"
+wait_for 50 jstatus '.session.state == "recording"' || fail "not recording after the reload"
+sleep 1
+"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
+wait_for 100 complete_count 3 || fail "no snapshot after the reload: $(cat "$CAT" 2>/dev/null)"
+pass "reload with new session settings while a record is stuck: re-created after it, recording"
+
+# 3. SIGTERM while a record is stuck: latencyd waits for the record's end, and the snapshot
+# it made is in the catalog saved at exit, with its cause (not left for the next start to
+# adopt without one).
+stuck
+n=$(count "received SIGTERM, shutting down")
+kill -TERM "$DAEMON_PID"
+wait_for 100 more_than "received SIGTERM, shutting down" "$n" || fail "SIGTERM not taken"
+wait_for 100 grep -q "waiting for the record under way (for [0-9]* ms so far) to end" "$T/latencyd.log" ||
+	fail "the stop is held by the record, and the log does not say so"
+unstuck
+stop_daemon TERM
+expect_rc 0 "latencyd after SIGTERM with a record under way"
+jcat '[.snapshots[] | select(.status == "complete")] | length == 4' ||
+	fail "the record under way at SIGTERM is not in the catalog: $(jq -c '[.snapshots[] | {id, status}]' "$CAT")"
+jcat '.snapshots[-1].causes | length == 1' ||
+	fail "the record under way at SIGTERM lost its cause: $(jq -c '.snapshots[-1]' "$CAT")"
+for d in $(find "$T/snapshots" -mindepth 1 -maxdepth 1 -type d -name 'snap-*'); do
+	jcat --arg p "$d" 'any(.snapshots[]; .path == $p)' || fail "directory $d is in no catalog entry"
+done
+pass "SIGTERM while a record is stuck: the record ends, its snapshot is in the catalog"
