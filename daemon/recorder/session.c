@@ -341,13 +341,18 @@ bool session_fit_history(struct session *se, const struct history *h)
 	se->sizing.bytes_per_event = h->bytes_per_event;
 	if (want == now || (expected >= (uint64_t)((double)target * HISTORY_LOW) && want * 4 > now))
 		return false;
+	/*
+	 * A record holds the slot for as long as lttng-sessiond takes, without bound when it is
+	 * stopped: the main loop does not wait, the next measurement asks again.
+	 */
+	if (pthread_mutex_trylock(&se->slot.lock) != 0)
+		return false;
 	proto_duration_format(t, sizeof(t), target);
 	log_info("session.history = %s: %.0f events/s x %.1f bytes on the busiest CPU need "
 		 "%" PRIu64 " x %" PRIu64 " KiB per CPU (they were %" PRIu64 " KiB, about %" PRIu64
 		 " ms): re-creating the session, the history recorded so far is lost",
 		 t, h->events_per_sec, h->bytes_per_event, c->session.num_subbuf, want / 1024,
 		 now / 1024, expected / 1000000);
-	pthread_mutex_lock(&se->slot.lock);
 	se->sizing.subbuf_size = want;
 	r = create_session(se);
 	if (r == 0)

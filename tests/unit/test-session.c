@@ -6,6 +6,7 @@
  * session fails here before any call to lttng-sessiond (its relayd URL does not parse), so
  * whether one runs on this machine does not matter.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -91,8 +92,45 @@ static void test_recreate_fails(void)
 	ASSERT_EQ(rm_tree(dir), 0);
 }
 
+/*
+ * A record holds the slot for as long as lttng-sessiond takes (without bound when it is
+ * stopped): a re-size measured meanwhile does not wait for it, nor does a reload.
+ */
+static void test_slot_held(void)
+{
+	char dir[] = "/tmp/test-session.XXXXXX";
+	struct history h = {.events_per_sec = 1e6, .bytes_per_event = 100};
+	struct conf *c, *changed;
+	struct session se;
+	sd_event *event;
+
+	ASSERT_TRUE(mkdtemp(dir));
+	c = conf_for(dir);
+	changed = conf_for(dir);
+	changed->output.max_size = 1 << 20;
+	ASSERT_EQ(sd_event_new(&event), 0);
+	ASSERT_EQ(session_init(&se, event, c), 0);
+	ASSERT_EQ(session_start(&se), 0);
+	ASSERT_EQ(pthread_mutex_lock(&se.slot.lock), 0);
+	alarm(60); /* waiting for the slot would be for ever: this test holds it */
+	ASSERT_TRUE(!session_fit_history(&se, &h));
+	ASSERT_EQ(se.sizing.resized, 0);
+	ASSERT_EQ(sd_event_source_set_enabled(se.check, SD_EVENT_OFF), 0);
+	session_reconfigure(&se, changed, c);
+	ASSERT_TRUE(check_on(&se)); /* it applies the reload once the slot is free */
+	alarm(0);
+	ASSERT_EQ(pthread_mutex_unlock(&se.slot.lock), 0);
+
+	session_done(&se);
+	sd_event_unref(event);
+	conf_free(changed);
+	conf_free(c);
+	ASSERT_EQ(rm_tree(dir), 0);
+}
+
 int main(void)
 {
 	RUN(test_recreate_fails);
+	RUN(test_slot_held);
 	return 0;
 }
