@@ -107,6 +107,7 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 			       (uint64_t)fs.f_bavail * fs.f_frsize < buffer_bytes(rc);
 		if (flight_session_gone(res->error))
 			session_check_soon(&rc->session);
+		sessiond_watch_consumerd(&rc->session.sessiond);
 	} else if (!res->rec.to_relayd) {
 		path = path_newest(c->output.directory, res->name);
 	}

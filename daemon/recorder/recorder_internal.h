@@ -137,11 +137,15 @@ struct sessiond_watch {
 	pid_t pid;
 	void (*on_exit)(void *arg); /* called once, from the main loop */
 	void *arg;
-	unsigned boost; /* realtime.sessiond_boost, applied to each sessiond watched */
+	unsigned boost;	      /* realtime.sessiond_boost, applied to each sessiond watched */
+	pid_t consumerd_gone; /* the sessiond whose lttng-consumerd was said gone */
 };
 /* Watches the sessiond of the pid file (again, if its pid changed); -errno: not watched. */
 int sessiond_watch_start(struct sessiond_watch *w, sd_event *event);
 void sessiond_watch_stop(struct sessiond_watch *w);
+/* sessiond_consumerd.c, after a failed record: says once when the sessiond watched has lost
+ * its lttng-consumerd (every record fails until it is restarted). */
+void sessiond_watch_consumerd(struct sessiond_watch *w);
 /* sessiond_boost.c: sessiond PID's client thread at nice -BOOST (0: left alone); -errno. */
 int sessiond_boost(pid_t pid, unsigned boost);
 

@@ -2,7 +2,7 @@
 # Issue #9, failures around a snapshot, for real (userspace domain, the alert test double):
 # lttng-sessiond killed while snapshots are being recorded, then restarted; lttng-relayd
 # killed and restarted; the output directory full (a small tmpfs); latencyd killed with
-# SIGKILL while recording, then restarted. Each ends with a consistent catalog (it parses,
+# SIGKILL while recording, then restarted; lttng-consumerd killed (records fail, said once). Each ends with a consistent catalog (it parses,
 # no entry left "recording", every snapshot directory belongs to an entry), a log line
 # that says what happened, and recording resumed (a later alert gives a complete snapshot).
 # Usage: test-fault-recorder.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP LTTNG_ENV
@@ -219,6 +219,25 @@ else
 	echo "  killed with snapshot $cut not in the catalog: $(grep 'were not in the catalog' "$T/latencyd.log")"
 fi
 pass "latencyd killed with SIGKILL while recording: catalog consistent, ids unique, recording resumed"
+
+# 5. lttng-consumerd killed, lttng-sessiond left running: sessiond does not start another,
+# so every record fails from then on; the log says why, once, and what cures it.
+spid=$(cat "$LTTNG_HOME/.lttng/lttng-sessiond.pid")
+cpids=$(ps -o pid=,comm= --ppid "$spid" | awk '$2 == "lttng-consumerd" { print $1 }')
+[ -n "$cpids" ] || fail "no lttng-consumerd under lttng-sessiond $spid"
+kill -KILL $cpids
+# Dead, but maybe a zombie sessiond never reaps.
+wait_for 50 sh -c "! ps -o stat=,comm= --ppid $spid | grep -v '^Z' | grep -q lttng-consumerd" ||
+	fail "lttng-consumerd still there"
+failed=$(jq '.counters.failed' <<<"$(status)")
+for k in 1 2; do
+	"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
+	wait_for 150 jstatus ".counters.failed >= $((failed + k))" ||
+		fail "record $k without lttng-consumerd: not counted failed: $(status)"
+done
+said=$(grep -c "lttng-sessiond (pid $spid) has no lttng-consumerd any more (killed?): records fail until lttng-sessiond is restarted" "$T/latencyd.log")
+[ "$said" = 1 ] || fail "the lost lttng-consumerd said $said times, not once: $(grep -i consumerd "$T/latencyd.log")"
+pass "lttng-consumerd killed: records fail, counted; the cause and its cure said once"
 
 stop_daemon TERM
 expect_rc 0 "latencyd after SIGTERM"
