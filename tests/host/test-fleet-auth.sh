@@ -5,8 +5,9 @@
 # message size limit; the CA, certificates and keys made here with openssl, in $T only.
 # h1 (client certificate) and h2 (password over TLS) share incidents; h3 (wrong password),
 # h4 (trusts another CA) and h5 (expired client certificate) stay disconnected, say why in
-# their status and log, and record their own alerts; a client authenticated as h2 cannot
-# speak on h1's topic.
+# their status and log, and record their own alerts; h8 speaks mqtt:// to the TLS listener,
+# which closes the connection: said too; a client authenticated as h2 cannot speak on h1's
+# topic.
 # Usage: lttng-env --relayd test-fleet-auth.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP
 set -u
 ALERT_WRITE=${3:?} UST_APP=${4:?}
@@ -146,6 +147,7 @@ printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nplugin %
 "$MOSQUITTO" -c "$T/dynsec.conf" >"$T/dynsec.log" 2>&1 &
 PIDS+=($!)
 FLEET_BROKER=mqtt://127.0.0.1:$((PORT + 2)) node h7 lab 10 10
+FLEET_BROKER=mqtt://127.0.0.1:$PORT FLEET_EXTRA="$(password h2 h2.pass)" node h8 lab 10 10
 for n in h1 h2 h3 h4 h5 h6 h7; do
 	wait_for 200 jst $n '.session.state == "recording"' ||
 		fail "$n: not recording: $(ctl $n --json status; tail -5 "$T/$n/latencyd.log")"
@@ -229,6 +231,15 @@ ctl h7 status | grep -q "^Fleet: *connected to .*(the broker refused the subscri
 grep -q "fleet: the broker refused the subscription to latencyd/lab/alert/+" "$T/h7/latencyd.log" ||
 	fail "h7's log does not say its subscription was refused: $(cat "$T/h7/latencyd.log")"
 pass "a subscription the ACL denies: said in status and the log, not shown as subscribed"
+
+# (h) mqtt:// to a TLS listener: the broker drops the connection before any CONNACK and
+# libmosquitto says nothing; status must not say "connecting" for ever.
+plain='the broker closed the connection before accepting it .*: a TLS listener needs mqtts://'
+wait_for 300 jst h8 ".fleet.connected == false and (.fleet.detail | test(\"$plain\"))" ||
+	fail "h8 (mqtt:// to a TLS listener): $(ctl h8 --json status | jq -c .fleet); log: $(cat "$T/h8/latencyd.log")"
+grep -Eq "fleet: not connected to mqtt://127.0.0.1:$PORT \($plain" "$T/h8/latencyd.log" ||
+	fail "h8's log does not say why: $(cat "$T/h8/latencyd.log")"
+pass "mqtt:// to a TLS listener: '$(ctl h8 --json status | jq -r .fleet.detail)' in status and the log"
 
 # (f) A key its fleet process cannot read: said with the file and the account, once
 # however often the process is started again; made readable, it is picked up.

@@ -6,6 +6,8 @@
 # - a member frozen: listed as "no answer", said once in the origin's log; back, it
 #   records nothing for the old request; killed: its last will takes it out of the fleet;
 # - relayd killed during an incident: each host's snapshot is local only, with its path;
+# - a broker address where something takes the connection and never answers the CONNECT
+#   (h4, group "quiet"): status and the log say so, not "connecting" for ever;
 # and in each case the local path records on its own.
 # Usage: lttng-env --relayd test-fleet-faults.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP
 set -u
@@ -26,6 +28,17 @@ show() { for n in h1 h2 h3; do echo "--- $n"; tail -15 "$T/$n/latencyd.log"; don
 
 export FLEET_EXTRA='max_age = "2s"; answer_within = "10s";'
 for n in h1 h2 h3; do node $n lab 10 10; done
+# h4's broker: a listener that reads the CONNECT and never answers (checked in part 4).
+for _ in 1 2 3 4 5; do
+	SILENT_PORT=$((20000 + RANDOM % 30000))
+	socat -u "TCP-LISTEN:$SILENT_PORT,bind=127.0.0.1,reuseaddr,fork" OPEN:/dev/null 2>>"$T/socat.log" &
+	SILENT_PID=$!
+	sleep 0.2
+	kill -0 "$SILENT_PID" 2>/dev/null && break
+done
+kill -0 "$SILENT_PID" 2>/dev/null || fail "socat did not listen: $(cat "$T/socat.log")"
+PIDS+=("$SILENT_PID")
+FLEET_BROKER=mqtt://127.0.0.1:$SILENT_PORT node h4 quiet 10 10
 for h in h1 h2 h3; do
 	wait_for 200 jst $h '.session.state == "recording" and .fleet.subscribed and .fleet.members_online == 2' ||
 		fail "$h: not recording with two members: $(ctl $h --json status | jq -c .fleet)"
@@ -98,10 +111,23 @@ ctl h1 incidents >"$T/out"
 grep "$inc" "$T/out" | grep -q "h1 local" || fail "incidents (text): $(cat "$T/out")"
 pass "relayd killed: the incident lists each host's snapshot as local, with its path"
 
-for n in h1 h2; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
-for n in h1 h2; do kill "$(eval echo "\$PID_$n")"; done
+# 4. h4's broker takes the connection and never answers: libmosquitto gives up after its
+# keepalive (30 s) and tries again; each attempt would leave "connecting" and no log line.
+silent='did not answer the connection within 30 s'
+wait_for 900 jst h4 ".fleet.connected == false and (.fleet.detail | contains(\"$silent\"))" ||
+	fail "h4 (a broker that never answers): $(ctl h4 --json status | jq -c .fleet); log: $(cat "$T/h4/latencyd.log")"
+grep -q "fleet: not connected to mqtt://127.0.0.1:$SILENT_PORT .*$silent" "$T/h4/latencyd.log" ||
+	fail "h4's log does not say its broker never answered: $(cat "$T/h4/latencyd.log")"
+n4=$(count h4)
+alert h4
+wait_for 100 sh -c "[ \$($LATENCYCTL -s $T/h4/ctl.sock --json list-snapshots | jq '.matched') -gt $n4 ]" ||
+	fail "h4 did not record its own alert: $(tail "$T/h4/latencyd.log")"
+pass "a broker that never answers the CONNECT: '$(ctl h4 --json status | jq -r .fleet.detail)' in status and the log; the local path records"
+
+for n in h1 h2 h4; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
+for n in h1 h2 h4; do kill "$(eval echo "\$PID_$n")"; done
 sleep 1
-for n in h1 h2 h3; do
+for n in h1 h2 h3 h4; do
 	grep -q "AddressSanitizer\|runtime error" "$T/$n/latencyd.log" && fail "$n: $(cat "$T/$n/latencyd.log")"
 done
 pass "fleet faults"

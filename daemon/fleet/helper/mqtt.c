@@ -87,6 +87,9 @@ static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 
 		snprintf(why, sizeof(why), "the broker refused the connection: %s",
 			 mosquitto_reason_string(rc));
+		pthread_mutex_lock(&m->lock);
+		m->attempt_said = true;
+		pthread_mutex_unlock(&m->lock);
 		mqtt_problem(m, FLEET_DISCONNECTED, why);
 		return;
 	}
@@ -132,7 +135,8 @@ static void on_subscribe(struct mosquitto *mosq, void *userdata, int mid, int n,
 static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
 {
 	struct mqtt *m = userdata;
-	bool was;
+	bool was, said, stopping;
+	char why[160];
 
 	(void)mosq;
 	pthread_mutex_lock(&m->lock);
@@ -142,11 +146,34 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
 	m->st.connected = false;
 	m->st.subscribed = false;
 	m->closed = m->stopping;
+	stopping = m->stopping;
+	said = m->attempt_said;
+	m->attempt_said = false;
 	pthread_mutex_unlock(&m->lock);
-	/* Not connected yet: the refused CONNACK or the TLS error said why already. */
-	if (was)
+	if (was) {
 		mqtt_problem(m, FLEET_DISCONNECTED,
 			     rc == 0 ? "disconnected" : mosquitto_strerror(rc));
+		return;
+	}
+	/*
+	 * Not connected yet, and neither a refused CONNACK nor libmosquitto said why: the
+	 * other end took the connection and never answered the CONNECT (not an MQTT
+	 * listener), or closed it (a TLS listener spoken to without TLS). Status would say
+	 * "connecting" for ever, and the log nothing.
+	 */
+	if (said || stopping || rc == 0)
+		return;
+	if (rc == MOSQ_ERR_KEEPALIVE)
+		snprintf(why, sizeof(why),
+			 "the broker did not answer the connection within %d s (not an MQTT "
+			 "listener?)",
+			 KEEPALIVE_SEC);
+	else
+		snprintf(why, sizeof(why),
+			 "the broker closed the connection before accepting it (%s): a TLS "
+			 "listener needs mqtts://",
+			 mosquitto_strerror(rc));
+	mqtt_problem(m, FLEET_DISCONNECTED, why);
 }
 
 /* libmosquitto's own words on what failed (TLS, DNS, a refused connect): kept for status. */
@@ -161,6 +188,8 @@ static void on_log(struct mosquitto *mosq, void *userdata, int level, const char
 		return;
 	pthread_mutex_lock(&m->lock);
 	connected = m->st.connected;
+	if (!connected)
+		m->attempt_said = true;
 	pthread_mutex_unlock(&m->lock);
 	if (connected)
 		return;

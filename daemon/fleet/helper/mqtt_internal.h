@@ -52,6 +52,7 @@ struct mqtt {
 	pthread_mutex_t send_lock; /* records leave whole and in order, from either thread */
 	uint64_t sent_ns;	   /* when the last record left (under lock) */
 	struct fleet_said said;	   /* connection problems sent: each is said once */
+	bool attempt_said;	   /* why this connection attempt failed is said (CONNACK, TLS) */
 	/* The network thread's own: incidents already handed on. */
 	struct seen_origin seen[SEEN_ORIGINS];
 	uint64_t seen_clock;
