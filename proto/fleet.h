@@ -24,6 +24,14 @@
 #define PROTO_FLEET_VERSION 3
 #define PROTO_FLEET_MAX	    4096 /* bytes of one message: a larger one is dropped */
 
+/*
+ * Bytes of the MQTT packet that carries one: the message, its topic (five names at most) and
+ * the packet's headers and properties (under 400 bytes), with room to spare. A member asks
+ * the broker for this Maximum Packet Size (MQTT v5) when it connects: a larger packet is
+ * never sent to it, so never read into its memory.
+ */
+#define PROTO_FLEET_PACKET_MAX (PROTO_FLEET_MAX + 1024)
+
 #define PROTO_FLEET_TOPIC_ALERT	   "alert"
 #define PROTO_FLEET_TOPIC_RESULT   "result"
 #define PROTO_FLEET_TOPIC_PRESENCE "presence"

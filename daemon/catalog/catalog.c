@@ -116,15 +116,37 @@ static bool id_valid(struct json_object *v)
 }
 
 /*
+ * FILE linked beside itself for inspection, as FILE.corrupt, or FILE.corrupt.N when an older
+ * copy is there: never in its place, which may be the only copy of an older catalog. The
+ * name, or NULL (errno set).
+ */
+static char *keep_aside(const char *file)
+{
+	char *aside = NULL;
+
+	for (unsigned n = 0; n < 100; n++) {
+		free(aside);
+		if ((n ? asprintf(&aside, "%s.corrupt.%u", file, n)
+		       : asprintf(&aside, "%s.corrupt", file)) < 0)
+			return NULL;
+		if (link(file, aside) == 0)
+			return aside;
+		if (errno != EEXIST)
+			break;
+	}
+	free(aside);
+	return NULL;
+}
+
+/*
  * An entry without a usable id is left out: nothing could name it, and its id would be
  * handed out again. The file as it was is kept beside the catalog, which the next save
  * replaces, so that what was left out can still be read.
  */
-static bool entry_usable(struct json_object *o, size_t i, const char *file, bool *kept)
+static bool entry_usable(struct json_object *o, size_t i, const char *file, char **kept)
 {
 	struct json_object *id = NULL;
 	const char *why;
-	char *aside;
 
 	if (json_object_object_get_ex(o, PROTO_KEY_ID, &id) && id_valid(id))
 		return true;
@@ -132,13 +154,10 @@ static bool entry_usable(struct json_object *o, size_t i, const char *file, bool
 		why = "not an object";
 	else
 		why = id ? "id must be an integer from 1 to 2^63-2" : "no id";
-	if (!*kept && asprintf(&aside, "%s.corrupt", file) >= 0) {
-		if ((unlink(aside) == 0 || errno == ENOENT) && link(file, aside) == 0)
-			*kept = true;
-		free(aside);
-	}
-	log_warnx("%s: snapshots[%zu]: %s; left out (the file as it was: %s%s)", file, i, why,
-		  *kept ? file : "not kept", *kept ? ".corrupt" : "");
+	if (!*kept)
+		*kept = keep_aside(file);
+	log_warnx("%s: snapshots[%zu]: %s; left out (the file as it was: %s)", file, i, why,
+		  *kept ? *kept : "not kept");
 	return false;
 }
 
@@ -150,7 +169,7 @@ static bool entry_usable(struct json_object *o, size_t i, const char *file, bool
 static int load_entries(struct catalog *c, struct json_object *a, const char *file, bool *recovered)
 {
 	uint64_t newest = 0;
-	bool kept = false;
+	char *kept = NULL;
 
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		struct json_object *o = json_object_array_get_idx(a, i), *id;
@@ -181,11 +200,13 @@ static int load_entries(struct catalog *c, struct json_object *a, const char *fi
 		if (r < 0 || (r = append(c, e)) < 0) {
 			catalog_entry_free(e);
 			free(e);
+			free(kept);
 			return r;
 		}
 		/* A next_id behind the ids kept (an edit, an old copy) would hand them out again. */
 		id_used(c, e->id);
 	}
+	free(kept);
 	return 0;
 }
 
@@ -231,11 +252,16 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered)
 		if (!doc || !doc_valid(doc)) {
 			json_object_put(doc);
 			doc = NULL;
-			aside = path_in(c, CATALOG_FILE ".corrupt");
-			if (!aside || rename(path, aside) < 0) {
+			/* Where links cannot be made, the older copy goes instead. */
+			aside = keep_aside(path);
+			if (aside ? unlink(path) < 0
+				  : !(aside = path_in(c, CATALOG_FILE ".corrupt")) ||
+					    rename(path, aside) < 0) {
 				r = aside ? -errno : -ENOMEM;
 				goto fail;
 			}
+			log_warnx("%s does not parse: kept as %s, a new catalog started", path,
+				  aside);
 			*recovered = true;
 		}
 	} else if (errno != ENOENT) {

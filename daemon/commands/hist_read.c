@@ -23,6 +23,13 @@ static int read_problem(const char *tracker, int r, const char *why, struct prot
 				       "tracker %s has no histograms (hist/): its module is older "
 				       "than latency_tracker ABI 1.4",
 				       tracker);
+	/* hist/by_key is root's: each read renders every key in the kernel. */
+	if (r == -EACCES)
+		return proto_error_set(
+			err, PROTO_ERR_REFUSED,
+			"%s: the kernel lets root alone read it, and latencyd does not "
+			"run as root",
+			why);
 	return proto_error_set(err, PROTO_ERR_INTERNAL, "%s", why);
 }
 

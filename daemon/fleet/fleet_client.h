@@ -26,7 +26,8 @@ typedef int (*fleet_alert_fn)(const struct proto_fleet_alert *a, uint64_t receiv
 enum fleet_note_kind {
 	FLEET_CONNECTED,    /* detail: the broker */
 	FLEET_DISCONNECTED, /* detail: why; said once per distinct reason, not per retry */
-	FLEET_ERROR,	    /* detail: connected, but the broker refused the subscription */
+	FLEET_ERROR,	    /* detail: connected, but the broker refused the subscription, or
+			     * sent a packet past the maximum packet size asked for */
 	FLEET_RESULT,	    /* result: what a peer did for incidents */
 	FLEET_PEER_ALERT,   /* alert: a peer's alert that was queued for recording */
 	FLEET_UNANSWERED,   /* alert, detail (a status), budget: a peer's alert not recorded */

@@ -111,6 +111,8 @@ static int create_session(struct session *se)
 	int r;
 
 	settings_from(se, se->conf, &s);
+	/* Whatever made this create, it is of the settings in force: a reload's wait is over. */
+	se->reload = SESSION_RELOAD_NONE;
 	flight_destroy(se->slot.flight);
 	se->slot.flight = NULL;
 	r = flight_create(&s, &se->slot.flight);

@@ -309,6 +309,7 @@ static ssize_t exclude_syscalls_store(struct kobject *kobj, struct kobj_attribut
 	DECLARE_BITMAP(n, LTT_SYS_MAX);
 	char *copy, *p, *tok;
 	unsigned int nr;
+	bool listed, any = false;
 	int ret = 0;
 
 	bitmap_zero(n, LTT_SYS_MAX);
@@ -320,8 +321,9 @@ static ssize_t exclude_syscalls_store(struct kobject *kobj, struct kobj_attribut
 		goto out;
 	}
 	p = strim(copy);
-	if (!strcmp(p, "none"))
-		p += 4;
+	listed = *p && strcmp(p, "none");
+	if (!listed)
+		p += strlen(p);
 	while (p && !ret) {
 		tok = strsep(&p, ", \t");
 		/* Between two separators of one run: "35, 230" is two numbers, not three. */
@@ -331,7 +333,11 @@ static ssize_t exclude_syscalls_store(struct kobject *kobj, struct kobj_attribut
 			ret = -EINVAL;
 		else
 			__set_bit(nr, n);
+		any = true;
 	}
+	/* Separators alone are a typo: an empty list is "none" or nothing. */
+	if (listed && !any)
+		ret = -EINVAL;
 	if (!ret) {
 		mutex_lock(&ltt_sys_excl_lock);
 		/* Probes read it locklessly: a racing call may be tracked or not. */

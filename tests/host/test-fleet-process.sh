@@ -7,7 +7,10 @@
 # - killed (SIGABRT, a failed assertion's: the sanitizer build would catch a SIGSEGV and
 #   exit), it is started again and reconnects; an alert meanwhile is recorded locally, and
 #   published once it is back (within fleet.max_age);
-# - stopped (SIGSTOP), the first publish that gets no answer kills it, and it comes back.
+# - stopped (SIGSTOP), the first publish that gets no answer kills it, and it comes back;
+# - a 64 MiB message on the group's alert topic, with no size limit in the broker, never
+#   reaches it (its MQTT maximum packet size, asked again when it reconnects): its memory
+#   stays small, it stays connected and its host records a peer's next alert.
 # latencyd runs as root here, as in production: in a mount namespace of its own with /run
 # on a tmpfs, so that the root lttng-sessiond it needs is this test's, not the machine's.
 # Usage: test-fleet-process.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP   (as root)
@@ -159,6 +162,57 @@ wait_for 200 jst h2 ".fleet.connected and .fleet.process.pid != $old and .fleet.
 wait_for 200 sh -c "[ \$('$LATENCYCTL' -s '$T/h1/ctl.sock' --json list-snapshots | jq .matched) -gt $n1 ]" ||
 	fail "h1 never recorded h2's incident: $(tail "$T/h2/latencyd.log")"
 pass "fleet process stopped: killed at the first unanswered publish, started again, the incident published"
+
+# 4. A 64 MiB alert from anyone who may publish, on this broker without message_size_limit
+# or max_packet_size: the helpers ask for an MQTT maximum packet size when they connect, so
+# the broker drops it for them, never sends it; a message past 4096 bytes that still fits
+# arrives and is counted as malformed. Both stay connected, and h1 still records h2's next
+# alert. libmosquitto reads a whole packet into memory before any check of ours: without
+# that limit each helper's peak RSS (VmHWM) grows by the payload.
+# The broker is restarted first: a reconnect of the same process must ask for it too.
+hwm() { field "$1" VmHWM | awk '{ print $1 }'; } # kB
+truncate -s 64M "$T/big" || fail "cannot make the 64 MiB payload"
+pid1=$(helper h1) pid2=$(helper h2)
+reconnects=$(ctl h1 --json status | jq .fleet.reconnects)
+kill "$BROKER_PID"
+wait "$BROKER_PID" 2>/dev/null
+start_broker
+kill -0 "$BROKER_PID" 2>/dev/null || fail "mosquitto did not start again: $(tail -5 "$T/mosquitto.log")"
+for h in h1 h2; do
+	wait_for 200 jst $h ".fleet.subscribed and .fleet.members_online == 1 and .fleet.process.pid == $(eval echo "\$pid${h#h}")" ||
+		fail "$h did not reconnect in the same fleet process: $(ctl $h --json status | jq -c .fleet)"
+done
+jst h1 ".fleet.reconnects > $reconnects" || fail "h1 did not count a reconnect: $(ctl h1 --json status | jq -c .fleet)"
+hwm1=$(hwm "$pid1") hwm2=$(hwm "$pid2")
+malformed=$(ctl h1 --json status | jq .fleet.dropped.malformed)
+reconnects=$(ctl h1 --json status | jq .fleet.reconnects)
+mosquitto_pub -h 127.0.0.1 -p "$PORT" -V 5 -q 1 -i hostile -t latencyd/lab/alert/h3 -f "$T/big" ||
+	fail "mosquitto_pub of the 64 MiB alert"
+head -c 5000 /dev/zero | tr '\0' x |
+	mosquitto_pub -h 127.0.0.1 -p "$PORT" -V 5 -q 1 -i hostile -t latencyd/lab/alert/h3 -s ||
+	fail "mosquitto_pub of the 5000-byte alert"
+# The broker delivers to each subscriber in order: the small one counted, the big one was
+# dropped (or, without the limit, counted before it).
+wait_for 100 jst h1 ".fleet.dropped.malformed > $malformed" ||
+	fail "h1 did not count the 5000-byte message as malformed: $(ctl h1 --json status | jq -c .fleet)"
+sleep 1
+grew=
+for h in h1 h2; do
+	pid=$(eval echo "\$pid${h#h}") was=$(eval echo "\$hwm${h#h}")
+	now=$(hwm "$pid") || fail "$h's fleet process (pid $pid) is gone"
+	[ $((now - was)) -lt 16384 ] ||
+		fail "$h's fleet process grew by $(((now - was) / 1024)) MiB at its peak (VmHWM $was -> $now kB) for a 64 MiB message its broker should not have sent"
+	grew="$grew $h +$(((now - was) / 1024))"
+done
+grep -q "Dropping too large outgoing PUBLISH for latencyd-h1" "$T/mosquitto.log" ||
+	fail "the broker does not say it dropped the 64 MiB message for h1: $(tail -5 "$T/mosquitto.log")"
+jst h1 ".fleet.connected and .fleet.reconnects == $reconnects and .fleet.process.pid == $pid1" ||
+	fail "h1 lost its connection or its fleet process: $(ctl h1 --json status | jq -c .fleet)"
+n1=$(count h1)
+alert h2
+wait_for 200 sh -c "[ \$('$LATENCYCTL' -s '$T/h1/ctl.sock' --json list-snapshots | jq .matched) -gt $n1 ]" ||
+	fail "h1 never recorded h2's incident after the 64 MiB message: $(tail "$T/h1/latencyd.log")"
+pass "a 64 MiB alert after a reconnect: dropped by the broker for both helpers (peak RSS, MiB:$grew), the 5000-byte one counted as malformed; h1 connected, and records h2's next alert"
 
 for n in h1 h2; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
 helpers="$(helper h1) $(helper h2)"

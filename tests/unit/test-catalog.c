@@ -585,11 +585,14 @@ static void test_hostile_entries(void)
 		"{\"id\": 2, \"status\": \"complete\"}, {\"id\": 5, \"status\": \"failed\"}, "
 		"{\"id\": 2, \"status\": \"failed\"}, {\"status\": \"complete\"}], "
 		"\"suppressed\": {\"total\": 0, \"by_tracker\": {}, \"recent\": []}}";
-	char *logged, *aside, *kept;
+	char *logged, *aside, *older, *kept;
 	struct catalog *c;
 	bool recovered;
 	uint64_t id;
 
+	/* A copy kept from an earlier damage is never replaced: this one is .corrupt.1. */
+	ASSERT_TRUE(asprintf(&older, "%s/%s.corrupt", dir, CATALOG_FILE) > 0);
+	write_file(older, "older");
 	c = open_text(text, &recovered, &logged);
 	ASSERT_TRUE(recovered);
 	ASSERT_EQ(catalog_count(c), 3);
@@ -604,9 +607,15 @@ static void test_hostile_entries(void)
 	ASSERT_CONTAINS(logged, "catalog.json: snapshots[7]: no id; left out");
 	ASSERT_CONTAINS(logged, "catalog.json: next_id -5 must be");
 	ASSERT_CONTAINS(logged, "(the file as it was: ");
-	ASSERT_TRUE(asprintf(&aside, "%s/%s.corrupt", dir, CATALOG_FILE) > 0);
+	ASSERT_CONTAINS(logged, "catalog.json.corrupt.1)");
+	ASSERT_TRUE(asprintf(&aside, "%s/%s.corrupt.1", dir, CATALOG_FILE) > 0);
 	kept = read_file_text(aside);
 	ASSERT_STREQ(kept, text);
+	free(kept);
+	kept = read_file_text(older);
+	ASSERT_STREQ(kept, "older");
+	free(kept);
+	kept = read_file_text(aside);
 	/* Past the ids kept, and never past what the file's int64 holds. */
 	ASSERT_EQ(catalog_next_id(c), 6);
 	ASSERT_TRUE(catalog_new_entry(c, &id) && id == 6);
@@ -621,6 +630,8 @@ static void test_hostile_entries(void)
 	delete_all(c);
 	close_saved(c);
 	ASSERT_EQ(unlink(aside), 0);
+	ASSERT_EQ(unlink(older), 0);
+	free(older);
 	free(kept);
 	free(aside);
 	free(logged);

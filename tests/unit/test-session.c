@@ -120,6 +120,10 @@ static void test_slot_held(void)
 	ASSERT_TRUE(check_on(&se)); /* it applies the reload once the slot is free */
 	alarm(0);
 	ASSERT_EQ(pthread_mutex_unlock(&se.slot.lock), 0);
+	/* The first create once the slot is free applies it: the check does not create again. */
+	ASSERT_EQ(se.reload, SESSION_RELOAD_RECREATE);
+	ASSERT_TRUE(session_fit_history(&se, &h));
+	ASSERT_EQ(se.reload, SESSION_RELOAD_NONE);
 
 	session_done(&se);
 	sd_event_unref(event);

@@ -180,6 +180,10 @@ static void on_presence(struct mqtt *m, const struct mosquitto_message *msg, con
 		mqtt_send_event(m, &e);
 }
 
+#define OVERSIZE_WHY                                                                               \
+	"the broker sends messages larger than the maximum packet size this host asked for: "      \
+	"set its message_size_limit (README, Broker)"
+
 void mqtt_on_message(struct mosquitto *mosq, void *userdata, const struct mosquitto_message *msg)
 {
 	struct mqtt *m = userdata;
@@ -190,8 +194,14 @@ void mqtt_on_message(struct mosquitto *mosq, void *userdata, const struct mosqui
 	pthread_mutex_lock(&m->lock);
 	m->st.received++;
 	pthread_mutex_unlock(&m->lock);
-	/* Refused before any parsing: the broker's message_size_limit should stop it first. */
+	/*
+	 * Refused before any parsing. A payload past the packet size this client asked for
+	 * means a broker that ignores it: this process has paid for it in memory already, and
+	 * only the broker's message_size_limit protects it.
+	 */
 	if (msg->payloadlen < 0 || msg->payloadlen > PROTO_FLEET_MAX) {
+		if (msg->payloadlen > PROTO_FLEET_PACKET_MAX)
+			mqtt_problem(m, FLEET_ERROR, OVERSIZE_WHY);
 		mqtt_count(m, &m->st.malformed);
 		return;
 	}

@@ -170,9 +170,9 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
 			 KEEPALIVE_SEC);
 	else
 		snprintf(why, sizeof(why),
-			 "the broker closed the connection before accepting it (%s): a TLS "
-			 "listener needs mqtts://",
-			 mosquitto_strerror(rc));
+			 "the broker closed the connection before accepting it (%s)%s",
+			 mosquitto_strerror(rc),
+			 m->s->tls ? "" : ": a TLS listener needs mqtts://");
 	mqtt_problem(m, FLEET_DISCONNECTED, why);
 }
 
@@ -287,6 +287,26 @@ static int setup(struct mqtt *m, const char *user, char *why, size_t whylen)
 	return r < 0 ? r : set_will(m, why, whylen);
 }
 
+/*
+ * Our Maximum Packet Size (MQTT v5), in each CONNECT: a peer may publish up to 256 MB, and
+ * libmosquitto allocates and reads a whole packet before any check of ours (packet__read()
+ * has no limit for a client). A conforming broker drops a larger message for this client
+ * instead of sending it; a broker without message_size_limit stays safe for us.
+ */
+_Static_assert(PROTO_FLEET_PACKET_MAX >= PROTO_FLEET_MAX + TOPIC_MAX + 64,
+	       "a valid message, its topic and its headers fit in the packet asked for");
+static int connect_properties(struct mqtt *m, char *why, size_t whylen)
+{
+	int r = mosquitto_property_add_int32(&m->connect_props, MQTT_PROP_MAXIMUM_PACKET_SIZE,
+					     PROTO_FLEET_PACKET_MAX);
+
+	if (r != MOSQ_ERR_SUCCESS)
+		return snprintf(why, whylen, "cannot set the maximum packet size: %s",
+				mosquitto_strerror(r)),
+		       -ENOMEM;
+	return 0;
+}
+
 /* The backoff's wait counts in CLOCK_MONOTONIC: a wall-clock step must not stretch it. */
 static int cond_init_monotonic(pthread_cond_t *c)
 {
@@ -322,7 +342,8 @@ int mqtt_new(const struct fleet_wire_settings *s, int event_fd, const char *user
 	snprintf(m->st.user, sizeof(m->st.user), "%s", user);
 	snprintf(m->st.detail, sizeof(m->st.detail), "connecting");
 	mosquitto_lib_init();
-	return setup(m, user, why, whylen);
+	r = setup(m, user, why, whylen);
+	return r < 0 ? r : connect_properties(m, why, whylen);
 }
 
 /*
@@ -335,7 +356,19 @@ int mqtt_new(const struct fleet_wire_settings *s, int event_fd, const char *user
 static void *run(void *arg)
 {
 	struct mqtt *m = arg;
+	int r;
 
+	/*
+	 * The first connection is made here, not in mqtt_start(): libmosquitto 2.0 takes CONNECT
+	 * properties in its blocking connect only, keeps them (even when that connect fails) and
+	 * sends them again on every reconnect. It blocks this thread in connect() as each
+	 * reconnect does already; latencyd's requests never wait for it.
+	 */
+	r = mosquitto_connect_bind_v5(m->mosq, m->s->broker_host, (int)m->s->port, KEEPALIVE_SEC,
+				      NULL, m->connect_props);
+	/* A broker that is down now is not an error: the loop retries with backoff. */
+	if (r != MOSQ_ERR_SUCCESS)
+		mqtt_problem(m, FLEET_DISCONNECTED, mosquitto_strerror(r));
 	for (;;) {
 		struct timespec until;
 		bool stop;
@@ -363,12 +396,7 @@ int mqtt_start(struct mqtt *m)
 {
 	int r;
 
-	/* A broker that is down now is not an error: the loop retries with backoff. */
-	r = mosquitto_connect_async(m->mosq, m->s->broker_host, (int)m->s->port, KEEPALIVE_SEC);
-	if (r != MOSQ_ERR_SUCCESS)
-		mqtt_problem(m, FLEET_DISCONNECTED, mosquitto_strerror(r));
-	else
-		mqtt_event(m, FLEET_WIRE_COUNTERS, NULL); /* whom it runs as, at once */
+	mqtt_event(m, FLEET_WIRE_COUNTERS, NULL); /* whom it runs as, at once */
 	mosquitto_threaded_set(m->mosq, true);
 	r = thread_start(&m->thread, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, m, "fleet-mqtt");
 	if (r < 0)
@@ -464,6 +492,7 @@ void mqtt_free(struct mqtt *m)
 		pthread_join(m->thread, NULL);
 	}
 	mosquitto_destroy(m->mosq);
+	mosquitto_property_free_all(&m->connect_props);
 	mosquitto_lib_cleanup();
 	pthread_cond_destroy(&m->wake);
 	pthread_mutex_destroy(&m->lock);

@@ -12,10 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mqtt.h"
+#include <mosquitto.h>
 
-struct mosquitto;
-struct mosquitto_message;
+#include "mqtt.h"
 
 #define KEEPALIVE_SEC	   30
 #define RECONNECT_MIN_SEC  1
@@ -39,6 +38,7 @@ struct seen_origin {
 struct mqtt {
 	const struct fleet_wire_settings *s;
 	struct mosquitto *mosq;
+	mosquitto_property *connect_props; /* sent with each CONNECT: our maximum packet size */
 	int event_fd;
 	pthread_t thread;     /* the network thread (run()) */
 	pthread_cond_t wake;  /* its backoff, cut short by mqtt_free() */

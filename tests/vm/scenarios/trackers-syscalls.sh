@@ -42,7 +42,7 @@ for bad in abc -1 "1 2" 99999999 " 1" x1; do
 	if printf '%s' "$bad" >$T/filter_tgid 2>/dev/null; then fail "filter_tgid took '$bad'"; fi
 done
 old=$(cat $T/exclude_syscalls)
-for bad in 1,x 5000 "1, 5000" "1 x" "1, +2" "1,-2" "1;2" "none,1"; do
+for bad in 1,x 5000 "1, 5000" "1 x" "1, +2" "1,-2" "1;2" "none,1" "," ", ,"; do
 	if printf '%s\n' "$bad" >$T/exclude_syscalls 2>/dev/null; then
 		fail "exclude_syscalls took '$bad'"
 	fi
