@@ -49,47 +49,64 @@ static bool check_on(struct session *se)
 	return state != SD_EVENT_OFF;
 }
 
-static void test_recreate_fails(void)
-{
-	char dir[] = "/tmp/test-session.XXXXXX";
-	struct history h = {.events_per_sec = 1e6, .bytes_per_event = 100};
+/* A session started on its configuration c, and changed, the one a reload brings. */
+struct fixture {
+	char dir[32];
 	struct conf *c, *changed;
 	struct session se;
 	sd_event *event;
+};
 
-	ASSERT_TRUE(mkdtemp(dir));
-	c = conf_for(dir);
-	changed = conf_for(dir);
-	changed->output.max_size = 1 << 20;
-	ASSERT_EQ(sd_event_new(&event), 0);
-	ASSERT_EQ(session_init(&se, event, c), 0);
-	ASSERT_EQ(session_start(&se), 0);
-	ASSERT_TRUE(!session_present(&se));
+static void fixture_up(struct fixture *f)
+{
+	snprintf(f->dir, sizeof(f->dir), "/tmp/test-session.XXXXXX");
+	ASSERT_TRUE(mkdtemp(f->dir));
+	f->c = conf_for(f->dir);
+	f->changed = conf_for(f->dir);
+	f->changed->output.max_size = 1 << 20;
+	ASSERT_EQ(sd_event_new(&f->event), 0);
+	ASSERT_EQ(session_init(&f->se, f->event, f->c), 0);
+	ASSERT_EQ(session_start(&f->se), 0);
+}
+
+static void fixture_down(struct fixture *f)
+{
+	session_done(&f->se);
+	sd_event_unref(f->event);
+	conf_free(f->changed);
+	conf_free(f->c);
+	ASSERT_EQ(rm_tree(f->dir), 0);
+}
+
+static void test_recreate_fails(void)
+{
+	struct history h = {.events_per_sec = 1e6, .bytes_per_event = 100};
+	struct fixture f;
+	struct session *se = &f.se;
+
+	fixture_up(&f);
+	ASSERT_TRUE(!session_present(se));
 
 	/* A re-size that fails keeps the size the session had, for the check to create it. */
-	se.sizing.subbuf_size = 8192;
-	ASSERT_EQ(sd_event_source_set_enabled(se.check, SD_EVENT_OFF), 0);
-	ASSERT_TRUE(session_fit_history(&se, &h));
-	ASSERT_EQ(se.sizing.subbuf_size, 8192);
-	ASSERT_EQ(se.sizing.resized, 0);
-	ASSERT_EQ(session_subbuf_size(&se), 8192);
-	ASSERT_TRUE(check_on(&se));
+	se->sizing.subbuf_size = 8192;
+	ASSERT_EQ(sd_event_source_set_enabled(se->check, SD_EVENT_OFF), 0);
+	ASSERT_TRUE(session_fit_history(se, &h));
+	ASSERT_EQ(se->sizing.subbuf_size, 8192);
+	ASSERT_EQ(se->sizing.resized, 0);
+	ASSERT_EQ(session_subbuf_size(se), 8192);
+	ASSERT_TRUE(check_on(se));
 	/* The check tries and fails again: it stays on. */
-	ASSERT_TRUE(sd_event_run(event, 0) >= 0);
-	ASSERT_TRUE(check_on(&se));
-	ASSERT_EQ(se.sizing.subbuf_size, 8192);
-	ASSERT_TRUE(!session_present(&se));
+	ASSERT_TRUE(sd_event_run(f.event, 0) >= 0);
+	ASSERT_TRUE(check_on(se));
+	ASSERT_EQ(se->sizing.subbuf_size, 8192);
+	ASSERT_TRUE(!session_present(se));
 
 	/* A reload whose session cannot be created. */
-	ASSERT_EQ(sd_event_source_set_enabled(se.check, SD_EVENT_OFF), 0);
-	session_reconfigure(&se, changed, c);
-	ASSERT_TRUE(check_on(&se));
+	ASSERT_EQ(sd_event_source_set_enabled(se->check, SD_EVENT_OFF), 0);
+	session_reconfigure(se, f.changed, f.c);
+	ASSERT_TRUE(check_on(se));
 
-	session_done(&se);
-	sd_event_unref(event);
-	conf_free(changed);
-	conf_free(c);
-	ASSERT_EQ(rm_tree(dir), 0);
+	fixture_down(&f);
 }
 
 /*
@@ -98,38 +115,26 @@ static void test_recreate_fails(void)
  */
 static void test_slot_held(void)
 {
-	char dir[] = "/tmp/test-session.XXXXXX";
 	struct history h = {.events_per_sec = 1e6, .bytes_per_event = 100};
-	struct conf *c, *changed;
-	struct session se;
-	sd_event *event;
+	struct fixture f;
+	struct session *se = &f.se;
 
-	ASSERT_TRUE(mkdtemp(dir));
-	c = conf_for(dir);
-	changed = conf_for(dir);
-	changed->output.max_size = 1 << 20;
-	ASSERT_EQ(sd_event_new(&event), 0);
-	ASSERT_EQ(session_init(&se, event, c), 0);
-	ASSERT_EQ(session_start(&se), 0);
-	ASSERT_EQ(pthread_mutex_lock(&se.slot.lock), 0);
+	fixture_up(&f);
+	ASSERT_EQ(pthread_mutex_lock(&se->slot.lock), 0);
 	alarm(60); /* waiting for the slot would be for ever: this test holds it */
-	ASSERT_TRUE(!session_fit_history(&se, &h));
-	ASSERT_EQ(se.sizing.resized, 0);
-	ASSERT_EQ(sd_event_source_set_enabled(se.check, SD_EVENT_OFF), 0);
-	session_reconfigure(&se, changed, c);
-	ASSERT_TRUE(check_on(&se)); /* it applies the reload once the slot is free */
+	ASSERT_TRUE(!session_fit_history(se, &h));
+	ASSERT_EQ(se->sizing.resized, 0);
+	ASSERT_EQ(sd_event_source_set_enabled(se->check, SD_EVENT_OFF), 0);
+	session_reconfigure(se, f.changed, f.c);
+	ASSERT_TRUE(check_on(se)); /* it applies the reload once the slot is free */
 	alarm(0);
-	ASSERT_EQ(pthread_mutex_unlock(&se.slot.lock), 0);
+	ASSERT_EQ(pthread_mutex_unlock(&se->slot.lock), 0);
 	/* The first create once the slot is free applies it: the check does not create again. */
-	ASSERT_EQ(se.reload, SESSION_RELOAD_RECREATE);
-	ASSERT_TRUE(session_fit_history(&se, &h));
-	ASSERT_EQ(se.reload, SESSION_RELOAD_NONE);
+	ASSERT_EQ(se->reload, SESSION_RELOAD_RECREATE);
+	ASSERT_TRUE(session_fit_history(se, &h));
+	ASSERT_EQ(se->reload, SESSION_RELOAD_NONE);
 
-	session_done(&se);
-	sd_event_unref(event);
-	conf_free(changed);
-	conf_free(c);
-	ASSERT_EQ(rm_tree(dir), 0);
+	fixture_down(&f);
 }
 
 int main(void)
