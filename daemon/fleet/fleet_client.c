@@ -53,6 +53,7 @@ struct fleet {
 	struct fleet_status gone, last;
 	struct fleet_said said; /* problems noted: each is said once */
 	uint64_t stale_here;	/* alerts that went stale between the helper and here */
+	uint64_t failed_here;	/* publishes the helper never took (not connected, no answer) */
 	pid_t pid;
 	bool stopping;
 
@@ -158,6 +159,10 @@ static bool take_status(struct fleet *f, const struct fleet_status *h, uint32_t 
 	snprintf(st->detail, sizeof(st->detail), "%s", h->detail);
 	snprintf(st->user, sizeof(st->user), "%s", h->user);
 	f->last = *h;
+	/* Published: the broker acknowledged it (the helper counts PUBACKs), not merely
+	 * handed on; failed: refused by the broker, or never handed on. */
+	st->published = f->gone.published + h->published;
+	st->publish_failed = f->gone.publish_failed + h->publish_failed + f->failed_here;
 	st->received = f->gone.received + h->received;
 	st->reconnects = f->gone.reconnects + h->reconnects;
 	st->malformed = f->gone.malformed + h->malformed;
@@ -260,6 +265,8 @@ static void serve_one(struct fleet *f)
 	f->pid = 0;
 	f->st.pid = 0;
 	f->st.connected = f->st.subscribed = false;
+	f->gone.published += f->last.published;
+	f->gone.publish_failed += f->last.publish_failed;
 	f->gone.received += f->last.received;
 	f->gone.reconnects += f->last.reconnects;
 	f->gone.malformed += f->last.malformed;
@@ -501,9 +508,13 @@ static int request(struct fleet *f, struct fleet_wire_request *q)
 			kill(pid, SIGKILL);
 		r = -ENOTCONN;
 	}
-	pthread_mutex_lock(&f->lock);
-	(*(r == 0 ? &f->st.published : &f->st.publish_failed))++;
-	pthread_mutex_unlock(&f->lock);
+	/* A publish taken counts once the broker acknowledges it (take_status()). */
+	if (r != 0) {
+		pthread_mutex_lock(&f->lock);
+		f->failed_here++;
+		f->st.publish_failed++;
+		pthread_mutex_unlock(&f->lock);
+	}
 	return r;
 }
 

@@ -13,7 +13,7 @@ stop_all() {
 trap 'stop_all; cleanup' EXIT
 
 # The broker's configuration: anonymous on 127.0.0.1:$PORT, or what the test's broker_conf
-# function prints (called with PORT set; its listeners on PORT and PORT+1 at most).
+# function prints (called with PORT set; its listeners on PORT to PORT+3 at most).
 start_broker() {
 	if declare -F broker_conf >/dev/null; then
 		broker_conf

@@ -5,7 +5,9 @@
 # message size limit; the CA, certificates and keys made here with openssl, in $T only.
 # h1 (client certificate) and h2 (password over TLS) share incidents; h3 (wrong password),
 # h4 (trusts another CA) and h5 (expired client certificate) stay disconnected, say why in
-# their status and log, and record their own alerts; h8 speaks mqtt:// to the TLS listener,
+# their status and log, and record their own alerts; so does h9 (the broker's certificate is
+# for another host name), whose status names that cause, not only "certificate verify
+# failed"; h8 speaks mqtt:// to the TLS listener,
 # which closes the connection: said too; a client authenticated as h2 cannot speak on h1's
 # topic.
 # Usage: lttng-env --relayd test-fleet-auth.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP
@@ -20,7 +22,8 @@ RELAYD_OUT=$LATENCYD_TEST_RELAYD_OUT
 . "$(dirname "$0")/fleet-lib.sh"
 
 # The PKI: a CA, the broker's certificate for 127.0.0.1 and localhost, a client certificate
-# per host (CN = its fleet name), h5's expired (openssl ca backdates it), another CA.
+# per host (CN = its fleet name), h5's expired (openssl ca backdates it), another CA; a broker
+# certificate for another host name (wrong-name).
 P=$T/pki
 mkdir -p "$P/db"
 key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$P/$1.key"; }
@@ -44,6 +47,8 @@ clients() { for h; do cert "$h" "$h" extendedKeyUsage=clientAuth || return; done
 {
 	ca ca && ca other-ca &&
 		cert server localhost subjectAltName=IP:127.0.0.1,DNS:localhost \
+			extendedKeyUsage=serverAuth &&
+		cert wrong-name elsewhere.example subjectAltName=DNS:elsewhere.example \
 			extendedKeyUsage=serverAuth &&
 		clients h1 h2 h3 h4 h6 &&
 		key h5 && openssl req -new -key "$P/h5.key" -subj /CN=h5 -out "$P/h5.csr"
@@ -87,7 +92,8 @@ pattern write latencyd/+/presence/%u
 pattern read latencyd/#
 ACL
 
-# The broker (fleet-lib.sh's start_broker): passwords on PORT, certificates on PORT+1.
+# The broker (fleet-lib.sh's start_broker): passwords on PORT, certificates on PORT+1;
+# PORT+3 shows a certificate for another host name.
 broker_conf() {
 	cat <<CONF
 persistence false
@@ -106,6 +112,10 @@ certfile $P/server.crt
 keyfile $P/server.key
 require_certificate true
 use_identity_as_username true
+listener $((PORT + 3)) 127.0.0.1
+cafile $P/ca.crt
+certfile $P/wrong-name.crt
+keyfile $P/wrong-name.key
 CONF
 }
 start_fleet_broker
@@ -148,6 +158,7 @@ printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nplugin %
 PIDS+=($!)
 FLEET_BROKER=mqtt://127.0.0.1:$((PORT + 2)) node h7 lab 10 10
 FLEET_BROKER=mqtt://127.0.0.1:$PORT FLEET_EXTRA="$(password h2 h2.pass)" node h8 lab 10 10
+FLEET_BROKER=mqtts://127.0.0.1:$((PORT + 3)) FLEET_EXTRA="$CA $(password h2 h2.pass)" node h9 lab 10 10
 for n in h1 h2 h3 h4 h5 h6 h7; do
 	wait_for 200 jst $n '.session.state == "recording"' ||
 		fail "$n: not recording: $(ctl $n --json status; tail -5 "$T/$n/latencyd.log")"
@@ -223,6 +234,11 @@ bad() {
 bad h3 'not authori[sz]ed' 'disconnected, not authorised' "wrong password"
 bad h4 'certificate verify failed' 'alert unknown ca' "broker certificate from an unknown CA"
 bad h5 'certificate (has )?expired' 'certificate verify failed' "expired client certificate"
+# The broker's certificate rejected by the node: the cause named, neither hidden by
+# libmosquitto's "certificate verify failed" that follows nor said once per attempt.
+wait_for 300 refused h9 'host name mismatch' ||
+	fail "h9 (certificate for another host): $(ctl h9 --json status | jq -c .fleet); log: $(cat "$T/h9/latencyd.log")"
+bad h9 'host name mismatch' 'certificate verify failed' "broker certificate for another host name"
 # (g) A subscription the broker refused: an error in status and the log, not "connected".
 wait_for 100 jst h7 '.fleet.connected and (.fleet.subscribed | not) and (.fleet.detail | test("the broker refused the subscription to latencyd/lab/alert/\\+ \\(Not authorized\\)"))' ||
 	fail "h7 (subscription denied): $(ctl h7 --json status | jq -c .fleet)"
@@ -293,10 +309,10 @@ jinc h1 '[.incidents[] | select(.incident == "h1-900")] | length == 0' ||
 	fail "h1 heard of the forged incident: $(ctl h1 --json incidents)"
 pass "ACL: h2 cannot publish on h1's topic (certificate or password); the size limit holds"
 
-for n in h1 h2 h3 h4 h5; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
-for n in h1 h2 h3 h4 h5; do kill "$(eval echo "\$PID_$n")"; done
+for n in h1 h2 h3 h4 h5 h9; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
+for n in h1 h2 h3 h4 h5 h9; do kill "$(eval echo "\$PID_$n")"; done
 sleep 1
-for n in h1 h2 h3 h4 h5; do
+for n in h1 h2 h3 h4 h5 h9; do
 	grep -q "AddressSanitizer\|runtime error" "$T/$n/latencyd.log" && fail "$n: $(cat "$T/$n/latencyd.log")"
 done
 pass "fleet-auth"

@@ -2,7 +2,8 @@
 # The fleet when its parts misbehave (#26): a real mosquitto and lttng-relayd on 127.0.0.1,
 # three latencyd (h1, h2, h3 in group "lab", fleet.max_age 2 s, fleet.answer_within 10 s).
 # - the broker frozen (SIGSTOP) for 5 s while h1 alerts: its peers get the request late,
-#   record nothing for it and say it was stale; h1's incident lists them so;
+#   record nothing for it and say it was stale; h1's incident lists them so; h1 counts
+#   the request published only once the broker, back, acknowledges it;
 # - a member frozen: listed as "no answer", said once in the origin's log; back, it
 #   records nothing for the old request; killed: its last will takes it out of the fleet;
 # - relayd killed during an incident: each host's snapshot is local only, with its path;
@@ -48,12 +49,19 @@ pass "three hosts, each seeing the two others"
 
 # 1. The broker frozen while h1 alerts: delivered 5 s late, older than max_age.
 inc=$(next_incident)
+pub=$(ctl h1 --json status | jq .fleet.published) failed=$(ctl h1 --json status | jq .fleet.failed)
 kill -STOP "$BROKER_PID"
 alert h1
 wait_for 100 sh -c "[ \$($LATENCYCTL -s $T/h1/ctl.sock --json list-snapshots | jq '.matched') -ge 1 ]" ||
 	fail "h1 did not record locally with the broker frozen"
 sleep 5
+# Handed to libmosquitto (not failed), the TCP connection open: not acknowledged, so not
+# published yet.
+jst h1 ".fleet.published == $pub and .fleet.failed == $failed and .fleet.connected" ||
+	fail "h1 counts its request with the broker frozen ($pub published, $failed failed before): $(ctl h1 --json status | jq -c .fleet)"
 kill -CONT "$BROKER_PID"
+wait_for 100 jst h1 ".fleet.published >= $((pub + 1))" ||
+	fail "h1 did not count its request published once the broker acknowledged it: $(ctl h1 --json status | jq -c .fleet)"
 for h in h2 h3; do # (wait_for sets n)
 	wait_for 100 jst $h '.fleet.dropped.stale >= 1' ||
 		fail "$h did not drop h1's late request as stale: $(ctl $h --json status | jq -c .fleet)"

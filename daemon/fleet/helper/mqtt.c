@@ -8,6 +8,7 @@
  * passes again); records.c tells latencyd.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,9 +43,41 @@ static void publish_presence(struct mqtt *m, const char *state)
 	char t[TOPIC_MAX], *text = NULL;
 
 	if (topic(m, t, PROTO_FLEET_TOPIC_PRESENCE, m->s->host) == 0 &&
-	    presence_text(m, state, &text) == 0)
-		mosquitto_publish(m->mosq, NULL, t, (int)strlen(text), text, 1, true);
+	    presence_text(m, state, &text) == 0) {
+		int mid = 0;
+
+		pthread_mutex_lock(&m->pub_lock);
+		if (mosquitto_publish(m->mosq, &mid, t, (int)strlen(text), text, 1, true) ==
+		    MOSQ_ERR_SUCCESS)
+			m->presence_mid[m->presence_next++ % PRESENCE_MIDS] = mid;
+		pthread_mutex_unlock(&m->pub_lock);
+	}
 	free(text);
+}
+
+/*
+ * The broker's PUBACK (QoS 1): only now did a request go out, and only now is it counted
+ * published. A reason code of 0x80 or more is the broker's refusal (an ACL under MQTT v5).
+ */
+static void on_publish(struct mosquitto *mosq, void *userdata, int mid, int reason,
+		       const mosquitto_property *props)
+{
+	struct mqtt *m = userdata;
+	bool presence = false;
+
+	(void)mosq;
+	(void)props;
+	pthread_mutex_lock(&m->pub_lock);
+	for (int i = 0; i < PRESENCE_MIDS; i++)
+		if (m->presence_mid[i] == mid) {
+			m->presence_mid[i] = 0;
+			presence = true;
+		}
+	if (!presence && m->unacked)
+		m->unacked--;
+	pthread_mutex_unlock(&m->pub_lock);
+	if (!presence)
+		mqtt_count(m, reason >= 0x80 ? &m->st.publish_failed : &m->st.published);
 }
 
 /* The group's alerts and presences, and the results for this host's own incidents. */
@@ -136,9 +169,13 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
 {
 	struct mqtt *m = userdata;
 	bool was, said, stopping;
+	uint64_t unacked;
 	char why[160];
 
 	(void)mosq;
+	pthread_mutex_lock(&m->pub_lock);
+	unacked = m->unacked;
+	pthread_mutex_unlock(&m->pub_lock);
 	pthread_mutex_lock(&m->lock);
 	was = m->st.connected;
 	if (was)
@@ -149,10 +186,24 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
 	stopping = m->stopping;
 	said = m->attempt_said;
 	m->attempt_said = false;
+	m->tls_named = false;
 	pthread_mutex_unlock(&m->lock);
 	if (was) {
-		mqtt_problem(m, FLEET_DISCONNECTED,
-			     rc == 0 ? "disconnected" : mosquitto_strerror(rc));
+		const char *how = rc == 0 ? "disconnected" : mosquitto_strerror(rc);
+
+		/*
+		 * The clean start does not drop them: libmosquitto sends them again after the
+		 * next CONNACK (message__retry_check()), and a PUBACK then counts them. Whoever
+		 * gets one late judges it stale by its sent time.
+		 */
+		if (unacked && !stopping)
+			snprintf(why, sizeof(why),
+				 "%s; %" PRIu64 " publish(es) not acknowledged by the broker, to "
+				 "be sent again on reconnecting",
+				 how, unacked);
+		else
+			snprintf(why, sizeof(why), "%s", how);
+		mqtt_problem(m, FLEET_DISCONNECTED, why);
 		return;
 	}
 	/*
@@ -176,24 +227,47 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
 	mqtt_problem(m, FLEET_DISCONNECTED, why);
 }
 
-/* libmosquitto's own words on what failed (TLS, DNS, a refused connect): kept for status. */
+/*
+ * Why the broker's certificate was rejected, when libmosquitto says: "host name verification
+ * failed" for its own check, which its "certificate verify failed" then follows. Other
+ * causes (an unknown CA, an expired certificate) only OpenSSL's verdict tells, which is not
+ * linked in here (GPL-2.0-only code). False if the line names no cause.
+ */
+static bool tls_reason(struct mqtt *m, const char *text, char *why, size_t whylen)
+{
+	if (!m->s->tls || !strstr(text, "host name verification failed"))
+		return false;
+	snprintf(why, whylen, "TLS: the broker's certificate is not for %.64s (host name mismatch)",
+		 m->s->broker_host);
+	return true;
+}
+
+/*
+ * libmosquitto's own words on what failed (TLS, DNS, a refused connect): kept for status,
+ * unless a TLS cause was named in this attempt, which a later, vaguer line must not hide.
+ */
 static void on_log(struct mosquitto *mosq, void *userdata, int level, const char *text)
 {
 	struct mqtt *m = userdata;
 	char why[160];
-	bool connected;
+	bool connected, named, keep;
 
 	(void)mosq;
 	if (!(level & MOSQ_LOG_ERR) || !text)
 		return;
+	named = tls_reason(m, text, why, sizeof(why));
 	pthread_mutex_lock(&m->lock);
 	connected = m->st.connected;
-	if (!connected)
+	keep = m->tls_named;
+	if (!connected) {
 		m->attempt_said = true;
+		m->tls_named = keep || named;
+	}
 	pthread_mutex_unlock(&m->lock);
-	if (connected)
+	if (connected || keep)
 		return;
-	snprintf(why, sizeof(why), "%s", text);
+	if (!named)
+		snprintf(why, sizeof(why), "%s", text);
 	for (char *p = why; *p; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
 			*p = ' ';
@@ -275,6 +349,7 @@ static int setup(struct mqtt *m, const char *user, char *why, size_t whylen)
 	mosquitto_message_callback_set(m->mosq, mqtt_on_message);
 	mosquitto_subscribe_callback_set(m->mosq, on_subscribe);
 	mosquitto_log_callback_set(m->mosq, on_log);
+	mosquitto_publish_v5_callback_set(m->mosq, on_publish);
 	mosquitto_reconnect_delay_set(m->mosq, RECONNECT_MIN_SEC, RECONNECT_MAX_SEC, true);
 	if (s->username[0] || s->password[0]) {
 		r = mosquitto_username_pw_set(m->mosq, s->username[0] ? s->username : NULL,
@@ -334,7 +409,7 @@ int mqtt_new(const struct fleet_wire_settings *s, int event_fd, const char *user
 	m->backoff_sec = RECONNECT_MIN_SEC;
 	r = pthread_mutex_init(&m->lock, NULL);
 	if (r || (r = pthread_mutex_init(&m->send_lock, NULL)) ||
-	    (r = cond_init_monotonic(&m->wake)))
+	    (r = pthread_mutex_init(&m->pub_lock, NULL)) || (r = cond_init_monotonic(&m->wake)))
 		return -r;
 	snprintf(m->st.broker, sizeof(m->st.broker), "%s", s->broker);
 	snprintf(m->st.host, sizeof(m->st.host), "%s", s->host);
@@ -344,6 +419,13 @@ int mqtt_new(const struct fleet_wire_settings *s, int event_fd, const char *user
 	mosquitto_lib_init();
 	r = setup(m, user, why, whylen);
 	return r < 0 ? r : connect_properties(m, why, whylen);
+}
+
+static void new_attempt(struct mqtt *m)
+{
+	pthread_mutex_lock(&m->lock);
+	m->tls_named = false;
+	pthread_mutex_unlock(&m->lock);
 }
 
 /*
@@ -364,6 +446,7 @@ static void *run(void *arg)
 	 * sends them again on every reconnect. It blocks this thread in connect() as each
 	 * reconnect does already; latencyd's requests never wait for it.
 	 */
+	new_attempt(m);
 	r = mosquitto_connect_bind_v5(m->mosq, m->s->broker_host, (int)m->s->port, KEEPALIVE_SEC,
 				      NULL, m->connect_props);
 	/* A broker that is down now is not an error: the loop retries with backoff. */
@@ -388,6 +471,7 @@ static void *run(void *arg)
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 		if (stop)
 			return NULL;
+		new_attempt(m);
 		mosquitto_reconnect(m->mosq); /* a failure: loop_forever() retries, or returns */
 	}
 }
@@ -440,9 +524,14 @@ int mqtt_publish(struct mqtt *m, const struct fleet_wire_request *q)
 
 		r = mosquitto_property_add_int32(&props, MQTT_PROP_MESSAGE_EXPIRY_INTERVAL, expiry);
 	}
-	if (r == MOSQ_ERR_SUCCESS)
+	if (r == MOSQ_ERR_SUCCESS) {
+		pthread_mutex_lock(&m->pub_lock);
 		r = mosquitto_publish_v5(m->mosq, NULL, t, (int)strlen(text), text, 1, false,
 					 props);
+		if (r == MOSQ_ERR_SUCCESS)
+			m->unacked++;
+		pthread_mutex_unlock(&m->pub_lock);
+	}
 	mosquitto_property_free_all(&props);
 	free(text);
 	return r == MOSQ_ERR_SUCCESS ? 0 : r == MOSQ_ERR_NO_CONN ? -ENOTCONN : -EIO;
@@ -497,5 +586,6 @@ void mqtt_free(struct mqtt *m)
 	pthread_cond_destroy(&m->wake);
 	pthread_mutex_destroy(&m->lock);
 	pthread_mutex_destroy(&m->send_lock);
+	pthread_mutex_destroy(&m->pub_lock);
 	free(m);
 }

@@ -22,6 +22,7 @@
 #define SEEN_ORIGINS	   64 /* origins whose recent incidents are remembered */
 #define SEEN_PER_ORIGIN	   32 /* an origin's recent incidents, to hand each on once */
 #define TOPIC_MAX	   (5 * PROTO_FLEET_NAME_MAX + 16)
+#define PRESENCE_MIDS	   4 /* presences in flight at once: online, then offline */
 /* A counter alone goes to latencyd at most this often: a flood of bad messages costs one
  * record per period, not one each (mqtt_flush() sends what is left). */
 #define COUNTERS_PERIOD_NS (100 * 1000 * 1000)
@@ -53,6 +54,15 @@ struct mqtt {
 	uint64_t sent_ns;	   /* when the last record left (under lock) */
 	struct fleet_said said;	   /* connection problems sent: each is said once */
 	bool attempt_said;	   /* why this connection attempt failed is said (CONNACK, TLS) */
+	bool tls_named;		   /* ... and it is a named TLS cause: a generic line keeps it */
+	/*
+	 * Publishes awaiting the broker's PUBACK: published counts one once it comes. pub_lock
+	 * is held from a publish until its mid is known, so that a PUBACK never comes first.
+	 */
+	pthread_mutex_t pub_lock;
+	uint64_t unacked;		 /* requests handed to libmosquitto, not acked */
+	int presence_mid[PRESENCE_MIDS]; /* our presences' mids: not requests */
+	unsigned presence_next;
 	/* The network thread's own: incidents already handed on. */
 	struct seen_origin seen[SEEN_ORIGINS];
 	uint64_t seen_clock;
