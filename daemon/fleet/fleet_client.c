@@ -142,6 +142,21 @@ static void problem(struct fleet *f, const char *why)
 	}
 }
 
+/* The counters a helper keeps, from zero in each one started: TO = A + B. */
+static void helper_counters_sum(struct fleet_status *to, const struct fleet_status *a,
+				const struct fleet_status *b)
+{
+	to->published = a->published + b->published;
+	to->publish_failed = a->publish_failed + b->publish_failed;
+	to->received = a->received + b->received;
+	to->reconnects = a->reconnects + b->reconnects;
+	to->malformed = a->malformed + b->malformed;
+	to->foreign = a->foreign + b->foreign;
+	to->mismatch = a->mismatch + b->mismatch;
+	to->duplicate = a->duplicate + b->duplicate;
+	to->stale = a->stale + b->stale;
+}
+
 /*
  * What the helper knows (the connection, what it read) over what latencyd counts itself.
  * True when the event is news: a helper says each of its problems once, but one started
@@ -161,15 +176,9 @@ static bool take_status(struct fleet *f, const struct fleet_status *h, uint32_t 
 	f->last = *h;
 	/* Published: the broker acknowledged it (the helper counts PUBACKs), not merely
 	 * handed on; failed: refused by the broker, or never handed on. */
-	st->published = f->gone.published + h->published;
-	st->publish_failed = f->gone.publish_failed + h->publish_failed + f->failed_here;
-	st->received = f->gone.received + h->received;
-	st->reconnects = f->gone.reconnects + h->reconnects;
-	st->malformed = f->gone.malformed + h->malformed;
-	st->foreign = f->gone.foreign + h->foreign;
-	st->mismatch = f->gone.mismatch + h->mismatch;
-	st->duplicate = f->gone.duplicate + h->duplicate;
-	st->stale = f->gone.stale + h->stale + f->stale_here;
+	helper_counters_sum(st, &f->gone, h);
+	st->publish_failed += f->failed_here;
+	st->stale += f->stale_here;
 	if (kind == FLEET_DISCONNECTED || kind == FLEET_ERROR) {
 		news = fleet_said_new(&f->said, detail);
 	} else if (kind == FLEET_CONNECTED) {
@@ -265,15 +274,7 @@ static void serve_one(struct fleet *f)
 	f->pid = 0;
 	f->st.pid = 0;
 	f->st.connected = f->st.subscribed = false;
-	f->gone.published += f->last.published;
-	f->gone.publish_failed += f->last.publish_failed;
-	f->gone.received += f->last.received;
-	f->gone.reconnects += f->last.reconnects;
-	f->gone.malformed += f->last.malformed;
-	f->gone.foreign += f->last.foreign;
-	f->gone.mismatch += f->last.mismatch;
-	f->gone.duplicate += f->last.duplicate;
-	f->gone.stale += f->last.stale;
+	helper_counters_sum(&f->gone, &f->gone, &f->last);
 	memset(&f->last, 0, sizeof(f->last));
 	pthread_mutex_unlock(&f->lock);
 	/* Its event socket closed: it is exiting, or hangs with it closed (killed then). */
