@@ -142,6 +142,24 @@ int file_replace(const char *path, const char *tmp, const char *data, size_t len
 	return flags & FILE_DURABLE ? sync_dir_of(path) : 0;
 }
 
+int file_read_small(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	buf[n] = 0;
+	return 0;
+}
+
 bool proc_comm_is(int dirfd, const char *path, const char *name)
 {
 	char file[PATH_MAX], comm[32];

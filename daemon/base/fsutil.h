@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* fsutil.c: directory trees: create, measure, delete, find; files replaced whole. */
+/* fsutil.c: directory trees: create, measure, delete, find; files replaced whole, read whole. */
 #ifndef LATENCYD_BASE_FSUTIL_H
 #define LATENCYD_BASE_FSUTIL_H
 
@@ -25,6 +25,11 @@ char *path_newest(const char *dir, const char *prefix);
  */
 int file_replace(const char *path, const char *tmp, const char *data, size_t len, bool newline,
 		 mode_t mode, unsigned flags);
+/*
+ * The content of PATH, a sysfs or proc file of at most SIZE - 1 bytes, in BUF, NUL-terminated:
+ * one read(), as such a file hands its whole text to the first one. 0 or -errno.
+ */
+int file_read_small(const char *path, char *buf, size_t size);
 /*
  * Whether the task whose /proc directory is PATH (relative to DIRFD, or AT_FDCWD) is named
  * NAME: its comm, 15 characters at most, as the kernel keeps it.

@@ -16,6 +16,7 @@
 
 #include <latency_tracker.h>
 
+#include "fsutil.h"
 #include "kernel.h"
 #include "log.h"
 #include "proto.h"
@@ -87,25 +88,6 @@ set_state(struct kmodule_status *st, enum kmodule_state state, const char *fmt, 
 	va_end(ap);
 }
 
-static int read_small_file(const char *path, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return (int)n;
-	}
-	close(fd);
-	buf[n] = '\0';
-	return 0;
-}
-
 void kmodule_query(const char *sysfs_root, struct kmodule_status *st)
 {
 	char path[PATH_MAX], buf[64];
@@ -123,7 +105,7 @@ void kmodule_query(const char *sysfs_root, struct kmodule_status *st)
 	}
 
 	snprintf(path, sizeof(path), "%s/%s/%s", sysfs_root, LATENCY_TRACKER_SYSFS_DIR, ABI_FILE);
-	r = read_small_file(path, buf, sizeof(buf));
+	r = file_read_small(path, buf, sizeof(buf));
 	if (r < 0) {
 		set_state(st, KMODULE_ERROR, "module loaded but %s: %s", path, strerror(-r));
 		return;

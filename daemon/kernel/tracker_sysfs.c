@@ -19,6 +19,7 @@
 
 #include <latency_tracker.h>
 
+#include "fsutil.h"
 #include "kernel.h"
 #include "log.h"
 
@@ -68,17 +69,11 @@ static int read_u64(const char *path, uint64_t *ret, char *buf, size_t size)
 {
 	uint64_t v = 0;
 	const char *p = buf;
-	ssize_t n;
-	int fd;
+	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
+	r = file_read_small(path, buf, size);
+	if (r < 0)
+		return r;
 	if (*p < '0' || *p > '9')
 		return -EBADMSG;
 	for (; *p >= '0' && *p <= '9'; p++) {
@@ -131,22 +126,15 @@ int ktracker_read(const char *root, const char *name, const char *file, uint64_t
 int ktracker_read_text(const char *root, const char *name, const char *file, char *buf, size_t size)
 {
 	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
+	int r;
 
 	if (!tracker_name_valid(name) || size == 0)
 		return -EINVAL;
 	pathf(path, sizeof(path), "%s/%s/%s/%s", root, LATENCY_TRACKER_SYSFS_DIR, name, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
+	r = file_read_small(path, buf, size);
+	if (r == 0)
+		buf[strcspn(buf, "\n")] = 0;
+	return r;
 }
 
 int ktracker_write_text(const char *root, const char *name, const char *file, const char *text,

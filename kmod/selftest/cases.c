@@ -24,6 +24,16 @@
 #define KEY(...) ((u64[2]){ __VA_ARGS__ })
 #define KSZ (2 * sizeof(u64))
 
+/* The keys of tracker t: how many are pending, how many free. */
+#define ST_KEYS(t, want_pending, want_free)					\
+	do {									\
+		u64 keys_pending, keys_free;					\
+										\
+		ST_EQ(latency_tracker_count_keys(t, &keys_pending, &keys_free), 0); \
+		ST_EQ(keys_pending, want_pending);				\
+		ST_EQ(keys_free, want_free);					\
+	} while (0)
+
 /* Callback that records the last alert and, on request, re-enters the API. */
 struct st_capture {
 	raw_spinlock_t lock;
@@ -35,12 +45,6 @@ struct st_capture {
 	int reenter_in;
 	int reenter_out;
 };
-
-static void st_capture_init(struct st_capture *c)
-{
-	memset(c, 0, sizeof(*c));
-	raw_spin_lock_init(&c->lock);
-}
 
 static bool st_capture_cb(struct latency_tracker *t, struct latency_tracker_record *rec,
 			  void *priv)
@@ -64,6 +68,45 @@ static bool st_capture_cb(struct latency_tracker *t, struct latency_tracker_reco
 	return false;	/* keep the notification ring for the user-space tests */
 }
 
+/*
+ * Allocates a capture and makes it @p's alert callback. The capture is on the heap: its
+ * record, with the stack, is too large for a case's frame.
+ */
+static struct st_capture *st_capture_new(struct latency_tracker_params *p)
+{
+	struct st_capture *c = kmalloc(sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return NULL;
+	memset(c, 0, sizeof(*c));
+	raw_spin_lock_init(&c->lock);
+	p->cb = st_capture_cb;
+	p->cb_data = c;
+	return c;
+}
+
+/* The tracker first: until it is gone, its callback may still write to the capture. */
+static void st_capture_destroy(struct latency_tracker *t, struct st_capture *c)
+{
+	latency_tracker_destroy(t);
+	kfree(c);
+}
+
+/*
+ * ST_NEW for a tracker whose alerts c records. In the case's cleanup,
+ * st_capture_destroy(t, c) frees both, whichever was made.
+ */
+#define ST_NEW_CAPTURE(t, c, p)							\
+	do {									\
+		c = st_capture_new(p);						\
+		if (!c) {							\
+			st_printf(r, "  %s: no memory for the capture\n", __func__);	\
+			ret = -ENOMEM;						\
+			goto out;						\
+		}								\
+		ST_NEW(t, p);							\
+	} while (0)
+
 static unsigned int st_captured(struct st_capture *c, bool timeouts)
 {
 	unsigned long flags;
@@ -81,7 +124,6 @@ static int st_basic(struct st_report *r)
 	struct latency_tracker_key_info info;
 	struct latency_tracker_stats s;
 	struct latency_tracker *t = NULL;
-	u64 pending, free;
 	int ret = 0;
 
 	st_params_init(&p, "st_basic", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_SEC);
@@ -102,9 +144,7 @@ static int st_basic(struct st_report *r)
 	ST_EQ(s.unmatched, 1);
 	ST_EQ(s.alerts, 0);
 	ST_EQ(s.delay_count, 1);
-	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
-	ST_EQ(pending, 0);
-	ST_EQ(free, 64);
+	ST_KEYS(t, 0, 64);
 out:
 	latency_tracker_destroy(t);
 	return ret;
@@ -117,17 +157,11 @@ static int st_threshold(struct st_report *r)
 	struct latency_tracker_params p;
 	struct latency_tracker_stats s;
 	struct latency_tracker *t = NULL;
-	struct st_capture *c;
+	struct st_capture *c = NULL;
 	int ret = 0;
 
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
-	if (!c)
-		return -ENOMEM;
-	st_capture_init(c);
 	st_params_init(&p, "st_threshold", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_MSEC);
-	p.cb = st_capture_cb;
-	p.cb_data = c;
-	ST_NEW(t, &p);
+	ST_NEW_CAPTURE(t, c, &p);
 
 	/* Under the threshold: no alert. */
 	ST_EQ(latency_tracker_event_in(t, KEY(1, 1), KSZ, NULL), 0);
@@ -163,8 +197,7 @@ static int st_threshold(struct st_report *r)
 	ST_EQ(s.filtered, 1);
 	ST_EQ(s.events_out, 2);
 out:
-	latency_tracker_destroy(t);
-	kfree(c);
+	st_capture_destroy(t, c);
 	return ret;
 }
 
@@ -197,7 +230,6 @@ static int st_dup_replace(struct st_report *r)
 	struct latency_tracker_params p;
 	struct latency_tracker_stats s;
 	struct latency_tracker *t = NULL;
-	u64 pending, free;
 	int ret = 0;
 
 	st_params_init(&p, "st_dup_replace", LATENCY_TRACKER_DUP_REPLACE, 64,
@@ -215,9 +247,7 @@ static int st_dup_replace(struct st_report *r)
 	ST_EQ(latency_tracker_event_out(t, KEY(6, 6), KSZ, NULL), -ENOENT);
 	latency_tracker_get_stats(t, &s);
 	ST_EQ(s.duplicates, 1);
-	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
-	ST_EQ(pending, 0);
-	ST_EQ(free, 64);
+	ST_KEYS(t, 0, 64);
 out:
 	latency_tracker_destroy(t);
 	return ret;
@@ -229,18 +259,12 @@ static int st_dup_nest(struct st_report *r)
 	struct latency_tracker_key_info info;
 	struct latency_tracker_params p;
 	struct latency_tracker *t = NULL;
-	struct st_capture *c;
+	struct st_capture *c = NULL;
 	u64 pending, free;
 	int ret = 0;
 
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
-	if (!c)
-		return -ENOMEM;
-	st_capture_init(c);
 	st_params_init(&p, "st_dup_nest", LATENCY_TRACKER_DUP_NEST, 64, NSEC_PER_USEC);
-	p.cb = st_capture_cb;
-	p.cb_data = c;
-	ST_NEW(t, &p);
+	ST_NEW_CAPTURE(t, c, &p);
 	in.ts = latency_tracker_now() - NSEC_PER_MSEC;
 	ST_EQ(latency_tracker_event_in(t, KEY(7, 7), KSZ, &in), 0);
 	in.data[0] = 2;
@@ -257,8 +281,7 @@ static int st_dup_nest(struct st_report *r)
 	ST_EQ(latency_tracker_event_out(t, KEY(7, 7), KSZ, NULL), -ENOENT);
 	ST_EQ(st_captured(c, false), 2);
 out:
-	latency_tracker_destroy(t);
-	kfree(c);
+	st_capture_destroy(t, c);
 	return ret;
 }
 
@@ -319,7 +342,7 @@ static int st_table_full(struct st_report *r)
 	struct latency_tracker_params p;
 	struct latency_tracker_stats s;
 	struct latency_tracker *t = NULL;
-	u64 pending, free, i;
+	u64 i;
 	int ret = 0;
 
 	st_params_init(&p, "st_table_full", LATENCY_TRACKER_DUP_REJECT, 16, NSEC_PER_SEC);
@@ -330,14 +353,10 @@ static int st_table_full(struct st_report *r)
 	ST_EQ(latency_tracker_event_in(t, KEY(8, 17), KSZ, NULL), -ENOSPC);
 	latency_tracker_get_stats(t, &s);
 	ST_EQ(s.table_full, 2);
-	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
-	ST_EQ(pending, 16);
-	ST_EQ(free, 0);
+	ST_KEYS(t, 16, 0);
 	for (i = 0; i < 16; i++)
 		ST_EQ(latency_tracker_event_out(t, KEY(8, i), KSZ, NULL), 0);
-	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
-	ST_EQ(pending, 0);
-	ST_EQ(free, 16);
+	ST_KEYS(t, 0, 16);
 	ST_EQ(latency_tracker_event_in(t, KEY(8, 16), KSZ, NULL), 0);
 	ST_EQ(latency_tracker_event_out(t, KEY(8, 16), KSZ, NULL), 0);
 out:
@@ -351,18 +370,12 @@ static int st_timeout_then_exit(struct st_report *r)
 	struct latency_tracker_params p;
 	struct latency_tracker_stats s;
 	struct latency_tracker *t = NULL;
-	struct st_capture *c;
+	struct st_capture *c = NULL;
 	int ret = 0;
 
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
-	if (!c)
-		return -ENOMEM;
-	st_capture_init(c);
 	st_params_init(&p, "st_timeout", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_MSEC);
 	p.timeout_ns = 10 * NSEC_PER_MSEC;
-	p.cb = st_capture_cb;
-	p.cb_data = c;
-	ST_NEW(t, &p);
+	ST_NEW_CAPTURE(t, c, &p);
 	ST_EQ(latency_tracker_event_in(t, KEY(10, 1), KSZ, NULL), 0);
 	ST_WAIT(st_captured(c, true), 2000);
 	ST_EQ(st_captured(c, true), 1);
@@ -389,8 +402,7 @@ static int st_timeout_then_exit(struct st_report *r)
 	ST_EQ(st_captured(c, true), 1);
 	ST_EQ(latency_tracker_set_timeout(t, 10), -EINVAL);
 out:
-	latency_tracker_destroy(t);
-	kfree(c);
+	st_capture_destroy(t, c);
 	return ret;
 }
 
@@ -399,7 +411,6 @@ static int st_stale(struct st_report *r)
 	struct latency_tracker_params p;
 	struct latency_tracker_stats s;
 	struct latency_tracker *t = NULL;
-	u64 pending, free;
 	int ret = 0;
 
 	st_params_init(&p, "st_stale", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_MSEC);
@@ -412,9 +423,7 @@ static int st_stale(struct st_report *r)
 	latency_tracker_get_stats(t, &s);
 	ST_EQ(s.stale, 1);
 	ST_EQ(s.alerts, 0);
-	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
-	ST_EQ(pending, 0);
-	ST_EQ(free, 64);
+	ST_KEYS(t, 0, 64);
 	/* A timeout must stay below the staleness. */
 	ST_EQ(latency_tracker_set_timeout(t, 20 * NSEC_PER_MSEC), -EINVAL);
 	ST_EQ(latency_tracker_set_timeout(t, 19 * NSEC_PER_MSEC), 0);
@@ -496,13 +505,9 @@ static int st_update(struct st_report *r)
 	struct latency_tracker_key_info info;
 	struct latency_tracker_params p;
 	struct latency_tracker *t = NULL;
-	struct st_capture *c;
+	struct st_capture *c = NULL;
 	int ret = 0;
 
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
-	if (!c)
-		return -ENOMEM;
-	st_capture_init(c);
 	st_params_init(&p, "st_update", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_USEC);
 	p.priv_size = 16;
 	p.priv_zero = 17;	/* a header larger than the area */
@@ -510,9 +515,7 @@ static int st_update(struct st_report *r)
 	ST_EQ(PTR_ERR_OR_ZERO(t), -EINVAL);
 	t = NULL;
 	p.priv_zero = 4;
-	p.cb = st_capture_cb;
-	p.cb_data = c;
-	ST_NEW(t, &p);
+	ST_NEW_CAPTURE(t, c, &p);
 	in.ts = latency_tracker_now() - NSEC_PER_MSEC;
 	ST_EQ(latency_tracker_event_in(t, KEY(12, 1), KSZ, &in), 0);
 	ST_EQ(latency_tracker_update(t, KEY(12, 1), KSZ, st_update_fn, NULL), 0);
@@ -532,8 +535,7 @@ static int st_update(struct st_report *r)
 	ST_EQ(latency_tracker_event_out(t, KEY(12, 3), KSZ, NULL), 1);
 	ST_EQ(c->priv0, 0);
 out:
-	latency_tracker_destroy(t);
-	kfree(c);
+	st_capture_destroy(t, c);
 	return ret;
 }
 
@@ -556,19 +558,13 @@ static int st_reentry(struct st_report *r)
 	struct latency_tracker_params p;
 	struct latency_tracker_stats s;
 	struct st_guard_arg g = { };
-	struct st_capture *c;
+	struct st_capture *c = NULL;
 	int ret = 0;
 
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
-	if (!c)
-		return -ENOMEM;
-	st_capture_init(c);
 	st_params_init(&p, "st_reentry_b", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_SEC);
 	ST_NEW(b, &p);
 	st_params_init(&p, "st_reentry_a", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_USEC);
-	p.cb = st_capture_cb;
-	p.cb_data = c;
-	ST_NEW(a, &p);
+	ST_NEW_CAPTURE(a, c, &p);
 
 	/* The recursion guard: nested call from inside the core gets -EBUSY, counted. */
 	g.other = b;
@@ -589,9 +585,8 @@ static int st_reentry(struct st_report *r)
 	ST_EQ(s.events_in, 1);
 	ST_EQ(s.events_out, 1);
 out:
-	latency_tracker_destroy(a);
+	st_capture_destroy(a, c);
 	latency_tracker_destroy(b);
-	kfree(c);
 	return ret;
 }
 
@@ -619,9 +614,7 @@ static int st_disable(struct st_report *r)
 	latency_tracker_get_stats(t, &s);
 	ST_EQ(s.discarded, 2);
 	ST_EQ(latency_tracker_enable(t), 0);
-	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
-	ST_EQ(pending, 0);
-	ST_EQ(free, 64);
+	ST_KEYS(t, 0, 64);
 	ST_EQ(latency_tracker_event_out(t, KEY(14, 1), KSZ, NULL), -ENOENT);
 out:
 	latency_tracker_destroy(t);
@@ -657,18 +650,12 @@ static int st_stack_in_pair(struct st_report *r)
 	struct latency_tracker_in in = { };
 	struct latency_tracker_params p;
 	struct latency_tracker *t = NULL;
-	struct st_capture *c;
+	struct st_capture *c = NULL;
 	int ret = 0;
 
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
-	if (!c)
-		return -ENOMEM;
-	st_capture_init(c);
 	st_params_init(&p, "st_stack_in_pair", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_MSEC);
 	p.stack_mode = LATENCY_TRACKER_STACK_IN;
-	p.cb = st_capture_cb;
-	p.cb_data = c;
-	ST_NEW(t, &p);
+	ST_NEW_CAPTURE(t, c, &p);
 
 	in.ts = latency_tracker_now() - 5 * NSEC_PER_MSEC;
 	ST_EQ(latency_tracker_event_in(t, KEY(16, 1), KSZ, &in), 0);
@@ -685,8 +672,7 @@ static int st_stack_in_pair(struct st_report *r)
 	ST_CHECK(c->last.flags & LATENCY_TRACKER_REC_F_STACK_ALERT);
 	ST_CHECK(c->last.nr_stack > 0);
 out:
-	latency_tracker_destroy(t);
-	kfree(c);
+	st_capture_destroy(t, c);
 	return ret;
 }
 
@@ -778,7 +764,6 @@ static int st_concurrency(struct st_report *r)
 	struct latency_tracker_params p;
 	struct latency_tracker_stats s;
 	struct latency_tracker *t = NULL;
-	u64 pending, free;
 	unsigned int cpu, n = 0;
 	int ret = 0;
 
@@ -827,9 +812,7 @@ static int st_concurrency(struct st_report *r)
 	latency_tracker_get_stats(t, &s);
 	ST_EQ(s.events_in, s.events_out);
 	ST_EQ(s.table_full, 0);
-	ST_EQ(latency_tracker_count_keys(t, &pending, &free), 0);
-	ST_EQ(pending, 0);
-	ST_EQ(free, 1024);
+	ST_KEYS(t, 0, 1024);
 	st_printf(r, "  %u CPUs, %llu pairs, %llu lookups gave up (busy)\n", n, s.events_out,
 		  s.busy);
 out:

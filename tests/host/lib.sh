@@ -18,6 +18,7 @@ DAEMON_PID=
 NOTIFY_PID=
 
 cleanup() {
+	[ -n "${SESSIOND_STOPPED:-}" ] && kill -CONT "$SESSIOND_STOPPED" 2>/dev/null
 	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
 	[ -n "${APP_PID:-}" ] && kill "$APP_PID" 2>/dev/null
 	[ -n "$NOTIFY_PID" ] && kill "$NOTIFY_PID" 2>/dev/null
@@ -96,6 +97,43 @@ ust_recorder_setup() {
 	SOCK=$T/ctl.sock
 	CAT=$T/catalog/catalog.json
 	mkfifo "$T/alerts"
+}
+
+# A fake sysfs for latencyd run with LATENCYD_TEST_SYSFS_ROOT=$T/sys: the module's directory
+# (S) at ABI $1, with trackers $2... as the module makes them: off, threshold_ns
+# ${FAKE_THRESHOLD_NS:-0}, no timeout, no filter, an empty stats/.
+fake_sysfs() {
+	local t f
+	S=$T/sys/kernel/latency_tracker
+	for t in "${@:2}"; do
+		mkdir -p "$S/$t/stats"
+		echo 0 >"$S/$t/enabled"
+		echo "${FAKE_THRESHOLD_NS:-0}" >"$S/$t/threshold_ns"
+		for f in timeout_ns filter_comm filter_cgroup_id filter_tgid filter_tid; do
+			echo 0 >"$S/$t/$f"
+		done
+	done
+	echo "$1" >"$S/abi_version"
+}
+
+# sessiond_stop stops lttng-env's lttng-sessiond (SIGSTOP), to hold a record under way, and
+# returns once it is stopped; sessiond_continue continues it. cleanup continues one a failed
+# test left stopped: lttng-env's SIGTERM would never reach it.
+SESSIOND_STOPPED=
+sessiond_stop() {
+	local i
+	SESSIOND_STOPPED=$(cat "$LTTNG_HOME/.lttng/lttng-sessiond.pid") || fail "no lttng-sessiond pid"
+	kill -STOP "$SESSIOND_STOPPED"
+	# Not wait_for: its counter is the caller's n.
+	for i in $(seq 50); do
+		ps -o stat= -p "$SESSIOND_STOPPED" | grep -q '^T' && return
+		sleep 0.1
+	done
+	fail "lttng-sessiond $SESSIOND_STOPPED did not stop"
+}
+sessiond_continue() {
+	kill -CONT "$SESSIOND_STOPPED"
+	SESSIOND_STOPPED=
 }
 
 # The module, session and catalog groups of such a recorder, session named $1 (with more

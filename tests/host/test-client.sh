@@ -138,14 +138,7 @@ pass "each command's --help gives an example that latencyctl takes"
 
 # Global options anywhere on the command line, against the real latencyd (a fake sysfs, no
 # session): before the command, after it, among its own options and arguments.
-S=$T/sys/kernel/latency_tracker
-for t in wakeup offcpu; do
-	mkdir -p "$S/$t/stats"
-	for f in enabled threshold_ns timeout_ns filter_comm filter_cgroup_id filter_tgid filter_tid; do
-		echo 0 >"$S/$t/$f"
-	done
-done
-echo 1.0 >"$S/abi_version"
+fake_sysfs 1.0 wakeup offcpu
 SOCK=$T/ctl.sock
 write_conf <<CONF
 control: { socket = "$SOCK"; save_file = ""; };

@@ -89,14 +89,7 @@ expect_comp
 pass "commands (all of --help), options per command; nothing from a daemon that is not there"
 
 # The real latencyd: tracker names from the fake sysfs, snapshot ids from its catalog.
-S=$T/sys/kernel/latency_tracker
-for t in wakeup offcpu; do
-	mkdir -p "$S/$t/stats"
-	for f in enabled threshold_ns timeout_ns filter_comm filter_cgroup_id filter_tgid filter_tid; do
-		echo 0 >"$S/$t/$f"
-	done
-done
-echo 1.0 >"$S/abi_version"
+fake_sysfs 1.0 wakeup offcpu
 SOCK=$T/ctl.sock
 mkfifo "$T/alerts"
 write_conf <<CONF

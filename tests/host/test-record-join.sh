@@ -10,8 +10,6 @@ ALERT_WRITE=${3:?} UST_APP=${4:?}
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || { echo "SKIP: jq missing"; exit 77; }
 
-SPID=
-trap '[ -n "$SPID" ] && kill -CONT "$SPID" 2>/dev/null; cleanup' EXIT
 ust_recorder_setup "$UST_APP"
 write_conf <<CONF
 control: { socket = "$SOCK"; };
@@ -33,13 +31,11 @@ jcat '.snapshots | length == 1 and (.[0].causes | length) == 2' ||
 	fail "two alerts ended before the record: $(jq -c '[.snapshots[] | {id, n: (.causes | length)}]' "$CAT")"
 pass "two alerts that ended before the record began: one snapshot, two causes"
 
-SPID=$(cat "$LTTNG_HOME/.lttng/lttng-sessiond.pid")
-kill -STOP "$SPID"
+sessiond_stop
 "$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
 sleep 1 # the waiter is in the record now, held by the stopped sessiond
 "$ALERT_WRITE" "$T/alerts" other 1 || fail "alert-write"
-kill -CONT "$SPID"
-SPID=
+sessiond_continue
 wait_for 100 complete_count 3 || fail "not two more snapshots: $(jq -c '[.snapshots[] | {id, status, n: (.causes | length)}]' "$CAT")"
 sleep 1
 jcat '.snapshots | length == 3 and (.[1].causes | length) == 1 and .[1].causes[0].tracker == "selftest" and

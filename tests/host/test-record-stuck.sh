@@ -10,8 +10,6 @@ set -u
 ALERT_WRITE=${3:?} UST_APP=${4:?}
 . "$(dirname "$0")/lib.sh"
 
-SPID=
-trap '[ -n "$SPID" ] && kill -CONT "$SPID" 2>/dev/null; cleanup' EXIT
 ust_recorder_setup "$UST_APP"
 # conf NUM_SUBBUF
 conf() {
@@ -33,15 +31,10 @@ more_than() { [ "$(count "$1")" -gt "$2" ]; }
 stuck() {
 	local n
 	n=$(count "the realtime waiter has been in one record for")
-	SPID=$(cat "$LTTNG_HOME/.lttng/lttng-sessiond.pid")
-	kill -STOP "$SPID"
+	sessiond_stop
 	"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
 	wait_for 100 more_than "the realtime waiter has been in one record for" "$n" ||
 		fail "the waiter is not stuck in a record"
-}
-unstuck() {
-	kill -CONT "$SPID"
-	SPID=
 }
 
 conf 4
@@ -56,7 +49,7 @@ kill -HUP "$DAEMON_PID"
 wait_for 100 more_than "configuration reloaded" "$n" ||
 	fail "a reload while a record is stuck is not taken"
 wait_for 100 jstatus '.counters.alerts >= 1' || fail "the control socket does not answer"
-unstuck
+sessiond_continue
 wait_for 100 complete_count 1 || fail "the stuck record did not complete: $(cat "$CAT" 2>/dev/null)"
 pass "reload while a record is stuck: taken at once, the record completes after"
 
@@ -69,7 +62,7 @@ kill -HUP "$DAEMON_PID"
 wait_for 100 more_than "configuration reloaded" "$n" ||
 	fail "a reload with new session settings while a record is stuck is not taken"
 wait_for 100 jstatus '.counters.alerts >= 2' || fail "the control socket does not answer"
-unstuck
+sessiond_continue
 wait_for 100 complete_count 2 || fail "the stuck record did not complete: $(cat "$CAT" 2>/dev/null)"
 wait_for 300 more_than "re-creating the session" "$r" ||
 	fail "the new session settings were not applied after the record"
@@ -90,7 +83,7 @@ kill -TERM "$DAEMON_PID"
 wait_for 100 more_than "received SIGTERM, shutting down" "$n" || fail "SIGTERM not taken"
 wait_for 100 grep -q "waiting for the record under way (for [0-9]* ms so far) to end" "$T/latencyd.log" ||
 	fail "the stop is held by the record, and the log does not say so"
-unstuck
+sessiond_continue
 stop_daemon TERM
 expect_rc 0 "latencyd after SIGTERM with a record under way"
 jcat '[.snapshots[] | select(.status == "complete")] | length == 4' ||

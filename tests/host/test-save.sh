@@ -5,17 +5,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-S=$T/sys/kernel/latency_tracker
-fresh_sysfs() {
-	for t in wakeup offcpu; do
-		mkdir -p "$S/$t/stats"
-		echo 0 >"$S/$t/enabled"
-		echo 5000000 >"$S/$t/threshold_ns"
-		echo 0 >"$S/$t/timeout_ns"
-		for f in filter_comm filter_cgroup_id filter_tgid filter_tid; do echo 0 >"$S/$t/$f"; done
-	done
-	echo 1.0 >"$S/abi_version"
-}
+fresh_sysfs() { FAKE_THRESHOLD_NS=5000000 fake_sysfs 1.0 wakeup offcpu; }
 sysval() { cat "$S/$1"; }
 expect_sys() { [ "$(sysval "$1")" = "$2" ] || fail "$1 is $(sysval "$1"), expected $2 ($3)"; }
 

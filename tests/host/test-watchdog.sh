@@ -9,8 +9,6 @@ set -u
 ALERT_WRITE=${3:?} UST_APP=${4:?}
 . "$(dirname "$0")/lib.sh"
 
-SPID=
-trap '[ -n "$SPID" ] && kill -CONT "$SPID" 2>/dev/null; cleanup' EXIT
 ust_recorder_setup "$UST_APP"
 write_conf <<CONF
 control: { socket = "$SOCK"; };
@@ -27,8 +25,7 @@ sleep 2
 [ "$(pings)" -ge $((p + 3)) ] || fail "$(($(pings) - p)) watchdog pings in 2 s with a 1 s watchdog"
 pass "watchdog pings every half period ($(($(pings) - p)) in 2 s)"
 
-SPID=$(cat "$LTTNG_HOME/.lttng/lttng-sessiond.pid")
-kill -STOP "$SPID"
+sessiond_stop
 "$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
 wait_for 50 grep -q "the realtime waiter has been in one record for" "$T/latencyd.log" ||
 	fail "a stuck waiter is not noticed: $(cat "$T/latencyd.log")"
@@ -37,8 +34,7 @@ sleep 1.5
 [ "$(pings)" = "$p" ] || fail "$(($(pings) - p)) pings while the waiter is stuck"
 pass "the waiter stuck in a record (sessiond stopped): no ping, logged"
 
-kill -CONT "$SPID"
-SPID=
+sessiond_continue
 wait_for 100 grep -q "watchdog pings resume" "$T/latencyd.log" || fail "pings do not resume"
 wait_for 30 more_pings_than "$p" || fail "no ping after the record ended"
 pass "sessiond continued: the record ended, pings resume"

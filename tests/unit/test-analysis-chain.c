@@ -22,6 +22,26 @@ enum { A = 10, B = 20, HOG = 30 };
 static struct an_result *r;
 static int32_t sys_read, sys_nanosleep;
 
+/*
+ * Makes r an empty log of NCPU CPUs, for a case to add its events to; returns the log it
+ * replaces, which the case puts back with log_restore().
+ */
+static struct an_result *log_replace(unsigned ncpu)
+{
+	struct an_result *saved = r;
+
+	r = an_result_new("/test");
+	ASSERT_TRUE(r);
+	r->log.ncpu = ncpu;
+	return saved;
+}
+
+static void log_restore(struct an_result *saved)
+{
+	an_result_free(r);
+	r = saved;
+}
+
 static void ev(uint64_t ms, uint16_t cpu, uint16_t type, int32_t a, int32_t b, int64_t d)
 {
 	struct an_ev *e = an_vec_push(&r->log.ev);
@@ -73,15 +93,16 @@ static void alert(uint64_t at, uint64_t start, uint64_t end, const char *name, u
 	snprintf(al->comm, sizeof(al->comm), "%s", name);
 }
 
-/* The log, analysed with what latencyd knew of it (NULL: nothing). */
-static void build(const struct an_known *known)
+/*
+ * The log, analysed with what latencyd knew of it (NULL: nothing), in r; returns the log it
+ * replaces (log_restore()).
+ */
+static struct an_result *build(const struct an_known *known)
 {
-	char *why = NULL;
 	struct an_options opt = {.tables = true, .known = known};
+	struct an_result *saved = log_replace(2);
+	char *why = NULL;
 
-	r = an_result_new("/test");
-	ASSERT_TRUE(r);
-	r->log.ncpu = 2;
 	comm(A, "reader");
 	comm(B, "writer");
 	comm(HOG, "hog");
@@ -106,6 +127,7 @@ static void build(const struct an_known *known)
 	ev(58, 0, EV_SYS_EXIT, sys_read, 0, 1);
 	alert(60, 2, 58, "reader", 7);
 	ASSERT_EQ(an_compute(r, &opt, &why), 0);
+	return saved;
 }
 
 static void test_timeline(void)
@@ -321,13 +343,11 @@ static void test_json(void)
 /* A running task preempted (switched out runnable) waits behind its preemptor. */
 static void test_preempted(void)
 {
-	struct an_result *saved = r;
+	struct an_result *saved;
 	struct an_vec hist = AN_VEC(struct an_interval);
 	const struct an_interval *iv;
 
-	r = an_result_new("/test");
-	ASSERT_TRUE(r);
-	r->log.ncpu = 1;
+	saved = log_replace(1);
 	comm(A, "victim");
 	comm(HOG, "hog");
 	ev(0, 0, EV_SWITCH, 0, A, 0);
@@ -344,8 +364,7 @@ static void test_preempted(void)
 	ASSERT_EQ(iv->state, ST_RUNNING);
 	ASSERT_EQ(iv->t1 - iv->t0, 1 * MS);
 	an_vec_free(&hist);
-	an_result_free(r);
-	r = saved;
+	log_restore(saved);
 }
 
 /*
@@ -357,7 +376,7 @@ static void test_preempted(void)
 static void test_nested_story(void)
 {
 	enum { C = 40, DEV = (8 << 20) | 16 };
-	struct an_result *saved = r;
+	struct an_result *saved;
 	const struct an_cause *c;
 	const struct an_link *l;
 	struct an_options opt = {0};
@@ -365,9 +384,7 @@ static void test_nested_story(void)
 	const char *p;
 	size_t b_blocked = 0;
 
-	r = an_result_new("/test");
-	ASSERT_TRUE(r);
-	r->log.ncpu = 2;
+	saved = log_replace(2);
 	comm(A, "client");
 	comm(B, "middle");
 	comm(C, "backend");
@@ -416,8 +433,7 @@ static void test_nested_story(void)
 	/* B's lines resume after C's: no second header. */
 	ASSERT_TRUE(!strstr(p + 1, "middle (tid 20) meanwhile:"));
 	ASSERT_TRUE(!strstr(c->story, "completing I/O"));
-	an_result_free(r);
-	r = saved;
+	log_restore(saved);
 }
 
 /*
@@ -427,13 +443,11 @@ static void test_nested_story(void)
 static void test_longest_holder(void)
 {
 	enum { KWORKER = 40 };
-	struct an_result *saved = r;
+	struct an_result *saved;
 	struct an_vec hist = AN_VEC(struct an_interval);
 	const struct an_interval *iv;
 
-	r = an_result_new("/test");
-	ASSERT_TRUE(r);
-	r->log.ncpu = 2;
+	saved = log_replace(2);
 	ev(0, 0, EV_SWITCH, 0, HOG, 0);
 	ev(0, 1, EV_SWITCH, A, 0, 1); /* A blocks on CPU 1 */
 	ev(1, 1, EV_WAKING, A, 0, 0); /* woken for CPU 0 */
@@ -452,8 +466,7 @@ static void test_longest_holder(void)
 	ASSERT_EQ(iv->state, ST_RUNNABLE);
 	ASSERT_EQ(iv->by, HOG); /* 5 ms against the kworker's 1 */
 	an_vec_free(&hist);
-	an_result_free(r);
-	r = saved;
+	log_restore(saved);
 }
 
 /*
@@ -463,13 +476,11 @@ static void test_longest_holder(void)
 static void test_woken_elsewhere(void)
 {
 	enum { KWORKER = 40 };
-	struct an_result *saved = r;
+	struct an_result *saved;
 	struct an_vec hist = AN_VEC(struct an_interval);
 	const struct an_interval *iv = NULL;
 
-	r = an_result_new("/test");
-	ASSERT_TRUE(r);
-	r->log.ncpu = 2;
+	saved = log_replace(2);
 	ev(0, 0, EV_SWITCH, A, HOG, 1); /* A blocks on CPU 0, the hog runs there */
 	ev(0, 1, EV_SWITCH, B, 0, 1);	/* CPU 1 goes idle */
 	ev(1, 1, EV_WAKING, A, 0, 0);	/* target_cpu: where A last ran */
@@ -483,21 +494,18 @@ static void test_woken_elsewhere(void)
 	ASSERT_EQ(iv->cpu, 1);
 	ASSERT_EQ(iv->by, 0); /* CPU 1 idle, not "held by" CPU 0's hog */
 	an_vec_free(&hist);
-	an_result_free(r);
-	r = saved;
+	log_restore(saved);
 }
 
 /* Woken while a hog held its CPU, still waiting once the hog left it idle: over the part of
  * the wait shown (the window begins after the hog left), the CPU was idle. */
 static void test_holder_in_window(void)
 {
-	struct an_result *saved = r;
+	struct an_result *saved;
 	struct an_vec hist = AN_VEC(struct an_interval);
 	const struct an_interval *iv;
 
-	r = an_result_new("/test");
-	ASSERT_TRUE(r);
-	r->log.ncpu = 2;
+	saved = log_replace(2);
 	ev(0, 0, EV_SWITCH, A, HOG, 1);
 	ev(1, 1, EV_WAKING, A, 0, 0);
 	ev(20, 0, EV_SWITCH, HOG, 0, 1); /* the hog sleeps, CPU 0 idle */
@@ -508,8 +516,7 @@ static void test_holder_in_window(void)
 	ASSERT_EQ(iv->t0, T0 + 20 * MS);
 	ASSERT_EQ(iv->by, 0);
 	an_vec_free(&hist);
-	an_result_free(r);
-	r = saved;
+	log_restore(saved);
 }
 
 /* Each CPU's first event, as the reader records it: where its history in the snapshot starts. */
@@ -543,7 +550,7 @@ static const struct an_cell *process_row(const struct an_table *t, int32_t tid)
  */
 static void test_cpu_history_late(void)
 {
-	struct an_result *saved = r;
+	struct an_result *saved;
 	struct an_options opt = {.tables = true};
 	const struct an_table *t;
 	const struct an_cell *c;
@@ -551,9 +558,7 @@ static void test_cpu_history_late(void)
 	uint64_t first1, out1 = T0 + 70 * MS;
 	double share;
 
-	r = an_result_new("/test");
-	ASSERT_TRUE(r);
-	r->log.ncpu = 2;
+	saved = log_replace(2);
 	comm(B, "worker");
 	comm(HOG, "hog");
 	ev(0, 0, EV_SWITCH, 0, B, 0);
@@ -578,8 +583,7 @@ static void test_cpu_history_late(void)
 	c = AN_AT(&t->cells, struct an_cell, 1 * t->cls->ncols);
 	share = c[1].r - (double)(out1 - first1) / (double)(r->log.last_ts - first1);
 	ASSERT_TRUE(share < 1e-9 && share > -1e-9);
-	an_result_free(r);
-	r = saved;
+	log_restore(saved);
 }
 
 /*
@@ -589,7 +593,7 @@ static void test_cpu_history_late(void)
  */
 static void test_cpu_history_edge(void)
 {
-	struct an_result *saved = r;
+	struct an_result *saved;
 	struct an_options opt = {0};
 	struct an_vec hist = AN_VEC(struct an_interval);
 	const struct an_cause *c;
@@ -597,9 +601,7 @@ static void test_cpu_history_edge(void)
 	uint64_t first0, first1, waited = 0;
 	char *why = NULL, summary[512];
 
-	r = an_result_new("/test");
-	ASSERT_TRUE(r);
-	r->log.ncpu = 2;
+	saved = log_replace(2);
 	comm(A, "reader");
 	comm(B, "worker");
 	ev(0, 1, EV_SWITCH, 0, B, 0);
@@ -641,8 +643,7 @@ static void test_cpu_history_edge(void)
 	}
 	ASSERT_EQ(waited, 0);
 	an_vec_free(&hist);
-	an_result_free(r);
-	r = saved;
+	log_restore(saved);
 }
 
 /* Runnable on a CPU the idle task had: waiting for it to wake, not behind a task. */
@@ -692,11 +693,10 @@ static void test_known(void)
 	static const struct an_known known = {
 		.disks = disks, .n_disks = 1, .stacks = stacks, .n_stacks = 3};
 	struct an_options bare = {.tables = true};
-	struct an_result *saved = r;
+	struct an_result *saved = build(&known);
 	const struct an_cause *c;
 	char *why = NULL;
 
-	build(&known);
 	c = AN_AT(&r->causes, struct an_cause, 0);
 	ASSERT_STREQ(c->stack.kind, "task");
 	ASSERT_EQ(c->stack.frames.n, 2);
@@ -713,8 +713,7 @@ static void test_known(void)
 	c = AN_AT(&r->causes, struct an_cause, 0);
 	ASSERT_EQ(c->stack.frames.n, 0);
 	ASSERT_TRUE(!strstr(c->story, "kernel stack"));
-	an_result_free(r);
-	r = saved;
+	log_restore(saved);
 }
 
 int main(void)

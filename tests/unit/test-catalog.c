@@ -333,33 +333,15 @@ static void test_orphans_adopted(void)
 /* Opens the catalog of TEXT; what it logged in *LOGGED (to free). */
 static struct catalog *open_text(const char *text, bool *recovered, char **logged)
 {
-	char *path, *log;
+	struct test_capture capture;
 	struct catalog *c;
-	size_t size = 0;
-	FILE *f;
-	int saved = dup(STDERR_FILENO), fd;
+	char *path;
 
 	ASSERT_TRUE(asprintf(&path, "%s/%s", dir, CATALOG_FILE) > 0);
-	ASSERT_TRUE(asprintf(&log, "%s/stderr", dir) > 0);
 	write_file(path, text);
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ASSERT_TRUE(fd >= 0 && saved >= 0);
-	fflush(stderr);
-	dup2(fd, STDERR_FILENO);
-	close(fd);
+	test_capture_start(&capture, STDERR_FILENO);
 	c = reopen(NULL, recovered);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	*logged = NULL;
-	f = fopen(log, "r");
-	ASSERT_TRUE(f);
-	if (getdelim(logged, &size, 0, f) < 0) {
-		free(*logged);
-		*logged = strdup("");
-	}
-	fclose(f);
-	free(log);
+	*logged = test_capture_end(&capture);
 	free(path);
 	return c;
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fleet-setup.h"
 #include "fleet_client.h"
 #include "fleet_spawn.h"
 #include "fleet_wire.h"
@@ -87,12 +88,8 @@ static int fake_helper(void)
 static void install_fake(void)
 {
 	char self[PATH_MAX], link[PATH_MAX + 32], tmp[PATH_MAX + 64];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	ASSERT_TRUE(n > 0);
-	self[n] = 0;
-	snprintf(link, sizeof(link), "%.*s/" FLEET_HELPER_NAME, (int)(strrchr(self, '/') - self),
-		 self);
+	test_fleet_helper_beside(self, link);
 	snprintf(tmp, sizeof(tmp), "%s.%d", link, (int)getpid());
 	unlink(tmp);
 	ASSERT_EQ(symlink(self, tmp), 0);
@@ -101,23 +98,11 @@ static void install_fake(void)
 
 static struct fleet *start(const char *scenario)
 {
-	static struct conf conf = {
-		.fleet = {.enabled = true,
-			  .broker = (char *)"mqtt://127.0.0.1:1883",
-			  .ca_file = (char *)"",
-			  .cert_file = (char *)"",
-			  .key_file = (char *)"",
-			  .username = (char *)"",
-			  .password_file = (char *)"",
-			  .user = (char *)"nobody",
-			  .topic_prefix = (char *)"latencyd",
-			  .host = (char *)"h1",
-			  .group = (char *)"lab",
-			  .record_peers = true,
-			  .max_age_ns = 5000000000ULL},
-	};
+	struct conf conf = test_fleet_conf();
 	struct fleet *f = NULL;
 
+	conf.fleet.enabled = true;
+	conf.fleet.record_peers = true;
 	setenv("FAKE_FLEET", scenario, 1);
 	ASSERT_EQ(fleet_new(&conf, NULL, NULL, &f), 0);
 	ASSERT_EQ(fleet_start(f), 0);

@@ -142,6 +142,24 @@ static void test_tracker_numbers(void)
 	}
 }
 
+/* A tracker's text file: its first line, cut to the buffer; a missing file is -ENOENT. */
+static void test_tracker_text(void)
+{
+	char dir[PATH_MAX], buf[16];
+
+	snprintf(dir, sizeof(dir), "%s/%s/numbers", root, LATENCY_TRACKER_SYSFS_DIR);
+	test_write_file(dir, "probes", "sched_switch\nsched_waking\n");
+	ASSERT_EQ(ktracker_read_text(root, "numbers", "probes", buf, sizeof(buf)), 0);
+	ASSERT_STREQ(buf, "sched_switch");
+	ASSERT_EQ(ktracker_read_text(root, "numbers", "probes", buf, 6), 0);
+	ASSERT_STREQ(buf, "sched");
+	test_write_file(dir, "probes", "");
+	ASSERT_EQ(ktracker_read_text(root, "numbers", "probes", buf, sizeof(buf)), 0);
+	ASSERT_STREQ(buf, "");
+	ASSERT_EQ(ktracker_read_text(root, "numbers", "missing", buf, sizeof(buf)), -ENOENT);
+	ASSERT_EQ(ktracker_read_text(root, "Bad/Name", "probes", buf, sizeof(buf)), -EINVAL);
+}
+
 /* A short write is -EIO: whatever errno held before, write() did not fail. */
 static void test_short_write(void)
 {
@@ -170,6 +188,7 @@ int main(void)
 	RUN(test_parse_abi);
 	RUN(test_states);
 	RUN(test_tracker_numbers);
+	RUN(test_tracker_text);
 	RUN(test_short_write);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	return system(cmd) == 0 ? 0 : 1;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "fleet-setup.h"
 #include "fleet_spawn.h"
 #include "fleet_state.h"
 #include "log.h"
@@ -38,29 +39,13 @@ static bool tracked(const struct fleet_state *fs, const char *host)
  */
 static struct fleet *running_fleet(void)
 {
-	static const struct conf conf = {
-		.fleet = {.broker = (char *)"mqtt://127.0.0.1:1883",
-			  .ca_file = (char *)"",
-			  .cert_file = (char *)"",
-			  .key_file = (char *)"",
-			  .username = (char *)"",
-			  .password_file = (char *)"",
-			  .user = (char *)"nobody",
-			  .topic_prefix = (char *)"latencyd",
-			  .host = (char *)"h1",
-			  .group = (char *)"lab",
-			  .max_age_ns = 5000000000ULL},
-	};
+	const struct conf conf = test_fleet_conf();
 	const struct timespec tick = {.tv_nsec = 10 * 1000 * 1000};
 	char self[PATH_MAX], link[PATH_MAX + 32];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	struct fleet *f = NULL;
 	int r = -ENOENT;
 
-	ASSERT_TRUE(n > 0);
-	self[n] = 0;
-	snprintf(link, sizeof(link), "%.*s/" FLEET_HELPER_NAME, (int)(strrchr(self, '/') - self),
-		 self);
+	test_fleet_helper_beside(self, link);
 	ASSERT_TRUE(symlink(self, link) == 0 || errno == EEXIST);
 	for (int i = 0; i < 100 && r == -ENOENT; i++) {
 		fleet_free(f);

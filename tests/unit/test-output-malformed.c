@@ -16,23 +16,16 @@ static int printed_to(int fd, int (*print)(struct json_object *), const char *re
 		      size_t size)
 {
 	struct json_object *result = json_tokener_parse(reply);
-	FILE *f = tmpfile();
-	int saved = dup(fd), r;
-	size_t n;
+	struct test_capture capture;
+	char *text;
+	int r;
 
-	ASSERT_TRUE(result && f && saved >= 0);
-	fflush(stdout);
-	fflush(stderr);
-	ASSERT_TRUE(dup2(fileno(f), fd) >= 0);
+	ASSERT_TRUE(result);
+	test_capture_start(&capture, fd);
 	r = print(result);
-	fflush(stdout);
-	fflush(stderr);
-	ASSERT_TRUE(dup2(saved, fd) >= 0);
-	close(saved);
-	rewind(f);
-	n = fread(buf, 1, size - 1, f);
-	buf[n] = 0;
-	fclose(f);
+	text = test_capture_end(&capture);
+	snprintf(buf, size, "%s", text);
+	free(text);
 	json_object_put(result);
 	return r;
 }
@@ -95,36 +88,39 @@ static void test_incidents(void)
 	ASSERT_CONTAINS(buf, "? refused, web2 refused (origin)");
 }
 
+/* What status prints as its fleet line for FLEET (JSON text), in BUF. */
+static void fleet_line(const char *fleet, char *buf, size_t size)
+{
+	struct json_object *f = json_tokener_parse(fleet);
+
+	ASSERT_TRUE(f);
+	fleet_text(buf, size, f);
+	json_object_put(f);
+}
+
 /* status's fleet line: no "dropped" object, and counters whose sum passes INT64_MAX. */
 static void test_fleet_line(void)
 {
-	struct json_object *f;
 	char buf[512];
 
-	f = json_tokener_parse("{\"connected\":true,\"broker\":\"mqtt://b\",\"host\":\"h\","
-			       "\"group\":\"g\",\"dropped\":[1]}");
-	ASSERT_TRUE(f);
-	fleet_text(buf, sizeof(buf), f);
+	fleet_line("{\"connected\":true,\"broker\":\"mqtt://b\",\"host\":\"h\","
+		   "\"group\":\"g\",\"dropped\":[1]}",
+		   buf, sizeof(buf));
 	ASSERT_CONTAINS(buf, " 0 dropped");
-	json_object_put(f);
 
-	f = json_tokener_parse("{\"broker\":\"mqtt://b\",\"dropped\":{\"malformed\":"
-			       "9223372036854775807,\"foreign\":1,\"busy\":-5}}");
-	ASSERT_TRUE(f);
-	fleet_text(buf, sizeof(buf), f);
+	fleet_line("{\"broker\":\"mqtt://b\",\"dropped\":{\"malformed\":"
+		   "9223372036854775807,\"foreign\":1,\"busy\":-5}}",
+		   buf, sizeof(buf));
 	ASSERT_CONTAINS(buf, " 9223372036854775807 dropped");
-	json_object_put(f);
 	ASSERT_TRUE(!strstr(buf, "note(s)"));
 
 	/* What the MQTT process said that latencyd's main loop never took (1.10); a null
 	 * broker, host and group. */
-	f = json_tokener_parse("{\"broker\":null,\"host\":null,\"group\":null,\"dropped\":"
-			       "{\"busy\":2},\"notes_dropped\":5}");
-	ASSERT_TRUE(f);
-	fleet_text(buf, sizeof(buf), f);
+	fleet_line("{\"broker\":null,\"host\":null,\"group\":null,\"dropped\":"
+		   "{\"busy\":2},\"notes_dropped\":5}",
+		   buf, sizeof(buf));
 	ASSERT_CONTAINS(buf, "not connected to ? as ?, group ?,");
 	ASSERT_CONTAINS(buf, " 2 dropped, 5 note(s) from the MQTT process dropped");
-	json_object_put(f);
 }
 
 /*

@@ -14,21 +14,15 @@
 static void list_text(const char *reply, char *buf, size_t size)
 {
 	struct json_object *result = json_tokener_parse(reply);
-	FILE *f = tmpfile();
-	int saved = dup(STDOUT_FILENO);
-	size_t n;
+	struct test_capture capture;
+	char *text;
 
-	ASSERT_TRUE(result && f && saved >= 0);
-	fflush(stdout);
-	ASSERT_TRUE(dup2(fileno(f), STDOUT_FILENO) >= 0);
+	ASSERT_TRUE(result);
+	test_capture_start(&capture, STDOUT_FILENO);
 	ASSERT_EQ(text_snapshots(result), EXIT_OK);
-	fflush(stdout);
-	ASSERT_TRUE(dup2(saved, STDOUT_FILENO) >= 0);
-	close(saved);
-	rewind(f);
-	n = fread(buf, 1, size - 1, f);
-	buf[n] = 0;
-	fclose(f);
+	text = test_capture_end(&capture);
+	snprintf(buf, size, "%s", text);
+	free(text);
 	json_object_put(result);
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXIT_TEST_SKIP 77
 
@@ -67,6 +68,47 @@ static inline const char *test_write_file(const char *dir, const char *name, con
 	fputs(text, f);
 	fclose(f);
 	return path;
+}
+
+/*
+ * What the code between test_capture_start() and test_capture_end() writes to FD (stdout or
+ * stderr), through the file descriptor itself: what the program prints, whether by stdio or
+ * by write(2).
+ */
+struct test_capture {
+	int fd;
+	int saved;
+	FILE *file;
+};
+
+static inline void test_capture_start(struct test_capture *c, int fd)
+{
+	c->fd = fd;
+	c->file = tmpfile();
+	c->saved = dup(fd);
+	ASSERT_TRUE(c->file && c->saved >= 0);
+	fflush(stdout);
+	fflush(stderr);
+	ASSERT_TRUE(dup2(fileno(c->file), fd) >= 0);
+}
+
+/* Gives FD back; returns what was written to it, NUL-terminated (to free). */
+static inline char *test_capture_end(struct test_capture *c)
+{
+	char *text;
+	long size;
+
+	fflush(stdout);
+	fflush(stderr);
+	ASSERT_TRUE(dup2(c->saved, c->fd) >= 0);
+	close(c->saved);
+	ASSERT_TRUE(fseek(c->file, 0, SEEK_END) == 0 && (size = ftell(c->file)) >= 0);
+	rewind(c->file);
+	text = malloc(size + 1);
+	ASSERT_TRUE(text && fread(text, 1, size, c->file) == (size_t)size);
+	text[size] = 0;
+	fclose(c->file);
+	return text;
 }
 
 #endif /* LATENCYD_TESTS_H */
