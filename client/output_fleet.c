@@ -171,7 +171,8 @@ void collector_text(char *buf, size_t size, struct json_object *c)
 {
 	struct json_object *problem = get(c, PROTO_KEY_PROBLEM);
 	int64_t last = json_object_get_int64(get(c, PROTO_KEY_LAST_PASS));
-	char when[32] = "none yet", kept[32], deleted[32];
+	int64_t in_part = json_object_get_int64(get(c, PROTO_KEY_DELETED_IN_PART));
+	char when[32] = "none yet", kept[32], deleted[32], part[48] = "";
 	time_t t = (time_t)(last / 1000000000);
 	struct tm tm;
 
@@ -180,11 +181,14 @@ void collector_text(char *buf, size_t size, struct json_object *c)
 	bytes_text(kept, sizeof(kept), json_object_get_int64(get(c, PROTO_KEY_BYTES)));
 	bytes_text(deleted, sizeof(deleted),
 		   json_object_get_int64(get(c, PROTO_KEY_DELETED_BYTES)));
+	/* 1.11 */
+	if (in_part > 0)
+		snprintf(part, sizeof(part), ", %" PRId64 " in part", in_part);
 	snprintf(buf, size,
-		 "%s: %" PRId64 " incident(s), %s; %" PRId64 " deleted (%s) since start; last pass "
-		 "%s%s%s",
+		 "%s: %" PRId64 " incident(s), %s; %" PRId64 " deleted%s (%s) since start; last "
+		 "pass %s%s%s",
 		 json_object_get_string(get(c, PROTO_KEY_DIRECTORY)) ?: "?",
 		 json_object_get_int64(get(c, PROTO_KEY_INCIDENTS)), kept,
-		 json_object_get_int64(get(c, PROTO_KEY_DELETED)), deleted, when,
+		 json_object_get_int64(get(c, PROTO_KEY_DELETED)), part, deleted, when,
 		 problem ? "; " : "", problem ? json_object_get_string(problem) : "");
 }

@@ -52,9 +52,10 @@ struct json_tokener;
  *        and metrics (argument "from_line"; result "text": the Prometheus text format, as
  *        many lines as fit a frame, and "next_line" when more are left).
  *   1.10 status fleet "notes_dropped".
+ *   1.11 status collector "deleted_in_part".
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 10
+#define PROTO_REVISION 11
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -500,6 +501,8 @@ struct proto_request {
 #define PROTO_KEY_PROBLEM		"problem"
 /* 1.10: what latencyd-fleet reported that latencyd's main loop never took */
 #define PROTO_KEY_NOTES_DROPPED		"notes_dropped"
+/* 1.11: the collector's incidents deleted in part (a deletion failed past its check) */
+#define PROTO_KEY_DELETED_IN_PART	"deleted_in_part"
 
 struct proto_reply {
 	int64_t id;

@@ -28,6 +28,7 @@
 #include "log.h"
 #include "proto.h"
 #include "thread.h"
+#include "tree_delete.h"
 
 struct catalog {
 	char *dir;
@@ -632,17 +633,111 @@ static bool own_snapshot_dir(const struct catalog_entry *e)
 	       strstr(e->name, id) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* How a deletion's note begins (note()). */
+static const char *const note_marks[] = {
+	"cannot be deleted: ", "deleted in part: ", "its directory is gone"};
+
+/* The length of ERROR before the deletion's note that note() may have appended to it. */
+static size_t before_note(const char *error)
+{
+	size_t n = strlen(error);
+
+	for (size_t i = 0; i < sizeof(note_marks) / sizeof(note_marks[0]); i++) {
+		size_t len = strlen(note_marks[i]);
+		const char *p = error;
+
+		if (strncmp(error, note_marks[i], len) == 0)
+			return 0;
+		while ((p = strstr(p, "; ")) && strncmp(p + 2, note_marks[i], len))
+			p += 2;
+		if (p && (size_t)(p - error) < n)
+			n = (size_t)(p - error);
+	}
+	return n;
+}
+
+/*
+ * E's error with NOTE (freed) in place of an older deletion's note: what a failed snapshot
+ * said of its record stays. Logged when new only: retention, which tries again at every
+ * save, says each problem once.
+ */
+static void note(struct catalog_entry *e, char *text)
+{
+	size_t kept = e->error ? before_note(e->error) : 0;
+	char *error;
+
+	if (!text)
+		return;
+	if (asprintf(&error, "%.*s%s%s", (int)kept, kept ? e->error : "", kept ? "; " : "", text) <
+	    0) {
+		free(text);
+		return;
+	}
+	if (!e->error || strcmp(e->error, error)) {
+		log_warnx("snapshot %" PRIu64 ": %s", e->id, text);
+		free(e->error);
+		e->error = error;
+	} else {
+		free(error);
+	}
+	free(text);
+}
+
+/*
+ * Deletes E's snapshot directory, all or none as far as can be known (tree_delete.h): 0 when
+ * it is gone, or is not latencyd's to delete. When a deletion fails past the check, E stays
+ * true to what is left: failed, its bytes what is left, its error what went and why.
+ */
+static int delete_files(struct catalog_entry *e)
+{
+	char *parent = NULL, *text = NULL;
+	const char *name;
+	struct tree_outcome *o;
+	int fd, r;
+
+	if (!e->path || !own_snapshot_dir(e)) {
+		if (e->path && access(e->path, F_OK) == 0)
+			log_warnx("snapshot %" PRIu64 ": %s is not a snapshot directory of "
+				  "latencyd's: its entry goes, the files stay",
+				  e->id, e->path);
+		return 0;
+	}
+	name = strrchr(e->path, '/') + 1;
+	o = malloc(sizeof(*o));
+	parent = strndup(e->path, name - 1 > e->path ? (size_t)(name - 1 - e->path) : 1);
+	if (!o || !parent) {
+		free(o);
+		free(parent);
+		return -ENOMEM;
+	}
+	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r = fd < 0 ? -errno : tree_check(fd, parent, name, o);
+	if (r == 0)
+		r = tree_remove(fd, parent, name, o);
+	if (fd >= 0)
+		close(fd);
+	if (r < 0 && o->removed) {
+		e->status = CATALOG_FAILED;
+		e->bytes = dir_size(e->path);
+		if (asprintf(&text,
+			     "deleted in part: cannot delete %s: %s; %" PRIu64
+			     " bytes deleted, %" PRIu64 " left",
+			     o->where, strerror(-r), o->freed, e->bytes) < 0)
+			text = NULL;
+	} else if (r < 0 && asprintf(&text, "cannot be deleted: %s: %s; kept whole",
+				     o->where[0] ? o->where : parent, strerror(-r)) < 0) {
+		text = NULL;
+	}
+	note(e, text);
+	free(parent);
+	free(o);
+	return r;
+}
+
 static int delete_index(struct catalog *c, size_t i)
 {
 	struct catalog_entry *e = c->entries[i];
-	int r = 0;
-
-	if (e->path && own_snapshot_dir(e))
-		r = rm_tree(e->path);
-	else if (e->path && access(e->path, F_OK) == 0)
-		log_warnx("snapshot %" PRIu64 ": %s is not a snapshot directory of latencyd's: "
-			  "its entry goes, the files stay",
-			  e->id, e->path);
+	int r = delete_files(e);
 
 	if (r < 0)
 		return r;
@@ -717,11 +812,35 @@ static uint64_t entries_bytes(const struct catalog *c)
 	return total;
 }
 
+/*
+ * Local snapshots whose directory was removed behind latencyd's back hold 0 bytes: counted
+ * at their old size they would make retention delete others for room that is free already.
+ * Their entries stay (what they said of the latency still holds), noted once.
+ */
+static void forget_gone(struct catalog *c)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < c->n; i++) {
+		struct catalog_entry *e = c->entries[i];
+
+		if (!e->path || !e->bytes || e->status == CATALOG_RECORDING ||
+		    lstat(e->path, &st) == 0 || errno != ENOENT)
+			continue;
+		e->bytes = 0;
+		note(e, strdup("its directory is gone (removed outside latencyd): 0 bytes"));
+	}
+}
+
 int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec)
 {
-	uint64_t total = entries_bytes(c);
+	uint64_t total;
 	unsigned count = (unsigned)c->n;
 	int deleted = 0, err;
+
+	if (r->max_bytes)
+		forget_gone(c);
+	total = entries_bytes(c);
 
 	/* Oldest first: the array is in creation order. */
 	for (size_t i = 0; i < c->n;) {
@@ -744,8 +863,15 @@ int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64
 			continue;
 		}
 		err = delete_index(c, i);
-		if (err < 0)
+		if (err == -ENOMEM)
 			return err;
+		if (err < 0) {
+			/* Kept, and said (delete_files()): one snapshot that cannot be deleted
+			 * must not keep retention from the others. */
+			total = entries_bytes(c);
+			i++;
+			continue;
+		}
 		/* A saturated sum says nothing of what is left: counted again. */
 		total = total == UINT64_MAX ? entries_bytes(c) : total - bytes;
 		count--;

@@ -60,7 +60,12 @@ struct catalog_entry *catalog_find(struct catalog *c, uint64_t id);
 /* The entries, oldest first: how many, and the I-th (NULL past the end). */
 size_t catalog_count(const struct catalog *c);
 struct catalog_entry *catalog_at(struct catalog *c, size_t i);
-/* Removes the entry and deletes its local snapshot directory if any. */
+/*
+ * Removes the entry and deletes its local snapshot directory if any, all of it or none as far
+ * as can be known beforehand. One that cannot be deleted stays, its error saying why (logged
+ * once); one whose deletion failed past that check stays as what is left of it: failed,
+ * its bytes what is left. -errno then.
+ */
 int catalog_delete(struct catalog *c, uint64_t id);
 
 /* Counts N alerts that the rate limiter refused against TRACKER, and keeps ALERT (the first
@@ -71,7 +76,8 @@ struct json_object *catalog_suppressed(struct catalog *c);
 
 /*
  * Deletes the oldest complete or failed snapshots until the limits hold; entries still
- * recording are never deleted. Returns how many were deleted, or a negative errno.
+ * recording are never deleted, nor those that cannot be (catalog_delete(): kept, said once),
+ * and the next oldest go instead. Returns how many were deleted, or -ENOMEM.
  */
 int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec);
 

@@ -9,6 +9,7 @@
 #ifndef LATENCYD_CATALOG_COLLECTOR_H
 #define LATENCYD_CATALOG_COLLECTOR_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -80,13 +81,25 @@ void collector_scan_free(struct collector_scan *s);
  * max_bytes; a busy incident is kept and its bytes still count. Returns how many are to go.
  */
 size_t collector_choose(struct collector_scan *s, const struct collector_limits *l, int64_t now_ns);
+/* What collector_delete() did to an incident. */
+struct collector_deletion {
+	size_t blocker;	      /* the snapshot (its index in inc->snaps) that could not go */
+	char where[PATH_MAX]; /* what in it stopped the deletion: HOST_DIR/SESSION_DIR/NAME/... */
+	size_t deleted;	      /* snapshots deleted whole */
+	bool partial;	      /* the blocker was deleted in part */
+	uint64_t freed;	      /* bytes of the files deleted */
+};
+
 /*
- * Deletes every snapshot of INC, never following a symbolic link; 0 or the first -errno,
- * *BLOCKER then the index in INC->snaps of the snapshot that failed. Each is checked first:
- * when one cannot be deleted, none is.
+ * Deletes every snapshot of INC, never following a symbolic link nor entering another mount:
+ * 0, or -errno and D says where. Every entry of every snapshot is checked first: when one
+ * cannot be deleted, none is (D->deleted is 0, D->partial false). A failure the check could
+ * not foresee (made immutable meanwhile, an I/O error) stops the deletion there: the
+ * snapshots before the blocker are gone, the blocker in part when D->partial, the others
+ * are left whole.
  */
 int collector_delete(const struct collector_scan *s, const struct collector_incident *inc,
-		     size_t *blocker);
+		     struct collector_deletion *d);
 /* "h1, h2, h3": the hosts that recorded INC, each once, sorted. */
 void collector_hosts(const struct collector_incident *inc, char *buf, size_t size);
 

@@ -3,107 +3,78 @@
  * The collector's deletion of an incident's snapshots (collector_delete(), collector.h).
  * latencyd runs as root there and the tree belongs to relayd's user, who could point a
  * symbolic link at anything for root to delete: every level is opened with openat() and
- * O_NOFOLLOW and emptied with unlinkat(), a link removed, never followed. Kept apart from the
- * scan (collector.c), which only reads.
+ * O_NOFOLLOW and emptied with unlinkat(), a link removed, never followed (tree_delete.c).
+ * All or none: every snapshot of the incident is checked, down to its last file, before any
+ * is deleted, for half an incident explains nothing. Kept apart from the scan (collector.c),
+ * which only reads.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "tree_delete.h"
 
-/* Directory NAME under PARENT and everything in it; a link is removed, never followed. */
-static int remove_dir(int parent, const char *name, int depth)
+/* SN's session directory under TOP, its fd; -ENOENT: SN is gone with it. */
+static int open_session(int top, const struct collector_snapshot *sn)
 {
-	int fd = open_dir(parent, name), r = 0;
-	struct dirent *de;
-	DIR *d;
+	int host = open_dir(top, sn->host_dir), session;
 
-	if (fd < 0)
-		return fd;
-	d = fdopendir(fd);
-	if (!d) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	while ((de = readdir(d))) {
-		int e = -ENOTDIR;
+	if (host < 0)
+		return host;
+	session = open_dir(host, sn->session_dir);
+	close(host);
+	return session;
+}
 
-		if (is_dot(de->d_name))
-			continue;
-		if (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN)
-			e = depth > 0 ? remove_dir(dirfd(d), de->d_name, depth - 1) : -ELOOP;
-		if (e == -ENOTDIR)
-			e = unlinkat(dirfd(d), de->d_name, 0) < 0 ? -errno : 0;
-		if (e < 0 && e != -ENOENT && !r)
-			r = e;
+/* Checks (REMOVE false) or deletes snapshot SN; O says what went and where it stopped. */
+static int one(int top, const struct collector_snapshot *sn, bool remove, struct tree_outcome *o)
+{
+	int session = open_session(top, sn), r;
+	char parent[PATH_MAX];
+
+	snprintf(parent, sizeof(parent), "%s/%s", sn->host_dir, sn->session_dir);
+	memset(o, 0, sizeof(*o));
+	if (session == -ENOENT)
+		return 0;
+	if (session < 0) {
+		snprintf(o->where, sizeof(o->where), "%s", parent);
+		return session;
 	}
-	closedir(d);
-	if (r == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		r = -errno;
+	r = remove ? tree_remove(session, parent, sn->name, o)
+		   : tree_check(session, parent, sn->name, o);
+	close(session);
 	return r;
 }
 
-/*
- * Whether SN can be deleted: its directory opens (no link) and can be emptied, and its
- * session directory lets it go. 0 when it is gone already.
- */
-static int check_one(int top, const struct collector_snapshot *sn)
-{
-	int host = open_dir(top, sn->host_dir), session, snap = -ENOENT, r;
-
-	session = host >= 0 ? open_dir(host, sn->session_dir) : host;
-	if (session >= 0)
-		snap = open_dir(session, sn->name);
-	r = snap;
-	/* AT_EACCESS: as the caller's filesystem ids, which root's override is part of. */
-	if (snap >= 0)
-		r = faccessat(snap, ".", W_OK | X_OK, AT_EACCESS) < 0 ||
-				    faccessat(session, ".", W_OK | X_OK, AT_EACCESS) < 0
-			    ? -errno
-			    : 0;
-	if (snap >= 0)
-		close(snap);
-	if (session >= 0)
-		close(session);
-	if (host >= 0)
-		close(host);
-	return r == -ENOENT ? 0 : r;
-}
-
 int collector_delete(const struct collector_scan *s, const struct collector_incident *inc,
-		     size_t *blocker)
+		     struct collector_deletion *d)
 {
 	int top = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+	struct tree_outcome o;
 
-	if (top < 0)
-		return -errno;
-	/* All or none: half an incident would be kept, its other hosts' snapshots gone. */
-	for (size_t i = 0; i < inc->n; i++) {
-		r = check_one(top, &inc->snaps[i]);
-		if (r < 0) {
-			*blocker = i;
-			close(top);
-			return r;
-		}
+	memset(d, 0, sizeof(*d));
+	if (top < 0) {
+		r = -errno;
+		snprintf(d->where, sizeof(d->where), "%s", s->dir);
+		return r;
 	}
-	for (size_t i = 0; i < inc->n; i++) {
-		const struct collector_snapshot *sn = &inc->snaps[i];
-		int host = open_dir(top, sn->host_dir), session, e;
-
-		session = host >= 0 ? open_dir(host, sn->session_dir) : host;
-		e = session >= 0 ? remove_dir(session, sn->name, DEPTH_MAX) : session;
-		if (e < 0 && e != -ENOENT && !r) {
-			r = e;
-			*blocker = i;
-		}
-		if (session >= 0)
-			close(session);
-		if (host >= 0)
-			close(host);
+	for (size_t i = 0; i < inc->n && r == 0; i++) {
+		r = one(top, &inc->snaps[i], false, &o);
+		d->blocker = i;
 	}
+	/* What the check could not foresee stops it there: the rest stays whole. */
+	for (size_t i = 0; i < inc->n && r == 0; i++) {
+		r = one(top, &inc->snaps[i], true, &o);
+		d->freed += o.freed;
+		d->blocker = i;
+		d->partial = r < 0 && o.removed > 0;
+		d->deleted += r == 0;
+	}
+	if (r < 0)
+		snprintf(d->where, sizeof(d->where), "%s", o.where);
 	close(top);
 	return r;
 }

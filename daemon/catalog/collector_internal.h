@@ -14,9 +14,10 @@
 #include <string.h>
 
 #include "collector.h"
+#include "tree_delete.h"
 
-/* relayd's trees are about 5 levels deep under a snapshot (ust/uid/0/64-bit/index). */
-#define DEPTH_MAX 16
+/* As deep as a deletion goes: what the scan can measure, it can delete. */
+#define DEPTH_MAX TREE_DEPTH_MAX
 
 static inline bool is_dot(const char *name)
 {

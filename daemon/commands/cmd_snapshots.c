@@ -182,8 +182,11 @@ int cmd_delete_snapshot(struct manager *m, const struct control_caller *caller,
 	r = catalog_delete(cat, id);
 	if (r < 0) {
 		json_object_put(url);
-		return proto_error_set(err, PROTO_ERR_INTERNAL, "cannot delete snapshot %llu: %s",
-				       (unsigned long long)id, strerror(-r));
+		/* A deletion that failed half way changed the entry (failed, what is left). */
+		manager_catalog_changed(m);
+		return proto_error_set(err, PROTO_ERR_INTERNAL, "snapshot %llu: %s",
+				       (unsigned long long)id,
+				       r != -ENOMEM && entry->error ? entry->error : strerror(-r));
 	}
 	r = catalog_save(cat);
 	if (r < 0)

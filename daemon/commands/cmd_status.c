@@ -186,6 +186,7 @@ static struct json_object *collector_object(struct manager *m, int *r)
 	result_add_int(o, PROTO_KEY_BYTES, (int64_t)st.kept_bytes, r);
 	result_add_int(o, PROTO_KEY_DELETED, (int64_t)st.deleted, r);
 	result_add_int(o, PROTO_KEY_DELETED_BYTES, (int64_t)st.deleted_bytes, r);
+	result_add_int(o, PROTO_KEY_DELETED_IN_PART, (int64_t)st.deleted_in_part, r);
 	result_add_int(o, PROTO_KEY_LAST_PASS, (int64_t)st.last_pass_realtime_ns, r);
 	if (st.problem[0])
 		result_add_string(o, PROTO_KEY_PROBLEM, st.problem, r);

@@ -76,35 +76,62 @@ static void report_scan(struct collector_state *st, const struct collector_scan 
 	st->unseen = s->relayd_unseen > 0;
 }
 
-static void delete_incident(struct collector_state *st, const struct collector_scan *s,
-			    const struct collector_incident *inc, bool *failed)
+/* What a deletion came to, for the pass's status. */
+enum outcome {
+	DELETED,
+	KEPT,	 /* the check refused: all of it is kept */
+	PARTIAL, /* a deletion failed past the check: some of it went */
+};
+
+/* The check passed, a deletion failed anyway: what went and what is left, each time. */
+static void say_partial(const struct collector_incident *inc, const struct collector_deletion *d,
+			int r)
 {
+	char size[32];
+
+	format_bytes(d->freed, size, sizeof(size));
+	log_warnx("collector: %s %s deleted in part: cannot delete %s: %s; of its %zu "
+		  "snapshot(s), %zu deleted (%s), %d in part, %zu whole: a later pass deletes "
+		  "what is left once it can",
+		  inc->fleet ? "incident" : "snapshot", inc->id, d->where, strerror(-r), inc->n,
+		  d->deleted, size, d->partial ? 1 : 0, inc->n - d->deleted - (d->partial ? 1 : 0));
+}
+
+/* INC deleted; *FREED: the bytes that went, in part or whole. */
+static enum outcome delete_incident(struct collector_state *st, const struct collector_scan *s,
+				    const struct collector_incident *inc, bool failed,
+				    uint64_t *freed)
+{
+	struct collector_deletion d;
 	char size[32], hosts[256];
-	size_t b = 0;
-	int r = collector_delete(s, inc, &b);
+	int r = collector_delete(s, inc, &d);
 
+	*freed = d.freed;
+	st->status.deleted_bytes += d.freed;
+	if (r < 0 && (d.deleted || d.partial)) {
+		st->status.deleted_in_part++;
+		say_partial(inc, &d, r);
+		return PARTIAL;
+	}
 	if (r < 0) {
-		const struct collector_snapshot *sn = &inc->snaps[b];
-
-		if (!st->failing && !*failed)
-			log_warnx("collector: cannot delete %s %s: %s/%s/%s: %s; all of it is kept "
+		if (!st->failing && !failed)
+			log_warnx("collector: cannot delete %s %s: %s: %s; all of it is kept "
 				  "(until a pass deletes all it chose, further failures are at "
 				  "debug level)",
-				  inc->fleet ? "incident" : "snapshot", inc->id, sn->host_dir,
-				  sn->session_dir, sn->name, strerror(-r));
+				  inc->fleet ? "incident" : "snapshot", inc->id, d.where,
+				  strerror(-r));
 		else
-			log_debug("collector: cannot delete %s: %s/%s/%s: %s", inc->id,
-				  sn->host_dir, sn->session_dir, sn->name, strerror(-r));
-		*failed = true;
-		return;
+			log_debug("collector: cannot delete %s: %s: %s", inc->id, d.where,
+				  strerror(-r));
+		return KEPT;
 	}
 	st->status.deleted++;
-	st->status.deleted_bytes += inc->bytes;
-	format_bytes(inc->bytes, size, sizeof(size));
+	format_bytes(d.freed, size, sizeof(size));
 	collector_hosts(inc, hosts, sizeof(hosts));
 	log_info("collector: deleted %s %s (%zu snapshot%s, %s, from %s): over collector.%s",
 		 inc->fleet ? "incident" : "snapshot", inc->id, inc->n, inc->n == 1 ? "" : "s",
 		 size, hosts, inc->verdict == COLLECTOR_MAX_AGE ? "max_age" : "max_bytes");
+	return DELETED;
 }
 
 static void run(struct collector_state *st)
@@ -112,7 +139,8 @@ static void run(struct collector_state *st)
 	const struct conf_collector *c = &st->m->conf->collector;
 	const struct collector_limits l = {c->max_age_ns, c->max_bytes};
 	struct collector_scan s;
-	bool failed = false;
+	char partial[128] = "";
+	bool failed = false, chosen;
 	int64_t now;
 	int r;
 
@@ -121,18 +149,27 @@ static void run(struct collector_state *st)
 	report_scan(st, &s);
 	if (r == -ENOMEM)
 		log_warn_errno(r, "collector: scan of %s", c->directory);
-	if (r >= 0 && collector_choose(&s, &l, now) > 0)
-		for (size_t i = 0; i < s.n; i++)
-			if (s.incidents[i].verdict != COLLECTOR_KEEP)
-				delete_incident(st, &s, &s.incidents[i], &failed);
-	st->failing = failed;
+	chosen = r >= 0 && collector_choose(&s, &l, now) > 0;
 	st->status.kept = 0;
 	st->status.kept_bytes = 0;
-	for (size_t i = 0; r >= 0 && i < s.n; i++)
-		if (s.incidents[i].verdict == COLLECTOR_KEEP) {
-			st->status.kept++;
-			st->status.kept_bytes += s.incidents[i].bytes;
+	for (size_t i = 0; r >= 0 && i < s.n; i++) {
+		const struct collector_incident *inc = &s.incidents[i];
+		enum outcome o = KEPT;
+		uint64_t freed = 0;
+
+		if (chosen && inc->verdict != COLLECTOR_KEEP) {
+			o = delete_incident(st, &s, inc, failed, &freed);
+			failed |= o != DELETED;
+			if (o == PARTIAL)
+				snprintf(partial, sizeof(partial), "%.100s", inc->id);
 		}
+		/* What a deletion left, in part or whole, is still in the tree. */
+		if (o != DELETED) {
+			st->status.kept++;
+			st->status.kept_bytes += inc->bytes > freed ? inc->bytes - freed : 0;
+		}
+	}
+	st->failing = failed;
 	st->status.last_pass_realtime_ns = (uint64_t)now;
 	if (r < 0 || s.error)
 		snprintf(st->status.problem, sizeof(st->status.problem), "cannot read %.150s: %s",
@@ -140,6 +177,9 @@ static void run(struct collector_state *st)
 			 : s.error_path ? s.error_path
 					: "?",
 			 strerror(r < 0 ? -r : -s.error));
+	else if (partial[0])
+		snprintf(st->status.problem, sizeof(st->status.problem),
+			 "%s was deleted in part (the log says what is left)", partial);
 	else if (failed)
 		snprintf(st->status.problem, sizeof(st->status.problem),
 			 "a deletion failed (the log says which)");

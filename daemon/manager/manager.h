@@ -110,9 +110,10 @@ void manager_collector_stop(struct manager *m);
 struct collector_status {
 	size_t kept; /* incidents (or lone snapshots) under the directory */
 	uint64_t kept_bytes;
-	uint64_t deleted, deleted_bytes;
-	uint64_t last_pass_realtime_ns; /* 0: none yet */
-	char problem[200];		/* what the last pass could not read or delete, "" */
+	uint64_t deleted, deleted_bytes; /* deleted_bytes: what went, in part or whole */
+	uint64_t deleted_in_part;	 /* incidents: a deletion failed past its check */
+	uint64_t last_pass_realtime_ns;	 /* 0: none yet */
+	char problem[200];		 /* what the last pass could not read or delete, "" */
 };
 bool manager_collector_status(struct manager *m, struct collector_status *st);
 

@@ -147,6 +147,26 @@ grep -q "collector: deleted incident $I3 (3 snapshots, .*): over collector.max_a
 	fail "no max_age deletion logged: $(grep collector: "$T/c/latencyd.log")"
 pass "readable again, max_age 900s: $I3 (20 min old) deleted at once, $I4 (10 min) kept"
 
+# A directory deep inside one host's snapshot that relayd's user (as c runs) cannot write:
+# the snapshot and its session directory can be, but its files cannot be unlinked. Nothing
+# of the incident goes, the warning names that directory, and so does the status.
+files() { in_relayd "$1" | xargs -r -I{} find {} -type f | sort; }
+files "$I4" >"$T/files-before"
+ro=$(find "$(in_relayd "$I4" | sed -n 2p)" -mindepth 2 -type d | tail -1)
+[ -n "$ro" ] || fail "no directory inside $(in_relayd "$I4" | sed -n 2p)"
+chmod 555 "$ro"
+collector_conf 0 1
+ctl c reload >/dev/null || fail "reload of the collector"
+chmod 755 "$ro"
+files "$I4" | cmp -s - "$T/files-before" ||
+	fail "$I4 deleted in part with $ro read-only: $(files "$I4" | diff "$T/files-before" -)"
+[ "$(clog "$I4")" = 0 ] || fail "$I4 logged as deleted"
+grep -q "collector: cannot delete incident $I4: ${ro#"$RELAYD_OUT/"}: Permission denied; all of it is kept" "$T/c/latencyd.log" ||
+	fail "the warning does not name $ro: $(grep collector: "$T/c/latencyd.log")"
+ctl c --json status | jq -e '.collector.problem | test("delet")' >/dev/null ||
+	fail "the collector's status does not say a deletion failed: $(ctl c --json status | jq -c .collector)"
+pass "a read-only directory deep in one of $I4's snapshots: $I4 kept whole, the directory named"
+
 # A snapshot being written (changed within 60 s) is never deleted, even over max_bytes.
 collector_conf 0 1
 ctl c reload >/dev/null || fail "reload of the collector"

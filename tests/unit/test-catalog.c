@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/fanotify.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -14,7 +16,9 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <linux/fs.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "catalog.h"
@@ -728,6 +732,183 @@ static bool test_full_disk(void)
 	return true;
 }
 
+/* FS_IOC_SETFLAGS: PATH immutable (ON) or not, as chattr +i / -i. */
+static void immutable(const char *path, bool on)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), flags;
+
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(ioctl(fd, FS_IOC_GETFLAGS, &flags), 0);
+	flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+	ASSERT_EQ(ioctl(fd, FS_IOC_SETFLAGS, &flags), 0);
+	close(fd);
+}
+
+/* Whether the entry of ID is failed with an error holding TEXT, its bytes what is on disk. */
+static void expect_note(struct catalog *c, uint64_t id, enum catalog_status status,
+			const char *text)
+{
+	struct catalog_entry *e = catalog_find(c, id);
+
+	ASSERT_TRUE(e && e->error);
+	ASSERT_EQ(e->status, status);
+	ASSERT_CONTAINS(e->error, text);
+	ASSERT_EQ(e->bytes, dir_size(e->path));
+}
+
+/*
+ * An immutable file deep in the oldest snapshot (chattr +i): it cannot be deleted, so none
+ * of it is; its entry says why (logged once, not at every save), and retention goes on to
+ * the next oldest instead of stopping there for good.
+ */
+static void test_undeletable_snapshot(void)
+{
+	const struct retention r = {.max_count = 2};
+	struct test_capture capture;
+	char *file, *logged, *p;
+	struct catalog *c;
+	uint64_t ids[3];
+
+	c = reopen(NULL, NULL);
+	delete_all(c);
+	for (int i = 0; i < 3; i++)
+		ids[i] = add_snapshot(c, 1000 + (uint64_t)i * 100, 8192, CATALOG_COMPLETE);
+	p = catalog_find(c, ids[0])->path;
+	ASSERT_TRUE(asprintf(&file, "%s/kernel/index", p) > 0);
+	ASSERT_EQ(mkdir_p(file, 0755), 0);
+	free(file);
+	ASSERT_TRUE(asprintf(&file, "%s/kernel/index/chan_0.idx", p) > 0);
+	write_file(file, "index");
+	immutable(file, true);
+	catalog_find(c, ids[0])->bytes = dir_size(p);
+	catalog_find(c, ids[0])->error = strdup("a note of the record");
+
+	test_capture_start(&capture, STDERR_FILENO);
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 1);
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 0);
+	logged = test_capture_end(&capture);
+	ASSERT_TRUE(catalog_find(c, ids[0]) && !catalog_find(c, ids[1]) && catalog_find(c, ids[2]));
+	expect_note(c, ids[0], CATALOG_COMPLETE,
+		    "/kernel/index/chan_0.idx: Operation not permitted");
+	/* What the entry said stays, the deletion's note once after it. */
+	ASSERT_TRUE(!strncmp(catalog_find(c, ids[0])->error,
+			     "a note of the record; cannot be deleted: ", 41));
+	ASSERT_TRUE(!strstr(strstr(catalog_find(c, ids[0])->error, "cannot be deleted") + 1,
+			    "cannot be deleted"));
+	ASSERT_EQ(access(file, F_OK), 0);
+	ASSERT_CONTAINS(logged, "cannot be deleted: ");
+	ASSERT_TRUE(!strstr(strstr(logged, "cannot be deleted") + 1, "cannot be deleted"));
+	/* Deletable again: it goes at the next pass. */
+	immutable(file, false);
+	ASSERT_EQ(catalog_delete(c, ids[0]), 0);
+	ASSERT_EQ(access(p, F_OK), -1);
+	free(file);
+	free(logged);
+	close_saved(c);
+}
+
+struct fault {
+	char *watched;	 /* a directory: its second open makes ... */
+	char *immutable; /* ... this directory immutable before the open goes on */
+	int ready[2];
+};
+
+/*
+ * Sets fault->immutable immutable the second time fault->watched is opened, while that open
+ * waits (a fanotify permission event): the first open is the check's, the second the
+ * deletion's, so that the check passes and the deletion meets the fault.
+ */
+static void *inject(void *arg)
+{
+	struct fault *f = arg;
+	int fan = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY | O_CLOEXEC), opens = 0;
+	struct fanotify_event_metadata ev;
+
+	ASSERT_TRUE(fan >= 0);
+	ASSERT_EQ(fanotify_mark(fan, FAN_MARK_ADD, FAN_OPEN_PERM | FAN_ONDIR, AT_FDCWD, f->watched),
+		  0);
+	ASSERT_EQ(write(f->ready[1], "y", 1), 1);
+	while (opens < 2 && read(fan, &ev, sizeof(ev)) == (ssize_t)sizeof(ev)) {
+		struct fanotify_response allow = {.fd = ev.fd, .response = FAN_ALLOW};
+
+		if (++opens == 2)
+			immutable(f->immutable, true);
+		ASSERT_EQ(write(fan, &allow, sizeof(allow)), (ssize_t)sizeof(allow));
+		close(ev.fd);
+	}
+	close(fan);
+	return NULL;
+}
+
+/*
+ * The check passes, then the deletion fails anyway (the snapshot's directory made immutable
+ * between the two: a real fault of a real file system). The entry stays, true to what is
+ * left: failed, its bytes what is on disk, its error what went and where it stopped.
+ */
+static void test_fault_after_check(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	uint64_t id = add_snapshot(c, 1000, 8192, CATALOG_COMPLETE);
+	struct catalog_entry *e = catalog_find(c, id);
+	struct fault f;
+	pthread_t thread;
+	char *file;
+	char ch;
+
+	ASSERT_TRUE(asprintf(&f.watched, "%s/kernel", e->path) > 0);
+	f.immutable = e->path;
+	ASSERT_EQ(mkdir(f.watched, 0755), 0);
+	ASSERT_TRUE(asprintf(&file, "%s/chan_0", f.watched) > 0);
+	write_file(file, "events");
+	e->bytes = dir_size(e->path);
+	ASSERT_EQ(pipe(f.ready), 0);
+	ASSERT_EQ(pthread_create(&thread, NULL, inject, &f), 0);
+	ASSERT_EQ(read(f.ready[0], &ch, 1), 1);
+	ASSERT_EQ(catalog_delete(c, id), -EPERM);
+	ASSERT_EQ(pthread_join(thread, NULL), 0);
+	ASSERT_EQ(access(file, F_OK), -1);
+	ASSERT_TRUE(catalog_find(c, id) == e);
+	expect_note(c, id, CATALOG_FAILED, "deleted in part: cannot delete ");
+	ASSERT_CONTAINS(e->error, "/kernel: Operation not permitted; ");
+	/* As saved, as read back. */
+	c = reopen(c, NULL);
+	e = catalog_find(c, id);
+	ASSERT_TRUE(e && e->status == CATALOG_FAILED && e->bytes == dir_size(e->path));
+	immutable(e->path, false);
+	ASSERT_EQ(catalog_delete(c, id), 0);
+	ASSERT_TRUE(!catalog_find(c, id));
+	close(f.ready[0]);
+	close(f.ready[1]);
+	free(f.watched);
+	free(file);
+	close_saved(c);
+}
+
+/*
+ * A snapshot directory removed behind latencyd's back frees its room: its entry (kept, with
+ * what it said of the latency) holds 0 bytes, and retention deletes no other snapshot for
+ * the room it took.
+ */
+static void test_gone_directory(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	struct retention r = {0};
+	uint64_t ids[3];
+
+	delete_all(c);
+	for (int i = 0; i < 3; i++)
+		ids[i] = add_snapshot(c, 1000 + (uint64_t)i * 100, 8192, CATALOG_COMPLETE);
+	r.max_bytes = catalog_find(c, ids[0])->bytes * 2;
+	ASSERT_EQ(rm_tree(catalog_find(c, ids[2])->path), 0);
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 0);
+	ASSERT_EQ(catalog_count(c), 3);
+	ASSERT_EQ(catalog_find(c, ids[2])->bytes, 0);
+	ASSERT_CONTAINS(catalog_find(c, ids[2])->error, "its directory is gone");
+	ASSERT_EQ(access(catalog_find(c, ids[0])->path, F_OK), 0);
+	delete_all(c);
+	close_saved(c);
+}
+
 int main(void)
 {
 	bool full_disk_tested;
@@ -748,6 +929,11 @@ int main(void)
 	RUN(test_age_past_an_undated_entry);
 	RUN(test_hostile_entries);
 	RUN(test_huge_sizes_and_counts);
+	RUN(test_gone_directory);
+	if (geteuid() == 0) {
+		RUN(test_undeletable_snapshot);
+		RUN(test_fault_after_check);
+	}
 	fprintf(stderr, "== test_full_disk\n");
 	full_disk_tested = test_full_disk();
 	ASSERT_EQ(rm_tree(dir), 0);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -15,12 +16,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fanotify.h>
 #include <sys/fsuid.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/fs.h>
 
 #include "collector.h"
 #include "fsutil.h"
@@ -400,7 +405,7 @@ static void test_delete(void)
 {
 	const struct collector_limits l = {.max_bytes = 1};
 	struct collector_scan s;
-	size_t b;
+	struct collector_deletion d;
 	char *p;
 	int status;
 
@@ -408,7 +413,7 @@ static void test_delete(void)
 	ASSERT_EQ(collector_choose(&s, &l, now), 4);
 	for (size_t i = 0; i < s.n; i++)
 		if (s.incidents[i].verdict != COLLECTOR_KEEP)
-			ASSERT_EQ(collector_delete(&s, &s.incidents[i], &b), 0);
+			ASSERT_EQ(collector_delete(&s, &s.incidents[i], &d), 0);
 	collector_scan_free(&s);
 
 	for (size_t i = 0; i < 3; i++)
@@ -442,8 +447,8 @@ static void test_delete(void)
 	ASSERT_EQ(s.total, dir_size(t->c[0]) + dir_size(t->c[1]) + dir_size(t->d[0]) +
 				   dir_size(t->d[1]) + dir_size(t->deep));
 	ASSERT_EQ(collector_choose(&s, &l, now), 2);
-	ASSERT_EQ(collector_delete(&s, find(&s, "h1-2"), &b), 0);
-	ASSERT_EQ(collector_delete(&s, find(&s, "h2-1"), &b), 0);
+	ASSERT_EQ(collector_delete(&s, find(&s, "h1-2"), &d), 0);
+	ASSERT_EQ(collector_delete(&s, find(&s, "h2-1"), &d), 0);
 	collector_scan_free(&s);
 	ASSERT_TRUE(!exists(t->c[0]) && !exists(t->c[1]) && !exists(t->d[0]) && !exists(t->d[1]));
 	ASSERT_TRUE(exists(t->precious));
@@ -472,7 +477,7 @@ static void test_all_or_none(void)
 	char *locked = path_of("%s/h5/latencyd-h5-20261125-100000", dir);
 	const struct collector_incident *inc;
 	struct collector_scan s;
-	size_t b = 99;
+	struct collector_deletion d;
 	int r;
 
 	for (const char *h = "h4"; h; h = strcmp(h, "h4") == 0 ? "h5" : NULL) {
@@ -489,22 +494,218 @@ static void test_all_or_none(void)
 	ASSERT_EQ(chmod(tmp, 0755), 0);
 	setfsgid(65534);
 	setfsuid(65534);
-	r = collector_delete(&s, inc, &b);
+	r = collector_delete(&s, inc, &d);
 	setfsuid(0);
 	setfsgid(0);
 	ASSERT_EQ(chmod(tmp, 0700), 0);
 	ASSERT_EQ(r, -EACCES);
-	ASSERT_TRUE(b < inc->n);
-	ASSERT_STREQ(inc->snaps[b].host_dir, "h5");
+	ASSERT_TRUE(d.blocker < inc->n && !d.deleted && !d.partial && !d.freed);
+	ASSERT_STREQ(inc->snaps[d.blocker].host_dir, "h5");
 	ASSERT_TRUE(exists(one) && exists(two));
 	/* Writable again: both go. */
 	ASSERT_EQ(chmod(locked, 0755), 0);
-	ASSERT_EQ(collector_delete(&s, inc, &b), 0);
+	ASSERT_EQ(collector_delete(&s, inc, &d), 0);
 	ASSERT_TRUE(!exists(one) && !exists(two));
 	collector_scan_free(&s);
 	free(locked);
 	free(one);
 	free(two);
+}
+
+/* Whether every file under PATH is still there: the snapshot() layout, whole. */
+static bool whole(const char *path)
+{
+	char *m = path_of("%s/ust/uid/0/64-bit/metadata", path);
+	char *c = path_of("%s/ust/uid/0/64-bit/chan_0", path);
+	bool r = exists(m) && exists(c);
+
+	free(m);
+	free(c);
+	return r;
+}
+
+/* FS_IOC_SETFLAGS: PATH immutable (ON) or not, as chattr +i / -i. */
+static void immutable(const char *path, bool on)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), flags;
+
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(ioctl(fd, FS_IOC_GETFLAGS, &flags), 0);
+	flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+	ASSERT_EQ(ioctl(fd, FS_IOC_SETFLAGS, &flags), 0);
+	close(fd);
+}
+
+/*
+ * Deeper than the snapshot and its session directory: a directory inside a snapshot that
+ * relayd's user cannot write to, deleting as that user. The check goes down the whole
+ * tree: none of the incident goes, and the snapshot that blocks it is named.
+ */
+static void test_nested_read_only(void)
+{
+	const struct collector_limits l = {.max_age_ns = 2500ULL * 1000000000};
+	char *one = snapshot("h6", "latencyd-h6-20261125-100000",
+			     "snap-1-h6-1@h6-20261125-100600-0", 8, 4000);
+	char *two = snapshot("h7", "latencyd-h7-20261125-100000",
+			     "snap-2-h6-1@h7-20261125-100600-0", 8, 4000);
+	char *ro = path_of("%s/ust/uid/0", two);
+	const struct collector_incident *inc;
+	struct collector_scan s;
+	struct collector_deletion d;
+	int r;
+
+	for (const char *h = "h6"; h; h = strcmp(h, "h6") == 0 ? "h7" : NULL) {
+		char *p = path_of("%s/%s", dir, h);
+
+		ASSERT_EQ(nftw(p, give_away, 16, FTW_PHYS), 0);
+		free(p);
+	}
+	ASSERT_EQ(chmod(ro, 0555), 0);
+	age(two, 4000);
+	scan(&s);
+	inc = find(&s, "h6-1");
+	ASSERT_TRUE(inc && inc->n == 2 && !inc->busy);
+	ASSERT_EQ(collector_choose(&s, &l, now), 1);
+	ASSERT_EQ(chmod(tmp, 0755), 0);
+	setfsgid(65534);
+	setfsuid(65534);
+	r = collector_delete(&s, inc, &d);
+	setfsuid(0);
+	setfsgid(0);
+	ASSERT_EQ(chmod(tmp, 0700), 0);
+	ASSERT_EQ(r, -EACCES);
+	ASSERT_TRUE(d.blocker < inc->n && !d.deleted && !d.partial && !d.freed);
+	ASSERT_STREQ(inc->snaps[d.blocker].host_dir, "h7");
+	ASSERT_TRUE(whole(one) && whole(two));
+	ASSERT_EQ(chmod(ro, 0755), 0);
+	ASSERT_EQ(collector_delete(&s, inc, &d), 0);
+	ASSERT_TRUE(!exists(one) && !exists(two));
+	collector_scan_free(&s);
+	free(ro);
+	free(one);
+	free(two);
+}
+
+/* An immutable file deep in one host's snapshot (chattr +i): root cannot unlink it either. */
+static void test_nested_immutable(void)
+{
+	const struct collector_limits l = {.max_age_ns = 2500ULL * 1000000000};
+	char *one = snapshot("h6", "latencyd-h6-20261125-100000",
+			     "snap-3-h6-2@h6-20261125-100700-0", 8, 4000);
+	char *two = snapshot("h7", "latencyd-h7-20261125-100000",
+			     "snap-4-h6-2@h7-20261125-100700-0", 8, 4000);
+	char *file = path_of("%s/ust/uid/0/64-bit/chan_0", two);
+	const struct collector_incident *inc;
+	struct collector_scan s;
+	struct collector_deletion d;
+
+	immutable(file, true);
+	scan(&s);
+	inc = find(&s, "h6-2");
+	ASSERT_TRUE(inc && inc->n == 2 && !inc->busy);
+	ASSERT_EQ(collector_choose(&s, &l, now), 1);
+	ASSERT_EQ(collector_delete(&s, inc, &d), -EPERM);
+	ASSERT_TRUE(d.blocker < inc->n && !d.deleted && !d.partial && !d.freed);
+	ASSERT_STREQ(inc->snaps[d.blocker].host_dir, "h7");
+	ASSERT_TRUE(whole(one) && whole(two));
+	immutable(file, false);
+	ASSERT_EQ(collector_delete(&s, inc, &d), 0);
+	ASSERT_TRUE(!exists(one) && !exists(two));
+	collector_scan_free(&s);
+	free(file);
+	free(one);
+	free(two);
+}
+
+struct fault {
+	char *watched;	 /* a directory: its second open makes ... */
+	char *immutable; /* ... this directory immutable before the open goes on */
+	int ready[2];
+};
+
+/*
+ * Sets fault->immutable immutable the second time fault->watched is opened, while that open
+ * waits (a fanotify permission event): the first open is the check's, the second the
+ * deletion's, so that the check passes and the deletion meets the fault.
+ */
+static void *inject(void *arg)
+{
+	struct fault *f = arg;
+	int fan = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY | O_CLOEXEC), opens = 0;
+	struct fanotify_event_metadata ev;
+
+	ASSERT_TRUE(fan >= 0);
+	ASSERT_EQ(fanotify_mark(fan, FAN_MARK_ADD, FAN_OPEN_PERM | FAN_ONDIR, AT_FDCWD, f->watched),
+		  0);
+	ASSERT_EQ(write(f->ready[1], "y", 1), 1);
+	while (opens < 2 && read(fan, &ev, sizeof(ev)) == (ssize_t)sizeof(ev)) {
+		struct fanotify_response allow = {.fd = ev.fd, .response = FAN_ALLOW};
+
+		if (++opens == 2)
+			immutable(f->immutable, true);
+		ASSERT_EQ(write(fan, &allow, sizeof(allow)), (ssize_t)sizeof(allow));
+		close(ev.fd);
+	}
+	close(fan);
+	return NULL;
+}
+
+/*
+ * The check passes, then a deletion fails anyway (a directory made immutable between the
+ * two, a real fault from a real file system): the deletion stops there, and says what went
+ * (the first host's snapshot whole, the files of the second's), where it stopped, and that
+ * the third host's snapshot is left whole.
+ */
+static void test_fault_after_check(void)
+{
+	char *one = snapshot("h6", "latencyd-h6-20261125-100000",
+			     "snap-5-h6-3@h6-20261125-100800-0", 8, 4000);
+	char *two = snapshot("h7", "latencyd-h7-20261125-100000",
+			     "snap-6-h6-3@h7-20261125-100800-0", 8, 4000);
+	char *three = snapshot("h8", "latencyd-h8-20261125-100000",
+			       "snap-7-h6-3@h8-20261125-100800-0", 8, 4000);
+	struct fault f = {.watched = path_of("%s/ust/uid/0/64-bit", two),
+			  .immutable = path_of("%s/ust/uid/0", two)};
+	uint64_t first = dir_size(one), files = dir_size(f.watched), third = dir_size(three);
+	const struct collector_incident *inc;
+	struct collector_deletion d;
+	struct collector_scan s;
+	pthread_t thread;
+	char c;
+
+	scan(&s);
+	inc = find(&s, "h6-3");
+	ASSERT_TRUE(inc && inc->n == 3 && !inc->busy);
+	ASSERT_STREQ(inc->snaps[1].host_dir, "h7");
+	ASSERT_EQ(pipe(f.ready), 0);
+	ASSERT_EQ(pthread_create(&thread, NULL, inject, &f), 0);
+	ASSERT_EQ(read(f.ready[0], &c, 1), 1);
+	ASSERT_EQ(collector_delete(&s, inc, &d), -EPERM);
+	ASSERT_EQ(pthread_join(thread, NULL), 0);
+	ASSERT_EQ(d.blocker, 1);
+	ASSERT_EQ(d.deleted, 1);
+	ASSERT_TRUE(d.partial);
+	ASSERT_EQ(d.freed, first + files);
+	ASSERT_CONTAINS(d.where, "h7/latencyd-h7-20261125-100000/snap-6-h6-3@h7-20261125-100800-0/"
+				 "ust/uid/0/64-bit");
+	ASSERT_TRUE(!exists(one) && exists(f.watched) && !whole(two) && whole(three));
+	/* The fault gone, a later pass deletes what is left. */
+	immutable(f.immutable, false);
+	collector_scan_free(&s);
+	scan(&s);
+	inc = find(&s, "h6-3");
+	ASSERT_TRUE(inc && inc->n == 2);
+	ASSERT_EQ(collector_delete(&s, inc, &d), 0);
+	ASSERT_TRUE(d.deleted == 2 && !d.partial && d.freed == third);
+	ASSERT_TRUE(!exists(two) && !exists(three));
+	collector_scan_free(&s);
+	close(f.ready[0]);
+	close(f.ready[1]);
+	free(f.watched);
+	free(f.immutable);
+	free(one);
+	free(two);
+	free(three);
 }
 
 int main(void)
@@ -525,6 +726,12 @@ int main(void)
 	RUN(test_delete);
 	if (geteuid() == 0)
 		RUN(test_all_or_none);
+	if (geteuid() == 0)
+		RUN(test_nested_read_only);
+	if (geteuid() == 0)
+		RUN(test_nested_immutable);
+	if (geteuid() == 0)
+		RUN(test_fault_after_check);
 	ASSERT_EQ(rm_tree(tmp), 0);
 	if (geteuid() != 0) {
 		printf("SKIP: test_all_or_none needs root (to give the tree away)\n");

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A directory tree deleted as one (tree_delete.h). The check asks of every entry what
+ * unlink(2) and rmdir(2) would: its directory writable and searchable (faccessat() with
+ * AT_EACCESS: the caller's filesystem ids and capabilities, a read-only mount, an immutable
+ * directory) and not append-only; the entry neither immutable nor append-only (statx()'s
+ * attributes, read without opening it: a FIFO or a device stays unopened); in a sticky
+ * directory, the entry or the directory the caller's, or the caller holding CAP_FOWNER; no
+ * mount point, whose rmdir would fail only after all under it, another file system, went.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+
+#include "tree_delete.h"
+
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000 /* Linux 5.8; older headers lack it */
+#endif
+
+struct walk {
+	struct tree_outcome *o;
+	char path[PATH_MAX]; /* the entry at hand, as o->where names it */
+	size_t len;
+	uid_t fsuid;
+	bool fowner;
+};
+
+/* CAP_FOWNER in this thread's effective set: a setfsuid() away from root drops it. */
+static bool has_fowner(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return false;
+	return d[CAP_TO_INDEX(CAP_FOWNER)].effective & CAP_TO_MASK(CAP_FOWNER);
+}
+
+static void walk_init(struct walk *w, struct tree_outcome *o, const char *parent_name)
+{
+	memset(o, 0, sizeof(*o));
+	w->o = o;
+	/* setfsuid() of an invalid id changes nothing and returns the current one. */
+	w->fsuid = (uid_t)setfsuid((uid_t)-1);
+	w->fowner = has_fowner();
+	snprintf(w->path, sizeof(w->path), "%s", parent_name);
+	w->len = strlen(w->path);
+}
+
+/* NAME appended to the path at hand; *SAVED what leave() goes back to. */
+static int enter(struct walk *w, const char *name, size_t *saved)
+{
+	int n = snprintf(w->path + w->len, sizeof(w->path) - w->len, "%s%s", w->len ? "/" : "",
+			 name);
+
+	*saved = w->len;
+	if (n < 0 || (size_t)n >= sizeof(w->path) - w->len) {
+		w->path[w->len] = 0;
+		return -ENAMETOOLONG;
+	}
+	w->len += (size_t)n;
+	return 0;
+}
+
+static void leave(struct walk *w, size_t saved)
+{
+	w->len = saved;
+	w->path[saved] = 0;
+}
+
+/* ERR at the path at hand: the first, the deepest, is the one named. */
+static int stop(struct walk *w, int err)
+{
+	if (!w->o->where[0])
+		snprintf(w->o->where, sizeof(w->o->where), "%s", w->path);
+	return err;
+}
+
+static bool is_dot(const char *name)
+{
+	return !strcmp(name, ".") || !strcmp(name, "..");
+}
+
+/* Directory NAME under DFD, never through a symbolic link: its fd or -errno. */
+static int open_sub(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	return errno == ELOOP ? -ENOTDIR : -errno;
+}
+
+/* NAME under DFD itself (a link is not followed); "" is DFD. */
+static int stat_at(int dfd, const char *name, struct statx *st)
+{
+	int flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | (name[0] ? 0 : AT_EMPTY_PATH);
+
+	return statx(dfd, name, flags, STATX_TYPE | STATX_MODE | STATX_UID | STATX_BLOCKS, st) < 0
+		       ? -errno
+		       : 0;
+}
+
+static bool has_attr(const struct statx *st, uint64_t attr)
+{
+	return st->stx_attributes & st->stx_attributes_mask & attr;
+}
+
+/* Whether directory E is another mount, or a mount point in the same file system (bind). */
+static bool mount_point(const struct statx *dir, const struct statx *e)
+{
+	return e->stx_dev_major != dir->stx_dev_major || e->stx_dev_minor != dir->stx_dev_minor ||
+	       has_attr(e, STATX_ATTR_MOUNT_ROOT);
+}
+
+/* Whether the directory DFD (SELF) lets its entries go. */
+static int may_empty(int dfd, const struct statx *self)
+{
+	if (faccessat(dfd, ".", W_OK | X_OK, AT_EACCESS) < 0)
+		return -errno;
+	return has_attr(self, STATX_ATTR_APPEND) ? -EPERM : 0;
+}
+
+/* Whether entry E of directory DIR can be unlinked, once DIR lets its entries go. */
+static int may_unlink(const struct walk *w, const struct statx *dir, const struct statx *e)
+{
+	if (has_attr(e, STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND))
+		return -EPERM;
+	if ((dir->stx_mode & S_ISVTX) && e->stx_uid != w->fsuid && dir->stx_uid != w->fsuid &&
+	    !w->fowner)
+		return -EPERM;
+	return S_ISDIR(e->stx_mode) && mount_point(dir, e) ? -EBUSY : 0;
+}
+
+/* Directory FD (taken), SELF, and all in it, DEPTH levels at most. */
+static int check_dir(struct walk *w, int fd, const struct statx *self, int depth)
+{
+	int r = may_empty(fd, self);
+	struct dirent *de;
+	DIR *d = r < 0 ? NULL : fdopendir(fd);
+
+	if (!d) {
+		r = r < 0 ? r : -errno;
+		close(fd);
+		return stop(w, r);
+	}
+	while (r == 0 && (errno = 0, de = readdir(d))) {
+		struct statx st;
+		size_t saved;
+		int sub;
+
+		if (is_dot(de->d_name))
+			continue;
+		r = enter(w, de->d_name, &saved);
+		if (r == 0)
+			r = stat_at(dirfd(d), de->d_name, &st);
+		if (r == 0)
+			r = may_unlink(w, self, &st);
+		if (r == 0 && S_ISDIR(st.stx_mode)) {
+			sub = depth > 0 ? open_sub(dirfd(d), de->d_name) : -ELOOP;
+			r = sub < 0 ? sub : check_dir(w, sub, &st, depth - 1);
+		}
+		if (r == -ENOENT) /* gone meanwhile */
+			r = 0;
+		else if (r < 0)
+			r = stop(w, r);
+		leave(w, saved);
+	}
+	if (r == 0 && errno)
+		r = stop(w, -errno);
+	closedir(d);
+	return r;
+}
+
+/* The directory PARENT (PS) lets NAME go, and NAME (*ST) is a directory that can go. */
+static int check_top(struct walk *w, int parent, const char *name, struct statx *ps,
+		     struct statx *st)
+{
+	int r = stat_at(parent, "", ps);
+
+	if (r == 0)
+		r = may_empty(parent, ps);
+	if (r < 0)
+		return stop(w, r);
+	r = stat_at(parent, name, st);
+	if (r == 0 && !S_ISDIR(st->stx_mode))
+		r = -ENOTDIR;
+	return r < 0 ? r : may_unlink(w, ps, st);
+}
+
+int tree_check(int parent, const char *parent_name, const char *name, struct tree_outcome *o)
+{
+	struct statx ps, st;
+	struct walk w;
+	size_t saved;
+	int r, fd;
+
+	walk_init(&w, o, parent_name);
+	r = check_top(&w, parent, name, &ps, &st);
+	if (r < 0 && o->where[0])
+		return r;
+	if (enter(&w, name, &saved) < 0)
+		return stop(&w, -ENAMETOOLONG);
+	if (r == 0) {
+		fd = open_sub(parent, name);
+		r = fd < 0 ? fd : check_dir(&w, fd, &st, TREE_DEPTH_MAX);
+	}
+	return r == -ENOENT ? 0 : r < 0 ? stop(&w, r) : 0;
+}
+
+/* Empties directory FD (taken), SELF, DEPTH levels at most; stops at the first failure. */
+static int remove_dir(struct walk *w, int fd, const struct statx *self, int depth)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return stop(w, r);
+	}
+	while (r == 0 && (errno = 0, de = readdir(d))) {
+		struct statx st;
+		size_t saved;
+		int sub;
+
+		if (is_dot(de->d_name))
+			continue;
+		r = enter(w, de->d_name, &saved);
+		if (r == 0)
+			r = stat_at(dirfd(d), de->d_name, &st);
+		if (r == 0 && S_ISDIR(st.stx_mode)) {
+			/* Never into another file system: only its mount point would fail. */
+			sub = mount_point(self, &st) ? -EBUSY
+			      : depth > 0	     ? open_sub(dirfd(d), de->d_name)
+						     : -ELOOP;
+			r = sub < 0 ? sub : remove_dir(w, sub, &st, depth - 1);
+			if (r == 0 && unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0)
+				r = -errno;
+		} else if (r == 0) {
+			if (unlinkat(dirfd(d), de->d_name, 0) < 0)
+				r = -errno;
+			else if (S_ISREG(st.stx_mode))
+				w->o->freed += st.stx_blocks * 512;
+		}
+		if (r == 0)
+			w->o->removed++;
+		else if (r == -ENOENT) /* gone meanwhile */
+			r = 0;
+		else
+			r = stop(w, r);
+		leave(w, saved);
+	}
+	if (r == 0 && errno)
+		r = stop(w, -errno);
+	closedir(d);
+	return r;
+}
+
+int tree_remove(int parent, const char *parent_name, const char *name, struct tree_outcome *o)
+{
+	struct statx ps, st;
+	struct walk w;
+	size_t saved;
+	int r, fd;
+
+	walk_init(&w, o, parent_name);
+	r = stat_at(parent, "", &ps);
+	if (r < 0)
+		return stop(&w, r);
+	if (enter(&w, name, &saved) < 0)
+		return stop(&w, -ENAMETOOLONG);
+	r = stat_at(parent, name, &st);
+	if (r == 0)
+		r = !S_ISDIR(st.stx_mode) ? -ENOTDIR : mount_point(&ps, &st) ? -EBUSY : 0;
+	if (r == 0) {
+		fd = open_sub(parent, name);
+		r = fd < 0 ? fd : remove_dir(&w, fd, &st, TREE_DEPTH_MAX);
+	}
+	if (r == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0)
+		r = -errno;
+	if (r == 0)
+		o->removed++;
+	return r == -ENOENT ? 0 : r < 0 ? stop(&w, r) : 0;
+}
