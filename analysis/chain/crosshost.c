@@ -362,8 +362,8 @@ static void ambiguous(struct extend *e, struct an_crossing *x, size_t ri, size_t
 	an_cause_note(e->c, an_asprintf("the datagram that woke %s (tid %d) on %s, %s, is one of "
 					"%u alike (same flow and length, %s): not told apart, "
 					"so not followed",
-					an_comm(e->x->h[ri].log, l->tid), l->tid, e->x->h[ri].name,
-					pk, x->candidates,
+					an_comm_at(e->x->h[ri].log, l->tid, l->iv.t1), l->tid,
+					e->x->h[ri].name, pk, x->candidates,
 					p->family == 6 ? "IPv6 carries no IP id"
 					: p->ipid == 0 ? "IP id 0, an atomic datagram"
 						       : "the same IP id"));
@@ -407,8 +407,8 @@ static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet
 			an_asprintf("the packet that woke %s (tid %d) on %s, %s, is in no other "
 				    "host's snapshot: it came from outside the incident, or "
 				    "before the snapshot of its sender begins",
-				    an_comm(e->x->h[ri].log, l->tid), l->tid, e->x->h[ri].name,
-				    pk));
+				    an_comm_at(e->x->h[ri].log, l->tid, l->iv.t1), l->tid,
+				    e->x->h[ri].name, pk));
 		return;
 	}
 	if (x.candidates > 1) {
@@ -461,7 +461,8 @@ aligned:
 			e->c,
 			an_asprintf("%s's snapshot begins %s after %s (tid %d) began to wait: "
 				    "what its sender did before is unknown",
-				    x.host, d, an_comm(e->x->h[ri].log, l->tid), l->tid));
+				    x.host, d, an_comm_at(e->x->h[ri].log, l->tid, l->iv.t0),
+				    l->tid));
 		t0 = first;
 	}
 	if (!an_vec_push(&e->c->crossings)) {

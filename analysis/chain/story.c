@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "an.h"
 #include "chain.h"
@@ -15,8 +16,8 @@ void an_runnable_text(const struct an_log *log, const struct an_interval *iv, ch
 	if (iv->by == 0)
 		snprintf(buf, size, "CPU %d idle, waking up", iv->cpu);
 	else
-		snprintf(buf, size, "CPU %d held by %s (tid %d)", iv->cpu, an_comm(log, iv->by),
-			 iv->by);
+		snprintf(buf, size, "CPU %d held by %s (tid %d)", iv->cpu,
+			 an_comm_at(log, iv->by, iv->by_ts), iv->by);
 }
 
 void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *buf, size_t size)
@@ -30,7 +31,8 @@ void an_wake_text(const struct an_log *log, const struct an_interval *iv, char *
 	}
 	switch (iv->wake) {
 	case WK_TASK:
-		snprintf(buf, size, "woken by %s (tid %d)", an_comm(log, iv->who), iv->who);
+		snprintf(buf, size, "woken by %s (tid %d)", an_comm_at(log, iv->who, iv->t1),
+			 iv->who);
 		break;
 	case WK_IRQ:
 		snprintf(buf, size, "woken by irq %d (%s)%s", iv->who, an_irq_name(log, iv->who),
@@ -73,8 +75,8 @@ static void crossing_text(FILE *f, const struct an_log *log, const struct an_lin
 	}
 	if (x->sender > 0)
 		fprintf(f, ", woken (%s) by a packet from %s sent by %s (tid %d on %s)",
-			an_softirq_name(l->iv.who), from, an_comm(x->peer, x->sender), x->sender,
-			x->host);
+			an_softirq_name(l->iv.who), from, an_comm_at(x->peer, x->sender, x->sent),
+			x->sender, x->host);
 	else
 		fprintf(f, ", woken (%s) by a packet from %s sent by %s from an interrupt",
 			an_softirq_name(l->iv.who), from, x->host);
@@ -101,18 +103,28 @@ static void stack_text(FILE *f, const struct an_stack *s, int indent)
 
 /*
  * Whose lines each depth of the story is telling: a task's "meanwhile" header is said
- * once, and not again when its lines resume after a deeper task's.
+ * once, and not again when its lines resume after a deeper task's; a task that became
+ * another (an exec, a rename) is said again, as what it became.
  */
 #define TOLD_DEPTHS 32
 struct told {
 	const struct an_link *at[TOLD_DEPTHS];
 };
 
-static bool same_teller(const struct told *t, const struct an_link *l)
+/* The link's task as it was then. */
+static const char *link_comm(const struct an_log *log, const struct an_link *l)
+{
+	return an_comm_at(an_link_log(l, log), l->tid, l->iv.t0);
+}
+
+/* The same task, told from before: 1; the same tid become another: -1; else 0. */
+static int same_teller(const struct an_log *log, const struct told *t, const struct an_link *l)
 {
 	const struct an_link *p = l->depth < TOLD_DEPTHS ? t->at[l->depth] : NULL;
 
-	return p && p->tid == l->tid && p->log == l->log;
+	if (!p || p->tid != l->tid || p->log != l->log)
+		return 0;
+	return strcmp(link_comm(log, p), link_comm(log, l)) == 0 ? 1 : -1;
 }
 
 /* L is told at its depth: the deeper ones are over. */
@@ -146,10 +158,15 @@ void an_cause_story(const struct an_log *log, struct an_cause *c)
 
 		const struct an_log *lg = an_link_log(l, log);
 		const struct an_crossing *x = an_crossing_of(c, i);
+		int same = same_teller(log, &told, l);
 
-		if (l->depth && !same_teller(&told, l))
+		if (same < 0 || (!l->depth && !same && strcmp(link_comm(log, l), c->alert.comm)))
+			fprintf(f, "%*sas %s (tid %d%s%s):\n", (int)l->depth * 4, "",
+				link_comm(log, l), l->tid, l->host ? " on " : "",
+				l->host ? l->host : "");
+		else if (l->depth && !same)
 			fprintf(f, "%*s%s (tid %d%s%s) meanwhile:\n", (int)l->depth * 4, "",
-				an_comm(lg, l->tid), l->tid, l->host ? " on " : "",
+				link_comm(log, l), l->tid, l->host ? " on " : "",
 				l->host ? l->host : "");
 		told_at(&told, l);
 		an_dur_text(d, sizeof(d), dur);

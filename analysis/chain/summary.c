@@ -64,10 +64,10 @@ double an_cause_summary(const struct an_log *log, const struct an_cause *c, char
 		else if (an_blocked(iv->state) && iv->wake != WK_TASK)
 			an_wake_text(lg, iv, w, sizeof(w));
 		else if (iv->state == ST_RUNNABLE && iv->by > 0)
-			snprintf(w, sizeof(w), "preempted by %s (tid %d)", an_comm(lg, iv->by),
-				 iv->by);
+			snprintf(w, sizeof(w), "preempted by %s (tid %d)",
+				 an_comm_at(lg, iv->by, iv->by_ts), iv->by);
 		n += (size_t)snprintf(buf + n, size - n, "%s%s (tid %d%s%s) %s%s%s %s (%.0f%%)%s%s",
-				      n ? " <- " : "", an_comm(lg, l->tid), l->tid,
+				      n ? " <- " : "", an_comm_at(lg, l->tid, iv->t0), l->tid,
 				      l->host ? " on " : "", l->host ? l->host : "",
 				      an_state_name(iv->state), iv->syscall >= 0 ? " in " : "",
 				      iv->syscall >= 0 ? an_sysname(lg, iv->syscall) : "", d,

@@ -35,6 +35,8 @@ enum an_ev_type {
 	EV_ALERT,	   /* a alert index */
 	EV_NET_XMIT,	   /* a packet index (net_dev_queue) */
 	EV_NET_RECV,	   /* a packet index (netif_receive_skb) */
+	EV_EXEC,	   /* a tid, b old_tid (another thread of the process exec'd) */
+	EV_MIGRATE,	   /* a tid, b dest_cpu, c orig_cpu */
 	EV__COUNT,
 };
 
@@ -89,8 +91,35 @@ struct an_packet {
 };
 
 struct an_task {
-	int32_t tid, pid; /* pid -1: unknown */
+	int32_t tid, pid; /* pid -1: unknown; with identities, the last one's */
 	char comm[AN_COMM_LEN + 1];
+	uint32_t ident, nident; /* its identities in the log's idents; none: comm and pid */
+};
+
+/*
+ * Who a thread was from a time on (idents.c): a tid keeps its thread, but the thread
+ * changes its name (exec, prctl) and, once it exited, the tid may name another process's.
+ */
+struct an_ident {
+	uint64_t ts;  /* from then on (the first: also before) */
+	int32_t pid;  /* -1: unknown */
+	uint32_t run; /* the tid's programs: a fork, an exec or a reuse starts another */
+	char comm[AN_COMM_LEN + 1]; /* "": not known */
+};
+
+/* What an event said of who a thread was, in the order read: idents.c makes identities. */
+enum an_obs_kind {
+	OBS_NAME,  /* its comm in a switch, a wakeup, a migration */
+	OBS_FORK,  /* created: comm and pid */
+	OBS_EXEC,  /* its program replaced: comm from the file name, pid is tid */
+	OBS_EXIT,  /* exited: the tid may be reused */
+	OBS_ALERT, /* latency_tracker_alert: comm and pid */
+};
+struct an_obs {
+	uint64_t ts;
+	int32_t tid, pid; /* pid -1: not said */
+	uint8_t kind;
+	char comm[AN_COMM_LEN + 1]; /* "": not said */
 };
 
 struct an_alert {
@@ -119,6 +148,8 @@ struct an_log {
 	struct an_vec ev;	 /* struct an_ev, time order */
 	struct an_vec tasks;	 /* struct an_task */
 	struct an_map by_tid;	 /* tid + 1 -> index in tasks + 1 */
+	struct an_vec obs;	 /* struct an_obs, until an_idents() made them identities */
+	struct an_vec idents;	 /* struct an_ident, each task's in a run, by time */
 	struct an_vec alerts;	 /* struct an_alert */
 	struct an_vec sysnames;	 /* char *: syscall names by index */
 	struct an_map irqnames;	 /* irq + 1 -> index in irqname_v + 1 */
@@ -141,8 +172,7 @@ struct an_log {
 void an_log_init(struct an_log *log); /* empty, its tables' element sizes set */
 void an_log_free(struct an_log *log);
 struct an_task *an_task_get(struct an_log *log, int32_t tid);
-const char *an_comm(const struct an_log *log, int32_t tid);
-int32_t an_pid(const struct an_log *log, int32_t tid);
+const struct an_task *an_task_find(const struct an_log *log, int32_t tid);
 const char *an_irq_name(const struct an_log *log, int32_t irq);
 const char *an_softirq_name(int32_t vec);
 const char *an_sysname(const struct an_log *log, int32_t idx);
@@ -151,6 +181,19 @@ int32_t an_sysname_index(struct an_log *log, const char *name);
 /* irq's name unless it has one (the first seen wins); whether it was added. */
 bool an_irq_name_set(struct an_log *log, int32_t irq, const char *name);
 void an_problem(struct an_log *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* idents.c: the log's observations made each task's identities (then freed); -ENOMEM. */
+int an_idents(struct an_log *log);
+/* Who TID was at TS, and until when (UINT64_MAX: the end); NULL: a task with none. */
+const struct an_ident *an_ident_at(const struct an_log *log, int32_t tid, uint64_t ts,
+				   uint64_t *until);
+/* TID's name and pid at TS: "swapper" for tid 0, "?" unknown; -1 unknown. */
+const char *an_comm_at(const struct an_log *log, int32_t tid, uint64_t ts);
+int32_t an_pid_at(const struct an_log *log, int32_t tid, uint64_t ts);
+/* A key naming TID as it was at TS (its identity), for tables that keep a row per thread
+ * identity; the tid alone (a key below 2^32) for a task without identities. */
+uint64_t an_who_key(const struct an_log *log, int32_t tid, uint64_t ts);
+/* What a key names. */
+void an_who(const struct an_log *log, uint64_t key, int32_t *tid, int32_t *pid, const char **comm);
 /* disks.c: block devices by name. */
 void an_disk_add(struct an_log *log, uint32_t dev, const char *name);
 /* Names latencyd knew when it recorded the snapshot; NULL: none. */
@@ -183,6 +226,7 @@ struct an_interval {
 	int32_t cpu;	 /* running: where; runnable: where it waits (-1 unknown) */
 	int32_t syscall; /* blocked or running: the syscall in progress, -1 */
 	int32_t by;	 /* runnable: who held the CPU, -1 unknown */
+	uint64_t by_ts;	 /* when it held it: its name then */
 	int32_t who, via;
 	int32_t dev; /* a block device whose request completed in the waking context, 0 */
 	int32_t pkt; /* softirq wakeup: the packet received just before, -1 */

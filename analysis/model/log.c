@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The log's tasks (by tid), the names it holds (interrupts, system calls) or knows
- * (softirq vectors), what went wrong reading it, and the log freed.
+ * The log's tasks (by tid; who each was over time: idents.c), the names it holds
+ * (interrupts, system calls) or knows (softirq vectors), what went wrong reading it, and
+ * the log freed.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,8 @@ void an_log_init(struct an_log *log)
 	memset(log, 0, sizeof(*log));
 	log->ev.size = sizeof(struct an_ev);
 	log->tasks.size = sizeof(struct an_task);
+	log->obs.size = sizeof(struct an_obs);
+	log->idents.size = sizeof(struct an_ident);
 	log->alerts.size = sizeof(struct an_alert);
 	log->cpu_first.size = sizeof(uint64_t);
 	log->packets.size = sizeof(struct an_packet);
@@ -58,27 +61,11 @@ struct an_task *an_task_get(struct an_log *log, int32_t tid)
 	return t;
 }
 
-static const struct an_task *task_find(const struct an_log *log, int32_t tid)
+const struct an_task *an_task_find(const struct an_log *log, int32_t tid)
 {
 	uint32_t *slot = an_map_find(&log->by_tid, (uint64_t)(uint32_t)tid + 1);
 
 	return slot ? AN_AT(&log->tasks, struct an_task, *slot - 1) : NULL;
-}
-
-const char *an_comm(const struct an_log *log, int32_t tid)
-{
-	const struct an_task *t = task_find(log, tid);
-
-	if (tid == 0)
-		return "swapper";
-	return t && t->comm[0] ? t->comm : "?";
-}
-
-int32_t an_pid(const struct an_log *log, int32_t tid)
-{
-	const struct an_task *t = task_find(log, tid);
-
-	return t ? t->pid : -1;
 }
 
 const char *an_irq_name(const struct an_log *log, int32_t irq)
@@ -139,6 +126,8 @@ void an_log_free(struct an_log *log)
 	an_vec_free(&log->ev);
 	an_vec_free(&log->tasks);
 	an_map_free(&log->by_tid);
+	an_vec_free(&log->obs);
+	an_vec_free(&log->idents);
 	an_vec_free(&log->alerts);
 	an_strs_free(&log->sysnames);
 	an_map_free(&log->irqnames);

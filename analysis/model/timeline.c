@@ -27,14 +27,16 @@ struct cpu_ctx {
  * Who kept a runnable task off its CPU: the task that held that CPU longest over the wait,
  * not merely the last one before it ran (a kworker slipping in after a 60 ms hog). Every
  * CPU's holders are kept: sched_waking's target_cpu is the CPU the task last ran on, taken
- * before the wakeup chooses where it will run, so the CPU waited for is only known once the
- * task is switched in there.
+ * before the wakeup chooses where it will run; the choice is the sched_migrate_task that
+ * follows (none: it stayed), and without that event the CPU waited for is only known once
+ * the task is switched in there.
  */
 #define NHOLD 8
 
 struct holders {
 	int32_t tid[NHOLD];
 	uint64_t ns[NHOLD];
+	uint64_t last[NHOLD]; /* the end of its latest hold: who it was then */
 	unsigned n;
 };
 
@@ -69,8 +71,12 @@ struct track {
 	int32_t tid;	  /* the task */
 	int32_t sys;	  /* its system call in progress, -1 */
 	int32_t wait_cpu; /* runnable: the CPU it was woken for or preempted on */
+	int32_t placing;  /* the CPU its wakeup runs on, until the wakeup chose its CPU; -1 */
 	struct an_interval cur;
-	struct holders *hold; /* per CPU, over the current runnable interval */
+	const struct an_ident *ids; /* its identities: an interval is one identity's */
+	uint32_t nids, next_id;	    /* the first that begins after what was emitted */
+	struct holders *hold;	    /* per CPU, over the current runnable interval */
+	const struct cpu_ctx *cpus;
 	unsigned ncpu;
 	uint64_t t0, t1;
 	struct an_vec *out;
@@ -85,23 +91,40 @@ static uint64_t history_start(const struct track *k, int32_t cpu)
 	return cpu >= 0 && (size_t)cpu < first->n ? *AN_AT(first, uint64_t, cpu) : 0;
 }
 
-/* The current interval up to ts, clipped to [t0, t1], into the timeline. */
+static void push(struct track *k, uint64_t a, uint64_t b)
+{
+	struct an_interval *iv = an_vec_push(k->out);
+
+	if (!iv) {
+		k->err = -1;
+		return;
+	}
+	*iv = k->cur;
+	iv->t0 = a;
+	iv->t1 = b;
+}
+
+/*
+ * The current interval up to ts, clipped to [t0, t1], into the timeline: cut where the task
+ * became another (an exec, a rename, its tid reused), each part named as the task was then.
+ * Not a blocked one: a blocked task execs nothing, and its wait is one, with one waker.
+ */
 static void emit(struct track *k, uint64_t ts)
 {
-	struct an_interval *iv;
 	uint64_t a = k->cur.t0 > k->t0 ? k->cur.t0 : k->t0;
 	uint64_t b = ts < k->t1 ? ts : k->t1;
 
-	if (b > a) {
-		iv = an_vec_push(k->out);
-		if (!iv) {
-			k->err = -1;
-		} else {
-			*iv = k->cur;
-			iv->t0 = a;
-			iv->t1 = b;
-		}
+	if (b <= a)
+		return;
+	/* Intervals are emitted in time order: the identities are walked once. */
+	while (k->next_id < k->nids && k->ids[k->next_id].ts <= a)
+		k->next_id++;
+	for (; k->next_id < k->nids && k->ids[k->next_id].ts < b && !an_blocked(k->cur.state);
+	     k->next_id++) {
+		push(k, a, k->ids[k->next_id].ts);
+		a = k->ids[k->next_id].ts;
 	}
+	push(k, a, b);
 }
 
 /*
@@ -136,6 +159,7 @@ static void move(struct track *k, uint64_t ts, uint8_t state)
 	k->cur.wake = WK_NONE;
 	k->cur.who = k->cur.via = -1;
 	k->cur.by = -1;
+	k->cur.by_ts = 0;
 	k->cur.dev = 0;
 	k->cur.pkt = -1;
 }
@@ -169,21 +193,27 @@ static void hold_credit(struct track *k, unsigned cpu, int32_t tid, uint64_t fro
 		h->ns[h->n++] = 0;
 	}
 	h->ns[i] += to - from;
+	h->last[i] = to;
 }
 
-/* The task (not the idle task) that held the CPU longest, or FALLBACK when none did. */
-static int32_t hold_longest(const struct holders *h, int32_t fallback)
+/*
+ * The current runnable interval's holder: the task (not the idle task) that held the CPU
+ * longest, or FALLBACK, holding it at AT, when none did.
+ */
+static void hold_longest(struct track *k, int32_t cpu, int32_t fallback, uint64_t at)
 {
-	int32_t best = fallback;
+	const struct holders *h = &k->hold[cpu >= 0 && (unsigned)cpu < k->ncpu ? cpu : 0];
 	uint64_t most = 0;
 
+	k->cur.by = fallback;
+	k->cur.by_ts = at;
 	for (unsigned i = 0; i < h->n; i++) {
 		if (h->tid[i] > 0 && h->ns[i] > most) {
 			most = h->ns[i];
-			best = h->tid[i];
+			k->cur.by = h->tid[i];
+			k->cur.by_ts = h->last[i];
 		}
 	}
-	return best;
 }
 
 static uint8_t blocked_state(uint64_t prev_state)
@@ -234,14 +264,16 @@ static void on_switch(struct track *k, struct cpu_ctx *c, const struct an_ev *e)
 		k->cur.cpu = e->cpu;
 		k->wait_cpu = e->cpu;
 		hold_reset(k);
-		if (st == ST_RUNNABLE)
+		if (st == ST_RUNNABLE) {
 			k->cur.by = e->b;
+			k->cur.by_ts = e->ts;
+		}
 	}
 	if (e->b == k->tid) {
 		/* A woken task waited behind whoever held its CPU the longest. */
 		if (k->cur.state == ST_RUNNABLE)
-			k->cur.by = hold_longest(&k->hold[e->cpu < k->ncpu ? e->cpu : 0],
-						 k->cur.by >= 0 ? k->cur.by : e->a);
+			hold_longest(k, e->cpu, k->cur.by >= 0 ? k->cur.by : e->a,
+				     k->cur.by >= 0 ? k->cur.by_ts : e->ts);
 		if (k->cur.state == ST_RUNNABLE)
 			k->cur.cpu = e->cpu;
 		move(k, e->ts, ST_RUNNING);
@@ -284,6 +316,34 @@ static void on_waking(struct track *k, const struct cpu_ctx *c, const struct an_
 		k->cur.pkt = c->rx;
 	/* The blocked interval ends here, with its waker. */
 	move(k, e->ts, ST_RUNNABLE);
+	k->cur.cpu = k->wait_cpu = e->b;
+	k->cur.syscall = k->sys;
+	hold_reset(k);
+	/* A sched_wakeup_new's CPU is the one chosen; a sched_waking's is where the task last
+	 * ran, until the wakeup (on this CPU, with interrupts off) moves it. */
+	k->placing = e->type == EV_WAKING ? e->cpu : -1;
+}
+
+/*
+ * The task moved to another CPU's queue. Right after its wakeup, on the waking CPU: the
+ * wakeup chose where it waits. Later (load balancing, affinity): its wait so far was behind
+ * the old CPU's holders, and goes on behind the new one's.
+ */
+static void on_migrate(struct track *k, const struct an_ev *e)
+{
+	bool placing = k->placing >= 0 && k->placing == (int32_t)e->cpu;
+
+	k->placing = -1;
+	if (k->cur.state != ST_RUNNABLE || e->b < 0 || e->b == k->cur.cpu)
+		return;
+	if (!placing && k->cur.cpu >= 0 && (unsigned)k->cur.cpu < k->ncpu) {
+		const struct cpu_ctx *w = &k->cpus[k->cur.cpu];
+
+		/* Whoever holds the old CPU held it until now. */
+		hold_credit(k, (unsigned)k->cur.cpu, w->cur, w->since, e->ts);
+		hold_longest(k, k->cur.cpu, k->cur.by, k->cur.by >= 0 ? k->cur.by_ts : e->ts);
+		move(k, e->ts, ST_RUNNABLE);
+	}
 	k->cur.cpu = k->wait_cpu = e->b;
 	k->cur.syscall = k->sys;
 	hold_reset(k);
@@ -340,7 +400,14 @@ static void on_context(struct cpu_ctx *c, const struct an_ev *e)
  * others change the context of C's CPU. */
 static void replay(struct track *k, struct cpu_ctx *c, const struct an_ev *e)
 {
+	/* The wakeup's choice of CPU is made before anything else happens on its CPU. */
+	if (k->placing == (int32_t)e->cpu && !(e->type == EV_MIGRATE && e->a == k->tid))
+		k->placing = -1;
 	switch (e->type) {
+	case EV_MIGRATE:
+		if (e->a == k->tid)
+			on_migrate(k, e);
+		break;
 	case EV_SWITCH:
 		on_switch(k, c, e);
 		break;
@@ -372,17 +439,24 @@ int an_timeline(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1,
 {
 	unsigned ncpu = log->ncpu ? log->ncpu : 1;
 	struct cpu_ctx *cpu = cpus_new(ncpu);
+	const struct an_task *task = an_task_find(log, tid);
 	struct track k = {.log = log,
 			  .tid = tid,
 			  .sys = -1,
 			  .wait_cpu = -1,
+			  .placing = -1,
 			  .t0 = t0,
 			  .t1 = t1,
 			  .out = out,
 			  .ncpu = ncpu};
 	const struct an_ev *ev = log->ev.v;
 
+	if (task && task->nident) {
+		k.ids = AN_AT(&log->idents, struct an_ident, task->ident);
+		k.nids = task->nident;
+	}
 	k.hold = calloc(ncpu, sizeof(*k.hold));
+	k.cpus = cpu;
 	if (!cpu || !k.hold) {
 		free(cpu);
 		free(k.hold);
@@ -398,7 +472,8 @@ int an_timeline(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1,
 		const struct cpu_ctx *w = &cpu[k.cur.cpu];
 
 		hold_credit(&k, (unsigned)k.cur.cpu, w->cur, w->since, t1);
-		k.cur.by = hold_longest(&k.hold[k.cur.cpu], k.cur.by >= 0 ? k.cur.by : w->cur);
+		hold_longest(&k, k.cur.cpu, k.cur.by >= 0 ? k.cur.by : w->cur,
+			     k.cur.by >= 0 ? k.cur.by_ts : t1);
 	}
 	if (!k.err)
 		move(&k, t1, ST_UNKNOWN);

@@ -30,12 +30,15 @@ static struct json_object *strs(const struct an_vec *v)
 	return a;
 }
 
-static struct json_object *task(const struct an_log *log, int32_t tid)
+/* TID as it was at TS: its name, and its pid when known. */
+static struct json_object *task(const struct an_log *log, int32_t tid, uint64_t ts)
 {
 	struct json_object *o = json_object_new_object();
 
 	add(o, "tid", i64(tid));
-	add(o, "comm", json_object_new_string(an_comm(log, tid)));
+	add(o, "comm", json_object_new_string(an_comm_at(log, tid, ts)));
+	if (an_pid_at(log, tid, ts) > 0)
+		add(o, "pid", i64(an_pid_at(log, tid, ts)));
 	return o;
 }
 
@@ -55,7 +58,9 @@ static struct json_object *woken_by(const struct an_log *log, const struct an_in
 	switch (iv->wake) {
 	case WK_TASK:
 		add(o, "tid", i64(iv->who));
-		add(o, "comm", json_object_new_string(an_comm(log, iv->who)));
+		add(o, "comm", json_object_new_string(an_comm_at(log, iv->who, iv->t1)));
+		if (an_pid_at(log, iv->who, iv->t1) > 0)
+			add(o, "pid", i64(an_pid_at(log, iv->who, iv->t1)));
 		break;
 	case WK_IRQ:
 		add(o, "irq", i64(iv->who));
@@ -104,7 +109,7 @@ static struct json_object *interval(const struct an_log *log, const struct an_in
 	if (iv->state == ST_RUNNABLE && iv->by == 0)
 		add(o, "cpu_idle", json_object_new_boolean(1)); /* waiting for it to wake up */
 	else if (iv->state == ST_RUNNABLE && iv->by > 0)
-		add(o, "cpu_held_by", task(log, iv->by));
+		add(o, "cpu_held_by", task(log, iv->by, iv->by_ts));
 	if (an_blocked(iv->state))
 		add(o, "woken_by", woken_by(log, iv));
 	return o;
@@ -137,7 +142,7 @@ static struct json_object *packet(const struct an_log *log, const struct an_inte
 	}
 	add(o, "sent_ns", i64((int64_t)x->sent)); /* on the sender's clock */
 	if (x->sender > 0)
-		add(o, "sender", task(x->peer, x->sender));
+		add(o, "sender", task(x->peer, x->sender, x->sent));
 	add(o, "remote_ns", i64((int64_t)x->remote));
 	add(o, "flight_ns", i64((int64_t)x->flight));
 	add(o, "clock_offset_ns", i64(x->offset));
@@ -185,9 +190,14 @@ static struct json_object *cause(const struct an_log *log, const struct an_cause
 	add(o, "end_ns", i64((int64_t)c->t1));
 	add(o, "delay_ns", i64((int64_t)a->delay));
 	add(o, "threshold_ns", i64((int64_t)a->threshold));
-	for (size_t i = 0; i < c->timeline.n; i++)
-		json_object_array_add(
-			tl, interval(log, AN_AT(&c->timeline, struct an_interval, i), total));
+	for (size_t i = 0; i < c->timeline.n; i++) {
+		const struct an_interval *iv = AN_AT(&c->timeline, struct an_interval, i);
+		struct json_object *x = interval(log, iv, total);
+
+		/* The alert's task as it was then: an exec cuts its timeline in two. */
+		add(x, "comm", json_object_new_string(an_comm_at(log, a->tid, iv->t0)));
+		json_object_array_add(tl, x);
+	}
 	add(o, "timeline", tl);
 	for (size_t i = 0; i < c->links.n; i++) {
 		const struct an_link *l = AN_AT(&c->links, struct an_link, i);
@@ -196,7 +206,9 @@ static struct json_object *cause(const struct an_log *log, const struct an_cause
 
 		add(x, "depth", i64(l->depth));
 		add(x, "tid", i64(l->tid));
-		add(x, "comm", json_object_new_string(an_comm(lg, l->tid)));
+		add(x, "comm", json_object_new_string(an_comm_at(lg, l->tid, l->iv.t0)));
+		if (an_pid_at(lg, l->tid, l->iv.t0) > 0)
+			add(x, "pid", i64(an_pid_at(lg, l->tid, l->iv.t0)));
 		if (l->host || c->host)
 			add(x, "host", json_object_new_string(l->host ? l->host : c->host));
 		if (an_blocked(l->iv.state) && l->iv.pkt >= 0 && (size_t)l->iv.pkt < lg->packets.n)

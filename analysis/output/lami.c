@@ -242,7 +242,8 @@ static void alert_tables(const struct an_result *r, struct json_object *results)
 			else if (cx && cx->sender > 0)
 				snprintf(w, sizeof(w),
 					 "woken by a packet sent by %s (tid %d on %s)",
-					 an_comm(cx->peer, cx->sender), cx->sender, cx->host);
+					 an_comm_at(cx->peer, cx->sender, cx->sent), cx->sender,
+					 cx->host);
 			else if (cx)
 				snprintf(w, sizeof(w), "woken by a packet from %s", cx->host);
 			else if (an_blocked(l->iv.state))
@@ -268,8 +269,8 @@ static void alert_tables(const struct an_result *r, struct json_object *results)
 								   : 0};
 			y[3] = (struct an_cell){.kind = C_PROCESS,
 						.v = l->tid,
-						.pid = -1,
-						.s = an_comm(lg, l->tid)};
+						.pid = an_pid_at(lg, l->tid, l->iv.t0),
+						.s = an_comm_at(lg, l->tid, l->iv.t0)};
 			y[4] = (struct an_cell){.kind = C_STRING, .s = an_state_name(l->iv.state)};
 			y[5] = (struct an_cell){.kind = C_STRING, .s = *detail ? *detail : ""};
 		}

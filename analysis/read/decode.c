@@ -100,6 +100,16 @@ static void resolve(struct an_log *log, const bt_event_class *ec, struct handler
 	} else if (strcmp(name, "sched_process_exit") == 0) {
 		h->type = EV_EXIT;
 		fields(h, p, "tid", NULL, NULL, NULL);
+		h->s[0] = field(p, "comm").idx;
+	} else if (strcmp(name, "sched_process_exec") == 0) {
+		h->type = EV_EXEC;
+		fields(h, p, "tid", "old_tid", NULL, NULL);
+		h->s[0] = field(p, "filename").idx;
+	} else if (strcmp(name, "sched_migrate_task") == 0) {
+		/* Where a runnable task waits: a wakeup's choice of CPU, or a move to another. */
+		h->type = EV_MIGRATE;
+		fields(h, p, "tid", "dest_cpu", "orig_cpu", NULL);
+		h->s[0] = field(p, "comm").idx;
 	} else if (strcmp(name, "irq_handler_entry") == 0) {
 		h->type = EV_IRQ_ENTRY;
 		fields(h, p, "irq", NULL, NULL, NULL);
@@ -186,44 +196,94 @@ static inline void mark(struct an_decoder *d, enum an_mark_kind kind, size_t i)
 /* tid's task; the first time the log sees it is marked. */
 static struct an_task *task(struct an_decoder *d, int32_t tid)
 {
-	struct an_recent_task *r = &d->recent_tasks[(uint32_t)tid % AN_RECENT_TASKS];
 	size_t n = d->log->tasks.n;
-	struct an_task *t;
+	struct an_task *t = an_task_get(d->log, tid);
 
-	if (r->tid == tid && tid)
-		return AN_AT(&d->log->tasks, struct an_task, r->idx);
-	t = an_task_get(d->log, tid);
-	if (!t)
-		return NULL;
-	if (d->log->tasks.n > n)
+	if (t && d->log->tasks.n > n)
 		mark(d, AN_MARK_TASK, n);
-	r->tid = tid;
-	r->idx = (uint32_t)(t - (struct an_task *)d->log->tasks.v);
 	return t;
 }
 
-static void set_comm(struct an_decoder *d, int32_t tid, const char *comm)
+/* What the event says of who tid is, kept (its task made known first); -1: out of memory. */
+static int observe(struct an_decoder *d, uint8_t kind, int32_t tid, int32_t pid, const char *comm)
 {
-	struct an_task *t;
+	struct an_obs *o;
 
-	if (!comm || tid <= 0)
-		return;
-	t = task(d, tid);
-	if (!t)
-		return;
-	/* The last comm wins, even one that changes nothing: the merge replays the last. */
-	mark(d, AN_MARK_COMM, (size_t)(t - (struct an_task *)d->log->tasks.v));
-	if (strncmp(t->comm, comm, AN_COMM_LEN) != 0) {
-		strncpy(t->comm, comm, AN_COMM_LEN);
-		t->comm[AN_COMM_LEN] = 0;
-		an_utf8_mend(t->comm);
-	}
+	if (tid <= 0)
+		return 0; /* the idle task, or no task */
+	if (!task(d, tid) || !(o = an_vec_push(&d->log->obs)))
+		return -1;
+	memset(o, 0, sizeof(*o));
+	o->ts = d->ts;
+	o->kind = kind;
+	o->tid = tid;
+	o->pid = pid;
+	if (comm)
+		strncpy(o->comm, comm, AN_COMM_LEN);
+	return 0;
 }
 
-static void set_pid(struct an_decoder *d, struct an_task *t, int32_t pid)
+/* The state of what the current stream said of tid last; NULL: out of memory. */
+static struct an_seen *seen(struct an_decoder *d, int32_t tid)
 {
-	t->pid = pid;
-	mark(d, AN_MARK_PID, (size_t)(t - (struct an_task *)d->log->tasks.v));
+	struct an_recent_task *r =
+		&d->recent_tasks[((uint32_t)tid ^ d->last_ds * 0x9e3779b9u) % AN_RECENT_TASKS];
+	bool inserted;
+	uint32_t *slot;
+	struct an_seen *s;
+
+	if (r->tid == tid && r->ds == d->last_ds)
+		return AN_AT(&d->seen, struct an_seen, r->seen);
+	slot = an_map_slot(&d->seen_map, ((uint64_t)d->last_ds + 1) << 32 | (uint32_t)tid,
+			   &inserted);
+	if (!slot)
+		return NULL;
+	if (inserted) {
+		d->seen.size = sizeof(struct an_seen);
+		s = an_vec_push(&d->seen);
+		if (!s)
+			return NULL;
+		memset(s, 0, sizeof(*s));
+		*slot = (uint32_t)d->seen.n;
+	}
+	*r = (struct an_recent_task){.tid = tid, .ds = d->last_ds, .seen = *slot - 1};
+	return AN_AT(&d->seen, struct an_seen, *slot - 1);
+}
+
+/* tid's name as an event gives it: an observation unless this packet said it already. */
+static int name(struct an_decoder *d, int32_t tid, const char *comm)
+{
+	uint32_t packets = AN_AT(&d->dstreams, struct an_dstream, d->last_ds)->packets;
+	struct an_seen *s;
+
+	if (!comm || tid <= 0)
+		return 0;
+	if (!(s = seen(d, tid)))
+		return -1;
+	if (s->packet == packets && strncmp(s->comm, comm, AN_COMM_LEN) == 0)
+		return 0;
+	s->packet = packets;
+	strncpy(s->comm, comm, AN_COMM_LEN);
+	s->comm[AN_COMM_LEN] = 0;
+	return observe(d, OBS_NAME, tid, -1, comm);
+}
+
+/* An observation with a name that is not a NAME: the next NAME in the packet compares to it. */
+static int observe_named(struct an_decoder *d, uint8_t kind, int32_t tid, int32_t pid,
+			 const char *comm)
+{
+	struct an_seen *s;
+
+	if (tid <= 0)
+		return 0;
+	if (comm && comm[0]) {
+		if (!(s = seen(d, tid)))
+			return -1;
+		s->packet = AN_AT(&d->dstreams, struct an_dstream, d->last_ds)->packets;
+		strncpy(s->comm, comm, AN_COMM_LEN);
+		s->comm[AN_COMM_LEN] = 0;
+	}
+	return observe(d, kind, tid, pid, comm);
 }
 
 static void set_irq_name(struct an_decoder *d, int32_t irq, const char *name)
@@ -268,15 +328,14 @@ static uint64_t to_origin(const bt_clock_class *cc, uint64_t raw)
 	return (uint64_t)ns;
 }
 
-static void alert(struct an_decoder *d, const bt_field *p, const bt_clock_class *cc,
-		  struct an_ev *e)
+static int alert(struct an_decoder *d, const bt_field *p, const bt_clock_class *cc, struct an_ev *e)
 {
 	struct an_log *log = d->log;
 	struct an_alert *a = an_vec_push(&log->alerts);
 	const bt_field *f;
 
 	if (!a)
-		return;
+		return -1;
 	a->ts = e->ts;
 	a->start = to_origin(cc, uint_member(p, "start_ns"));
 	a->end = to_origin(cc, uint_member(p, "end_ns"));
@@ -311,14 +370,8 @@ static void alert(struct an_decoder *d, const bt_field *p, const bt_clock_class 
 		a->start = e->ts - a->delay;
 	if (!a->end)
 		a->end = e->ts;
-	if (a->tid > 0) {
-		struct an_task *t = task(d, a->tid);
-
-		if (t)
-			set_pid(d, t, a->pid);
-		set_comm(d, a->tid, a->comm);
-	}
 	e->a = (int32_t)log->alerts.n - 1;
+	return observe_named(d, OBS_ALERT, a->tid, a->pid, a->comm);
 }
 
 static const bt_field *selected(const bt_field *f)
@@ -428,6 +481,27 @@ static void packet_cpu(struct an_decoder *d, uint32_t *slot, const bt_packet *pk
 		d->log->ncpu = *slot + 1;
 }
 
+/* The stream's index in the decoder's, added (its CPU from PK) when new; -ENOMEM. */
+static int dstream(struct an_decoder *d, const bt_stream *s, const bt_packet *pk)
+{
+	bool inserted;
+	uint32_t *slot = an_map_slot(&d->streams, (uint64_t)(uintptr_t)s, &inserted);
+	struct an_dstream *ds;
+
+	if (!slot)
+		return -ENOMEM;
+	if (!inserted)
+		return (int)(*slot - 1);
+	d->dstreams.size = sizeof(struct an_dstream);
+	ds = an_vec_push(&d->dstreams);
+	if (!ds)
+		return -ENOMEM;
+	ds->packets = 0;
+	packet_cpu(d, &ds->cpu, pk);
+	*slot = (uint32_t)d->dstreams.n;
+	return (int)(*slot - 1);
+}
+
 /*
  * A packet's CPU, for the events that follow in its stream. Taken from each packet, not
  * once a stream: a stream read in pieces (parallel.c) starts each piece at a packet, and a
@@ -436,33 +510,47 @@ static void packet_cpu(struct an_decoder *d, uint32_t *slot, const bt_packet *pk
 void an_decode_packet(struct an_decoder *d, const bt_message *msg)
 {
 	const bt_packet *pk = bt_message_packet_beginning_borrow_packet_const(msg);
-	const bt_stream *s = bt_packet_borrow_stream_const(pk);
-	bool inserted;
-	uint32_t *slot = an_map_slot(&d->streams, (uint64_t)(uintptr_t)s, &inserted);
+	int i = dstream(d, bt_packet_borrow_stream_const(pk), pk);
+	struct an_dstream *ds;
 
-	if (!slot)
+	if (i < 0)
 		return; /* the first event looks it up again */
-	packet_cpu(d, slot, pk);
+	ds = AN_AT(&d->dstreams, struct an_dstream, i);
+	packet_cpu(d, &ds->cpu, pk);
+	ds->packets++;
 	d->last_stream = NULL;
 }
 
 static int cpu_of(struct an_decoder *d, const bt_event *ev)
 {
 	const bt_stream *s = bt_event_borrow_stream_const(ev);
-	bool inserted;
-	uint32_t *slot;
+	uint32_t cpu;
+	int i;
 
 	/* A stream's events come in runs (all of them, read per stream): no lookup then. */
 	if (s != d->last_stream) {
-		slot = an_map_slot(&d->streams, (uint64_t)(uintptr_t)s, &inserted);
-		if (!slot)
-			return -ENOMEM;
-		if (inserted)
-			packet_cpu(d, slot, bt_event_borrow_packet_const(ev));
+		i = dstream(d, s, bt_event_borrow_packet_const(ev));
+		if (i < 0)
+			return i;
 		d->last_stream = s;
-		d->last_cpu = *slot;
+		d->last_ds = (uint32_t)i;
 	}
-	return d->last_cpu == UINT32_MAX ? -EDOM : (int)d->last_cpu;
+	cpu = AN_AT(&d->dstreams, struct an_dstream, d->last_ds)->cpu;
+	return cpu == UINT32_MAX ? -EDOM : (int)cpu;
+}
+
+/*
+ * An exec: the thread's name is the file's base name, cut as the kernel cuts it. A thread
+ * other than its process's leader that execs takes over the leader's tid: its own is gone.
+ */
+static int exec(struct an_decoder *d, const struct an_ev *e, const char *filename)
+{
+	const char *base = filename ? strrchr(filename, '/') : NULL;
+
+	base = base ? base + 1 : filename;
+	if (e->b > 0 && e->b != e->a && observe(d, OBS_EXIT, e->b, -1, NULL) < 0)
+		return -1;
+	return observe_named(d, OBS_EXEC, e->a, e->a, base);
 }
 
 int an_decode(struct an_decoder *d, const bt_message *msg)
@@ -553,8 +641,7 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 		e->d = (uint64_t)get(p, h->f[3]);
 		return 0;
 	case EV_ALERT:
-		alert(d, p, bt_clock_snapshot_borrow_clock_class_const(cs), e);
-		return 0;
+		return alert(d, p, bt_clock_snapshot_borrow_clock_class_const(cs), e);
 	case EV_NET_XMIT:
 	case EV_NET_RECV:
 		if (p)
@@ -571,21 +658,21 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 	e->d = (uint64_t)get(p, h->f[3]);
 	switch (h->type) {
 	case EV_SWITCH:
-		set_comm(d, e->a, str(p, h->s[0]));
-		set_comm(d, e->b, str(p, h->s[1]));
-		break;
+		return name(d, e->a, str(p, h->s[0])) < 0 || name(d, e->b, str(p, h->s[1])) < 0 ? -1
+												: 0;
 	case EV_WAKING:
 	case EV_WAKEUP_NEW:
-		set_comm(d, e->a, str(p, h->s[0]));
-		break;
-	case EV_FORK: {
-		struct an_task *t = task(d, e->b);
-
-		if (t)
-			set_pid(d, t, e->c);
-		set_comm(d, e->b, str(p, h->s[1]));
-		break;
-	}
+	case EV_MIGRATE:
+		return name(d, e->a, str(p, h->s[0]));
+	case EV_FORK:
+		return observe_named(d, OBS_FORK, e->b, e->c, str(p, h->s[1]));
+	case EV_EXIT:
+		return name(d, e->a, str(p, h->s[0])) < 0 ||
+				       observe(d, OBS_EXIT, e->a, -1, NULL) < 0
+			       ? -1
+			       : 0;
+	case EV_EXEC:
+		return exec(d, e, str(p, h->s[0]));
 	case EV_IRQ_ENTRY:
 		set_irq_name(d, e->a, str(p, h->s[0]));
 		break;
@@ -599,5 +686,8 @@ void an_decoder_free(struct an_decoder *d)
 {
 	an_map_free(&d->classes);
 	an_map_free(&d->streams);
+	an_vec_free(&d->dstreams);
+	an_map_free(&d->seen_map);
+	an_vec_free(&d->seen);
 	an_vec_free(&d->handlers);
 }

@@ -14,10 +14,11 @@
 /*
  * trail.c: where a stream's side effects on its log's tables happened, so that merging
  * streams decoded apart (merge.c) replays them in the order one pass in time order would
- * have made them: a task first seen, its comm and pid last set, an irq or a disk first
- * named. Each mark is the event's time and a count that orders the marks of one stream.
+ * have made them: a task first seen, an irq or a disk first named. Each mark is the event's
+ * time and a count that orders the marks of one stream. (What the events say of who a task
+ * was is kept whole, in the log's observations, and merged as its events are.)
  */
-enum an_mark_kind { AN_MARK_TASK, AN_MARK_COMM, AN_MARK_PID, AN_MARK_IRQ, AN_MARK_DISK };
+enum an_mark_kind { AN_MARK_TASK, AN_MARK_IRQ, AN_MARK_DISK };
 struct an_mark {
 	uint64_t ts, seq; /* seq 0: no mark */
 };
@@ -28,8 +29,8 @@ struct an_trail {
 /* Room for entry i of kind's marks; false: out of memory. */
 bool an_trail_grow(struct an_trail *t, enum an_mark_kind kind, size_t i);
 /*
- * Marks entry i of kind's table (tasks, tasks, tasks, irqname_v, disks) at time ts: inline,
- * as every switch marks two.
+ * Marks entry i of kind's table (tasks, irqname_v, disks) at time ts: inline, as a switch
+ * may mark two.
  */
 static inline void an_trail_mark(struct an_trail *t, enum an_mark_kind kind, size_t i, uint64_t ts)
 {
@@ -51,26 +52,43 @@ struct an_recent_class {
 };
 
 /*
- * The tasks seen last, by tid: a switch names two, mostly the same few (an index, as the
- * table moves when it grows).
+ * A thread's name as a stream said it last, and in which of its packets. A name said again
+ * in the same packet is no observation: a switch names two tasks, mostly the same few. A
+ * packet's first is kept, so that a stream cut between packets (parallel.c) observes what
+ * the whole stream does.
  */
+struct an_seen {
+	uint32_t packet; /* the stream's packet count then */
+	char comm[AN_COMM_LEN + 1];
+};
+
+/* The threads named last, by stream and tid (an index, as the table moves when it grows). */
 #define AN_RECENT_TASKS 64
 struct an_recent_task {
-	int32_t tid;  /* 0: none */
-	uint32_t idx; /* in the log's tasks */
+	int32_t tid; /* 0: none */
+	uint32_t ds;
+	uint32_t seen; /* in the decoder's seen */
+};
+
+/* A stream as the decoder knows it: its CPU (UINT32_MAX past AN_CPUS_MAX), its packets. */
+struct an_dstream {
+	uint32_t cpu, packets;
 };
 
 struct an_decoder {
 	struct an_log *log;
 	struct an_recent_class recent[AN_RECENT_CLASSES];
 	struct an_recent_task recent_tasks[AN_RECENT_TASKS];
-	struct an_map classes; /* event class -> handler index + 1 */
-	struct an_map streams; /* stream -> cpu */
+	struct an_map classes;	/* event class -> handler index + 1 */
+	struct an_map streams;	/* stream -> index in dstreams + 1 */
+	struct an_vec dstreams; /* struct an_dstream */
+	struct an_map seen_map; /* (stream index + 1) << 32 | tid -> index in seen + 1 */
+	struct an_vec seen;	/* struct an_seen */
 	struct an_vec handlers;
 	struct an_trail *trail;	      /* NULL: none (one pass in time order needs none) */
 	uint64_t ts;		      /* the last event's time, ns from the origin */
-	const bt_stream *last_stream; /* and its cpu */
-	uint32_t last_cpu;
+	const bt_stream *last_stream; /* and its index in dstreams */
+	uint32_t last_ds;
 };
 
 #define AN_DECODER_INIT(l)                                                                         \

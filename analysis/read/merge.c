@@ -4,9 +4,10 @@
  * filled. The order is babeltrace2 2.0's muxer's: by time, and at the same time by the
  * streams' keys (streams.h), a stream's own messages never reordered. The events of
  * interest are merged by that order, their indices into the streams' tables (syscall
- * names, alerts, packets) renumbered as the muxed pass would have numbered them; the side
- * effects on the other tables (tasks, comms, pids, irq and disk names) are replayed from
- * the streams' trails in the same order; the rest are sums, minimums and maximums.
+ * names, alerts, packets) renumbered as the muxed pass would have numbered them, and what
+ * they said of who each task was (the observations) in the same order; the side effects
+ * on the other tables (tasks, irq and disk names) are replayed from the streams' trails in
+ * that order too; the rest are sums, minimums and maximums.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -300,9 +301,7 @@ static int gather(const struct merge *m, struct an_vec *notes)
 		const struct an_map *irqs = &st->log.irqnames;
 
 		for (size_t i = 0; i < st->log.tasks.n && !r; i++)
-			if (!(r = note(notes, st, s, AN_MARK_TASK, i, true)) &&
-			    !(r = note(notes, st, s, AN_MARK_COMM, i, false)))
-				r = note(notes, st, s, AN_MARK_PID, i, false);
+			r = note(notes, st, s, AN_MARK_TASK, i, true);
 		for (size_t i = 0; i < irqs->cap && !r; i++)
 			if (irqs->keys[i] && irqs->vals[i])
 				r = note(notes, st, s, AN_MARK_IRQ, irqs->vals[i] - 1, true);
@@ -332,19 +331,11 @@ static int replay(const struct merge *m)
 		const struct note *n = AN_AT(&notes, struct note, k);
 		const struct an_log *in = &m->st[n->rank]->log;
 		const struct an_task *t = AN_AT(&in->tasks, struct an_task, n->i);
-		struct an_task *to = NULL;
 
 		switch (n->kind) {
 		case AN_MARK_TASK:
-		case AN_MARK_COMM:
-		case AN_MARK_PID:
-			to = an_task_get(m->out, t->tid);
-			if (!to)
+			if (!an_task_get(m->out, t->tid))
 				r = -ENOMEM;
-			else if (n->kind == AN_MARK_COMM)
-				memcpy(to->comm, t->comm, sizeof(to->comm));
-			else if (n->kind == AN_MARK_PID)
-				to->pid = t->pid;
 			break;
 		case AN_MARK_IRQ:
 			an_irq_name_set(m->out, irq_of(in, n->i),
@@ -360,6 +351,53 @@ static int replay(const struct merge *m)
 	}
 	an_vec_free(&notes);
 	return r;
+}
+
+/* An observation's place in the merge: its time, its stream's rank, its order there. */
+struct obs_ref {
+	uint64_t ts;
+	size_t rank, i;
+};
+
+static int obs_order(const void *a, const void *b)
+{
+	const struct obs_ref *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The streams' observations in the order of their events, as the muxed pass reads them. */
+static int merge_obs(const struct merge *m)
+{
+	struct an_vec *out = &m->out->obs;
+	struct obs_ref *refs;
+	size_t total = 0, k = 0;
+
+	for (size_t s = 0; s < m->n; s++)
+		total += m->st[s]->log.obs.n;
+	if (!total)
+		return 0;
+	refs = malloc(total * sizeof(*refs));
+	if (!refs || an_vec_reserve(out, out->n + total) < 0) {
+		free(refs);
+		return -ENOMEM;
+	}
+	for (size_t s = 0; s < m->n; s++) {
+		const struct an_vec *in = &m->st[s]->log.obs;
+
+		for (size_t i = 0; i < in->n; i++)
+			refs[k++] = (struct obs_ref){AN_AT(in, struct an_obs, i)->ts, s, i};
+	}
+	qsort(refs, total, sizeof(*refs), obs_order);
+	for (size_t j = 0; j < total; j++)
+		*AN_AT(out, struct an_obs, out->n++) =
+			*AN_AT(&m->st[refs[j].rank]->log.obs, struct an_obs, refs[j].i);
+	free(refs);
+	return 0;
 }
 
 /* What needs no order: sums, and the first and last times (the streams' own are sorted). */
@@ -453,6 +491,8 @@ int an_merge(struct an_stream *const *streams, size_t n, struct an_log *out)
 		r = merge_events(&m);
 	if (!r)
 		r = replay(&m);
+	if (!r)
+		r = merge_obs(&m);
 out:
 	for (size_t s = 0; m.sys && s < n; s++)
 		free(m.sys[s]);

@@ -331,7 +331,7 @@ static bt_graph_run_once_status run(bt_graph *g, const volatile bool *stop)
 	return st;
 }
 
-int an_read(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char **why)
+static int read_muxed(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char **why)
 {
 	bool *bad = calloc(dirs->n ? dirs->n : 1, sizeof(bool));
 	char **tmp = calloc(dirs->n ? dirs->n : 1, sizeof(char *));
@@ -344,15 +344,6 @@ int an_read(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char 
 		free(bad);
 		free(tmp);
 		return -ENOMEM;
-	}
-	/* The history counts streams as the muxer meets them: latencyd's pass stays muxed. */
-	if (pass->threads && pass->decode && !pass->count) {
-		r = an_read_streams(dirs, pass, log, why);
-		if (r != -EAGAIN) {
-			free(bad);
-			free(tmp);
-			return r;
-		}
 	}
 	/* Each round leaves out a trace or part of a stream file: bounded all the same. */
 	for (unsigned round = 0; (r = build(&g, dirs, tmp, bad, &s, log, why)) == -EAGAIN; round++)
@@ -393,5 +384,23 @@ out:
 	}
 	free(tmp);
 	free(bad);
+	return r;
+}
+
+int an_read(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char **why)
+{
+	int r = -EAGAIN;
+
+	/* The history counts streams as the muxer meets them: latencyd's pass stays muxed. */
+	if (pass->threads && pass->decode && !pass->count)
+		r = an_read_streams(dirs, pass, log, why);
+	if (r == -EAGAIN)
+		r = read_muxed(dirs, pass, log, why);
+	/* Who each task was, from all that was read of it. */
+	if (r == 0 && an_idents(log) < 0) {
+		*why = an_asprintf("out of memory after %llu events",
+				   (unsigned long long)log->events);
+		r = -ENOMEM;
+	}
 	return r;
 }

@@ -65,11 +65,25 @@ int an_io_kinds(const struct an_log *log, signed char **kinds)
 	return 0;
 }
 
-/* The process of TID (its pid when the trace said it, else the task alone). */
-static struct io_use *io_of(struct tally *t, int32_t tid)
+/*
+ * The process TID was a thread of at TS: its pid when the trace said it, one program run of
+ * it (its leader's: an exec starts another, as does the pid's reuse); else the task alone,
+ * as it was then (bit 63).
+ */
+static uint64_t process_key(const struct an_log *log, int32_t tid, uint64_t ts)
 {
-	int32_t pid = an_pid(t->log, tid);
-	uint64_t key = pid > 0 ? (uint64_t)pid : (1ULL << 32) | (uint32_t)tid;
+	int32_t pid = an_pid_at(log, tid, ts);
+	const struct an_ident *leader = pid > 0 ? an_ident_at(log, pid, ts, NULL) : NULL;
+
+	if (pid <= 0)
+		return 1ULL << 63 | an_who_key(log, tid, ts);
+	return (uint64_t)(leader ? leader->run + 1 : 0) << 32 | (uint32_t)pid;
+}
+
+/* The process of TID at TS (its first task seen is its row's name, as it was then). */
+static struct io_use *io_of(struct tally *t, int32_t tid, uint64_t ts)
+{
+	uint64_t key = process_key(t->log, tid, ts);
 	bool inserted;
 	uint32_t *slot = an_map_slot(&t->io_map, key + 1, &inserted);
 	struct io_use *u;
@@ -83,11 +97,12 @@ static struct io_use *io_of(struct tally *t, int32_t tid)
 		return NULL;
 	memset(u, 0, sizeof(*u));
 	u->tid = tid;
+	u->ts = ts;
 	*slot = (uint32_t)t->io.n;
 	return u;
 }
 
-int an_io_syscall(struct tally *t, int32_t tid, int32_t sys, int64_t ret)
+int an_io_syscall(struct tally *t, int32_t tid, uint64_t ts, int32_t sys, int64_t ret)
 {
 	struct io_use *u;
 	signed char kind;
@@ -95,7 +110,7 @@ int an_io_syscall(struct tally *t, int32_t tid, int32_t sys, int64_t ret)
 	if (sys < 0 || (size_t)sys >= t->log->sysnames.n || t->sys_io[sys] < 0 || ret <= 0)
 		return 0; /* not I/O, or an error */
 	kind = t->sys_io[sys];
-	if (!(u = io_of(t, tid)))
+	if (!(u = io_of(t, tid, ts)))
 		return -1;
 	if (kind & IO_WRITES)
 		u->written[kind & ~IO_WRITES] += (uint64_t)ret;
@@ -104,13 +119,13 @@ int an_io_syscall(struct tally *t, int32_t tid, int32_t sys, int64_t ret)
 	return 0;
 }
 
-int an_io_block(struct tally *t, int32_t tid, int32_t rwbs, uint64_t bytes)
+int an_io_block(struct tally *t, int32_t tid, uint64_t ts, int32_t rwbs, uint64_t bytes)
 {
 	struct io_use *u;
 
 	if (tid < 0 || rwbs < 0 || !(rwbs & (AN_RWBS_READ | AN_RWBS_WRITE)))
 		return 0; /* whose or which way unknown, or a flush or a discard */
-	if (!(u = io_of(t, tid)))
+	if (!(u = io_of(t, tid, ts)))
 		return -1;
 	if (rwbs & AN_RWBS_WRITE)
 		u->block_written += bytes;
@@ -176,8 +191,8 @@ static int io_table(struct tally *t, unsigned limit, bool writes, struct an_vec 
 			return -1;
 		c[0] = (struct an_cell){.kind = C_PROCESS,
 					.v = u->tid,
-					.pid = an_pid(t->log, u->tid),
-					.s = an_comm(t->log, u->tid)};
+					.pid = an_pid_at(t->log, u->tid, u->ts),
+					.s = an_comm_at(t->log, u->tid, u->ts)};
 		size(&c[1], k[IO_FILE] + k[IO_NET] + k[IO_UNKNOWN]);
 		size(&c[2], k[IO_FILE]);
 		size(&c[3], k[IO_NET]);

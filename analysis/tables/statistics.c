@@ -58,12 +58,14 @@ static struct an_table *table(struct an_vec *tables, const char *name)
 	return t;
 }
 
-static void process(const struct an_log *log, struct an_cell *c, int32_t tid)
+/* The thread an_who_key() named, as it was then. */
+static void process(const struct an_log *log, struct an_cell *c, uint64_t who)
 {
+	int32_t tid;
+
 	c->kind = C_PROCESS;
+	an_who(log, who, &tid, &c->pid, &c->s);
 	c->v = tid;
-	c->pid = an_pid(log, tid);
-	c->s = an_comm(log, tid);
 }
 
 static void dur(struct an_cell *c, uint64_t ns)
@@ -121,7 +123,7 @@ static int cpu_tables(const struct an_log *log, struct tally *t, unsigned limit,
 			continue; /* idle */
 		if (!(c = an_row(tb)))
 			return -1;
-		process(log, &c[0], (int32_t)s->key);
+		process(log, &c[0], s->key);
 		c[1].kind = C_RATIO;
 		c[1].r = s->sum / (double)span;
 		dur(&c[2], (uint64_t)s->sum);
@@ -172,7 +174,7 @@ static int syscall_tables(const struct an_log *log, struct tally *t, unsigned li
 
 		if (!(c = an_row(tb)))
 			return -1;
-		process(log, &c[0], (int32_t)s->key);
+		process(log, &c[0], s->key);
 		stat_cells(&c[1], s);
 	}
 	if (!(tb = table(tables, "top-syscall-latencies")))
@@ -185,7 +187,7 @@ static int syscall_tables(const struct an_log *log, struct tally *t, unsigned li
 		c[0].kind = C_TIMESTAMP;
 		c[0].v = (int64_t)tp->ts;
 		dur(&c[1], tp->dur);
-		process(log, &c[2], (int32_t)tp->x);
+		process(log, &c[2], (uint64_t)tp->x);
 		c[3].kind = C_SYSCALL;
 		c[3].s = an_sysname(log, (int32_t)tp->y);
 		c[4].kind = C_INT;

@@ -56,13 +56,27 @@ static void keyed_free(struct keyed *k)
 	an_vec_free(&k->rows);
 }
 
+/* TID's running over [from, to), to whom it was: an exec while it ran splits the time. */
+static void ran(struct tally *t, int32_t tid, uint64_t from, uint64_t to)
+{
+	while (from < to) {
+		uint64_t until = UINT64_MAX, end;
+
+		if (tid > 0)
+			an_ident_at(t->log, tid, from, &until);
+		end = until < to ? until : to;
+		add(keyed_get(&t->run, an_who_key(t->log, tid, from)), end - from);
+		from = end;
+	}
+}
+
 /* The task CPU ran until TS (clipped to the window) credited with that time. */
 static void on_switch(struct tally *t, unsigned cpu, const struct an_ev *e, uint64_t ts)
 {
 	int32_t prev = t->cur[cpu] >= 0 ? t->cur[cpu] : e->a;
 
 	if (ts > t->since[cpu]) {
-		add(keyed_get(&t->run, (uint64_t)(uint32_t)prev), ts - t->since[cpu]);
+		ran(t, prev, t->since[cpu], ts);
 		if (prev != 0)
 			t->busy[cpu] += ts - t->since[cpu];
 	}
@@ -98,7 +112,7 @@ static int on_sys_exit(struct tally *t, unsigned cpu, const struct an_ev *e, boo
 	uint32_t *slot;
 	struct pending *p;
 	struct top *tp;
-	uint64_t d;
+	uint64_t d, who;
 
 	if (t->cur[cpu] < 0)
 		return 0;
@@ -108,15 +122,17 @@ static int on_sys_exit(struct tally *t, unsigned cpu, const struct an_ev *e, boo
 	p = AN_AT(&t->pend, struct pending, *slot - 1);
 	if (!p->ts || p->sys != e->a || !in || p->ts < t->begin)
 		return 0;
-	if (an_io_syscall(t, t->cur[cpu], e->a, (int64_t)e->d) < 0)
+	if (an_io_syscall(t, t->cur[cpu], p->ts, e->a, (int64_t)e->d) < 0)
 		return -1;
 	d = e->ts - p->ts;
+	/* The caller as it was when it called: an execve returns as the new program. */
+	who = an_who_key(t->log, t->cur[cpu], p->ts);
 	add(keyed_get(&t->sys, (uint64_t)(uint32_t)e->a), d);
-	add(keyed_get(&t->sysproc, (uint64_t)(uint32_t)t->cur[cpu]), d);
+	add(keyed_get(&t->sysproc, who), d);
 	tp = an_vec_push(&t->topsys);
 	if (!tp)
 		return -1;
-	*tp = (struct top){p->ts, d, t->cur[cpu], e->a, (int64_t)e->d};
+	*tp = (struct top){p->ts, d, (int64_t)who, e->a, (int64_t)e->d};
 	p->ts = 0;
 	return 0;
 }
@@ -162,7 +178,7 @@ static int on_block_complete(struct tally *t, const struct an_ev *e, bool in)
 	if (!tp)
 		return -1;
 	*tp = (struct top){issued, e->ts - issued, e->a, (int64_t)e->d, (int64_t)e->c * 512};
-	return an_io_block(t, b->tid, e->b, (uint64_t)e->c * 512);
+	return an_io_block(t, b->tid, issued, e->b, (uint64_t)e->c * 512);
 }
 
 /* A handler run, into its irq's statistics and, one by one, for the distributions. */
@@ -252,7 +268,7 @@ int an_tally(const struct an_log *log, uint64_t begin, uint64_t end, struct tall
 	/* The tasks still running at the end, up to the window's end. */
 	for (unsigned i = 0; i < ncpu; i++)
 		if (t->cur[i] >= 0 && end > t->since[i]) {
-			add(keyed_get(&t->run, (uint64_t)(uint32_t)t->cur[i]), end - t->since[i]);
+			ran(t, t->cur[i], t->since[i], end);
 			if (t->cur[i] != 0)
 				t->busy[i] += end - t->since[i];
 		}

@@ -29,7 +29,7 @@ struct irq_run {
 
 struct top {
 	uint64_t ts, dur;
-	int64_t x, y; /* syscall: tid, sys; block: dev, sector */
+	int64_t x, y; /* syscall: who (an_who_key), sys; block: dev, sector */
 	int64_t z;    /* syscall: ret; block: bytes */
 };
 
@@ -38,6 +38,7 @@ struct top {
 enum io_kind { IO_FILE, IO_NET, IO_UNKNOWN, IO__KINDS };
 struct io_use {
 	int32_t tid;		  /* the first task seen of the process */
+	uint64_t ts;		  /* when: it is named as it was then */
 	uint64_t read[IO__KINDS]; /* system calls' returned bytes */
 	uint64_t written[IO__KINDS];
 	uint64_t block_read, block_written; /* block requests it issued */
@@ -47,9 +48,11 @@ struct tally {
 	const struct an_log *log;
 	uint64_t begin, end;
 	unsigned ncpu;
+	/* Per task, a row per identity (an_who_key): a thread that exec'd or was renamed ran
+	 * as one program, then as another; a reused tid is another process's thread. */
 	struct keyed run;     /* running time per task (tid 0: idle) */
 	struct keyed sys;     /* system call latencies per call */
-	struct keyed sysproc; /* ... per task */
+	struct keyed sysproc; /* ... per task, as it was when the call began */
 	struct keyed irq;     /* handler durations per irq; softirqs with bit 32 set */
 	struct keyed disk;    /* block request latencies per device */
 	struct an_vec topsys; /* struct top: every system call in the window */
@@ -65,7 +68,7 @@ struct tally {
 	struct an_vec pend;	/* the system call each task is in */
 	struct an_map blk_map;	/* block request key + 1 -> index in blk + 1 */
 	struct an_vec blk;	/* struct blk_pending: each pending block request */
-	/* I/O usage per process: (pid, else the tid with bit 32) + 1 -> index in io + 1 */
+	/* I/O usage per process: its key (iousage.c) + 1 -> index in io + 1 */
 	struct an_map io_map;
 	struct an_vec io;    /* struct io_use */
 	signed char *sys_io; /* per system call index: -1 no I/O, else IO_* | IO_WRITES */
@@ -74,8 +77,8 @@ struct tally {
 /* iousage.c: each system call's I/O kind (tally.sys_io), and the bytes credited. */
 #define IO_WRITES 0x10
 int an_io_kinds(const struct an_log *log, signed char **kinds);
-int an_io_syscall(struct tally *t, int32_t tid, int32_t sys, int64_t ret);
-int an_io_block(struct tally *t, int32_t tid, int32_t rwbs, uint64_t bytes);
+int an_io_syscall(struct tally *t, int32_t tid, uint64_t ts, int32_t sys, int64_t ret);
+int an_io_block(struct tally *t, int32_t tid, uint64_t ts, int32_t rwbs, uint64_t bytes);
 
 /* The log's events over [begin, end] tallied into T; -1 when out of memory. Either way, T is
  * freed with an_tally_free(). */

@@ -47,6 +47,7 @@
 
 #define CONF_EVENTS_DEFAULT                                                                        \
 	"sched_switch,sched_waking,sched_wakeup_new,sched_process_fork,sched_process_exit,"        \
+	"sched_process_exec,sched_migrate_task,"                                                   \
 	"irq_handler_entry,irq_handler_exit,irq_softirq_entry,irq_softirq_exit,"                   \
 	"irq_softirq_raise,timer_hrtimer_expire_entry,timer_hrtimer_expire_exit,"                  \
 	"block_rq_issue,block_rq_complete," LATENCY_TRACKER_TRACE_EVENT

@@ -4,7 +4,8 @@
  * merge.c), against the muxed pass (reader.c) on a snapshot written here: two traces (the
  * second's UUID sorts first, its directory last), streams whose ids go against their
  * files' names, many events at the same time on different streams, tasks whose comm
- * changes and changes back on other CPUs, forks and alerts setting pids, irqs and disks
+ * changes and changes back on other CPUs, forks, exits, execs, migrations and alerts saying
+ * who a task is (its identities over time compared one by one), irqs and disks
  * named differently on different CPUs, syscalls first seen in a different order on each
  * CPU. The log (every table, in order) and the JSON and text results must be the same,
  * whatever the threads; a damaged stream file sends every path to the muxed pass, alike.
@@ -77,7 +78,14 @@ static char root[] = "/tmp/test-analysis-streams.XXXXXX";
 	"event { name = \"lttng_statedump_block_device\"; id = 9; stream_id = 0;\n"                \
 	"	fields := struct { uint32_t dev; string diskname; }; };\n"                               \
 	"event { name = \"other_event\"; id = 10; stream_id = 0; fields := struct {\n"             \
-	"	uint32_t x; }; };\n"
+	"	uint32_t x; }; };\n"                                                                     \
+	"event { name = \"sched_process_exit\"; id = 11; stream_id = 0; fields := struct {\n"      \
+	"	string comm; int32_t tid; int32_t prio; }; };\n"                                         \
+	"event { name = \"sched_process_exec\"; id = 12; stream_id = 0; fields := struct {\n"      \
+	"	string filename; int32_t tid; int32_t old_tid; }; };\n"                                  \
+	"event { name = \"sched_migrate_task\"; id = 13; stream_id = 0; fields := struct {\n"      \
+	"	string comm; int32_t tid; int32_t prio; int32_t orig_cpu; int32_t dest_cpu; }; "         \
+	"};\n"
 
 static void rm_rf(const char *path)
 {
@@ -121,7 +129,7 @@ static const char *const comms[] = {"bash", "ls", "worker", "kworker/0:1",
 /* One event of a random kind at ts on cpu. */
 static void event(FILE *f, uint64_t ts, int cpu)
 {
-	uint32_t kind = rnd(11);
+	uint32_t kind = rnd(14);
 	int32_t tid = (int32_t)rnd(12) + 1;
 	char name[32];
 
@@ -176,6 +184,24 @@ static void event(FILE *f, uint64_t ts, int cpu)
 		snprintf(name, sizeof(name), "vd%c", 'a' + (int)rnd(3));
 		put(f, &(uint32_t){(254u << 20) | rnd(3)}, sizeof(uint32_t));
 		put_str(f, name);
+		break;
+	case 11:
+		put_str(f, comms[rnd(5)]);
+		put_i32(f, tid);
+		put_i32(f, 120);
+		break;
+	case 12:
+		snprintf(name, sizeof(name), "/usr/bin/%s", comms[rnd(5)]);
+		put_str(f, name);
+		put_i32(f, tid);
+		put_i32(f, rnd(4) ? tid : (int32_t)rnd(12) + 1);
+		break;
+	case 13:
+		put_str(f, comms[rnd(5)]);
+		put_i32(f, tid);
+		put_i32(f, 120);
+		put_i32(f, (int32_t)rnd(4));
+		put_i32(f, (int32_t)rnd(4));
 		break;
 	default:
 		put(f, &(uint32_t){rnd(5)}, sizeof(uint32_t));
@@ -333,6 +359,18 @@ static void check_logs(const struct an_log *a, const struct an_log *b)
 		ASSERT_EQ(x->tid, y->tid);
 		ASSERT_EQ(x->pid, y->pid);
 		ASSERT_STREQ(x->comm, y->comm);
+		ASSERT_EQ(x->ident, y->ident);
+		ASSERT_EQ(x->nident, y->nident);
+	}
+	ASSERT_EQ(a->idents.n, b->idents.n);
+	for (size_t i = 0; i < a->idents.n; i++) {
+		const struct an_ident *x = AN_AT(&a->idents, struct an_ident, i);
+		const struct an_ident *y = AN_AT(&b->idents, struct an_ident, i);
+
+		ASSERT_EQ(x->ts, y->ts);
+		ASSERT_EQ(x->pid, y->pid);
+		ASSERT_EQ(x->run, y->run);
+		ASSERT_STREQ(x->comm, y->comm);
 	}
 	ASSERT_TRUE(same(&a->alerts, &b->alerts, sizeof(struct an_alert)));
 	ASSERT_TRUE(strs_equal(&a->sysnames, &b->sysnames));
@@ -398,6 +436,8 @@ static void test_muxed_order(void)
 	}
 	ASSERT_TRUE(ties > 1000);
 	ASSERT_TRUE(log->tasks.n > 12 && log->alerts.n > 100 && log->disks.n == 3);
+	/* Names changing all the time, from every CPU: identities by the thousand. */
+	ASSERT_TRUE(log->idents.n > 1000 && log->counts[EV_EXEC] > 100);
 	ASSERT_EQ(log->sysnames.n, 2);
 	an_result_free(r);
 }

@@ -265,10 +265,12 @@ static void test_recorder(void)
 	ASSERT_STREQ(c->session.name, "latencyd");
 	ASSERT_EQ(c->session.domain, CONF_DOMAIN_KERNEL);
 	ASSERT_STREQ(c->session.events[0], "sched_switch");
-	ASSERT_STREQ(c->session.events[7], "irq_softirq_entry");
-	ASSERT_STREQ(c->session.events[10], "timer_hrtimer_expire_entry");
-	ASSERT_STREQ(c->session.events[14], "latency_tracker_alert");
-	ASSERT_TRUE(c->session.events[15] == NULL);
+	ASSERT_STREQ(c->session.events[5], "sched_process_exec");
+	ASSERT_STREQ(c->session.events[6], "sched_migrate_task");
+	ASSERT_STREQ(c->session.events[9], "irq_softirq_entry");
+	ASSERT_STREQ(c->session.events[12], "timer_hrtimer_expire_entry");
+	ASSERT_STREQ(c->session.events[16], "latency_tracker_alert");
+	ASSERT_TRUE(c->session.events[17] == NULL);
 	ASSERT_STREQ(c->output.directory, "/var/lib/latencyd/snapshots");
 	ASSERT_EQ(c->realtime.priority, 50);
 	ASSERT_TRUE(conf_needs_root(c));

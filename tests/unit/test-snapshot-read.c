@@ -222,7 +222,7 @@ static void test_comm_not_utf8(void)
 	ASSERT_EQ(fclose(f), 0);
 
 	ASSERT_EQ(an_analyze(dir, NULL, &r, &why), 0);
-	ASSERT_STREQ(an_comm(&r->log, 100),
+	ASSERT_STREQ(an_comm_at(&r->log, 100, 0),
 		     "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9?");
 	o = an_result_json(r);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
