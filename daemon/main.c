@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <latency_tracker.h>
 
@@ -43,7 +44,8 @@ static void usage(FILE *f)
 		"  -V, --version          show the version\n"
 		"\n"
 		"Signals: SIGTERM, SIGINT stop; SIGHUP reloads the configuration.\n"
-		"Exit status: 0 stopped cleanly, 1 failure, 2 usage error.\n",
+		"Exit status: 0 stopped cleanly, 1 failure (or a stop lttng-sessiond did not\n"
+		"answer in time), 2 usage error.\n",
 		CONF_PATH_DEFAULT);
 }
 
@@ -105,11 +107,23 @@ static int run(const struct conf_source *src)
 		r = manager_start(m);
 	if (r >= 0)
 		r = manager_run(m);
-	if (r >= 0)
-		log_fields(LOG_INFO, (const char *const[]){LOG_MID_STOPPED, NULL}, "stopped");
-	else
+	if (r < 0)
 		start_failed(r);
 	manager_free(m);
+	if (recorder_left_running()) {
+		/*
+		 * The catalog is saved; a thread is still inside liblttng-ctl and may wake while
+		 * exit() runs the libraries' destructors (liblttng-ctl frees what its next call
+		 * reads): none of them runs.
+		 */
+		log_warnx("exiting with status %d: lttng-sessiond did not answer during the stop "
+			  "(what was abandoned is said above)",
+			  EXIT_FAILURE);
+		fflush(NULL);
+		_exit(EXIT_FAILURE);
+	}
+	if (r >= 0)
+		log_fields(LOG_INFO, (const char *const[]){LOG_MID_STOPPED, NULL}, "stopped");
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 

@@ -6,7 +6,9 @@
  * latencyd that cannot do its job must not look as if it did.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <latency_tracker.h>
 
@@ -35,11 +37,36 @@ static int check_abi(struct manager *m)
 	return -EPROTO;
 }
 
+/*
+ * A record abandoned at a stop (lttng-sessiond did not answer) is in the catalog as failed,
+ * with no output: sessiond, once it answers again, may still write it. Its directory then
+ * joins its entry, which retention deletes with it. Returns how many did.
+ */
+static int claim_late_outputs(struct manager *m)
+{
+	struct catalog_entry *e;
+	int n = 0;
+
+	for (size_t i = 0; (e = catalog_at(m->catalog, i)); i++) {
+		if (e->status != CATALOG_FAILED || e->path || e->url || !e->name)
+			continue;
+		e->path = path_newest(m->conf->output.directory, e->name);
+		if (!e->path)
+			continue;
+		e->bytes = dir_size(e->path);
+		log_warnx("snapshot %" PRIu64 " failed, and lttng-sessiond wrote its output after "
+			  "latencyd stopped waiting for it: %s, kept with its entry",
+			  e->id, e->path);
+		n++;
+	}
+	return n;
+}
+
 static int open_catalog(struct manager *m)
 {
 	const struct conf *c = m->conf;
 	bool recovered;
-	int r;
+	int r, late;
 
 	r = mkdir_p(c->output.directory, 0750);
 	if (r < 0)
@@ -50,8 +77,9 @@ static int open_catalog(struct manager *m)
 	if (recovered)
 		log_warnx("catalog in %s recovered after a crash or corruption",
 			  c->catalog.directory);
+	late = claim_late_outputs(m);
 	r = catalog_adopt_orphans(m->catalog, c->output.directory, RECORDER_SNAPSHOT_PREFIX);
-	if (r > 0 && catalog_save(m->catalog) < 0)
+	if ((r > 0 || late > 0) && catalog_save(m->catalog) < 0)
 		log_warnx("cannot save the catalog in %s", c->catalog.directory);
 	if (r > 0)
 		log_warnx("%d snapshot(s) in %s were not in the catalog (latencyd stopped before "

@@ -77,7 +77,8 @@ void calibration_if_idle(struct waiter *w)
 	res = waiter_result_new(WAITER_CALIBRATED, 0);
 	if (!res)
 		return;
-	atomic_store(&w->busy_since, now_ns());
+	snprintf(res->name, sizeof(res->name), "calibration");
+	waiter_record_begins(w, res, now_ns());
 	pthread_mutex_lock(&w->slot->lock);
 	if (!w->slot->flight) {
 		r = -LTTNG_ERR_SESS_NOT_FOUND;
@@ -90,7 +91,7 @@ void calibration_if_idle(struct waiter *w)
 		}
 	}
 	pthread_mutex_unlock(&w->slot->lock);
-	atomic_store(&w->busy_since, 0);
+	waiter_record_over(w);
 	res->error = r;
 	res->sampled = size != 0;
 	waiter_push(w, res);

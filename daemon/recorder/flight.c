@@ -65,6 +65,8 @@ static uint64_t now_ns(void)
 
 const char *flight_strerror(int err)
 {
+	if (err == FLIGHT_ERR_ABANDONED)
+		return "abandoned at the stop: lttng-sessiond did not answer";
 	return lttng_strerror(err < 0 ? err : -err);
 }
 

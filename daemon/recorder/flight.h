@@ -19,6 +19,12 @@ enum flight_domain {
 /* output.relayd_timeout's default: what settings that leave it 0 get. */
 #define FLIGHT_RELAYD_TIMEOUT_NS (2000000000ULL)
 
+/*
+ * Not LTTng's: a record latencyd stopped waiting for, lttng-sessiond not answering at its
+ * stop. Past LTTng's own codes, so that flight_strerror() can name it.
+ */
+#define FLIGHT_ERR_ABANDONED (-100000)
+
 struct flight_settings {
 	const char *session; /* session name */
 	enum flight_domain domain;

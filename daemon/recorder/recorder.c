@@ -39,6 +39,18 @@ struct recorder {
 	uint64_t incident_base;			   /* catalog_incident_base() */
 };
 
+/*
+ * What a stop waits at most for lttng-sessiond, across the record under way and the
+ * session's destroy: far longer than either takes when sessiond answers (a record of
+ * large buffers to a slow disk takes seconds), and well within systemd's TimeoutStopSec
+ * (30 s in latencyd.service), which leaves the rest of the stop (the catalog saved, the
+ * modules unloaded) the time it needs before a SIGKILL.
+ */
+#define RECORDER_STOP_GRACE_NS (10 * 1000000000ULL)
+
+/* A recorder whose stop left a thread inside liblttng-ctl: it still uses it. */
+static struct recorder *left_behind;
+
 static void emit(struct recorder *rc, const struct recorder_event *ev)
 {
 	rc->emit(ev, rc->userdata);
@@ -370,10 +382,86 @@ void recorder_status(struct recorder *rc, struct recorder_status *st)
 	st->detect_max_ns = rc->detect_max_ns;
 }
 
+bool recorder_left_running(void)
+{
+	return left_behind != NULL;
+}
+
+static unsigned grace_s(void)
+{
+	return (unsigned)(RECORDER_STOP_GRACE_NS / 1000000000u);
+}
+
+/* "lttng-sessiond (pid N)", or without the pid when it is not watched. */
+static void sessiond_name(char *buf, size_t size, pid_t pid)
+{
+	if (pid > 0)
+		snprintf(buf, size, "lttng-sessiond (pid %d)", (int)pid);
+	else
+		snprintf(buf, size, "lttng-sessiond");
+}
+
+/* What made RES's snapshot, for the log: its first cause. */
+static void first_cause(const struct waiter_result *res, char *buf, size_t size)
+{
+	char tracker[LATENCY_TRACKER_NAME_LEN + 1], comm[LATENCY_TRACKER_COMM_LEN + 1];
+	const struct cause *c = &res->causes[0];
+
+	cause_tracker(c, tracker);
+	cause_comm(c, comm);
+	if (c->kind == CAUSE_ALERT)
+		snprintf(buf, size, "an alert from tracker %s on %s, pid %d", tracker, comm,
+			 (int)c->alert.pid);
+	else if (c->kind == CAUSE_MANUAL)
+		snprintf(buf, size, "a latencyctl record from %s, pid %d", comm,
+			 (int)c->manual.pid);
+	else
+		snprintf(buf, size, "a fleet peer's alert from tracker %s, incident %s", tracker,
+			 res->incident);
+}
+
+/*
+ * The record the stop gave up on (RES, NULL: unknown) is said, and a snapshot's goes to
+ * the catalog as failed with its cause: the alert is not lost, its id never handed out
+ * again, and the output sessiond may still write joins the entry at the next start.
+ */
+static void abandoned(struct recorder *rc, const char *sessiond, struct waiter_result *res)
+{
+	char why[PROTO_FLEET_INCIDENT_MAX + 128];
+	uint64_t ms;
+
+	if (!res) {
+		/* Its record ended between the wait and the look at it: its result is taken. */
+		log_warnx("%s did not answer within %u s of the stop: a waiter thread had not "
+			  "ended by then, and is left to end with the process",
+			  sessiond, grace_s());
+		return;
+	}
+	ms = res->rec.duration_ns / 1000000;
+	if (res->kind != WAITER_SNAPSHOT || !res->n) {
+		log_warnx("%s did not answer within %u s of the stop: the calibration record, "
+			  "under way for %" PRIu64 " ms, is abandoned (no alert waited for it)",
+			  sessiond, grace_s(), ms);
+		return;
+	}
+	first_cause(res, why, sizeof(why));
+	log_warnx("%s did not answer within %u s of the stop: the record of snapshot %" PRIu64
+		  " (%s, for %s), under way for %" PRIu64
+		  " ms, is abandoned; the catalog keeps it as failed",
+		  sessiond, grace_s(), res->id, res->name, why, ms);
+	on_snapshot(rc, res);
+}
+
 void recorder_free(struct recorder *rc)
 {
+	uint64_t deadline = now_ns() + RECORDER_STOP_GRACE_NS;
+	struct waiter_result *left = NULL;
+	bool waiter_left = false;
+	char sessiond[64];
+
 	if (!rc)
 		return;
+	sessiond_name(sessiond, sizeof(sessiond), rc->session.sessiond.pid);
 	/*
 	 * The waiter ends the record under way first: its snapshot, and what the threads
 	 * queued before they stopped, still go to the catalog, saved after this.
@@ -384,16 +472,35 @@ void recorder_free(struct recorder *rc)
 		/* A stop held up by lttng-sessiond (stopped, overloaded) says why it waits. */
 		if (busy)
 			log_info("waiting for the record under way (for %" PRIu64
-				 " ms so far) to end",
-				 busy / 1000000);
-		waiter_stop(rc->waiter);
+				 " ms so far) to end, %u s at most",
+				 busy / 1000000, grace_s());
+		waiter_left = waiter_stop_by(rc->waiter, deadline, &left) < 0;
 		on_results(NULL, -1, 0, rc);
+		if (waiter_left)
+			abandoned(rc, sessiond, left);
+		waiter_result_free(left);
 	}
 	waiter_free(rc->waiter);	  /* closes the notification file: the module can go */
 	history_worker_free(rc->history); /* before the session: it may be recording */
-	sd_event_source_disable_unref(rc->results);
-	sd_event_source_disable_unref(rc->measured);
+	rc->results = sd_event_source_disable_unref(rc->results);
+	rc->measured = sd_event_source_disable_unref(rc->measured);
 	calibration_stop(&rc->calibration);
-	session_done(&rc->session);
+	if (session_done_by(&rc->session, deadline, waiter_left) < 0) {
+		if (waiter_left)
+			log_warnx("LTTng session %s is left in %s, which did not answer: the "
+				  "next start of latencyd destroys it and creates it anew",
+				  rc->conf->session.name, sessiond);
+		else
+			log_warnx("LTTng session %s is left in %s, which did not answer its "
+				  "destroy within %u s of the stop: the next start of latencyd "
+				  "destroys it and creates it anew",
+				  rc->conf->session.name, sessiond, grace_s());
+		waiter_left = true;
+	}
+	/* A thread inside liblttng-ctl still uses the session's slot and the waiter. */
+	if (waiter_left) {
+		left_behind = rc;
+		return;
+	}
 	free(rc);
 }

@@ -140,6 +140,17 @@ void recorder_set_fleet_host(struct recorder *rc, const char *host, uint64_t inc
 /* A peer's alert to record under its origin's and the total bucket; any thread may call it
  * (the fleet's reader thread does). -EBUSY when too many wait, -ENODEV without a recorder. */
 int recorder_peer(struct recorder *rc, const struct proto_fleet_alert *a, uint64_t received_ns);
+/*
+ * Ends the record under way (its snapshot to the events) and destroys the session, waiting
+ * for lttng-sessiond 10 s at most in all: what it did not answer by then is abandoned,
+ * said in the log, a snapshot's record kept in the catalog as failed.
+ */
 void recorder_free(struct recorder *rc);
+/*
+ * A stop abandoned a thread inside liblttng-ctl, which may come back at any time: the
+ * process must end with _exit(), without the exit-time destructors (liblttng-ctl's among
+ * them) that it could meet.
+ */
+bool recorder_left_running(void);
 
 #endif /* LATENCYD_RECORDER_H */

@@ -89,6 +89,15 @@ uint64_t waiter_busy_ns(struct waiter *w);
 size_t waiter_get_buckets(struct waiter *w, struct recorder_bucket *out, size_t max);
 /* Stops the threads, each after the record it is in: its result is left to take. */
 void waiter_stop(struct waiter *w);
+/*
+ * The same, waiting until DEADLINE_NS (CLOCK_MONOTONIC) at most. -ETIMEDOUT: a thread is
+ * still inside a record (lttng-sessiond does not answer) and is left there; *LEFT is
+ * that record (NULL: none known, no memory) as its result, failed with
+ * FLIGHT_ERR_ABANDONED, for the caller to free. Then waiter_free() leaves the waiter to
+ * that thread: its memory, its locks (held) and its descriptors stay until the process
+ * ends, which must then be by _exit() (recorder_left_running()).
+ */
+int waiter_stop_by(struct waiter *w, uint64_t deadline_ns, struct waiter_result **left);
 void waiter_free(struct waiter *w);
 
 /*
@@ -194,6 +203,13 @@ uint64_t session_subbuf_size(const struct session *s);
  */
 bool session_fit_history(struct session *s, const struct history *h);
 void session_done(struct session *s);
+/*
+ * At exit: the session destroyed, lttng-sessiond waited for until DEADLINE_NS
+ * (CLOCK_MONOTONIC) at most. WAITER_LEFT: the waiter was left inside a record, holding the
+ * slot: sessiond is not called at all. -ETIMEDOUT: the session is left in sessiond (the
+ * next start replaces it), and with it a thread inside liblttng-ctl when it was tried.
+ */
+int session_done_by(struct session *s, uint64_t deadline_ns, bool waiter_left);
 
 /*
  * calibration.c: the calibration record, which measures the history before any alert: a

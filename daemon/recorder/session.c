@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include "fsutil.h"
 #include "proto.h"
@@ -384,6 +385,61 @@ bool session_present(struct session *se)
 		pthread_mutex_unlock(&se->slot.lock);
 	}
 	return present;
+}
+
+static void *destroy_thread(void *arg)
+{
+	flight_destroy(arg);
+	return NULL;
+}
+
+/*
+ * flight_destroy() on a thread of its own, waited for until DEADLINE_NS: lttng-sessiond
+ * answers it (a stop, then a destroy, each waited for) or the stop goes on without it.
+ * -ETIMEDOUT: the thread and F are left to it.
+ */
+static int destroy_by(struct flight *f, uint64_t deadline_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000u),
+		.tv_nsec = (long)(deadline_ns % 1000000000u),
+	};
+	pthread_t t;
+	int r;
+
+	r = thread_start(&t, SCHED_OTHER, 0, THREAD_STACK_WAITER, destroy_thread, f,
+			 "latencyd-destroy");
+	if (r < 0) {
+		flight_destroy(f); /* no thread: unbounded, as before */
+		return 0;
+	}
+	r = pthread_clockjoin_np(t, NULL, CLOCK_MONOTONIC, &ts);
+	if (r == 0)
+		return 0;
+	pthread_detach(t);
+	return -ETIMEDOUT;
+}
+
+int session_done_by(struct session *se, uint64_t deadline_ns, bool waiter_left)
+{
+	struct flight *f = se->slot.flight;
+
+	if (waiter_left) {
+		/*
+		 * The waiter is inside liblttng-ctl, which is not to be called from two threads at
+		 * once, and holds the slot: the session, its lock and its memory are left to it.
+		 */
+		se->check = sd_event_source_disable_unref(se->check);
+		sessiond_watch_stop(&se->sessiond);
+		return f ? -ETIMEDOUT : 0;
+	}
+	se->slot.flight = NULL;
+	if (f && destroy_by(f, deadline_ns) < 0) {
+		session_done(se);
+		return -ETIMEDOUT;
+	}
+	session_done(se);
+	return 0;
 }
 
 void session_done(struct session *se)

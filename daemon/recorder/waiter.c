@@ -113,6 +113,22 @@ fail:
 	return r;
 }
 
+void waiter_record_begins(struct waiter *w, struct waiter_result *res, uint64_t now)
+{
+	/* No lock on the way to the record: res is complete before it is published. */
+	atomic_store(&w->current, res);
+	atomic_store(&w->busy_since, now);
+}
+
+void waiter_record_over(struct waiter *w)
+{
+	/* Under lock: a stop copying the record it gave up on has it whole or not at all. */
+	pthread_mutex_lock(&w->lock);
+	atomic_store(&w->current, NULL);
+	pthread_mutex_unlock(&w->lock);
+	atomic_store(&w->busy_since, 0);
+}
+
 uint64_t waiter_busy_ns(struct waiter *w)
 {
 	uint64_t since = atomic_load(&w->busy_since), now = now_ns();
@@ -272,8 +288,10 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	name_snapshot(w, &names, res, cause);
 	if (names.publish && cause->kind != CAUSE_PEER)
 		announce(w, res, cause);
+	res->wakeup_ns = wakeup_ns;
+	res->causes[res->n++] = *cause;
 	/* From here until the record returns: the slot may be busy, sessiond slow. */
-	atomic_store(&w->busy_since, now);
+	waiter_record_begins(w, res, now);
 	pthread_mutex_lock(&w->slot->lock);
 	if (w->slot->flight) {
 		r = flight_record(w->slot->flight, res->name, &fr);
@@ -282,15 +300,13 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 		fr.start_ns = now_ns();
 	}
 	pthread_mutex_unlock(&w->slot->lock);
-	atomic_store(&w->busy_since, 0);
+	waiter_record_over(w);
 	/* Its history will be measured: a calibration still waiting would add nothing. */
 	if (r == 0 && !fr.to_relayd)
 		calibration_cancel(w);
 
 	res->error = r;
 	res->rec = fr;
-	res->wakeup_ns = wakeup_ns;
-	res->causes[res->n++] = *cause;
 	/* What ended before the record began is in this snapshot already. */
 	for (;;) {
 		size_t at = w->off;
@@ -545,24 +561,102 @@ size_t waiter_threads(const struct waiter *w)
 	return w->n_threads;
 }
 
-void waiter_stop(struct waiter *w)
+static void tell_stop(struct waiter *w)
 {
 	uint64_t one = 1;
 
-	if (!w)
-		return;
 	if (w->n_threads && write(w->stop_fd, &one, sizeof(one)) < 0)
 		for (size_t i = 0; i < w->n_threads; i++)
-			pthread_cancel(w->threads[i].thread);
+			if (!w->threads[i].joined)
+				pthread_cancel(w->threads[i].thread);
+}
+
+void waiter_stop(struct waiter *w)
+{
+	if (!w || w->n_left)
+		return;
+	tell_stop(w);
 	for (size_t i = 0; i < w->n_threads; i++)
-		pthread_join(w->threads[i].thread, NULL);
+		if (!w->threads[i].joined)
+			pthread_join(w->threads[i].thread, NULL);
 	w->n_threads = 0;
+}
+
+/* The record a thread is left in, as its failed result (NULL: none, no memory). */
+static struct waiter_result *left_record(struct waiter *w)
+{
+	struct waiter_result *cur, *res = NULL;
+	uint64_t since = atomic_load(&w->busy_since), now = now_ns();
+
+	pthread_mutex_lock(&w->lock);
+	cur = atomic_load(&w->current);
+	if (cur)
+		res = waiter_result_new(cur->kind, 1);
+	if (res) {
+		res->id = cur->id;
+		memcpy(res->name, cur->name, sizeof(res->name));
+		memcpy(res->incident, cur->incident, sizeof(res->incident));
+		res->wakeup_ns = cur->wakeup_ns;
+		res->n = cur->n ? 1 : 0;
+		if (res->n)
+			res->causes[0] = cur->causes[0];
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (res) {
+		res->error = FLIGHT_ERR_ABANDONED;
+		res->rec.start_ns = since ? since : now;
+		res->rec.duration_ns = since && now > since ? now - since : 0;
+	}
+	return res;
+}
+
+int waiter_stop_by(struct waiter *w, uint64_t deadline_ns, struct waiter_result **left)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000u),
+		.tv_nsec = (long)(deadline_ns % 1000000000u),
+	};
+
+	*left = NULL;
+	if (!w)
+		return 0;
+	tell_stop(w);
+	w->n_left = 0;
+	for (size_t i = 0; i < w->n_threads; i++) {
+		struct waiter_thread *t = &w->threads[i];
+
+		if (!t->joined && pthread_clockjoin_np(t->thread, NULL, CLOCK_MONOTONIC, &ts) == 0)
+			t->joined = true;
+		w->n_left += !t->joined;
+	}
+	if (!w->n_left) {
+		w->n_threads = 0;
+		return 0;
+	}
+	*left = left_record(w);
+	return -ETIMEDOUT;
 }
 
 void waiter_free(struct waiter *w)
 {
+	int null;
+
 	if (!w)
 		return;
+	if (w->n_left) {
+		/*
+		 * A thread is inside liblttng-ctl and may come back at any time: everything it
+		 * touches stays. The notification file is swapped for /dev/null rather than
+		 * closed, which releases the module's file (it can be unloaded) and keeps its
+		 * number from being reused under the thread's read() by a file of ours.
+		 */
+		null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (null >= 0 && w->fd >= 0)
+			dup3(null, w->fd, O_CLOEXEC);
+		if (null >= 0)
+			close(null);
+		return;
+	}
 	waiter_stop(w);
 	free(w->threads);
 	waiter_result_free(w->head);

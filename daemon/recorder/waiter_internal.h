@@ -34,11 +34,19 @@ struct waiter_thread {
 	pthread_t thread;
 	int cpu;
 	unsigned index; /* 0 takes the requests */
+	bool joined;
 };
 
 struct waiter {
 	/* CLOCK_MONOTONIC ns when the record under way began, 0: none (the watchdog's). */
 	_Atomic uint64_t busy_since;
+	/*
+	 * The record under way (its first cause in it), NULL: none. Published before the
+	 * record, cleared under lock after it and before the thread changes it again: a stop
+	 * that gives up on the record copies it under lock (waiter_stop_by()).
+	 */
+	_Atomic(struct waiter_result *) current;
+	size_t n_left;	/* threads a stop gave up on, still inside a record */
 	int fd;		/* the notification file, one open file for every thread */
 	int stop_fd;	/* eventfd: the threads exit */
 	int done_fd;	/* eventfd: results are queued */
@@ -79,6 +87,10 @@ struct waiter {
 	char calibrate_dir[PATH_MAX];
 	uint64_t calibrate_size;
 };
+
+/* waiter.c: the record of RES begins at NOW (the slot is taken next); ended, over. */
+void waiter_record_begins(struct waiter *w, struct waiter_result *res, uint64_t now);
+void waiter_record_over(struct waiter *w);
 
 /* results.c: the list the main loop takes, and the eventfd that tells it. */
 struct waiter_result *waiter_result_new(enum waiter_result_kind kind, size_t n);
