@@ -116,7 +116,8 @@ static int lost(const char *what, int r)
 	return EXIT_CONNECT;
 }
 
-static int send_msg(struct conn *c, struct json_object *msg)
+/* Sends msg (consumed); 0 or -errno. */
+static int send_frame(struct conn *c, struct json_object *msg)
 {
 	struct proto_buf out = {0};
 	int r;
@@ -135,6 +136,13 @@ static int send_msg(struct conn *c, struct json_object *msg)
 			r = -errno;
 	}
 	proto_buf_done(&out);
+	return r < 0 ? r : 0;
+}
+
+static int send_msg(struct conn *c, struct json_object *msg)
+{
+	int r = send_frame(c, msg);
+
 	return r < 0 ? lost("sending to latencyd", r) : EXIT_OK;
 }
 
@@ -215,9 +223,14 @@ static int handshake(struct conn *c)
 
 	if (proto_hello_new(&ours, &msg) < 0)
 		return lost("hello", -ENOMEM);
-	r = send_msg(c, msg);
-	if (r == EXIT_OK)
-		r = recv_msg(c, &msg);
+	/*
+	 * A latencyd that turns us away (busy, not authorized) may close before our hello is
+	 * sent: its error is still there to read, and says more than EPIPE.
+	 */
+	r = send_frame(c, msg);
+	if (r < 0 && r != -EPIPE && r != -ECONNRESET)
+		return lost("sending to latencyd", r);
+	r = recv_msg(c, &msg);
 	if (r != EXIT_OK)
 		return r;
 	if (proto_message_kind(msg) == PROTO_MSG_REPLY)
@@ -234,11 +247,12 @@ static int handshake(struct conn *c)
 }
 
 /* After the reply: events to on_event until it returns something else than EXIT_CONTINUE. */
-static int events(struct conn *c, const struct ctl_events *ev)
+static int events(struct conn *c, const char *command, const struct ctl_events *ev)
 {
 	struct json_object *msg;
 	struct proto_event e;
 	struct proto_error err;
+	struct proto_reply rep;
 	int r;
 
 	c->deadline = ev->timeout_usec ? now_usec() + ev->timeout_usec : UINT64_MAX;
@@ -247,6 +261,13 @@ static int events(struct conn *c, const struct ctl_events *ev)
 		if (r != EXIT_OK)
 			return r;
 		if (proto_event_parse(msg, &e, &err) < 0) {
+			/* An error about no request: why latencyd ends the connection (a reload). */
+			if (proto_reply_parse(msg, &rep, &err) == 0 && !rep.ok &&
+			    rep.id == PROTO_ID_NONE) {
+				r = daemon_error(c, command, msg);
+				json_object_put(msg);
+				return r;
+			}
 			json_object_put(msg);
 			continue; /* a reply to nothing we asked: not ours to judge */
 		}
@@ -307,7 +328,7 @@ int ctl_call_events(const struct ctl *ctl, const char *command, struct json_obje
 	if (r == EXIT_OK && ev && ev->ready)
 		r = ev->ready(*ret_result, ev->arg);
 	if (r == EXIT_OK && ev)
-		r = events(&c, ev);
+		r = events(&c, command, ev);
 	proto_decoder_done(&c.dec);
 	if (c.fd >= 0)
 		close(c.fd);

@@ -61,8 +61,42 @@ struct status {
 	int64_t pid, uptime_usec;
 	struct json_object *module;
 	struct json_object *session, *output, *history, *ratelimit, *counters, *fleet;
-	struct json_object *collector;
+	struct json_object *collector, *control;
 };
+
+/* The control socket (1.12): "2 clients (max 64); 3 busy, 1 dropped slow, ...". */
+static int control_row(struct table *t, struct json_object *control)
+{
+	struct {
+		int64_t clients, max_clients, accepted, refused, busy, dropped_slow, timed_out,
+			bad_frames, accept_failed;
+	} c = {0};
+#define CTL(f) offsetof(__typeof__(c), f)
+	const struct proto_field fields[] = {
+		{PROTO_KEY_CLIENTS, PROTO_FIELD_INT, 0, CTL(clients)},
+		{PROTO_KEY_MAX_CLIENTS, PROTO_FIELD_INT, 0, CTL(max_clients)},
+		{PROTO_KEY_ACCEPTED, PROTO_FIELD_INT, 0, CTL(accepted)},
+		{PROTO_KEY_REFUSED, PROTO_FIELD_INT, 0, CTL(refused)},
+		{PROTO_KEY_BUSY, PROTO_FIELD_INT, 0, CTL(busy)},
+		{PROTO_KEY_DROPPED_SLOW, PROTO_FIELD_INT, 0, CTL(dropped_slow)},
+		{PROTO_KEY_TIMED_OUT, PROTO_FIELD_INT, 0, CTL(timed_out)},
+		{PROTO_KEY_BAD_FRAMES, PROTO_FIELD_INT, 0, CTL(bad_frames)},
+		{PROTO_KEY_ACCEPT_FAILED, PROTO_FIELD_INT, 0, CTL(accept_failed)},
+		{NULL},
+	};
+#undef CTL
+	int r = result_dispatch(control, fields, &c, "control status");
+
+	if (r != EXIT_OK)
+		return r;
+	row(t, "Control:", "%" PRId64 " client(s) of %" PRId64 "; %" PRId64 " accepted", c.clients,
+	    c.max_clients, c.accepted);
+	row(t, "",
+	    "%" PRId64 " refused, %" PRId64 " busy, %" PRId64 " dropped slow, %" PRId64
+	    " timed out, %" PRId64 " bad frame(s), %" PRId64 " failed accept(s)",
+	    c.refused, c.busy, c.dropped_slow, c.timed_out, c.bad_frames, c.accept_failed);
+	return EXIT_OK;
+}
 
 /* The flight recorder's part of status: absent when latencyd runs without a session. */
 struct status_recorder {
@@ -285,6 +319,7 @@ static int print_status(struct json_object *result)
 		{PROTO_KEY_COUNTERS, PROTO_FIELD_OBJECT, 0, offsetof(struct status, counters)},
 		{PROTO_KEY_FLEET, PROTO_FIELD_OBJECT, 0, offsetof(struct status, fleet)},
 		{PROTO_KEY_COLLECTOR, PROTO_FIELD_OBJECT, 0, offsetof(struct status, collector)},
+		{PROTO_KEY_CONTROL, PROTO_FIELD_OBJECT, 0, offsetof(struct status, control)},
 		{NULL},
 	};
 	static const struct proto_field module_fields[] = {
@@ -334,6 +369,11 @@ static int print_status(struct json_object *result)
 
 		collector_text(collector, sizeof(collector), st.collector);
 		row(&t, "Collector:", "%s", collector);
+	}
+	if (st.control) {
+		r = control_row(&t, st.control);
+		if (r != EXIT_OK)
+			return r;
 	}
 	print_table(&t);
 	return EXIT_OK;

@@ -53,9 +53,10 @@ struct json_tokener;
  *        many lines as fit a frame, and "next_line" when more are left).
  *   1.10 status fleet "notes_dropped".
  *   1.11 status collector "deleted_in_part".
+ *   1.12 status "control": the control socket's clients and what happened to connections.
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 11
+#define PROTO_REVISION 12
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -503,6 +504,16 @@ struct proto_request {
 #define PROTO_KEY_NOTES_DROPPED		"notes_dropped"
 /* 1.11: the collector's incidents deleted in part (a deletion failed past its check) */
 #define PROTO_KEY_DELETED_IN_PART	"deleted_in_part"
+/* 1.12: status's control socket */
+#define PROTO_KEY_CONTROL		"control"
+#define PROTO_KEY_CLIENTS		"clients"
+#define PROTO_KEY_MAX_CLIENTS		"max_clients"
+#define PROTO_KEY_ACCEPTED		"accepted"
+#define PROTO_KEY_BUSY			"busy"
+#define PROTO_KEY_DROPPED_SLOW		"dropped_slow"
+#define PROTO_KEY_TIMED_OUT		"timed_out"
+#define PROTO_KEY_BAD_FRAMES		"bad_frames"
+#define PROTO_KEY_ACCEPT_FAILED		"accept_failed"
 
 struct proto_reply {
 	int64_t id;

@@ -2,7 +2,7 @@
 /*
  * "status": the daemon (version, pid, uptime), the kernel module's state, and the flight
  * recorder's state (session, output, history, rate limits, counters) rendered from
- * struct recorder_status.
+ * struct recorder_status, and the control socket's clients.
  */
 #include <errno.h>
 #include <time.h>
@@ -212,6 +212,24 @@ static void add_recorder(struct manager *m, struct json_object *o, int *r)
 		result_add(o, PROTO_KEY_FLEET, fleet_object(m, r), r);
 }
 
+/* The control socket: who is connected, and what became of connections (control.c). */
+static struct json_object *control_object(const struct manager *m, int *r)
+{
+	const struct control_stats *st = control_stats(m->control);
+	struct json_object *o = obj();
+
+	result_add_int(o, PROTO_KEY_CLIENTS, control_clients(m->control), r);
+	result_add_int(o, PROTO_KEY_MAX_CLIENTS, control_clients_max(m->control), r);
+	result_add_int(o, PROTO_KEY_ACCEPTED, (int64_t)st->accepted, r);
+	result_add_int(o, PROTO_KEY_REFUSED, (int64_t)st->refused, r);
+	result_add_int(o, PROTO_KEY_BUSY, (int64_t)st->busy, r);
+	result_add_int(o, PROTO_KEY_DROPPED_SLOW, (int64_t)st->dropped_slow, r);
+	result_add_int(o, PROTO_KEY_TIMED_OUT, (int64_t)st->timed_out, r);
+	result_add_int(o, PROTO_KEY_BAD_FRAMES, (int64_t)st->bad_frames, r);
+	result_add_int(o, PROTO_KEY_ACCEPT_FAILED, (int64_t)st->accept_failed, r);
+	return o;
+}
+
 int cmd_status(struct manager *m, const struct control_caller *caller, struct json_object *args,
 	       struct json_object **result, struct proto_error *err)
 {
@@ -239,5 +257,7 @@ int cmd_status(struct manager *m, const struct control_caller *caller, struct js
 		add_recorder(m, o, &r);
 	if (m->collector)
 		result_add(o, PROTO_KEY_COLLECTOR, collector_object(m, &r), &r);
+	if (m->control)
+		result_add(o, PROTO_KEY_CONTROL, control_object(m, &r), &r);
 	return result_done(o, r, result);
 }

@@ -31,8 +31,14 @@
  * must end within frame_timeout of the previous one's end: a client that sends half a
  * request and stalls is closed (an idle client, a watcher, may stay). A client whose
  * unread replies pass output_high is not read until it catches up; one whose unread output
- * passes output_max is dropped. Clients beyond clients_max get a "busy" error and go
- * (refused.c).
+ * passes output_max, or that reads none of it for output_timeout, is dropped: a slow client
+ * costs latencyd bounded memory and a slot for a bounded time, and never holds back its
+ * main loop nor the alerts (events are queued, never waited for). A client with no slot
+ * left for it (slots.c: clients_max, a share per user, root's reserve, the recorder's file
+ * descriptors) gets a "busy" error and goes (refused.c). A reload re-checks every connected
+ * client against the new groups (and its user's groups anew): one that may no longer run
+ * any command gets a not-authorized error and is closed, watchers included. Each of these
+ * outcomes is logged and counted (control_stats, status "control").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,6 +55,7 @@
 #include "log.h"
 
 #define USEC_PER_SEC	   1000000ULL
+#define USEC_PER_MSEC	   1000ULL
 #define ACCEPT_RETRY_SEC   1
 #define SOCKET_MODE_ROOT   0660 /* no group configured */
 #define SOCKET_MODE_GROUPS 0666 /* groups configured: latencyd checks each caller */
@@ -59,6 +66,7 @@ static const struct control_limits default_limits = {
 	.output_max = 16 * PROTO_FRAME_MAX,
 	.handshake_timeout_usec = 10 * USEC_PER_SEC,
 	.frame_timeout_usec = 10 * USEC_PER_SEC,
+	.output_timeout_usec = 30 * USEC_PER_SEC,
 };
 
 struct client {
@@ -68,7 +76,8 @@ struct client {
 	sd_event_source *io, *timer;
 	struct control_caller caller;
 	struct proto_decoder dec;
-	sd_event_source *frame_timer; /* armed while a partial frame waits for its end */
+	sd_event_source *frame_timer;  /* armed while a partial frame waits for its end */
+	sd_event_source *output_timer; /* armed while output waits and none of it is read */
 	struct proto_buf out;
 	struct dispatch_state state;
 	bool eof, closing, dead;
@@ -83,10 +92,13 @@ struct control {
 	bool has_file; /* path is the socket's file (bound, or passed with a path) */
 	struct sock_id id;
 	sd_event_source *listen, *retry;
+	sd_event_source *recheck; /* after a reload: the clients against the new groups */
 	struct client *clients;
 	unsigned n_clients, next_id;
 	struct refused_set refused;
 	struct control_limits limits;
+	struct control_stats stats;
+	uint64_t accept_failures; /* in a row: one warning for all of them */
 };
 
 static size_t out_pending(const struct client *cl)
@@ -123,6 +135,7 @@ static void send_message(struct client *cl, struct json_object *msg)
 	} else if (out_pending(cl) > cl->control->limits.output_max) {
 		log_warnx("client %u: more than %zu bytes of unread output, dropping it",
 			  cl->caller.id, cl->control->limits.output_max);
+		cl->control->stats.dropped_slow++;
 		cl->dead = true;
 	}
 	json_object_put(msg);
@@ -151,6 +164,8 @@ static void client_flush(struct client *cl)
 			return;
 		}
 		proto_buf_consume(&cl->out, (size_t)n);
+		/* It reads: its time to read the rest starts again (client_update re-arms). */
+		cl->output_timer = sd_event_source_disable_unref(cl->output_timer);
 	}
 }
 
@@ -169,6 +184,8 @@ static bool client_process(struct client *cl)
 			break;
 		/* A frame ended: the next one's time starts now (client_update re-arms). */
 		cl->frame_timer = sd_event_source_disable_unref(cl->frame_timer);
+		if (r < 0)
+			cl->control->stats.bad_frames++;
 		if (r == -EMSGSIZE) {
 			log_info("client %u: %s, closing", cl->caller.id,
 				 proto_decoder_error(&cl->dec));
@@ -198,6 +215,19 @@ static bool client_process(struct client *cl)
 		if (cl->state.hello_done)
 			cl->timer = sd_event_source_disable_unref(cl->timer);
 		send_message(cl, reply);
+	}
+	if (cl->eof && !cl->closing && !cl->dead && proto_decoder_pending(&cl->dec) > 0) {
+		/* Half a request and the end of input: it will never end, say so. */
+		log_info("client %u: input ended in the middle of a frame (%zu bytes without "
+			 "their end of line)",
+			 cl->caller.id, proto_decoder_pending(&cl->dec));
+		cl->control->stats.bad_frames++;
+		proto_error_set(
+			&err, PROTO_ERR_BAD_REQUEST,
+			"end of input in the middle of a frame: %zu bytes without their end "
+			"of line",
+			proto_decoder_pending(&cl->dec));
+		send_error(cl, PROTO_ID_NONE, &err);
 	}
 	if (cl->eof)
 		cl->closing = true;
@@ -249,6 +279,7 @@ static void client_free(struct client *cl)
 	sd_event_source_disable_unref(cl->io);
 	sd_event_source_disable_unref(cl->timer);
 	sd_event_source_disable_unref(cl->frame_timer);
+	sd_event_source_disable_unref(cl->output_timer);
 	close(cl->fd);
 	proto_decoder_done(&cl->dec);
 	caller_done(&cl->caller);
@@ -257,6 +288,30 @@ static void client_free(struct client *cl)
 }
 
 static int on_frame_timeout(sd_event_source *s, uint64_t usec, void *userdata);
+static int on_output_timeout(sd_event_source *s, uint64_t usec, void *userdata);
+
+/*
+ * While output waits for a client and it reads none of it, a timer runs; any byte read
+ * restarts it (client_flush). A closing client is bounded the same way.
+ */
+static int output_timer_update(struct client *cl)
+{
+	struct control *c = cl->control;
+	int r;
+
+	if (out_pending(cl) == 0 || !c->limits.output_timeout_usec) {
+		cl->output_timer = sd_event_source_disable_unref(cl->output_timer);
+		return 0;
+	}
+	if (cl->output_timer)
+		return 0;
+	r = sd_event_add_time_relative(c->event, &cl->output_timer, CLOCK_MONOTONIC,
+				       c->limits.output_timeout_usec, 0, on_output_timeout, cl);
+	if (r < 0)
+		return log_warn_errno(r, "client %u: cannot arm the output timer", cl->caller.id);
+	sd_event_source_set_description(cl->output_timer, "control-client-output");
+	return 0;
+}
 
 /*
  * While latencyd waits for the rest of a frame a client began, a timer runs; it stops when
@@ -297,7 +352,7 @@ static void client_update(struct client *cl)
 	if (out_pending(cl) > 0)
 		events |= EPOLLOUT;
 	if (sd_event_source_set_io_events(cl->io, events) < 0 ||
-	    frame_timer_update(cl, events & EPOLLIN) < 0)
+	    frame_timer_update(cl, events & EPOLLIN) < 0 || output_timer_update(cl) < 0)
 		client_free(cl);
 }
 
@@ -328,7 +383,8 @@ static int on_handshake_timeout(sd_event_source *s, uint64_t usec, void *userdat
 	struct proto_error err;
 
 	log_info("client %u: no hello within %llu ms, closing", cl->caller.id,
-		 (unsigned long long)cl->control->limits.handshake_timeout_usec / 1000);
+		 (unsigned long long)cl->control->limits.handshake_timeout_usec / USEC_PER_MSEC);
+	cl->control->stats.timed_out++;
 	proto_error_set(&err, PROTO_ERR_BAD_REQUEST, "handshake timeout");
 	send_error(cl, PROTO_ID_NONE, &err);
 	cl->closing = true;
@@ -343,7 +399,8 @@ static int on_frame_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	struct proto_error err;
 
 	log_info("client %u: a frame left unfinished for %llu ms, closing", cl->caller.id,
-		 (unsigned long long)cl->control->limits.frame_timeout_usec / 1000);
+		 (unsigned long long)cl->control->limits.frame_timeout_usec / USEC_PER_MSEC);
+	cl->control->stats.timed_out++;
 	proto_error_set(&err, PROTO_ERR_BAD_REQUEST,
 			"frame timeout: %zu bytes without their end of line",
 			proto_decoder_pending(&cl->dec));
@@ -354,8 +411,36 @@ static int on_frame_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+static int on_output_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct client *cl = userdata;
+
+	log_warnx("client %u: read none of its %zu bytes of pending output for %llu ms, "
+		  "dropping it",
+		  cl->caller.id, out_pending(cl),
+		  (unsigned long long)cl->control->limits.output_timeout_usec / USEC_PER_MSEC);
+	cl->control->stats.dropped_slow++;
+	cl->dead = true;
+	client_update(cl);
+	return 0;
+}
+
+static void slots_count(const struct control *c, uid_t uid, struct slots_use *use)
+{
+	uid_t self = geteuid();
+
+	*use = (struct slots_use){.clients = c->n_clients};
+	for (const struct client *cl = c->clients; cl; cl = cl->next) {
+		if (cl->caller.uid == uid)
+			use->of_uid++;
+		if (cl->caller.uid != 0 && cl->caller.uid != self)
+			use->unprivileged++;
+	}
+}
+
 static void client_new(struct control *c, int fd)
 {
+	struct slots_use use;
 	struct proto_error err = {0};
 	struct client *cl;
 	char desc[64];
@@ -377,12 +462,16 @@ static void client_new(struct control *c, int fd)
 	}
 	/* Before the slot count: a caller that may do nothing never takes a member's slot. */
 	if (caller_admit(&cl->caller, c->dispatch.cc, geteuid(), &err) < 0) {
+		c->stats.refused++;
 		refused_add(&c->refused, fd, &cl->caller, &err, c->limits.handshake_timeout_usec);
 		fd = -1;
 		goto fail;
 	}
-	if (c->n_clients >= c->limits.clients_max) {
-		refused_busy(fd, c->n_clients, c->limits.clients_max);
+	slots_count(c, cl->caller.uid, &use);
+	if (slots_check(&use, cl->caller.uid, geteuid(), c->limits.clients_max, &err) < 0) {
+		c->stats.busy++;
+		refused_busy(&c->refused, fd, cl->caller.id, &err, true,
+			     c->limits.handshake_timeout_usec);
 		fd = -1;
 		goto fail;
 	}
@@ -432,13 +521,18 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct control *c = userdata;
+	struct proto_error err;
 	int cfd, r;
 
 	cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (cfd < 0) {
 		if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
 			return 0;
-		log_warn("accept");
+		c->stats.accept_failed++;
+		/* One warning while it lasts: it comes back every ACCEPT_RETRY_SEC. */
+		if (c->accept_failures++ == 0)
+			log_warn("accept (retrying every %d s; connections wait meanwhile)",
+				 ACCEPT_RETRY_SEC);
 		/* Out of descriptors or memory: stop accepting for a while instead of spinning. */
 		r = sd_event_add_time_relative(c->event, &c->retry, CLOCK_MONOTONIC,
 					       ACCEPT_RETRY_SEC * USEC_PER_SEC, 0, on_retry, c);
@@ -446,6 +540,18 @@ static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			sd_event_source_set_description(c->retry, "control-accept-retry");
 			sd_event_source_set_enabled(c->listen, SD_EVENT_OFF);
 		}
+		return 0;
+	}
+	if (c->accept_failures) {
+		log_info("accepting connections again, after %llu failed accepts",
+			 (unsigned long long)c->accept_failures);
+		c->accept_failures = 0;
+	}
+	c->stats.accepted++;
+	/* Before anything else needs a descriptor (the caller's groups): see slots.c. */
+	if (slots_fd_check(cfd, &err) < 0) {
+		c->stats.busy++;
+		refused_busy(&c->refused, cfd, ++c->next_id, &err, false, 0);
 		return 0;
 	}
 	client_new(c, cfd);
@@ -496,6 +602,7 @@ void control_free(struct control *c)
 	refused_free_all(&c->refused);
 	sd_event_source_disable_unref(c->listen);
 	sd_event_source_disable_unref(c->retry);
+	sd_event_source_disable_unref(c->recheck);
 	if (c->fd >= 0)
 		close(c->fd);
 	if (c->created)
@@ -538,10 +645,65 @@ int control_listen(struct control *c, const char *path)
 	return 0;
 }
 
+/*
+ * After a reload, out of the reload's own request (its reply goes first): each client's
+ * groups are read anew and checked against the new configuration; one that may no longer
+ * run any command is told so and closed.
+ */
+static int on_recheck(sd_event_source *s, void *userdata)
+{
+	struct control *c = userdata;
+	struct client *cl, *next;
+	struct control_caller fresh;
+	struct proto_error err = {0};
+	char uid_field[64];
+	int r;
+
+	c->recheck = sd_event_source_disable_unref(c->recheck);
+	for (cl = c->clients; cl; cl = next) {
+		next = cl->next;
+		if (cl->dead || cl->closing)
+			continue;
+		r = caller_from_socket(cl->fd, cl->caller.id, &fresh);
+		if (r < 0) {
+			log_warn_errno(r,
+				       "client %u: cannot read its groups again; keeping those "
+				       "it had",
+				       cl->caller.id);
+			caller_done(&fresh);
+		} else {
+			caller_done(&cl->caller);
+			cl->caller = fresh;
+		}
+		if (caller_admit(&cl->caller, c->dispatch.cc, geteuid(), &err) >= 0)
+			continue;
+		snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u",
+			 (unsigned)cl->caller.uid);
+		log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
+			   "client %u (pid %d): closed after the reload: %s", cl->caller.id,
+			   (int)cl->caller.pid, err.message);
+		c->stats.refused++;
+		send_error(cl, PROTO_ID_NONE, &err);
+		cl->closing = true;
+		client_flush(cl);
+		client_update(cl);
+	}
+	return 0;
+}
+
 /* After a reload: the socket's mode follows the new groups; a new path needs a restart. */
 void control_reconfigure(struct control *c, const struct conf_control *cc)
 {
+	int r;
+
 	c->dispatch.cc = cc;
+	if (c->clients && !c->recheck) {
+		r = sd_event_add_defer(c->event, &c->recheck, on_recheck, c);
+		if (r < 0)
+			log_warn_errno(r, "cannot check the clients against the new groups");
+		else
+			sd_event_source_set_description(c->recheck, "control-recheck");
+	}
 	if (!c->path)
 		return;
 	if (strcmp(cc->socket, c->path) != 0)
@@ -567,6 +729,16 @@ const char *control_path(const struct control *c)
 unsigned control_clients(const struct control *c)
 {
 	return c->n_clients;
+}
+
+unsigned control_clients_max(const struct control *c)
+{
+	return c->limits.clients_max;
+}
+
+const struct control_stats *control_stats(const struct control *c)
+{
+	return &c->stats;
 }
 
 /*

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The control socket: listening sockets (sock.c), who is on the other end and what they may
- * do (caller.c), connections turned away (refused.c), clients, framing and limits
- * (control.c), and the handshake, validation, authorization and call of one request
- * (dispatch.c). The commands themselves live above, in daemon/commands/: the table is
+ * do (caller.c), who gets a client slot (slots.c), connections turned away (refused.c),
+ * clients, framing and limits (control.c), and the handshake, validation, authorization and
+ * call of one request (dispatch.c). The commands themselves live above, in daemon/commands/: the table is
  * handed to control_new(), with the context its handlers take (the manager, opaque here).
  */
 #ifndef LATENCYD_CONTROL_H
@@ -73,6 +73,21 @@ struct control_commands {
 	size_t n;
 };
 
+/* slots.c: whether a new connection may take a client slot (see there for the rules). */
+struct slots_use {
+	unsigned clients;      /* connected */
+	unsigned of_uid;       /* of them, the newcomer's uid's */
+	unsigned unprivileged; /* of them, neither root's nor latencyd's uid's */
+};
+
+unsigned slots_per_user(unsigned clients_max);
+unsigned slots_reserved(unsigned clients_max);
+/* 0 when descriptor FD leaves the recorder its share; else -EBUSY and err says why. */
+int slots_fd_check(int fd, struct proto_error *err);
+/* 0 when a client of UID may take a slot; else -EBUSY and err says which limit. */
+int slots_check(const struct slots_use *use, uid_t uid, uid_t self, unsigned clients_max,
+		struct proto_error *err);
+
 /* refused.c: connections turned away at accept time, each with one error. */
 struct refused;
 struct refused_set {
@@ -89,8 +104,13 @@ struct refused_set {
 void refused_add(struct refused_set *set, int fd, const struct control_caller *caller,
 		 const struct proto_error *err, uint64_t linger_max_usec);
 void refused_free_all(struct refused_set *set);
-/* A client beyond clients_max: a "busy" error, then closed. Takes fd. */
-void refused_busy(int fd, unsigned n_clients, unsigned clients_max);
+/*
+ * A client with no slot for it (slots.c): the busy error ERR, then, with LINGER, kept as a
+ * refused connection above (its caller may still be sending its hello), else closed at
+ * once (the descriptor itself is what is short). Takes fd.
+ */
+void refused_busy(struct refused_set *set, int fd, unsigned id, const struct proto_error *err,
+		  bool linger, uint64_t linger_max_usec);
 
 /* control.c: the control socket and its clients: accept, credentials, framing, limits. */
 struct control_limits {
@@ -99,6 +119,19 @@ struct control_limits {
 	size_t output_max;  /* drop a client whose unread output exceeds this */
 	uint64_t handshake_timeout_usec;
 	uint64_t frame_timeout_usec; /* to finish a frame begun after the hello; 0 = none */
+	/* a client with unread output that reads none of it this long is dropped; 0 = none */
+	uint64_t output_timeout_usec;
+};
+
+/* What happened to control connections since latencyd started (status "control"). */
+struct control_stats {
+	uint64_t accepted;	/* connections accepted */
+	uint64_t refused;	/* not authorized, at accept time or after a reload */
+	uint64_t busy;		/* turned away for want of a slot or of descriptors */
+	uint64_t dropped_slow;	/* unread output past output_max or output_timeout */
+	uint64_t timed_out;	/* no hello, or a frame left unfinished */
+	uint64_t bad_frames;	/* too large, not JSON, not UTF-8, cut by the end of input */
+	uint64_t accept_failed; /* accept() failures (descriptors, memory) */
 };
 
 struct control;
@@ -112,6 +145,8 @@ void control_reconfigure(struct control *c, const struct conf_control *cc);
 void control_set_limits(struct control *c, const struct control_limits *l);
 const char *control_path(const struct control *c);
 unsigned control_clients(const struct control *c);
+unsigned control_clients_max(const struct control *c);
+const struct control_stats *control_stats(const struct control *c);
 /* Sends event NAME with DATA (borrowed) to every watching client. */
 void control_broadcast(struct control *c, const char *name, struct json_object *data);
 

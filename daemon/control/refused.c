@@ -10,7 +10,9 @@
  * beyond which they are closed at once, so that clients_max keeps protecting latencyd and
  * its members.
  *
- * A member beyond clients_max gets a "busy" error and is closed at once.
+ * A member with no slot for it (slots.c) gets a "busy" error the same way, lingering within
+ * the same budget; one turned away because latencyd is short of file descriptors is closed
+ * at once instead, for its descriptor is what latencyd lacks.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,19 +57,6 @@ static int send_error_frame(int fd, const struct proto_error *err)
 	return r;
 }
 
-void refused_busy(int fd, unsigned n_clients, unsigned clients_max)
-{
-	struct proto_error err;
-	int r;
-
-	log_warnx("%u clients connected, refusing one more", n_clients);
-	proto_error_set(&err, PROTO_ERR_BUSY, "too many clients (%u)", clients_max);
-	r = send_error_frame(fd, &err);
-	if (r < 0)
-		log_debug("busy reply: %s", strerror(-r));
-	close(fd);
-}
-
 static void refused_free(struct refused *rf)
 {
 	struct refused_set *set = rf->set;
@@ -109,20 +98,16 @@ static int on_refused_timeout(sd_event_source *s, uint64_t usec, void *userdata)
  * Shutting only our side first lets a client whose hello is not sent yet still send it and
  * read the error (a close would make its send fail with EPIPE, and it would never see why).
  */
-void refused_add(struct refused_set *set, int fd, const struct control_caller *caller,
-		 const struct proto_error *err, uint64_t linger_max_usec)
+static void linger(struct refused_set *set, int fd, unsigned id, const struct proto_error *err,
+		   uint64_t linger_max_usec)
 {
 	struct refused *rf = NULL;
-	char uid_field[64];
-	uint64_t linger;
+	uint64_t usec;
 	int r;
 
-	snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", (unsigned)caller->uid);
-	log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
-		   "client %u (pid %d): refused: %s", caller->id, (int)caller->pid, err->message);
 	r = send_error_frame(fd, err);
 	if (r < 0)
-		log_debug("client %u: refusal: %s", caller->id, strerror(-r));
+		log_debug("client %u: refusal: %s", id, strerror(-r));
 
 	if (set->n >= REFUSED_MAX || shutdown(fd, SHUT_WR) < 0)
 		goto close;
@@ -131,12 +116,12 @@ void refused_add(struct refused_set *set, int fd, const struct control_caller *c
 		goto close;
 	rf->set = set;
 	rf->fd = fd;
-	linger = REFUSED_LINGER_USEC;
-	if (linger_max_usec < linger)
-		linger = linger_max_usec;
+	usec = REFUSED_LINGER_USEC;
+	if (linger_max_usec < usec)
+		usec = linger_max_usec;
 	r = sd_event_add_io(set->event, &rf->io, fd, EPOLLIN, on_refused_io, rf);
 	if (r >= 0)
-		r = sd_event_add_time_relative(set->event, &rf->timer, CLOCK_MONOTONIC, linger, 0,
+		r = sd_event_add_time_relative(set->event, &rf->timer, CLOCK_MONOTONIC, usec, 0,
 					       on_refused_timeout, rf);
 	if (r < 0) {
 		sd_event_source_disable_unref(rf->io);
@@ -153,6 +138,33 @@ void refused_add(struct refused_set *set, int fd, const struct control_caller *c
 	return;
 
 close:
+	close(fd);
+}
+
+void refused_add(struct refused_set *set, int fd, const struct control_caller *caller,
+		 const struct proto_error *err, uint64_t linger_max_usec)
+{
+	char uid_field[64];
+
+	snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", (unsigned)caller->uid);
+	log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
+		   "client %u (pid %d): refused: %s", caller->id, (int)caller->pid, err->message);
+	linger(set, fd, caller->id, err, linger_max_usec);
+}
+
+void refused_busy(struct refused_set *set, int fd, unsigned id, const struct proto_error *err,
+		  bool keep, uint64_t linger_max_usec)
+{
+	int r;
+
+	log_warnx("client %u: busy: %s", id, err->message);
+	if (keep) {
+		linger(set, fd, id, err, linger_max_usec);
+		return;
+	}
+	r = send_error_frame(fd, err);
+	if (r < 0)
+		log_debug("client %u: busy reply: %s", id, strerror(-r));
 	close(fd);
 }
 

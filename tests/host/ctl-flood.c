@@ -19,6 +19,12 @@
  *                    the error code latencyd sent before closing
  *   ctl-flood noread-watch SOCK       says hello, asks to watch, never reads; exits 0 once
  *                                     latencyd has dropped it (then it reads what is left)
+ *   ctl-flood noread-reply SOCK N     says hello, pipelines N config requests, never reads;
+ *                                     exits 0 once latencyd has dropped it
+ *   ctl-flood hold SOCK N             opens N connections, each saying hello, and prints
+ *                                     what each got ("hello", or the error: "busy: ...");
+ *                                     then "holding K connections", and holds them until
+ *                                     its standard input ends
  *   ctl-flood steady SOCK N           says hello, then sends N requests over N/2 seconds, each
  *                                     send the end of one and the start of the next (never a
  *                                     whole frame at a time); exit 0 when all are answered
@@ -290,15 +296,30 @@ static int stall(const char *mode)
 	return 2;
 }
 
+/* Waits, without reading, for latencyd to close its end (POLLRDHUP). */
+static int until_dropped(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLRDHUP};
+	time_t end = time(NULL) + 10 * DEADLINE_SEC;
+	char buf[65536];
+
+	while (time(NULL) < end) {
+		if (poll(&p, 1, 1000) == 1 && (p.revents & (POLLRDHUP | POLLHUP))) {
+			while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+				;
+			printf("dropped by latencyd\n");
+			return 0;
+		}
+	}
+	fprintf(stderr, "never dropped\n");
+	return 1;
+}
+
 /* Never reads while latencyd is there; tells that it was dropped by a reset or EOF. */
 static int noread_watch(void)
 {
 	static const char req[] = HELLO "{\"id\":1,\"command\":\"watch\"}\n";
-	struct pollfd p;
 	int fd = dial();
-	time_t end = time(NULL) + 10 * DEADLINE_SEC;
-	char buf[65536];
-	ssize_t n;
 	int rcvbuf = 4096;
 
 	/* A small receive buffer: latencyd's own limit, not the kernel's, must stop it. */
@@ -307,17 +328,66 @@ static int noread_watch(void)
 	printf("watching without reading\n");
 	fflush(stdout);
 	/* POLLRDHUP: latencyd closed its end; the unread events are still in our buffer. */
-	p = (struct pollfd){.fd = fd, .events = POLLRDHUP};
-	while (time(NULL) < end) {
-		if (poll(&p, 1, 1000) == 1 && (p.revents & (POLLRDHUP | POLLHUP))) {
-			while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
-				;
-			printf("dropped by latencyd\n");
-			return 0;
+	return until_dropped(fd);
+}
+
+/* Large replies asked for and never read: latencyd's output waits for nobody. */
+static int noread_reply(int n)
+{
+	char *reqs = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&reqs, &len);
+	int fd = dial(), rcvbuf = 4096;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	fputs(HELLO, f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "{\"id\":%d,\"command\":\"config\"}\n", i);
+	fclose(f);
+	/* latencyd stops reading once its replies wait: what does not fit waits here. */
+	(void)send(fd, reqs, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	free(reqs);
+	printf("asked without reading\n");
+	fflush(stdout);
+	return until_dropped(fd);
+}
+
+/* N connections held open (idle after their hello) until stdin ends. */
+static int hold(int n)
+{
+	struct proto_reply rep;
+	struct proto_error err;
+	int *fds = calloc((size_t)n, sizeof(int)), held = 0;
+	char byte;
+
+	for (int i = 0; fds && i < n; i++) {
+		struct proto_decoder dec;
+		struct json_object *o;
+
+		fds[i] = dial();
+		proto_decoder_init(&dec, PROTO_FRAME_MAX);
+		/* A busy latencyd may have closed already: its error is still to read. */
+		send_all(fds[i], HELLO, strlen(HELLO));
+		o = next_frame(fds[i], &dec);
+		if (o && proto_message_kind(o) == PROTO_MSG_HELLO) {
+			printf("hello\n");
+			held++;
+		} else if (o && proto_reply_parse(o, &rep, &err) == 0 && !rep.ok) {
+			printf("%s: %s\n", rep.code_name, rep.message);
+			close(fds[i]);
+		} else {
+			printf("closed\n");
+			close(fds[i]);
 		}
+		json_object_put(o);
+		proto_decoder_done(&dec);
 	}
-	fprintf(stderr, "never dropped\n");
-	return 1;
+	printf("holding %d connections\n", held);
+	fflush(stdout);
+	while (read(0, &byte, 1) > 0)
+		;
+	free(fds);
+	return 0;
 }
 
 /* A slow but steady client: every frame ends, none within one read. */
@@ -414,6 +484,14 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "noread-watch") == 0) {
 		sock_path = argv[2];
 		return noread_watch();
+	}
+	if (argc == 4 && strcmp(argv[1], "noread-reply") == 0) {
+		sock_path = argv[2];
+		return noread_reply(atoi(argv[3]));
+	}
+	if (argc == 4 && strcmp(argv[1], "hold") == 0) {
+		sock_path = argv[2];
+		return hold(atoi(argv[3]));
 	}
 	if (argc == 4 && strcmp(argv[1], "steady") == 0) {
 		sock_path = argv[2];

@@ -4,7 +4,10 @@
 # (reload), a member of read_group alone reads but is refused reload (exit 1,
 # not-authorized), anyone else is refused at once (exit 1, not-authorized, before any
 # hello); with groups the socket file is 0666, without them 0660 (exit 3, permission
-# denied). Membership is supplementary (/etc/group), as latencyd reads it.
+# denied). Membership is supplementary (/etc/group), as latencyd reads it. Slots: a user
+# other than root holds at most a quarter of max_clients, the last quarter is root's, and a
+# client turned away reads why (busy); a reload that takes a group away closes its members'
+# connections, watchers included, with not-authorized.
 # Usage: test-access-groups.sh LATENCYD LATENCYCTL (as root: it creates throwaway users and
 # groups, removed at exit).
 set -u
@@ -18,6 +21,7 @@ done
 P=ltd$$
 GA=${P}adm GR=${P}rd GN=${P}no # admin group, read group, everyone's primary group
 UA=${P}a UR=${P}r UN=${P}n     # in GA only, in GR only, in neither
+UR2=${P}r2 UR3=${P}r3          # more members of GR only, for the slots
 USERS=() GROUPS_MADE=()
 remove_accounts() {
 	local u g
@@ -39,13 +43,15 @@ newuser() {
 newuser "$UA" "$GA"
 newuser "$UR" "$GR"
 newuser "$UN"
-UID_R=$(id -u "$UR") UID_N=$(id -u "$UN")
+newuser "$UR2" "$GR"
+newuser "$UR3" "$GR"
+UID_R=$(id -u "$UR") UID_N=$(id -u "$UN") UID_R2=$(id -u "$UR2")
 
 chmod 755 "$T"
 SOCK=$T/run/ctl.sock
-groups_conf() { # $1: the rate limit, to see whether a reload was taken
+groups_conf() { # $1: the rate limit, to see whether a reload was taken; $2: max_clients
 	cat <<CONF
-control: { socket = "$SOCK"; admin_group = "$GA"; read_group = "$GR"; };
+control: { socket = "$SOCK"; admin_group = "$GA"; read_group = "${READ_GROUP-$GR}"; ${2:+max_clients = $2;} };
 session: { enabled = false; };
 ratelimit: { rate = $1; };
 CONF
@@ -107,6 +113,56 @@ groups_conf 0.2 >"$T/latencyd.conf"
 start_daemon -c "$T/latencyd.conf"
 [ "$(stat -c %a "$SOCK")" = 666 ] || fail "groups set: socket mode $(stat -c %a "$SOCK"), not 666"
 check_users "bound socket"
+
+# Slots, with max_clients 4: one per user other than root, the last one root's. Watchers
+# hold them (with no session, each says no events will come once it is watching).
+groups_conf 0.2 4 >"$T/latencyd.conf"
+run "$LATENCYCTL" -s "$SOCK" reload
+expect_rc 0 "reload to max_clients 4"
+WATCHERS=()
+watch_as() {
+	setpriv --reuid="$1" --regid="$GN" --init-groups "$LATENCYCTL" -s "$SOCK" watch \
+		>"$T/watch-$1.out" 2>"$T/watch-$1.err" &
+	WATCHERS+=($!)
+	eval "WATCH_$2=$!"
+	wait_for 50 grep -q "no events will come" "$T/watch-$1.err" ||
+		fail "watch as $1: $(cat "$T/watch-$1.err")"
+}
+trap 'for p in "${WATCHERS[@]}"; do kill "$p" 2>/dev/null; done; cleanup; remove_accounts' EXIT
+watch_as "$UA" A
+watch_as "$UR" R
+watch_as "$UR2" R2
+as "$UR" status
+expect_rc 1 "a second connection of $UR"
+expect_err "latencyctl: hello: too many clients of uid $UID_R: 1, the most one user other than root may have (a quarter of max_clients 4) (busy)"
+as "$UR3" status
+expect_rc 1 "$UR3 with the last slot left"
+expect_err "latencyctl: hello: too many clients (4): the last 1 are kept for root (busy)"
+run "$LATENCYCTL" -s "$SOCK" status
+expect_rc 0 "root in the last slot"
+grep -q "client [0-9]*: busy: too many clients of uid $UID_R" "$T/latencyd.log" ||
+	fail "the busy refusal is not logged"
+pass "slots: one per user other than root (busy beyond, said to the client), the last one root's"
+
+# A reload that takes read_group away closes its members' watchers; admin_group's stays.
+READ_GROUP= groups_conf 0.2 4 >"$T/latencyd.conf"
+run "$LATENCYCTL" -s "$SOCK" reload
+expect_rc 0 "reload without read_group"
+for w in "$WATCH_R" "$WATCH_R2"; do
+	wait_for 100 sh -c "! kill -0 $w" || fail "a read_group member still watches after the reload"
+done
+wait "$WATCH_R"
+[ $? = 1 ] || fail "watch as $UR: exit status, expected 1"
+grep -qF "latencyctl: watch: uid $UID_R may not use latencyd's control socket: it is neither root nor in read_group (none configured) or admin_group ('$GA') (not-authorized)" \
+	"$T/watch-$UR.err" || fail "watch as $UR: $(cat "$T/watch-$UR.err")"
+grep -q "client [0-9]* (pid [0-9]*): closed after the reload: uid $UID_R2 may not use" \
+	"$T/latencyd.log" || fail "the closing after the reload is not logged"
+kill -0 "$WATCH_A" || fail "the admin_group member's watcher was closed"
+kill "$WATCH_A"
+run "$LATENCYCTL" -s "$SOCK" --json status
+jq -e '.control.refused >= 2 and .control.busy >= 2' "$T/out" >/dev/null ||
+	fail "not counted: $(jq -c .control "$T/out")"
+pass "a reload without read_group: its members' watchers closed (not-authorized), admin_group's kept"
 
 # Without groups (a reload), the file closes again: permission denied, exit 3.
 printf 'control: { socket = "%s"; };\nsession: { enabled = false; };\n' "$SOCK" >"$T/latencyd.conf"
