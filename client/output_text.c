@@ -61,7 +61,7 @@ struct status {
 	int64_t pid, uptime_usec;
 	struct json_object *module;
 	struct json_object *session, *output, *history, *ratelimit, *counters, *fleet;
-	struct json_object *collector, *control;
+	struct json_object *collector, *control, *retention;
 };
 
 /* The control socket (1.12): "2 clients (max 64); 3 busy, 1 dropped slow, ...". */
@@ -96,6 +96,28 @@ static int control_row(struct table *t, struct json_object *control)
 	    " timed out, %" PRId64 " bad frame(s), %" PRId64 " failed accept(s)",
 	    c.refused, c.busy, c.dropped_slow, c.timed_out, c.bad_frames, c.accept_failed);
 	return EXIT_OK;
+}
+
+/* 1.13: local snapshots deletions left on disk; a row only when there are some. */
+static int retention_row(struct table *t, struct json_object *retention)
+{
+	struct {
+		int64_t undeletable, deleted_in_part;
+	} d = {0};
+	const struct proto_field fields[] = {
+		{PROTO_KEY_UNDELETABLE, PROTO_FIELD_INT, 0, offsetof(__typeof__(d), undeletable)},
+		{PROTO_KEY_DELETED_IN_PART, PROTO_FIELD_INT, 0,
+		 offsetof(__typeof__(d), deleted_in_part)},
+		{NULL},
+	};
+	int r = result_dispatch(retention, fields, &d, "retention status");
+
+	if (r == EXIT_OK && (d.undeletable || d.deleted_in_part))
+		row(t, "Retention:",
+		    "%" PRId64 " snapshot(s) retention cannot delete (list-snapshots says why); "
+		    "%" PRId64 " deletion(s) failed part way since start",
+		    d.undeletable, d.deleted_in_part);
+	return r;
 }
 
 /* The flight recorder's part of status: absent when latencyd runs without a session. */
@@ -289,6 +311,8 @@ static int recorder_rows(struct table *t, const struct status *st)
 	    " dropped by the module, %" PRId64 " lost)",
 	    rc.alerts, rc.causes, rc.suppressed, rc.kernel_suppressed, rc.lost);
 	row(t, "Snapshots:", "%" PRId64 " (%" PRId64 " failed)", rc.snapshots, rc.failed);
+	if (st->retention && (r = retention_row(t, st->retention)) != EXIT_OK)
+		return r;
 	if (rc.detect_last_ns >= 0) {
 		char last[32], max[32];
 
@@ -320,6 +344,7 @@ static int print_status(struct json_object *result)
 		{PROTO_KEY_FLEET, PROTO_FIELD_OBJECT, 0, offsetof(struct status, fleet)},
 		{PROTO_KEY_COLLECTOR, PROTO_FIELD_OBJECT, 0, offsetof(struct status, collector)},
 		{PROTO_KEY_CONTROL, PROTO_FIELD_OBJECT, 0, offsetof(struct status, control)},
+		{PROTO_KEY_RETENTION, PROTO_FIELD_OBJECT, 0, offsetof(struct status, retention)},
 		{NULL},
 	};
 	static const struct proto_field module_fields[] = {

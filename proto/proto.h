@@ -54,9 +54,11 @@ struct json_tokener;
  *   1.10 status fleet "notes_dropped".
  *   1.11 status collector "deleted_in_part".
  *   1.12 status "control": the control socket's clients and what happened to connections.
+ *   1.13 status "retention": local snapshots a deletion left on disk ("undeletable") and
+ *        deletions that failed part way ("deleted_in_part").
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 12
+#define PROTO_REVISION 13
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -514,6 +516,9 @@ struct proto_request {
 #define PROTO_KEY_TIMED_OUT		"timed_out"
 #define PROTO_KEY_BAD_FRAMES		"bad_frames"
 #define PROTO_KEY_ACCEPT_FAILED		"accept_failed"
+/* 1.13: status's local retention (and "deleted_in_part") */
+#define PROTO_KEY_RETENTION		"retention"
+#define PROTO_KEY_UNDELETABLE		"undeletable"
 
 struct proto_reply {
 	int64_t id;

@@ -37,6 +37,7 @@ struct catalog {
 	struct json_object *doc;
 	struct catalog_entry **entries; /* oldest first */
 	size_t n, cap;
+	uint64_t deleted_in_part; /* since open: deletions that failed past their check */
 };
 
 static struct json_object *doc_new(void)
@@ -140,6 +141,52 @@ static char *keep_aside(const char *file)
 }
 
 /*
+ * FILE, which cannot be linked (a directory; a file system without links), moved beside
+ * itself under the first of the names keep_aside() tries that is free: never in place of an
+ * older copy, nor into an empty directory of that name. The name, or NULL (errno set).
+ */
+static char *move_aside(const char *file)
+{
+	char *aside = NULL;
+	struct stat st;
+
+	for (unsigned n = 0; n < 100; n++) {
+		free(aside);
+		if ((n ? asprintf(&aside, "%s.corrupt.%u", file, n)
+		       : asprintf(&aside, "%s.corrupt", file)) < 0)
+			return NULL;
+		if (lstat(aside, &st) == 0)
+			continue;
+		if (errno == ENOENT && rename(file, aside) == 0)
+			return aside;
+		free(aside);
+		return NULL;
+	}
+	free(aside);
+	errno = EEXIST;
+	return NULL;
+}
+
+/* What a catalog file that is not a regular file is, for the log. */
+static const char *file_type(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return "a directory";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	default:
+		return "not a regular file";
+	}
+}
+
+/*
  * An entry without a usable id is left out: nothing could name it, and its id would be
  * handed out again. The file as it was is kept beside the catalog, which the next save
  * replaces, so that what was left out can still be read.
@@ -238,6 +285,8 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered)
 	struct catalog *c;
 	struct json_object *doc = NULL, *entries;
 	char *path = NULL, *aside = NULL;
+	struct stat st;
+	bool regular;
 	int r;
 
 	*recovered = false;
@@ -248,21 +297,25 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered)
 		r = -ENOMEM;
 		goto fail;
 	}
-	if (access(path, F_OK) == 0) {
-		doc = json_object_from_file(path);
+	if (stat(path, &st) == 0) {
+		/* Only a regular file is read: a FIFO would block the start until a writer came. */
+		regular = S_ISREG(st.st_mode);
+		doc = regular ? json_object_from_file(path) : NULL;
 		if (!doc || !doc_valid(doc)) {
 			json_object_put(doc);
 			doc = NULL;
-			/* Where links cannot be made, the older copy goes instead. */
-			aside = keep_aside(path);
-			if (aside ? unlink(path) < 0
-				  : !(aside = path_in(c, CATALOG_FILE ".corrupt")) ||
-					    rename(path, aside) < 0) {
-				r = aside ? -errno : -ENOMEM;
+			aside = regular ? keep_aside(path) : NULL;
+			if (aside ? unlink(path) < 0 : !(aside = move_aside(path))) {
+				r = -errno;
 				goto fail;
 			}
-			log_warnx("%s does not parse: kept as %s, a new catalog started", path,
-				  aside);
+			if (regular)
+				log_warnx("%s does not parse: kept as %s, a new catalog started",
+					  path, aside);
+			else
+				log_warnx("%s is %s, not a catalog: moved to %s, a new catalog "
+					  "started",
+					  path, file_type(st.st_mode), aside);
 			*recovered = true;
 		}
 	} else if (errno != ENOENT) {
@@ -500,11 +553,20 @@ struct catalog_entry *catalog_new_entry(struct catalog *c, uint64_t *id)
 	return catalog_add_entry(c, *id);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+/* A directory of the output directory that may be a snapshot the catalog does not know. */
+struct orphan {
+	uint64_t id;
+	char *name;
+};
 
-	return x < y ? -1 : x > y;
+/* By id, then name: of two directories with one id, the same one is adopted every time. */
+static int cmp_orphan(const void *a, const void *b)
+{
+	const struct orphan *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 /* The id of a directory named PREFIX-ID-DATE-TIME-N, or 0. */
@@ -524,31 +586,35 @@ static uint64_t orphan_id(const char *name, const char *prefix)
 	return errno || *end != '-' || id >= INT64_MAX ? 0 : id;
 }
 
-static int adopt(struct catalog *c, const char *dir, const char *prefix, uint64_t id)
+/*
+ * O, an entry of DIR (open as DFD), as a new entry of the catalog: 1 when adopted, 0 when
+ * it is not a directory (LTTng makes none but directories there) or went since the
+ * listing, -errno when it cannot be looked at.
+ */
+static int adopt(struct catalog *c, int dfd, const char *dir, const struct orphan *o)
 {
-	struct catalog_entry e = {.id = id, .status = CATALOG_COMPLETE};
-	char pattern[64], *path = NULL;
-	struct dirent *de;
+	struct catalog_entry e = {.id = o->id, .status = CATALOG_COMPLETE};
 	struct stat st;
 	int r = 0;
-	DIR *d = opendir(dir);
 
-	if (!d)
-		return -errno;
-	snprintf(pattern, sizeof(pattern), "%s-%" PRIu64 "-", prefix, id);
-	while ((de = readdir(d)) && !path)
-		if (strncmp(de->d_name, pattern, strlen(pattern)) == 0 &&
-		    asprintf(&path, "%s/%s", dir, de->d_name) < 0)
-			path = NULL;
-	closedir(d);
-	if (!path || stat(path, &st) < 0) {
-		free(path);
-		return -ENOMEM;
+	if (fstatat(dfd, o->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		r = -errno;
+		log_warnx("%s/%s: %s: cannot tell whether it is a snapshot missing from the "
+			  "catalog",
+			  dir, o->name, strerror(-r));
+		return r;
 	}
+	if (!S_ISDIR(st.st_mode)) {
+		log_warnx("%s/%s is not a directory: not adopted as a snapshot", dir, o->name);
+		return 0;
+	}
+	if (asprintf(&e.path, "%s/%s", dir, o->name) < 0)
+		return -ENOMEM;
 	e.time = (uint64_t)st.st_mtime;
-	e.name = catalog_strdup(strrchr(path, '/') + 1, &r);
-	e.path = path;
-	e.bytes = dir_size(path);
+	e.name = catalog_strdup(o->name, &r);
+	e.bytes = dir_size(e.path);
 	e.error = catalog_strdup("found on disk after latencyd stopped before cataloguing it: "
 				 "causes unknown",
 				 &r);
@@ -556,42 +622,72 @@ static int adopt(struct catalog *c, const char *dir, const char *prefix, uint64_
 		catalog_entry_free(&e);
 		return -ENOMEM;
 	}
-	return 0;
+	return 1;
 }
 
-int catalog_adopt_orphans(struct catalog *c, const char *dir, const char *prefix)
+/* The orphans of D: one read of the directory, however many there are. */
+static int list_orphans(struct catalog *c, DIR *d, const char *prefix, struct orphan **ret,
+			size_t *n)
 {
-	uint64_t *ids = NULL, *grown, id;
-	size_t n = 0, cap = 0;
+	struct orphan *v = NULL, *grown;
+	size_t cap = 0;
 	struct dirent *de;
-	int r = 0;
-	DIR *d = opendir(dir);
+	uint64_t id;
 
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+	*n = 0;
 	while ((de = readdir(d))) {
 		id = orphan_id(de->d_name, prefix);
 		if (!id || catalog_find(c, id))
 			continue;
-		if (n == cap) {
+		if (*n == cap) {
 			cap = cap ? 2 * cap : 16;
-			grown = realloc(ids, cap * sizeof(*ids));
-			if (!grown) {
-				r = -ENOMEM;
-				break;
-			}
-			ids = grown;
+			grown = realloc(v, cap * sizeof(*v));
+			if (!grown)
+				goto fail;
+			v = grown;
 		}
-		ids[n++] = id;
+		v[*n].id = id;
+		v[*n].name = strdup(de->d_name);
+		if (!v[*n].name)
+			goto fail;
+		(*n)++;
+	}
+	*ret = v;
+	return 0;
+fail:
+	while (*n > 0)
+		free(v[--*n].name);
+	free(v);
+	return -ENOMEM;
+}
+
+int catalog_adopt_orphans(struct catalog *c, const char *dir, const char *prefix)
+{
+	struct orphan *v = NULL;
+	size_t n = 0, adopted = 0;
+	uint64_t done = 0; /* the id last adopted: a second directory with it is left alone */
+	int r;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	r = list_orphans(c, d, prefix, &v, &n);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_orphan);
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		if (v[i].id == done)
+			continue;
+		r = adopt(c, dirfd(d), dir, &v[i]);
+		if (r > 0) {
+			done = v[i].id;
+			adopted++;
+		}
 	}
 	closedir(d);
-	if (n)
-		qsort(ids, n, sizeof(*ids), cmp_u64);
-	for (size_t i = 0; i < n && r == 0; i++)
-		if (i == 0 || ids[i] != ids[i - 1])
-			r = adopt(c, dir, prefix, ids[i]);
-	free(ids);
-	return r < 0 ? r : (int)n;
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	return r < 0 ? r : (int)adopted;
 }
 
 static long find_index(struct catalog *c, uint64_t id)
@@ -633,7 +729,7 @@ static bool own_snapshot_dir(const struct catalog_entry *e)
 	       strstr(e->name, id) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* How a deletion's note begins (note()). */
+/* How a deletion's note begins (note()): the first two leave files on disk. */
 static const char *const note_marks[] = {
 	"cannot be deleted: ", "deleted in part: ", "its directory is gone"};
 
@@ -654,6 +750,33 @@ static size_t before_note(const char *error)
 			n = (size_t)(p - error);
 	}
 	return n;
+}
+
+/*
+ * Whether E's error says that its last deletion failed, of all of it or of part of it: its
+ * files, or what is left of them, are still on disk.
+ */
+static bool deletion_failed(const struct catalog_entry *e)
+{
+	const char *mark;
+	size_t n;
+
+	if (!e->error)
+		return false;
+	n = before_note(e->error);
+	mark = e->error + n + (e->error[n] == ';' ? 2 : 0);
+	for (size_t i = 0; i < 2; i++)
+		if (!strncmp(mark, note_marks[i], strlen(note_marks[i])))
+			return true;
+	return false;
+}
+
+void catalog_deletions(const struct catalog *c, struct catalog_deletions *d)
+{
+	d->undeletable = 0;
+	d->deleted_in_part = c->deleted_in_part;
+	for (size_t i = 0; i < c->n; i++)
+		d->undeletable += deletion_failed(c->entries[i]);
 }
 
 /*
@@ -688,7 +811,7 @@ static void note(struct catalog_entry *e, char *text)
  * it is gone, or is not latencyd's to delete. When a deletion fails past the check, E stays
  * true to what is left: failed, its bytes what is left, its error what went and why.
  */
-static int delete_files(struct catalog_entry *e)
+static int delete_files(struct catalog *c, struct catalog_entry *e)
 {
 	char *parent = NULL, *text = NULL;
 	const char *name;
@@ -717,6 +840,7 @@ static int delete_files(struct catalog_entry *e)
 	if (fd >= 0)
 		close(fd);
 	if (r < 0 && o->removed) {
+		c->deleted_in_part++;
 		e->status = CATALOG_FAILED;
 		e->bytes = dir_size(e->path);
 		if (asprintf(&text,
@@ -737,7 +861,7 @@ static int delete_files(struct catalog_entry *e)
 static int delete_index(struct catalog *c, size_t i)
 {
 	struct catalog_entry *e = c->entries[i];
-	int r = delete_files(e);
+	int r = delete_files(c, e);
 
 	if (r < 0)
 		return r;

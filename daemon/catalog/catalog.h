@@ -30,8 +30,9 @@ struct catalog;
 
 /*
  * Opens DIR/catalog.json, or starts an empty catalog when there is none. A file that does
- * not parse is renamed to catalog.json.corrupt (kept for inspection) and the catalog
- * starts empty; *recovered tells the caller to say so. Entries left "recording" by a
+ * not parse, or a catalog.json that is not a regular file (a directory...), is put aside as
+ * catalog.json.corrupt, or .corrupt.N beside an older one (kept for inspection), and the
+ * catalog starts empty; *recovered tells the caller to say so. Entries left "recording" by a
  * crash are marked failed. An entry without a usable id is logged with its place and left
  * out, the file as it was linked to catalog.json.corrupt; *recovered is set then too.
  */
@@ -53,7 +54,8 @@ struct catalog_entry *catalog_insert(struct catalog *c, struct catalog_entry *e)
 /*
  * Snapshot directories PREFIX-ID-* in DIR that the catalog does not know (latencyd was
  * killed between a record and the catalog's save) become entries, so that their ids are
- * never handed out again and retention manages them. Returns how many, or -errno.
+ * never handed out again and retention manages them; DIR is read once. Returns how many, or
+ * -errno (an entry that cannot be looked at: logged with its path).
  */
 int catalog_adopt_orphans(struct catalog *c, const char *dir, const char *prefix);
 struct catalog_entry *catalog_find(struct catalog *c, uint64_t id);
@@ -80,6 +82,15 @@ struct json_object *catalog_suppressed(struct catalog *c);
  * and the next oldest go instead. Returns how many were deleted, or -ENOMEM.
  */
 int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec);
+
+/* Local snapshots' deletions, by retention or a client (status "retention"). */
+struct catalog_deletions {
+	size_t undeletable;	  /* entries whose last deletion failed: still on disk, whole or
+				   * in part (their error says why), counted until one succeeds */
+	uint64_t deleted_in_part; /* since the catalog was opened: deletions that failed past
+				   * their check, some of the snapshot gone */
+};
+void catalog_deletions(const struct catalog *c, struct catalog_deletions *d);
 
 /* A top-level member of the document (created empty when missing or of another type). */
 struct json_object *catalog_member(struct catalog *c, const char *key, bool array);

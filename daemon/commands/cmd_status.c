@@ -2,7 +2,7 @@
 /*
  * "status": the daemon (version, pid, uptime), the kernel module's state, and the flight
  * recorder's state (session, output, history, rate limits, counters) rendered from
- * struct recorder_status, and the control socket's clients.
+ * struct recorder_status, local retention's failures, and the control socket's clients.
  */
 #include <errno.h>
 #include <time.h>
@@ -193,6 +193,18 @@ static struct json_object *collector_object(struct manager *m, int *r)
 	return o;
 }
 
+/* The local snapshots that deletions left on disk, whole or in part (catalog.c). */
+static struct json_object *retention_object(struct manager *m, int *r)
+{
+	struct json_object *o = obj();
+	struct catalog_deletions d;
+
+	catalog_deletions(m->catalog, &d);
+	result_add_int(o, PROTO_KEY_UNDELETABLE, (int64_t)d.undeletable, r);
+	result_add_int(o, PROTO_KEY_DELETED_IN_PART, (int64_t)d.deleted_in_part, r);
+	return o;
+}
+
 static void add_recorder(struct manager *m, struct json_object *o, int *r)
 {
 	const struct conf *c = m->conf;
@@ -208,6 +220,8 @@ static void add_recorder(struct manager *m, struct json_object *o, int *r)
 	result_add(o, PROTO_KEY_HISTORY, history_object(m, &st, r), r);
 	result_add(o, PROTO_KEY_RATELIMIT, ratelimit_object(m, &st, r), r);
 	result_add(o, PROTO_KEY_COUNTERS, counters_object(&st, r), r);
+	if (m->catalog)
+		result_add(o, PROTO_KEY_RETENTION, retention_object(m, r), r);
 	if (m->fleet)
 		result_add(o, PROTO_KEY_FLEET, fleet_object(m, r), r);
 }

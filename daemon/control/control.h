@@ -94,6 +94,10 @@ struct refused_set {
 	sd_event *event;
 	struct refused *head;
 	unsigned n;
+	/* Busy refusals: the first is logged, those after it within an interval counted. */
+	sd_event_source *busy_timer; /* armed while an interval runs */
+	uint64_t busy_unlogged;
+	char busy_last[PROTO_MESSAGE_MAX]; /* the last one's reason */
 };
 
 /*
@@ -107,7 +111,8 @@ void refused_free_all(struct refused_set *set);
 /*
  * A client with no slot for it (slots.c): the busy error ERR, then, with LINGER, kept as a
  * refused connection above (its caller may still be sending its hello), else closed at
- * once (the descriptor itself is what is short). Takes fd.
+ * once (the descriptor itself is what is short). Takes fd. Logged at most once an
+ * interval, with how many were not (a flood of clients must not flood the journal).
  */
 void refused_busy(struct refused_set *set, int fd, unsigned id, const struct proto_error *err,
 		  bool linger, uint64_t linger_max_usec);

@@ -154,8 +154,10 @@ static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
 		log_warnx("snapshot %" PRIu64 " left out of the catalog: out of memory", id);
 		return;
 	}
-	manager_catalog_update(m);
+	/* Before retention, which may delete this very entry (a snapshot larger than max_bytes,
+	 * or older ones that cannot be deleted): the watchers still hear of the record. */
 	view = catalog_entry_to_json(e, CATALOG_FORM_VIEW, CATALOG_VIEW_CAUSES);
+	manager_catalog_update(m);
 	if (view) {
 		/* As show-snapshot: within one frame, with the event's envelope. */
 		catalog_view_fit(view, PROTO_PAYLOAD_BUDGET);

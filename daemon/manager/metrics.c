@@ -179,6 +179,7 @@ static uint64_t member_u64(struct json_object *o, const char *key)
 
 static void catalog_metrics(struct prom *p, struct manager *m)
 {
+	struct catalog_deletions d;
 	uint64_t bytes = 0;
 
 	/* Sizes from a damaged catalog may add up past 2^64: a sum that wrapped would look small. */
@@ -191,6 +192,14 @@ static void catalog_metrics(struct prom *p, struct manager *m)
 	    "Snapshots the catalog holds (after retention).", catalog_count(m->catalog));
 	one(p, "latencyd_catalog_bytes", "gauge",
 	    "Bytes the catalog's local snapshots take on disk.", bytes);
+	catalog_deletions(m->catalog, &d);
+	one(p, "latencyd_retention_undeletable_snapshots", "gauge",
+	    "Local snapshots whose last deletion, by retention or a client, failed: on disk "
+	    "whole or in part, taking room retention cannot free (list-snapshots says why).",
+	    d.undeletable);
+	one(p, "latencyd_retention_deleted_in_part_total", "counter",
+	    "Deletions of a local snapshot that failed past their check, leaving part of it.",
+	    d.deleted_in_part);
 	if (m->last_history && member_u64(m->last_history, PROTO_KEY_WINDOW_NS)) {
 		family(p, "latencyd_history_window_seconds", "gauge",
 		       "How far back the last snapshot measured was complete: the history an "
@@ -265,6 +274,43 @@ static void fleet_metrics(struct prom *p, struct manager *m)
 	    st.notes_dropped);
 }
 
+/* The control socket (control.c): its clients, and what became of connections. */
+static void control_metrics(struct prom *p, struct manager *m)
+{
+	const struct control_stats *st = control_stats(m->control);
+
+	one(p, "latencyd_control_clients", "gauge", "Clients connected to the control socket.",
+	    control_clients(m->control));
+	one(p, "latencyd_control_max_clients", "gauge",
+	    "Clients the control socket takes at once (control.max_clients).",
+	    control_clients_max(m->control));
+	one(p, "latencyd_control_accepted_total", "counter",
+	    "Connections to the control socket accepted, those refused after included.",
+	    st->accepted);
+	family(p, "latencyd_control_refused_total", "counter",
+	       "Control connections refused, by reason: not_authorized (at accept time, or "
+	       "closed after a reload took their groups away), busy (no client slot or file "
+	       "descriptor left for it).");
+	sample(p, "latencyd_control_refused_total",
+	       (const char *const[]){"reason", "not_authorized", NULL}, st->refused);
+	sample(p, "latencyd_control_refused_total", (const char *const[]){"reason", "busy", NULL},
+	       st->busy);
+	one(p, "latencyd_control_dropped_slow_total", "counter",
+	    "Clients dropped for not reading their output (past its limit, or none read for "
+	    "30 s).",
+	    st->dropped_slow);
+	one(p, "latencyd_control_timed_out_total", "counter",
+	    "Clients closed for sending no hello, or leaving a request unfinished, for 10 s.",
+	    st->timed_out);
+	one(p, "latencyd_control_bad_frames_total", "counter",
+	    "Requests that were too large, not JSON, not UTF-8, or cut by the end of input.",
+	    st->bad_frames);
+	one(p, "latencyd_control_accept_failures_total", "counter",
+	    "Failed accepts on the control socket (out of descriptors or memory), retried each "
+	    "second.",
+	    st->accept_failed);
+}
+
 int manager_metrics_text(struct manager *m, char **text)
 {
 	struct prom p;
@@ -286,6 +332,8 @@ int manager_metrics_text(struct manager *m, char **text)
 		catalog_metrics(&p, m);
 	if (m->fleet && m->catalog)
 		fleet_metrics(&p, m);
+	if (m->control)
+		control_metrics(&p, m);
 	one(&p, "latencyd_metrics_textfile_failures_total", "counter",
 	    "Writes of metrics.textfile that failed (the log says why).", m->metrics_failures);
 	if (fclose(p.f) != 0) {

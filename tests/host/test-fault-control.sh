@@ -109,6 +109,30 @@ failed=$(counter accept_failed)
 alive
 pass "accept() failing with EMFILE: retried ($failed times), one warning, served again after"
 
+# A flood of clients turned away busy (64 slots, 364 clients holding what they get): each is
+# counted, but the log says one line per interval with the count of those it did not say one
+# by one, not a line each. Every refusal is in the log either way: said, or in a count.
+busy_lines() { grep -Ec "client [0-9]+: busy: |more client\(s\) turned away busy" "$T/latencyd.log"; }
+busy_logged() {
+	grep -Eo "client [0-9]+: busy: |[0-9]+ more client\(s\) turned away busy" "$T/latencyd.log" |
+		awk '/more client/ { n += $1; next } { n++ } END { print n + 0 }'
+}
+busy_all_logged() { [ "$(busy_logged)" = "$(counter busy)" ]; }
+lines_before=$(busy_lines)
+busy_before=$(counter busy)
+"$CTL_FLOOD" hold "$SOCK" 364 </dev/null >"$T/flood.out" 2>&1 || fail "hold: $(tail -3 "$T/flood.out")"
+refusals=$(grep -c "^busy: too many clients (64)" "$T/flood.out")
+[ "$refusals" -ge 300 ] || fail "the flood: $(sort "$T/flood.out" | uniq -c)"
+[ $(($(counter busy) - busy_before)) -ge "$refusals" ] ||
+	fail "busy counted $(($(counter busy) - busy_before)) times for $refusals refusals"
+wait_for 300 busy_all_logged ||
+	fail "the log accounts for $(busy_logged) busy clients, status counts $(counter busy): $(grep busy "$T/latencyd.log" | tail -5)"
+lines=$(($(busy_lines) - lines_before))
+[ "$lines" -ge 1 ] && [ "$lines" -le $((refusals / 10)) ] ||
+	fail "$lines log lines for $refusals busy clients: $(grep busy "$T/latencyd.log" | tail -5)"
+alive
+pass "$refusals clients turned away busy in a flood: $lines log line(s), each refusal counted and accounted for"
+
 # The client that never read: dropped by the output timeout, logged and counted.
 wait_for 1200 sh -c "! kill -0 $NOREAD" || fail "the client that never reads is still connected"
 wait "$NOREAD" || fail "noread-reply: $(cat "$T/noread.out")"

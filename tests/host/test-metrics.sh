@@ -17,7 +17,8 @@ command -v curl >/dev/null || { echo "SKIP: curl missing"; exit 77; }
 
 UST_APP=$UST_APP . "$(dirname "$0")/fleet-lib.sh"
 . "$(dirname "$0")/prom-lib.sh"
-trap 'prom_stop; stop_all; cleanup' EXIT
+# A snapshot made undeletable below is made deletable again, whatever fails.
+trap '[ -n "${sub:-}" ] && chmod 0755 "$sub" 2>/dev/null; prom_stop; stop_all; cleanup' EXIT
 start_fleet_broker
 ust_recorder_setup "$UST_APP"
 mkdir "$T/textfile"
@@ -27,6 +28,7 @@ control: { socket = "$SOCK"; };
 $(ust_recorder_conf latencyd-metrics)
 output: { directory = "$T/snapshots"; };
 ratelimit: { rate = 0; };
+retention: { max_count = 1; };
 metrics: { textfile = "$PROMFILE"; interval = "1s"; };
 fleet: { enabled = true; broker = "mqtt://127.0.0.1:$PORT"; host = "h1"; group = "metrics"; };
 CONF
@@ -95,6 +97,38 @@ chmod 0755 "$T/textfile"
 wait_for 50 grep -q "metrics.textfile $PROMFILE written again" "$T/latencyd.log" ||
 	fail "not written again once the directory is writable"
 pass "an unwritable textfile: counted, said once, written again"
+
+# Local retention (max_count 1) that cannot delete snapshot 1 (a directory of it not
+# writable): the snapshot is kept, counted while it is there in status and the metrics, and
+# goes once it can (at the next snapshot's pass).
+retention() { "$LATENCYCTL" -s "$SOCK" --json status | jq -c .retention; }
+retention_is() { [ "$(retention)" = "$1" ]; }
+snap1=$(jq -r '.snapshots[] | select(.id == 1) | .path' "$CAT")
+sub=$(find "$snap1" -mindepth 1 -maxdepth 1 -type d | head -1)
+[ -d "$sub" ] || fail "snapshot 1 has no directory inside: $(ls -la "$snap1")"
+chmod 0555 "$sub"
+"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
+wait_for 100 grep -q "snapshot 1: cannot be deleted: .*Permission denied; kept whole" "$T/latencyd.log" ||
+	fail "retention did not meet the undeletable snapshot: $(grep -i snapshot "$T/latencyd.log" | tail -5)"
+retention_is '{"undeletable":1,"deleted_in_part":0}' || fail "status retention: $(retention)"
+run "$LATENCYCTL" -s "$SOCK" metrics
+"$PROM/promtool" check metrics <"$T/out" >"$T/promtool.log" 2>&1 ||
+	fail "promtool check metrics, retention: $(cat "$T/promtool.log")"
+# Snapshot 2 went instead (a count limit), snapshot 1 stays.
+expect_values "$T/out" retention latencyd_retention_undeletable_snapshots=1 \
+	latencyd_retention_deleted_in_part_total=0 latencyd_catalog_snapshots=1
+run "$LATENCYCTL" -s "$SOCK" status
+expect_out "1 snapshot(s) retention cannot delete (list-snapshots says why)"
+wait_for 50 sh -c "grep -q '^latencyd_retention_undeletable_snapshots 1$' '$PROMFILE'" ||
+	fail "the textfile does not count it: $(grep retention "$PROMFILE")"
+chmod 0755 "$sub"
+"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
+wait_for 100 retention_is '{"undeletable":0,"deleted_in_part":0}' ||
+	fail "the snapshot deletable again is still counted: $(retention)"
+[ ! -e "$snap1" ] || fail "snapshot 1 is still there: $(ls -la "$snap1")"
+run "$LATENCYCTL" -s "$SOCK" metrics
+expect_values "$T/out" retention latencyd_retention_undeletable_snapshots=0 latencyd_catalog_snapshots=1
+pass "a local snapshot retention cannot delete: kept, counted in status and the metrics, deleted once it can be"
 stop_daemon
 
 # The module's counters, per tracker, from its sysfs files (a fake tree: no module here).
@@ -121,8 +155,45 @@ printf 'since_ns 5 now_ns 10\n4096 7\n' >"$S/syscalls/hist/delay_ns"
 # 64 keys: the metrics outgrow a frame, and latencyctl asks for the rest (next_line).
 { printf 'since_ns 5 now_ns 10\nper syscall\n0 4096 4\n1 4096 3\n'
 	for k in $(seq 2 63); do echo "$k 4096 1"; done; } >"$S/syscalls/hist/by_key"
-printf 'control: { socket = "%s"; };\nsession: { enabled = false; };\n' "$SOCK" >"$T/bare.conf"
+printf 'control: { socket = "%s"; max_clients = 2; };\nsession: { enabled = false; };\n' "$SOCK" >"$T/bare.conf"
 LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/bare.conf"
+
+# The control socket's counters: two connections that say nothing hold both slots (a third
+# is busy) until the handshake timeout closes them; a frame that is not JSON is a bad one.
+SILENT=()
+for i in 1 2; do
+	socat -u UNIX-CONNECT:"$SOCK" /dev/null 2>/dev/null &
+	SILENT+=($!)
+done
+wait_for 100 sh -c "'$LATENCYCTL' -s '$SOCK' status 2>&1 | grep -q 'too many clients (2)'" ||
+	fail "no busy client with both slots held"
+wait_for 300 sh -c "'$LATENCYCTL' -s '$SOCK' --json status | jq -e '.control.timed_out == 2' >/dev/null" ||
+	fail "the silent clients are not timed out: $("$LATENCYCTL" -s "$SOCK" --json status | jq -c .control)"
+for p in "${SILENT[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+printf 'not json\n' | timeout 10 socat - UNIX-CONNECT:"$SOCK" >/dev/null 2>&1
+run "$LATENCYCTL" -s "$SOCK" metrics
+expect_rc 0 "latencyctl metrics, control counters"
+cp "$T/out" "$T/control.prom"
+"$LATENCYCTL" -s "$SOCK" --json status | jq .control >"$T/control.json" || fail "status"
+"$PROM/promtool" check metrics <"$T/control.prom" >"$T/promtool.log" 2>&1 ||
+	fail "promtool check metrics, control counters: $(cat "$T/promtool.log")"
+# Each as status says it, status asked one connection later (its own is accepted then).
+ctl_status() { jq -r ".$1" "$T/control.json"; }
+expect_values "$T/control.prom" latencyd_control_ \
+	latencyd_control_clients=1 latencyd_control_max_clients=2 \
+	"latencyd_control_accepted_total=$(($(ctl_status accepted) - 1))" \
+	"latencyd_control_refused_total{reason=\"not_authorized\"}=$(ctl_status refused)" \
+	"latencyd_control_refused_total{reason=\"busy\"}=$(ctl_status busy)" \
+	"latencyd_control_dropped_slow_total=$(ctl_status dropped_slow)" \
+	latencyd_control_timed_out_total=2 latencyd_control_bad_frames_total=1 \
+	"latencyd_control_accept_failures_total=$(ctl_status accept_failed)"
+[ "$(ctl_status busy)" -ge 1 ] && [ "$(ctl_status accepted)" -ge 6 ] ||
+	fail "status control: $(cat "$T/control.json")"
+for t in gauge:latencyd_control_clients counter:latencyd_control_refused_total \
+	counter:latencyd_control_accept_failures_total; do
+	grep -q "^# TYPE ${t#*:} ${t%%:*}$" "$T/control.prom" || fail "no TYPE ${t#*:} ${t%%:*}"
+done
+pass "the control socket's counters as metrics: $(grep -c '^latencyd_control_' "$T/control.prom") samples, as status says"
 run "$LATENCYCTL" -s "$SOCK" metrics
 expect_rc 0 "latencyctl metrics, module counters"
 "$PROM/promtool" check metrics <"$T/out" >"$T/promtool.log" 2>&1 ||
@@ -152,7 +223,10 @@ grep -q 'latencyd_latency_seconds_bucket{tracker="wakeup"' "$T/out" &&
 "$LATENCYCTL" -s "$SOCK" --json metrics >"$T/parts.json" || fail "latencyctl --json metrics"
 [ "$(jq -s 'length' "$T/parts.json")" -gt 1 ] && jq -s -e '.[-1] | has("next_line") | not' \
 	"$T/parts.json" >/dev/null || fail "no parts: $(jq -c '[.[] | .next_line]' -s "$T/parts.json")"
-jq -j -s '.[].text' "$T/parts.json" | cmp -s - "$T/out" || fail "the parts do not add up to the text"
+# The same text but for the connections accepted: this is one more.
+jq -j -s '.[].text' "$T/parts.json" | grep -v '^latencyd_control_accepted_total ' |
+	cmp -s - <(grep -v '^latencyd_control_accepted_total ' "$T/out") ||
+	fail "the parts do not add up to the text"
 grep -q 'latencyd_latency_by_syscall_seconds_count{tracker="syscalls",syscall="63"} 1' "$T/out" ||
 	fail "the last key is missing"
 pass "the module's histograms: per tracker, disk and system call, cumulative on fixed bounds; $(jq -s length "$T/parts.json") parts"

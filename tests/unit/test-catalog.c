@@ -334,6 +334,142 @@ static void test_orphans_adopted(void)
 	free(out);
 }
 
+/*
+ * A catalog.json that is a directory is said to be one, not "does not parse", and moved
+ * aside without replacing an older copy kept aside (a file, or another directory).
+ */
+static void test_catalog_is_a_directory(void)
+{
+	char *path, *aside, *aside1, *logged;
+	struct test_capture capture;
+	struct catalog *c;
+	bool recovered;
+	struct stat st;
+
+	ASSERT_TRUE(asprintf(&path, "%s/%s", dir, CATALOG_FILE) > 0);
+	ASSERT_TRUE(asprintf(&aside, "%s/%s.corrupt", dir, CATALOG_FILE) > 0);
+	ASSERT_TRUE(asprintf(&aside1, "%s/%s.corrupt.1", dir, CATALOG_FILE) > 0);
+	ASSERT_EQ(rm_tree(aside), 0);
+	ASSERT_EQ(rm_tree(aside1), 0);
+	ASSERT_EQ(rm_tree(path), 0);
+	write_file(aside, "an older damaged catalog");
+	ASSERT_EQ(mkdir(path, 0750), 0);
+	test_capture_start(&capture, STDERR_FILENO);
+	c = reopen(NULL, &recovered);
+	logged = test_capture_end(&capture);
+	ASSERT_TRUE(recovered);
+	ASSERT_EQ(catalog_count(c), 0);
+	ASSERT_CONTAINS(logged, "catalog.json is a directory, not a catalog: moved to ");
+	ASSERT_CONTAINS(logged, "catalog.json.corrupt.1");
+	ASSERT_TRUE(!strstr(logged, "does not parse"));
+	ASSERT_EQ(stat(aside1, &st), 0);
+	ASSERT_TRUE(S_ISDIR(st.st_mode));
+	free(logged);
+	ASSERT_STREQ((logged = read_file_text(aside)), "an older damaged catalog");
+	ASSERT_EQ(stat(path, &st), 0);
+	ASSERT_TRUE(S_ISREG(st.st_mode));
+	close_saved(c);
+	ASSERT_EQ(rm_tree(aside1), 0);
+	ASSERT_EQ(unlink(aside), 0);
+	free(logged);
+	free(path);
+	free(aside);
+	free(aside1);
+}
+
+/*
+ * An orphan that cannot be looked at is said with its real error, not as a lack of memory;
+ * an entry that is no directory (a dangling link) is no snapshot of latencyd's: left alone,
+ * and the others adopted.
+ */
+static void test_orphan_errors(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	char out[] = "/tmp/test-catalog-orphans.XXXXXX", *p;
+	struct test_capture capture;
+	uint64_t next = catalog_next_id(c);
+	char *logged;
+	pid_t pid;
+	int status;
+
+	ASSERT_TRUE(mkdtemp(out));
+	ASSERT_TRUE(asprintf(&p, "%s/snap-%llu-20261123-101010-0", out, (unsigned long long)next) >
+		    0);
+	ASSERT_EQ(symlink("/nonexistent/snapshot", p), 0);
+	free(p);
+	ASSERT_TRUE(asprintf(&p, "%s/snap-%llu-20261123-101011-0", out,
+			     (unsigned long long)next + 1) > 0);
+	ASSERT_EQ(mkdir(p, 0755), 0);
+	free(p);
+	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap"), 1);
+	ASSERT_TRUE(!catalog_find(c, next) && catalog_find(c, next + 1));
+	ASSERT_EQ(catalog_next_id(c), next + 2);
+	/* A directory that may be listed but not searched: stat(2) says EACCES. DAC applies
+	 * to users other than root only, so the scan runs as nobody. */
+	if (geteuid() == 0) {
+		ASSERT_TRUE(asprintf(&p, "%s/snap-%llu-20261123-101012-0", out,
+				     (unsigned long long)next + 2) > 0);
+		ASSERT_EQ(mkdir(p, 0755), 0);
+		free(p);
+		ASSERT_EQ(chmod(out, 0644), 0);
+		test_capture_start(&capture, STDERR_FILENO);
+		pid = fork();
+		ASSERT_TRUE(pid >= 0);
+		if (pid == 0)
+			_exit(setgid(65534) == 0 && setuid(65534) == 0 &&
+					      catalog_adopt_orphans(c, out, "snap") == -EACCES
+				      ? 0
+				      : 1);
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		logged = test_capture_end(&capture);
+		ASSERT_EQ(chmod(out, 0755), 0);
+		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		ASSERT_CONTAINS(logged, "-0: Permission denied: cannot tell whether it is a "
+					"snapshot missing from the catalog");
+		free(logged);
+	}
+	ASSERT_EQ(rm_tree(out), 0);
+	close_saved(c);
+}
+
+/*
+ * Thousands of orphans (latencyd killed again and again before a save, or a catalog lost)
+ * adopted in one scan, in id order, every id known after.
+ */
+static void test_many_orphans(void)
+{
+	enum { N = 3000 };
+	struct catalog *c = reopen(NULL, NULL);
+	char out[] = "/tmp/test-catalog-many.XXXXXX", *p;
+	uint64_t next = catalog_next_id(c);
+	size_t before = catalog_count(c);
+	struct timespec t0, t1;
+
+	ASSERT_TRUE(mkdtemp(out));
+	/* Made newest first: the directory's order is not the ids'. */
+	for (int i = N - 1; i >= 0; i--) {
+		ASSERT_TRUE(asprintf(&p, "%s/snap-%llu-20261123-101010-0", out,
+				     (unsigned long long)next + (unsigned)i) > 0);
+		ASSERT_EQ(mkdir(p, 0755), 0);
+		free(p);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap"), N);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* For the record, not asserted: the time depends on the machine. */
+	fprintf(stderr, "%d orphans adopted in %.3f s\n", N,
+		(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	ASSERT_EQ(catalog_count(c), before + N);
+	for (size_t i = 1; i < N; i++)
+		ASSERT_TRUE(catalog_at(c, before + i)->id == catalog_at(c, before + i - 1)->id + 1);
+	ASSERT_EQ(catalog_next_id(c), next + N);
+	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap"), 0);
+	while (catalog_count(c) > before)
+		ASSERT_EQ(catalog_delete(c, catalog_at(c, before)->id), 0);
+	ASSERT_EQ(rm_tree(out), 0);
+	close_saved(c);
+}
+
 /* Opens the catalog of TEXT; what it logged in *LOGGED (to free). */
 static struct catalog *open_text(const char *text, bool *recovered, char **logged)
 {
@@ -764,6 +900,7 @@ static void expect_note(struct catalog *c, uint64_t id, enum catalog_status stat
 static void test_undeletable_snapshot(void)
 {
 	const struct retention r = {.max_count = 2};
+	struct catalog_deletions d;
 	struct test_capture capture;
 	char *file, *logged, *p;
 	struct catalog *c;
@@ -773,7 +910,7 @@ static void test_undeletable_snapshot(void)
 	delete_all(c);
 	for (int i = 0; i < 3; i++)
 		ids[i] = add_snapshot(c, 1000 + (uint64_t)i * 100, 8192, CATALOG_COMPLETE);
-	p = catalog_find(c, ids[0])->path;
+	p = strdup(catalog_find(c, ids[0])->path);
 	ASSERT_TRUE(asprintf(&file, "%s/kernel/index", p) > 0);
 	ASSERT_EQ(mkdir_p(file, 0755), 0);
 	free(file);
@@ -798,12 +935,23 @@ static void test_undeletable_snapshot(void)
 	ASSERT_EQ(access(file, F_OK), 0);
 	ASSERT_CONTAINS(logged, "cannot be deleted: ");
 	ASSERT_TRUE(!strstr(strstr(logged, "cannot be deleted") + 1, "cannot be deleted"));
+	/* Counted while it is there, not once per pass; none of it went. */
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 1);
+	ASSERT_EQ(d.deleted_in_part, 0);
+	/* Still there after a restart: its entry says so. */
+	c = reopen(c, NULL);
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 1);
 	/* Deletable again: it goes at the next pass. */
 	immutable(file, false);
 	ASSERT_EQ(catalog_delete(c, ids[0]), 0);
 	ASSERT_EQ(access(p, F_OK), -1);
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 0);
 	free(file);
 	free(logged);
+	free(p);
 	close_saved(c);
 }
 
@@ -885,6 +1033,54 @@ static void test_fault_after_check(void)
 }
 
 /*
+ * Retention meets the same fault: the snapshot stays as what is left, the next oldest goes
+ * instead, and the deletion that failed part way is counted, as is the snapshot left.
+ */
+static void test_retention_fault_after_check(void)
+{
+	const struct retention r = {.max_count = 1};
+	struct catalog *c = reopen(NULL, NULL);
+	struct catalog_deletions d;
+	struct catalog_entry *e;
+	struct fault f;
+	pthread_t thread;
+	uint64_t ids[2];
+	char *file;
+	char ch;
+
+	delete_all(c);
+	for (int i = 0; i < 2; i++)
+		ids[i] = add_snapshot(c, 1000 + (uint64_t)i * 100, 8192, CATALOG_COMPLETE);
+	e = catalog_find(c, ids[0]);
+	ASSERT_TRUE(asprintf(&f.watched, "%s/kernel", e->path) > 0);
+	f.immutable = e->path;
+	ASSERT_EQ(mkdir(f.watched, 0755), 0);
+	ASSERT_TRUE(asprintf(&file, "%s/chan_0", f.watched) > 0);
+	write_file(file, "events");
+	e->bytes = dir_size(e->path);
+	ASSERT_EQ(pipe(f.ready), 0);
+	ASSERT_EQ(pthread_create(&thread, NULL, inject, &f), 0);
+	ASSERT_EQ(read(f.ready[0], &ch, 1), 1);
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 1);
+	ASSERT_EQ(pthread_join(thread, NULL), 0);
+	ASSERT_TRUE(catalog_find(c, ids[0]) == e && !catalog_find(c, ids[1]));
+	expect_note(c, ids[0], CATALOG_FAILED, "deleted in part: cannot delete ");
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.deleted_in_part, 1);
+	ASSERT_EQ(d.undeletable, 1);
+	immutable(e->path, false);
+	ASSERT_EQ(catalog_delete(c, ids[0]), 0);
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.deleted_in_part, 1);
+	ASSERT_EQ(d.undeletable, 0);
+	close(f.ready[0]);
+	close(f.ready[1]);
+	free(f.watched);
+	free(file);
+	close_saved(c);
+}
+
+/*
  * A snapshot directory removed behind latencyd's back frees its room: its entry (kept, with
  * what it said of the latency) holds 0 bytes, and retention deletes no other snapshot for
  * the room it took.
@@ -923,6 +1119,9 @@ int main(void)
 	RUN(test_retention);
 	RUN(test_suppressed_bounded);
 	RUN(test_orphans_adopted);
+	RUN(test_orphan_errors);
+	RUN(test_many_orphans);
+	RUN(test_catalog_is_a_directory);
 	RUN(test_save_keeps_no_text);
 	RUN(test_save_prints_as_one_document);
 	RUN(test_edited_catalog);
@@ -933,6 +1132,7 @@ int main(void)
 	if (geteuid() == 0) {
 		RUN(test_undeletable_snapshot);
 		RUN(test_fault_after_check);
+		RUN(test_retention_fault_after_check);
 	}
 	fprintf(stderr, "== test_full_disk\n");
 	full_disk_tested = test_full_disk();
