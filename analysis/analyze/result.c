@@ -107,10 +107,25 @@ static int compute_window(struct an_result *r, const struct an_options *opt, cha
 	return 0;
 }
 
+static int by_what(const void *a, const void *b)
+{
+	return strcmp(((const struct an_bad_class *)a)->what,
+		      ((const struct an_bad_class *)b)->what);
+}
+
 /* The result's analysis of its log: what the log lost, then compute_window(). */
 int an_compute(struct an_result *r, const struct an_options *opt, char **why)
 {
+	struct an_vec *bad = &r->log.bad_classes;
+
 	an_disks_from_known(&r->log, opt->known);
+	/* In the order of their names: the streams decoded apart meet them in another. */
+	if (bad->n > 1)
+		qsort(bad->v, bad->n, sizeof(struct an_bad_class), by_what);
+	for (size_t i = 0; i < bad->n; i++)
+		an_problem(&r->log, "%s: its events are left out (%llu)",
+			   AN_AT(bad, struct an_bad_class, i)->what,
+			   (unsigned long long)AN_AT(bad, struct an_bad_class, i)->events);
 	if (r->log.discarded)
 		an_problem(&r->log,
 			   "the tracer discarded %llu events (buffers full): states may be wrong "

@@ -143,6 +143,12 @@ struct an_disk {
 #define AN_RWBS_WRITE 0x1
 #define AN_RWBS_READ  0x4
 
+/* An event class of interest left out: it lacks a field its events need (decode.c). */
+struct an_bad_class {
+	char *what; /* the class and the field */
+	uint64_t events;
+};
+
 /* What reading the trace gave. */
 struct an_log {
 	struct an_vec ev;	 /* struct an_ev, time order */
@@ -158,13 +164,15 @@ struct an_log {
 	struct an_vec disks;	 /* struct an_disk: block devices' names */
 	bool senders_known;	 /* an_net_senders() filled the packets' tid */
 	uint64_t counts[EV__COUNT];
+	uint32_t declared;  /* 1 << type: a class of that type is in the metadata (a few) */
 	uint64_t events;    /* every event read, of interest or not */
 	uint64_t discarded; /* events the tracer says it lost */
 	uint64_t damaged;   /* events left out: no time, or a CPU no kernel has */
 	uint64_t first_ts, last_ts;
 	struct an_vec cpu_first; /* uint64_t: each CPU's first event (its history's start) */
 	unsigned ncpu;
-	struct an_vec problems; /* char *: what went wrong, naming the file */
+	struct an_vec bad_classes; /* struct an_bad_class, said as problems by an_compute() */
+	struct an_vec problems;	   /* char *: what went wrong, naming the file */
 	bool partial;
 };
 
@@ -246,6 +254,8 @@ void an_net_senders(struct an_log *log);
 
 /* missing.c: what the absence of each event class means. */
 void an_missing(const struct an_log *log, struct an_vec *missing);
+/* Of those, the classes a kernel trace's metadata does not declare (char *, pushed). */
+void an_undeclared(const struct an_log *log, struct an_vec *missing);
 
 /* strings.c */
 char *an_strdup(const char *s);

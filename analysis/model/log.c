@@ -22,6 +22,7 @@ void an_log_init(struct an_log *log)
 	log->cpu_first.size = sizeof(uint64_t);
 	log->packets.size = sizeof(struct an_packet);
 	log->disks.size = sizeof(struct an_disk);
+	log->bad_classes.size = sizeof(struct an_bad_class);
 	log->sysnames.size = log->irqname_v.size = log->problems.size = sizeof(char *);
 }
 
@@ -136,4 +137,7 @@ void an_log_free(struct an_log *log)
 	an_vec_free(&log->cpu_first);
 	an_vec_free(&log->packets);
 	an_vec_free(&log->disks);
+	for (size_t i = 0; i < log->bad_classes.n; i++)
+		free(AN_AT(&log->bad_classes, struct an_bad_class, i)->what);
+	an_vec_free(&log->bad_classes);
 }

@@ -6,6 +6,7 @@
  * irq, disk, ratio, cpu, size, unknown).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -201,10 +202,31 @@ static const char *frames_text(const struct an_stack *s, char *buf, size_t size)
 }
 
 /* The alerts and their critical paths as tables, built for LAMI only. */
+/*
+ * What the session did not record that an alert's explanation would have used, said in
+ * its summary: LAMI has no other place for it. "" when it recorded all.
+ */
+static char *undeclared_text(const struct an_log *log)
+{
+	struct an_vec missing = AN_VEC(char *);
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	an_undeclared(log, &missing);
+	for (size_t i = 0; f && i < missing.n; i++)
+		fprintf(f, "; not recorded: %s", *AN_AT(&missing, char *, i));
+	if (f)
+		fclose(f);
+	an_strs_free(&missing);
+	return text;
+}
+
 static void alert_tables(const struct an_result *r, struct json_object *results)
 {
 	struct an_table alerts = {.cls = find("alerts")};
 	struct an_vec summaries = AN_VEC(char *);
+	char *undeclared = undeclared_text(&r->log);
 
 	for (size_t i = 0; i < r->causes.n; i++) {
 		const struct an_cause *c = AN_AT(&r->causes, struct an_cause, i);
@@ -215,7 +237,7 @@ static void alert_tables(const struct an_result *r, struct json_object *results)
 		double explained = an_cause_summary(&r->log, c, summary, sizeof(summary));
 		struct json_object *cls;
 
-		if (!x || !s || !(*s = an_strdup(summary)))
+		if (!x || !s || !(*s = an_asprintf("%s%s", summary, undeclared ? undeclared : "")))
 			break;
 		x[0] = (struct an_cell){.kind = C_TIMESTAMP, .v = (int64_t)c->alert.ts};
 		x[1] = (struct an_cell){.kind = C_DURATION, .v = (int64_t)(c->t1 - c->t0)};
@@ -289,6 +311,7 @@ static void alert_tables(const struct an_result *r, struct json_object *results)
 		result(results, &alerts, r->begin, r->end, NULL);
 	an_vec_free(&alerts.cells);
 	an_strs_free(&summaries);
+	free(undeclared);
 }
 
 bool an_lami_has_results(const struct an_result *r)

@@ -14,7 +14,7 @@
 enum { MAXF = 4 };
 
 struct fref {
-	int16_t idx; /* -1: absent */
+	int16_t idx; /* -1: absent, or not of the type read (get() reads integers alone) */
 	bool sgn;
 };
 
@@ -24,9 +24,11 @@ struct handler {
 	struct fref f[MAXF];
 	int16_t s[2]; /* string fields: comms, irq name */
 	bool disk;    /* a disk's name (the module's or LTTng's statedump), no timeline event */
+	uint32_t bad; /* lacks a field its events need: index in the log's bad_classes + 1 */
 };
 
-static struct fref field(const bt_field_class *payload, const char *name)
+/* The payload's field NAME if it is an integer (STRING false) or a string (STRING true). */
+static struct fref field_of(const bt_field_class *payload, const char *name, bool string)
 {
 	struct fref r = {.idx = -1};
 	uint64_t n;
@@ -44,15 +46,27 @@ static struct fref field(const bt_field_class *payload, const char *name)
 			continue;
 		fc = bt_field_class_structure_member_borrow_field_class_const(m);
 		t = bt_field_class_get_type(fc);
-		if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_INTEGER)) {
+		/* A field of another type (a hand-made or damaged metadata) is absent: reading
+		 * it as the other would read babeltrace2's memory as a value. */
+		if (!string && bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_INTEGER)) {
 			r.idx = (int16_t)i;
 			r.sgn = bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
-		} else if (t == BT_FIELD_CLASS_TYPE_STRING) {
+		} else if (string && t == BT_FIELD_CLASS_TYPE_STRING) {
 			r.idx = (int16_t)i;
 		}
 		break;
 	}
 	return r;
+}
+
+static struct fref field(const bt_field_class *payload, const char *name)
+{
+	return field_of(payload, name, false);
+}
+
+static int16_t sfield(const bt_field_class *payload, const char *name)
+{
+	return field_of(payload, name, true).idx;
 }
 
 static const char *strip(const char *name, const char *const *prefixes)
@@ -63,13 +77,46 @@ static const char *strip(const char *name, const char *const *prefixes)
 	return NULL;
 }
 
-static void fields(struct handler *h, const bt_field_class *p, const char *a, const char *b,
-		   const char *c, const char *d)
+/*
+ * The integer fields a to d into h->f[0..3]; the first of those NEED has (bit i: field i)
+ * that the payload lacks, NULL if none.
+ */
+static const char *fields(struct handler *h, const bt_field_class *p, unsigned need, const char *a,
+			  const char *b, const char *c, const char *d)
 {
-	const char *names[MAXF] = {a, b, c, d};
+	const char *names[MAXF] = {a, b, c, d}, *lacks = NULL;
 
-	for (int i = 0; i < MAXF; i++)
+	for (int i = 0; i < MAXF; i++) {
 		h->f[i] = names[i] ? field(p, names[i]) : (struct fref){.idx = -1};
+		if (!lacks && (need & 1u << i) && h->f[i].idx < 0)
+			lacks = names[i];
+	}
+	return lacks;
+}
+
+/*
+ * A class of interest without a field its events need (a "sched_switch" declared with
+ * other fields): its events would say what they do not (a tid of -1, a state of all
+ * ones), so they are left out, counted, and the result says which class and field.
+ */
+static void bad_class(struct an_log *log, const bt_event_class *ec, struct handler *h,
+		      const char *lacks, bool string)
+{
+	struct an_bad_class *b = an_vec_push(&log->bad_classes);
+
+	h->type = EV__COUNT;
+	h->disk = false;
+	if (!b)
+		return;
+	b->what = an_asprintf("event class \"%s\" (id %llu) has no %s field \"%s\"",
+			      bt_event_class_get_name(ec),
+			      (unsigned long long)bt_event_class_get_id(ec),
+			      string ? "string" : "integer", lacks);
+	if (!b->what) {
+		log->bad_classes.n--;
+		return;
+	}
+	h->bad = (uint32_t)log->bad_classes.n;
 }
 
 static void resolve(struct an_log *log, const bt_event_class *ec, struct handler *h)
@@ -78,45 +125,46 @@ static void resolve(struct an_log *log, const bt_event_class *ec, struct handler
 	static const char *const exit_[] = {"syscall_exit_", "compat_syscall_exit_", NULL};
 	const char *name = bt_event_class_get_name(ec);
 	const bt_field_class *p = bt_event_class_borrow_payload_field_class_const(ec);
-	const char *sys;
+	const char *sys, *lacks = NULL;
 
 	h->type = EV__COUNT;
 	h->s[0] = h->s[1] = -1;
+	fields(h, p, 0, NULL, NULL, NULL, NULL);
 	if (!name)
 		return;
 	if (strcmp(name, "sched_switch") == 0) {
 		h->type = EV_SWITCH;
-		fields(h, p, "prev_tid", "next_tid", "next_prio", "prev_state");
-		h->s[0] = field(p, "prev_comm").idx;
-		h->s[1] = field(p, "next_comm").idx;
+		lacks = fields(h, p, 0xb, "prev_tid", "next_tid", "next_prio", "prev_state");
+		h->s[0] = sfield(p, "prev_comm");
+		h->s[1] = sfield(p, "next_comm");
 	} else if (strcmp(name, "sched_waking") == 0 || strcmp(name, "sched_wakeup_new") == 0) {
 		h->type = strcmp(name, "sched_waking") == 0 ? EV_WAKING : EV_WAKEUP_NEW;
-		fields(h, p, "tid", "target_cpu", "prio", NULL);
-		h->s[0] = field(p, "comm").idx;
+		lacks = fields(h, p, 0x3, "tid", "target_cpu", "prio", NULL);
+		h->s[0] = sfield(p, "comm");
 	} else if (strcmp(name, "sched_process_fork") == 0) {
 		h->type = EV_FORK;
-		fields(h, p, "parent_tid", "child_tid", "child_pid", NULL);
-		h->s[1] = field(p, "child_comm").idx;
+		lacks = fields(h, p, 0x2, "parent_tid", "child_tid", "child_pid", NULL);
+		h->s[1] = sfield(p, "child_comm");
 	} else if (strcmp(name, "sched_process_exit") == 0) {
 		h->type = EV_EXIT;
-		fields(h, p, "tid", NULL, NULL, NULL);
-		h->s[0] = field(p, "comm").idx;
+		lacks = fields(h, p, 0x1, "tid", NULL, NULL, NULL);
+		h->s[0] = sfield(p, "comm");
 	} else if (strcmp(name, "sched_process_exec") == 0) {
 		h->type = EV_EXEC;
-		fields(h, p, "tid", "old_tid", NULL, NULL);
-		h->s[0] = field(p, "filename").idx;
+		lacks = fields(h, p, 0x1, "tid", "old_tid", NULL, NULL);
+		h->s[0] = sfield(p, "filename");
 	} else if (strcmp(name, "sched_migrate_task") == 0) {
 		/* Where a runnable task waits: a wakeup's choice of CPU, or a move to another. */
 		h->type = EV_MIGRATE;
-		fields(h, p, "tid", "dest_cpu", "orig_cpu", NULL);
-		h->s[0] = field(p, "comm").idx;
+		lacks = fields(h, p, 0x3, "tid", "dest_cpu", "orig_cpu", NULL);
+		h->s[0] = sfield(p, "comm");
 	} else if (strcmp(name, "irq_handler_entry") == 0) {
 		h->type = EV_IRQ_ENTRY;
-		fields(h, p, "irq", NULL, NULL, NULL);
-		h->s[0] = field(p, "name").idx;
+		lacks = fields(h, p, 0x1, "irq", NULL, NULL, NULL);
+		h->s[0] = sfield(p, "name");
 	} else if (strcmp(name, "irq_handler_exit") == 0) {
 		h->type = EV_IRQ_EXIT;
-		fields(h, p, "irq", NULL, NULL, NULL);
+		lacks = fields(h, p, 0x1, "irq", NULL, NULL, NULL);
 	} else if (strcmp(name, "irq_softirq_entry") == 0 || strcmp(name, "softirq_entry") == 0 ||
 		   strcmp(name, "irq_softirq_exit") == 0 || strcmp(name, "softirq_exit") == 0 ||
 		   strcmp(name, "irq_softirq_raise") == 0 || strcmp(name, "softirq_raise") == 0) {
@@ -125,7 +173,7 @@ static void resolve(struct an_log *log, const bt_event_class *ec, struct handler
 		h->type = what[0] == 'e' && what[1] == 'n' ? EV_SOFTIRQ_ENTRY
 			  : what[0] == 'e'		   ? EV_SOFTIRQ_EXIT
 							   : EV_SOFTIRQ_RAISE;
-		fields(h, p, "vec", NULL, NULL, NULL);
+		lacks = fields(h, p, 0x1, "vec", NULL, NULL, NULL);
 	} else if (strcmp(name, "timer_hrtimer_expire_entry") == 0 ||
 		   strcmp(name, "hrtimer_expire_entry") == 0) {
 		h->type = EV_HRTIMER_ENTRY;
@@ -139,28 +187,34 @@ static void resolve(struct an_log *log, const bt_event_class *ec, struct handler
 	} else if (strcmp(name, "block_rq_issue") == 0 || strcmp(name, "block_rq_complete") == 0) {
 		h->type = name[9] == 'i' ? EV_BLOCK_ISSUE : EV_BLOCK_COMPLETE;
 		/* who issued it; what it was (lttng-modules' rwbs flags) once it completed */
-		fields(h, p, "dev", h->type == EV_BLOCK_ISSUE ? "tid" : "rwbs", "nr_sector",
-		       "sector");
+		lacks = fields(h, p, 0xd, "dev", h->type == EV_BLOCK_ISSUE ? "tid" : "rwbs",
+			       "nr_sector", "sector");
 	} else if ((sys = strip(name, entry))) {
 		h->type = EV_SYS_ENTRY;
 		h->sys = an_sysname_index(log, sys);
 	} else if ((sys = strip(name, exit_))) {
 		h->type = EV_SYS_EXIT;
 		h->sys = an_sysname_index(log, sys);
-		fields(h, p, NULL, NULL, NULL, "ret");
+		fields(h, p, 0, NULL, NULL, NULL, "ret");
 	} else if (strcmp(name, "latency_tracker_alert") == 0) {
 		h->type = EV_ALERT;
 	} else if (strcmp(name, "lttng_statedump_block_device") == 0 ||
 		   strcmp(name, "latency_tracker_device_name") == 0) {
 		h->disk = true;
-		fields(h, p, "dev", NULL, NULL, NULL);
-		h->s[0] = field(p, "diskname").idx;
+		lacks = fields(h, p, 0x1, "dev", NULL, NULL, NULL);
+		h->s[0] = sfield(p, "diskname");
+		if (!lacks && h->s[0] < 0) {
+			bad_class(log, ec, h, "diskname", true);
+			return;
+		}
 	} else if (strcmp(name, "net_dev_queue") == 0) {
 		h->type = EV_NET_XMIT;
 	} else if (strcmp(name, "net_if_receive_skb") == 0 ||
 		   strcmp(name, "netif_receive_skb") == 0) {
 		h->type = EV_NET_RECV;
 	}
+	if (lacks)
+		bad_class(log, ec, h, lacks, false);
 }
 
 static inline int64_t get(const bt_field *payload, struct fref r)
@@ -314,7 +368,8 @@ static uint64_t to_origin(const bt_clock_class *cc, uint64_t raw)
 	int64_t ns;
 	uint64_t freq = cc ? bt_clock_class_get_frequency(cc) : 0;
 
-	if (!cc || !freq)
+	/* 0: not said (no such field), not the clock's origin. */
+	if (!cc || !freq || !raw)
 		return raw;
 	if (freq != 1000000000ULL)
 		raw = (uint64_t)((double)raw * (double)freq / 1e9);
@@ -481,6 +536,41 @@ static void packet_cpu(struct an_decoder *d, uint32_t *slot, const bt_packet *pk
 		d->log->ncpu = *slot + 1;
 }
 
+/*
+ * The event classes the stream's class declares, once per class: the metadata says what
+ * the session recorded, where counting events cannot tell a class not recorded from one
+ * whose events did not happen (missing.c).
+ */
+static int declared(struct an_decoder *d, const bt_stream *s)
+{
+	static const struct {
+		const char *name;
+		int type;
+	} told[] = {
+		{"sched_switch", EV_SWITCH},
+		{"sched_process_exec", EV_EXEC},
+		{"sched_migrate_task", EV_MIGRATE},
+	};
+	const bt_stream_class *sc = bt_stream_borrow_class_const(s);
+	uint32_t *slot = an_map_slot(&d->sclasses, (uint64_t)(uintptr_t)sc, &(bool){false});
+	uint64_t n = bt_stream_class_get_event_class_count(sc);
+
+	if (!slot)
+		return -ENOMEM;
+	if (*slot)
+		return 0;
+	*slot = 1;
+	for (uint64_t i = 0; i < n; i++) {
+		const char *name = bt_event_class_get_name(
+			bt_stream_class_borrow_event_class_by_index_const(sc, i));
+
+		for (size_t k = 0; name && k < sizeof(told) / sizeof(told[0]); k++)
+			if (strcmp(name, told[k].name) == 0)
+				d->log->declared |= 1u << told[k].type;
+	}
+	return 0;
+}
+
 /* The stream's index in the decoder's, added (its CPU from PK) when new; -ENOMEM. */
 static int dstream(struct an_decoder *d, const bt_stream *s, const bt_packet *pk)
 {
@@ -492,6 +582,8 @@ static int dstream(struct an_decoder *d, const bt_stream *s, const bt_packet *pk
 		return -ENOMEM;
 	if (!inserted)
 		return (int)(*slot - 1);
+	if (declared(d, s) < 0)
+		return -ENOMEM;
 	d->dstreams.size = sizeof(struct an_dstream);
 	ds = an_vec_push(&d->dstreams);
 	if (!ds)
@@ -610,6 +702,10 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 		}
 		return 0;
 	}
+	if (h->bad) {
+		AN_AT(&log->bad_classes, struct an_bad_class, h->bad - 1)->events++;
+		return 0;
+	}
 	if (h->type == EV__COUNT)
 		return 0;
 	cpu = cpu_of(d, ev);
@@ -686,6 +782,7 @@ void an_decoder_free(struct an_decoder *d)
 {
 	an_map_free(&d->classes);
 	an_map_free(&d->streams);
+	an_map_free(&d->sclasses);
 	an_vec_free(&d->dstreams);
 	an_map_free(&d->seen_map);
 	an_vec_free(&d->seen);

@@ -81,6 +81,7 @@ struct an_decoder {
 	struct an_recent_task recent_tasks[AN_RECENT_TASKS];
 	struct an_map classes;	/* event class -> handler index + 1 */
 	struct an_map streams;	/* stream -> index in dstreams + 1 */
+	struct an_map sclasses; /* stream class -> 1: its event classes looked at */
 	struct an_vec dstreams; /* struct an_dstream */
 	struct an_map seen_map; /* (stream index + 1) << 32 | tid -> index in seen + 1 */
 	struct an_vec seen;	/* struct an_seen */

@@ -39,7 +39,10 @@ bool an_lttng_packet_at(FILE *f, uint64_t off, uint64_t size, struct an_lttng_pa
 		return false;
 	content = le(h + 48, 8);
 	packet = le(h + 56, 8);
-	if (packet % 8 || packet / 8 < HEADER_SIZE || content > packet || packet / 8 > size - off)
+	/* A content smaller than the header and context it holds: babeltrace2 fails there,
+	 * and ends the reading of every stream, not of this one. */
+	if (packet % 8 || packet / 8 < HEADER_SIZE || content < 8 * HEADER_SIZE ||
+	    content > packet || packet / 8 > size - off)
 		return false;
 	/* All ones is babeltrace2 2.0's "unset": there, it asserts and aborts. */
 	for (size_t i = 0; i < sizeof(unset_at) / sizeof(unset_at[0]); i++)

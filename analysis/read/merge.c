@@ -258,11 +258,16 @@ static int merge_events(struct merge *m)
 	return 0;
 }
 
-/* A side effect to replay: the mark's time, its stream's rank, its order in the stream. */
+/*
+ * A side effect to replay: the mark's time, its stream's rank, its order in the stream;
+ * an irq's number, as its stream's map has it (looked up from the name's entry, that
+ * would cost a walk of the map per irq: quadratic, and a trace may name millions).
+ */
 struct note {
 	uint64_t ts, seq;
 	size_t rank, i;
 	enum an_mark_kind kind;
+	int32_t irq;
 };
 
 static int by_time(const void *a, const void *b)
@@ -277,7 +282,7 @@ static int by_time(const void *a, const void *b)
 }
 
 static int note(struct an_vec *notes, const struct an_stream *st, size_t rank,
-		enum an_mark_kind kind, size_t i, bool needed)
+		enum an_mark_kind kind, size_t i, int32_t irq, bool needed)
 {
 	const struct an_vec *marks = &st->trail.marks[kind];
 	const struct an_mark *mk = i < marks->n ? AN_AT(marks, struct an_mark, i) : NULL;
@@ -288,7 +293,8 @@ static int note(struct an_vec *notes, const struct an_stream *st, size_t rank,
 	n = an_vec_push(notes);
 	if (!n)
 		return -ENOMEM;
-	*n = (struct note){.ts = mk->ts, .seq = mk->seq, .rank = rank, .i = i, .kind = kind};
+	*n = (struct note){
+		.ts = mk->ts, .seq = mk->seq, .rank = rank, .i = i, .kind = kind, .irq = irq};
 	return 0;
 }
 
@@ -301,23 +307,15 @@ static int gather(const struct merge *m, struct an_vec *notes)
 		const struct an_map *irqs = &st->log.irqnames;
 
 		for (size_t i = 0; i < st->log.tasks.n && !r; i++)
-			r = note(notes, st, s, AN_MARK_TASK, i, true);
+			r = note(notes, st, s, AN_MARK_TASK, i, 0, true);
 		for (size_t i = 0; i < irqs->cap && !r; i++)
 			if (irqs->keys[i] && irqs->vals[i])
-				r = note(notes, st, s, AN_MARK_IRQ, irqs->vals[i] - 1, true);
+				r = note(notes, st, s, AN_MARK_IRQ, irqs->vals[i] - 1,
+					 (int32_t)(irqs->keys[i] - 1), true);
 		for (size_t i = 0; i < st->log.disks.n && !r; i++)
-			r = note(notes, st, s, AN_MARK_DISK, i, true);
+			r = note(notes, st, s, AN_MARK_DISK, i, 0, true);
 	}
 	return r;
-}
-
-/* The irq whose name is entry i of log's irqname_v. */
-static int32_t irq_of(const struct an_log *log, size_t i)
-{
-	for (size_t j = 0; j < log->irqnames.cap; j++)
-		if (log->irqnames.keys[j] && log->irqnames.vals[j] == i + 1)
-			return (int32_t)(log->irqnames.keys[j] - 1);
-	return -1;
 }
 
 static int replay(const struct merge *m)
@@ -338,8 +336,7 @@ static int replay(const struct merge *m)
 				r = -ENOMEM;
 			break;
 		case AN_MARK_IRQ:
-			an_irq_name_set(m->out, irq_of(in, n->i),
-					*AN_AT(&in->irqname_v, char *, n->i));
+			an_irq_name_set(m->out, n->irq, *AN_AT(&in->irqname_v, char *, n->i));
 			break;
 		case AN_MARK_DISK: {
 			const struct an_disk *d = AN_AT(&in->disks, struct an_disk, n->i);
@@ -413,6 +410,7 @@ static void totals(const struct merge *m)
 		out->damaged += in->damaged;
 		for (int k = 0; k < EV__COUNT; k++)
 			out->counts[k] += in->counts[k];
+		out->declared |= in->declared;
 		if (in->first_ts && (!out->first_ts || in->first_ts < out->first_ts))
 			out->first_ts = in->first_ts;
 		if (in->events && in->last_ts > out->last_ts)
@@ -420,6 +418,35 @@ static void totals(const struct merge *m)
 		if (in->ncpu > out->ncpu)
 			out->ncpu = in->ncpu;
 	}
+}
+
+/* The classes left out (decode.c), each once, their events summed over the streams. */
+static int bad_classes(const struct merge *m)
+{
+	struct an_vec *out = &m->out->bad_classes;
+
+	for (size_t s = 0; s < m->n; s++) {
+		const struct an_vec *in = &m->st[s]->log.bad_classes;
+
+		for (size_t i = 0; i < in->n; i++) {
+			const struct an_bad_class *b = AN_AT(in, struct an_bad_class, i);
+			struct an_bad_class *to = NULL;
+
+			for (size_t j = 0; j < out->n && !to; j++)
+				if (strcmp(AN_AT(out, struct an_bad_class, j)->what, b->what) == 0)
+					to = AN_AT(out, struct an_bad_class, j);
+			if (!to) {
+				to = an_vec_push(out);
+				if (!to || !(to->what = strdup(b->what))) {
+					if (to)
+						out->n--;
+					return -ENOMEM;
+				}
+			}
+			to->events += b->events;
+		}
+	}
+	return 0;
 }
 
 /* Each CPU's first time: the earliest of its streams' (0 being none, as decode.c has it). */
@@ -487,6 +514,8 @@ int an_merge(struct an_stream *const *streams, size_t n, struct an_log *out)
 	}
 	totals(&m);
 	r = cpu_first(&m);
+	if (!r)
+		r = bad_classes(&m);
 	if (!r)
 		r = merge_events(&m);
 	if (!r)

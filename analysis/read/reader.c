@@ -190,18 +190,44 @@ static int add_source(bt_graph *g, const bt_component_class_source *cls, const c
 	return r;
 }
 
+/*
+ * TEXT (NULL: none) with each mention of the salvage directory TMP (NULL: none) made the
+ * trace's own DIR: the reader knows its files, not a temporary directory of links to them.
+ */
+static char *real_paths(const char *text, const char *tmp, const char *dir)
+{
+	size_t len = tmp ? strlen(tmp) : 0;
+	char *out = NULL, *at;
+	size_t size = 0;
+	FILE *f;
+
+	if (!text || !len || !strstr(text, tmp))
+		return text ? strdup(text) : NULL;
+	f = open_memstream(&out, &size);
+	if (!f)
+		return NULL;
+	while ((at = strstr(text, tmp))) {
+		fprintf(f, "%.*s%s", (int)(at - text), text, dir);
+		text = at + len;
+	}
+	fputs(text, f);
+	fclose(f);
+	return out;
+}
+
 /* Trace i without the stream files its error names (tmp[i]: the links to the rest). */
 static int salvage(size_t i, const struct an_vec *dirs, char **tmp, const char *error,
 		   struct an_log *log)
 {
 	const char *dir = tmp[i] ? tmp[i] : *AN_AT(dirs, char *, i);
 	struct an_vec dropped = AN_VEC(char *);
-	char *links;
-	int r = an_salvage(dir, error, &links, &dropped);
+	char *links, *said = real_paths(error, tmp[i], *AN_AT(dirs, char *, i));
+	int r = an_salvage(dir, tmp[i] != NULL, error, &links, &dropped);
 
 	for (size_t j = 0; j < dropped.n && r == 0; j++)
 		an_problem(log, "%s/%s: %s", *AN_AT(dirs, char *, i), *AN_AT(&dropped, char *, j),
-			   error ? error : "");
+			   said ? said : "");
+	free(said);
 	an_strs_free(&dropped);
 	if (r == 0) {
 		if (tmp[i])
@@ -271,8 +297,11 @@ static int build(bt_graph **ret, struct an_vec *dirs, char **tmp, bool *bad, str
 				e = take_error();
 			r = salvage(i, dirs, tmp, e, log);
 			if (r < 0) {
+				char *said = real_paths(e, tmp[i], dir);
+
 				an_problem(log, "%s: cannot read this trace, left out: %s", dir,
-					   e ? e : "unknown error");
+					   said ? said : "unknown error");
+				free(said);
 				bad[i] = true;
 			}
 			free(e);
@@ -367,6 +396,12 @@ static int read_muxed(struct an_vec *dirs, struct an_pass *pass, struct an_log *
 	} else if (st != BT_GRAPH_RUN_ONCE_STATUS_END) {
 		char *e = take_error();
 
+		for (size_t i = 0; e && i < dirs->n; i++) {
+			char *said = real_paths(e, tmp[i], *AN_AT(dirs, char *, i));
+
+			free(e);
+			e = said;
+		}
 		/* What was read stays: a damaged stream ends the reading, not the analysis. */
 		an_problem(log, "reading stopped after %llu events: %s",
 			   (unsigned long long)log->events, e ? e : "unknown error");

@@ -246,7 +246,28 @@ int an_link_into(const char *tmp, const char *dir, const char *name)
 	return r;
 }
 
-int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec *dropped)
+/*
+ * Name of a previous salvage directory into tmp: its links linked again, its copies (the
+ * sound packets of a damaged file) moved, as that directory is removed once this one
+ * replaces it.
+ */
+static int carry(const char *tmp, const char *dir, const char *name)
+{
+	char *from = an_asprintf("%s/%s", dir, name), *to = an_asprintf("%s/%s", tmp, name);
+	struct stat st;
+	int r = -ENOMEM;
+
+	if (from && to)
+		r = lstat(from, &st) == 0 && S_ISREG(st.st_mode)
+			    ? (rename(from, to) == 0 ? 0 : -errno)
+			    : an_link_into(tmp, dir, name);
+	free(from);
+	free(to);
+	return r;
+}
+
+int an_salvage(const char *dir, bool again, const char *error, char **tmpdir,
+	       struct an_vec *dropped)
 {
 	const char *base = getenv("TMPDIR");
 	DIR *d = opendir(dir);
@@ -298,7 +319,9 @@ int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec 
 			continue;
 		}
 		free(path);
-		if (an_link_into(tmp, dir, de->d_name) == 0 && strcmp(de->d_name, "metadata") != 0)
+		if ((again ? carry(tmp, dir, de->d_name) : an_link_into(tmp, dir, de->d_name)) ==
+			    0 &&
+		    strcmp(de->d_name, "metadata") != 0)
 			kept++;
 	}
 	if (!dropped->n || !kept) {

@@ -3,6 +3,7 @@
 #ifndef LATENCY_ANALYSIS_SALVAGE_H
 #define LATENCY_ANALYSIS_SALVAGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "an.h"
@@ -18,8 +19,10 @@ int an_check_streams(const char *dir, char **why);
  * A directory of links to dir's metadata and the stream files error does not name, with
  * the complete packets of those it names when their index says where they end (what was
  * done to each is pushed to dropped, char *); -ENOENT when no file is named or none is left.
+ * AGAIN: dir is such a directory, salvaged again (the copies it holds are moved).
  */
-int an_salvage(const char *dir, const char *error, char **tmpdir, struct an_vec *dropped);
+int an_salvage(const char *dir, bool again, const char *error, char **tmpdir,
+	       struct an_vec *dropped);
 void an_rm_salvage(const char *tmpdir);
 /* to, made (not there before), holding bytes [off, off + n) of from; 0 or -errno. */
 int an_copy_range(const char *from, const char *to, uint64_t off, uint64_t n);
