@@ -25,7 +25,9 @@ struct now {
 	int32_t last; /* its latest identity in built, -1: none yet */
 	int32_t pid;
 	uint32_t run;
-	bool exited; /* its tid may name another thread from now on */
+	bool exited;		      /* its tid may name another thread from now on */
+	uint64_t renamed_ts;	      /* the run's latest rename, 0: none */
+	char before[AN_COMM_LEN + 1]; /* its name before that rename */
 };
 
 struct build {
@@ -63,6 +65,7 @@ static void new_run(struct now *n, int32_t pid)
 		n->run++;
 	n->pid = pid;
 	n->exited = false;
+	n->renamed_ts = 0;
 }
 
 /*
@@ -71,13 +74,28 @@ static void new_run(struct now *n, int32_t pid)
  * threads name themselves as they start: a worker is its pool's name, not its creator's,
  * for all of its life but the first instants.
  */
-static void rename_run(struct build *b, const struct now *n, const char *comm)
+static void rename_run(struct build *b, struct now *n, const char *comm, uint64_t ts)
 {
 	struct built *x = AN_AT(&b->built, struct built, n->last);
 
+	memcpy(n->before, x->id.comm, sizeof(n->before));
+	n->renamed_ts = ts;
 	strncpy(x->id.comm, comm, AN_COMM_LEN);
 	x->id.comm[AN_COMM_LEN] = 0;
 	an_utf8_mend(x->id.comm);
+}
+
+/*
+ * Whether the run's latest rename was this exec's: the kernel gives the thread its new
+ * name early in the exec, and its exec event comes only once the new program is loaded
+ * (its pages read, perhaps from a slow disk), so a switch or a wakeup between the two shows
+ * the new name first. COMM is the exec's file name, which the kernel cuts as it names.
+ */
+static bool exec_seen_early(const struct build *b, const struct now *n, const char *comm)
+{
+	return n->last >= 0 && n->renamed_ts &&
+	       strncmp(AN_AT(&b->built, struct built, n->last)->id.comm, comm, AN_COMM_LEN - 1) ==
+		       0;
 }
 
 /* The pid learnt late: it was the pid of the whole run. */
@@ -109,7 +127,7 @@ static int observe(struct build *b, uint32_t task, const struct an_obs *o)
 		}
 		if (n->last < 0)
 			return push(b, n, task, o->ts, o->comm);
-		rename_run(b, n, o->comm);
+		rename_run(b, n, o->comm, o->ts);
 		return 0;
 	case OBS_FORK:
 		new_run(n, pid);
@@ -119,6 +137,15 @@ static int observe(struct build *b, uint32_t task, const struct an_obs *o)
 		 * led it, or took over the tid of the leader that did). */
 		if (n->last >= 0 && n->pid < 0)
 			backfill(b, n, o->tid);
+		if (exec_seen_early(b, n, o->comm)) {
+			uint64_t since = n->renamed_ts;
+			char before[AN_COMM_LEN + 1];
+
+			memcpy(before, n->before, sizeof(before));
+			rename_run(b, n, before, 0);
+			new_run(n, o->tid);
+			return push(b, n, task, since, o->comm);
+		}
 		new_run(n, o->tid);
 		return push(b, n, task, o->ts, o->comm);
 	case OBS_EXIT:
@@ -138,7 +165,7 @@ static int observe(struct build *b, uint32_t task, const struct an_obs *o)
 		if (pid > 0 && n->pid < 0)
 			backfill(b, n, pid);
 		if (named && !same_comm(b, n, o->comm))
-			rename_run(b, n, o->comm);
+			rename_run(b, n, o->comm, o->ts);
 		return 0;
 	default:
 		return 0;

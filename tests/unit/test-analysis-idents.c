@@ -8,6 +8,8 @@
  *  - a tid reused by another process's thread after its first thread exited: a row per
  *    thread identity in the CPU usage per process, with its own name, pid and time;
  *  - a thread that renamed itself where no event says when: its run under the new name;
+ *  - a thread whose exec's new name shows in a switch before its exec event: its run
+ *    before keeps its old name;
  *  - a task woken on one CPU and placed on another by its wakeup (sched_migrate_task): it
  *    waits behind the task holding the CPU it was placed on, not the one it last ran on;
  *  - a preempted task pulled to another CPU's queue: its wait is behind each CPU's holder in
@@ -266,6 +268,7 @@ enum {
 	M = 400,   /* the mover */
 	HOG = 500, /* on CPU 1 */
 	R = 900,   /* forked as its creator, renamed itself (prctl) unseen */
+	X = 1000,  /* sh, exec'd cc1: its new name seen before its exec event */
 	P = 600,   /* preempts M on CPU 1 */
 	H2 = 700,  /* on CPU 0 */
 	K = 800,   /* preempts M on CPU 1 for 0.5 ms, before P */
@@ -309,6 +312,14 @@ static void trace(void)
 	sw(0, 125, "hog2", H2, 0, "mover", M);
 	alert(0, 126, 3, "mover", M, 100, 125, 1);
 	sw(0, 130, "mover", M, 1, "swapper/0", 0);
+	/* X execs cc1: it blocks reading the program in, after the kernel gave it its name. */
+	fork_(0, 200, "sh", X, X);
+	wakeup_new(0, 200.1, "sh", X, 0);
+	sw(0, 201, "swapper/0", 0, 0, "sh", X);
+	sw(0, 210, "cc1", X, 2, "swapper/0", 0);
+	sw(0, 212, "swapper/0", 0, 0, "cc1", X);
+	exec_(0, 213, "/usr/lib/gcc/x86_64-linux-gnu/12/cc1", X);
+	sw(0, 220, "cc1", X, 1, "swapper/0", 0);
 
 	/* CPU 1: W runs as bash, execs sleeper, sleeps, is woken by an irq and wakes A. */
 	sw(1, 0, "swapper/1", 0, 0, "bash", W);
@@ -400,7 +411,8 @@ static struct json_object *result;
 
 static void read_both(void)
 {
-	struct an_options muxed = {.tables = true}, threads = {.tables = true, .threads = 2};
+	struct an_options muxed = {.tables = true, .limit = 100},
+			  threads = {.tables = true, .threads = 2, .limit = 100};
 	struct an_result *a = NULL, *b = NULL;
 	struct json_object *jb;
 	char *why = NULL;
@@ -499,6 +511,21 @@ static void test_renamed_unseen(void)
 	ASSERT_TRUE(!row_of("cpu-usage-per-process", R, "spawner"));
 }
 
+/*
+ * The exec's new name, seen in a switch before its exec event, does not rename the run
+ * before it: sh ran 201-210 ms, cc1 from its blocking read on (212-220 ms).
+ */
+static void test_exec_seen_early(void)
+{
+	struct json_object *row = row_of("cpu-usage-per-process", X, "sh");
+
+	ASSERT_TRUE(row);
+	ASSERT_EQ(json_object_get_int64(json_object_array_get_idx(row, 2)), 9 * MS);
+	row = row_of("cpu-usage-per-process", X, "cc1");
+	ASSERT_TRUE(row);
+	ASSERT_EQ(json_object_get_int64(json_object_array_get_idx(row, 2)), 8 * MS);
+}
+
 /* The last interval of alert SEQ's timeline. */
 static struct json_object *last_interval(int64_t seq)
 {
@@ -558,6 +585,7 @@ int main(void)
 	RUN(test_exec_chain);
 	RUN(test_usage_rows);
 	RUN(test_renamed_unseen);
+	RUN(test_exec_seen_early);
 	RUN(test_wakeup_placement);
 	RUN(test_moved_while_waiting);
 	json_object_put(result);
