@@ -956,15 +956,23 @@ static void forget_gone(struct catalog *c)
 	}
 }
 
+/* The bytes retention holds against max_bytes: all but those KEPT (undeletable). */
+static uint64_t held_bytes(const struct catalog *c, uint64_t kept)
+{
+	uint64_t total = entries_bytes(c);
+
+	return total > kept ? total - kept : 0;
+}
+
 int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec)
 {
-	uint64_t total;
+	uint64_t total, kept = 0;
 	unsigned count = (unsigned)c->n;
 	int deleted = 0, err;
 
 	if (r->max_bytes)
 		forget_gone(c);
-	total = entries_bytes(c);
+	total = held_bytes(c, 0);
 
 	/* Oldest first: the array is in creation order. */
 	for (size_t i = 0; i < c->n;) {
@@ -990,14 +998,19 @@ int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64
 		if (err == -ENOMEM)
 			return err;
 		if (err < 0) {
-			/* Kept, and said (delete_files()): one snapshot that cannot be deleted
-			 * must not keep retention from the others. */
-			total = entries_bytes(c);
+			/*
+			 * Kept, said and counted (delete_files(), catalog_deletions()), and no
+			 * longer held against the others: out of latencyd's hands, it would have
+			 * newer snapshots deleted in its place, down to the one just recorded.
+			 */
+			kept += c->entries[i]->bytes;
+			total = held_bytes(c, kept);
+			count--;
 			i++;
 			continue;
 		}
 		/* A saturated sum says nothing of what is left: counted again. */
-		total = total == UINT64_MAX ? entries_bytes(c) : total - bytes;
+		total = total == UINT64_MAX ? held_bytes(c, kept) : total - bytes;
 		count--;
 		deleted++;
 	}

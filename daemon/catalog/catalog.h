@@ -79,7 +79,8 @@ struct json_object *catalog_suppressed(struct catalog *c);
 /*
  * Deletes the oldest complete or failed snapshots until the limits hold; entries still
  * recording are never deleted, nor those that cannot be (catalog_delete(): kept, said once),
- * and the next oldest go instead. Returns how many were deleted, or -ENOMEM.
+ * which then count against neither max_count nor max_bytes: no newer snapshot goes in their
+ * place. Returns how many were deleted, or -ENOMEM.
  */
 int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec);
 

@@ -6,7 +6,9 @@
  * directory) and not append-only; the entry neither immutable nor append-only (statx()'s
  * attributes, read without opening it: a FIFO or a device stays unopened); in a sticky
  * directory, the entry or the directory the caller's, or the caller holding CAP_FOWNER; no
- * mount point, whose rmdir would fail only after all under it, another file system, went.
+ * mount point, a directory's or a bind-mounted file's, whose removal would fail only after
+ * the rest (for a directory, all under it, another file system) went. The deletion opens
+ * each directory it empties only if it is still the one its check saw.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <linux/capability.h>
@@ -106,7 +109,8 @@ static int stat_at(int dfd, const char *name, struct statx *st)
 {
 	int flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | (name[0] ? 0 : AT_EMPTY_PATH);
 
-	return statx(dfd, name, flags, STATX_TYPE | STATX_MODE | STATX_UID | STATX_BLOCKS, st) < 0
+	return statx(dfd, name, flags,
+		     STATX_TYPE | STATX_MODE | STATX_UID | STATX_INO | STATX_BLOCKS, st) < 0
 		       ? -errno
 		       : 0;
 }
@@ -116,11 +120,23 @@ static bool has_attr(const struct statx *st, uint64_t attr)
 	return st->stx_attributes & st->stx_attributes_mask & attr;
 }
 
-/* Whether directory E is another mount, or a mount point in the same file system (bind). */
+/*
+ * Whether E is another file system's, or a mount point in the same one (a bind mount, of a
+ * directory or of a file: unlink() of either fails, EBUSY, only once the rest went).
+ */
 static bool mount_point(const struct statx *dir, const struct statx *e)
 {
 	return e->stx_dev_major != dir->stx_dev_major || e->stx_dev_minor != dir->stx_dev_minor ||
 	       has_attr(e, STATX_ATTR_MOUNT_ROOT);
+}
+
+/* Whether FD is the file ST described: not one put in its place since. */
+static bool same_file(int fd, const struct statx *st)
+{
+	struct stat now;
+
+	return fstat(fd, &now) == 0 && now.st_ino == st->stx_ino &&
+	       major(now.st_dev) == st->stx_dev_major && minor(now.st_dev) == st->stx_dev_minor;
 }
 
 /* Whether the directory DFD (SELF) lets its entries go. */
@@ -139,7 +155,7 @@ static int may_unlink(const struct walk *w, const struct statx *dir, const struc
 	if ((dir->stx_mode & S_ISVTX) && e->stx_uid != w->fsuid && dir->stx_uid != w->fsuid &&
 	    !w->fowner)
 		return -EPERM;
-	return S_ISDIR(e->stx_mode) && mount_point(dir, e) ? -EBUSY : 0;
+	return mount_point(dir, e) ? -EBUSY : 0;
 }
 
 /* Directory FD (taken), SELF, and all in it, DEPTH levels at most. */
@@ -240,11 +256,15 @@ static int remove_dir(struct walk *w, int fd, const struct statx *self, int dept
 		r = enter(w, de->d_name, &saved);
 		if (r == 0)
 			r = stat_at(dirfd(d), de->d_name, &st);
+		/* Never into another file system: only its mount point would fail. */
+		if (r == 0 && mount_point(self, &st))
+			r = -EBUSY;
 		if (r == 0 && S_ISDIR(st.stx_mode)) {
-			/* Never into another file system: only its mount point would fail. */
-			sub = mount_point(self, &st) ? -EBUSY
-			      : depth > 0	     ? open_sub(dirfd(d), de->d_name)
-						     : -ELOOP;
+			sub = depth > 0 ? open_sub(dirfd(d), de->d_name) : -ELOOP;
+			if (sub >= 0 && !same_file(sub, &st)) {
+				close(sub);
+				sub = -EBUSY; /* replaced since its statx(): a mount, perhaps */
+			}
 			r = sub < 0 ? sub : remove_dir(w, sub, &st, depth - 1);
 			if (r == 0 && unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0)
 				r = -errno;
@@ -286,6 +306,10 @@ int tree_remove(int parent, const char *parent_name, const char *name, struct tr
 		r = !S_ISDIR(st.stx_mode) ? -ENOTDIR : mount_point(&ps, &st) ? -EBUSY : 0;
 	if (r == 0) {
 		fd = open_sub(parent, name);
+		if (fd >= 0 && !same_file(fd, &st)) {
+			close(fd);
+			fd = -EBUSY;
+		}
 		r = fd < 0 ? fd : remove_dir(&w, fd, &st, TREE_DEPTH_MAX);
 	}
 	if (r == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0)

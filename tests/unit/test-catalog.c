@@ -904,7 +904,7 @@ static void test_undeletable_snapshot(void)
 	struct test_capture capture;
 	char *file, *logged, *p;
 	struct catalog *c;
-	uint64_t ids[3];
+	uint64_t ids[3], newest;
 
 	c = reopen(NULL, NULL);
 	delete_all(c);
@@ -920,11 +920,17 @@ static void test_undeletable_snapshot(void)
 	catalog_find(c, ids[0])->bytes = dir_size(p);
 	catalog_find(c, ids[0])->error = strdup("a note of the record");
 
+	/* Kept, and not held against the others: none goes in its place. */
 	test_capture_start(&capture, STDERR_FILENO);
-	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 1);
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 0);
 	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 0);
 	logged = test_capture_end(&capture);
-	ASSERT_TRUE(catalog_find(c, ids[0]) && !catalog_find(c, ids[1]) && catalog_find(c, ids[2]));
+	ASSERT_TRUE(catalog_find(c, ids[0]) && catalog_find(c, ids[1]) && catalog_find(c, ids[2]));
+	/* Past max_count without it, the oldest of the others goes. */
+	newest = add_snapshot(c, 1300, 8192, CATALOG_COMPLETE);
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 1);
+	ASSERT_TRUE(catalog_find(c, ids[0]) && !catalog_find(c, ids[1]) &&
+		    catalog_find(c, ids[2]) && catalog_find(c, newest));
 	expect_note(c, ids[0], CATALOG_COMPLETE,
 		    "/kernel/index/chan_0.idx: Operation not permitted");
 	/* What the entry said stays, the deletion's note once after it. */
@@ -1033,8 +1039,9 @@ static void test_fault_after_check(void)
 }
 
 /*
- * Retention meets the same fault: the snapshot stays as what is left, the next oldest goes
- * instead, and the deletion that failed part way is counted, as is the snapshot left.
+ * Retention meets the same fault: the snapshot stays as what is left, counted as a deletion
+ * that failed part way and as a snapshot left; under max_count 1, the newest (the one just
+ * recorded) is not deleted in its place.
  */
 static void test_retention_fault_after_check(void)
 {
@@ -1061,9 +1068,9 @@ static void test_retention_fault_after_check(void)
 	ASSERT_EQ(pipe(f.ready), 0);
 	ASSERT_EQ(pthread_create(&thread, NULL, inject, &f), 0);
 	ASSERT_EQ(read(f.ready[0], &ch, 1), 1);
-	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 1);
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 0);
 	ASSERT_EQ(pthread_join(thread, NULL), 0);
-	ASSERT_TRUE(catalog_find(c, ids[0]) == e && !catalog_find(c, ids[1]));
+	ASSERT_TRUE(catalog_find(c, ids[0]) == e && catalog_find(c, ids[1]));
 	expect_note(c, ids[0], CATALOG_FAILED, "deleted in part: cannot delete ");
 	catalog_deletions(c, &d);
 	ASSERT_EQ(d.deleted_in_part, 1);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 #include <sys/fanotify.h>
 #include <sys/fsuid.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -617,6 +619,60 @@ static void test_nested_immutable(void)
 	free(two);
 }
 
+/*
+ * A file bind-mounted over one deep in a snapshot (in a mount namespace of a child's own):
+ * its unlink would fail with EBUSY after the rest went, so the check refuses the incident.
+ */
+static void test_bind_mounted_file(void)
+{
+	const struct collector_limits l = {.max_age_ns = 2500ULL * 1000000000};
+	char *one = snapshot("h8", "latencyd-h8-20261125-100000",
+			     "snap-5-h8-2@h8-20261125-100700-0", 8, 4000);
+	char *two = snapshot("h9", "latencyd-h9-20261125-100000",
+			     "snap-6-h8-2@h9-20261125-100700-0", 8, 4000);
+	char *file = path_of("%s/ust/uid/0/64-bit/chan_0", two);
+	char *source = path_of("%s/bind-source", tmp);
+	const struct collector_incident *inc;
+	struct collector_scan s;
+	struct collector_deletion d;
+	int status;
+	pid_t pid;
+
+	test_write_file(tmp, "bind-source", "another file system's file\n");
+	age(source, 4000); /* not a file being written */
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0) {
+		ASSERT_EQ(unshare(CLONE_NEWNS), 0);
+		ASSERT_EQ(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+		ASSERT_EQ(mount(source, file, NULL, MS_BIND, NULL), 0);
+		scan(&s);
+		inc = find(&s, "h8-2");
+		ASSERT_TRUE(inc && inc->n == 2);
+		ASSERT_EQ(collector_choose(&s, &l, now), 1);
+		ASSERT_EQ(collector_delete(&s, inc, &d), -EBUSY);
+		ASSERT_TRUE(!d.deleted && !d.partial && !d.freed);
+		ASSERT_CONTAINS(d.where, "chan_0");
+		ASSERT_TRUE(whole(one) && whole(two));
+		collector_scan_free(&s);
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* Out of the child's namespace, the file is a file again: the incident goes. */
+	scan(&s);
+	inc = find(&s, "h8-2");
+	ASSERT_TRUE(inc);
+	ASSERT_EQ(collector_choose(&s, &l, now), 1);
+	ASSERT_EQ(collector_delete(&s, inc, &d), 0);
+	ASSERT_TRUE(!exists(one) && !exists(two));
+	collector_scan_free(&s);
+	free(source);
+	free(file);
+	free(one);
+	free(two);
+}
+
 struct fault {
 	char *watched;	 /* a directory: its second open makes ... */
 	char *immutable; /* ... this directory immutable before the open goes on */
@@ -730,6 +786,8 @@ int main(void)
 		RUN(test_nested_read_only);
 	if (geteuid() == 0)
 		RUN(test_nested_immutable);
+	if (geteuid() == 0)
+		RUN(test_bind_mounted_file);
 	if (geteuid() == 0)
 		RUN(test_fault_after_check);
 	ASSERT_EQ(rm_tree(tmp), 0);
