@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <sched.h>
 #include <stdlib.h>
-#include <sys/fanotify.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -16,7 +14,6 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
-#include <linux/fs.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <string.h>
@@ -26,6 +23,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "proto.h"
+#include "fault-files.h"
 #include "tests.h"
 
 static char dir[] = "/tmp/test-catalog.XXXXXX";
@@ -869,17 +867,6 @@ static bool test_full_disk(void)
 }
 
 /* FS_IOC_SETFLAGS: PATH immutable (ON) or not, as chattr +i / -i. */
-static void immutable(const char *path, bool on)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), flags;
-
-	ASSERT_TRUE(fd >= 0);
-	ASSERT_EQ(ioctl(fd, FS_IOC_GETFLAGS, &flags), 0);
-	flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
-	ASSERT_EQ(ioctl(fd, FS_IOC_SETFLAGS, &flags), 0);
-	close(fd);
-}
-
 /* Whether the entry of ID is failed with an error holding TEXT, its bytes what is on disk. */
 static void expect_note(struct catalog *c, uint64_t id, enum catalog_status status,
 			const char *text)
@@ -916,7 +903,7 @@ static void test_undeletable_snapshot(void)
 	free(file);
 	ASSERT_TRUE(asprintf(&file, "%s/kernel/index/chan_0.idx", p) > 0);
 	write_file(file, "index");
-	immutable(file, true);
+	test_immutable(file, true);
 	catalog_find(c, ids[0])->bytes = dir_size(p);
 	catalog_find(c, ids[0])->error = strdup("a note of the record");
 
@@ -950,7 +937,7 @@ static void test_undeletable_snapshot(void)
 	catalog_deletions(c, &d);
 	ASSERT_EQ(d.undeletable, 1);
 	/* Deletable again: it goes at the next pass. */
-	immutable(file, false);
+	test_immutable(file, false);
 	ASSERT_EQ(catalog_delete(c, ids[0]), 0);
 	ASSERT_EQ(access(p, F_OK), -1);
 	catalog_deletions(c, &d);
@@ -959,39 +946,6 @@ static void test_undeletable_snapshot(void)
 	free(logged);
 	free(p);
 	close_saved(c);
-}
-
-struct fault {
-	char *watched;	 /* a directory: its second open makes ... */
-	char *immutable; /* ... this directory immutable before the open goes on */
-	int ready[2];
-};
-
-/*
- * Sets fault->immutable immutable the second time fault->watched is opened, while that open
- * waits (a fanotify permission event): the first open is the check's, the second the
- * deletion's, so that the check passes and the deletion meets the fault.
- */
-static void *inject(void *arg)
-{
-	struct fault *f = arg;
-	int fan = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY | O_CLOEXEC), opens = 0;
-	struct fanotify_event_metadata ev;
-
-	ASSERT_TRUE(fan >= 0);
-	ASSERT_EQ(fanotify_mark(fan, FAN_MARK_ADD, FAN_OPEN_PERM | FAN_ONDIR, AT_FDCWD, f->watched),
-		  0);
-	ASSERT_EQ(write(f->ready[1], "y", 1), 1);
-	while (opens < 2 && read(fan, &ev, sizeof(ev)) == (ssize_t)sizeof(ev)) {
-		struct fanotify_response allow = {.fd = ev.fd, .response = FAN_ALLOW};
-
-		if (++opens == 2)
-			immutable(f->immutable, true);
-		ASSERT_EQ(write(fan, &allow, sizeof(allow)), (ssize_t)sizeof(allow));
-		close(ev.fd);
-	}
-	close(fan);
-	return NULL;
 }
 
 /*
@@ -1004,22 +958,17 @@ static void test_fault_after_check(void)
 	struct catalog *c = reopen(NULL, NULL);
 	uint64_t id = add_snapshot(c, 1000, 8192, CATALOG_COMPLETE);
 	struct catalog_entry *e = catalog_find(c, id);
-	struct fault f;
-	pthread_t thread;
-	char *file;
-	char ch;
+	struct test_fault f;
+	char *watched, *file;
 
-	ASSERT_TRUE(asprintf(&f.watched, "%s/kernel", e->path) > 0);
-	f.immutable = e->path;
-	ASSERT_EQ(mkdir(f.watched, 0755), 0);
-	ASSERT_TRUE(asprintf(&file, "%s/chan_0", f.watched) > 0);
+	ASSERT_TRUE(asprintf(&watched, "%s/kernel", e->path) > 0);
+	ASSERT_EQ(mkdir(watched, 0755), 0);
+	ASSERT_TRUE(asprintf(&file, "%s/chan_0", watched) > 0);
 	write_file(file, "events");
 	e->bytes = dir_size(e->path);
-	ASSERT_EQ(pipe(f.ready), 0);
-	ASSERT_EQ(pthread_create(&thread, NULL, inject, &f), 0);
-	ASSERT_EQ(read(f.ready[0], &ch, 1), 1);
+	test_fault_arm(&f, watched, e->path);
 	ASSERT_EQ(catalog_delete(c, id), -EPERM);
-	ASSERT_EQ(pthread_join(thread, NULL), 0);
+	test_fault_done(&f);
 	ASSERT_EQ(access(file, F_OK), -1);
 	ASSERT_TRUE(catalog_find(c, id) == e);
 	expect_note(c, id, CATALOG_FAILED, "deleted in part: cannot delete ");
@@ -1028,12 +977,10 @@ static void test_fault_after_check(void)
 	c = reopen(c, NULL);
 	e = catalog_find(c, id);
 	ASSERT_TRUE(e && e->status == CATALOG_FAILED && e->bytes == dir_size(e->path));
-	immutable(e->path, false);
+	test_immutable(e->path, false);
 	ASSERT_EQ(catalog_delete(c, id), 0);
 	ASSERT_TRUE(!catalog_find(c, id));
-	close(f.ready[0]);
-	close(f.ready[1]);
-	free(f.watched);
+	free(watched);
 	free(file);
 	close_saved(c);
 }
@@ -1049,40 +996,33 @@ static void test_retention_fault_after_check(void)
 	struct catalog *c = reopen(NULL, NULL);
 	struct catalog_deletions d;
 	struct catalog_entry *e;
-	struct fault f;
-	pthread_t thread;
+	struct test_fault f;
+	char *watched, *file;
 	uint64_t ids[2];
-	char *file;
-	char ch;
 
 	delete_all(c);
 	for (int i = 0; i < 2; i++)
 		ids[i] = add_snapshot(c, 1000 + (uint64_t)i * 100, 8192, CATALOG_COMPLETE);
 	e = catalog_find(c, ids[0]);
-	ASSERT_TRUE(asprintf(&f.watched, "%s/kernel", e->path) > 0);
-	f.immutable = e->path;
-	ASSERT_EQ(mkdir(f.watched, 0755), 0);
-	ASSERT_TRUE(asprintf(&file, "%s/chan_0", f.watched) > 0);
+	ASSERT_TRUE(asprintf(&watched, "%s/kernel", e->path) > 0);
+	ASSERT_EQ(mkdir(watched, 0755), 0);
+	ASSERT_TRUE(asprintf(&file, "%s/chan_0", watched) > 0);
 	write_file(file, "events");
 	e->bytes = dir_size(e->path);
-	ASSERT_EQ(pipe(f.ready), 0);
-	ASSERT_EQ(pthread_create(&thread, NULL, inject, &f), 0);
-	ASSERT_EQ(read(f.ready[0], &ch, 1), 1);
+	test_fault_arm(&f, watched, e->path);
 	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 0);
-	ASSERT_EQ(pthread_join(thread, NULL), 0);
+	test_fault_done(&f);
 	ASSERT_TRUE(catalog_find(c, ids[0]) == e && catalog_find(c, ids[1]));
 	expect_note(c, ids[0], CATALOG_FAILED, "deleted in part: cannot delete ");
 	catalog_deletions(c, &d);
 	ASSERT_EQ(d.deleted_in_part, 1);
 	ASSERT_EQ(d.undeletable, 1);
-	immutable(e->path, false);
+	test_immutable(e->path, false);
 	ASSERT_EQ(catalog_delete(c, ids[0]), 0);
 	catalog_deletions(c, &d);
 	ASSERT_EQ(d.deleted_in_part, 1);
 	ASSERT_EQ(d.undeletable, 0);
-	close(f.ready[0]);
-	close(f.ready[1]);
-	free(f.watched);
+	free(watched);
 	free(file);
 	close_saved(c);
 }

@@ -17,9 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/fanotify.h>
 #include <sys/fsuid.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -27,10 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/fs.h>
-
 #include "collector.h"
 #include "fsutil.h"
+#include "fault-files.h"
 #include "tests.h"
 
 static char tmp[] = "/tmp/test-collector.XXXXXX";
@@ -527,17 +524,6 @@ static bool whole(const char *path)
 }
 
 /* FS_IOC_SETFLAGS: PATH immutable (ON) or not, as chattr +i / -i. */
-static void immutable(const char *path, bool on)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), flags;
-
-	ASSERT_TRUE(fd >= 0);
-	ASSERT_EQ(ioctl(fd, FS_IOC_GETFLAGS, &flags), 0);
-	flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
-	ASSERT_EQ(ioctl(fd, FS_IOC_SETFLAGS, &flags), 0);
-	close(fd);
-}
-
 /*
  * Deeper than the snapshot and its session directory: a directory inside a snapshot that
  * relayd's user cannot write to, deleting as that user. The check goes down the whole
@@ -601,7 +587,7 @@ static void test_nested_immutable(void)
 	struct collector_scan s;
 	struct collector_deletion d;
 
-	immutable(file, true);
+	test_immutable(file, true);
 	scan(&s);
 	inc = find(&s, "h6-2");
 	ASSERT_TRUE(inc && inc->n == 2 && !inc->busy);
@@ -610,7 +596,7 @@ static void test_nested_immutable(void)
 	ASSERT_TRUE(d.blocker < inc->n && !d.deleted && !d.partial && !d.freed);
 	ASSERT_STREQ(inc->snaps[d.blocker].host_dir, "h7");
 	ASSERT_TRUE(whole(one) && whole(two));
-	immutable(file, false);
+	test_immutable(file, false);
 	ASSERT_EQ(collector_delete(&s, inc, &d), 0);
 	ASSERT_TRUE(!exists(one) && !exists(two));
 	collector_scan_free(&s);
@@ -673,39 +659,6 @@ static void test_bind_mounted_file(void)
 	free(two);
 }
 
-struct fault {
-	char *watched;	 /* a directory: its second open makes ... */
-	char *immutable; /* ... this directory immutable before the open goes on */
-	int ready[2];
-};
-
-/*
- * Sets fault->immutable immutable the second time fault->watched is opened, while that open
- * waits (a fanotify permission event): the first open is the check's, the second the
- * deletion's, so that the check passes and the deletion meets the fault.
- */
-static void *inject(void *arg)
-{
-	struct fault *f = arg;
-	int fan = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY | O_CLOEXEC), opens = 0;
-	struct fanotify_event_metadata ev;
-
-	ASSERT_TRUE(fan >= 0);
-	ASSERT_EQ(fanotify_mark(fan, FAN_MARK_ADD, FAN_OPEN_PERM | FAN_ONDIR, AT_FDCWD, f->watched),
-		  0);
-	ASSERT_EQ(write(f->ready[1], "y", 1), 1);
-	while (opens < 2 && read(fan, &ev, sizeof(ev)) == (ssize_t)sizeof(ev)) {
-		struct fanotify_response allow = {.fd = ev.fd, .response = FAN_ALLOW};
-
-		if (++opens == 2)
-			immutable(f->immutable, true);
-		ASSERT_EQ(write(fan, &allow, sizeof(allow)), (ssize_t)sizeof(allow));
-		close(ev.fd);
-	}
-	close(fan);
-	return NULL;
-}
-
 /*
  * The check passes, then a deletion fails anyway (a directory made immutable between the
  * two, a real fault from a real file system): the deletion stops there, and says what went
@@ -720,33 +673,29 @@ static void test_fault_after_check(void)
 			     "snap-6-h6-3@h7-20261125-100800-0", 8, 4000);
 	char *three = snapshot("h8", "latencyd-h8-20261125-100000",
 			       "snap-7-h6-3@h8-20261125-100800-0", 8, 4000);
-	struct fault f = {.watched = path_of("%s/ust/uid/0/64-bit", two),
-			  .immutable = path_of("%s/ust/uid/0", two)};
-	uint64_t first = dir_size(one), files = dir_size(f.watched), third = dir_size(three);
+	char *watched = path_of("%s/ust/uid/0/64-bit", two), *uid = path_of("%s/ust/uid/0", two);
+	uint64_t first = dir_size(one), files = dir_size(watched), third = dir_size(three);
 	const struct collector_incident *inc;
 	struct collector_deletion d;
 	struct collector_scan s;
-	pthread_t thread;
-	char c;
+	struct test_fault f;
 
 	scan(&s);
 	inc = find(&s, "h6-3");
 	ASSERT_TRUE(inc && inc->n == 3 && !inc->busy);
 	ASSERT_STREQ(inc->snaps[1].host_dir, "h7");
-	ASSERT_EQ(pipe(f.ready), 0);
-	ASSERT_EQ(pthread_create(&thread, NULL, inject, &f), 0);
-	ASSERT_EQ(read(f.ready[0], &c, 1), 1);
+	test_fault_arm(&f, watched, uid);
 	ASSERT_EQ(collector_delete(&s, inc, &d), -EPERM);
-	ASSERT_EQ(pthread_join(thread, NULL), 0);
+	test_fault_done(&f);
 	ASSERT_EQ(d.blocker, 1);
 	ASSERT_EQ(d.deleted, 1);
 	ASSERT_TRUE(d.partial);
 	ASSERT_EQ(d.freed, first + files);
 	ASSERT_CONTAINS(d.where, "h7/latencyd-h7-20261125-100000/snap-6-h6-3@h7-20261125-100800-0/"
 				 "ust/uid/0/64-bit");
-	ASSERT_TRUE(!exists(one) && exists(f.watched) && !whole(two) && whole(three));
+	ASSERT_TRUE(!exists(one) && exists(watched) && !whole(two) && whole(three));
 	/* The fault gone, a later pass deletes what is left. */
-	immutable(f.immutable, false);
+	test_immutable(uid, false);
 	collector_scan_free(&s);
 	scan(&s);
 	inc = find(&s, "h6-3");
@@ -755,10 +704,8 @@ static void test_fault_after_check(void)
 	ASSERT_TRUE(d.deleted == 2 && !d.partial && d.freed == third);
 	ASSERT_TRUE(!exists(two) && !exists(three));
 	collector_scan_free(&s);
-	close(f.ready[0]);
-	close(f.ready[1]);
-	free(f.watched);
-	free(f.immutable);
+	free(watched);
+	free(uid);
 	free(one);
 	free(two);
 	free(three);
