@@ -66,13 +66,22 @@ int text_config(struct json_object *result)
 
 int text_reloaded(struct json_object *result)
 {
-	struct json_object *source = NULL;
+	struct json_object *source = NULL, *op;
 	const char *from;
 
 	json_object_object_get_ex(result, PROTO_KEY_SOURCE, &source);
 	from = source ? json_object_get_string(source) : "";
 	printf("Configuration reloaded from %s.\n", from[0] ? from : "built-in defaults");
 	print_saved_problem(result);
+	/* The session's part of it (1.14): lttng-sessiond's answer is not waited for. */
+	if (json_object_object_get_ex(result, PROTO_KEY_OPERATION, &op)) {
+		if (strcmp(json_object_get_string(op), "re-create") == 0)
+			printf("Pending: the session is re-created once lttng-sessiond answers");
+		else
+			printf("Pending: the session's %s, once lttng-sessiond answers",
+			       json_object_get_string(op));
+		printf(" (latencyctl status says how long it has waited).\n");
+	}
 	return EXIT_OK;
 }
 

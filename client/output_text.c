@@ -123,6 +123,8 @@ static int retention_row(struct table *t, struct json_object *retention)
 /* The flight recorder's part of status: absent when latencyd runs without a session. */
 struct status_recorder {
 	const char *name, *state, *domain, *detail, *directory, *relayd;
+	const char *operation; /* 1.14 */
+	int64_t operation_ns;
 	int64_t recreated, buffer, subbuf_size, num_subbuf, burst, expected_ns;
 	int64_t target_ns, resized;
 	double sized_eps, sized_bpe;
@@ -201,6 +203,20 @@ static void ratelimit_tracker_rows(struct table *t, struct json_object *list)
 	}
 }
 
+/* The session's operation under way: "re-create: waiting for lttng-sessiond for 12.0 s
+ * (since 10:02:03)". */
+static void operation_row(struct table *t, const char *op, int64_t ns)
+{
+	time_t since = time(NULL) - (time_t)(ns / 1000000000);
+	char when[16] = "?";
+	struct tm tm;
+
+	if (localtime_r(&since, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	row(t, "", "%s: waiting for lttng-sessiond for %.1f s (since %s)", op, (double)ns / 1e9,
+	    when);
+}
+
 #define REC(f) offsetof(struct status_recorder, f)
 
 static int recorder_rows(struct table *t, const struct status *st)
@@ -214,6 +230,8 @@ static int recorder_rows(struct table *t, const struct status *st)
 		{PROTO_KEY_REALTIME, PROTO_FIELD_BOOL, 0, REC(realtime)},
 		{PROTO_KEY_MEMORY_LOCKED, PROTO_FIELD_BOOL, 0, REC(memory_locked)},
 		{PROTO_KEY_WAITER_THREADS, PROTO_FIELD_INT, 0, REC(waiter_threads)},
+		{PROTO_KEY_OPERATION, PROTO_FIELD_STRING, 0, REC(operation)},
+		{PROTO_KEY_OPERATION_NS, PROTO_FIELD_INT, 0, REC(operation_ns)},
 		{NULL},
 	};
 	static const struct proto_field output_fields[] = {
@@ -274,6 +292,8 @@ static int recorder_rows(struct table *t, const struct status *st)
 	    rc.detail ?: "");
 	if (rc.recreated)
 		row(t, "", "re-created %" PRId64 " time(s)", rc.recreated);
+	if (rc.operation)
+		operation_row(t, rc.operation, rc.operation_ns);
 	row(t, "Waiter:", "%s, %s, memory %s", rc.realtime ? "SCHED_FIFO" : "normal priority",
 	    rc.waiter_threads > 1 ? "a thread per CPU" : "one thread",
 	    rc.memory_locked ? "locked" : "not locked");

@@ -56,9 +56,11 @@ struct json_tokener;
  *   1.12 status "control": the control socket's clients and what happened to connections.
  *   1.13 status "retention": local snapshots a deletion left on disk ("undeletable") and
  *        deletions that failed part way ("deleted_in_part").
+ *   1.14 status session "operation", "operation_ns": the session's operation waiting for
+ *        lttng-sessiond, and for how long; reload "operation": the session's part pending.
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 13
+#define PROTO_REVISION 14
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -519,6 +521,9 @@ struct proto_request {
 /* 1.13: status's local retention (and "deleted_in_part") */
 #define PROTO_KEY_RETENTION		"retention"
 #define PROTO_KEY_UNDELETABLE		"undeletable"
+/* 1.14: the session's operation waiting for lttng-sessiond (status session, reload) */
+#define PROTO_KEY_OPERATION		"operation"
+#define PROTO_KEY_OPERATION_NS		"operation_ns"
 
 struct proto_reply {
 	int64_t id;

@@ -19,6 +19,7 @@ int cmd_reload(struct manager *m, const struct control_caller *caller, struct js
 	struct conf_diag diag = {0};
 	char text[PROTO_MESSAGE_MAX];
 	struct json_object *o;
+	const char *op;
 	size_t len = 0;
 	int r;
 
@@ -47,5 +48,9 @@ int cmd_reload(struct manager *m, const struct control_caller *caller, struct js
 	result_add_bool(o, PROTO_KEY_RELOADED, true, &r);
 	if (m->conf->saved_problem)
 		result_add_string(o, PROTO_KEY_SAVED_PROBLEM, m->conf->saved_problem, &r);
+	/* The session's part waits for lttng-sessiond, on a thread: not for this reply. */
+	op = recorder_session_pending(m->recorder);
+	if (op)
+		result_add_string(o, PROTO_KEY_OPERATION, op, &r);
 	return result_done(o, r, result);
 }

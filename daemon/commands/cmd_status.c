@@ -49,6 +49,10 @@ static struct json_object *session_object(const struct manager *m, const struct 
 	result_add_int(o, PROTO_KEY_RECREATED, st->recreated, r);
 	if (st->session_error)
 		result_add_string(o, PROTO_KEY_DETAIL, flight_strerror(st->session_error), r);
+	if (st->session_op) {
+		result_add_string(o, PROTO_KEY_OPERATION, st->session_op, r);
+		result_add_int(o, PROTO_KEY_OPERATION_NS, (int64_t)st->session_op_ns, r);
+	}
 	result_add_bool(o, PROTO_KEY_REALTIME, st->realtime, r);
 	result_add_int(o, PROTO_KEY_WAITER_THREADS, (int64_t)st->waiter_threads, r);
 	result_add_bool(o, PROTO_KEY_MEMORY_LOCKED, m->memory_locked, r);

@@ -81,7 +81,7 @@ void calibration_if_idle(struct waiter *w)
 	waiter_record_begins(w, res, now_ns());
 	pthread_mutex_lock(&w->slot->lock);
 	if (!w->slot->flight) {
-		r = -LTTNG_ERR_SESS_NOT_FOUND;
+		r = FLIGHT_ERR_NO_SESSION;
 	} else {
 		r = flight_record_to(w->slot->flight, dir, "calibration", size, &res->rec);
 		/* No room for a packet of every stream (per-user buffers of many users). */

@@ -67,6 +67,8 @@ const char *flight_strerror(int err)
 {
 	if (err == FLIGHT_ERR_ABANDONED)
 		return "abandoned at the stop: lttng-sessiond did not answer";
+	if (err == FLIGHT_ERR_NO_SESSION)
+		return "no LTTng session: it is being created, or could not be (see the log)";
 	return lttng_strerror(err < 0 ? err : -err);
 }
 
@@ -372,8 +374,9 @@ const char *flight_relayd_unprobed(const struct flight *f)
 
 bool flight_session_gone(int err)
 {
-	return err == -LTTNG_ERR_SESS_NOT_FOUND || err == -LTTNG_ERR_NO_SESSIOND ||
-	       err == -LTTNG_ERR_NO_SESSION || err == -LTTNG_ERR_FATAL;
+	return err == -LTTNG_ERR_SESS_NOT_FOUND || err == FLIGHT_ERR_NO_SESSION ||
+	       err == -LTTNG_ERR_NO_SESSIOND || err == -LTTNG_ERR_NO_SESSION ||
+	       err == -LTTNG_ERR_FATAL;
 }
 
 static void relayd_failed(struct flight *f, struct flight_record *rec)

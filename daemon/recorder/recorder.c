@@ -7,8 +7,9 @@
  * results become events too.
  *
  * What a reload changes live: ratelimit.* and analysis.auto here; session.* and output.*
- * re-create the session (the history recorded so far is lost). module.*, realtime.* and
- * session.enabled need a restart (the manager says so).
+ * re-create the session (the history recorded so far is lost), on the sessiond worker: the
+ * reload does not wait for it. module.*, realtime.* and session.enabled need a restart
+ * (the manager says so).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -343,6 +344,24 @@ int recorder_peer(struct recorder *rc, const struct proto_fleet_alert *a, uint64
 	return rc && rc->waiter ? waiter_peer(rc->waiter, a, received_ns) : -ENODEV;
 }
 
+const char *recorder_session_operation(struct recorder *rc, uint64_t *ns)
+{
+	int op = rc ? session_operation(&rc->session, ns) : -1;
+
+	return op < 0 ? NULL : session_op_name(op);
+}
+
+const char *recorder_session_pending(struct recorder *rc)
+{
+	uint64_t ns;
+
+	if (rc && rc->session.reload == SESSION_RELOAD_RECREATE)
+		return session_op_name(SESSION_OP_RECREATE);
+	if (rc && rc->session.reload == SESSION_RELOAD_LIVE)
+		return session_op_name(SESSION_OP_UPDATE);
+	return recorder_session_operation(rc, &ns);
+}
+
 uint64_t recorder_waiter_busy_ns(struct recorder *rc)
 {
 	return rc && rc->waiter ? waiter_busy_ns(rc->waiter) : 0;
@@ -362,6 +381,7 @@ void recorder_status(struct recorder *rc, struct recorder_status *st)
 	}
 	st->session_present = session_present(&rc->session);
 	st->session_error = rc->session.error;
+	st->session_op = recorder_session_operation(rc, &st->session_op_ns);
 	st->recreated = rc->session.recreated;
 	st->subbuf_size = session_subbuf_size(&rc->session);
 	st->history_target_ns = rc->conf->session.history_ns;
@@ -458,6 +478,8 @@ void recorder_free(struct recorder *rc)
 	struct waiter_result *left = NULL;
 	bool waiter_left = false;
 	char sessiond[64];
+	uint64_t op_ns;
+	int op;
 
 	if (!rc)
 		return;
@@ -485,8 +507,17 @@ void recorder_free(struct recorder *rc)
 	rc->results = sd_event_source_disable_unref(rc->results);
 	rc->measured = sd_event_source_disable_unref(rc->measured);
 	calibration_stop(&rc->calibration);
-	if (session_done_by(&rc->session, deadline, waiter_left) < 0) {
-		if (waiter_left)
+	op = session_operation(&rc->session, &op_ns);
+	if (op >= 0)
+		log_info("waiting for the session's %s under way (for %" PRIu64
+			 " ms so far) to end, %u s at most",
+			 session_op_noun(op), op_ns / 1000000, grace_s());
+	if (session_done_by(&rc->session, deadline, waiter_left, &op, &op_ns) < 0) {
+		if (op >= 0 && op != SESSION_OP_DESTROY)
+			log_warnx("%s did not answer within %u s of the stop: the session's %s, "
+				  "under way for %" PRIu64 " ms, is abandoned",
+				  sessiond, grace_s(), session_op_noun(op), op_ns / 1000000);
+		if (op != SESSION_OP_DESTROY)
 			log_warnx("LTTng session %s is left in %s, which did not answer: the "
 				  "next start of latencyd destroys it and creates it anew",
 				  rc->conf->session.name, sessiond);

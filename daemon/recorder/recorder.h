@@ -98,8 +98,11 @@ typedef void (*recorder_event_fn)(const struct recorder_event *ev, void *userdat
 struct recorder_status {
 	bool session_present; /* the session exists (or is being recorded) */
 	int session_error;    /* last failure to create the session, 0 if none */
-	unsigned recreated;   /* times the session was re-created */
-	uint64_t subbuf_size; /* in use */
+	/* The session's operation waiting for lttng-sessiond ("re-create"), NULL: none. */
+	const char *session_op;
+	uint64_t session_op_ns; /* how long it has waited */
+	unsigned recreated;	/* times the session was re-created */
+	uint64_t subbuf_size;	/* in use */
 	/* session.history: the target (0: none), re-sizes, the rate they were made for */
 	uint64_t history_target_ns;
 	unsigned resized;
@@ -132,6 +135,13 @@ void recorder_reconfigure(struct recorder *rc, const struct conf *conf, const st
  * too many are waiting, -ENODEV when the recorder does not run. */
 int recorder_request(struct recorder *rc, const char *message, pid_t pid, uint64_t *seq);
 void recorder_status(struct recorder *rc, struct recorder_status *st);
+/*
+ * The session's operation handed to lttng-sessiond and not ended yet ("create",
+ * "re-create", "check", "update"), *NS for how long; NULL: none, or no recorder.
+ */
+const char *recorder_session_operation(struct recorder *rc, uint64_t *ns);
+/* What a reload left to do with the session: the operation queued or under way; NULL: none. */
+const char *recorder_session_pending(struct recorder *rc);
 /* How long the realtime waiter has been in its current record, 0: not recording. */
 uint64_t recorder_waiter_busy_ns(struct recorder *rc);
 /* In a fleet: this host's name, which names incidents and snapshots; NULL: no fleet. A

@@ -14,9 +14,16 @@
 #include "recorder.h"
 #include "thread.h"
 
-/* The flight-recorder session, shared by the waiter (records) and the main loop (checks). */
+/*
+ * The flight-recorder session, shared by the waiter (records) and the sessiond worker (its
+ * other operations); the main loop calls no liblttng-ctl at all.
+ */
 struct flight_slot {
-	pthread_mutex_t lock;  /* PTHREAD_PRIO_INHERIT; every liblttng-ctl call holds it */
+	/*
+	 * PTHREAD_PRIO_INHERIT. Held by every liblttng-ctl call but the worker's creation of a
+	 * session, which it makes with none in the slot (no record can run meanwhile).
+	 */
+	pthread_mutex_t lock;
 	struct flight *flight; /* NULL while there is no session */
 };
 
@@ -138,6 +145,61 @@ void history_job_free(struct history_job *j);
 /* Stops the pass under way (its snapshot is not measured); queued jobs are dropped. */
 void history_worker_free(struct history_worker *w);
 
+/*
+ * sessiond_worker.c: the session's operations but records, on a thread of their own, one
+ * job at a time, the result handed back to the main loop through an eventfd: liblttng-ctl
+ * has no timeout, and a sessiond that does not answer must not hold the main loop.
+ */
+enum session_op {
+	SESSION_OP_CREATE,   /* at start, or after the session could not be made */
+	SESSION_OP_RECREATE, /* new settings (a reload), new buffers (session.history) */
+	SESSION_OP_CHECK,    /* still there? Created again when gone (sessiond restarted) */
+	SESSION_OP_UPDATE,   /* output.relayd_timeout applied (no call to sessiond) */
+	SESSION_OP_DESTROY,  /* at a stop, the worker's last */
+};
+
+struct session_job {
+	enum session_op op;
+	uint64_t since;		  /* CLOCK_MONOTONIC when handed over */
+	struct flight_settings s; /* to create with: the job's copies of every string */
+	char **events, *session, *local_dir, *relayd_url;
+	uint64_t relayd_timeout_ns; /* SESSION_OP_UPDATE */
+	uint64_t resize_from;	    /* a re-size's sub-buffers before it; 0: not a re-size */
+	/* The result. */
+	int error;	    /* of the create, or of the check's look; 0 if none */
+	bool present;	    /* a session is there after the job */
+	bool gone;	    /* the check found the session gone (and created it again) */
+	bool tried;	    /* a session was to be created: error says why it was not */
+	bool created;	    /* a session was created */
+	bool replaced;	    /* ... in place of one of its name (left by a killed latencyd) */
+	char unprobed[320]; /* flight_relayd_unprobed() of the new session, "" if none */
+	char **offered;	    /* the kernel events the loaded probes offer; NULL: unknown */
+};
+
+struct sessiond_worker;
+
+/* A job; S (copied; NULL: none) what a session it makes is made with. NULL: no memory. */
+struct session_job *session_job_new(enum session_op op, const struct flight_settings *s);
+void session_job_free(struct session_job *j);
+int sessiond_worker_new(struct flight_slot *slot, struct sessiond_worker **ret);
+int sessiond_worker_eventfd(const struct sessiond_worker *w);
+/* Hands J (taken) over; the caller hands none other until it took J back. */
+void sessiond_worker_submit(struct sessiond_worker *w, struct session_job *j);
+/* The job done, with its result (NULL: none yet). */
+struct session_job *sessiond_worker_take(struct sessiond_worker *w);
+/* Waits until DEADLINE_NS (CLOCK_MONOTONIC) at most for the job to be done: true if it is. */
+bool sessiond_worker_wait(struct sessiond_worker *w, uint64_t deadline_ns);
+/* The op the thread is inside now (-1: none), *NS for how long. */
+int sessiond_worker_busy(struct sessiond_worker *w, uint64_t *ns);
+/*
+ * Stops the thread after its job (one not begun is dropped), then with DESTROY the session
+ * in the slot is destroyed, waiting until DEADLINE_NS at most. -ETIMEDOUT: the thread is
+ * still inside liblttng-ctl (or waiting for the slot) and is left there: then
+ * sessiond_worker_free() leaves the worker to it, and the slot must stay too.
+ */
+int sessiond_worker_stop_by(struct sessiond_worker *w, bool destroy, uint64_t deadline_ns);
+void sessiond_worker_free(struct sessiond_worker *w);
+
 /* session.c: the LTTng session in its slot, re-created when sessiond loses it. */
 #define SESSION_EVENTS_MAX 256
 /* sessiond_watch.c: the exit of the lttng-sessiond holding the session, as an event. */
@@ -167,15 +229,16 @@ struct session {
 	void *created_arg;
 	struct flight_slot slot;
 	bool slot_init;
+	struct sessiond_worker *worker;
+	sd_event_source *worker_done;
+	struct session_job *job; /* handed to the worker, not taken back yet; NULL: none */
 	/* Runs while the session or sessiond is in doubt, or while sessiond is not watched. */
 	sd_event_source *check;
+	bool check_due; /* a check waits for the job under way */
 	struct sessiond_watch sessiond;
 	int error;	    /* last failure to create the session, 0 if none */
 	unsigned recreated; /* times the session was re-created */
-	/*
-	 * A reload's settings not applied yet: the waiter held the slot (a record under way,
-	 * for as long as sessiond takes); the check applies them once it is free.
-	 */
+	/* A reload's settings not handed to the worker yet: it is busy with another job. */
 	enum { SESSION_RELOAD_NONE, SESSION_RELOAD_LIVE, SESSION_RELOAD_RECREATE } reload;
 	/* With session.history: the sub-buffer size in use and what it was sized from. */
 	struct session_sizing {
@@ -186,8 +249,17 @@ struct session {
 };
 
 int session_init(struct session *s, sd_event *event, const struct conf *conf);
-/* Creates the session (a failure is retried by the periodic check) and starts the check. */
+/*
+ * Starts the sessiond worker and has it create the session, waiting for that until
+ * SESSION_START_WAIT_NS at most (then it goes on without it: status says it waits); a
+ * failure is retried by the periodic check.
+ */
 int session_start(struct session *s);
+/* The op handed to the worker and not ended yet (-1: none), *NS for how long. */
+int session_operation(const struct session *s, uint64_t *ns);
+/* Its name in status ("re-create") and in the log ("re-creation"). */
+const char *session_op_name(int op);
+const char *session_op_noun(int op);
 /* Looks at the session now (a record failed as if it were gone). */
 void session_check_soon(struct session *s);
 /* The session's settings changed: re-create it (the history recorded so far is lost). */
@@ -204,12 +276,15 @@ uint64_t session_subbuf_size(const struct session *s);
 bool session_fit_history(struct session *s, const struct history *h);
 void session_done(struct session *s);
 /*
- * At exit: the session destroyed, lttng-sessiond waited for until DEADLINE_NS
- * (CLOCK_MONOTONIC) at most. WAITER_LEFT: the waiter was left inside a record, holding the
- * slot: sessiond is not called at all. -ETIMEDOUT: the session is left in sessiond (the
- * next start replaces it), and with it a thread inside liblttng-ctl when it was tried.
+ * At exit: the session destroyed by the worker after its job, lttng-sessiond waited for
+ * until DEADLINE_NS (CLOCK_MONOTONIC) at most. WAITER_LEFT: the waiter was left inside a
+ * record, holding the slot: the session is not destroyed. -ETIMEDOUT: the session is left
+ * in sessiond (the next start replaces it), and with it the worker when it did not end:
+ * *LEFT_OP is what it was inside (-1: nothing, the waiter holds the session), *LEFT_NS
+ * for how long.
  */
-int session_done_by(struct session *s, uint64_t deadline_ns, bool waiter_left);
+int session_done_by(struct session *s, uint64_t deadline_ns, bool waiter_left, int *left_op,
+		    uint64_t *left_ns);
 
 /*
  * calibration.c: the calibration record, which measures the history before any alert: a

@@ -5,11 +5,13 @@
  * sessiond's exit is an event (sessiond_watch.c): while the session is there and sessiond
  * is watched, nothing here wakes up; after sessiond exited, after a record failed as if
  * the session were gone, or when sessiond cannot be watched, the session is checked
- * every few seconds until it is there again. The waiter records under the slot's lock;
- * the main loop never waits for it (trylock), the state it last saw will do.
+ * every few seconds until it is there again. Every call to sessiond is the sessiond
+ * worker's (sessiond_worker.c), a job at a time: what comes meanwhile (a reload, a check)
+ * waits for the job under way, and the main loop never waits for sessiond.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -17,7 +19,13 @@
 #include "proto.h"
 #include "recorder_internal.h"
 
-#define CHECK_USEC (3 * 1000000ULL)
+#define CHECK_USEC	      (3 * 1000000ULL)
+/*
+ * At start, how long the session's creation is waited for before latencyd goes on without
+ * it (it is made once sessiond answers): a creation takes well under a second, the first
+ * of a kernel session seconds when sessiond loads its probes.
+ */
+#define SESSION_START_WAIT_NS (10 * 1000000000ULL)
 
 /*
  * session.history: buffers hold target x events/s x bytes/event of the busiest CPU, with
@@ -85,12 +93,11 @@ static void settings_from(struct session *se, const struct conf *c, struct fligh
  * probes latencyd's drop-in loads; this knows the ones loaded. Not the user space domain,
  * whose applications come and go with their events.
  */
-static void check_events(const struct flight_settings *s)
+static void check_events(const struct flight_settings *s, char **offered)
 {
-	char **offered = NULL;
 	bool found;
 
-	if (s->domain != FLIGHT_DOMAIN_KERNEL || flight_kernel_events(&offered) < 0)
+	if (s->domain != FLIGHT_DOMAIN_KERNEL || !offered)
 		return;
 	for (const char *const *e = s->events; e && *e; e++) {
 		found = false;
@@ -102,109 +109,176 @@ static void check_events(const struct flight_settings *s)
 				  "offered; lttng-sessiond --kmod-probes loads others)",
 				  *e);
 	}
-	conf_strv_free(offered);
 }
 
-/* Under slot.lock: (re)creates the session. */
-static int create_session(struct session *se)
+static const char *const op_names[][2] = {
+	[SESSION_OP_CREATE] = {"create", "creation"},
+	[SESSION_OP_RECREATE] = {"re-create", "re-creation"},
+	[SESSION_OP_CHECK] = {"check", "check"},
+	[SESSION_OP_UPDATE] = {"update", "update"},
+	[SESSION_OP_DESTROY] = {"destroy", "destroy"},
+};
+
+const char *session_op_name(int op)
+{
+	return op >= 0 && op <= SESSION_OP_DESTROY ? op_names[op][0] : "?";
+}
+
+const char *session_op_noun(int op)
+{
+	return op >= 0 && op <= SESSION_OP_DESTROY ? op_names[op][1] : "?";
+}
+
+/* Hands OP to the worker, with the settings in force; false: no memory (the check retries). */
+static bool submit(struct session *se, enum session_op op)
 {
 	struct flight_settings s;
-	int r;
+	struct session_job *j;
 
 	settings_from(se, se->conf, &s);
-	/* Whatever made this create, it is of the settings in force: a reload's wait is over. */
-	se->reload = SESSION_RELOAD_NONE;
-	flight_destroy(se->slot.flight);
-	se->slot.flight = NULL;
-	r = flight_create(&s, &se->slot.flight);
-	if (r < 0) {
-		if (r != se->error)
-			log_warnx("cannot create LTTng session %s: %s", s.session,
-				  flight_strerror(r));
-		se->error = r;
-		return r;
+	j = session_job_new(op, op == SESSION_OP_UPDATE ? NULL : &s);
+	if (!j) {
+		log_warnx("no memory for the session's %s: tried again later", session_op_noun(op));
+		return false;
 	}
+	j->relayd_timeout_ns = se->conf->output.relayd_timeout_ns;
+	sd_event_now(se->event, CLOCK_MONOTONIC, &j->since);
+	j->since *= 1000;
+	se->job = j;
+	sessiond_worker_submit(se->worker, j);
+	return true;
+}
+
+/* The next job, if the worker has none: a reload's first, then a check. */
+static void next_job(struct session *se)
+{
+	if (se->job)
+		return;
+	if (se->reload == SESSION_RELOAD_RECREATE) {
+		/* Whatever made this create, it is of the settings in force. */
+		se->check_due = false;
+		if (submit(se, SESSION_OP_RECREATE))
+			se->reload = SESSION_RELOAD_NONE;
+	} else if (se->reload == SESSION_RELOAD_LIVE) {
+		if (submit(se, SESSION_OP_UPDATE))
+			se->reload = SESSION_RELOAD_NONE;
+	} else if (se->check_due) {
+		if (submit(se, SESSION_OP_CHECK))
+			se->check_due = false;
+	}
+}
+
+/* The check timer USEC from now, on until the session is there and sessiond watched. */
+static void check_in(struct session *se, uint64_t usec)
+{
+	uint64_t now;
+
+	if (se->check && sd_event_now(se->event, CLOCK_MONOTONIC, &now) >= 0) {
+		sd_event_source_set_time(se->check, now + usec);
+		sd_event_source_set_enabled(se->check, SD_EVENT_ON);
+	}
+}
+
+/* A session the worker created: said, and told to the recorder. */
+static void created(struct session *se, const struct session_job *j)
+{
+	const struct flight_settings *s = &j->s;
+
 	se->error = 0;
-	if (flight_replaced(se->slot.flight))
+	if (j->replaced)
 		log_warnx(
 			"LTTng session %s was already there (left by a latencyd that was killed?): "
 			"destroyed it and created it anew",
-			s.session);
+			s->session);
 	log_info("LTTng %s session %s recording (%" PRIu64 " x %" PRIu64 " bytes per CPU), "
 		 "snapshots to %s%s%s",
-		 s.domain == FLIGHT_DOMAIN_KERNEL ? "kernel" : "userspace", s.session, s.num_subbuf,
-		 s.subbuf_size, s.relayd_url ? s.relayd_url : s.local_dir,
-		 s.relayd_url && s.fallback_local ? ", falling back to " : "",
-		 s.relayd_url && s.fallback_local ? s.local_dir : "");
-	check_events(&s);
+		 s->domain == FLIGHT_DOMAIN_KERNEL ? "kernel" : "userspace", s->session,
+		 s->num_subbuf, s->subbuf_size, s->relayd_url ? s->relayd_url : s->local_dir,
+		 s->relayd_url && s->fallback_local ? ", falling back to " : "",
+		 s->relayd_url && s->fallback_local ? s->local_dir : "");
+	check_events(s, j->offered);
 	if (se->created)
-		se->created(se->created_arg, s.domain == FLIGHT_DOMAIN_KERNEL);
-	if (flight_relayd_unprobed(se->slot.flight))
+		se->created(se->created_arg, s->domain == FLIGHT_DOMAIN_KERNEL);
+	if (j->unprobed[0])
 		log_warnx("records to lttng-relayd are not checked first, a relayd that hangs "
 			  "blocks them until lttng-sessiond's own timeout: %s",
-			  flight_relayd_unprobed(se->slot.flight));
-	return 0;
+			  j->unprobed);
 }
 
-/*
- * Under slot.lock: a reload's settings that waited for the slot. 1: the session was
- * re-created for them, 0: nothing to re-create, < 0: it could not be (the check retries).
- */
-static int apply_reload(struct session *se)
+/* A session.history re-size ended. */
+static void resized(struct session *se, const struct session_job *j)
 {
-	int r = 0;
-
-	if (se->reload == SESSION_RELOAD_RECREATE) {
-		log_info("session settings changed: re-creating the session");
-		r = create_session(se);
-		if (r == 0)
-			r = 1;
-	} else if (se->reload == SESSION_RELOAD_LIVE && se->slot.flight) {
-		flight_set_relayd_timeout(se->slot.flight, se->conf->output.relayd_timeout_ns);
+	if (j->created) {
+		se->sizing.resized++;
+		return;
 	}
-	se->reload = SESSION_RELOAD_NONE;
-	return r;
+	/*
+	 * The old session is gone too: the check creates it again with the size it had (unless
+	 * a reload chose another meanwhile), and the next measurement asks for this one again.
+	 */
+	log_warnx("session.history: LTTng session %s not re-created with %" PRIu64
+		  " KiB sub-buffers, trying again with %" PRIu64 " KiB",
+		  j->s.session, j->s.subbuf_size / 1024, j->resize_from / 1024);
+	if (se->sizing.subbuf_size == j->s.subbuf_size)
+		se->sizing.subbuf_size = j->resize_from;
+}
+
+static void job_done(struct session *se, struct session_job *j)
+{
+	if (j->gone)
+		log_warnx("LTTng session %s is gone (lttng-sessiond restarted?), re-creating it",
+			  j->s.session);
+	if (j->created) {
+		created(se, j);
+		if (j->op == SESSION_OP_CHECK)
+			se->recreated++;
+	} else if (j->tried) {
+		if (j->error != se->error)
+			log_warnx("cannot create LTTng session %s: %s", j->s.session,
+				  flight_strerror(j->error));
+		se->error = j->error;
+	}
+	if (j->resize_from)
+		resized(se, j);
+	if (j->op == SESSION_OP_UPDATE)
+		return;
+	/* The session is there and its sessiond's exit will say when to look again. */
+	if (j->present && sessiond_watch_start(&se->sessiond, se->event) == 0)
+		sd_event_source_set_enabled(se->check, SD_EVENT_OFF);
+	else if (!j->present && j->op == SESSION_OP_RECREATE)
+		se->check_due = true; /* the old session is gone: made again at once */
+	else
+		check_in(se, CHECK_USEC);
+}
+
+static int on_worker(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct session *se = userdata;
+	struct session_job *j = sessiond_worker_take(se->worker);
+
+	if (!j)
+		return 0;
+	se->job = NULL;
+	job_done(se, j);
+	session_job_free(j);
+	next_job(se);
+	return 0;
 }
 
 static int on_check(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct session *se = userdata;
-	bool there = false;
-	int r;
 
-	/* The waiter is recording: the session is there, look again next time. */
-	if (pthread_mutex_trylock(&se->slot.lock) == 0) {
-		r = apply_reload(se);
-		if (r == 0)
-			r = se->slot.flight ? flight_exists(se->slot.flight) : 0;
-		if (r == 0) {
-			if (se->slot.flight)
-				log_warnx("LTTng session %s is gone (lttng-sessiond restarted?), "
-					  "re-creating it",
-					  se->conf->session.name);
-			if (create_session(se) == 0)
-				se->recreated++;
-		}
-		there = se->slot.flight != NULL;
-		pthread_mutex_unlock(&se->slot.lock);
-	}
-	/* The session is there and its sessiond's exit will say when to look again. */
-	if (there && sessiond_watch_start(&se->sessiond, se->event) == 0) {
-		sd_event_source_set_enabled(s, SD_EVENT_OFF);
-		return 0;
-	}
+	/* Looked at again in a while whatever happens: the job's end may turn it off. */
 	sd_event_source_set_time(s, usec + CHECK_USEC);
+	se->check_due = true;
+	next_job(se);
 	return 0;
 }
 
 void session_check_soon(struct session *se)
 {
-	uint64_t now;
-
-	if (se->check && sd_event_now(se->event, CLOCK_MONOTONIC, &now) >= 0) {
-		sd_event_source_set_time(se->check, now);
-		sd_event_source_set_enabled(se->check, SD_EVENT_ON);
-	}
+	check_in(se, 0);
 }
 
 static void on_sessiond_exit(void *arg)
@@ -235,18 +309,46 @@ int session_start(struct session *se)
 	r = mkdir_p(se->conf->output.directory, 0750);
 	if (r < 0)
 		return log_warn_errno(r, "cannot create %s", se->conf->output.directory);
-	pthread_mutex_lock(&se->slot.lock);
-	create_session(se); /* a failure is retried by the periodic check */
-	pthread_mutex_unlock(&se->slot.lock);
-	r = sd_event_now(se->event, CLOCK_MONOTONIC, &now);
-	/* At once: the first check starts watching sessiond, or keeps checking without. */
+	r = sessiond_worker_new(&se->slot, &se->worker);
+	if (r < 0)
+		return log_warn_errno(r, "cannot start the sessiond worker thread");
+	r = sd_event_add_io(se->event, &se->worker_done, sessiond_worker_eventfd(se->worker),
+			    EPOLLIN, on_worker, se);
 	if (r >= 0)
-		r = sd_event_add_time(se->event, &se->check, CLOCK_MONOTONIC, now, 0, on_check, se);
+		r = sd_event_now(se->event, CLOCK_MONOTONIC, &now);
+	if (r >= 0)
+		r = sd_event_add_time(se->event, &se->check, CLOCK_MONOTONIC, now + CHECK_USEC, 0,
+				      on_check, se);
 	if (r < 0)
 		return log_warn_errno(r, "cannot add the session check timer");
+	sd_event_source_set_description(se->worker_done, "sessiond-worker");
 	sd_event_source_set_description(se->check, "session-check");
-	sd_event_source_set_enabled(se->check, SD_EVENT_ON);
+	sd_event_source_set_enabled(se->check, SD_EVENT_OFF);
+	if (!submit(se, SESSION_OP_CREATE)) {
+		check_in(se, 0);
+		return 0;
+	}
+	/* Before the main loop runs: the session is there at READY=1 when sessiond answers. */
+	if (sessiond_worker_wait(se->worker, now_ns() + SESSION_START_WAIT_NS))
+		on_worker(NULL, -1, 0, se);
+	else
+		log_warnx("lttng-sessiond has not answered the session's creation in %llu s: "
+			  "latencyd starts without its session, made once sessiond answers (status "
+			  "says how long it has waited)",
+			  SESSION_START_WAIT_NS / 1000000000ULL);
 	return 0;
+}
+
+int session_operation(const struct session *se, uint64_t *ns)
+{
+	uint64_t now;
+
+	*ns = 0;
+	if (!se->job)
+		return -1;
+	if (sd_event_now(se->event, CLOCK_MONOTONIC, &now) >= 0 && now * 1000 > se->job->since)
+		*ns = now * 1000 - se->job->since;
+	return (int)se->job->op;
 }
 
 static bool strv_equal(char **a, char **b)
@@ -279,7 +381,8 @@ void session_reconfigure(struct session *se, const struct conf *c, const struct 
 	se->conf = c;
 	if (!session_changed(old, c)) {
 		/* Live: the session's history is not worth losing for it. */
-		if (se->reload == SESSION_RELOAD_NONE)
+		if (se->reload == SESSION_RELOAD_NONE &&
+		    old->output.relayd_timeout_ns != c->output.relayd_timeout_ns)
 			se->reload = SESSION_RELOAD_LIVE;
 	} else {
 		/* A new target (or none) starts again from session.subbuf_size until measured. */
@@ -290,24 +393,18 @@ void session_reconfigure(struct session *se, const struct conf *c, const struct 
 		if (r < 0)
 			log_warn_errno(r, "cannot create %s", c->output.directory);
 		se->reload = SESSION_RELOAD_RECREATE;
-	}
-	/*
-	 * A record holds the slot for as long as lttng-sessiond takes to serve it, without
-	 * bound when sessiond is stopped: the main loop does not wait for it, the check
-	 * applies the settings once the record has ended.
-	 */
-	if (pthread_mutex_trylock(&se->slot.lock) != 0) {
-		if (se->reload == SESSION_RELOAD_RECREATE)
+		/*
+		 * The worker may be inside a job for as long as sessiond takes (a record holds
+		 * the slot, sessiond is stopped): the main loop does not wait for it.
+		 */
+		if (se->job)
 			log_info("session settings changed: the session is re-created once the "
-				 "record under way ends");
-		session_check_soon(se);
-		return;
+				 "session's %s under way ends",
+				 session_op_noun((int)se->job->op));
+		else
+			log_info("session settings changed: re-creating the session");
 	}
-	r = apply_reload(se);
-	pthread_mutex_unlock(&se->slot.lock);
-	/* The old session is gone: the check creates the new one once it can be. */
-	if (r < 0)
-		session_check_soon(se);
+	next_job(se);
 }
 
 uint64_t session_subbuf_size(const struct session *se)
@@ -333,7 +430,6 @@ bool session_fit_history(struct session *se, const struct history *h)
 	uint64_t target = c->session.history_ns, now = session_subbuf_size(se), want;
 	uint64_t before = se->sizing.subbuf_size, expected;
 	char t[32];
-	int r;
 
 	if (!target || h->events_per_sec <= 0 || h->bytes_per_event <= 0)
 		return false;
@@ -344,11 +440,8 @@ bool session_fit_history(struct session *se, const struct history *h)
 	se->sizing.bytes_per_event = h->bytes_per_event;
 	if (want == now || (expected >= (uint64_t)((double)target * HISTORY_LOW) && want * 4 > now))
 		return false;
-	/*
-	 * A record holds the slot for as long as lttng-sessiond takes, without bound when it is
-	 * stopped: the main loop does not wait, the next measurement asks again.
-	 */
-	if (pthread_mutex_trylock(&se->slot.lock) != 0)
+	/* The worker is busy (sessiond may be slow, or stopped): the next measurement asks again. */
+	if (se->job || se->reload == SESSION_RELOAD_RECREATE)
 		return false;
 	proto_duration_format(t, sizeof(t), target);
 	log_info("session.history = %s: %.0f events/s x %.1f bytes on the busiest CPU need "
@@ -357,22 +450,11 @@ bool session_fit_history(struct session *se, const struct history *h)
 		 t, h->events_per_sec, h->bytes_per_event, c->session.num_subbuf, want / 1024,
 		 now / 1024, expected / 1000000);
 	se->sizing.subbuf_size = want;
-	r = create_session(se);
-	if (r == 0)
-		se->sizing.resized++;
-	else
+	if (!submit(se, SESSION_OP_RECREATE)) {
 		se->sizing.subbuf_size = before;
-	pthread_mutex_unlock(&se->slot.lock);
-	/*
-	 * The old session is gone too: the check creates it again with the size it had, and
-	 * the next measurement asks for this one again.
-	 */
-	if (r < 0) {
-		log_warnx("session.history: LTTng session %s not re-created with %" PRIu64
-			  " KiB sub-buffers, trying again with %" PRIu64 " KiB",
-			  c->session.name, want / 1024, now / 1024);
-		session_check_soon(se);
+		return false;
 	}
+	se->job->resize_from = now;
 	return true;
 }
 
@@ -387,66 +469,37 @@ bool session_present(struct session *se)
 	return present;
 }
 
-static void *destroy_thread(void *arg)
+int session_done_by(struct session *se, uint64_t deadline_ns, bool waiter_left, int *left_op,
+		    uint64_t *left_ns)
 {
-	flight_destroy(arg);
-	return NULL;
-}
-
-/*
- * flight_destroy() on a thread of its own, waited for until DEADLINE_NS: lttng-sessiond
- * answers it (a stop, then a destroy, each waited for) or the stop goes on without it.
- * -ETIMEDOUT: the thread and F are left to it.
- */
-static int destroy_by(struct flight *f, uint64_t deadline_ns)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(deadline_ns / 1000000000u),
-		.tv_nsec = (long)(deadline_ns % 1000000000u),
-	};
-	pthread_t t;
-	int r;
-
-	r = thread_start(&t, SCHED_OTHER, 0, THREAD_STACK_WAITER, destroy_thread, f,
-			 "latencyd-destroy");
-	if (r < 0) {
-		flight_destroy(f); /* no thread: unbounded, as before */
-		return 0;
-	}
-	r = pthread_clockjoin_np(t, NULL, CLOCK_MONOTONIC, &ts);
-	if (r == 0)
-		return 0;
-	pthread_detach(t);
-	return -ETIMEDOUT;
-}
-
-int session_done_by(struct session *se, uint64_t deadline_ns, bool waiter_left)
-{
-	struct flight *f = se->slot.flight;
-
-	if (waiter_left) {
-		/*
-		 * The waiter is inside liblttng-ctl, which is not to be called from two threads at
-		 * once, and holds the slot: the session, its lock and its memory are left to it.
-		 */
-		se->check = sd_event_source_disable_unref(se->check);
-		sessiond_watch_stop(&se->sessiond);
-		return f ? -ETIMEDOUT : 0;
-	}
-	se->slot.flight = NULL;
-	if (f && destroy_by(f, deadline_ns) < 0) {
-		session_done(se);
+	*left_op = -1;
+	*left_ns = 0;
+	se->check = sd_event_source_disable_unref(se->check);
+	se->worker_done = sd_event_source_disable_unref(se->worker_done);
+	sessiond_watch_stop(&se->sessiond);
+	/*
+	 * With the waiter left inside a record (liblttng-ctl is not to be called from two
+	 * threads at once), the worker ends its job without destroying the session, which
+	 * stays in sessiond with the slot, its lock and its memory, left to the waiter.
+	 */
+	if (se->worker && sessiond_worker_stop_by(se->worker, !waiter_left, deadline_ns) < 0) {
+		*left_op = sessiond_worker_busy(se->worker, left_ns);
 		return -ETIMEDOUT;
 	}
+	if (waiter_left)
+		return se->slot.flight ? -ETIMEDOUT : 0;
 	session_done(se);
 	return 0;
 }
 
 void session_done(struct session *se)
 {
-	sd_event_source_disable_unref(se->check);
-	se->check = NULL;
+	se->check = sd_event_source_disable_unref(se->check);
+	se->worker_done = sd_event_source_disable_unref(se->worker_done);
 	sessiond_watch_stop(&se->sessiond);
+	sessiond_worker_free(se->worker); /* the job under way ends first; frees it */
+	se->worker = NULL;
+	se->job = NULL;
 	if (se->slot_init) {
 		flight_destroy(se->slot.flight);
 		se->slot.flight = NULL;

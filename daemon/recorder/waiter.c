@@ -35,8 +35,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <lttng/lttng.h>
-
 #include "fleet.h"
 #include "log.h"
 #include "thread.h"
@@ -296,7 +294,7 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	if (w->slot->flight) {
 		r = flight_record(w->slot->flight, res->name, &fr);
 	} else {
-		r = -LTTNG_ERR_SESS_NOT_FOUND;
+		r = FLIGHT_ERR_NO_SESSION;
 		fr.start_ns = now_ns();
 	}
 	pthread_mutex_unlock(&w->slot->lock);

@@ -4,7 +4,8 @@
  * session.history or a reload destroys the session first, so a failure leaves none, and
  * the check must come back to create it, with the sub-buffers of the session it had. The
  * session fails here before any call to lttng-sessiond (its relayd URL does not parse), so
- * whether one runs on this machine does not matter.
+ * whether one runs on this machine does not matter. Each operation is the sessiond
+ * worker's: the caller returns at once, the result comes through the event loop.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -78,6 +79,17 @@ static void fixture_down(struct fixture *f)
 	ASSERT_EQ(rm_tree(f->dir), 0);
 }
 
+/* Runs the event loop until the worker's jobs are done and taken. */
+static void finish_jobs(struct fixture *f)
+{
+	uint64_t ns;
+
+	alarm(60); /* a job that never ends would be for ever */
+	while (session_operation(&f->se, &ns) >= 0)
+		ASSERT_TRUE(sd_event_run(f->event, 1000000) >= 0);
+	alarm(0);
+}
+
 static void test_recreate_fails(void)
 {
 	struct history h = {.events_per_sec = 1e6, .bytes_per_event = 100};
@@ -87,23 +99,26 @@ static void test_recreate_fails(void)
 	fixture_up(&f);
 	ASSERT_TRUE(!session_present(se));
 
-	/* A re-size that fails keeps the size the session had, for the check to create it. */
+	/*
+	 * A re-size that fails keeps the size the session had, for the check (at once, then
+	 * every few seconds) to create it.
+	 */
 	se->sizing.subbuf_size = 8192;
 	ASSERT_EQ(sd_event_source_set_enabled(se->check, SD_EVENT_OFF), 0);
 	ASSERT_TRUE(session_fit_history(se, &h));
+	ASSERT_TRUE(se->sizing.subbuf_size > 8192); /* asked of the worker */
+	finish_jobs(&f);
 	ASSERT_EQ(se->sizing.subbuf_size, 8192);
 	ASSERT_EQ(se->sizing.resized, 0);
 	ASSERT_EQ(session_subbuf_size(se), 8192);
 	ASSERT_TRUE(check_on(se));
-	/* The check tries and fails again: it stays on. */
-	ASSERT_TRUE(sd_event_run(f.event, 0) >= 0);
-	ASSERT_TRUE(check_on(se));
-	ASSERT_EQ(se->sizing.subbuf_size, 8192);
+	ASSERT_TRUE(se->error < 0);
 	ASSERT_TRUE(!session_present(se));
 
 	/* A reload whose session cannot be created. */
 	ASSERT_EQ(sd_event_source_set_enabled(se->check, SD_EVENT_OFF), 0);
 	session_reconfigure(se, f.changed, f.c);
+	finish_jobs(&f);
 	ASSERT_TRUE(check_on(se));
 
 	fixture_down(&f);
@@ -111,28 +126,34 @@ static void test_recreate_fails(void)
 
 /*
  * A record holds the slot for as long as lttng-sessiond takes (without bound when it is
- * stopped): a re-size measured meanwhile does not wait for it, nor does a reload.
+ * stopped): a reload's re-creation waits for it on the worker, never on the caller, and a
+ * re-size measured meanwhile is not asked for (the next measurement asks again).
  */
 static void test_slot_held(void)
 {
 	struct history h = {.events_per_sec = 1e6, .bytes_per_event = 100};
 	struct fixture f;
 	struct session *se = &f.se;
+	uint64_t ns;
 
 	fixture_up(&f);
 	ASSERT_EQ(pthread_mutex_lock(&se->slot.lock), 0);
 	alarm(60); /* waiting for the slot would be for ever: this test holds it */
+	session_reconfigure(se, f.changed, f.c);
+	ASSERT_EQ(session_operation(se, &ns), SESSION_OP_RECREATE);
 	ASSERT_TRUE(!session_fit_history(se, &h));
 	ASSERT_EQ(se->sizing.resized, 0);
-	ASSERT_EQ(sd_event_source_set_enabled(se->check, SD_EVENT_OFF), 0);
-	session_reconfigure(se, f.changed, f.c);
-	ASSERT_TRUE(check_on(se)); /* it applies the reload once the slot is free */
+	/* The main loop goes on meanwhile: the job stays under way. */
+	ASSERT_TRUE(sd_event_run(f.event, 100000) >= 0);
+	ASSERT_EQ(session_operation(se, &ns), SESSION_OP_RECREATE);
 	alarm(0);
 	ASSERT_EQ(pthread_mutex_unlock(&se->slot.lock), 0);
-	/* The first create once the slot is free applies it: the check does not create again. */
-	ASSERT_EQ(se->reload, SESSION_RELOAD_RECREATE);
-	ASSERT_TRUE(session_fit_history(se, &h));
+	finish_jobs(&f);
 	ASSERT_EQ(se->reload, SESSION_RELOAD_NONE);
+	/* Free again: a re-size is asked for. */
+	ASSERT_TRUE(session_fit_history(se, &h));
+	ASSERT_EQ(session_operation(se, &ns), SESSION_OP_RECREATE);
+	finish_jobs(&f);
 
 	fixture_down(&f);
 }

@@ -16,8 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <lttng/lttng.h>
-
 #include "cause.h"
 #include "entry.h"
 #include "recorder_internal.h"
@@ -121,7 +119,7 @@ static void test_fleet_names(void)
 	waiter_result_free(res);
 	res = next_result(&r);
 	ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
-	ASSERT_EQ(res->error, -LTTNG_ERR_SESS_NOT_FOUND);
+	ASSERT_EQ(res->error, FLIGHT_ERR_NO_SESSION);
 	ASSERT_STREQ(res->name, "test-1-host-a-101@host-a");
 	ASSERT_EQ(res->n, 1);
 	ASSERT_EQ(res->causes[0].kind, CAUSE_ALERT);
