@@ -160,13 +160,21 @@ LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/bare.conf"
 
 # The control socket's counters: two connections that say nothing hold both slots (a third
 # is busy) until the handshake timeout closes them; a frame that is not JSON is a bad one.
+# The probe may come first and take a slot, one silent connection then turned away busy:
+# that one connects again.
 SILENT=()
-for i in 1 2; do
-	socat -u UNIX-CONNECT:"$SOCK" /dev/null 2>/dev/null &
-	SILENT+=($!)
-done
-wait_for 100 sh -c "'$LATENCYCTL' -s '$SOCK' status 2>&1 | grep -q 'too many clients (2)'" ||
-	fail "no busy client with both slots held"
+hold_both() {
+	local i
+	for i in 0 1; do
+		if [ -z "${SILENT[$i]:-}" ] || ! kill -0 "${SILENT[$i]}" 2>/dev/null; then
+			socat -u UNIX-CONNECT:"$SOCK" /dev/null 2>/dev/null &
+			SILENT[$i]=$!
+		fi
+	done
+	sleep 0.2
+	"$LATENCYCTL" -s "$SOCK" status 2>&1 | grep -q 'too many clients (2)'
+}
+wait_for 100 hold_both || fail "no busy client with both slots held"
 wait_for 300 sh -c "'$LATENCYCTL' -s '$SOCK' --json status | jq -e '.control.timed_out == 2' >/dev/null" ||
 	fail "the silent clients are not timed out: $("$LATENCYCTL" -s "$SOCK" --json status | jq -c .control)"
 for p in "${SILENT[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
