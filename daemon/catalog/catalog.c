@@ -526,12 +526,21 @@ static void id_used(struct catalog *c, uint64_t id)
 		json_object_set_int64(next, (int64_t)id + 1);
 }
 
+static long find_index(struct catalog *c, uint64_t id);
+
 struct catalog_entry *catalog_insert(struct catalog *c, struct catalog_entry *e)
 {
-	struct catalog_entry *kept = malloc(sizeof(*kept));
+	struct catalog_entry *kept;
 
+	/* Two entries of one id would share its directory: deleting one deletes the other's. */
+	if (find_index(c, e->id) >= 0) {
+		errno = EEXIST;
+		return NULL;
+	}
+	kept = malloc(sizeof(*kept));
 	if (!kept || append(c, kept) < 0) {
 		free(kept);
+		errno = ENOMEM;
 		return NULL;
 	}
 	*kept = *e;

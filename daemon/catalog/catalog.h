@@ -48,8 +48,8 @@ uint64_t catalog_next_id(struct catalog *c);
  * in ms (0 for a catalog older than the key). */
 uint64_t catalog_incident_base(struct catalog *c);
 struct catalog_entry *catalog_add_entry(struct catalog *c, uint64_t id);
-/* Takes over what E holds (E is left empty) as a new entry, the newest; NULL: no memory (E
- * is left as it was). */
+/* Takes over what E holds (E is left empty) as a new entry, the newest; NULL (E is left as
+ * it was): errno EEXIST, the catalog has an entry of its id already, or ENOMEM. */
 struct catalog_entry *catalog_insert(struct catalog *c, struct catalog_entry *e);
 /*
  * Snapshot directories PREFIX-ID-* in DIR that the catalog does not know (latencyd was

@@ -151,7 +151,11 @@ static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
 	manager_fleet_snapshot(m, s);
 	e = catalog_insert(m->catalog, s->entry);
 	if (!e) {
-		log_warnx("snapshot %" PRIu64 " left out of the catalog: out of memory", id);
+		log_warnx("snapshot %" PRIu64 " left out of the catalog: %s", id,
+			  errno == EEXIST
+				  ? "the catalog has an entry of its id already, kept as it "
+				    "is (a second entry would share its directory)"
+				  : "out of memory");
 		return;
 	}
 	/* Before retention, which may delete this very entry (a snapshot larger than max_bytes,

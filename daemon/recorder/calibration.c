@@ -78,7 +78,10 @@ void calibration_if_idle(struct waiter *w)
 	if (!res)
 		return;
 	snprintf(res->name, sizeof(res->name), "calibration");
-	waiter_record_begins(w, res, now_ns());
+	if (!waiter_record_begins(w, res, now_ns())) {
+		free(res); /* the stop gave up on sessiond: no calibration waits for it */
+		return;
+	}
 	pthread_mutex_lock(&w->slot->lock);
 	if (!w->slot->flight) {
 		r = FLIGHT_ERR_NO_SESSION;
@@ -91,7 +94,10 @@ void calibration_if_idle(struct waiter *w)
 		}
 	}
 	pthread_mutex_unlock(&w->slot->lock);
-	waiter_record_over(w);
+	if (!waiter_record_over(w)) {
+		free(res); /* the stop's now */
+		return;
+	}
 	res->error = r;
 	res->sampled = size != 0;
 	waiter_push(w, res);

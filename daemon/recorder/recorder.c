@@ -48,6 +48,8 @@ struct recorder {
  * modules unloaded) the time it needs before a SIGKILL.
  */
 #define RECORDER_STOP_GRACE_NS (10 * 1000000000ULL)
+/* What the session's destroy still gets when sessiond answered the waiter just too late. */
+#define RECORDER_STOP_LATE_NS  (1000000000ULL)
 
 /* A recorder whose stop left a thread inside liblttng-ctl: it still uses it. */
 static struct recorder *left_behind;
@@ -441,19 +443,27 @@ static void first_cause(const struct waiter_result *res, char *buf, size_t size)
 }
 
 /*
- * The record the stop gave up on (RES, NULL: unknown) is said, and a snapshot's goes to
- * the catalog as failed with its cause: the alert is not lost, its id never handed out
- * again, and the output sessiond may still write joins the entry at the next start.
+ * The record the stop gave up on (RES; NULL: none, or no memory when ERR is -ENOMEM) is
+ * said, and a snapshot's goes to the catalog as failed with its cause: the alert is not
+ * lost, its id never handed out again, and the output sessiond may still write joins the
+ * entry at the next start. The waiter thread drops its own result of it.
  */
-static void abandoned(struct recorder *rc, const char *sessiond, struct waiter_result *res)
+static void abandoned(struct recorder *rc, const char *sessiond, struct waiter_result *res, int err)
 {
 	char why[PROTO_FLEET_INCIDENT_MAX + 128];
 	uint64_t ms;
 
+	if (!res && err == -ENOMEM) {
+		log_warnx("%s did not answer within %u s of the stop: the record under way is "
+			  "abandoned, and there was no memory left to keep it in the catalog",
+			  sessiond, grace_s());
+		return;
+	}
 	if (!res) {
-		/* Its record ended between the wait and the look at it: its result is taken. */
-		log_warnx("%s did not answer within %u s of the stop: a waiter thread had not "
-			  "ended by then, and is left to end with the process",
+		/* No record was under way, and the thread past its own did not end after it. */
+		log_warnx("%s did not answer within %u s of the stop, and a waiter thread that "
+			  "was out of its record by then has not ended since: it is left to end "
+			  "with the process, and what it had not handed over is lost",
 			  sessiond, grace_s());
 		return;
 	}
@@ -478,8 +488,8 @@ void recorder_free(struct recorder *rc)
 	struct waiter_result *left = NULL;
 	bool waiter_left = false;
 	char sessiond[64];
-	uint64_t op_ns;
-	int op;
+	uint64_t op_ns, now;
+	int op, r;
 
 	if (!rc)
 		return;
@@ -496,11 +506,20 @@ void recorder_free(struct recorder *rc)
 			log_info("waiting for the record under way (for %" PRIu64
 				 " ms so far) to end, %u s at most",
 				 busy / 1000000, grace_s());
-		waiter_left = waiter_stop_by(rc->waiter, deadline, &left) < 0;
+		r = waiter_stop_by(rc->waiter, deadline, &left);
+		waiter_left = r < 0;
+		/* What the threads handed over first: the record abandoned is the newest. */
 		on_results(NULL, -1, 0, rc);
 		if (waiter_left)
-			abandoned(rc, sessiond, left);
+			abandoned(rc, sessiond, left, r);
 		waiter_result_free(left);
+		/*
+		 * sessiond answered the record just past the deadline, and the thread ended: the
+		 * session's destroy that follows gets a moment too, not a deadline already gone.
+		 */
+		now = now_ns();
+		if (!waiter_left && now > deadline)
+			deadline = now + RECORDER_STOP_LATE_NS;
 	}
 	waiter_free(rc->waiter);	  /* closes the notification file: the module can go */
 	history_worker_free(rc->history); /* before the session: it may be recording */

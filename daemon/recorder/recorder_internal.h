@@ -97,12 +97,17 @@ size_t waiter_get_buckets(struct waiter *w, struct recorder_bucket *out, size_t 
 /* Stops the threads, each after the record it is in: its result is left to take. */
 void waiter_stop(struct waiter *w);
 /*
- * The same, waiting until DEADLINE_NS (CLOCK_MONOTONIC) at most. -ETIMEDOUT: a thread is
- * still inside a record (lttng-sessiond does not answer) and is left there; *LEFT is
- * that record (NULL: none known, no memory) as its result, failed with
- * FLIGHT_ERR_ABANDONED, for the caller to free. Then waiter_free() leaves the waiter to
- * that thread: its memory, its locks (held) and its descriptors stay until the process
- * ends, which must then be by _exit() (recorder_left_running()).
+ * The same, waiting until DEADLINE_NS (CLOCK_MONOTONIC) at most; past it, no thread begins
+ * a record any more (one that had an alert to record hands it over failed, with
+ * FLIGHT_ERR_ABANDONED). 0: every thread ended, every result is left to take (a thread
+ * past its record at the deadline is waited for a little longer). -ETIMEDOUT: a thread is
+ * still inside a record (lttng-sessiond does not answer) and is left there; *LEFT is that
+ * record as its result, failed with FLIGHT_ERR_ABANDONED, for the caller to free: the
+ * thread never hands it over (NULL: no record was under way, and a thread past its record
+ * did not end). -ENOMEM: the same, but no memory for *LEFT. Then waiter_free() leaves the
+ * waiter to that thread: its memory, its locks (held) and its descriptors stay until the
+ * process ends, which must then be by _exit() (recorder_left_running()). May be called
+ * again, to wait for the threads left.
  */
 int waiter_stop_by(struct waiter *w, uint64_t deadline_ns, struct waiter_result **left);
 void waiter_free(struct waiter *w);

@@ -51,6 +51,16 @@
  */
 #define STORM_NAP_MS 10
 
+/*
+ * How long a stop that gave up on a record-less thread still waits for it (waiter_stop_by()):
+ * out of its record, with no record to begin, it has nothing left that waits for sessiond,
+ * and ends within microseconds; this is for a loaded machine.
+ */
+#define STOP_GRACE_NS (1000000000ULL)
+
+/* w->current once a stop gave up on the threads (its address, never its content). */
+static struct waiter_result given_up_mark;
+
 int waiter_new(const char *notify_path, struct flight_slot *slot, const char *prefix,
 	       uint64_t first_id, struct waiter **ret)
 {
@@ -111,20 +121,37 @@ fail:
 	return r;
 }
 
-void waiter_record_begins(struct waiter *w, struct waiter_result *res, uint64_t now)
+bool waiter_record_begins(struct waiter *w, struct waiter_result *res, uint64_t now)
 {
-	/* No lock on the way to the record: res is complete before it is published. */
-	atomic_store(&w->current, res);
+	struct waiter_result *none = NULL;
+
+	/*
+	 * No lock on the way to the record: res is complete before it is published, and only
+	 * the mark of a stop that gave up can be there instead of NULL.
+	 */
+	if (!atomic_compare_exchange_strong(&w->current, &none, res))
+		return false;
 	atomic_store(&w->busy_since, now);
+	return true;
 }
 
-void waiter_record_over(struct waiter *w)
+bool waiter_record_over(struct waiter *w)
 {
+	bool ours;
+
 	/* Under lock: a stop copying the record it gave up on has it whole or not at all. */
 	pthread_mutex_lock(&w->lock);
-	atomic_store(&w->current, NULL);
+	ours = atomic_load(&w->current) != &given_up_mark;
+	if (ours)
+		atomic_store(&w->current, NULL);
 	pthread_mutex_unlock(&w->lock);
 	atomic_store(&w->busy_since, 0);
+	return ours;
+}
+
+bool waiter_given_up(struct waiter *w)
+{
+	return atomic_load(&w->current) == &given_up_mark;
 }
 
 uint64_t waiter_busy_ns(struct waiter *w)
@@ -288,8 +315,21 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 		announce(w, res, cause);
 	res->wakeup_ns = wakeup_ns;
 	res->causes[res->n++] = *cause;
-	/* From here until the record returns: the slot may be busy, sessiond slow. */
-	waiter_record_begins(w, res, now);
+	/*
+	 * From here until the record returns: the slot may be busy, sessiond slow. Not once a
+	 * stop gave up waiting for sessiond: the alert is handed over failed, abandoned at the
+	 * stop like the record that was under way.
+	 */
+	if (!waiter_record_begins(w, res, now)) {
+		res->error = FLIGHT_ERR_ABANDONED;
+		res->rec.start_ns = now;
+		pthread_mutex_lock(&w->lock);
+		w->stats.failed++;
+		w->stats.causes += res->n;
+		pthread_mutex_unlock(&w->lock);
+		waiter_push(w, res);
+		return;
+	}
 	pthread_mutex_lock(&w->slot->lock);
 	if (w->slot->flight) {
 		r = flight_record(w->slot->flight, res->name, &fr);
@@ -298,7 +338,11 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 		fr.start_ns = now_ns();
 	}
 	pthread_mutex_unlock(&w->slot->lock);
-	waiter_record_over(w);
+	if (!waiter_record_over(w)) {
+		/* The stop gave up on it: the catalog has it as failed, its output joins later. */
+		waiter_result_free(res);
+		return;
+	}
 	/* Its history will be measured: a calibration still waiting would add nothing. */
 	if (r == 0 && !fr.to_relayd)
 		calibration_cancel(w);
@@ -351,7 +395,8 @@ static void take_requests(struct waiter *w, uint64_t wakeup)
 	if (read(w->request_fd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: the list is checked anyway. */
 	}
-	for (bool first = true; admission_next_request(w, &c); first = false) {
+	for (bool first = true; !waiter_given_up(w) && admission_next_request(w, &c);
+	     first = false) {
 		now = now_ns();
 		if (c.kind == CAUSE_MANUAL) {
 			c.manual.time_ns = now;
@@ -430,7 +475,7 @@ static int turn(struct waiter *w, const struct waiter_thread *t, bool requests)
 	 * microseconds later, the same to a token bucket.
 	 */
 	now = wakeup;
-	while (next_record(w, &c.alert)) {
+	while (!waiter_given_up(w) && next_record(w, &c.alert)) {
 		seen = true;
 		if (c.alert.kind == LATENCY_TRACKER_REC_LOST) {
 			count_kernel(w, &c.alert);
@@ -443,6 +488,8 @@ static int turn(struct waiter *w, const struct waiter_thread *t, bool requests)
 			storm = true;
 		}
 	}
+	if (waiter_given_up(w))
+		return 0; /* the stop is told on the thread's next poll */
 	/* Woken with the others as a storm began, this one found nothing: the storm goes on. */
 	if (!seen && atomic_load(&w->storm) && atomic_load(&w->storm_keeper) != t->index)
 		return 0;
@@ -580,59 +627,92 @@ void waiter_stop(struct waiter *w)
 	w->n_threads = 0;
 }
 
-/* The record a thread is left in, as its failed result (NULL: none, no memory). */
-static struct waiter_result *left_record(struct waiter *w)
+/*
+ * The stop gives up on the threads: no record begins from now on, and the one under way,
+ * if any, is taken over: *LEFT is its failed result (NULL: no memory), which the thread
+ * will not hand over. 1: a record was under way; 0: none (a thread is past its record, or
+ * between two: what it recorded is handed over, or about to be).
+ */
+static int give_up(struct waiter *w, struct waiter_result **left)
 {
-	struct waiter_result *cur, *res = NULL;
+	struct waiter_result *cur = NULL, *res = waiter_result_new(WAITER_SNAPSHOT, 1);
 	uint64_t since = atomic_load(&w->busy_since), now = now_ns();
+	int r = 0;
 
+	*left = NULL;
 	pthread_mutex_lock(&w->lock);
-	cur = atomic_load(&w->current);
-	if (cur)
-		res = waiter_result_new(cur->kind, 1);
-	if (res) {
-		res->id = cur->id;
-		memcpy(res->name, cur->name, sizeof(res->name));
-		memcpy(res->incident, cur->incident, sizeof(res->incident));
-		res->wakeup_ns = cur->wakeup_ns;
-		res->n = cur->n ? 1 : 0;
-		if (res->n)
-			res->causes[0] = cur->causes[0];
+	/* A record that begins meanwhile (no lock) is the one taken over. */
+	if (!atomic_compare_exchange_strong(&w->current, &cur, &given_up_mark) &&
+	    cur != &given_up_mark) {
+		r = 1;
+		if (res) {
+			res->kind = cur->kind;
+			res->id = cur->id;
+			memcpy(res->name, cur->name, sizeof(res->name));
+			memcpy(res->incident, cur->incident, sizeof(res->incident));
+			res->wakeup_ns = cur->wakeup_ns;
+			res->n = cur->n ? 1 : 0;
+			if (res->n)
+				res->causes[0] = cur->causes[0];
+		}
+		atomic_store(&w->current, &given_up_mark);
 	}
 	pthread_mutex_unlock(&w->lock);
-	if (res) {
-		res->error = FLIGHT_ERR_ABANDONED;
-		res->rec.start_ns = since ? since : now;
-		res->rec.duration_ns = since && now > since ? now - since : 0;
+	if (r == 0 || !res) {
+		free(res);
+		return r;
 	}
-	return res;
+	res->error = FLIGHT_ERR_ABANDONED;
+	res->rec.start_ns = since ? since : now;
+	res->rec.duration_ns = since && now > since ? now - since : 0;
+	*left = res;
+	return r;
 }
 
-int waiter_stop_by(struct waiter *w, uint64_t deadline_ns, struct waiter_result **left)
+/* Joins the threads not joined yet, waiting until DEADLINE_NS at most; how many are left. */
+static size_t join_by(struct waiter *w, uint64_t deadline_ns)
 {
 	struct timespec ts = {
 		.tv_sec = (time_t)(deadline_ns / 1000000000u),
 		.tv_nsec = (long)(deadline_ns % 1000000000u),
 	};
+	size_t left = 0;
 
-	*left = NULL;
-	if (!w)
-		return 0;
-	tell_stop(w);
-	w->n_left = 0;
 	for (size_t i = 0; i < w->n_threads; i++) {
 		struct waiter_thread *t = &w->threads[i];
 
 		if (!t->joined && pthread_clockjoin_np(t->thread, NULL, CLOCK_MONOTONIC, &ts) == 0)
 			t->joined = true;
-		w->n_left += !t->joined;
+		left += !t->joined;
 	}
-	if (!w->n_left) {
-		w->n_threads = 0;
+	return left;
+}
+
+int waiter_stop_by(struct waiter *w, uint64_t deadline_ns, struct waiter_result **left)
+{
+	int r;
+
+	*left = NULL;
+	if (!w)
 		return 0;
-	}
-	*left = left_record(w);
-	return -ETIMEDOUT;
+	tell_stop(w);
+	w->n_left = join_by(w, deadline_ns);
+	if (!w->n_left)
+		goto joined;
+	r = give_up(w, left);
+	if (r == 1)
+		return *left ? -ETIMEDOUT : -ENOMEM;
+	/*
+	 * No record was under way: the threads left are out of liblttng-ctl and can begin no
+	 * other record. One may still hand over the result of a record sessiond ended just
+	 * before the deadline: it is waited for, so that the caller takes that result too.
+	 */
+	w->n_left = join_by(w, now_ns() + STOP_GRACE_NS);
+	if (w->n_left)
+		return -ETIMEDOUT;
+joined:
+	w->n_threads = 0;
+	return 0;
 }
 
 void waiter_free(struct waiter *w)

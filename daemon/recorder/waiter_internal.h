@@ -42,11 +42,13 @@ struct waiter {
 	_Atomic uint64_t busy_since;
 	/*
 	 * The record under way (its first cause in it), NULL: none. Published before the
-	 * record, cleared under lock after it and before the thread changes it again: a stop
-	 * that gives up on the record copies it under lock (waiter_stop_by()).
+	 * record, cleared under lock after it and before the thread changes it again. A stop
+	 * that gives up on the threads sets it to a mark under lock, for good: the record
+	 * under way, copied first, is the stop's (the thread drops its own result, so that it
+	 * is never catalogued twice), and no record begins after that.
 	 */
 	_Atomic(struct waiter_result *) current;
-	size_t n_left;	/* threads a stop gave up on, still inside a record */
+	size_t n_left;	/* threads a bounded stop left running (one inside a record) */
 	int fd;		/* the notification file, one open file for every thread */
 	int stop_fd;	/* eventfd: the threads exit */
 	int done_fd;	/* eventfd: results are queued */
@@ -88,9 +90,18 @@ struct waiter {
 	uint64_t calibrate_size;
 };
 
-/* waiter.c: the record of RES begins at NOW (the slot is taken next); ended, over. */
-void waiter_record_begins(struct waiter *w, struct waiter_result *res, uint64_t now);
-void waiter_record_over(struct waiter *w);
+/*
+ * waiter.c: the record of RES begins at NOW (the slot is taken next); false: a stop gave up
+ * on the threads, no record may begin (RES is not recorded).
+ */
+bool waiter_record_begins(struct waiter *w, struct waiter_result *res, uint64_t now);
+/*
+ * The record that began is over: true if its result is still the thread's to hand over;
+ * false if a stop took it over meanwhile (the thread frees it and hands nothing over).
+ */
+bool waiter_record_over(struct waiter *w);
+/* A stop gave up on the threads: what a thread still reads is left unrecorded. */
+bool waiter_given_up(struct waiter *w);
 
 /* results.c: the list the main loop takes, and the eventfd that tells it. */
 struct waiter_result *waiter_result_new(enum waiter_result_kind kind, size_t n);

@@ -147,3 +147,72 @@ session: { name = "$1"; domain = "userspace"; subbuf_size = 4096; num_subbuf = $
 catalog: { directory = "$T/catalog"; };
 CONF
 }
+
+# The tests of a stopped lttng-sessiond (test-*-stuck.sh), run as "lttng-env TEST LATENCYD
+# LATENCYCTL ALERT_WRITE UST_APP" and set up by stuck_setup "$@": ALERT_WRITE, UST_APP, the
+# recorder (ust_recorder_setup) and SPID, lttng-env's sessiond. stuck_conf SESSION
+# [NUM_SUBBUF] writes their configuration.
+stuck_setup() {
+	ALERT_WRITE=${3:?usage: $0 LATENCYD LATENCYCTL ALERT_WRITE UST_APP}
+	UST_APP=${4:?usage: $0 LATENCYD LATENCYCTL ALERT_WRITE UST_APP}
+	ust_recorder_setup "$UST_APP"
+	SPID=$(cat "$LTTNG_HOME/.lttng/lttng-sessiond.pid") || fail "no lttng-sessiond pid"
+}
+stuck_conf() {
+	write_conf <<CONF
+control: { socket = "$SOCK"; };
+$(UST_NUM_SUBBUF=${2:-4} ust_recorder_conf "$1")
+output: { directory = "$T/snapshots"; };
+ratelimit: { rate = 0; };
+CONF
+}
+LOG=$T/latencyd.log
+# status as JSON (it may hang while sessiond is stopped: 5 s at most); jstatus FILTER and
+# jcat [JQ ARGS] FILTER: whether status, the catalog, pass jq's FILTER; count TEXT: lines of
+# the log with TEXT; more_than TEXT N: more than N of them.
+status() { timeout 5 "$LATENCYCTL" -s "$SOCK" --json status; }
+jstatus() { local out; out=$(status) && [ -n "$out" ] && jq -e "$1" <<<"$out" >/dev/null; }
+jcat() { [ -s "$CAT" ] && jq -e "$@" "$CAT" >/dev/null 2>&1; }
+count() { grep -c -- "$1" "$LOG"; }
+more_than() { [ "$(count "$1")" -gt "$2" ]; }
+sessiond_stopped() { ps -o stat= -p "$SPID" | grep -q '^T'; }
+# latencyd started with a watchdog of 1 s (it says when the waiter is stuck in a record after
+# half of it), once its session records.
+start() {
+	WATCHDOG_USEC=1000000 start_daemon -c "$T/latencyd.conf"
+	wait_for 100 jstatus '.session.state == "recording" and (.session.operation | not)' ||
+		fail "the session is not recording: $(status)"
+	sleep 1
+}
+# Stops sessiond and sends an alert: the waiter is then inside its record (the watchdog
+# says so after half its period).
+stuck() {
+	local n
+	n=$(count "the realtime waiter has been in one record for")
+	sessiond_stop
+	"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
+	wait_for 100 more_than "the realtime waiter has been in one record for" "$n" ||
+		fail "the waiter is not stuck in a record"
+}
+# SIGTERM, then waits for latencyd's exit, its status in RC. The loop is a safety net (the
+# stop must end without it): no duration is asserted.
+terminate() {
+	local left=600
+
+	kill -TERM "$DAEMON_PID"
+	while kill -0 "$DAEMON_PID" 2>/dev/null; do
+		left=$((left - 1))
+		[ "$left" -gt 0 ] || fail "latencyd did not exit after SIGTERM while lttng-sessiond was stopped"
+		sleep 0.1
+	done
+	RC=0
+	wait "$DAEMON_PID" || RC=$?
+	DAEMON_PID=
+	kill "$NOTIFY_PID" 2>/dev/null
+	wait "$NOTIFY_PID" 2>/dev/null
+	NOTIFY_PID=
+}
+no_sanitizer_report() {
+	! grep -qE "AddressSanitizer|LeakSanitizer|runtime error:" "$LOG" ||
+		fail "a sanitizer report in the log of $1"
+}

@@ -7,40 +7,14 @@
 # the record and the alert that caused it are not lost, at a SIGTERM too.
 # Usage: lttng-env test-record-stuck.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP
 set -u
-ALERT_WRITE=${3:?} UST_APP=${4:?}
 . "$(dirname "$0")/lib.sh"
 
-ust_recorder_setup "$UST_APP"
-# conf NUM_SUBBUF
-conf() {
-	write_conf <<CONF
-control: { socket = "$SOCK"; };
-$(UST_NUM_SUBBUF=$1 ust_recorder_conf latencyd-stuck)
-output: { directory = "$T/snapshots"; };
-ratelimit: { rate = 0; };
-CONF
-}
-status() { timeout 5 "$LATENCYCTL" -s "$SOCK" --json status; }
-jstatus() { local out; out=$(status) && [ -n "$out" ] && jq -e "$1" <<<"$out" >/dev/null; }
-jcat() { [ -s "$CAT" ] && jq -e "$@" "$CAT" >/dev/null 2>&1; }
+stuck_setup "$@"
+conf() { stuck_conf latencyd-stuck "$1"; } # conf NUM_SUBBUF
 complete_count() { jcat --argjson n "$1" '[.snapshots[] | select(.status == "complete")] | length == $n'; }
-count() { grep -c "$1" "$T/latencyd.log"; }
-more_than() { [ "$(count "$1")" -gt "$2" ]; }
-# Stops sessiond and sends an alert: the waiter is then inside its record (the watchdog
-# says so after half its period).
-stuck() {
-	local n
-	n=$(count "the realtime waiter has been in one record for")
-	sessiond_stop
-	"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
-	wait_for 100 more_than "the realtime waiter has been in one record for" "$n" ||
-		fail "the waiter is not stuck in a record"
-}
 
 conf 4
-WATCHDOG_USEC=1000000 start_daemon -c "$T/latencyd.conf"
-wait_for 50 jstatus '.session.state == "recording"' || fail "the session is not recording"
-sleep 1
+start
 
 # 1. A reload that keeps the session's settings.
 stuck
@@ -66,7 +40,7 @@ sessiond_continue
 wait_for 100 complete_count 2 || fail "the stuck record did not complete: $(cat "$CAT" 2>/dev/null)"
 wait_for 300 more_than "re-creating the session" "$r" ||
 	fail "the new session settings were not applied after the record"
-wait_for 300 grep -q "(8 x 4096 bytes per CPU)" "$T/latencyd.log" ||
+wait_for 300 grep -q "(8 x 4096 bytes per CPU)" "$LOG" ||
 	fail "the session was not re-created with the new settings"
 wait_for 50 jstatus '.session.state == "recording"' || fail "not recording after the reload"
 sleep 1
@@ -81,7 +55,7 @@ stuck
 n=$(count "received SIGTERM, shutting down")
 kill -TERM "$DAEMON_PID"
 wait_for 100 more_than "received SIGTERM, shutting down" "$n" || fail "SIGTERM not taken"
-wait_for 100 grep -q "waiting for the record under way (for [0-9]* ms so far) to end" "$T/latencyd.log" ||
+wait_for 100 grep -q "waiting for the record under way (for [0-9]* ms so far) to end" "$LOG" ||
 	fail "the stop is held by the record, and the log does not say so"
 sessiond_continue
 stop_daemon TERM

@@ -8,30 +8,13 @@
 # sessiond is still stopped; once sessiond answers, the operation ends and records work.
 # Usage: lttng-env test-session-stuck.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP
 set -u
-ALERT_WRITE=${3:?} UST_APP=${4:?}
 . "$(dirname "$0")/lib.sh"
 
-ust_recorder_setup "$UST_APP"
-# conf NUM_SUBBUF
-conf() {
-	write_conf <<CONF
-control: { socket = "$SOCK"; };
-$(UST_NUM_SUBBUF=$1 ust_recorder_conf latencyd-sstuck)
-output: { directory = "$T/snapshots"; };
-ratelimit: { rate = 0; };
-CONF
-}
-LOG=$T/latencyd.log
+stuck_setup "$@"
+conf() { stuck_conf latencyd-sstuck "$1"; } # conf NUM_SUBBUF
 PIDFILE=$LTTNG_HOME/.lttng/lttng-sessiond.pid
-SPID=$(cat "$PIDFILE")
-status() { timeout 5 "$LATENCYCTL" -s "$SOCK" --json status; }
-jstatus() { local out; out=$(status) && [ -n "$out" ] && jq -e "$1" <<<"$out" >/dev/null; }
-jcat() { [ -s "$CAT" ] && jq -e "$@" "$CAT" >/dev/null 2>&1; }
-count() { grep -c -- "$1" "$LOG"; }
-more_than() { [ "$(count "$1")" -gt "$2" ]; }
 pings() { grep -o WATCHDOG=1 "$T/notify.log" | wc -l; }
 more_pings_than() { [ "$(pings)" -gt "$1" ]; }
-sessiond_stopped() { ps -o stat= -p "$SPID" | grep -q '^T'; }
 # wait_for by the clock, for what may hang (status, 5 s each): at most $1 seconds.
 within() {
 	local end=$((SECONDS + $1))
@@ -40,34 +23,6 @@ within() {
 		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.1
 	done
-}
-start() {
-	WATCHDOG_USEC=1000000 start_daemon -c "$T/latencyd.conf"
-	wait_for 100 jstatus '.session.state == "recording" and (.session.operation | not)' ||
-		fail "the session is not recording: $(status)"
-	sleep 1
-}
-# SIGTERM, then waits for latencyd's exit, its status in RC. The loop is a safety net (the
-# stop must end without it): no duration is asserted.
-terminate() {
-	local left=600
-
-	kill -TERM "$DAEMON_PID"
-	while kill -0 "$DAEMON_PID" 2>/dev/null; do
-		left=$((left - 1))
-		[ "$left" -gt 0 ] || fail "latencyd did not exit after SIGTERM while lttng-sessiond was stopped"
-		sleep 0.1
-	done
-	RC=0
-	wait "$DAEMON_PID" || RC=$?
-	DAEMON_PID=
-	kill "$NOTIFY_PID" 2>/dev/null
-	wait "$NOTIFY_PID" 2>/dev/null
-	NOTIFY_PID=
-}
-no_sanitizer_report() {
-	! grep -qE "AddressSanitizer|LeakSanitizer|runtime error:" "$LOG" ||
-		fail "a sanitizer report in the log of $1"
 }
 # While sessiond is stopped and operation OP waits for it: status answers and says so, the
 # watchdog is fed, an alert is read, counted and failed (there is no session to record).

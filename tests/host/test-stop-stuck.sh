@@ -7,59 +7,14 @@
 # continues, the next start replaces the session left there and records again.
 # Usage: lttng-env test-stop-stuck.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP
 set -u
-ALERT_WRITE=${3:?} UST_APP=${4:?}
 . "$(dirname "$0")/lib.sh"
 
-ust_recorder_setup "$UST_APP"
-write_conf <<CONF
-control: { socket = "$SOCK"; };
-$(ust_recorder_conf latencyd-stop)
-output: { directory = "$T/snapshots"; };
-ratelimit: { rate = 0; };
-CONF
-LOG=$T/latencyd.log
-status() { timeout 5 "$LATENCYCTL" -s "$SOCK" --json status; }
-jstatus() { local out; out=$(status) && [ -n "$out" ] && jq -e "$1" <<<"$out" >/dev/null; }
-jcat() { [ -s "$CAT" ] && jq -e "$@" "$CAT" >/dev/null 2>&1; }
-count() { grep -c "$1" "$LOG"; }
-more_than() { [ "$(count "$1")" -gt "$2" ]; }
-SPID=$(cat "$LTTNG_HOME/.lttng/lttng-sessiond.pid")
-sessiond_stopped() { ps -o stat= -p "$SPID" | grep -q '^T'; }
-start() {
-	WATCHDOG_USEC=1000000 start_daemon -c "$T/latencyd.conf"
-	wait_for 100 jstatus '.session.state == "recording"' || fail "the session is not recording"
-	sleep 1
-}
-# SIGTERM, then waits for latencyd's exit, its status in RC. The loop is a safety net (the
-# stop must end without it): no duration is asserted.
-terminate() {
-	local left=600
-
-	kill -TERM "$DAEMON_PID"
-	while kill -0 "$DAEMON_PID" 2>/dev/null; do
-		left=$((left - 1))
-		[ "$left" -gt 0 ] || fail "latencyd did not exit after SIGTERM while lttng-sessiond was stopped"
-		sleep 0.1
-	done
-	RC=0
-	wait "$DAEMON_PID" || RC=$?
-	DAEMON_PID=
-	kill "$NOTIFY_PID" 2>/dev/null
-	wait "$NOTIFY_PID" 2>/dev/null
-	NOTIFY_PID=
-}
-no_sanitizer_report() {
-	! grep -qE "AddressSanitizer|LeakSanitizer|runtime error:" "$LOG" ||
-		fail "a sanitizer report in the log of $1"
-}
+stuck_setup "$@"
+stuck_conf latencyd-stop
 
 # 1. SIGTERM with a record held by the stopped sessiond.
 start
-stuck_before=$(count "the realtime waiter has been in one record for")
-sessiond_stop
-"$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
-wait_for 100 more_than "the realtime waiter has been in one record for" "$stuck_before" ||
-	fail "the waiter is not stuck in a record"
+stuck
 terminate
 sessiond_stopped || fail "lttng-sessiond was continued before latencyd exited"
 expect_rc 1 "latencyd stopped while lttng-sessiond did not answer"

@@ -1052,6 +1052,32 @@ static void test_gone_directory(void)
 	close_saved(c);
 }
 
+/*
+ * A second entry of an id the catalog has is refused, the first kept as it was: the two
+ * would share one directory, and retention deleting one would delete the other's.
+ */
+static void test_duplicate_id_refused(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	struct catalog_entry dup = {.status = CATALOG_FAILED};
+	uint64_t id;
+
+	delete_all(c);
+	id = add_snapshot(c, 1000, 4096, CATALOG_COMPLETE);
+	dup.id = id;
+	ASSERT_TRUE(asprintf(&dup.name, "snap-%llu", (unsigned long long)id) > 0);
+	ASSERT_TRUE(asprintf(&dup.path, "%s", catalog_find(c, id)->path) > 0);
+	errno = 0;
+	ASSERT_TRUE(!catalog_insert(c, &dup));
+	ASSERT_EQ(errno, EEXIST);
+	ASSERT_TRUE(dup.name && dup.path); /* left to the caller, as it was */
+	ASSERT_EQ(catalog_count(c), 1);
+	ASSERT_EQ(catalog_find(c, id)->status, CATALOG_COMPLETE);
+	catalog_entry_free(&dup);
+	delete_all(c);
+	close_saved(c);
+}
+
 int main(void)
 {
 	bool full_disk_tested;
@@ -1076,6 +1102,7 @@ int main(void)
 	RUN(test_hostile_entries);
 	RUN(test_huge_sizes_and_counts);
 	RUN(test_gone_directory);
+	RUN(test_duplicate_id_refused);
 	if (geteuid() == 0) {
 		RUN(test_undeletable_snapshot);
 		RUN(test_fault_after_check);

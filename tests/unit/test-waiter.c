@@ -5,21 +5,30 @@
  * A snapshot is named after the fleet host and incident base of the last configuration; a
  * peer's alert queued while an earlier record was under way is taken when that record
  * ends, never before it was received; a record whose 32-bit size is out of bounds is
- * refused whole, whatever its low 16 bits say.
+ * refused whole, whatever its low 16 bits say. A bounded stop (waiter_stop_by()) and a
+ * thread coming back from sessiond late hand each record over once: the stop takes over
+ * the record under way at its deadline, waits for one that was just over, and no thread
+ * records once it gave up.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cause.h"
 #include "entry.h"
 #include "recorder_internal.h"
 #include "tests.h"
+/* The stop's cases play a waiter thread's part: its turn (the run lock) and its record. */
+#include "waiter_internal.h"
 
 #define WAIT_MS 10000
 
@@ -87,7 +96,7 @@ static struct waiter_result *next_result(struct rig *r)
 	return res;
 }
 
-static void write_alert(struct rig *r, uint32_t size, const char *tracker)
+static void write_alert_ending(struct rig *r, uint32_t size, const char *tracker, uint64_t end_ns)
 {
 	struct latency_tracker_record rec = {
 		.size = size,
@@ -98,10 +107,15 @@ static void write_alert(struct rig *r, uint32_t size, const char *tracker)
 	};
 
 	snprintf((char *)rec.tracker, sizeof(rec.tracker), "%s", tracker);
-	rec.end_ns = now_ns();
+	rec.end_ns = end_ns;
 	rec.start_ns = rec.end_ns - 1000;
 	rec.delay_ns = 1000;
 	ASSERT_EQ(write(r->writer, &rec, sizeof(rec)), sizeof(rec));
+}
+
+static void write_alert(struct rig *r, uint32_t size, const char *tracker)
+{
+	write_alert_ending(r, size, tracker, now_ns());
 }
 
 static void test_fleet_names(void)
@@ -223,10 +237,177 @@ static void test_record_size(void)
 	rig_stop(&r);
 }
 
+/* Waits until the waiter is inside a record: between its start and the slot's lock. */
+static void wait_busy(struct rig *r)
+{
+	for (int ms = 0; !waiter_busy_ns(r->w) && ms < WAIT_MS; ms++)
+		usleep(1000);
+	ASSERT_TRUE(waiter_busy_ns(r->w) > 0);
+}
+
+/* The waiter's results so far: none a snapshot (the stop had them, or none was made). */
+static void no_snapshot_handed_over(struct rig *r)
+{
+	struct waiter_result *list = waiter_take_results(r->w);
+
+	for (struct waiter_result *res = list; res; res = res->next) {
+		if (res->kind == WAITER_SNAPSHOT)
+			fprintf(stderr, "handed over: snapshot %llu (%s), error %d\n",
+				(unsigned long long)res->id, res->name, res->error);
+		ASSERT_TRUE(res->kind != WAITER_SNAPSHOT);
+	}
+	waiter_result_free(list);
+}
+
+/*
+ * The stop gives up on a record sessiond (here: the slot, held) does not answer by its
+ * deadline: its failed copy is the stop's. Sessiond answers after all: the thread hands
+ * over nothing of that record (the catalog would have it twice, both sharing its
+ * directory), and records nothing more, though an alert waits for it in its buffer.
+ */
+static void test_stop_takes_record_over(void)
+{
+	struct waiter_result *left;
+	struct rig r;
+
+	rig_start(&r, NULL);
+	pthread_mutex_lock(&r.slot.lock);
+	write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	wait_busy(&r);
+	/* Ends after that record began: the thread's next record, were it to make one. */
+	write_alert_ending(&r, LATENCY_TRACKER_RECORD_SIZE, "offcpu", now_ns() + 60000000000ULL);
+	ASSERT_EQ(waiter_stop_by(r.w, now_ns() + 100000000, &left), -ETIMEDOUT);
+	ASSERT_TRUE(left);
+	ASSERT_EQ(left->kind, WAITER_SNAPSHOT);
+	ASSERT_EQ(left->id, 1);
+	ASSERT_STREQ(left->name, "test-1");
+	ASSERT_EQ(left->error, FLIGHT_ERR_ABANDONED);
+	ASSERT_EQ(left->n, 1);
+	ASSERT_EQ(left->causes[0].kind, CAUSE_ALERT);
+	waiter_result_free(left);
+
+	pthread_mutex_unlock(&r.slot.lock); /* sessiond answers, past the deadline */
+	ASSERT_EQ(waiter_stop_by(r.w, now_ns() + (uint64_t)WAIT_MS * 1000000, &left), 0);
+	ASSERT_TRUE(!left);
+	no_snapshot_handed_over(&r);
+	rig_stop(&r);
+}
+
+/* Whether the waiter's thread is in futex(2): blocked on a lock (the run lock, held). */
+static bool waiter_thread_in_futex(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	bool in = false;
+
+	ASSERT_TRUE(d);
+	while (!in && (de = readdir(d))) {
+		char path[300], text[64] = "";
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f || !fgets(text, sizeof(text), f) || strcmp(text, "latencyd-waiter\n") != 0) {
+			if (f)
+				fclose(f);
+			continue;
+		}
+		fclose(f);
+		snprintf(path, sizeof(path), "/proc/self/task/%s/syscall", de->d_name);
+		f = fopen(path, "r");
+		ASSERT_TRUE(f);
+		in = fgets(text, sizeof(text), f) && atol(text) == SYS_futex;
+		fclose(f);
+	}
+	closedir(d);
+	return in;
+}
+
+struct stopper {
+	struct waiter *w;
+	uint64_t deadline;
+	int r;
+	struct waiter_result *left;
+	_Atomic bool handed_over; /* set by the test once it handed its result over */
+	bool handed_over_before;  /* ... before waiter_stop_by() returned */
+	_Atomic bool done;
+};
+
+static void *stopper_run(void *arg)
+{
+	struct stopper *s = arg;
+
+	s->r = waiter_stop_by(s->w, s->deadline, &s->left);
+	s->handed_over_before = atomic_load(&s->handed_over);
+	atomic_store(&s->done, true);
+	return NULL;
+}
+
+/*
+ * The other order: at the deadline the thread is past its record (sessiond answered just
+ * before), its result not handed over yet. The test is that thread (it holds the turn and
+ * records by hand); the waiter's own thread, woken by an alert, waits for the turn. The stop
+ * finds no record under way: it waits for the result to be handed over before it returns
+ * (the caller takes the results then), and the thread waiting for its turn records
+ * nothing once it has it.
+ */
+static void test_stop_waits_for_handover(void)
+{
+	struct stopper s = {0};
+	struct waiter_result *res, *list;
+	pthread_t stopper;
+	struct rig r;
+
+	rig_start(&r, NULL);
+	pthread_mutex_lock(&r.w->run);
+	write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	for (int ms = 0; !waiter_thread_in_futex() && ms < WAIT_MS; ms++)
+		usleep(1000);
+	ASSERT_TRUE(waiter_thread_in_futex());
+
+	res = waiter_result_new(WAITER_SNAPSHOT, 1);
+	ASSERT_TRUE(res);
+	res->id = 1000;
+	res->causes[res->n++].kind = CAUSE_MANUAL;
+	waiter_record_begins(r.w, res, now_ns());
+	waiter_record_over(r.w); /* sessiond answered */
+
+	s.w = r.w;
+	s.deadline = now_ns() + 100000000;
+	ASSERT_EQ(pthread_create(&stopper, NULL, stopper_run, &s), 0);
+	/* The stop gave up at its deadline (its mark is there), or returned. */
+	for (int ms = 0; !atomic_load(&r.w->current) && !atomic_load(&s.done) && ms < WAIT_MS; ms++)
+		usleep(1000);
+	waiter_push(r.w, res);
+	atomic_store(&s.handed_over, true);
+	pthread_mutex_unlock(&r.w->run);
+	ASSERT_EQ(pthread_join(stopper, NULL), 0);
+
+	ASSERT_EQ(s.r, 0);
+	ASSERT_TRUE(!s.left);
+	ASSERT_TRUE(s.handed_over_before);
+	list = waiter_take_results(r.w);
+	for (struct waiter_result *x = list; x; x = x->next)
+		if (x->kind == WAITER_SNAPSHOT)
+			fprintf(stderr, "handed over: snapshot %llu, error %d\n",
+				(unsigned long long)x->id, x->error);
+	ASSERT_TRUE(list && list->id == 1000 && !list->next);
+	waiter_result_free(list);
+	/* Given up: a record about to begin does not. */
+	res = waiter_result_new(WAITER_SNAPSHOT, 1);
+	ASSERT_TRUE(!waiter_record_begins(r.w, res, now_ns()));
+	waiter_result_free(res);
+	rig_stop(&r);
+}
+
 int main(void)
 {
 	RUN(test_fleet_names);
 	RUN(test_peer_during_record);
 	RUN(test_record_size);
+	RUN(test_stop_takes_record_over);
+	RUN(test_stop_waits_for_handover);
 	return 0;
 }
