@@ -110,7 +110,8 @@ static int stat_at(int dfd, const char *name, struct statx *st)
 	int flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | (name[0] ? 0 : AT_EMPTY_PATH);
 
 	return statx(dfd, name, flags,
-		     STATX_TYPE | STATX_MODE | STATX_UID | STATX_INO | STATX_BLOCKS, st) < 0
+		     STATX_TYPE | STATX_MODE | STATX_UID | STATX_INO | STATX_BLOCKS | STATX_MNT_ID,
+		     st) < 0
 		       ? -errno
 		       : 0;
 }
@@ -121,13 +122,20 @@ static bool has_attr(const struct statx *st, uint64_t attr)
 }
 
 /*
- * Whether E is another file system's, or a mount point in the same one (a bind mount, of a
- * directory or of a file: unlink() of either fails, EBUSY, only once the rest went).
+ * Whether E is another mount than its directory DIR, or a mount's root (a bind mount, of a
+ * directory or of a file: unlink() of either fails, EBUSY, only once the rest went). By the
+ * mount id, not the device: an overlayfs whose layers are on different file systems gives
+ * its files their layer's device and its directories its own, one mount all the same.
+ * Without mount ids (Linux before 5.8), a directory on another device is another mount.
  */
 static bool mount_point(const struct statx *dir, const struct statx *e)
 {
-	return e->stx_dev_major != dir->stx_dev_major || e->stx_dev_minor != dir->stx_dev_minor ||
-	       has_attr(e, STATX_ATTR_MOUNT_ROOT);
+	if (has_attr(e, STATX_ATTR_MOUNT_ROOT))
+		return true;
+	if (dir->stx_mask & e->stx_mask & STATX_MNT_ID)
+		return e->stx_mnt_id != dir->stx_mnt_id;
+	return S_ISDIR(e->stx_mode) &&
+	       (e->stx_dev_major != dir->stx_dev_major || e->stx_dev_minor != dir->stx_dev_minor);
 }
 
 /* Whether FD is the file ST described: not one put in its place since. */

@@ -29,6 +29,7 @@
 #include "fsutil.h"
 #include "fault-files.h"
 #include "tests.h"
+#include "tree_delete.h"
 
 static char tmp[] = "/tmp/test-collector.XXXXXX";
 static char dir[256];
@@ -660,6 +661,68 @@ static void test_bind_mounted_file(void)
 }
 
 /*
+ * An overlayfs whose layers are on other file systems (Debian's default, xino off) gives its
+ * files their layer's device and its directories its own: one mount all the same, whose
+ * snapshot the check lets go and the deletion deletes (in a mount namespace of a child's).
+ */
+static void test_overlay_devices(void)
+{
+	char *base = path_of("%s/ovl", tmp), *layer = path_of("%s/t", base);
+	char *lower = path_of("%s/lower", base), *merged = path_of("%s/merged", base);
+	char *upper = path_of("%s/upper", layer), *work = path_of("%s/work", layer), *opts, *kernel;
+	struct tree_outcome o;
+	struct stat d, f;
+	int status, fd;
+	pid_t pid;
+
+	ASSERT_TRUE(asprintf(&opts, "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work) > 0);
+	kernel = path_of("%s/snap-1-x/kernel", merged);
+	ASSERT_EQ(mkdir_p(lower, 0755), 0);
+	ASSERT_EQ(mkdir_p(layer, 0755), 0);
+	ASSERT_EQ(mkdir_p(merged, 0755), 0);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0) {
+		ASSERT_EQ(unshare(CLONE_NEWNS), 0);
+		ASSERT_EQ(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+		ASSERT_EQ(mount("tmpfs", layer, "tmpfs", 0, "size=4m"), 0);
+		ASSERT_EQ(mkdir(upper, 0755), 0);
+		ASSERT_EQ(mkdir(work, 0755), 0);
+		if (mount("overlay", merged, "overlay", 0, opts) < 0) {
+			printf("SKIP: no overlayfs here: %s\n", strerror(errno));
+			_exit(0);
+		}
+		ASSERT_EQ(mkdir_p(kernel, 0755), 0);
+		test_write_file(kernel, "metadata", "/* CTF 1.8 */\n");
+		test_write_file(kernel, "chan_0", "events");
+		ASSERT_EQ(stat(kernel, &d), 0);
+		ASSERT_EQ(stat(path_of("%s/chan_0", kernel), &f), 0);
+		if (d.st_dev == f.st_dev) {
+			printf("SKIP: this overlayfs gives its files its own device (xino on)\n");
+			_exit(0);
+		}
+		fd = open(merged, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ASSERT_TRUE(fd >= 0);
+		ASSERT_EQ(tree_check(fd, "merged", "snap-1-x", &o), 0);
+		ASSERT_EQ(tree_remove(fd, "merged", "snap-1-x", &o), 0);
+		ASSERT_EQ(o.removed, 4);
+		ASSERT_EQ(access(kernel, F_OK), -1);
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(rm_tree(base), 0);
+	free(opts);
+	free(kernel);
+	free(work);
+	free(upper);
+	free(merged);
+	free(lower);
+	free(layer);
+	free(base);
+}
+
+/*
  * The check passes, then a deletion fails anyway (a directory made immutable between the
  * two, a real fault from a real file system): the deletion stops there, and says what went
  * (the first host's snapshot whole, the files of the second's), where it stopped, and that
@@ -735,6 +798,8 @@ int main(void)
 		RUN(test_nested_immutable);
 	if (geteuid() == 0)
 		RUN(test_bind_mounted_file);
+	if (geteuid() == 0)
+		RUN(test_overlay_devices);
 	if (geteuid() == 0)
 		RUN(test_fault_after_check);
 	ASSERT_EQ(rm_tree(tmp), 0);
