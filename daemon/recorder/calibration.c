@@ -82,18 +82,21 @@ void calibration_if_idle(struct waiter *w)
 		free(res); /* the stop gave up on sessiond: no calibration waits for it */
 		return;
 	}
-	pthread_mutex_lock(&w->slot->lock);
-	if (!w->slot->flight) {
-		r = FLIGHT_ERR_NO_SESSION;
-	} else {
-		r = flight_record_to(w->slot->flight, dir, "calibration", size, &res->rec);
-		/* No room for a packet of every stream (per-user buffers of many users). */
-		if (r == -LTTNG_ERR_MAX_SIZE_INVALID && size) {
-			size = 0;
-			r = flight_record_to(w->slot->flight, dir, "calibration", 0, &res->rec);
+	r = flight_slot_lock(w->slot); /* FLIGHT_ERR_SESSIOND_BUSY: said as failed */
+	if (r == 0) {
+		if (!w->slot->flight) {
+			r = FLIGHT_ERR_NO_SESSION;
+		} else {
+			r = flight_record_to(w->slot->flight, dir, "calibration", size, &res->rec);
+			/* No room for a packet of every stream (per-user buffers of many users). */
+			if (r == -LTTNG_ERR_MAX_SIZE_INVALID && size) {
+				size = 0;
+				r = flight_record_to(w->slot->flight, dir, "calibration", 0,
+						     &res->rec);
+			}
 		}
+		pthread_mutex_unlock(&w->slot->lock);
 	}
-	pthread_mutex_unlock(&w->slot->lock);
 	if (!waiter_record_over(w)) {
 		free(res); /* the stop's now */
 		return;

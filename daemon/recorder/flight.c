@@ -69,6 +69,9 @@ const char *flight_strerror(int err)
 		return "abandoned at the stop: lttng-sessiond did not answer";
 	if (err == FLIGHT_ERR_NO_SESSION)
 		return "no LTTng session: it is being created, or could not be (see the log)";
+	if (err == FLIGHT_ERR_SESSIOND_BUSY)
+		return "not tried: lttng-sessiond has not answered the session's check (latencyctl "
+		       "status says since when)";
 	return lttng_strerror(err < 0 ? err : -err);
 }
 

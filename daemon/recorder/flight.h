@@ -23,12 +23,17 @@ enum flight_domain {
  * Not LTTng's: a record latencyd stopped waiting for, lttng-sessiond not answering at its
  * stop. Past LTTng's own codes, so that flight_strerror() can name it.
  */
-#define FLIGHT_ERR_ABANDONED  (-100000)
+#define FLIGHT_ERR_ABANDONED	 (-100000)
 /*
  * Not LTTng's either: a record asked while there is no session in the slot (being created
  * or re-created by the sessiond worker, or not made: the check tries again).
  */
-#define FLIGHT_ERR_NO_SESSION (-100001)
+#define FLIGHT_ERR_NO_SESSION	 (-100001)
+/*
+ * Nor this: a record not tried, the session's check waiting for lttng-sessiond (stopped,
+ * hung) in the slot: sessiond serves one client at a time, the record would wait as long.
+ */
+#define FLIGHT_ERR_SESSIOND_BUSY (-100002)
 
 struct flight_settings {
 	const char *session; /* session name */

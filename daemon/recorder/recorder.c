@@ -38,6 +38,7 @@ struct recorder {
 	uint64_t manual_seq;
 	char fleet_host[PROTO_FLEET_NAME_MAX + 1]; /* "" without a fleet */
 	uint64_t incident_base;			   /* catalog_incident_base() */
+	int reload_op; /* what the last reload asked of the sessiond worker, -1: nothing */
 };
 
 /*
@@ -256,6 +257,7 @@ int recorder_new(sd_event *event, const struct conf *conf, recorder_event_fn fn,
 	rc->conf = conf;
 	rc->emit = fn;
 	rc->userdata = userdata;
+	rc->reload_op = -1;
 	r = session_init(&rc->session, event, conf);
 	if (r < 0) {
 		free(rc);
@@ -314,11 +316,12 @@ int recorder_start(struct recorder *rc, uint64_t first_id)
 void recorder_reconfigure(struct recorder *rc, const struct conf *conf, const struct conf *old)
 {
 	rc->conf = conf;
+	rc->reload_op = -1;
 	if (!rc->waiter)
 		return;
 	waiter_configure(rc->waiter, conf, rc->fleet_host[0] ? rc->fleet_host : NULL,
 			 rc->incident_base);
-	session_reconfigure(&rc->session, conf, old);
+	rc->reload_op = session_reconfigure(&rc->session, conf, old);
 }
 
 int recorder_request(struct recorder *rc, const char *message, pid_t pid, uint64_t *seq)
@@ -355,13 +358,7 @@ const char *recorder_session_operation(struct recorder *rc, uint64_t *ns)
 
 const char *recorder_session_pending(struct recorder *rc)
 {
-	uint64_t ns;
-
-	if (rc && rc->session.reload == SESSION_RELOAD_RECREATE)
-		return session_op_name(SESSION_OP_RECREATE);
-	if (rc && rc->session.reload == SESSION_RELOAD_LIVE)
-		return session_op_name(SESSION_OP_UPDATE);
-	return recorder_session_operation(rc, &ns);
+	return rc && rc->reload_op >= 0 ? session_op_name(rc->reload_op) : NULL;
 }
 
 uint64_t recorder_waiter_busy_ns(struct recorder *rc)
@@ -526,7 +523,8 @@ void recorder_free(struct recorder *rc)
 	rc->results = sd_event_source_disable_unref(rc->results);
 	rc->measured = sd_event_source_disable_unref(rc->measured);
 	calibration_stop(&rc->calibration);
-	op = session_operation(&rc->session, &op_ns);
+	/* Not a job done whose result the main loop, stopping, did not take. */
+	op = session_busy(&rc->session, &op_ns);
 	if (op >= 0)
 		log_info("waiting for the session's %s under way (for %" PRIu64
 			 " ms so far) to end, %u s at most",

@@ -140,7 +140,10 @@ void recorder_status(struct recorder *rc, struct recorder_status *st);
  * "re-create", "check", "update"), *NS for how long; NULL: none, or no recorder.
  */
 const char *recorder_session_operation(struct recorder *rc, uint64_t *ns);
-/* What a reload left to do with the session: the operation queued or under way; NULL: none. */
+/*
+ * What the last reload asked of the session, queued or handed to the sessiond worker
+ * ("re-create", "update"); NULL: nothing (the operations of others are not its).
+ */
 const char *recorder_session_pending(struct recorder *rc);
 /* How long the realtime waiter has been in its current record, 0: not recording. */
 uint64_t recorder_waiter_busy_ns(struct recorder *rc);

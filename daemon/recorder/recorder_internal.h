@@ -25,7 +25,15 @@ struct flight_slot {
 	 */
 	pthread_mutex_t lock;
 	struct flight *flight; /* NULL while there is no session */
+	/* CLOCK_MONOTONIC since when the worker's check holds the lock inside sessiond; 0: not. */
+	_Atomic uint64_t check_since;
 };
+
+/*
+ * sessiond_worker.c: the slot's lock for a record. A check that has been inside sessiond
+ * for SLOT_CHECK_WAIT_NS is not waited for: FLIGHT_ERR_SESSIOND_BUSY, the lock not taken.
+ */
+int flight_slot_lock(struct flight_slot *slot);
 
 /*
  * waiter.c: the realtime thread: poll the notification file, rate-limit (admission.c),
@@ -248,6 +256,7 @@ struct session {
 	/* With session.history: the sub-buffer size in use and what it was sized from. */
 	struct session_sizing {
 		uint64_t subbuf_size; /* 0: session.subbuf_size */
+		uint64_t pending;     /* a re-size's, until the worker made the session; 0: none */
 		double events_per_sec, bytes_per_event;
 		unsigned resized;
 	} sizing;
@@ -260,15 +269,20 @@ int session_init(struct session *s, sd_event *event, const struct conf *conf);
  * failure is retried by the periodic check.
  */
 int session_start(struct session *s);
-/* The op handed to the worker and not ended yet (-1: none), *NS for how long. */
+/* The op handed to the worker and not taken back yet (-1: none), *NS for how long. */
 int session_operation(const struct session *s, uint64_t *ns);
+/* The op the worker is inside now (-1: none, or done, its result not taken), *NS since when. */
+int session_busy(const struct session *s, uint64_t *ns);
 /* Its name in status ("re-create") and in the log ("re-creation"). */
 const char *session_op_name(int op);
 const char *session_op_noun(int op);
 /* Looks at the session now (a record failed as if it were gone). */
 void session_check_soon(struct session *s);
-/* The session's settings changed: re-create it (the history recorded so far is lost). */
-void session_reconfigure(struct session *s, const struct conf *conf, const struct conf *old);
+/*
+ * The session's settings changed: re-create it (the history recorded so far is lost), or
+ * update it live. The op this asked of the worker, queued or handed over (-1: none).
+ */
+int session_reconfigure(struct session *s, const struct conf *conf, const struct conf *old);
 /* Whether there is a session; true when the waiter is recording (it holds the slot). */
 bool session_present(struct session *s);
 /* The sub-buffer size in use: session.subbuf_size, or what session.history chose. */

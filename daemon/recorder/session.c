@@ -129,24 +129,36 @@ const char *session_op_noun(int op)
 	return op >= 0 && op <= SESSION_OP_DESTROY ? op_names[op][1] : "?";
 }
 
-/* Hands OP to the worker, with the settings in force; false: no memory (the check retries). */
-static bool submit(struct session *se, enum session_op op)
+/*
+ * Hands OP to the worker, with the settings in force (re-sized to RESIZE_TO sub-buffers, 0:
+ * not a re-size); false: no memory (the check retries).
+ */
+static bool submit_sized(struct session *se, enum session_op op, uint64_t resize_to)
 {
 	struct flight_settings s;
 	struct session_job *j;
 
 	settings_from(se, se->conf, &s);
+	if (resize_to)
+		s.subbuf_size = resize_to;
 	j = session_job_new(op, op == SESSION_OP_UPDATE ? NULL : &s);
 	if (!j) {
 		log_warnx("no memory for the session's %s: tried again later", session_op_noun(op));
 		return false;
 	}
 	j->relayd_timeout_ns = se->conf->output.relayd_timeout_ns;
+	if (resize_to)
+		j->resize_from = session_subbuf_size(se);
 	sd_event_now(se->event, CLOCK_MONOTONIC, &j->since);
 	j->since *= 1000;
 	se->job = j;
 	sessiond_worker_submit(se->worker, j);
 	return true;
+}
+
+static bool submit(struct session *se, enum session_op op)
+{
+	return submit_sized(se, op, 0);
 }
 
 /* The next job, if the worker has none: a reload's first, then a check. */
@@ -205,22 +217,29 @@ static void created(struct session *se, const struct session_job *j)
 			  j->unprobed);
 }
 
-/* A session.history re-size ended. */
+/*
+ * A session.history re-size ended: its size is the one in use from now on, unless a reload
+ * chose another meanwhile (its re-creation follows).
+ */
 static void resized(struct session *se, const struct session_job *j)
 {
+	bool ours = se->sizing.pending == j->s.subbuf_size;
+
+	if (ours)
+		se->sizing.pending = 0;
 	if (j->created) {
+		if (ours)
+			se->sizing.subbuf_size = j->s.subbuf_size;
 		se->sizing.resized++;
 		return;
 	}
 	/*
-	 * The old session is gone too: the check creates it again with the size it had (unless
-	 * a reload chose another meanwhile), and the next measurement asks for this one again.
+	 * The old session is gone too: the check creates it again with the size it had, and
+	 * the next measurement asks for this one again.
 	 */
 	log_warnx("session.history: LTTng session %s not re-created with %" PRIu64
 		  " KiB sub-buffers, trying again with %" PRIu64 " KiB",
 		  j->s.session, j->s.subbuf_size / 1024, j->resize_from / 1024);
-	if (se->sizing.subbuf_size == j->s.subbuf_size)
-		se->sizing.subbuf_size = j->resize_from;
 }
 
 static void job_done(struct session *se, struct session_job *j)
@@ -351,6 +370,12 @@ int session_operation(const struct session *se, uint64_t *ns)
 	return (int)se->job->op;
 }
 
+int session_busy(const struct session *se, uint64_t *ns)
+{
+	*ns = 0;
+	return se->worker ? sessiond_worker_busy(se->worker, ns) : -1;
+}
+
 static bool strv_equal(char **a, char **b)
 {
 	for (; a && b && *a && *b; a++, b++)
@@ -374,17 +399,22 @@ static bool session_changed(const struct conf *a, const struct conf *b)
 	       a->output.max_size != b->output.max_size;
 }
 
-void session_reconfigure(struct session *se, const struct conf *c, const struct conf *old)
+int session_reconfigure(struct session *se, const struct conf *c, const struct conf *old)
 {
-	int r;
+	int r, op = -1;
 
 	se->conf = c;
 	if (!session_changed(old, c)) {
 		/* Live: the session's history is not worth losing for it. */
-		if (se->reload == SESSION_RELOAD_NONE &&
-		    old->output.relayd_timeout_ns != c->output.relayd_timeout_ns)
-			se->reload = SESSION_RELOAD_LIVE;
+		if (old->output.relayd_timeout_ns != c->output.relayd_timeout_ns) {
+			/* A re-creation queued makes the session with it too. */
+			op = se->reload == SESSION_RELOAD_RECREATE ? SESSION_OP_RECREATE
+								   : SESSION_OP_UPDATE;
+			if (se->reload == SESSION_RELOAD_NONE)
+				se->reload = SESSION_RELOAD_LIVE;
+		}
 	} else {
+		op = SESSION_OP_RECREATE;
 		/* A new target (or none) starts again from session.subbuf_size until measured. */
 		if (old->session.history_ns != c->session.history_ns ||
 		    old->session.num_subbuf != c->session.num_subbuf || !c->session.history_ns)
@@ -405,6 +435,7 @@ void session_reconfigure(struct session *se, const struct conf *c, const struct 
 			log_info("session settings changed: re-creating the session");
 	}
 	next_job(se);
+	return op;
 }
 
 uint64_t session_subbuf_size(const struct session *se)
@@ -428,7 +459,7 @@ bool session_fit_history(struct session *se, const struct history *h)
 {
 	const struct conf *c = se->conf;
 	uint64_t target = c->session.history_ns, now = session_subbuf_size(se), want;
-	uint64_t before = se->sizing.subbuf_size, expected;
+	uint64_t expected;
 	char t[32];
 
 	if (!target || h->events_per_sec <= 0 || h->bytes_per_event <= 0)
@@ -449,12 +480,10 @@ bool session_fit_history(struct session *se, const struct history *h)
 		 " ms): re-creating the session, the history recorded so far is lost",
 		 t, h->events_per_sec, h->bytes_per_event, c->session.num_subbuf, want / 1024,
 		 now / 1024, expected / 1000000);
-	se->sizing.subbuf_size = want;
-	if (!submit(se, SESSION_OP_RECREATE)) {
-		se->sizing.subbuf_size = before;
+	/* In use once the worker made the session: the old one records until then. */
+	if (!submit_sized(se, SESSION_OP_RECREATE, want))
 		return false;
-	}
-	se->job->resize_from = now;
+	se->sizing.pending = want;
 	return true;
 }
 

@@ -12,7 +12,9 @@
  * calls it under the same lock, except while it creates a session: it takes the old one out
  * of the slot first, under the lock, so that the waiter, finding no session, calls nothing
  * (its record fails at once instead of waiting for sessiond with it), and puts the new one
- * in once made. Nothing here logs: the main loop says what the job did.
+ * in once made. A record does not wait long for the check, the one call this thread makes
+ * with the lock held (flight_slot_lock()). Nothing here logs: the main loop says what the
+ * job did.
  */
 #include <errno.h>
 #include <poll.h>
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "recorder_internal.h"
@@ -126,7 +129,9 @@ static void serve(struct sessiond_worker *w, struct session_job *j)
 		return;
 	case SESSION_OP_CHECK:
 		pthread_mutex_lock(&slot->lock);
+		atomic_store(&slot->check_since, now_ns());
 		r = slot->flight ? flight_exists(slot->flight) : 0;
+		atomic_store(&slot->check_since, 0);
 		j->gone = slot->flight && r == 0;
 		/* sessiond failed to answer: the session it had is taken to be there still. */
 		j->present = r > 0 || (r < 0 && slot->flight);
@@ -140,6 +145,55 @@ static void serve(struct sessiond_worker *w, struct session_job *j)
 	}
 	create(w, j);
 	j->present = j->created;
+}
+
+/*
+ * How long a record waits for the slot while the check holds it inside sessiond, from the
+ * check's call on: a check takes a millisecond or so; one that takes this long waits for a
+ * sessiond that does not answer, which the record would wait for as long (sessiond serves
+ * one client at a time). Failing it then keeps the waiter reading alerts and counting them,
+ * and its watchdog fed: a restart would not make sessiond answer. Well under the half
+ * watchdog period after which a waiter in one record counts as stuck.
+ */
+#define SLOT_CHECK_WAIT_NS (250 * 1000000ULL)
+
+/* CLOCK_MONOTONIC DEADLINE_NS on CLOCK_REALTIME: what a PI mutex's timed lock takes. */
+static struct timespec realtime_at(uint64_t deadline_ns, uint64_t now)
+{
+	struct timespec ts;
+	uint64_t ns;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + (deadline_ns - now);
+	ts.tv_sec = (time_t)(ns / 1000000000u);
+	ts.tv_nsec = (long)(ns % 1000000000u);
+	return ts;
+}
+
+int flight_slot_lock(struct flight_slot *slot)
+{
+	for (;;) {
+		uint64_t since = atomic_load(&slot->check_since), now = now_ns();
+		uint64_t deadline = (since ? since : now) + SLOT_CHECK_WAIT_NS;
+		struct timespec ts;
+		int r;
+
+		if (now >= deadline)
+			return pthread_mutex_trylock(&slot->lock) == 0 ? 0
+								       : FLIGHT_ERR_SESSIOND_BUSY;
+		ts = realtime_at(deadline, now);
+		r = pthread_mutex_timedlock(&slot->lock, &ts);
+		if (r == 0)
+			return 0;
+		/*
+		 * Timed out: whoever else holds the slot holds it briefly (no sessiond call), or
+		 * it is the check, which had not said so yet when looked at: look again.
+		 */
+		if (r != ETIMEDOUT && r != EINTR) {
+			pthread_mutex_lock(&slot->lock);
+			return 0;
+		}
+	}
 }
 
 static void *run(void *arg)

@@ -330,14 +330,18 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 		waiter_push(w, res);
 		return;
 	}
-	pthread_mutex_lock(&w->slot->lock);
-	if (w->slot->flight) {
-		r = flight_record(w->slot->flight, res->name, &fr);
-	} else {
-		r = FLIGHT_ERR_NO_SESSION;
+	r = flight_slot_lock(w->slot);
+	if (r < 0) {
 		fr.start_ns = now_ns();
+	} else {
+		if (w->slot->flight) {
+			r = flight_record(w->slot->flight, res->name, &fr);
+		} else {
+			r = FLIGHT_ERR_NO_SESSION;
+			fr.start_ns = now_ns();
+		}
+		pthread_mutex_unlock(&w->slot->lock);
 	}
-	pthread_mutex_unlock(&w->slot->lock);
 	if (!waiter_record_over(w)) {
 		/* The stop gave up on it: the catalog has it as failed, its output joins later. */
 		waiter_result_free(res);

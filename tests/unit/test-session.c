@@ -8,6 +8,7 @@
  * worker's: the caller returns at once, the result comes through the event loop.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -106,9 +107,12 @@ static void test_recreate_fails(void)
 	se->sizing.subbuf_size = 8192;
 	ASSERT_EQ(sd_event_source_set_enabled(se->check, SD_EVENT_OFF), 0);
 	ASSERT_TRUE(session_fit_history(se, &h));
-	ASSERT_TRUE(se->sizing.subbuf_size > 8192); /* asked of the worker */
+	/* Asked of the worker: the old session records until it is done. */
+	ASSERT_TRUE(se->sizing.pending > 8192);
+	ASSERT_EQ(session_subbuf_size(se), 8192);
 	finish_jobs(&f);
 	ASSERT_EQ(se->sizing.subbuf_size, 8192);
+	ASSERT_EQ(se->sizing.pending, 0);
 	ASSERT_EQ(se->sizing.resized, 0);
 	ASSERT_EQ(session_subbuf_size(se), 8192);
 	ASSERT_TRUE(check_on(se));
@@ -146,21 +150,157 @@ static void test_slot_held(void)
 	/* The main loop goes on meanwhile: the job stays under way. */
 	ASSERT_TRUE(sd_event_run(f.event, 100000) >= 0);
 	ASSERT_EQ(session_operation(se, &ns), SESSION_OP_RECREATE);
+	/* A reload that changes nothing of the session asks nothing of the worker. */
+	ASSERT_EQ(session_reconfigure(se, f.changed, f.changed), -1);
 	alarm(0);
 	ASSERT_EQ(pthread_mutex_unlock(&se->slot.lock), 0);
 	finish_jobs(&f);
 	ASSERT_EQ(se->reload, SESSION_RELOAD_NONE);
-	/* Free again: a re-size is asked for. */
+
+	/*
+	 * Free again: a re-size is asked for; the size in use stays the old session's while
+	 * the worker waits for the slot (a record under way).
+	 */
+	ASSERT_EQ(pthread_mutex_lock(&se->slot.lock), 0);
+	alarm(60);
 	ASSERT_TRUE(session_fit_history(se, &h));
 	ASSERT_EQ(session_operation(se, &ns), SESSION_OP_RECREATE);
+	ASSERT_EQ(session_subbuf_size(se), f.c->session.subbuf_size);
+	/* The worker is inside the job (once it took it): a stop says it waits for it. */
+	while (session_busy(se, &ns) < 0)
+		usleep(1000);
+	ASSERT_EQ(session_busy(se, &ns), SESSION_OP_RECREATE);
+	ASSERT_EQ(pthread_mutex_unlock(&se->slot.lock), 0);
+	/* Done, its result not taken yet: the worker waits for nothing any more. */
+	ASSERT_TRUE(sessiond_worker_wait(se->worker, now_ns() + 60 * 1000000000ULL));
+	alarm(0);
+	ASSERT_EQ(session_operation(se, &ns), SESSION_OP_RECREATE);
+	ASSERT_EQ(session_busy(se, &ns), -1);
 	finish_jobs(&f);
 
 	fixture_down(&f);
+}
+
+/* A reload's reply names only what that reload asked of the worker. */
+static void test_reload_op(void)
+{
+	struct fixture f;
+	struct session *se = &f.se;
+	struct conf *live;
+	uint64_t ns;
+
+	fixture_up(&f);
+	live = conf_for(f.dir);
+	live->output.max_size = f.changed->output.max_size;
+	live->output.relayd_timeout_ns = 5 * 1000000000ULL;
+	ASSERT_EQ(pthread_mutex_lock(&se->slot.lock), 0);
+	alarm(60);
+	ASSERT_EQ(session_reconfigure(se, f.changed, f.c), SESSION_OP_RECREATE);
+	ASSERT_EQ(session_reconfigure(se, f.changed, f.changed), -1);
+	/* A live setting with a re-creation queued: that re-creation applies it. */
+	ASSERT_EQ(session_reconfigure(se, f.changed, f.c), SESSION_OP_RECREATE);
+	ASSERT_EQ(session_reconfigure(se, live, f.changed), SESSION_OP_RECREATE);
+	alarm(0);
+	ASSERT_EQ(pthread_mutex_unlock(&se->slot.lock), 0);
+	finish_jobs(&f);
+	ASSERT_EQ(session_operation(se, &ns), -1);
+	ASSERT_EQ(session_reconfigure(se, f.changed, live), SESSION_OP_UPDATE);
+	finish_jobs(&f);
+	session_reconfigure(se, f.c, f.changed);
+	finish_jobs(&f);
+	conf_free(live);
+
+	fixture_down(&f);
+}
+
+/* Holds the slot's lock for HOLD_MS, then lets it go (released says it did). */
+struct holder {
+	struct flight_slot *slot;
+	unsigned hold_ms;
+	pthread_t thread;
+	int held[2];
+	atomic_bool released;
+};
+
+static void *hold(void *arg)
+{
+	struct holder *h = arg;
+
+	pthread_mutex_lock(&h->slot->lock);
+	ASSERT_EQ(write(h->held[1], "x", 1), 1);
+	usleep(h->hold_ms * 1000);
+	atomic_store(&h->released, true);
+	pthread_mutex_unlock(&h->slot->lock);
+	return NULL;
+}
+
+/* Returns once the holder holds the lock. */
+static void holder_start(struct holder *h, struct flight_slot *slot, unsigned hold_ms)
+{
+	char c;
+
+	*h = (struct holder){.slot = slot, .hold_ms = hold_ms};
+	ASSERT_EQ(pipe(h->held), 0);
+	ASSERT_EQ(pthread_create(&h->thread, NULL, hold, h), 0);
+	ASSERT_EQ(read(h->held[0], &c, 1), 1);
+}
+
+static void holder_join(struct holder *h)
+{
+	ASSERT_EQ(pthread_join(h->thread, NULL), 0);
+	close(h->held[0]);
+	close(h->held[1]);
+}
+
+/*
+ * The waiter's way to the slot: a check long inside sessiond is not waited for (the record
+ * fails, the waiter goes on reading alerts); anyone else, or a check that just began, is.
+ */
+static void test_slot_lock(void)
+{
+	struct flight_slot slot = {0};
+	struct holder h;
+
+	ASSERT_EQ(pi_mutex_init(&slot.lock), 0);
+	alarm(60);
+
+	/* The check has been inside sessiond for a minute: not waited for. */
+	holder_start(&h, &slot, 2000);
+	atomic_store(&slot.check_since, now_ns() - 60 * 1000000000ULL);
+	ASSERT_EQ(flight_slot_lock(&slot), FLIGHT_ERR_SESSIOND_BUSY);
+	ASSERT_TRUE(!atomic_load(&h.released));
+	atomic_store(&slot.check_since, 0);
+	holder_join(&h);
+
+	/* Free: taken. */
+	ASSERT_EQ(flight_slot_lock(&slot), 0);
+	ASSERT_EQ(pthread_mutex_unlock(&slot.lock), 0);
+
+	/* Held by another than the check, even longer than a check is waited for: taken. */
+	holder_start(&h, &slot, 600);
+	ASSERT_EQ(flight_slot_lock(&slot), 0);
+	ASSERT_TRUE(atomic_load(&h.released));
+	ASSERT_EQ(pthread_mutex_unlock(&slot.lock), 0);
+	holder_join(&h);
+
+	/* A check that just began and answers: waited for, taken. */
+	holder_start(&h, &slot, 10);
+	atomic_store(&slot.check_since, now_ns());
+	ASSERT_EQ(flight_slot_lock(&slot), 0);
+	ASSERT_TRUE(atomic_load(&h.released));
+	ASSERT_EQ(pthread_mutex_unlock(&slot.lock), 0);
+	atomic_store(&slot.check_since, 0);
+	holder_join(&h);
+
+	alarm(0);
+	ASSERT_EQ(pthread_mutex_destroy(&slot.lock), 0);
 }
 
 int main(void)
 {
 	RUN(test_recreate_fails);
 	RUN(test_slot_held);
+	RUN(test_reload_op);
+	RUN(test_slot_lock);
 	return 0;
 }
