@@ -598,7 +598,7 @@ static uint64_t orphan_id(const char *name, const char *prefix)
 /*
  * O, an entry of DIR (open as DFD), as a new entry of the catalog: 1 when adopted, 0 when
  * it is not a directory (LTTng makes none but directories there) or went since the
- * listing, -errno when it cannot be looked at.
+ * listing, -errno when it cannot be looked at (logged) or on a lack of memory.
  */
 static int adopt(struct catalog *c, int dfd, const char *dir, const struct orphan *o)
 {
@@ -615,6 +615,10 @@ static int adopt(struct catalog *c, int dfd, const char *dir, const struct orpha
 			  dir, o->name, strerror(-r));
 		return r;
 	}
+	/*
+	 * Said at every start while it is there, and not remembered: it is not latencyd's to
+	 * remove, starts are rare, and each start's log is read on its own.
+	 */
 	if (!S_ISDIR(st.st_mode)) {
 		log_warnx("%s/%s is not a directory: not adopted as a snapshot", dir, o->name);
 		return 0;
@@ -634,7 +638,10 @@ static int adopt(struct catalog *c, int dfd, const char *dir, const struct orpha
 	return 1;
 }
 
-/* The orphans of D: one read of the directory, however many there are. */
+/*
+ * The orphans of D: one read of the directory, however many there are. On a read error,
+ * those listed before it are kept and -errno returned; on a lack of memory, none.
+ */
 static int list_orphans(struct catalog *c, DIR *d, const char *prefix, struct orphan **ret,
 			size_t *n)
 {
@@ -644,7 +651,7 @@ static int list_orphans(struct catalog *c, DIR *d, const char *prefix, struct or
 	uint64_t id;
 
 	*n = 0;
-	while ((de = readdir(d))) {
+	while ((errno = 0, de = readdir(d))) {
 		id = orphan_id(de->d_name, prefix);
 		if (!id || catalog_find(c, id))
 			continue;
@@ -662,7 +669,7 @@ static int list_orphans(struct catalog *c, DIR *d, const char *prefix, struct or
 		(*n)++;
 	}
 	*ret = v;
-	return 0;
+	return -errno;
 fail:
 	while (*n > 0)
 		free(v[--*n].name);
@@ -670,33 +677,53 @@ fail:
 	return -ENOMEM;
 }
 
-int catalog_adopt_orphans(struct catalog *c, const char *dir, const char *prefix)
+int catalog_adopt_orphans(struct catalog *c, const char *dir, const char *prefix,
+			  struct catalog_adoption *a)
 {
 	struct orphan *v = NULL;
-	size_t n = 0, adopted = 0;
-	uint64_t done = 0; /* the id last adopted: a second directory with it is left alone */
-	int r;
+	const struct orphan *done = NULL; /* the last adopted: of its id, the one managed */
+	size_t n = 0;
+	int r, err;
 	DIR *d = opendir(dir);
 
+	*a = (struct catalog_adoption){0};
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	r = list_orphans(c, d, prefix, &v, &n);
+	if (r < 0 && r != -ENOMEM)
+		log_warnx("%s: %s: the scan for snapshots missing from the catalog stopped part "
+			  "way",
+			  dir, strerror(-r));
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_orphan);
-	for (size_t i = 0; i < n && r >= 0; i++) {
-		if (v[i].id == done)
+	for (size_t i = 0; i < n; i++) {
+		if (done && v[i].id == done->id) {
+			log_warnx("%s/%s: a second directory of snapshot %" PRIu64
+				  " (adopted as %s): not managed by latencyd, to move or delete "
+				  "by hand",
+				  dir, v[i].name, done->id, done->name);
 			continue;
-		r = adopt(c, dirfd(d), dir, &v[i]);
-		if (r > 0) {
-			done = v[i].id;
-			adopted++;
+		}
+		err = adopt(c, dirfd(d), dir, &v[i]);
+		if (err == -ENOMEM) {
+			r = err;
+			break;
+		}
+		if (err > 0) {
+			done = &v[i];
+			a->adopted++;
+		} else if (err < 0) {
+			/* It may be a snapshot: its id must not name another one. A later start
+			 * that can look at it adopts it. */
+			id_used(c, v[i].id);
+			a->problems++;
 		}
 	}
 	closedir(d);
 	for (size_t i = 0; i < n; i++)
 		free(v[i].name);
 	free(v);
-	return r < 0 ? r : (int)adopted;
+	return r;
 }
 
 static long find_index(struct catalog *c, uint64_t id)
@@ -738,9 +765,16 @@ static bool own_snapshot_dir(const struct catalog_entry *e)
 	       strstr(e->name, id) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* How a deletion's note begins (note()): the first two leave files on disk. */
+/* What an entry whose directory was removed by hand says. */
+static const char gone_note[] = "its directory is gone (removed outside latencyd): 0 bytes";
+
+/*
+ * How a deletion's note begins (note()): the first two leave files on disk that latencyd
+ * cannot delete; the last is what recheck() leaves of the second once they can be.
+ */
 static const char *const note_marks[] = {
-	"cannot be deleted: ", "deleted in part: ", "its directory is gone"};
+	"cannot be deleted: ", "deleted in part: ", "its directory is gone",
+	"left by a deletion that failed part way: "};
 
 /* The length of ERROR before the deletion's note that note() may have appended to it. */
 static size_t before_note(const char *error)
@@ -816,6 +850,17 @@ static void note(struct catalog_entry *e, char *text)
 }
 
 /*
+ * The directory that holds E's (an absolute path: own_snapshot_dir()) as *PARENT (to free)
+ * and its last component as *NAME; 0, or -ENOMEM.
+ */
+static int split_path(const struct catalog_entry *e, char **parent, const char **name)
+{
+	*name = strrchr(e->path, '/') + 1;
+	*parent = strndup(e->path, *name - 1 > e->path ? (size_t)(*name - 1 - e->path) : 1);
+	return *parent ? 0 : -ENOMEM;
+}
+
+/*
  * Deletes E's snapshot directory, all or none as far as can be known (tree_delete.h): 0 when
  * it is gone, or is not latencyd's to delete. When a deletion fails past the check, E stays
  * true to what is left: failed, its bytes what is left, its error what went and why.
@@ -834,12 +879,9 @@ static int delete_files(struct catalog *c, struct catalog_entry *e)
 				  e->id, e->path);
 		return 0;
 	}
-	name = strrchr(e->path, '/') + 1;
 	o = malloc(sizeof(*o));
-	parent = strndup(e->path, name - 1 > e->path ? (size_t)(name - 1 - e->path) : 1);
-	if (!o || !parent) {
+	if (!o || split_path(e, &parent, &name) < 0) {
 		free(o);
-		free(parent);
 		return -ENOMEM;
 	}
 	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -865,6 +907,80 @@ static int delete_files(struct catalog *c, struct catalog_entry *e)
 	free(parent);
 	free(o);
 	return r;
+}
+
+/*
+ * E's note that a deletion failed dropped, now that one would not: what its record said
+ * stays, and what is left of a deletion that failed part way (still failed) says so.
+ * Whether it was (not for a lack of memory).
+ */
+static bool deletable_again(struct catalog_entry *e)
+{
+	size_t kept = before_note(e->error);
+	const char *mark = e->error + kept + (e->error[kept] == ';' ? 2 : 0);
+	char *text = NULL;
+
+	if (!strncmp(mark, note_marks[1], strlen(note_marks[1])) &&
+	    asprintf(&text, "%.*s%s%s%" PRIu64 " bytes, deletable now", (int)kept, e->error,
+		     kept ? "; " : "", note_marks[3], e->bytes) < 0)
+		return false;
+	log_info("snapshot %" PRIu64 ": deletable again, no longer counted as undeletable", e->id);
+	if (text) {
+		free(e->error);
+		e->error = text;
+	} else if (kept) {
+		e->error[kept] = 0;
+	} else {
+		free(e->error);
+		e->error = NULL;
+	}
+	return true;
+}
+
+/*
+ * Whether E, whose last deletion failed, could be deleted now: its tree checked as its
+ * deletion would (tree_check(), nothing deleted); if so, or if its directory is gone, its
+ * note says so. A check that fails stops at the first entry it cannot delete, which keeps
+ * rechecking a snapshot that is still undeletable cheap.
+ */
+static bool recheck(struct catalog_entry *e)
+{
+	struct tree_outcome *o;
+	const char *name;
+	char *parent;
+	struct stat st;
+	int fd, r;
+
+	if (e->path && lstat(e->path, &st) < 0 && errno == ENOENT) {
+		e->bytes = 0;
+		note(e, strdup(gone_note));
+		return true;
+	}
+	/* Not latencyd's to delete any more: its deletion would drop the entry alone. */
+	if (!e->path || !own_snapshot_dir(e))
+		return deletable_again(e);
+	o = malloc(sizeof(*o));
+	if (!o || split_path(e, &parent, &name) < 0) {
+		free(o);
+		return false;
+	}
+	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r = fd < 0 ? -errno : tree_check(fd, parent, name, o);
+	if (fd >= 0)
+		close(fd);
+	free(parent);
+	free(o);
+	return r == 0 && deletable_again(e);
+}
+
+size_t catalog_recheck_undeletable(struct catalog *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (deletion_failed(c->entries[i]) && recheck(c->entries[i]))
+			n++;
+	return n;
 }
 
 static int delete_index(struct catalog *c, size_t i)
@@ -932,17 +1048,24 @@ struct json_object *catalog_suppressed(struct catalog *c)
 }
 
 /*
- * The bytes of the entries, stopping at UINT64_MAX: sizes from an edited or damaged file may
- * add up past it, and a sum that wrapped would look small.
+ * What retention holds against max_count and max_bytes: the entries but those whose last
+ * deletion failed (deletion_failed()). Out of latencyd's hands, they would have newer
+ * snapshots deleted in their place, down to the one just recorded. The bytes stop at
+ * UINT64_MAX: sizes from an edited or damaged file may add up past it, and a sum that
+ * wrapped would look small.
  */
-static uint64_t entries_bytes(const struct catalog *c)
+static void held(const struct catalog *c, unsigned *count, uint64_t *bytes)
 {
-	uint64_t total = 0;
+	*count = 0;
+	*bytes = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct catalog_entry *e = c->entries[i];
 
-	for (size_t i = 0; i < c->n; i++)
-		total = c->entries[i]->bytes > UINT64_MAX - total ? UINT64_MAX
-								  : total + c->entries[i]->bytes;
-	return total;
+		if (deletion_failed(e))
+			continue;
+		(*count)++;
+		*bytes = e->bytes > UINT64_MAX - *bytes ? UINT64_MAX : *bytes + e->bytes;
+	}
 }
 
 /*
@@ -961,27 +1084,21 @@ static void forget_gone(struct catalog *c)
 		    lstat(e->path, &st) == 0 || errno != ENOENT)
 			continue;
 		e->bytes = 0;
-		note(e, strdup("its directory is gone (removed outside latencyd): 0 bytes"));
+		note(e, strdup(gone_note));
 	}
-}
-
-/* The bytes retention holds against max_bytes: all but those KEPT (undeletable). */
-static uint64_t held_bytes(const struct catalog *c, uint64_t kept)
-{
-	uint64_t total = entries_bytes(c);
-
-	return total > kept ? total - kept : 0;
 }
 
 int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec)
 {
-	uint64_t total, kept = 0;
-	unsigned count = (unsigned)c->n;
+	uint64_t total;
+	unsigned count;
 	int deleted = 0, err;
 
+	/* Those the operator made deletable since (chattr -i...) count again. */
+	catalog_recheck_undeletable(c);
 	if (r->max_bytes)
 		forget_gone(c);
-	total = held_bytes(c, 0);
+	held(c, &count, &total);
 
 	/* Oldest first: the array is in creation order. */
 	for (size_t i = 0; i < c->n;) {
@@ -999,7 +1116,8 @@ int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64
 			i++;
 			continue;
 		}
-		if (e->status == CATALOG_RECORDING) {
+		/* One still undeletable was checked at the start of this pass: not again. */
+		if (e->status == CATALOG_RECORDING || deletion_failed(e)) {
 			i++;
 			continue;
 		}
@@ -1007,21 +1125,20 @@ int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64
 		if (err == -ENOMEM)
 			return err;
 		if (err < 0) {
-			/*
-			 * Kept, said and counted (delete_files(), catalog_deletions()), and no
-			 * longer held against the others: out of latencyd's hands, it would have
-			 * newer snapshots deleted in its place, down to the one just recorded.
-			 */
-			kept += c->entries[i]->bytes;
-			total = held_bytes(c, kept);
-			count--;
+			/* Kept, said and counted (delete_files(), catalog_deletions()), and no
+			 * longer held against the others. */
+			held(c, &count, &total);
 			i++;
 			continue;
 		}
-		/* A saturated sum says nothing of what is left: counted again. */
-		total = total == UINT64_MAX ? held_bytes(c, kept) : total - bytes;
-		count--;
 		deleted++;
+		/* A saturated sum says nothing of what is left: counted again. */
+		if (total == UINT64_MAX) {
+			held(c, &count, &total);
+		} else {
+			total -= bytes;
+			count--;
+		}
 	}
 	return deleted;
 }

@@ -51,13 +51,23 @@ struct catalog_entry *catalog_add_entry(struct catalog *c, uint64_t id);
 /* Takes over what E holds (E is left empty) as a new entry, the newest; NULL (E is left as
  * it was): errno EEXIST, the catalog has an entry of its id already, or ENOMEM. */
 struct catalog_entry *catalog_insert(struct catalog *c, struct catalog_entry *e);
+/* What catalog_adopt_orphans() did, each thing logged as it happened. */
+struct catalog_adoption {
+	size_t adopted;	 /* directories made entries */
+	size_t problems; /* entries that could not be looked at: not adopted, their ids
+			  * never handed out (they may be snapshots) */
+};
 /*
  * Snapshot directories PREFIX-ID-* in DIR that the catalog does not know (latencyd was
  * killed between a record and the catalog's save) become entries, so that their ids are
- * never handed out again and retention manages them; DIR is read once. Returns how many, or
- * -errno (an entry that cannot be looked at: logged with its path).
+ * never handed out again and retention manages them; DIR is read once. An entry that
+ * cannot be looked at is logged with its path and counted, and the scan goes on; of two
+ * directories with one id, the one left is said. Returns 0, or -errno when DIR cannot be
+ * read (whole or part way) or memory lacks: *A says what was done either way, which the
+ * caller saves.
  */
-int catalog_adopt_orphans(struct catalog *c, const char *dir, const char *prefix);
+int catalog_adopt_orphans(struct catalog *c, const char *dir, const char *prefix,
+			  struct catalog_adoption *a);
 struct catalog_entry *catalog_find(struct catalog *c, uint64_t id);
 /* The entries, oldest first: how many, and the I-th (NULL past the end). */
 size_t catalog_count(const struct catalog *c);
@@ -79,15 +89,25 @@ struct json_object *catalog_suppressed(struct catalog *c);
 /*
  * Deletes the oldest complete or failed snapshots until the limits hold; entries still
  * recording are never deleted, nor those that cannot be (catalog_delete(): kept, said once),
- * which then count against neither max_count nor max_bytes: no newer snapshot goes in their
- * place. Returns how many were deleted, or -ENOMEM.
+ * which count against neither max_count nor max_bytes from the start of the pass: no newer
+ * snapshot goes in their place. Those are rechecked first (catalog_recheck_undeletable()):
+ * one deletable again counts, and goes if past a limit. Returns how many were deleted, or
+ * -ENOMEM.
  */
 int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec);
+/*
+ * The entries whose last deletion failed checked again, nothing deleted: one that could be
+ * deleted now (its cause fixed), or whose directory is gone, is noted so and no longer
+ * counted undeletable. Returns how many changed (the catalog is then to be saved). A check
+ * stops at the first file it could not delete: cheap for those still undeletable.
+ */
+size_t catalog_recheck_undeletable(struct catalog *c);
 
 /* Local snapshots' deletions, by retention or a client (status "retention"). */
 struct catalog_deletions {
 	size_t undeletable;	  /* entries whose last deletion failed: still on disk, whole or
-				   * in part (their error says why), counted until one succeeds */
+				   * in part (their error says why), counted until a recheck finds
+				   * them deletable or gone, or a deletion succeeds */
 	uint64_t deleted_in_part; /* since the catalog was opened: deletions that failed past
 				   * their check, some of the snapshot gone */
 };

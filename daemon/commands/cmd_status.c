@@ -203,6 +203,7 @@ static struct json_object *retention_object(struct manager *m, int *r)
 	struct json_object *o = obj();
 	struct catalog_deletions d;
 
+	manager_catalog_recheck(m);
 	catalog_deletions(m->catalog, &d);
 	result_add_int(o, PROTO_KEY_UNDELETABLE, (int64_t)d.undeletable, r);
 	result_add_int(o, PROTO_KEY_DELETED_IN_PART, (int64_t)d.deleted_in_part, r);

@@ -182,6 +182,7 @@ static void catalog_metrics(struct prom *p, struct manager *m)
 	struct catalog_deletions d;
 	uint64_t bytes = 0;
 
+	manager_catalog_recheck(m); /* first: a directory found gone holds 0 bytes */
 	/* Sizes from a damaged catalog may add up past 2^64: a sum that wrapped would look small. */
 	for (size_t i = 0; i < catalog_count(m->catalog); i++) {
 		uint64_t b = catalog_at(m->catalog, i)->bytes;

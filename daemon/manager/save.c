@@ -31,6 +31,13 @@ void manager_catalog_update(struct manager *m)
 		log_warn_errno(r, "cannot save the catalog");
 }
 
+void manager_catalog_recheck(struct manager *m)
+{
+	/* Saved, and retention run, within a second: one deletable again may be past a limit. */
+	if (m->catalog && catalog_recheck_undeletable(m->catalog) > 0)
+		manager_catalog_changed(m);
+}
+
 static int on_save(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	manager_catalog_update(userdata);

@@ -65,6 +65,7 @@ static int claim_late_outputs(struct manager *m)
 static int open_catalog(struct manager *m)
 {
 	const struct conf *c = m->conf;
+	struct catalog_adoption a;
 	bool recovered;
 	int r, late;
 
@@ -78,14 +79,19 @@ static int open_catalog(struct manager *m)
 		log_warnx("catalog in %s recovered after a crash or corruption",
 			  c->catalog.directory);
 	late = claim_late_outputs(m);
-	r = catalog_adopt_orphans(m->catalog, c->output.directory, RECORDER_SNAPSHOT_PREFIX);
-	if ((r > 0 || late > 0) && catalog_save(m->catalog) < 0)
+	r = catalog_adopt_orphans(m->catalog, c->output.directory, RECORDER_SNAPSHOT_PREFIX, &a);
+	/* What was adopted, or reserved, whatever stopped the scan: not to be lost again. */
+	if ((a.adopted || a.problems || late > 0) && catalog_save(m->catalog) < 0)
 		log_warnx("cannot save the catalog in %s", c->catalog.directory);
-	if (r > 0)
-		log_warnx("%d snapshot(s) in %s were not in the catalog (latencyd stopped before "
+	if (a.adopted)
+		log_warnx("%zu snapshot(s) in %s were not in the catalog (latencyd stopped before "
 			  "saving it); added with unknown causes",
-			  r, c->output.directory);
-	else if (r < 0)
+			  a.adopted, c->output.directory);
+	if (a.problems)
+		log_warnx("%zu entr%s of %s could not be looked at (said above): not adopted, "
+			  "their ids not handed out; adopted at a start that can",
+			  a.problems, a.problems == 1 ? "y" : "ies", c->output.directory);
+	if (r < 0)
 		log_warn_errno(r, "cannot scan %s for snapshots missing from the catalog",
 			       c->output.directory);
 	return manager_catalog_timer(m);

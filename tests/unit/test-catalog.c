@@ -291,6 +291,16 @@ static void test_suppressed_bounded(void)
 	catalog_free(c);
 }
 
+/* How many orphans of OUT were adopted, the scan itself without fault. */
+static size_t adopt_orphans(struct catalog *c, const char *out)
+{
+	struct catalog_adoption a;
+
+	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap", &a), 0);
+	ASSERT_EQ(a.problems, 0);
+	return a.adopted;
+}
+
 static void test_orphans_adopted(void)
 {
 	struct catalog *c = reopen(NULL, NULL);
@@ -318,7 +328,7 @@ static void test_orphans_adopted(void)
 	ASSERT_TRUE(asprintf(&p, "%s/snap-9223372036854775807-20261123-101010-0", out) > 0);
 	ASSERT_EQ(mkdir(p, 0755), 0);
 	free(p);
-	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap"), 1);
+	ASSERT_EQ(adopt_orphans(c, out), 1);
 	ASSERT_EQ(catalog_next_id(c), next + 2);
 	e = catalog_find(c, next + 1);
 	ASSERT_TRUE(e);
@@ -326,8 +336,8 @@ static void test_orphans_adopted(void)
 	ASSERT_CONTAINS(e->path, "/snap-");
 	ASSERT_CONTAINS(e->error, "causes unknown");
 	/* Known now: not adopted twice. */
-	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap"), 0);
-	ASSERT_EQ(catalog_adopt_orphans(c, "/nonexistent/dir", "snap"), 0);
+	ASSERT_EQ(adopt_orphans(c, out), 0);
+	ASSERT_EQ(adopt_orphans(c, "/nonexistent/dir"), 0);
 	close_saved(c);
 	free(out);
 }
@@ -386,6 +396,7 @@ static void test_orphan_errors(void)
 	char out[] = "/tmp/test-catalog-orphans.XXXXXX", *p;
 	struct test_capture capture;
 	uint64_t next = catalog_next_id(c);
+	struct catalog_adoption a;
 	char *logged;
 	pid_t pid;
 	int status;
@@ -399,7 +410,7 @@ static void test_orphan_errors(void)
 			     (unsigned long long)next + 1) > 0);
 	ASSERT_EQ(mkdir(p, 0755), 0);
 	free(p);
-	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap"), 1);
+	ASSERT_EQ(adopt_orphans(c, out), 1);
 	ASSERT_TRUE(!catalog_find(c, next) && catalog_find(c, next + 1));
 	ASSERT_EQ(catalog_next_id(c), next + 2);
 	/* A directory that may be listed but not searched: stat(2) says EACCES. DAC applies
@@ -415,7 +426,9 @@ static void test_orphan_errors(void)
 		ASSERT_TRUE(pid >= 0);
 		if (pid == 0)
 			_exit(setgid(65534) == 0 && setuid(65534) == 0 &&
-					      catalog_adopt_orphans(c, out, "snap") == -EACCES
+					      catalog_adopt_orphans(c, out, "snap", &a) == 0 &&
+					      a.adopted == 0 && a.problems == 2 &&
+					      catalog_next_id(c) == next + 3
 				      ? 0
 				      : 1);
 		ASSERT_EQ(waitpid(pid, &status, 0), pid);
@@ -452,7 +465,7 @@ static void test_many_orphans(void)
 		free(p);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap"), N);
+	ASSERT_EQ(adopt_orphans(c, out), N);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	/* For the record, not asserted: the time depends on the machine. */
 	fprintf(stderr, "%d orphans adopted in %.3f s\n", N,
@@ -461,9 +474,104 @@ static void test_many_orphans(void)
 	for (size_t i = 1; i < N; i++)
 		ASSERT_TRUE(catalog_at(c, before + i)->id == catalog_at(c, before + i - 1)->id + 1);
 	ASSERT_EQ(catalog_next_id(c), next + N);
-	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap"), 0);
+	ASSERT_EQ(adopt_orphans(c, out), 0);
 	while (catalog_count(c) > before)
 		ASSERT_EQ(catalog_delete(c, catalog_at(c, before)->id), 0);
+	ASSERT_EQ(rm_tree(out), 0);
+	close_saved(c);
+}
+
+/*
+ * A snapshot directory that is a dead FUSE mount (its server gone: stat(2) fails ENOTCONN),
+ * made in the mount namespace of the child running this. CONN is closed at once.
+ */
+static void dead_fuse(const char *path)
+{
+	char opts[96];
+	int fd;
+
+	ASSERT_EQ(mkdir(path, 0755), 0);
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		_exit(EXIT_TEST_SKIP);
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
+	if (mount("latencyd-test", path, "fuse", MS_NOSUID | MS_NODEV, opts) < 0)
+		_exit(EXIT_TEST_SKIP);
+	close(fd);
+}
+
+/* In the child of test_orphan_faults(), in its own mount namespace: exit 0, or 77 to skip. */
+static void orphan_faults(struct catalog *c, const char *out, uint64_t next)
+{
+	struct catalog_adoption a;
+	char *p;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		_exit(EXIT_TEST_SKIP);
+	for (unsigned i = 0; i < 5; i++) {
+		ASSERT_TRUE(asprintf(&p, "%s/snap-%llu-20261123-101010-0", out,
+				     (unsigned long long)next + i) > 0);
+		if (i == 0 || i == 4)
+			dead_fuse(p);
+		else if (i == 2)
+			ASSERT_EQ(mkfifo(p, 0644), 0);
+		else
+			ASSERT_EQ(mkdir(p, 0755), 0);
+		free(p);
+	}
+	/* A second directory of one id. */
+	ASSERT_TRUE(asprintf(&p, "%s/snap-%llu-20261123-101011-0", out,
+			     (unsigned long long)next + 3) > 0);
+	ASSERT_EQ(mkdir(p, 0755), 0);
+	free(p);
+	ASSERT_EQ(catalog_adopt_orphans(c, out, "snap", &a), 0);
+	ASSERT_EQ(a.adopted, 2);
+	ASSERT_EQ(a.problems, 2);
+	ASSERT_TRUE(!catalog_find(c, next) && catalog_find(c, next + 1) &&
+		    !catalog_find(c, next + 2) && catalog_find(c, next + 3));
+	ASSERT_CONTAINS(catalog_find(c, next + 3)->name, "-101010-0");
+	/* The ids of those that could not be looked at are never handed out: they may be
+	 * snapshots, to adopt at a start that can look at them. */
+	ASSERT_EQ(catalog_next_id(c), next + 5);
+	_exit(0);
+}
+
+/*
+ * Orphans that cannot be looked at (a dead FUSE mount: ENOTCONN), before and after those
+ * that can: each said with its path and its error, and the others adopted all the same; a
+ * FIFO is no snapshot; of two directories with one id, the one left is said once.
+ */
+static void test_orphan_faults(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	char out[] = "/tmp/test-catalog-faults.XXXXXX", *logged;
+	struct test_capture capture;
+	uint64_t next;
+	int status;
+	pid_t pid;
+
+	delete_all(c);
+	next = catalog_next_id(c);
+	ASSERT_TRUE(mkdtemp(out));
+	test_capture_start(&capture, STDERR_FILENO);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0)
+		orphan_faults(c, out, next);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	logged = test_capture_end(&capture);
+	fputs(logged, stderr);
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == EXIT_TEST_SKIP) {
+		fprintf(stderr, "SKIP: test_orphan_faults needs a mount namespace and FUSE\n");
+	} else {
+		ASSERT_EQ(WEXITSTATUS(status), 0);
+		ASSERT_CONTAINS(logged, "-0: Transport endpoint is not connected: cannot tell "
+					"whether it is a snapshot missing from the catalog");
+		ASSERT_CONTAINS(logged, "-0 is not a directory: not adopted as a snapshot");
+		ASSERT_CONTAINS(logged, "-101011-0: a second directory of snapshot");
+	}
+	free(logged);
 	ASSERT_EQ(rm_tree(out), 0);
 	close_saved(c);
 }
@@ -1017,13 +1125,119 @@ static void test_retention_fault_after_check(void)
 	catalog_deletions(c, &d);
 	ASSERT_EQ(d.deleted_in_part, 1);
 	ASSERT_EQ(d.undeletable, 1);
+	/* Deletable again: what is left is said so, no longer undeletable, and it counts
+	 * against max_count again: the next pass deletes it, not the newest. */
 	test_immutable(e->path, false);
-	ASSERT_EQ(catalog_delete(c, ids[0]), 0);
+	ASSERT_EQ(catalog_recheck_undeletable(c), 1);
+	expect_note(c, ids[0], CATALOG_FAILED,
+		    "left by a deletion that failed part way: 8192 bytes, deletable now");
+	ASSERT_TRUE(!strstr(e->error, "deleted in part"));
 	catalog_deletions(c, &d);
 	ASSERT_EQ(d.deleted_in_part, 1);
 	ASSERT_EQ(d.undeletable, 0);
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 1);
+	ASSERT_TRUE(!catalog_find(c, ids[0]) && catalog_find(c, ids[1]));
 	free(watched);
 	free(file);
+	close_saved(c);
+}
+
+/* The snapshot of ID given an immutable file (its path in *FILE, to free); its deletion by a
+ * client fails, which notes it undeletable. */
+static void make_undeletable(struct catalog *c, uint64_t id, char **file)
+{
+	struct catalog_entry *e = catalog_find(c, id);
+
+	ASSERT_TRUE(asprintf(file, "%s/chan_0", e->path) > 0);
+	write_file(*file, "events");
+	test_immutable(*file, true);
+	e->bytes = dir_size(e->path);
+	ASSERT_EQ(catalog_delete(c, id), -EPERM);
+	expect_note(c, id, CATALOG_COMPLETE, "cannot be deleted: ");
+}
+
+/*
+ * A snapshot known undeletable is held against neither max_count nor max_bytes from the
+ * start of a pass: with [A, B undeletable, C] and max_count 2, A is not deleted before the
+ * walk reaches B.
+ */
+static void test_retention_known_undeletable(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	struct retention r = {.max_count = 2};
+	uint64_t ids[3];
+	char *file;
+
+	delete_all(c);
+	for (int i = 0; i < 3; i++)
+		ids[i] = add_snapshot(c, 1000 + (uint64_t)i * 100, 8192, CATALOG_COMPLETE);
+	make_undeletable(c, ids[1], &file);
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 0);
+	ASSERT_TRUE(catalog_find(c, ids[0]) && catalog_find(c, ids[1]) && catalog_find(c, ids[2]));
+	/* Nor against max_bytes: A and C hold 2 * 8 KiB. */
+	r = (struct retention){.max_bytes = catalog_find(c, ids[0])->bytes * 2};
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 0);
+	ASSERT_EQ(catalog_count(c), 3);
+	/* Past the limit without it, the oldest of the others goes. */
+	r = (struct retention){.max_count = 1};
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 1);
+	ASSERT_TRUE(!catalog_find(c, ids[0]) && catalog_find(c, ids[1]) && catalog_find(c, ids[2]));
+	test_immutable(file, false);
+	free(file);
+	delete_all(c);
+	close_saved(c);
+}
+
+/*
+ * The undeletable count is true to the disk: once the cause is gone (chattr -i), a
+ * retention pass under its limits says so, without deleting the snapshot, and keeps what
+ * the entry said of its record.
+ */
+static void test_undeletable_cleared(void)
+{
+	const struct retention r = {.max_count = 10};
+	struct catalog *c = reopen(NULL, NULL);
+	struct test_capture capture;
+	struct catalog_deletions d;
+	struct catalog_entry *e;
+	char *file, *logged;
+	uint64_t id;
+
+	delete_all(c);
+	id = add_snapshot(c, 1000, 8192, CATALOG_COMPLETE);
+	e = catalog_find(c, id);
+	e->error = strdup("a note of the record");
+	make_undeletable(c, id, &file);
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 0);
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 1);
+	test_immutable(file, false);
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 0);
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 0);
+	ASSERT_TRUE(catalog_find(c, id) == e && access(file, F_OK) == 0);
+	ASSERT_STREQ(e->error, "a note of the record");
+	/* Checked again when asked (status, metrics): still undeletable, said once. */
+	test_immutable(file, true);
+	ASSERT_EQ(catalog_delete(c, id), -EPERM);
+	test_capture_start(&capture, STDERR_FILENO);
+	ASSERT_EQ(catalog_recheck_undeletable(c), 0);
+	logged = test_capture_end(&capture);
+	ASSERT_STREQ(logged, "");
+	free(logged);
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 1);
+	/* Removed by hand: no longer on disk, so no longer counted. */
+	test_immutable(file, false);
+	ASSERT_EQ(rm_tree(e->path), 0);
+	ASSERT_EQ(catalog_recheck_undeletable(c), 1);
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 0);
+	ASSERT_STREQ(e->error, "a note of the record; its directory is gone (removed outside "
+			       "latencyd): 0 bytes");
+	ASSERT_EQ(e->bytes, 0);
+	free(file);
+	delete_all(c);
 	close_saved(c);
 }
 
@@ -1107,6 +1321,9 @@ int main(void)
 		RUN(test_undeletable_snapshot);
 		RUN(test_fault_after_check);
 		RUN(test_retention_fault_after_check);
+		RUN(test_retention_known_undeletable);
+		RUN(test_undeletable_cleared);
+		RUN(test_orphan_faults);
 	}
 	fprintf(stderr, "== test_full_disk\n");
 	full_disk_tested = test_full_disk();
