@@ -462,6 +462,33 @@ static int give_away(const char *path, const struct stat *st, int flag, struct F
 	return lchown(path, 65534, 65534);
 }
 
+/* Hosts H1 and H2's trees given to relayd's user (nobody), as relayd writes them. */
+static void give_hosts_away(const char *h1, const char *h2)
+{
+	for (const char *h = h1; h; h = h == h1 ? h2 : NULL) {
+		char *p = path_of("%s/%s", dir, h);
+
+		ASSERT_EQ(nftw(p, give_away, 16, FTW_PHYS), 0);
+		free(p);
+	}
+}
+
+/* collector_delete() as relayd's user: what the collector run as that user does. */
+static int delete_as_relayd(const struct collector_scan *s, const struct collector_incident *inc,
+			    struct collector_deletion *d)
+{
+	int r;
+
+	ASSERT_EQ(chmod(tmp, 0755), 0);
+	setfsgid(65534);
+	setfsuid(65534);
+	r = collector_delete(s, inc, d);
+	setfsuid(0);
+	setfsgid(0);
+	ASSERT_EQ(chmod(tmp, 0700), 0);
+	return r;
+}
+
 /*
  * One host's snapshot of an incident that cannot be deleted (its session directory is not
  * writable to relayd's user, deleting as that user): none of the incident goes, not even
@@ -478,27 +505,14 @@ static void test_all_or_none(void)
 	const struct collector_incident *inc;
 	struct collector_scan s;
 	struct collector_deletion d;
-	int r;
 
-	for (const char *h = "h4"; h; h = strcmp(h, "h4") == 0 ? "h5" : NULL) {
-		char *p = path_of("%s/%s", dir, h);
-
-		ASSERT_EQ(nftw(p, give_away, 16, FTW_PHYS), 0);
-		free(p);
-	}
+	give_hosts_away("h4", "h5");
 	ASSERT_EQ(chmod(locked, 0555), 0);
 	scan(&s);
 	inc = find(&s, "h4-1");
 	ASSERT_TRUE(inc && inc->n == 2 && !inc->busy);
 	ASSERT_EQ(collector_choose(&s, &l, now), 1);
-	ASSERT_EQ(chmod(tmp, 0755), 0);
-	setfsgid(65534);
-	setfsuid(65534);
-	r = collector_delete(&s, inc, &d);
-	setfsuid(0);
-	setfsgid(0);
-	ASSERT_EQ(chmod(tmp, 0700), 0);
-	ASSERT_EQ(r, -EACCES);
+	ASSERT_EQ(delete_as_relayd(&s, inc, &d), -EACCES);
 	ASSERT_TRUE(d.blocker < inc->n && !d.deleted && !d.partial && !d.freed);
 	ASSERT_STREQ(inc->snaps[d.blocker].host_dir, "h5");
 	ASSERT_TRUE(exists(one) && exists(two));
@@ -524,7 +538,6 @@ static bool whole(const char *path)
 	return r;
 }
 
-/* FS_IOC_SETFLAGS: PATH immutable (ON) or not, as chattr +i / -i. */
 /*
  * Deeper than the snapshot and its session directory: a directory inside a snapshot that
  * relayd's user cannot write to, deleting as that user. The check goes down the whole
@@ -541,28 +554,15 @@ static void test_nested_read_only(void)
 	const struct collector_incident *inc;
 	struct collector_scan s;
 	struct collector_deletion d;
-	int r;
 
-	for (const char *h = "h6"; h; h = strcmp(h, "h6") == 0 ? "h7" : NULL) {
-		char *p = path_of("%s/%s", dir, h);
-
-		ASSERT_EQ(nftw(p, give_away, 16, FTW_PHYS), 0);
-		free(p);
-	}
+	give_hosts_away("h6", "h7");
 	ASSERT_EQ(chmod(ro, 0555), 0);
 	age(two, 4000);
 	scan(&s);
 	inc = find(&s, "h6-1");
 	ASSERT_TRUE(inc && inc->n == 2 && !inc->busy);
 	ASSERT_EQ(collector_choose(&s, &l, now), 1);
-	ASSERT_EQ(chmod(tmp, 0755), 0);
-	setfsgid(65534);
-	setfsuid(65534);
-	r = collector_delete(&s, inc, &d);
-	setfsuid(0);
-	setfsgid(0);
-	ASSERT_EQ(chmod(tmp, 0700), 0);
-	ASSERT_EQ(r, -EACCES);
+	ASSERT_EQ(delete_as_relayd(&s, inc, &d), -EACCES);
 	ASSERT_TRUE(d.blocker < inc->n && !d.deleted && !d.partial && !d.freed);
 	ASSERT_STREQ(inc->snaps[d.blocker].host_dir, "h7");
 	ASSERT_TRUE(whole(one) && whole(two));
