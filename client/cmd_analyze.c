@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -374,6 +375,24 @@ static int analyze_path(const struct ctl *ctl, const char *path, const struct an
 	return EXIT_OK;
 }
 
+/*
+ * libbabeltrace2 keeps every stream file of a trace open while it reads: a snapshot of a
+ * machine of many CPUs, or an incident's hosts together, pass the 1024 descriptors a
+ * process starts with. That soft limit is kept low for select()'s sake, which latencyctl
+ * does not use: it goes up to the hard one. Failing that, a snapshot too big says so.
+ */
+static void files_limit_raise(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+			/* The read names the file it could not open. */
+		}
+	}
+}
+
 int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	struct analyze_args a = {.opt = {.tables = true, .threads = default_threads()}};
@@ -387,6 +406,7 @@ int cmd_analyze(struct ctl *ctl, const struct command *cmd, int argc, char **arg
 	r = analyze_options(ctl, cmd, argc, argv, &a);
 	if (r != EXIT_CONTINUE)
 		return r;
+	files_limit_raise();
 	if (a.incident && argc - optind > 1) {
 		fprintf(stderr,
 			"latencyctl: analyze: unexpected argument '%s': --incident ID takes one "
