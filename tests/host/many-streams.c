@@ -10,11 +10,13 @@
 int main(int argc, char **argv)
 {
 	static const char *const dirs[] = {"kernel", NULL};
-	char kernel[512], name[32];
+	char kernel[256], name[32]; /* ctf.h's paths are 512 bytes: DIR/kernel/NAME fits */
 	unsigned long n;
 
-	if (argc != 3 || (n = strtoul(argv[2], NULL, 10)) == 0 || n > 8192) {
-		fprintf(stderr, "usage: many-streams DIR N (1 to 8192)\n");
+	if (argc != 3 || (n = strtoul(argv[2], NULL, 10)) == 0 || n > 8192 ||
+	    strlen(argv[1]) > 200) {
+		fprintf(stderr,
+			"usage: many-streams DIR N (DIR of 200 bytes at most, N 1 to 8192)\n");
 		return 2;
 	}
 	ASSERT_EQ(mkdir(argv[1], 0755), 0);
