@@ -91,7 +91,9 @@ wait_app
 conf "$T/snapshots" "$LATENCYD_TEST_RELAYD_URL" 0
 kill -HUP "$DAEMON_PID"
 wait_for 50 grep -q "re-creating the session" "$T/latencyd.log" || fail "no reload"
-sleep 0.5
+# Re-created on the sessiond worker: alerts before its end would find no session.
+wait_for 100 jstatus '.session.state == "recording" and .session.operation == null' ||
+	fail "the reload's re-creation did not end"
 before=$(snaps_now)
 stream 100
 wait_for 50 more_snaps_than $((before + 2)) || fail "no snapshots before the kill"

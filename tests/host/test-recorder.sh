@@ -65,7 +65,9 @@ conf 0 1 "$LATENCYD_TEST_RELAYD_URL" 0
 kill -HUP "$DAEMON_PID"
 wait_for 50 grep -q "session settings changed: re-creating the session" "$T/latencyd.log" ||
 	fail "reload did not re-create the session"
-sleep 0.5
+# Re-created on the sessiond worker: an alert before its end would find no session.
+wait_for 100 jstatus '.session.state == "recording" and .session.operation == null' ||
+	fail "the reload's re-creation did not end: $(status)"
 "$ALERT_WRITE" "$T/alerts" selftest 1 || fail "alert-write"
 wait_for 100 complete 2 || fail "no snapshot 2 (relayd)"
 jcat --arg u "$LATENCYD_TEST_RELAYD_URL" '.snapshots[] | select(.id == 2) |
@@ -85,6 +87,10 @@ reloaded() { [ "$(grep -c 'configuration reloaded' "$T/latencyd.log")" -ge "$1" 
 conf 0 1 "" 0
 kill -HUP "$DAEMON_PID"
 wait_for 50 reloaded 2 || fail "no second reload"
+# The reload's re-creation runs on the sessiond worker: done before sessiond is killed, or
+# the kill meets the re-creation instead of the session it is about.
+wait_for 100 jstatus '.session.state == "recording" and .session.operation == null' ||
+	fail "the reload's re-creation did not end: $(status)"
 spid=$(cat "$LTTNG_HOME/.lttng/lttng-sessiond.pid")
 kill -KILL "$spid"
 wait_for 50 sh -c "! kill -0 $spid"
