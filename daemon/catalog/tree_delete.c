@@ -7,8 +7,10 @@
  * attributes, read without opening it: a FIFO or a device stays unopened); in a sticky
  * directory, the entry or the directory the caller's, or the caller holding CAP_FOWNER; no
  * mount point, a directory's or a bind-mounted file's, whose removal would fail only after
- * the rest (for a directory, all under it, another file system) went. The deletion opens
- * each directory it empties only if it is still the one its check saw.
+ * the rest (for a directory, all under it, another file system) went. The check and the
+ * deletion are one walk, which asks of each entry what each needs, and opens a directory
+ * only if it is still the one it has just looked at: the deletion empties none put in its
+ * place since (a mount, perhaps).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -36,6 +38,7 @@ struct walk {
 	size_t len;
 	uid_t fsuid;
 	bool fowner;
+	bool remove; /* the removal, else the check */
 };
 
 /* CAP_FOWNER in this thread's effective set: a setfsuid() away from root drops it. */
@@ -49,10 +52,11 @@ static bool has_fowner(void)
 	return d[CAP_TO_INDEX(CAP_FOWNER)].effective & CAP_TO_MASK(CAP_FOWNER);
 }
 
-static void walk_init(struct walk *w, struct tree_outcome *o, const char *parent_name)
+static void walk_init(struct walk *w, struct tree_outcome *o, const char *parent_name, bool remove)
 {
 	memset(o, 0, sizeof(*o));
 	w->o = o;
+	w->remove = remove;
 	/* setfsuid() of an invalid id changes nothing and returns the current one. */
 	w->fsuid = (uid_t)setfsuid((uid_t)-1);
 	w->fowner = has_fowner();
@@ -166,12 +170,64 @@ static int may_unlink(const struct walk *w, const struct statx *dir, const struc
 	return mount_point(dir, e) ? -EBUSY : 0;
 }
 
-/* Directory FD (taken), SELF, and all in it, DEPTH levels at most. */
-static int check_dir(struct walk *w, int fd, const struct statx *self, int depth)
+static int walk_dir(struct walk *w, int fd, const struct statx *self, int depth);
+
+/*
+ * Into directory NAME under DFD, DEPTH levels at most below it: never through a symbolic
+ * link, and only if it is still the one ST describes.
+ */
+static int descend(struct walk *w, int dfd, const char *name, const struct statx *st, int depth)
 {
-	int r = may_empty(fd, self);
-	struct dirent *de;
+	int fd = depth < 0 ? -ELOOP : open_sub(dfd, name);
+
+	if (fd >= 0 && !same_file(fd, st)) {
+		close(fd);
+		fd = -EBUSY; /* replaced since its statx(): a mount, perhaps */
+	}
+	return fd < 0 ? fd : walk_dir(w, fd, st, depth);
+}
+
+/* NAME (ST) under DFD gone, counted in the outcome. */
+static int unlink_entry(struct walk *w, int dfd, const char *name, const struct statx *st)
+{
+	if (unlinkat(dfd, name, S_ISDIR(st->stx_mode) ? AT_REMOVEDIR : 0) < 0)
+		return -errno;
+	if (S_ISREG(st->stx_mode))
+		w->o->freed += st->stx_blocks * 512;
+	w->o->removed++;
+	return 0;
+}
+
+/*
+ * Entry NAME (ST) of directory DFD (DIR) and all under it, DEPTH levels at most: checked,
+ * or removed. The removal relies on its check for the rest, but never goes into another
+ * file system: only its mount point would fail, once all in it went.
+ */
+static int visit(struct walk *w, int dfd, const char *name, const struct statx *dir,
+		 const struct statx *st, int depth)
+{
+	int r;
+
+	if (w->remove)
+		r = mount_point(dir, st) ? -EBUSY : 0;
+	else
+		r = may_unlink(w, dir, st);
+	if (r == 0 && S_ISDIR(st->stx_mode))
+		r = descend(w, dfd, name, st, depth);
+	if (r == 0 && w->remove)
+		r = unlink_entry(w, dfd, name, st);
+	return r;
+}
+
+/*
+ * Directory FD (taken), SELF, and all in it, DEPTH levels at most below it, up to the
+ * first failure, which the outcome names. An entry gone meanwhile is no failure.
+ */
+static int walk_dir(struct walk *w, int fd, const struct statx *self, int depth)
+{
+	int r = w->remove ? 0 : may_empty(fd, self);
 	DIR *d = r < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
 
 	if (!d) {
 		r = r < 0 ? r : -errno;
@@ -181,7 +237,6 @@ static int check_dir(struct walk *w, int fd, const struct statx *self, int depth
 	while (r == 0 && (errno = 0, de = readdir(d))) {
 		struct statx st;
 		size_t saved;
-		int sub;
 
 		if (is_dot(de->d_name))
 			continue;
@@ -189,12 +244,8 @@ static int check_dir(struct walk *w, int fd, const struct statx *self, int depth
 		if (r == 0)
 			r = stat_at(dirfd(d), de->d_name, &st);
 		if (r == 0)
-			r = may_unlink(w, self, &st);
-		if (r == 0 && S_ISDIR(st.stx_mode)) {
-			sub = depth > 0 ? open_sub(dirfd(d), de->d_name) : -ELOOP;
-			r = sub < 0 ? sub : check_dir(w, sub, &st, depth - 1);
-		}
-		if (r == -ENOENT) /* gone meanwhile */
+			r = visit(w, dirfd(d), de->d_name, self, &st, depth - 1);
+		if (r == -ENOENT)
 			r = 0;
 		else if (r < 0)
 			r = stop(w, r);
@@ -206,123 +257,39 @@ static int check_dir(struct walk *w, int fd, const struct statx *self, int depth
 	return r;
 }
 
-/* The directory PARENT (PS) lets NAME go, and NAME (*ST) is a directory that can go. */
-static int check_top(struct walk *w, int parent, const char *name, struct statx *ps,
-		     struct statx *st)
+/* Directory NAME under PARENT (W's path) and all in it, as walk_dir() does its entries. */
+static int walk_top(struct walk *w, int parent, const char *name)
 {
-	int r = stat_at(parent, "", ps);
+	struct statx ps, st;
+	size_t saved;
+	int r = stat_at(parent, "", &ps);
 
-	if (r == 0)
-		r = may_empty(parent, ps);
+	if (r == 0 && !w->remove)
+		r = may_empty(parent, &ps);
 	if (r < 0)
 		return stop(w, r);
-	r = stat_at(parent, name, st);
-	if (r == 0 && !S_ISDIR(st->stx_mode))
+	if (enter(w, name, &saved) < 0)
+		return stop(w, -ENAMETOOLONG);
+	r = stat_at(parent, name, &st);
+	if (r == 0 && !S_ISDIR(st.stx_mode))
 		r = -ENOTDIR;
-	return r < 0 ? r : may_unlink(w, ps, st);
+	if (r == 0)
+		r = visit(w, parent, name, &ps, &st, TREE_DEPTH_MAX);
+	return r == -ENOENT ? 0 : r < 0 ? stop(w, r) : 0;
 }
 
 int tree_check(int parent, const char *parent_name, const char *name, struct tree_outcome *o)
 {
-	struct statx ps, st;
 	struct walk w;
-	size_t saved;
-	int r, fd;
 
-	walk_init(&w, o, parent_name);
-	r = check_top(&w, parent, name, &ps, &st);
-	if (r < 0 && o->where[0])
-		return r;
-	if (enter(&w, name, &saved) < 0)
-		return stop(&w, -ENAMETOOLONG);
-	if (r == 0) {
-		fd = open_sub(parent, name);
-		r = fd < 0 ? fd : check_dir(&w, fd, &st, TREE_DEPTH_MAX);
-	}
-	return r == -ENOENT ? 0 : r < 0 ? stop(&w, r) : 0;
-}
-
-/* Empties directory FD (taken), SELF, DEPTH levels at most; stops at the first failure. */
-static int remove_dir(struct walk *w, int fd, const struct statx *self, int depth)
-{
-	DIR *d = fdopendir(fd);
-	struct dirent *de;
-	int r = 0;
-
-	if (!d) {
-		r = -errno;
-		close(fd);
-		return stop(w, r);
-	}
-	while (r == 0 && (errno = 0, de = readdir(d))) {
-		struct statx st;
-		size_t saved;
-		int sub;
-
-		if (is_dot(de->d_name))
-			continue;
-		r = enter(w, de->d_name, &saved);
-		if (r == 0)
-			r = stat_at(dirfd(d), de->d_name, &st);
-		/* Never into another file system: only its mount point would fail. */
-		if (r == 0 && mount_point(self, &st))
-			r = -EBUSY;
-		if (r == 0 && S_ISDIR(st.stx_mode)) {
-			sub = depth > 0 ? open_sub(dirfd(d), de->d_name) : -ELOOP;
-			if (sub >= 0 && !same_file(sub, &st)) {
-				close(sub);
-				sub = -EBUSY; /* replaced since its statx(): a mount, perhaps */
-			}
-			r = sub < 0 ? sub : remove_dir(w, sub, &st, depth - 1);
-			if (r == 0 && unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0)
-				r = -errno;
-		} else if (r == 0) {
-			if (unlinkat(dirfd(d), de->d_name, 0) < 0)
-				r = -errno;
-			else if (S_ISREG(st.stx_mode))
-				w->o->freed += st.stx_blocks * 512;
-		}
-		if (r == 0)
-			w->o->removed++;
-		else if (r == -ENOENT) /* gone meanwhile */
-			r = 0;
-		else
-			r = stop(w, r);
-		leave(w, saved);
-	}
-	if (r == 0 && errno)
-		r = stop(w, -errno);
-	closedir(d);
-	return r;
+	walk_init(&w, o, parent_name, false);
+	return walk_top(&w, parent, name);
 }
 
 int tree_remove(int parent, const char *parent_name, const char *name, struct tree_outcome *o)
 {
-	struct statx ps, st;
 	struct walk w;
-	size_t saved;
-	int r, fd;
 
-	walk_init(&w, o, parent_name);
-	r = stat_at(parent, "", &ps);
-	if (r < 0)
-		return stop(&w, r);
-	if (enter(&w, name, &saved) < 0)
-		return stop(&w, -ENAMETOOLONG);
-	r = stat_at(parent, name, &st);
-	if (r == 0)
-		r = !S_ISDIR(st.stx_mode) ? -ENOTDIR : mount_point(&ps, &st) ? -EBUSY : 0;
-	if (r == 0) {
-		fd = open_sub(parent, name);
-		if (fd >= 0 && !same_file(fd, &st)) {
-			close(fd);
-			fd = -EBUSY;
-		}
-		r = fd < 0 ? fd : remove_dir(&w, fd, &st, TREE_DEPTH_MAX);
-	}
-	if (r == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0)
-		r = -errno;
-	if (r == 0)
-		o->removed++;
-	return r == -ENOENT ? 0 : r < 0 ? stop(&w, r) : 0;
+	walk_init(&w, o, parent_name, true);
+	return walk_top(&w, parent, name);
 }
