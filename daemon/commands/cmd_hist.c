@@ -175,8 +175,8 @@ static int reset(struct manager *m, const char *const *trackers, size_t n, const
 		r = ktracker_write_text(m->sysfs_root, trackers[i], KHIST_RESET, "1\n", &opened);
 		if (r < 0)
 			return proto_error_set(err, PROTO_ERR_REFUSED,
-					       "cannot reset the histograms of %s: %s", trackers[i],
-					       strerror(-r));
+					       "cannot reset the histograms of %s: %s%s",
+					       trackers[i], strerror(-r), hist_root_alone(r));
 	}
 	return 0;
 }

@@ -68,6 +68,9 @@ struct hist_want {
 };
 int hist_read(struct manager *m, const struct control_caller *caller, const struct hist_want *w,
 	      struct proto_hist *h, struct proto_error *err);
+/* What to add to strerror(-R) when a write to a tracker's hist/ file failed: why, when
+ * latencyd is not root; else "". */
+const char *hist_root_alone(int r);
 
 /* saved.c: latencyctl --save, the saved-settings file (control.save_file), kept atomically. */
 struct saved_change {

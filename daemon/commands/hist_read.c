@@ -33,6 +33,15 @@ static int read_problem(const char *tracker, int r, const char *why, struct prot
 	return proto_error_set(err, PROTO_ERR_INTERNAL, "%s", why);
 }
 
+const char *hist_root_alone(int r)
+{
+	/* The kernel's hist/per and hist/reset are root's to write: what a latencyd run as
+	 * another user meets, which strerror() alone does not tell. */
+	if ((r == -EACCES || r == -EPERM) && geteuid() != 0)
+		return ": the kernel lets root alone write it, and latencyd does not run as root";
+	return "";
+}
+
 /* hist/per set to PER unless it is already: a change resets the keyed histograms that
  * every client sees, so it needs admin access. */
 static int set_per(struct manager *m, const struct control_caller *caller, const char *tracker,
@@ -58,8 +67,8 @@ static int set_per(struct manager *m, const struct control_caller *caller, const
 				       tracker, per);
 	if (r < 0)
 		return proto_error_set(err, PROTO_ERR_REFUSED,
-				       "cannot set hist/per of %s to %s: %s", tracker, per,
-				       strerror(-r));
+				       "cannot set hist/per of %s to %s: %s%s", tracker, per,
+				       strerror(-r), hist_root_alone(r));
 	log_info("tracker %s: histograms now per %s (client %u)", tracker, per, caller->id);
 	return 0;
 }

@@ -228,3 +228,53 @@ echo 0 >"$S/wakeup/enabled"
 bad 1 "io: none of its trackers (syscalls, fs, iosched, block) is loaded" io
 pass "hist without the module, or without io's trackers, says so"
 stop_daemon TERM
+
+# An unprivileged latencyd (nobody) over a tree with the kernel's modes: hist/per 0644,
+# hist/by_key 0400 and hist/reset 0200, all root's. It reads delay_ns, but refuses a split or
+# a reset that root's client may ask for, saying that the kernel keeps those files to root
+# and that latencyd is not root; nothing reaches the files.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	rm -rf "$T/sys/kernel"
+	tracker block none
+	echo 1.4 >"$S/abi_version"
+	printf 'since_ns 1000000000 now_ns 13300000000\n4096 10\n' >"$S/block/hist/delay_ns"
+	printf 'since_ns 1000000000 now_ns 13300000000\nper disk\n253:0 4096 10\n' \
+		>"$S/block/hist/by_key"
+	chmod 400 "$S/block/hist/by_key"
+	chmod 200 "$S/block/hist/reset"
+	chmod 755 "$T"
+	mkdir "$T/run"
+	chown 65534:65534 "$T/run"
+	SOCK=$T/run/ctl.sock
+	write_conf <<CONF
+control: { socket = "$SOCK"; };
+session: { enabled = false; };
+CONF
+	printf '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups %q "$@"\n' \
+		"$LATENCYD" >"$T/as-nobody"
+	chmod 755 "$T/as-nobody"
+	# The readiness socket: nobody must be able to send to it.
+	umask 000
+	LATENCYD=$T/as-nobody LATENCYD_TEST_SYSFS_ROOT=$T/sys start_daemon -c "$T/latencyd.conf"
+	umask 022
+	[ "$(stat -c %u "/proc/$DAEMON_PID")" = 65534 ] || fail "latencyd does not run as nobody"
+	run ctl hist block
+	expect_rc 0 "hist block, latencyd unprivileged"
+	expect_out "Tracker block: 10 delays"
+	bad 1 "cannot set hist/per of block to cpu: Permission denied: the kernel lets root alone write it, and latencyd does not run as root" \
+		block --per cpu
+	[ "$(cat "$S/block/hist/per")" = none ] || fail "hist/per became '$(cat "$S/block/hist/per")'"
+	echo disk >"$S/block/hist/per" # as root sets it
+	bad 1 "cannot read hist/by_key of tracker block: Permission denied: the kernel lets root alone read it, and latencyd does not run as root" \
+		block --per disk
+	run ctl --json hist block --per disk
+	jq -e '.error.code == "refused"' "$T/out" >/dev/null || fail "--per disk --json: $(cat "$T/out")"
+	bad 1 "cannot reset the histograms of block: Permission denied: the kernel lets root alone write it, and latencyd does not run as root" \
+		block --reset
+	[ ! -s "$S/block/hist/reset" ] || fail "hist/reset got '$(cat "$S/block/hist/reset")'"
+	pass "hist, latencyd unprivileged: delay_ns read; --per and --reset refused, saying why"
+	stop_daemon TERM
+	expect_rc 0 "unprivileged latencyd after SIGTERM"
+	! grep -qE "AddressSanitizer|LeakSanitizer|runtime error:" "$T/latencyd.log" ||
+		fail "a sanitizer report in the unprivileged latencyd's log"
+fi

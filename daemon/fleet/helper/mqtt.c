@@ -231,15 +231,29 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
  * Why the broker's certificate was rejected, when libmosquitto says: "host name verification
  * failed" for its own check, which its "certificate verify failed" then follows. Other
  * causes (an unknown CA, an expired certificate) only OpenSSL's verdict tells, which is not
- * linked in here (GPL-2.0-only code). False if the line names no cause.
+ * linked in here (GPL-2.0-only code). A listener without TLS, spoken to with mqtts://, takes
+ * the ClientHello for a bad MQTT packet and closes the connection: OpenSSL's "unexpected eof
+ * while reading" (or "wrong version number" when a reply came) names the symptom, not the
+ * cause, the counterpart of on_disconnect()'s hint. False if the line names no cause.
  */
 static bool tls_reason(struct mqtt *m, const char *text, char *why, size_t whylen)
 {
-	if (!m->s->tls || !strstr(text, "host name verification failed"))
+	if (!m->s->tls)
 		return false;
-	snprintf(why, whylen, "TLS: the broker's certificate is not for %.64s (host name mismatch)",
-		 m->s->broker_host);
-	return true;
+	if (strstr(text, "host name verification failed")) {
+		snprintf(why, whylen,
+			 "TLS: the broker's certificate is not for %.64s (host name mismatch)",
+			 m->s->broker_host);
+		return true;
+	}
+	if (strstr(text, "unexpected eof while reading") || strstr(text, "wrong version number")) {
+		snprintf(why, whylen,
+			 "TLS: the broker did not answer the handshake (%s): a listener "
+			 "without TLS, if it is one, needs mqtt://",
+			 strstr(text, "wrong") ? "wrong version number" : "unexpected eof");
+		return true;
+	}
+	return false;
 }
 
 /*
