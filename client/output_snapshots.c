@@ -75,13 +75,44 @@ static const char *location(struct json_object *e)
 	return str(e, PROTO_KEY_PATH, str(e, PROTO_KEY_URL, "-"));
 }
 
+/* 1.15: what the last deletion of a local snapshot left on disk, in a few words (the list's
+ * status) and in a sentence (show-snapshot); NULL: none (or an older latencyd's entry). */
+static const struct {
+	const char *state, *brief, *said;
+} deletions[] = {
+	{PROTO_DELETION_UNDELETABLE, "undeletable", "cannot be deleted, kept whole"},
+	{PROTO_DELETION_PARTIAL, "deleted in part", "deleted in part, what is left cannot be"},
+	{PROTO_DELETION_PARTIAL_DELETABLE, "deleted in part",
+	 "deleted in part, what is left can be deleted now"},
+	{PROTO_DELETION_GONE, "directory gone", "its directory is gone (removed outside latencyd)"},
+};
+
+static const char *deletion_text(struct json_object *e, bool brief)
+{
+	const char *state = str(e, PROTO_KEY_DELETION, NULL);
+
+	for (size_t i = 0; state && i < sizeof(deletions) / sizeof(deletions[0]); i++)
+		if (strcmp(state, deletions[i].state) == 0)
+			return brief ? deletions[i].brief : deletions[i].said;
+	return state; /* a newer latencyd's: as it spells it */
+}
+
+/* "complete", "failed (deleted in part)" */
+static void status_text(char *buf, size_t size, struct json_object *e)
+{
+	const char *deletion = deletion_text(e, true);
+
+	snprintf(buf, size, "%s%s%s%s", str(e, PROTO_KEY_STATUS, "?"), deletion ? " (" : "",
+		 deletion ? deletion : "", deletion ? ")" : "");
+}
+
 int text_snapshots(struct json_object *result)
 {
 	static const char *const head[] = {"ID",	  "TIME", "STATUS",  "CAUSES",
 					   "FIRST CAUSE", "SIZE", "LOCATION"};
 	struct json_object *list = get(result, PROTO_KEY_SNAPSHOTS);
 	struct columns t;
-	char when[32], cause[160], size[32];
+	char when[32], cause[160], size[32], status[64];
 	size_t n;
 
 	if (!list || !json_object_is_type(list, json_type_array)) {
@@ -99,9 +130,10 @@ int text_snapshots(struct json_object *result)
 			time_text(when, sizeof(when), num(e, PROTO_KEY_TIME));
 			cause_text(cause, sizeof(cause), get(e, PROTO_KEY_CAUSE));
 			bytes_text(size, sizeof(size), num(e, PROTO_KEY_BYTES));
+			status_text(status, sizeof(status), e);
 			columns_cell(&t, "%" PRId64, num(e, PROTO_KEY_ID));
 			columns_cell(&t, "%s", when);
-			columns_cell(&t, "%s", str(e, PROTO_KEY_STATUS, "?"));
+			columns_cell(&t, "%s", status);
 			columns_cell(&t, "%" PRId64, num(e, PROTO_KEY_CAUSES));
 			columns_cell(&t, "%s", cause);
 			columns_cell(&t, "%s", size);
@@ -217,6 +249,10 @@ int text_snapshot(struct json_object *e)
 	printf("  Time      %s\n", buf);
 	printf("  Status    %s%s%s\n", str(e, PROTO_KEY_STATUS, "?"),
 	       get(e, PROTO_KEY_ERROR) ? ": " : "", str(e, PROTO_KEY_ERROR, ""));
+	if (deletion_text(e, false))
+		printf("  Deletion  %s%s%s\n", deletion_text(e, false),
+		       get(e, PROTO_KEY_DELETION_NOTE) ? ": " : "",
+		       str(e, PROTO_KEY_DELETION_NOTE, ""));
 	printf("  Location  %s\n", location(e));
 	if (get(e, PROTO_KEY_RELAYD_PATH))
 		printf("            on the relayd host: %s (under its output directory)\n",

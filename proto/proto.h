@@ -58,9 +58,11 @@ struct json_tokener;
  *        deletions that failed part way ("deleted_in_part").
  *   1.14 status session "operation", "operation_ns": the session's operation waiting for
  *        lttng-sessiond, and for how long; reload "operation": the session's part pending.
+ *   1.15 entries' "deletion" and "deletion_note": what the last deletion of a local snapshot
+ *        left on disk, and where and why it failed (before, a note inside "error").
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 14
+#define PROTO_REVISION 15
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -457,6 +459,17 @@ struct proto_request {
 #define PROTO_SNAP_RECORDING "recording"
 #define PROTO_SNAP_COMPLETE  "complete"
 #define PROTO_SNAP_FAILED    "failed"
+
+/* 1.15: an entry's "deletion", what its last deletion left on disk ("none" is not written). */
+#define PROTO_KEY_DELETION		 "deletion"
+#define PROTO_KEY_DELETION_NOTE		 "deletion_note" /* where and why it failed */
+#define PROTO_DELETION_NONE		 "none"
+#define PROTO_DELETION_UNDELETABLE	 "undeletable" /* a file cannot go: kept whole */
+#define PROTO_DELETION_PARTIAL		 "partial"     /* deleted in part, the rest cannot go */
+#define PROTO_DELETION_PARTIAL_DELETABLE "partial-deletable" /* the rest can go now */
+#define PROTO_DELETION_GONE		 "gone"		     /* removed outside latencyd */
+/* catalog.json: its entries' deletion state is in these members, not in their error */
+#define PROTO_KEY_DELETION_MEMBERS	 "deletion_members"
 
 /* A cause's reason. */
 #define PROTO_REASON_THRESHOLD "threshold"

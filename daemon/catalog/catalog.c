@@ -3,9 +3,10 @@
  * The snapshot catalog. One JSON document, small enough to rewrite whole on every change
  * (retention bounds it), which keeps crash consistency down to one rename.
  *
- * {"version": 1, "next_id": N, "incident_base": MS,
+ * {"version": 1, "next_id": N, "incident_base": MS, "deletion_members": true,
  *  "snapshots": [{"id", "time", "status", "causes": [...], "path" | "url", "bytes",
- *                 "record_ns", "detect_to_record_ns", "error"?, ...}, ...],
+ *                 "record_ns", "detect_to_record_ns", "error"?, "deletion"?,
+ *                 "deletion_note"?, ...}, ...],
  *  "suppressed": {"total": N, "by_tracker": {"syscalls": N}, "recent": [...]},
  *  "incidents": [...] (incidents.c)}
  */
@@ -38,6 +39,8 @@ struct catalog {
 	struct catalog_entry **entries; /* oldest first */
 	size_t n, cap;
 	uint64_t deleted_in_part; /* since open: deletions that failed past their check */
+	bool rechecked;		  /* rechecked_usec is the last recheck's time */
+	uint64_t rechecked_usec;
 };
 
 static struct json_object *doc_new(void)
@@ -52,6 +55,7 @@ static struct json_object *doc_new(void)
 	json_object_object_add(doc, PROTO_KEY_INCIDENT_BASE,
 			       json_object_new_int64((int64_t)(realtime_ns() / 1000000)));
 	json_object_object_add(doc, PROTO_KEY_SNAPSHOTS, json_object_new_array());
+	json_object_object_add(doc, PROTO_KEY_DELETION_MEMBERS, json_object_new_boolean(1));
 	json_object_object_add(sup, PROTO_KEY_TOTAL, json_object_new_int64(0));
 	json_object_object_add(sup, PROTO_KEY_BY_TRACKER, json_object_new_object());
 	json_object_object_add(sup, PROTO_KEY_RECENT, json_object_new_array());
@@ -209,12 +213,99 @@ static bool entry_usable(struct json_object *o, size_t i, const char *file, char
 	return false;
 }
 
+/* Whether S, from its start, is digits and then END, to its end. */
+static bool digits_then(const char *s, const char *end)
+{
+	const char *p = s;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p > s && strcmp(p, end) == 0;
+}
+
+/*
+ * How a note written by a latencyd before 1.15 into E's error at P (its whole text to the
+ * end) reads as a deletion state, and its note (*NOTE, to free); false: P is no such note.
+ * The only place that reads that wording: the catalog now keeps it in its own members.
+ */
+static bool old_note(const char *p, enum catalog_deletion *state, char **note)
+{
+	static const char whole[] = "cannot be deleted: ", whole_end[] = "; kept whole";
+	static const char part[] = "deleted in part: cannot delete ";
+	static const char left[] = "left by a deletion that failed part way: ";
+	static const char gone[] = "its directory is gone (removed outside latencyd): 0 bytes";
+	size_t n = strlen(p);
+	const char *end;
+
+	*note = NULL;
+	if (!strncmp(p, whole, strlen(whole)) && n > strlen(whole) + strlen(whole_end) &&
+	    !strcmp(p + n - strlen(whole_end), whole_end)) {
+		*state = CATALOG_DELETION_UNDELETABLE;
+		*note = strndup(p + strlen(whole), n - strlen(whole) - strlen(whole_end));
+		return true;
+	}
+	/* "deleted in part: cannot delete WHERE: ERR; N bytes deleted, M left" */
+	end = strrchr(p, ',');
+	if (!strncmp(p, part, strlen(part)) && end && end > p + strlen(part) && end[1] == ' ' &&
+	    digits_then(end + 2, " left")) {
+		*state = CATALOG_DELETION_PARTIAL;
+		*note = strndup(p + strlen(part), (size_t)(end - p) - strlen(part));
+		return true;
+	}
+	if (!strncmp(p, left, strlen(left)) &&
+	    digits_then(p + strlen(left), " bytes, deletable now")) {
+		*state = CATALOG_DELETION_PARTIAL_DELETABLE;
+		return true;
+	}
+	if (!strcmp(p, gone)) {
+		*state = CATALOG_DELETION_GONE;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * An entry of a catalog written before 1.15, whose deletion state is a note at the end of
+ * its error ("ERROR; NOTE" or "NOTE"), given its state and note, its error left to what its
+ * record said. The first place that starts a whole note is the one: a record's error that
+ * holds a note's first words, but not a whole one to its end, stays the record's.
+ */
+static int convert_old_note(struct catalog_entry *e)
+{
+	enum catalog_deletion state;
+	char *note, *error;
+
+	if (e->deletion != CATALOG_DELETION_NONE || !e->error)
+		return 0;
+	for (const char *p = e->error; *p; p++) {
+		if (p != e->error && (p - e->error < 2 || p[-2] != ';' || p[-1] != ' '))
+			continue;
+		if (!old_note(p, &state, &note))
+			continue;
+		error = p == e->error ? NULL : strndup(e->error, (size_t)(p - e->error) - 2);
+		if ((p != e->error && !error) ||
+		    (!note && state != CATALOG_DELETION_PARTIAL_DELETABLE &&
+		     state != CATALOG_DELETION_GONE)) {
+			free(error);
+			free(note);
+			return -ENOMEM;
+		}
+		free(e->error);
+		e->error = error;
+		e->deletion = state;
+		e->deletion_note = note;
+		return 0;
+	}
+	return 0;
+}
+
 /*
  * The saved entries, as structs. A member this latencyd cannot read is named in the log
  * with its entry's id and left out; the entry is kept. A snapshot still "recording" was
- * cut short by a crash.
+ * cut short by a crash. OLD: the file is of a latencyd before 1.15 (convert_old_note()).
  */
-static int load_entries(struct catalog *c, struct json_object *a, const char *file, bool *recovered)
+static int load_entries(struct catalog *c, struct json_object *a, const char *file, bool old,
+			bool *recovered)
 {
 	uint64_t newest = 0;
 	char *kept = NULL;
@@ -239,6 +330,8 @@ static int load_entries(struct catalog *c, struct json_object *a, const char *fi
 		newest = at.id > newest ? at.id : newest;
 		e = calloc(1, sizeof(*e));
 		r = e ? catalog_entry_from_json(o, e, entry_problem, &at) : -ENOMEM;
+		if (r == 0 && old)
+			r = convert_old_note(e);
 		if (r == 0 && e->status == CATALOG_RECORDING) {
 			e->status = CATALOG_FAILED;
 			free(e->error);
@@ -286,7 +379,7 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered)
 	struct json_object *doc = NULL, *entries;
 	char *path = NULL, *aside = NULL;
 	struct stat st;
-	bool regular;
+	bool regular, old;
 	int r;
 
 	*recovered = false;
@@ -341,10 +434,16 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered)
 		json_object_object_get_ex(c->doc, PROTO_KEY_SNAPSHOTS, &entries);
 		json_object_get(entries);
 		json_object_object_add(c->doc, PROTO_KEY_SNAPSHOTS, json_object_new_array());
-		r = load_entries(c, entries, path, recovered);
+		/* Converted once: the next save says so, and a record's error that happens to
+		 * end as an old note is never read as one. */
+		old = !json_object_object_get_ex(c->doc, PROTO_KEY_DELETION_MEMBERS, NULL);
+		r = load_entries(c, entries, path, old, recovered);
 		json_object_put(entries);
-		if (r < 0)
+		if (r < 0 || (old && json_object_object_add(c->doc, PROTO_KEY_DELETION_MEMBERS,
+							    json_object_new_boolean(1)) < 0)) {
+			r = r < 0 ? r : -ENOMEM;
 			goto fail;
+		}
 		catalog_incidents_check(c);
 	}
 	free(path);
@@ -765,53 +864,11 @@ static bool own_snapshot_dir(const struct catalog_entry *e)
 	       strstr(e->name, id) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* What an entry whose directory was removed by hand says. */
-static const char gone_note[] = "its directory is gone (removed outside latencyd): 0 bytes";
-
-/*
- * How a deletion's note begins (note()): the first two leave files on disk that latencyd
- * cannot delete; the last is what recheck() leaves of the second once they can be.
- */
-static const char *const note_marks[] = {
-	"cannot be deleted: ", "deleted in part: ", "its directory is gone",
-	"left by a deletion that failed part way: "};
-
-/* The length of ERROR before the deletion's note that note() may have appended to it. */
-static size_t before_note(const char *error)
+/* Whether E's files, whole or in part, are still on disk past a deletion that failed. */
+static bool undeletable(const struct catalog_entry *e)
 {
-	size_t n = strlen(error);
-
-	for (size_t i = 0; i < sizeof(note_marks) / sizeof(note_marks[0]); i++) {
-		size_t len = strlen(note_marks[i]);
-		const char *p = error;
-
-		if (strncmp(error, note_marks[i], len) == 0)
-			return 0;
-		while ((p = strstr(p, "; ")) && strncmp(p + 2, note_marks[i], len))
-			p += 2;
-		if (p && (size_t)(p - error) < n)
-			n = (size_t)(p - error);
-	}
-	return n;
-}
-
-/*
- * Whether E's error says that its last deletion failed, of all of it or of part of it: its
- * files, or what is left of them, are still on disk.
- */
-static bool deletion_failed(const struct catalog_entry *e)
-{
-	const char *mark;
-	size_t n;
-
-	if (!e->error)
-		return false;
-	n = before_note(e->error);
-	mark = e->error + n + (e->error[n] == ';' ? 2 : 0);
-	for (size_t i = 0; i < 2; i++)
-		if (!strncmp(mark, note_marks[i], strlen(note_marks[i])))
-			return true;
-	return false;
+	return e->deletion == CATALOG_DELETION_UNDELETABLE ||
+	       e->deletion == CATALOG_DELETION_PARTIAL;
 }
 
 void catalog_deletions(const struct catalog *c, struct catalog_deletions *d)
@@ -819,34 +876,42 @@ void catalog_deletions(const struct catalog *c, struct catalog_deletions *d)
 	d->undeletable = 0;
 	d->deleted_in_part = c->deleted_in_part;
 	for (size_t i = 0; i < c->n; i++)
-		d->undeletable += deletion_failed(c->entries[i]);
+		d->undeletable += undeletable(c->entries[i]);
+}
+
+/* E's deletion state, as the operator reads it in the log. */
+static void log_deletion(const struct catalog_entry *e)
+{
+	char *text;
+
+	if (!undeletable(e) && e->deletion != CATALOG_DELETION_GONE) {
+		log_info("snapshot %" PRIu64 ": deletable again, no longer counted as undeletable",
+			 e->id);
+		return;
+	}
+	text = catalog_deletion_text(e);
+	log_warnx("snapshot %" PRIu64 ": %s", e->id, text ? text : strerror(ENOMEM));
+	free(text);
 }
 
 /*
- * E's error with NOTE (freed) in place of an older deletion's note: what a failed snapshot
- * said of its record stays. Logged when new only: retention, which tries again at every
- * save, says each problem once.
+ * E's deletion state made STATE, with NOTE (taken; NULL: none, or no memory for it, which
+ * leaves the state true all the same). Logged when it changed only: retention, which tries
+ * again at every save, says each problem once.
  */
-static void note(struct catalog_entry *e, char *text)
+static void set_deletion(struct catalog_entry *e, enum catalog_deletion state, char *note)
 {
-	size_t kept = e->error ? before_note(e->error) : 0;
-	char *error;
+	bool same =
+		e->deletion == state && (note && e->deletion_note ? !strcmp(note, e->deletion_note)
+								  : note == e->deletion_note);
 
-	if (!text)
-		return;
-	if (asprintf(&error, "%.*s%s%s", (int)kept, kept ? e->error : "", kept ? "; " : "", text) <
-	    0) {
-		free(text);
-		return;
+	if (e->deletion_note != note) {
+		free(e->deletion_note);
+		e->deletion_note = note;
 	}
-	if (!e->error || strcmp(e->error, error)) {
-		log_warnx("snapshot %" PRIu64 ": %s", e->id, text);
-		free(e->error);
-		e->error = error;
-	} else {
-		free(error);
-	}
-	free(text);
+	e->deletion = state;
+	if (!same)
+		log_deletion(e);
 }
 
 /*
@@ -862,11 +927,14 @@ static int split_path(const struct catalog_entry *e, char **parent, const char *
 
 /*
  * Deletes E's snapshot directory, all or none as far as can be known (tree_delete.h): 0 when
- * it is gone, or is not latencyd's to delete. When a deletion fails past the check, E stays
- * true to what is left: failed, its bytes what is left, its error what went and why.
+ * it is gone, or is not latencyd's to delete. Otherwise E's deletion state says what is left
+ * and its note where and why; when a deletion fails past the check, E stays true to what is
+ * left: failed, its bytes what is left.
  */
 static int delete_files(struct catalog *c, struct catalog_entry *e)
 {
+	bool partial = e->deletion == CATALOG_DELETION_PARTIAL ||
+		       e->deletion == CATALOG_DELETION_PARTIAL_DELETABLE;
 	char *parent = NULL, *text = NULL;
 	const char *name;
 	struct tree_outcome *o;
@@ -879,7 +947,8 @@ static int delete_files(struct catalog *c, struct catalog_entry *e)
 				  e->id, e->path);
 		return 0;
 	}
-	o = malloc(sizeof(*o));
+	/* Zeroed: a parent that cannot be opened leaves it unwritten. */
+	o = calloc(1, sizeof(*o));
 	if (!o || split_path(e, &parent, &name) < 0) {
 		free(o);
 		return -ENOMEM;
@@ -894,54 +963,39 @@ static int delete_files(struct catalog *c, struct catalog_entry *e)
 		c->deleted_in_part++;
 		e->status = CATALOG_FAILED;
 		e->bytes = dir_size(e->path);
-		if (asprintf(&text,
-			     "deleted in part: cannot delete %s: %s; %" PRIu64
-			     " bytes deleted, %" PRIu64 " left",
-			     o->where, strerror(-r), o->freed, e->bytes) < 0)
+		if (asprintf(&text, "%s: %s; %" PRIu64 " bytes deleted", o->where, strerror(-r),
+			     o->freed) < 0)
 			text = NULL;
-	} else if (r < 0 && asprintf(&text, "cannot be deleted: %s: %s; kept whole",
-				     o->where[0] ? o->where : parent, strerror(-r)) < 0) {
-		text = NULL;
+		set_deletion(e, CATALOG_DELETION_PARTIAL, text);
+	} else if (r < 0) {
+		/* Nothing went this time: what is left of a partial deletion is still that. */
+		if (asprintf(&text, "%s: %s", o->where[0] ? o->where : parent, strerror(-r)) < 0)
+			text = NULL;
+		set_deletion(e, partial ? CATALOG_DELETION_PARTIAL : CATALOG_DELETION_UNDELETABLE,
+			     text);
 	}
-	note(e, text);
 	free(parent);
 	free(o);
 	return r;
 }
 
 /*
- * E's note that a deletion failed dropped, now that one would not: what its record said
- * stays, and what is left of a deletion that failed part way (still failed) says so.
- * Whether it was (not for a lack of memory).
+ * E, undeletable, could be deleted now: what is left of a partial deletion says so and keeps
+ * the note of where it stopped; a whole one is no longer noted.
  */
-static bool deletable_again(struct catalog_entry *e)
+static void deletable_again(struct catalog_entry *e)
 {
-	size_t kept = before_note(e->error);
-	const char *mark = e->error + kept + (e->error[kept] == ';' ? 2 : 0);
-	char *text = NULL;
-
-	if (!strncmp(mark, note_marks[1], strlen(note_marks[1])) &&
-	    asprintf(&text, "%.*s%s%s%" PRIu64 " bytes, deletable now", (int)kept, e->error,
-		     kept ? "; " : "", note_marks[3], e->bytes) < 0)
-		return false;
-	log_info("snapshot %" PRIu64 ": deletable again, no longer counted as undeletable", e->id);
-	if (text) {
-		free(e->error);
-		e->error = text;
-	} else if (kept) {
-		e->error[kept] = 0;
-	} else {
-		free(e->error);
-		e->error = NULL;
-	}
-	return true;
+	if (e->deletion == CATALOG_DELETION_PARTIAL)
+		set_deletion(e, CATALOG_DELETION_PARTIAL_DELETABLE, e->deletion_note);
+	else
+		set_deletion(e, CATALOG_DELETION_NONE, NULL);
 }
 
 /*
- * Whether E, whose last deletion failed, could be deleted now: its tree checked as its
- * deletion would (tree_check(), nothing deleted); if so, or if its directory is gone, its
- * note says so. A check that fails stops at the first entry it cannot delete, which keeps
- * rechecking a snapshot that is still undeletable cheap.
+ * Whether E, undeletable, could be deleted now: its tree checked as its deletion would
+ * (tree_check(), nothing deleted); if so, or if its directory is gone, its state says so. A
+ * check that fails stops at the first entry it cannot delete, which keeps rechecking a
+ * snapshot that is still undeletable cheap.
  */
 static bool recheck(struct catalog_entry *e)
 {
@@ -953,12 +1007,14 @@ static bool recheck(struct catalog_entry *e)
 
 	if (e->path && lstat(e->path, &st) < 0 && errno == ENOENT) {
 		e->bytes = 0;
-		note(e, strdup(gone_note));
+		set_deletion(e, CATALOG_DELETION_GONE, NULL);
 		return true;
 	}
 	/* Not latencyd's to delete any more: its deletion would drop the entry alone. */
-	if (!e->path || !own_snapshot_dir(e))
-		return deletable_again(e);
+	if (!e->path || !own_snapshot_dir(e)) {
+		deletable_again(e);
+		return true;
+	}
 	o = malloc(sizeof(*o));
 	if (!o || split_path(e, &parent, &name) < 0) {
 		free(o);
@@ -970,15 +1026,24 @@ static bool recheck(struct catalog_entry *e)
 		close(fd);
 	free(parent);
 	free(o);
-	return r == 0 && deletable_again(e);
+	if (r < 0)
+		return false;
+	deletable_again(e);
+	return true;
 }
 
-size_t catalog_recheck_undeletable(struct catalog *c)
+size_t catalog_recheck_undeletable(struct catalog *c, uint64_t now_usec)
 {
 	size_t n = 0;
 
+	/* A clock behind the last check (a caller's other clock) is not waited for. */
+	if (c->rechecked && now_usec >= c->rechecked_usec &&
+	    now_usec - c->rechecked_usec < CATALOG_RECHECK_USEC)
+		return 0;
+	c->rechecked = true;
+	c->rechecked_usec = now_usec;
 	for (size_t i = 0; i < c->n; i++)
-		if (deletion_failed(c->entries[i]) && recheck(c->entries[i]))
+		if (undeletable(c->entries[i]) && recheck(c->entries[i]))
 			n++;
 	return n;
 }
@@ -1049,7 +1114,7 @@ struct json_object *catalog_suppressed(struct catalog *c)
 
 /*
  * What retention holds against max_count and max_bytes: the entries but those whose last
- * deletion failed (deletion_failed()). Out of latencyd's hands, they would have newer
+ * deletion failed (undeletable()). Out of latencyd's hands, they would have newer
  * snapshots deleted in their place, down to the one just recorded. The bytes stop at
  * UINT64_MAX: sizes from an edited or damaged file may add up past it, and a sum that
  * wrapped would look small.
@@ -1061,7 +1126,7 @@ static void held(const struct catalog *c, unsigned *count, uint64_t *bytes)
 	for (size_t i = 0; i < c->n; i++) {
 		const struct catalog_entry *e = c->entries[i];
 
-		if (deletion_failed(e))
+		if (undeletable(e))
 			continue;
 		(*count)++;
 		*bytes = e->bytes > UINT64_MAX - *bytes ? UINT64_MAX : *bytes + e->bytes;
@@ -1084,7 +1149,7 @@ static void forget_gone(struct catalog *c)
 		    lstat(e->path, &st) == 0 || errno != ENOENT)
 			continue;
 		e->bytes = 0;
-		note(e, strdup(gone_note));
+		set_deletion(e, CATALOG_DELETION_GONE, NULL);
 	}
 }
 
@@ -1094,8 +1159,6 @@ int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64
 	unsigned count;
 	int deleted = 0, err;
 
-	/* Those the operator made deletable since (chattr -i...) count again. */
-	catalog_recheck_undeletable(c);
 	if (r->max_bytes)
 		forget_gone(c);
 	held(c, &count, &total);
@@ -1116,8 +1179,10 @@ int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64
 			i++;
 			continue;
 		}
-		/* One still undeletable was checked at the start of this pass: not again. */
-		if (e->status == CATALOG_RECORDING || deletion_failed(e)) {
+		/* One undeletable waits for a check that finds it deletable again
+		 * (catalog_recheck_undeletable()): tried at every pass, it would be walked at
+		 * every save. */
+		if (e->status == CATALOG_RECORDING || undeletable(e)) {
 			i++;
 			continue;
 		}

@@ -74,9 +74,10 @@ size_t catalog_count(const struct catalog *c);
 struct catalog_entry *catalog_at(struct catalog *c, size_t i);
 /*
  * Removes the entry and deletes its local snapshot directory if any, all of it or none as far
- * as can be known beforehand. One that cannot be deleted stays, its error saying why (logged
- * once); one whose deletion failed past that check stays as what is left of it: failed,
- * its bytes what is left. -errno then.
+ * as can be known beforehand. One that cannot be deleted stays, undeletable, its
+ * deletion_note saying where and why (logged once); one whose deletion failed past that
+ * check stays as what is left of it: failed, deleted in part, its bytes what is left.
+ * -errno then.
  */
 int catalog_delete(struct catalog *c, uint64_t id);
 
@@ -90,24 +91,28 @@ struct json_object *catalog_suppressed(struct catalog *c);
  * Deletes the oldest complete or failed snapshots until the limits hold; entries still
  * recording are never deleted, nor those that cannot be (catalog_delete(): kept, said once),
  * which count against neither max_count nor max_bytes from the start of the pass: no newer
- * snapshot goes in their place. Those are rechecked first (catalog_recheck_undeletable()):
- * one deletable again counts, and goes if past a limit. Returns how many were deleted, or
- * -ENOMEM.
+ * snapshot goes in their place. One undeletable is not tried again until
+ * catalog_recheck_undeletable() finds it deletable: then it counts, and goes if past a
+ * limit. Returns how many were deleted, or -ENOMEM.
  */
 int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec);
+/* How often catalog_recheck_undeletable() checks at most. */
+#define CATALOG_RECHECK_USEC (10 * 1000000ULL)
 /*
- * The entries whose last deletion failed checked again, nothing deleted: one that could be
- * deleted now (its cause fixed), or whose directory is gone, is noted so and no longer
+ * The undeletable entries (whole or in part) checked again, nothing deleted: one that could
+ * be deleted now (its cause fixed), or whose directory is gone, is noted so and no longer
  * counted undeletable. Returns how many changed (the catalog is then to be saved). A check
- * stops at the first file it could not delete: cheap for those still undeletable.
+ * stops at the first file it could not delete, but each is a walk of a tree on the caller's
+ * thread: at most one pass per CATALOG_RECHECK_USEC of NOW_USEC (CLOCK_MONOTONIC), a call
+ * sooner checks nothing and returns 0. The first call checks.
  */
-size_t catalog_recheck_undeletable(struct catalog *c);
+size_t catalog_recheck_undeletable(struct catalog *c, uint64_t now_usec);
 
 /* Local snapshots' deletions, by retention or a client (status "retention"). */
 struct catalog_deletions {
 	size_t undeletable;	  /* entries whose last deletion failed: still on disk, whole or
-				   * in part (their error says why), counted until a recheck finds
-				   * them deletable or gone, or a deletion succeeds */
+				   * in part (their deletion_note says why), counted until a
+				   * recheck finds them deletable or gone, or a deletion succeeds */
 	uint64_t deleted_in_part; /* since the catalog was opened: deletions that failed past
 				   * their check, some of the snapshot gone */
 };

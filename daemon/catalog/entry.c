@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Reading a catalog entry as the analysis wants it: its disks by device number, the cause
- * of an alert by the alert's identity.
+ * of an alert by the alert's identity; and its deletion state in words.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,35 @@ const struct catalog_cause *catalog_entry_alert(const struct catalog_entry *e, c
 			return c;
 	}
 	return NULL;
+}
+
+char *catalog_deletion_text(const struct catalog_entry *e)
+{
+	const char *note = e->deletion_note ? e->deletion_note : "?";
+	char *text = NULL;
+	int r = 0;
+
+	switch (e->deletion) {
+	case CATALOG_DELETION_NONE:
+		return NULL;
+	case CATALOG_DELETION_UNDELETABLE:
+		r = asprintf(&text, "cannot be deleted: %s; kept whole", note);
+		break;
+	case CATALOG_DELETION_PARTIAL:
+		r = asprintf(&text, "deleted in part: cannot delete %s, %" PRIu64 " left", note,
+			     e->bytes);
+		break;
+	case CATALOG_DELETION_PARTIAL_DELETABLE:
+		r = asprintf(&text,
+			     "left by a deletion that failed part way: %" PRIu64
+			     " bytes, deletable now",
+			     e->bytes);
+		break;
+	case CATALOG_DELETION_GONE:
+		text = strdup("its directory is gone (removed outside latencyd): 0 bytes");
+		break;
+	}
+	return r < 0 ? NULL : text;
 }
 
 char *catalog_strdup(const char *s, int *r)

@@ -26,6 +26,19 @@ enum catalog_status {
 	CATALOG_COMPLETE,
 };
 
+/*
+ * What the last deletion of a local snapshot left on disk (catalog.c), PROTO_DELETION_*: 0
+ * is none, what an entry whose state cannot be read counts as. Undeletable and partial
+ * are counted as undeletable, held against no retention limit, and checked again.
+ */
+enum catalog_deletion {
+	CATALOG_DELETION_NONE,
+	CATALOG_DELETION_UNDELETABLE,	    /* a file of it cannot go: kept whole */
+	CATALOG_DELETION_PARTIAL,	    /* failed past its check: what is left cannot go */
+	CATALOG_DELETION_PARTIAL_DELETABLE, /* what is left of a partial one, deletable now */
+	CATALOG_DELETION_GONE,		    /* its directory removed outside latencyd: 0 bytes */
+};
+
 /* A cause's kernel stack, named when the snapshot entered the catalog. */
 struct catalog_stack {
 	char *kind;    /* PROTO_STACK_* */
@@ -125,11 +138,15 @@ struct catalog_entry {
 	uint64_t detect_to_record_ns, wakeup_to_record_ns, record_ns;
 	bool fell_back;	    /* relayd failed: recorded locally */
 	char *relayd_error; /* why relayd failed */
-	char *error;	    /* a failed snapshot's error, or a note on it */
+	char *error;	    /* a failed record's error, or a note on the record */
 	char *path;	    /* local: the directory (a failed one's partial output) */
 	char *url;	    /* relayd: where it went */
 	char *relayd_path;  /* relayd: where it is there, as far as we know */
 	uint64_t bytes;	    /* local: the directory's size */
+	/* What its last deletion left on disk, and where and why it failed ("PATH: strerror",
+	 * a partial one's "; N bytes deleted"; NULL: none failed, or the directory is gone). */
+	enum catalog_deletion deletion;
+	char *deletion_note;
 	struct catalog_history *history;
 	struct catalog_analysis *analysis;
 	struct json_object *extra; /* members this latencyd does not know */
@@ -175,6 +192,12 @@ bool catalog_entry_disk(const struct catalog_entry *e, size_t i, uint32_t *dev, 
 /* The alert cause with this tracker and kernel sequence number, NULL: none. */
 const struct catalog_cause *catalog_entry_alert(const struct catalog_entry *e, const char *tracker,
 						uint64_t seq);
+
+/*
+ * E's deletion state in words, as the log and a refused deletion say it ("cannot be
+ * deleted: NOTE; kept whole"), to free; NULL: none, or no memory.
+ */
+char *catalog_deletion_text(const struct catalog_entry *e);
 
 /* strdup() that keeps NULL as NULL and says -ENOMEM through *r. */
 char *catalog_strdup(const char *s, int *r);

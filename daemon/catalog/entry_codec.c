@@ -210,6 +210,15 @@ static const char *const status_names[] = {
 	NULL,
 };
 
+static const char *const deletion_names[] = {
+	[CATALOG_DELETION_NONE] = PROTO_DELETION_NONE,
+	[CATALOG_DELETION_UNDELETABLE] = PROTO_DELETION_UNDELETABLE,
+	[CATALOG_DELETION_PARTIAL] = PROTO_DELETION_PARTIAL,
+	[CATALOG_DELETION_PARTIAL_DELETABLE] = PROTO_DELETION_PARTIAL_DELETABLE,
+	[CATALOG_DELETION_GONE] = PROTO_DELETION_GONE,
+	NULL,
+};
+
 #define ENTRY(key, type_, member, ...) FIELD(key, type_, struct catalog_entry, member, __VA_ARGS__)
 
 static const struct codec_field entry_fields[] = {
@@ -232,6 +241,9 @@ static const struct codec_field entry_fields[] = {
 	ENTRY(PROTO_KEY_FELL_BACK, CODEC_BOOL, fell_back, .flags = CODEC_OPTIONAL),
 	ENTRY(PROTO_KEY_RELAYD_ERROR, CODEC_STRING, relayd_error, .flags = CODEC_OPTIONAL),
 	ENTRY(PROTO_KEY_ERROR, CODEC_STRING, error, .flags = CODEC_OPTIONAL),
+	ENTRY(PROTO_KEY_DELETION, CODEC_ENUM, deletion, .flags = CODEC_OPTIONAL,
+	      .names = deletion_names),
+	ENTRY(PROTO_KEY_DELETION_NOTE, CODEC_STRING, deletion_note, .flags = CODEC_OPTIONAL),
 	ENTRY(PROTO_KEY_PATH, CODEC_STRING, path, .flags = CODEC_OPTIONAL),
 	ENTRY(PROTO_KEY_URL, CODEC_STRING, url, .flags = CODEC_OPTIONAL),
 	ENTRY(PROTO_KEY_RELAYD_PATH, CODEC_STRING, relayd_path, .flags = CODEC_OPTIONAL),

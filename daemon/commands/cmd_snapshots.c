@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -167,6 +168,7 @@ int cmd_delete_snapshot(struct manager *m, const struct control_caller *caller,
 	struct catalog_entry *entry;
 	struct json_object *o, *url;
 	struct catalog *cat;
+	char *said;
 	uint64_t id;
 	int r;
 
@@ -184,9 +186,11 @@ int cmd_delete_snapshot(struct manager *m, const struct control_caller *caller,
 		json_object_put(url);
 		/* A deletion that failed half way changed the entry (failed, what is left). */
 		manager_catalog_changed(m);
-		return proto_error_set(err, PROTO_ERR_INTERNAL, "snapshot %llu: %s",
-				       (unsigned long long)id,
-				       r != -ENOMEM && entry->error ? entry->error : strerror(-r));
+		said = r != -ENOMEM ? catalog_deletion_text(entry) : NULL;
+		r = proto_error_set(err, PROTO_ERR_INTERNAL, "snapshot %llu: %s",
+				    (unsigned long long)id, said ? said : strerror(-r));
+		free(said);
+		return r;
 	}
 	r = catalog_save(cat);
 	if (r < 0)

@@ -87,7 +87,7 @@ void manager_catalog_update(struct manager *m);
 /* The catalog changed in a way that may wait: saved within a second. */
 void manager_catalog_changed(struct manager *m);
 /* Before undeletable snapshots are counted for status or metrics: true to the disk, not
- * to the last deletion tried (catalog_recheck_undeletable()). */
+ * to the last deletion tried, within CATALOG_RECHECK_USEC (catalog_recheck_undeletable()). */
 void manager_catalog_recheck(struct manager *m);
 int manager_catalog_timer(struct manager *m);
 

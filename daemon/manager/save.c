@@ -11,6 +11,21 @@
 
 #define CATALOG_DELAY_USEC (1000000ULL)
 
+/*
+ * The undeletable snapshots checked again, at most once per CATALOG_RECHECK_USEC: a walk of
+ * their trees on the main loop, which a scrape of the metrics every second, a status loop
+ * or an alert storm's saves would otherwise repeat for each of them every time. How many
+ * became deletable or gone.
+ */
+static size_t recheck(struct manager *m)
+{
+	uint64_t now;
+
+	if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
+		return 0;
+	return catalog_recheck_undeletable(m->catalog, now);
+}
+
 void manager_catalog_update(struct manager *m)
 {
 	const struct conf_retention *rt = &m->conf->retention;
@@ -19,6 +34,9 @@ void manager_catalog_update(struct manager *m)
 
 	if (!m->catalog)
 		return;
+	/* Those the operator made deletable since (chattr -i...) count again, and go if past a
+	 * limit. */
+	recheck(m);
 	r = catalog_apply_retention(m->catalog, &ret, (uint64_t)time(NULL));
 	if (r > 0)
 		log_info("retention: deleted %d snapshot(s)", r);
@@ -34,7 +52,7 @@ void manager_catalog_update(struct manager *m)
 void manager_catalog_recheck(struct manager *m)
 {
 	/* Saved, and retention run, within a second: one deletable again may be past a limit. */
-	if (m->catalog && catalog_recheck_undeletable(m->catalog) > 0)
+	if (m->catalog && recheck(m) > 0)
 		manager_catalog_changed(m);
 }
 

@@ -112,6 +112,14 @@ chmod 0555 "$sub"
 wait_for 100 grep -q "snapshot 1: cannot be deleted: .*Permission denied; kept whole" "$T/latencyd.log" ||
 	fail "retention did not meet the undeletable snapshot: $(grep -i snapshot "$T/latencyd.log" | tail -5)"
 retention_is '{"undeletable":1,"deleted_in_part":0}' || fail "status retention: $(retention)"
+# Its state and its note are the entry's own members (1.15), its error the record's.
+"$LATENCYCTL" -s "$SOCK" --json list-snapshots | jq -e '.snapshots[] | select(.id == 1) |
+	.deletion == "undeletable" and (.deletion_note | test("Permission denied$")) and
+	(has("error") | not)' >/dev/null ||
+	fail "list-snapshots: $("$LATENCYCTL" -s "$SOCK" --json list-snapshots | jq -c '.snapshots[] | select(.id == 1)')"
+run "$LATENCYCTL" -s "$SOCK" show-snapshot 1
+grep -q "Deletion  cannot be deleted, kept whole: $snap1/.*: Permission denied" "$T/out" ||
+	fail "show-snapshot 1: $(cat "$T/out")"
 run "$LATENCYCTL" -s "$SOCK" metrics
 "$PROM/promtool" check metrics <"$T/out" >"$T/promtool.log" 2>&1 ||
 	fail "promtool check metrics, retention: $(cat "$T/promtool.log")"
@@ -122,7 +130,8 @@ expect_out "1 snapshot(s) retention cannot delete (list-snapshots says why)"
 wait_for 50 sh -c "grep -q '^latencyd_retention_undeletable_snapshots 1$' '$PROMFILE'" ||
 	fail "the textfile does not count it: $(grep retention "$PROMFILE")"
 chmod 0755 "$sub"
-wait_for 100 retention_is '{"undeletable":0,"deleted_in_part":0}' ||
+# Checked again at most once every 10 s (latencyd.conf(5)): 30 s is the safety net.
+wait_for 300 retention_is '{"undeletable":0,"deleted_in_part":0}' ||
 	fail "the snapshot deletable again is still counted: $(retention)"
 wait_for 50 sh -c "[ ! -e '$snap1' ]" || fail "snapshot 1 is still there: $(ls -la "$snap1")"
 run "$LATENCYCTL" -s "$SOCK" metrics

@@ -974,18 +974,22 @@ static bool test_full_disk(void)
 	return true;
 }
 
-/* FS_IOC_SETFLAGS: PATH immutable (ON) or not, as chattr +i / -i. */
-/* Whether the entry of ID is failed with an error holding TEXT, its bytes what is on disk. */
+/* Whether the entry of ID has STATUS and the deletion STATE with a note holding TEXT, its
+ * bytes what is on disk. */
 static void expect_note(struct catalog *c, uint64_t id, enum catalog_status status,
-			const char *text)
+			enum catalog_deletion state, const char *text)
 {
 	struct catalog_entry *e = catalog_find(c, id);
 
-	ASSERT_TRUE(e && e->error);
+	ASSERT_TRUE(e && e->deletion_note);
 	ASSERT_EQ(e->status, status);
-	ASSERT_CONTAINS(e->error, text);
+	ASSERT_EQ(e->deletion, state);
+	ASSERT_CONTAINS(e->deletion_note, text);
 	ASSERT_EQ(e->bytes, dir_size(e->path));
 }
+
+/* A time for catalog_recheck_undeletable(): N rechecks' periods on. */
+#define RECHECK_AT(n) ((uint64_t)(n)*CATALOG_RECHECK_USEC)
 
 /*
  * An immutable file deep in the oldest snapshot (chattr +i): it cannot be deleted, so none
@@ -1026,13 +1030,10 @@ static void test_undeletable_snapshot(void)
 	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 1);
 	ASSERT_TRUE(catalog_find(c, ids[0]) && !catalog_find(c, ids[1]) &&
 		    catalog_find(c, ids[2]) && catalog_find(c, newest));
-	expect_note(c, ids[0], CATALOG_COMPLETE,
+	expect_note(c, ids[0], CATALOG_COMPLETE, CATALOG_DELETION_UNDELETABLE,
 		    "/kernel/index/chan_0.idx: Operation not permitted");
-	/* What the entry said stays, the deletion's note once after it. */
-	ASSERT_TRUE(!strncmp(catalog_find(c, ids[0])->error,
-			     "a note of the record; cannot be deleted: ", 41));
-	ASSERT_TRUE(!strstr(strstr(catalog_find(c, ids[0])->error, "cannot be deleted") + 1,
-			    "cannot be deleted"));
+	/* What the entry said of its record stays as it was. */
+	ASSERT_STREQ(catalog_find(c, ids[0])->error, "a note of the record");
 	ASSERT_EQ(access(file, F_OK), 0);
 	ASSERT_CONTAINS(logged, "cannot be deleted: ");
 	ASSERT_TRUE(!strstr(strstr(logged, "cannot be deleted") + 1, "cannot be deleted"));
@@ -1044,6 +1045,9 @@ static void test_undeletable_snapshot(void)
 	c = reopen(c, NULL);
 	catalog_deletions(c, &d);
 	ASSERT_EQ(d.undeletable, 1);
+	expect_note(c, ids[0], CATALOG_COMPLETE, CATALOG_DELETION_UNDELETABLE,
+		    "/kernel/index/chan_0.idx: Operation not permitted");
+	ASSERT_STREQ(catalog_find(c, ids[0])->error, "a note of the record");
 	/* Deletable again: it goes at the next pass. */
 	test_immutable(file, false);
 	ASSERT_EQ(catalog_delete(c, ids[0]), 0);
@@ -1079,12 +1083,16 @@ static void test_fault_after_check(void)
 	test_fault_done(&f);
 	ASSERT_EQ(access(file, F_OK), -1);
 	ASSERT_TRUE(catalog_find(c, id) == e);
-	expect_note(c, id, CATALOG_FAILED, "deleted in part: cannot delete ");
-	ASSERT_CONTAINS(e->error, "/kernel: Operation not permitted; ");
+	expect_note(c, id, CATALOG_FAILED, CATALOG_DELETION_PARTIAL,
+		    "/kernel: Operation not permitted; ");
+	ASSERT_CONTAINS(e->deletion_note, " bytes deleted");
+	ASSERT_TRUE(!e->error);
 	/* As saved, as read back. */
 	c = reopen(c, NULL);
 	e = catalog_find(c, id);
 	ASSERT_TRUE(e && e->status == CATALOG_FAILED && e->bytes == dir_size(e->path));
+	expect_note(c, id, CATALOG_FAILED, CATALOG_DELETION_PARTIAL,
+		    "/kernel: Operation not permitted; ");
 	test_immutable(e->path, false);
 	ASSERT_EQ(catalog_delete(c, id), 0);
 	ASSERT_TRUE(!catalog_find(c, id));
@@ -1121,17 +1129,17 @@ static void test_retention_fault_after_check(void)
 	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 0);
 	test_fault_done(&f);
 	ASSERT_TRUE(catalog_find(c, ids[0]) == e && catalog_find(c, ids[1]));
-	expect_note(c, ids[0], CATALOG_FAILED, "deleted in part: cannot delete ");
+	expect_note(c, ids[0], CATALOG_FAILED, CATALOG_DELETION_PARTIAL,
+		    "/kernel: Operation not permitted");
 	catalog_deletions(c, &d);
 	ASSERT_EQ(d.deleted_in_part, 1);
 	ASSERT_EQ(d.undeletable, 1);
 	/* Deletable again: what is left is said so, no longer undeletable, and it counts
 	 * against max_count again: the next pass deletes it, not the newest. */
 	test_immutable(e->path, false);
-	ASSERT_EQ(catalog_recheck_undeletable(c), 1);
-	expect_note(c, ids[0], CATALOG_FAILED,
-		    "left by a deletion that failed part way: 8192 bytes, deletable now");
-	ASSERT_TRUE(!strstr(e->error, "deleted in part"));
+	ASSERT_EQ(catalog_recheck_undeletable(c, RECHECK_AT(1)), 1);
+	expect_note(c, ids[0], CATALOG_FAILED, CATALOG_DELETION_PARTIAL_DELETABLE,
+		    "/kernel: Operation not permitted");
 	catalog_deletions(c, &d);
 	ASSERT_EQ(d.deleted_in_part, 1);
 	ASSERT_EQ(d.undeletable, 0);
@@ -1153,7 +1161,8 @@ static void make_undeletable(struct catalog *c, uint64_t id, char **file)
 	test_immutable(*file, true);
 	e->bytes = dir_size(e->path);
 	ASSERT_EQ(catalog_delete(c, id), -EPERM);
-	expect_note(c, id, CATALOG_COMPLETE, "cannot be deleted: ");
+	expect_note(c, id, CATALOG_COMPLETE, CATALOG_DELETION_UNDELETABLE,
+		    "/chan_0: Operation not permitted");
 }
 
 /*
@@ -1189,9 +1198,9 @@ static void test_retention_known_undeletable(void)
 }
 
 /*
- * The undeletable count is true to the disk: once the cause is gone (chattr -i), a
- * retention pass under its limits says so, without deleting the snapshot, and keeps what
- * the entry said of its record.
+ * The undeletable count is true to the disk: once the cause is gone (chattr -i), a recheck
+ * says so, without deleting the snapshot, and keeps what the entry said of its record.
+ * Retention alone does not walk it again.
  */
 static void test_undeletable_cleared(void)
 {
@@ -1214,14 +1223,18 @@ static void test_undeletable_cleared(void)
 	test_immutable(file, false);
 	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 0);
 	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 1);
+	ASSERT_EQ(catalog_recheck_undeletable(c, RECHECK_AT(1)), 1);
+	catalog_deletions(c, &d);
 	ASSERT_EQ(d.undeletable, 0);
 	ASSERT_TRUE(catalog_find(c, id) == e && access(file, F_OK) == 0);
 	ASSERT_STREQ(e->error, "a note of the record");
+	ASSERT_TRUE(e->deletion == CATALOG_DELETION_NONE && !e->deletion_note);
 	/* Checked again when asked (status, metrics): still undeletable, said once. */
 	test_immutable(file, true);
 	ASSERT_EQ(catalog_delete(c, id), -EPERM);
 	test_capture_start(&capture, STDERR_FILENO);
-	ASSERT_EQ(catalog_recheck_undeletable(c), 0);
+	ASSERT_EQ(catalog_recheck_undeletable(c, RECHECK_AT(2)), 0);
 	logged = test_capture_end(&capture);
 	ASSERT_STREQ(logged, "");
 	free(logged);
@@ -1230,11 +1243,11 @@ static void test_undeletable_cleared(void)
 	/* Removed by hand: no longer on disk, so no longer counted. */
 	test_immutable(file, false);
 	ASSERT_EQ(rm_tree(e->path), 0);
-	ASSERT_EQ(catalog_recheck_undeletable(c), 1);
+	ASSERT_EQ(catalog_recheck_undeletable(c, RECHECK_AT(3)), 1);
 	catalog_deletions(c, &d);
 	ASSERT_EQ(d.undeletable, 0);
-	ASSERT_STREQ(e->error, "a note of the record; its directory is gone (removed outside "
-			       "latencyd): 0 bytes");
+	ASSERT_STREQ(e->error, "a note of the record");
+	ASSERT_TRUE(e->deletion == CATALOG_DELETION_GONE && !e->deletion_note);
 	ASSERT_EQ(e->bytes, 0);
 	free(file);
 	delete_all(c);
@@ -1260,7 +1273,8 @@ static void test_gone_directory(void)
 	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 0);
 	ASSERT_EQ(catalog_count(c), 3);
 	ASSERT_EQ(catalog_find(c, ids[2])->bytes, 0);
-	ASSERT_CONTAINS(catalog_find(c, ids[2])->error, "its directory is gone");
+	ASSERT_EQ(catalog_find(c, ids[2])->deletion, CATALOG_DELETION_GONE);
+	ASSERT_TRUE(!catalog_find(c, ids[2])->error);
 	ASSERT_EQ(access(catalog_find(c, ids[0])->path, F_OK), 0);
 	delete_all(c);
 	close_saved(c);
@@ -1292,6 +1306,249 @@ static void test_duplicate_id_refused(void)
 	close_saved(c);
 }
 
+/* Member KEY of O as a string, NULL: absent. */
+static const char *member_string(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
+}
+
+/* Whether E's deletion state in words is TEXT. */
+static void expect_text(const struct catalog_entry *e, const char *text)
+{
+	char *said = catalog_deletion_text(e);
+
+	ASSERT_STREQ(said, text);
+	free(said);
+}
+
+/*
+ * An entry's deletion state is its own members, in catalog.json and in every form a client
+ * reads: "deletion" (absent for none) and "deletion_note", beside "error" as the record
+ * said it. A state this latencyd does not know is logged and read as none.
+ */
+static void test_deletion_state_codec(void)
+{
+	static const char said[] = "lttng: record failed; cannot be deleted: in its words";
+	static const char *const names[] = {
+		[CATALOG_DELETION_UNDELETABLE] = PROTO_DELETION_UNDELETABLE,
+		[CATALOG_DELETION_PARTIAL] = PROTO_DELETION_PARTIAL,
+		[CATALOG_DELETION_PARTIAL_DELETABLE] = PROTO_DELETION_PARTIAL_DELETABLE,
+		[CATALOG_DELETION_GONE] = PROTO_DELETION_GONE,
+	};
+	struct catalog_entry e = {.id = 3, .status = CATALOG_FAILED}, back;
+	struct json_object *o;
+	struct catalog *c;
+	char *logged;
+
+	e.error = strdup(said);
+	e.deletion_note = strdup("/s/snap-3/kernel: Operation not permitted; 4096 bytes deleted");
+	for (int state = CATALOG_DELETION_UNDELETABLE; state <= CATALOG_DELETION_GONE; state++) {
+		e.deletion = (enum catalog_deletion)state;
+		for (int form = CATALOG_FORM_FILE; form <= CATALOG_FORM_SUMMARY; form++) {
+			o = catalog_entry_to_json(&e, (enum catalog_form)form, 10);
+			ASSERT_TRUE(o);
+			ASSERT_STREQ(member_string(o, PROTO_KEY_DELETION), names[state]);
+			ASSERT_STREQ(member_string(o, PROTO_KEY_DELETION_NOTE), e.deletion_note);
+			ASSERT_STREQ(member_string(o, PROTO_KEY_ERROR), said);
+			memset(&back, 0, sizeof(back));
+			ASSERT_EQ(catalog_entry_from_json(o, &back, NULL, NULL), 0);
+			ASSERT_EQ(back.deletion, e.deletion);
+			ASSERT_STREQ(back.deletion_note, e.deletion_note);
+			ASSERT_STREQ(back.error, said);
+			catalog_entry_free(&back);
+			json_object_put(o);
+		}
+	}
+	/* In words, as the log and a refused delete-snapshot say it. */
+	e.bytes = 8192;
+	e.deletion = CATALOG_DELETION_PARTIAL;
+	expect_text(&e, "deleted in part: cannot delete /s/snap-3/kernel: Operation not "
+			"permitted; 4096 bytes deleted, 8192 left");
+	e.deletion = CATALOG_DELETION_PARTIAL_DELETABLE;
+	expect_text(&e, "left by a deletion that failed part way: 8192 bytes, deletable now");
+	e.deletion = CATALOG_DELETION_GONE;
+	expect_text(&e, "its directory is gone (removed outside latencyd): 0 bytes");
+	free(e.deletion_note);
+	e.deletion_note = strdup("/s/snap-3/chan_0: Operation not permitted");
+	e.deletion = CATALOG_DELETION_UNDELETABLE;
+	expect_text(&e, "cannot be deleted: /s/snap-3/chan_0: Operation not permitted; kept whole");
+	e.deletion = CATALOG_DELETION_NONE;
+	free(e.deletion_note);
+	e.deletion_note = NULL;
+	ASSERT_TRUE(!catalog_deletion_text(&e));
+	o = catalog_entry_to_json(&e, CATALOG_FORM_FILE, 0);
+	ASSERT_TRUE(o && !member_string(o, PROTO_KEY_DELETION) &&
+		    !member_string(o, PROTO_KEY_DELETION_NOTE));
+	json_object_put(o);
+	catalog_entry_free(&e);
+
+	c = open_text("{\"version\": 1, \"next_id\": 6, \"deletion_members\": true, "
+		      "\"suppressed\": {}, \"snapshots\": [{\"id\": 5, \"status\": \"complete\", "
+		      "\"deletion\": \"melted\", \"deletion_note\": \"hot\"}]}",
+		      NULL, &logged);
+	ASSERT_CONTAINS(logged, "snapshot 5: deletion: has a value latencyd does not know");
+	ASSERT_EQ(catalog_find(c, 5)->deletion, CATALOG_DELETION_NONE);
+	free(logged);
+	delete_all(c);
+	close_saved(c);
+}
+
+/* Whether the entry of ID has the deletion STATE, NOTE and ERROR (NULL: none). */
+static void expect_state(struct catalog *c, uint64_t id, enum catalog_deletion state,
+			 const char *note, const char *error)
+{
+	struct catalog_entry *e = catalog_find(c, id);
+
+	ASSERT_TRUE(e);
+	ASSERT_EQ(e->deletion, state);
+	if (note)
+		ASSERT_STREQ(e->deletion_note, note);
+	else
+		ASSERT_TRUE(!e->deletion_note);
+	if (error)
+		ASSERT_STREQ(e->error, error);
+	else
+		ASSERT_TRUE(!e->error);
+}
+
+/*
+ * A catalog.json of a latencyd before 1.15 kept the deletion state as a note at the end of
+ * an entry's error: it loads with that state, the note in its own member and the error left
+ * to what the record said, and is saved in the new members, converted once.
+ */
+static void test_old_notes_converted(void)
+{
+	static const char old[] =
+		"{\"version\": 1, \"next_id\": 8, \"suppressed\": {}, \"snapshots\": ["
+		"{\"id\": 1, \"status\": \"complete\", \"error\": \"cannot be deleted: "
+		"/s/snap-1/chan_0: Operation not permitted; kept whole\"},"
+		"{\"id\": 2, \"status\": \"failed\", \"bytes\": 8192, \"error\": \"lttng: record "
+		"failed; deleted in part: cannot delete /s/snap-2/kernel: Operation not "
+		"permitted; 4096 bytes deleted, 8192 left\"},"
+		"{\"id\": 3, \"status\": \"failed\", \"error\": \"left by a deletion that failed "
+		"part way: 8192 bytes, deletable now\"},"
+		"{\"id\": 4, \"status\": \"complete\", \"error\": \"found on disk; its directory "
+		"is gone (removed outside latencyd): 0 bytes\"},"
+		"{\"id\": 5, \"status\": \"failed\", \"error\": \"lttng: x; cannot be deleted: y; "
+		"deleted in part: cannot delete /s/snap-5/k: Permission denied; 1 bytes deleted, "
+		"2 left\"},"
+		"{\"id\": 6, \"status\": \"failed\", \"error\": \"lttng: out; cannot be deleted: "
+		"said by the record\"},"
+		"{\"id\": 7, \"status\": \"complete\"}]}";
+	struct catalog_deletions d;
+	struct catalog *c;
+	char *path, *logged, *text;
+
+	ASSERT_TRUE(asprintf(&path, "%s/%s", dir, CATALOG_FILE) > 0);
+	for (int pass = 0; pass < 2; pass++) {
+		/* As converted, then as saved and read back. */
+		c = pass ? reopen(NULL, NULL) : open_text(old, NULL, &logged);
+		if (!pass) {
+			ASSERT_STREQ(logged, "");
+			free(logged);
+		}
+		expect_state(c, 1, CATALOG_DELETION_UNDELETABLE,
+			     "/s/snap-1/chan_0: Operation not permitted", NULL);
+		expect_state(c, 2, CATALOG_DELETION_PARTIAL,
+			     "/s/snap-2/kernel: Operation not permitted; 4096 bytes deleted",
+			     "lttng: record failed");
+		expect_state(c, 3, CATALOG_DELETION_PARTIAL_DELETABLE, NULL, NULL);
+		expect_state(c, 4, CATALOG_DELETION_GONE, NULL, "found on disk");
+		expect_state(c, 5, CATALOG_DELETION_PARTIAL,
+			     "/s/snap-5/k: Permission denied; 1 bytes deleted",
+			     "lttng: x; cannot be deleted: y");
+		expect_state(c, 6, CATALOG_DELETION_NONE, NULL,
+			     "lttng: out; cannot be deleted: said by the record");
+		expect_state(c, 7, CATALOG_DELETION_NONE, NULL, NULL);
+		catalog_deletions(c, &d);
+		ASSERT_EQ(d.undeletable, 3);
+		close_saved(c);
+		text = read_file_text(path);
+		ASSERT_CONTAINS(text, "\"deletion_members\":true");
+		ASSERT_CONTAINS(text, "\"deletion\":\"partial-deletable\"");
+		ASSERT_TRUE(!strstr(text, "kept whole") && !strstr(text, "deletable now") &&
+			    !strstr(text, "directory is gone") && !strstr(text, "left\""));
+		free(text);
+	}
+	/* Written by this latencyd: an error is the record's, whatever its words. */
+	c = open_text("{\"version\": 1, \"next_id\": 2, \"deletion_members\": true, "
+		      "\"suppressed\": {}, \"snapshots\": [{\"id\": 1, \"status\": \"failed\", "
+		      "\"error\": \"cannot be deleted: a: b; kept whole\"}]}",
+		      NULL, &logged);
+	expect_state(c, 1, CATALOG_DELETION_NONE, NULL, "cannot be deleted: a: b; kept whole");
+	free(logged);
+	delete_all(c);
+	close_saved(c);
+	free(path);
+}
+
+/*
+ * A record's error that holds a deletion's words is the record's: the snapshot is not
+ * counted undeletable nor held out of retention, and a recheck leaves its error whole.
+ */
+static void test_record_error_is_not_a_deletion(void)
+{
+	static const char said[] = "lttng: snapshot record: /out; cannot be deleted: read-only";
+	const struct retention r = {.max_count = 1};
+	struct catalog *c = reopen(NULL, NULL);
+	struct catalog_deletions d;
+	struct catalog_entry *e;
+	uint64_t ids[2];
+
+	delete_all(c);
+	for (int i = 0; i < 2; i++)
+		ids[i] = add_snapshot(c, 1000 + (uint64_t)i * 100, 4096, CATALOG_COMPLETE);
+	e = catalog_find(c, ids[0]);
+	e->status = CATALOG_FAILED;
+	e->error = strdup(said);
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 0);
+	ASSERT_EQ(catalog_recheck_undeletable(c, RECHECK_AT(1)), 0);
+	ASSERT_STREQ(e->error, said);
+	c = reopen(c, NULL);
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 0);
+	ASSERT_STREQ(catalog_find(c, ids[0])->error, said);
+	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 1);
+	ASSERT_TRUE(!catalog_find(c, ids[0]) && catalog_find(c, ids[1]));
+	delete_all(c);
+	close_saved(c);
+}
+
+/*
+ * The undeletable snapshots' trees are walked at most once per CATALOG_RECHECK_USEC: a
+ * read sooner (a scrape every second) checks nothing, and the first one a period after the
+ * last check finds the cause gone.
+ */
+static void test_recheck_rate_limited(void)
+{
+	const uint64_t t0 = RECHECK_AT(5);
+	struct catalog *c = reopen(NULL, NULL);
+	struct catalog_deletions d;
+	char *file;
+	uint64_t id;
+
+	delete_all(c);
+	id = add_snapshot(c, 1000, 8192, CATALOG_COMPLETE);
+	make_undeletable(c, id, &file);
+	ASSERT_EQ(catalog_recheck_undeletable(c, t0), 0); /* checked: still undeletable */
+	test_immutable(file, false);
+	for (uint64_t s = 0; s < CATALOG_RECHECK_USEC / 1000000; s++)
+		ASSERT_EQ(catalog_recheck_undeletable(c, t0 + s * 1000000), 0);
+	ASSERT_EQ(catalog_recheck_undeletable(c, t0 + CATALOG_RECHECK_USEC - 1), 0);
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 1);
+	ASSERT_EQ(catalog_recheck_undeletable(c, t0 + CATALOG_RECHECK_USEC), 1);
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 0);
+	expect_state(c, id, CATALOG_DELETION_NONE, NULL, NULL);
+	free(file);
+	delete_all(c);
+	close_saved(c);
+}
+
 int main(void)
 {
 	bool full_disk_tested;
@@ -1317,12 +1574,16 @@ int main(void)
 	RUN(test_huge_sizes_and_counts);
 	RUN(test_gone_directory);
 	RUN(test_duplicate_id_refused);
+	RUN(test_deletion_state_codec);
+	RUN(test_old_notes_converted);
+	RUN(test_record_error_is_not_a_deletion);
 	if (geteuid() == 0) {
 		RUN(test_undeletable_snapshot);
 		RUN(test_fault_after_check);
 		RUN(test_retention_fault_after_check);
 		RUN(test_retention_known_undeletable);
 		RUN(test_undeletable_cleared);
+		RUN(test_recheck_rate_limited);
 		RUN(test_orphan_faults);
 	}
 	fprintf(stderr, "== test_full_disk\n");
