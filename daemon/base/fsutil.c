@@ -38,20 +38,39 @@ int mkdir_p(const char *path, mode_t mode)
 
 /* nftw() passes no context pointer. */
 static __thread uint64_t walk_total;
+static __thread int walk_error;
 
 static int add_size(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	if (flag == FTW_F)
 		walk_total += (uint64_t)st->st_blocks * 512;
+	else if ((flag == FTW_DNR || flag == FTW_NS) && !walk_error)
+		walk_error = errno ? -errno : -EACCES;
 	return 0;
+}
+
+int dir_size_read(const char *path, uint64_t *bytes)
+{
+	struct stat st;
+
+	walk_total = 0;
+	walk_error = 0;
+	if (lstat(path, &st) < 0 && errno == ENOENT) {
+		*bytes = 0;
+		return 0;
+	}
+	if (nftw(path, add_size, 16, FTW_PHYS) < 0 && !walk_error)
+		walk_error = errno ? -errno : -EIO;
+	*bytes = walk_total;
+	return walk_error;
 }
 
 uint64_t dir_size(const char *path)
 {
-	walk_total = 0;
-	if (nftw(path, add_size, 16, FTW_PHYS) < 0)
-		return 0;
-	return walk_total;
+	uint64_t bytes;
+
+	dir_size_read(path, &bytes);
+	return bytes;
 }
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -12,6 +12,11 @@
 int mkdir_p(const char *path, mode_t mode);
 /* Bytes used by a directory tree (0 if it does not exist). */
 uint64_t dir_size(const char *path);
+/*
+ * dir_size() as *BYTES, and 0 when every file was counted; else -errno: a directory that
+ * could not be read (EACCES, EMFILE...) left out, *BYTES what was counted.
+ */
+int dir_size_read(const char *path, uint64_t *bytes);
 /* Deletes a directory tree; -errno on failure, 0 if it did not exist. */
 int rm_tree(const char *path);
 /* The greatest (newest, for LTTng's dated names) DIR/PREFIX-*, malloc'd; NULL if none. */

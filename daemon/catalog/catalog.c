@@ -696,14 +696,15 @@ static uint64_t orphan_id(const char *name, const char *prefix)
 
 /*
  * O, an entry of DIR (open as DFD), as a new entry of the catalog: 1 when adopted, 0 when
- * it is not a directory (LTTng makes none but directories there) or went since the
- * listing, -errno when it cannot be looked at (logged) or on a lack of memory.
+ * it is not a directory (LTTng makes none but directories there; its id is not handed out,
+ * or a snapshot would be named as it is) or went since the listing, -errno when it cannot
+ * be looked at (logged) or on a lack of memory.
  */
 static int adopt(struct catalog *c, int dfd, const char *dir, const struct orphan *o)
 {
 	struct catalog_entry e = {.id = o->id, .status = CATALOG_COMPLETE};
 	struct stat st;
-	int r = 0;
+	int r = 0, sized;
 
 	if (fstatat(dfd, o->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
@@ -720,13 +721,17 @@ static int adopt(struct catalog *c, int dfd, const char *dir, const struct orpha
 	 */
 	if (!S_ISDIR(st.st_mode)) {
 		log_warnx("%s/%s is not a directory: not adopted as a snapshot", dir, o->name);
+		id_used(c, o->id);
 		return 0;
 	}
 	if (asprintf(&e.path, "%s/%s", dir, o->name) < 0)
 		return -ENOMEM;
 	e.time = (uint64_t)st.st_mtime;
 	e.name = catalog_strdup(o->name, &r);
-	e.bytes = dir_size(e.path);
+	sized = dir_size_read(e.path, &e.bytes);
+	if (sized < 0)
+		log_warnx("%s: %s: its size is what could be read of it: %" PRIu64 " bytes", e.path,
+			  strerror(-sized), e.bytes);
 	e.error = catalog_strdup("found on disk after latencyd stopped before cataloguing it: "
 				 "causes unknown",
 				 &r);
@@ -960,16 +965,22 @@ static int delete_files(struct catalog *c, struct catalog_entry *e)
 	if (fd >= 0)
 		close(fd);
 	if (r < 0 && o->removed) {
+		uint64_t before = e->bytes;
+
 		c->deleted_in_part++;
 		e->status = CATALOG_FAILED;
-		e->bytes = dir_size(e->path);
-		if (asprintf(&text, "%s: %s; %" PRIu64 " bytes deleted", o->where, strerror(-r),
+		/* Not measured whole (the descriptors that stopped the deletion, say): what it
+		 * was less what went, rather than what could be counted. */
+		if (dir_size_read(e->path, &e->bytes) < 0 && before > o->freed)
+			e->bytes = before - o->freed;
+		if (asprintf(&text, "%s: %s; %" PRIu64 " bytes deleted", o->where, tree_strerror(r),
 			     o->freed) < 0)
 			text = NULL;
 		set_deletion(e, CATALOG_DELETION_PARTIAL, text);
 	} else if (r < 0) {
 		/* Nothing went this time: what is left of a partial deletion is still that. */
-		if (asprintf(&text, "%s: %s", o->where[0] ? o->where : parent, strerror(-r)) < 0)
+		if (asprintf(&text, "%s: %s", o->where[0] ? o->where : parent, tree_strerror(r)) <
+		    0)
 			text = NULL;
 		set_deletion(e, partial ? CATALOG_DELETION_PARTIAL : CATALOG_DELETION_UNDELETABLE,
 			     text);

@@ -100,6 +100,8 @@ struct collector_deletion {
  */
 int collector_delete(const struct collector_scan *s, const struct collector_incident *inc,
 		     struct collector_deletion *d);
+/* collector_delete()'s -errno R in words (tree_strerror()). */
+const char *collector_strerror(int r);
 /* "h1, h2, h3": the hosts that recorded INC, each once, sorted. */
 void collector_hosts(const struct collector_incident *inc, char *buf, size_t size);
 

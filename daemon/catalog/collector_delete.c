@@ -78,3 +78,8 @@ int collector_delete(const struct collector_scan *s, const struct collector_inci
 	close(top);
 	return r;
 }
+
+const char *collector_strerror(int r)
+{
+	return tree_strerror(r);
+}

@@ -278,6 +278,14 @@ static int walk_top(struct walk *w, int parent, const char *name)
 	return r == -ENOENT ? 0 : r < 0 ? stop(w, r) : 0;
 }
 
+#define STR_(x) #x
+#define STR(x)	STR_(x)
+
+const char *tree_strerror(int r)
+{
+	return r == -ELOOP ? "more than " STR(TREE_DEPTH_MAX) " levels deep" : strerror(-r);
+}
+
 int tree_check(int parent, const char *parent_name, const char *name, struct tree_outcome *o)
 {
 	struct walk w;

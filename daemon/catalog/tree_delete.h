@@ -36,5 +36,7 @@ int tree_check(int parent, const char *parent_name, const char *name, struct tre
  * 0 (also when NAME is gone) or -errno, with O->where. O counts what went either way.
  */
 int tree_remove(int parent, const char *parent_name, const char *name, struct tree_outcome *o);
+/* What the -errno R of a tree_check() or tree_remove() means, in words (ELOOP is no link). */
+const char *tree_strerror(int r);
 
 #endif /* LATENCYD_CATALOG_TREE_DELETE_H */

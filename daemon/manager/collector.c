@@ -93,8 +93,9 @@ static void say_partial(const struct collector_incident *inc, const struct colle
 	log_warnx("collector: %s %s deleted in part: cannot delete %s: %s; of its %zu "
 		  "snapshot(s), %zu deleted (%s), %d in part, %zu whole: a later pass deletes "
 		  "what is left once it can",
-		  inc->fleet ? "incident" : "snapshot", inc->id, d->where, strerror(-r), inc->n,
-		  d->deleted, size, d->partial ? 1 : 0, inc->n - d->deleted - (d->partial ? 1 : 0));
+		  inc->fleet ? "incident" : "snapshot", inc->id, d->where, collector_strerror(r),
+		  inc->n, d->deleted, size, d->partial ? 1 : 0,
+		  inc->n - d->deleted - (d->partial ? 1 : 0));
 }
 
 /* INC deleted; *FREED: the bytes that went, in part or whole. */
@@ -119,10 +120,10 @@ static enum outcome delete_incident(struct collector_state *st, const struct col
 				  "(until a pass deletes all it chose, further failures are at "
 				  "debug level)",
 				  inc->fleet ? "incident" : "snapshot", inc->id, d.where,
-				  strerror(-r));
+				  collector_strerror(r));
 		else
 			log_debug("collector: cannot delete %s: %s: %s", inc->id, d.where,
-				  strerror(-r));
+				  collector_strerror(r));
 		return KEPT;
 	}
 	st->status.deleted++;

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <latency_tracker.h>
 
@@ -45,7 +46,7 @@ static int check_abi(struct manager *m)
 static int claim_late_outputs(struct manager *m)
 {
 	struct catalog_entry *e;
-	int n = 0;
+	int n = 0, sized;
 
 	for (size_t i = 0; (e = catalog_at(m->catalog, i)); i++) {
 		if (e->status != CATALOG_FAILED || e->path || e->url || !e->name)
@@ -53,10 +54,13 @@ static int claim_late_outputs(struct manager *m)
 		e->path = path_newest(m->conf->output.directory, e->name);
 		if (!e->path)
 			continue;
-		e->bytes = dir_size(e->path);
+		sized = dir_size_read(e->path, &e->bytes);
 		log_warnx("snapshot %" PRIu64 " failed, and lttng-sessiond wrote its output after "
 			  "latencyd stopped waiting for it: %s, kept with its entry",
 			  e->id, e->path);
+		if (sized < 0)
+			log_warnx("%s: %s: its size is what could be read of it: %" PRIu64 " bytes",
+				  e->path, strerror(-sized), e->bytes);
 		n++;
 	}
 	return n;

@@ -444,6 +444,62 @@ static void test_orphan_errors(void)
 }
 
 /*
+ * An entry named as a snapshot that is no directory (a FIFO) is not adopted, and its id is
+ * not handed out: the next snapshot would be named as it is, beside it. An adopted one
+ * whose tree cannot be read whole says that its size is what could be read.
+ */
+static void test_orphan_not_directory_and_unreadable(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	char out[] = "/tmp/test-catalog-fifo.XXXXXX", *p, *sub, *logged;
+	struct test_capture capture;
+	uint64_t next = catalog_next_id(c);
+	struct catalog_adoption a;
+	pid_t pid;
+	int status;
+
+	ASSERT_TRUE(mkdtemp(out));
+	ASSERT_TRUE(asprintf(&p, "%s/snap-%llu-20261123-101010-0", out,
+			     (unsigned long long)next + 3) > 0);
+	ASSERT_EQ(mkfifo(p, 0644), 0);
+	free(p);
+	test_capture_start(&capture, STDERR_FILENO);
+	ASSERT_EQ(adopt_orphans(c, out), 0);
+	logged = test_capture_end(&capture);
+	ASSERT_CONTAINS(logged, "-0 is not a directory: not adopted as a snapshot");
+	ASSERT_EQ(catalog_next_id(c), next + 4);
+	free(logged);
+	/* Not root, or DAC would not apply: nobody, in a child. */
+	if (geteuid() == 0) {
+		ASSERT_TRUE(asprintf(&p, "%s/snap-%llu-20261123-101011-0", out,
+				     (unsigned long long)next + 4) > 0);
+		ASSERT_TRUE(asprintf(&sub, "%s/kernel", p) > 0);
+		ASSERT_EQ(mkdir_p(sub, 0755), 0);
+		ASSERT_EQ(chmod(sub, 0), 0);
+		ASSERT_EQ(chmod(out, 0755), 0);
+		test_capture_start(&capture, STDERR_FILENO);
+		pid = fork();
+		ASSERT_TRUE(pid >= 0);
+		if (pid == 0)
+			_exit(setgid(65534) == 0 && setuid(65534) == 0 &&
+					      catalog_adopt_orphans(c, out, "snap", &a) == 0 &&
+					      a.adopted == 1 && a.problems == 0
+				      ? 0
+				      : 1);
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		logged = test_capture_end(&capture);
+		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		ASSERT_CONTAINS(logged, "-0: Permission denied: its size is what could be read of "
+					"it: ");
+		free(logged);
+		free(sub);
+		free(p);
+	}
+	ASSERT_EQ(rm_tree(out), 0);
+	close_saved(c);
+}
+
+/*
  * Thousands of orphans (latencyd killed again and again before a save, or a catalog lost)
  * adopted in one scan, in id order, every id known after.
  */
@@ -1564,6 +1620,7 @@ int main(void)
 	RUN(test_suppressed_bounded);
 	RUN(test_orphans_adopted);
 	RUN(test_orphan_errors);
+	RUN(test_orphan_not_directory_and_unreadable);
 	RUN(test_many_orphans);
 	RUN(test_catalog_is_a_directory);
 	RUN(test_save_keeps_no_text);

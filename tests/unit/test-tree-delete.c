@@ -371,11 +371,11 @@ static struct catalog *catalog_with_chain(int levels, uint64_t *id)
 
 /*
  * The catalog's deletion of ID, which fails with ERR: the entry kept whole (BYTES, N
- * entries), counted undeletable, the log saying "cannot be deleted: WHERE: strerror(ERR);
- * kept whole", no descriptor left open.
+ * entries), counted undeletable, the log saying "cannot be deleted: WHERE: WHY; kept whole",
+ * no descriptor left open.
  */
-static void expect_kept(struct catalog *c, uint64_t id, int err, const char *where, uint64_t bytes,
-			size_t n)
+static void expect_kept(struct catalog *c, uint64_t id, int err, const char *why, const char *where,
+			uint64_t bytes, size_t n)
 {
 	struct catalog_deletions d;
 	struct test_capture capture;
@@ -385,8 +385,7 @@ static void expect_kept(struct catalog *c, uint64_t id, int err, const char *whe
 	char *logged, *said;
 	int r;
 
-	ASSERT_TRUE(asprintf(&said, "cannot be deleted: %s: %s; kept whole", where, strerror(err)) >
-		    0);
+	ASSERT_TRUE(asprintf(&said, "cannot be deleted: %s: %s; kept whole", where, why) > 0);
 	test_capture_start(&capture, STDERR_FILENO);
 	if (err == EMFILE)
 		leave_free_fds(4, &old);
@@ -440,14 +439,15 @@ static void test_catalog_descriptor_limit(void)
 	/* The snapshot's parent, the snapshot and two levels open, the third cannot be. */
 	char *where = level(path, 3);
 
-	expect_kept(c, id, EMFILE, where, dir_size(path), entries(path));
+	expect_kept(c, id, EMFILE, strerror(EMFILE), where, dir_size(path), entries(path));
 	expect_deleted(c, id);
 	free(where);
 }
 
 /*
  * A snapshot deeper than TREE_DEPTH_MAX: refused whole, the level past it named, counted
- * undeletable; once the chain is cut above that level, it goes.
+ * undeletable, said as such (not as ELOOP's "Too many levels of symbolic links": no link is
+ * involved); once the chain is cut above that level, it goes.
  */
 static void test_catalog_too_deep(void)
 {
@@ -456,10 +456,45 @@ static void test_catalog_too_deep(void)
 	const char *path = catalog_find(c, id)->path;
 	char *where = level(path, TREE_DEPTH_MAX + 1);
 
-	expect_kept(c, id, ELOOP, where, dir_size(path), entries(path));
+	expect_kept(c, id, ELOOP, "more than 16 levels deep", where, dir_size(path), entries(path));
 	ASSERT_EQ(rm_tree(where), 0);
 	expect_deleted(c, id);
 	free(where);
+}
+
+/*
+ * A tree's size that could not be measured whole says so, with what could be: out of
+ * descriptors, or with a directory its user may not read (the catalog then keeps a partial
+ * deletion's size as what it was less what went, and warns of an adopted one's).
+ */
+static void test_dir_size_read(void)
+{
+	struct rlimit old;
+	uint64_t full, bytes;
+	char *top, *closed;
+
+	ASSERT_TRUE(asprintf(&top, "%s/sized", tmp) > 0);
+	chain(top, 10, true);
+	full = dir_size(top);
+	ASSERT_EQ(dir_size_read(top, &bytes), 0);
+	ASSERT_EQ(bytes, full);
+	leave_free_fds(3, &old);
+	ASSERT_EQ(dir_size_read(top, &bytes), -EMFILE);
+	ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+	ASSERT_TRUE(bytes < full);
+	closed = level(top, 5);
+	ASSERT_EQ(chmod(closed, 0), 0);
+	ASSERT_EQ(chmod(tmp, 0755), 0);
+	setfsuid(65534);
+	ASSERT_EQ(dir_size_read(top, &bytes), -EACCES);
+	setfsuid(0);
+	ASSERT_EQ(chmod(tmp, 0700), 0);
+	ASSERT_TRUE(bytes > 0 && bytes < full);
+	ASSERT_EQ(dir_size_read("/nonexistent/tree", &bytes), 0);
+	ASSERT_EQ(bytes, 0);
+	ASSERT_EQ(rm_tree(top), 0);
+	free(closed);
+	free(top);
 }
 
 int main(void)
@@ -474,6 +509,7 @@ int main(void)
 	RUN(test_descriptor_limit);
 	RUN(test_catalog_descriptor_limit);
 	RUN(test_catalog_too_deep);
+	RUN(test_dir_size_read);
 	ASSERT_EQ(rm_tree(tmp), 0);
 	return 0;
 }
