@@ -364,6 +364,116 @@ out:
 	return ret;
 }
 
+/*
+ * Replace on a full table: a pending key begun again restarts in place (an app's reused
+ * cookie, a thread's next call), so its end measures from the new start; reject says the
+ * key is pending, not that the table is full.
+ */
+static int st_replace_full(struct st_report *r)
+{
+	struct latency_tracker_in in = { .data = { 1 } };
+	struct latency_tracker_key_info info;
+	struct latency_tracker_params p;
+	struct latency_tracker_stats s;
+	struct latency_tracker *t = NULL;
+	struct st_capture *c = NULL;
+	u64 i, restart;
+	int ret = 0;
+
+	st_params_init(&p, "st_replace_full", LATENCY_TRACKER_DUP_REPLACE, 16, NSEC_PER_SEC);
+	ST_NEW_CAPTURE(t, c, &p);
+	in.ts = latency_tracker_now() - 2 * NSEC_PER_SEC;
+	for (i = 0; i < 16; i++)
+		ST_EQ(latency_tracker_event_in(t, KEY(18, i), KSZ, &in), 0);
+	ST_KEYS(t, 16, 0);
+	in.ts = 0;
+	in.data[0] = 2;
+	restart = latency_tracker_now();
+	ST_EQ(latency_tracker_event_in(t, KEY(18, 0), KSZ, &in), 0);
+	ST_EQ(latency_tracker_lookup(t, KEY(18, 0), KSZ, &info), 0);
+	ST_EQ(info.data[0], 2);
+	ST_CHECK(info.start_ns >= restart);
+	/* A new key still finds the table full. */
+	ST_EQ(latency_tracker_event_in(t, KEY(18, 16), KSZ, &in), -ENOSPC);
+	/* Measured from the restart: no alert, where the first start would give 2 s. */
+	ST_EQ(latency_tracker_event_out(t, KEY(18, 0), KSZ, NULL), 0);
+	ST_EQ(st_captured(c, false), 0);
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.duplicates, 1);
+	ST_EQ(s.table_full, 1);
+	ST_EQ(s.events_in, 17);
+	ST_KEYS(t, 15, 1);
+	st_capture_destroy(t, c);
+	t = NULL;
+	c = NULL;
+
+	st_params_init(&p, "st_reject_full", LATENCY_TRACKER_DUP_REJECT, 16, NSEC_PER_SEC);
+	ST_NEW(t, &p);
+	for (i = 0; i < 16; i++)
+		ST_EQ(latency_tracker_event_in(t, KEY(18, i), KSZ, NULL), 0);
+	ST_EQ(latency_tracker_event_in(t, KEY(18, 3), KSZ, NULL), -EEXIST);
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.duplicates, 1);
+	ST_EQ(s.table_full, 0);
+	ST_KEYS(t, 16, 0);
+out:
+	st_capture_destroy(t, c);
+	return ret;
+}
+
+/*
+ * event_pair needs no entry of the table: a slow pair alerts while other keys fill it
+ * (a syscall that never blocked, while every other thread is blocked in one).
+ */
+static int st_pair_full(struct st_report *r)
+{
+	struct latency_tracker_in in = { .data = { 5, 6, 7, 8 } };
+	struct latency_tracker_out o = { .data_mask = 1U << 1, .data = { 0, 42 } };
+	struct latency_tracker_params p;
+	struct latency_tracker_stats s;
+	struct latency_tracker *t = NULL;
+	struct st_capture *c = NULL;
+	u64 i;
+	int ret = 0;
+
+	st_params_init(&p, "st_pair_full", LATENCY_TRACKER_DUP_REPLACE, 16, NSEC_PER_MSEC);
+	p.priv_size = 16;
+	ST_NEW_CAPTURE(t, c, &p);
+	for (i = 0; i < 16; i++)
+		ST_EQ(latency_tracker_event_in(t, KEY(19, i), KSZ, NULL), 0);
+	ST_KEYS(t, 16, 0);
+	in.ts = latency_tracker_now() - 5 * NSEC_PER_MSEC;
+	in.priv = "abcdefghijklmno";
+	ST_EQ(latency_tracker_event_pair(t, KEY(19, 99), KSZ, &in, &o), 1);
+	ST_EQ(st_captured(c, false), 1);
+	ST_EQ(c->last.reason, LATENCY_TRACKER_REASON_THRESHOLD);
+	ST_EQ(c->last.start_ns, in.ts);
+	ST_CHECK(c->last.delay_ns >= 5 * NSEC_PER_MSEC);
+	ST_EQ(c->last.end_ns - c->last.start_ns, c->last.delay_ns);
+	ST_EQ(c->last.data[0], 5);
+	ST_EQ(c->last.data[1], 42);
+	ST_EQ(c->last.data[3], 8);
+	ST_EQ(c->last.tid, current->pid);
+	ST_EQ(c->last.pid, current->tgid);
+	ST_CHECK(!strncmp((const char *)c->last.comm, current->comm, LATENCY_TRACKER_COMM_LEN));
+	ST_CHECK(c->last.start_cpu < nr_cpu_ids);
+	ST_EQ(c->last.start_cpu, c->last.end_cpu);
+	ST_EQ(c->last.nr_stack, 0);
+	ST_EQ(c->priv0, 'a');
+	/* Without a private area the callback sees a zeroed one. */
+	in.priv = NULL;
+	ST_EQ(latency_tracker_event_pair(t, KEY(19, 99), KSZ, &in, NULL), 1);
+	ST_EQ(st_captured(c, false), 2);
+	ST_EQ(c->priv0, 0);
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.table_full, 0);
+	ST_EQ(s.alerts, 2);
+	ST_KEYS(t, 16, 0);
+out:
+	st_capture_destroy(t, c);
+	return ret;
+}
+
 static int st_timeout_then_exit(struct st_report *r)
 {
 	struct latency_tracker_key_info info;
@@ -413,7 +523,8 @@ static int st_stale(struct st_report *r)
 	struct latency_tracker *t = NULL;
 	int ret = 0;
 
-	st_params_init(&p, "st_stale", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_MSEC);
+	/* Discarded younger than the threshold: no alert (st_stale_alert: older). */
+	st_params_init(&p, "st_stale", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_SEC);
 	p.stale_ns = 20 * NSEC_PER_MSEC;
 	ST_NEW(t, &p);
 	ST_EQ(latency_tracker_event_in(t, KEY(11, 1), KSZ, NULL), 0);
@@ -423,12 +534,75 @@ static int st_stale(struct st_report *r)
 	latency_tracker_get_stats(t, &s);
 	ST_EQ(s.stale, 1);
 	ST_EQ(s.alerts, 0);
+	ST_EQ(s.timeouts, 0);
 	ST_KEYS(t, 0, 64);
 	/* A timeout must stay below the staleness. */
 	ST_EQ(latency_tracker_set_timeout(t, 20 * NSEC_PER_MSEC), -EINVAL);
 	ST_EQ(latency_tracker_set_timeout(t, 19 * NSEC_PER_MSEC), 0);
 out:
 	latency_tracker_destroy(t);
+	return ret;
+}
+
+/*
+ * A key discarded as stale after the threshold raises the alert its end never will: a
+ * timeout record flagged DISCARDED, once, with F_TIMED_OUT if a timeout alert came first.
+ * A tracker whose stale keys are ends it cannot see (net) discards them silently.
+ */
+static int st_stale_alert(struct st_report *r)
+{
+	struct latency_tracker_params p;
+	struct latency_tracker_stats s;
+	struct latency_tracker *t = NULL;
+	struct st_capture *c = NULL;
+	int ret = 0;
+
+	st_params_init(&p, "st_stale_alert", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_MSEC);
+	p.stale_ns = 20 * NSEC_PER_MSEC;
+	ST_NEW_CAPTURE(t, c, &p);
+	ST_EQ(latency_tracker_event_in(t, KEY(17, 1), KSZ, NULL), 0);
+	ST_WAIT(st_captured(c, true), 2000);
+	ST_EQ(st_captured(c, true), 1);
+	ST_EQ(c->last.reason, LATENCY_TRACKER_REASON_TIMEOUT);
+	ST_CHECK(c->last.flags & LATENCY_TRACKER_REC_F_DISCARDED);
+	ST_CHECK(!(c->last.flags & LATENCY_TRACKER_REC_F_TIMED_OUT));
+	ST_EQ(c->last.end_cpu, LATENCY_TRACKER_CPU_NONE);
+	ST_CHECK(c->last.delay_ns >= 20 * NSEC_PER_MSEC);
+	ST_EQ(c->last.end_ns - c->last.start_ns, c->last.delay_ns);
+	ST_EQ(c->last.tid, current->pid);
+	ST_EQ(latency_tracker_lookup(t, KEY(17, 1), KSZ, NULL), -ENOENT);
+	ST_EQ(latency_tracker_event_out(t, KEY(17, 1), KSZ, NULL), -ENOENT);
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.stale, 1);
+	ST_EQ(s.timeouts, 1);
+	ST_EQ(s.alerts, 0);
+	ST_KEYS(t, 0, 64);
+
+	/* A timeout alert first: the discard is the key's last word, flagged so. */
+	ST_EQ(latency_tracker_set_timeout(t, 5 * NSEC_PER_MSEC), 0);
+	ST_EQ(latency_tracker_event_in(t, KEY(17, 2), KSZ, NULL), 0);
+	ST_WAIT(st_captured(c, true) >= 3, 2000);
+	ST_EQ(st_captured(c, true), 3);
+	ST_CHECK(c->last.flags & LATENCY_TRACKER_REC_F_DISCARDED);
+	ST_CHECK(c->last.flags & LATENCY_TRACKER_REC_F_TIMED_OUT);
+	ST_CHECK(c->last.delay_ns >= 20 * NSEC_PER_MSEC);
+	st_capture_destroy(t, c);
+	t = NULL;
+	c = NULL;
+
+	st_params_init(&p, "st_stale_silent", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_MSEC);
+	p.stale_ns = 20 * NSEC_PER_MSEC;
+	p.stale_silent = true;
+	ST_NEW_CAPTURE(t, c, &p);
+	ST_EQ(latency_tracker_event_in(t, KEY(17, 3), KSZ, NULL), 0);
+	ST_WAIT(latency_tracker_lookup(t, KEY(17, 3), KSZ, NULL) == -ENOENT, 2000);
+	ST_EQ(latency_tracker_lookup(t, KEY(17, 3), KSZ, NULL), -ENOENT);
+	latency_tracker_get_stats(t, &s);
+	ST_EQ(s.stale, 1);
+	ST_EQ(s.timeouts, 0);
+	ST_EQ(st_captured(c, true), 0);
+out:
+	st_capture_destroy(t, c);
 	return ret;
 }
 
@@ -832,8 +1006,11 @@ static const struct st_case {
 	{ "dup_nest", st_dup_nest },
 	{ "key_invalid", st_key_invalid },
 	{ "table_full", st_table_full },
+	{ "replace_full", st_replace_full },
+	{ "pair_full", st_pair_full },
 	{ "timeout_then_exit", st_timeout_then_exit },
 	{ "stale", st_stale },
+	{ "stale_alert", st_stale_alert },
 	{ "defaults", st_defaults },
 	{ "update", st_update },
 	{ "reentry", st_reentry },

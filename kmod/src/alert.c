@@ -7,6 +7,7 @@
  * emitted before the readers are woken, so a reader that takes a snapshot on wake-up
  * finds the alert in it.
  */
+#include <linux/sched.h>
 #include <linux/string.h>
 
 #include "internal.h"
@@ -40,6 +41,25 @@ void lt_record_from_entry(struct latency_tracker *t, struct lt_table *tbl,
 		memcpy(rec->stack, lt_entry_stack(tbl, e), e->nr_stack * sizeof(rec->stack[0]));
 		rec->flags |= LATENCY_TRACKER_REC_F_STACK_IN;
 	}
+}
+
+/* A pair closed by event_pair, which has no entry. Leaves start_cpu, reason, end_*. */
+void lt_record_from_pair(struct latency_tracker *t, const struct latency_tracker_in *in,
+			 struct latency_tracker_record *rec)
+{
+	struct task_struct *task = in->task ? in->task : current;
+
+	lt_record_init(rec, LATENCY_TRACKER_REC_ALERT);
+	memcpy(rec->tracker, t->name, sizeof(rec->tracker));
+	rec->tracker_type = t->type;
+	rec->pid = task->tgid;
+	rec->tid = task->pid;
+	/* As lt_entry_fill(): a racing rename may tear it, never overrun it. */
+	memcpy(rec->comm, task->comm, sizeof(rec->comm));
+	rec->comm[sizeof(rec->comm) - 1] = '\0';
+	rec->start_ns = in->ts;
+	rec->threshold_ns = READ_ONCE(t->threshold_ns);
+	memcpy(rec->data, in->data, sizeof(rec->data));
 }
 
 /* Any context, outside lt_enter(). */

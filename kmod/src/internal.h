@@ -375,6 +375,7 @@ struct latency_tracker {
 	u32 priv_size;
 	u32 priv_zero;		/* bytes zeroed at an insertion without in->priv */
 	enum latency_tracker_dup_policy dup_policy;
+	bool stale_silent;	/* stale keys discarded without an alert (see scan.c) */
 	latency_tracker_cb_t cb;
 	void *cb_data;
 	int (*activate)(struct latency_tracker *t);
@@ -430,6 +431,8 @@ void lt_scan_kick(struct latency_tracker *t);
 /* alert.c: build alert records and emit them (callback, ring, tracepoint). */
 void lt_record_from_entry(struct latency_tracker *t, struct lt_table *tbl,
 			  struct lt_entry *e, struct latency_tracker_record *rec);
+void lt_record_from_pair(struct latency_tracker *t, const struct latency_tracker_in *in,
+			 struct latency_tracker_record *rec);
 void lt_alert_emit(struct latency_tracker *t, struct latency_tracker_record *rec, void *priv);
 
 /*

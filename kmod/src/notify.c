@@ -384,6 +384,11 @@ static __poll_t lt_poll(struct file *file, struct poll_table_struct *wait)
 {
 	struct lt_reader *rd = file->private_data;
 
+	/*
+	 * poll() and select() come here at each wait, epoll once at EPOLL_CTL_ADD and keeps
+	 * the queue chosen then: its per-CPU routing is that of the registering thread (see
+	 * the uapi header). Which one calls is not known here.
+	 */
 	poll_wait(file, lt_reader_wq(rd), wait);
 	/* Queued before the ring is read: pairs with the barrier in lt_ring_wake(). */
 	smp_mb();

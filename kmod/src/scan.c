@@ -75,14 +75,54 @@ void lt_scan_kick(struct latency_tracker *t)
 }
 
 /*
- * One bucket. Returns true when it released the lock to emit a timeout alert (the
- * caller then scans the same bucket again; marked entries are skipped, so this ends).
+ * The alerts of keys discarded as stale after the threshold (see lt_scan_bucket()). The
+ * entries are unlinked, so private to us: they are read with interrupts on and outside
+ * the guard, as the callback may use the API, then freed. Called with interrupts on.
+ */
+static void lt_scan_discard_alerts(struct latency_tracker *t, struct lt_table *tbl,
+				   struct lt_entry *late, u64 now)
+{
+	struct latency_tracker_record *rec = t->scan_rec;
+	unsigned long flags;
+
+	while (late) {
+		struct lt_entry *next = late->free_next;
+
+		lt_record_from_entry(t, tbl, late, rec);
+		rec->reason = LATENCY_TRACKER_REASON_TIMEOUT;
+		rec->flags |= LATENCY_TRACKER_REC_F_DISCARDED;
+		rec->end_cpu = LATENCY_TRACKER_CPU_NONE;
+		rec->end_ns = now;
+		rec->delay_ns = now > late->start_ns ? now - late->start_ns : 0;
+		lt_alert_emit(t, rec, t->priv_size ? lt_entry_priv(tbl, late) : NULL);
+
+		local_irq_save(flags);
+		/* Cannot fail: process context, interrupts off, no region of ours below. */
+		if (!WARN_ON_ONCE(!lt_enter())) {
+			lt_free_push(tbl, late);
+			lt_exit();
+		}
+		local_irq_restore(flags);
+		late = next;
+	}
+}
+
+/*
+ * One bucket. Returns true when it released the lock to emit an alert (the caller then
+ * scans the same bucket again; marked entries are skipped and discarded ones are gone,
+ * so this ends).
+ *
+ * A key discarded as stale at or past the threshold raises a timeout alert flagged
+ * DISCARDED before it is freed: its end can no longer match, and without it the longest
+ * latencies (a request stuck in a device's retries) would be the ones never reported.
+ * Not for a tracker whose stale keys are ends it cannot see (stale_silent: net, iosched).
  */
 static bool lt_scan_bucket(struct latency_tracker *t, struct lt_table *tbl,
 			   struct lt_bucket *b, u64 now, u64 timeout, u64 stale, u64 *oldest)
 {
 	struct latency_tracker_record *rec = t->scan_rec;
-	struct lt_entry *e, *hit = NULL, *expired = NULL;
+	struct lt_entry *e, *hit = NULL, *expired = NULL, *late = NULL;
+	u64 threshold = READ_ONCE(t->threshold_ns);
 	struct hlist_nulls_node *n;
 	unsigned long flags;
 	u64 age;
@@ -99,8 +139,14 @@ static bool lt_scan_bucket(struct latency_tracker *t, struct lt_table *tbl,
 		age = now > e->start_ns ? now - e->start_ns : 0;
 		if (stale && age >= stale) {
 			lt_entry_unlink(e);
-			e->free_next = expired;
-			expired = e;
+			lt_count(t->stats, LT_STALE);
+			if (age >= threshold && !t->stale_silent) {
+				e->free_next = late;
+				late = e;
+			} else {
+				e->free_next = expired;
+				expired = e;
+			}
 			continue;
 		}
 		*oldest = min(*oldest, e->start_ns);
@@ -124,17 +170,17 @@ static bool lt_scan_bucket(struct latency_tracker *t, struct lt_table *tbl,
 		struct lt_entry *next = expired->free_next;
 
 		lt_free_push(tbl, expired);
-		lt_count(t->stats, LT_STALE);
 		expired = next;
 	}
 	lt_exit();
 	local_irq_restore(flags);
 
-	if (!hit)
-		return false;
-	/* The key stays pending: event_out will still close it (flagged TIMED_OUT). */
-	lt_alert_emit(t, rec, t->priv_size ? t->scan_priv : NULL);
-	return true;
+	if (hit) {
+		/* The key stays pending: event_out will still close it (flagged TIMED_OUT). */
+		lt_alert_emit(t, rec, t->priv_size ? t->scan_priv : NULL);
+	}
+	lt_scan_discard_alerts(t, tbl, late, now);
+	return hit || late;
 }
 
 void lt_scan_work(struct work_struct *work)

@@ -148,6 +148,7 @@ struct latency_tracker *latency_tracker_create(const struct latency_tracker_para
 	t->priv_size = p->priv_size;
 	t->priv_zero = lt_or_default(p->priv_zero, p->priv_size);
 	t->dup_policy = p->dup_policy;
+	t->stale_silent = p->stale_silent;
 	t->stack_mode = p->stack_mode;
 	t->cb = p->cb;
 	t->cb_data = p->cb_data;
@@ -503,6 +504,47 @@ static void lt_entry_fill(struct latency_tracker *t, struct lt_table *tbl, struc
 					       LATENCY_TRACKER_STACK_DEPTH, 2);
 }
 
+/*
+ * event_in without a free entry. A pending key begun again is still a duplicate: replace
+ * restarts it in place (its start, task and data are the new event_in's, inside its
+ * seqcount write section, as lock-free lookups expect), reject refuses it as pending.
+ * Only a new key (or any key, nest) finds the table full. Same context as event_in.
+ */
+static int lt_event_in_full(struct latency_tracker *t, struct lt_table *tbl, const void *key,
+			    u32 len, const struct latency_tracker_in *in)
+{
+	struct lt_entry *old = NULL;
+	struct lt_bucket *b;
+	u64 start = 0;
+	u32 hash;
+
+	if (t->dup_policy != LATENCY_TRACKER_DUP_NEST) {
+		hash = lt_hash(tbl, key, len);
+		b = lt_bucket_of(tbl, hash);
+		raw_spin_lock(&b->lock);
+		old = lt_bucket_find(tbl, b, hash, key, len);
+		if (old && t->dup_policy == LATENCY_TRACKER_DUP_REPLACE) {
+			raw_write_seqcount_begin(&old->seq);
+			lt_entry_fill(t, tbl, old, hash, key, len, in, true);
+			raw_write_seqcount_end(&old->seq);
+			start = old->start_ns;
+		}
+		raw_spin_unlock(&b->lock);
+	}
+	if (!old) {
+		lt_count(t->stats, LT_TABLE_FULL);
+		return -ENOSPC;
+	}
+	lt_count(t->stats, LT_DUPLICATES);
+	if (t->dup_policy == LATENCY_TRACKER_DUP_REJECT)
+		return -EEXIST;
+	/* An in->ts older than the start it replaces lowers the bounds, as a link would. */
+	lt_oldest_lower(&t->ins_min, start);
+	lt_oldest_lower(&t->oldest_ns, start);
+	lt_count(t->stats, LT_EVENTS_IN);
+	return 0;
+}
+
 int latency_tracker_event_in(struct latency_tracker *t, const void *key, size_t key_len,
 			     const struct latency_tracker_in *in)
 {
@@ -518,8 +560,7 @@ int latency_tracker_event_in(struct latency_tracker *t, const void *key, size_t 
 		return ret;
 	e = lt_free_pop(tbl);
 	if (unlikely(!e)) {
-		lt_count(t->stats, LT_TABLE_FULL);
-		ret = -ENOSPC;
+		ret = lt_event_in_full(t, tbl, key, key_len, in);
 		goto out;
 	}
 
@@ -561,6 +602,33 @@ out:
 EXPORT_SYMBOL_GPL(latency_tracker_event_in);
 
 /*
+ * The end of a threshold alert's record. Always inlined into the noinline function that
+ * raises the alert, called by the API function: the stack skips those two frames.
+ */
+static __always_inline void lt_record_end(struct latency_tracker_record *rec, u32 cpu,
+					  u64 now, u64 delay,
+					  const struct latency_tracker_out *out, bool stack)
+{
+	int i;
+
+	rec->reason = LATENCY_TRACKER_REASON_THRESHOLD;
+	rec->end_cpu = cpu;
+	rec->end_ns = now;
+	rec->delay_ns = delay;
+	if (out) {
+		for (i = 0; i < LATENCY_TRACKER_DATA_WORDS; i++) {
+			if (out->data_mask & (1U << i))
+				rec->data[i] = out->data[i];
+		}
+	}
+	if (stack) {
+		rec->nr_stack = stack_trace_save((unsigned long *)rec->stack,
+						 LATENCY_TRACKER_STACK_DEPTH, 2);
+		rec->flags |= LATENCY_TRACKER_REC_F_STACK_ALERT;
+	}
+}
+
+/*
  * Raises the alert of a closed entry: builds the record on this (rare) path's stack,
  * emits it with interrupts on and without the guard, so the callback may use the API,
  * then frees the entry. The entry is private to us and the table cannot go away: we are
@@ -573,24 +641,9 @@ static noinline void lt_alert_out(struct latency_tracker *t, struct lt_table *tb
 				  unsigned long flags)
 {
 	struct latency_tracker_record rec;
-	int i;
 
 	lt_record_from_entry(t, tbl, e, &rec);
-	rec.reason = LATENCY_TRACKER_REASON_THRESHOLD;
-	rec.end_cpu = smp_processor_id();
-	rec.end_ns = now;
-	rec.delay_ns = delay;
-	if (out) {
-		for (i = 0; i < LATENCY_TRACKER_DATA_WORDS; i++) {
-			if (out->data_mask & (1U << i))
-				rec.data[i] = out->data[i];
-		}
-	}
-	if (stack) {
-		rec.nr_stack = stack_trace_save((unsigned long *)rec.stack,
-						LATENCY_TRACKER_STACK_DEPTH, 2);
-		rec.flags |= LATENCY_TRACKER_REC_F_STACK_ALERT;
-	}
+	lt_record_end(&rec, smp_processor_id(), now, delay, out, stack);
 	lt_exit();
 	local_irq_restore(flags);
 
@@ -664,13 +717,41 @@ out:
 }
 EXPORT_SYMBOL_GPL(latency_tracker_event_out);
 
+/*
+ * The alert of a pair, built on this (rare) path's stack from the pair itself: it takes
+ * no entry of the table, which the tracker's other keys may have filled (every other
+ * thread blocked in a call while this one's call was slow on its CPU). No lock is taken,
+ * so no guard: the callback is called as from lt_alert_out(). The CPU is the pair's: its
+ * tracker kept it in a per-CPU slot and calls us there. The pair had no event_in where a
+ * STACK_IN stack could have been saved: it gets the alerting context's, so labelled.
+ */
+static noinline void lt_alert_pair(struct latency_tracker *t, struct lt_table *tbl,
+				   const struct latency_tracker_in *in, u64 now, u64 delay,
+				   const struct latency_tracker_out *out)
+{
+	u64 priv[LATENCY_TRACKER_PRIV_MAX / sizeof(u64)];
+	struct latency_tracker_record rec;
+	u32 cpu = raw_smp_processor_id();
+
+	lt_record_from_pair(t, in, &rec);
+	rec.start_cpu = cpu;
+	lt_record_end(&rec, cpu, now, delay, out,
+		      tbl->stack_mode != LATENCY_TRACKER_STACK_NONE);
+	/* Whole, unlike an entry's priv_zero: the callback never sees stale stack bytes. */
+	if (t->priv_size) {
+		if (in->priv)
+			memcpy(priv, in->priv, t->priv_size);
+		else
+			memset(priv, 0, t->priv_size);
+	}
+	lt_alert_emit(t, &rec, t->priv_size ? priv : NULL);
+}
+
 int latency_tracker_event_pair(struct latency_tracker *t, const void *key, size_t key_len,
 			       const struct latency_tracker_in *in,
 			       const struct latency_tracker_out *out)
 {
 	struct lt_table *tbl;
-	struct lt_entry *e;
-	unsigned long flags;
 	u64 now, delay;
 	int ret;
 
@@ -689,26 +770,14 @@ int latency_tracker_event_pair(struct latency_tracker *t, const void *key, size_
 	lt_hist_keyed(&t->hist, key, key_len, in->data, lt_stats_delay(t->stats, delay));
 	if (likely(delay < READ_ONCE(t->threshold_ns)))
 		return 0;
-	ret = lt_hot_begin(t, key_len, &tbl, &flags);
-	if (ret)
-		return ret;
-	/* The alert path wants an entry: the record and the private area are built from it. */
-	e = lt_free_pop(tbl);
-	if (unlikely(!e)) {
-		lt_count(t->stats, LT_TABLE_FULL);
-		lt_hot_end(flags);
-		return -ENOSPC;
+	/* A disabled tracker raises nothing; its table is only read for the stack mode. */
+	rcu_read_lock();
+	tbl = rcu_dereference(t->table);
+	if (unlikely(!tbl)) {
+		rcu_read_unlock();
+		return -ENODEV;
 	}
-	raw_write_seqcount_begin(&e->seq);
-	WRITE_ONCE(e->state, LT_ENTRY_PRIVATE);
-	lt_entry_fill(t, tbl, e, lt_hash(tbl, key, key_len), key, key_len, in, false);
-	raw_write_seqcount_end(&e->seq);
-	/*
-	 * Releases the guard and restores interrupts itself. The pair had no event_in where a
-	 * STACK_IN stack could have been saved: it gets the alerting context's, so labelled.
-	 */
-	lt_alert_out(t, tbl, e, now, delay, out,
-		     tbl->stack_mode != LATENCY_TRACKER_STACK_NONE, flags);
+	lt_alert_pair(t, tbl, in, now, delay, out);
 	rcu_read_unlock();
 	return 1;
 }

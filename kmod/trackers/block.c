@@ -23,9 +23,9 @@
  * driver (BLK_STS_RESOURCE) is issued again with the same key: keeping the first issue
  * measures what the issuer waits for, requeues included. Two requests in flight on the
  * same sector of the same disk (rare: O_DIRECT readers of one block) are one key: the
- * first completion closes it, the other completion is counted as unmatched. A key whose
- * completion never matches (a zone append, whose sector the driver rewrites) stays
- * until stale_ns discards it.
+ * first completion closes it, the other completion is counted as unmatched. A zone
+ * append is not tracked: its completion carries the sector the device chose, so it would
+ * never match, and its key, discarded as stale, would raise a false alert.
  *
  * Partial completions (a driver completing a request in several chunks) close the key
  * at the first chunk: the sector moves on afterwards.
@@ -52,6 +52,8 @@ static void ltt_blk_issue(void *data, struct request *rq)
 	struct latency_tracker_in in = { };
 	struct ltt_blk_key key;
 
+	if (req_op(rq) == REQ_OP_ZONE_APPEND)
+		return;
 	if (!ltt_blk_key_of(rq, &key) || !ltt_filter_match(&ltt_blk_filter, current))
 		return;
 	ltt_blk_in(&key, rq, &in);

@@ -37,7 +37,7 @@ struct latency_tracker;
  * @LATENCY_TRACKER_DUP_REJECT: keep the pending key; event_in returns -EEXIST (counted
  *	as a duplicate).
  * @LATENCY_TRACKER_DUP_REPLACE: restart the pending key: new start time, task and data
- *	(counted as a duplicate); event_in returns 0.
+ *	(counted as a duplicate); event_in returns 0, also when the table is full.
  * @LATENCY_TRACKER_DUP_NEST: keep both; event_out closes the most recent one (LIFO),
  *	for nesting events such as interrupts on one CPU.
  */
@@ -125,7 +125,12 @@ typedef bool (*latency_tracker_cb_t)(struct latency_tracker *t,
  * @timeout_ns: 0: module default (which may be "off").
  * @stale_ns: 0: module default. When both are set, @timeout_ns must be below it. A
  *	default that is not below (timeout) or above (staleness) the value set here is
- *	dropped: the tracker gets no timeout, or no staleness.
+ *	dropped: the tracker gets no timeout, or no staleness. A key discarded as stale
+ *	at or past the threshold raises a timeout alert flagged
+ *	LATENCY_TRACKER_REC_F_DISCARDED (ABI 1.7) before it is freed: its end will never
+ *	match.
+ * @stale_silent: its stale keys are mostly ends it cannot see (the net tracker's
+ *	coalesced TCP segments), not late ones: they are discarded without that alert.
  * @dup_policy: enum latency_tracker_dup_policy.
  * @stack_mode: enum latency_tracker_stack_mode.
  * @cb: optional callback, see latency_tracker_cb_t.
@@ -158,6 +163,7 @@ struct latency_tracker_params {
 	u64 threshold_ns;
 	u64 timeout_ns;
 	u64 stale_ns;
+	bool stale_silent;
 	enum latency_tracker_dup_policy dup_policy;
 	enum latency_tracker_stack_mode stack_mode;
 	latency_tracker_cb_t cb;
@@ -258,7 +264,8 @@ void latency_tracker_disable(struct latency_tracker *t);
  * @in: optional arguments, NULL for defaults.
  *
  * Context: any, see the top of this file.
- * Return: 0; -EEXIST duplicate rejected; -ENOSPC table full; -E2BIG key longer than
+ * Return: 0; -EEXIST duplicate rejected; -ENOSPC table full (a new key, or any with
+ * DUP_NEST: a pending key is still a duplicate); -E2BIG key longer than
  * key_size; -EINVAL empty key; -EBUSY nested call on this CPU; -ENODEV disabled. Every
  * error except -ENODEV is counted in the tracker's statistics.
  */
@@ -291,13 +298,15 @@ int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t
  * For a tracker's fast path: a pair that began and ended without leaving its CPU's
  * private slot (e.g. a system call that did not block) is counted and measured as
  * event_in then event_out would count it. Below the threshold it touches no shared lock
- * and no table entry and does not mask interrupts; an alert takes one free entry to
- * carry the record, as for event_out. With stack mode STACK_IN or STACK_ALERT the alert
- * carries the stack of the caller, flag STACK_ALERT: no stack was saved at the start.
+ * and no table entry and does not mask interrupts; an alert is built on the stack, with
+ * no table entry either, so a table full of other keys does not drop it; the callback's
+ * private area is a copy of @in->priv (zeroed without it). With stack mode STACK_IN or
+ * STACK_ALERT the alert carries the stack of the caller, flag STACK_ALERT: no stack was
+ * saved at the start.
  *
- * Context: any, see the top of this file.
- * Return: 0 under the threshold; 1 alert raised; -ENOSPC no free entry for the alert
- * (counted as table_full); other errors as latency_tracker_event_in().
+ * Context: any, see the top of this file; called on the CPU that kept the pair.
+ * Return: 0 under the threshold; 1 alert raised; -E2BIG, -EINVAL and -ENODEV as
+ * latency_tracker_event_in().
  */
 int latency_tracker_event_pair(struct latency_tracker *t, const void *key, size_t key_len,
 			       const struct latency_tracker_in *in,

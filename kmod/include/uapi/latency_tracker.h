@@ -27,6 +27,10 @@
  *     there every thread of the file; threads free to run on several CPUs are woken by
  *     every alert. A reader with a thread per CPU is thus woken without an
  *     interprocessor interrupt. Open files are woken independently of one another.
+ *     read() and poll()/select() choose the queue at each wait; epoll chooses it once,
+ *     at EPOLL_CTL_ADD: an epoll instance registered by a pinned thread stays on that
+ *     CPU's queue and misses the alerts of another CPU where a thread of the same open
+ *     file waits. Register epoll from an unpinned thread, or give it its own open file.
  *   - The kernel keeps the last N records in one shared ring (N: ring_records in sysfs).
  *     Each open file has its own read position, so any number of readers each see every
  *     record; they never steal records from one another. A new open starts at the oldest
@@ -56,7 +60,11 @@
  *   timeout_ns       (rw) 0 = off; a key still open after this long raises a timeout
  *                    alert once and stays pending.
  *   stale_ns         (rw) 0 = never; a key still open after this long is discarded
- *                    (must be greater than timeout_ns when both are set).
+ *                    (must be greater than timeout_ns when both are set). ABI 1.7: one
+ *                    discarded at or past threshold_ns first raises a TIMEOUT record
+ *                    flagged LATENCY_TRACKER_REC_F_DISCARDED (counted in stats/timeouts),
+ *                    but in the net and iosched trackers, whose stale keys are ends
+ *                    they cannot see.
  *   max_keys         (rw, only while disabled: -EBUSY otherwise).
  *   stack            (rw, only while disabled) "none", "alert" (stack of the context that
  *                    raises the alert) or "in" (stack saved at event_in, costly).
@@ -119,7 +127,7 @@
 
 /* A major bump breaks readers; a minor bump only appends fields or values. */
 #define LATENCY_TRACKER_ABI_MAJOR 1
-#define LATENCY_TRACKER_ABI_MINOR 6
+#define LATENCY_TRACKER_ABI_MINOR 7
 
 /* device_names (ABI 1.5): a name's longest, its terminating NUL included. */
 #define LATENCY_TRACKER_DEVNAME_LEN 32
@@ -187,6 +195,12 @@ enum latency_tracker_reason {
 #define LATENCY_TRACKER_REC_F_STACK_TASK (1U << 3)
 /* ABI 1.2: stack of the task that woke the tracked one, taken at sched_waking */
 #define LATENCY_TRACKER_REC_F_STACK_WAKER (1U << 4)
+/*
+ * ABI 1.7: with reason TIMEOUT, the key was discarded as stale (stale_ns) after the
+ * threshold: its end will never be matched, this is its last record; delay_ns is how long
+ * it had been pending then (end_ns: the discard), a lower bound of its latency.
+ */
+#define LATENCY_TRACKER_REC_F_DISCARDED (1U << 5)
 
 /*
  * latency_tracker_record.tracker_type: says what data[] holds; unused words are 0.

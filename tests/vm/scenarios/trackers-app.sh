@@ -3,7 +3,8 @@
 # begin, also found in an LTTng snapshot; end from another process works; malformed
 # writes fail with EINVAL and change nothing (tests/vm/progs/lt-app-write.c); end of an
 # unknown cookie succeeds and is counted unmatched; reads fail; a threshold change
-# applies to the next marker; filters apply to the writer of begin; writes while
+# applies to the next marker; filters apply to the writer of begin; begin of a pending
+# cookie on a full table restarts it (no alert measured from its first begin); writes while
 # disabled are accepted and ignored; rmmod fails while the device is open, then works.
 . "$VM_IN/scenarios/guest-lib.sh"
 
@@ -94,6 +95,30 @@ echo "end flt3" >$D || fail "end flt3"
 check 0 flt3
 echo 0 >$T/filter_tgid
 pass "filters apply to the writer of begin"
+
+# A reused cookie restarts while the table is full: its end measures from the restart.
+# k1, begun as long ago as k0 was, still alerts: the old starts were there to be seen.
+tracker_disable
+echo 16 >$T/max_keys || fail "max_keys 16"
+tracker_enable
+echo 1000000000 >$T/threshold_ns || fail "threshold_ns 1 s"
+for k in $(seq 0 15); do echo "begin k$k" >$D || fail "begin k$k"; done
+[ "$(cat $T/stats/pending)" = 16 ] || fail "pending $(cat $T/stats/pending), expected 16"
+sleep 2
+dup0=$(cat $T/stats/duplicates)
+full0=$(cat $T/stats/table_full)
+m=$(lt-dump -n)
+echo "begin k0" >$D || fail "begin k0 again on a full table"
+echo "end k0" >$D || fail "end k0"
+echo "end k1" >$D || fail "end k1"
+check 1 k1
+[ "$(val "$line" delay_ns)" -ge 2000000000 ] || fail "k1 delay $(val "$line" delay_ns)"
+check 0 k0
+[ "$(cat $T/stats/duplicates)" = $((dup0 + 1)) ] || fail "duplicates $(cat $T/stats/duplicates)"
+[ "$(cat $T/stats/table_full)" = "$full0" ] || fail "table_full $(cat $T/stats/table_full)"
+for k in $(seq 2 15); do echo "end k$k" >$D; done
+pass "full table: begin of a pending cookie restarts it (no alert from its first start)"
+echo 10000000 >$T/threshold_ns
 
 tracker_disable
 in0=$(cat $T/stats/events_in)
