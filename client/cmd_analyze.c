@@ -36,7 +36,9 @@ enum {
 	OPT_FREQ,
 	OPT_FREQ_RESOLUTION,
 	OPT_IO_USAGE,
-	OPT_THREADS
+	OPT_THREADS,
+	OPT_MAX_METADATA,
+	OPT_MAX_CLASSES
 };
 
 static void print_json(struct json_object *o, bool pretty)
@@ -169,6 +171,10 @@ static void analyze_help(const struct command *cmd)
 	       "  --threads N           decode the streams in up to N threads, 1 to %d\n"
 	       "                        (default: the online CPUs, at most %d); the result is\n"
 	       "                        the same\n"
+	       "  --max-metadata SIZE   leave out a trace whose metadata file is bigger\n"
+	       "                        (bytes, or with K, M, G; default %lluM)\n"
+	       "  --max-event-classes N leave out a trace whose metadata declares more event\n"
+	       "                        classes (default %d)\n"
 	       "  --lami                LAMI 1.0 results (as latencyctl-lami)\n"
 	       "  --incident ID DIR     every host's snapshot of fleet incident ID under DIR\n"
 	       "  --local-only          with --incident: each host's chains alone, not followed\n"
@@ -181,7 +187,9 @@ static void analyze_help(const struct command *cmd)
 	       "3 latencyd unreachable (ID).\n\nExample: "
 	       "%s\n",
 	       cmd->name, cmd->args, cmd->summary, AN_LIMIT_DEFAULT, AN_FREQ_RESOLUTION_MAX,
-	       AN_FREQ_RESOLUTION_DEFAULT, AN_THREADS_MAX, AN_THREADS_DEFAULT_MAX, cmd->example);
+	       AN_FREQ_RESOLUTION_DEFAULT, AN_THREADS_MAX, AN_THREADS_DEFAULT_MAX,
+	       (unsigned long long)(AN_METADATA_MAX_DEFAULT >> 20), AN_EVENT_CLASSES_MAX_DEFAULT,
+	       cmd->example);
 }
 
 /* --begin, --end (C) and --limit (OPT_LIMIT): EXIT_OK, or EXIT_USAGE after saying why. */
@@ -241,6 +249,44 @@ static int threads_option(const char *arg, struct an_options *opt)
 	return EXIT_OK;
 }
 
+/* --max-metadata SIZE (bytes, or K, M, G of 1024): EXIT_OK, or EXIT_USAGE after saying why. */
+static int metadata_option(const char *arg, struct an_options *opt)
+{
+	static const char units[] = "KMG";
+	size_t len = strlen(arg);
+	const char *u = len && len < 32 ? strchr(units, arg[len - 1]) : NULL;
+	unsigned shift = u && *u ? 10 * (unsigned)(u - units + 1) : 0;
+	char digits[32];
+	uint64_t v;
+
+	snprintf(digits, sizeof(digits), "%.*s", (int)(shift ? len - 1 : len), arg);
+	if (len >= sizeof(digits) || parse_u64(digits, &v) < 0 || !v || v > UINT64_MAX >> shift) {
+		fprintf(stderr,
+			"latencyctl: analyze: invalid --max-metadata '%s': a size in bytes, or "
+			"with K, M or G\n",
+			arg);
+		return EXIT_USAGE;
+	}
+	opt->max_metadata = v << shift;
+	return EXIT_OK;
+}
+
+/* --max-event-classes N: EXIT_OK, or EXIT_USAGE after saying why. */
+static int classes_option(const char *arg, struct an_options *opt)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) < 0 || !v) {
+		fprintf(stderr,
+			"latencyctl: analyze: invalid --max-event-classes '%s': a number of event "
+			"classes, 1 or more\n",
+			arg);
+		return EXIT_USAGE;
+	}
+	opt->max_event_classes = v;
+	return EXIT_OK;
+}
+
 /* One thread per online CPU, up to a few: each costs a parse of the metadata. */
 static unsigned default_threads(void)
 {
@@ -273,6 +319,8 @@ static int analyze_options(struct ctl *ctl, const struct command *cmd, int argc,
 		{"freq-resolution", required_argument, NULL, OPT_FREQ_RESOLUTION},
 		{"io-usage", no_argument, NULL, OPT_IO_USAGE},
 		{"threads", required_argument, NULL, OPT_THREADS},
+		{"max-metadata", required_argument, NULL, OPT_MAX_METADATA},
+		{"max-event-classes", required_argument, NULL, OPT_MAX_CLASSES},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -303,6 +351,14 @@ static int analyze_options(struct ctl *ctl, const struct command *cmd, int argc,
 			break;
 		case OPT_THREADS:
 			if (threads_option(optarg, &a->opt) != EXIT_OK)
+				return EXIT_USAGE;
+			break;
+		case OPT_MAX_METADATA:
+			if (metadata_option(optarg, &a->opt) != EXIT_OK)
+				return EXIT_USAGE;
+			break;
+		case OPT_MAX_CLASSES:
+			if (classes_option(optarg, &a->opt) != EXIT_OK)
 				return EXIT_USAGE;
 			break;
 		case OPT_INCIDENT:

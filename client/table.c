@@ -70,8 +70,9 @@ static const struct command commands[] = {
 	 "  ID        a snapshot's id, from list-snapshots\n", "latencyctl delete-snapshot 42"},
 	{CTL_CMD_ANALYZE,
 	 "[--begin NS] [--end NS] [--limit N] [--no-tables] [--freq] [--freq-resolution N] "
-	 "[--io-usage] [--threads N] [--lami [--output-progress]] [--test-compatibility] "
-	 "ID|PATH | --incident ID DIR [--local-only] | --mi-version | --metadata",
+	 "[--io-usage] [--threads N] [--max-metadata SIZE] [--max-event-classes N] "
+	 "[--lami [--output-progress]] [--test-compatibility] ID|PATH | --incident ID DIR "
+	 "[--local-only] | --mi-version | --metadata",
 	 "explain a snapshot's alerts and give its statistics (run here, not in latencyd)",
 	 cmd_analyze, "", /* its own --help: cmd_analyze.c */
 	 "latencyctl analyze 42"},
@@ -123,7 +124,7 @@ size_t commands_names(const char **names, size_t max)
 void ctl_usage(FILE *f)
 {
 	int width = 0;
-	char head[256];
+	char head[512];
 
 	fprintf(f,
 		"Usage: latencyctl [OPTIONS] COMMAND [ARGS]\n"

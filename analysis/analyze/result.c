@@ -78,7 +78,7 @@ static int compute_window(struct an_result *r, const struct an_options *opt, cha
 	r->begin =
 		opt->begin_ns && opt->begin_ns > r->log.first_ts ? opt->begin_ns : r->log.first_ts;
 	r->end = opt->end_ns && opt->end_ns < r->log.last_ts ? opt->end_ns : r->log.last_ts;
-	an_missing(&r->log, &r->missing);
+	an_missing(&r->log, &r->dirs, r->path, &r->missing);
 	for (size_t i = 0; i < r->log.alerts.n && r->causes.n < max_alerts; i++) {
 		const struct an_alert *a = AN_AT(&r->log.alerts, struct an_alert, i);
 		struct an_cause *c;

@@ -40,6 +40,13 @@ enum an_ev_type {
 	EV__COUNT,
 };
 
+/*
+ * A sched_switch's prev_state for a thread switched away for good: lttng-modules reports
+ * the kernel's task_state_index() as a bit, EXIT_DEAD (X) or EXIT_ZOMBIE (Z) for one that
+ * exited (and TASK_REPORT_MAX, 0x100, for a preemption).
+ */
+#define AN_PREV_STATE_DEAD 0x30
+
 struct an_ev {
 	uint64_t ts; /* ns from the epoch */
 	uint64_t d;
@@ -149,6 +156,15 @@ struct an_bad_class {
 	uint64_t events;
 };
 
+/*
+ * The classes of interest a trace's metadata declares (decode.c), of those whose absence
+ * only the metadata can tell (missing.c): a kernel trace declares sched_switch.
+ */
+struct an_declared {
+	uint32_t trace; /* its index in the trace directories read; UINT32_MAX: unknown */
+	uint32_t types; /* 1 << type */
+};
+
 /* What reading the trace gave. */
 struct an_log {
 	struct an_vec ev;	 /* struct an_ev, time order */
@@ -164,10 +180,10 @@ struct an_log {
 	struct an_vec disks;	 /* struct an_disk: block devices' names */
 	bool senders_known;	 /* an_net_senders() filled the packets' tid */
 	uint64_t counts[EV__COUNT];
-	uint32_t declared;  /* 1 << type: a class of that type is in the metadata (a few) */
-	uint64_t events;    /* every event read, of interest or not */
-	uint64_t discarded; /* events the tracer says it lost */
-	uint64_t damaged;   /* events left out: no time, or a CPU no kernel has */
+	struct an_vec declared; /* struct an_declared, one per trace declaring any */
+	uint64_t events;	/* every event read, of interest or not */
+	uint64_t discarded;	/* events the tracer says it lost */
+	uint64_t damaged;	/* events left out: no time, or a CPU no kernel has */
 	uint64_t first_ts, last_ts;
 	struct an_vec cpu_first; /* uint64_t: each CPU's first event (its history's start) */
 	unsigned ncpu;
@@ -252,10 +268,17 @@ void an_endpoint_text(const struct an_packet *p, bool dst, char *buf, size_t siz
 /* Each sent packet's task, from the CPUs' contexts at its sending. */
 void an_net_senders(struct an_log *log);
 
-/* missing.c: what the absence of each event class means. */
-void an_missing(const struct an_log *log, struct an_vec *missing);
+/* A trace's declared classes (1 << type) added to the log's; -ENOMEM. */
+int an_declare(struct an_log *log, uint32_t trace, uint32_t types);
+/*
+ * missing.c: what the absence of each event class means. DIRS (char *) are the trace
+ * directories read, under ROOT: a class some kernel traces do not declare names them.
+ */
+void an_missing(const struct an_log *log, const struct an_vec *dirs, const char *root,
+		struct an_vec *missing);
 /* Of those, the classes a kernel trace's metadata does not declare (char *, pushed). */
-void an_undeclared(const struct an_log *log, struct an_vec *missing);
+void an_undeclared(const struct an_log *log, const struct an_vec *dirs, const char *root,
+		   struct an_vec *missing);
 
 /* strings.c */
 char *an_strdup(const char *s);

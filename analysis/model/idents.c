@@ -33,6 +33,7 @@ struct now {
 struct build {
 	struct an_vec built; /* struct built */
 	struct now *now;
+	const struct an_log *log; /* its events, in time order */
 };
 
 static bool same_comm(const struct build *b, const struct now *n, const char *comm)
@@ -86,16 +87,44 @@ static void rename_run(struct build *b, struct now *n, const char *comm, uint64_
 }
 
 /*
- * Whether the run's latest rename was this exec's: the kernel gives the thread its new
- * name early in the exec, and its exec event comes only once the new program is loaded
- * (its pages read, perhaps from a slow disk), so a switch or a wakeup between the two shows
- * the new name first. COMM is the exec's file name, which the kernel cuts as it names.
+ * Whether TID was switched away to sleep interruptibly in [FROM, TO]: an exec, once it
+ * renamed the thread, never does (it waits uninterruptibly, for the program's pages, a
+ * lock, memory), a thread that went on running its program after a rename mostly does.
+ * A scan of the events between, only where an exec's name was seen before it.
  */
-static bool exec_seen_early(const struct build *b, const struct now *n, const char *comm)
+static bool slept_between(const struct an_log *log, int32_t tid, uint64_t from, uint64_t to)
+{
+	const struct an_ev *ev = log->ev.v;
+	size_t lo = 0, hi = log->ev.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ev[mid].ts < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < log->ev.n && ev[i].ts <= to; i++)
+		if (ev[i].type == EV_SWITCH && ev[i].a == tid && (ev[i].d & 1)) /* S */
+			return true;
+	return false;
+}
+
+/*
+ * Whether the run's latest rename was exec O's: the kernel gives the thread its new name
+ * early in the exec, and its exec event comes only once the new program is loaded
+ * (its pages read, perhaps from a slow disk), so a switch or a wakeup between the two shows
+ * the new name first. O's comm is the exec's file name, which the kernel cuts as it names. A
+ * thread that renamed itself (prctl) and then slept interruptibly was out of any exec: an
+ * exec of the same name later does not date the rename.
+ */
+static bool exec_seen_early(const struct build *b, const struct now *n, const struct an_obs *o)
 {
 	return n->last >= 0 && n->renamed_ts &&
-	       strncmp(AN_AT(&b->built, struct built, n->last)->id.comm, comm, AN_COMM_LEN - 1) ==
-		       0;
+	       strncmp(AN_AT(&b->built, struct built, n->last)->id.comm, o->comm,
+		       AN_COMM_LEN - 1) == 0 &&
+	       !slept_between(b->log, o->tid, n->renamed_ts, o->ts);
 }
 
 /* The pid learnt late: it was the pid of the whole run. */
@@ -137,7 +166,7 @@ static int observe(struct build *b, uint32_t task, const struct an_obs *o)
 		 * led it, or took over the tid of the leader that did). */
 		if (n->last >= 0 && n->pid < 0)
 			backfill(b, n, o->tid);
-		if (exec_seen_early(b, n, o->comm)) {
+		if (exec_seen_early(b, n, o)) {
 			uint64_t since = n->renamed_ts;
 			char before[AN_COMM_LEN + 1];
 
@@ -211,7 +240,7 @@ static int place(struct an_log *log, const struct build *b)
 
 int an_idents(struct an_log *log)
 {
-	struct build b = {.built = AN_VEC(struct built)};
+	struct build b = {.built = AN_VEC(struct built), .log = log};
 	int r = 0;
 
 	an_vec_free(&log->idents);

@@ -23,6 +23,7 @@ void an_log_init(struct an_log *log)
 	log->packets.size = sizeof(struct an_packet);
 	log->disks.size = sizeof(struct an_disk);
 	log->bad_classes.size = sizeof(struct an_bad_class);
+	log->declared.size = sizeof(struct an_declared);
 	log->sysnames.size = log->irqname_v.size = log->problems.size = sizeof(char *);
 }
 
@@ -140,4 +141,5 @@ void an_log_free(struct an_log *log)
 	for (size_t i = 0; i < log->bad_classes.n; i++)
 		free(AN_AT(&log->bad_classes, struct an_bad_class, i)->what);
 	an_vec_free(&log->bad_classes);
+	an_vec_free(&log->declared);
 }

@@ -206,14 +206,14 @@ static const char *frames_text(const struct an_stack *s, char *buf, size_t size)
  * What the session did not record that an alert's explanation would have used, said in
  * its summary: LAMI has no other place for it. "" when it recorded all.
  */
-static char *undeclared_text(const struct an_log *log)
+static char *undeclared_text(const struct an_result *r)
 {
 	struct an_vec missing = AN_VEC(char *);
 	char *text = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&text, &size);
 
-	an_undeclared(log, &missing);
+	an_undeclared(&r->log, &r->dirs, r->path, &missing);
 	for (size_t i = 0; f && i < missing.n; i++)
 		fprintf(f, "; not recorded: %s", *AN_AT(&missing, char *, i));
 	if (f)
@@ -226,7 +226,7 @@ static void alert_tables(const struct an_result *r, struct json_object *results)
 {
 	struct an_table alerts = {.cls = find("alerts")};
 	struct an_vec summaries = AN_VEC(char *);
-	char *undeclared = undeclared_text(&r->log);
+	char *undeclared = undeclared_text(r);
 
 	for (size_t i = 0; i < r->causes.n; i++) {
 		const struct an_cause *c = AN_AT(&r->causes, struct an_cause, i);

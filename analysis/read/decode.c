@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "decode.h"
 
@@ -536,10 +537,44 @@ static void packet_cpu(struct an_decoder *d, uint32_t *slot, const bt_packet *pk
 		d->log->ncpu = *slot + 1;
 }
 
+void an_input_of(const char *dir, uint32_t trace, struct an_input *in)
+{
+	struct stat st;
+
+	*in = (struct an_input){.trace = trace};
+	if (dir && stat(dir, &st) == 0) {
+		in->dev = (uint64_t)st.st_dev;
+		in->ino = (uint64_t)st.st_ino;
+	}
+}
+
+/*
+ * The trace stream s is of: the decoder's, or, reading several, the one whose directory
+ * holds its file (source.ctf.fs names a stream by its file's path); UINT32_MAX: unknown.
+ * Once per stream class.
+ */
+static uint32_t trace_of(const struct an_decoder *d, const bt_stream *s)
+{
+	const char *name = d->inputs ? bt_stream_get_name(s) : NULL;
+	const char *slash = name ? strrchr(name, '/') : NULL;
+	char *dir = slash ? strndup(name, (size_t)(slash - name)) : NULL;
+	struct an_input in;
+
+	if (!d->inputs)
+		return d->trace;
+	an_input_of(dir, UINT32_MAX, &in);
+	free(dir);
+	for (size_t i = 0; in.ino && i < d->ninputs; i++)
+		if (d->inputs[i].ino == in.ino && d->inputs[i].dev == in.dev)
+			return d->inputs[i].trace;
+	return UINT32_MAX;
+}
+
 /*
  * The event classes the stream's class declares, once per class: the metadata says what
  * the session recorded, where counting events cannot tell a class not recorded from one
- * whose events did not happen (missing.c).
+ * whose events did not happen (missing.c). Said per trace: one host's session that
+ * recorded a class says nothing of another's.
  */
 static int declared(struct an_decoder *d, const bt_stream *s)
 {
@@ -554,6 +589,7 @@ static int declared(struct an_decoder *d, const bt_stream *s)
 	const bt_stream_class *sc = bt_stream_borrow_class_const(s);
 	uint32_t *slot = an_map_slot(&d->sclasses, (uint64_t)(uintptr_t)sc, &(bool){false});
 	uint64_t n = bt_stream_class_get_event_class_count(sc);
+	uint32_t types = 0;
 
 	if (!slot)
 		return -ENOMEM;
@@ -566,9 +602,9 @@ static int declared(struct an_decoder *d, const bt_stream *s)
 
 		for (size_t k = 0; name && k < sizeof(told) / sizeof(told[0]); k++)
 			if (strcmp(name, told[k].name) == 0)
-				d->log->declared |= 1u << told[k].type;
+				types |= 1u << told[k].type;
 	}
-	return 0;
+	return types ? an_declare(d->log, trace_of(d, s), types) : 0;
 }
 
 /* The stream's index in the decoder's, added (its CPU from PK) when new; -ENOMEM. */
@@ -754,8 +790,11 @@ int an_decode(struct an_decoder *d, const bt_message *msg)
 	e->d = (uint64_t)get(p, h->f[3]);
 	switch (h->type) {
 	case EV_SWITCH:
-		return name(d, e->a, str(p, h->s[0])) < 0 || name(d, e->b, str(p, h->s[1])) < 0 ? -1
-												: 0;
+		/* A dying thread's last switch names no one: its exit named it, and its tid may
+		 * be another thread's already, forked on another CPU since. */
+		if (!(e->d & AN_PREV_STATE_DEAD) && name(d, e->a, str(p, h->s[0])) < 0)
+			return -1;
+		return name(d, e->b, str(p, h->s[1]));
 	case EV_WAKING:
 	case EV_WAKEUP_NEW:
 	case EV_MIGRATE:

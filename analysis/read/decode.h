@@ -90,7 +90,23 @@ struct an_decoder {
 	uint64_t ts;		      /* the last event's time, ns from the origin */
 	const bt_stream *last_stream; /* and its index in dstreams */
 	uint32_t last_ds;
+	/*
+	 * The trace (index in the directories read) its streams are of, for what each trace
+	 * declares; or, reading several (the muxed pass), the directory each was read from
+	 * (its own or a salvage's), to find a stream's trace by its name (its file's path).
+	 */
+	uint32_t trace;
+	const struct an_input *inputs; /* NULL: trace */
+	size_t ninputs;
 };
+
+/* A directory a trace is read from, as stat() knows it (source.ctf.fs makes paths absolute). */
+struct an_input {
+	uint64_t dev, ino; /* ino 0: none */
+	uint32_t trace;
+};
+/* DIR's identity into in, as TRACE's (ino 0: it cannot be looked at). */
+void an_input_of(const char *dir, uint32_t trace, struct an_input *in);
 
 #define AN_DECODER_INIT(l)                                                                         \
 	{                                                                                          \

@@ -410,7 +410,6 @@ static void totals(const struct merge *m)
 		out->damaged += in->damaged;
 		for (int k = 0; k < EV__COUNT; k++)
 			out->counts[k] += in->counts[k];
-		out->declared |= in->declared;
 		if (in->first_ts && (!out->first_ts || in->first_ts < out->first_ts))
 			out->first_ts = in->first_ts;
 		if (in->events && in->last_ts > out->last_ts)
@@ -418,6 +417,22 @@ static void totals(const struct merge *m)
 		if (in->ncpu > out->ncpu)
 			out->ncpu = in->ncpu;
 	}
+}
+
+/* What each trace declares: its streams' together. */
+static int declared(const struct merge *m)
+{
+	for (size_t s = 0; s < m->n; s++) {
+		const struct an_vec *in = &m->st[s]->log.declared;
+
+		for (size_t i = 0; i < in->n; i++) {
+			const struct an_declared *d = AN_AT(in, struct an_declared, i);
+
+			if (an_declare(m->out, d->trace, d->types) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 /* The classes left out (decode.c), each once, their events summed over the streams. */
@@ -516,6 +531,8 @@ int an_merge(struct an_stream *const *streams, size_t n, struct an_log *out)
 	r = cpu_first(&m);
 	if (!r)
 		r = bad_classes(&m);
+	if (!r)
+		r = declared(&m);
 	if (!r)
 		r = merge_events(&m);
 	if (!r)

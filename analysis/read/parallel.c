@@ -156,6 +156,19 @@ static int write_pieces(struct an_shard *s)
 	return 0;
 }
 
+/* Input S, the shard's next, read for trace DI. */
+static int push_input(struct an_shard *s, char *input, size_t di)
+{
+	uint32_t *t = an_vec_push(&s->traces);
+
+	if (!t) {
+		free(input);
+		return -ENOMEM;
+	}
+	*t = (uint32_t)di;
+	return push_str(&s->inputs, input);
+}
+
 /* Trace dir's part in shard s: the directory itself when it holds all of it, else links. */
 static int shard_input(struct an_shard *s, size_t shard, const char *dir, size_t di,
 		       const struct an_vec *units)
@@ -175,7 +188,7 @@ static int shard_input(struct an_shard *s, size_t shard, const char *dir, size_t
 	if (!mine)
 		return 0;
 	if (mine == all)
-		return push_str(&s->inputs, an_strdup(dir));
+		return push_input(s, an_strdup(dir), di);
 	tmp = an_asprintf("%s/latency-streams.XXXXXX", base && *base ? base : "/tmp");
 	if (!tmp || !mkdtemp(tmp)) {
 		free(tmp);
@@ -196,7 +209,7 @@ static int shard_input(struct an_shard *s, size_t shard, const char *dir, size_t
 			continue;
 		r = an_unit_is_piece(u) ? push_piece(s, tmp, dir, u) : link_one(tmp, dir, u->name);
 	}
-	return r ? r : push_str(&s->inputs, an_strdup(tmp));
+	return r ? r : push_input(s, an_strdup(tmp), di);
 }
 
 static int merge(struct an_shard *shards, size_t n, struct an_log *log)
@@ -385,7 +398,7 @@ int an_read_streams(struct an_vec *dirs, struct an_pass *pass, struct an_log *lo
 		const char *dir = *AN_AT(dirs, char *, i);
 		char *e = NULL;
 
-		if (an_check_metadata(dir, &e) < 0 || an_check_streams(dir, &e) < 0)
+		if (an_check_metadata(dir, pass->opt, &e) < 0 || an_check_streams(dir, &e) < 0)
 			r = -EAGAIN;
 		free(e);
 		if (!r)
@@ -414,6 +427,7 @@ int an_read_streams(struct an_vec *dirs, struct an_pass *pass, struct an_log *lo
 	n = drop_empty(&units, shards, n);
 	for (size_t s = 0; s < n && !r; s++) {
 		shards[s].inputs.size = shards[s].links.size = sizeof(char *);
+		shards[s].traces.size = sizeof(uint32_t);
 		shards[s].pieces.size = sizeof(struct an_piece);
 		shards[s].stop = pass->stop;
 		for (size_t i = 0; i < dirs->n && !r; i++)

@@ -282,7 +282,7 @@ static int build(bt_graph **ret, struct an_vec *dirs, char **tmp, bool *bad, str
 
 		if (bad[i])
 			continue;
-		if (!tmp[i] && an_check_metadata(dir, &e) < 0) {
+		if (!tmp[i] && an_check_metadata(dir, s->pass->opt, &e) < 0) {
 			an_problem(log, "%s", e);
 			free(e);
 			bad[i] = true;
@@ -365,6 +365,7 @@ static int read_muxed(struct an_vec *dirs, struct an_pass *pass, struct an_log *
 	bool *bad = calloc(dirs->n ? dirs->n : 1, sizeof(bool));
 	char **tmp = calloc(dirs->n ? dirs->n : 1, sizeof(char *));
 	struct sink s = {.dec = AN_DECODER_INIT(log), .pass = pass};
+	struct an_input *inputs = NULL;
 	bt_graph *g = NULL;
 	bt_graph_run_once_status st;
 	int r;
@@ -385,6 +386,19 @@ static int read_muxed(struct an_vec *dirs, struct an_pass *pass, struct an_log *
 		}
 	if (r < 0)
 		goto out;
+	/* Each trace's directory, and the salvage's it is read from instead (its files are
+	 * links to the trace's own): what a stream's file is in tells its trace. */
+	inputs = calloc(dirs->n ? 2 * dirs->n : 1, sizeof(*inputs));
+	if (!inputs) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < dirs->n; i++) {
+		an_input_of(*AN_AT(dirs, char *, i), (uint32_t)i, &inputs[2 * i]);
+		an_input_of(tmp[i], (uint32_t)i, &inputs[2 * i + 1]);
+	}
+	s.dec.inputs = inputs;
+	s.dec.ninputs = 2 * dirs->n;
 	st = run(g, pass->stop);
 	if (st != BT_GRAPH_RUN_ONCE_STATUS_END && pass->stop && *pass->stop) {
 		*why = an_asprintf("stopped");
@@ -419,6 +433,7 @@ out:
 	}
 	free(tmp);
 	free(bad);
+	free(inputs);
 	return r;
 }
 

@@ -17,18 +17,87 @@
 #include <unistd.h>
 
 #include "an.h"
+#include "analysis.h"
 #include "lttng_packet.h"
 #include "salvage.h"
 
 #define TSDL_MAGIC  0x75d11d57U
 #define META_HEADER 37 /* magic, uuid[16], checksum, content_size, packet_size, 5 bytes */
 
-int an_check_metadata(const char *dir, char **why)
+/*
+ * The event classes a metadata's text declares, counted as it is read in pieces: each
+ * "event" word followed by blanks and "{", a block's start, wherever it is (a comment or a
+ * string in the way counts too: a metadata that does that is no tracer's).
+ */
+struct classes {
+	uint64_t n;
+	unsigned matched; /* of "event" */
+	bool word;	  /* the last byte was part of a word */
+	bool after;	  /* "event" read: blanks, then a block? */
+};
+
+static void count_classes(struct classes *c, const unsigned char *p, size_t len)
 {
+	static const char kw[] = "event";
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = p[i];
+		bool blank = ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+
+		if (c->after && blank) {
+			c->word = false;
+			continue;
+		}
+		if (c->after) {
+			c->after = false;
+			if (ch == '{') {
+				c->n++;
+				c->word = false;
+				continue;
+			}
+		}
+		if (ch == (unsigned char)kw[c->matched] && (c->matched || !c->word)) {
+			if (++c->matched == sizeof(kw) - 1) {
+				c->matched = 0;
+				c->after = true;
+			}
+		} else {
+			c->matched = ch == 'e' && !c->word ? 1 : 0;
+		}
+		c->word = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			  (ch >= '0' && ch <= '9') || ch == '_';
+	}
+}
+
+/* Bytes [from, from + len) of f into c; false: they could not be read. */
+static bool count_range(FILE *f, long from, uint64_t len, struct classes *c)
+{
+	unsigned char buf[1 << 16];
+
+	if (fseek(f, from, SEEK_SET) != 0)
+		return false;
+	while (len) {
+		size_t want = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+
+		if (fread(buf, 1, want, f) != want)
+			return false;
+		count_classes(c, buf, want);
+		len -= want;
+	}
+	return true;
+}
+
+int an_check_metadata(const char *dir, const struct an_options *opt, char **why)
+{
+	uint64_t max = opt && opt->max_metadata ? opt->max_metadata : AN_METADATA_MAX_DEFAULT;
+	uint64_t max_classes = opt && opt->max_event_classes ? opt->max_event_classes
+							     : AN_EVENT_CLASSES_MAX_DEFAULT;
 	char *path = an_asprintf("%s/metadata", dir);
 	unsigned char h[META_HEADER];
 	FILE *f = path ? fopen(path, "rb") : NULL;
+	struct classes c = {0};
 	long off = 0, size;
+	bool packets = false;
 	int r = 0;
 
 	if (!f) {
@@ -38,6 +107,16 @@ int an_check_metadata(const char *dir, char **why)
 	}
 	fseek(f, 0, SEEK_END);
 	size = ftell(f);
+	/* libbabeltrace2 parses the whole of it, for each thread reading the trace: its time
+	 * grows faster than the event classes' count. Bounded before it sees it. */
+	if (size > 0 && (uint64_t)size > max) {
+		fclose(f);
+		*why = an_asprintf("%s: %ld bytes of metadata, over the limit of %llu bytes "
+				   "(latencyctl analyze --max-metadata): the trace is left out",
+				   path, size, (unsigned long long)max);
+		free(path);
+		return -EFBIG;
+	}
 	/* Text metadata (no magic) is parsed by babeltrace2 and errors cleanly. */
 	while (off < size && fseek(f, off, SEEK_SET) == 0 && fread(h, 1, 4, f) == 4) {
 		uint32_t magic = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
@@ -46,6 +125,7 @@ int an_check_metadata(const char *dir, char **why)
 
 		if (magic != TSDL_MAGIC)
 			break;
+		packets = true;
 		if (fread(h + 4, 1, META_HEADER - 4, f) != META_HEADER - 4) {
 			r = -EBADMSG;
 			break;
@@ -58,13 +138,29 @@ int an_check_metadata(const char *dir, char **why)
 			r = -EBADMSG;
 			break;
 		}
+		/* The text is the packets' content, their headers between. */
+		if (content >= 8 * META_HEADER &&
+		    !count_range(f, off + META_HEADER, content / 8 - META_HEADER, &c)) {
+			r = -EBADMSG;
+			break;
+		}
 		off += packet / 8;
 	}
-	fclose(f);
 	if (r < 0)
 		*why = an_asprintf("%s: truncated or damaged metadata packet at byte %ld (file of "
 				   "%ld bytes): the trace cannot be decoded",
 				   path, off, size);
+	else if (!packets && size > 0 && !count_range(f, 0, (uint64_t)size, &c))
+		r = -EIO;
+	if (r == -EIO)
+		*why = an_asprintf("%s: %s", path, strerror(EIO));
+	if (r == 0 && c.n > max_classes) {
+		*why = an_asprintf("%s: %llu event classes, over the limit of %llu (latencyctl "
+				   "analyze --max-event-classes): the trace is left out",
+				   path, (unsigned long long)c.n, (unsigned long long)max_classes);
+		r = -EFBIG;
+	}
+	fclose(f);
 	free(path);
 	return r;
 }

@@ -8,7 +8,13 @@
 
 #include "an.h"
 
-int an_check_metadata(const char *dir, char **why);
+struct an_options;
+/*
+ * Dir's metadata file for babeltrace2 to read: its packets whole, and within OPT's limits
+ * (NULL: the defaults) of bytes and event classes; else -EBADMSG or -EFBIG (-EIO:
+ * unreadable), *why naming the file and what is wrong.
+ */
+int an_check_metadata(const char *dir, const struct an_options *opt, char **why);
 /*
  * In a trace of LTTng's layout, every packet of every stream file whole and readable by
  * babeltrace2 (which aborts on some headers); else -EBADMSG, *why naming the file, for

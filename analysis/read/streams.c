@@ -263,6 +263,7 @@ static int add_stream(struct an_shard *s, size_t input, const bt_port_output *po
 	an_log_init(&st->log);
 	st->dec.log = &st->log;
 	st->dec.trail = &st->trail;
+	st->dec.trace = *AN_AT(&s->traces, uint32_t, input);
 	st->shard = s;
 	st->input = input;
 	s->streams.size = sizeof(st);
@@ -366,6 +367,7 @@ void an_shard_free(struct an_shard *s)
 	}
 	an_vec_free(&s->pieces);
 	an_strs_free(&s->inputs);
+	an_vec_free(&s->traces);
 	for (size_t i = 0; i < s->links.n; i++)
 		an_rm_salvage(*AN_AT(&s->links, char *, i));
 	an_strs_free(&s->links);

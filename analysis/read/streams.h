@@ -51,6 +51,7 @@ struct an_piece {
 /* A set of streams read by one graph, on one thread. */
 struct an_shard {
 	struct an_vec inputs; /* char *: the trace directories (or link directories) read */
+	struct an_vec traces; /* uint32_t: each input's trace, its index in the directories */
 	struct an_vec links;  /* char *: the link directories made for it, to remove */
 	struct an_vec pieces; /* struct an_piece, written before its graph is built */
 	bool split;	      /* some of its inputs are links to part of a trace */

@@ -2,10 +2,11 @@
 /*
  * Snapshots a peer could send (analysis/read/): metadata declaring the classes of interest
  * with other fields, packets whose content is shorter than their header, a stream refused
- * once another was salvaged, thousands of irqs, and a session that did not record
- * sched_process_exec and sched_migrate_task. Each is read muxed and stream by stream, in
- * one thread and two: the same result or the same error, never a crash, and a problem
- * naming what is wrong and where.
+ * once another was salvaged, thousands of irqs, a session that did not record
+ * sched_process_exec and sched_migrate_task (alone, or beside hosts' that did), and
+ * metadata too big or of too many event classes for babeltrace2 to be given. Each is read
+ * muxed and stream by stream, in one thread and two: the same result or the same error,
+ * never a crash, and a problem naming what is wrong and where.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "an.h"
+#include "analysis-result.h"
 #include "results.h"
 #include "snapshot.h"
 #include "tests.h"
@@ -69,18 +71,21 @@ static const char *const classes[] = {
 		    "int32_t prio; int32_t orig_cpu; int32_t dest_cpu; };",
 };
 
-/* The classes of DIR's metadata: each of classes[], or its replacement in ALT (NULL: as is,
- * "": not declared). */
-static void metadata(const char *dir, const char *const *alt)
+/* The classes of DIR's metadata, a trace of HOST: each of classes[], or its replacement in
+ * ALT (NULL: as is, "": not declared). */
+static void metadata_of(const char *dir, const char *const *alt, const char *host)
 {
-	char path[600];
+	const char *peer = strstr(meta_head, "\"peer\"");
+	char path[900];
 	FILE *f;
 
+	ASSERT_TRUE(peer);
 	ASSERT_EQ(mkdir(dir, 0755), 0);
 	snprintf(path, sizeof(path), "%s/metadata", dir);
 	f = fopen(path, "w");
 	ASSERT_TRUE(f);
-	fputs(meta_head, f);
+	fprintf(f, "%.*s\"%s\"%s", (int)(peer - meta_head), meta_head, host,
+		peer + strlen("\"peer\""));
 	for (int i = 0; i <= MIGRATE; i++) {
 		const char *c = alt && alt[i] ? alt[i] : classes[i];
 
@@ -88,6 +93,11 @@ static void metadata(const char *dir, const char *const *alt)
 			fprintf(f, "event { id = %d; stream_id = 0; %s };\n", i, c);
 	}
 	ASSERT_EQ(fclose(f), 0);
+}
+
+static void metadata(const char *dir, const char *const *alt)
+{
+	metadata_of(dir, alt, "peer");
 }
 
 /* A stream file being written: packet after packet of LTTng's layout. */
@@ -338,14 +348,6 @@ static struct an_result *read_alike(const char *dir, char **why)
 	free(text);
 	free(json);
 	return first;
-}
-
-static bool has_problem(const struct an_result *r, const char *what)
-{
-	for (size_t i = 0; i < r->log.problems.n; i++)
-		if (strstr(*AN_AT(&r->log.problems, char *, i), what))
-			return true;
-	return false;
 }
 
 /*
@@ -609,6 +611,216 @@ static void test_undeclared(void)
 	}
 }
 
+/*
+ * Several hosts' kernel traces analysed together (an incident's directory, snapshots side
+ * by side): a class one of them did not record is said of that one, named, though another
+ * recorded it; a class none of them recorded is said as for one trace.
+ */
+static void test_undeclared_per_trace(void)
+{
+	static const char *const no_migrate[MIGRATE + 1] = {[MIGRATE] = ""};
+	static const char *const none[MIGRATE + 1] = {[EXEC] = "", [MIGRATE] = ""};
+	static const struct {
+		const char *host;
+		const char *const *alt;
+	} hosts[] = {{"h1", NULL}, {"h2", no_migrate}, {"h3", none}};
+	static const char *const exec_in =
+		"not recorded: sched_process_exec in h3/kernel: a thread that ran another program";
+	static const char *const migrate_in =
+		"not recorded: sched_migrate_task in h2/kernel, h3/kernel: a woken task is taken "
+		"to wait on the CPU its wakeup targeted";
+	char dir[600], host[700], kernel[800], *why, *text, *lami, *json;
+	struct an_result *r;
+
+	snprintf(dir, sizeof(dir), "%s/hosts", root);
+	ASSERT_EQ(mkdir(dir, 0755), 0);
+	for (size_t h = 0; h < sizeof(hosts) / sizeof(hosts[0]); h++) {
+		struct w a;
+
+		snprintf(host, sizeof(host), "%s/%s", dir, hosts[h].host);
+		ASSERT_EQ(mkdir(host, 0755), 0);
+		snprintf(kernel, sizeof(kernel), "%s/kernel", host);
+		metadata_of(kernel, hosts[h].alt, hosts[h].host);
+		stream_open(&a, kernel, "chan_0", 0);
+		packet_begin(&a);
+		ev_switch(&a, 1000 + h, 0, 0, 300 + (int32_t)h);
+		ev_switch(&a, 2000 + h, 300 + (int32_t)h, 1, 0);
+		if (h == 1)
+			ev_alert(&a, 2100, 301);
+		packet_end(&a, 0, 0);
+		stream_close(&a);
+	}
+	r = read_alike(dir, &why);
+	ASSERT_TRUE(r && !r->log.partial);
+	text = text_of(r);
+	json = json_of(r);
+	lami = lami_of(r);
+	ASSERT_CONTAINS(text, exec_in);
+	ASSERT_CONTAINS(text, migrate_in);
+	/* json-c writes '/' as "\\/" */
+	ASSERT_CONTAINS(json, "sched_process_exec in h3\\/kernel: ");
+	ASSERT_CONTAINS(json, "sched_migrate_task in h2\\/kernel, h3\\/kernel: ");
+	ASSERT_CONTAINS(lami, "; not recorded: sched_process_exec in h3\\/kernel: ");
+	ASSERT_TRUE(!strstr(text, "not recorded: sched_process_exec: "));
+	ASSERT_TRUE(!strstr(text, "not recorded: sched_migrate_task: "));
+	free(text);
+	free(json);
+	free(lami);
+	an_result_free(r);
+	free(why);
+	/* Without h1, no kernel trace recorded sched_migrate_task. */
+	snprintf(host, sizeof(host), "%s/h1", dir);
+	rm_rf(host);
+	r = read_alike(dir, &why);
+	ASSERT_TRUE(r && !r->log.partial);
+	text = text_of(r);
+	ASSERT_CONTAINS(text, exec_in);
+	ASSERT_CONTAINS(text, "not recorded: sched_migrate_task: a woken task is taken to wait");
+	ASSERT_TRUE(!strstr(text, "sched_migrate_task in "));
+	free(text);
+	an_result_free(r);
+	free(why);
+	rm_rf(dir);
+}
+
+/* DIR's metadata made BYTES bigger by a comment (babeltrace2 would parse it cheaply). */
+static void pad_metadata(const char *dir, size_t bytes)
+{
+	char path[900];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	f = fopen(path, "a");
+	ASSERT_TRUE(f);
+	fputs("/*", f);
+	for (size_t i = 4; i < bytes; i++)
+		fputc(i % 64 ? 'x' : '\n', f);
+	fputs("*/", f);
+	ASSERT_EQ(fclose(f), 0);
+}
+
+/* DIR's metadata with N more event classes (of ids past classes[]'). */
+static void more_classes(const char *dir, unsigned n)
+{
+	char path[900];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	f = fopen(path, "a");
+	ASSERT_TRUE(f);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f,
+			"event { name = \"x%u\"; id = %u; stream_id = 0; fields := struct { "
+			"uint32_t a; }; };\n",
+			i, 100 + i);
+	ASSERT_EQ(fclose(f), 0);
+}
+
+/* ROOT/NAME with two hosts' kernel traces, h1's metadata padded by PAD bytes and NCLASSES
+ * more event classes. */
+static void big_and_small(char dir[600], const char *name, size_t pad, unsigned nclasses)
+{
+	char kernel[800];
+
+	snprintf(dir, 600, "%s/%s", root, name);
+	ASSERT_EQ(mkdir(dir, 0755), 0);
+	for (int h = 1; h <= 2; h++) {
+		char host[700];
+		struct w a;
+
+		snprintf(host, sizeof(host), "%s/h%d", dir, h);
+		ASSERT_EQ(mkdir(host, 0755), 0);
+		snprintf(kernel, sizeof(kernel), "%s/kernel", host);
+		metadata_of(kernel, NULL, h == 1 ? "h1" : "h2");
+		if (h == 1 && pad)
+			pad_metadata(kernel, pad);
+		if (h == 1 && nclasses)
+			more_classes(kernel, nclasses);
+		stream_open(&a, kernel, "chan_0", 0);
+		packet_begin(&a);
+		ev_switch(&a, 1000, 0, 0, 300 + h);
+		ev_switch(&a, 2000, 300 + h, 1, 0);
+		if (h == 2)
+			ev_switch(&a, 3000, 0, 0, 302);
+		packet_end(&a, 0, 0);
+		stream_close(&a);
+	}
+}
+
+/*
+ * A trace whose metadata passes the limit of bytes or of event classes (libbabeltrace2
+ * parses it whole, per thread, in a time that grows faster than its classes: a hostile one
+ * costs it a minute and gigabytes) is left out before babeltrace2 sees it, the problem
+ * naming its file and the limit; the snapshot's other trace is analysed. The default
+ * limits, then those the caller gives (latencyctl analyze --max-metadata,
+ * --max-event-classes).
+ */
+static void test_metadata_limit(void)
+{
+	char dir[600], file[800], said[900], *why;
+	struct an_result *r;
+
+	big_and_small(dir, "big-metadata", (size_t)AN_METADATA_MAX_DEFAULT + 1, 0);
+	r = read_alike(dir, &why);
+	ASSERT_TRUE(r && r->log.partial);
+	ASSERT_EQ(r->log.events, 3); /* h2's */
+	snprintf(file, sizeof(file), "%s/h1/kernel/metadata: ", dir);
+	ASSERT_TRUE(has_problem(r, file));
+	snprintf(said, sizeof(said), "bytes of metadata, over the limit of %llu",
+		 (unsigned long long)AN_METADATA_MAX_DEFAULT);
+	ASSERT_TRUE(has_problem(r, said));
+	ASSERT_TRUE(has_problem(r, "the trace is left out"));
+	an_result_free(r);
+	free(why);
+	rm_rf(dir);
+
+	/* Event classes: 9 of the test's and those added; a word "event" not a block's
+	 * (stream.event.header) is none. */
+	big_and_small(dir, "many-classes", 0, AN_EVENT_CLASSES_MAX_DEFAULT);
+	r = read_alike(dir, &why);
+	ASSERT_TRUE(r && r->log.partial);
+	ASSERT_EQ(r->log.events, 3);
+	snprintf(said, sizeof(said),
+		 "%s/h1/kernel/metadata: %d event classes, over the limit of %d", dir,
+		 AN_EVENT_CLASSES_MAX_DEFAULT + 9, AN_EVENT_CLASSES_MAX_DEFAULT);
+	ASSERT_TRUE(has_problem(r, said));
+	an_result_free(r);
+	free(why);
+	rm_rf(dir);
+	big_and_small(dir, "few-classes", 0, 20);
+	for (unsigned t = 0; t <= 2; t++) {
+		struct an_options opt = {.tables = true, .threads = t, .max_event_classes = 28};
+
+		ASSERT_EQ(an_analyze(dir, &opt, &r, &why), 0);
+		ASSERT_EQ(r->log.events, 3);
+		ASSERT_TRUE(has_problem(r, "29 event classes, over the limit of 28"));
+		an_result_free(r);
+		opt.max_event_classes = 29;
+		ASSERT_EQ(an_analyze(dir, &opt, &r, &why), 0);
+		ASSERT_EQ(r->log.events, 5);
+		ASSERT_TRUE(!r->log.partial);
+		an_result_free(r);
+	}
+	rm_rf(dir);
+
+	big_and_small(dir, "limit", 100 << 10, 0);
+	for (unsigned t = 0; t <= 2; t++) {
+		struct an_options opt = {.tables = true, .threads = t, .max_metadata = 64 << 10};
+
+		ASSERT_EQ(an_analyze(dir, &opt, &r, &why), 0);
+		ASSERT_EQ(r->log.events, 3);
+		ASSERT_TRUE(has_problem(r, "over the limit of 65536"));
+		an_result_free(r);
+		/* the default takes it */
+		opt.max_metadata = 0;
+		ASSERT_EQ(an_analyze(dir, &opt, &r, &why), 0);
+		ASSERT_EQ(r->log.events, 5);
+		ASSERT_TRUE(!r->log.partial);
+		an_result_free(r);
+	}
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	ASSERT_TRUE(mkdtemp(root));
@@ -616,6 +828,8 @@ int main(void)
 	RUN(test_content_shorter_than_header);
 	RUN(test_refused_after_salvage);
 	RUN(test_undeclared);
+	RUN(test_undeclared_per_trace);
+	RUN(test_metadata_limit);
 	RUN(test_many_irqs);
 	rm_rf(root);
 	return 0;

@@ -9,7 +9,10 @@
  *    thread identity in the CPU usage per process, with its own name, pid and time;
  *  - a thread that renamed itself where no event says when: its run under the new name;
  *  - a thread whose exec's new name shows in a switch before its exec event: its run
- *    before keeps its old name;
+ *    before keeps its old name; one that renamed itself long before an exec of that name
+ *    keeps the rename for its run before;
+ *  - a dying thread's last switch, a packet after its exit, once its tid was forked again:
+ *    the new thread keeps its name;
  *  - a task woken on one CPU and placed on another by its wakeup (sched_migrate_task): it
  *    waits behind the task holding the CPU it was placed on, not the one it last ran on;
  *  - a preempted task pulled to another CPU's queue: its wait is behind each CPU's holder in
@@ -86,9 +89,12 @@ static const char meta[] =
 	"event { name = \"sched_wakeup_new\"; id = 9; stream_id = 0; fields := struct {\n"
 	"	string comm; int32_t tid; int32_t prio; int32_t target_cpu; }; };\n";
 
-/* The two CPUs' stream files, written event by event in each CPU's time order. */
+/* The two CPUs' stream files, written event by event in each CPU's time order, and where
+ * their packet being written begins. */
 static FILE *cpu_file[2];
 static uint64_t cpu_first[2], cpu_last[2];
+static long cpu_packet[2];
+static uint64_t cpu_seq[2];
 
 static void put(FILE *f, const void *p, size_t n)
 {
@@ -231,16 +237,15 @@ static void irq(int cpu, double ms, int32_t nr, const char *name, bool entry)
 		i32(f, 1);
 }
 
-static void stream_open(const char *dir, int cpu)
+/* A packet of CPU's stream begins: its header, its context written at its end. */
+static void packet_begin(int cpu)
 {
 	static const uint8_t uuid[16] = {0xcc, 0xcc, 0xcc, 0xcc, 0, 0, 0x40, 0, 0x80};
 	const uint32_t magic = 0xc1fc1fc1, stream_id = 0;
 	uint64_t ctx[6] = {0};
-	char path[512];
 
-	snprintf(path, sizeof(path), "%s/chan_%d", dir, cpu);
-	cpu_file[cpu] = fopen(path, "w+b");
-	ASSERT_TRUE(cpu_file[cpu]);
+	cpu_packet[cpu] = ftell(cpu_file[cpu]);
+	cpu_first[cpu] = 0;
 	put(cpu_file[cpu], &magic, sizeof(magic));
 	put(cpu_file[cpu], uuid, 16);
 	put(cpu_file[cpu], &stream_id, sizeof(stream_id));
@@ -249,16 +254,32 @@ static void stream_open(const char *dir, int cpu)
 	u32(cpu_file[cpu], (uint32_t)cpu);
 }
 
-static void stream_close(int cpu)
+static void packet_end(int cpu)
 {
 	FILE *f = cpu_file[cpu];
 	long end = ftell(f);
-	uint64_t ctx[6] = {
-		cpu_first[cpu], cpu_last[cpu], (uint64_t)end * 8, (uint64_t)end * 8, 0, 0};
+	uint64_t bits = (uint64_t)(end - cpu_packet[cpu]) * 8;
+	uint64_t ctx[6] = {cpu_first[cpu], cpu_last[cpu], bits, bits, cpu_seq[cpu]++, 0};
 
-	ASSERT_EQ(fseek(f, 32, SEEK_SET), 0); /* the context, after the header */
+	ASSERT_EQ(fseek(f, cpu_packet[cpu] + 32, SEEK_SET), 0); /* the context, after the header */
 	put(f, ctx, sizeof(ctx));
-	ASSERT_EQ(fclose(f), 0);
+	ASSERT_EQ(fseek(f, end, SEEK_SET), 0);
+}
+
+static void stream_open(const char *dir, int cpu)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/chan_%d", dir, cpu);
+	cpu_file[cpu] = fopen(path, "w+b");
+	ASSERT_TRUE(cpu_file[cpu]);
+	packet_begin(cpu);
+}
+
+static void stream_close(int cpu)
+{
+	packet_end(cpu);
+	ASSERT_EQ(fclose(cpu_file[cpu]), 0);
 }
 
 enum {
@@ -269,6 +290,8 @@ enum {
 	HOG = 500, /* on CPU 1 */
 	R = 900,   /* forked as its creator, renamed itself (prctl) unseen */
 	X = 1000,  /* sh, exec'd cc1: its new name seen before its exec event */
+	Y = 1100,  /* sh, renamed itself cc1 (prctl) and slept; later exec'd cc1 */
+	Z = 1200,  /* oldz, exits; its tid forked again as newz before its last switch */
 	P = 600,   /* preempts M on CPU 1 */
 	H2 = 700,  /* on CPU 0 */
 	K = 800,   /* preempts M on CPU 1 for 0.5 ms, before P */
@@ -320,6 +343,23 @@ static void trace(void)
 	sw(0, 212, "swapper/0", 0, 0, "cc1", X);
 	exec_(0, 213, "/usr/lib/gcc/x86_64-linux-gnu/12/cc1", X);
 	sw(0, 220, "cc1", X, 1, "swapper/0", 0);
+	/* Y renames itself cc1, sleeps (interruptibly: not inside an exec), later execs cc1. */
+	fork_(0, 300, "sh", Y, Y);
+	wakeup_new(0, 300.1, "sh", Y, 0);
+	sw(0, 301, "swapper/0", 0, 0, "sh", Y);
+	sw(0, 305, "cc1", Y, 1, "swapper/0", 0);
+	sw(0, 310, "swapper/0", 0, 0, "cc1", Y);
+	exec_(0, 315, "/usr/bin/cc1", Y);
+	sw(0, 320, "cc1", Y, 1, "swapper/0", 0);
+	/* Z exits; its last switch, in the next packet, comes after CPU 1 forked its tid. */
+	fork_(0, 400, "oldz", Z, Z);
+	wakeup_new(0, 400.1, "oldz", Z, 0);
+	sw(0, 401, "swapper/0", 0, 0, "oldz", Z);
+	exit_(0, 409, "oldz", Z);
+	packet_end(0);
+	packet_begin(0);
+	sw(0, 410, "oldz", Z, 0x20 /* EXIT_ZOMBIE, as lttng-modules says a dead task */,
+	   "swapper/0", 0);
 
 	/* CPU 1: W runs as bash, execs sleeper, sleeps, is woken by an irq and wakes A. */
 	sw(1, 0, "swapper/1", 0, 0, "bash", W);
@@ -343,6 +383,10 @@ static void trace(void)
 	wakeup_new(1, 150.1, "spawner", R, 1);
 	sw(1, 151, "swapper/1", 0, 0, "spawner", R);
 	sw(1, 160, "pool-worker", R, 1, "swapper/1", 0);
+	fork_(1, 409.5, "newz", Z, 1300);
+	wakeup_new(1, 409.6, "newz", Z, 1);
+	sw(1, 411, "swapper/1", 0, 0, "newz", Z);
+	sw(1, 420, "newz", Z, 1, "swapper/1", 0);
 	stream_close(0);
 	stream_close(1);
 }
@@ -526,6 +570,52 @@ static void test_exec_seen_early(void)
 	ASSERT_EQ(json_object_get_int64(json_object_array_get_idx(row, 2)), 8 * MS);
 }
 
+/* The running time of TID's rows named NAME in the CPU usage per process. */
+static int64_t usage_of(int32_t tid, const char *name)
+{
+	struct json_object *rows = get(get(get(result, "tables"), "cpu-usage-per-process"), "rows");
+	int64_t ns = 0;
+
+	for (size_t i = 0; i < json_object_array_length(rows); i++) {
+		struct json_object *row = json_object_array_get_idx(rows, i);
+		struct json_object *p = json_object_array_get_idx(row, 0);
+
+		if (num(p, "tid") == tid && strcmp(text(p, "name"), name) == 0)
+			ns += json_object_get_int64(json_object_array_get_idx(row, 2));
+	}
+	return ns;
+}
+
+/*
+ * A rename long before an exec of the same name (Y slept under it in between, which a
+ * thread inside its exec does not) is not the exec's name seen early: it names Y's run
+ * from its fork (301-305 and 310-315 ms), the exec's identity dates from the exec (315-320).
+ */
+static void test_rename_before_exec(void)
+{
+	ASSERT_TRUE(!row_of("cpu-usage-per-process", Y, "sh"));
+	ASSERT_EQ(usage_of(Y, "cc1"), 14 * MS);
+	ASSERT_EQ(usage_of(X, "cc1"), 8 * MS); /* the early-seen exec name still undone */
+	ASSERT_EQ(usage_of(X, "sh"), 9 * MS);
+}
+
+/*
+ * A dying thread's last switch, in a packet after its exit's, once its tid was forked
+ * again on another CPU: it names the thread that died, not the new one. (Which of the two
+ * ran between the fork and that switch the tid cannot tell: the new one, from its fork.)
+ */
+static void test_dead_switch_after_reuse(void)
+{
+	struct json_object *row = row_of("cpu-usage-per-process", Z, "newz");
+
+	ASSERT_TRUE(row);
+	ASSERT_EQ(num(json_object_array_get_idx(row, 0), "pid"), 1300);
+	row = row_of("cpu-usage-per-process", Z, "oldz");
+	ASSERT_TRUE(row);
+	ASSERT_EQ(num(json_object_array_get_idx(row, 0), "pid"), Z);
+	ASSERT_EQ(usage_of(Z, "oldz") + usage_of(Z, "newz"), 18 * MS);
+}
+
 /* The last interval of alert SEQ's timeline. */
 static struct json_object *last_interval(int64_t seq)
 {
@@ -586,6 +676,8 @@ int main(void)
 	RUN(test_usage_rows);
 	RUN(test_renamed_unseen);
 	RUN(test_exec_seen_early);
+	RUN(test_rename_before_exec);
+	RUN(test_dead_switch_after_reuse);
 	RUN(test_wakeup_placement);
 	RUN(test_moved_while_waiting);
 	json_object_put(result);

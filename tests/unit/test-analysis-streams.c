@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "an.h"
+#include "analysis-result.h"
 #include "results.h"
 #include "snapshot.h"
 #include "tests.h"
@@ -613,14 +614,6 @@ static struct an_result *read_alike(const char *dir, unsigned *g0, unsigned *g2)
  * A packet naming a CPU no kernel has (its context damaged): its events are left out and
  * counted, the tables keep a row per real CPU, every path alike.
  */
-static bool has_problem(const struct an_result *r, const char *what)
-{
-	for (size_t i = 0; i < r->log.problems.n; i++)
-		if (strstr(*AN_AT(&r->log.problems, char *, i), what))
-			return true;
-	return false;
-}
-
 static void test_damaged_cpu(void)
 {
 	const uint32_t bogus = 0x400000;
