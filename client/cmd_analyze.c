@@ -391,6 +391,13 @@ static int analyze_options(struct ctl *ctl, const struct command *cmd, int argc,
 			return EXIT_USAGE;
 		}
 	}
+	if (a->opt.begin_ns && a->opt.end_ns && a->opt.begin_ns >= a->opt.end_ns) {
+		fprintf(stderr,
+			"latencyctl: analyze: --begin %llu is not before --end %llu (both in ns "
+			"since the epoch)\n",
+			(unsigned long long)a->opt.begin_ns, (unsigned long long)a->opt.end_ns);
+		return EXIT_USAGE;
+	}
 	return EXIT_CONTINUE;
 }
 

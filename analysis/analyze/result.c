@@ -78,6 +78,9 @@ static int compute_window(struct an_result *r, const struct an_options *opt, cha
 	r->begin =
 		opt->begin_ns && opt->begin_ns > r->log.first_ts ? opt->begin_ns : r->log.first_ts;
 	r->end = opt->end_ns && opt->end_ns < r->log.last_ts ? opt->end_ns : r->log.last_ts;
+	/* A window beside the trace's events (an_compute() says so) is empty, not inverted. */
+	if (r->end < r->begin)
+		r->end = r->begin;
 	an_missing(&r->log, &r->dirs, r->path, &r->missing);
 	for (size_t i = 0; i < r->log.alerts.n && r->causes.n < max_alerts; i++) {
 		const struct an_alert *a = AN_AT(&r->log.alerts, struct an_alert, i);
@@ -136,6 +139,13 @@ int an_compute(struct an_result *r, const struct an_options *opt, char **why)
 			   "%llu events left out: without a time, or on a CPU past %d (a damaged "
 			   "trace)",
 			   (unsigned long long)r->log.damaged, AN_CPUS_MAX - 1);
+	if (r->log.last_ts && ((opt->begin_ns && opt->begin_ns > r->log.last_ts) ||
+			       (opt->end_ns && opt->end_ns < r->log.first_ts)))
+		an_problem(&r->log,
+			   "the window asked (--begin %llu, --end %llu) does not meet the trace's "
+			   "events, from %llu to %llu ns since the epoch: nothing is analysed",
+			   (unsigned long long)opt->begin_ns, (unsigned long long)opt->end_ns,
+			   (unsigned long long)r->log.first_ts, (unsigned long long)r->log.last_ts);
 	return compute_window(r, opt, why);
 }
 

@@ -54,6 +54,24 @@ jq -e '.missing_events | map(select(startswith("latency_tracker_alert"))) | leng
 "$ctl" analyze "$tmp/snap" | grep -q "No latency alert in this snapshot" || fail "text output"
 pass "a good userspace snapshot: $(jq -r .events <<<"$out") events, missing kernel events named"
 
+# A window given backwards is a usage error; one beside the trace's events is said, and
+# empty: never a span computed across it (18446744072 s).
+err=$("$ctl" analyze --begin 5 --end 3 "$tmp/snap" 2>&1 >/dev/null)
+rc=$?
+[ $rc = 2 ] && grep -q -- "--begin 5 is not before --end 3" <<<"$err" ||
+	fail "--begin after --end: exit $rc, $err"
+for w in "--end 3" "--begin 18000000000000000000"; do
+	# shellcheck disable=SC2086
+	out=$("$ctl" --json analyze $w "$tmp/snap")
+	rc=$?
+	[ $rc = 0 ] && jq -e '.problems | map(select(test("does not meet the trace.s events"))) |
+		length == 1' <<<"$out" >/dev/null || fail "analyze $w: exit $rc, $(jq -c .problems <<<"$out")"
+	# shellcheck disable=SC2086
+	"$ctl" analyze $w "$tmp/snap" | grep -q "over 0 ns" ||
+		fail "analyze $w: the text's span: $("$ctl" analyze $w "$tmp/snap" | grep -m1 over)"
+done
+pass "a window backwards is refused (exit 2); one beside the events is said and empty"
+
 snapshot relayd "--set-url=$LATENCYD_TEST_RELAYD_URL" || fail "relayd snapshot"
 rel=$(find "$LATENCYD_TEST_RELAYD_OUT" -mindepth 2 -maxdepth 2 -type d -name 'relayd*' | head -n 1)
 [ -n "$rel" ] || fail "no relayd output under $LATENCYD_TEST_RELAYD_OUT"
