@@ -84,9 +84,22 @@ comp filter wakeup --c
 expect_comp --cgroup --clear --comm
 comp help s
 expect_comp set-threshold set-timeout show-snapshot status
+# No daemon: the tracker names latencyctl's help knows (set-threshold's TRACKER), no ids.
+known=$("$LATENCYCTL" set-threshold --help | sed -n 's/^  TRACKER  *//p' | sed -e 's/,/ /g' -e 's/ or / /g')
+[ "$(wc -w <<<"$known")" -ge 9 ] || fail "cannot read the tracker names of set-threshold --help: $known"
 comp -s "$T/none.sock" enable ""
+# shellcheck disable=SC2086
+expect_comp $known
+comp -s "$T/none.sock" show-snapshot ""
 expect_comp
-pass "commands (all of --help), options per command; nothing from a daemon that is not there"
+# analyze: a snapshot's id or path; --incident's DIR a directory.
+mkdir -p "$T/snapdir/kernel" "$T/snapdir2"
+: >"$T/snapfile"
+comp -s "$T/none.sock" analyze "$T/snap"
+expect_comp "$T/snapdir" "$T/snapdir2" "$T/snapfile"
+comp -s "$T/none.sock" analyze --incident 7 "$T/snap"
+expect_comp "$T/snapdir" "$T/snapdir2"
+pass "commands (all of --help), options per command; without a daemon, the known trackers, no ids; analyze paths"
 
 # The real latencyd: tracker names from the fake sysfs, snapshot ids from its catalog.
 fake_sysfs 1.0 wakeup offcpu
