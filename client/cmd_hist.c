@@ -176,7 +176,8 @@ static int periods(const struct ctl *ctl, const struct command *cmd, const struc
 			r = EXIT_CONNECT;
 		if (r == EXIT_OK && i)
 			r = period(ctl, result, raw, n, prev, nprev, shown);
-		fflush(stdout);
+		if (r == EXIT_OK)
+			r = stdout_check(); /* each period as it comes, until the output fails */
 		json_object_put(result);
 		result = NULL;
 		memcpy(prev, raw, HISTS_MAX * sizeof(*raw));

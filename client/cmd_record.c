@@ -4,6 +4,7 @@
  * the event that says what became of this request (its snapshot, or its suppression).
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +44,18 @@ static bool ours(struct json_object *alert, int64_t request)
 	       json_object_get_int64(q) == request;
 }
 
+/* latencyd took the request: its snapshot will come, later than we wait for it. */
+static int record_timed_out(void *arg)
+{
+	const struct record_wait *w = arg;
+
+	fprintf(stderr,
+		"latencyctl: record request %" PRId64 " accepted; its snapshot did not arrive "
+		"within --timeout (see list-snapshots)\n",
+		w->request);
+	return EXIT_PENDING;
+}
+
 static int record_event(const char *name, struct json_object *data, void *arg)
 {
 	struct record_wait *w = arg;
@@ -69,7 +82,10 @@ int cmd_record(struct ctl *ctl, const struct command *cmd, int argc, char **argv
 		{NULL, 0, NULL, 0},
 	};
 	struct record_wait w = {.ctl = ctl};
-	struct ctl_events ev = {.ready = record_ready, .on_event = record_event, .arg = &w};
+	struct ctl_events ev = {.ready = record_ready,
+				.on_event = record_event,
+				.timed_out = record_timed_out,
+				.arg = &w};
 	struct json_object *args, *result = NULL;
 	const char *reason = NULL;
 	int c, r;

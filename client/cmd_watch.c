@@ -24,6 +24,9 @@ static int watch_event(const char *name, struct json_object *data, void *arg)
 	const struct ctl *ctl = arg;
 	int r = ctl->out->event(name, data);
 
+	/* Each event written as it comes: a watcher whose output fails stops there. */
+	if (r == EXIT_OK)
+		r = stdout_check();
 	return r == EXIT_OK ? EXIT_CONTINUE : r;
 }
 

@@ -28,6 +28,7 @@ struct conn {
 	int fd;
 	uint64_t deadline; /* CLOCK_MONOTONIC, usec */
 	struct proto_decoder dec;
+	const struct ctl_events *waiting; /* once the reply came: the events waited for */
 };
 
 static uint64_t now_usec(void)
@@ -116,6 +117,17 @@ static int lost(const char *what, int r)
 	return EXIT_CONNECT;
 }
 
+/*
+ * Reading failed with R. Past the deadline of the events waited for, the request itself was
+ * answered: what the wait's end means is the command's to say (ctl_events.timed_out).
+ */
+static int read_failed(const struct conn *c, int r)
+{
+	if (r == -ETIMEDOUT && c->waiting && c->waiting->timed_out)
+		return c->waiting->timed_out(c->waiting->arg);
+	return lost("reading from latencyd", r);
+}
+
 /* Sends msg (consumed); 0 or -errno. */
 static int send_frame(struct conn *c, struct json_object *msg)
 {
@@ -169,7 +181,7 @@ static int recv_any(struct conn *c, struct json_object **ret, bool want_events)
 		}
 		r = proto_decoder_space(&c->dec, &buf, &len);
 		if (r < 0)
-			return lost("reading from latencyd", r);
+			return read_failed(c, r);
 		n = recv(c->fd, buf, len, MSG_DONTWAIT);
 		if (n > 0) {
 			proto_decoder_commit(&c->dec, (size_t)n);
@@ -184,7 +196,7 @@ static int recv_any(struct conn *c, struct json_object **ret, bool want_events)
 		else if (errno != EINTR)
 			r = -errno;
 		if (r < 0)
-			return lost("reading from latencyd", r);
+			return read_failed(c, r);
 	}
 }
 
@@ -256,6 +268,7 @@ static int events(struct conn *c, const char *command, const struct ctl_events *
 	int r;
 
 	c->deadline = ev->timeout_usec ? now_usec() + ev->timeout_usec : UINT64_MAX;
+	c->waiting = ev;
 	for (;;) {
 		r = recv_any(c, &msg, true);
 		if (r != EXIT_OK)

@@ -19,6 +19,8 @@ enum {
 	EXIT_DAEMON = 1,  /* latencyd answered with an error */
 	EXIT_USAGE = 2,	  /* bad command line */
 	EXIT_CONNECT = 3, /* cannot connect to, or talk with, latencyd */
+	EXIT_WRITE = 4,	  /* the output could not be written (stdout.c) */
+	EXIT_PENDING = 5, /* record: accepted, its snapshot not seen within --timeout */
 };
 
 #define CTL_TIMEOUT_USEC_DEFAULT (10 * 1000000ULL)
@@ -44,6 +46,9 @@ struct output {
 	int (*hist)(struct json_object *result);      /* hist (1.9), or one period of it */
 	void (*error)(const char *command, const char *code, const char *message);
 };
+
+/* json_str.c: V's text if V is a JSON string, else DFLT (null and other types alike). */
+const char *json_str(struct json_object *v, const char *dflt);
 
 /* output_text.c: aligned tables with units, for humans. */
 extern const struct output output_text;
@@ -98,6 +103,13 @@ void columns_done(struct columns *t);
 /* output_json.c: the result object, pretty-printed, for scripts (jq). */
 extern const struct output output_json;
 
+/*
+ * stdout.c: EXIT_WRITE once writing to stdout failed (flushed first), else EXIT_OK; and,
+ * at exit, R unless that failed: then says so and returns EXIT_WRITE (R if not EXIT_OK).
+ */
+int stdout_check(void);
+int stdout_close(int r);
+
 /* One invocation's settings, from the global options. */
 struct ctl {
 	const char *socket;
@@ -111,12 +123,14 @@ int ctl_call(const struct ctl *ctl, const char *command, struct json_object *arg
 /*
  * The same, then events (watch, record): ready() sees the reply's result, then on_event()
  * each event until it returns something else than EXIT_CONTINUE, which is returned.
- * timeout_usec bounds the wait for events (0: none).
+ * timeout_usec bounds the wait for events (0: none); when it passes, timed_out() says what
+ * that means and returns the exit status (NULL: "latencyd did not answer in time", 3).
  */
 #define EXIT_CONTINUE (-1)
 struct ctl_events {
 	int (*ready)(struct json_object *result, void *arg);
 	int (*on_event)(const char *name, struct json_object *data, void *arg);
+	int (*timed_out)(void *arg);
 	void *arg;
 	uint64_t timeout_usec;
 };

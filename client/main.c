@@ -9,7 +9,7 @@
 
 #include "latencyctl.h"
 
-int main(int argc, char *argv[])
+static int run(int argc, char *argv[])
 {
 	static char name[] = "latencyctl";
 	const char *shortopts = "+h" CTL_GLOBAL_SHORTOPTS;
@@ -46,4 +46,10 @@ int main(int argc, char *argv[])
 	if (!cmd)
 		return unknown_command(argv[optind]);
 	return cmd->run(&ctl, cmd, argc - optind, argv + optind);
+}
+
+/* Whatever ran, its output checked as written (stdout.c): a lost output is no success. */
+int main(int argc, char *argv[])
+{
+	return stdout_close(run(argc, argv));
 }

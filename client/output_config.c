@@ -25,7 +25,7 @@ static void print_settings(const char *prefix, struct json_object *o, struct jso
 		       json_object_to_json_string_ext(val, JSON_C_TO_STRING_SPACED |
 								   JSON_C_TO_STRING_NOSLASHESCAPE));
 		if (origins && json_object_object_get_ex(origins, name, &origin))
-			printf("  # %s", json_object_get_string(origin) ?: "?");
+			printf("  # %s", json_str(origin, "?"));
 		printf("\n");
 	}
 }
@@ -38,13 +38,13 @@ static void print_saved_problem(struct json_object *result)
 		fprintf(stderr,
 			"latencyctl: warning: the saved settings are ignored, the file has a "
 			"problem: %s\n",
-			json_object_get_string(problem) ?: "?");
+			json_str(problem, "?"));
 }
 
 int text_config(struct json_object *result)
 {
 	struct json_object *settings = NULL, *source = NULL, *origins = NULL, *saved = NULL;
-	const char *from;
+	const char *from, *saved_file;
 
 	if (!json_object_object_get_ex(result, PROTO_KEY_SETTINGS, &settings) ||
 	    !json_object_is_type(settings, json_type_object)) {
@@ -52,12 +52,13 @@ int text_config(struct json_object *result)
 		return EXIT_CONNECT;
 	}
 	json_object_object_get_ex(result, PROTO_KEY_SOURCE, &source);
-	from = source ? json_object_get_string(source) : "";
+	from = json_str(source, "");
 	printf("# the configuration latencyd runs with: %s\n",
 	       from[0] ? from : "built-in defaults (no file)");
 	json_object_object_get_ex(result, PROTO_KEY_SAVED_FILE, &saved);
-	if (saved && json_object_get_string(saved)[0])
-		printf("# overridden by the settings saved in %s\n", json_object_get_string(saved));
+	saved_file = json_str(saved, "");
+	if (saved_file[0])
+		printf("# overridden by the settings saved in %s\n", saved_file);
 	print_saved_problem(result);
 	json_object_object_get_ex(result, PROTO_KEY_ORIGINS, &origins);
 	print_settings("", settings, origins);
@@ -66,26 +67,28 @@ int text_config(struct json_object *result)
 
 int text_reloaded(struct json_object *result)
 {
-	struct json_object *source = NULL, *op;
-	const char *from;
+	struct json_object *source = NULL, *op = NULL;
+	const char *from, *pending;
 
 	json_object_object_get_ex(result, PROTO_KEY_SOURCE, &source);
-	from = source ? json_object_get_string(source) : "";
+	from = json_str(source, "");
 	printf("Configuration reloaded from %s.\n", from[0] ? from : "built-in defaults");
 	print_saved_problem(result);
-	/* The session's part of it (1.14): lttng-sessiond's answer is not waited for. */
-	if (json_object_object_get_ex(result, PROTO_KEY_OPERATION, &op)) {
-		if (strcmp(json_object_get_string(op), "re-create") == 0)
+	/* The session's part of it (1.14): lttng-sessiond's answer is not waited for. A
+	 * null or another type than a string is no operation named. */
+	json_object_object_get_ex(result, PROTO_KEY_OPERATION, &op);
+	pending = json_str(op, NULL);
+	if (pending) {
+		if (strcmp(pending, "re-create") == 0)
 			printf("Pending: the session is re-created once lttng-sessiond answers");
 		else
-			printf("Pending: the session's %s, once lttng-sessiond answers",
-			       json_object_get_string(op));
+			printf("Pending: the session's %s, once lttng-sessiond answers", pending);
 		printf(" (latencyctl status says how long it has waited).\n");
 	}
 	return EXIT_OK;
 }
 
-/* "comm=nginx pid=812", or "none" */
+/* "comm=nginx pid=812", or "none": a number or a string each, else "?". */
 void filter_text(char *buf, size_t size, struct json_object *filter)
 {
 	size_t len = 0;
@@ -97,7 +100,9 @@ void filter_text(char *buf, size_t size, struct json_object *filter)
 			if (len < size)
 				len += (size_t)snprintf(buf + len, size - len, "%s%s=%s",
 							len ? " " : "", key,
-							json_object_get_string(val) ?: "?");
+							json_object_is_type(val, json_type_int)
+								? json_object_get_string(val)
+								: json_str(val, "?"));
 		}
 	}
 	if (!buf[0])
@@ -113,7 +118,6 @@ int text_filter(struct json_object *result)
 	json_object_object_get_ex(result, PROTO_KEY_FILTER, &filter);
 	filter_text(text, sizeof(text), filter);
 	saved_text(saved, sizeof(saved), result);
-	printf("Tracker %s: filter %s%s\n", tracker ? json_object_get_string(tracker) : "?", text,
-	       saved);
+	printf("Tracker %s: filter %s%s\n", json_str(tracker, "?"), text, saved);
 	return EXIT_OK;
 }

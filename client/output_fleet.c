@@ -36,8 +36,7 @@ static void hosts_text(char *buf, size_t size, struct json_object *hosts)
 			break;
 		}
 		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
-					json_object_get_string(json_object_array_get_idx(hosts, i))
-						?: "?");
+					json_str(json_object_array_get_idx(hosts, i), "?"));
 	}
 	if (!buf[0])
 		snprintf(buf, size, "-");
@@ -60,15 +59,14 @@ static void others_text(char *buf, size_t size, struct json_object *inc)
 
 		for (size_t i = 0; i < count(hosts) && len < size; i++) {
 			/* A null host has no text, and a NULL key crashes the details' lookup. */
-			const char *h =
-				json_object_get_string(json_object_array_get_idx(hosts, i)) ?: "?";
+			const char *h = json_str(json_object_array_get_idx(hosts, i), "?");
 
 			len += (size_t)snprintf(buf + len, size - len, "%s%s %s", len ? ", " : "",
 						h, labels[k]);
 			/* A local snapshot's path is long: the JSON has it. */
 			if (len < size && k && details && json_object_object_get_ex(details, h, &d))
 				len += (size_t)snprintf(buf + len, size - len, " (%s)",
-							json_object_get_string(d) ?: "?");
+							json_str(d, "?"));
 		}
 	}
 	if (len < size && get(inc, PROTO_KEY_UNPUBLISHED))
@@ -82,13 +80,13 @@ int text_incidents(struct json_object *result)
 	static const char *const head[] = {"INCIDENT", "ORIGIN",       "FIRST SEEN",
 					   "RECORDED", "NOT RECORDED", "SNAPSHOTS"};
 	struct json_object *list = get(result, PROTO_KEY_INCIDENTS);
-	const char *host = json_object_get_string(get(result, PROTO_KEY_HOST));
+	const char *host = json_str(get(result, PROTO_KEY_HOST), "");
 	int64_t matched = json_object_get_int64(get(result, PROTO_KEY_MATCHED));
 	struct columns t;
 	size_t n = count(list);
 
 	if (n == 0) {
-		printf("No incidents%s.\n", host && host[0] ? "" : " (fleet.enabled = false)");
+		printf("No incidents%s.\n", host[0] ? "" : " (fleet.enabled = false)");
 		return EXIT_OK;
 	}
 	columns_init(&t, head, sizeof(head) / sizeof(head[0]));
@@ -100,8 +98,8 @@ int text_incidents(struct json_object *result)
 
 		if (localtime_r(&when, &tm))
 			strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
-		columns_cell(&t, "%s", json_object_get_string(get(inc, PROTO_KEY_INCIDENT)) ?: "?");
-		columns_cell(&t, "%s", json_object_get_string(get(inc, PROTO_KEY_ORIGIN)) ?: "?");
+		columns_cell(&t, "%s", json_str(get(inc, PROTO_KEY_INCIDENT), "?"));
+		columns_cell(&t, "%s", json_str(get(inc, PROTO_KEY_ORIGIN), "?"));
 		columns_cell(&t, "%s", date);
 		hosts_text(buf, sizeof(buf), get(inc, PROTO_KEY_RECORDED));
 		columns_cell(&t, "%s", buf);
@@ -139,7 +137,7 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 		}
 	}
 	if (detail)
-		snprintf(why, sizeof(why), " (%s)", json_object_get_string(detail));
+		snprintf(why, sizeof(why), " (%s)", json_str(detail, "?"));
 	else if (json_object_get_boolean(get(f, PROTO_KEY_CONNECTED)) &&
 		 !json_object_get_boolean(get(f, PROTO_KEY_SUBSCRIBED)))
 		snprintf(why, sizeof(why), " (not subscribed yet)");
@@ -150,7 +148,7 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 	/* 1.8: the unprivileged process that speaks MQTT */
 	if (proc)
 		snprintf(who, sizeof(who), "; MQTT process as %s%s, restarted %" PRId64 " time(s)",
-			 json_object_get_string(get(proc, PROTO_KEY_USER)) ?: "?",
+			 json_str(get(proc, PROTO_KEY_USER), "?"),
 			 json_object_get_int64(get(proc, PROTO_KEY_PID)) ? "" : " (down)",
 			 restarts);
 	snprintf(buf, size,
@@ -158,9 +156,8 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 		 " published, %" PRId64 " received, %" PRId64 " dropped%s%s",
 		 json_object_get_boolean(get(f, PROTO_KEY_CONNECTED)) ? "connected to"
 								      : "not connected to",
-		 json_object_get_string(get(f, PROTO_KEY_BROKER)) ?: "?", why,
-		 json_object_get_string(get(f, PROTO_KEY_HOST)) ?: "?",
-		 json_object_get_string(get(f, PROTO_KEY_GROUP)) ?: "?",
+		 json_str(get(f, PROTO_KEY_BROKER), "?"), why,
+		 json_str(get(f, PROTO_KEY_HOST), "?"), json_str(get(f, PROTO_KEY_GROUP), "?"),
 		 json_object_get_int64(get(f, PROTO_KEY_MEMBERS_ONLINE)),
 		 json_object_get_int64(get(f, PROTO_KEY_PUBLISHED)),
 		 json_object_get_int64(get(f, PROTO_KEY_RECEIVED)), dropped, lost, who);
@@ -187,8 +184,8 @@ void collector_text(char *buf, size_t size, struct json_object *c)
 	snprintf(buf, size,
 		 "%s: %" PRId64 " incident(s), %s; %" PRId64 " deleted%s (%s) since start; last "
 		 "pass %s%s%s",
-		 json_object_get_string(get(c, PROTO_KEY_DIRECTORY)) ?: "?",
+		 json_str(get(c, PROTO_KEY_DIRECTORY), "?"),
 		 json_object_get_int64(get(c, PROTO_KEY_INCIDENTS)), kept,
 		 json_object_get_int64(get(c, PROTO_KEY_DELETED)), part, deleted, when,
-		 problem ? "; " : "", problem ? json_object_get_string(problem) : "");
+		 problem ? "; " : "", problem ? json_str(problem, "?") : "");
 }

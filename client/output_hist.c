@@ -274,7 +274,7 @@ static void print_skipped(struct json_object *result)
 	for (size_t i = 0; i < n; i++)
 		if (json_object_object_get_ex(json_object_array_get_idx(list, i), PROTO_KEY_TRACKER,
 					      &t))
-			printf("%s %s", i ? "," : "", json_object_get_string(t) ?: "?");
+			printf("%s %s", i ? "," : "", json_str(t, "?"));
 	printf(".\n");
 }
 

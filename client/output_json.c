@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* JSON output: the daemon's result object as it came, pretty-printed, for jq and scripts. */
+/*
+ * JSON output: the daemon's result object as it came, pretty-printed, for jq and scripts;
+ * what may come as several objects (watch's events, metrics' parts), one per line.
+ */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,12 +19,20 @@ static int print_result(struct json_object *result)
 	return EXIT_OK;
 }
 
+/* watch's events, metrics' parts: one object per line, as the man page says. */
+static int print_line(struct json_object *result)
+{
+	puts(json_object_to_json_string_ext(result, JSON_C_TO_STRING_PLAIN |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
+	return EXIT_OK;
+}
+
 static int print_tracker_set(struct json_object *result, const char *file)
 {
 	return print_result(result);
 }
 
-/* watch: JSON lines, {"event": NAME, "data": {...}} each, flushed as they come. */
+/* watch: JSON lines, {"event": NAME, "data": {...}} each. */
 static int print_event(const char *name, struct json_object *data)
 {
 	struct json_object *o = json_object_new_object();
@@ -30,11 +41,9 @@ static int print_event(const char *name, struct json_object *data)
 		return EXIT_CONNECT;
 	json_object_object_add(o, PROTO_KEY_EVENT, json_object_new_string(name));
 	json_object_object_add(o, PROTO_KEY_DATA, json_object_get(data));
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	print_line(o);
 	json_object_put(o);
-	fflush(stdout);
-	return EXIT_OK;
+	return EXIT_OK; /* flushed by watch, which stops when it fails (stdout_check()) */
 }
 
 /* record: the snapshot, or {"suppressed": alert}. */
@@ -81,7 +90,7 @@ const struct output output_json = {
 	.tracker_set = print_tracker_set,
 	.snapshots = print_result,
 	.incidents = print_result,
-	.metrics = print_result,
+	.metrics = print_line,
 	.hist = print_result,
 	.snapshot = print_result,
 	.snapshot_deleted = print_result,

@@ -229,9 +229,8 @@ static void stacks_text(struct json_object *causes)
 		for (size_t j = 0; j < json_object_array_length(frames); j++) {
 			struct json_object *a = addrs ? json_object_array_get_idx(addrs, j) : NULL;
 
-			printf("    %s%s%s\n",
-			       json_object_get_string(json_object_array_get_idx(frames, j)) ?: "?",
-			       a ? "  " : "", a ? json_object_get_string(a) : "");
+			printf("    %s%s%s\n", json_str(json_object_array_get_idx(frames, j), "?"),
+			       json_str(a, NULL) ? "  " : "", json_str(a, ""));
 		}
 	}
 }
@@ -349,8 +348,7 @@ int text_event(const char *name, struct json_object *data)
 	} else {
 		printf("%s  %s\n", when, name);
 	}
-	fflush(stdout);
-	return EXIT_OK;
+	return EXIT_OK; /* flushed by watch, which stops when it fails (stdout_check()) */
 }
 
 /* record: the snapshot that answered it, or the alert the rate limit refused. */

@@ -188,7 +188,7 @@ static void ratelimit_tracker_rows(struct table *t, struct json_object *list)
 		double rate = 0, burst = 0, tokens = -1;
 
 		if (json_object_object_get_ex(b, PROTO_KEY_TRACKER, &v))
-			name = json_object_get_string(v);
+			name = json_str(v, "?");
 		if (json_object_object_get_ex(b, PROTO_KEY_RATE, &v))
 			rate = json_object_get_double(v);
 		if (json_object_object_get_ex(b, PROTO_KEY_BURST, &v))
@@ -499,7 +499,7 @@ static int print_trackers(struct json_object *result)
 		json_object_object_get_ex(t, PROTO_KEY_STATS, &stats);
 		name = NULL;
 		json_object_object_get_ex(t, PROTO_KEY_NAME, &name);
-		snprintf(cells[0], sizeof(cells[0]), "%s", json_object_get_string(name) ?: "?");
+		snprintf(cells[0], sizeof(cells[0]), "%s", json_str(name, "?"));
 		snprintf(cells[1], sizeof(cells[1]), "%s",
 			 !json_object_object_get_ex(t, PROTO_KEY_ENABLED, &en) ? "-"
 			 : json_object_get_boolean(en)			       ? "yes"
@@ -529,7 +529,7 @@ void saved_text(char *buf, size_t size, struct json_object *result)
 	json_object_object_get_ex(result, PROTO_KEY_SAVED, &saved);
 	json_object_object_get_ex(result, PROTO_KEY_SAVED_FILE, &file);
 	if (saved && json_object_get_boolean(saved))
-		snprintf(buf, size, ", saved in %s.", file ? json_object_get_string(file) : "?");
+		snprintf(buf, size, ", saved in %s.", json_str(file, "?"));
 	else
 		snprintf(buf, size, ", runtime only (not saved).");
 }
@@ -549,8 +549,7 @@ static int print_tracker_set(struct json_object *result, const char *file)
 		if (json_object_object_get_ex(result, PROTO_KEY_PREVIOUS, &prev))
 			snprintf(was, sizeof(was), " (was %s)",
 				 json_object_get_boolean(prev) ? "enabled" : "disabled");
-		printf("Tracker %s: %s%s%s\n", tracker ? json_object_get_string(tracker) : "?", now,
-		       was, saved);
+		printf("Tracker %s: %s%s%s\n", json_str(tracker, "?"), now, was, saved);
 		return EXIT_OK;
 	}
 	ns_text(now, sizeof(now), result, file, strcmp(file, PROTO_KEY_TIMEOUT_NS) == 0);
@@ -561,7 +560,7 @@ static int print_tracker_set(struct json_object *result, const char *file)
 			strcmp(file, PROTO_KEY_TIMEOUT_NS) == 0);
 		snprintf(was, sizeof(was), " (was %s)", p);
 	}
-	printf("Tracker %s: %s %s%s%s\n", tracker ? json_object_get_string(tracker) : "?",
+	printf("Tracker %s: %s %s%s%s\n", json_str(tracker, "?"),
 	       strcmp(file, PROTO_KEY_TIMEOUT_NS) == 0 ? "timeout" : "threshold", now, was, saved);
 	return EXIT_OK;
 }

@@ -159,7 +159,8 @@ void ctl_usage(FILE *f)
 			fprintf(f, "  %-*s  %s\n", width, head, commands[i].summary);
 	}
 	fprintf(f, "\nExit status: 0 ok, 1 latencyd answered with an error, 2 usage error,\n"
-		   "3 cannot connect to or talk with latencyd.\n");
+		   "3 cannot connect to or talk with latencyd, 4 the output could not be written,\n"
+		   "5 record accepted but its snapshot not seen within --timeout.\n");
 }
 
 void command_usage(const struct command *cmd, FILE *f)

@@ -60,9 +60,11 @@ struct json_tokener;
  *        lttng-sessiond, and for how long; reload "operation": the session's part pending.
  *   1.15 entries' "deletion" and "deletion_note": what the last deletion of a local snapshot
  *        left on disk, and where and why it failed (before, a note inside "error").
+ *   1.16 metrics "rendering": the id of the text a read's parts come from, given by its
+ *        first part and sent back with the others.
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 15
+#define PROTO_REVISION 16
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -444,6 +446,7 @@ struct proto_request {
 #define PROTO_KEY_TEXT		      "text"	       /* metrics (1.9) */
 #define PROTO_KEY_FROM_LINE	      "from_line"      /* metrics: the first line wanted */
 #define PROTO_KEY_NEXT_LINE	      "next_line"      /* metrics: where the next part starts */
+#define PROTO_KEY_RENDERING	      "rendering"      /* metrics: the parts' text (1.16) */
 #define PROTO_KEY_STREAMS_TOTAL	      "streams_total"  /* history: streams, all of them */
 #define PROTO_KEY_CHANNEL	      "channel"	       /* history: a stream's */
 #define PROTO_KEY_CPU		      "cpu"

@@ -4,11 +4,14 @@
  * format, as metrics.textfile holds them (manager/metrics.c renders both). With many
  * keyed histograms the text outgrows one frame (PROTO_FRAME_MAX): a reply carries whole
  * lines from `from_line` on, as many as fit, and `next_line` when there are more, for the
- * client to ask again. The parts that follow the first come from the first's rendering
- * (manager_metrics_paged()): a key that appears meanwhile cannot shift the line numbers,
- * and a large text is rendered once, not once per part.
+ * client to ask again. The first part of a text that takes several gives the id of its
+ * rendering (`rendering`, 1.16), kept a while (manager_metrics_keep()), and the later parts
+ * name it: they come from that text, whichever connection asks, so a key that appears
+ * meanwhile cannot shift their line numbers, and the text is rendered once per read. A part
+ * asked without it (a client older than 1.16) is rendered afresh.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,7 @@
 
 struct metrics_args {
 	uint64_t from_line;
+	uint64_t rendering; /* 0: render the text now */
 };
 
 /* The bytes of LINE (its newline included) once escaped in a JSON string. */
@@ -65,28 +69,54 @@ int cmd_metrics(struct manager *m, const struct control_caller *caller, struct j
 	static const struct proto_field fields[] = {
 		{PROTO_KEY_FROM_LINE, PROTO_FIELD_UINT, 0,
 		 offsetof(struct metrics_args, from_line)},
+		{PROTO_KEY_RENDERING, PROTO_FIELD_UINT, 0,
+		 offsetof(struct metrics_args, rendering)},
 		{NULL},
 	};
 	struct metrics_args a = {0};
 	struct json_object *o;
 	const char *start, *end, *text;
-	uint64_t next;
+	char *fresh = NULL;
+	uint64_t next, id;
 	int r;
 
 	r = proto_fields_dispatch(args, fields, 0, &a, err);
 	if (r < 0)
 		return r;
-	r = manager_metrics_paged(m, caller->id, a.from_line == 0, &text);
-	if (r < 0)
-		return proto_error_set(err, PROTO_ERR_INTERNAL, "cannot render the metrics: %s",
-				       strerror(-r));
+	id = a.rendering;
+	if (id) {
+		if (manager_metrics_kept(m, id, &text) < 0)
+			return proto_error_set(err, PROTO_ERR_NOT_FOUND,
+					       "metrics rendering %" PRIu64 " is gone (kept %d s "
+					       "after the part last asked, the %d newest at most): "
+					       "read the metrics again from their first line",
+					       id, METRICS_KEEP_SEC, METRICS_RENDERINGS_MAX);
+	} else {
+		r = manager_metrics_text(m, &fresh);
+		if (r < 0)
+			return proto_error_set(err, PROTO_ERR_INTERNAL,
+					       "cannot render the metrics: %s", strerror(-r));
+		text = fresh;
+	}
 	page(text, a.from_line, &start, &end, &next);
 	o = json_object_new_object();
-	if (!o)
+	if (!o) {
+		free(fresh);
 		return -ENOMEM;
+	}
 	r = 0;
 	result_add(o, PROTO_KEY_TEXT, json_object_new_string_len(start, (int)(end - start)), &r);
 	if (next)
 		result_add_int(o, PROTO_KEY_NEXT_LINE, (int64_t)next, &r);
+	/* A first part with more to come: its text kept for the parts that follow. */
+	if (r == 0 && fresh && next && a.from_line == 0) {
+		r = manager_metrics_keep(m, fresh, &id);
+		fresh = NULL;
+	}
+	if (r == 0 && id)
+		result_add_int(o, PROTO_KEY_RENDERING, (int64_t)id, &r);
+	if (r == 0 && a.rendering && !next)
+		manager_metrics_forget(m, id); /* its last part: the reader needs it no more */
+	free(fresh);
 	return result_done(o, r, result);
 }

@@ -24,6 +24,7 @@
 #include "recorder.h"
 
 struct json_object;
+struct metrics_renderings;
 
 struct manager {
 	sd_event *event;
@@ -62,12 +63,8 @@ struct manager {
 	/* The block devices whose names the kernel session holds (kdisks_signature), if any */
 	uint64_t devices_named;
 	bool devices_announced;
-	/* The metrics text a latencyctl connection is reading in parts (metrics.c) */
-	struct {
-		char *text;
-		unsigned caller;
-		uint64_t rendered_ns; /* CLOCK_MONOTONIC */
-	} metrics_paged;
+	/* The metrics texts clients are reading in parts, by rendering id (metrics.c) */
+	struct metrics_renderings *metrics_paged;
 };
 
 /* Takes conf, even on failure. src says how conf was loaded, so that reloads do the same. */

@@ -345,32 +345,137 @@ int manager_metrics_text(struct manager *m, char **text)
 	return 0;
 }
 
-/* A part asked for long after the first comes from a fresh rendering: the reader is gone. */
-#define PAGED_KEEP_NS (UINT64_C(10) * 1000000000)
+/*
+ * The renderings being read in parts: a read's later parts come from its first part's text,
+ * under the id the first part's reply gave, so that a key appearing meanwhile cannot shift
+ * their line numbers. A read's parts may come on several connections (latencyctl asks one
+ * request per connection), so the id, not the connection, names them. Bounded: a reader
+ * that went away leaves its text for KEEP_NS after the part it last asked, the newest
+ * RENDERINGS_MAX are kept and a new one pushes the oldest out past KEPT_BYTES_MAX; a part
+ * asked of one no longer kept is an error, never a text from another rendering.
+ */
+#define RENDERINGS_MAX METRICS_RENDERINGS_MAX
+#define KEEP_NS	       ((uint64_t)METRICS_KEEP_SEC * 1000000000)
+#define KEPT_BYTES_MAX ((size_t)16 << 20)
 
-int manager_metrics_paged(struct manager *m, unsigned caller, bool first, const char **text)
+struct rendering {
+	char *text; /* NULL: a free place */
+	size_t len;
+	uint64_t id;
+	uint64_t used_ns; /* CLOCK_MONOTONIC: its last part asked */
+};
+
+struct metrics_renderings {
+	struct rendering kept[RENDERINGS_MAX];
+	uint64_t next_id;
+};
+
+static void rendering_drop(struct rendering *k)
 {
-	char *fresh;
-	int r;
+	free(k->text);
+	*k = (struct rendering){0};
+}
 
-	if (!first && m->metrics_paged.text && m->metrics_paged.caller == caller &&
-	    now_ns() - m->metrics_paged.rendered_ns < PAGED_KEEP_NS) {
-		*text = m->metrics_paged.text;
-		return 0;
+/* Drops the renderings not asked for in KEEP_NS; the bytes the others hold. */
+static size_t renderings_expire(struct metrics_renderings *rs)
+{
+	uint64_t now = now_ns();
+	size_t bytes = 0;
+
+	for (size_t i = 0; i < RENDERINGS_MAX; i++) {
+		struct rendering *k = &rs->kept[i];
+
+		if (k->text && now - k->used_ns >= KEEP_NS)
+			rendering_drop(k);
+		bytes += k->text ? k->len : 0;
 	}
-	r = manager_metrics_text(m, &fresh);
-	if (r < 0)
-		return r;
-	free(m->metrics_paged.text);
-	m->metrics_paged.text = fresh;
-	m->metrics_paged.caller = caller;
-	m->metrics_paged.rendered_ns = now_ns();
-	*text = fresh;
+	return bytes;
+}
+
+/* The oldest rendering kept (by its last use), or NULL when none is. */
+static struct rendering *renderings_oldest(struct metrics_renderings *rs)
+{
+	struct rendering *oldest = NULL;
+
+	for (size_t i = 0; i < RENDERINGS_MAX; i++)
+		if (rs->kept[i].text && (!oldest || rs->kept[i].used_ns < oldest->used_ns))
+			oldest = &rs->kept[i];
+	return oldest;
+}
+
+int manager_metrics_keep(struct manager *m, char *text, uint64_t *id)
+{
+	struct metrics_renderings *rs = m->metrics_paged;
+	size_t len = strlen(text), bytes;
+	struct rendering *k = NULL;
+
+	if (!rs) {
+		rs = m->metrics_paged = calloc(1, sizeof(*rs));
+		if (!rs) {
+			free(text);
+			return -ENOMEM;
+		}
+		/* Ids from the wall clock: a latencyd started again does not give an old id anew. */
+		rs->next_id = realtime_ns() / 1000 + 1;
+	}
+	bytes = renderings_expire(rs);
+	for (size_t i = 0; i < RENDERINGS_MAX && !k; i++)
+		if (!rs->kept[i].text)
+			k = &rs->kept[i];
+	while (!k || (bytes + len > KEPT_BYTES_MAX && bytes)) {
+		struct rendering *oldest = renderings_oldest(rs);
+
+		bytes -= oldest->len;
+		rendering_drop(oldest);
+		if (!k)
+			k = oldest;
+	}
+	*k = (struct rendering){.text = text, .len = len, .id = rs->next_id++, .used_ns = now_ns()};
+	*id = k->id;
 	return 0;
+}
+
+/* The place of rendering ID if it is still kept, else NULL. */
+static struct rendering *rendering_find(struct manager *m, uint64_t id)
+{
+	struct metrics_renderings *rs = m->metrics_paged;
+
+	if (!rs)
+		return NULL;
+	renderings_expire(rs);
+	for (size_t i = 0; i < RENDERINGS_MAX; i++)
+		if (rs->kept[i].text && rs->kept[i].id == id)
+			return &rs->kept[i];
+	return NULL;
+}
+
+int manager_metrics_kept(struct manager *m, uint64_t id, const char **text)
+{
+	struct rendering *k = rendering_find(m, id);
+
+	if (!k)
+		return -ENOENT;
+	k->used_ns = now_ns();
+	*text = k->text;
+	return 0;
+}
+
+void manager_metrics_forget(struct manager *m, uint64_t id)
+{
+	struct rendering *k = rendering_find(m, id);
+
+	if (k)
+		rendering_drop(k);
 }
 
 void manager_metrics_paged_free(struct manager *m)
 {
-	free(m->metrics_paged.text);
-	m->metrics_paged.text = NULL;
+	struct metrics_renderings *rs = m->metrics_paged;
+
+	if (!rs)
+		return;
+	for (size_t i = 0; i < RENDERINGS_MAX; i++)
+		rendering_drop(&rs->kept[i]);
+	free(rs);
+	m->metrics_paged = NULL;
 }

@@ -8,15 +8,24 @@
 #define LATENCYD_METRICS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct manager;
 
 /* The metrics as text in *TEXT (malloc'd), or -errno. */
 int manager_metrics_text(struct manager *m, char **text);
-/* The text connection CALLER reads in parts: rendered for its first part, the same text
- * for the parts that follow (their line numbers stay those of one rendering). *TEXT is
- * borrowed until the next call. */
-int manager_metrics_paged(struct manager *m, unsigned caller, bool first, const char **text);
+/*
+ * A text read in parts (metrics.c), kept METRICS_KEEP_SEC after its last part asked, the
+ * METRICS_RENDERINGS_MAX newest at most: kept under a new id in *ID, taking TEXT (freed on
+ * failure), so that the later parts come from it; 0 or -ENOMEM. manager_metrics_kept()
+ * lends the text of rendering ID until the next of these calls, or -ENOENT when it is no
+ * longer kept; manager_metrics_forget() drops it once its last part is sent.
+ */
+#define METRICS_KEEP_SEC       10
+#define METRICS_RENDERINGS_MAX 4
+int manager_metrics_keep(struct manager *m, char *text, uint64_t *id);
+int manager_metrics_kept(struct manager *m, uint64_t id, const char **text);
+void manager_metrics_forget(struct manager *m, uint64_t id);
 void manager_metrics_paged_free(struct manager *m);
 /* Starts, moves or stops the textfile's timer as the configuration says (start and
  * reload); the first write is at once. */

@@ -38,6 +38,8 @@ echo '{"hello":{"protocol":1,"revision":0,"server":"latencyd","version":"0"}}'
 read -r _
 echo "{\"id\":$(cat "$dir/id" 2>/dev/null || echo 1),\"ok\":true,\"result\":$(cat "$dir/reply")}"
 cat "$dir/events"
+# A latencyd that says nothing more for a while (the connection stays).
+[ -e "$dir/hold" ] && sleep 20 2>/dev/null
 EOF
 chmod +x "$T/fake/latencyd"
 socat UNIX-LISTEN:"$T/fake.sock",fork EXEC:"$T/fake/latencyd" &
@@ -68,8 +70,54 @@ expect_err "latencyctl: unexpected reply from latencyd: id 2 answers no request 
 rm "$T/fake/id"
 run timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" status
 expect_rc 0 "status, the reply with id 1"
-kill "$FAKE"
 pass "record, analyze ID: members of another type in latencyd's replies; a reply's id checked"
+
+# An output that cannot be written (/dev/full) is no success: exit 4 and the reason, also
+# where the command writes as things come (watch, metrics), and watch stops at once.
+full() { RC=0; "$@" >/dev/full 2>"$T/err" || RC=$?; }
+expect_full() {
+	expect_rc 4 "$1 > /dev/full"
+	[ "$(cat "$T/err")" = "latencyctl: write error: No space left on device" ] ||
+		fail "$1 > /dev/full: $(cat "$T/err")"
+}
+echo '{"version":"9"}' >"$T/fake/reply"
+full timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" --json version
+expect_full "--json version"
+full timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" version
+expect_full "version"
+full "$LATENCYCTL" --help
+expect_full "--help"
+echo '{"text":"a 1\n"}' >"$T/fake/reply"
+full timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" metrics
+expect_full "metrics"
+echo '{"recording":true}' >"$T/fake/reply"
+echo '{"event":"lost","data":{"lost":3}}' >"$T/fake/events"
+touch "$T/fake/hold"
+full timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" --json watch
+expect_full "watch --json, an event then nothing"
+full timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" watch
+expect_full "watch, an event then nothing"
+pass "a write error: exit 4 with its reason; watch stops at the first event it cannot write"
+
+# A record latencyd accepted whose snapshot does not come within --timeout: it was taken
+# (its snapshot still comes), so neither "did not answer" nor exit 3.
+echo '{"request":7}' >"$T/fake/reply"
+: >"$T/fake/events"
+run timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" record --timeout 0.5
+expect_rc 5 "record, accepted, no snapshot within --timeout"
+[ "$(cat "$T/err")" = "latencyctl: record request 7 accepted; its snapshot did not arrive within --timeout (see list-snapshots)" ] ||
+	fail "record, no snapshot within --timeout: $(cat "$T/err")"
+rm "$T/fake/hold"
+pass "record: accepted, its snapshot not within --timeout: exit 5, said so"
+
+# metrics --json: each part one JSON object on one line, as the man page says.
+echo '{"text":"a 1\nb 2\n"}' >"$T/fake/reply"
+run timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" --json metrics
+expect_rc 0 "--json metrics"
+[ "$(wc -l <"$T/out")" = 1 ] && jq -e '.text == "a 1\nb 2\n"' "$T/out" >/dev/null ||
+	fail "--json metrics is not one object on one line: $(cat "$T/out")"
+kill "$FAKE"
+pass "metrics --json: one line per part"
 
 run "$LATENCYCTL"
 expect_rc 2 "no command"

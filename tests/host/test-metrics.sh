@@ -187,17 +187,19 @@ wait_for 300 sh -c "'$LATENCYCTL' -s '$SOCK' --json status | jq -e '.control.tim
 	fail "the silent clients are not timed out: $("$LATENCYCTL" -s "$SOCK" --json status | jq -c .control)"
 for p in "${SILENT[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 printf 'not json\n' | timeout 10 socat - UNIX-CONNECT:"$SOCK" >/dev/null 2>&1
-run "$LATENCYCTL" -s "$SOCK" metrics
+run "$LATENCYCTL" -s "$SOCK" --json metrics
 expect_rc 0 "latencyctl metrics, control counters"
-cp "$T/out" "$T/control.prom"
+jq -j -s '.[].text' "$T/out" >"$T/control.prom"
+parts=$(jq -s length "$T/out")
 "$LATENCYCTL" -s "$SOCK" --json status | jq .control >"$T/control.json" || fail "status"
 "$PROM/promtool" check metrics <"$T/control.prom" >"$T/promtool.log" 2>&1 ||
 	fail "promtool check metrics, control counters: $(cat "$T/promtool.log")"
-# Each as status says it, status asked one connection later (its own is accepted then).
+# Each as status says it: the text is rendered for the first part, and each part and
+# status after them take one connection more.
 ctl_status() { jq -r ".$1" "$T/control.json"; }
 expect_values "$T/control.prom" latencyd_control_ \
 	latencyd_control_clients=1 latencyd_control_max_clients=2 \
-	"latencyd_control_accepted_total=$(($(ctl_status accepted) - 1))" \
+	"latencyd_control_accepted_total=$(($(ctl_status accepted) - parts))" \
 	"latencyd_control_refused_total{reason=\"not_authorized\"}=$(ctl_status refused)" \
 	"latencyd_control_refused_total{reason=\"busy\"}=$(ctl_status busy)" \
 	"latencyd_control_dropped_slow_total=$(ctl_status dropped_slow)" \
@@ -253,6 +255,58 @@ for name in $(jq -r '.panels[].targets[].expr' "$DASH" | grep -o 'latencyd_[a-z_
 		fail "the dashboard's $name is not a metric latencyd writes"
 done
 pass "every metric the Grafana dashboard queries is one latencyd writes"
+
+# The parts of one read come from one rendering (1.16), whatever changes between them: a
+# disk's key coming and going in block's hist/by_key, before the first part's end, shifted
+# the lines of a part rendered afresh (samples twice, or left out).
+BK=$S/block/hist/by_key
+cp "$BK" "$T/by_key.2"
+{ cat "$BK"; echo '8:32 0 1'; } >"$T/by_key.3"
+(for i in $(seq 20000); do
+	[ -e "$T/keys.stop" ] && break
+	cp "$T/by_key.$((2 + i % 2))" "$BK.new" && mv "$BK.new" "$BK"
+done) &
+KEYS=$!
+bad=0 first_bad=
+for i in $(seq 40); do
+	"$LATENCYCTL" -s "$SOCK" metrics >"$T/read" 2>&1 || fail "latencyctl metrics: $(cat "$T/read")"
+	dup=$(sort "$T/read" | uniq -d | head -3)
+	n=$(grep -c '^latencyd_latency_by_syscall_seconds_count{' "$T/read")
+	if [ -n "$dup" ] || [ "$n" != 64 ] || ! "$PROM/promtool" check metrics <"$T/read" >/dev/null 2>&1; then
+		bad=$((bad + 1))
+		[ -n "$first_bad" ] || first_bad="$n syscalls' counts; twice: $dup"
+	fi
+done
+touch "$T/keys.stop"
+wait "$KEYS"
+cp "$T/by_key.2" "$BK"
+[ "$bad" = 0 ] || fail "$bad of 40 reads mix two renderings: $first_bad"
+# Each part on its own connection, as latencyctl asks: a later part names the rendering;
+# one unknown, forgotten after its last part, or pushed out by 4 newer reads is an error.
+ask() {
+	printf '%s\n' '{"hello":{"protocol":1,"revision":16,"client":"test"}}' \
+		"{\"id\":1,\"command\":\"metrics\",\"args\":$1}" |
+		timeout 10 socat -t 5 - UNIX-CONNECT:"$SOCK" | tail -1
+}
+gone() { ask "$1" | jq -e '.ok == false and .error.code == "not-found" and
+	(.error.message | test("metrics rendering [0-9]+ is gone"))' >/dev/null; }
+gone '{"from_line":3,"rendering":12345}' || fail "an unknown rendering: $(ask '{"from_line":3,"rendering":12345}')"
+ids=()
+for i in 0 1 2 3 4; do
+	ids[$i]=$(ask '{"from_line":0}' | jq -e '.result | select(.next_line > 0) | .rendering') ||
+		fail "a first part without its rendering: $(ask '{"from_line":0}' | jq -c '.result | del(.text)')"
+done
+gone "{\"from_line\":1,\"rendering\":${ids[0]}}" || fail "the oldest of 5 renderings is still kept"
+from=0
+while [ -n "$from" ]; do
+	ask "{\"from_line\":$from,\"rendering\":${ids[4]}}" >"$T/part"
+	jq -j .result.text "$T/part" >>"$T/parts.txt" || fail "part from line $from: $(cat "$T/part")"
+	from=$(jq -r '.result.next_line // empty' "$T/part")
+done
+"$PROM/promtool" check metrics <"$T/parts.txt" >"$T/promtool.log" 2>&1 ||
+	fail "promtool check metrics, one rendering's parts: $(cat "$T/promtool.log")"
+gone "{\"from_line\":0,\"rendering\":${ids[4]}}" || fail "a rendering read to its end is still kept"
+pass "the parts of a read are one rendering's: 40 reads while a key came and went, none mixed; renderings bounded"
 stop_daemon
 
 # Bad settings are refused before anything runs, naming the setting and the problem.

@@ -193,6 +193,58 @@ static void test_null_strings(void)
 	ASSERT_CONTAINS(buf, "\nCauses (0):\n");
 }
 
+/*
+ * A string member that is null or of another type: json_object_get_string() gives NULL for
+ * null (strcmp crashed on reload's "operation") and the JSON text of a number, so each is
+ * read only as a string.
+ */
+static void test_not_strings(void)
+{
+	char buf[4096];
+
+	ASSERT_EQ(printed(text_reloaded, "{\"source\":\"/etc/l.conf\",\"operation\":null}", buf,
+			  sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_STREQ(buf, "Configuration reloaded from /etc/l.conf.\n");
+	ASSERT_EQ(printed(text_reloaded, "{\"source\":7,\"operation\":[\"update\"]}", buf,
+			  sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_STREQ(buf, "Configuration reloaded from built-in defaults.\n");
+	ASSERT_EQ(printed(text_reloaded, "{\"operation\":\"update\"}", buf, sizeof(buf)), EXIT_OK);
+	ASSERT_CONTAINS(buf, "Pending: the session's update, once lttng-sessiond answers");
+	ASSERT_EQ(printed(text_config, "{\"settings\":{},\"source\":null,\"saved_file\":null}", buf,
+			  sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_STREQ(buf, "# the configuration latencyd runs with: built-in defaults (no file)\n");
+	ASSERT_EQ(printed(text_config, "{\"settings\":{},\"saved_file\":5}", buf, sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_TRUE(!strstr(buf, "overridden"));
+	ASSERT_EQ(printed(text_filter, "{\"tracker\":null,\"filter\":{\"comm\":3}}", buf,
+			  sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_CONTAINS(buf, "Tracker ?: filter comm=3, runtime only");
+	ASSERT_EQ(printed(text_incidents,
+			  "{\"host\":7,\"incidents\":[{\"incident\":1,\"origin\":[],"
+			  "\"time\":0,\"recorded\":[2],\"refused\":[\"web2\"],\"details\":"
+			  "{\"web2\":{}}}]}",
+			  buf, sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_TRUE(!strstr(buf, "[]"));
+	ASSERT_CONTAINS(buf, "web2 refused (?)");
+	ASSERT_EQ(printed(output_text.trackers, "{\"trackers\":[{\"name\":5,\"enabled\":true}]}",
+			  buf, sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_CONTAINS(buf, "\n?  ");
+	ASSERT_EQ(printed(output_text.status,
+			  "{\"version\":\"1\",\"session\":{\"name\":\"s\"},"
+			  "\"ratelimit\":{\"trackers\":[{\"tracker\":null,"
+			  "\"rate\":1,\"burst\":2}]}}",
+			  buf, sizeof(buf)),
+		  EXIT_OK);
+	ASSERT_TRUE(!strstr(buf, "(null)"));
+	ASSERT_CONTAINS(buf, "?: 1/s, burst 2");
+}
+
 /* hist: "hists" or "skipped" not an array. */
 static void test_hist(void)
 {
@@ -216,6 +268,7 @@ int main(void)
 	RUN(test_incidents);
 	RUN(test_fleet_line);
 	RUN(test_null_strings);
+	RUN(test_not_strings);
 	RUN(test_hist);
 	return 0;
 }
