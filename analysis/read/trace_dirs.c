@@ -15,12 +15,18 @@
 
 static __thread struct an_vec *found;
 static __thread int walk_error;
+static __thread char *unreadable; /* the first directory nftw could not read */
+static __thread int unreadable_errno;
 
 static int visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	const char *base = path + ftw->base;
 	char **slot;
 
+	if ((flag == FTW_DNR || flag == FTW_NS) && !unreadable) {
+		unreadable_errno = errno ? errno : EACCES;
+		unreadable = strdup(path);
+	}
 	if (flag == FTW_F && strcmp(base, "metadata") == 0) {
 		slot = an_vec_push(found);
 		if (!slot ||
@@ -53,13 +59,25 @@ int an_trace_dirs(const char *path, struct an_vec *dirs, char **why)
 	/* nftw has no user pointer: thread-local state instead. */
 	found = dirs;
 	walk_error = 0;
+	unreadable = NULL;
 	if (nftw(path, visit, 16, FTW_PHYS) < 0 && !walk_error)
 		walk_error = -errno;
 	found = NULL;
 	if (walk_error) {
 		*why = an_asprintf("%s: %s", path, strerror(-walk_error));
+		free(unreadable);
 		return walk_error;
 	}
+	/* What latencyd records only root may read (its output directory is 0750 root's). */
+	if (!dirs->n && unreadable) {
+		*why = an_asprintf("%s: %s: analyze reads the snapshot's files itself, which "
+				   "latencyd keeps for root: run it as root, or give read access "
+				   "to them",
+				   unreadable, strerror(unreadable_errno));
+		free(unreadable);
+		return -unreadable_errno;
+	}
+	free(unreadable);
 	if (!dirs->n) {
 		*why = an_asprintf("%s: no CTF trace (no \"metadata\" file) under it", path);
 		return -ENOENT;

@@ -70,4 +70,15 @@ done
 run "$LATENCYCTL" -s "$SOCK" analyze 99
 expect_rc 1 "analyze of an unknown id"
 pass "analyze of an unknown id: exit 1"
+
+# A user who may not read the snapshot's files (latencyd's output directory is root's, 0750)
+# is told so, not that it holds no trace: here (as nobody, lttng-env) a copy of mode 000.
+cp -a "$path" "$T/unreadable"
+chmod 000 "$T/unreadable"
+out=$("$LATENCYCTL" analyze "$T/unreadable" 2>&1)
+rc=$?
+chmod 755 "$T/unreadable"
+[ $rc = 1 ] && grep -q "unreadable: Permission denied: analyze reads the snapshot's files itself" <<<"$out" ||
+	fail "analyze of files it may not read: exit $rc: $out"
+pass "analyze of files it may not read: exit 1, it says why"
 stop_daemon
