@@ -43,9 +43,11 @@ enum {
 
 static void print_json(struct json_object *o, bool pretty)
 {
-	printf("%s\n", json_object_to_json_string_ext(
-			       o, (pretty ? JSON_C_TO_STRING_PRETTY : JSON_C_TO_STRING_PLAIN) |
-					  JSON_C_TO_STRING_NOSLASHESCAPE));
+	/* A failure is said at exit (stdout_close()), with its reason kept here. */
+	stdout_puts(json_object_to_json_string_ext(
+			    o, (pretty ? JSON_C_TO_STRING_PRETTY : JSON_C_TO_STRING_PLAIN) |
+				       JSON_C_TO_STRING_NOSLASHESCAPE),
+		    true);
 	json_object_put(o);
 }
 

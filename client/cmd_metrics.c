@@ -93,6 +93,7 @@ int text_metrics(struct json_object *result)
 		fprintf(stderr, "latencyctl: metrics: latencyd's reply has no text\n");
 		return EXIT_CONNECT;
 	}
-	fputs(json_object_get_string(text), stdout);
+	if (stdout_puts(json_object_get_string(text), false) != EXIT_OK)
+		return EXIT_WRITE;
 	return stdout_check();
 }

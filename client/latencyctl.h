@@ -108,6 +108,8 @@ extern const struct output output_json;
  * at exit, R unless that failed: then says so and returns EXIT_WRITE (R if not EXIT_OK).
  */
 int stdout_check(void);
+/* S (and a newline if NEWLINE) on stdout, a failure's reason kept: EXIT_OK or EXIT_WRITE. */
+int stdout_puts(const char *s, bool newline);
 int stdout_close(int r);
 
 /* One invocation's settings, from the global options. */

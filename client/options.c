@@ -88,7 +88,7 @@ int ctl_getopt(struct ctl *ctl, int argc, char **argv, const struct option *long
 		case EXIT_OK:
 			break;
 		case EXIT_VERSION_SHOWN:
-			exit(EXIT_OK);
+			exit(stdout_close(EXIT_OK)); /* main() is not returned to */
 		default:
 			return '?';
 		}

@@ -15,16 +15,15 @@
 
 static int print_result(struct json_object *result)
 {
-	puts(json_object_to_json_string_ext(result, PRINT_FLAGS));
-	return EXIT_OK;
+	return stdout_puts(json_object_to_json_string_ext(result, PRINT_FLAGS), true);
 }
 
 /* watch's events, metrics' parts: one object per line, as the man page says. */
 static int print_line(struct json_object *result)
 {
-	puts(json_object_to_json_string_ext(result, JSON_C_TO_STRING_PLAIN |
-							    JSON_C_TO_STRING_NOSLASHESCAPE));
-	return EXIT_OK;
+	return stdout_puts(json_object_to_json_string_ext(
+				   result, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+			   true);
 }
 
 static int print_tracker_set(struct json_object *result, const char *file)

@@ -114,7 +114,8 @@ static int retention_row(struct table *t, struct json_object *retention)
 
 	if (r == EXIT_OK && (d.undeletable || d.deleted_in_part))
 		row(t, "Retention:",
-		    "%" PRId64 " snapshot(s) retention cannot delete (list-snapshots says why); "
+		    "%" PRId64
+		    " snapshot(s) retention cannot delete (show-snapshot says where and why); "
 		    "%" PRId64 " deletion(s) failed part way since start",
 		    d.undeletable, d.deleted_in_part);
 	return r;

@@ -6,12 +6,21 @@
  * command ran, so that no command exits 0 with its output lost.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "latencyctl.h"
 
 static int write_errno; /* the first failed flush's, 0 when none said why */
+
+int stdout_puts(const char *s, bool newline)
+{
+	/* The reason is kept now: the error flag set, a later fflush() has nothing to say. */
+	if ((fputs(s, stdout) == EOF || (newline && putchar('\n') == EOF)) && !write_errno)
+		write_errno = errno;
+	return ferror(stdout) ? EXIT_WRITE : EXIT_OK;
+}
 
 int stdout_check(void)
 {

@@ -85,12 +85,13 @@ int cmd_metrics(struct manager *m, const struct control_caller *caller, struct j
 		return r;
 	id = a.rendering;
 	if (id) {
-		if (manager_metrics_kept(m, id, &text) < 0)
-			return proto_error_set(err, PROTO_ERR_NOT_FOUND,
-					       "metrics rendering %" PRIu64 " is gone (kept %d s "
-					       "after the part last asked, the %d newest at most): "
-					       "read the metrics again from their first line",
-					       id, METRICS_KEEP_SEC, METRICS_RENDERINGS_MAX);
+		if (manager_metrics_kept(m, caller->uid, id, &text) < 0)
+			return proto_error_set(
+				err, PROTO_ERR_NOT_FOUND,
+				"metrics rendering %" PRIu64 " is gone (kept %d s "
+				"after the part last asked, %d of a user's at most): "
+				"read the metrics again from their first line",
+				id, METRICS_KEEP_SEC, METRICS_RENDERINGS_PER_USER);
 	} else {
 		r = manager_metrics_text(m, &fresh);
 		if (r < 0)
@@ -110,13 +111,14 @@ int cmd_metrics(struct manager *m, const struct control_caller *caller, struct j
 		result_add_int(o, PROTO_KEY_NEXT_LINE, (int64_t)next, &r);
 	/* A first part with more to come: its text kept for the parts that follow. */
 	if (r == 0 && fresh && next && a.from_line == 0) {
-		r = manager_metrics_keep(m, fresh, &id);
+		r = manager_metrics_keep(m, caller->uid, fresh, &id);
 		fresh = NULL;
 	}
 	if (r == 0 && id)
 		result_add_int(o, PROTO_KEY_RENDERING, (int64_t)id, &r);
-	if (r == 0 && a.rendering && !next)
-		manager_metrics_forget(m, id); /* its last part: the reader needs it no more */
+	/* Its last part, sent: the reader needs it no more (a part past the end is no last). */
+	if (r == 0 && a.rendering && !next && end > start)
+		manager_metrics_forget(m, caller->uid, id);
 	free(fresh);
 	return result_done(o, r, result);
 }

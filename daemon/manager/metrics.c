@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include <json-c/json.h>
 
@@ -196,7 +197,8 @@ static void catalog_metrics(struct prom *p, struct manager *m)
 	catalog_deletions(m->catalog, &d);
 	one(p, "latencyd_retention_undeletable_snapshots", "gauge",
 	    "Local snapshots whose last deletion, by retention or a client, failed: on disk "
-	    "whole or in part, taking room retention cannot free (list-snapshots says why).",
+	    "whole or in part, taking room retention cannot free (show-snapshot says where and "
+	    "why).",
 	    d.undeletable);
 	one(p, "latencyd_retention_deleted_in_part_total", "counter",
 	    "Deletions of a local snapshot that failed past their check, leaving part of it.",
@@ -349,12 +351,15 @@ int manager_metrics_text(struct manager *m, char **text)
  * The renderings being read in parts: a read's later parts come from its first part's text,
  * under the id the first part's reply gave, so that a key appearing meanwhile cannot shift
  * their line numbers. A read's parts may come on several connections (latencyctl asks one
- * request per connection), so the id, not the connection, names them. Bounded: a reader
- * that went away leaves its text for KEEP_NS after the part it last asked, the newest
- * RENDERINGS_MAX are kept and a new one pushes the oldest out past KEPT_BYTES_MAX; a part
- * asked of one no longer kept is an error, never a text from another rendering.
+ * request per connection), so the id, not the connection, names them; but only the user
+ * who asked the first part reads or ends one, its id is random (not the next after another
+ * reader's), and a user holds at most PER_USER_MAX, so that no reader can end or push out
+ * another user's read. Bounded: a reader that went away leaves its text for KEEP_NS after
+ * the part it last asked, RENDERINGS_MAX are kept, and a new one pushes the oldest out past
+ * KEPT_BYTES_MAX; a part asked of one no longer kept is an error, never another text.
  */
 #define RENDERINGS_MAX METRICS_RENDERINGS_MAX
+#define PER_USER_MAX   METRICS_RENDERINGS_PER_USER
 #define KEEP_NS	       ((uint64_t)METRICS_KEEP_SEC * 1000000000)
 #define KEPT_BYTES_MAX ((size_t)16 << 20)
 
@@ -362,12 +367,12 @@ struct rendering {
 	char *text; /* NULL: a free place */
 	size_t len;
 	uint64_t id;
+	uid_t owner;
 	uint64_t used_ns; /* CLOCK_MONOTONIC: its last part asked */
 };
 
 struct metrics_renderings {
 	struct rendering kept[RENDERINGS_MAX];
-	uint64_t next_id;
 };
 
 static void rendering_drop(struct rendering *k)
@@ -392,22 +397,42 @@ static size_t renderings_expire(struct metrics_renderings *rs)
 	return bytes;
 }
 
-/* The oldest rendering kept (by its last use), or NULL when none is. */
-static struct rendering *renderings_oldest(struct metrics_renderings *rs)
+/* The oldest rendering kept (by its last use), OWNER's alone if MINE, or NULL. */
+static struct rendering *renderings_oldest(struct metrics_renderings *rs, bool mine, uid_t owner)
 {
 	struct rendering *oldest = NULL;
 
-	for (size_t i = 0; i < RENDERINGS_MAX; i++)
-		if (rs->kept[i].text && (!oldest || rs->kept[i].used_ns < oldest->used_ns))
-			oldest = &rs->kept[i];
+	for (size_t i = 0; i < RENDERINGS_MAX; i++) {
+		struct rendering *k = &rs->kept[i];
+
+		if (k->text && (!mine || k->owner == owner) &&
+		    (!oldest || k->used_ns < oldest->used_ns))
+			oldest = k;
+	}
 	return oldest;
 }
 
-int manager_metrics_keep(struct manager *m, char *text, uint64_t *id)
+/*
+ * A rendering's id: random, never 0, and below 2^53, the integers a reader of JSON as
+ * doubles (jq, JavaScript) still reads exactly.
+ */
+static uint64_t rendering_id(void)
+{
+	uint64_t id = 0;
+
+	while (!id) {
+		if (getrandom(&id, sizeof(id), 0) != sizeof(id))
+			id = now_ns() ^ ((uint64_t)rand() << 20);
+		id &= (UINT64_C(1) << 53) - 1;
+	}
+	return id;
+}
+
+int manager_metrics_keep(struct manager *m, uid_t owner, char *text, uint64_t *id)
 {
 	struct metrics_renderings *rs = m->metrics_paged;
-	size_t len = strlen(text), bytes;
-	struct rendering *k = NULL;
+	size_t len = strlen(text), bytes, held = 0;
+	struct rendering *k = NULL, *drop;
 
 	if (!rs) {
 		rs = m->metrics_paged = calloc(1, sizeof(*rs));
@@ -415,28 +440,37 @@ int manager_metrics_keep(struct manager *m, char *text, uint64_t *id)
 			free(text);
 			return -ENOMEM;
 		}
-		/* Ids from the wall clock: a latencyd started again does not give an old id anew. */
-		rs->next_id = realtime_ns() / 1000 + 1;
 	}
 	bytes = renderings_expire(rs);
+	for (size_t i = 0; i < RENDERINGS_MAX; i++)
+		held += rs->kept[i].text && rs->kept[i].owner == owner;
+	/* A user at its quota gives up its own oldest first: never another user's. */
+	if (held >= PER_USER_MAX) {
+		k = renderings_oldest(rs, true, owner);
+		bytes -= k->len;
+		rendering_drop(k);
+	}
 	for (size_t i = 0; i < RENDERINGS_MAX && !k; i++)
 		if (!rs->kept[i].text)
 			k = &rs->kept[i];
 	while (!k || (bytes + len > KEPT_BYTES_MAX && bytes)) {
-		struct rendering *oldest = renderings_oldest(rs);
-
-		bytes -= oldest->len;
-		rendering_drop(oldest);
+		drop = renderings_oldest(rs, false, owner);
+		bytes -= drop->len;
+		rendering_drop(drop);
 		if (!k)
-			k = oldest;
+			k = drop;
 	}
-	*k = (struct rendering){.text = text, .len = len, .id = rs->next_id++, .used_ns = now_ns()};
+	*k = (struct rendering){.text = text,
+				.len = len,
+				.id = rendering_id(),
+				.owner = owner,
+				.used_ns = now_ns()};
 	*id = k->id;
 	return 0;
 }
 
-/* The place of rendering ID if it is still kept, else NULL. */
-static struct rendering *rendering_find(struct manager *m, uint64_t id)
+/* The place of OWNER's rendering ID if it is still kept, else NULL. */
+static struct rendering *rendering_find(struct manager *m, uid_t owner, uint64_t id)
 {
 	struct metrics_renderings *rs = m->metrics_paged;
 
@@ -444,14 +478,14 @@ static struct rendering *rendering_find(struct manager *m, uint64_t id)
 		return NULL;
 	renderings_expire(rs);
 	for (size_t i = 0; i < RENDERINGS_MAX; i++)
-		if (rs->kept[i].text && rs->kept[i].id == id)
+		if (rs->kept[i].text && rs->kept[i].id == id && rs->kept[i].owner == owner)
 			return &rs->kept[i];
 	return NULL;
 }
 
-int manager_metrics_kept(struct manager *m, uint64_t id, const char **text)
+int manager_metrics_kept(struct manager *m, uid_t owner, uint64_t id, const char **text)
 {
-	struct rendering *k = rendering_find(m, id);
+	struct rendering *k = rendering_find(m, owner, id);
 
 	if (!k)
 		return -ENOENT;
@@ -460,9 +494,9 @@ int manager_metrics_kept(struct manager *m, uint64_t id, const char **text)
 	return 0;
 }
 
-void manager_metrics_forget(struct manager *m, uint64_t id)
+void manager_metrics_forget(struct manager *m, uid_t owner, uint64_t id)
 {
-	struct rendering *k = rendering_find(m, id);
+	struct rendering *k = rendering_find(m, owner, id);
 
 	if (k)
 		rendering_drop(k);

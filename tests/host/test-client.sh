@@ -90,6 +90,12 @@ expect_full "--help"
 echo '{"text":"a 1\n"}' >"$T/fake/reply"
 full timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" metrics
 expect_full "metrics"
+# A text larger than stdio's buffer fails inside the write, not at the flush: its reason too.
+printf '{"text":"%s"}\n' "$(for i in $(seq 3000); do printf 'a_%d 1\\n' "$i"; done)" >"$T/fake/reply"
+full timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" metrics
+expect_full "metrics, 30 KB"
+full "$LATENCYCTL" status --version
+expect_full "status --version"
 echo '{"recording":true}' >"$T/fake/reply"
 echo '{"event":"lost","data":{"lost":3}}' >"$T/fake/events"
 touch "$T/fake/hold"

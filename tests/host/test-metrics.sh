@@ -126,7 +126,7 @@ run "$LATENCYCTL" -s "$SOCK" metrics
 expect_values "$T/out" retention latencyd_retention_undeletable_snapshots=1 \
 	latencyd_retention_deleted_in_part_total=0 latencyd_catalog_snapshots=2
 run "$LATENCYCTL" -s "$SOCK" status
-expect_out "1 snapshot(s) retention cannot delete (list-snapshots says why)"
+expect_out "1 snapshot(s) retention cannot delete (show-snapshot says where and why)"
 wait_for 50 sh -c "grep -q '^latencyd_retention_undeletable_snapshots 1$' '$PROMFILE'" ||
 	fail "the textfile does not count it: $(grep retention "$PROMFILE")"
 chmod 0755 "$sub"
@@ -282,7 +282,8 @@ wait "$KEYS"
 cp "$T/by_key.2" "$BK"
 [ "$bad" = 0 ] || fail "$bad of 40 reads mix two renderings: $first_bad"
 # Each part on its own connection, as latencyctl asks: a later part names the rendering;
-# one unknown, forgotten after its last part, or pushed out by 4 newer reads is an error.
+# one unknown, forgotten after its last part, or pushed out by 8 newer reads of the same user
+# is an error.
 ask() {
 	printf '%s\n' '{"hello":{"protocol":1,"revision":16,"client":"test"}}' \
 		"{\"id\":1,\"command\":\"metrics\",\"args\":$1}" |
@@ -292,21 +293,29 @@ gone() { ask "$1" | jq -e '.ok == false and .error.code == "not-found" and
 	(.error.message | test("metrics rendering [0-9]+ is gone"))' >/dev/null; }
 gone '{"from_line":3,"rendering":12345}' || fail "an unknown rendering: $(ask '{"from_line":3,"rendering":12345}')"
 ids=()
-for i in 0 1 2 3 4; do
+for i in $(seq 0 8); do
 	ids[$i]=$(ask '{"from_line":0}' | jq -e '.result | select(.next_line > 0) | .rendering') ||
 		fail "a first part without its rendering: $(ask '{"from_line":0}' | jq -c '.result | del(.text)')"
 done
-gone "{\"from_line\":1,\"rendering\":${ids[0]}}" || fail "the oldest of 5 renderings is still kept"
+gone "{\"from_line\":1,\"rendering\":${ids[0]}}" || fail "the oldest of 9 renderings of one user is still kept"
 from=0
 while [ -n "$from" ]; do
-	ask "{\"from_line\":$from,\"rendering\":${ids[4]}}" >"$T/part"
-	jq -j .result.text "$T/part" >>"$T/parts.txt" || fail "part from line $from: $(cat "$T/part")"
+	ask "{\"from_line\":$from,\"rendering\":${ids[8]}}" >"$T/part"
+	jq -e -j .result.text "$T/part" >>"$T/parts.txt" || fail "part from line $from: $(cat "$T/part")"
 	from=$(jq -r '.result.next_line // empty' "$T/part")
 done
 "$PROM/promtool" check metrics <"$T/parts.txt" >"$T/promtool.log" 2>&1 ||
 	fail "promtool check metrics, one rendering's parts: $(cat "$T/promtool.log")"
-gone "{\"from_line\":0,\"rendering\":${ids[4]}}" || fail "a rendering read to its end is still kept"
-pass "the parts of a read are one rendering's: 40 reads while a key came and went, none mixed; renderings bounded"
+gone "{\"from_line\":0,\"rendering\":${ids[8]}}" || fail "a rendering read to its end is still kept"
+# Ids are random, not the next after another reader's; a part asked past the end does not end
+# the read (another user's part is unit-metrics-renderings').
+[ $((ids[1] - ids[0])) != 1 ] || fail "rendering ids in sequence: ${ids[0]} ${ids[1]}"
+id=$(ask '{"from_line":0}' | jq -e '.result.rendering') || fail "no rendering"
+ask "{\"from_line\":1000000000,\"rendering\":$id}" | jq -e '.ok' >/dev/null ||
+	fail "a part past the end of the text"
+ask "{\"from_line\":1,\"rendering\":$id}" | jq -e '.ok' >/dev/null ||
+	fail "a part past the end ended the read: $(ask "{\"from_line\":1,\"rendering\":$id}" | jq -c .error)"
+pass "the parts of a read are one rendering's: 40 reads while a key came and went, none mixed; renderings bounded, random, the reader's own"
 stop_daemon
 
 # Bad settings are refused before anything runs, naming the setting and the problem.
