@@ -264,13 +264,24 @@ static bool old_note(const char *p, enum catalog_deletion *state, char **note)
 	return false;
 }
 
+/* Whether NOTE names a file of E's own directory: "PATH: ..." or "PATH/...". */
+static bool own_note(const struct catalog_entry *e, const char *note)
+{
+	size_t n = e->path ? strlen(e->path) : 0;
+
+	return n && note && strncmp(note, e->path, n) == 0 && (note[n] == '/' || note[n] == ':');
+}
+
 /*
  * An entry of a catalog written before 1.15, whose deletion state is a note at the end of
  * its error ("ERROR; NOTE" or "NOTE"), given its state and note, its error left to what its
  * record said. The first place that starts a whole note is the one: a record's error that
- * holds a note's first words, but not a whole one to its end, stays the record's.
+ * holds a note's first words, but not a whole one to its end, stays the record's. In a
+ * file written since (OLD false), an older latencyd run in between (a downgrade) may have
+ * noted a failed deletion the old way again: converted only when the note names a file of
+ * the entry's own directory, as no record's error does.
  */
-static int convert_old_note(struct catalog_entry *e)
+static int convert_old_note(struct catalog_entry *e, bool old)
 {
 	enum catalog_deletion state;
 	char *note, *error;
@@ -282,6 +293,10 @@ static int convert_old_note(struct catalog_entry *e)
 			continue;
 		if (!old_note(p, &state, &note))
 			continue;
+		if (!old && !own_note(e, note)) {
+			free(note);
+			continue;
+		}
 		error = p == e->error ? NULL : strndup(e->error, (size_t)(p - e->error) - 2);
 		if ((p != e->error && !error) ||
 		    (!note && state != CATALOG_DELETION_PARTIAL_DELETABLE &&
@@ -330,8 +345,8 @@ static int load_entries(struct catalog *c, struct json_object *a, const char *fi
 		newest = at.id > newest ? at.id : newest;
 		e = calloc(1, sizeof(*e));
 		r = e ? catalog_entry_from_json(o, e, entry_problem, &at) : -ENOMEM;
-		if (r == 0 && old)
-			r = convert_old_note(e);
+		if (r == 0)
+			r = convert_old_note(e, old);
 		if (r == 0 && e->status == CATALOG_RECORDING) {
 			e->status = CATALOG_FAILED;
 			free(e->error);

@@ -1537,6 +1537,30 @@ static void test_old_notes_converted(void)
 	free(logged);
 	delete_all(c);
 	close_saved(c);
+	/*
+	 * But an older latencyd run in between (a downgrade) noted failed deletions the old
+	 * way again, keeping the marker: a note that names a file of the entry's own directory
+	 * is one, as no record's error is.
+	 */
+	c = open_text("{\"version\": 1, \"next_id\": 4, \"deletion_members\": true, "
+		      "\"suppressed\": {}, \"snapshots\": [{\"id\": 1, \"status\": "
+		      "\"complete\", \"path\": \"/s/snap-1\", \"error\": \"cannot be deleted: "
+		      "/s/snap-1/chan_0: Operation not permitted; kept whole\"}, {\"id\": 2, "
+		      "\"status\": \"failed\", \"path\": \"/s/snap-2\", \"error\": \"lttng: x; "
+		      "deleted in part: cannot delete /s/snap-2/k: Permission denied; 1 bytes "
+		      "deleted, 2 left\"}, {\"id\": 3, \"status\": \"failed\", \"path\": "
+		      "\"/s/snap-3\", \"error\": \"cannot be deleted: /s/snap-30: b; kept "
+		      "whole\"}]}",
+		      NULL, &logged);
+	expect_state(c, 1, CATALOG_DELETION_UNDELETABLE,
+		     "/s/snap-1/chan_0: Operation not permitted", NULL);
+	expect_state(c, 2, CATALOG_DELETION_PARTIAL,
+		     "/s/snap-2/k: Permission denied; 1 bytes deleted", "lttng: x");
+	expect_state(c, 3, CATALOG_DELETION_NONE, NULL,
+		     "cannot be deleted: /s/snap-30: b; kept whole");
+	free(logged);
+	delete_all(c);
+	close_saved(c);
 	free(path);
 }
 
