@@ -375,7 +375,7 @@ struct latency_tracker {
 	u32 priv_size;
 	u32 priv_zero;		/* bytes zeroed at an insertion without in->priv */
 	enum latency_tracker_dup_policy dup_policy;
-	bool stale_silent;	/* stale keys discarded without an alert (see scan.c) */
+	bool stale_alert;	/* stale keys past the threshold raise an alert (scan.c) */
 	latency_tracker_cb_t cb;
 	void *cb_data;
 	int (*activate)(struct latency_tracker *t);

@@ -112,10 +112,12 @@ static void lt_scan_discard_alerts(struct latency_tracker *t, struct lt_table *t
  * scans the same bucket again; marked entries are skipped and discarded ones are gone,
  * so this ends).
  *
- * A key discarded as stale at or past the threshold raises a timeout alert flagged
+ * In a tracker whose every key's end is seen, whatever its filters (stale_alert: block, fs,
+ * app), a key discarded as stale at or past the threshold raises a timeout alert flagged
  * DISCARDED before it is freed: its end can no longer match, and without it the longest
  * latencies (a request stuck in a device's retries) would be the ones never reported.
- * Not for a tracker whose stale keys are ends it cannot see (stale_silent: net, iosched).
+ * Elsewhere a stale key may be an end the tracker did not see (filtered out at the end, a
+ * coalesced segment, a merged request): an alert would be a false one, of stale_ns or more.
  */
 static bool lt_scan_bucket(struct latency_tracker *t, struct lt_table *tbl,
 			   struct lt_bucket *b, u64 now, u64 timeout, u64 stale, u64 *oldest)
@@ -140,7 +142,7 @@ static bool lt_scan_bucket(struct latency_tracker *t, struct lt_table *tbl,
 		if (stale && age >= stale) {
 			lt_entry_unlink(e);
 			lt_count(t->stats, LT_STALE);
-			if (age >= threshold && !t->stale_silent) {
+			if (age >= threshold && t->stale_alert) {
 				e->free_next = late;
 				late = e;
 			} else {

@@ -148,7 +148,7 @@ struct latency_tracker *latency_tracker_create(const struct latency_tracker_para
 	t->priv_size = p->priv_size;
 	t->priv_zero = lt_or_default(p->priv_zero, p->priv_size);
 	t->dup_policy = p->dup_policy;
-	t->stale_silent = p->stale_silent;
+	t->stale_alert = p->stale_alert;
 	t->stack_mode = p->stack_mode;
 	t->cb = p->cb;
 	t->cb_data = p->cb_data;

@@ -155,6 +155,7 @@ static const struct latency_tracker_params ltt_app_params = {
 	.key_size = LATENCY_TRACKER_APP_COOKIE_MAX,
 	.dup_policy = LATENCY_TRACKER_DUP_REPLACE,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
+	.stale_alert = true, /* a begin never ended is what the application asked to hear of */
 	.activate = ltt_app_activate,
 	.deactivate = ltt_app_deactivate,
 };

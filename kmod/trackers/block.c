@@ -83,6 +83,7 @@ static const struct latency_tracker_params ltt_blk_params = {
 	.key_size = sizeof(struct ltt_blk_key),
 	.dup_policy = LATENCY_TRACKER_DUP_REJECT,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
+	.stale_alert = true, /* every completion is seen: a stale request is a late one */
 	.cb = ltt_blk_cb,
 	.activate = ltt_probes_activate,
 	.deactivate = ltt_probes_deactivate,

@@ -219,6 +219,7 @@ static const struct latency_tracker_params ltt_fs_params = {
 	.key_size = sizeof(u32),
 	.dup_policy = LATENCY_TRACKER_DUP_NEST,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
+	.stale_alert = true, /* filtered at the start alone: every end is seen */
 	.cb = ltt_fs_cb,
 	.activate = ltt_fs_activate,
 	.deactivate = ltt_fs_deactivate,

@@ -30,8 +30,8 @@
  * freed, never issued): kept, it would make the next request on that sector look as old
  * as it. A request the driver hands back (BLK_STS_RESOURCE, requeue) is issued again
  * without a new insertion: its second issue is unmatched. A merged request that no
- * insertion of the same sector replaces stays until stale_ns discards it, silently
- * (stale_silent): a stale key here is such a merged request, not a late one.
+ * insertion of the same sector replaces stays until stale_ns discards it, silently (no
+ * stale_alert): a stale key here is such a merged request, not a late one.
  *
  * Cost: nothing while disabled (no probe registered). Enabled: a few loads, one filter
  * check and one table operation per request inserted and per request issued.
@@ -82,7 +82,6 @@ static const struct latency_tracker_params ltt_ios_params = {
 	.type = LATENCY_TRACKER_TYPE_BLOCK,
 	.key_size = sizeof(struct ltt_blk_key),
 	.dup_policy = LATENCY_TRACKER_DUP_REPLACE,
-	.stale_silent = true,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
 	.cb = ltt_blk_cb,
 	.activate = ltt_probes_activate,

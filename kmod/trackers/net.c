@@ -29,8 +29,8 @@
  * SYN, FIN), which never reach a reader, are not tracked at all; the rest are discarded
  * as stale after stale_ns (default 1 s, counted in stats/stale) so they cannot fill the
  * table. A packet still unread after stale_ns is discarded the same way, without an
- * alert (stale_silent: the other trackers' keys discarded past the threshold raise one),
- * unless timeout_ns (below stale_ns) raises a timeout alert first. An skb address that
+ * alert (no stale_alert: most stale keys here are segments coalesced into another), unless
+ * timeout_ns (below stale_ns) raises a timeout alert first. An skb address that
  * comes back for a new packet restarts its key (dup policy replace).
  *
  * Cost: nothing while disabled (no probe registered). Enabled: a bounded parse of the
@@ -197,7 +197,6 @@ static const struct latency_tracker_params ltt_net_params = {
 	.max_keys = LTT_NET_MAX_KEYS,
 	.stale_ns = LTT_NET_STALE_NS,
 	/* Most of its stale keys are ends it cannot see (above), not late packets. */
-	.stale_silent = true,
 	.dup_policy = LATENCY_TRACKER_DUP_REPLACE,
 	.stack_mode = LATENCY_TRACKER_STACK_NONE,
 	.cb = ltt_net_cb,

@@ -125,12 +125,12 @@ typedef bool (*latency_tracker_cb_t)(struct latency_tracker *t,
  * @timeout_ns: 0: module default (which may be "off").
  * @stale_ns: 0: module default. When both are set, @timeout_ns must be below it. A
  *	default that is not below (timeout) or above (staleness) the value set here is
- *	dropped: the tracker gets no timeout, or no staleness. A key discarded as stale
- *	at or past the threshold raises a timeout alert flagged
- *	LATENCY_TRACKER_REC_F_DISCARDED (ABI 1.7) before it is freed: its end will never
- *	match.
- * @stale_silent: its stale keys are mostly ends it cannot see (the net tracker's
- *	coalesced TCP segments), not late ones: they are discarded without that alert.
+ *	dropped: the tracker gets no timeout, or no staleness.
+ * @stale_alert: a key discarded as stale at or past the threshold raises a timeout alert
+ *	flagged LATENCY_TRACKER_REC_F_DISCARDED (ABI 1.7) before it is freed: its end will
+ *	never match. Only for a tracker that sees every key's end whatever its filters (a
+ *	filter checked at the start alone): elsewhere a stale key may be an end it did not
+ *	see, and the alert a false one of stale_ns or more. Without it, discarded silently.
  * @dup_policy: enum latency_tracker_dup_policy.
  * @stack_mode: enum latency_tracker_stack_mode.
  * @cb: optional callback, see latency_tracker_cb_t.
@@ -163,7 +163,7 @@ struct latency_tracker_params {
 	u64 threshold_ns;
 	u64 timeout_ns;
 	u64 stale_ns;
-	bool stale_silent;
+	bool stale_alert;
 	enum latency_tracker_dup_policy dup_policy;
 	enum latency_tracker_stack_mode stack_mode;
 	latency_tracker_cb_t cb;

@@ -58,13 +58,15 @@
  *   enabled          0/1 (rw). Enabling preallocates max_keys entries.
  *   threshold_ns     (rw) a key closed after at least this long raises an alert.
  *   timeout_ns       (rw) 0 = off; a key still open after this long raises a timeout
- *                    alert once and stays pending.
+ *                    alert once and stays pending (its discard as stale, below, may
+ *                    raise a second, its last).
  *   stale_ns         (rw) 0 = never; a key still open after this long is discarded
- *                    (must be greater than timeout_ns when both are set). ABI 1.7: one
+ *                    (must be greater than timeout_ns when both are set). ABI 1.7: in
+ *                    the block, fs and app trackers, which see every key's end, one
  *                    discarded at or past threshold_ns first raises a TIMEOUT record
- *                    flagged LATENCY_TRACKER_REC_F_DISCARDED (counted in stats/timeouts),
- *                    but in the net and iosched trackers, whose stale keys are ends
- *                    they cannot see.
+ *                    flagged LATENCY_TRACKER_REC_F_DISCARDED (counted in stats/timeouts).
+ *                    Elsewhere a stale key may be an end the tracker did not see
+ *                    (filtered, coalesced, merged): discarded silently.
  *   max_keys         (rw, only while disabled: -EBUSY otherwise).
  *   stack            (rw, only while disabled) "none", "alert" (stack of the context that
  *                    raises the alert) or "in" (stack saved at event_in, costly).
@@ -184,7 +186,9 @@ enum latency_tracker_record_kind {
 enum latency_tracker_reason {
 	LATENCY_TRACKER_REASON_NONE = 0,	/* LOST records */
 	LATENCY_TRACKER_REASON_THRESHOLD = 1,	/* event_out came, delay >= threshold */
-	LATENCY_TRACKER_REASON_TIMEOUT = 2,	/* no event_out after timeout; still pending */
+	/* no event_out after timeout_ns, still pending; or, flagged DISCARDED (ABI 1.7), after
+	 * stale_ns: discarded, its last record (one that timed out first has two) */
+	LATENCY_TRACKER_REASON_TIMEOUT = 2,
 };
 
 /* latency_tracker_record.flags */
