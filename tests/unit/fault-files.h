@@ -18,16 +18,22 @@
 
 #include "tests.h"
 
-/* FS_IOC_SETFLAGS: PATH immutable (ON) or not, as chattr +i / -i. */
-static inline void test_immutable(const char *path, bool on)
+/* FS_IOC_SETFLAGS: PATH's attribute FLAG (FS_IMMUTABLE_FL...) set (ON) or not, as chattr. */
+static inline void test_fs_flag(const char *path, int flag, bool on)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), flags;
 
 	ASSERT_TRUE(fd >= 0);
 	ASSERT_EQ(ioctl(fd, FS_IOC_GETFLAGS, &flags), 0);
-	flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+	flags = on ? flags | flag : flags & ~flag;
 	ASSERT_EQ(ioctl(fd, FS_IOC_SETFLAGS, &flags), 0);
 	close(fd);
+}
+
+/* PATH immutable (ON) or not, as chattr +i / -i. */
+static inline void test_immutable(const char *path, bool on)
+{
+	test_fs_flag(path, FS_IMMUTABLE_FL, on);
 }
 
 struct test_fault {

@@ -386,6 +386,29 @@ static void test_catalog_is_a_directory(void)
 }
 
 /*
+ * Whether C adopts ADOPTED orphans of OUT with PROBLEMS, its next id then NEXT (0: any),
+ * when run as nobody (in a child: DAC applies to users other than root only).
+ */
+static bool adopted_as_nobody(struct catalog *c, const char *out, size_t adopted, size_t problems,
+			      uint64_t next)
+{
+	struct catalog_adoption a;
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0)
+		_exit(setgid(65534) == 0 && setuid(65534) == 0 &&
+				      catalog_adopt_orphans(c, out, "snap", &a) == 0 &&
+				      a.adopted == adopted && a.problems == problems &&
+				      (!next || catalog_next_id(c) == next)
+			      ? 0
+			      : 1);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/*
  * An orphan that cannot be looked at is said with its real error, not as a lack of memory;
  * an entry that is no directory (a dangling link) is no snapshot of latencyd's: left alone,
  * and the others adopted.
@@ -396,10 +419,8 @@ static void test_orphan_errors(void)
 	char out[] = "/tmp/test-catalog-orphans.XXXXXX", *p;
 	struct test_capture capture;
 	uint64_t next = catalog_next_id(c);
-	struct catalog_adoption a;
 	char *logged;
-	pid_t pid;
-	int status;
+	bool ok;
 
 	ASSERT_TRUE(mkdtemp(out));
 	ASSERT_TRUE(asprintf(&p, "%s/snap-%llu-20261123-101010-0", out, (unsigned long long)next) >
@@ -422,19 +443,10 @@ static void test_orphan_errors(void)
 		free(p);
 		ASSERT_EQ(chmod(out, 0644), 0);
 		test_capture_start(&capture, STDERR_FILENO);
-		pid = fork();
-		ASSERT_TRUE(pid >= 0);
-		if (pid == 0)
-			_exit(setgid(65534) == 0 && setuid(65534) == 0 &&
-					      catalog_adopt_orphans(c, out, "snap", &a) == 0 &&
-					      a.adopted == 0 && a.problems == 2 &&
-					      catalog_next_id(c) == next + 3
-				      ? 0
-				      : 1);
-		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		ok = adopted_as_nobody(c, out, 0, 2, next + 3);
 		logged = test_capture_end(&capture);
 		ASSERT_EQ(chmod(out, 0755), 0);
-		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		ASSERT_TRUE(ok);
 		ASSERT_CONTAINS(logged, "-0: Permission denied: cannot tell whether it is a "
 					"snapshot missing from the catalog");
 		free(logged);
@@ -454,9 +466,7 @@ static void test_orphan_not_directory_and_unreadable(void)
 	char out[] = "/tmp/test-catalog-fifo.XXXXXX", *p, *sub, *logged;
 	struct test_capture capture;
 	uint64_t next = catalog_next_id(c);
-	struct catalog_adoption a;
-	pid_t pid;
-	int status;
+	bool ok;
 
 	ASSERT_TRUE(mkdtemp(out));
 	ASSERT_TRUE(asprintf(&p, "%s/snap-%llu-20261123-101010-0", out,
@@ -478,17 +488,9 @@ static void test_orphan_not_directory_and_unreadable(void)
 		ASSERT_EQ(chmod(sub, 0), 0);
 		ASSERT_EQ(chmod(out, 0755), 0);
 		test_capture_start(&capture, STDERR_FILENO);
-		pid = fork();
-		ASSERT_TRUE(pid >= 0);
-		if (pid == 0)
-			_exit(setgid(65534) == 0 && setuid(65534) == 0 &&
-					      catalog_adopt_orphans(c, out, "snap", &a) == 0 &&
-					      a.adopted == 1 && a.problems == 0
-				      ? 0
-				      : 1);
-		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		ok = adopted_as_nobody(c, out, 1, 0, 0);
 		logged = test_capture_end(&capture);
-		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		ASSERT_TRUE(ok);
 		ASSERT_CONTAINS(logged, "-0: Permission denied: its size is what could be read of "
 					"it: ");
 		free(logged);

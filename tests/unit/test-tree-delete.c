@@ -145,18 +145,6 @@ static int open_tmp(void)
 	return fd;
 }
 
-/* FS_IOC_SETFLAGS: PATH append-only (ON) or not, as chattr +a / -a. */
-static void set_append_only(const char *path, bool on)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), flags;
-
-	ASSERT_TRUE(fd >= 0);
-	ASSERT_EQ(ioctl(fd, FS_IOC_GETFLAGS, &flags), 0);
-	flags = on ? flags | FS_APPEND_FL : flags & ~FS_APPEND_FL;
-	ASSERT_EQ(ioctl(fd, FS_IOC_SETFLAGS, &flags), 0);
-	close(fd);
-}
-
 /* tree_check() of tmp/NAME as relayd's user, tmp its own meanwhile. */
 static int check_as_relayd(int parent, const char *name, struct tree_outcome *o)
 {
@@ -270,19 +258,19 @@ static void test_sticky_and_append_only(void)
 	ASSERT_EQ(lchown(shared, 65534, 65534), 0);
 	ASSERT_EQ(check_as_relayd(parent, "sticky", &o), 0);
 
-	set_append_only(shared, true);
+	test_fs_flag(shared, FS_APPEND_FL, true);
 	ASSERT_EQ(tree_check(parent, tmp, "sticky", &o), -EPERM);
 	ASSERT_STREQ(o.where, shared);
 	ASSERT_EQ(access(theirs, F_OK), 0);
-	set_append_only(shared, false);
+	test_fs_flag(shared, FS_APPEND_FL, false);
 	/* The directory the tree is in, likewise. */
-	set_append_only(top, true);
+	test_fs_flag(top, FS_APPEND_FL, true);
 	fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_TRUE(fd >= 0);
 	ASSERT_EQ(tree_check(fd, top, "shared", &o), -EPERM);
 	ASSERT_STREQ(o.where, top);
 	close(fd);
-	set_append_only(top, false);
+	test_fs_flag(top, FS_APPEND_FL, false);
 	ASSERT_EQ(tree_check(parent, tmp, "sticky", &o), 0);
 	ASSERT_EQ(tree_remove(parent, tmp, "sticky", &o), 0);
 	ASSERT_EQ(o.removed, 4);
