@@ -79,7 +79,7 @@ int an_snapshot_read(const char *path, unsigned want, const struct an_options *o
 	memset(s, 0, sizeof(*s));
 	s->history.busiest = -1;
 	if (e == 0)
-		e = an_trace_dirs(path, &r->dirs, &why);
+		e = an_trace_dirs(path, &r->dirs, &r->log, &why);
 	if (e == 0)
 		e = an_read(&r->dirs, &pass, &r->log, &why);
 	an_count_done(&count);

@@ -15,8 +15,12 @@
 struct an_options;
 struct history;
 
-/* trace_dirs.c: every directory under path holding "metadata", sorted. */
-int an_trace_dirs(const char *path, struct an_vec *dirs, char **why);
+/*
+ * trace_dirs.c: every directory under path holding a regular file "metadata", sorted. What
+ * could not be read, or a "metadata" of another kind, is left out: a problem on log when
+ * traces were found, else the error.
+ */
+int an_trace_dirs(const char *path, struct an_vec *dirs, struct an_log *log, char **why);
 
 /* history.c: the history window's counter, each stream's events and times into h. */
 struct an_count {

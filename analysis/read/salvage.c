@@ -26,47 +26,140 @@
 
 /*
  * The event classes a metadata's text declares, counted as it is read in pieces: each
- * "event" word followed by blanks and "{", a block's start, wherever it is (a comment or a
- * string in the way counts too: a metadata that does that is no tracer's).
+ * keyword "event" followed by a block ("{"), as babeltrace2's lexer reads the text. Blanks
+ * and comments (a class all the same) may stand between them; a string or a character
+ * literal (escapes and all) is no code, and holds no comment. On metadata babeltrace2
+ * parses the count is its own; text it cannot parse makes no class at all, whatever this
+ * counts of it. Any C blank is one here (babeltrace2 refuses those past space, tab, CR
+ * and newline): a count too high refuses only what babeltrace2 would.
  */
+enum lex { CODE, SLASH, LINE_COMMENT, COMMENT, COMMENT_STAR, QUOTED, QUOTED_ESCAPE };
+
 struct classes {
 	uint64_t n;
-	unsigned matched; /* of "event" */
-	bool word;	  /* the last byte was part of a word */
-	bool after;	  /* "event" read: blanks, then a block? */
+	enum lex lex;
+	unsigned char quote; /* QUOTED: the quote that ends it */
+	bool ident;	     /* in an identifier */
+	unsigned matched;    /* of it, the bytes of "event" (past them: another word) */
+	bool after;	     /* the keyword "event" read: a block next? */
 };
+
+/* A byte of code, not in a comment or a literal. */
+static void code(struct classes *c, unsigned char ch)
+{
+	static const char kw[] = "event";
+	bool letter = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
+
+	/* A number's digits are no identifier's: "1event" is 1 then the keyword. */
+	if (letter || (c->ident && ch >= '0' && ch <= '9')) {
+		if (!c->ident) {
+			c->ident = true;
+			c->matched = 0;
+			c->after = false;
+		}
+		c->matched = c->matched < sizeof(kw) - 1 && ch == (unsigned char)kw[c->matched]
+				     ? c->matched + 1
+				     : sizeof(kw);
+		return;
+	}
+	if (c->ident) {
+		c->ident = false;
+		c->after = c->matched == sizeof(kw) - 1;
+	}
+	if (ch == ' ' || (ch >= '\t' && ch <= '\r'))
+		return;
+	if (ch == '/') {
+		c->lex = SLASH; /* a comment, or a token: the next byte says */
+		return;
+	}
+	if (c->after && ch == '{')
+		c->n++;
+	c->after = false;
+	if (ch == '"' || ch == '\'') {
+		c->lex = QUOTED;
+		c->quote = ch;
+	}
+}
 
 static void count_classes(struct classes *c, const unsigned char *p, size_t len)
 {
-	static const char kw[] = "event";
-
 	for (size_t i = 0; i < len; i++) {
 		unsigned char ch = p[i];
-		bool blank = ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
 
-		if (c->after && blank) {
-			c->word = false;
-			continue;
-		}
-		if (c->after) {
-			c->after = false;
-			if (ch == '{') {
-				c->n++;
-				c->word = false;
-				continue;
+		switch (c->lex) {
+		case CODE:
+			code(c, ch);
+			break;
+		case SLASH:
+			if (ch == '*' || ch == '/') {
+				c->lex = ch == '*' ? COMMENT : LINE_COMMENT;
+				break;
 			}
+			c->lex = CODE;
+			c->after = false; /* "/" was a token of its own */
+			code(c, ch);
+			break;
+		case LINE_COMMENT:
+			if (ch == '\n')
+				c->lex = CODE;
+			break;
+		case COMMENT:
+			if (ch == '*')
+				c->lex = COMMENT_STAR;
+			break;
+		case COMMENT_STAR:
+			if (ch == '/')
+				c->lex = CODE;
+			else if (ch != '*')
+				c->lex = COMMENT;
+			break;
+		case QUOTED:
+			if (ch == '\\')
+				c->lex = QUOTED_ESCAPE;
+			else if (ch == c->quote)
+				c->lex = CODE;
+			break;
+		case QUOTED_ESCAPE:
+			c->lex = QUOTED;
+			break;
 		}
-		if (ch == (unsigned char)kw[c->matched] && (c->matched || !c->word)) {
-			if (++c->matched == sizeof(kw) - 1) {
-				c->matched = 0;
-				c->after = true;
-			}
-		} else {
-			c->matched = ch == 'e' && !c->word ? 1 : 0;
-		}
-		c->word = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			  (ch >= '0' && ch <= '9') || ch == '_';
 	}
+}
+
+/*
+ * A descriptor to read path if it is a regular file, else -errno (-EINVAL: another kind),
+ * *why saying it. A FIFO would block open() until a writer came, and reads for ever.
+ */
+static int open_regular(const char *path, const char **why)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), e;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		*why = strerror(e);
+		return -e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		*why = "not a regular file";
+		return -EINVAL;
+	}
+	return fd;
+}
+
+static FILE *fopen_regular(const char *path, const char **why)
+{
+	int fd = open_regular(path, why);
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+
+	if (fd >= 0 && !f) {
+		*why = strerror(errno);
+		close(fd);
+	}
+	return f;
 }
 
 /* Bytes [from, from + len) of f into c; false: they could not be read. */
@@ -93,15 +186,16 @@ int an_check_metadata(const char *dir, const struct an_options *opt, char **why)
 	uint64_t max_classes = opt && opt->max_event_classes ? opt->max_event_classes
 							     : AN_EVENT_CLASSES_MAX_DEFAULT;
 	char *path = an_asprintf("%s/metadata", dir);
+	const char *cannot = "out of memory";
 	unsigned char h[META_HEADER];
-	FILE *f = path ? fopen(path, "rb") : NULL;
+	FILE *f = path ? fopen_regular(path, &cannot) : NULL;
 	struct classes c = {0};
 	long off = 0, size;
 	bool packets = false;
 	int r = 0;
 
 	if (!f) {
-		*why = an_asprintf("%s: %s", path ? path : dir, strerror(errno));
+		*why = an_asprintf("%s: %s: the trace is left out", path ? path : dir, cannot);
 		free(path);
 		return -EIO;
 	}
@@ -202,6 +296,7 @@ static uint64_t complete_packets(const char *path, uint64_t size, unsigned *coun
 	char *real = realpath(path, NULL), *slash = real ? strrchr(real, '/') : NULL, *idx;
 	unsigned char h[16], *ent = NULL;
 	uint64_t end = 0, len, sane;
+	const char *cannot;
 	unsigned scanned;
 	FILE *f = NULL;
 
@@ -210,7 +305,7 @@ static uint64_t complete_packets(const char *path, uint64_t size, unsigned *coun
 		goto out;
 	*slash = 0;
 	idx = an_asprintf("%s/index/%s.idx", real, slash + 1);
-	f = idx ? fopen(idx, "rb") : NULL;
+	f = idx ? fopen_regular(idx, &cannot) : NULL;
 	free(idx);
 	if (!f || fread(h, 1, 16, f) != 16 || be(h, 4) != INDEX_MAGIC)
 		goto out;
@@ -231,7 +326,7 @@ out:
 	free(ent);
 	free(real);
 	/* The index says where packets end, not whether babeltrace2 can read them. */
-	f = fopen(path, "rb");
+	f = fopen_regular(path, &cannot);
 	sane = scan_packets(f, size, &scanned);
 	if (f)
 		fclose(f);
@@ -250,13 +345,17 @@ int an_check_streams(const char *dir, char **why)
 
 	while (d && !r && (de = readdir(d))) {
 		char *path = an_asprintf("%s/%s", dir, de->d_name);
+		const char *cannot;
 		uint64_t off, size;
 		unsigned packets;
+		FILE *f = NULL;
 		struct stat st;
-		FILE *f;
 
+		/* What is not a regular file babeltrace2's source leaves out too. */
 		if (!path || de->d_name[0] == '.' || strcmp(de->d_name, "metadata") == 0 ||
-		    stat(path, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fopen(path, "rb"))) {
+		    !(f = fopen_regular(path, &cannot)) || fstat(fileno(f), &st) < 0) {
+			if (f)
+				fclose(f);
 			free(path);
 			continue;
 		}
@@ -278,11 +377,14 @@ int an_check_streams(const char *dir, char **why)
 
 int an_copy_range(const char *from, const char *to, uint64_t off, uint64_t n)
 {
-	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, r = 0;
+	const char *cannot;
+	int in = open_regular(from, &cannot), out = -1, r = 0;
 	loff_t at = (loff_t)off;
 	char buf[65536];
 
-	if (in < 0 || (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+	if (in < 0)
+		r = in;
+	else if ((out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
 		r = -errno;
 	/* In the kernel, without a copy through user space; else by hand (EXDEV, ENOSYS). */
 	while (!r && n) {

@@ -25,6 +25,7 @@ wait_for 100 sh -c "[ -s '$CAT' ] && jq -e '.snapshots[] | select(.id == 1 and .
 	fail "no complete snapshot 1"
 
 out=$("$LATENCYCTL" -s "$SOCK" --json analyze 1) || fail "analyze 1: exit $?"
+out1=$out
 path=$(jq -r '.snapshots[0].path' "$CAT")
 [ "$(jq -r .path <<<"$out")" = "$path" ] || fail "analyzed $(jq -r .path <<<"$out"), not $path"
 [ "$(jq -r .events <<<"$out")" -gt 0 ] || fail "no events in snapshot 1"
@@ -81,4 +82,19 @@ chmod 755 "$T/unreadable"
 [ $rc = 1 ] && grep -q "unreadable: Permission denied: analyze reads the snapshot's files itself" <<<"$out" ||
 	fail "analyze of files it may not read: exit $rc: $out"
 pass "analyze of files it may not read: exit 1, it says why"
+
+# Beside a copy it may read, two it may not (a directory of several hosts' snapshots): the
+# result is that copy's, partial, the first left out named and the other counted.
+mkdir "$T/mixed"
+for c in a b c; do cp -a "$path" "$T/mixed/$c"; done
+chmod 000 "$T/mixed/b" "$T/mixed/c"
+mixed=$("$LATENCYCTL" --json analyze "$T/mixed" 2>"$T/mixed.err")
+rc=$?
+chmod 755 "$T/mixed/b" "$T/mixed/c"
+[ $rc = 0 ] || fail "analyze of a copy beside two unreadable: exit $rc: $(cat "$T/mixed.err")"
+[ "$(jq -r .partial <<<"$mixed")" = true ] &&
+	[ "$(jq -r .events <<<"$mixed")" = "$(jq -r .events <<<"$out1")" ] &&
+	jq -r '.problems[]' <<<"$mixed" | grep -Eqx "$T/mixed/[bc]: Permission denied: left out, and 1 other path\(s\) it may not read" ||
+	fail "analyze of a copy beside two unreadable: $(jq -c '{partial, events, problems}' <<<"$mixed")"
+pass "a copy beside two it may not read: analysed, partial, the unreadable said"
 stop_daemon

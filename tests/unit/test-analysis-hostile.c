@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -699,8 +700,18 @@ static void pad_metadata(const char *dir, size_t bytes)
 	ASSERT_EQ(fclose(f), 0);
 }
 
-/* DIR's metadata with N more event classes (of ids past classes[]'). */
-static void more_classes(const char *dir, unsigned n)
+/*
+ * How the classes added are written, all TSDL that babeltrace2 parses: "event", what is
+ * between it and its block, and the start of each one's name (a string).
+ */
+struct form {
+	const char *between, *name;
+};
+
+static const struct form plain = {" ", "x"};
+
+/* DIR's metadata with N more event classes (of ids past classes[]'), written as FORM says. */
+static void more_classes(const char *dir, unsigned n, const struct form *form)
 {
 	char path[900];
 	FILE *f;
@@ -710,15 +721,16 @@ static void more_classes(const char *dir, unsigned n)
 	ASSERT_TRUE(f);
 	for (unsigned i = 0; i < n; i++)
 		fprintf(f,
-			"event { name = \"x%u\"; id = %u; stream_id = 0; fields := struct { "
+			"event%s{ name = \"%s%u\"; id = %u; stream_id = 0; fields := struct { "
 			"uint32_t a; }; };\n",
-			i, 100 + i);
+			form->between, form->name, i, 100 + i);
 	ASSERT_EQ(fclose(f), 0);
 }
 
 /* ROOT/NAME with two hosts' kernel traces, h1's metadata padded by PAD bytes and NCLASSES
- * more event classes. */
-static void big_and_small(char dir[600], const char *name, size_t pad, unsigned nclasses)
+ * more event classes written as FORM says. */
+static void big_and_small(char dir[600], const char *name, size_t pad, unsigned nclasses,
+			  const struct form *form)
 {
 	char kernel[800];
 
@@ -735,7 +747,7 @@ static void big_and_small(char dir[600], const char *name, size_t pad, unsigned 
 		if (h == 1 && pad)
 			pad_metadata(kernel, pad);
 		if (h == 1 && nclasses)
-			more_classes(kernel, nclasses);
+			more_classes(kernel, nclasses, form);
 		stream_open(&a, kernel, "chan_0", 0);
 		packet_begin(&a);
 		ev_switch(&a, 1000, 0, 0, 300 + h);
@@ -757,10 +769,17 @@ static void big_and_small(char dir[600], const char *name, size_t pad, unsigned 
  */
 static void test_metadata_limit(void)
 {
+	static const struct form forms[] = {
+		{" ", "x"},
+		{"/**/", "x"},
+		{" // c\n", "x"},
+		{" /* event { */\n\t", "x"},
+		{" ", "x \\\" event { /* "},
+	};
 	char dir[600], file[800], said[900], *why;
 	struct an_result *r;
 
-	big_and_small(dir, "big-metadata", (size_t)AN_METADATA_MAX_DEFAULT + 1, 0);
+	big_and_small(dir, "big-metadata", (size_t)AN_METADATA_MAX_DEFAULT + 1, 0, &plain);
 	r = read_alike(dir, &why);
 	ASSERT_TRUE(r && r->log.partial);
 	ASSERT_EQ(r->log.events, 3); /* h2's */
@@ -774,36 +793,46 @@ static void test_metadata_limit(void)
 	free(why);
 	rm_rf(dir);
 
-	/* Event classes: 9 of the test's and those added; a word "event" not a block's
-	 * (stream.event.header) is none. */
-	big_and_small(dir, "many-classes", 0, AN_EVENT_CLASSES_MAX_DEFAULT);
-	r = read_alike(dir, &why);
-	ASSERT_TRUE(r && r->log.partial);
-	ASSERT_EQ(r->log.events, 3);
-	snprintf(said, sizeof(said),
-		 "%s/h1/kernel/metadata: %d event classes, over the limit of %d", dir,
-		 AN_EVENT_CLASSES_MAX_DEFAULT + 9, AN_EVENT_CLASSES_MAX_DEFAULT);
-	ASSERT_TRUE(has_problem(r, said));
-	an_result_free(r);
-	free(why);
-	rm_rf(dir);
-	big_and_small(dir, "few-classes", 0, 20);
-	for (unsigned t = 0; t <= 2; t++) {
-		struct an_options opt = {.tables = true, .threads = t, .max_event_classes = 28};
-
-		ASSERT_EQ(an_analyze(dir, &opt, &r, &why), 0);
+	/*
+	 * Event classes: 9 of the test's and those added; a word "event" not a block's
+	 * (stream.event.header) is none. Counted as babeltrace2 reads the text: a comment
+	 * between "event" and its block (a class all the same), a string holding "event {",
+	 * "/" "*" or an escaped quote (none, and no comment).
+	 */
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		big_and_small(dir, "many-classes", 0, AN_EVENT_CLASSES_MAX_DEFAULT, &forms[i]);
+		r = read_alike(dir, &why);
+		ASSERT_TRUE(r && r->log.partial);
 		ASSERT_EQ(r->log.events, 3);
-		ASSERT_TRUE(has_problem(r, "29 event classes, over the limit of 28"));
+		snprintf(said, sizeof(said),
+			 "%s/h1/kernel/metadata: %d event classes, over the limit of %d", dir,
+			 AN_EVENT_CLASSES_MAX_DEFAULT + 9, AN_EVENT_CLASSES_MAX_DEFAULT);
+		ASSERT_TRUE(has_problem(r, said));
 		an_result_free(r);
-		opt.max_event_classes = 29;
-		ASSERT_EQ(an_analyze(dir, &opt, &r, &why), 0);
-		ASSERT_EQ(r->log.events, 5);
-		ASSERT_TRUE(!r->log.partial);
-		an_result_free(r);
+		free(why);
+		rm_rf(dir);
 	}
-	rm_rf(dir);
+	/* The same forms, babeltrace2 given them: it reads the trace, of the classes counted. */
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		big_and_small(dir, "few-classes", 0, 20, &forms[i]);
+		for (unsigned t = 0; t <= 2; t++) {
+			struct an_options opt = {
+				.tables = true, .threads = t, .max_event_classes = 28};
 
-	big_and_small(dir, "limit", 100 << 10, 0);
+			ASSERT_EQ(an_analyze(dir, &opt, &r, &why), 0);
+			ASSERT_EQ(r->log.events, 3);
+			ASSERT_TRUE(has_problem(r, "29 event classes, over the limit of 28"));
+			an_result_free(r);
+			opt.max_event_classes = 29;
+			ASSERT_EQ(an_analyze(dir, &opt, &r, &why), 0);
+			ASSERT_EQ(r->log.events, 5);
+			ASSERT_TRUE(!r->log.partial);
+			an_result_free(r);
+		}
+		rm_rf(dir);
+	}
+
+	big_and_small(dir, "limit", 100 << 10, 0, &plain);
 	for (unsigned t = 0; t <= 2; t++) {
 		struct an_options opt = {.tables = true, .threads = t, .max_metadata = 64 << 10};
 
@@ -821,6 +850,46 @@ static void test_metadata_limit(void)
 	rm_rf(dir);
 }
 
+/*
+ * A "metadata" that is not a regular file, a FIFO (its open waited for a writer for ever):
+ * its trace is left out, said; the snapshot's other trace is analysed, a FIFO among its
+ * stream files left out as babeltrace2 does. With no other trace, the error says why.
+ */
+static void test_metadata_not_regular(void)
+{
+	char dir[600], path[1400], *why;
+	struct an_result *r;
+
+	alarm(120); /* a safety net: what is asserted is the outcome */
+	big_and_small(dir, "fifo", 0, 0, &plain);
+	snprintf(path, sizeof(path), "%s/h1/kernel/metadata", dir);
+	ASSERT_EQ(unlink(path), 0);
+	ASSERT_EQ(mkfifo(path, 0644), 0);
+	snprintf(path, sizeof(path), "%s/h2/kernel/chan_1", dir);
+	ASSERT_EQ(mkfifo(path, 0644), 0);
+	r = read_alike(dir, &why);
+	ASSERT_TRUE(r && r->log.partial);
+	ASSERT_EQ(r->log.events, 3); /* h2's */
+	snprintf(path, sizeof(path),
+		 "%s/h1/kernel/metadata: a FIFO, not a regular file: its trace is left out", dir);
+	ASSERT_TRUE(has_problem(r, path));
+	ASSERT_EQ(r->log.problems.n, 1);
+	an_result_free(r);
+	free(why);
+
+	snprintf(path, sizeof(path), "%s/h2", dir);
+	rm_rf(path);
+	r = read_alike(dir, &why);
+	ASSERT_TRUE(!r && why);
+	snprintf(path, sizeof(path),
+		 "%s/h1/kernel/metadata: a FIFO, not a regular file: no CTF trace under %s", dir,
+		 dir);
+	ASSERT_STREQ(why, path);
+	free(why);
+	rm_rf(dir);
+	alarm(0);
+}
+
 int main(void)
 {
 	ASSERT_TRUE(mkdtemp(root));
@@ -830,6 +899,7 @@ int main(void)
 	RUN(test_undeclared);
 	RUN(test_undeclared_per_trace);
 	RUN(test_metadata_limit);
+	RUN(test_metadata_not_regular);
 	RUN(test_many_irqs);
 	rm_rf(root);
 	return 0;

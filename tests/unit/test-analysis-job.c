@@ -8,7 +8,6 @@
  * (the history still measured); freeing with jobs queued leaks nothing.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,31 @@
 #include "fsutil.h"
 #include "ctf.h"
 #include "recorder_internal.h"
+#include "snapshot.h"
 #include "tests.h"
+
+/*
+ * The reader thread held: its pass over a directory named "hold" waits until the test lets
+ * it go (the test is linked with --wrap=an_snapshot_read). Nothing in a snapshot can make
+ * the pass wait: a "metadata" FIFO is left out unopened.
+ */
+static int hold_pipe[2];
+
+int __real_an_snapshot_read(const char *path, unsigned want, const struct an_options *opt,
+			    const volatile bool *stop, struct an_snapshot *s);
+int __wrap_an_snapshot_read(const char *path, unsigned want, const struct an_options *opt,
+			    const volatile bool *stop, struct an_snapshot *s);
+
+int __wrap_an_snapshot_read(const char *path, unsigned want, const struct an_options *opt,
+			    const volatile bool *stop, struct an_snapshot *s)
+{
+	const char *base = strrchr(path, '/');
+	char go;
+
+	if (base && strcmp(base, "/hold") == 0)
+		ASSERT_EQ(read(hold_pipe[0], &go, 1), 1);
+	return __real_an_snapshot_read(path, want, opt, stop, s);
+}
 
 static struct history_job *take(struct history_worker *w, size_t n)
 {
@@ -43,12 +66,11 @@ static struct history_job *take(struct history_worker *w, size_t n)
 static void test_jobs(void)
 {
 	char dir[] = "/tmp/test-analysis-job.XXXXXX", other[] = "/tmp/test-analysis-job.XXXXXX";
-	char empty[64], scratch[64], hold[64], fifo[80];
+	char empty[64], scratch[64], hold[64];
 	struct history_worker *w;
 	struct history_job *list, *j;
 	struct stat st;
 	bool analyse;
-	int fd;
 
 	/* OTHER: the calibration and the held trace, out of the snapshot DIR the jobs read. */
 	ASSERT_TRUE(mkdtemp(dir));
@@ -111,14 +133,13 @@ static void test_jobs(void)
 	history_job_free(list);
 
 	/*
-	 * Bounded analyses: with the thread held (reading a trace whose metadata is a FIFO
-	 * nobody writes yet), ANALYSIS_QUEUE_MAX analyses are taken, the next one refused but
-	 * its history still queued; whatever is still queued is dropped at free.
+	 * Bounded analyses: with the thread held (reading "hold", an empty directory),
+	 * ANALYSIS_QUEUE_MAX analyses are taken, the next one refused but its history still
+	 * queued; whatever is still queued is dropped at free.
 	 */
 	snprintf(hold, sizeof(hold), "%s/hold", other);
-	snprintf(fifo, sizeof(fifo), "%s/metadata", hold);
 	ASSERT_EQ(mkdir(hold, 0755), 0);
-	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	ASSERT_EQ(pipe(hold_pipe), 0);
 	ASSERT_EQ(history_worker_submit(w, 99, hold, 16384, 4096, false, NULL), 0);
 	for (int i = 0; i <= ANALYSIS_QUEUE_MAX; i++) {
 		analyse = true;
@@ -127,13 +148,10 @@ static void test_jobs(void)
 			  0);
 		ASSERT_EQ(analyse, i < ANALYSIS_QUEUE_MAX);
 	}
-	/* Lets the held read go (it waits in open() for a writer), the FIFO gone first so
-	 * that the next open of it fails instead of waiting again. */
-	fd = open(fifo, O_WRONLY);
-	ASSERT_TRUE(fd >= 0);
-	ASSERT_EQ(unlink(fifo), 0);
-	close(fd);
+	ASSERT_EQ(write(hold_pipe[1], "", 1), 1);
 	history_worker_free(w);
+	close(hold_pipe[0]);
+	close(hold_pipe[1]);
 	ASSERT_EQ(rm_tree(other), 0);
 	ASSERT_EQ(rm_tree(dir), 0);
 }
