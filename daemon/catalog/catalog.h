@@ -129,7 +129,7 @@ struct json_object *catalog_json_member(struct json_object *o, const char *key, 
  * first seen, the members of the fleet then (as this host knew them), and what each host
  * did: recorded to the collector, recorded locally only, refused, failed, stale. A member
  * that said nothing is "pending", then "no answer" (catalog_incident_view()). The newest
- * CATALOG_INCIDENTS_KEEP are kept.
+ * CATALOG_INCIDENTS_KEEP are kept, half of them for this host's own whatever its peers send.
  */
 #define CATALOG_INCIDENTS_KEEP 256
 /* Notes that HOST did STATUS (proto/fleet.h PROTO_FLEET_*) for INCIDENT, with a DETAIL

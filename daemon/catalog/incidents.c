@@ -95,6 +95,48 @@ struct json_object *catalog_incident_find(struct catalog *c, const char *inciden
 	return list ? find(list, incident) : NULL;
 }
 
+/*
+ * Whether O is this host's own incident: its origin is among its members (a peer's lists
+ * this host alone, manager/peers.c), or one not known yet is taken for a peer's.
+ */
+static bool is_local(struct json_object *o)
+{
+	struct json_object *origin, *members;
+	const char *name;
+
+	if (!json_object_object_get_ex(o, PROTO_KEY_ORIGIN, &origin) ||
+	    !json_object_object_get_ex(o, PROTO_KEY_MEMBERS, &members) ||
+	    !json_object_is_type(members, json_type_array))
+		return false;
+	name = json_object_get_string(origin);
+	for (size_t i = 0, n = json_object_array_length(members); i < n; i++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(members, i)), name) ==
+		    0)
+			return true;
+	return false;
+}
+
+/*
+ * One incident out of a list past CATALOG_INCIDENTS_KEEP, the newest (last) kept: the
+ * oldest of the peers' while they hold half the list or more, else the oldest of this
+ * host's. Each side has half the list for itself: a peer flooding alerts never pushes out
+ * this host's own incidents, whose members' results would then be dropped as unknown.
+ */
+static void evict(struct json_object *list)
+{
+	size_t n = json_object_array_length(list) - 1, peers = 0, first[2] = {n, n};
+
+	for (size_t i = 0; i < n; i++) {
+		bool local = is_local(json_object_array_get_idx(list, i));
+
+		peers += !local;
+		if (first[local] == n)
+			first[local] = i;
+	}
+	json_object_array_del_idx(list, peers >= CATALOG_INCIDENTS_KEEP / 2 ? first[0] : first[1],
+				  1);
+}
+
 static struct json_object *add(struct json_object *list, const char *incident, uint64_t time)
 {
 	char origin[PROTO_FLEET_NAME_MAX + 1];
@@ -117,7 +159,7 @@ static struct json_object *add(struct json_object *list, const char *incident, u
 		return NULL;
 	}
 	if (json_object_array_length(list) > CATALOG_INCIDENTS_KEEP)
-		json_object_array_del_idx(list, 0, 1);
+		evict(list);
 	return o;
 }
 

@@ -27,6 +27,9 @@
 #include "thread.h"
 
 #define NOTES_MAX	  256 /* notes the main loop has not taken; more are dropped */
+/* Of them, the places news of peers' alerts never take: a flood of them leaves room for
+ * members' results and presences, and for the refusals, merged one note per origin. */
+#define NOTES_RESERVE	  64
 #define REPLY_WAIT_MS	  500 /* a publish not answered by then: the helper is stuck */
 #define STOP_WAIT_SEC	  3   /* for the helper to say offline and disconnect */
 #define RESTART_MIN_SEC	  1
@@ -46,7 +49,7 @@ struct fleet {
 	pthread_mutex_t lock; /* below: the reader thread writes, the main loop reads */
 	pthread_cond_t wake;  /* the reader's backoff, cut short by fleet_free() */
 	struct fleet_note *head, **tail;
-	size_t n_notes;
+	size_t n_notes, n_news; /* n_news: of them, FLEET_PEER_ALERT */
 	struct fleet_status st;
 	/* The counters of the helpers that ended, and the running one's last: a helper started
 	 * again counts from zero, and status and the metrics must never go back. */
@@ -70,9 +73,10 @@ static const char *note_kind(uint32_t kind)
 		[FLEET_DISCONNECTED] = "a disconnection",
 		[FLEET_ERROR] = "an error",
 		[FLEET_RESULT] = "a peer's result",
-		[FLEET_PEER_ALERT] = "the news of a peer's alert (recorded all the same)",
+		[FLEET_PEER_ALERT] = "the news of a peer's admitted alert (recorded, not logged)",
 		[FLEET_UNANSWERED] = "an unanswered alert",
 		[FLEET_PRESENCE] = "a member's presence",
+		[FLEET_REFUSALS] = "a peer's refused or stale alerts (their origin gets no answer)",
 	};
 
 	return kind < sizeof(kinds) / sizeof(kinds[0]) && kinds[kind] ? kinds[kind] : "a note";
@@ -110,7 +114,8 @@ static void note(struct fleet *f, const struct fleet_event *ev)
 	}
 	n->ev = *ev;
 	pthread_mutex_lock(&f->lock);
-	if (f->n_notes >= NOTES_MAX) {
+	if (f->n_notes >= NOTES_MAX ||
+	    (ev->kind == FLEET_PEER_ALERT && f->n_news >= NOTES_MAX - NOTES_RESERVE)) {
 		pthread_mutex_unlock(&f->lock);
 		free(n);
 		note_dropped(f, ev, true);
@@ -118,12 +123,48 @@ static void note(struct fleet *f, const struct fleet_event *ev)
 	}
 	*f->tail = n;
 	f->tail = &n->next;
+	f->n_news += ev->kind == FLEET_PEER_ALERT;
 	/* Once a batch: a list not taken yet has its wakeup (fleet_take() reads, then takes). */
 	wake = f->n_notes++ == 0;
 	pthread_mutex_unlock(&f->lock);
 	if (wake && write(f->note_fd, &one, sizeof(one)) < 0) {
 		/* The counter cannot overflow in practice; the main loop reads it. */
 	}
+}
+
+/*
+ * A peer's alert not recorded (EV: FLEET_UNANSWERED): joins the pending refusals of its
+ * origin, status and budget, a note not taken yet, else a new one. A flood of refusals is
+ * one note per origin until the main loop takes it, which answers the origin and counts
+ * them all (answers.c): it never crowds out the other notes, nor is an origin's refusal
+ * lost because others filled the list.
+ */
+static void refused(struct fleet *f, const struct fleet_event *ev)
+{
+	struct fleet_event r = {.kind = FLEET_REFUSALS};
+	struct proto_fleet_result *res;
+
+	pthread_mutex_lock(&f->lock);
+	for (struct fleet_note *n = f->head; n; n = n->next) {
+		res = &n->ev.result;
+		if (n->ev.kind != FLEET_REFUSALS || strcmp(res->host, ev->alert.host) != 0 ||
+		    strcmp(res->status, ev->detail) != 0 || strcmp(res->budget, ev->budget) != 0)
+			continue;
+		if (res->n < PROTO_FLEET_RESULT_INCIDENTS)
+			snprintf(res->incidents[res->n++], sizeof(res->incidents[0]), "%s",
+				 ev->alert.incident);
+		res->count++;
+		pthread_mutex_unlock(&f->lock);
+		return;
+	}
+	pthread_mutex_unlock(&f->lock);
+	res = &r.result; /* host: the origin, which the answer goes to */
+	snprintf(res->host, sizeof(res->host), "%s", ev->alert.host);
+	snprintf(res->status, sizeof(res->status), "%.15s", ev->detail);
+	snprintf(res->budget, sizeof(res->budget), "%s", ev->budget);
+	snprintf(res->incidents[0], sizeof(res->incidents[0]), "%s", ev->alert.incident);
+	res->n = res->count = 1;
+	note(f, &r);
 }
 
 /* A problem of the helper itself, said once per distinct reason. */
@@ -215,16 +256,25 @@ static void on_event(struct fleet *f, struct fleet_wire_event *e, size_t len)
 		ev->kind = FLEET_UNANSWERED;
 		snprintf(ev->detail, sizeof(ev->detail), "%s", PROTO_FLEET_STALE);
 	}
-	if (ev->kind == FLEET_PEER_ALERT &&
-	    f->alert(&ev->alert, ev->received_ns, f->userdata) < 0) {
-		pthread_mutex_lock(&f->lock);
-		f->st.busy++;
-		pthread_mutex_unlock(&f->lock);
-		ev->kind = FLEET_UNANSWERED;
-		snprintf(ev->detail, sizeof(ev->detail), "%s", PROTO_FLEET_REFUSED);
-		snprintf(ev->budget, sizeof(ev->budget), "%s", PROTO_FLEET_BUDGET_QUEUE);
+	if (ev->kind == FLEET_PEER_ALERT) {
+		const char *budget = PROTO_FLEET_BUDGET_QUEUE;
+
+		if (f->alert(&ev->alert, ev->received_ns, &budget, f->userdata) < 0) {
+			if (!budget)
+				budget = PROTO_FLEET_BUDGET_QUEUE;
+			pthread_mutex_lock(&f->lock);
+			/* dropped.busy is the queue's; the budgets' are the metrics' refusals */
+			f->st.busy += strcmp(budget, PROTO_FLEET_BUDGET_QUEUE) == 0;
+			pthread_mutex_unlock(&f->lock);
+			ev->kind = FLEET_UNANSWERED;
+			snprintf(ev->detail, sizeof(ev->detail), "%s", PROTO_FLEET_REFUSED);
+			snprintf(ev->budget, sizeof(ev->budget), "%s", budget);
+		}
 	}
-	note(f, ev);
+	if (ev->kind == FLEET_UNANSWERED)
+		refused(f, ev);
+	else
+		note(f, ev);
 }
 
 static void set_request_fd(struct fleet *f, int fd)
@@ -433,7 +483,7 @@ struct fleet_note *fleet_take(struct fleet *f)
 	list = f->head;
 	f->head = NULL;
 	f->tail = &f->head;
-	f->n_notes = 0;
+	f->n_notes = f->n_news = 0;
 	pthread_mutex_unlock(&f->lock);
 	return list;
 }

@@ -18,10 +18,11 @@
 #include "conf.h"
 #include "fleet.h" /* proto/: the messages */
 
-/* Called on the fleet's reader thread for each new peer alert of this group: 0, or -errno when it
- * could not be queued (counted as dropped). */
+/* Called on the fleet's reader thread for each new peer alert of this group: 0 when it was
+ * admitted and queued, or -errno when refused, *budget naming the budget that refused it
+ * (PROTO_FLEET_BUDGET_*). */
 typedef int (*fleet_alert_fn)(const struct proto_fleet_alert *a, uint64_t received_ns,
-			      void *userdata);
+			      const char **budget, void *userdata);
 
 enum fleet_note_kind {
 	FLEET_CONNECTED,    /* detail: the broker */
@@ -32,6 +33,10 @@ enum fleet_note_kind {
 	FLEET_PEER_ALERT,   /* alert: a peer's alert that was queued for recording */
 	FLEET_UNANSWERED,   /* alert, detail (a status), budget: a peer's alert not recorded */
 	FLEET_PRESENCE,	    /* presence: a member came or went */
+	/* result: an origin's alerts not recorded (FLEET_UNANSWERED merged; host: the
+	 * origin), the first PROTO_FLEET_RESULT_INCIDENTS named, all counted; never from the
+	 * helper */
+	FLEET_REFUSALS,
 };
 
 /* Crosses from the helper (fleet_wire.h), then waits in a list for the main loop. */

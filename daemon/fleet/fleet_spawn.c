@@ -76,6 +76,12 @@ int fleet_spawn(const char *path, struct fleet_child *c)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, req, FLEET_WIRE_REQUEST_FD);
 	posix_spawn_file_actions_adddup2(&fa, ev, FLEET_WIRE_EVENT_FD);
+	/* Libraries open files and sockets without close-on-exec (liblttng-ctl,
+	 * libbabeltrace2): none goes to the process that parses the network. It closes them
+	 * itself too (helper/main.c), for a libc without this. */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+	posix_spawn_file_actions_addclosefrom_np(&fa, FLEET_WIRE_EVENT_FD + 1);
+#endif
 	/* latencyd's blocked and ignored signals (SIGPIPE) are not the helper's. */
 	sigemptyset(&none);
 	sigfillset(&all);

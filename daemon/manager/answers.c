@@ -7,7 +7,8 @@
  *   origin only, naming up to PROTO_FLEET_RESULT_INCIDENTS incidents and counting the
  *   rest; one log line per kind. A busy fleet of N hosts then costs each host a few
  *   messages a window, not one per incident, and the broker's deliveries per incident grow
- *   with N, not N².
+ *   with N, not N². Such an incident is not kept in this host's catalog (its origin's
+ *   has it): a flood of them would push out the incidents that were recorded.
  * - A local incident's outcome (who recorded, where, who refused, who never answered) is
  *   logged once, when every member answered or fleet.answer_within passed.
  * - What each host did for an incident, this one's or a peer's answer, is noted in the
@@ -111,32 +112,44 @@ static int on_answer_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-void answers_add(struct manager *m, const struct proto_fleet_alert *a, const char *status,
-		 const char *budget)
+void answers_add_many(struct manager *m, const struct proto_fleet_result *r)
 {
 	struct fleet_state *fs = m->fleet_state;
 	struct proto_fleet_result *res;
 	int k = ANSWER_STALE;
 
-	if (strcmp(status, PROTO_FLEET_REFUSED) == 0)
-		k = strcmp(budget, PROTO_FLEET_BUDGET_TOTAL) == 0   ? ANSWER_TOTAL
-		    : strcmp(budget, PROTO_FLEET_BUDGET_QUEUE) == 0 ? ANSWER_QUEUE
-								    : ANSWER_ORIGIN;
-	fs->answered[k]++;
-	res = answer_for(m, (enum answer_kind)k, a->host); /* the incident's origin (checked) */
-	fleet_note_incident(m, a->incident, fleet_host(m->fleet), kinds[k].status,
-			    kinds[k].budget[0] ? kinds[k].budget : NULL);
+	if (r->n < 1)
+		return; /* the origin is found by the incidents named */
+	if (strcmp(r->status, PROTO_FLEET_REFUSED) == 0)
+		k = strcmp(r->budget, PROTO_FLEET_BUDGET_TOTAL) == 0   ? ANSWER_TOTAL
+		    : strcmp(r->budget, PROTO_FLEET_BUDGET_QUEUE) == 0 ? ANSWER_QUEUE
+								       : ANSWER_ORIGIN;
+	fs->answered[k] += r->count;
+	res = answer_for(m, (enum answer_kind)k, r->host); /* the incidents' origin (checked) */
 	snprintf(res->status, sizeof(res->status), "%s", kinds[k].status);
 	snprintf(res->budget, sizeof(res->budget), "%s", kinds[k].budget);
-	if (res->n < PROTO_FLEET_RESULT_INCIDENTS)
-		snprintf(res->incidents[res->n++], sizeof(res->incidents[0]), "%s", a->incident);
-	res->count++;
+	for (size_t i = 0; i < r->n && res->n < PROTO_FLEET_RESULT_INCIDENTS; i++)
+		snprintf(res->incidents[res->n++], sizeof(res->incidents[0]), "%s",
+			 r->incidents[i]);
+	res->count += r->count;
 	if (!fs->answer_timer &&
 	    sd_event_add_time_relative(m->event, &fs->answer_timer, CLOCK_MONOTONIC,
 				       ANSWER_WINDOW_NS / 1000, 100000, on_answer_timer, m) >= 0)
 		sd_event_source_set_description(fs->answer_timer, "fleet-answers");
 	if (!fs->answer_timer)
 		flush_answers(m); /* no timer: said at once rather than never */
+}
+
+void answers_add(struct manager *m, const struct proto_fleet_alert *a, const char *status,
+		 const char *budget)
+{
+	struct proto_fleet_result r = {.n = 1, .count = 1};
+
+	snprintf(r.host, sizeof(r.host), "%s", a->host);
+	snprintf(r.status, sizeof(r.status), "%s", status);
+	snprintf(r.budget, sizeof(r.budget), "%s", budget ?: "");
+	snprintf(r.incidents[0], sizeof(r.incidents[0]), "%s", a->incident);
+	answers_add_many(m, &r);
 }
 
 #define HOSTS_NAMED 8 /* in one part of a log line, then "and N more" */

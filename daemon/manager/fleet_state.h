@@ -29,7 +29,8 @@ struct fleet_member {
 	char host[PROTO_FLEET_NAME_MAX + 1];
 	bool online;
 	uint64_t since_realtime_ns;
-	uint64_t gone; /* its place in the order members went away (fleet_state.departures) */
+	uint64_t gone;	    /* its place in the order members went away (fleet_state.departures) */
+	uint64_t confirmed; /* the connection (fleet_state.connections) it was last heard on */
 };
 
 struct outbox_item {
@@ -57,6 +58,10 @@ struct fleet_state {
 	/* Members seen going away: a presence's since is when that member started, not when it
 	 * left, so the member gone longest is found by this count. */
 	uint64_t departures;
+	/* Connections to the broker so far, and until when (CLOCK_MONOTONIC) the members
+	 * online before the latest one may confirm it with their retained presence. */
+	uint64_t connections;
+	uint64_t confirm_by_ns;
 	struct outbox_item outbox[OUTBOX_MAX];
 	size_t n_outbox;
 	sd_event_source *outbox_timer;
@@ -68,10 +73,13 @@ struct fleet_state {
 	sd_event_source *summary_timer;
 	uint64_t answered[ANSWER_KINDS]; /* since the fleet started, for the metrics */
 	uint64_t unknown_results;	 /* results naming incidents this host does not keep */
+	uint64_t more_said;		 /* results counting more incidents than they name */
 };
 
 /* members.c */
 void members_update(struct manager *m, const struct proto_fleet_presence *p);
+/* Connected (again): who is online is what the retained presences now say (members.c). */
+void members_reconnected(struct manager *m);
 /* The online members and this host: their names (borrowed until the next update) into
  * hosts, at most max; how many. */
 size_t members_now(struct manager *m, const char **hosts, size_t max);
@@ -86,6 +94,8 @@ void outbox_flush(struct manager *m); /* connected again */
 /* A peer's incident this host did not record: said in the window's one result message. */
 void answers_add(struct manager *m, const struct proto_fleet_alert *a, const char *status,
 		 const char *budget);
+/* R: an origin's (R->host) alerts not recorded, R->status and R->budget, R->count of them. */
+void answers_add_many(struct manager *m, const struct proto_fleet_result *r);
 /* A local incident: its outcome logged once everyone answered or answer_within passed. */
 void answers_watch(struct manager *m, const char *incident);
 void answers_result_noted(struct manager *m, const char *incident);

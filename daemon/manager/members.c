@@ -3,6 +3,13 @@
  * Who is in the fleet: each latencyd announces itself with a retained presence message
  * (online) and leaves a last will (offline) that the broker publishes if it goes away
  * without a word. An incident's members are the hosts online when it began.
+ *
+ * A member that dies while this host is not connected (the broker down or out of reach)
+ * leaves no word this host hears: its last will goes out when the broker notices, to
+ * whoever is subscribed then, and a broker that restarted without persistence has neither
+ * its will nor its retained presence. So each connection starts over: those online before
+ * it stay online until MEMBERS_CONFIRM_NS after it, and only those whose retained presence
+ * the new subscription delivers (within milliseconds, right after the SUBACK) stay on.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +18,11 @@
 #include "fleet_state.h"
 #include "log.h"
 #include "manager.h"
+#include "thread.h"
+
+/* How long after a connection the presences it delivers may take: a broker sends the
+ * retained ones right after the SUBACK, so this is a safety margin, not a wait. */
+#define MEMBERS_CONFIRM_NS (UINT64_C(10) * 1000000000)
 
 static struct fleet_member *find(struct fleet_state *fs, const char *host)
 {
@@ -30,6 +42,39 @@ static struct fleet_member *longest_gone(struct fleet_state *fs)
 		if (!fs->members[i].online && (!oldest || fs->members[i].gone < oldest->gone))
 			oldest = &fs->members[i];
 	return oldest;
+}
+
+static void went_away(struct fleet_state *fs, struct fleet_member *mb)
+{
+	mb->online = false;
+	mb->gone = ++fs->departures;
+}
+
+/* Past the bound of the latest connection: who did not confirm it went away meanwhile. */
+static void expire(struct fleet_state *fs)
+{
+	if (!fs->confirm_by_ns || now_ns() < fs->confirm_by_ns)
+		return;
+	fs->confirm_by_ns = 0;
+	for (size_t i = 0; i < fs->n_members; i++) {
+		struct fleet_member *mb = &fs->members[i];
+
+		if (mb->online && mb->confirmed != fs->connections) {
+			log_info("fleet: member %s went away (no presence since this host "
+				 "reconnected)",
+				 mb->host);
+			went_away(fs, mb);
+		}
+	}
+}
+
+void members_reconnected(struct manager *m)
+{
+	struct fleet_state *fs = m->fleet_state;
+
+	expire(fs);
+	fs->connections++;
+	fs->confirm_by_ns = now_ns() + MEMBERS_CONFIRM_NS;
 }
 
 void members_update(struct manager *m, const struct proto_fleet_presence *p)
@@ -68,8 +113,9 @@ void members_update(struct manager *m, const struct proto_fleet_presence *p)
 	if (mb->online != online)
 		log_info("fleet: member %s %s", p->host, online ? "online" : "went away");
 	if (mb->online && !online)
-		mb->gone = ++fs->departures;
+		went_away(fs, mb);
 	mb->online = online;
+	mb->confirmed = fs->connections;
 	mb->since_realtime_ns = p->since_realtime_ns;
 }
 
@@ -78,6 +124,7 @@ size_t members_now(struct manager *m, const char **hosts, size_t max)
 	struct fleet_state *fs = m->fleet_state;
 	size_t n = 0;
 
+	expire(fs);
 	if (max)
 		hosts[n++] = fleet_host(m->fleet);
 	for (size_t i = 0; i < fs->n_members && n < max; i++)
@@ -90,6 +137,8 @@ size_t manager_fleet_members_online(struct manager *m)
 {
 	size_t n = 0;
 
+	if (m->fleet_state)
+		expire(m->fleet_state);
 	for (size_t i = 0; m->fleet_state && i < m->fleet_state->n_members; i++)
 		n += m->fleet_state->members[i].online;
 	return n;

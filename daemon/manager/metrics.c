@@ -238,7 +238,7 @@ static void fleet_metrics(struct prom *p, struct manager *m)
 	one(p, "latencyd_fleet_connected", "gauge", "Whether the MQTT broker is connected (1).",
 	    st.connected);
 	one(p, "latencyd_fleet_members_online", "gauge",
-	    "Members of this host's fleet group the broker says are online, this host included.",
+	    "Members of this host's fleet group the broker says are online, other than this host.",
 	    manager_fleet_members_online(m));
 	one(p, "latencyd_fleet_incidents", "gauge",
 	    "Fleet incidents this host keeps (the newest 256), its own and its peers'.",

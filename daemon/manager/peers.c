@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The fleet in the manager: a peer's alert goes from the fleet's reader thread straight to the
- * recorder's queue (it records at once, under its origin's and the total bucket); a local
+ * recorder's queue, if its origin's and the total bucket admit it (it records at once); the
+ * main loop hears of it after, and of the refused ones as a count per origin; a local
  * snapshot is published as an incident, whose members are the hosts online then; what each
  * host did for an incident (recorded to the collector, locally only, refused, failed,
  * stale) is published by it and kept by all in the catalog's incidents. A local alert is
@@ -22,12 +23,13 @@
 #include "log.h"
 #include "manager.h"
 
-static int on_peer_alert(const struct proto_fleet_alert *a, uint64_t received_ns, void *userdata)
+static int on_peer_alert(const struct proto_fleet_alert *a, uint64_t received_ns,
+			 const char **budget, void *userdata)
 {
 	struct manager *m =
 		userdata; /* the fleet's reader thread: only the recorder's queue is safe */
 
-	return recorder_peer(m->recorder, a, received_ns);
+	return recorder_peer(m->recorder, a, received_ns, budget);
 }
 
 /* The incident's members, as this host sees them now: the origin, itself, those online. */
@@ -58,6 +60,7 @@ static void on_result(struct manager *m, const struct proto_fleet_result *res)
 {
 	/* At most one of them is set, by the status (proto/fleet.h). */
 	const char *detail = res->path[0] ? res->path : res->budget[0] ? res->budget : res->reason;
+	bool kept = false;
 
 	for (size_t i = 0; i < res->n; i++) {
 		/*
@@ -77,10 +80,18 @@ static void on_result(struct manager *m, const struct proto_fleet_result *res)
 		}
 		fleet_note_incident(m, res->incidents[i], res->host, res->status, detail);
 		answers_result_noted(m, res->incidents[i]);
+		kept = true;
 	}
-	if (res->count > res->n)
-		log_info("fleet: %s says %" PRIu64 " more incident(s) were %s", res->host,
-			 res->count - res->n, res->status);
+	/* Its count is the sender's word: said only beside an incident this host keeps, and a
+	 * flood of such results is a few lines (1, 2, 4...). */
+	if (kept && res->count > res->n) {
+		uint64_t n = ++m->fleet_state->more_said;
+
+		if ((n & (n - 1)) == 0)
+			log_info("fleet: %s says %" PRIu64 " more incident(s) were %s (%" PRIu64
+				 " such result(s) so far)",
+				 res->host, res->count - res->n, res->status, n);
+	}
 }
 
 static void broadcast_fleet(struct manager *m, const char *what, const char *detail)
@@ -118,6 +129,7 @@ static int on_notes(sd_event_source *s, int fd, uint32_t revents, void *userdata
 		case FLEET_CONNECTED:
 			log_info("fleet: connected to %s as %s, group %s", n->ev.detail,
 				 fleet_host(m->fleet), fleet_group(m->fleet));
+			members_reconnected(m);
 			broadcast_fleet(m, "connected", n->ev.detail);
 			outbox_flush(m);
 			break;
@@ -134,13 +146,15 @@ static int on_notes(sd_event_source *s, int fd, uint32_t revents, void *userdata
 		case FLEET_RESULT:
 			on_result(m, &n->ev.result);
 			break;
-		case FLEET_PEER_ALERT:
+		case FLEET_PEER_ALERT: /* admitted: its budgets were applied before it was queued */
 			open_incident(m, n->ev.alert.incident, n->ev.alert.host);
 			on_peer_noted(m, &n->ev.alert);
 			break;
-		case FLEET_UNANSWERED:
-			open_incident(m, n->ev.alert.incident, n->ev.alert.host);
+		case FLEET_UNANSWERED: /* merged into FLEET_REFUSALS by the client */
 			answers_add(m, &n->ev.alert, n->ev.detail, n->ev.budget);
+			break;
+		case FLEET_REFUSALS: /* counted, answered and logged once a window (answers.c) */
+			answers_add_many(m, &n->ev.result);
 			break;
 		case FLEET_PRESENCE:
 			members_update(m, &n->ev.presence);

@@ -2,11 +2,12 @@
 /*
  * Which alert gets a snapshot, and what becomes of the others. An alert read from the
  * notification file, a manual record and a peer's alert all go through the rate limits
- * (ratelimit.c): a peer's under its origin's bucket and the total, whose name it keeps when
- * refused, for its answer. An alert that ended before a record began is in that snapshot
- * already: it joins it as one more cause instead of asking for its own.
+ * (ratelimit.c): a peer's under its origin's bucket and the total as it is queued, refused
+ * at once with the budget's name for its answer (the fleet's reader thread counts it). An
+ * alert that ended before a record began is in that snapshot already: it joins it as one
+ * more cause instead of asking for its own.
  *
- * Refused alerts become "suppressed" results, one per tracker until the main loop takes
+ * Refused local alerts become "suppressed" results, one per tracker until the main loop takes
  * them, so that a flood costs the main loop a count, not a result, a log line and a
  * catalog update per alert. The thread admits, joins and suppresses; other threads queue
  * requests and peers' alerts, set the limits and read the counters; all under the waiter's
@@ -76,16 +77,15 @@ static bool allow_locked(struct waiter *w, const struct cause *c, uint64_t now)
 	return limits_allow(&w->limits, c, now);
 }
 
-/* A peer's cause that is refused keeps the budget that refused it, for its answer. */
 bool admission_allow(struct waiter *w, struct cause *c, uint64_t now)
 {
 	bool ok;
 
-	pthread_mutex_lock(&w->lock);
+	/* A peer's took its tokens as it was queued (waiter_peer()). */
 	if (c->kind == CAUSE_PEER)
-		ok = !(c->peer.refused_by = limits_allow_peer(&w->limits, c, now));
-	else
-		ok = allow_locked(w, c, now);
+		return true;
+	pthread_mutex_lock(&w->lock);
+	ok = allow_locked(w, c, now);
 	pthread_mutex_unlock(&w->lock);
 	return ok;
 }
@@ -203,20 +203,43 @@ int waiter_request(struct waiter *w, uint64_t seq, pid_t pid, const char *messag
 	return r;
 }
 
-int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t received_ns)
+/* Under w->lock: peers' alerts of ORIGIN waiting for the thread. */
+static size_t peers_queued(const struct waiter *w, const char *origin)
 {
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->n_peers; i++)
+		n += strcmp(w->peers[i].alert.host, origin) == 0;
+	return n;
+}
+
+/*
+ * The budgets are applied here, before the alert is queued: a refused alert never takes a
+ * place in the queue, and a noisy origin holds MAX_PEERS_PER_ORIGIN places at most, so
+ * that a quiet origin's alert finds one while the thread records (latencyd.conf(5): a
+ * noisy host never takes a quiet one's turn). The tokens are taken first: a flood past
+ * its bucket is refused by its origin's budget, as its origin is told, not by the queue.
+ */
+int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t received_ns,
+		const char **refused_by)
+{
+	struct cause c = {.kind = CAUSE_PEER, .peer = {.alert = *a, .received_ns = received_ns}};
 	uint64_t one = 1;
 	int r = 0;
 
 	pthread_mutex_lock(&w->lock);
-	if (w->n_peers < MAX_PEERS)
-		w->peers[w->n_peers++] =
-			(struct cause_peer){.alert = *a, .received_ns = received_ns};
-	else
+	*refused_by = limits_allow_peer(&w->limits, &c, now_ns());
+	if (!*refused_by &&
+	    (w->n_peers >= MAX_PEERS || peers_queued(w, a->host) >= MAX_PEERS_PER_ORIGIN))
+		*refused_by = PROTO_FLEET_BUDGET_QUEUE;
+	if (*refused_by)
 		r = -EBUSY;
+	else
+		w->peers[w->n_peers++] = c.peer;
 	pthread_mutex_unlock(&w->lock);
-	if (r == 0 && write(w->request_fd, &one, sizeof(one)) < 0)
-		r = -errno;
+	if (r == 0 && write(w->request_fd, &one, sizeof(one)) < 0) {
+		/* Queued all the same: only a full counter fails, the thread is woken. */
+	}
 	return r;
 }
 

@@ -344,9 +344,11 @@ void recorder_set_fleet_host(struct recorder *rc, const char *host, uint64_t inc
 		waiter_configure(rc->waiter, rc->conf, host, incident_base);
 }
 
-int recorder_peer(struct recorder *rc, const struct proto_fleet_alert *a, uint64_t received_ns)
+int recorder_peer(struct recorder *rc, const struct proto_fleet_alert *a, uint64_t received_ns,
+		  const char **refused_by)
 {
-	return rc && rc->waiter ? waiter_peer(rc->waiter, a, received_ns) : -ENODEV;
+	*refused_by = PROTO_FLEET_BUDGET_QUEUE;
+	return rc && rc->waiter ? waiter_peer(rc->waiter, a, received_ns, refused_by) : -ENODEV;
 }
 
 const char *recorder_session_operation(struct recorder *rc, uint64_t *ns)

@@ -151,8 +151,10 @@ uint64_t recorder_waiter_busy_ns(struct recorder *rc);
  * local incident is HOST-N, N = INCIDENT_BASE + its snapshot's id (catalog.h). */
 void recorder_set_fleet_host(struct recorder *rc, const char *host, uint64_t incident_base);
 /* A peer's alert to record under its origin's and the total bucket; any thread may call it
- * (the fleet's reader thread does). -EBUSY when too many wait, -ENODEV without a recorder. */
-int recorder_peer(struct recorder *rc, const struct proto_fleet_alert *a, uint64_t received_ns);
+ * (the fleet's reader thread does). -EBUSY when refused, *refused_by naming the budget
+ * (PROTO_FLEET_BUDGET_*: the origin's, the total, the queue); -ENODEV without a recorder. */
+int recorder_peer(struct recorder *rc, const struct proto_fleet_alert *a, uint64_t received_ns,
+		  const char **refused_by);
 /*
  * Ends the record under way (its snapshot to the events) and destroys the session, waiting
  * for lttng-sessiond 10 s at most in all: what it did not answer by then is abandoned,

@@ -92,8 +92,10 @@ size_t waiter_threads(const struct waiter *w);
 int waiter_eventfd(const struct waiter *w);
 /* Queues a manual record for the thread. -EBUSY when too many are waiting. */
 int waiter_request(struct waiter *w, uint64_t seq, pid_t pid, const char *message);
-/* Queues a peer's alert for the thread (any thread may call). -EBUSY when too many wait. */
-int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t received_ns);
+/* Queues a peer's alert for the thread (any thread may call), taking its origin's and the
+ * total token. -EBUSY when refused: *refused_by names the budget (PROTO_FLEET_BUDGET_*). */
+int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t received_ns,
+		const char **refused_by);
 struct waiter_result *waiter_take_results(struct waiter *w);
 void waiter_result_free(struct waiter_result *r);
 /* tokens: the global bucket's tokens now, -1 when unlimited. */

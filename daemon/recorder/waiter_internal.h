@@ -26,7 +26,11 @@
  */
 #define MAX_CAUSES   100
 #define MAX_REQUESTS 16 /* manual records waiting for the thread; more are refused (busy) */
-#define MAX_PEERS    16 /* peers' alerts waiting for the thread; more are refused */
+#define MAX_PEERS    32 /* peers' alerts waiting for the thread; more are refused */
+
+/* Of them, one origin's at most: a noisy origin never takes a quiet one's place, and an
+ * origin's burst of records (latencyctl record, in a row) waits whole. */
+#define MAX_PEERS_PER_ORIGIN 8
 
 /* One thread of the waiter: pinned to one CPU, or free to run on any (cpu -1). */
 struct waiter_thread {
@@ -114,7 +118,8 @@ void waiter_push(struct waiter *w, struct waiter_result *res);
  * suppressed, all under one lock.
  */
 bool admission_admit(struct waiter *w, const struct cause *c, uint64_t now);
-/* A manual request or a peer's alert: whether the rate limit lets it make a snapshot. */
+/* A manual request: whether the rate limit lets it make a snapshot; a peer's alert: true
+ * (its budgets were applied as it was queued). */
 bool admission_allow(struct waiter *w, struct cause *c, uint64_t now);
 /* c gets no snapshot: counted, and reported as suppressed. */
 void admission_suppress(struct waiter *w, const struct cause *c);

@@ -76,9 +76,9 @@ openssl verify -CAfile "$P/ca.crt" "$P/h5.crt" 2>&1 | grep -q "certificate has e
 	fail "h5's certificate is not expired: $(openssl x509 -in "$P/h5.crt" -noout -dates)"
 openssl verify -CAfile "$P/ca.crt" "$P/server.crt" "$P/h1.crt" >"$T/pki.out" 2>&1 ||
 	fail "openssl verify: $(cat "$T/pki.out")"
-# Passwords: h3's file says the wrong one.
+# Passwords: h3's file says the wrong one; intruder is an account of no member's.
 : >"$P/passwd"
-for h in h1 h2 h3; do
+for h in h1 h2 h3 intruder; do
 	echo "secret-$h-$RANDOM$RANDOM" >"$P/$h.pass"
 	mosquitto_passwd -b "$P/passwd" "$h" "$(cat "$P/$h.pass")" >"$T/pki.out" 2>&1 ||
 		fail "mosquitto_passwd: $(cat "$T/pki.out")"
@@ -103,6 +103,7 @@ acl_file $P/acl
 message_size_limit 4096
 set_tcp_nodelay true
 listener $PORT 127.0.0.1
+use_username_as_clientid true
 cafile $P/ca.crt
 certfile $P/server.crt
 keyfile $P/server.key
@@ -112,6 +113,7 @@ certfile $P/server.crt
 keyfile $P/server.key
 require_certificate true
 use_identity_as_username true
+use_username_as_clientid true
 listener $((PORT + 3)) 127.0.0.1
 cafile $P/ca.crt
 certfile $P/wrong-name.crt
@@ -308,6 +310,30 @@ ctl h2 --json list-snapshots --incident h1-900 | jq -e '.matched == 0' >/dev/nul
 jinc h1 '[.incidents[] | select(.incident == "h1-900")] | length == 0' ||
 	fail "h1 heard of the forged incident: $(ctl h1 --json incidents)"
 pass "ACL: h2 cannot publish on h1's topic (certificate or password); the size limit holds"
+
+# (f) Other accounts (intruder's password, h4's certificate, neither a connected member's)
+# connect with h1's and h2's client ids (latencyd-HOST; the user name under the README's
+# use_username_as_clientid): that makes each session its account's, so neither member is
+# knocked off (nor its last will published). mosquitto_sub -W 2 ends after 2 s connected:
+# the broker has handled each CONNECT by then.
+# (e) used h2's own certificate: under use_username_as_clientid that took h2's session over,
+# and h2 connected again since.
+ids="latencyd-h1 latencyd-h2 h1 h2"
+wait_for 200 jst h1 .fleet.connected && wait_for 200 jst h2 .fleet.connected ||
+	fail "h1 or h2 not connected before (f): $(ctl h2 --json status | jq -c .fleet)"
+mark=$(wc -l <"$T/mosquitto.log")
+rc1=$(ctl h1 --json status | jq .fleet.reconnects) rc2=$(ctl h2 --json status | jq .fleet.reconnects)
+for a in "pw intruder" "cert h4"; do
+	for id in $ids; do
+		# shellcheck disable=SC2046
+		timeout 10 mosquitto_sub -h 127.0.0.1 $(auth $a) -i "$id" -t x -W 2 >/dev/null 2>&1
+	done
+done
+tail -n +$((mark + 1)) "$T/mosquitto.log" | grep -q "already connected, closing old connection" &&
+	fail "a takeover by another account closed a member's session: $(tail -n +$((mark + 1)) "$T/mosquitto.log" | grep -B1 "already connected" | head -4)"
+jst h1 ".fleet.connected and .fleet.reconnects == $rc1" && jst h2 ".fleet.connected and .fleet.reconnects == $rc2" ||
+	fail "a member was knocked off by another account's client id: h1 $(ctl h1 --json status | jq -c .fleet), h2 $(ctl h2 --json status | jq -c .fleet)"
+pass "client ids $ids used by other accounts: h1 and h2 keep their sessions (use_username_as_clientid)"
 
 for n in h1 h2 h3 h4 h5 h9; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
 for n in h1 h2 h3 h4 h5 h9; do kill "$(eval echo "\$PID_$n")"; done

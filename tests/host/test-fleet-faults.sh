@@ -9,6 +9,8 @@
 # - relayd killed during an incident: each host's snapshot is local only, with its path;
 # - a broker address where something takes the connection and never answers the CONNECT
 #   (h4, group "quiet"): status and the log say so, not "connecting" for ever;
+# - the broker killed and a member killed meanwhile: counted out once h1 reconnects;
+# - a broker that takes h5's session over (DISCONNECT 0x8E, takeover-broker.py): said so;
 # and in each case the local path records on its own.
 # Usage: lttng-env --relayd test-fleet-faults.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP
 set -u
@@ -40,6 +42,12 @@ done
 kill -0 "$SILENT_PID" 2>/dev/null || fail "socat did not listen: $(cat "$T/socat.log")"
 PIDS+=("$SILENT_PID")
 FLEET_BROKER=mqtt://127.0.0.1:$SILENT_PORT node h4 quiet 10 10
+# h5's broker takes each of its sessions over (MQTT v5 DISCONNECT 0x8E), checked in part 6.
+python3 "$(dirname "$0")/takeover-broker.py" "$T/takeover.port" 2>>"$T/takeover.log" &
+PIDS+=($!)
+wait_for 50 test -s "$T/takeover.port" || fail "takeover-broker.py did not listen: $(cat "$T/takeover.log")"
+TAKEOVER_PORT=$(cat "$T/takeover.port")
+FLEET_BROKER=mqtt://127.0.0.1:$TAKEOVER_PORT node h5 taken 10 10
 for h in h1 h2 h3; do
 	wait_for 200 jst $h '.session.state == "recording" and .fleet.subscribed and .fleet.members_online == 2' ||
 		fail "$h: not recording with two members: $(ctl $h --json status | jq -c .fleet)"
@@ -132,10 +140,43 @@ wait_for 100 sh -c "[ \$($LATENCYCTL -s $T/h4/ctl.sock --json list-snapshots | j
 	fail "h4 did not record its own alert: $(tail "$T/h4/latencyd.log")"
 pass "a broker that never answers the CONNECT: '$(ctl h4 --json status | jq -r .fleet.detail)' in status and the log; the local path records"
 
-for n in h1 h2 h4; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
-for n in h1 h2 h4; do kill "$(eval echo "\$PID_$n")"; done
+# 5. The broker killed (no last will can go out), h2 killed while it is down: the broker,
+# back without persistence, delivers no presence of h2's, so h1 counts h2 out once its
+# bound after reconnecting passes (10 s), not never; its next incident does not list h2.
+kill -KILL "$BROKER_PID"
+wait "$BROKER_PID" 2>/dev/null
+wait_for 100 jst h1 '.fleet.connected == false' ||
+	fail "h1 did not see the broker go: $(ctl h1 --json status | jq -c .fleet)"
+jst h1 '.fleet.members_online == 1' || fail "h1 does not count h2: $(ctl h1 --json status | jq -c .fleet)"
+kill -KILL "$PID_h2"
+wait "$PID_h2" 2>/dev/null
+mark=$(wc -l <"$T/h1/latencyd.log")
+start_broker
+wait_for 300 jst h1 '.fleet.connected and .fleet.subscribed' ||
+	fail "h1 did not reconnect: $(ctl h1 --json status | jq -c .fleet)"
+wait_for 300 jst h1 '.fleet.members_online == 0' ||
+	fail "h1 still counts h2, killed while the broker was down: $(ctl h1 --json status | jq -c .fleet)"
+tail -n +$((mark + 1)) "$T/h1/latencyd.log" | grep -q "fleet: member h2 went away (no presence since this host reconnected)" ||
+	fail "h1's log does not say h2 went away: $(tail -n +$((mark + 1)) "$T/h1/latencyd.log")"
+inc=$(next_incident)
+alert h1
+wait_for 100 jinc h1 "[.incidents[] | select(.incident == \"$inc\" and .members == [\"h1\"])] | length == 1" ||
+	fail "$inc at h1 lists a member dead while the broker was down: $(incident h1 "$inc")"
+pass "a member killed while the broker was down: counted out after h1 reconnected, not in its next incident"
+
+# 6. A broker that closes h5's session because another client connected with its client id
+# says so (reason 0x8E): status and the log name that cause, not a lost connection.
+taken="session taken over: another client uses this host's client id"
+wait_for 300 jst h5 "(.fleet.detail // \"\") | contains(\"$taken\")" ||
+	fail "h5's status does not say its session was taken over: $(ctl h5 --json status | jq -c .fleet)"
+grep -q "fleet: not connected to mqtt://127.0.0.1:$TAKEOVER_PORT ($taken)" "$T/h5/latencyd.log" ||
+	fail "h5's log does not say its session was taken over: $(grep 'fleet:' "$T/h5/latencyd.log" | tail -5)"
+pass "a session taken over (DISCONNECT 0x8E): '$taken' in status and the log"
+
+for n in h1 h4 h5; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
+for n in h1 h4 h5; do kill "$(eval echo "\$PID_$n")"; done
 sleep 1
-for n in h1 h2 h3 h4; do
+for n in h1 h2 h3 h4 h5; do
 	grep -q "AddressSanitizer\|runtime error" "$T/$n/latencyd.log" && fail "$n: $(cat "$T/$n/latencyd.log")"
 done
 pass "fleet faults"

@@ -4,13 +4,17 @@
 # mosquitto and lttng-relayd on 127.0.0.1.
 # - the helper runs as the account (nobody when fleet.user does not exist, said once), with
 #   no capability, no_new_privs, and libmosquitto and libssl mapped there, not in latencyd;
+#   none of latencyd's descriptors (one without close-on-exec given to latencyd here) and
+#   realtime, nice and memlock limits of 0 whatever latencyd's;
 # - killed (SIGABRT, a failed assertion's: the sanitizer build would catch a SIGSEGV and
 #   exit), it is started again and reconnects; an alert meanwhile is recorded locally, and
 #   published once it is back (within fleet.max_age);
 # - stopped (SIGSTOP), the first publish that gets no answer kills it, and it comes back;
 # - a 64 MiB message on the group's alert topic, with no size limit in the broker, never
 #   reaches it (its MQTT maximum packet size, asked again when it reconnects): its memory
-#   stays small, it stays connected and its host records a peer's next alert.
+#   stays small, it stays connected and its host records a peer's next alert;
+# - killed six times while its host records back to back: each new one holds only its own
+#   descriptors (none of liblttng-ctl's sockets or libbabeltrace2's trace files).
 # latencyd runs as root here, as in production: in a mount namespace of its own with /run
 # on a tmpfs, so that the root lttng-sessiond it needs is this test's, not the machine's.
 # Usage: test-fleet-process.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP   (as root)
@@ -33,9 +37,43 @@ helper() { ctl "$1" --json status | jq -r .fleet.process.pid; }
 field() { awk -v k="$2:" '$1 == k { $1 = ""; print substr($0, 2) }' "/proc/$1/status"; }
 count() { ctl "$1" --json list-snapshots | jq '.matched'; }
 
+# The fleet process's descriptors beyond its two sockets (3, 4) that are not libmosquitto's
+# own (its TCP connection, its socket pair): one a line, none expected.
+stray_fds() {
+	local pid=$1 f fd link ino mine peer
+	mine=$(for f in "/proc/$pid/fd/"*; do readlink "$f"; done | sed -n 's/^socket:\[\([0-9]*\)\]$/\1/p')
+	for f in "/proc/$pid/fd/"*; do
+		fd=${f##*/}
+		[ "$fd" -gt 4 ] || continue
+		link=$(readlink "$f") || continue
+		case $link in
+		socket:*)
+			ino=${link//[^0-9]/}
+			awk -v i="$ino" '$10 == i { f = 1 } END { exit !f }' "/proc/$pid/net/tcp" \
+				"/proc/$pid/net/tcp6" && continue
+			peer=$(ss -xn | awk -v i="$ino" '$6 == i { print $8 }')
+			[ -n "$peer" ] && grep -qx "$peer" <<<"$mine" && continue
+			;;
+		esac
+		echo "$fd -> $link"
+	done
+}
+limits() { grep -E "^Max (realtime priority|realtime timeout|nice priority|locked memory) " "/proc/$1/limits"; }
+# latencyd's limits as latencyd.service sets them (LimitRTPRIO=99), memory locking and
+# niceness raised too where this root may (a container's may not raise a hard limit), and a
+# descriptor without close-on-exec, as liblttng-ctl's sockets and libbabeltrace2's trace
+# files are: none of it may reach the fleet process.
+for l in --rtprio=99:99 --rttime=unlimited:unlimited --nice=40:40 --memlock=unlimited:unlimited; do
+	prlimit --pid $$ "$l" 2>/dev/null || prlimit --pid $$ "${l%%:*}" 2>/dev/null || true
+done
+[ "$(limits $$ | awk -F '  +' '{ print $2, $3 }' | tr '\n' ' ')" != "0 0 0 0 0 0 0 0 " ] ||
+	{ echo "SKIP: realtime, nice and memlock limits all 0, none can be raised"; exit 77; }
+: >"$T/inherited"
+exec 9<"$T/inherited"
 export FLEET_EXTRA='max_age = "10s";'
 node h1 lab 10 10
 FLEET_EXTRA='max_age = "10s"; user = "daemon";' NODE_CPUS=0 NODE_RT_PRIORITY=50 node h2 lab 10 10
+exec 9<&-
 for h in h1 h2; do
 	wait_for 200 jst $h '.session.state == "recording" and .fleet.subscribed and .fleet.members_online == 1 and .fleet.process.pid > 0' ||
 		fail "$h: not connected through its fleet process: $(ctl $h --json status | jq -c .fleet)"
@@ -59,6 +97,11 @@ for h in h1 h2; do
 	grep -q libmosquitto "/proc/$pid/maps" || fail "$h's fleet process does not map libmosquitto"
 	grep -Eq 'libmosquitto|libssl' "/proc/$(eval echo "\$PID_$h")/maps" &&
 		fail "latencyd ($h) maps libmosquitto or libssl itself"
+	[ -e "/proc/$(eval echo "\$PID_$h")/fd/9" ] || fail "latencyd ($h) did not inherit descriptor 9"
+	stray=$(stray_fds "$pid")
+	[ -z "$stray" ] || fail "$h's fleet process holds descriptors of latencyd's: $stray"
+	[ "$(limits "$pid" | awk -F '  +' '{ print $2, $3 }' | tr '\n' ' ')" = "0 0 0 0 0 0 0 0 " ] ||
+		fail "$h's fleet process keeps latencyd's limits: $(limits "$pid")"
 done
 # realtime.cpus = "0" on h2: latencyd, each of its threads and its fleet process on CPU 0.
 for task in $(cd /proc && echo "$PID_h2"/task/*) "$(helper h2)"; do
@@ -213,6 +256,35 @@ alert h2
 wait_for 200 sh -c "[ \$('$LATENCYCTL' -s '$T/h1/ctl.sock' --json list-snapshots | jq .matched) -gt $n1 ]" ||
 	fail "h1 never recorded h2's incident after the 64 MiB message: $(tail "$T/h1/latencyd.log")"
 pass "a 64 MiB alert after a reconnect: dropped by the broker for both helpers (peak RSS, MiB:$grew), the 5000-byte one counted as malformed; h1 connected, and records h2's next alert"
+
+# 5. Killed again and again while h1 records back to back: each new fleet process is
+# spawned while liblttng-ctl's sockets and libbabeltrace2's trace files are open in
+# latencyd, without close-on-exec; it holds none of them once it runs.
+c0=$(count h1)
+"$ALERT_WRITE" "$T/h1/alerts" syscalls 3000 5 &
+writer=$!
+# Four: each quick death doubles the wait before the next start (1, 2, 4, 8 s).
+for i in 1 2 3 4; do
+	old=$(helper h1)
+	kill -KILL "$old"
+	wait_for 400 sh -c "p=\$('$LATENCYCTL' -s '$T/h1/ctl.sock' --json status | jq .fleet.process.pid); [ \"\$p\" -gt 0 ] && [ \"\$p\" != $old ]" ||
+		fail "h1's fleet process was not started again after $i kill(s): $(ctl h1 --json status | jq -c .fleet)"
+	# A status read may fail while h1 records back to back: read until one answers.
+	pid=
+	for _ in $(seq 100); do
+		pid=$(helper h1)
+		[ "${pid:-null}" != null ] && break
+		sleep 0.1
+	done
+	wait_for 200 jst h1 ".fleet.connected and .fleet.process.pid == $pid" ||
+		fail "h1's fleet process $pid did not connect: $(ctl h1 --json status | jq -c .fleet)"
+	stray=$(stray_fds "$pid")
+	[ -z "$stray" ] || fail "h1's fleet process started again during records ($i) holds latencyd's descriptors: $stray"
+done
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+[ "$(count h1)" -gt "$c0" ] || fail "h1 recorded nothing while its fleet process was killed"
+pass "fleet process killed 4 times during records: each new one holds only its own descriptors"
 
 for n in h1 h2; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
 helpers="$(helper h1) $(helper h2)"

@@ -159,6 +159,45 @@ static void test_incident_silent_members(void)
 	close_saved(c);
 }
 
+/*
+ * Past CATALOG_INCIDENTS_KEEP, a peer flooding incidents pushes out the oldest peers'
+ * incidents, never this host's own (its origin among its members), which keep half the
+ * list: their members' results must still find them.
+ */
+static void test_incidents_peers_evict_peers(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	const char *local[] = {"h1", "h2"}, *peer[] = {"h1"};
+	char inc[32];
+
+	ASSERT_EQ(catalog_incident_members(c, "h1-1", local, 2, 1000), 0);
+	ASSERT_EQ(catalog_incident_members(c, "h8-1", peer, 1, 1000), 0);
+	for (int i = 1; i <= 3 * CATALOG_INCIDENTS_KEEP; i++) {
+		snprintf(inc, sizeof(inc), "h9-%d", i);
+		ASSERT_EQ(catalog_incident_members(c, inc, peer, 1, 1000), 0);
+	}
+	ASSERT_EQ(json_object_array_length(catalog_incidents(c)), CATALOG_INCIDENTS_KEEP);
+	ASSERT_TRUE(catalog_incident_find(c, "h1-1") != NULL);
+	ASSERT_TRUE(catalog_incident_find(c, "h8-1") == NULL);
+	ASSERT_TRUE(catalog_incident_find(c, "h9-1") == NULL);
+	snprintf(inc, sizeof(inc), "h9-%d", 3 * CATALOG_INCIDENTS_KEEP);
+	ASSERT_TRUE(catalog_incident_find(c, inc) != NULL);
+	ASSERT_EQ(catalog_incident_note(c, "h1-1", "h2", PROTO_FLEET_RECORDED, NULL, 1000), 0);
+	ASSERT_EQ(catalog_incident_silent(c, "h1-1"), 1); /* h1 itself, not h2 */
+	/* This host's own, past half the list, push out its own oldest, not the peers'. */
+	for (int i = 2; i <= CATALOG_INCIDENTS_KEEP; i++) {
+		snprintf(inc, sizeof(inc), "h1-%d", i);
+		ASSERT_EQ(catalog_incident_members(c, inc, local, 2, 1000), 0);
+	}
+	ASSERT_EQ(json_object_array_length(catalog_incidents(c)), CATALOG_INCIDENTS_KEEP);
+	ASSERT_TRUE(catalog_incident_find(c, "h1-1") == NULL);
+	snprintf(inc, sizeof(inc), "h9-%d", 3 * CATALOG_INCIDENTS_KEEP);
+	ASSERT_TRUE(catalog_incident_find(c, inc) != NULL);
+	snprintf(inc, sizeof(inc), "h1-%d", CATALOG_INCIDENTS_KEEP);
+	ASSERT_TRUE(catalog_incident_find(c, inc) != NULL);
+	close_saved(c);
+}
+
 /* A catalog lost and made again numbers its snapshots from 1, its incidents past the old. */
 static void test_incident_base_survives_a_lost_catalog(void)
 {
@@ -1639,6 +1678,7 @@ int main(void)
 	RUN(test_persist_and_ids);
 	RUN(test_incident_base_survives_a_lost_catalog);
 	RUN(test_incident_silent_members);
+	RUN(test_incidents_peers_evict_peers);
 	RUN(test_recording_becomes_failed_after_crash);
 	RUN(test_corrupt_file_is_kept_aside);
 	RUN(test_unreadable_fields_reported);

@@ -167,6 +167,7 @@ static void test_fleet_names(void)
 static void test_peer_during_record(void)
 {
 	struct proto_fleet_alert a = {.host = "host-b", .incident = "host-b-7", .tid = 42};
+	const char *refused_by;
 	struct catalog_cause cc;
 	struct waiter_result *res;
 	struct rig r;
@@ -179,7 +180,8 @@ static void test_peer_during_record(void)
 		usleep(1000);
 	ASSERT_TRUE(waiter_busy_ns(r.w) > 0);
 	received = now_ns();
-	ASSERT_EQ(waiter_peer(r.w, &a, received), 0);
+	ASSERT_EQ(waiter_peer(r.w, &a, received, &refused_by), 0);
+	ASSERT_TRUE(refused_by == NULL);
 	pthread_mutex_unlock(&r.slot.lock);
 
 	res = next_result(&r);
@@ -206,6 +208,55 @@ static void test_peer_during_record(void)
 	ASSERT_EQ(cc.start_ns, res->causes[0].peer.time_ns);
 	catalog_cause_free(&cc);
 	waiter_result_free(res);
+	rig_stop(&r);
+}
+
+/*
+ * While the thread records, a noisy origin's alerts are refused as they come, by its
+ * bucket, or past its MAX_PEERS_PER_ORIGIN places in the queue; a quiet origin's still
+ * finds a place. Only the admitted ones reach the thread: no suppressed result for them.
+ */
+static void test_peer_budget_before_queue(void)
+{
+	struct proto_fleet_alert a = {.host = "host-c"};
+	const char *refused_by;
+	struct waiter_result *res;
+	struct rig r;
+	int peers = 0;
+
+	rig_start(&r, "host-a");
+	r.conf->fleet.peer_rate = 0.001;
+	r.conf->fleet.peer_burst = MAX_PEERS_PER_ORIGIN + 2;
+	ASSERT_EQ(waiter_configure(r.w, r.conf, "host-a", 100), 0);
+	pthread_mutex_lock(&r.slot.lock);
+	ASSERT_EQ(waiter_request(r.w, 1, getpid(), "first"), 0);
+	for (int ms = 0; !waiter_busy_ns(r.w) && ms < WAIT_MS; ms++)
+		usleep(1000);
+	ASSERT_TRUE(waiter_busy_ns(r.w) > 0);
+	for (int i = 1; i <= MAX_PEERS_PER_ORIGIN + 4; i++) {
+		snprintf(a.incident, sizeof(a.incident), "host-c-%d", i);
+		if (i <= MAX_PEERS_PER_ORIGIN) {
+			ASSERT_EQ(waiter_peer(r.w, &a, now_ns(), &refused_by), 0);
+		} else {
+			ASSERT_EQ(waiter_peer(r.w, &a, now_ns(), &refused_by), -EBUSY);
+			/* its tokens taken by the first, the last two find none */
+			ASSERT_STREQ(refused_by, i <= MAX_PEERS_PER_ORIGIN + 2
+							 ? PROTO_FLEET_BUDGET_QUEUE
+							 : PROTO_FLEET_BUDGET_ORIGIN);
+		}
+	}
+	a = (struct proto_fleet_alert){.host = "host-b", .incident = "host-b-1"};
+	ASSERT_EQ(waiter_peer(r.w, &a, now_ns(), &refused_by), 0);
+	ASSERT_TRUE(refused_by == NULL);
+	pthread_mutex_unlock(&r.slot.lock);
+
+	while (peers < MAX_PEERS_PER_ORIGIN + 1) {
+		res = next_result(&r);
+		ASSERT_TRUE(res->kind != WAITER_SUPPRESSED);
+		if (res->kind == WAITER_SNAPSHOT && res->causes[0].kind == CAUSE_PEER)
+			peers++;
+		waiter_result_free(res);
+	}
 	rig_stop(&r);
 }
 
@@ -406,6 +457,7 @@ int main(void)
 {
 	RUN(test_fleet_names);
 	RUN(test_peer_during_record);
+	RUN(test_peer_budget_before_queue);
 	RUN(test_record_size);
 	RUN(test_stop_takes_record_over);
 	RUN(test_stop_waits_for_handover);

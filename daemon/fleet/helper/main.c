@@ -5,6 +5,7 @@
  * serves latencyd's publish requests while its network thread hands peers' messages on.
  * It ends when latencyd says so or goes away.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -54,6 +55,37 @@ static void tell(const char *user, const char *why)
 	}
 }
 
+/*
+ * latencyd's descriptors that were not close-on-exec: liblttng-ctl's sessiond sockets and
+ * libbabeltrace2's snapshot files (fopen "rb") come here if a spawn races with them. The
+ * process that parses the network must hold none of them, so all but its own two go,
+ * while it still runs as the user that opened them. close_range(2) is Linux 5.9; older
+ * kernels get a walk of /proc/self/fd.
+ */
+static int close_inherited(void)
+{
+	struct dirent *e;
+	DIR *d;
+
+	if (close_range(FLEET_WIRE_EVENT_FD + 1, ~0U, 0) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -errno;
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+
+		if (*end || end == e->d_name || fd <= FLEET_WIRE_EVENT_FD || fd == dirfd(d))
+			continue;
+		close((int)fd);
+	}
+	closedir(d);
+	return 0;
+}
+
 /* latencyd's requests, each answered, until STOP or its end of the socket closes. */
 static void serve(struct mqtt *m)
 {
@@ -97,6 +129,9 @@ int main(int argc, char *argv[])
 				"hand\n");
 		return 2;
 	}
+	r = close_inherited();
+	if (r < 0)
+		return log_warn_errno(r, "cannot close the descriptors inherited from latencyd"), 1;
 	r = read_settings(&s);
 	if (r < 0)
 		return log_warn_errno(r, "no settings from latencyd"), 1;

@@ -165,14 +165,35 @@ static void on_subscribe(struct mosquitto *mosq, void *userdata, int mid, int n,
 	mqtt_problem(m, FLEET_ERROR, why);
 }
 
-static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
+/*
+ * Why the connection ended: libmosquitto's error, or the reason code of the broker's MQTT
+ * v5 DISCONNECT (0x80 and above). Session taken over (0x8E): another client connected with
+ * this host's client id, which a broker without use_username_as_clientid lets any account
+ * do (README, Broker).
+ */
+static const char *disconnect_reason(int rc, char *buf, size_t size)
+{
+	if (rc == 0)
+		return "disconnected";
+	if (rc == MQTT_RC_SESSION_TAKEN_OVER)
+		return "session taken over: another client uses this host's client id";
+	if (rc < 0x80)
+		return mosquitto_strerror(rc);
+	snprintf(buf, size, "the broker disconnected this client: %s (reason %#x)",
+		 mosquitto_reason_string(rc), (unsigned)rc);
+	return buf;
+}
+
+static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc,
+			  const mosquitto_property *props)
 {
 	struct mqtt *m = userdata;
 	bool was, said, stopping;
 	uint64_t unacked;
-	char why[160];
+	char why[256], reason[96];
 
 	(void)mosq;
+	(void)props;
 	pthread_mutex_lock(&m->pub_lock);
 	unacked = m->unacked;
 	pthread_mutex_unlock(&m->pub_lock);
@@ -189,7 +210,7 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc)
 	m->tls_named = false;
 	pthread_mutex_unlock(&m->lock);
 	if (was) {
-		const char *how = rc == 0 ? "disconnected" : mosquitto_strerror(rc);
+		const char *how = disconnect_reason(rc, reason, sizeof(reason));
 
 		/*
 		 * The clean start does not drop them: libmosquitto sends them again after the
@@ -359,7 +380,7 @@ static int setup(struct mqtt *m, const char *user, char *why, size_t whylen)
 	/* An alert goes out at once, never held behind a packet not yet acknowledged (Nagle). */
 	mosquitto_int_option(m->mosq, MOSQ_OPT_TCP_NODELAY, 1);
 	mosquitto_connect_callback_set(m->mosq, on_connect);
-	mosquitto_disconnect_callback_set(m->mosq, on_disconnect);
+	mosquitto_disconnect_v5_callback_set(m->mosq, on_disconnect);
 	mosquitto_message_callback_set(m->mosq, mqtt_on_message);
 	mosquitto_subscribe_callback_set(m->mosq, on_subscribe);
 	mosquitto_log_callback_set(m->mosq, on_log);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <linux/capability.h>
@@ -40,11 +41,46 @@ static bool no_capability(void)
 	return true;
 }
 
+/*
+ * latencyd's own limits (latencyd.service: LimitRTPRIO=99, and whatever memlock its
+ * realtime.lock_memory needs) are not this process's: taken over, it could run SCHED_FIFO
+ * above the waiter or lock memory without bound. Each at 0, soft and hard, a regular
+ * user's default (RLIMIT_NICE 0: no niceness below the one it has), so it cannot be raised
+ * again once root is gone.
+ */
+static int drop_limits(char *why, size_t whylen)
+{
+	static const struct {
+		int resource;
+		const char *name;
+	} limits[] = {
+		{RLIMIT_RTPRIO, "RLIMIT_RTPRIO"},
+		{RLIMIT_RTTIME, "RLIMIT_RTTIME"},
+		{RLIMIT_NICE, "RLIMIT_NICE"},
+		{RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK"},
+	};
+	const struct rlimit zero = {0, 0};
+
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		if (setrlimit(limits[i].resource, &zero) < 0) {
+			int e = errno;
+
+			snprintf(why, whylen, "cannot set %s to 0: %s", limits[i].name,
+				 strerror(e));
+			return -e;
+		}
+	return 0;
+}
+
 int privdrop(const char *user, char *as, size_t assize, char *why, size_t whylen)
 {
 	struct passwd *pw;
+	int r;
 
 	why[0] = 0;
+	r = drop_limits(why, whylen);
+	if (r < 0)
+		return r;
 	if (geteuid() != 0) {
 		pw = getpwuid(geteuid());
 		snprintf(as, assize, "%s", pw ? pw->pw_name : "?");

@@ -7,8 +7,10 @@
 
 /*
  * Becomes USER (its groups too), or nobody when USER does not exist (said in WHY, 0
- * returned); no capability left, none to gain (no_new_privs). Not root already: nothing
- * to drop. AS gets the name of the account this process runs as. -errno, WHY set.
+ * returned); no capability left, none to gain (no_new_privs); no realtime priority, time,
+ * niceness below its own or locked memory within reach (their limits 0, also when not
+ * root). Not root already: nothing else to drop. AS gets the name of the account this
+ * process runs as. -errno, WHY set.
  */
 int privdrop(const char *user, char *as, size_t assize, char *why, size_t whylen);
 
