@@ -27,9 +27,7 @@ static struct json_object *array(struct json_object *o, const char *key)
 
 static const char *str(struct json_object *o, const char *key, const char *dflt)
 {
-	struct json_object *v = get(o, key);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : dflt;
+	return json_str(get(o, key), dflt);
 }
 
 static int64_t num(struct json_object *o, const char *key)
