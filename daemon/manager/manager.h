@@ -94,7 +94,11 @@ int manager_start_fleet(struct manager *m);
 void manager_fleet_publish(struct manager *m, const char *incident, const struct cause *c);
 /* A snapshot was recorded: its result (recorded, failed) is published. */
 void manager_fleet_snapshot(struct manager *m, const struct recorder_snapshot *s);
-/* A budget refused a peer's alert (cause->peer.refused_by says which). */
+/*
+ * A peer's alert suppressed past its admission: the budgets refuse peers' alerts as they
+ * are queued (waiter_peer()), so this is one that could not join a snapshot (out of
+ * memory), answered under the origin's budget.
+ */
 void manager_fleet_refused(struct manager *m, const struct cause *c);
 /* The other members online, as their presences say. */
 size_t manager_fleet_members_online(struct manager *m);

@@ -271,8 +271,7 @@ void manager_fleet_refused(struct manager *m, const struct cause *c)
 {
 	if (!m->fleet)
 		return;
-	answers_add(m, &c->peer.alert, PROTO_FLEET_REFUSED,
-		    c->peer.refused_by ? c->peer.refused_by : PROTO_FLEET_BUDGET_ORIGIN);
+	answers_add(m, &c->peer.alert, PROTO_FLEET_REFUSED, PROTO_FLEET_BUDGET_ORIGIN);
 }
 
 void manager_stop_fleet(struct manager *m)

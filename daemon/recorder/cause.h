@@ -37,7 +37,6 @@ struct cause_peer {
 	struct proto_fleet_alert alert; /* as the origin published it */
 	uint64_t time_ns;		/* CLOCK_MONOTONIC when the waiter took it */
 	uint64_t received_ns;		/* CLOCK_MONOTONIC when it came from the broker */
-	const char *refused_by;		/* refused: the budget (PROTO_FLEET_BUDGET_*) */
 };
 
 struct cause {
