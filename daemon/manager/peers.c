@@ -150,8 +150,7 @@ static int on_notes(sd_event_source *s, int fd, uint32_t revents, void *userdata
 			open_incident(m, n->ev.alert.incident, n->ev.alert.host);
 			on_peer_noted(m, &n->ev.alert);
 			break;
-		case FLEET_UNANSWERED: /* merged into FLEET_REFUSALS by the client */
-			answers_add(m, &n->ev.alert, n->ev.detail, n->ev.budget);
+		case FLEET_UNANSWERED: /* never a note: the client merges them (FLEET_REFUSALS) */
 			break;
 		case FLEET_REFUSALS: /* counted, answered and logged once a window (answers.c) */
 			answers_add_many(m, &n->ev.result);
