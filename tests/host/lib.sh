@@ -22,6 +22,10 @@ cleanup() {
 	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
 	[ -n "${APP_PID:-}" ] && kill "$APP_PID" 2>/dev/null
 	[ -n "$NOTIFY_PID" ] && kill "$NOTIFY_PID" 2>/dev/null
+	# A test that fails leaves its helpers (socat, brokers) running: waiting for them would
+	# hang until ctest's timeout instead of reporting the failure.
+	# shellcheck disable=SC2046
+	kill $(jobs -p) 2>/dev/null
 	wait 2>/dev/null
 	rm -rf "$T"
 }

@@ -61,6 +61,12 @@ def serve(conn):
             n = filters(body)
             conn.sendall(bytes([0x90, 3 + n]) + body[:2] + b"\x00" + b"\x01" * n)
             conn.sendall(b"\xe0\x02\x8e\x00")  # DISCONNECT: session taken over
+            # Closing now would answer the client's next write with a reset, which discards
+            # the DISCONNECT still unread in its socket: wait for the client to close.
+            conn.shutdown(socket.SHUT_WR)
+            conn.settimeout(10)
+            while conn.recv(4096):
+                pass
             return
 
 

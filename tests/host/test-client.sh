@@ -38,8 +38,10 @@ echo '{"hello":{"protocol":1,"revision":0,"server":"latencyd","version":"0"}}'
 read -r _
 echo "{\"id\":$(cat "$dir/id" 2>/dev/null || echo 1),\"ok\":true,\"result\":$(cat "$dir/reply")}"
 cat "$dir/events"
-# A latencyd that says nothing more for a while (the connection stays).
+# A latencyd that says nothing more for a while (the connection stays). It exits 0: socat
+# drops what it has not yet passed on when its child fails.
 [ -e "$dir/hold" ] && sleep 20 2>/dev/null
+exit 0
 EOF
 chmod +x "$T/fake/latencyd"
 socat UNIX-LISTEN:"$T/fake.sock",fork EXEC:"$T/fake/latencyd" &
