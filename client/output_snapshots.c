@@ -46,26 +46,51 @@ static void time_text(char *buf, size_t size, int64_t t)
 		snprintf(buf, size, "-");
 }
 
-/* "syscalls pid 812 (usleep) 31.4ms" */
+/* A reason a list leaves unsaid: a delay past the threshold, a manual record, or none. */
+static bool plain_reason(const char *reason)
+{
+	return !*reason || strcmp(reason, PROTO_REASON_THRESHOLD) == 0 ||
+	       strcmp(reason, PROTO_REASON_MANUAL) == 0;
+}
+
+/*
+ * A cause's delay, ">=61.2s" when it is a lower bound: a key discarded as stale (1.17) was
+ * still pending when the module gave up on it.
+ */
+static void delay_text(char *buf, size_t size, struct json_object *c)
+{
+	bool bound = strcmp(str(c, PROTO_KEY_REASON, ""), PROTO_REASON_DISCARDED) == 0;
+	char delay[32];
+
+	ns_text(delay, sizeof(delay), c, PROTO_KEY_DELAY_NS, false);
+	snprintf(buf, size, "%s%s", bound && strcmp(delay, "-") != 0 ? ">=" : "", delay);
+}
+
+/* "syscalls pid 812 (usleep) 31.4ms", "block pid 0 (kworker/0:1) >=61.2s (discarded)" */
 static void cause_text(char *buf, size_t size, struct json_object *c)
 {
-	char delay[32];
+	const char *reason, *said;
+	char delay[40];
 
 	if (!c) {
 		snprintf(buf, size, "-");
 		return;
 	}
-	ns_text(delay, sizeof(delay), c, PROTO_KEY_DELAY_NS, false);
-	if (strcmp(str(c, PROTO_KEY_REASON, ""), PROTO_REASON_PEER) == 0) {
+	reason = str(c, PROTO_KEY_REASON, "");
+	said = plain_reason(reason) ? NULL : reason;
+	delay_text(delay, sizeof(delay), c);
+	if (strcmp(reason, PROTO_REASON_PEER) == 0) {
 		snprintf(buf, size, "peer %s: %s tid %" PRId64 " (%s) %s, incident %s",
 			 str(c, PROTO_KEY_ORIGIN, "?"), str(c, PROTO_KEY_ORIGIN_TRACKER, "?"),
 			 num(c, PROTO_KEY_TID), str(c, PROTO_KEY_COMM, "?"), delay,
 			 str(c, PROTO_KEY_INCIDENT, "?"));
 		return;
 	}
-	snprintf(buf, size, "%s pid %" PRId64 " (%s) %s%s", str(c, PROTO_KEY_TRACKER, "?"),
-		 num(c, PROTO_KEY_PID), str(c, PROTO_KEY_COMM, "?"), delay,
-		 strcmp(str(c, PROTO_KEY_REASON, ""), "timeout") == 0 ? " (timeout)" : "");
+	/* The usual reasons go unsaid; others (timeout, discarded, a newer latencyd's) are
+	 * shown as spelled. */
+	snprintf(buf, size, "%s pid %" PRId64 " (%s) %s%s%s%s", str(c, PROTO_KEY_TRACKER, "?"),
+		 num(c, PROTO_KEY_PID), str(c, PROTO_KEY_COMM, "?"), delay, said ? " (" : "",
+		 said ? said : "", said ? ")" : "");
 }
 
 static const char *location(struct json_object *e)
@@ -272,7 +297,7 @@ int text_snapshot(struct json_object *e)
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *c = json_object_array_get_idx(causes, i);
 
-		ns_text(buf, sizeof(buf), c, PROTO_KEY_DELAY_NS, false);
+		delay_text(buf, sizeof(buf), c);
 		columns_cell(&t, "%s", str(c, PROTO_KEY_TRACKER, "?"));
 		columns_cell(&t, "%s", str(c, PROTO_KEY_REASON, "?"));
 		columns_cell(&t, "%" PRId64, num(c, PROTO_KEY_PID));

@@ -62,9 +62,11 @@ struct json_tokener;
  *        left on disk, and where and why it failed (before, a note inside "error").
  *   1.16 metrics "rendering": the id of the text a read's parts come from, given by its
  *        first part and sent back with the others.
+ *   1.17 causes' reason "discarded": a kernel alert of a key discarded as stale (module ABI
+ *        1.7), its delay_ns a lower bound.
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 16
+#define PROTO_REVISION 17
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -479,6 +481,9 @@ struct proto_request {
 #define PROTO_REASON_TIMEOUT   "timeout"
 #define PROTO_REASON_MANUAL    "manual"
 #define PROTO_REASON_PEER      "peer" /* 1.4: a fleet peer's alert */
+/* 1.17: a timeout alert flagged LATENCY_TRACKER_REC_F_DISCARDED, the key's last: its end
+ * never came, delay_ns is its age at the discard, a lower bound of its latency */
+#define PROTO_REASON_DISCARDED "discarded"
 
 /* The fleet (1.4): incidents, peers' causes, the broker connection. */
 #define PROTO_KEY_INCIDENT		"incident"

@@ -147,8 +147,11 @@ void an_cause_story(const struct an_log *log, struct an_cause *c)
 	if (c->stack.frames.n)
 		an_stack_place(c);
 	an_dur_text(d, sizeof(d), c->alert.delay ? c->alert.delay : total);
-	fprintf(f, "%s (tid %d) waited %s (%s tracker, %s):\n", c->alert.comm, c->alert.tid, d,
-		c->alert.tracker, c->alert.reason == 2 ? "timeout" : "over the threshold");
+	fprintf(f, "%s (tid %d) waited %s%s (%s tracker, %s):\n", c->alert.comm, c->alert.tid,
+		an_alert_discarded(&c->alert) ? "at least " : "", d, c->alert.tracker,
+		an_alert_discarded(&c->alert)	       ? "discarded as stale, its end never seen"
+		: c->alert.reason == AN_REASON_TIMEOUT ? "timeout"
+						       : "over the threshold");
 	if (c->stack.link == SIZE_MAX)
 		stack_text(f, &c->stack, 4);
 	for (size_t i = 0; i < c->links.n; i++) {

@@ -129,14 +129,24 @@ struct an_obs {
 	char comm[AN_COMM_LEN + 1]; /* "": not said */
 };
 
+/* The module's reason TIMEOUT and flag DISCARDED (kmod/include/uapi/latency_tracker.h). */
+#define AN_REASON_TIMEOUT    2
+#define AN_ALERT_F_DISCARDED (1U << 5)
+
 struct an_alert {
 	uint64_t ts, start, end, delay, threshold, seq;
 	uint64_t data[4];
 	int32_t pid, tid;
-	uint32_t type, reason, start_cpu, end_cpu;
+	uint32_t type, reason, flags, start_cpu, end_cpu;
 	char tracker[32];
 	char comm[AN_COMM_LEN + 1];
 };
+
+/* A key the module gave up on as stale: its end never came, its delay is a lower bound. */
+static inline bool an_alert_discarded(const struct an_alert *a)
+{
+	return a->reason == AN_REASON_TIMEOUT && (a->flags & AN_ALERT_F_DISCARDED);
+}
 
 struct an_known;
 

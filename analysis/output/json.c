@@ -180,7 +180,10 @@ static struct json_object *cause(const struct an_log *log, const struct an_cause
 	double explained = an_cause_summary(log, c, summary, sizeof(summary));
 
 	add(o, "tracker", json_object_new_string(a->tracker));
-	add(o, "reason", json_object_new_string(a->reason == 2 ? "timeout" : "threshold"));
+	add(o, "reason",
+	    json_object_new_string(an_alert_discarded(a)	    ? "discarded"
+				   : a->reason == AN_REASON_TIMEOUT ? "timeout"
+								    : "threshold"));
 	add(o, "seq", i64((int64_t)a->seq));
 	add(o, "pid", i64(a->pid));
 	add(o, "tid", i64(a->tid));

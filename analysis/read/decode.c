@@ -402,6 +402,7 @@ static int alert(struct an_decoder *d, const bt_field *p, const bt_clock_class *
 	a->tid = (int32_t)uint_member(p, "tid");
 	a->type = (uint32_t)uint_member(p, "tracker_type");
 	a->reason = (uint32_t)uint_member(p, "reason");
+	a->flags = (uint32_t)uint_member(p, "flags");
 	a->start_cpu = (uint32_t)uint_member(p, "start_cpu");
 	a->end_cpu = (uint32_t)uint_member(p, "end_cpu");
 	f = member(p, "tracker");

@@ -105,7 +105,9 @@ static void trackers(struct prom *p, const struct manager *m)
 		ktracker_stats(m->sysfs_root, names[i], tracker_counter, &c[i]);
 	family(p, "latencyd_tracker_alerts_total", "counter",
 	       "Alerts a tracker of the latency_tracker module raised, by reason: a delay past "
-	       "its threshold, or a pair left open past its timeout.");
+	       "its threshold, or a pair left open past its timeout (the module counts there "
+	       "too the last alert of a pair it discarded as stale, a snapshot's reason "
+	       "discarded).");
 	for (size_t i = 0; i < n; i++) {
 		sample(p, "latencyd_tracker_alerts_total",
 		       (const char *const[]){"tracker", names[i], "reason", "threshold", NULL},

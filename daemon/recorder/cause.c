@@ -33,12 +33,21 @@ void cause_comm(const struct cause *c, char comm[LATENCY_TRACKER_COMM_LEN + 1])
 	comm[LATENCY_TRACKER_COMM_LEN] = 0;
 }
 
+/*
+ * A timeout flagged DISCARDED is the key's last record, its delay a lower bound: told apart
+ * from one still pending, which may yet end. The flag means nothing on other reasons.
+ */
+static const char *alert_reason(const struct latency_tracker_record *a)
+{
+	if (a->reason != LATENCY_TRACKER_REASON_TIMEOUT)
+		return PROTO_REASON_THRESHOLD;
+	return a->flags & LATENCY_TRACKER_REC_F_DISCARDED ? PROTO_REASON_DISCARDED
+							  : PROTO_REASON_TIMEOUT;
+}
+
 static void alert_fields(const struct latency_tracker_record *a, struct catalog_cause *o, int *r)
 {
-	o->reason =
-		catalog_strdup(a->reason == LATENCY_TRACKER_REASON_TIMEOUT ? PROTO_REASON_TIMEOUT
-									   : PROTO_REASON_THRESHOLD,
-			       r);
+	o->reason = catalog_strdup(alert_reason(a), r);
 	o->seq = a->seq;
 	o->pid = a->pid;
 	o->tid = a->tid;

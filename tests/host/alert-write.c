@@ -9,6 +9,8 @@
  * ALERT_ONE_WRITE=1: the COUNT records (at most 16, no gap) go in one write(), so that
  * all of them have ended before the reader sees the first.
  * ALERT_COMM=BYTES: the task's name, any bytes (a task sets its own), instead of alert-write.
+ * ALERT_REASON=timeout: a timeout record (pending past timeout_ns, 2 s); =discarded: the
+ * last record of a key discarded as stale, 61.2 s old (reason TIMEOUT, flag DISCARDED).
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -35,7 +37,7 @@ static uint64_t now_ns(void)
 int main(int argc, char **argv)
 {
 	struct latency_tracker_record rec, batch[ONE_WRITE_MAX];
-	const char *one = getenv("ALERT_ONE_WRITE");
+	const char *one = getenv("ALERT_ONE_WRITE"), *reason = getenv("ALERT_REASON");
 	bool one_write = one && !strcmp(one, "1");
 	long count, gap_ms;
 	int fd;
@@ -49,6 +51,11 @@ int main(int argc, char **argv)
 	if (one_write && (count < 1 || count > ONE_WRITE_MAX || gap_ms)) {
 		fprintf(stderr, "alert-write: ALERT_ONE_WRITE=1 takes 1 to %d records, no gap\n",
 			ONE_WRITE_MAX);
+		return 2;
+	}
+	if (reason && strcmp(reason, "timeout") != 0 && strcmp(reason, "discarded") != 0) {
+		fprintf(stderr, "alert-write: ALERT_REASON is timeout or discarded, not \"%s\"\n",
+			reason);
 		return 2;
 	}
 	fd = open(argv[1], O_WRONLY);
@@ -73,6 +80,18 @@ int main(int argc, char **argv)
 			sizeof(rec.comm) - 1);
 		rec.end_ns = now_ns();
 		rec.delay_ns = 5000000;
+		if (reason) {
+			rec.reason = LATENCY_TRACKER_REASON_TIMEOUT;
+			rec.end_cpu = LATENCY_TRACKER_CPU_NONE;
+			rec.delay_ns = 2000000000;
+		}
+		if (reason && !strcmp(reason, "discarded")) {
+			rec.flags |= LATENCY_TRACKER_REC_F_DISCARDED;
+			rec.delay_ns = 61200000000ULL;
+		}
+		/* A host up for less than the delay: an interval from boot on. */
+		if (rec.delay_ns > rec.end_ns)
+			rec.delay_ns = rec.end_ns;
 		rec.start_ns = rec.end_ns - rec.delay_ns;
 		rec.threshold_ns = 1000000;
 		rec.data[0] = (uint64_t)i;

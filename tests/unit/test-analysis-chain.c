@@ -716,6 +716,42 @@ static void test_known(void)
 	log_restore(saved);
 }
 
+/*
+ * A timeout alert flagged DISCARDED (a key the module gave up on as stale): its reason is
+ * "discarded" and its story says the delay is a lower bound; without the flag, "timeout".
+ */
+static void test_discarded(void)
+{
+	struct an_options opt = {.tables = true};
+	struct an_alert *a = AN_AT(&r->log.alerts, struct an_alert, 0);
+	struct json_object *o;
+	char *why = NULL;
+
+	a->reason = AN_REASON_TIMEOUT;
+	a->flags = AN_ALERT_F_DISCARDED;
+	ASSERT_EQ(an_recompute(r, &opt, &why), 0);
+	ASSERT_CONTAINS(
+		AN_AT(&r->causes, struct an_cause, 0)->story,
+		"reader (tid 10) waited at least 56.000 ms (offcpu tracker, discarded as stale");
+	o = an_result_json(r);
+	ASSERT_STREQ(json_object_get_string(
+			     get(json_object_array_get_idx(get(o, "alerts"), 0), "reason")),
+		     "discarded");
+	json_object_put(o);
+
+	a->flags = 0;
+	ASSERT_EQ(an_recompute(r, &opt, &why), 0);
+	ASSERT_CONTAINS(AN_AT(&r->causes, struct an_cause, 0)->story,
+			"reader (tid 10) waited 56.000 ms (offcpu tracker, timeout):");
+	o = an_result_json(r);
+	ASSERT_STREQ(json_object_get_string(
+			     get(json_object_array_get_idx(get(o, "alerts"), 0), "reason")),
+		     "timeout");
+	json_object_put(o);
+	a->reason = 1;
+	ASSERT_EQ(an_recompute(r, &opt, &why), 0);
+}
+
 int main(void)
 {
 	build(NULL);
@@ -734,6 +770,7 @@ int main(void)
 	RUN(test_cpu_history_edge);
 	RUN(test_recompute);
 	RUN(test_known);
+	RUN(test_discarded);
 	an_result_free(r);
 	return 0;
 }
