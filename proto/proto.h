@@ -63,7 +63,8 @@ struct json_tokener;
  *   1.16 metrics "rendering": the id of the text a read's parts come from, given by its
  *        first part and sent back with the others.
  *   1.17 causes' reason "discarded": a kernel alert of a key discarded as stale (module ABI
- *        1.7), its delay_ns a lower bound.
+ *        1.7), its delay_ns a lower bound; status fleet dropped "unknown": the incidents
+ *        named in peers' results that this host does not keep.
  */
 #define PROTO_VERSION  1
 #define PROTO_REVISION 17
@@ -527,6 +528,8 @@ struct proto_request {
 #define PROTO_KEY_PROBLEM		"problem"
 /* 1.10: what latencyd-fleet reported that latencyd's main loop never took */
 #define PROTO_KEY_NOTES_DROPPED		"notes_dropped"
+/* 1.17: status fleet dropped "unknown": results for incidents this host does not keep */
+#define PROTO_KEY_UNKNOWN		"unknown"
 /* 1.11: the collector's incidents deleted in part (a deletion failed past its check) */
 #define PROTO_KEY_DELETED_IN_PART	"deleted_in_part"
 /* 1.12: status's control socket */

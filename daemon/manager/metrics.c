@@ -222,8 +222,9 @@ static void catalog_metrics(struct prom *p, struct manager *m)
 
 static void fleet_metrics(struct prom *p, struct manager *m)
 {
-	static const char *const dropped[] = {"malformed", "foreign", "mismatch",
-					      "duplicate", "busy",    "stale"};
+	static const char *const dropped[] = {
+		"malformed", "foreign", "mismatch", "duplicate", "busy", "stale", PROTO_KEY_UNKNOWN,
+	};
 	static const struct {
 		const char *budget;
 		enum answer_kind kind;
@@ -231,11 +232,12 @@ static void fleet_metrics(struct prom *p, struct manager *m)
 			{PROTO_FLEET_BUDGET_TOTAL, ANSWER_TOTAL},
 			{PROTO_FLEET_BUDGET_QUEUE, ANSWER_QUEUE}};
 	struct fleet_status st;
-	uint64_t counts[6];
+	uint64_t counts[7];
 
 	fleet_status(m->fleet, &st);
 	memcpy(counts,
-	       (uint64_t[]){st.malformed, st.foreign, st.mismatch, st.duplicate, st.busy, st.stale},
+	       (uint64_t[]){st.malformed, st.foreign, st.mismatch, st.duplicate, st.busy, st.stale,
+			    manager_fleet_unknown_results(m)},
 	       sizeof(counts));
 	one(p, "latencyd_fleet_connected", "gauge", "Whether the MQTT broker is connected (1).",
 	    st.connected);
@@ -243,7 +245,8 @@ static void fleet_metrics(struct prom *p, struct manager *m)
 	    "Members of this host's fleet group the broker says are online, other than this host.",
 	    manager_fleet_members_online(m));
 	one(p, "latencyd_fleet_incidents", "gauge",
-	    "Fleet incidents this host keeps (the newest 256), its own and its peers'.",
+	    "Fleet incidents this host keeps, its own and its peers': at most 256, each side's "
+	    "oldest going first; peers' never push out its own newest 128.",
 	    json_object_array_length(catalog_incidents(m->catalog)));
 	family(p, "latencyd_fleet_messages_total", "counter",
 	       "Fleet messages through the broker, by direction.");
@@ -257,8 +260,9 @@ static void fleet_metrics(struct prom *p, struct manager *m)
 	    st.reconnects);
 	family(p, "latencyd_fleet_dropped_messages_total", "counter",
 	       "Messages from the broker refused, by reason: malformed or oversized, another "
-	       "group, a host not the topic's, a duplicate, the waiter's queue full, stale.");
-	for (size_t i = 0; i < 6; i++)
+	       "group, a host not the topic's, a duplicate, the waiter's queue full, stale, "
+	       "unknown (each incident a result names that this host does not keep).");
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		sample(p, "latencyd_fleet_dropped_messages_total",
 		       (const char *const[]){"reason", dropped[i], NULL}, counts[i]);
 	family(p, "latencyd_fleet_refusals_total", "counter",

@@ -94,6 +94,11 @@ static void on_result(struct manager *m, const struct proto_fleet_result *res)
 	}
 }
 
+uint64_t manager_fleet_unknown_results(struct manager *m)
+{
+	return m->fleet_state ? m->fleet_state->unknown_results : 0;
+}
+
 static void broadcast_fleet(struct manager *m, const char *what, const char *detail)
 {
 	struct json_object *o = json_object_new_object();

@@ -262,7 +262,16 @@ ctl h1 --json incidents | jq -e --argjson b "$before" '.matched == $b and ([.inc
 	fail "h1 noted forged incidents: $(ctl h1 --json incidents | jq -c '[.incidents[].incident]')"
 [ "$(grep -c "an incident this host does not keep" "$T/h1/latencyd.log")" = 2 ] ||
 	fail "three dropped results are not two log lines (1st, 2nd): $(grep "does not keep" "$T/h1/latencyd.log")"
-pass "results for incidents h1 does not keep: dropped, counted in the log, its incidents unchanged"
+# Counted where the fleet's other drops are (1.17): status's fleet.dropped, in the sum the
+# text says, and the metrics' reason "unknown".
+wait_for 100 jst h1 '.fleet.dropped.unknown == 3' ||
+	fail "h1's status does not count 3 unknown results: $(ctl h1 --json status | jq -c .fleet.dropped)"
+sum=$(ctl h1 --json status | jq '[.fleet.dropped[]] | add')
+ctl h1 status | grep -q " received, $sum dropped" ||
+	fail "h1's status text does not say $sum dropped: $(ctl h1 status | grep -i broker)"
+ctl h1 metrics | grep -qx 'latencyd_fleet_dropped_messages_total{reason="unknown"} 3' ||
+	fail "h1's metrics: $(ctl h1 metrics | grep dropped_messages)"
+pass "results for incidents h1 does not keep: dropped, counted in status, the metrics and the log, its incidents unchanged"
 
 # A large fleet's history: 300 incidents of 100 members each are far more than one reply
 # (64 KiB) holds. latencyctl incidents lists the newest that fit and says how many it left.

@@ -316,6 +316,50 @@ ask "{\"from_line\":1000000000,\"rendering\":$id}" | jq -e '.ok' >/dev/null ||
 ask "{\"from_line\":1,\"rendering\":$id}" | jq -e '.ok' >/dev/null ||
 	fail "a part past the end ended the read: $(ask "{\"from_line\":1,\"rendering\":$id}" | jq -c .error)"
 pass "the parts of a read are one rendering's: 40 reads while a key came and went, none mixed; renderings bounded, random, the reader's own"
+
+# latencyctl's rendering pushed out between its parts (8 newer reads of the same user, as
+# scrapers at once make): it reads again from the first line, at most 3 times more, then
+# fails with latencyd's not-found. A proxy on its way counts its connections and, before
+# forwarding one listed in $T/push ("all": each), reads 8 first parts itself.
+export SOCK T
+export -f ask
+cat >"$T/proxy.sh" <<'EOF'
+n=$(($(cat "$T/conns") + 1))
+echo "$n" >"$T/conns"
+if grep -qw -e "$n" -e all "$T/push"; then
+	for i in 1 2 3 4 5 6 7 8; do ask '{"from_line":0}' >/dev/null; done
+fi
+exec socat - UNIX-CONNECT:"$SOCK"
+EOF
+socat UNIX-LISTEN:"$T/proxy.sock",fork EXEC:"bash $T/proxy.sh" 2>"$T/proxy.log" &
+wait_for 50 test -S "$T/proxy.sock" || fail "no proxy socket"
+echo 0 >"$T/conns"
+echo 2 >"$T/push"
+run "$LATENCYCTL" -s "$T/proxy.sock" --json metrics
+expect_rc 0 "latencyctl metrics, its rendering gone after the first part"
+[ ! -s "$T/err" ] || fail "latencyctl metrics said something on a read it started over: $(cat "$T/err")"
+parts=$(jq -s length "$T/out")
+# Its first read: 2 connections (the first part, the later one that found the rendering gone).
+[ "$parts" -gt 1 ] && [ "$(cat "$T/conns")" = $((parts + 2)) ] ||
+	fail "$(cat "$T/conns") connections for a read of $parts parts started over once"
+jq -j -s '.[].text' "$T/out" >"$T/again.prom"
+"$PROM/promtool" check metrics <"$T/again.prom" >"$T/promtool.log" 2>&1 ||
+	fail "promtool check metrics, a read started over: $(cat "$T/promtool.log")"
+[ "$(grep -c '^latencyd_latency_by_syscall_seconds_count{' "$T/again.prom")" = 64 ] &&
+	[ -z "$(sort "$T/again.prom" | uniq -d)" ] || fail "a read started over mixes its parts"
+echo 0 >"$T/conns"
+echo all >"$T/push"
+run "$LATENCYCTL" -s "$T/proxy.sock" metrics
+expect_rc 1 "latencyctl metrics, its rendering gone each time"
+expect_err "is gone"
+expect_err "(not-found)"
+expect_err "latencyctl: metrics: read 4 times from the first line, the rendering gone before its last part each time"
+[ ! -s "$T/out" ] || fail "latencyctl metrics printed a text it could not read whole"
+[ "$(cat "$T/conns")" = 8 ] || fail "$(cat "$T/conns") connections for 4 reads of 2 parts"
+run "$LATENCYCTL" -s "$T/proxy.sock" --json metrics
+expect_rc 1 "latencyctl --json metrics, its rendering gone each time"
+jq -e '.error.code == "not-found"' "$T/out" >/dev/null || fail "latencyctl --json metrics: $(cat "$T/out")"
+pass "a read whose rendering went between its parts starts over from the first line; 4 times gone, it fails (not-found, exit status 1)"
 stop_daemon
 
 # Bad settings are refused before anything runs, naming the setting and the problem.
