@@ -34,6 +34,16 @@ PIDS+=("$(cat /run/lttng/lttng-sessiond.pid)")
 start_fleet_broker
 
 helper() { ctl "$1" --json status | jq -r .fleet.process.pid; }
+# The same while NODE records back to back, when a status read may time out: read until
+# one answers with a pid (empty after 10 s).
+helper_busy() {
+	local pid
+	for _ in $(seq 100); do
+		pid=$(helper "$1" 2>/dev/null)
+		[ -n "$pid" ] && [ "$pid" != null ] && [ "$pid" != 0 ] && { echo "$pid"; return; }
+		sleep 0.1
+	done
+}
 field() { awk -v k="$2:" '$1 == k { $1 = ""; print substr($0, 2) }' "/proc/$1/status"; }
 count() { ctl "$1" --json list-snapshots | jq '.matched'; }
 
@@ -265,17 +275,13 @@ c0=$(count h1)
 writer=$!
 # Four: each quick death doubles the wait before the next start (1, 2, 4, 8 s).
 for i in 1 2 3 4; do
-	old=$(helper h1)
+	old=$(helper_busy h1)
+	[ -n "$old" ] || fail "h1's fleet process pid unknown before kill $i: $(ctl h1 --json status | jq -c .fleet)"
 	kill -KILL "$old"
 	wait_for 400 sh -c "p=\$('$LATENCYCTL' -s '$T/h1/ctl.sock' --json status | jq .fleet.process.pid); [ \"\$p\" -gt 0 ] && [ \"\$p\" != $old ]" ||
 		fail "h1's fleet process was not started again after $i kill(s): $(ctl h1 --json status | jq -c .fleet)"
-	# A status read may fail while h1 records back to back: read until one answers.
-	pid=
-	for _ in $(seq 100); do
-		pid=$(helper h1)
-		[ "${pid:-null}" != null ] && break
-		sleep 0.1
-	done
+	pid=$(helper_busy h1)
+	[ -n "$pid" ] || fail "h1's fleet process pid unknown after kill $i: $(ctl h1 --json status | jq -c .fleet)"
 	wait_for 200 jst h1 ".fleet.connected and .fleet.process.pid == $pid" ||
 		fail "h1's fleet process $pid did not connect: $(ctl h1 --json status | jq -c .fleet)"
 	stray=$(stray_fds "$pid")
