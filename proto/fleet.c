@@ -163,6 +163,8 @@ int proto_fleet_presence_new(const struct proto_fleet_presence *p, char **ret)
 	add(o, PROTO_FLEET_KEY_BOOT_ID, json_object_new_string(p->boot_id), &r);
 	add(o, PROTO_FLEET_KEY_STATE, json_object_new_string(p->state), &r);
 	add(o, PROTO_FLEET_KEY_SINCE_REALTIME_NS, json_object_new_uint64(p->since_realtime_ns), &r);
+	if (p->every_s)
+		add(o, PROTO_FLEET_KEY_EVERY_S, json_object_new_uint64(p->every_s), &r);
 	return to_text(o, r, ret);
 }
 
@@ -199,7 +201,7 @@ static int parse_object(const void *payload, size_t len, struct json_object **re
 
 struct raw {
 	int64_t version, tid, mono;
-	uint64_t delay, start, end, sent, count, since;
+	uint64_t delay, start, end, sent, count, since, every;
 	const char *host, *group, *boot_id, *incident, *tracker, *comm, *status, *budget, *path,
 		*reason, *state;
 	struct json_object *incidents;
@@ -430,6 +432,7 @@ int proto_fleet_presence_parse(const void *payload, size_t len, struct proto_fle
 		{PROTO_FLEET_KEY_BOOT_ID, PROTO_FIELD_STRING, 0, AT(boot_id)},
 		{PROTO_FLEET_KEY_STATE, PROTO_FIELD_STRING, REQ, AT(state)},
 		{PROTO_FLEET_KEY_SINCE_REALTIME_NS, PROTO_FIELD_UINT, 0, AT(since)},
+		{PROTO_FLEET_KEY_EVERY_S, PROTO_FIELD_UINT, 0, AT(every)},
 		{NULL},
 	};
 	static const char *const states[] = {PROTO_FLEET_ONLINE, PROTO_FLEET_OFFLINE, NULL};
@@ -449,7 +452,20 @@ int proto_fleet_presence_parse(const void *payload, size_t len, struct proto_fle
 	if (r >= 0)
 		r = copy_name(p->boot_id, sizeof(p->boot_id), raw.boot_id ?: "", "boot_id", false,
 			      why, whylen);
+	/*
+	 * Refused rather than ignored: a member whose renewals cannot be timed would be kept
+	 * online for ever, the very fault the renewals end. Absent, it is a latencyd that
+	 * renews nothing (0), kept as members always were.
+	 */
+	if (r >= 0 && json_object_object_get_ex(o, PROTO_FLEET_KEY_EVERY_S, NULL) &&
+	    (raw.every < PROTO_FLEET_EVERY_MIN_S || raw.every > PROTO_FLEET_EVERY_MAX_S)) {
+		snprintf(why, whylen, "\"%s\" %" PRIu64 " is not %d to %d seconds",
+			 PROTO_FLEET_KEY_EVERY_S, raw.every, PROTO_FLEET_EVERY_MIN_S,
+			 PROTO_FLEET_EVERY_MAX_S);
+		r = -EINVAL;
+	}
 	p->since_realtime_ns = raw.since;
+	p->every_s = r >= 0 ? (uint32_t)raw.every : 0;
 	json_object_put(o);
 	return r;
 }

@@ -6,7 +6,8 @@
  *   PREFIX/GROUP/alert/HOST             a host's alert got a snapshot: its peers record theirs
  *   PREFIX/GROUP/result/ORIGIN/HOST     what HOST did for ORIGIN's incidents: recorded,
  *                                       local, refused...: for the origin alone
- *   PREFIX/GROUP/presence/HOST          retained: the host is a member (online) or went away
+ *   PREFIX/GROUP/presence/HOST          retained: the host is a member (online, renewed) or
+ *                                       went away
  *
  * A host subscribes to its own group's alerts and presences and to the results for its own
  * incidents only: an incident costs the broker one delivery per member and one per answer,
@@ -63,6 +64,7 @@
 #define PROTO_FLEET_KEY_REASON		  "reason"
 #define PROTO_FLEET_KEY_STATE		  "state"
 #define PROTO_FLEET_KEY_SINCE_REALTIME_NS "since_realtime_ns"
+#define PROTO_FLEET_KEY_EVERY_S		  "every_s"
 
 /* result status: what a host did for an incident */
 #define PROTO_FLEET_RECORDED "recorded" /* its snapshot is on the collector (lttng-relayd) */
@@ -79,6 +81,15 @@
 /* presence state */
 #define PROTO_FLEET_ONLINE  "online"
 #define PROTO_FLEET_OFFLINE "offline"
+
+/*
+ * A presence is renewed every every_s seconds (fleet.presence_every), published with the MQTT
+ * v5 message expiry PROTO_FLEET_PRESENCE_LAPSE times that: a member not heard of for as long
+ * went away, and the broker, persistent or not, drops its retained presence by then.
+ */
+#define PROTO_FLEET_EVERY_MIN_S	   1
+#define PROTO_FLEET_EVERY_MAX_S	   3600
+#define PROTO_FLEET_PRESENCE_LAPSE 3
 
 /* Incidents one result names: refusals and stale requests of a window go in one message,
  * past this many only counted. */
@@ -116,13 +127,19 @@ struct proto_fleet_result {
 	char reason[PROTO_FLEET_REASON_MAX + 1]; /* failed, stale: why */
 };
 
-/* PREFIX/GROUP/presence/HOST, retained: HOST is a member, or went away (its last will). */
+/*
+ * PREFIX/GROUP/presence/HOST, retained: HOST is a member, or went away (its last will).
+ * every_s is optional: a member that does not send it (a latencyd before it) renews nothing
+ * and is never timed out; one that sends it says PROTO_FLEET_EVERY_MIN_S..MAX_S, else the
+ * message is refused.
+ */
 struct proto_fleet_presence {
 	char host[PROTO_FLEET_NAME_MAX + 1];
 	char group[PROTO_FLEET_NAME_MAX + 1];
 	char boot_id[40];
 	char state[8]; /* online, offline */
 	uint64_t since_realtime_ns;
+	uint32_t every_s; /* seconds between renewals, 0: not said */
 };
 
 /* True for a name of [A-Za-z0-9._-] of 1..PROTO_FLEET_NAME_MAX bytes. */

@@ -148,8 +148,9 @@ struct conf {
 		uint64_t peer_burst;
 		double total_rate; /* for all origins' alerts together, > 0 */
 		uint64_t total_burst;
-		uint64_t max_age_ns;	   /* a request older than this is stale */
-		uint64_t answer_within_ns; /* a member silent by then: "no answer" */
+		uint64_t max_age_ns;	    /* a request older than this is stale */
+		uint64_t answer_within_ns;  /* a member silent by then: "no answer" */
+		uint64_t presence_every_ns; /* this host's presence renewed this often */
 	} fleet;
 	struct conf_metrics {
 		char *textfile;	      /* "" = off: the node_exporter textfile latencyd writes */

@@ -139,6 +139,10 @@ const struct conf_key conf_keys[] = {
 	/* A member that said nothing of an incident by then is listed as "no answer". */
 	{"fleet.answer_within", CONF_DURATION, OFF(fleet.answer_within_ns), 0, "30s", 1000 * MSEC,
 	 HOUR},
+	/* A member not heard of for 3 times this went away (proto/fleet.h); rounded up to whole
+	 * seconds. */
+	{"fleet.presence_every", CONF_DURATION, OFF(fleet.presence_every_ns), 0, "60s", 1000 * MSEC,
+	 HOUR},
 
 	/* On the lttng-relayd host: retention over relayd's tree, by whole incidents. */
 	{"collector.enabled", CONF_BOOL, OFF(collector.enabled), 0, "false", 0, 0},

@@ -90,6 +90,9 @@ int fleet_settings(struct fleet_wire_settings *s, const struct conf_fleet *c)
 	read_boot_id(s->boot_id, sizeof(s->boot_id));
 	s->record_peers = c->record_peers;
 	s->max_age_ns = c->max_age_ns;
+	/* The protocol counts whole seconds (every_s), rounded up: never renewed more often than
+	 * configured. */
+	s->presence_every_s = (uint32_t)((c->presence_every_ns + 999999999) / 1000000000);
 	s->since_realtime_ns = realtime_ns();
 	r = resolve_host(c, s->host, sizeof(s->host));
 	if (r < 0)

@@ -58,12 +58,19 @@ static bool result_ok(const struct proto_fleet_result *r, const char *origin, ch
 	return true;
 }
 
+static bool every_ok(uint32_t every_s)
+{
+	return every_s >= PROTO_FLEET_EVERY_MIN_S && every_s <= PROTO_FLEET_EVERY_MAX_S;
+}
+
+/* every_s 0: a member that renews nothing (proto/fleet.h). */
 static bool presence_ok(const struct proto_fleet_presence *p)
 {
 	return name_ok(p->host, sizeof(p->host)) && name_ok(p->group, sizeof(p->group)) &&
 	       text_ok(p->boot_id, sizeof(p->boot_id)) && TERMINATED(p->state) &&
 	       (strcmp(p->state, PROTO_FLEET_ONLINE) == 0 ||
-		strcmp(p->state, PROTO_FLEET_OFFLINE) == 0);
+		strcmp(p->state, PROTO_FLEET_OFFLINE) == 0) &&
+	       (p->every_s == 0 || every_ok(p->every_s));
 }
 
 static bool status_ok(const struct fleet_status *st)
@@ -145,7 +152,7 @@ bool fleet_wire_settings_check(const struct fleet_wire_settings *s, size_t len)
 	       TERMINATED(s->boot_id) && TERMINATED(s->broker) && TERMINATED(s->broker_host) &&
 	       s->broker_host[0] && s->port > 0 && s->port < 65536 && TERMINATED(s->username) &&
 	       TERMINATED(s->password) && TERMINATED(s->ca_file) && TERMINATED(s->cert_file) &&
-	       TERMINATED(s->key_file) && s->max_age_ns > 0;
+	       TERMINATED(s->key_file) && s->max_age_ns > 0 && every_ok(s->presence_every_s);
 }
 
 bool fleet_said_new(struct fleet_said *s, const char *why)

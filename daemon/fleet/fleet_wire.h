@@ -47,6 +47,7 @@ struct fleet_wire_settings {
 	char ca_file[1024], cert_file[1024], key_file[1024]; /* read by the helper */
 	uint64_t max_age_ns;
 	uint64_t since_realtime_ns; /* in the presence */
+	uint32_t presence_every_s;  /* the presence renewed this often (fleet.presence_every) */
 };
 
 struct fleet_wire_request {

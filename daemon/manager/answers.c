@@ -321,6 +321,7 @@ void fleet_state_free(struct manager *m)
 	sd_event_source_disable_unref(fs->answer_timer);
 	sd_event_source_disable_unref(fs->outbox_timer);
 	sd_event_source_disable_unref(fs->summary_timer);
+	sd_event_source_disable_unref(fs->members_timer);
 	free(fs->members);
 	free(fs);
 	m->fleet_state = NULL;

@@ -31,6 +31,8 @@ struct fleet_member {
 	uint64_t since_realtime_ns;
 	uint64_t gone;	    /* its place in the order members went away (fleet_state.departures) */
 	uint64_t confirmed; /* the connection (fleet_state.connections) it was last heard on */
+	uint32_t every_s;   /* its presence's renewal period, 0: it renews nothing */
+	uint64_t heard_ns;  /* its last presence, or this host's last connection (monotonic) */
 };
 
 struct outbox_item {
@@ -62,6 +64,9 @@ struct fleet_state {
 	 * online before the latest one may confirm it with their retained presence. */
 	uint64_t connections;
 	uint64_t confirm_by_ns;
+	bool connected; /* members_reconnected() until members_disconnected() */
+	/* Set for the next of confirm_by_ns and the members' renewal bounds (members.c). */
+	sd_event_source *members_timer;
 	struct outbox_item outbox[OUTBOX_MAX];
 	size_t n_outbox;
 	sd_event_source *outbox_timer;
@@ -80,6 +85,8 @@ struct fleet_state {
 void members_update(struct manager *m, const struct proto_fleet_presence *p);
 /* Connected (again): who is online is what the retained presences now say (members.c). */
 void members_reconnected(struct manager *m);
+/* Not connected: no member is timed out for want of a renewal until the next connection. */
+void members_disconnected(struct manager *m);
 /* The online members and this host: their names (borrowed until the next update) into
  * hosts, at most max; how many. */
 size_t members_now(struct manager *m, const char **hosts, size_t max);

@@ -253,6 +253,7 @@ static void restart_settings(const struct conf *a, const struct conf *b, char *b
 		{"fleet.group", strcmp(fa->group, fb->group) != 0},
 		{"fleet.record_peers", fa->record_peers != fb->record_peers},
 		{"fleet.max_age", fa->max_age_ns != fb->max_age_ns},
+		{"fleet.presence_every", fa->presence_every_ns != fb->presence_every_ns},
 	};
 	size_t len = 0;
 

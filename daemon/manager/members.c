@@ -10,7 +10,17 @@
  * its will nor its retained presence. So each connection starts over: those online before
  * it stay online until MEMBERS_CONFIRM_NS after it, and only those whose retained presence
  * the new subscription delivers (within milliseconds, right after the SUBACK) stay on.
+ *
+ * A broker that crashed with persistence restores a retained "online" whose member died
+ * meanwhile, and no will ever goes out for it: that presence confirms a dead member. So a
+ * member renews its presence every every_s seconds (fleet.presence_every), and one not
+ * heard of for PROTO_FLEET_PRESENCE_LAPSE times that, while this host is connected, went
+ * away. A member that does not say every_s (an older latencyd) renews nothing and is kept
+ * as before. While this host is not connected nothing can be heard: each reconnection
+ * counts as the last word of the members online before it, and the confirmation above
+ * decides.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +30,11 @@
 #include "manager.h"
 #include "thread.h"
 
+#define NS_PER_SEC	   UINT64_C(1000000000)
 /* How long after a connection the presences it delivers may take: a broker sends the
  * retained ones right after the SUBACK, so this is a safety margin, not a wait. */
-#define MEMBERS_CONFIRM_NS (UINT64_C(10) * 1000000000)
+#define MEMBERS_CONFIRM_NS (UINT64_C(10) * NS_PER_SEC)
+#define MEMBERS_TIMER_US   100000 /* the timer's accuracy: a member goes a little later */
 
 static struct fleet_member *find(struct fleet_state *fs, const char *host)
 {
@@ -50,31 +62,133 @@ static void went_away(struct fleet_state *fs, struct fleet_member *mb)
 	mb->gone = ++fs->departures;
 }
 
-/* Past the bound of the latest connection: who did not confirm it went away meanwhile. */
+/* When a member that renews its presence went away unless heard of again: 0, never, or
+ * not while this host is not connected. every_s < 2^32: the product stays below 2^64. */
+static uint64_t lapse_at(const struct fleet_state *fs, const struct fleet_member *mb)
+{
+	if (!fs->connected || !mb->online || !mb->every_s)
+		return 0;
+	return mb->heard_ns + (uint64_t)mb->every_s * PROTO_FLEET_PRESENCE_LAPSE * NS_PER_SEC;
+}
+
+/* Past the bound of the latest connection: who did not confirm it went away meanwhile; and
+ * who renews its presence but was not heard of in time. */
 static void expire(struct fleet_state *fs)
 {
-	if (!fs->confirm_by_ns || now_ns() < fs->confirm_by_ns)
-		return;
-	fs->confirm_by_ns = 0;
+	uint64_t now = now_ns();
+
+	if (fs->confirm_by_ns && now >= fs->confirm_by_ns) {
+		fs->confirm_by_ns = 0;
+		for (size_t i = 0; i < fs->n_members; i++) {
+			struct fleet_member *mb = &fs->members[i];
+
+			if (mb->online && mb->confirmed != fs->connections) {
+				log_info("fleet: member %s went away (no presence since this host "
+					 "reconnected)",
+					 mb->host);
+				went_away(fs, mb);
+			}
+		}
+	}
 	for (size_t i = 0; i < fs->n_members; i++) {
 		struct fleet_member *mb = &fs->members[i];
+		uint64_t at = lapse_at(fs, mb);
 
-		if (mb->online && mb->confirmed != fs->connections) {
-			log_info("fleet: member %s went away (no presence since this host "
-				 "reconnected)",
-				 mb->host);
+		if (at && now >= at) {
+			log_info("fleet: member %s went away (no presence for %" PRIu64 " s)",
+				 mb->host, (now - mb->heard_ns) / NS_PER_SEC);
 			went_away(fs, mb);
 		}
 	}
 }
 
+/* The next time expire() has something to do: 0, none. */
+static uint64_t next_due(const struct fleet_state *fs)
+{
+	uint64_t next = fs->confirm_by_ns;
+
+	for (size_t i = 0; i < fs->n_members; i++) {
+		uint64_t at = lapse_at(fs, &fs->members[i]);
+
+		if (at && (!next || at < next))
+			next = at;
+	}
+	return next;
+}
+
+static void arm(struct manager *m, uint64_t at);
+
+/* Status, the metrics and a new incident count members as they read them (expire()); this
+ * says in the log when one went away as it does, whoever reads. */
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	(void)s;
+	(void)usec;
+	expire(m->fleet_state);
+	arm(m, next_due(m->fleet_state));
+	return 0;
+}
+
+/* The timer set for AT (CLOCK_MONOTONIC ns; 0: off). Without an event loop (a unit test),
+ * expire() alone, as status reads, does the work. */
+static void arm(struct manager *m, uint64_t at)
+{
+	struct fleet_state *fs = m->fleet_state;
+	uint64_t usec = at / 1000 + 1;
+
+	if (!m->event)
+		return;
+	if (!at) {
+		if (fs->members_timer)
+			sd_event_source_set_enabled(fs->members_timer, SD_EVENT_OFF);
+	} else if (!fs->members_timer) {
+		if (sd_event_add_time(m->event, &fs->members_timer, CLOCK_MONOTONIC, usec,
+				      MEMBERS_TIMER_US, on_timer, m) >= 0)
+			sd_event_source_set_description(fs->members_timer, "fleet-members");
+	} else if (sd_event_source_set_time(fs->members_timer, usec) >= 0) {
+		sd_event_source_set_enabled(fs->members_timer, SD_EVENT_ONESHOT);
+	}
+}
+
+/* The timer set for AT unless it goes off by then already: a renewal moves its member's
+ * bound later, and the timer, early then, finds the next one due (on_timer()). */
+static void arm_by(struct manager *m, uint64_t at)
+{
+	sd_event_source *t = m->fleet_state->members_timer;
+	uint64_t usec;
+	int on;
+
+	if (!at || (t && sd_event_source_get_enabled(t, &on) >= 0 && on != SD_EVENT_OFF &&
+		    sd_event_source_get_time(t, &usec) >= 0 && usec <= at / 1000 + 1))
+		return;
+	arm(m, at);
+}
+
 void members_reconnected(struct manager *m)
+{
+	struct fleet_state *fs = m->fleet_state;
+	uint64_t now = now_ns();
+
+	expire(fs);
+	fs->connections++;
+	fs->confirm_by_ns = now + MEMBERS_CONFIRM_NS;
+	fs->connected = true;
+	/* Not heard of while this host was away: timed from now, once the confirmation kept
+	 * them. */
+	for (size_t i = 0; i < fs->n_members; i++)
+		fs->members[i].heard_ns = now;
+	arm(m, next_due(fs));
+}
+
+void members_disconnected(struct manager *m)
 {
 	struct fleet_state *fs = m->fleet_state;
 
 	expire(fs);
-	fs->connections++;
-	fs->confirm_by_ns = now_ns() + MEMBERS_CONFIRM_NS;
+	fs->connected = false;
+	arm(m, next_due(fs));
 }
 
 void members_update(struct manager *m, const struct proto_fleet_presence *p)
@@ -117,6 +231,10 @@ void members_update(struct manager *m, const struct proto_fleet_presence *p)
 	mb->online = online;
 	mb->confirmed = fs->connections;
 	mb->since_realtime_ns = p->since_realtime_ns;
+	/* A renewal, which changes nothing else, is not logged. */
+	mb->every_s = p->every_s;
+	mb->heard_ns = now_ns();
+	arm_by(m, lapse_at(fs, mb));
 }
 
 size_t members_now(struct manager *m, const char **hosts, size_t max)

@@ -142,6 +142,7 @@ static int on_notes(sd_event_source *s, int fd, uint32_t revents, void *userdata
 			log_warnx("fleet: not connected to %s (%s): local detection goes on, "
 				  "reconnecting",
 				  fleet_broker(m->fleet), n->ev.detail);
+			members_disconnected(m);
 			broadcast_fleet(m, "disconnected", n->ev.detail);
 			break;
 		case FLEET_ERROR:

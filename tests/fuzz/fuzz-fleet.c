@@ -134,6 +134,7 @@ static void check_presence(const uint8_t *p, size_t len, char *why, size_t whyle
 	SAME_STR("presence", &a, &b, boot_id, text);
 	SAME_STR("presence", &a, &b, state, text);
 	SAME_NUM("presence", &a, &b, since_realtime_ns, text);
+	SAME_NUM("presence", &a, &b, every_s, text);
 	free(text);
 }
 

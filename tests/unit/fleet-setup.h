@@ -30,7 +30,8 @@ static inline struct conf test_fleet_conf(void)
 			  .topic_prefix = (char *)"latencyd",
 			  .host = (char *)"h1",
 			  .group = (char *)"lab",
-			  .max_age_ns = 5000000000ULL},
+			  .max_age_ns = 5000000000ULL,
+			  .presence_every_ns = 60000000000ULL},
 	};
 }
 

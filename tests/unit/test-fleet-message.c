@@ -100,6 +100,67 @@ static void test_alert_refused(void)
 		  0);
 }
 
+static int parse_presence(const char *text, struct proto_fleet_presence *p, char *why)
+{
+	return proto_fleet_presence_parse(text, strlen(text), p, why, 160);
+}
+
+/* every_s: written only when there is one, read back; absent is a member that renews
+ * nothing; out of range, or not an integer, the message is refused with the reason. */
+static void test_presence_every(void)
+{
+	static const char *const bad[] = {
+		"0",
+		"-1",
+		"3601",
+		"4294967296",
+		"18446744073709551615",
+		"99999999999999999999999",
+		"1.5",
+		"\"60\"",
+		"null",
+		"true",
+		"[60]",
+	};
+	struct proto_fleet_presence p = {.host = "web1",
+					 .group = "lab",
+					 .state = PROTO_FLEET_ONLINE,
+					 .every_s = 60},
+				    out;
+	char *text = NULL, msg[256], why[160];
+
+	ASSERT_EQ(proto_fleet_presence_new(&p, &text), 0);
+	ASSERT_CONTAINS(text, "\"every_s\":60");
+	ASSERT_EQ(parse_presence(text, &out, why), 0);
+	ASSERT_EQ(out.every_s, 60);
+	free(text);
+	p.every_s = 0;
+	ASSERT_EQ(proto_fleet_presence_new(&p, &text), 0);
+	ASSERT_TRUE(strstr(text, "every_s") == NULL);
+	ASSERT_EQ(parse_presence(text, &out, why), 0);
+	ASSERT_EQ(out.every_s, 0);
+	free(text);
+	for (uint32_t v = PROTO_FLEET_EVERY_MIN_S; v <= PROTO_FLEET_EVERY_MAX_S;
+	     v += PROTO_FLEET_EVERY_MAX_S - 1) {
+		snprintf(msg, sizeof(msg),
+			 "{\"v\":3,\"host\":\"a\",\"group\":\"g\",\"state\":\"online\","
+			 "\"every_s\":%u}",
+			 v);
+		ASSERT_EQ(parse_presence(msg, &out, why), 0);
+		ASSERT_EQ(out.every_s, v);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(msg, sizeof(msg),
+			 "{\"v\":3,\"host\":\"a\",\"group\":\"g\",\"state\":\"online\","
+			 "\"every_s\":%s}",
+			 bad[i]);
+		why[0] = 0;
+		ASSERT_TRUE(parse_presence(msg, &out, why) < 0);
+		ASSERT_CONTAINS(why, "every_s");
+		ASSERT_EQ(out.every_s, 0);
+	}
+}
+
 static void test_result_and_names(void)
 {
 	struct proto_fleet_result in = {.host = "db1",
@@ -165,6 +226,7 @@ static void test_result_and_names(void)
 	free(text);
 	text = "{\"v\":3,\"host\":\"a\",\"group\":\"g\",\"state\":\"away\"}";
 	ASSERT_TRUE(proto_fleet_presence_parse(text, strlen(text), &pout, why, sizeof(why)) < 0);
+	test_presence_every();
 	ASSERT_EQ(proto_fleet_incident_parse("web-1.lab-17", origin, sizeof(origin), &seq), 0);
 	ASSERT_STREQ(origin, "web-1.lab");
 	ASSERT_EQ(seq, 17);

@@ -102,8 +102,39 @@ static void test_result_and_presence(void)
 	snprintf(e.ev.presence.group, sizeof(e.ev.presence.group), "lab");
 	snprintf(e.ev.presence.state, sizeof(e.ev.presence.state), "%s", PROTO_FLEET_ONLINE);
 	ASSERT_TRUE(check(sizeof(e), why));
+	/* A renewal period: none (an older member), or one the protocol allows. */
+	e.ev.presence.every_s = PROTO_FLEET_EVERY_MAX_S;
+	ASSERT_TRUE(check(sizeof(e), why));
+	e.ev.presence.every_s = PROTO_FLEET_EVERY_MAX_S + 1;
+	ASSERT_TRUE(!check(sizeof(e), why));
+	ASSERT_CONTAINS(why, "presence");
+	e.ev.presence.every_s = UINT32_MAX;
+	ASSERT_TRUE(!check(sizeof(e), why));
+	e.ev.presence.every_s = 0;
 	snprintf(e.ev.presence.state, sizeof(e.ev.presence.state), "root");
 	ASSERT_TRUE(!check(sizeof(e), why));
+}
+
+/* The helper's settings: a presence renewed 1 s to 1 h apart, never 0 (never renewed). */
+static void test_settings(void)
+{
+	static struct fleet_wire_settings s = {.type = FLEET_WIRE_SETTINGS,
+					       .user = "nobody",
+					       .host = "h1",
+					       .group = "lab",
+					       .prefix = "latencyd",
+					       .broker_host = "127.0.0.1",
+					       .port = 1883,
+					       .max_age_ns = 5000000000ULL,
+					       .presence_every_s = 60};
+
+	ASSERT_TRUE(fleet_wire_settings_check(&s, sizeof(s)));
+	s.presence_every_s = 0;
+	ASSERT_TRUE(!fleet_wire_settings_check(&s, sizeof(s)));
+	s.presence_every_s = PROTO_FLEET_EVERY_MAX_S + 1;
+	ASSERT_TRUE(!fleet_wire_settings_check(&s, sizeof(s)));
+	s.presence_every_s = PROTO_FLEET_EVERY_MIN_S;
+	ASSERT_TRUE(fleet_wire_settings_check(&s, sizeof(s)));
 }
 
 static void test_requests(void)
@@ -144,6 +175,7 @@ int main(void)
 	RUN(test_alert);
 	RUN(test_result_and_presence);
 	RUN(test_requests);
+	RUN(test_settings);
 	printf("ok\n");
 	return 0;
 }

@@ -15,14 +15,37 @@
 #include "manager.h"
 #include "tests.h"
 
-static void presence(struct manager *m, const char *host, const char *state, uint64_t since)
+static void presence_every(struct manager *m, const char *host, const char *state, uint64_t since,
+			   uint32_t every_s)
 {
-	struct proto_fleet_presence p = {.since_realtime_ns = since};
+	struct proto_fleet_presence p = {.since_realtime_ns = since, .every_s = every_s};
 
 	snprintf(p.host, sizeof(p.host), "%s", host);
 	snprintf(p.group, sizeof(p.group), "lab");
 	snprintf(p.state, sizeof(p.state), "%s", state);
 	members_update(m, &p);
+}
+
+static void presence(struct manager *m, const char *host, const char *state, uint64_t since)
+{
+	presence_every(m, host, state, since, 0);
+}
+
+static struct fleet_member *member(struct fleet_state *fs, const char *host)
+{
+	for (size_t i = 0; i < fs->n_members; i++)
+		if (strcmp(fs->members[i].host, host) == 0)
+			return &fs->members[i];
+	return NULL;
+}
+
+/* HOST last heard of SEC seconds earlier than it was: the clock is not the test's to move. */
+static void heard_earlier(struct fleet_state *fs, const char *host, uint64_t sec)
+{
+	struct fleet_member *mb = member(fs, host);
+
+	ASSERT_TRUE(mb != NULL);
+	mb->heard_ns -= sec * 1000000000;
 }
 
 static bool tracked(const struct fleet_state *fs, const char *host)
@@ -56,6 +79,90 @@ static struct fleet *running_fleet(void)
 	}
 	ASSERT_EQ(r, 0);
 	return f;
+}
+
+/* How often NEEDLE is in HAYSTACK. */
+static int count(const char *haystack, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = haystack; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/*
+ * A member that says it renews its presence every every_s seconds and was not heard of for
+ * 3 times that went away, said once in the log; a renewal keeps it, unlogged; one that says
+ * no every_s (an older latencyd) is never timed out; and while this host is not connected
+ * nobody is, for nothing can be heard then.
+ */
+static void test_lapse(struct fleet *f)
+{
+	struct conf conf = {.fleet.group = (char *)"lab"};
+	struct fleet_state fs = {0};
+	struct manager m = {.conf = &conf, .fleet_state = &fs, .fleet = f};
+	static char logged[16384];
+	FILE *captured = tmpfile();
+	int saved = dup(2);
+	size_t online[6], n;
+	bool renews_gone, others_on;
+	uint32_t every;
+
+	/* The log (stderr) is read back once done: checked after, where a failure shows. */
+	ASSERT_TRUE(captured && saved >= 0 && dup2(fileno(captured), 2) == 2);
+	members_reconnected(&m);
+	presence_every(&m, "renews", PROTO_FLEET_ONLINE, 1, 2);
+	presence_every(&m, "kept", PROTO_FLEET_ONLINE, 1, 2);
+	presence(&m, "older", PROTO_FLEET_ONLINE, 1);
+	online[0] = manager_fleet_members_online(&m);
+	/* 5 s of 6: still there. A renewal then starts the 6 s again. */
+	heard_earlier(&fs, "renews", 5);
+	heard_earlier(&fs, "kept", 5);
+	heard_earlier(&fs, "older", 5);
+	online[1] = manager_fleet_members_online(&m);
+	presence_every(&m, "kept", PROTO_FLEET_ONLINE, 1, 2);
+	heard_earlier(&fs, "renews", 2);
+	heard_earlier(&fs, "kept", 2);
+	heard_earlier(&fs, "older", 100000);
+	online[2] = manager_fleet_members_online(&m);
+	renews_gone = !member(&fs, "renews")->online;
+	others_on = member(&fs, "kept")->online && member(&fs, "older")->online;
+	/* Not connected: nobody is timed out meanwhile; back, each is timed from then. */
+	members_disconnected(&m);
+	heard_earlier(&fs, "kept", 100);
+	online[3] = manager_fleet_members_online(&m);
+	members_reconnected(&m);
+	presence_every(&m, "kept", PROTO_FLEET_ONLINE, 1, 2);
+	heard_earlier(&fs, "kept", 7);
+	online[4] = manager_fleet_members_online(&m);
+	/* Back with a presence: online again, its every_s renewed each time. */
+	presence_every(&m, "renews", PROTO_FLEET_ONLINE, 1, 3600);
+	heard_earlier(&fs, "renews", 3 * 3600 - 1);
+	online[5] = manager_fleet_members_online(&m);
+	every = member(&fs, "renews")->every_s;
+	free(fs.members);
+	ASSERT_TRUE(dup2(saved, 2) == 2);
+	close(saved);
+	rewind(captured);
+	n = fread(logged, 1, sizeof(logged) - 1, captured);
+	logged[n] = 0;
+	fclose(captured);
+	fputs(logged, stderr);
+
+	ASSERT_EQ(online[0], 3);
+	ASSERT_EQ(online[1], 3);
+	ASSERT_EQ(online[2], 2);
+	ASSERT_TRUE(renews_gone && others_on);
+	ASSERT_EQ(online[3], 2);
+	ASSERT_EQ(online[4], 1);
+	ASSERT_EQ(online[5], 2);
+	ASSERT_EQ(every, 3600);
+	ASSERT_EQ(count(logged, "fleet: member renews went away (no presence for 7 s)"), 1);
+	ASSERT_EQ(count(logged, "fleet: member kept went away (no presence for 7 s)"), 1);
+	ASSERT_EQ(count(logged, "member renews online"), 2);
+	ASSERT_EQ(count(logged, "member kept online"), 1); /* its renewals said nothing */
+	ASSERT_EQ(count(logged, "member older went away"), 0);
 }
 
 int main(void)
@@ -93,6 +200,7 @@ int main(void)
 	ASSERT_TRUE(tracked(&fs, "h9"));
 	ASSERT_EQ(manager_fleet_members_online(&m), MEMBERS_MAX);
 	free(fs.members);
+	test_lapse(m.fleet);
 	fleet_free(m.fleet);
 	printf("members: ok\n");
 	return 0;

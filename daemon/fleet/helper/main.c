@@ -86,7 +86,8 @@ static int close_inherited(void)
 	return 0;
 }
 
-/* latencyd's requests, each answered, until STOP or its end of the socket closes. */
+/* latencyd's requests, each answered, until STOP or its end of the socket closes; this
+ * host's presence renewed meanwhile. */
 static void serve(struct mqtt *m)
 {
 	struct fleet_wire_request q;
@@ -94,10 +95,11 @@ static void serve(struct mqtt *m)
 	for (;;) {
 		struct fleet_wire_reply rep = {.type = FLEET_WIRE_REPLY};
 		struct pollfd p = {.fd = FLEET_WIRE_REQUEST_FD, .events = POLLIN};
+		int renew = mqtt_renew(m);
 		ssize_t n;
 
 		/* Idle a second: the counters held back under a flood go out. */
-		if (poll(&p, 1, 1000) == 0) {
+		if (poll(&p, 1, renew < 1000 ? renew : 1000) == 0) {
 			mqtt_flush(m);
 			continue;
 		}

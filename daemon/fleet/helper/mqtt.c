@@ -23,7 +23,8 @@
 
 static int presence_text(struct mqtt *m, const char *state, char **text)
 {
-	struct proto_fleet_presence p = {.since_realtime_ns = m->s->since_realtime_ns};
+	struct proto_fleet_presence p = {.since_realtime_ns = m->s->since_realtime_ns,
+					 .every_s = m->s->presence_every_s};
 
 	snprintf(p.host, sizeof(p.host), "%s", m->s->host);
 	snprintf(p.group, sizeof(p.group), "%s", m->s->group);
@@ -37,22 +38,65 @@ static int topic(const struct mqtt *m, char *buf, const char *kind, const char *
 	return proto_fleet_topic(buf, TOPIC_MAX, m->s->prefix, m->s->group, kind, host);
 }
 
+/*
+ * Every presence expires (MQTT v5) PROTO_FLEET_PRESENCE_LAPSE renewals after it is sent: a
+ * broker that kept a dead member's "online" (restored from its persistence after a crash,
+ * when no will went out) drops it by itself. The offline one too, the will included: it is
+ * news only to those connected as it goes out, and a host that connects later never knew
+ * the member was online; retained for ever, it would only pile up, one per host name ever
+ * used in the group.
+ */
+static int presence_expiry(const struct mqtt *m, mosquitto_property **props)
+{
+	return mosquitto_property_add_int32(props, MQTT_PROP_MESSAGE_EXPIRY_INTERVAL,
+					    PROTO_FLEET_PRESENCE_LAPSE * m->s->presence_every_s);
+}
+
 /* Retained: a host that starts later learns who the members are from the broker. */
 static void publish_presence(struct mqtt *m, const char *state)
 {
+	mosquitto_property *props = NULL;
 	char t[TOPIC_MAX], *text = NULL;
 
 	if (topic(m, t, PROTO_FLEET_TOPIC_PRESENCE, m->s->host) == 0 &&
-	    presence_text(m, state, &text) == 0) {
+	    presence_text(m, state, &text) == 0 && presence_expiry(m, &props) == MOSQ_ERR_SUCCESS) {
 		int mid = 0;
 
 		pthread_mutex_lock(&m->pub_lock);
-		if (mosquitto_publish(m->mosq, &mid, t, (int)strlen(text), text, 1, true) ==
-		    MOSQ_ERR_SUCCESS)
+		if (mosquitto_publish_v5(m->mosq, &mid, t, (int)strlen(text), text, 1, true,
+					 props) == MOSQ_ERR_SUCCESS)
 			m->presence_mid[m->presence_next++ % PRESENCE_MIDS] = mid;
 		pthread_mutex_unlock(&m->pub_lock);
 	}
+	mosquitto_property_free_all(&props);
 	free(text);
+}
+
+/*
+ * The renewal, skipped while an earlier presence still awaits its PUBACK (a frozen broker):
+ * that one says the same once it gets through, and presence_mid[] must never hold more than
+ * it can, or a presence's PUBACK would be counted as a request's.
+ */
+int mqtt_renew(struct mqtt *m)
+{
+	uint64_t now = now_ns(), every = (uint64_t)m->s->presence_every_s * 1000000000, left;
+	bool due, pending = false;
+
+	pthread_mutex_lock(&m->lock);
+	due = m->st.connected && !m->stopping && now >= m->presence_due_ns;
+	if (due)
+		m->presence_due_ns = now + every;
+	left = m->st.connected && m->presence_due_ns > now ? m->presence_due_ns - now : every;
+	pthread_mutex_unlock(&m->lock);
+	if (due) {
+		pthread_mutex_lock(&m->pub_lock);
+		for (int i = 0; i < PRESENCE_MIDS; i++)
+			pending |= m->presence_mid[i] != 0;
+		pthread_mutex_unlock(&m->pub_lock);
+		if (!pending)
+			publish_presence(m, PROTO_FLEET_ONLINE);
+	}
+	return (int)((left + 999999) / 1000000);
 }
 
 /*
@@ -131,6 +175,7 @@ static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 	subscribe(m);
 	publish_presence(m, PROTO_FLEET_ONLINE);
 	pthread_mutex_lock(&m->lock);
+	m->presence_due_ns = now_ns() + (uint64_t)m->s->presence_every_s * 1000000000;
 	m->st.connected = true;
 	m->st.detail[0] = 0;
 	fleet_said_clear(&m->said);
@@ -309,20 +354,26 @@ static void on_log(struct mosquitto *mosq, void *userdata, int level, const char
 	mqtt_problem(m, FLEET_DISCONNECTED, why);
 }
 
-/* Retained, so that every member learns that this host went away without a word. */
+/* Retained, so that every member learns that this host went away without a word; it
+ * expires as every presence does (presence_expiry()). */
 static int set_will(struct mqtt *m, char *why, size_t whylen)
 {
+	mosquitto_property *props = NULL;
 	char t[TOPIC_MAX], *text = NULL;
 	int r;
 
 	if (topic(m, t, PROTO_FLEET_TOPIC_PRESENCE, m->s->host) < 0 ||
 	    presence_text(m, PROTO_FLEET_OFFLINE, &text) < 0)
 		return -ENOMEM;
-	r = mosquitto_will_set(m->mosq, t, (int)strlen(text), text, 1, true);
+	r = presence_expiry(m, &props);
+	if (r == MOSQ_ERR_SUCCESS)
+		r = mosquitto_will_set_v5(m->mosq, t, (int)strlen(text), text, 1, true, props);
 	free(text);
-	if (r != MOSQ_ERR_SUCCESS)
+	if (r != MOSQ_ERR_SUCCESS) {
+		mosquitto_property_free_all(&props); /* libmosquitto's only once it took them */
 		return snprintf(why, whylen, "cannot set the last will: %s", mosquitto_strerror(r)),
 		       -EINVAL;
+	}
 	return 0;
 }
 

@@ -2,9 +2,9 @@
 /*
  * latencyd-fleet's MQTT client (libmosquitto, MQTT v5) in a thread of its own: connect in
  * the background, reconnect with backoff, subscribe to the group, announce this host with
- * a retained presence and a last will, publish with QoS 1. Everything that arrives is
- * parsed and checked here (proto/fleet.c); what passes goes to latencyd as a record on the
- * event socket (fleet_wire.h), with the counters.
+ * a retained presence, renewed, and a last will, publish with QoS 1. Everything that
+ * arrives is parsed and checked here (proto/fleet.c); what passes goes to latencyd as a
+ * record on the event socket (fleet_wire.h), with the counters.
  */
 #ifndef LATENCYD_FLEET_MQTT_H
 #define LATENCYD_FLEET_MQTT_H
@@ -22,6 +22,9 @@ int mqtt_new(const struct fleet_wire_settings *s, int event_fd, const char *user
 int mqtt_start(struct mqtt *m);
 /* A PUBLISH_* request: 0, -ENOTCONN (nothing queued: the caller retries), -EIO, -ENOMEM. */
 int mqtt_publish(struct mqtt *m, const struct fleet_wire_request *q);
+/* Renews this host's presence if fleet.presence_every passed since the last one while
+ * connected; the milliseconds until the next is due. */
+int mqtt_renew(struct mqtt *m);
 /* Sends the counters if they changed since the last record (count() holds them back for a
  * while under a flood); called every second or so. */
 void mqtt_flush(struct mqtt *m);

@@ -63,6 +63,7 @@ struct mqtt {
 	uint64_t unacked;		 /* requests handed to libmosquitto, not acked */
 	int presence_mid[PRESENCE_MIDS]; /* our presences' mids: not requests */
 	unsigned presence_next;
+	uint64_t presence_due_ns; /* the next renewal (CLOCK_MONOTONIC; under lock) */
 	/* The network thread's own: incidents already handed on. */
 	struct seen_origin seen[SEEN_ORIGINS];
 	uint64_t seen_clock;
