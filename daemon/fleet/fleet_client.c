@@ -549,14 +549,16 @@ static int request(struct fleet *f, struct fleet_wire_request *q)
 	if (r == -ETIMEDOUT || r == -EPROTO) {
 		pid_t pid;
 
+		/* Under the lock: serve_one() clears f->pid under it before it reaps the
+		 * process, so a pid read here is not yet anyone else's. */
 		pthread_mutex_lock(&f->lock);
 		pid = f->pid;
+		if (pid > 0)
+			kill(pid, SIGKILL);
 		pthread_mutex_unlock(&f->lock);
 		log_warnx("fleet: latencyd-fleet (pid %d) %s: killed, to be started again",
 			  (int)pid,
 			  r == -ETIMEDOUT ? "did not answer within 500 ms" : "answered nonsense");
-		if (pid > 0)
-			kill(pid, SIGKILL);
 		r = -ENOTCONN;
 	}
 	/* A publish taken counts once the broker acknowledges it (take_status()). */
@@ -628,9 +630,9 @@ void fleet_free(struct fleet *f)
 		if (pthread_timedjoin_np(f->thread, NULL, &until) != 0) {
 			pthread_mutex_lock(&f->lock);
 			pid = f->pid;
-			pthread_mutex_unlock(&f->lock);
-			if (pid > 0)
+			if (pid > 0) /* under the lock, as in request() */
 				kill(pid, SIGKILL);
+			pthread_mutex_unlock(&f->lock);
 			pthread_join(f->thread, NULL);
 		}
 	}
