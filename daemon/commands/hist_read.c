@@ -15,14 +15,12 @@
 
 #include "commands.h"
 
-/* The kernel's words for what a read may meet; R as khist_read() returned it. */
-static int read_problem(const char *tracker, int r, const char *why, struct proto_error *err)
+/* The kernel's words for what a read may meet; R and WHY as khist_read() gave them. */
+static int read_problem(int r, const char *why, struct proto_error *err)
 {
+	/* No such tracker, or no hist/ in it (a module older than ABI 1.4): WHY says which. */
 	if (r == -ENOENT)
-		return proto_error_set(err, PROTO_ERR_NOT_FOUND,
-				       "tracker %s has no histograms (hist/): its module is older "
-				       "than latency_tracker ABI 1.4",
-				       tracker);
+		return proto_error_set(err, PROTO_ERR_NOT_FOUND, "%s", why);
 	/* hist/by_key is root's: each read renders every key in the kernel. */
 	if (r == -EACCES)
 		return proto_error_set(
@@ -97,7 +95,7 @@ int hist_read(struct manager *m, const struct control_caller *caller, const stru
 
 	r = khist_read(m->sysfs_root, w->tracker, false, h, why, sizeof(why));
 	if (r < 0)
-		return read_problem(w->tracker, r, why, err);
+		return read_problem(r, why, err);
 	snprintf(h->tracker, sizeof(h->tracker), "%s", w->tracker);
 	if (!w->per)
 		return 0;
@@ -106,7 +104,7 @@ int hist_read(struct manager *m, const struct control_caller *caller, const stru
 		return r;
 	r = khist_read(m->sysfs_root, w->tracker, true, &keyed, why, sizeof(why));
 	if (r < 0)
-		return read_problem(w->tracker, r, why, err);
+		return read_problem(r, why, err);
 	snprintf(h->per, sizeof(h->per), "%s", w->per);
 	h->keys_since_ns = keyed.since_ns;
 	h->nkeys = keyed.nkeys;

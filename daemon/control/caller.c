@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Control callers: credentials taken once, at accept time (SO_PEERCRED, then the user's
- * groups from the group database), and the authorization rule applied to every command:
+ * groups from the group database, or as read a few seconds before: caller_cache.c), and the
+ * authorization rule applied to every command:
  *
  *   admin commands: uid 0, latencyd's own uid, or a member of control.admin_group;
  *   read commands:  the above, or a member of control.read_group.
@@ -74,7 +75,8 @@ static int user_groups(const char *name, gid_t gid, gid_t **ret, int *ret_n)
 	}
 }
 
-int caller_from_socket(int fd, unsigned id, struct control_caller *p)
+int caller_from_socket(int fd, unsigned id, struct caller_cache *cache, uint64_t now_usec,
+		       struct control_caller *p)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -89,14 +91,21 @@ int caller_from_socket(int fd, unsigned id, struct control_caller *p)
 	p->uid = cred.uid;
 	p->gid = cred.gid;
 
+	r = caller_cache_get(cache, cred.uid, cred.gid, now_usec, &p->groups, &p->ngroups);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	/* A uid without a passwd entry has no supplementary groups: only its gid counts. */
 	r = user_name(cred.uid, &name);
-	if (r == -ENOENT)
+	if (r == -ENOENT) {
+		caller_cache_put(cache, cred.uid, cred.gid, NULL, 0, now_usec);
 		return 0;
+	}
 	if (r < 0)
 		return r;
 	r = user_groups(name, cred.gid, &p->groups, &p->ngroups);
 	free(name);
+	if (r >= 0)
+		caller_cache_put(cache, cred.uid, cred.gid, p->groups, p->ngroups, now_usec);
 	return r;
 }
 

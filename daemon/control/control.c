@@ -27,7 +27,8 @@
  * unit must set (SocketMode=).
  *
  * Clients: credentials at accept time; non-blocking reads into a bounded frame decoder; a
- * hello must come first, within a timeout; requests are answered in order. A frame begun
+ * hello must come first, within a timeout; requests are answered in order, and those a
+ * client sent before it closed are still run (on_client_io). A frame begun
  * must end within frame_timeout of the previous one's end: a client that sends half a
  * request and stalls is closed (an idle client, a watcher, may stay). A client whose
  * unread replies pass output_high is not read until it catches up; one whose unread output
@@ -41,6 +42,7 @@
  * outcomes is logged and counted (control_stats, status "control").
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,9 @@
 #define ACCEPT_RETRY_SEC   1
 #define SOCKET_MODE_ROOT   0660 /* no group configured */
 #define SOCKET_MODE_GROUPS 0666 /* groups configured: latencyd checks each caller */
+
+/* Commands refused: one line per uid an interval at most (dispatch.c). */
+#define DENIED_LOG_USEC (10 * USEC_PER_SEC)
 
 static const struct control_limits default_limits = {
 	.clients_max = 64,
@@ -81,6 +86,7 @@ struct client {
 	struct proto_buf out;
 	struct dispatch_state state;
 	bool eof, closing, dead;
+	bool gone; /* hung up: what it sent is still read and run, the replies dropped */
 };
 
 struct control {
@@ -96,6 +102,8 @@ struct control {
 	struct client *clients;
 	unsigned n_clients, next_id;
 	struct refused_set refused;
+	struct throttle denied;	     /* commands refused to connected clients */
+	struct caller_cache callers; /* their groups, for a few seconds */
 	struct control_limits limits;
 	struct control_stats stats;
 	uint64_t accept_failures; /* in a row: one warning for all of them */
@@ -152,6 +160,10 @@ static void send_error(struct client *cl, int64_t id, const struct proto_error *
 
 static void client_flush(struct client *cl)
 {
+	if (cl->gone) {
+		proto_buf_consume(&cl->out, out_pending(cl));
+		return;
+	}
 	while (!cl->dead && out_pending(cl) > 0) {
 		ssize_t n = send(cl->fd, proto_buf_head(&cl->out), out_pending(cl),
 				 MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -356,23 +368,30 @@ static void client_update(struct client *cl)
 		client_free(cl);
 }
 
+/*
+ * A caller that sent its requests and closed at once (a script, latencyctl killed) is gone
+ * both ways: nothing latencyd sends can arrive, but what it sent is still there to read, up
+ * to its end, each read as large as a live client's. Its requests are run, as a half-close
+ * would have them run; only the replies are dropped.
+ */
 static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct client *cl = userdata;
 
 	if (revents & (EPOLLHUP | EPOLLERR)) {
-		/* The caller is gone both ways: nothing we send can arrive. */
-		cl->dead = true;
-	} else {
-		if (revents & EPOLLIN)
-			client_read(cl);
-		while (client_process(cl)) {
-			client_flush(cl);
-			if (cl->dead || out_pending(cl) >= cl->control->limits.output_high)
-				break;
-		}
-		client_flush(cl);
+		cl->gone = true;
+		client_flush(cl); /* drops what waits: reading may resume */
 	}
+	if ((revents & EPOLLIN) || (cl->gone && !cl->closing && !cl->eof))
+		client_read(cl);
+	else if (cl->gone)
+		cl->dead = true; /* no longer read: closing, or at its end */
+	while (client_process(cl)) {
+		client_flush(cl);
+		if (cl->dead || out_pending(cl) >= cl->control->limits.output_high)
+			break;
+	}
+	client_flush(cl);
 	client_update(cl);
 	return 0;
 }
@@ -425,6 +444,14 @@ static int on_output_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+static uint64_t now_usec(const struct control *c)
+{
+	uint64_t now = 0;
+
+	sd_event_now(c->event, CLOCK_MONOTONIC, &now);
+	return now;
+}
+
 static void slots_count(const struct control *c, uid_t uid, struct slots_use *use)
 {
 	uid_t self = geteuid();
@@ -455,7 +482,7 @@ static void client_new(struct control *c, int fd)
 	cl->control = c;
 	cl->fd = fd;
 	proto_decoder_init(&cl->dec, PROTO_FRAME_MAX);
-	r = caller_from_socket(fd, ++c->next_id, &cl->caller);
+	r = caller_from_socket(fd, ++c->next_id, &c->callers, now_usec(c), &cl->caller);
 	if (r < 0) {
 		log_warn_errno(r, "client %u: cannot get caller credentials", c->next_id);
 		goto fail;
@@ -575,6 +602,25 @@ static void passed_set_mode(const struct control *c, const struct conf_control *
 			  c->path, (unsigned)socket_mode(cc), (unsigned)socket_mode(cc));
 }
 
+/* The commands of uid KEY refused and not logged one by one, in one line. */
+static void say_denied(unsigned key, uint64_t count, uint64_t interval_usec, const char *last)
+{
+	char uid_field[64];
+
+	if (key == THROTTLE_OTHERS) {
+		log_fields(LOG_NOTICE, NULL,
+			   "%" PRIu64 " more request(s) of other uids refused within %llu s, not "
+			   "logged one by one (the last: %s)",
+			   count, (unsigned long long)(interval_usec / USEC_PER_SEC), last);
+		return;
+	}
+	snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", key);
+	log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
+		   "%" PRIu64 " more request(s) of uid %u refused within %llu s, not logged one "
+		   "by one (the last: %s)",
+		   count, key, (unsigned long long)(interval_usec / USEC_PER_SEC), last);
+}
+
 int control_new(sd_event *event, const struct conf_control *cc,
 		const struct control_commands *commands, struct manager *ctx, struct control **ret)
 {
@@ -584,8 +630,10 @@ int control_new(sd_event *event, const struct conf_control *cc,
 	if (!c)
 		return -ENOMEM;
 	c->event = event;
-	c->refused.event = event;
-	c->dispatch = (struct dispatch_ctx){.commands = commands, .m = ctx, .cc = cc};
+	refused_init(&c->refused, event);
+	throttle_init(&c->denied, event, "control-denied-log", DENIED_LOG_USEC, say_denied);
+	c->dispatch = (struct dispatch_ctx){
+		.commands = commands, .m = ctx, .cc = cc, .refusals = &c->denied};
 	c->fd = -1;
 	c->limits = default_limits;
 	c->limits.clients_max = (unsigned)cc->max_clients;
@@ -600,6 +648,8 @@ void control_free(struct control *c)
 	while (c->clients)
 		client_free(c->clients);
 	refused_free_all(&c->refused);
+	throttle_done(&c->denied);
+	caller_cache_clear(&c->callers);
 	sd_event_source_disable_unref(c->listen);
 	sd_event_source_disable_unref(c->retry);
 	sd_event_source_disable_unref(c->recheck);
@@ -664,7 +714,7 @@ static int on_recheck(sd_event_source *s, void *userdata)
 		next = cl->next;
 		if (cl->dead || cl->closing)
 			continue;
-		r = caller_from_socket(cl->fd, cl->caller.id, &fresh);
+		r = caller_from_socket(cl->fd, cl->caller.id, &c->callers, now_usec(c), &fresh);
 		if (r < 0) {
 			log_warn_errno(r,
 				       "client %u: cannot read its groups again; keeping those "
@@ -697,6 +747,8 @@ void control_reconfigure(struct control *c, const struct conf_control *cc)
 	int r;
 
 	c->dispatch.cc = cc;
+	/* The groups may have changed with the configuration: the re-check reads them anew. */
+	caller_cache_clear(&c->callers);
 	if (c->clients && !c->recheck) {
 		r = sd_event_add_defer(c->event, &c->recheck, on_recheck, c);
 		if (r < 0)

@@ -9,6 +9,7 @@
 #ifndef LATENCYD_CONTROL_H
 #define LATENCYD_CONTROL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,7 +38,35 @@ struct control_caller {
 	int ngroups;
 };
 
-int caller_from_socket(int fd, unsigned id, struct control_caller *p);
+/* caller_cache.c: the users' groups, each kept a few seconds (see there). */
+#define CALLER_CACHE_SIZE 16
+#define CALLER_CACHE_USEC (5 * 1000000ULL)
+
+struct caller_cache_entry {
+	bool used;
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;
+	int ngroups;
+	uint64_t at_usec; /* CLOCK_MONOTONIC, when it was read */
+};
+
+struct caller_cache {
+	struct caller_cache_entry v[CALLER_CACHE_SIZE];
+};
+
+/* 1 and a copy of the groups (to free) when read less than CALLER_CACHE_USEC before NOW;
+ * 0 when not kept; -ENOMEM. */
+int caller_cache_get(struct caller_cache *cache, uid_t uid, gid_t gid, uint64_t now_usec,
+		     gid_t **ret, int *ret_n);
+/* Keeps a copy of GROUPS (N of them), read at NOW; the oldest goes when the table is full. */
+void caller_cache_put(struct caller_cache *cache, uid_t uid, gid_t gid, const gid_t *groups, int n,
+		      uint64_t now_usec);
+void caller_cache_clear(struct caller_cache *cache);
+
+/* The caller on the other end of FD, its groups from CACHE (NULL: none) when fresh at NOW. */
+int caller_from_socket(int fd, unsigned id, struct caller_cache *cache, uint64_t now_usec,
+		       struct control_caller *p);
 void caller_done(struct control_caller *p);
 /* 0 when the caller may run at least the read commands; else -EPERM and err says why. */
 int caller_admit(const struct control_caller *p, const struct conf_control *cc, uid_t self,
@@ -88,22 +117,56 @@ int slots_fd_check(int fd, struct proto_error *err);
 int slots_check(const struct slots_use *use, uid_t uid, uid_t self, unsigned clients_max,
 		struct proto_error *err);
 
+/* throttle.c: log lines any local user can cause, at most one per key (uid) an interval. */
+#define THROTTLE_KEYS	8
+#define THROTTLE_OTHERS UINT_MAX /* the key of those beyond the table's THROTTLE_KEYS */
+
+/* Says that COUNT lines of KEY were not logged within INTERVAL_USEC; LAST is the last one. */
+typedef void (*throttle_say_t)(unsigned key, uint64_t count, uint64_t interval_usec,
+			       const char *last);
+
+struct throttle_key {
+	unsigned key;
+	uint64_t unlogged;
+	char last[PROTO_MESSAGE_MAX];
+};
+
+struct throttle {
+	sd_event *event;
+	const char *name; /* of its timer */
+	uint64_t interval_usec;
+	throttle_say_t say;
+	sd_event_source *timer; /* armed while an interval runs */
+	struct throttle_key v[THROTTLE_KEYS];
+	size_t n;
+	struct throttle_key others;
+};
+
+void throttle_init(struct throttle *t, sd_event *event, const char *name, uint64_t interval_usec,
+		   throttle_say_t say);
+/* Whether a line of KEY saying MESSAGE is logged now (else it is counted); T NULL: always. */
+bool throttle_now(struct throttle *t, unsigned key, const char *message);
+/* Says what is counted and not logged yet, and stops. */
+void throttle_done(struct throttle *t);
+
 /* refused.c: connections turned away at accept time, each with one error. */
 struct refused;
 struct refused_set {
-	sd_event *event;
 	struct refused *head;
 	unsigned n;
-	/* Busy refusals: the first is logged, those after it within an interval counted. */
-	sd_event_source *busy_timer; /* armed while an interval runs */
-	uint64_t busy_unlogged;
-	char busy_last[PROTO_MESSAGE_MAX]; /* the last one's reason */
+	sd_event *event;
+	/* Logged per uid at most once an interval, with how many were not (throttle.c). */
+	struct throttle refusals;
+	/* Logged at most once an interval, whoever the client (the uid is not always known). */
+	struct throttle busy;
 };
+
+void refused_init(struct refused_set *set, sd_event *event);
 
 /*
  * A client that may run no command: answered with ERR, kept until it has read it (at most
  * LINGER_MAX_USEC) within the refused connections' own budget, closed at once beyond it.
- * Takes fd.
+ * Takes fd. Logged at most once an interval per uid, with how many were not.
  */
 void refused_add(struct refused_set *set, int fd, const struct control_caller *caller,
 		 const struct proto_error *err, uint64_t linger_max_usec);
@@ -165,6 +228,7 @@ struct dispatch_ctx {
 	const struct control_commands *commands;
 	struct manager *m;
 	const struct conf_control *cc;
+	struct throttle *refusals; /* of commands: their log lines; NULL: each logged */
 };
 
 int dispatch_message(const struct dispatch_ctx *ctx, const struct control_caller *caller,

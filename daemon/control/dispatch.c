@@ -3,7 +3,9 @@
  * Dispatch: what the control socket does with one decoded message. The handshake comes
  * first; then each request is validated (envelope), looked up in the command table,
  * authorized by the row's access class, and handed to its handler. A new command is a new
- * row in daemon/commands/table.c and a new daemon/commands/cmd_<name>.c.
+ * row in daemon/commands/table.c and a new daemon/commands/cmd_<name>.c. A refused command
+ * is logged at most once an interval per uid (throttle.c): a member of read_group may send
+ * admin commands at will, one connection carrying thousands.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,15 +43,16 @@ static int request(const struct dispatch_ctx *ctx, const struct control_caller *
 		return proto_reply_error_new(req->id, &err, ret);
 	}
 	r = caller_authorize(caller, cmd->name, cmd->access, ctx->cc, geteuid(), &err);
-	if (r < 0) {
+	if (r < 0 && throttle_now(ctx->refusals, caller->uid, err.message)) {
 		snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u",
 			 (unsigned)caller->uid);
 		snprintf(cmd_field, sizeof(cmd_field), "LATENCYD_COMMAND=%s", cmd->name);
 		log_fields(LOG_NOTICE, (const char *const[]){uid_field, cmd_field, NULL},
 			   "client %u (pid %d): refused: %s", caller->id, (int)caller->pid,
 			   err.message);
-		return proto_reply_error_new(req->id, &err, ret);
 	}
+	if (r < 0)
+		return proto_reply_error_new(req->id, &err, ret);
 	r = cmd->handler(ctx->m, caller, req->args, &result, &err);
 	if (r < 0) {
 		json_object_put(result);

@@ -12,10 +12,13 @@
  *
  * A member with no slot for it (slots.c) gets a "busy" error the same way, lingering within
  * the same budget; one turned away because latencyd is short of file descriptors is closed
- * at once instead, for its descriptor is what latencyd lacks. Busy refusals come in floods
- * (a client retrying in a loop, a pool of them): the first is logged, then one line at the
- * end of each BUSY_LOG_USEC says how many more there were, until an interval without any;
- * status counts every one (control.c).
+ * at once instead, for its descriptor is what latencyd lacks.
+ *
+ * Both come in floods (a client retrying in a loop, a pool of them, any local user
+ * connecting at will when groups are configured): the first is logged, then one line at
+ * the end of each interval says how many more there were, until an interval without any
+ * (throttle.c): per uid for the refused, in one count for the busy. Status counts every
+ * one (control.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,7 +38,8 @@
 /* Refused connections waiting for their caller to read the error (see above). */
 #define REFUSED_MAX	    16
 #define REFUSED_LINGER_USEC (1 * USEC_PER_SEC)
-/* Busy refusals after a logged one: one line for all of them per interval (see above). */
+/* Refusals after a logged one: one line for all of them per interval (see above). */
+#define REFUSED_LOG_USEC    (10 * USEC_PER_SEC)
 #define BUSY_LOG_USEC	    (10 * USEC_PER_SEC)
 
 /* A connection refused at accept time: its error is sent, our side is shut. */
@@ -147,65 +151,62 @@ close:
 	close(fd);
 }
 
+/* The accept-time refusals of uid KEY not logged one by one, in one line. */
+static void say_refusals(unsigned key, uint64_t count, uint64_t interval_usec, const char *last)
+{
+	char uid_field[64];
+
+	if (key == THROTTLE_OTHERS) {
+		log_fields(LOG_NOTICE, NULL,
+			   "%" PRIu64 " more connection(s) of other uids refused within %llu s, "
+			   "not logged one by one (the last: %s)",
+			   count, (unsigned long long)(interval_usec / USEC_PER_SEC), last);
+		return;
+	}
+	snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", key);
+	log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
+		   "%" PRIu64 " more connection(s) of uid %u refused within %llu s, not logged one "
+		   "by one (the last: %s)",
+		   count, key, (unsigned long long)(interval_usec / USEC_PER_SEC), last);
+}
+
+/* The busy refusals not logged one by one since the last line, in one line. */
+static void say_busy(unsigned key, uint64_t count, uint64_t interval_usec, const char *last)
+{
+	log_warnx("%" PRIu64 " more client(s) turned away busy within %llu s, not logged one by "
+		  "one (the last: %s)",
+		  count, (unsigned long long)(interval_usec / USEC_PER_SEC), last);
+}
+
+void refused_init(struct refused_set *set, sd_event *event)
+{
+	*set = (struct refused_set){.event = event};
+	throttle_init(&set->refusals, event, "control-refused-log", REFUSED_LOG_USEC, say_refusals);
+	throttle_init(&set->busy, event, "control-busy-log", BUSY_LOG_USEC, say_busy);
+}
+
 void refused_add(struct refused_set *set, int fd, const struct control_caller *caller,
 		 const struct proto_error *err, uint64_t linger_max_usec)
 {
 	char uid_field[64];
 
-	snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", (unsigned)caller->uid);
-	log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
-		   "client %u (pid %d): refused: %s", caller->id, (int)caller->pid, err->message);
+	if (throttle_now(&set->refusals, caller->uid, err->message)) {
+		snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u",
+			 (unsigned)caller->uid);
+		log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
+			   "client %u (pid %d): refused: %s", caller->id, (int)caller->pid,
+			   err->message);
+	}
 	linger(set, fd, caller->id, err, linger_max_usec);
 }
 
-/* The busy refusals not logged one by one since the last line, in one line. */
-static void busy_log_unlogged(struct refused_set *set)
-{
-	if (!set->busy_unlogged)
-		return;
-	log_warnx("%" PRIu64 " more client(s) turned away busy within %llu s, not logged one by "
-		  "one (the last: %s)",
-		  set->busy_unlogged, BUSY_LOG_USEC / USEC_PER_SEC, set->busy_last);
-	set->busy_unlogged = 0;
-}
-
-static int on_busy_interval(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct refused_set *set = userdata;
-
-	/* None since the last line: the next refusal is logged as it comes. */
-	if (!set->busy_unlogged) {
-		set->busy_timer = sd_event_source_disable_unref(set->busy_timer);
-		return 0;
-	}
-	busy_log_unlogged(set);
-	if (sd_event_source_set_time_relative(s, BUSY_LOG_USEC) < 0 ||
-	    sd_event_source_set_enabled(s, SD_EVENT_ONESHOT) < 0)
-		set->busy_timer = sd_event_source_disable_unref(set->busy_timer);
-	return 0;
-}
-
-/* Whether this busy refusal is logged on its own: only with no interval running. */
-static bool busy_log_now(struct refused_set *set, const char *message)
-{
-	if (set->busy_timer) {
-		set->busy_unlogged++;
-		snprintf(set->busy_last, sizeof(set->busy_last), "%s", message);
-		return false;
-	}
-	/* Without a timer, each is logged: too many lines rather than none. */
-	if (sd_event_add_time_relative(set->event, &set->busy_timer, CLOCK_MONOTONIC, BUSY_LOG_USEC,
-				       0, on_busy_interval, set) >= 0)
-		sd_event_source_set_description(set->busy_timer, "control-busy-log");
-	return true;
-}
-
+/* Busy refusals are one bucket: one turned away for want of descriptors has no uid yet. */
 void refused_busy(struct refused_set *set, int fd, unsigned id, const struct proto_error *err,
 		  bool keep, uint64_t linger_max_usec)
 {
 	int r;
 
-	if (busy_log_now(set, err->message))
+	if (throttle_now(&set->busy, 0, err->message))
 		log_warnx("client %u: busy: %s", id, err->message);
 	if (keep) {
 		linger(set, fd, id, err, linger_max_usec);
@@ -221,6 +222,6 @@ void refused_free_all(struct refused_set *set)
 {
 	while (set->head)
 		refused_free(set->head);
-	busy_log_unlogged(set);
-	set->busy_timer = sd_event_source_disable_unref(set->busy_timer);
+	throttle_done(&set->refusals);
+	throttle_done(&set->busy);
 }

@@ -243,12 +243,29 @@ int khist_read(const char *root, const char *tracker, bool by_key, struct proto_
 	char *text = NULL;
 	int r = ktracker_check(root, tracker);
 
-	if (r < 0)
+	if (r == -EINVAL) {
+		snprintf(why, whylen, "invalid tracker name '%s'", tracker);
 		return r;
+	}
+	if (r < 0)
+		goto no_tracker;
 	if (snprintf(path, sizeof(path), "%s/%s/%s/%s", root, LATENCY_TRACKER_SYSFS_DIR, tracker,
-		     file) >= (int)sizeof(path))
+		     file) >= (int)sizeof(path)) {
+		snprintf(why, whylen, "cannot read %s of tracker %s: its path is too long", file,
+			 tracker);
 		return -ENAMETOOLONG;
+	}
 	r = read_all(path, &text);
+	/* The tracker may have gone since the check (its module unloaded): say which it is. */
+	if (r == -ENOENT && ktracker_check(root, tracker) == -ENOENT)
+		goto no_tracker;
+	if (r == -ENOENT) {
+		snprintf(why, whylen,
+			 "tracker %s has no histograms (hist/): its module is older than "
+			 "latency_tracker ABI 1.4",
+			 tracker);
+		return r;
+	}
 	if (r < 0) {
 		snprintf(why, whylen, "cannot read %s of tracker %s: %s", file, tracker,
 			 strerror(-r));
@@ -258,4 +275,8 @@ int khist_read(const char *root, const char *tracker, bool by_key, struct proto_
 	r = khist_parse(text, shown, by_key, h, why, whylen);
 	free(text);
 	return r;
+
+no_tracker:
+	snprintf(why, whylen, "no tracker '%s' (see latencyctl trackers)", tracker);
+	return -ENOENT;
 }

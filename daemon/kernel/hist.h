@@ -38,7 +38,11 @@
 /* The text of a delay_ns (BY_KEY false) or by_key file, named FILE in WHY. */
 int khist_parse(const char *text, const char *file, bool by_key, struct proto_hist *h, char *why,
 		size_t whylen);
-/* Reads and parses the tracker's delay_ns or by_key into H: -ENOENT without the file. */
+/*
+ * Reads and parses the tracker's delay_ns or by_key into H. Every error says why in WHY:
+ * -EINVAL for a name that is no tracker's, -ENOENT without the tracker or without its
+ * hist/ (a module before ABI 1.4), each said apart.
+ */
 int khist_read(const char *sysfs_root, const char *tracker, bool by_key, struct proto_hist *h,
 	       char *why, size_t whylen);
 /* A word of hist/per: true for none, cpu, disk, syscall. */

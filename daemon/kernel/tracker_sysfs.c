@@ -266,11 +266,15 @@ void ktracker_write_problem(char *buf, size_t size, int r, bool opened, const ch
 			 "the kernel refused %s = %.*s for tracker %s: invalid value (EINVAL: out "
 			 "of range or in conflict with the tracker's other settings)",
 			 file, len, text, name);
-	else if (r == -ENOENT)
+	/* The cgroup filter alone looks its value up: for it ENOENT means no such cgroup. */
+	else if (r == -ENOENT && strcmp(file, "filter_cgroup_id") == 0)
 		snprintf(buf, size,
 			 "the kernel refused %s = %.*s for tracker %s: no such cgroup (ENOENT: no "
 			 "cgroup v2 cgroup has that id)",
 			 file, len, text, name);
+	else if (r == -ENOENT)
+		snprintf(buf, size, "the kernel refused %s = %.*s for tracker %s: %s (ENOENT)",
+			 file, len, text, name, strerror(-r));
 	else if (r == -EBUSY)
 		snprintf(buf, size,
 			 "the kernel refused %s = %.*s for tracker %s: busy (EBUSY: disable the "

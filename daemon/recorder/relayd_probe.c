@@ -158,6 +158,7 @@ int relayd_probe(const struct relayd_addr *a, uint64_t timeout_ns, char *why, si
 	uint64_t deadline = mono_ns() + timeout_ns;
 	char limit[32];
 	size_t got = 0;
+	ssize_t sent;
 	socklen_t len = sizeof(int);
 	int fd, r, err = 0;
 	const char *step = "connect";
@@ -186,7 +187,14 @@ int relayd_probe(const struct relayd_addr *a, uint64_t timeout_ns, char *why, si
 	}
 	step = "version";
 	/* 32 bytes on a new connection: the send buffer is empty, this does not block. */
-	if (send(fd, &msg, sizeof(msg), MSG_NOSIGNAL) != (ssize_t)sizeof(msg)) {
+	sent = send(fd, &msg, sizeof(msg), MSG_NOSIGNAL);
+	if (sent >= 0 && sent != (ssize_t)sizeof(msg)) {
+		close(fd);
+		snprintf(why, whylen, "lttng-relayd at %s: version exchange: short write",
+			 a->where);
+		return -EIO;
+	}
+	if (sent < 0) {
 		r = -errno;
 		goto failed;
 	}

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* daemon/caller.c: credentials from a real socket, and the authorization rule. */
+/* daemon/control/caller.c and caller_cache.c: credentials from a real socket, the users'
+ * groups kept a few seconds, and the authorization rule. */
 #include <errno.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -25,7 +27,7 @@ static void test_from_socket(void)
 	bool has_egid = false;
 
 	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	ASSERT_EQ(caller_from_socket(sv[0], 42, &p), 0);
+	ASSERT_EQ(caller_from_socket(sv[0], 42, NULL, 0, &p), 0);
 	ASSERT_EQ(p.id, 42);
 	ASSERT_EQ(p.pid, getpid());
 	ASSERT_EQ(p.uid, geteuid());
@@ -40,7 +42,7 @@ static void test_from_socket(void)
 	close(sv[0]);
 	close(sv[1]);
 
-	ASSERT_EQ(caller_from_socket(-1, 1, &p), -EBADF);
+	ASSERT_EQ(caller_from_socket(-1, 1, NULL, 0, &p), -EBADF);
 }
 
 /* The callers both tests ask about: root, latencyd's own uid (4242), a stranger, a member of
@@ -117,10 +119,92 @@ static void test_admit(void)
 				  "configured)");
 }
 
+static bool has_group(const struct control_caller *p, gid_t g)
+{
+	for (int i = 0; i < p->ngroups; i++)
+		if (p->groups[i] == g)
+			return true;
+	return false;
+}
+
+/* The groups kept per uid and gid for CALLER_CACHE_USEC, in a bounded table. */
+static void test_cache(void)
+{
+	static const gid_t kept[] = {5, 6};
+	struct caller_cache cache = {0};
+	gid_t *g = NULL;
+	int n = -1;
+
+	caller_cache_put(&cache, 1000, 1000, kept, 2, 100);
+	ASSERT_EQ(caller_cache_get(&cache, 1000, 1000, 100 + CALLER_CACHE_USEC - 1, &g, &n), 1);
+	ASSERT_EQ(n, 2);
+	ASSERT_TRUE(g[0] == 5 && g[1] == 6);
+	free(g);
+	/* Another primary group is another entry; too old is none. */
+	ASSERT_EQ(caller_cache_get(&cache, 1000, 1001, 101, &g, &n), 0);
+	ASSERT_EQ(caller_cache_get(&cache, 1000, 1000, 100 + CALLER_CACHE_USEC, &g, &n), 0);
+	ASSERT_EQ(caller_cache_get(&cache, 1000, 1000, 101, &g, &n), 0);
+
+	/* A user without groups is kept too: its lookup is as slow. */
+	caller_cache_put(&cache, 1002, 1002, NULL, 0, 100);
+	ASSERT_EQ(caller_cache_get(&cache, 1002, 1002, 101, &g, &n), 1);
+	ASSERT_TRUE(g == NULL && n == 0);
+
+	/* Full: the oldest makes room. */
+	for (uid_t u = 0; u < CALLER_CACHE_SIZE; u++)
+		caller_cache_put(&cache, 2000 + u, 1, kept, 1, 200 + u);
+	ASSERT_EQ(caller_cache_get(&cache, 1002, 1002, 300, &g, &n), 0);
+	for (uid_t u = 0; u < CALLER_CACHE_SIZE; u++) {
+		ASSERT_EQ(caller_cache_get(&cache, 2000 + u, 1, 300, &g, &n), 1);
+		free(g);
+	}
+	caller_cache_put(&cache, 3000, 1, kept, 1, 400);
+	ASSERT_EQ(caller_cache_get(&cache, 2000, 1, 400, &g, &n), 0);
+	ASSERT_EQ(caller_cache_get(&cache, 3000, 1, 400, &g, &n), 1);
+	free(g);
+	caller_cache_clear(&cache);
+	ASSERT_EQ(caller_cache_get(&cache, 3000, 1, 400, &g, &n), 0);
+}
+
+/* With a cache, a connection's groups come from it while fresh, from the database after. */
+static void test_from_socket_cached(void)
+{
+	const gid_t planted = 424242;
+	struct caller_cache cache = {0};
+	struct control_caller p;
+	int sv[2];
+
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ASSERT_EQ(caller_from_socket(sv[0], 1, NULL, 0, &p), 0);
+	ASSERT_TRUE(!has_group(&p, planted));
+	caller_done(&p);
+
+	/* What the database gave is kept: a group planted in the cache shows it is used. */
+	caller_cache_put(&cache, geteuid(), getegid(), &planted, 1, 1000);
+	ASSERT_EQ(caller_from_socket(sv[0], 2, &cache, 1001, &p), 0);
+	ASSERT_EQ(p.ngroups, 1);
+	ASSERT_TRUE(has_group(&p, planted));
+	caller_done(&p);
+	/* Stale, or the cache emptied (a reload): the database again, and kept. */
+	ASSERT_EQ(caller_from_socket(sv[0], 3, &cache, 1000 + CALLER_CACHE_USEC, &p), 0);
+	ASSERT_TRUE(!has_group(&p, planted));
+	caller_done(&p);
+	caller_cache_put(&cache, geteuid(), getegid(), &planted, 1, 2000);
+	caller_cache_clear(&cache);
+	ASSERT_EQ(caller_from_socket(sv[0], 4, &cache, 2001, &p), 0);
+	ASSERT_TRUE(!has_group(&p, planted));
+	caller_done(&p);
+	caller_cache_clear(&cache);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	RUN(test_from_socket);
 	RUN(test_authorize);
 	RUN(test_admit);
+	RUN(test_cache);
+	RUN(test_from_socket_cached);
 	return 0;
 }

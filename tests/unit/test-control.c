@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pwd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -779,6 +780,107 @@ static void read_filter(const char *file, char *buf, size_t size)
 	read_file(path, buf, size);
 }
 
+#define SET_WAKEUP(id, ns)                                                                         \
+	"{\"id\":" #id ",\"command\":\"set-threshold\",\"args\":{\"tracker\":\"wakeup\","          \
+	"\"threshold_ns\":" #ns "}}\n"
+#define SET_OFFCPU(id, ns)                                                                         \
+	"{\"id\":" #id ",\"command\":\"set-threshold\",\"args\":{\"tracker\":\"offcpu\","          \
+	"\"threshold_ns\":" #ns "}}\n"
+
+static void expect_threshold(const char *tracker, const char *want)
+{
+	char path[PATH_MAX], buf[64];
+
+	snprintf(path, sizeof(path), "%s/%s/%s/threshold_ns", sysfs, LATENCY_TRACKER_SYSFS_DIR,
+		 tracker);
+	read_file(path, buf, sizeof(buf));
+	ASSERT_STREQ(buf, want);
+}
+
+static uint64_t accepted(void)
+{
+	return control_stats(m->control)->accepted;
+}
+
+/* Sends DATA and closes at once; returns once the daemon has let it go (accepted since). */
+static void send_and_close(struct tc *c, const char *data, size_t len, uint64_t since)
+{
+	uint64_t deadline = now_usec() + DEADLINE_USEC;
+
+	tc_send_raw(c, data, len);
+	tc_free(c);
+	while (accepted() == since || control_clients(m->control)) {
+		ASSERT_TRUE(now_usec() < deadline);
+		pump();
+	}
+}
+
+/*
+ * A client that sends its requests and closes at once has hung up: nothing sent to it can
+ * arrive, but each request it sent is still run, to its end of input, as after a
+ * half-close. The limits of a connection still hold.
+ */
+static void test_hangup(void)
+{
+	const char *two = CHILD_HELLO SET_WAKEUP(1, 7001) SET_OFFCPU(2, 7002);
+	size_t len, n;
+	char *buf = requests(3000, &len), *big;
+	uint64_t since, deadline = now_usec() + DEADLINE_USEC;
+	struct pollfd pfd;
+	struct tc *c;
+	int unread;
+
+	/* Closed before latencyd read anything: both requests run. */
+	pump_until_clients(0);
+	since = accepted();
+	send_and_close(tc_connect(), two, strlen(two), since);
+	expect_threshold("wakeup", "7001\n");
+	expect_threshold("offcpu", "7002\n");
+
+	/* Closed with the hello's reply unread (a reset, not only a hang-up): it runs too. */
+	since = accepted();
+	c = tc_connect();
+	tc_send(c, CHILD_HELLO);
+	pfd = (struct pollfd){.fd = c->fd, .events = POLLIN};
+	while (poll(&pfd, 1, 0) == 0) {
+		ASSERT_TRUE(now_usec() < deadline);
+		pump();
+	}
+	send_and_close(c, SET_WAKEUP(1, 7003), strlen(SET_WAKEUP(1, 7003)), since);
+	expect_threshold("wakeup", "7003\n");
+
+	/* A flood of requests and the end: every one runs, the last one too. */
+	big = malloc(len + PROTO_FRAME_MAX + 256);
+	ASSERT_TRUE(big);
+	n = (size_t)sprintf(big, "%s", CHILD_HELLO);
+	memcpy(big + n, buf, len);
+	n += len;
+	n += (size_t)sprintf(big + n, "%s", SET_WAKEUP(3001, 7004));
+	send_and_close(tc_connect(), big, n, accepted());
+	expect_threshold("wakeup", "7004\n");
+	/* The same, closed once replies wait unread and latencyd no longer reads (output_high). */
+	since = accepted();
+	c = tc_connect();
+	tc_send_raw(c, big, n - strlen(SET_WAKEUP(3001, 7004)));
+	tc_send(c, SET_WAKEUP(3001, 7005));
+	while (ioctl(c->fd, FIONREAD, &unread) == 0 && unread < 100000) {
+		ASSERT_TRUE(now_usec() < deadline);
+		pump();
+	}
+	send_and_close(c, "", 0, since);
+	expect_threshold("wakeup", "7005\n");
+
+	/* A frame too large still ends the connection: what follows it never runs. */
+	n = (size_t)sprintf(big, "%s", CHILD_HELLO);
+	memset(big + n, 'x', PROTO_FRAME_MAX + 1);
+	n += PROTO_FRAME_MAX + 1;
+	n += (size_t)sprintf(big + n, "\n%s", SET_WAKEUP(1, 7006));
+	send_and_close(tc_connect(), big, n, accepted());
+	expect_threshold("wakeup", "7005\n");
+	free(big);
+	free(buf);
+}
+
 /*
  * filter: what the kernel would refuse, or what C would read otherwise than it was sent, is
  * refused before anything is written: a comm cut at a NUL byte, a pid or tid past the
@@ -1068,6 +1170,98 @@ static void reconfigure(void)
 	control_set_limits(m->control, &limits);
 }
 
+/* The lines of TEXT that contain NEEDLE. */
+static int count_lines(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* In a child running as nobody: N set-threshold requests on one connection, each refused. */
+static void child_refused_requests(int n)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct timeval tv = {.tv_sec = 10};
+	struct proto_decoder dec;
+	struct json_object *o;
+	struct proto_reply rep;
+	struct proto_error err;
+	size_t len = strlen(CHILD_HELLO), size = len + (size_t)n * 128;
+	char *req = malloc(size);
+	int fd, frames = 0;
+
+	if (!req || setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+	    setresuid(65534, 65534, 65534) < 0)
+		_exit(10);
+	strcpy(req, CHILD_HELLO);
+	for (int i = 1; i <= n; i++)
+		len += (size_t)snprintf(req + len, size - len,
+					"{\"id\":%d,\"command\":\"set-threshold\",\"args\":{"
+					"\"tracker\":\"wakeup\",\"threshold_ns\":7000}}\n",
+					i);
+	strcpy(sa.sun_path, sock_path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		_exit(11);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len)
+		_exit(12);
+	proto_decoder_init(&dec, PROTO_FRAME_MAX);
+	while (frames <= n) {
+		char *buf;
+		size_t space;
+		ssize_t k;
+
+		if (proto_decoder_next(&dec, &o) > 0) {
+			if (frames++ > 0 &&
+			    (proto_reply_parse(o, &rep, &err) < 0 || rep.ok ||
+			     rep.id != frames - 1 || strcmp(rep.code_name, "not-authorized") != 0))
+				_exit(14);
+			json_object_put(o);
+			continue;
+		}
+		proto_decoder_space(&dec, &buf, &space);
+		k = read(fd, buf, space);
+		if (k <= 0)
+			_exit(13);
+		proto_decoder_commit(&dec, (size_t)k);
+	}
+	_exit(0);
+}
+
+/*
+ * Refusals are logged at most once an interval per uid: a read_group member pipelining
+ * admin commands, or a stranger connecting in a loop, must not flood the journal (whose
+ * rate limit would then drop latencyd's alerts too). Each request is still answered.
+ */
+static void test_refusals_logged_once(void)
+{
+	uint64_t deadline = now_usec() + DEADLINE_USEC;
+	struct test_capture cap;
+	int status;
+	char *text;
+	pid_t pid;
+
+	test_capture_start(&cap, STDERR_FILENO);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0)
+		child_refused_requests(300);
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		ASSERT_TRUE(now_usec() < deadline);
+		pump();
+	}
+	text = test_capture_end(&cap);
+	fputs(text, stderr);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	ASSERT_TRUE(count_lines(text, "refused: 'set-threshold' needs admin access") <= 1);
+	free(text);
+}
+
 /*
  * Refused peers do not take client slots: one that may do nothing holds many connections
  * (more than clients_max and than latencyd's refused budget) while root is still served.
@@ -1158,7 +1352,8 @@ static void test_refused_flood(void)
 
 static void test_authorization(void)
 {
-	char path[PATH_MAX], buf[64];
+	struct test_capture cap;
+	char path[PATH_MAX], buf[64], *text;
 	struct group *g = getgrgid(65534);
 	struct conf_diag diag = {0};
 
@@ -1174,7 +1369,12 @@ static void test_authorization(void)
 	/* Through a wider file, latencyd itself refuses them at once. */
 	ASSERT_EQ(chmod(sock_path, 0666), 0);
 	run_child(WANT_REFUSED);
+	test_capture_start(&cap, STDERR_FILENO);
 	test_refused_flood();
+	text = test_capture_end(&cap);
+	fputs(text, stderr);
+	ASSERT_TRUE(count_lines(text, "refused: uid 65534 may not use") <= 1);
+	free(text);
 
 	/* A group configured: the file is opened to all (reload), latencyd decides. */
 	ASSERT_EQ(chmod(sock_path, 0660), 0);
@@ -1187,6 +1387,7 @@ static void test_authorization(void)
 	write_file(path, "5000000\n");
 	run_child_req(CHILD_HELLO "{\"id\":1,\"command\":\"trackers\"}\n", NULL);
 	run_child_req(SET_THRESHOLD, "not-authorized");
+	test_refusals_logged_once();
 	run_child_req(CHILD_HELLO "{\"id\":1,\"command\":\"enable\",\"args\":{\"tracker\":"
 				  "\"wakeup\"}}\n",
 		      "not-authorized");
@@ -1287,6 +1488,7 @@ int main(void)
 	RUN(test_vanishing_clients);
 	RUN(test_trackers);
 	RUN(test_filter);
+	RUN(test_hangup);
 	RUN(test_big_catalog);
 	RUN(test_authorization);
 

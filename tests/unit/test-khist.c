@@ -62,12 +62,17 @@ static void test_delay(void)
 	ASSERT_EQ(khist_read(root, "block", false, &h, why, sizeof(why)), 0);
 	ASSERT_EQ(proto_hist_total(h.counts), 0);
 
-	/* No hist/ file (a module before 1.4), no tracker. */
+	/* No hist/ file (a module before 1.4), no tracker, no tracker name: each said apart. */
 	unlink(test_write_file(dir, "delay_ns", ""));
 	ASSERT_EQ(khist_read(root, "block", false, &h, why, sizeof(why)), -ENOENT);
-	ASSERT_CONTAINS(why, "cannot read hist/delay_ns of tracker block");
+	ASSERT_STREQ(why, "tracker block has no histograms (hist/): its module is older than "
+			  "latency_tracker ABI 1.4");
+	memset(why, 'x', sizeof(why) - 1);
 	ASSERT_EQ(khist_read(root, "nope", false, &h, why, sizeof(why)), -ENOENT);
+	ASSERT_STREQ(why, "no tracker 'nope' (see latencyctl trackers)");
+	memset(why, 'x', sizeof(why) - 1);
 	ASSERT_EQ(khist_read(root, "../..", false, &h, why, sizeof(why)), -EINVAL);
+	ASSERT_STREQ(why, "invalid tracker name '../..'");
 }
 
 static void test_by_key(void)
@@ -107,6 +112,40 @@ static void test_by_key(void)
 	ASSERT_STREQ(h.keys[63].key, "63");
 	ASSERT_EQ(h.keys[63].counts[10], 64);
 	ASSERT_EQ(h.keys[64].counts[10], 7);
+}
+
+/*
+ * A tracker whose enabled file fits in PATH_MAX but not its hist/delay_ns (6 bytes longer):
+ * the error is said, WHY is not left as it was.
+ */
+static void test_long_path(void)
+{
+	static struct proto_hist h;
+	const char *tail = "/kernel/latency_tracker/block/enabled";
+	char why[KHIST_WHY_LEN], path[PATH_MAX], cmd[2 * PATH_MAX];
+	size_t len = strlen(root);
+
+	/* ROOT/ddd.../ddd... : components of at most 200 bytes, up to the length wanted. */
+	memcpy(path, root, len);
+	while (len + strlen(tail) < PATH_MAX - 4) {
+		size_t n = PATH_MAX - 4 - strlen(tail) - len;
+
+		n = n > 201 ? 201 : n < 2 ? 2 : n;
+		path[len] = '/';
+		memset(path + len + 1, 'd', n - 1);
+		len += n;
+	}
+	path[len] = 0;
+	ASSERT_EQ(len + strlen(tail), PATH_MAX - 4);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/kernel/latency_tracker/block'", path);
+	ASSERT_EQ(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/kernel/latency_tracker/block", path);
+	test_write_file(cmd, "enabled", "1\n");
+
+	memset(why, 'x', sizeof(why) - 1);
+	why[sizeof(why) - 1] = 0;
+	ASSERT_EQ(khist_read(path, "block", false, &h, why, sizeof(why)), -ENAMETOOLONG);
+	ASSERT_STREQ(why, "cannot read hist/delay_ns of tracker block: its path is too long");
 }
 
 static void bad(bool by_key, const char *text, const char *message)
@@ -175,6 +214,7 @@ int main(void)
 	RUN(test_by_key);
 	RUN(test_malformed);
 	RUN(test_too_many_keys);
+	RUN(test_long_path);
 	teardown();
 	return 0;
 }

@@ -180,6 +180,25 @@ static void test_short_write(void)
 	ASSERT_EQ(r, -EIO);
 }
 
+/* Why a write failed, naming what the kernel refused: ENOENT is a cgroup's for the cgroup
+ * filter alone. */
+static void test_write_problem(void)
+{
+	char why[256];
+
+	ktracker_write_problem(why, sizeof(why), -ENOENT, true, "wakeup", "filter_cgroup_id",
+			       "12345\n");
+	ASSERT_STREQ(why, "the kernel refused filter_cgroup_id = 12345 for tracker wakeup: no such "
+			  "cgroup (ENOENT: no cgroup v2 cgroup has that id)");
+	ktracker_write_problem(why, sizeof(why), -ENOENT, true, "wakeup", "threshold_ns", "7\n");
+	ASSERT_STREQ(why, "the kernel refused threshold_ns = 7 for tracker wakeup: No such file or "
+			  "directory (ENOENT)");
+	ktracker_write_problem(why, sizeof(why), -ENOENT, false, "wakeup", "threshold_ns", "7\n");
+	ASSERT_STREQ(why, "no tracker 'wakeup' (see latencyctl trackers)");
+	ktracker_write_problem(why, sizeof(why), -EBUSY, true, "wakeup", "filter_tgid", "1\n");
+	ASSERT_CONTAINS(why, "filter_tgid = 1 for tracker wakeup: busy");
+}
+
 int main(void)
 {
 	char cmd[PATH_MAX];
@@ -190,6 +209,7 @@ int main(void)
 	RUN(test_tracker_numbers);
 	RUN(test_tracker_text);
 	RUN(test_short_write);
+	RUN(test_write_problem);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	return system(cmd) == 0 ? 0 : 1;
 }
