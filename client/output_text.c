@@ -134,6 +134,7 @@ struct status_recorder {
 	double rate, tokens;
 	int64_t alerts, snapshots, failed, causes, suppressed, kernel_suppressed, lost;
 	int64_t detect_last_ns, detect_max_ns, waiter_threads;
+	int64_t waiter_ended, unreadable; /* 1.17 */
 };
 
 /* The last measured history: "510ms (buffers full), snapshot 3 at 12:03:04". */
@@ -231,6 +232,7 @@ static int recorder_rows(struct table *t, const struct status *st)
 		{PROTO_KEY_REALTIME, PROTO_FIELD_BOOL, 0, REC(realtime)},
 		{PROTO_KEY_MEMORY_LOCKED, PROTO_FIELD_BOOL, 0, REC(memory_locked)},
 		{PROTO_KEY_WAITER_THREADS, PROTO_FIELD_INT, 0, REC(waiter_threads)},
+		{PROTO_KEY_WAITER_ENDED, PROTO_FIELD_INT, 0, REC(waiter_ended)},
 		{PROTO_KEY_OPERATION, PROTO_FIELD_STRING, 0, REC(operation)},
 		{PROTO_KEY_OPERATION_NS, PROTO_FIELD_INT, 0, REC(operation_ns)},
 		{NULL},
@@ -268,6 +270,7 @@ static int recorder_rows(struct table *t, const struct status *st)
 		{PROTO_KEY_SUPPRESSED, PROTO_FIELD_INT, 0, REC(suppressed)},
 		{PROTO_KEY_KERNEL_SUPPRESSED, PROTO_FIELD_INT, 0, REC(kernel_suppressed)},
 		{PROTO_KEY_LOST, PROTO_FIELD_INT, 0, REC(lost)},
+		{PROTO_KEY_UNREADABLE, PROTO_FIELD_INT, 0, REC(unreadable)},
 		{PROTO_KEY_DETECT_LAST_NS, PROTO_FIELD_INT, 0, REC(detect_last_ns)},
 		{PROTO_KEY_DETECT_MAX_NS, PROTO_FIELD_INT, 0, REC(detect_max_ns)},
 		{NULL},
@@ -298,6 +301,11 @@ static int recorder_rows(struct table *t, const struct status *st)
 	row(t, "Waiter:", "%s, %s, memory %s", rc.realtime ? "SCHED_FIFO" : "normal priority",
 	    rc.waiter_threads > 1 ? "a thread per CPU" : "one thread",
 	    rc.memory_locked ? "locked" : "not locked");
+	if (rc.waiter_ended > 0)
+		row(t, "",
+		    "%" PRId64 " of %" PRId64 " thread(s) stopped on an error%s (see the log)",
+		    rc.waiter_ended, rc.waiter_threads,
+		    rc.waiter_ended < rc.waiter_threads ? "" : ": no alert is read");
 	if (rc.relayd && rc.relayd[0])
 		row(t, "Output:", "%s%s%s", rc.relayd, rc.fallback_local ? ", else " : "",
 		    rc.fallback_local ? rc.directory ?: "?" : "");
@@ -331,6 +339,11 @@ static int recorder_rows(struct table *t, const struct status *st)
 	    "%" PRId64 " (%" PRId64 " in snapshots, %" PRId64 " suppressed, %" PRId64
 	    " dropped by the module, %" PRId64 " lost)",
 	    rc.alerts, rc.causes, rc.suppressed, rc.kernel_suppressed, rc.lost);
+	if (rc.unreadable > 0)
+		row(t, "",
+		    "%" PRId64 " read(s) of the notification file dropped: a record in them was "
+		    "not the module's (see the log)",
+		    rc.unreadable);
 	row(t, "Snapshots:", "%" PRId64 " (%" PRId64 " failed)", rc.snapshots, rc.failed);
 	if (st->retention && (r = retention_row(t, st->retention)) != EXIT_OK)
 		return r;

@@ -65,6 +65,8 @@ struct json_tokener;
  *   1.17 causes' reason "discarded": a kernel alert of a key discarded as stale (module ABI
  *        1.7), its delay_ns a lower bound; status fleet dropped "unknown": the incidents
  *        named in peers' results that this host does not keep.
+ *        Status session "waiter_ended" and counters "unreadable": the realtime waiter's
+ *        threads that stopped on an error, and the reads of alerts it dropped.
  */
 #define PROTO_VERSION  1
 #define PROTO_REVISION 17
@@ -181,6 +183,10 @@ struct json_tokener;
 #define PROTO_KEY_LOST			"lost"
 #define PROTO_KEY_DETECT_LAST_NS	"detect_to_record_last_ns"
 #define PROTO_KEY_DETECT_MAX_NS		"detect_to_record_max_ns"
+/* 1.17: status session "waiter_ended", waiter threads that stopped on an error; counters
+ * "unreadable", reads of the notification file dropped (a record in them not the module's) */
+#define PROTO_KEY_WAITER_ENDED		"waiter_ended"
+#define PROTO_KEY_UNREADABLE		"unreadable"
 
 /* Arguments and results of trackers, set-threshold, set-timeout, enable, disable. */
 #define PROTO_KEY_TRACKER	"tracker"

@@ -55,6 +55,8 @@ static struct json_object *session_object(const struct manager *m, const struct 
 	}
 	result_add_bool(o, PROTO_KEY_REALTIME, st->realtime, r);
 	result_add_int(o, PROTO_KEY_WAITER_THREADS, (int64_t)st->waiter_threads, r);
+	/* 1.17: of them, those that stopped on an error (the log says why) */
+	result_add_int(o, PROTO_KEY_WAITER_ENDED, (int64_t)st->waiter_ended, r);
 	result_add_bool(o, PROTO_KEY_MEMORY_LOCKED, m->memory_locked, r);
 	return o;
 }
@@ -134,6 +136,8 @@ static struct json_object *counters_object(const struct recorder_status *st, int
 	result_add_int(o, PROTO_KEY_KERNEL_SUPPRESSED, (int64_t)st->counters.kernel_suppressed, r);
 	result_add_int(o, PROTO_KEY_LOST, (int64_t)st->counters.lost, r);
 	result_add_int(o, PROTO_KEY_PEERS, (int64_t)st->counters.peers, r);
+	/* 1.17: reads of the notification file dropped, a record in them not the module's */
+	result_add_int(o, PROTO_KEY_UNREADABLE, (int64_t)st->counters.garbage, r);
 	if (st->counters.snapshots + st->counters.failed > 0) {
 		result_add_int(o, PROTO_KEY_DETECT_LAST_NS, st->detect_last_ns, r);
 		result_add_int(o, PROTO_KEY_DETECT_MAX_NS, st->detect_max_ns, r);

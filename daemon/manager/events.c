@@ -22,30 +22,60 @@
 #include "manager.h"
 #include "thread.h"
 
+/*
+ * A cause as a log line with journal fields, by its kind: a kernel alert's task and delay, a
+ * request's client, a peer's task and delay on its origin (a thread id there, no pid, and
+ * the origin and incident that say where).
+ */
 static void log_cause(int prio, const struct cause *c, uint64_t id, const char *what)
 {
-	char tracker[64], pid[32], comm[48], delay[48], sid[48];
-	/* With a snapshot id: an alert that got one; without, one the rate limit refused. */
-	const char *fields[] = {id ? LOG_MID_ALERT : LOG_MID_REFUSED,
-				tracker,
-				pid,
-				comm,
-				delay,
-				id ? sid : NULL,
-				NULL};
+	char tracker[64], task[48], comm[48], delay[48], sid[48];
+	char origin[PROTO_FLEET_NAME_MAX + 16], incident[PROTO_FLEET_INCIDENT_MAX + 16];
 	char t[LATENCY_TRACKER_NAME_LEN + 1], n[LATENCY_TRACKER_COMM_LEN + 1];
-	pid_t p = c->kind == CAUSE_ALERT ? c->alert.pid : c->manual.pid;
-	uint64_t d = c->kind == CAUSE_ALERT ? c->alert.delay_ns : 0;
+	const struct proto_fleet_alert *a = &c->peer.alert;
+	const char *fields[9];
+	size_t k = 0;
 
 	cause_tracker(c, t);
 	cause_comm(c, n);
 	snprintf(tracker, sizeof(tracker), "TRACKER=%s", t);
-	snprintf(pid, sizeof(pid), "PID=%d", p);
 	snprintf(comm, sizeof(comm), "COMM=%s", n);
-	snprintf(delay, sizeof(delay), "DELAY_NS=%" PRIu64, d);
 	snprintf(sid, sizeof(sid), "SNAPSHOT_ID=%" PRIu64, id);
-	log_fields(prio, fields, "alert from tracker %s: pid %d (%s) %" PRIu64 " ns: %s", t, p, n,
-		   d, what);
+	if (c->kind == CAUSE_PEER) {
+		snprintf(task, sizeof(task), "TID=%" PRId64, a->tid);
+		snprintf(delay, sizeof(delay), "DELAY_NS=%" PRIu64, a->delay_ns);
+		snprintf(origin, sizeof(origin), "ORIGIN=%s", a->host);
+		snprintf(incident, sizeof(incident), "INCIDENT=%s", a->incident);
+	} else {
+		snprintf(task, sizeof(task), "PID=%d",
+			 (int)(c->kind == CAUSE_ALERT ? c->alert.pid : c->manual.pid));
+		snprintf(delay, sizeof(delay), "DELAY_NS=%" PRIu64,
+			 c->kind == CAUSE_ALERT ? (uint64_t)c->alert.delay_ns : 0);
+	}
+	/* With a snapshot id: an alert that got one; without, one the rate limit refused. */
+	fields[k++] = id ? LOG_MID_ALERT : LOG_MID_REFUSED;
+	fields[k++] = tracker;
+	fields[k++] = task;
+	fields[k++] = comm;
+	fields[k++] = delay;
+	if (id)
+		fields[k++] = sid;
+	if (c->kind == CAUSE_PEER) {
+		fields[k++] = origin;
+		fields[k++] = incident;
+	}
+	fields[k] = NULL;
+	if (c->kind == CAUSE_PEER)
+		log_fields(prio, fields,
+			   "alert from tracker %s: tid %" PRId64 " (%s) %" PRIu64
+			   " ns on %s, incident %s (tracker %s there): %s",
+			   t, a->tid, n, a->delay_ns, a->host, a->incident, a->tracker, what);
+	else if (c->kind == CAUSE_ALERT)
+		log_fields(prio, fields, "alert from tracker %s: pid %d (%s) %" PRIu64 " ns: %s", t,
+			   (int)c->alert.pid, n, (uint64_t)c->alert.delay_ns, what);
+	else
+		log_fields(prio, fields, "alert from tracker %s: pid %d (%s) 0 ns: %s", t,
+			   (int)c->manual.pid, n, what);
 }
 
 /* Sends event NAME with {key: val} (val taken) to watching clients. */
@@ -104,20 +134,32 @@ static void log_relayd(struct manager *m, const struct recorder_snapshot *s)
 			 flight_record_why(rec));
 	else if (rec->relayd_back)
 		log_info("lttng-relayd at %s answers again: snapshot %" PRIu64 " went to it",
-			 m->conf->output.relayd, id);
+			 s->entry->url ? s->entry->url : "(unknown)", id);
+}
+
+/* Where snapshot E went, for the log: never empty, even when it is not known. */
+static const char *snapshot_place(const struct catalog_entry *e, char *buf, size_t size)
+{
+	if (e->path)
+		snprintf(buf, size, "at %s", e->path);
+	else if (e->url && e->url[0])
+		snprintf(buf, size, "to %s", e->url);
+	else
+		snprintf(buf, size, "at an unknown place (its directory was not found)");
+	return buf;
 }
 
 /* The record's outcome, then a line per cause (with journal fields). */
 static void log_snapshot(struct manager *m, const struct recorder_snapshot *s)
 {
 	const struct catalog_entry *e = s->entry;
-	const struct conf *c = m->conf;
+	char place[PATH_MAX + 64];
 
 	log_relayd(m, s);
 	if (s->error < 0)
 		log_warnx("snapshot %" PRIu64 " failed: %s%s%s%s%s", e->id,
 			  flight_strerror(s->error), s->disk_full ? " (no space left in " : "",
-			  s->disk_full ? c->output.directory : "", s->disk_full ? ")" : "",
+			  s->disk_full ? s->directory : "", s->disk_full ? ")" : "",
 			  e->path ? "; its partial output stays in the catalog" : "");
 	for (size_t i = 0; i < s->n; i++)
 		log_cause(i == 0 ? LOG_NOTICE : LOG_INFO, &s->causes[i], e->id,
@@ -127,10 +169,10 @@ static void log_snapshot(struct manager *m, const struct recorder_snapshot *s)
 
 		snprintf(sid, sizeof(sid), "SNAPSHOT_ID=%" PRIu64, e->id);
 		log_fields(LOG_INFO, (const char *const[]){LOG_MID_SNAPSHOT, sid, NULL},
-			   "snapshot %" PRIu64 " %s%s in %" PRIu64 " us, %" PRIu64
+			   "snapshot %" PRIu64 " %s in %" PRIu64 " us, %" PRIu64
 			   " us after detection, %zu cause(s)%s",
-			   e->id, e->path ? "at " : "to ", e->path ? e->path : c->output.relayd,
-			   e->record_ns / 1000, e->detect_to_record_ns / 1000, s->n,
+			   e->id, snapshot_place(e, place, sizeof(place)), e->record_ns / 1000,
+			   e->detect_to_record_ns / 1000, s->n,
 			   e->fell_back ? " (relayd failed: fell back to local)" : "");
 	}
 }

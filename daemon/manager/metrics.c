@@ -162,6 +162,14 @@ static void recorder_metrics(struct prom *p, struct manager *m)
 	one(p, "latencyd_alerts_lost_total", "counter",
 	    "Alert records the waiter missed (it read the notification file too slowly).",
 	    st.counters.lost);
+	one(p, "latencyd_alert_reads_unreadable_total", "counter",
+	    "Reads of the notification file the waiter dropped whole, with the alerts in them: "
+	    "a record in them was not the latency_tracker module's (a module of another ABI).",
+	    st.counters.garbage);
+	one(p, "latencyd_waiter_threads_ended", "gauge",
+	    "Realtime waiter threads that stopped on an error (the log says why); once all of "
+	    "them did, no alert is read until latencyd restarts.",
+	    st.waiter_ended);
 	if (st.counters.snapshots + st.counters.failed > 0) {
 		family(p, "latencyd_detect_to_record_seconds", "gauge",
 		       "From an alert's end to its snapshot record's start: the last one, and the "

@@ -123,11 +123,13 @@ static void suppress_new(struct waiter *w, const struct cause *c)
 {
 	struct waiter_result *res = waiter_result_new(WAITER_SUPPRESSED, 1);
 
-	if (res) {
-		res->causes[0] = *c;
-		res->n = 1;
-		waiter_push(w, res);
+	if (!res) {
+		waiter_nomem(w); /* counted, not told as an event (a request's client times out) */
+		return;
 	}
+	res->causes[0] = *c;
+	res->n = 1;
+	waiter_push(w, res);
 }
 
 void admission_suppress(struct waiter *w, const struct cause *c)

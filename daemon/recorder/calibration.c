@@ -75,8 +75,10 @@ void calibration_if_idle(struct waiter *w)
 	size = w->calibrate_size;
 	pthread_mutex_unlock(&w->lock);
 	res = waiter_result_new(WAITER_CALIBRATED, 0);
-	if (!res)
+	if (!res) {
+		waiter_nomem(w); /* no calibration: measured from the first snapshot instead */
 		return;
+	}
 	snprintf(res->name, sizeof(res->name), "calibration");
 	if (!waiter_record_begins(w, res, now_ns())) {
 		free(res); /* the stop gave up on sessiond: no calibration waits for it */
@@ -94,6 +96,7 @@ void calibration_if_idle(struct waiter *w)
 				r = flight_record_to(w->slot->flight, dir, "calibration", 0,
 						     &res->rec);
 			}
+			res->output = flight_output_get(w->slot->flight);
 		}
 		pthread_mutex_unlock(&w->slot->lock);
 	}
@@ -172,6 +175,8 @@ void calibration_ended(struct calibration *cal, const struct waiter_result *res)
 {
 	struct recorder_event ev = {.kind = RECORDER_HISTORY};
 	struct session *s = cal->session;
+	/* The buffers of the session that recorded it: a reload may have re-sized them since. */
+	const struct flight_output *out = res->output;
 	char err[256];
 	int r = res->error;
 
@@ -181,8 +186,8 @@ void calibration_ended(struct calibration *cal, const struct waiter_result *res)
 			 res->rec.duration_ns / 1000);
 		/* The reader exists: the calibration timer is started with it. */
 		r = history_worker_submit(cal->history, 0, cal->scratch,
-					  session_subbuf_size(s) * s->conf->session.num_subbuf,
-					  session_subbuf_size(s), res->sampled, NULL);
+					  out->subbuf_size * out->num_subbuf, out->subbuf_size,
+					  res->sampled, NULL);
 		if (r == 0)
 			return;
 		snprintf(err, sizeof(err), "cannot queue the calibration record: %s", strerror(-r));

@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +30,16 @@
 #define RETRY_MIN_NS (1000000000ULL)
 #define RETRY_MAX_NS (60 * 1000000000ULL)
 
+/* A flight_output and its count: one reference the session's, one each result's that keeps it. */
+struct output_ref {
+	_Atomic unsigned long refs;
+	struct flight_output o;
+	char *local_dir, *relayd_url;
+};
+
 struct flight {
 	char *session;
+	struct output_ref *output;
 	struct lttng_snapshot_output *local;
 	struct lttng_snapshot_output *relayd; /* NULL: local only */
 	/*
@@ -54,6 +64,50 @@ struct flight {
 	uint64_t relayd_failed_at;
 	char relayd_why[320]; /* why relayd last failed */
 };
+
+static struct output_ref *output_ref_new(const struct flight_settings *s)
+{
+	struct output_ref *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	atomic_init(&o->refs, 1);
+	o->local_dir = strdup(s->local_dir);
+	o->relayd_url = s->relayd_url ? strdup(s->relayd_url) : NULL;
+	if (!o->local_dir || (s->relayd_url && !o->relayd_url)) {
+		free(o->local_dir);
+		free(o->relayd_url);
+		free(o);
+		return NULL;
+	}
+	o->o = (struct flight_output){
+		.local_dir = o->local_dir,
+		.relayd_url = o->relayd_url,
+		.subbuf_size = s->subbuf_size,
+		.num_subbuf = s->num_subbuf,
+	};
+	return o;
+}
+
+struct flight_output *flight_output_get(const struct flight *f)
+{
+	atomic_fetch_add(&f->output->refs, 1);
+	return &f->output->o;
+}
+
+void flight_output_put(struct flight_output *o)
+{
+	struct output_ref *ref;
+
+	if (!o)
+		return;
+	ref = (struct output_ref *)((char *)o - offsetof(struct output_ref, o));
+	if (atomic_fetch_sub(&ref->refs, 1) != 1)
+		return;
+	free(ref->local_dir);
+	free(ref->relayd_url);
+	free(ref);
+}
 
 static uint64_t now_ns(void)
 {
@@ -326,7 +380,8 @@ int flight_create(const struct flight_settings *s, struct flight **ret)
 	f->fallback_local = s->fallback_local;
 	f->max_size = s->max_size;
 	f->session = strdup(s->session);
-	if (!f->session) {
+	f->output = output_ref_new(s);
+	if (!f->session || !f->output) {
 		r = -LTTNG_ERR_NOMEM;
 		goto fail;
 	}
@@ -538,6 +593,8 @@ void flight_destroy(struct flight *f)
 	lttng_snapshot_output_destroy(f->local);
 	lttng_snapshot_output_destroy(f->relayd);
 	lttng_snapshot_output_destroy(f->named);
+	if (f->output)
+		flight_output_put(&f->output->o);
 	free(f->session);
 	free(f);
 }

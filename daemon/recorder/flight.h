@@ -69,6 +69,24 @@ struct flight_record {
 
 struct flight;
 
+/*
+ * Where a session's records land and the buffers they hold, as it was created. A record's
+ * result keeps it past the session: a reload re-creates the session with other settings
+ * while a record is under way, and that record's output is still where the old one put it.
+ */
+struct flight_output {
+	const char *local_dir;
+	const char *relayd_url; /* NULL: local only */
+	uint64_t subbuf_size, num_subbuf;
+};
+
+/*
+ * F's output, one more reference to it: no allocation, no failure (the waiter takes it on
+ * its way back from a record). The last flight_output_put() frees it; it accepts NULL.
+ */
+struct flight_output *flight_output_get(const struct flight *f);
+void flight_output_put(struct flight_output *o);
+
 /* On failure these return a negative LTTng error code: lttng_strerror() describes it. */
 int flight_create(const struct flight_settings *s, struct flight **ret);
 int flight_record(struct flight *f, const char *name, struct flight_record *rec);

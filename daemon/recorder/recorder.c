@@ -8,8 +8,9 @@
  *
  * What a reload changes live: ratelimit.* and analysis.auto here; session.* and output.*
  * re-create the session (the history recorded so far is lost), on the sessiond worker: the
- * reload does not wait for it. module.*, realtime.* and session.enabled need a restart
- * (the manager says so).
+ * reload does not wait for it, and a record under way meanwhile is found where its own
+ * session put it (its result keeps that session's output). module.*, realtime.* and
+ * session.enabled need a restart (the manager says so).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -39,6 +40,7 @@ struct recorder {
 	char fleet_host[PROTO_FLEET_NAME_MAX + 1]; /* "" without a fleet */
 	uint64_t incident_base;			   /* catalog_incident_base() */
 	int reload_op; /* what the last reload asked of the sessiond worker, -1: nothing */
+	struct waiter_stats said; /* the waiter's problems the log has told of */
 };
 
 /*
@@ -60,16 +62,35 @@ static void emit(struct recorder *rc, const struct recorder_event *ev)
 	rc->emit(ev, rc->userdata);
 }
 
-static uint64_t buffer_bytes(const struct recorder *rc)
+/*
+ * The output of the session that recorded RES, in *OUT: the record's own, or without one
+ * (no session recorded it: it wrote nothing, or was abandoned at a stop, writing where the
+ * settings in force say) the session's settings in force.
+ */
+static void output_of(const struct recorder *rc, const struct waiter_result *res,
+		      struct flight_output *out)
 {
-	return session_subbuf_size(&rc->session) * rc->conf->session.num_subbuf;
+	const struct conf *c = rc->conf;
+
+	if (res->output) {
+		*out = *res->output;
+		return;
+	}
+	*out = (struct flight_output){
+		.local_dir = c->output.directory,
+		.relayd_url = c->output.relayd[0] ? c->output.relayd : NULL,
+		.subbuf_size = session_subbuf_size(&rc->session),
+		.num_subbuf = c->session.num_subbuf,
+	};
 }
 
 /*
  * Queued for the normal-priority snapshot reader: its history window, and with
- * analysis.auto (live on reload) its analysis, in one pass.
+ * analysis.auto (live on reload) its analysis, in one pass. OUT: the buffers it was
+ * recorded from.
  */
-static void read_snapshot(struct recorder *rc, uint64_t id, const char *path)
+static void read_snapshot(struct recorder *rc, uint64_t id, const char *path,
+			  const struct flight_output *out)
 {
 	const struct conf *c = rc->conf;
 	struct recorder_event ev = {.kind = RECORDER_ANALYSIS, .analysis.id = id};
@@ -78,8 +99,8 @@ static void read_snapshot(struct recorder *rc, uint64_t id, const char *path)
 
 	if (!rc->history)
 		return;
-	r = history_worker_submit(rc->history, id, path, buffer_bytes(rc),
-				  session_subbuf_size(&rc->session), false, &analyse);
+	r = history_worker_submit(rc->history, id, path, out->subbuf_size * out->num_subbuf,
+				  out->subbuf_size, false, &analyse);
 	if (r < 0)
 		log_warn_errno(r, "cannot measure the history of snapshot %" PRIu64, id);
 	if (!c->analysis.autorun || (r == 0 && analyse))
@@ -92,7 +113,6 @@ static void read_snapshot(struct recorder *rc, uint64_t id, const char *path)
 
 static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 {
-	const struct conf *c = rc->conf;
 	struct recorder_event ev = {.kind = RECORDER_SNAPSHOT};
 	struct recorder_snapshot *s = &ev.snapshot;
 	struct catalog_entry entry;
@@ -101,13 +121,16 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 		       : first->kind == CAUSE_MANUAL ? first->manual.time_ns
 						     : first->peer.received_ns;
 	uint64_t detect_ns = end && res->rec.start_ns > end ? res->rec.start_ns - end : 0;
+	struct flight_output out;
 	char *path = NULL;
 	int r;
 
+	output_of(rc, res, &out);
 	*s = (struct recorder_snapshot){
 		.entry = &entry,
 		.error = res->error,
 		.rec = &res->rec,
+		.directory = out.local_dir,
 		.causes = res->causes,
 		.n = res->n,
 	};
@@ -118,16 +141,17 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 		struct statvfs fs;
 
 		/* What a failed record wrote stays with its entry: retention deletes it. */
-		path = path_newest(c->output.directory, res->name);
-		s->disk_full = statvfs(c->output.directory, &fs) == 0 &&
-			       (uint64_t)fs.f_bavail * fs.f_frsize < buffer_bytes(rc);
+		path = path_newest(out.local_dir, res->name);
+		s->disk_full =
+			statvfs(out.local_dir, &fs) == 0 &&
+			(uint64_t)fs.f_bavail * fs.f_frsize < out.subbuf_size * out.num_subbuf;
 		if (flight_session_gone(res->error))
 			session_check_soon(&rc->session);
 		sessiond_watch_consumerd(&rc->session.sessiond);
 	} else if (!res->rec.to_relayd) {
-		path = path_newest(c->output.directory, res->name);
+		path = path_newest(out.local_dir, res->name);
 	}
-	r = snapshot_entry(res, c, path, detect_ns, &entry);
+	r = snapshot_entry(res, out.relayd_url, path, detect_ns, &entry);
 	if (r < 0) {
 		log_warn_errno(r, "snapshot %" PRIu64 " left out of the catalog", res->id);
 	} else {
@@ -135,8 +159,45 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 		catalog_entry_free(&entry); /* what the callback did not take */
 	}
 	if (res->error >= 0 && path)
-		read_snapshot(rc, res->id, path);
+		read_snapshot(rc, res->id, path, &out);
 	free(path);
+}
+
+/* Whether a power of two lies in (SAID, NOW]: a count said at 1, 2, 4... is a few lines. */
+static bool count_to_say(uint64_t said, uint64_t now)
+{
+	for (uint64_t p = 1; p && p <= now; p <<= 1)
+		if (p > said)
+			return true;
+	return false;
+}
+
+/* What went wrong on the waiter's threads, which do not log. */
+static void say_waiter_problems(struct recorder *rc)
+{
+	struct waiter_stats st;
+	size_t n = waiter_threads(rc->waiter);
+
+	waiter_get_stats(rc->waiter, &st, NULL);
+	if (count_to_say(rc->said.garbage, st.garbage))
+		log_warnx(
+			"%s holds a record that is not the latency_tracker module's (a module of "
+			"another ABI?): the read it came in was dropped whole, with the alerts in "
+			"it (%" PRIu64 " such read%s so far)",
+			rc->conf->module.notify_path, st.garbage, st.garbage > 1 ? "s" : "");
+	if (count_to_say(rc->said.nomem, st.nomem))
+		log_warnx("the realtime waiter had no memory for what it read: an alert or a "
+			  "request not recorded (a latencyctl record waiting for it times out), or "
+			  "an event not sent (%" PRIu64 " time%s so far)",
+			  st.nomem, st.nomem > 1 ? "s" : "");
+	if (st.ended > rc->said.ended)
+		log_warn_errno(st.end_error,
+			       "a waiter thread stopped waiting for alerts (%zu of %zu left%s); "
+			       "its %s of %s failed",
+			       n - st.ended, n,
+			       st.ended < n ? "" : ": no alert is read until latencyd restarts",
+			       st.end_call ? st.end_call : "?", rc->conf->module.notify_path);
+	rc->said = st;
 }
 
 static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -175,6 +236,7 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 		}
 	}
 	waiter_result_free(list);
+	say_waiter_problems(rc);
 	return 0;
 }
 
@@ -391,6 +453,7 @@ void recorder_status(struct recorder *rc, struct recorder_status *st)
 	st->sized_bytes_per_event = rc->session.sizing.bytes_per_event;
 	st->realtime = rc->rt;
 	st->waiter_threads = rc->waiter ? waiter_threads(rc->waiter) : 0;
+	st->waiter_ended = ws.ended;
 	st->counters.alerts = ws.alerts;
 	st->counters.snapshots = ws.snapshots;
 	st->counters.failed = ws.failed;
@@ -399,6 +462,7 @@ void recorder_status(struct recorder *rc, struct recorder_status *st)
 	st->counters.kernel_suppressed = ws.kernel_suppressed;
 	st->counters.lost = ws.lost;
 	st->counters.peers = ws.peers;
+	st->counters.garbage = ws.garbage;
 	st->detect_last_ns = rc->detect_last_ns;
 	st->detect_max_ns = rc->detect_max_ns;
 }

@@ -50,6 +50,8 @@ struct recorder_snapshot {
 	struct catalog_entry *entry;
 	int error; /* the LTTng error of the record, 0 if it worked */
 	const struct flight_record *rec;
+	/* The local directory of the session that recorded it (a reload may have changed it). */
+	const char *directory;
 	bool disk_full;		    /* a failed record's directory has less room than a snapshot */
 	const struct cause *causes; /* the entry's, as the waiter took them */
 	size_t n;
@@ -109,9 +111,11 @@ struct recorder_status {
 	double sized_events_per_sec, sized_bytes_per_event;
 	bool realtime;	       /* the waiter runs at SCHED_FIFO */
 	size_t waiter_threads; /* one per CPU, or one */
+	size_t waiter_ended;   /* of them, those that stopped on an error (the log says why) */
 	struct {
 		uint64_t alerts, snapshots, failed, causes, suppressed, kernel_suppressed, lost;
-		uint64_t peers; /* fleet peers' alerts taken by the waiter */
+		uint64_t peers;	  /* fleet peers' alerts taken by the waiter */
+		uint64_t garbage; /* reads of the notification file dropped: not the module's */
 	} counters;
 	int64_t detect_last_ns, detect_max_ns; /* of the last and the slowest snapshot */
 	double tokens;			       /* the global bucket's tokens, -1 when unlimited */

@@ -57,6 +57,8 @@ struct waiter_result {
 	char incident[PROTO_FLEET_INCIDENT_MAX + 1]; /* in a fleet, else "" */
 	int error;				     /* LTTng error of the record, 0 if it worked */
 	struct flight_record rec;
+	/* The output of the session that recorded it, a reference; NULL: no session did. */
+	struct flight_output *output;
 	uint64_t wakeup_ns; /* CLOCK_MONOTONIC when poll() returned */
 	uint64_t lost;
 	bool sampled; /* WAITER_CALIBRATED: a sample of the buffers, not all of them */
@@ -72,8 +74,18 @@ struct waiter_stats {
 	uint64_t suppressed;	    /* alerts the rate limiter refused */
 	uint64_t kernel_suppressed; /* alerts the module dropped (record .suppressed) */
 	uint64_t lost;		    /* records this reader missed */
-	uint64_t garbage;	    /* unreadable records */
+	uint64_t garbage;	    /* reads dropped whole: a record in them is not the module's */
 	uint64_t peers;		    /* peers' alerts taken */
+	/*
+	 * What the threads, which do not log, leave the main loop to say (each change is told
+	 * through the results' eventfd): results they had no memory for (an alert or request
+	 * not recorded, an event not handed over), and threads that left their loop on an
+	 * error, the last one's error and the call that failed.
+	 */
+	uint64_t nomem;
+	size_t ended;
+	int end_error;
+	const char *end_call;
 };
 
 struct waiter;
@@ -88,6 +100,7 @@ int waiter_configure(struct waiter *w, const struct conf *c, const char *fleet_h
  * one. *got_rt: every thread got SCHED_FIFO RT_PRIORITY.
  */
 int waiter_start(struct waiter *w, unsigned rt_priority, bool per_cpu, bool *got_rt);
+/* The threads started; waiter_get_stats() says how many of them ended on an error. */
 size_t waiter_threads(const struct waiter *w);
 int waiter_eventfd(const struct waiter *w);
 /* Queues a manual record for the thread. -EBUSY when too many are waiting. */
@@ -338,9 +351,9 @@ void calibration_again(struct calibration *cal);
 void calibration_stop(struct calibration *cal);
 
 /* snapshot_entry.c: what the recorder knows of a snapshot, as its catalog entry. */
-/* The entry of record RES (its output at PATH, NULL: none), DETECT_NS after its first
- * cause, in *E; 0 or -ENOMEM. */
-int snapshot_entry(const struct waiter_result *res, const struct conf *c, const char *path,
+/* The entry of record RES (its output at PATH, NULL: none; sent to RELAYD_URL when it went
+ * to relayd), DETECT_NS after its first cause, in *E; 0 or -ENOMEM. */
+int snapshot_entry(const struct waiter_result *res, const char *relayd_url, const char *path,
 		   uint64_t detect_ns, struct catalog_entry *e);
 /* The history job J measured, as the entry keeps it (NULL: no memory). */
 struct catalog_history *history_entry(const struct history_job *j, uint64_t expected_ns);

@@ -18,18 +18,31 @@ struct waiter_result *waiter_result_new(enum waiter_result_kind kind, size_t n)
 	return r;
 }
 
-void waiter_push(struct waiter *w, struct waiter_result *res)
+void waiter_poke(struct waiter *w)
 {
 	uint64_t one = 1;
 
+	if (write(w->done_fd, &one, sizeof(one)) < 0) {
+		/* The counter cannot overflow in practice; the main loop reads it. */
+	}
+}
+
+void waiter_push(struct waiter *w, struct waiter_result *res)
+{
 	pthread_mutex_lock(&w->lock);
 	res->next = NULL;
 	*w->tail = res;
 	w->tail = &res->next;
 	pthread_mutex_unlock(&w->lock);
-	if (write(w->done_fd, &one, sizeof(one)) < 0) {
-		/* The counter cannot overflow in practice; the main loop reads it. */
-	}
+	waiter_poke(w);
+}
+
+void waiter_nomem(struct waiter *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->stats.nomem++;
+	pthread_mutex_unlock(&w->lock);
+	waiter_poke(w);
 }
 
 struct waiter_result *waiter_take_results(struct waiter *w)
@@ -53,6 +66,7 @@ void waiter_result_free(struct waiter_result *r)
 	while (r) {
 		struct waiter_result *next = r->next;
 
+		flight_output_put(r->output);
 		free(r);
 		r = next;
 	}

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +158,16 @@ static void serve(struct sessiond_worker *w, struct session_job *j)
  */
 #define SLOT_CHECK_WAIT_NS (250 * 1000000ULL)
 
-/* CLOCK_MONOTONIC DEADLINE_NS on CLOCK_REALTIME: what a PI mutex's timed lock takes. */
+/*
+ * The slot's PI mutex is waited for until a CLOCK_MONOTONIC deadline: a step of the wall
+ * clock (NTP, an administrator) must not stretch the realtime waiter's wait. A PI mutex's
+ * wait on CLOCK_MONOTONIC needs FUTEX_LOCK_PI2 (Linux 5.14): on an older kernel glibc
+ * returns EINVAL, and the wait falls back, for good, to CLOCK_REALTIME, the only clock of
+ * FUTEX_LOCK_PI.
+ */
+static _Atomic bool pi_monotonic_refused;
+
+/* CLOCK_MONOTONIC DEADLINE_NS on CLOCK_REALTIME, for the fallback. */
 static struct timespec realtime_at(uint64_t deadline_ns, uint64_t now)
 {
 	struct timespec ts;
@@ -170,19 +180,36 @@ static struct timespec realtime_at(uint64_t deadline_ns, uint64_t now)
 	return ts;
 }
 
+/* M locked, waiting until DEADLINE_NS (CLOCK_MONOTONIC, NOW now) at most: 0 or an errno. */
+static int lock_by(pthread_mutex_t *m, uint64_t deadline_ns, uint64_t now)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000u),
+		.tv_nsec = (long)(deadline_ns % 1000000000u),
+	};
+	int r;
+
+	if (!atomic_load(&pi_monotonic_refused)) {
+		r = pthread_mutex_clocklock(m, CLOCK_MONOTONIC, &ts);
+		if (r != EINVAL)
+			return r;
+		atomic_store(&pi_monotonic_refused, true);
+	}
+	ts = realtime_at(deadline_ns, now);
+	return pthread_mutex_timedlock(m, &ts);
+}
+
 int flight_slot_lock(struct flight_slot *slot)
 {
 	for (;;) {
 		uint64_t since = atomic_load(&slot->check_since), now = now_ns();
 		uint64_t deadline = (since ? since : now) + SLOT_CHECK_WAIT_NS;
-		struct timespec ts;
 		int r;
 
 		if (now >= deadline)
 			return pthread_mutex_trylock(&slot->lock) == 0 ? 0
 								       : FLIGHT_ERR_SESSIOND_BUSY;
-		ts = realtime_at(deadline, now);
-		r = pthread_mutex_timedlock(&slot->lock, &ts);
+		r = lock_by(&slot->lock, deadline, now);
 		if (r == 0)
 			return 0;
 		/*

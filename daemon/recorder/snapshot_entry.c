@@ -32,7 +32,7 @@ static int causes_entry(const struct waiter_result *res, struct catalog_entry *e
 }
 
 /* Where it is, or why there is none: a failed record keeps its partial output. */
-static void where(const struct waiter_result *res, const struct conf *c, const char *path,
+static void where(const struct waiter_result *res, const char *relayd_url, const char *path,
 		  struct catalog_entry *e, int *r)
 {
 	const struct flight_record *rec = &res->rec;
@@ -48,7 +48,7 @@ static void where(const struct waiter_result *res, const struct conf *c, const c
 	} else if (rec->to_relayd) {
 		/* The files are on the relayd host: where they are there, as far as we know. */
 		e->status = CATALOG_COMPLETE;
-		e->url = catalog_strdup(c->output.relayd, r);
+		e->url = catalog_strdup(relayd_url, r);
 		if (rec->relayd_dir[0]) {
 			snprintf(relayd_path, sizeof(relayd_path), "%s/%s-*", rec->relayd_dir,
 				 res->name);
@@ -61,7 +61,7 @@ static void where(const struct waiter_result *res, const struct conf *c, const c
 	}
 }
 
-int snapshot_entry(const struct waiter_result *res, const struct conf *c, const char *path,
+int snapshot_entry(const struct waiter_result *res, const char *relayd_url, const char *path,
 		   uint64_t detect_ns, struct catalog_entry *e)
 {
 	int r = 0;
@@ -78,7 +78,7 @@ int snapshot_entry(const struct waiter_result *res, const struct conf *c, const 
 	e->incident = res->incident[0] ? catalog_strdup(res->incident, &r) : NULL;
 	if (res->rec.fell_back)
 		e->relayd_error = catalog_strdup(flight_record_why(&res->rec), &r);
-	where(res, c, path, e, &r);
+	where(res, relayd_url, path, e, &r);
 	if (r == 0)
 		r = causes_entry(res, e);
 	if (r < 0)

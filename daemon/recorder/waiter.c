@@ -17,7 +17,7 @@
  * When it has nothing else to do it takes the calibration record (calibration.c).
  *
  * Nothing slow happens here: no logging, no file system. Results go to the main loop
- * through results.c.
+ * through results.c; so does what went wrong (waiter_stats), for the main loop to say.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -200,6 +200,7 @@ static bool next_record(struct waiter *w, struct latency_tracker_record *rec)
 			pthread_mutex_lock(&w->lock);
 			w->stats.garbage++;
 			pthread_mutex_unlock(&w->lock);
+			waiter_poke(w); /* the main loop says so */
 			w->off = w->len = 0;
 			return false;
 		}
@@ -227,10 +228,12 @@ static void on_lost(struct waiter *w, const struct latency_tracker_record *rec)
 {
 	struct waiter_result *res = waiter_result_new(WAITER_LOST, 0);
 
-	if (res) {
-		res->lost = rec->lost;
-		waiter_push(w, res);
+	if (!res) {
+		waiter_nomem(w); /* counted all the same (count_kernel()), not told as an event */
+		return;
 	}
+	res->lost = rec->lost;
+	waiter_push(w, res);
 }
 
 /* The fleet's settings a snapshot is named and announced with. */
@@ -282,8 +285,10 @@ static void announce(struct waiter *w, const struct waiter_result *snap, const s
 {
 	struct waiter_result *res = waiter_result_new(WAITER_ADMITTED, 1);
 
-	if (!res)
+	if (!res) {
+		waiter_nomem(w); /* the peers do not hear of it */
 		return;
+	}
 	res->id = snap->id;
 	memcpy(res->incident, snap->incident, sizeof(res->incident));
 	res->causes[0] = *c;
@@ -306,8 +311,11 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	int r;
 
 	res = waiter_result_new(WAITER_SNAPSHOT, cap);
-	if (!res)
+	if (!res) {
+		/* Not recorded: nothing would hold its result (a request's client times out). */
+		waiter_nomem(w);
 		return;
+	}
 	res->id = w->next_id++;
 	fleet_names(w, &names);
 	name_snapshot(w, &names, res, cause);
@@ -336,6 +344,7 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	} else {
 		if (w->slot->flight) {
 			r = flight_record(w->slot->flight, res->name, &fr);
+			res->output = flight_output_get(w->slot->flight);
 		} else {
 			r = FLIGHT_ERR_NO_SESSION;
 			fr.start_ns = now_ns();
@@ -518,6 +527,18 @@ static void pin(const struct waiter_thread *t)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
+/* The thread leaves its loop, CALL having failed with ERR (-errno): for the main loop to say. */
+static void *ended(struct waiter *w, const char *call, int err)
+{
+	pthread_mutex_lock(&w->lock);
+	w->stats.ended++;
+	w->stats.end_error = err;
+	w->stats.end_call = call;
+	pthread_mutex_unlock(&w->lock);
+	waiter_poke(w);
+	return NULL;
+}
+
 static void *run(void *arg)
 {
 	struct waiter_thread *t = arg;
@@ -546,7 +567,7 @@ static void *run(void *arg)
 		if (poll(p, 4, nap ? STORM_NAP_MS : -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			break;
+			return ended(w, "poll", -errno);
 		}
 		if (p[1].revents)
 			break;
@@ -556,7 +577,7 @@ static void *run(void *arg)
 		r = turn(w, t, p[2].revents != 0);
 		pthread_mutex_unlock(&w->run);
 		if (r < 0)
-			break;
+			return ended(w, "read", r);
 	}
 	return NULL;
 }

@@ -111,6 +111,10 @@ bool waiter_given_up(struct waiter *w);
 struct waiter_result *waiter_result_new(enum waiter_result_kind kind, size_t n);
 /* Appends res (taken) for the main loop; takes w->lock. */
 void waiter_push(struct waiter *w, struct waiter_result *res);
+/* Wakes the main loop: a counter of what it says changed (waiter_stats). */
+void waiter_poke(struct waiter *w);
+/* A result the thread had no memory for: counted, for the main loop to say; takes w->lock. */
+void waiter_nomem(struct waiter *w);
 
 /* admission.c: the thread's calls; each takes w->lock itself where it needs it. */
 /*

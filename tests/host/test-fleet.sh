@@ -62,6 +62,10 @@ ctl h4 --json list-snapshots | jq -e '.snapshots | length == 0' >/dev/null ||
 ctl h2 --json list-snapshots --incident $I1 |
 	jq -e --arg i "$I1" '.snapshots | length == 1 and .[0].cause.reason == "peer" and .[0].cause.origin == "h1" and .[0].incident == $i' >/dev/null ||
 	fail "h2's snapshot of $I1: $(ctl h2 --json list-snapshots --incident $I1)"
+# h2 logs the peer's cause as h1 saw it: the thread, the delay, the origin and its incident.
+tid=$(ctl h1 --json show-snapshot 1 | jq '.causes[0].tid')
+grep -qF "alert from tracker peer: tid $tid (alert-write) 5000000 ns on h1, incident $I1 (tracker syscalls there): snapshot" "$T/h2/latencyd.log" ||
+	fail "h2's log of its peer cause of $I1 (tid $tid): $(grep -F "tracker peer" "$T/h2/latencyd.log")"
 wait_for 300 jinc h1 ".incidents[0].incident == \"$I1\" and (.incidents[0].recorded | sort) == [\"h1\",\"h2\",\"h3\"]" ||
 	fail "h1's incidents: $(ctl h1 --json incidents)"
 jinc h1 '.incidents[0].members == ["h1","h2","h3"] and .incidents[0].pending == [] and .incidents[0].local == []' ||

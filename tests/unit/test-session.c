@@ -7,10 +7,18 @@
  * whether one runs on this machine does not matter. Each operation is the sessiond
  * worker's: the caller returns at once, the result comes through the event loop.
  */
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/futex.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <systemd/sd-event.h>
@@ -296,11 +304,127 @@ static void test_slot_lock(void)
 	ASSERT_EQ(pthread_mutex_destroy(&slot.lock), 0);
 }
 
+/*
+ * The calls on CLOCK_REALTIME of the code under test: linked into this executable, it takes
+ * this definition, which counts them and waits as the C library's would.
+ */
+static atomic_uint realtime_waits;
+
+int pthread_mutex_timedlock(pthread_mutex_t *restrict m, const struct timespec *restrict ts)
+{
+	atomic_fetch_add(&realtime_waits, 1);
+	return pthread_mutex_clocklock(m, CLOCK_REALTIME, ts);
+}
+
+/* Whether this kernel has FUTEX_LOCK_PI2 (Linux 5.14), a PI mutex's wait on CLOCK_MONOTONIC. */
+static bool kernel_pi_monotonic(void)
+{
+	uint32_t word = 0;
+
+	return syscall(SYS_futex, &word, FUTEX_LOCK_PI2, 0, NULL, NULL, 0) == 0;
+}
+
+/*
+ * A record waits for the slot until a CLOCK_MONOTONIC deadline, never on the wall clock,
+ * which a step backwards (NTP, an administrator) would make a longer wait: the check that
+ * just began and does not answer is waited for that long, then not at all.
+ */
+static void test_slot_lock_monotonic(void)
+{
+	struct flight_slot slot = {0};
+	struct holder h;
+
+	if (!kernel_pi_monotonic()) {
+		fprintf(stderr, "skipped: the kernel has no FUTEX_LOCK_PI2\n");
+		return;
+	}
+	ASSERT_EQ(pi_mutex_init(&slot.lock), 0);
+	alarm(60);
+	atomic_store(&realtime_waits, 0);
+	holder_start(&h, &slot, 2000);
+	atomic_store(&slot.check_since, now_ns());
+	ASSERT_EQ(flight_slot_lock(&slot), FLIGHT_ERR_SESSIOND_BUSY);
+	ASSERT_TRUE(!atomic_load(&h.released));
+	ASSERT_EQ(atomic_load(&realtime_waits), 0);
+	atomic_store(&slot.check_since, 0);
+	holder_join(&h);
+	alarm(0);
+	ASSERT_EQ(pthread_mutex_destroy(&slot.lock), 0);
+}
+
+/* FUTEX_LOCK_PI2 made ENOSYS for the calling thread, as a kernel before 5.14 answers it. */
+static bool kernel_without_pi_monotonic(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, 0, 4),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, FUTEX_CMD_MASK),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FUTEX_LOCK_PI2, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+
+static void *slot_lock_without_pi_monotonic(void *arg)
+{
+	struct flight_slot *slot = arg;
+	struct holder h;
+
+	if (!kernel_without_pi_monotonic()) {
+		fprintf(stderr, "skipped: no seccomp filter (%s)\n", strerror(errno));
+		return NULL;
+	}
+	atomic_store(&realtime_waits, 0);
+	/* A check that just began and does not answer: waited for, then not. */
+	holder_start(&h, slot, 2000);
+	atomic_store(&slot->check_since, now_ns());
+	ASSERT_EQ(flight_slot_lock(slot), FLIGHT_ERR_SESSIOND_BUSY);
+	ASSERT_TRUE(!atomic_load(&h.released));
+	ASSERT_TRUE(atomic_load(&realtime_waits) > 0);
+	atomic_store(&slot->check_since, 0);
+	holder_join(&h);
+	/* One that answers: waited for, taken. */
+	holder_start(&h, slot, 10);
+	atomic_store(&slot->check_since, now_ns());
+	ASSERT_EQ(flight_slot_lock(slot), 0);
+	ASSERT_TRUE(atomic_load(&h.released));
+	ASSERT_EQ(pthread_mutex_unlock(&slot->lock), 0);
+	atomic_store(&slot->check_since, 0);
+	holder_join(&h);
+	return NULL;
+}
+
+/*
+ * On a kernel without FUTEX_LOCK_PI2 the C library refuses the PI mutex's wait on
+ * CLOCK_MONOTONIC (EINVAL): the wait is the wall clock's then, bounded all the same. The
+ * kernel here is made one for a thread of its own (the filter is that thread's).
+ */
+static void test_slot_lock_old_kernel(void)
+{
+	struct flight_slot slot = {0};
+	pthread_t t;
+
+	ASSERT_EQ(pi_mutex_init(&slot.lock), 0);
+	alarm(60);
+	ASSERT_EQ(pthread_create(&t, NULL, slot_lock_without_pi_monotonic, &slot), 0);
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	alarm(0);
+	ASSERT_EQ(pthread_mutex_destroy(&slot.lock), 0);
+}
+
 int main(void)
 {
 	RUN(test_recreate_fails);
 	RUN(test_slot_held);
 	RUN(test_reload_op);
 	RUN(test_slot_lock);
+	RUN(test_slot_lock_monotonic);
+	/* Last: once refused, the wait stays on the wall clock for the process. */
+	RUN(test_slot_lock_old_kernel);
 	return 0;
 }

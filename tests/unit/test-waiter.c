@@ -5,10 +5,11 @@
  * A snapshot is named after the fleet host and incident base of the last configuration; a
  * peer's alert queued while an earlier record was under way is taken when that record
  * ends, never before it was received; a record whose 32-bit size is out of bounds is
- * refused whole, whatever its low 16 bits say. A bounded stop (waiter_stop_by()) and a
- * thread coming back from sessiond late hand each record over once: the stop takes over
- * the record under way at its deadline, waits for one that was just over, and no thread
- * records once it gave up.
+ * refused whole, whatever its low 16 bits say, and the main loop is woken to say so, as it
+ * is when a thread leaves its loop on a failed read (the threads do not log). A bounded
+ * stop (waiter_stop_by()) and a thread coming back from sessiond late hand each record
+ * over once: the stop takes over the record under way at its deadline, waits for one that
+ * was just over, and no thread records once it gave up.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -288,6 +289,74 @@ static void test_record_size(void)
 	rig_stop(&r);
 }
 
+/* Whether the waiter's eventfd wakes the main loop within WAIT_MS; its count is read. */
+static bool main_loop_woken(struct waiter *w)
+{
+	struct pollfd p = {.fd = waiter_eventfd(w), .events = POLLIN};
+	uint64_t v;
+
+	if (poll(&p, 1, WAIT_MS) != 1)
+		return false;
+	ASSERT_EQ(read(p.fd, &v, sizeof(v)), sizeof(v));
+	return true;
+}
+
+/*
+ * An unreadable record, which makes no result, still wakes the main loop, which says so
+ * (the thread does not log): the count it reads has it.
+ */
+static void test_garbage_told(void)
+{
+	struct waiter_stats st;
+	struct rig r;
+
+	rig_start(&r, NULL);
+	write_alert(&r, LATENCY_TRACKER_RECORD_SIZE - 1, "wakeup");
+	ASSERT_TRUE(main_loop_woken(r.w));
+	ASSERT_TRUE(!waiter_take_results(r.w));
+	waiter_get_stats(r.w, &st, NULL);
+	ASSERT_EQ(st.garbage, 1);
+	ASSERT_EQ(st.alerts, 0);
+	ASSERT_EQ(st.ended, 0);
+	rig_stop(&r);
+}
+
+/*
+ * A thread whose read of the notification file fails leaves its loop: the main loop is
+ * woken, and the count says a thread ended, on which call and why. Here the file is one the
+ * thread cannot read (opened for writing only): poll says it is readable, read fails.
+ */
+static void test_thread_end_told(void)
+{
+	char dir[] = "/tmp/test-waiter.XXXXXX", fifo[PATH_MAX];
+	struct flight_slot slot = {0};
+	struct waiter_stats st;
+	struct waiter *w;
+	int unreadable;
+	bool rt;
+
+	ASSERT_TRUE(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/notify", dir);
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	ASSERT_EQ(pi_mutex_init(&slot.lock), 0);
+	ASSERT_EQ(waiter_new(fifo, &slot, "test", 1, &w), 0);
+	unreadable = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	ASSERT_TRUE(unreadable >= 0);
+	ASSERT_TRUE(dup3(unreadable, w->fd, O_CLOEXEC) == w->fd);
+	close(unreadable);
+	ASSERT_EQ(waiter_start(w, 0, false, &rt), 0);
+	ASSERT_EQ(waiter_threads(w), 1);
+	ASSERT_TRUE(main_loop_woken(w));
+	waiter_get_stats(w, &st, NULL);
+	ASSERT_EQ(st.ended, 1);
+	ASSERT_EQ(st.end_error, -EBADF);
+	ASSERT_STREQ(st.end_call, "read");
+	waiter_free(w);
+	pthread_mutex_destroy(&slot.lock);
+	ASSERT_EQ(unlink(fifo), 0);
+	ASSERT_EQ(rmdir(dir), 0);
+}
+
 /* Waits until the waiter is inside a record: between its start and the slot's lock. */
 static void wait_busy(struct rig *r)
 {
@@ -459,6 +528,8 @@ int main(void)
 	RUN(test_peer_during_record);
 	RUN(test_peer_budget_before_queue);
 	RUN(test_record_size);
+	RUN(test_garbage_told);
+	RUN(test_thread_end_told);
 	RUN(test_stop_takes_record_over);
 	RUN(test_stop_waits_for_handover);
 	return 0;
