@@ -63,8 +63,8 @@ struct json_tokener;
  *   1.16 metrics "rendering": the id of the text a read's parts come from, given by its
  *        first part and sent back with the others.
  *   1.17 causes' reason "discarded": a kernel alert of a key discarded as stale (module ABI
- *        1.7), its delay_ns a lower bound; status fleet dropped "unknown": the incidents
- *        named in peers' results that this host does not keep.
+ *        1.7), its delay_ns a lower bound; status fleet dropped "unknown": peers' results
+ *        that name an incident this host does not keep.
  *        Status session "waiter_ended" and counters "unreadable": the realtime waiter's
  *        threads that stopped on an error, and the reads of alerts it dropped.
  */

@@ -170,7 +170,7 @@ static struct json_object *fleet_object(struct manager *m, int *r)
 	result_add_int(dropped, "duplicate", (int64_t)st.duplicate, r);
 	result_add_int(dropped, "busy", (int64_t)st.busy, r);
 	result_add_int(dropped, "stale", (int64_t)st.stale, r);
-	/* 1.17: each incident a result names that this host does not keep */
+	/* 1.17: results naming an incident this host does not keep */
 	result_add_int(dropped, PROTO_KEY_UNKNOWN, (int64_t)manager_fleet_unknown_results(m), r);
 	result_add(o, PROTO_KEY_DROPPED, dropped, r);
 	result_add_int(o, PROTO_KEY_NOTES_DROPPED, (int64_t)st.notes_dropped, r);

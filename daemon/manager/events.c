@@ -33,6 +33,9 @@ static void log_cause(int prio, const struct cause *c, uint64_t id, const char *
 	char origin[PROTO_FLEET_NAME_MAX + 16], incident[PROTO_FLEET_INCIDENT_MAX + 16];
 	char t[LATENCY_TRACKER_NAME_LEN + 1], n[LATENCY_TRACKER_COMM_LEN + 1];
 	const struct proto_fleet_alert *a = &c->peer.alert;
+	const char *reason = c->kind == CAUSE_ALERT ? cause_alert_reason(&c->alert) : "";
+	bool discarded = strcmp(reason, PROTO_REASON_DISCARDED) == 0;
+	bool timeout = strcmp(reason, PROTO_REASON_TIMEOUT) == 0;
 	const char *fields[9];
 	size_t k = 0;
 
@@ -71,8 +74,14 @@ static void log_cause(int prio, const struct cause *c, uint64_t id, const char *
 			   " ns on %s, incident %s (tracker %s there): %s",
 			   t, a->tid, n, a->delay_ns, a->host, a->incident, a->tracker, what);
 	else if (c->kind == CAUSE_ALERT)
-		log_fields(prio, fields, "alert from tracker %s: pid %d (%s) %" PRIu64 " ns: %s", t,
-			   (int)c->alert.pid, n, (uint64_t)c->alert.delay_ns, what);
+		log_fields(prio, fields,
+			   "alert from tracker %s: pid %d (%s) %s%" PRIu64 " ns%s: %s", t,
+			   (int)c->alert.pid, n, discarded ? "at least " : "",
+			   (uint64_t)c->alert.delay_ns,
+			   discarded ? " (discarded as stale, its end never seen)"
+			   : timeout ? " (timeout, still pending)"
+				     : "",
+			   what);
 	else
 		log_fields(prio, fields, "alert from tracker %s: pid %d (%s) 0 ns: %s", t,
 			   (int)c->manual.pid, n, what);

@@ -77,7 +77,8 @@ struct fleet_state {
 	size_t n_summaries;
 	sd_event_source *summary_timer;
 	uint64_t answered[ANSWER_KINDS]; /* since the fleet started, for the metrics */
-	uint64_t unknown_results;	 /* results naming incidents this host does not keep */
+	uint64_t unknown_results;	 /* incidents named in results this host does not keep */
+	uint64_t unknown_messages;	 /* results naming one of them or more (the metrics') */
 	uint64_t more_said;		 /* results counting more incidents than they name */
 };
 

@@ -102,7 +102,7 @@ void manager_fleet_snapshot(struct manager *m, const struct recorder_snapshot *s
 void manager_fleet_refused(struct manager *m, const struct cause *c);
 /* The other members online, as their presences say. */
 size_t manager_fleet_members_online(struct manager *m);
-/* Incidents named in peers' results that this host does not keep, dropped (peers.c). */
+/* Peers' results naming an incident this host does not keep, dropped (peers.c). */
 uint64_t manager_fleet_unknown_results(struct manager *m);
 void manager_stop_fleet(struct manager *m);
 /* watchdog.c: pings the systemd watchdog, if there is one, while the waiter is not stuck. */

@@ -269,7 +269,7 @@ static void fleet_metrics(struct prom *p, struct manager *m)
 	family(p, "latencyd_fleet_dropped_messages_total", "counter",
 	       "Messages from the broker refused, by reason: malformed or oversized, another "
 	       "group, a host not the topic's, a duplicate, the waiter's queue full, stale, "
-	       "unknown (each incident a result names that this host does not keep).");
+	       "unknown (a result naming an incident that this host does not keep).");
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		sample(p, "latencyd_fleet_dropped_messages_total",
 		       (const char *const[]){"reason", dropped[i], NULL}, counts[i]);

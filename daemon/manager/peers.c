@@ -60,7 +60,7 @@ static void on_result(struct manager *m, const struct proto_fleet_result *res)
 {
 	/* At most one of them is set, by the status (proto/fleet.h). */
 	const char *detail = res->path[0] ? res->path : res->budget[0] ? res->budget : res->reason;
-	bool kept = false;
+	bool kept = false, unknown = false;
 
 	for (size_t i = 0; i < res->n; i++) {
 		/*
@@ -71,6 +71,7 @@ static void on_result(struct manager *m, const struct proto_fleet_result *res)
 		if (m->catalog && !catalog_incident_find(m->catalog, res->incidents[i])) {
 			uint64_t n = ++m->fleet_state->unknown_results;
 
+			unknown = true;
 			if ((n & (n - 1)) == 0) /* 1, 2, 4...: a flood is a few lines */
 				log_warnx("fleet: %s sent a result for %s, an incident this host "
 					  "does not keep (forged, or aged out): dropped (%" PRIu64
@@ -82,6 +83,9 @@ static void on_result(struct manager *m, const struct proto_fleet_result *res)
 		answers_result_noted(m, res->incidents[i]);
 		kept = true;
 	}
+	/* Counted by message, as the fleet's other drops are: dropped in part or whole. */
+	if (unknown)
+		m->fleet_state->unknown_messages++;
 	/* Its count is the sender's word: said only beside an incident this host keeps, and a
 	 * flood of such results is a few lines (1, 2, 4...). */
 	if (kept && res->count > res->n) {
@@ -96,7 +100,7 @@ static void on_result(struct manager *m, const struct proto_fleet_result *res)
 
 uint64_t manager_fleet_unknown_results(struct manager *m)
 {
-	return m->fleet_state ? m->fleet_state->unknown_results : 0;
+	return m->fleet_state ? m->fleet_state->unknown_messages : 0;
 }
 
 static void broadcast_fleet(struct manager *m, const char *what, const char *detail)

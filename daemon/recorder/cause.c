@@ -37,7 +37,7 @@ void cause_comm(const struct cause *c, char comm[LATENCY_TRACKER_COMM_LEN + 1])
  * A timeout flagged DISCARDED is the key's last record, its delay a lower bound: told apart
  * from one still pending, which may yet end. The flag means nothing on other reasons.
  */
-static const char *alert_reason(const struct latency_tracker_record *a)
+const char *cause_alert_reason(const struct latency_tracker_record *a)
 {
 	if (a->reason != LATENCY_TRACKER_REASON_TIMEOUT)
 		return PROTO_REASON_THRESHOLD;
@@ -47,7 +47,7 @@ static const char *alert_reason(const struct latency_tracker_record *a)
 
 static void alert_fields(const struct latency_tracker_record *a, struct catalog_cause *o, int *r)
 {
-	o->reason = catalog_strdup(alert_reason(a), r);
+	o->reason = catalog_strdup(cause_alert_reason(a), r);
 	o->seq = a->seq;
 	o->pid = a->pid;
 	o->tid = a->tid;

@@ -54,6 +54,9 @@ struct catalog_cause;
 void cause_tracker(const struct cause *c, char name[LATENCY_TRACKER_NAME_LEN + 1]);
 /* The task it names: the alert's, the requesting latencyctl, the origin's. */
 void cause_comm(const struct cause *c, char comm[LATENCY_TRACKER_COMM_LEN + 1]);
+/* A kernel alert's reason as the catalog spells it: PROTO_REASON_THRESHOLD, _TIMEOUT or
+ * _DISCARDED. */
+const char *cause_alert_reason(const struct latency_tracker_record *a);
 /* C as the catalog keeps it, in *O (freed with catalog_cause_free()); 0 or -ENOMEM. */
 int cause_to_catalog(const struct cause *c, struct catalog_cause *o);
 

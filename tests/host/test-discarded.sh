@@ -48,6 +48,8 @@ grep -Eq "^$id +.* complete +1 +block pid [0-9]+ \(alert-write\) >=61\.2s \(disc
 run ctl --json list-snapshots
 jq -e --argjson id "$id" '.snapshots[] | select(.id == $id) | .cause.reason == "discarded"' \
 	"$T/out" >/dev/null || fail "list-snapshots --json: $(cat "$T/out")"
+grep -q "alert from tracker block: pid [0-9]* (alert-write) at least 61200000000 ns (discarded as stale, its end never seen): snapshot" "$T/latencyd.log" ||
+	fail "the log line of a discarded key's alert: $(grep 'alert from' "$T/latencyd.log")"
 pass "a discarded key's alert: reason discarded, its delay a lower bound"
 
 ALERT_REASON=timeout "$ALERT_WRITE" "$T/alerts" block 1 || fail "alert-write timeout"
@@ -61,6 +63,8 @@ grep -Eq '^block +timeout +[0-9]+ +[0-9]+ +alert-write +2s$' "$T/out" ||
 run ctl list-snapshots
 grep -Eq "^$id2 +.* block pid [0-9]+ \(alert-write\) 2s \(timeout\) " "$T/out" ||
 	fail "list-snapshots of a timeout: $(cat "$T/out")"
+grep -q "alert from tracker block: pid [0-9]* (alert-write) 2000000000 ns (timeout, still pending): snapshot" "$T/latencyd.log" ||
+	fail "the log line of a timeout alert: $(grep 'alert from' "$T/latencyd.log")"
 pass "a pending key's timeout alert: reason timeout, its delay as it is"
 
 wait_for 50 grep -q "snapshot $id2 " "$T/watch.out" || fail "watch: $(cat "$T/watch.out" "$T/watch.err")"
