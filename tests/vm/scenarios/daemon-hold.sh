@@ -48,53 +48,69 @@ CONF
 	wait_recording $D/latencyd.log $D/ctl.sock
 }
 
+# --- 1. an alert during the calibration record
+# One try: 0 when the sample and the alert's wait came out as they should, 1 when not (the
+# numbers said). The emulated CPU's time is the host's to give: a host busy elsewhere (CI
+# runs host tests beside the VM) stretches records at random, so a miss is tried once more;
+# a latencyd whose calibration is as long as a full record misses both.
+calibration_try() {
+	rm -rf $D/snapshots $D/catalog.json $D/calibration
+	start_latencyd 'session: { subbuf_size = 262144; num_subbuf = 64; syscalls = true; };
+output: { directory = "/tmp/latencyd/snapshots"; };'
+	dd if=/dev/zero of=/dev/null bs=1 count=1000000000 2>/dev/null &
+	DD1=$!
+	dd if=/dev/zero of=/dev/null bs=1 count=1000000000 2>/dev/null &
+	DD2=$!
+	# The calibration comes 10 s after start: its directory appears as the record writes.
+	i=0
+	until [ -e $D/calibration ]; do
+		i=$((i + 1))
+		[ $i -lt 50000000 ] || fail "no calibration record"
+	done
+	echo "threshold 1" >$EMIT || fail "emit"
+	wait_snapshots $D/catalog.json 1 "the alert during the calibration"
+	i=0
+	until grep -q "history of the calibration snapshot" $D/latencyd.log; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || fail "calibration not measured: $(cat $D/latencyd.log)"
+		sleep 0.1
+	done
+	# Three more full records of the same buffers, one after the other.
+	for n in 2 3 4; do
+		echo "threshold 1" >$EMIT || fail "emit"
+		wait_snapshots $D/catalog.json $n "alert $n"
+	done
+	kill $DD1 $DD2
+	cal=$(sed -n 's/.*calibration record: .* in \([0-9]*\) us.*/\1/p' $D/latencyd.log)
+	[ -n "$cal" ] || fail "no calibration record logged: $(grep calibration $D/latencyd.log)"
+	grep -q "calibration record: a sample of the buffers" $D/latencyd.log ||
+		fail "the calibration was not a sample: $(grep calibration $D/latencyd.log)"
+	held=$(field detect_to_record_ns | head -n 1)
+	# The alert's own record, right after the calibration, and three more: all full.
+	full=$(field record_ns | median)
+	echo "calibration record (sample) $((cal / 1000)) ms; the alert during it recorded" \
+		"$((held / 1000000)) ms after its end; full records $((full / 1000000)) ms (median of" \
+		"$(field record_ns | awk '{ printf "%d ", $1 / 1e6 }')ms)"
+	[ "$full" -gt 0 ] || fail "no full record measured"
+	kill -TERM $LPID
+	wait $LPID || fail "latencyd did not stop cleanly"
+	if [ $((cal * 1000)) -ge "$full" ]; then
+		echo "miss: the sample took as long as a full record"
+		return 1
+	fi
+	if [ $((held * 4)) -ge $((full * 3)) ]; then
+		echo "miss: the alert during the calibration waited $((held / 1000000)) ms, three quarters of a full record or more"
+		return 1
+	fi
+	return 0
+}
+
 start_sessiond
 modprobe latency_tracker_selftest || fail "modprobe latency_tracker_selftest"
 
-# --- 1. an alert during the calibration record
-start_latencyd 'session: { subbuf_size = 262144; num_subbuf = 64; syscalls = true; };
-output: { directory = "/tmp/latencyd/snapshots"; };'
-dd if=/dev/zero of=/dev/null bs=1 count=1000000000 2>/dev/null &
-DD1=$!
-dd if=/dev/zero of=/dev/null bs=1 count=1000000000 2>/dev/null &
-DD2=$!
-# The calibration comes 10 s after start: its directory appears as the record writes.
-i=0
-until [ -e $D/calibration ]; do
-	i=$((i + 1))
-	[ $i -lt 50000000 ] || fail "no calibration record"
-done
-echo "threshold 1" >$EMIT || fail "emit"
-wait_snapshots $D/catalog.json 1 "the alert during the calibration"
-i=0
-until grep -q "history of the calibration snapshot" $D/latencyd.log; do
-	i=$((i + 1))
-	[ $i -lt 300 ] || fail "calibration not measured: $(cat $D/latencyd.log)"
-	sleep 0.1
-done
-# Three more full records of the same buffers, one after the other.
-for n in 2 3 4; do
-	echo "threshold 1" >$EMIT || fail "emit"
-	wait_snapshots $D/catalog.json $n "alert $n"
-done
-kill $DD1 $DD2
-cal=$(sed -n 's/.*calibration record: .* in \([0-9]*\) us.*/\1/p' $D/latencyd.log)
-[ -n "$cal" ] || fail "no calibration record logged: $(grep calibration $D/latencyd.log)"
-grep -q "calibration record: a sample of the buffers" $D/latencyd.log ||
-	fail "the calibration was not a sample: $(grep calibration $D/latencyd.log)"
-held=$(field detect_to_record_ns | head -n 1)
-# The alert's own record, right after the calibration, and three more: all full.
-full=$(field record_ns | median)
-echo "calibration record (sample) $((cal / 1000)) ms; the alert during it recorded" \
-	"$((held / 1000000)) ms after its end; full records $((full / 1000000)) ms (median of" \
-	"$(field record_ns | awk '{ printf "%d ", $1 / 1e6 }')ms)"
-[ "$full" -gt 0 ] || fail "no full record measured"
-[ $((cal * 1000)) -lt "$full" ] || fail "the sample took as long as a full record"
-[ $((held * 4)) -lt $((full * 3)) ] ||
-	fail "the alert during the calibration waited $((held / 1000000)) ms, three quarters of a full record or more"
+calibration_try || calibration_try ||
+	fail "twice: the sample took as long as a full record, or the alert during it waited three quarters of one or more"
 pass "an alert during the calibration record waits less than three quarters of a full record"
-kill -TERM $LPID
-wait $LPID || fail "latencyd did not stop cleanly"
 
 # --- 2. alerts while lttng-relayd is slow
 rm -rf $D/snapshots $D/catalog.json
