@@ -605,20 +605,7 @@ static void passed_set_mode(const struct control *c, const struct conf_control *
 /* The commands of uid KEY refused and not logged one by one, in one line. */
 static void say_denied(unsigned key, uint64_t count, uint64_t interval_usec, const char *last)
 {
-	char uid_field[64];
-
-	if (key == THROTTLE_OTHERS) {
-		log_fields(LOG_NOTICE, NULL,
-			   "%" PRIu64 " more request(s) of other uids refused within %llu s, not "
-			   "logged one by one (the last: %s)",
-			   count, (unsigned long long)(interval_usec / USEC_PER_SEC), last);
-		return;
-	}
-	snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", key);
-	log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
-		   "%" PRIu64 " more request(s) of uid %u refused within %llu s, not logged one "
-		   "by one (the last: %s)",
-		   count, key, (unsigned long long)(interval_usec / USEC_PER_SEC), last);
+	throttle_say_refused("request(s)", key, count, interval_usec, last);
 }
 
 int control_new(sd_event *event, const struct conf_control *cc,

@@ -148,6 +148,10 @@ void throttle_init(struct throttle *t, sd_event *event, const char *name, uint64
 bool throttle_now(struct throttle *t, unsigned key, const char *message);
 /* Says what is counted and not logged yet, and stops. */
 void throttle_done(struct throttle *t);
+/* The line of a say callback for refusals of uid KEY (or THROTTLE_OTHERS): WHAT, plural,
+ * names them ("connection(s)"). */
+void throttle_say_refused(const char *what, unsigned key, uint64_t count, uint64_t interval_usec,
+			  const char *last);
 
 /* refused.c: connections turned away at accept time, each with one error. */
 struct refused;

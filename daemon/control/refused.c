@@ -154,20 +154,7 @@ close:
 /* The accept-time refusals of uid KEY not logged one by one, in one line. */
 static void say_refusals(unsigned key, uint64_t count, uint64_t interval_usec, const char *last)
 {
-	char uid_field[64];
-
-	if (key == THROTTLE_OTHERS) {
-		log_fields(LOG_NOTICE, NULL,
-			   "%" PRIu64 " more connection(s) of other uids refused within %llu s, "
-			   "not logged one by one (the last: %s)",
-			   count, (unsigned long long)(interval_usec / USEC_PER_SEC), last);
-		return;
-	}
-	snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", key);
-	log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
-		   "%" PRIu64 " more connection(s) of uid %u refused within %llu s, not logged one "
-		   "by one (the last: %s)",
-		   count, key, (unsigned long long)(interval_usec / USEC_PER_SEC), last);
+	throttle_say_refused("connection(s)", key, count, interval_usec, last);
 }
 
 /* The busy refusals not logged one by one since the last line, in one line. */

@@ -13,6 +13,7 @@
  * uids make a bounded number of lines too. Only the lines are throttled: what is counted
  * elsewhere (status "control") still counts every event.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -100,4 +101,24 @@ void throttle_done(struct throttle *t)
 	say_unlogged(t);
 	t->n = 0;
 	t->timer = sd_event_source_disable_unref(t->timer);
+}
+
+void throttle_say_refused(const char *what, unsigned key, uint64_t count, uint64_t interval_usec,
+			  const char *last)
+{
+	unsigned long long sec = interval_usec / 1000000;
+	char uid_field[64];
+
+	if (key == THROTTLE_OTHERS) {
+		log_fields(LOG_NOTICE, NULL,
+			   "%" PRIu64 " more %s of other uids refused within %llu s, not logged "
+			   "one by one (the last: %s)",
+			   count, what, sec, last);
+		return;
+	}
+	snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", key);
+	log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
+		   "%" PRIu64 " more %s of uid %u refused within %llu s, not logged one by one "
+		   "(the last: %s)",
+		   count, what, key, sec, last);
 }
