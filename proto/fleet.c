@@ -453,19 +453,20 @@ int proto_fleet_presence_parse(const void *payload, size_t len, struct proto_fle
 		r = copy_name(p->boot_id, sizeof(p->boot_id), raw.boot_id ?: "", "boot_id", false,
 			      why, whylen);
 	/*
-	 * Refused rather than ignored: a member whose renewals cannot be timed would be kept
-	 * online for ever, the very fault the renewals end. Absent, it is a latencyd that
-	 * renews nothing (0), kept as members always were.
+	 * Zero, a negative or a non-integer is no period: refused rather than ignored, for a
+	 * member whose renewals cannot be timed would be kept online for ever, the very fault
+	 * the renewals end. An integer above the range is a later version's period, one this
+	 * host cannot time: read as absent (0), a member that renews nothing, kept as members
+	 * always were, never refused and so never invisible here.
 	 */
 	if (r >= 0 && json_object_object_get_ex(o, PROTO_FLEET_KEY_EVERY_S, NULL) &&
-	    (raw.every < PROTO_FLEET_EVERY_MIN_S || raw.every > PROTO_FLEET_EVERY_MAX_S)) {
-		snprintf(why, whylen, "\"%s\" %" PRIu64 " is not %d to %d seconds",
-			 PROTO_FLEET_KEY_EVERY_S, raw.every, PROTO_FLEET_EVERY_MIN_S,
-			 PROTO_FLEET_EVERY_MAX_S);
+	    raw.every < PROTO_FLEET_EVERY_MIN_S) {
+		snprintf(why, whylen, "\"%s\" %" PRIu64 " is not a period of %d s or more",
+			 PROTO_FLEET_KEY_EVERY_S, raw.every, PROTO_FLEET_EVERY_MIN_S);
 		r = -EINVAL;
 	}
 	p->since_realtime_ns = raw.since;
-	p->every_s = r >= 0 ? (uint32_t)raw.every : 0;
+	p->every_s = r >= 0 && raw.every <= PROTO_FLEET_EVERY_MAX_S ? (uint32_t)raw.every : 0;
 	json_object_put(o);
 	return r;
 }

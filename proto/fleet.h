@@ -130,8 +130,9 @@ struct proto_fleet_result {
 /*
  * PREFIX/GROUP/presence/HOST, retained: HOST is a member, or went away (its last will).
  * every_s is optional: a member that does not send it (a latencyd before it) renews nothing
- * and is never timed out; one that sends it says PROTO_FLEET_EVERY_MIN_S..MAX_S, else the
- * message is refused.
+ * and is never timed out. One that sends it says PROTO_FLEET_EVERY_MIN_S..MAX_S; an integer
+ * above that (a later version's wider range) is read as absent, anything else that is not
+ * a positive integer refuses the message.
  */
 struct proto_fleet_presence {
 	char host[PROTO_FLEET_NAME_MAX + 1];
@@ -139,7 +140,7 @@ struct proto_fleet_presence {
 	char boot_id[40];
 	char state[8]; /* online, offline */
 	uint64_t since_realtime_ns;
-	uint32_t every_s; /* seconds between renewals, 0: not said */
+	uint32_t every_s; /* seconds between renewals, 0: not said (or above the range) */
 };
 
 /* True for a name of [A-Za-z0-9._-] of 1..PROTO_FLEET_NAME_MAX bytes. */

@@ -32,7 +32,7 @@ enum fleet_note_kind {
 	FLEET_RESULT,	    /* result: what a peer did for incidents */
 	FLEET_PEER_ALERT,   /* alert: a peer's alert that was queued for recording */
 	FLEET_UNANSWERED,   /* alert, detail (a status), budget: a peer's alert not recorded */
-	FLEET_PRESENCE,	    /* presence: a member came or went */
+	FLEET_PRESENCE,	    /* presence: a member came, went or renewed; or ours, back */
 	/* result: an origin's alerts not recorded (FLEET_UNANSWERED merged; host: the
 	 * origin), the first PROTO_FLEET_RESULT_INCIDENTS named, all counted; never from the
 	 * helper */

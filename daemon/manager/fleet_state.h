@@ -33,6 +33,7 @@ struct fleet_member {
 	uint64_t confirmed; /* the connection (fleet_state.connections) it was last heard on */
 	uint32_t every_s;   /* its presence's renewal period, 0: it renews nothing */
 	uint64_t heard_ns;  /* its last presence, or this host's last connection (monotonic) */
+	uint64_t proof_ns;  /* this host's own presence first back past its bound; 0: not yet */
 };
 
 struct outbox_item {
@@ -65,6 +66,9 @@ struct fleet_state {
 	uint64_t connections;
 	uint64_t confirm_by_ns;
 	bool connected; /* members_reconnected() until members_disconnected() */
+	/* When this host's own presence last came back from the broker (CLOCK_MONOTONIC; 0:
+	 * never): the broker delivers to us, so a member silent meanwhile is the silent one. */
+	uint64_t self_heard_ns;
 	/* Set for the next of confirm_by_ns and the members' renewal bounds (members.c). */
 	sd_event_source *members_timer;
 	struct outbox_item outbox[OUTBOX_MAX];
@@ -83,6 +87,7 @@ struct fleet_state {
 };
 
 /* members.c */
+/* A member's presence, or this host's own back from the broker. */
 void members_update(struct manager *m, const struct proto_fleet_presence *p);
 /* Connected (again): who is online is what the retained presences now say (members.c). */
 void members_reconnected(struct manager *m);

@@ -18,7 +18,17 @@
  * away. A member that does not say every_s (an older latencyd) renews nothing and is kept
  * as before. While this host is not connected nothing can be heard: each reconnection
  * counts as the last word of the members online before it, and the confirmation above
- * decides.
+ * decides; no member's bound falls before it.
+ *
+ * Silence proves nothing while the broker or the link stalls: every renewal is held, ours
+ * too, and this host notices its own connection lost only by the MQTT keepalive (up to a
+ * minute). So a member is timed out only once this host's own presence, renewed as every
+ * member's is, came back from the broker past that member's bound: the broker delivers to
+ * us, and the member is the silent one. Even then MEMBERS_BACKLOG_NS more: a broker that
+ * resumes hands on what it held, ours and the member's, in whatever order it reads them.
+ * If our own presence never comes back (an ACL that keeps this host from reading its own
+ * topic), no member is timed out: the side where a dead member stays listed, as before the
+ * renewals, rather than live ones flapping.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -35,6 +45,9 @@
  * retained ones right after the SUBACK, so this is a safety margin, not a wait. */
 #define MEMBERS_CONFIRM_NS (UINT64_C(10) * NS_PER_SEC)
 #define MEMBERS_TIMER_US   100000 /* the timer's accuracy: a member goes a little later */
+/* How long a broker that resumes may take to hand on its backlog, ours and a member's
+ * presences: within milliseconds, so this is a margin, not a wait. */
+#define MEMBERS_BACKLOG_NS NS_PER_SEC
 
 static struct fleet_member *find(struct fleet_state *fs, const char *host)
 {
@@ -62,17 +75,43 @@ static void went_away(struct fleet_state *fs, struct fleet_member *mb)
 	mb->gone = ++fs->departures;
 }
 
-/* When a member that renews its presence went away unless heard of again: 0, never, or
- * not while this host is not connected. every_s < 2^32: the product stays below 2^64. */
+/*
+ * The bound of a member that renews its presence: 0, none, or not while this host is not
+ * connected. Never before the confirmation of the latest connection, which decides who is
+ * still there after it (and says so). every_s < 2^32: the product stays below 2^64.
+ */
 static uint64_t lapse_at(const struct fleet_state *fs, const struct fleet_member *mb)
 {
+	uint64_t at;
+
 	if (!fs->connected || !mb->online || !mb->every_s)
 		return 0;
-	return mb->heard_ns + (uint64_t)mb->every_s * PROTO_FLEET_PRESENCE_LAPSE * NS_PER_SEC;
+	at = mb->heard_ns + (uint64_t)mb->every_s * PROTO_FLEET_PRESENCE_LAPSE * NS_PER_SEC;
+	return fs->confirm_by_ns > at ? fs->confirm_by_ns : at;
+}
+
+/* Each member past its bound keeps the first of our own presences back since (its proof):
+ * later ones, however often they come, never put its going off. */
+static void prove(struct fleet_state *fs)
+{
+	for (size_t i = 0; i < fs->n_members; i++) {
+		struct fleet_member *mb = &fs->members[i];
+		uint64_t at = lapse_at(fs, mb);
+
+		if (at && !mb->proof_ns && fs->self_heard_ns >= at)
+			mb->proof_ns = fs->self_heard_ns;
+	}
+}
+
+/* When a member went away for want of a renewal: 0, not proven (yet). A proof is never
+ * before its bound: a presence or a reconnection that moves the bound clears it. */
+static uint64_t gone_at(const struct fleet_state *fs, const struct fleet_member *mb)
+{
+	return lapse_at(fs, mb) && mb->proof_ns ? mb->proof_ns + MEMBERS_BACKLOG_NS : 0;
 }
 
 /* Past the bound of the latest connection: who did not confirm it went away meanwhile; and
- * who renews its presence but was not heard of in time. */
+ * who renews its presence but was not heard of in time, as our own presence proved. */
 static void expire(struct fleet_state *fs)
 {
 	uint64_t now = now_ns();
@@ -90,9 +129,10 @@ static void expire(struct fleet_state *fs)
 			}
 		}
 	}
+	prove(fs); /* the bounds are earlier once the confirmation is over */
 	for (size_t i = 0; i < fs->n_members; i++) {
 		struct fleet_member *mb = &fs->members[i];
-		uint64_t at = lapse_at(fs, mb);
+		uint64_t at = gone_at(fs, mb);
 
 		if (at && now >= at) {
 			log_info("fleet: member %s went away (no presence for %" PRIu64 " s)",
@@ -102,13 +142,14 @@ static void expire(struct fleet_state *fs)
 	}
 }
 
-/* The next time expire() has something to do: 0, none. */
+/* The next time expire() has something to do: 0, none. A member past its bound but not
+ * proven yet waits for our own presence, which sets the timer again (members_update()). */
 static uint64_t next_due(const struct fleet_state *fs)
 {
 	uint64_t next = fs->confirm_by_ns;
 
 	for (size_t i = 0; i < fs->n_members; i++) {
-		uint64_t at = lapse_at(fs, &fs->members[i]);
+		uint64_t at = gone_at(fs, &fs->members[i]);
 
 		if (at && (!next || at < next))
 			next = at;
@@ -152,8 +193,8 @@ static void arm(struct manager *m, uint64_t at)
 	}
 }
 
-/* The timer set for AT unless it goes off by then already: a renewal moves its member's
- * bound later, and the timer, early then, finds the next one due (on_timer()). */
+/* The timer set for AT unless it goes off by then already: a renewal since moved its
+ * member's going later, and the timer, early then, finds the next one due (on_timer()). */
 static void arm_by(struct manager *m, uint64_t at)
 {
 	sd_event_source *t = m->fleet_state->members_timer;
@@ -177,8 +218,10 @@ void members_reconnected(struct manager *m)
 	fs->connected = true;
 	/* Not heard of while this host was away: timed from now, once the confirmation kept
 	 * them. */
-	for (size_t i = 0; i < fs->n_members; i++)
+	for (size_t i = 0; i < fs->n_members; i++) {
 		fs->members[i].heard_ns = now;
+		fs->members[i].proof_ns = 0;
+	}
 	arm(m, next_due(fs));
 }
 
@@ -191,12 +234,32 @@ void members_disconnected(struct manager *m)
 	arm(m, next_due(fs));
 }
 
+/*
+ * Our own presence back: whoever published it, the broker delivered it to us at this
+ * moment, and that is all it says. Another client publishing under this host's name (a
+ * second host with the same fleet.host, a forger the broker's ACL lets through) at worst
+ * keeps this fresh: it proves the broker's delivery to us as well as ours would, and a
+ * member still goes only for its own silence past its bound.
+ */
+static void self_heard(struct manager *m)
+{
+	struct fleet_state *fs = m->fleet_state;
+
+	fs->self_heard_ns = now_ns();
+	prove(fs);
+	arm_by(m, next_due(fs));
+}
+
 void members_update(struct manager *m, const struct proto_fleet_presence *p)
 {
 	struct fleet_state *fs = m->fleet_state;
 	struct fleet_member *mb = find(fs, p->host);
 	bool online = strcmp(p->state, PROTO_FLEET_ONLINE) == 0;
 
+	if (strcmp(p->host, fleet_host(m->fleet)) == 0) {
+		self_heard(m); /* never a member of its own */
+		return;
+	}
 	if (!mb) {
 		if (!online)
 			return; /* gone before we knew it: nothing to forget */
@@ -234,7 +297,7 @@ void members_update(struct manager *m, const struct proto_fleet_presence *p)
 	/* A renewal, which changes nothing else, is not logged. */
 	mb->every_s = p->every_s;
 	mb->heard_ns = now_ns();
-	arm_by(m, lapse_at(fs, mb));
+	mb->proof_ns = 0;
 }
 
 size_t members_now(struct manager *m, const char **hosts, size_t max)

@@ -106,21 +106,19 @@ static int parse_presence(const char *text, struct proto_fleet_presence *p, char
 }
 
 /* every_s: written only when there is one, read back; absent is a member that renews
- * nothing; out of range, or not an integer, the message is refused with the reason. */
+ * nothing, and so is an integer above the range (a later version's); zero, a negative or
+ * not an integer, the message is refused with the reason. */
 static void test_presence_every(void)
 {
 	static const char *const bad[] = {
-		"0",
-		"-1",
+		"0", "-1", "1.5", "3601.0", "1e3", "\"60\"", "null", "true", "[60]",
+	};
+	/* json-c reads an integer past 2^64 as 2^64 - 1: above the range too. */
+	static const char *const above[] = {
 		"3601",
 		"4294967296",
 		"18446744073709551615",
 		"99999999999999999999999",
-		"1.5",
-		"\"60\"",
-		"null",
-		"true",
-		"[60]",
 	};
 	struct proto_fleet_presence p = {.host = "web1",
 					 .group = "lab",
@@ -158,6 +156,17 @@ static void test_presence_every(void)
 		ASSERT_TRUE(parse_presence(msg, &out, why) < 0);
 		ASSERT_CONTAINS(why, "every_s");
 		ASSERT_EQ(out.every_s, 0);
+	}
+	for (size_t i = 0; i < sizeof(above) / sizeof(above[0]); i++) {
+		snprintf(msg, sizeof(msg),
+			 "{\"v\":3,\"host\":\"a\",\"group\":\"g\",\"state\":\"online\","
+			 "\"every_s\":%s}",
+			 above[i]);
+		out.every_s = 7;
+		ASSERT_EQ(parse_presence(msg, &out, why), 0);
+		ASSERT_EQ(out.every_s, 0);
+		ASSERT_TRUE(strcmp(out.host, "a") == 0 &&
+			    strcmp(out.state, PROTO_FLEET_ONLINE) == 0);
 	}
 }
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What arrives from the broker, on the network thread: a peer's alert, a result for one of
- * this host's incidents, a member's presence. Each is parsed and checked (proto/fleet.c)
- * and handed on to latencyd (records.c), or counted and dropped: a message must name our
- * group, come from the host its topic names, and speak only for that host's incidents; an
- * incident is handed on once, and an alert older than fleet.max_age is answered as stale,
- * never recorded.
+ * this host's incidents, a member's presence or our own. Each is parsed and checked
+ * (proto/fleet.c) and handed on to latencyd (records.c), or counted and dropped: a message
+ * must name our group, come from the host its topic names, and speak only for that host's
+ * incidents; an incident is handed on once, and an alert older than fleet.max_age is
+ * answered as stale, never recorded.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -165,6 +165,12 @@ static void on_result(struct mqtt *m, const struct mosquitto_message *msg, const
 		mqtt_send_event(m, &e);
 }
 
+/*
+ * Our own presence, back from the broker, goes on too: latencyd learns from it that the
+ * broker still delivers to this host, before it times a silent member out (members.c). One
+ * that another client published under our name (a forger, or a second host with the same
+ * fleet.host) says just as much about that delivery, and nothing more.
+ */
 static void on_presence(struct mqtt *m, const struct mosquitto_message *msg, const char *host)
 {
 	struct fleet_wire_event e = {.ev.kind = FLEET_PRESENCE};
@@ -175,8 +181,7 @@ static void on_presence(struct mqtt *m, const struct mosquitto_message *msg, con
 	if (accepted(m,
 		     proto_fleet_presence_parse(msg->payload, (size_t)msg->payloadlen,
 						&e.ev.presence, why, sizeof(why)),
-		     e.ev.presence.group, e.ev.presence.host, host) &&
-	    strcmp(host, m->s->host) != 0)
+		     e.ev.presence.group, e.ev.presence.host, host))
 		mqtt_send_event(m, &e);
 }
 

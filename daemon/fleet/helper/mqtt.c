@@ -52,50 +52,72 @@ static int presence_expiry(const struct mqtt *m, mosquitto_property **props)
 					    PROTO_FLEET_PRESENCE_LAPSE * m->s->presence_every_s);
 }
 
-/* Retained: a host that starts later learns who the members are from the broker. */
+/* Whether one of our presences awaits its PUBACK (under pub_lock). */
+static bool presence_pending(const struct mqtt *m)
+{
+	for (int i = 0; i < PRESENCE_MIDS; i++)
+		if (m->presence_mid[i])
+			return true;
+	return false;
+}
+
+/*
+ * Retained: a host that starts later learns who the members are from the broker.
+ *
+ * An online one is skipped while an earlier presence awaits its PUBACK (a frozen broker, a
+ * connection lost): that one says the same once it gets through, and presence_mid[] never
+ * holds more than one online and the offline one at the end. libmosquitto (2.0) keeps an
+ * unacked QoS 1 message, with its mid, across reconnections, clean session or not, and sends
+ * it again after the CONNACK (lib/messages_mosq.c: message__reconnect_reset(),
+ * message__retry_check()); a mid forgotten would have its PUBACK counted as a request's.
+ * For that reason too a mid is kept when the publish says MOSQ_ERR_NO_CONN: the message is
+ * queued all the same, for the next connection. The PUBACK that clears the last pending one
+ * makes the skipped renewal due at once (on_publish()).
+ */
 static void publish_presence(struct mqtt *m, const char *state)
 {
+	bool online = strcmp(state, PROTO_FLEET_ONLINE) == 0;
 	mosquitto_property *props = NULL;
 	char t[TOPIC_MAX], *text = NULL;
 
 	if (topic(m, t, PROTO_FLEET_TOPIC_PRESENCE, m->s->host) == 0 &&
 	    presence_text(m, state, &text) == 0 && presence_expiry(m, &props) == MOSQ_ERR_SUCCESS) {
-		int mid = 0;
+		int mid = 0, r;
 
 		pthread_mutex_lock(&m->pub_lock);
-		if (mosquitto_publish_v5(m->mosq, &mid, t, (int)strlen(text), text, 1, true,
-					 props) == MOSQ_ERR_SUCCESS)
-			m->presence_mid[m->presence_next++ % PRESENCE_MIDS] = mid;
+		if (online && presence_pending(m)) {
+			m->presence_skipped = true;
+		} else {
+			r = mosquitto_publish_v5(m->mosq, &mid, t, (int)strlen(text), text, 1, true,
+						 props);
+			if (r == MOSQ_ERR_SUCCESS || r == MOSQ_ERR_NO_CONN)
+				m->presence_mid[m->presence_next++ % PRESENCE_MIDS] = mid;
+		}
 		pthread_mutex_unlock(&m->pub_lock);
 	}
 	mosquitto_property_free_all(&props);
 	free(text);
 }
 
-/*
- * The renewal, skipped while an earlier presence still awaits its PUBACK (a frozen broker):
- * that one says the same once it gets through, and presence_mid[] must never hold more than
- * it can, or a presence's PUBACK would be counted as a request's.
- */
 int mqtt_renew(struct mqtt *m)
 {
 	uint64_t now = now_ns(), every = (uint64_t)m->s->presence_every_s * 1000000000, left;
-	bool due, pending = false;
+	bool due, skipped;
 
+	pthread_mutex_lock(&m->pub_lock);
+	skipped = m->presence_skipped;
+	pthread_mutex_unlock(&m->pub_lock);
 	pthread_mutex_lock(&m->lock);
 	due = m->st.connected && !m->stopping && now >= m->presence_due_ns;
 	if (due)
 		m->presence_due_ns = now + every;
 	left = m->st.connected && m->presence_due_ns > now ? m->presence_due_ns - now : every;
+	/* A renewal skipped goes out as soon as the PUBACK it waits for comes. */
+	if (skipped && m->st.connected && left > RENEW_RETRY_NS)
+		left = RENEW_RETRY_NS;
 	pthread_mutex_unlock(&m->lock);
-	if (due) {
-		pthread_mutex_lock(&m->pub_lock);
-		for (int i = 0; i < PRESENCE_MIDS; i++)
-			pending |= m->presence_mid[i] != 0;
-		pthread_mutex_unlock(&m->pub_lock);
-		if (!pending)
-			publish_presence(m, PROTO_FLEET_ONLINE);
-	}
+	if (due)
+		publish_presence(m, PROTO_FLEET_ONLINE);
 	return (int)((left + 999999) / 1000000);
 }
 
@@ -107,7 +129,7 @@ static void on_publish(struct mosquitto *mosq, void *userdata, int mid, int reas
 		       const mosquitto_property *props)
 {
 	struct mqtt *m = userdata;
-	bool presence = false;
+	bool presence = false, renew = false;
 
 	(void)mosq;
 	(void)props;
@@ -119,7 +141,18 @@ static void on_publish(struct mosquitto *mosq, void *userdata, int mid, int reas
 		}
 	if (!presence && m->unacked)
 		m->unacked--;
+	/* Peers time this host from the presence this PUBACK is for, or an earlier one: the
+	 * renewal skipped meanwhile must not wait a period more. */
+	if (presence && m->presence_skipped && !presence_pending(m)) {
+		m->presence_skipped = false;
+		renew = true;
+	}
 	pthread_mutex_unlock(&m->pub_lock);
+	if (renew) {
+		pthread_mutex_lock(&m->lock);
+		m->presence_due_ns = 0;
+		pthread_mutex_unlock(&m->lock);
+	}
 	if (!presence)
 		mqtt_count(m, reason >= 0x80 ? &m->st.publish_failed : &m->st.published);
 }
@@ -171,7 +204,8 @@ static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 		return;
 	}
 	(void)mosq;
-	/* One SUBSCRIBE of three topics: one SUBACK to check. */
+	/* One SUBSCRIBE of three topics: one SUBACK to check. A presence still pending from an
+	 * earlier connection goes out again after this, in its place (publish_presence()). */
 	subscribe(m);
 	publish_presence(m, PROTO_FLEET_ONLINE);
 	pthread_mutex_lock(&m->lock);

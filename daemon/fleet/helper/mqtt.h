@@ -23,7 +23,8 @@ int mqtt_start(struct mqtt *m);
 /* A PUBLISH_* request: 0, -ENOTCONN (nothing queued: the caller retries), -EIO, -ENOMEM. */
 int mqtt_publish(struct mqtt *m, const struct fleet_wire_request *q);
 /* Renews this host's presence if fleet.presence_every passed since the last one while
- * connected; the milliseconds until the next is due. */
+ * connected; the milliseconds until it is called again (the next renewal due, or sooner
+ * while one skipped waits for a PUBACK). */
 int mqtt_renew(struct mqtt *m);
 /* Sends the counters if they changed since the last record (count() holds them back for a
  * while under a flood); called every second or so. */

@@ -22,10 +22,12 @@
 #define SEEN_ORIGINS	   64 /* origins whose recent incidents are remembered */
 #define SEEN_PER_ORIGIN	   32 /* an origin's recent incidents, to hand each on once */
 #define TOPIC_MAX	   (5 * PROTO_FLEET_NAME_MAX + 16)
-#define PRESENCE_MIDS	   4 /* presences in flight at once: online, then offline */
+#define PRESENCE_MIDS	   4 /* presences in flight at once: one online, then the offline one */
 /* A counter alone goes to latencyd at most this often: a flood of bad messages costs one
  * record per period, not one each (mqtt_flush() sends what is left). */
 #define COUNTERS_PERIOD_NS (100 * 1000 * 1000)
+/* How often a renewal skipped for a pending presence looks for its PUBACK (mqtt_renew()). */
+#define RENEW_RETRY_NS	   (100 * 1000 * 1000)
 
 /* One origin's recent incidents: a ring of their numbers, per boot of the origin. */
 struct seen_origin {
@@ -63,6 +65,7 @@ struct mqtt {
 	uint64_t unacked;		 /* requests handed to libmosquitto, not acked */
 	int presence_mid[PRESENCE_MIDS]; /* our presences' mids: not requests */
 	unsigned presence_next;
+	bool presence_skipped; /* a renewal skipped for a pending presence (publish_presence()) */
 	uint64_t presence_due_ns; /* the next renewal (CLOCK_MONOTONIC; under lock) */
 	/* The network thread's own: incidents already handed on. */
 	struct seen_origin seen[SEEN_ORIGINS];
