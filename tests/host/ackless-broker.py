@@ -12,6 +12,8 @@ import socket
 import sys
 import time
 
+from mqtt_v5 import filters
+
 T0 = time.monotonic()
 
 
@@ -52,23 +54,6 @@ class Conn:
             return None
         self.buf = b[i + n:]
         return b[0], b[i:i + n]
-
-
-def filters(body):
-    """How many topic filters a v5 SUBSCRIBE asks for."""
-    i, shift, props = 2, 0, 0
-    while True:
-        props |= (body[i] & 0x7F) << shift
-        shift += 7
-        i += 1
-        if not body[i - 1] & 0x80:
-            break
-    i += props
-    n = 0
-    while i < len(body):
-        i += 2 + int.from_bytes(body[i:i + 2], "big") + 1
-        n += 1
-    return n
 
 
 def puback(sock, mid):

@@ -7,6 +7,8 @@
 import socket
 import sys
 
+from mqtt_v5 import filters
+
 
 def varint(sock):
     n, shift = 0, 0
@@ -31,23 +33,6 @@ def packet(sock):
             raise EOFError
         body += chunk
     return head[0], body
-
-
-def filters(body):
-    """How many topic filters a v5 SUBSCRIBE asks for."""
-    i, shift, props = 2, 0, 0
-    while True:
-        props |= (body[i] & 0x7F) << shift
-        shift += 7
-        i += 1
-        if not body[i - 1] & 0x80:
-            break
-    i += props
-    n = 0
-    while i < len(body):
-        i += 2 + int.from_bytes(body[i:i + 2], "big") + 1
-        n += 1
-    return n
 
 
 def serve(conn):
