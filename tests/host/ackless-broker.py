@@ -8,11 +8,10 @@
 # ("conn N acks COUNT") and the end ("conn N end"), each closed by the seconds since it
 # started. Usage: ackless-broker.py PORTFILE DROPS HOLD SHOW   (listens on 127.0.0.1)
 import select
-import socket
 import sys
 import time
 
-from mqtt_v5 import filters
+from mqtt_v5 import filters, listen
 
 T0 = time.monotonic()
 
@@ -102,12 +101,7 @@ def serve(sock, index, drops, hold, show):
 
 def main():
     drops, hold, show = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-    srv = socket.socket()
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(4)
-    with open(sys.argv[1], "w") as f:
-        f.write(f"{srv.getsockname()[1]}\n")
+    srv = listen(sys.argv[1])
     index = 0
     while True:
         conn, _ = srv.accept()

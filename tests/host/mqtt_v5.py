@@ -1,5 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# What the test brokers (takeover-broker.py, ackless-broker.py) read of MQTT v5 packets.
+# What the test brokers (takeover-broker.py, ackless-broker.py) share: their listening
+# socket and what they read of MQTT v5 packets.
+import socket
+
+
+def listen(portfile):
+    """A socket listening on 127.0.0.1, on a port the system picks, written to PORTFILE."""
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    with open(portfile, "w") as f:
+        f.write(f"{srv.getsockname()[1]}\n")
+    return srv
 
 
 def filters(body):

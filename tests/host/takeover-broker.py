@@ -7,7 +7,7 @@
 import socket
 import sys
 
-from mqtt_v5 import filters
+from mqtt_v5 import filters, listen
 
 
 def varint(sock):
@@ -56,12 +56,7 @@ def serve(conn):
 
 
 def main():
-    srv = socket.socket()
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(4)
-    with open(sys.argv[1], "w") as f:
-        f.write(f"{srv.getsockname()[1]}\n")
+    srv = listen(sys.argv[1])
     while True:
         conn, _ = srv.accept()
         try:

@@ -22,24 +22,11 @@ P=ltd$$
 GA=${P}adm GR=${P}rd GN=${P}no # admin group, read group, everyone's primary group
 UA=${P}a UR=${P}r UN=${P}n     # in GA only, in GR only, in neither
 UR2=${P}r2 UR3=${P}r3          # more members of GR only, for the slots
-USERS=() GROUPS_MADE=()
-remove_accounts() {
-	local u g
-	for u in "${USERS[@]}"; do userdel "$u" 2>/dev/null || echo "warning: userdel $u" >&2; done
-	for g in "${GROUPS_MADE[@]}"; do groupdel "$g" 2>/dev/null || echo "warning: groupdel $g" >&2; done
-}
+. "$(dirname "$0")/accounts.sh"
 trap 'cleanup; remove_accounts' EXIT
 trap 'exit 1' INT TERM HUP
 
-for g in "$GA" "$GR" "$GN"; do
-	groupadd "$g" || fail "groupadd $g"
-	GROUPS_MADE+=("$g")
-done
-newuser() {
-	useradd -M -N -d /nonexistent -s /usr/sbin/nologin -g "$GN" ${2:+-G "$2"} "$1" ||
-		fail "useradd $1"
-	USERS+=("$1")
-}
+new_groups "$GA" "$GR" "$GN"
 newuser "$UA" "$GA"
 newuser "$UR" "$GR"
 newuser "$UN"

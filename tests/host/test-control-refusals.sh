@@ -24,25 +24,12 @@ PYTHON=$(PATH=/usr/local/bin:/usr/bin:/bin command -v python3) ||
 P=ltc$$
 GA=${P}adm GR=${P}rd GN=${P}no # admin group, read group, everyone's primary group
 UR=${P}r UN=${P}n UX=${P}x     # in GR, in neither, in GR until taken out
-USERS=() GROUPS_MADE=()
-remove_accounts() {
-	local u g
-	for u in "${USERS[@]}"; do userdel "$u" 2>/dev/null || echo "warning: userdel $u" >&2; done
-	for g in "${GROUPS_MADE[@]}"; do groupdel "$g" 2>/dev/null || echo "warning: groupdel $g" >&2; done
-}
+. "$(dirname "$0")/accounts.sh"
 WATCH=
 trap '[ -n "$WATCH" ] && kill "$WATCH" 2>/dev/null; cleanup; remove_accounts' EXIT
 trap 'exit 1' INT TERM HUP
 
-for g in "$GA" "$GR" "$GN"; do
-	groupadd "$g" || fail "groupadd $g"
-	GROUPS_MADE+=("$g")
-done
-newuser() {
-	useradd -M -N -d /nonexistent -s /usr/sbin/nologin -g "$GN" ${2:+-G "$2"} "$1" ||
-		fail "useradd $1"
-	USERS+=("$1")
-}
+new_groups "$GA" "$GR" "$GN"
 newuser "$UR" "$GR"
 newuser "$UN"
 newuser "$UX" "$GR"
