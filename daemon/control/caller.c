@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Control callers: credentials taken once, at accept time (SO_PEERCRED, then the user's
- * groups from the group database, or as read a few seconds before: caller_cache.c), and the
- * authorization rule applied to every command:
+ * Control callers: credentials taken once, at accept time, and the authorization rule
+ * applied to every command:
  *
  *   admin commands: uid 0, latencyd's own uid, or a member of control.admin_group;
  *   read commands:  the above, or a member of control.read_group.
@@ -11,7 +10,12 @@
  * sends is read: with groups configured the socket file is open to every local user (see
  * control.c), and this check is what keeps the others out.
  *
- * Membership counts the caller's primary gid and the supplementary groups of its user name.
+ * Membership counts the caller's primary gid, the groups its process holds (SO_PEERGROUPS),
+ * and the supplementary groups of its user name in the group database, so that a user just
+ * added to a group needs no new login. The database (NSS: with sssd or LDAP a lookup can
+ * take seconds, in the main loop) is asked only when its answer can change the outcome:
+ * never for root or latencyd's own user, nor for a process that holds admin_group already,
+ * nor when no group is configured; and what it said is kept a few seconds (caller_cache.c).
  */
 #include <errno.h>
 #include <grp.h>
@@ -75,47 +79,77 @@ static int user_groups(const char *name, gid_t gid, gid_t **ret, int *ret_n)
 	}
 }
 
-int caller_from_socket(int fd, unsigned id, struct caller_cache *cache, uint64_t now_usec,
-		       struct control_caller *p)
+/*
+ * The groups the process on the other end of FD held when it connected. None where the
+ * kernel cannot tell (before Linux 4.13): the group database decides alone.
+ */
+static int peer_groups(int fd, gid_t **ret, int *ret_n)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
+	socklen_t len = 32 * sizeof(gid_t);
+
+	for (;;) {
+		gid_t *groups = malloc(len);
+
+		if (!groups)
+			return -ENOMEM;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == 0) {
+			*ret = groups;
+			*ret_n = (int)(len / sizeof(gid_t));
+			return 0;
+		}
+		free(groups);
+		if (errno == ENOPROTOOPT)
+			return 0;
+		/* ERANGE: len says how much it takes. */
+		if (errno != ERANGE || len > 65536 * sizeof(gid_t))
+			return -errno;
+	}
+}
+
+/* The user's supplementary groups in the group database, from CACHE while fresh at NOW. */
+static int database_groups(uid_t uid, gid_t gid, struct caller_cache *cache, uint64_t now_usec,
+			   gid_t **ret, int *ret_n)
+{
 	char *name = NULL;
 	int r;
 
-	memset(p, 0, sizeof(*p));
-	p->id = id;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
-		return -errno;
-	p->pid = cred.pid;
-	p->uid = cred.uid;
-	p->gid = cred.gid;
-
-	r = caller_cache_get(cache, cred.uid, cred.gid, now_usec, &p->groups, &p->ngroups);
+	r = caller_cache_get(cache, uid, gid, now_usec, ret, ret_n);
 	if (r != 0)
 		return r < 0 ? r : 0;
 	/* A uid without a passwd entry has no supplementary groups: only its gid counts. */
-	r = user_name(cred.uid, &name);
+	r = user_name(uid, &name);
 	if (r == -ENOENT) {
-		caller_cache_put(cache, cred.uid, cred.gid, NULL, 0, now_usec);
+		caller_cache_put(cache, uid, gid, NULL, 0, now_usec);
 		return 0;
 	}
 	if (r < 0)
 		return r;
-	r = user_groups(name, cred.gid, &p->groups, &p->ngroups);
+	r = user_groups(name, gid, ret, ret_n);
 	free(name);
 	if (r >= 0)
-		caller_cache_put(cache, cred.uid, cred.gid, p->groups, p->ngroups, now_usec);
+		caller_cache_put(cache, uid, gid, *ret, *ret_n, now_usec);
 	return r;
 }
 
-void caller_done(struct control_caller *p)
+/* B's N groups appended to P's; B freed. */
+static int add_groups(struct control_caller *p, gid_t *b, int n)
 {
-	if (!p)
-		return;
-	free(p->groups);
-	p->groups = NULL;
-	p->ngroups = 0;
+	gid_t *all;
+
+	if (!n) {
+		free(b);
+		return 0;
+	}
+	all = reallocarray(p->groups, (size_t)p->ngroups + (size_t)n, sizeof(gid_t));
+	if (!all) {
+		free(b);
+		return -ENOMEM;
+	}
+	memcpy(all + p->ngroups, b, (size_t)n * sizeof(gid_t));
+	free(b);
+	p->groups = all;
+	p->ngroups += n;
+	return 0;
 }
 
 static bool member(const struct control_caller *p, gid_t gid)
@@ -128,6 +162,51 @@ static bool member(const struct control_caller *p, gid_t gid)
 		if (p->groups[i] == gid)
 			return true;
 	return false;
+}
+
+/* Whether the group database could still change what P may do. */
+static bool database_matters(const struct control_caller *p, const struct conf_control *cc,
+			     uid_t self)
+{
+	if (!cc)
+		return true;
+	if (p->uid == 0 || p->uid == self || member(p, cc->admin_gid))
+		return false;
+	return cc->admin_gid != GID_INVALID || cc->read_gid != GID_INVALID;
+}
+
+int caller_from_socket(int fd, unsigned id, struct caller_cache *cache, uint64_t now_usec,
+		       const struct conf_control *cc, uid_t self, struct control_caller *p)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	gid_t *more = NULL;
+	int n = 0, r;
+
+	memset(p, 0, sizeof(*p));
+	p->id = id;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -errno;
+	p->pid = cred.pid;
+	p->uid = cred.uid;
+	p->gid = cred.gid;
+
+	r = peer_groups(fd, &p->groups, &p->ngroups);
+	if (r < 0 || !database_matters(p, cc, self))
+		return r;
+	r = database_groups(cred.uid, cred.gid, cache, now_usec, &more, &n);
+	if (r < 0)
+		return r;
+	return add_groups(p, more, n);
+}
+
+void caller_done(struct control_caller *p)
+{
+	if (!p)
+		return;
+	free(p->groups);
+	p->groups = NULL;
+	p->ngroups = 0;
 }
 
 static const char *describe(const char *group, char *buf, size_t size)

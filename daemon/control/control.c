@@ -482,7 +482,8 @@ static void client_new(struct control *c, int fd)
 	cl->control = c;
 	cl->fd = fd;
 	proto_decoder_init(&cl->dec, PROTO_FRAME_MAX);
-	r = caller_from_socket(fd, ++c->next_id, &c->callers, now_usec(c), &cl->caller);
+	r = caller_from_socket(fd, ++c->next_id, &c->callers, now_usec(c), c->dispatch.cc,
+			       geteuid(), &cl->caller);
 	if (r < 0) {
 		log_warn_errno(r, "client %u: cannot get caller credentials", c->next_id);
 		goto fail;
@@ -701,7 +702,8 @@ static int on_recheck(sd_event_source *s, void *userdata)
 		next = cl->next;
 		if (cl->dead || cl->closing)
 			continue;
-		r = caller_from_socket(cl->fd, cl->caller.id, &c->callers, now_usec(c), &fresh);
+		r = caller_from_socket(cl->fd, cl->caller.id, &c->callers, now_usec(c),
+				       c->dispatch.cc, geteuid(), &fresh);
 		if (r < 0) {
 			log_warn_errno(r,
 				       "client %u: cannot read its groups again; keeping those "

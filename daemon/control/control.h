@@ -34,7 +34,7 @@ struct control_caller {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
-	gid_t *groups; /* supplementary groups of the user, from the group database */
+	gid_t *groups; /* the process's, and the user's in the group database (may repeat) */
 	int ngroups;
 };
 
@@ -64,9 +64,13 @@ void caller_cache_put(struct caller_cache *cache, uid_t uid, gid_t gid, const gi
 		      uint64_t now_usec);
 void caller_cache_clear(struct caller_cache *cache);
 
-/* The caller on the other end of FD, its groups from CACHE (NULL: none) when fresh at NOW. */
+/*
+ * The caller on the other end of FD: its process's groups, and its user's from the group
+ * database (from CACHE, NULL: none, when fresh at NOW) unless they cannot change what it may
+ * do under CC (NULL: always read) for a daemon running as SELF.
+ */
 int caller_from_socket(int fd, unsigned id, struct caller_cache *cache, uint64_t now_usec,
-		       struct control_caller *p);
+		       const struct conf_control *cc, uid_t self, struct control_caller *p);
 void caller_done(struct control_caller *p);
 /* 0 when the caller may run at least the read commands; else -EPERM and err says why. */
 int caller_admit(const struct control_caller *p, const struct conf_control *cc, uid_t self,

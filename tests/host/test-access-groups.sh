@@ -4,7 +4,8 @@
 # (reload), a member of read_group alone reads but is refused reload (exit 1,
 # not-authorized), anyone else is refused at once (exit 1, not-authorized, before any
 # hello); with groups the socket file is 0666, without them 0660 (exit 3, permission
-# denied). Membership is supplementary (/etc/group), as latencyd reads it. Slots: a user
+# denied). Membership is supplementary (/etc/group), as latencyd reads it, or held by the
+# calling process. Slots: a user
 # other than root holds at most a quarter of max_clients, the last quarter is root's, and a
 # client turned away reads why (busy); a reload that takes a group away closes its members'
 # connections, watchers included, with not-authorized.
@@ -90,6 +91,15 @@ check_users() {
 	as "$UA" status
 	expect_rc 0 "$1: status as $UA after the refused ones"
 	pass "$1: users in neither group refused at once (exit 1, not-authorized); latencyd serves on"
+
+	# The groups a process holds count as well as the database's (sg, newgrp, a login from
+	# before the database changed): the same user, admin_group in its process's groups.
+	groups_conf 0.5 >"$T/latencyd.conf"
+	run setpriv --reuid="$UN" --regid="$GN" --groups="$GA" "$LATENCYCTL" -s "$SOCK" \
+		--timeout 5 reload
+	expect_rc 0 "$1: reload as $UN holding $GA in its process"
+	rate_is 0.5
+	pass "$1: a process holding admin_group runs reload, its user in no group in the database"
 	groups_conf 0.2 >"$T/latencyd.conf"
 	run "$LATENCYCTL" -s "$SOCK" reload
 	expect_rc 0 "$1: reload as root"

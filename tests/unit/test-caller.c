@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* daemon/control/caller.c and caller_cache.c: credentials from a real socket, the users'
- * groups kept a few seconds, and the authorization rule. */
+ * groups kept a few seconds and asked for only when they matter, and the authorization
+ * rule. */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -27,7 +28,7 @@ static void test_from_socket(void)
 	bool has_egid = false;
 
 	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	ASSERT_EQ(caller_from_socket(sv[0], 42, NULL, 0, &p), 0);
+	ASSERT_EQ(caller_from_socket(sv[0], 42, NULL, 0, NULL, 0, &p), 0);
 	ASSERT_EQ(p.id, 42);
 	ASSERT_EQ(p.pid, getpid());
 	ASSERT_EQ(p.uid, geteuid());
@@ -42,7 +43,7 @@ static void test_from_socket(void)
 	close(sv[0]);
 	close(sv[1]);
 
-	ASSERT_EQ(caller_from_socket(-1, 1, NULL, 0, &p), -EBADF);
+	ASSERT_EQ(caller_from_socket(-1, 1, NULL, 0, NULL, 0, &p), -EBADF);
 }
 
 /* The callers both tests ask about: root, latencyd's own uid (4242), a stranger, a member of
@@ -166,6 +167,65 @@ static void test_cache(void)
 	ASSERT_EQ(caller_cache_get(&cache, 3000, 1, 400, &g, &n), 0);
 }
 
+/* The groups the connecting process holds count, as the kernel gives them. */
+static void test_peer_groups(void)
+{
+	struct conf_control none = groups(GID_INVALID, GID_INVALID);
+	gid_t held[64];
+	int n = getgroups(64, held), sv[2];
+	struct control_caller p;
+
+	ASSERT_TRUE(n >= 0);
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	/* No group configured, and the caller is latencyd's own user: the process's only. */
+	ASSERT_EQ(caller_from_socket(sv[0], 1, NULL, 0, &none, geteuid(), &p), 0);
+	ASSERT_EQ(p.ngroups, n);
+	for (int i = 0; i < n; i++)
+		ASSERT_TRUE(has_group(&p, held[i]));
+	caller_done(&p);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/*
+ * The group database is asked only when it can change the outcome: a group planted in the
+ * cache stands for its answer.
+ */
+static void test_database_skipped(void)
+{
+	const gid_t planted = 424242;
+	struct conf_control both = groups(4000, 4001), none = groups(GID_INVALID, GID_INVALID);
+	struct conf_control held = groups(getegid(), 4001);
+	struct caller_cache cache = {0};
+	struct control_caller p;
+	int sv[2];
+
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	caller_cache_put(&cache, geteuid(), getegid(), &planted, 1, 1000);
+	/* Asked: no settings to go by. */
+	ASSERT_EQ(caller_from_socket(sv[0], 1, &cache, 1001, NULL, 0, &p), 0);
+	ASSERT_TRUE(has_group(&p, planted));
+	caller_done(&p);
+	/* Not asked: latencyd's own user, whatever the groups. */
+	ASSERT_EQ(caller_from_socket(sv[0], 2, &cache, 1001, &both, geteuid(), &p), 0);
+	ASSERT_TRUE(!has_group(&p, planted));
+	caller_done(&p);
+	/* Not asked: a process holding admin_group already (its primary group here). */
+	ASSERT_EQ(caller_from_socket(sv[0], 3, &cache, 1001, &held, geteuid() + 1, &p), 0);
+	ASSERT_TRUE(!has_group(&p, planted));
+	caller_done(&p);
+	/* Asked, unless root: another user, groups configured; never with none configured. */
+	ASSERT_EQ(caller_from_socket(sv[0], 4, &cache, 1001, &both, geteuid() + 1, &p), 0);
+	ASSERT_TRUE(has_group(&p, planted) == (geteuid() != 0));
+	caller_done(&p);
+	ASSERT_EQ(caller_from_socket(sv[0], 5, &cache, 1001, &none, geteuid() + 1, &p), 0);
+	ASSERT_TRUE(!has_group(&p, planted));
+	caller_done(&p);
+	caller_cache_clear(&cache);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 /* With a cache, a connection's groups come from it while fresh, from the database after. */
 static void test_from_socket_cached(void)
 {
@@ -175,23 +235,22 @@ static void test_from_socket_cached(void)
 	int sv[2];
 
 	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	ASSERT_EQ(caller_from_socket(sv[0], 1, NULL, 0, &p), 0);
+	ASSERT_EQ(caller_from_socket(sv[0], 1, NULL, 0, NULL, 0, &p), 0);
 	ASSERT_TRUE(!has_group(&p, planted));
 	caller_done(&p);
 
 	/* What the database gave is kept: a group planted in the cache shows it is used. */
 	caller_cache_put(&cache, geteuid(), getegid(), &planted, 1, 1000);
-	ASSERT_EQ(caller_from_socket(sv[0], 2, &cache, 1001, &p), 0);
-	ASSERT_EQ(p.ngroups, 1);
+	ASSERT_EQ(caller_from_socket(sv[0], 2, &cache, 1001, NULL, 0, &p), 0);
 	ASSERT_TRUE(has_group(&p, planted));
 	caller_done(&p);
 	/* Stale, or the cache emptied (a reload): the database again, and kept. */
-	ASSERT_EQ(caller_from_socket(sv[0], 3, &cache, 1000 + CALLER_CACHE_USEC, &p), 0);
+	ASSERT_EQ(caller_from_socket(sv[0], 3, &cache, 1000 + CALLER_CACHE_USEC, NULL, 0, &p), 0);
 	ASSERT_TRUE(!has_group(&p, planted));
 	caller_done(&p);
 	caller_cache_put(&cache, geteuid(), getegid(), &planted, 1, 2000);
 	caller_cache_clear(&cache);
-	ASSERT_EQ(caller_from_socket(sv[0], 4, &cache, 2001, &p), 0);
+	ASSERT_EQ(caller_from_socket(sv[0], 4, &cache, 2001, NULL, 0, &p), 0);
 	ASSERT_TRUE(!has_group(&p, planted));
 	caller_done(&p);
 	caller_cache_clear(&cache);
@@ -206,5 +265,7 @@ int main(void)
 	RUN(test_admit);
 	RUN(test_cache);
 	RUN(test_from_socket_cached);
+	RUN(test_peer_groups);
+	RUN(test_database_skipped);
 	return 0;
 }
