@@ -52,6 +52,22 @@ static int presence_expiry(const struct mqtt *m, mosquitto_property **props)
 					    PROTO_FLEET_PRESENCE_LAPSE * m->s->presence_every_s);
 }
 
+/*
+ * Whether the connection is up, for a publish under pub_lock: on_disconnect() takes pub_lock
+ * after it clears st.connected, so the reconnection, which libmosquitto starts after that
+ * callback by resetting its queue (lib/connect.c: message__reconnect_reset()), cannot begin
+ * until a publish that saw it up has returned.
+ */
+static bool connected(struct mqtt *m)
+{
+	bool up;
+
+	pthread_mutex_lock(&m->lock);
+	up = m->st.connected;
+	pthread_mutex_unlock(&m->lock);
+	return up;
+}
+
 /* Whether one of our presences awaits its PUBACK (under pub_lock). */
 static bool presence_pending(const struct mqtt *m)
 {
@@ -71,10 +87,12 @@ static bool presence_pending(const struct mqtt *m)
  * it again after the CONNACK (lib/messages_mosq.c: message__reconnect_reset(),
  * message__retry_check()); a mid forgotten would have its PUBACK counted as a request's.
  * For that reason too a mid is kept when the publish says MOSQ_ERR_NO_CONN: the message is
- * queued all the same, for the next connection. The PUBACK that clears the last pending one
- * makes the skipped renewal due at once (on_publish()).
+ * queued all the same, for the next connection (mqtt_publish()). The PUBACK that clears the
+ * last pending one makes the skipped renewal due at once (on_publish()). A RENEWAL is
+ * dropped once the connection is gone, under pub_lock as a request is: on_connect() sends a
+ * presence of its own.
  */
-static void publish_presence(struct mqtt *m, const char *state)
+static void publish_presence(struct mqtt *m, const char *state, bool renewal)
 {
 	bool online = strcmp(state, PROTO_FLEET_ONLINE) == 0;
 	mosquitto_property *props = NULL;
@@ -87,7 +105,7 @@ static void publish_presence(struct mqtt *m, const char *state)
 		pthread_mutex_lock(&m->pub_lock);
 		if (online && presence_pending(m)) {
 			m->presence_skipped = true;
-		} else {
+		} else if (!renewal || connected(m)) {
 			r = mosquitto_publish_v5(m->mosq, &mid, t, (int)strlen(text), text, 1, true,
 						 props);
 			if (r == MOSQ_ERR_SUCCESS || r == MOSQ_ERR_NO_CONN)
@@ -117,7 +135,7 @@ int mqtt_renew(struct mqtt *m)
 		left = RENEW_RETRY_NS;
 	pthread_mutex_unlock(&m->lock);
 	if (due)
-		publish_presence(m, PROTO_FLEET_ONLINE);
+		publish_presence(m, PROTO_FLEET_ONLINE, true);
 	return (int)((left + 999999) / 1000000);
 }
 
@@ -207,7 +225,7 @@ static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 	/* One SUBSCRIBE of three topics: one SUBACK to check. A presence still pending from an
 	 * earlier connection goes out again after this, in its place (publish_presence()). */
 	subscribe(m);
-	publish_presence(m, PROTO_FLEET_ONLINE);
+	publish_presence(m, PROTO_FLEET_ONLINE, false);
 	pthread_mutex_lock(&m->lock);
 	m->presence_due_ns = now_ns() + (uint64_t)m->s->presence_every_s * 1000000000;
 	m->st.connected = true;
@@ -273,9 +291,6 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc,
 
 	(void)mosq;
 	(void)props;
-	pthread_mutex_lock(&m->pub_lock);
-	unacked = m->unacked;
-	pthread_mutex_unlock(&m->pub_lock);
 	pthread_mutex_lock(&m->lock);
 	was = m->st.connected;
 	if (was)
@@ -288,13 +303,18 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc,
 	m->attempt_said = false;
 	m->tls_named = false;
 	pthread_mutex_unlock(&m->lock);
+	/* After st.connected is cleared, not before: a publish that saw it set has returned by
+	 * then, and is counted (connected()). */
+	pthread_mutex_lock(&m->pub_lock);
+	unacked = m->unacked;
+	pthread_mutex_unlock(&m->pub_lock);
 	if (was) {
 		const char *how = disconnect_reason(rc, reason, sizeof(reason));
 
 		/*
 		 * The clean start does not drop them: libmosquitto sends them again after the
-		 * next CONNACK (message__retry_check()), and a PUBACK then counts them. Whoever
-		 * gets one late judges it stale by its sent time.
+		 * next CONNACK (message__retry_check()), and a PUBACK then counts them. A receiver
+		 * judges an alert that comes late by its end (publish_request()).
 		 */
 		if (unacked && !stopping)
 			snprintf(why, sizeof(why),
@@ -609,19 +629,54 @@ int mqtt_start(struct mqtt *m)
 	return 0;
 }
 
+/*
+ * A request to libmosquitto, at QoS 1, if the connection is up (connected()): not
+ * connected, it is not handed on (-ENOTCONN), and latencyd keeps it and decides when it is
+ * too late (manager/outbox.c).
+ *
+ * MOSQ_ERR_NO_CONN is taken as MOSQ_ERR_SUCCESS. libmosquitto (2.0) queues a QoS 1 message
+ * before it tries to write it (lib/actions.c, messages_mosq.c: message__queue()), and says
+ * MOSQ_ERR_NO_CONN when the socket turns out closed: the connection dropped since
+ * connected() (the network thread closes the socket before on_disconnect() runs). The
+ * message stays queued, is sent after the next CONNACK (queued before the reconnection
+ * resets the queue, connected(): message__reconnect_reset(), message__retry_check()), and
+ * its PUBACK counts it published. Refused here, latencyd would
+ * count it failed and publish it again: peers would get it twice, both PUBACKs counted.
+ *
+ * Queued so, it goes out whenever the connection is back, as one in flight when it dropped
+ * does. An alert's expiry interval does not bound that wait: the broker counts it from the
+ * PUBLISH it receives. Peers do: an alert whose incident ended more than their
+ * fleet.max_age ago is answered stale, never recorded (inbound.c).
+ */
+static int publish_request(struct mqtt *m, const char *t, const char *text,
+			   const mosquitto_property *props)
+{
+	int r = -ENOTCONN;
+
+	pthread_mutex_lock(&m->pub_lock);
+	if (connected(m)) {
+		r = mosquitto_publish_v5(m->mosq, NULL, t, (int)strlen(text), text, 1, false,
+					 props);
+		if (r == MOSQ_ERR_SUCCESS || r == MOSQ_ERR_NO_CONN) {
+			m->unacked++;
+			r = 0;
+		} else {
+			r = -EIO;
+		}
+	}
+	pthread_mutex_unlock(&m->pub_lock);
+	return r;
+}
+
 int mqtt_publish(struct mqtt *m, const struct fleet_wire_request *q)
 {
 	bool alert = q->type == FLEET_WIRE_PUBLISH_ALERT;
 	mosquitto_property *props = NULL;
 	char t[TOPIC_MAX], *text = NULL;
-	bool connected;
 	int r;
 
-	pthread_mutex_lock(&m->lock);
-	connected = m->st.connected;
-	pthread_mutex_unlock(&m->lock);
-	if (!connected)
-		return -ENOTCONN; /* libmosquitto would queue it for the next connection */
+	if (!connected(m))
+		return -ENOTCONN; /* checked again under pub_lock (publish_request()) */
 	r = alert ? proto_fleet_alert_new(&q->alert, &text)
 		  : proto_fleet_result_new(&q->result, &text);
 	if (r < 0)
@@ -644,17 +699,10 @@ int mqtt_publish(struct mqtt *m, const struct fleet_wire_request *q)
 
 		r = mosquitto_property_add_int32(&props, MQTT_PROP_MESSAGE_EXPIRY_INTERVAL, expiry);
 	}
-	if (r == MOSQ_ERR_SUCCESS) {
-		pthread_mutex_lock(&m->pub_lock);
-		r = mosquitto_publish_v5(m->mosq, NULL, t, (int)strlen(text), text, 1, false,
-					 props);
-		if (r == MOSQ_ERR_SUCCESS)
-			m->unacked++;
-		pthread_mutex_unlock(&m->pub_lock);
-	}
+	r = r == MOSQ_ERR_SUCCESS ? publish_request(m, t, text, props) : -EIO;
 	mosquitto_property_free_all(&props);
 	free(text);
-	return r == MOSQ_ERR_SUCCESS ? 0 : r == MOSQ_ERR_NO_CONN ? -ENOTCONN : -EIO;
+	return r;
 }
 
 /* Whether on_disconnect() has seen our DISCONNECT sent, within about @ms milliseconds. */
@@ -684,7 +732,7 @@ void mqtt_free(struct mqtt *m)
 		m->stopping = true;
 		pthread_mutex_unlock(&m->lock);
 		/* Before the DISCONNECT, in order: a clean stop sends no last will. */
-		publish_presence(m, PROTO_FLEET_OFFLINE);
+		publish_presence(m, PROTO_FLEET_OFFLINE, false);
 		/*
 		 * Connected, the network thread sends the DISCONNECT, tells on_disconnect() and
 		 * ends by itself: joined, not cancelled. A cancel can catch it between taking

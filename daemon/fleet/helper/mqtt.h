@@ -20,7 +20,8 @@ struct mqtt;
 int mqtt_new(const struct fleet_wire_settings *s, int event_fd, const char *user, struct mqtt **ret,
 	     char *why, size_t whylen);
 int mqtt_start(struct mqtt *m);
-/* A PUBLISH_* request: 0, -ENOTCONN (nothing queued: the caller retries), -EIO, -ENOMEM. */
+/* A PUBLISH_* request: 0 (taken: libmosquitto sends it, after the next CONNACK if the
+ * connection just dropped), -ENOTCONN (nothing queued: the caller retries), -EIO, -ENOMEM. */
 int mqtt_publish(struct mqtt *m, const struct fleet_wire_request *q);
 /* Renews this host's presence if fleet.presence_every passed since the last one while
  * connected; the milliseconds until it is called again (the next renewal due, or sooner
