@@ -45,7 +45,7 @@ static void usage(FILE *f)
 		"\n"
 		"Signals: SIGTERM, SIGINT stop; SIGHUP reloads the configuration.\n"
 		"Exit status: 0 stopped cleanly, 1 failure (or a stop lttng-sessiond did not\n"
-		"answer in time), 2 usage error.\n",
+		"answer in time, or every realtime waiter thread stopped), 2 usage error.\n",
 		CONF_PATH_DEFAULT);
 }
 
@@ -122,9 +122,11 @@ static int run(const struct conf_source *src)
 		fflush(NULL);
 		_exit(EXIT_FAILURE);
 	}
-	if (r >= 0)
+	if (r == 0)
 		log_fields(LOG_INFO, (const char *const[]){LOG_MID_STOPPED, NULL}, "stopped");
-	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	else if (r > 0)
+		log_warnx("exiting with status %d: stopped on a failure (said above)", r);
+	return r < 0 ? EXIT_FAILURE : r;
 }
 
 int main(int argc, char *argv[])

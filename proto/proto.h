@@ -67,6 +67,7 @@ struct json_tokener;
  *        that name an incident this host does not keep.
  *        Status session "waiter_ended" and counters "unreadable": the realtime waiter's
  *        threads that stopped on an error, and the reads of alerts it dropped.
+ *        Entries' "late_directory": where a record abandoned at a stop may still land.
  */
 #define PROTO_VERSION  1
 #define PROTO_REVISION 17
@@ -482,6 +483,9 @@ struct proto_request {
 #define PROTO_DELETION_GONE		 "gone"		     /* removed outside latencyd */
 /* catalog.json: its entries' deletion state is in these members, not in their error */
 #define PROTO_KEY_DELETION_MEMBERS	 "deletion_members"
+
+/* 1.17: a failed entry abandoned at a stop: where lttng-sessiond may still write its output. */
+#define PROTO_KEY_LATE_DIRECTORY "late_directory"
 
 /* A cause's reason. */
 #define PROTO_REASON_THRESHOLD "threshold"

@@ -143,6 +143,12 @@ struct catalog_entry {
 	char *url;	    /* relayd: where it went */
 	char *relayd_path;  /* relayd: where it is there, as far as we know */
 	uint64_t bytes;	    /* local: the directory's size */
+	/*
+	 * A record abandoned at a stop, its output not there yet: the local directory of the
+	 * session it was handed to, where lttng-sessiond may still write it (the next start
+	 * looks there, whatever output.directory says by then).
+	 */
+	char *late_directory;
 	/* What its last deletion left on disk, and where and why it failed ("PATH: strerror",
 	 * a partial one's "; N bytes deleted"; NULL: none failed, or the directory is gone). */
 	enum catalog_deletion deletion;

@@ -247,6 +247,7 @@ static const struct codec_field entry_fields[] = {
 	ENTRY(PROTO_KEY_PATH, CODEC_STRING, path, .flags = CODEC_OPTIONAL),
 	ENTRY(PROTO_KEY_URL, CODEC_STRING, url, .flags = CODEC_OPTIONAL),
 	ENTRY(PROTO_KEY_RELAYD_PATH, CODEC_STRING, relayd_path, .flags = CODEC_OPTIONAL),
+	ENTRY(PROTO_KEY_LATE_DIRECTORY, CODEC_STRING, late_directory, .flags = CODEC_OPTIONAL),
 	ENTRY(PROTO_KEY_BYTES, CODEC_U64, bytes, .flags = CODEC_OPTIONAL),
 	ENTRY(PROTO_KEY_HISTORY, CODEC_OBJECT, history, .flags = CODEC_OPTIONAL,
 	      .sub = &history_table),

@@ -387,5 +387,10 @@ void manager_on_recorder(const struct recorder_event *ev, void *userdata)
 		if (ev->session.kernel)
 			announce_devices(m);
 		break;
+	case RECORDER_BLIND:
+		/* Answering and pinging the watchdog while blind would hide it from systemd. */
+		manager_stop_failed(m, "every realtime waiter thread stopped on an error (said "
+				       "above): no alert can be read any more");
+		break;
 	}
 }

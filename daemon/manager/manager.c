@@ -32,6 +32,14 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
 	return sd_event_exit(m->event, 0);
 }
 
+void manager_stop_failed(struct manager *m, const char *why)
+{
+	log_errx("%s; stopping, to exit with status %d for a restart", why, EXIT_FAILURE);
+	sd_notifyf(0, "STOPPING=1\nSTATUS=Stopping: %s", why);
+	m->exit_status = EXIT_FAILURE;
+	sd_event_exit(m->event, EXIT_FAILURE);
+}
+
 static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	manager_reload(userdata, NULL);
@@ -210,7 +218,8 @@ int manager_run(struct manager *m)
 	r = sd_event_loop(m->event);
 	if (r < 0)
 		return log_warn_errno(r, "event loop failed");
-	return 0;
+	/* Not the loop's code: a SIGTERM handled after the failure must not clear it. */
+	return m->exit_status;
 }
 
 /*

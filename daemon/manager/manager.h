@@ -65,13 +65,22 @@ struct manager {
 	bool devices_announced;
 	/* The metrics texts clients are reading in parts, by rendering id (metrics.c) */
 	struct metrics_renderings *metrics_paged;
+	/* What manager_run() returns once the loop ends: 0, or EXIT_FAILURE (manager_stop_failed) */
+	int exit_status;
 };
 
 /* Takes conf, even on failure. src says how conf was loaded, so that reloads do the same. */
 int manager_new(const struct conf_source *src, struct conf *conf,
 		const struct control_commands *commands, struct manager **ret);
 int manager_start(struct manager *m);
+/* Serves until a stop: the exit status (0, or EXIT_FAILURE), < 0 when the loop failed. */
 int manager_run(struct manager *m);
+/*
+ * Stops the way SIGTERM does (the catalog saved, the session destroyed), for a failure that
+ * leaves latencyd useless until it restarts (WHY, logged at error priority): manager_run()
+ * then returns EXIT_FAILURE, for systemd's Restart=on-failure.
+ */
+void manager_stop_failed(struct manager *m, const char *why);
 /* SIGHUP and latencyctl reload; the problems go to the log, and to *diag if given. */
 int manager_reload(struct manager *m, struct conf_diag *diag);
 void manager_free(struct manager *m);

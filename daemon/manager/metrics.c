@@ -168,7 +168,7 @@ static void recorder_metrics(struct prom *p, struct manager *m)
 	    st.counters.garbage);
 	one(p, "latencyd_waiter_threads_ended", "gauge",
 	    "Realtime waiter threads that stopped on an error (the log says why); once all of "
-	    "them did, no alert is read until latencyd restarts.",
+	    "them did, latencyd stops (exit status 1) for a restart.",
 	    st.waiter_ended);
 	if (st.counters.snapshots + st.counters.failed > 0) {
 		family(p, "latencyd_detect_to_record_seconds", "gauge",

@@ -40,8 +40,11 @@ static int check_abi(struct manager *m)
 
 /*
  * A record abandoned at a stop (lttng-sessiond did not answer) is in the catalog as failed,
- * with no output: sessiond, once it answers again, may still write it. Its directory then
- * joins its entry, which retention deletes with it. Returns how many did.
+ * with no output: sessiond, once it answers again, may still write it, in the directory of
+ * the session it was handed to (late_directory: a reload or this start may have changed
+ * output.directory since; an entry without it, of an older latencyd, is looked for where
+ * the settings in force say). Its directory then joins its entry, which retention deletes
+ * with it. Returns how many did.
  */
 static int claim_late_outputs(struct manager *m)
 {
@@ -51,9 +54,11 @@ static int claim_late_outputs(struct manager *m)
 	for (size_t i = 0; (e = catalog_at(m->catalog, i)); i++) {
 		if (e->status != CATALOG_FAILED || e->path || e->url || !e->name)
 			continue;
-		e->path = path_newest(m->conf->output.directory, e->name);
+		e->path = path_newest(e->late_directory ?: m->conf->output.directory, e->name);
 		if (!e->path)
 			continue;
+		free(e->late_directory); /* found: path says where */
+		e->late_directory = NULL;
 		sized = dir_size_read(e->path, &e->bytes);
 		log_warnx("snapshot %" PRIu64 " failed, and lttng-sessiond wrote its output after "
 			  "latencyd stopped waiting for it: %s, kept with its entry",

@@ -95,6 +95,17 @@ struct flight_output *flight_output_get(const struct flight *f)
 	return &f->output->o;
 }
 
+struct flight_output *flight_output_ref(struct flight_output *o)
+{
+	struct output_ref *ref;
+
+	if (!o)
+		return NULL;
+	ref = (struct output_ref *)((char *)o - offsetof(struct output_ref, o));
+	atomic_fetch_add(&ref->refs, 1);
+	return o;
+}
+
 void flight_output_put(struct flight_output *o)
 {
 	struct output_ref *ref;

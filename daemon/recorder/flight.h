@@ -85,6 +85,8 @@ struct flight_output {
  * its way back from a record). The last flight_output_put() frees it; it accepts NULL.
  */
 struct flight_output *flight_output_get(const struct flight *f);
+/* One more reference to O, which the caller holds one of; NULL gives NULL. */
+struct flight_output *flight_output_ref(struct flight_output *o);
 void flight_output_put(struct flight_output *o);
 
 /* On failure these return a negative LTTng error code: lttng_strerror() describes it. */

@@ -41,6 +41,7 @@ struct recorder {
 	uint64_t incident_base;			   /* catalog_incident_base() */
 	int reload_op; /* what the last reload asked of the sessiond worker, -1: nothing */
 	struct waiter_stats said; /* the waiter's problems the log has told of */
+	bool blind;		  /* RECORDER_BLIND emitted */
 };
 
 /*
@@ -63,9 +64,9 @@ static void emit(struct recorder *rc, const struct recorder_event *ev)
 }
 
 /*
- * The output of the session that recorded RES, in *OUT: the record's own, or without one
- * (no session recorded it: it wrote nothing, or was abandoned at a stop, writing where the
- * settings in force say) the session's settings in force.
+ * The output of the session that recorded RES, in *OUT: the record's own (one abandoned at
+ * a stop has it too: the waiter takes it before the record), or without one (no session
+ * recorded it: it wrote nothing) the session's settings in force.
  */
 static void output_of(const struct recorder *rc, const struct waiter_result *res,
 		      struct flight_output *out)
@@ -151,7 +152,7 @@ static void on_snapshot(struct recorder *rc, const struct waiter_result *res)
 	} else if (!res->rec.to_relayd) {
 		path = path_newest(out.local_dir, res->name);
 	}
-	r = snapshot_entry(res, out.relayd_url, path, detect_ns, &entry);
+	r = snapshot_entry(res, &out, path, detect_ns, &entry);
 	if (r < 0) {
 		log_warn_errno(r, "snapshot %" PRIu64 " left out of the catalog", res->id);
 	} else {
@@ -172,8 +173,11 @@ static bool count_to_say(uint64_t said, uint64_t now)
 	return false;
 }
 
-/* What went wrong on the waiter's threads, which do not log. */
-static void say_waiter_problems(struct recorder *rc)
+/*
+ * What went wrong on the waiter's threads, which do not log. RUNNING: from the main loop,
+ * which is told when the last thread stopped (not at a stop, which ends them anyway).
+ */
+static void say_waiter_problems(struct recorder *rc, bool running)
 {
 	struct waiter_stats st;
 	size_t n = waiter_threads(rc->waiter);
@@ -195,9 +199,15 @@ static void say_waiter_problems(struct recorder *rc)
 			       "a waiter thread stopped waiting for alerts (%zu of %zu left%s); "
 			       "its %s of %s failed",
 			       n - st.ended, n,
-			       st.ended < n ? "" : ": no alert is read until latencyd restarts",
+			       st.ended < n ? "" : ": no alert can be read any more",
 			       st.end_call ? st.end_call : "?", rc->conf->module.notify_path);
 	rc->said = st;
+	if (running && n && st.ended >= n && !rc->blind) {
+		struct recorder_event ev = {.kind = RECORDER_BLIND};
+
+		rc->blind = true;
+		emit(rc, &ev);
+	}
 }
 
 static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -236,7 +246,7 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 		}
 	}
 	waiter_result_free(list);
-	say_waiter_problems(rc);
+	say_waiter_problems(rc, s != NULL);
 	return 0;
 }
 

@@ -38,6 +38,11 @@ enum recorder_event_kind {
 	RECORDER_ANALYSIS,   /* a snapshot was analysed (or skipped): analysis */
 	RECORDER_ADMITTED,   /* in a fleet, a local cause is being recorded: admitted */
 	RECORDER_SESSION,    /* the session was (re)created and records: session */
+	/*
+	 * Every waiter thread stopped on an error (the log said why): no alert is read again
+	 * by this process, which has nothing left to do but stop for a restart. No data.
+	 */
+	RECORDER_BLIND,
 };
 
 /*

@@ -351,10 +351,10 @@ void calibration_again(struct calibration *cal);
 void calibration_stop(struct calibration *cal);
 
 /* snapshot_entry.c: what the recorder knows of a snapshot, as its catalog entry. */
-/* The entry of record RES (its output at PATH, NULL: none; sent to RELAYD_URL when it went
- * to relayd), DETECT_NS after its first cause, in *E; 0 or -ENOMEM. */
-int snapshot_entry(const struct waiter_result *res, const char *relayd_url, const char *path,
-		   uint64_t detect_ns, struct catalog_entry *e);
+/* The entry of record RES (its output at PATH, NULL: none; OUT the output of the session
+ * that recorded it), DETECT_NS after its first cause, in *E; 0 or -ENOMEM. */
+int snapshot_entry(const struct waiter_result *res, const struct flight_output *out,
+		   const char *path, uint64_t detect_ns, struct catalog_entry *e);
 /* The history job J measured, as the entry keeps it (NULL: no memory). */
 struct catalog_history *history_entry(const struct history_job *j, uint64_t expected_ns);
 

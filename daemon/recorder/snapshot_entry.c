@@ -31,9 +31,13 @@ static int causes_entry(const struct waiter_result *res, struct catalog_entry *e
 	return 0;
 }
 
-/* Where it is, or why there is none: a failed record keeps its partial output. */
-static void where(const struct waiter_result *res, const char *relayd_url, const char *path,
-		  struct catalog_entry *e, int *r)
+/*
+ * Where it is, or why there is none: a failed record keeps its partial output, and one
+ * abandoned at a stop with none yet where sessiond may still write it. OUT: the output of
+ * the session that recorded it (or of the settings in force, when no session did).
+ */
+static void where(const struct waiter_result *res, const struct flight_output *out,
+		  const char *path, struct catalog_entry *e, int *r)
 {
 	const struct flight_record *rec = &res->rec;
 	char relayd_path[PATH_MAX];
@@ -45,10 +49,13 @@ static void where(const struct waiter_result *res, const char *relayd_url, const
 						  : flight_strerror(res->error),
 					  r);
 		e->path = catalog_strdup(path, r);
+		/* Not one never handed to a session (its own output unknown): none will come. */
+		if (res->error == FLIGHT_ERR_ABANDONED && !path && res->output)
+			e->late_directory = catalog_strdup(res->output->local_dir, r);
 	} else if (rec->to_relayd) {
 		/* The files are on the relayd host: where they are there, as far as we know. */
 		e->status = CATALOG_COMPLETE;
-		e->url = catalog_strdup(relayd_url, r);
+		e->url = catalog_strdup(out->relayd_url, r);
 		if (rec->relayd_dir[0]) {
 			snprintf(relayd_path, sizeof(relayd_path), "%s/%s-*", rec->relayd_dir,
 				 res->name);
@@ -61,8 +68,8 @@ static void where(const struct waiter_result *res, const char *relayd_url, const
 	}
 }
 
-int snapshot_entry(const struct waiter_result *res, const char *relayd_url, const char *path,
-		   uint64_t detect_ns, struct catalog_entry *e)
+int snapshot_entry(const struct waiter_result *res, const struct flight_output *out,
+		   const char *path, uint64_t detect_ns, struct catalog_entry *e)
 {
 	int r = 0;
 
@@ -78,7 +85,7 @@ int snapshot_entry(const struct waiter_result *res, const char *relayd_url, cons
 	e->incident = res->incident[0] ? catalog_strdup(res->incident, &r) : NULL;
 	if (res->rec.fell_back)
 		e->relayd_error = catalog_strdup(flight_record_why(&res->rec), &r);
-	where(res, relayd_url, path, e, &r);
+	where(res, out, path, e, &r);
 	if (r == 0)
 		r = causes_entry(res, e);
 	if (r < 0)

@@ -343,8 +343,16 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 		fr.start_ns = now_ns();
 	} else {
 		if (w->slot->flight) {
+			struct flight_output *out = flight_output_get(w->slot->flight);
+
+			/*
+			 * Before the record: a stop that gives up on it (give_up(), under the
+			 * lock) knows where sessiond may still write it.
+			 */
+			pthread_mutex_lock(&w->lock);
+			res->output = out;
+			pthread_mutex_unlock(&w->lock);
 			r = flight_record(w->slot->flight, res->name, &fr);
-			res->output = flight_output_get(w->slot->flight);
 		} else {
 			r = FLIGHT_ERR_NO_SESSION;
 			fr.start_ns = now_ns();
@@ -676,6 +684,8 @@ static int give_up(struct waiter *w, struct waiter_result **left)
 			memcpy(res->name, cur->name, sizeof(res->name));
 			memcpy(res->incident, cur->incident, sizeof(res->incident));
 			res->wakeup_ns = cur->wakeup_ns;
+			/* Where its output may land late: NULL when it had no session yet. */
+			res->output = flight_output_ref(cur->output);
 			res->n = cur->n ? 1 : 0;
 			if (res->n)
 				res->causes[0] = cur->causes[0];
