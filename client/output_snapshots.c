@@ -279,6 +279,10 @@ int text_snapshot(struct json_object *e)
 	if (get(e, PROTO_KEY_RELAYD_PATH))
 		printf("            on the relayd host: %s (under its output directory)\n",
 		       str(e, PROTO_KEY_RELAYD_PATH, "?"));
+	if (get(e, PROTO_KEY_LATE_DIRECTORY))
+		printf("            lttng-sessiond may still write it in %s (the next start looks "
+		       "there)\n",
+		       str(e, PROTO_KEY_LATE_DIRECTORY, "?"));
 	bytes_text(buf, sizeof(buf), num(e, PROTO_KEY_BYTES));
 	printf("  Size      %s\n", buf);
 	ns_text(buf, sizeof(buf), e, PROTO_KEY_RECORD_NS, false);

@@ -3,7 +3,8 @@
  * client/output_snapshots.c: list-snapshots' text says how many older snapshots it left out,
  * whether --limit or the reply's size kept them, and nothing when all are listed. A cause's
  * reason is said in list-snapshots, watch and show-snapshot, a newer latencyd's as it is
- * spelled; a discarded key's delay is shown as the lower bound it is.
+ * spelled; a discarded key's delay is shown as the lower bound it is; show-snapshot says
+ * where a record abandoned at a stop may still land.
  */
 #include <unistd.h>
 
@@ -113,9 +114,24 @@ static void test_reasons(void)
 	ASSERT_CONTAINS(buf, "block    frobbed    0    0    kworker/0:1  5ms\n");
 }
 
+/* A record abandoned at a stop: where lttng-sessiond may still write it. */
+static void test_late_directory(void)
+{
+	static const char shown[] =
+		"{\"id\":18,\"status\":\"failed\",\"error\":\"abandoned at the stop\","
+		"\"late_directory\":\"/var/lib/latencyd/snapshots\",\"causes_total\":1,"
+		"\"causes\":[" THRESHOLD "]}";
+	char buf[4096];
+
+	printed(text_snapshot, shown, buf, sizeof(buf));
+	ASSERT_CONTAINS(buf, "  Location  -\n            lttng-sessiond may still write it in "
+			     "/var/lib/latencyd/snapshots (the next start looks there)\n");
+}
+
 int main(void)
 {
 	RUN(test_left_out);
 	RUN(test_reasons);
+	RUN(test_late_directory);
 	return 0;
 }
