@@ -16,6 +16,7 @@
 
 #include "deal.h"
 #include "lttng_packet.h"
+#include "regular.h"
 #include "streams.h"
 
 /* Shards closer than this are left alone: a cut costs a copy of the file's bytes. */
@@ -51,7 +52,7 @@ static bool cuttable(const struct an_lttng_packet *prev, const struct an_lttng_p
 static void scan(const char *dir, struct cuts *c, uint64_t size)
 {
 	char *path = an_asprintf("%s/%s", dir, c->name);
-	FILE *f = path ? fopen(path, "rb") : NULL;
+	FILE *f = path ? an_fopen_regular(path, NULL) : NULL;
 	struct an_lttng_packet prev = {0}, p;
 	uint64_t off = 0;
 	bool ok = true;

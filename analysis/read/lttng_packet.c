@@ -10,6 +10,7 @@
 
 #include "an.h"
 #include "lttng_packet.h"
+#include "regular.h"
 
 #define CTF_MAGIC   0xc1fc1fc1U
 #define HEADER_SIZE 80
@@ -64,7 +65,7 @@ bool an_lttng_packet_at(FILE *f, uint64_t off, uint64_t size, struct an_lttng_pa
 static char *metadata_head(const char *dir)
 {
 	char *path = an_asprintf("%s/metadata", dir), *text = calloc(1, META_HEAD + 1);
-	FILE *f = path ? fopen(path, "rb") : NULL;
+	FILE *f = path ? an_fopen_regular(path, NULL) : NULL;
 	unsigned char h[META_HEADER];
 	size_t len = 0;
 

@@ -33,6 +33,7 @@
 #include "deal.h"
 #include "lttng_packet.h"
 #include "read.h"
+#include "regular.h"
 #include "salvage.h"
 #include "streams.h"
 
@@ -46,7 +47,7 @@
 static bool splittable(const char *dir)
 {
 	char *path = an_asprintf("%s/metadata", dir), *text = NULL;
-	FILE *f = path ? fopen(path, "rb") : NULL;
+	FILE *f = path ? an_fopen_regular(path, NULL) : NULL;
 	bool yes = false;
 	long size;
 

@@ -19,6 +19,7 @@
 #include "an.h"
 #include "analysis.h"
 #include "lttng_packet.h"
+#include "regular.h"
 #include "salvage.h"
 
 #define TSDL_MAGIC  0x75d11d57U
@@ -126,42 +127,6 @@ static void count_classes(struct classes *c, const unsigned char *p, size_t len)
 	}
 }
 
-/*
- * A descriptor to read path if it is a regular file, else -errno (-EINVAL: another kind),
- * *why saying it. A FIFO would block open() until a writer came, and reads for ever.
- */
-static int open_regular(const char *path, const char **why)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), e;
-	struct stat st;
-
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		e = errno;
-		if (fd >= 0)
-			close(fd);
-		*why = strerror(e);
-		return -e;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		*why = "not a regular file";
-		return -EINVAL;
-	}
-	return fd;
-}
-
-static FILE *fopen_regular(const char *path, const char **why)
-{
-	int fd = open_regular(path, why);
-	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-
-	if (fd >= 0 && !f) {
-		*why = strerror(errno);
-		close(fd);
-	}
-	return f;
-}
-
 /* Bytes [from, from + len) of f into c; false: they could not be read. */
 static bool count_range(FILE *f, long from, uint64_t len, struct classes *c)
 {
@@ -185,17 +150,18 @@ int an_check_metadata(const char *dir, const struct an_options *opt, char **why)
 	uint64_t max = opt && opt->max_metadata ? opt->max_metadata : AN_METADATA_MAX_DEFAULT;
 	uint64_t max_classes = opt && opt->max_event_classes ? opt->max_event_classes
 							     : AN_EVENT_CLASSES_MAX_DEFAULT;
-	char *path = an_asprintf("%s/metadata", dir);
-	const char *cannot = "out of memory";
+	char *path = an_asprintf("%s/metadata", dir), *cannot = NULL;
 	unsigned char h[META_HEADER];
-	FILE *f = path ? fopen_regular(path, &cannot) : NULL;
+	FILE *f = path ? an_fopen_regular(path, &cannot) : NULL;
 	struct classes c = {0};
 	long off = 0, size;
 	bool packets = false;
 	int r = 0;
 
 	if (!f) {
-		*why = an_asprintf("%s: %s: the trace is left out", path ? path : dir, cannot);
+		*why = cannot ? an_asprintf("%s: the trace is left out", cannot)
+			      : an_asprintf("%s: out of memory", dir);
+		free(cannot);
 		free(path);
 		return -EIO;
 	}
@@ -272,15 +238,15 @@ static uint64_t be(const unsigned char *p, int n)
 
 /*
  * Without an index (snapshots have none): LTTng's packets followed from the file's start
- * while each is there whole; f NULL: none.
+ * while each is there whole and ends by byte limit; f NULL: none.
  */
-static uint64_t scan_packets(FILE *f, uint64_t size, unsigned *count)
+static uint64_t scan_packets(FILE *f, uint64_t size, uint64_t limit, unsigned *count)
 {
 	struct an_lttng_packet p;
 	uint64_t end = 0;
 
 	*count = 0;
-	while (f && an_lttng_packet_at(f, end, size, &p)) {
+	while (f && an_lttng_packet_at(f, end, size, &p) && p.bytes <= limit - end) {
 		end += p.bytes;
 		(*count)++;
 	}
@@ -288,24 +254,22 @@ static uint64_t scan_packets(FILE *f, uint64_t size, unsigned *count)
 }
 
 /*
- * The bytes of path's complete packets, from its LTTng index (big-endian: a header of
- * magic, major, minor, entry length; entries starting offset (bytes), packet_size (bits)).
+ * The bytes of path's complete packets (*count of them), by their headers, up to where its
+ * LTTng index says they end, if it has one (big-endian: a header of magic, major, minor,
+ * entry length; entries starting offset (bytes), packet_size (bits)).
  */
 static uint64_t complete_packets(const char *path, uint64_t size, unsigned *count)
 {
 	char *real = realpath(path, NULL), *slash = real ? strrchr(real, '/') : NULL, *idx;
 	unsigned char h[16], *ent = NULL;
-	uint64_t end = 0, len, sane;
-	const char *cannot;
-	unsigned scanned;
+	uint64_t end = 0, len;
 	FILE *f = NULL;
 
-	*count = 0;
 	if (!slash)
 		goto out;
 	*slash = 0;
 	idx = an_asprintf("%s/index/%s.idx", real, slash + 1);
-	f = idx ? fopen_regular(idx, &cannot) : NULL;
+	f = idx ? an_fopen_regular(idx, NULL) : NULL;
 	free(idx);
 	if (!f || fread(h, 1, 16, f) != 16 || be(h, 4) != INDEX_MAGIC)
 		goto out;
@@ -318,22 +282,21 @@ static uint64_t complete_packets(const char *path, uint64_t size, unsigned *coun
 		if (off != end || off + bytes > size || !bytes)
 			break;
 		end = off + bytes;
-		(*count)++;
 	}
 out:
 	if (f)
 		fclose(f);
 	free(ent);
 	free(real);
-	/* The index says where packets end, not whether babeltrace2 can read them. */
-	f = fopen_regular(path, &cannot);
-	sane = scan_packets(f, size, &scanned);
+	/*
+	 * The index says where the tracer's packets end, not whether babeltrace2 can read them,
+	 * nor that their headers say the same (a copy cut inside a packet is refused again):
+	 * the last end of a packet by its headers, at or before the index's.
+	 */
+	f = an_fopen_regular(path, NULL);
+	end = scan_packets(f, size, end ? end : size, count);
 	if (f)
 		fclose(f);
-	if (!end || sane < end) {
-		*count = scanned;
-		end = sane;
-	}
 	return end;
 }
 
@@ -345,7 +308,6 @@ int an_check_streams(const char *dir, char **why)
 
 	while (d && !r && (de = readdir(d))) {
 		char *path = an_asprintf("%s/%s", dir, de->d_name);
-		const char *cannot;
 		uint64_t off, size;
 		unsigned packets;
 		FILE *f = NULL;
@@ -353,14 +315,14 @@ int an_check_streams(const char *dir, char **why)
 
 		/* What is not a regular file babeltrace2's source leaves out too. */
 		if (!path || de->d_name[0] == '.' || strcmp(de->d_name, "metadata") == 0 ||
-		    !(f = fopen_regular(path, &cannot)) || fstat(fileno(f), &st) < 0) {
+		    !(f = an_fopen_regular(path, NULL)) || fstat(fileno(f), &st) < 0) {
 			if (f)
 				fclose(f);
 			free(path);
 			continue;
 		}
 		size = (uint64_t)st.st_size;
-		off = scan_packets(f, size, &packets);
+		off = scan_packets(f, size, size, &packets);
 		fclose(f);
 		if (off < size) {
 			*why = an_asprintf("%s: the packet at byte %llu is cut short or says what "
@@ -377,8 +339,7 @@ int an_check_streams(const char *dir, char **why)
 
 int an_copy_range(const char *from, const char *to, uint64_t off, uint64_t n)
 {
-	const char *cannot;
-	int in = open_regular(from, &cannot), out = -1, r = 0;
+	int in = an_open_regular(from, NULL), out = -1, r = 0;
 	loff_t at = (loff_t)off;
 	char buf[65536];
 

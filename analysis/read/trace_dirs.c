@@ -13,6 +13,7 @@
 
 #include "an.h"
 #include "read.h"
+#include "regular.h"
 
 /*
  * nftw has no user pointer: thread-local state instead. Of what is left out, the first
@@ -27,17 +28,6 @@ static __thread struct left_out {
 	const char *kind; /* not regular: what it is */
 	unsigned long n;
 } unreadable, irregular;
-
-static const char *kind_of(mode_t mode)
-{
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	if (S_ISLNK(mode))
-		return "a symbolic link";
-	if (S_ISSOCK(mode))
-		return "a socket";
-	return "a device";
-}
 
 static void leave_out(struct left_out *l, const char *path, int err, const char *kind)
 {
@@ -59,7 +49,8 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 	if ((flag != FTW_F && flag != FTW_SL) || strcmp(base, "metadata") != 0)
 		return 0;
 	if (flag == FTW_SL || !S_ISREG(st->st_mode)) {
-		leave_out(&irregular, path, 0, kind_of(flag == FTW_SL ? S_IFLNK : st->st_mode));
+		leave_out(&irregular, path, 0,
+			  an_file_kind(flag == FTW_SL ? S_IFLNK : st->st_mode));
 		return 0;
 	}
 	slot = an_vec_push(found);

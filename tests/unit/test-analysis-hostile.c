@@ -20,8 +20,12 @@
 
 #include "an.h"
 #include "analysis-result.h"
+#include "deal.h"
+#include "lttng_packet.h"
 #include "results.h"
+#include "salvage.h"
 #include "snapshot.h"
+#include "streams.h"
 #include "tests.h"
 
 static char root[] = "/tmp/test-analysis-hostile.XXXXXX";
@@ -890,6 +894,114 @@ static void test_metadata_not_regular(void)
 	alarm(0);
 }
 
+static void put_be(FILE *f, uint64_t v, int n)
+{
+	for (int i = n; i-- > 0;)
+		ASSERT_EQ(fputc((int)(v >> (8 * i) & 0xff), f), (int)(v >> (8 * i) & 0xff));
+}
+
+/*
+ * A stream file cut short, whose LTTng index says its packets end inside one (an index
+ * is no packet header): the packets kept are those its headers make whole up to the
+ * index's end, in one salvage, said once (a copy cut inside a packet would be refused
+ * and salvaged again: the file said twice, the first time wrongly).
+ */
+static void test_index_inside_packet(void)
+{
+	char dir[600], kernel[700], path[800], want[900], *why;
+	struct an_result *r;
+	long ends[3];
+	struct w a;
+	FILE *f;
+
+	snapshot_dir(dir, kernel, "index");
+	metadata(kernel, NULL);
+	stream_open(&a, kernel, "chan_0", 0);
+	for (int i = 0; i < 4; i++) {
+		packet_begin(&a);
+		ev_switch(&a, 1000 + 100 * (uint64_t)i, 0, 0, 300);
+		ev_switch(&a, 1050 + 100 * (uint64_t)i, 300, 1, 0);
+		packet_end(&a, 0, 0);
+		if (i < 3)
+			ends[i] = ftell(a.f);
+	}
+	stream_close(&a);
+	snprintf(path, sizeof(path), "%s/chan_0", kernel);
+	ASSERT_EQ(truncate(path, ends[2] + 100), 0); /* the last packet cut short */
+	snprintf(path, sizeof(path), "%s/index", kernel);
+	ASSERT_EQ(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/index/chan_0.idx", kernel);
+	f = fopen(path, "wb");
+	ASSERT_TRUE(f);
+	put_be(f, 0xc1f1dcc1, 4);
+	put_be(f, 1, 4);
+	put_be(f, 1, 4);
+	put_be(f, 16, 4); /* entries of offset and packet_size alone */
+	put_be(f, 0, 8);
+	put_be(f, (uint64_t)ends[0] * 8, 8);
+	put_be(f, (uint64_t)ends[0], 8);
+	put_be(f, (uint64_t)(ends[1] - ends[0]) * 8, 8);
+	put_be(f, (uint64_t)ends[1], 8);
+	put_be(f, (uint64_t)(ends[2] - ends[1] - 10) * 8, 8); /* 10 bytes short of its end */
+	ASSERT_EQ(fclose(f), 0);
+	r = read_alike(dir, &why);
+	ASSERT_TRUE(r && r->log.partial);
+	ASSERT_EQ(r->log.events, 4);
+	snprintf(want, sizeof(want),
+		 "%s/chan_0: damaged, its first 2 complete packets kept (%ld of %ld bytes)", kernel,
+		 ends[1], ends[2] + 100);
+	ASSERT_TRUE(has_problem(r, want));
+	ASSERT_EQ(r->log.problems.n, 1);
+	an_result_free(r);
+	free(why);
+	rm_rf(dir);
+}
+
+/*
+ * A FIFO where the analysis reads a file itself, as when one replaced a file after the
+ * snapshot's files were listed and checked (a name checked then opened): refused, not
+ * waited on, with or without a writer. A stream file being dealt to shards (where can it be
+ * cut?), then the trace's metadata (is the trace of LTTng's layout? is it whole?).
+ */
+static void test_fifo_after_listing(void)
+{
+	struct an_vec units = AN_VEC(struct an_unit), dirs = AN_VEC(char *);
+	char dir[600], kernel[700], path[800], want[900], *why = NULL;
+	struct an_shard shards[2];
+	struct an_unit *u;
+
+	/* The open of a FIFO waits for a writer for ever: this fails the test instead. */
+	alarm(60);
+	memset(shards, 0, sizeof(shards));
+	snapshot_dir(dir, kernel, "fifo-race");
+	metadata(kernel, NULL);
+	ASSERT_TRUE(an_trace_is_lttng(kernel));
+	snprintf(path, sizeof(path), "%s/chan_0", kernel);
+	ASSERT_EQ(mkfifo(path, 0644), 0);
+	*(char **)an_vec_push(&dirs) = kernel;
+	/* Listed as a regular file of 1 MiB: the shards differ enough for a cut to be looked for. */
+	u = an_vec_push(&units);
+	ASSERT_TRUE(u);
+	*u = (struct an_unit){
+		.name = strdup("chan_0"), .size = 1 << 20, .bytes = 1 << 20, .lttng = true};
+	ASSERT_EQ(an_deal(&units, &dirs, shards, 2), 0);
+	ASSERT_EQ(units.n, 1);
+	free(AN_AT(&units, struct an_unit, 0)->name);
+	an_vec_free(&units);
+	an_vec_free(&dirs);
+
+	snprintf(path, sizeof(path), "%s/metadata", kernel);
+	ASSERT_EQ(unlink(path), 0);
+	ASSERT_EQ(mkfifo(path, 0644), 0);
+	ASSERT_TRUE(!an_trace_is_lttng(kernel));
+	ASSERT_EQ(an_check_metadata(kernel, NULL, &why), -EIO);
+	snprintf(want, sizeof(want), "%s: a FIFO, not a regular file: the trace is left out", path);
+	ASSERT_STREQ(why, want);
+	free(why);
+	rm_rf(dir);
+	alarm(0);
+}
+
 int main(void)
 {
 	ASSERT_TRUE(mkdtemp(root));
@@ -900,6 +1012,8 @@ int main(void)
 	RUN(test_undeclared_per_trace);
 	RUN(test_metadata_limit);
 	RUN(test_metadata_not_regular);
+	RUN(test_fifo_after_listing);
+	RUN(test_index_inside_packet);
 	RUN(test_many_irqs);
 	rm_rf(root);
 	return 0;
