@@ -13,14 +13,6 @@
 
 #include "selftest.h"
 
-/* Polls cond every 5 ms for up to ms milliseconds. */
-#define ST_WAIT(cond, ms)							\
-	do {									\
-		unsigned int _i;						\
-		for (_i = 0; _i < (ms) / 5 && !(cond); _i++)			\
-			msleep(5);						\
-	} while (0)
-
 #define KEY(...) ((u64[2]){ __VA_ARGS__ })
 #define KSZ (2 * sizeof(u64))
 
@@ -728,7 +720,12 @@ out:
 struct st_guard_arg {
 	struct latency_tracker *other;
 	int ret;
+	int ret_update;
 };
+
+static void st_noop_fn(u64 *data, void *priv, void *arg)
+{
+}
 
 static void st_guard_fn(u64 *data, void *priv, void *arg)
 {
@@ -736,6 +733,7 @@ static void st_guard_fn(u64 *data, void *priv, void *arg)
 
 	/* Inside the core (bucket lock held): a nested call must back off. */
 	g->ret = latency_tracker_event_in(g->other, KEY(13, 1), KSZ, NULL);
+	g->ret_update = latency_tracker_update(g->other, KEY(13, 1), KSZ, st_noop_fn, NULL);
 }
 
 static int st_reentry(struct st_report *r)
@@ -745,6 +743,7 @@ static int st_reentry(struct st_report *r)
 	struct latency_tracker_stats s;
 	struct st_guard_arg g = { };
 	struct st_capture *c = NULL;
+	u64 drops = 0;
 	int ret = 0;
 
 	st_params_init(&p, "st_reentry_b", LATENCY_TRACKER_DUP_REJECT, 64, NSEC_PER_SEC);
@@ -757,9 +756,14 @@ static int st_reentry(struct st_report *r)
 	ST_EQ(latency_tracker_event_in(a, KEY(13, 0), KSZ, NULL), 0);
 	ST_EQ(latency_tracker_update(a, KEY(13, 0), KSZ, st_guard_fn, &g), 0);
 	ST_EQ(g.ret, -EBUSY);
+	ST_EQ(g.ret_update, -EBUSY);
 	latency_tracker_get_stats(b, &s);
-	ST_EQ(s.busy, 1);
+	ST_EQ(s.busy, 2);
 	ST_EQ(s.events_in, 0);
+	/* The event_in was lost, the update lost no event: drops counts the first only. */
+	ST_EQ(st_read_u64("/sys/" LATENCY_TRACKER_SYSFS_DIR "/st_reentry_b/stats/drops",
+			  &drops), 0);
+	ST_EQ(drops, 1);
 
 	/* The alert callback runs outside the core: it may use the API. */
 	c->reenter = b;
@@ -1034,6 +1038,8 @@ static const struct st_case {
 	{ "hist_reset", st_hist_reset },
 	{ "hist_per", st_hist_per },
 	{ "hist_other", st_hist_other },
+	{ "stats_delay_sum", st_stats_delay_sum },
+	{ "stats_oldest_refresh", st_stats_oldest_refresh },
 };
 
 int st_run_cases(struct st_report *r, const char *only)

@@ -56,6 +56,14 @@ __printf(2, 3) void st_printf(struct st_report *r, const char *fmt, ...);
 		}								\
 	} while (0)
 
+/* Polls cond every 5 ms for up to ms milliseconds (msleep(): linux/delay.h). */
+#define ST_WAIT(cond, ms)							\
+	do {									\
+		unsigned int _i;						\
+		for (_i = 0; _i < (ms) / 5 && !(cond); _i++)			\
+			msleep(5);						\
+	} while (0)
+
 /* cases.c */
 int st_run_cases(struct st_report *r, const char *only);
 
@@ -65,6 +73,10 @@ int st_hist_reset(struct st_report *r);
 int st_hist_per(struct st_report *r);
 int st_hist_write(struct latency_tracker *t, const char *file, const char *s);
 int st_hist_other(struct st_report *r);
+
+/* stats_cases.c: the statistics and oldest_ns. */
+int st_stats_delay_sum(struct st_report *r);
+int st_stats_oldest_refresh(struct st_report *r);
 
 /* bench.c */
 int st_bench(struct st_report *r, unsigned int n);

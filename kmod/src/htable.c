@@ -43,6 +43,7 @@
 #include <linux/cpumask.h>
 #include <linux/jhash.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/rculist_nulls.h>
@@ -52,26 +53,61 @@
 
 #include "internal.h"
 
+/*
+ * The bytes of one entry: the entry, its key, its private area and, in stack mode "in",
+ * its stack. *priv_off and *stack_off (0: none) are where the last two start.
+ */
+static size_t lt_entry_layout(u32 key_size, u32 priv_size,
+			      enum latency_tracker_stack_mode stack_mode, u32 *priv_off,
+			      u32 *stack_off)
+{
+	size_t stride = sizeof(struct lt_entry) + ALIGN(key_size, 8);
+
+	*priv_off = stride;
+	stride += ALIGN(priv_size, 8);
+	*stack_off = 0;
+	if (stack_mode == LATENCY_TRACKER_STACK_IN) {
+		*stack_off = stride;
+		stride += LATENCY_TRACKER_STACK_DEPTH * sizeof(unsigned long);
+	}
+	return stride;
+}
+
+u64 lt_table_bytes(u32 nr_entries, u32 key_size, u32 priv_size,
+		   enum latency_tracker_stack_mode stack_mode)
+{
+	u32 priv_off, stack_off;
+	size_t stride = lt_entry_layout(key_size, priv_size, stack_mode, &priv_off, &stack_off);
+
+	return (u64)nr_entries * stride +
+	       (u64)roundup_pow_of_two(nr_entries) * sizeof(struct lt_bucket);
+}
+
+/*
+ * A table is pinned for as long as its tracker is enabled, one per tracker: nine trackers
+ * of 2^20 keys with stacks would hold gigabytes. A table above 1/LT_TABLE_RAM_SHARE of the
+ * RAM is refused up front, and a smaller one that does not fit fails its allocation
+ * (__GFP_RETRY_MAYFAIL) rather than invoking the OOM killer from a sysfs write.
+ */
+u64 lt_table_bytes_max(void)
+{
+	return ((u64)totalram_pages() << PAGE_SHIFT) / LT_TABLE_RAM_SHARE;
+}
+
 struct lt_table *lt_table_alloc(u32 nr_entries, u32 key_size, u32 priv_size,
 				enum latency_tracker_stack_mode stack_mode)
 {
+	const gfp_t gfp = GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
 	struct lt_table *tbl;
 	u32 nr_buckets, cpu, i, n, per_cpu, nr_cpus;
-	size_t stride;
 
 	tbl = kzalloc(sizeof(*tbl), GFP_KERNEL);
 	if (!tbl)
 		return NULL;
 	lt_live_get();
 
-	stride = sizeof(struct lt_entry) + ALIGN(key_size, 8);
-	tbl->priv_off = stride;
-	stride += ALIGN(priv_size, 8);
-	if (stack_mode == LATENCY_TRACKER_STACK_IN) {
-		tbl->stack_off = stride;
-		stride += LATENCY_TRACKER_STACK_DEPTH * sizeof(unsigned long);
-	}
-	tbl->stride = stride;
+	tbl->stride = lt_entry_layout(key_size, priv_size, stack_mode, &tbl->priv_off,
+				      &tbl->stack_off);
 	tbl->stack_mode = stack_mode;
 	tbl->nr_entries = nr_entries;
 	tbl->seed = get_random_u32();
@@ -79,8 +115,8 @@ struct lt_table *lt_table_alloc(u32 nr_entries, u32 key_size, u32 priv_size,
 
 	nr_buckets = roundup_pow_of_two(nr_entries);
 	tbl->bucket_mask = nr_buckets - 1;
-	tbl->buckets = kvcalloc(nr_buckets, sizeof(*tbl->buckets), GFP_KERNEL);
-	tbl->entries = kvcalloc(nr_entries, stride, GFP_KERNEL);
+	tbl->buckets = kvcalloc(nr_buckets, sizeof(*tbl->buckets), gfp);
+	tbl->entries = kvcalloc(nr_entries, tbl->stride, gfp);
 	tbl->free = alloc_percpu(struct lt_free_head);
 	if (!tbl->buckets || !tbl->entries || !tbl->free) {
 		lt_table_free(tbl);

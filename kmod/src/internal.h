@@ -157,6 +157,11 @@ struct lt_table {
 struct lt_table *lt_table_alloc(u32 nr_entries, u32 key_size, u32 priv_size,
 				enum latency_tracker_stack_mode stack_mode);
 void lt_table_free(struct lt_table *tbl);
+u64 lt_table_bytes(u32 nr_entries, u32 key_size, u32 priv_size,
+		   enum latency_tracker_stack_mode stack_mode);
+/* A table may take at most 1/LT_TABLE_RAM_SHARE of the RAM (lt_table_bytes_max()). */
+#define LT_TABLE_RAM_SHARE 16
+u64 lt_table_bytes_max(void);
 u32 lt_hash(const struct lt_table *tbl, const void *key, u32 len);
 struct lt_entry *lt_free_pop(struct lt_table *tbl);
 void lt_free_push(struct lt_table *tbl, struct lt_entry *e);
@@ -209,15 +214,26 @@ enum lt_counter {
 	LT_STALE,
 	LT_DISCARDED,
 	LT_THROTTLED,		/* refused by the tracker's own alert bucket */
+	/*
+	 * A lookup or update that backed off: no event lost (only what the tracker would
+	 * have added to a pending key, a waker, a stack), so counted in stats/busy but not in
+	 * drops. A key that then goes unmatched is counted when it is discarded (stale).
+	 */
+	LT_BUSY_AUX,
 	LT_NR_COUNTERS
 };
 
 #define LT_HIST_BUCKETS 64
 
+/*
+ * delay_sum is 128 bits, delay_sum_hi the carries out of delay_sum: one CPU's 64 bits of
+ * ns wrap after 584 years of summed delay, a few weeks for offcpu's thousands of sleepers.
+ */
 struct lt_stats {
 	u64 cnt[LT_NR_COUNTERS];
 	u64 delay_count;
 	u64 delay_sum;
+	u64 delay_sum_hi;
 	u64 delay_min;
 	u64 delay_max;
 	u64 hist[LT_HIST_BUCKETS];
@@ -228,6 +244,7 @@ void lt_stats_free(struct lt_stats __percpu *s);
 unsigned int lt_stats_delay(struct lt_stats __percpu *s, u64 delay);
 void lt_stats_sum(struct lt_stats __percpu *s, struct lt_stats *sum);
 u64 lt_stats_drops(const struct lt_stats *sum);
+u64 lt_stats_mean(const struct lt_stats *sum);
 
 static inline void lt_count(struct lt_stats __percpu *s, enum lt_counter c)
 {

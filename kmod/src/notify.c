@@ -32,6 +32,7 @@
  * .suppressed.
  */
 #include <linux/atomic.h>
+#include <linux/cpumask.h>
 #include <linux/fs.h>
 #include <linux/irq_work.h>
 #include <linux/miscdevice.h>
@@ -66,6 +67,7 @@ struct lt_reader {
 	struct list_head node;		/* in lt_readers, under RCU */
 	wait_queue_head_t wq;		/* threads not pinned to one CPU */
 	wait_queue_head_t __percpu *cpu_wq; /* threads pinned to that CPU */
+	cpumask_var_t cpu_wq_used;	/* the CPUs whose cpu_wq a thread ever chose */
 	struct rcu_head rcu;
 	struct latency_tracker_record buf[LT_READ_BATCH];
 };
@@ -223,7 +225,13 @@ static void lt_ring_wake(struct irq_work *w)
 			wake_up_interruptible_all(local);
 			continue;
 		}
-		for_each_possible_cpu(cpu)
+		/*
+		 * Only the queues some thread chose: with interrupts off, each other queue
+		 * looked at is a remote cache line, and a reader with no pinned thread (the
+		 * common one) has none. The bit is set before the thread queues itself and
+		 * reads the ring: our barrier above makes us see it, or it the record.
+		 */
+		for_each_cpu(cpu, rd->cpu_wq_used)
 			lt_wake_queue(per_cpu_ptr(rd->cpu_wq, cpu));
 	}
 	rcu_read_unlock();
@@ -232,9 +240,15 @@ static void lt_ring_wake(struct irq_work *w)
 /* Where the calling thread waits: its CPU's queue when it may run on that one alone. */
 static wait_queue_head_t *lt_reader_wq(struct lt_reader *rd)
 {
-	if (current->nr_cpus_allowed == 1)
-		return per_cpu_ptr(rd->cpu_wq, cpumask_first(current->cpus_ptr));
-	return &rd->wq;
+	int cpu;
+
+	if (current->nr_cpus_allowed != 1)
+		return &rd->wq;
+	cpu = cpumask_first(current->cpus_ptr);
+	/* Never cleared: a thread may still wait there. Tested first: no store per wait. */
+	if (!cpumask_test_cpu(cpu, rd->cpu_wq_used))
+		cpumask_set_cpu(cpu, rd->cpu_wq_used);
+	return per_cpu_ptr(rd->cpu_wq, cpu);
 }
 
 static bool lt_reader_pending(struct lt_reader *rd)
@@ -293,7 +307,8 @@ static int lt_open(struct inode *inode, struct file *file)
 	if (!rd)
 		return -ENOMEM;
 	rd->cpu_wq = alloc_percpu(wait_queue_head_t);
-	if (!rd->cpu_wq) {
+	if (!rd->cpu_wq || !zalloc_cpumask_var(&rd->cpu_wq_used, GFP_KERNEL)) {
+		free_percpu(rd->cpu_wq);
 		kvfree(rd);
 		return -ENOMEM;
 	}
@@ -314,6 +329,7 @@ static void lt_reader_free(struct rcu_head *head)
 {
 	struct lt_reader *rd = container_of(head, struct lt_reader, rcu);
 
+	free_cpumask_var(rd->cpu_wq_used);
 	free_percpu(rd->cpu_wq);
 	kvfree(rd);
 }

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * latency_tracker: timeouts and stale keys, off the hot path. One work per enabled
- * tracker walks the buckets every period = min(timeout, stale) / 4, clamped to [1 ms, 1 s]:
- * a timeout alert is raised between timeout and timeout + period after event_in. Empty
- * buckets are skipped without taking their lock; a non-empty bucket is locked just long
- * enough to mark or unlink its expired entries. Cost: O(buckets) reads per period (4096
- * keys: 64 KiB of bucket heads).
+ * tracker walks the buckets every period = min(timeout, stale) / 4, clamped to
+ * [max(1 ms, 256 ns per bucket), 1 s]: a timeout alert is raised between timeout and
+ * timeout + period after event_in, a stale key discarded between stale and stale + period.
+ * Empty buckets are skipped without taking their lock; a non-empty bucket is locked just
+ * long enough to mark or unlink its expired entries. Cost: O(buckets) reads per period
+ * (4096 keys: 64 KiB of bucket heads). The lower bound grows with the buckets so that a
+ * pass, a few ns per bucket head, stays around 1 % of a CPU: 2^20 keys with a 1 ms
+ * timeout are walked every 268 ms, not every millisecond, and their timeout alerts come
+ * up to 268 ms late. With neither a timeout nor a staleness the walk still runs once a
+ * second, for oldest_ns alone: without it, one long pair would leave the bound low and
+ * the syscalls tracker's check before its lookup passing for as long as it is enabled.
  *
  * The period is a hard hrtimer that queues the work on the unbound workqueue, not a
  * delayed work: on PREEMPT_RT a timer_list expires in the timer softirq thread of the CPU
@@ -26,16 +32,19 @@
 
 #define LT_SCAN_MIN_NS NSEC_PER_MSEC
 #define LT_SCAN_MAX_NS NSEC_PER_SEC
+#define LT_SCAN_NS_PER_BUCKET 256
 
-static u64 lt_scan_period(u64 timeout, u64 stale)
+/* Both 0: LT_SCAN_MAX_NS, the refresh of oldest_ns alone. */
+static u64 lt_scan_period(u64 timeout, u64 stale, u32 nr_buckets)
 {
+	u64 lo = max_t(u64, LT_SCAN_MIN_NS, (u64)nr_buckets * LT_SCAN_NS_PER_BUCKET);
 	u64 p = U64_MAX;
 
 	if (timeout)
 		p = timeout / 4;
 	if (stale)
 		p = min(p, stale / 4);
-	return clamp_t(u64, p, LT_SCAN_MIN_NS, LT_SCAN_MAX_NS);
+	return clamp_t(u64, p, min_t(u64, lo, LT_SCAN_MAX_NS), LT_SCAN_MAX_NS);
 }
 
 /* Hard interrupt context on every kernel, PREEMPT_RT included (HRTIMER_MODE_REL_HARD). */
@@ -68,9 +77,7 @@ void lt_scan_stop(struct latency_tracker *t)
 /* t->lock held, or the work itself. */
 void lt_scan_kick(struct latency_tracker *t)
 {
-	if (!t->enabled)
-		return;
-	if (READ_ONCE(t->timeout_ns) || READ_ONCE(t->stale_ns))
+	if (t->enabled)
 		queue_work(system_unbound_wq, &t->scan_work);
 }
 
@@ -195,13 +202,14 @@ void lt_scan_work(struct work_struct *work)
 	u32 i;
 
 	/*
-	 * disable() clears the pointer, then cancel_delayed_work_sync(), then frees: the
-	 * table stays valid for the whole run of this work once we have seen it.
+	 * disable() clears the pointer, then stops us (lt_scan_stop(): the work, the timer,
+	 * the work that timer may have queued), then frees: the table stays valid for the
+	 * whole run of this work once we have seen it.
 	 */
 	rcu_read_lock();
 	tbl = rcu_dereference(t->table);
 	rcu_read_unlock();
-	if (!tbl || (!timeout && !stale))
+	if (!tbl)
 		return;
 	if (timeout && t->scan)
 		t->scan(t, timeout);
@@ -227,6 +235,7 @@ void lt_scan_work(struct work_struct *work)
 	smp_mb();
 	lt_oldest_lower(&t->oldest_ns, READ_ONCE(t->ins_min));
 	if (READ_ONCE(t->enabled))
-		hrtimer_start(&t->scan_timer, ns_to_ktime(lt_scan_period(timeout, stale)),
+		hrtimer_start(&t->scan_timer,
+			      ns_to_ktime(lt_scan_period(timeout, stale, tbl->bucket_mask + 1)),
 			      HRTIMER_MODE_REL_HARD);
 }

@@ -5,6 +5,7 @@
  * be off by the events in flight, never torn (64-bit loads).
  */
 #include <linux/export.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/percpu.h>
 
@@ -41,7 +42,13 @@ unsigned int lt_stats_delay(struct lt_stats __percpu *s, u64 delay)
 	u64 old, seen;
 
 	this_cpu_inc(s->delay_count);
-	this_cpu_add(s->delay_sum, delay);
+	/*
+	 * The add that wraps delay_sum is the one that leaves it below its own delay: it
+	 * carries, and only it (an interrupt's add in between carries its own wrap). A
+	 * reader between the two sees the sum 2^64 short: once in centuries, one read.
+	 */
+	if (unlikely(this_cpu_add_return(s->delay_sum, delay) < delay))
+		this_cpu_inc(s->delay_sum_hi);
 	this_cpu_inc(s->hist[b]);
 	for (old = this_cpu_read(s->delay_min); delay < old; old = seen) {
 		seen = this_cpu_cmpxchg(s->delay_min, old, delay);
@@ -59,6 +66,7 @@ unsigned int lt_stats_delay(struct lt_stats __percpu *s, u64 delay)
 void lt_stats_sum(struct lt_stats __percpu *s, struct lt_stats *sum)
 {
 	int cpu, i;
+	u64 lo;
 
 	memset(sum, 0, sizeof(*sum));
 	sum->delay_min = U64_MAX;
@@ -68,7 +76,9 @@ void lt_stats_sum(struct lt_stats __percpu *s, struct lt_stats *sum)
 		for (i = 0; i < LT_NR_COUNTERS; i++)
 			sum->cnt[i] += READ_ONCE(c->cnt[i]);
 		sum->delay_count += READ_ONCE(c->delay_count);
-		sum->delay_sum += READ_ONCE(c->delay_sum);
+		lo = READ_ONCE(c->delay_sum);
+		sum->delay_sum += lo;
+		sum->delay_sum_hi += READ_ONCE(c->delay_sum_hi) + (sum->delay_sum < lo);
 		sum->delay_min = min(sum->delay_min, READ_ONCE(c->delay_min));
 		sum->delay_max = max(sum->delay_max, READ_ONCE(c->delay_max));
 		for (i = 0; i < LT_HIST_BUCKETS; i++)
@@ -78,7 +88,51 @@ void lt_stats_sum(struct lt_stats __percpu *s, struct lt_stats *sum)
 		sum->delay_min = 0;
 }
 
-/* Everything the tracker saw but could not handle or report. */
+/*
+ * (hi:lo) / d, for hi < d (the quotient fits in 64 bits): restoring long division, one
+ * bit a step. The kernel has no 128-by-64 division that every architecture provides, and
+ * a sysfs read can afford 64 steps.
+ */
+static u64 lt_div128_64(u64 hi, u64 lo, u64 d)
+{
+	u64 q = 0;
+	int i;
+
+	for (i = 63; i >= 0; i--) {
+		bool top = hi >> 63;
+
+		hi = (hi << 1) | (lo >> 63);
+		lo <<= 1;
+		q <<= 1;
+		if (top || hi >= d) {
+			hi -= d;
+			q |= 1;
+		}
+	}
+	return q;
+}
+
+/*
+ * The mean delay, exact (rounded down) for any sum of delay_count delays: each is below
+ * 2^64, so the quotient is too and the high word of the sum is below delay_count. A sum
+ * and count read while delays are added on other CPUs may disagree by those in flight:
+ * the result is then clamped to the largest delay of 64 bits rather than wrapped.
+ */
+u64 lt_stats_mean(const struct lt_stats *sum)
+{
+	if (!sum->delay_count)
+		return 0;
+	if (!sum->delay_sum_hi)
+		return div64_u64(sum->delay_sum, sum->delay_count);
+	if (sum->delay_sum_hi >= sum->delay_count)
+		return U64_MAX;
+	return lt_div128_64(sum->delay_sum_hi, sum->delay_sum, sum->delay_count);
+}
+
+/*
+ * Everything the tracker saw but could not handle or report, each lost event once: not
+ * LT_BUSY_AUX, which loses none (a key it concerned is counted if it goes stale).
+ */
 u64 lt_stats_drops(const struct lt_stats *sum)
 {
 	return sum->cnt[LT_TABLE_FULL] + sum->cnt[LT_KEY_INVALID] + sum->cnt[LT_BUSY] +
@@ -102,12 +156,14 @@ void latency_tracker_get_stats(struct latency_tracker *t, struct latency_tracker
 	s->table_full = sum.cnt[LT_TABLE_FULL];
 	s->key_invalid = sum.cnt[LT_KEY_INVALID];
 	s->unmatched = sum.cnt[LT_UNMATCHED];
-	s->busy = sum.cnt[LT_BUSY];
+	s->busy = sum.cnt[LT_BUSY] + sum.cnt[LT_BUSY_AUX];
 	s->stale = sum.cnt[LT_STALE];
 	s->discarded = sum.cnt[LT_DISCARDED];
 	s->delay_count = sum.delay_count;
 	s->delay_min_ns = sum.delay_min;
 	s->delay_max_ns = sum.delay_max;
 	s->delay_sum_ns = sum.delay_sum;
+	s->delay_sum_hi = sum.delay_sum_hi;
+	s->delay_mean_ns = lt_stats_mean(&sum);
 }
 EXPORT_SYMBOL_GPL(latency_tracker_get_stats);

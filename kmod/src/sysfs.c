@@ -262,7 +262,8 @@ static const struct attribute_group lt_tracker_group = {
 
 /* Computed from the sum of every CPU's statistics, numbered after the plain counters. */
 enum lt_stat_derived {
-	LT_S_DROPS = LT_NR_COUNTERS,
+	LT_S_BUSY = LT_NR_COUNTERS,
+	LT_S_DROPS,
 	LT_S_DELAY_COUNT,
 	LT_S_DELAY_MIN,
 	LT_S_DELAY_MAX,
@@ -290,6 +291,9 @@ static ssize_t lt_stat_show(struct kobject *kobj, struct kobj_attribute *attr, c
 	}
 	lt_stats_sum(t->stats, &sum);
 	switch (sa->idx) {
+	case LT_S_BUSY:
+		v = sum.cnt[LT_BUSY] + sum.cnt[LT_BUSY_AUX];
+		break;
 	case LT_S_DROPS:
 		v = lt_stats_drops(&sum);
 		break;
@@ -303,7 +307,7 @@ static ssize_t lt_stat_show(struct kobject *kobj, struct kobj_attribute *attr, c
 		v = sum.delay_max;
 		break;
 	case LT_S_DELAY_MEAN:
-		v = sum.delay_count ? div64_u64(sum.delay_sum, sum.delay_count) : 0;
+		v = lt_stats_mean(&sum);
 		break;
 	}
 	return sysfs_emit(buf, "%llu\n", v);
@@ -348,7 +352,7 @@ static struct lt_stat_attr lt_stats_files[] = {
 	LT_STAT(table_full, LT_TABLE_FULL),
 	LT_STAT(key_invalid, LT_KEY_INVALID),
 	LT_STAT(unmatched, LT_UNMATCHED),
-	LT_STAT(busy, LT_BUSY),
+	LT_STAT(busy, LT_S_BUSY),
 	LT_STAT(stale, LT_STALE),
 	LT_STAT(discarded, LT_DISCARDED),
 	LT_STAT(throttled, LT_THROTTLED),

@@ -237,6 +237,29 @@ int lt_trackers_check_empty(void)
 	return ret;
 }
 
+static const char *const lt_stack_mode_names[] = {
+	[LATENCY_TRACKER_STACK_NONE] = "none",
+	[LATENCY_TRACKER_STACK_ALERT] = "alert",
+	[LATENCY_TRACKER_STACK_IN] = "in",
+};
+
+/*
+ * -E2BIG when a table of n keys in stack mode m would take more than lt_table_bytes_max()
+ * (htable.c): the sysfs writer gets the errno, the kernel log says why and by how much.
+ */
+static int lt_table_size_check(struct latency_tracker *t, u32 n,
+			       enum latency_tracker_stack_mode m)
+{
+	u64 bytes = lt_table_bytes(n, t->key_size, t->priv_size, m);
+	u64 max = lt_table_bytes_max();
+
+	if (bytes <= max)
+		return 0;
+	pr_warn_ratelimited("latency_tracker: %s: max_keys %u with stack %s needs %llu bytes of key table, more than 1/%u of RAM (%llu bytes)\n",
+			    t->name, n, lt_stack_mode_names[m], bytes, LT_TABLE_RAM_SHARE, max);
+	return -E2BIG;
+}
+
 int latency_tracker_enable(struct latency_tracker *t)
 {
 	struct lt_table *tbl;
@@ -244,6 +267,9 @@ int latency_tracker_enable(struct latency_tracker *t)
 
 	mutex_lock(&t->lock);
 	if (t->enabled)
+		goto out;
+	ret = lt_table_size_check(t, t->max_keys, t->stack_mode);
+	if (ret)
 		goto out;
 	tbl = lt_table_alloc(t->max_keys, t->key_size, t->priv_size, t->stack_mode);
 	if (!tbl) {
@@ -351,6 +377,8 @@ int lt_tracker_set_max_keys(struct latency_tracker *t, u32 n)
 	if (t->enabled)
 		ret = -EBUSY;
 	else
+		ret = lt_table_size_check(t, n, t->stack_mode);
+	if (!ret)
 		t->max_keys = n;
 	mutex_unlock(&t->lock);
 	return ret;
@@ -366,6 +394,8 @@ int lt_tracker_set_stack_mode(struct latency_tracker *t, enum latency_tracker_st
 	if (t->enabled)
 		ret = -EBUSY;
 	else
+		ret = lt_table_size_check(t, t->max_keys, m);
+	if (!ret)
 		t->stack_mode = m;
 	mutex_unlock(&t->lock);
 	return ret;
@@ -419,16 +449,18 @@ static __always_inline int lt_table_get(struct latency_tracker *t, size_t key_le
 
 /*
  * Inside lt_table_get()'s section, before a raw spinlock of the table: interrupts off and
- * the recursion guard, as lt_enter() requires. On failure the section is closed too.
+ * the recursion guard, as lt_enter() requires. On failure the section is closed too, and
+ * counted in @busy: LT_BUSY for an event lost, LT_BUSY_AUX for an update.
  */
-static __always_inline int lt_hot_lock(struct latency_tracker *t, unsigned long *flags)
+static __always_inline int lt_hot_lock(struct latency_tracker *t, unsigned long *flags,
+				       enum lt_counter busy)
 {
 	local_irq_save(*flags);
 	if (likely(lt_enter()))
 		return 0;
 	local_irq_restore(*flags);
 	rcu_read_unlock();
-	lt_count(t->stats, LT_BUSY);
+	lt_count(t->stats, busy);
 	return -EBUSY;
 }
 
@@ -438,14 +470,15 @@ static __always_inline int lt_hot_lock(struct latency_tracker *t, unsigned long 
  * failure none is. Always inlined, so the paths cost what they did when each spelt it out.
  */
 static __always_inline int lt_hot_begin(struct latency_tracker *t, size_t key_len,
-					struct lt_table **tbl, unsigned long *flags)
+					struct lt_table **tbl, unsigned long *flags,
+					enum lt_counter busy)
 {
 	int ret;
 
 	ret = lt_table_get(t, key_len, tbl);
 	if (ret)
 		return ret;
-	return lt_hot_lock(t, flags);
+	return lt_hot_lock(t, flags, busy);
 }
 
 static __always_inline void lt_hot_end(unsigned long flags)
@@ -555,7 +588,7 @@ int latency_tracker_event_in(struct latency_tracker *t, const void *key, size_t 
 	int ret;
 	u32 hash;
 
-	ret = lt_hot_begin(t, key_len, &tbl, &flags);
+	ret = lt_hot_begin(t, key_len, &tbl, &flags, LT_BUSY);
 	if (ret)
 		return ret;
 	e = lt_free_pop(tbl);
@@ -686,7 +719,7 @@ int latency_tracker_event_out(struct latency_tracker *t, const void *key, size_t
 		return -ENOENT;
 	}
 	now = out && out->ts ? out->ts : lt_clock_ns();
-	ret = lt_hot_lock(t, &flags);
+	ret = lt_hot_lock(t, &flags, LT_BUSY);
 	if (ret)
 		return ret;
 	raw_spin_lock(&b->lock);
@@ -808,7 +841,7 @@ int latency_tracker_lookup(struct latency_tracker *t, const void *key, size_t ke
 		cpu_relax();
 	}
 	if (ret == -EAGAIN) {
-		lt_count(t->stats, LT_BUSY);
+		lt_count(t->stats, LT_BUSY_AUX);
 		ret = -EBUSY;
 	}
 out:
@@ -827,7 +860,7 @@ int latency_tracker_update(struct latency_tracker *t, const void *key, size_t ke
 	int ret;
 	u32 hash;
 
-	ret = lt_hot_begin(t, key_len, &tbl, &flags);
+	ret = lt_hot_begin(t, key_len, &tbl, &flags, LT_BUSY_AUX);
 	if (ret)
 		return ret;
 	hash = lt_hash(tbl, key, key_len);

@@ -17,7 +17,11 @@ const struct lt_range lt_range_threshold = {
 	.name = "threshold_ns", .min = NSEC_PER_USEC, .max = LT_HOUR_NS,
 };
 
-/* The scan period is timeout / 4, at least 1 ms: shorter timeouts cannot be honoured. */
+/*
+ * The scan period is timeout / 4, at least 1 ms and 256 ns per bucket of the key table
+ * (scan.c): shorter timeouts cannot be honoured, and a timeout alert may come one period
+ * late.
+ */
 const struct lt_range lt_range_timeout = {
 	.name = "timeout_ns", .min = NSEC_PER_MSEC, .max = LT_HOUR_NS, .zero_ok = true,
 };

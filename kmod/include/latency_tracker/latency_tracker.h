@@ -405,7 +405,9 @@ struct latency_tracker_stats {
 	u64 delay_count;
 	u64 delay_min_ns;
 	u64 delay_max_ns;
-	u64 delay_sum_ns;
+	u64 delay_sum_ns;	/* the low 64 bits of the sum of delays: it wraps */
+	u64 delay_sum_hi;	/* the high 64 bits */
+	u64 delay_mean_ns;	/* the whole sum / delay_count, rounded down; 0: no pair */
 };
 
 /**

@@ -59,7 +59,11 @@
  *   threshold_ns     (rw) a key closed after at least this long raises an alert.
  *   timeout_ns       (rw) 0 = off; a key still open after this long raises a timeout
  *                    alert once and stays pending (its discard as stale, below, may
- *                    raise a second, its last).
+ *                    raise a second, its last). Keys are checked every period =
+ *                    min(timeout_ns, stale_ns) / 4, at least 1 ms and 256 ns per
+ *                    bucket of the key table (max_keys rounded up to a power of two:
+ *                    268 ms for 2^20 keys), at most 1 s: an alert or a discard comes at
+ *                    most one period late.
  *   stale_ns         (rw) 0 = never; a key still open after this long is discarded
  *                    (must be greater than timeout_ns when both are set). ABI 1.7: in
  *                    the block, fs and app trackers, which see every key's end, one
@@ -67,7 +71,11 @@
  *                    flagged LATENCY_TRACKER_REC_F_DISCARDED (counted in stats/timeouts).
  *                    Elsewhere a stale key may be an end the tracker did not see
  *                    (filtered, coalesced, merged): discarded silently.
- *   max_keys         (rw, only while disabled: -EBUSY otherwise).
+ *   max_keys         (rw, only while disabled: -EBUSY otherwise). A key table (with
+ *                    stack "in", the stacks too) of more than 1/16 of the RAM is refused:
+ *                    this write, a write of stack or enabling fails with -E2BIG, and
+ *                    the kernel log says how many bytes it would take; a smaller one
+ *                    the kernel cannot allocate fails enabling with -ENOMEM.
  *   stack            (rw, only while disabled) "none", "alert" (stack of the context that
  *                    raises the alert) or "in" (stack saved at event_in, costly).
  *   alert_rate_per_s (rw, ABI 1.3) the tracker's own alert limit, records per second
@@ -87,8 +95,12 @@
  *                    events_in, events_out, alerts, timeouts, suppressed (refused by the
  *                    global alert limit), throttled (ABI 1.3: refused by its own alert
  *                    limit), filtered, duplicates, table_full, key_invalid, unmatched,
- *                    busy, stale, discarded, drops (sum of every lost event), pending,
- *                    delay_count, delay_min_ns, delay_max_ns, delay_mean_ns,
+ *                    busy (calls that backed off: nested on their CPU, or a lookup
+ *                    that gave up on a chain changing under it), stale, discarded,
+ *                    drops (sum of every lost event, each once: a lookup or update
+ *                    that backed off loses none and is in busy only), pending,
+ *                    delay_count, delay_min_ns, delay_max_ns, delay_mean_ns (exact
+ *                    past 2^64 ns of summed delay),
  *                    delay_hist_ns (lines "<lower bound ns> <count>", buckets
  *                    [2^i, 2^(i+1)) ns, non-empty buckets only).
  *   hist/...         (ABI 1.4) latency distributions of every matched pair (not only

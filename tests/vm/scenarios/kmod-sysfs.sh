@@ -67,6 +67,32 @@ accept $T/timeout_ns 0
 accept $T/stale_ns 0
 accept $T/stale_ns 60000000000
 accept $T/enabled 0
+# A key table above 1/16 of RAM is refused with E2BIG, the kernel log saying whose, how
+# many keys and how many bytes, and nothing changes. The selftest tracker's entries take
+# 256 bytes with stack "in": 2^20 of them pass 1/16 of anything below 4.25 GiB.
+mem_kib=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+[ "$mem_kib" -lt 4456448 ] || fail "MemTotal $mem_kib kB: 2^20 keys would fit, the test needs less"
+big_table_refused() {
+	before=$(cat "$1")
+	# dd names the write's errno, which the shell's builtins do not.
+	err=$(printf '%s\n' "$2" | dd of="$1" conv=notrunc 2>&1) &&
+		fail "writing '$2' to $1 succeeded"
+	case $err in
+	*"Argument list too long"*) ;;
+	*) fail "writing '$2' to $1: '$err', not E2BIG" ;;
+	esac
+	[ "$(cat "$1")" = "$before" ] || fail "refused write '$2' changed $1"
+	dmesg | grep -q "latency_tracker: selftest: max_keys $3 with stack $4 needs [0-9]* bytes of key table, more than 1/16 of RAM ([0-9]* bytes)" ||
+		fail "no kernel log line for max_keys $3 with stack $4: $(dmesg | tail -n 3)"
+}
+accept $T/stack in
+big_table_refused $T/max_keys 1048576 1048576 in
+# Half as many without stacks fit (72 MiB); the stacks would double them past the bound.
+accept $T/stack none
+accept $T/max_keys 524288
+big_table_refused $T/stack in 524288 in
+accept $T/enabled 1
+accept $T/enabled 0
 accept $T/max_keys 1024
 accept $T/stack in
 accept $T/stack alert
@@ -84,7 +110,7 @@ echo "threshold 3" >/sys/kernel/latency_tracker_selftest/emit || fail "emit"
 [ "$(cat $T/stats/alerts)" = 3 ] || fail "stats/alerts = $(cat $T/stats/alerts)"
 # Each delay is just over 2 s: the [2^30, 2^31) ns bucket.
 grep -q '^1073741824 3$' $T/stats/delay_hist_ns || fail "histogram: $(cat $T/stats/delay_hist_ns)"
-pass "good writes take effect; stats count the alerts"
+pass "good writes take effect (a key table too big for the RAM refused); stats count the alerts"
 
 # hist/by_key renders every key and CPU at each read: root's alone; delay_ns stays cheap.
 [ "$(stat -c %a $T/hist/by_key)" = 400 ] || fail "hist/by_key is not readable by root only"
