@@ -14,8 +14,9 @@
  * and the supplementary groups of its user name in the group database, so that a user just
  * added to a group needs no new login. The database (NSS: with sssd or LDAP a lookup can
  * take seconds, in the main loop) is asked only when its answer can change the outcome:
- * never for root or latencyd's own user, nor for a process that holds admin_group already,
- * nor when no group is configured; and what it said is kept a few seconds (caller_cache.c).
+ * never for root or latencyd's own user, nor for a process that holds admin_group already
+ * (or read_group, with no admin_group), nor when no group is configured; and what it said
+ * is kept a few seconds (caller_cache.c).
  */
 #include <errno.h>
 #include <grp.h>
@@ -171,6 +172,9 @@ static bool database_matters(const struct control_caller *p, const struct conf_c
 	if (!cc)
 		return true;
 	if (p->uid == 0 || p->uid == self || member(p, cc->admin_gid))
+		return false;
+	/* Without an admin_group, read_group is all there is to be a member of. */
+	if (cc->admin_gid == GID_INVALID && member(p, cc->read_gid))
 		return false;
 	return cc->admin_gid != GID_INVALID || cc->read_gid != GID_INVALID;
 }

@@ -49,8 +49,12 @@ static void where(const struct waiter_result *res, const struct flight_output *o
 						  : flight_strerror(res->error),
 					  r);
 		e->path = catalog_strdup(path, r);
-		/* Not one never handed to a session (its own output unknown): none will come. */
-		if (res->error == FLIGHT_ERR_ABANDONED && !path && res->output)
+		/*
+		 * Not one never handed to a session (its own output unknown: none will come),
+		 * nor one to relayd, whose late output would land on the relayd host.
+		 */
+		if (res->error == FLIGHT_ERR_ABANDONED && !path && res->output &&
+		    !res->output->relayd_url)
 			e->late_directory = catalog_strdup(res->output->local_dir, r);
 	} else if (rec->to_relayd) {
 		/* The files are on the relayd host: where they are there, as far as we know. */

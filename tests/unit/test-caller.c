@@ -3,8 +3,13 @@
  * groups kept a few seconds and asked for only when they matter, and the authorization
  * rule. */
 #include <errno.h>
+#include <grp.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "control.h"
@@ -188,6 +193,49 @@ static void test_peer_groups(void)
 }
 
 /*
+ * A connection from a child process running as UID/GID with no supplementary group (run as
+ * root only): the accepted end in *FD, the child in *CHILD, which exits once *FD closes.
+ */
+static void connect_as(uid_t uid, gid_t gid, int *fd, pid_t *child)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	socklen_t len;
+	int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	/* Abstract: nothing on disk, and any user may connect. */
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+			  (size_t)snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "test-caller-%d",
+					   (int)getpid()));
+	ASSERT_TRUE(l >= 0);
+	ASSERT_EQ(bind(l, (struct sockaddr *)&a, len), 0);
+	ASSERT_EQ(listen(l, 1), 0);
+	*child = fork();
+	ASSERT_TRUE(*child >= 0);
+	if (*child == 0) {
+		int c = socket(AF_UNIX, SOCK_STREAM, 0);
+		char byte;
+
+		if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0 ||
+		    connect(c, (struct sockaddr *)&a, len) < 0)
+			_exit(1);
+		(void)!read(c, &byte, 1);
+		_exit(0);
+	}
+	*fd = accept(l, NULL, NULL);
+	ASSERT_TRUE(*fd >= 0);
+	close(l);
+}
+
+static void done_as(int fd, pid_t child)
+{
+	int status;
+
+	close(fd);
+	ASSERT_EQ(waitpid(child, &status, 0), child);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/*
  * The group database is asked only when it can change the outcome: a group planted in the
  * cache stands for its answer.
  */
@@ -196,9 +244,11 @@ static void test_database_skipped(void)
 	const gid_t planted = 424242;
 	struct conf_control both = groups(4000, 4001), none = groups(GID_INVALID, GID_INVALID);
 	struct conf_control held = groups(getegid(), 4001);
+	struct conf_control reading = groups(GID_INVALID, 65534), ruling = groups(65534, 4001);
 	struct caller_cache cache = {0};
 	struct control_caller p;
-	int sv[2];
+	int sv[2], fd;
+	pid_t child;
 
 	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	caller_cache_put(&cache, geteuid(), getegid(), &planted, 1, 1000);
@@ -224,6 +274,26 @@ static void test_database_skipped(void)
 	caller_cache_clear(&cache);
 	close(sv[0]);
 	close(sv[1]);
+	if (geteuid() != 0)
+		return; /* another user's connection needs root; as one, the above asked */
+
+	/* Another user, nobody, with groups configured: asked, unless what it holds settles it. */
+	caller_cache_put(&cache, 65534, 65534, &planted, 1, 1000);
+	connect_as(65534, 65534, &fd, &child);
+	ASSERT_EQ(caller_from_socket(fd, 6, &cache, 1001, &both, 0, &p), 0);
+	ASSERT_EQ(p.uid, 65534);
+	ASSERT_TRUE(has_group(&p, planted));
+	caller_done(&p);
+	/* admin_group is its primary group: not asked. */
+	ASSERT_EQ(caller_from_socket(fd, 8, &cache, 1001, &ruling, 0, &p), 0);
+	ASSERT_TRUE(!has_group(&p, planted));
+	caller_done(&p);
+	/* read_group is its primary group, and there is no admin_group: not asked. */
+	ASSERT_EQ(caller_from_socket(fd, 7, &cache, 1001, &reading, 0, &p), 0);
+	ASSERT_TRUE(!has_group(&p, planted));
+	caller_done(&p);
+	done_as(fd, child);
+	caller_cache_clear(&cache);
 }
 
 /* With a cache, a connection's groups come from it while fresh, from the database after. */
