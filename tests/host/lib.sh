@@ -198,15 +198,20 @@ stuck() {
 	wait_for 100 more_than "the realtime waiter has been in one record for" "$n" ||
 		fail "the waiter is not stuck in a record"
 }
-# SIGTERM, then waits for latencyd's exit, its status in RC. The loop is a safety net (the
-# stop must end without it): no duration is asserted.
+# SIGTERM, then waits for latencyd's exit, its status in RC.
 terminate() {
+	kill -TERM "$DAEMON_PID"
+	wait_exit "latencyd did not exit after SIGTERM while lttng-sessiond was stopped"
+}
+# wait_exit WHY: latencyd's exit, its status in RC, and the end of the notify socket's
+# reader; WHY fails the test after 60 s. The bound is a safety net (the stop must end
+# without it): no duration is asserted.
+wait_exit() {
 	local left=600
 
-	kill -TERM "$DAEMON_PID"
 	while kill -0 "$DAEMON_PID" 2>/dev/null; do
 		left=$((left - 1))
-		[ "$left" -gt 0 ] || fail "latencyd did not exit after SIGTERM while lttng-sessiond was stopped"
+		[ "$left" -gt 0 ] || fail "$1"
 		sleep 0.1
 	done
 	RC=0

@@ -29,28 +29,16 @@ output: { directory = "$T/snapshots"; };
 CONF
 }
 
-# Starts latencyd, which may exit right after READY=1, and waits for its exit (a safety
-# net: no duration is asserted); its status in RC.
+# Starts latencyd, which may exit right after READY=1, and waits for its exit; its status
+# in RC.
 run_to_exit() {
-	local left=600
-
 	rm -f "$T/notify" "$T/notify.log" "$LOG"
 	socat -u UNIX-RECV:"$T/notify" - >"$T/notify.log" &
 	NOTIFY_PID=$!
 	wait_for 50 test -S "$T/notify" || fail "socat did not create the notify socket"
 	NOTIFY_SOCKET=$T/notify "$LATENCYD" -c "$T/latencyd.conf" 2>"$LOG" &
 	DAEMON_PID=$!
-	while kill -0 "$DAEMON_PID" 2>/dev/null; do
-		left=$((left - 1))
-		[ "$left" -gt 0 ] || fail "latencyd still runs with every waiter thread stopped"
-		sleep 0.1
-	done
-	RC=0
-	wait "$DAEMON_PID" || RC=$?
-	DAEMON_PID=
-	kill "$NOTIFY_PID" 2>/dev/null
-	wait "$NOTIFY_PID" 2>/dev/null
-	NOTIFY_PID=
+	wait_exit "latencyd still runs with every waiter thread stopped"
 }
 
 for per_cpu in false true; do
