@@ -4,6 +4,7 @@
  * and store each member into a C struct. The model is systemd's JSON dispatch tables.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -31,7 +32,10 @@ static const struct proto_field *find_field(const struct proto_field *fields, co
 
 /*
  * Returns 0 when stored, -EINVAL when val does not have the field's type, -EILSEQ for a
- * string holding a NUL byte (\u0000): C reads it up to the NUL, so it would be cut silently.
+ * string holding a NUL byte (\u0000): C reads it up to the NUL, so it would be cut silently,
+ * -ERANGE for an integer past INT64_MAX in a signed field: json-c keeps it as unsigned and
+ * json_object_get_int64() would say INT64_MAX, another number than was sent. (Past
+ * UINT64_MAX, or below INT64_MIN, json-c's parser itself clamps, out of our sight.)
  */
 static int store(const struct proto_field *f, struct json_object *val, void *out)
 {
@@ -47,6 +51,9 @@ static int store(const struct proto_field *f, struct json_object *val, void *out
 	case PROTO_FIELD_INT:
 		if (t != json_type_int)
 			return -EINVAL;
+		if (json_object_get_int64(val) == INT64_MAX &&
+		    json_object_get_uint64(val) != (uint64_t)INT64_MAX)
+			return -ERANGE;
 		*(int64_t *)p = json_object_get_int64(val);
 		return 0;
 	case PROTO_FIELD_UINT:
@@ -113,6 +120,11 @@ int proto_fields_dispatch(struct json_object *obj, const struct proto_field *fie
 				return proto_error_set(
 					err, PROTO_ERR_BAD_ARGUMENT,
 					"field '%s' must be a string without NUL bytes", name);
+			if (r == -ERANGE)
+				return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
+						       "field '%s' is out of range (above %" PRId64
+						       ")",
+						       name, INT64_MAX);
 			if (r < 0)
 				return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
 						       "field '%s' must be %s", name,

@@ -180,19 +180,26 @@ int proto_request_new(int64_t id, const char *command, struct json_object *args,
 
 int proto_request_parse(struct json_object *msg, struct proto_request *req, struct proto_error *err)
 {
+	/* The id judged by id_usable(), whatever the other members say: see below. */
+	struct parsed {
+		struct json_object *id;
+		const char *command;
+		struct json_object *args;
+	} p = {0};
 	static const struct proto_field fields[] = {
-		{PROTO_KEY_ID, PROTO_FIELD_INT, PROTO_FIELD_REQUIRED,
-		 offsetof(struct proto_request, id)},
+		{PROTO_KEY_ID, PROTO_FIELD_ANY, PROTO_FIELD_REQUIRED, offsetof(struct parsed, id)},
 		{PROTO_KEY_COMMAND, PROTO_FIELD_STRING, PROTO_FIELD_REQUIRED,
-		 offsetof(struct proto_request, command)},
-		{PROTO_KEY_ARGS, PROTO_FIELD_OBJECT, 0, offsetof(struct proto_request, args)},
+		 offsetof(struct parsed, command)},
+		{PROTO_KEY_ARGS, PROTO_FIELD_OBJECT, 0, offsetof(struct parsed, args)},
 		{NULL},
 	};
 	struct json_object *id = NULL;
 	int r;
 
 	memset(req, 0, sizeof(*req));
-	r = proto_fields_dispatch(msg, fields, 0, req, err);
+	r = proto_fields_dispatch(msg, fields, 0, &p, err);
+	req->command = p.command;
+	req->args = p.args;
 	json_object_object_get_ex(msg, PROTO_KEY_ID, &id);
 	/* Keep a usable id so that the error reply can still be matched. */
 	req->id = id_usable(id) ? json_object_get_int64(id) : PROTO_ID_NONE;

@@ -107,6 +107,11 @@ static void test_refused(void)
 		/* Never cut at the NUL: "a" is not what was sent. */
 		{"{\"name\":\"a\\u0000b\"}", "field 'name' must be a string without NUL bytes"},
 		{"{\"name\":\"\\u0000\"}", "field 'name' must be a string without NUL bytes"},
+		/* Not read as INT64_MAX, another number than was sent. */
+		{"{\"name\":\"x\",\"count\":9223372036854775808}",
+		 "field 'count' is out of range (above 9223372036854775807)"},
+		{"{\"name\":\"x\",\"count\":18446744073709551616}",
+		 "field 'count' is out of range (above 9223372036854775807)"},
 	};
 	struct proto_error err;
 	struct args a;
@@ -116,6 +121,10 @@ static void test_refused(void)
 		ASSERT_EQ(err.code, PROTO_ERR_BAD_ARGUMENT);
 		ASSERT_STREQ(err.message, bad[i].message);
 	}
+
+	/* The largest that fits is taken as it is. */
+	ASSERT_EQ(dispatch("{\"name\":\"x\",\"count\":9223372036854775807}", 0, &a, &err), 0);
+	ASSERT_EQ(a.count, INT64_MAX);
 
 	/* Unknown fields pass when the caller asks for leniency; mistyped ones never do. */
 	ASSERT_EQ(dispatch("{\"name\":\"x\",\"colour\":1}", PROTO_DISPATCH_ALLOW_UNKNOWN, &a, &err),
