@@ -35,11 +35,15 @@ static int refuse(const char *path, int fd, int e, const char *what, char **why)
 	return -e;
 }
 
-int an_open_regular(const char *path, char **why)
+/*
+ * The file itself is opened only once known regular: a snapshot's name may be a link to a
+ * device, whose open alone does something (a watchdog, a tape rewinding). O_PATH opens
+ * nothing, and /proc/self/fd reopens that very file. Without /proc, opened directly:
+ * O_NONBLOCK, a FIFO's open (and a device's) returns at once, to be refused.
+ */
+/* FD when it is a regular file (path names it), else refused. */
+static int regular(const char *path, int fd, char **why)
 {
-	/* O_NONBLOCK: a FIFO's open (and a device's) returns at once, to be refused; it changes
-	 * nothing for a regular file's reads. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
 	char what[64];
 
@@ -50,6 +54,23 @@ int an_open_regular(const char *path, char **why)
 		return refuse(path, fd, EINVAL, what, why);
 	}
 	return fd;
+}
+
+int an_open_regular(const char *path, char **why)
+{
+	int at = regular(path, open(path, O_PATH | O_CLOEXEC), why), fd, e;
+	char self[64];
+
+	if (at < 0)
+		return at;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", at);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	e = errno;
+	close(at);
+	errno = e;
+	return regular(path, fd, why);
 }
 
 FILE *an_fopen_regular(const char *path, char **why)

@@ -122,8 +122,8 @@ static void trackers(struct prom *p, const struct manager *m)
 		sample(p, "latencyd_tracker_pairs_total",
 		       (const char *const[]){"tracker", names[i], NULL}, c[i].pairs);
 	family(p, "latencyd_tracker_dropped_events_total", "counter",
-	       "Events a tracker could not pair or report: table full, invalid key, busy, "
-	       "suppressed or throttled alerts, stale or discarded keys.");
+	       "Events a tracker could not pair or report: table full, invalid key, nested on "
+	       "its CPU, suppressed or throttled alerts, stale or discarded keys.");
 	for (size_t i = 0; i < n; i++)
 		sample(p, "latencyd_tracker_dropped_events_total",
 		       (const char *const[]){"tracker", names[i], NULL}, c[i].drops);

@@ -45,7 +45,9 @@ unsigned int lt_stats_delay(struct lt_stats __percpu *s, u64 delay)
 	/*
 	 * The add that wraps delay_sum is the one that leaves it below its own delay: it
 	 * carries, and only it (an interrupt's add in between carries its own wrap). A
-	 * reader between the two sees the sum 2^64 short: once in centuries, one read.
+	 * reader between the two, or one that read the low word before the wrap and the
+	 * carry after it, sees the sum 2^64 off: a wrap a CPU makes in weeks at the most,
+	 * one read.
 	 */
 	if (unlikely(this_cpu_add_return(s->delay_sum, delay) < delay))
 		this_cpu_inc(s->delay_sum_hi);

@@ -132,16 +132,20 @@ static void ltt_net_end(const struct sk_buff *skb, u64 dropped)
 {
 	struct latency_tracker_out out = { .data_mask = BIT(3) };
 	unsigned long key = (unsigned long)skb;
+	int ret;
 
 	/*
 	 * The miss path, for every freed skb: skb_iif is zero in an skb allocated here
 	 * (transmitted packets) and set by __netif_receive_skb_core(). A received skb
 	 * already closed (copied, then freed) misses the lock-free lookup, so only a hit
-	 * takes the bucket lock, and misses are not counted as unmatched.
+	 * takes the bucket lock, and misses are not counted as unmatched. A lookup that gave
+	 * up on a chain changing under it (-EBUSY) is no miss: event_out() decides under the
+	 * lock, and the pair is not lost.
 	 */
 	if (likely(!skb->skb_iif))
 		return;
-	if (latency_tracker_lookup(ltt_net, &key, sizeof(key), NULL))
+	ret = latency_tracker_lookup(ltt_net, &key, sizeof(key), NULL);
+	if (ret && ret != -EBUSY)
 		return;
 	out.data[3] = dropped;
 	latency_tracker_event_out(ltt_net, &key, sizeof(key), &out);

@@ -63,7 +63,8 @@
  *                    min(timeout_ns, stale_ns) / 4, at least 1 ms and 256 ns per
  *                    bucket of the key table (max_keys rounded up to a power of two:
  *                    268 ms for 2^20 keys), at most 1 s: an alert or a discard comes at
- *                    most one period late.
+ *                    most one period (and the walk's own time) late. With neither a
+ *                    timeout nor stale_ns, keys are walked once a second all the same.
  *   stale_ns         (rw) 0 = never; a key still open after this long is discarded
  *                    (must be greater than timeout_ns when both are set). ABI 1.7: in
  *                    the block, fs and app trackers, which see every key's end, one
@@ -71,8 +72,9 @@
  *                    flagged LATENCY_TRACKER_REC_F_DISCARDED (counted in stats/timeouts).
  *                    Elsewhere a stale key may be an end the tracker did not see
  *                    (filtered, coalesced, merged): discarded silently.
- *   max_keys         (rw, only while disabled: -EBUSY otherwise). A key table (with
- *                    stack "in", the stacks too) of more than 1/16 of the RAM is refused:
+ *   max_keys         (rw, only while disabled: -EBUSY otherwise). A tracker's key table
+ *                    (with stack "in", the stacks too) of more than 1/16 of the RAM is
+ *                    refused (the bound is per tracker, not a total):
  *                    this write, a write of stack or enabling fails with -E2BIG, and
  *                    the kernel log says how many bytes it would take; a smaller one
  *                    the kernel cannot allocate fails enabling with -ENOMEM.

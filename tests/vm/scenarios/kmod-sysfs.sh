@@ -69,9 +69,11 @@ accept $T/stale_ns 60000000000
 accept $T/enabled 0
 # A key table above 1/16 of RAM is refused with E2BIG, the kernel log saying whose, how
 # many keys and how many bytes, and nothing changes. The selftest tracker's entries take
-# 256 bytes with stack "in": 2^20 of them pass 1/16 of anything below 4.25 GiB.
+# 128 bytes, 256 with stack "in", and 16 per bucket: 2^19 keys with stacks (136 MiB) pass
+# 1/16 of RAM below 2176 MiB, 2^19 without (72 MiB) fit above 1152 MiB.
 mem_kib=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
-[ "$mem_kib" -lt 4456448 ] || fail "MemTotal $mem_kib kB: 2^20 keys would fit, the test needs less"
+[ "$mem_kib" -ge 1179648 ] && [ "$mem_kib" -lt 2228224 ] ||
+	fail "MemTotal $mem_kib kB: the test's key tables need 1152 to 2176 MiB of RAM"
 big_table_refused() {
 	before=$(cat "$1")
 	# dd names the write's errno, which the shell's builtins do not.
