@@ -74,6 +74,7 @@ static char *snapshot_path(const struct ctl *ctl, uint64_t id, struct json_objec
 			   int *status)
 {
 	struct json_object *args = json_object_new_object(), *result = NULL, *v;
+	struct ctl asked = *ctl;
 	char *path = NULL;
 
 	if (!args) {
@@ -81,17 +82,21 @@ static char *snapshot_path(const struct ctl *ctl, uint64_t id, struct json_objec
 		return NULL;
 	}
 	json_object_object_add(args, PROTO_KEY_ID, json_object_new_int64((int64_t)id));
-	*status = ctl_call(ctl, PROTO_CMD_SHOW_SNAPSHOT, args, &result);
+	asked.label = CTL_CMD_ANALYZE;
+	*status = ctl_call(&asked, PROTO_CMD_SHOW_SNAPSHOT, args, &result);
 	if (*status != EXIT_OK)
 		goto out;
 	if (json_object_object_get_ex(result, PROTO_KEY_PATH, &v) &&
 	    json_object_is_type(v, json_type_string) && json_object_get_string(v)[0]) {
 		path = strdup(json_object_get_string(v));
 	} else if (json_object_object_get_ex(result, PROTO_KEY_URL, &v)) {
+		char *url = text_clean_dup(json_object_get_string(v), false);
+
 		fprintf(stderr,
 			"latencyctl: analyze: snapshot %llu went to lttng-relayd (%s): analyze its "
 			"directory on the relayd's host: latencyctl analyze PATH\n",
-			(unsigned long long)id, json_object_get_string(v));
+			(unsigned long long)id, url ?: "?");
+		free(url);
 		*status = EXIT_DAEMON;
 	} else {
 		fprintf(stderr, "latencyctl: analyze: snapshot %llu has no local path\n",

@@ -24,25 +24,6 @@ struct hist_opts {
 	uint64_t count;	      /* periods; 0: until interrupted */
 };
 
-/* A duration as the other commands take it ("1s", "500ms"), or a bare number of seconds
- * as systemd and the *stat tools take an interval ("2"). */
-static int parse_interval(const char *s, uint64_t *ns, const char **why)
-{
-	char with_unit[64];
-
-	if (s[0] == '-')
-		return *why = "it must be positive", -EINVAL;
-	if (strspn(s, "0123456789.") == strlen(s) && strlen(s) < sizeof(with_unit) - 1) {
-		snprintf(with_unit, sizeof(with_unit), "%ss", s);
-		s = with_unit;
-	}
-	if (proto_duration_parse(s, ns, why) < 0)
-		return -EINVAL;
-	if (*ns == 0)
-		return *why = "it must be positive", -EINVAL;
-	return 0;
-}
-
 static int options(struct ctl *ctl, const struct command *cmd, int argc, char **argv,
 		   struct hist_opts *o)
 {
@@ -70,7 +51,7 @@ static int options(struct ctl *ctl, const struct command *cmd, int argc, char **
 					       json_object_new_string(optarg));
 			break;
 		case 'i':
-			if (parse_interval(optarg, &o->interval_ns, &why) < 0)
+			if (parse_seconds(optarg, &o->interval_ns, &why) < 0)
 				return usage_error(cmd, "invalid --interval '%s': %s", optarg, why);
 			break;
 		case 'R':
@@ -113,10 +94,11 @@ static int decode(struct json_object *result, struct proto_hist *hists, size_t m
 		return fprintf(stderr, "latencyctl: hist: a reply without \"hists\"\n"), -1;
 	n = json_object_array_length(list);
 	for (size_t i = 0; i < n && i < max; i++)
-		if (proto_hist_from_json(json_object_array_get_idx(list, i), &hists[i], &err) < 0)
-			return fprintf(stderr, "latencyctl: hist: unexpected reply: %s\n",
-				       err.message),
-			       -1;
+		if (proto_hist_from_json(json_object_array_get_idx(list, i), &hists[i], &err) < 0) {
+			text_clean(err.message, false);
+			fprintf(stderr, "latencyctl: hist: unexpected reply: %s\n", err.message);
+			return -1;
+		}
 	return (int)(n < max ? n : max);
 }
 

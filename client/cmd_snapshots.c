@@ -136,10 +136,15 @@ int cmd_incidents(struct ctl *ctl, const struct command *cmd, int argc, char **a
 /* show-snapshot ID (SHOW), delete-snapshot ID */
 static int snapshot_id(struct ctl *ctl, const struct command *cmd, int argc, char **argv, bool show)
 {
+	const char *negative = ctl_negative_word(argc, argv, NULL);
 	struct json_object *args;
 	uint64_t id;
 	int r;
 
+	if (negative)
+		return usage_error(cmd,
+				   "invalid snapshot id '%s': a number, as list-snapshots shows",
+				   negative);
 	r = positional(ctl, cmd, argc, argv, 1);
 	if (r != EXIT_OK)
 		return r == HELP_SHOWN ? EXIT_OK : r;

@@ -26,7 +26,7 @@
 struct conn {
 	const struct ctl *ctl;
 	int fd;
-	uint64_t deadline; /* CLOCK_MONOTONIC, usec */
+	uint64_t start, deadline; /* CLOCK_MONOTONIC, usec */
 	struct proto_decoder dec;
 	const struct ctl_events *waiting; /* once the reply came: the events waited for */
 };
@@ -175,8 +175,11 @@ static int recv_any(struct conn *c, struct json_object **ret, bool want_events)
 		if (r > 0)
 			return EXIT_OK;
 		if (r < 0) {
+			char *why = text_clean_dup(proto_decoder_error(&c->dec), false);
+
 			fprintf(stderr, "latencyctl: unexpected data from latencyd: %s\n",
-				proto_decoder_error(&c->dec));
+				why ?: "?");
+			free(why);
 			return EXIT_CONNECT;
 		}
 		r = proto_decoder_space(&c->dec, &buf, &len);
@@ -212,11 +215,12 @@ static int daemon_error(const struct conn *c, const char *command, struct json_o
 	struct proto_reply rep;
 
 	if (proto_reply_parse(msg, &rep, &err) < 0 || rep.ok) {
+		text_clean(err.message, false);
 		fprintf(stderr, "latencyctl: unexpected reply from latencyd: %s\n",
 			rep.ok ? "not an error" : err.message);
 		return EXIT_CONNECT;
 	}
-	c->ctl->out->error(command, rep.code_name, rep.message);
+	c->ctl->out->error(c->ctl->label ?: command, rep.code_name, rep.message);
 	return EXIT_DAEMON;
 }
 
@@ -248,10 +252,16 @@ static int handshake(struct conn *c)
 	if (proto_message_kind(msg) == PROTO_MSG_REPLY)
 		r = daemon_error(c, "hello", msg);
 	else if (proto_hello_parse(msg, &theirs, &err) < 0) {
+		text_clean(err.message, false);
 		fprintf(stderr, "latencyctl: unexpected hello from latencyd: %s\n", err.message);
 		r = EXIT_CONNECT;
 	} else if (proto_hello_check(&theirs, &err) < 0) {
-		fprintf(stderr, "latencyctl: latencyd %s: %s\n", theirs.version ?: "", err.message);
+		char *version = text_clean_dup(theirs.version, false);
+
+		text_clean(err.message, false);
+		fprintf(stderr, "latencyctl: latencyd%s%s: %s\n", version && version[0] ? " " : "",
+			version ?: "", err.message);
+		free(version);
 		r = EXIT_DAEMON;
 	}
 	json_object_put(msg);
@@ -267,7 +277,8 @@ static int events(struct conn *c, const char *command, const struct ctl_events *
 	struct proto_reply rep;
 	int r;
 
-	c->deadline = ev->timeout_usec ? now_usec() + ev->timeout_usec : UINT64_MAX;
+	/* From the start, as the reply's: --timeout bounds record's whole wait. */
+	c->deadline = ev->timeout_usec ? c->start + ev->timeout_usec : UINT64_MAX;
 	c->waiting = ev;
 	for (;;) {
 		r = recv_any(c, &msg, true);
@@ -300,13 +311,14 @@ int ctl_call(const struct ctl *ctl, const char *command, struct json_object *arg
 int ctl_call_events(const struct ctl *ctl, const char *command, struct json_object *args,
 		    struct json_object **ret_result, const struct ctl_events *ev)
 {
-	struct conn c = {.ctl = ctl, .fd = -1, .deadline = now_usec() + ctl->timeout_usec};
+	struct conn c = {.ctl = ctl, .fd = -1, .start = now_usec()};
 	struct json_object *msg = NULL;
 	struct proto_error err;
 	struct proto_reply rep;
 	int r;
 
 	*ret_result = NULL;
+	c.deadline = c.start + ctl->timeout_usec;
 	proto_decoder_init(&c.dec, PROTO_FRAME_MAX);
 	r = conn_open(&c);
 	if (r == EXIT_OK)
@@ -321,6 +333,7 @@ int ctl_call_events(const struct ctl *ctl, const char *command, struct json_obje
 		r = recv_msg(&c, &msg);
 	if (r == EXIT_OK) {
 		if (proto_reply_parse(msg, &rep, &err) < 0) {
+			text_clean(err.message, false);
 			fprintf(stderr, "latencyctl: unexpected reply from latencyd: %s\n",
 				err.message);
 			r = EXIT_CONNECT;
@@ -355,6 +368,7 @@ int result_dispatch(struct json_object *obj, const struct proto_field *fields, v
 	struct proto_error err;
 
 	if (proto_fields_dispatch(obj, fields, PROTO_DISPATCH_ALLOW_UNKNOWN, out, &err) < 0) {
+		text_clean(err.message, false);
 		fprintf(stderr, "latencyctl: unexpected %s from latencyd: %s\n", what, err.message);
 		return EXIT_CONNECT;
 	}

@@ -23,6 +23,7 @@ enum {
 	EXIT_PENDING = 5, /* record: accepted, its snapshot not seen within --timeout */
 };
 
+/* --timeout: each exchange with latencyd, and record's whole wait, within it (conn.c). */
 #define CTL_TIMEOUT_USEC_DEFAULT (10 * 1000000ULL)
 
 /* How results are printed: one function per kind of result (bgpctl's struct output). */
@@ -50,6 +51,23 @@ struct output {
 /* json_str.c: V's text if V is a JSON string, else DFLT (null and other types alike). */
 const char *json_str(struct json_object *v, const char *dflt);
 
+/*
+ * text_clean.c: latencyd's text made safe for a terminal. Each control (C0, DEL, C1) and
+ * byte of no valid UTF-8 becomes '?', a newline too unless LINES (a text of many lines);
+ * printable UTF-8 is kept. text_clean() works in place (the text never grows),
+ * text_clean_dup() on a copy (NULL: out of memory), text_clean_tree() on every string and
+ * member name under O: what the text output does to each result before printing it.
+ */
+void text_clean(char *s, bool lines);
+char *text_clean_dup(const char *s, bool lines);
+void text_clean_tree(struct json_object *o, bool lines);
+/*
+ * After N = snprintf(BUF, SIZE, ...): a text cut short ends in "..." (not inside a UTF-8
+ * character), so that no cut goes unseen. TEXT_LINE_MAX: a one-line text's buffer.
+ */
+void text_cut(char *buf, size_t size, int n);
+#define TEXT_LINE_MAX 1024
+
 /* output_text.c: aligned tables with units, for humans. */
 extern const struct output output_text;
 void saved_text(char *buf, size_t size, struct json_object *result);
@@ -60,6 +78,9 @@ size_t format_duration(char *buf, size_t size, uint64_t usec);
 void ns_text(char *buf, size_t size, struct json_object *o, const char *key, bool zero_off);
 /* "12.0 MiB"; "-" for a negative count. */
 void bytes_text(char *buf, size_t size, int64_t b);
+/* A duration ("500ms", "2s") or a bare number of seconds ("2"), more than 0: 0, or -EINVAL
+ * with *why (a static string) saying why. hist --interval, --timeout. */
+int parse_seconds(const char *s, uint64_t *ns, const char **why);
 
 /* output_snapshots.c: the text output of the snapshot commands. */
 int text_snapshots(struct json_object *result);
@@ -117,6 +138,9 @@ struct ctl {
 	const char *socket;
 	uint64_t timeout_usec;
 	const struct output *out;
+	/* The command latencyd's errors are said of, when it is not the one sent (analyze asks
+	 * show-snapshot); NULL: the one sent. */
+	const char *label;
 };
 
 /* conn.c: connect, hello, one request, its reply. Returns an exit status. */
@@ -125,8 +149,9 @@ int ctl_call(const struct ctl *ctl, const char *command, struct json_object *arg
 /*
  * The same, then events (watch, record): ready() sees the reply's result, then on_event()
  * each event until it returns something else than EXIT_CONTINUE, which is returned.
- * timeout_usec bounds the wait for events (0: none); when it passes, timed_out() says what
- * that means and returns the exit status (NULL: "latencyd did not answer in time", 3).
+ * timeout_usec bounds the wait for events (0: none), counted from the call's start as the
+ * reply's ctl->timeout_usec is; when it passes, timed_out() says what that means and returns
+ * the exit status (NULL: "latencyd did not answer in time", 3).
  */
 #define EXIT_CONTINUE (-1)
 struct ctl_events {
@@ -190,5 +215,11 @@ int ctl_global(struct ctl *ctl, int c, const char *arg);
  * wrong; the caller sets optind to 0 first, and reads CTL only once it returned -1.
  */
 int ctl_getopt(struct ctl *ctl, int argc, char **argv, const struct option *longopts);
+/*
+ * The first argument in ARGV, before "--", that starts as a negative number does ("-1"), the
+ * value of an option (of LONGOPTS, NULL, or global) left out; NULL when none. getopt would
+ * call it an invalid option: a command whose argument is a number says what it is instead.
+ */
+const char *ctl_negative_word(int argc, char **argv, const struct option *longopts);
 
 #endif /* LATENCYCTL_H */

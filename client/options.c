@@ -4,10 +4,11 @@
  * command's own options with the global ones mixed in anywhere after the command.
  */
 #include <getopt.h>
-#include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "latencyctl.h"
 
@@ -17,33 +18,43 @@ const struct option ctl_global_options[] = {
 	{"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
 };
 
-static int parse_timeout(const char *s, uint64_t *ret)
-{
-	char *end;
-	double v;
+/* Below a millisecond, no answer could come; a day is beyond any wait. */
+#define TIMEOUT_MIN_NS 1000000ULL
+#define TIMEOUT_MAX_NS (86400ULL * 1000000000ULL)
 
-	v = strtod(s, &end);
-	if (end == s || *end || !isfinite(v) || v <= 0 || v > 86400)
-		return -1;
-	*ret = (uint64_t)(v * 1e6);
-	return 0;
+static int parse_timeout(const char *s, uint64_t *ret_usec)
+{
+	const char *why = NULL;
+	uint64_t ns;
+
+	if (parse_seconds(s, &ns, &why) < 0) {
+		fprintf(stderr, "latencyctl: invalid --timeout '%s': %s\n", s, why);
+		return EXIT_USAGE;
+	}
+	if (ns < TIMEOUT_MIN_NS || ns > TIMEOUT_MAX_NS) {
+		fprintf(stderr, "latencyctl: --timeout '%s' is %s\n", s,
+			ns < TIMEOUT_MIN_NS ? "below 1ms" : "above 1d");
+		return EXIT_USAGE;
+	}
+	*ret_usec = ns / 1000;
+	return EXIT_OK;
 }
 
 int ctl_global(struct ctl *ctl, int c, const char *arg)
 {
 	switch (c) {
 	case 's':
+		if (!arg[0]) {
+			fprintf(stderr, "latencyctl: --socket wants a path, not an empty word\n");
+			return EXIT_USAGE;
+		}
 		ctl->socket = arg;
 		return EXIT_OK;
 	case 'j':
 		ctl->out = &output_json;
 		return EXIT_OK;
 	case 't':
-		if (parse_timeout(arg, &ctl->timeout_usec) < 0) {
-			fprintf(stderr, "latencyctl: --timeout wants seconds > 0, not '%s'\n", arg);
-			return EXIT_USAGE;
-		}
-		return EXIT_OK;
+		return parse_timeout(arg, &ctl->timeout_usec);
 	case 'V':
 		printf("latencyctl %s (protocol %d.%d)\n", LATENCYD_VERSION, PROTO_VERSION,
 		       PROTO_REVISION);
@@ -93,4 +104,51 @@ int ctl_getopt(struct ctl *ctl, int argc, char **argv, const struct option *long
 			return '?';
 		}
 	}
+}
+
+/* Does the option word W (with its dashes, no "=VALUE") take the next word as its value? */
+static bool takes_value(const char *w, const struct option *longopts)
+{
+	const struct option *sets[] = {longopts, ctl_global_options};
+	const struct option *found = NULL;
+	size_t n = strlen(w + 2);
+
+	if (w[1] != '-') {
+		/* A cluster (-js): its last letter's value is the next word when nothing follows. */
+		for (const char *p = w + 1; *p; p++) {
+			const char *o = strchr(CTL_GLOBAL_SHORTOPTS, *p);
+
+			if (o && o[1] == ':')
+				return !p[1];
+		}
+		return false;
+	}
+	for (size_t s = 0; s < 2; s++)
+		for (const struct option *o = sets[s]; o && o->name; o++) {
+			if (strncmp(o->name, w + 2, n) != 0)
+				continue;
+			if (o->name[n] == 0)
+				return o->has_arg == required_argument;
+			if (found && found->has_arg != o->has_arg)
+				return false; /* ambiguous: getopt says so */
+			found = o;
+		}
+	return found && found->has_arg == required_argument;
+}
+
+const char *ctl_negative_word(int argc, char **argv, const struct option *longopts)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (strcmp(w, "--") == 0)
+			break;
+		if (w[0] != '-' || !w[1])
+			continue;
+		if (w[1] >= '0' && w[1] <= '9')
+			return w;
+		if (!strchr(w, '=') && takes_value(w, longopts))
+			i++;
+	}
+	return NULL;
 }

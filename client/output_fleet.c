@@ -124,6 +124,7 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 	int64_t dropped = 0, restarts = json_object_get_int64(get(proc, PROTO_KEY_RESTARTS));
 	int64_t notes = json_object_get_int64(get(f, PROTO_KEY_NOTES_DROPPED));
 	char why[200] = "", who[120] = "", lost[80] = "";
+	int n;
 
 	/* The foreach dereferences NULL for anything but an object; the sum saturates. */
 	if (json_object_is_type(d, json_type_object)) {
@@ -136,10 +137,14 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 				dropped = v > INT64_MAX - dropped ? INT64_MAX : dropped + v;
 		}
 	}
-	if (detail)
-		snprintf(why, sizeof(why), " (%s)", json_str(detail, "?"));
-	else if (json_object_get_boolean(get(f, PROTO_KEY_CONNECTED)) &&
-		 !json_object_get_boolean(get(f, PROTO_KEY_SUBSCRIBED)))
+	if (detail) {
+		char said[sizeof(why) - 4];
+
+		text_cut(said, sizeof(said),
+			 snprintf(said, sizeof(said), "%s", json_str(detail, "?")));
+		snprintf(why, sizeof(why), " (%s)", said);
+	} else if (json_object_get_boolean(get(f, PROTO_KEY_CONNECTED)) &&
+		   !json_object_get_boolean(get(f, PROTO_KEY_SUBSCRIBED)))
 		snprintf(why, sizeof(why), " (not subscribed yet)");
 	/* 1.10: the MQTT process's news the main loop never took */
 	if (notes > 0)
@@ -151,16 +156,17 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 			 json_str(get(proc, PROTO_KEY_USER), "?"),
 			 json_object_get_int64(get(proc, PROTO_KEY_PID)) ? "" : " (down)",
 			 restarts);
-	snprintf(buf, size,
-		 "%s %s%s as %s, group %s, %" PRId64 " other member(s) online; %" PRId64
-		 " published, %" PRId64 " received, %" PRId64 " dropped%s%s",
-		 json_object_get_boolean(get(f, PROTO_KEY_CONNECTED)) ? "connected to"
-								      : "not connected to",
-		 json_str(get(f, PROTO_KEY_BROKER), "?"), why,
-		 json_str(get(f, PROTO_KEY_HOST), "?"), json_str(get(f, PROTO_KEY_GROUP), "?"),
-		 json_object_get_int64(get(f, PROTO_KEY_MEMBERS_ONLINE)),
-		 json_object_get_int64(get(f, PROTO_KEY_PUBLISHED)),
-		 json_object_get_int64(get(f, PROTO_KEY_RECEIVED)), dropped, lost, who);
+	n = snprintf(buf, size,
+		     "%s %s%s as %s, group %s, %" PRId64 " other member(s) online; %" PRId64
+		     " published, %" PRId64 " received, %" PRId64 " dropped%s%s",
+		     json_object_get_boolean(get(f, PROTO_KEY_CONNECTED)) ? "connected to"
+									  : "not connected to",
+		     json_str(get(f, PROTO_KEY_BROKER), "?"), why,
+		     json_str(get(f, PROTO_KEY_HOST), "?"), json_str(get(f, PROTO_KEY_GROUP), "?"),
+		     json_object_get_int64(get(f, PROTO_KEY_MEMBERS_ONLINE)),
+		     json_object_get_int64(get(f, PROTO_KEY_PUBLISHED)),
+		     json_object_get_int64(get(f, PROTO_KEY_RECEIVED)), dropped, lost, who);
+	text_cut(buf, size, n);
 }
 
 /* 1.8: on the collector, relayd's tree as the last retention pass left it. */
@@ -172,6 +178,7 @@ void collector_text(char *buf, size_t size, struct json_object *c)
 	char when[32] = "none yet", kept[32], deleted[32], part[48] = "";
 	time_t t = (time_t)(last / 1000000000);
 	struct tm tm;
+	int n;
 
 	if (last > 0 && localtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
@@ -181,11 +188,12 @@ void collector_text(char *buf, size_t size, struct json_object *c)
 	/* 1.11 */
 	if (in_part > 0)
 		snprintf(part, sizeof(part), ", %" PRId64 " in part", in_part);
-	snprintf(buf, size,
-		 "%s: %" PRId64 " incident(s), %s; %" PRId64 " deleted%s (%s) since start; last "
-		 "pass %s%s%s",
-		 json_str(get(c, PROTO_KEY_DIRECTORY), "?"),
-		 json_object_get_int64(get(c, PROTO_KEY_INCIDENTS)), kept,
-		 json_object_get_int64(get(c, PROTO_KEY_DELETED)), part, deleted, when,
-		 problem ? "; " : "", problem ? json_str(problem, "?") : "");
+	n = snprintf(buf, size,
+		     "%s: %" PRId64 " incident(s), %s; %" PRId64 " deleted%s (%s) since start; "
+		     "last pass %s%s%s",
+		     json_str(get(c, PROTO_KEY_DIRECTORY), "?"),
+		     json_object_get_int64(get(c, PROTO_KEY_INCIDENTS)), kept,
+		     json_object_get_int64(get(c, PROTO_KEY_DELETED)), part, deleted, when,
+		     problem ? "; " : "", problem ? json_str(problem, "?") : "");
+	text_cut(buf, size, n);
 }

@@ -4,6 +4,7 @@
  * what may come as several objects (watch's events, metrics' parts), one per line.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -69,7 +70,12 @@ static void print_error(const char *command, const char *code, const char *messa
 	struct json_object *o = json_object_new_object(), *e = json_object_new_object();
 
 	if (!o || !e) {
-		fprintf(stderr, "latencyctl: %s: %s: %s\n", command, code, message);
+		/* Text on a terminal: cleaned, as the text output's. */
+		char *c = text_clean_dup(code, false), *m = text_clean_dup(message, false);
+
+		fprintf(stderr, "latencyctl: %s: %s (%s)\n", command, m ?: "?", c ?: "?");
+		free(c);
+		free(m);
 		json_object_put(o);
 		json_object_put(e);
 		return;
@@ -77,7 +83,7 @@ static void print_error(const char *command, const char *code, const char *messa
 	json_object_object_add(e, PROTO_KEY_CODE, json_object_new_string(code));
 	json_object_object_add(e, PROTO_KEY_MESSAGE, json_object_new_string(message));
 	json_object_object_add(o, PROTO_KEY_ERROR, e);
-	puts(json_object_to_json_string_ext(o, PRINT_FLAGS));
+	stdout_puts(json_object_to_json_string_ext(o, PRINT_FLAGS), true);
 	json_object_put(o);
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -13,32 +14,59 @@
 
 #include "latencyctl.h"
 
-#define ROWS_MAX  32
-#define VALUE_MAX 256
-
+/* Label/value rows, as many as come, each value as long as it is. */
 struct table {
-	size_t n;
+	size_t n, cap;
 	struct {
 		const char *label;
-		char value[VALUE_MAX];
-	} rows[ROWS_MAX];
+		char *value;
+	} * rows;
+	bool failed; /* out of memory: a row is missing */
 };
 
 __attribute__((format(printf, 3, 4))) static void row(struct table *t, const char *label,
 						      const char *fmt, ...)
 {
+	char *value = NULL;
 	va_list ap;
 
-	if (t->n >= ROWS_MAX)
+	if (t->failed)
 		return;
-	t->rows[t->n].label = label;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 32;
+		void *rows = realloc(t->rows, cap * sizeof(*t->rows));
+
+		if (!rows) {
+			t->failed = true;
+			return;
+		}
+		t->rows = rows;
+		t->cap = cap;
+	}
 	va_start(ap, fmt);
-	vsnprintf(t->rows[t->n].value, VALUE_MAX, fmt, ap);
+	if (vasprintf(&value, fmt, ap) < 0)
+		value = NULL;
 	va_end(ap);
+	if (!value) {
+		t->failed = true;
+		return;
+	}
+	t->rows[t->n].label = label;
+	t->rows[t->n].value = value;
 	t->n++;
 }
 
-static void print_table(const struct table *t)
+static void table_done(struct table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->rows[i].value);
+	free(t->rows);
+	t->rows = NULL;
+	t->n = t->cap = 0;
+}
+
+/* Prints the rows and frees them: EXIT_OK, or EXIT_CONNECT when one was lost. */
+static int print_table(struct table *t)
 {
 	int width = 0;
 
@@ -47,6 +75,11 @@ static void print_table(const struct table *t)
 			width = (int)strlen(t->rows[i].label);
 	for (size_t i = 0; i < t->n; i++)
 		printf("%-*s  %s\n", width, t->rows[i].label, t->rows[i].value);
+	table_done(t);
+	if (!t->failed)
+		return EXIT_OK;
+	fprintf(stderr, "latencyctl: out of memory: rows left out\n");
+	return EXIT_CONNECT;
 }
 
 struct status_module {
@@ -355,7 +388,7 @@ static int recorder_rows(struct table *t, const struct status *st)
 		row(t, "Alert to record:", "last %s, max %s", last, max);
 	}
 	if (st->fleet) {
-		char fleet[512];
+		char fleet[TEXT_LINE_MAX];
 
 		fleet_text(fleet, sizeof(fleet), st->fleet);
 		row(t, "Fleet:", "%s", fleet);
@@ -421,21 +454,18 @@ static int print_status(struct json_object *result)
 		row(&t, "Kernel module:", "%s%s%s", mod.state, mod.detail ? ": " : "",
 		    mod.detail ?: "");
 	r = recorder_rows(&t, &st);
-	if (r != EXIT_OK)
-		return r;
-	if (st.collector) {
-		char collector[512];
+	if (r == EXIT_OK && st.collector) {
+		char collector[TEXT_LINE_MAX];
 
 		collector_text(collector, sizeof(collector), st.collector);
 		row(&t, "Collector:", "%s", collector);
 	}
-	if (st.control) {
+	if (r == EXIT_OK && st.control)
 		r = control_row(&t, st.control);
-		if (r != EXIT_OK)
-			return r;
-	}
-	print_table(&t);
-	return EXIT_OK;
+	if (r == EXIT_OK)
+		return print_table(&t);
+	table_done(&t);
+	return r;
 }
 
 struct version {
@@ -465,8 +495,7 @@ static int print_version(struct json_object *result)
 	row(&t, "latencyd:", "%s (protocol %" PRId64 ".%" PRId64 ")", v.version, v.protocol,
 	    v.revision);
 	row(&t, "Kernel module ABI:", "%" PRId64 ".%" PRId64, v.abi_major, v.abi_minor);
-	print_table(&t);
-	return EXIT_OK;
+	return print_table(&t);
 }
 
 static void count_text(char *buf, size_t size, struct json_object *o, const char *key)
@@ -581,25 +610,80 @@ static int print_tracker_set(struct json_object *result, const char *file)
 
 static void print_error(const char *command, const char *code, const char *message)
 {
-	fprintf(stderr, "latencyctl: %s: %s (%s)\n", command, message, code);
+	char *c = text_clean_dup(code, false), *m = text_clean_dup(message, false);
+
+	fprintf(stderr, "latencyctl: %s: %s (%s)\n", command, m ?: "?", c ?: "?");
+	free(c);
+	free(m);
+}
+
+/* Each result cleaned (text_clean.c) before a renderer reads it: none prints raw text. */
+#define CLEANED(fn, lines)                                                                         \
+	static int clean_##fn(struct json_object *result)                                          \
+	{                                                                                          \
+		text_clean_tree(result, lines);                                                    \
+		return fn(result);                                                                 \
+	}
+CLEANED(print_status, false)
+CLEANED(print_version, false)
+CLEANED(print_trackers, false)
+CLEANED(text_snapshots, false)
+CLEANED(text_snapshot, false)
+CLEANED(text_snapshot_deleted, false)
+CLEANED(text_config, false)
+CLEANED(text_reloaded, false)
+CLEANED(text_filter, false)
+CLEANED(text_incidents, false)
+CLEANED(text_hist, false)
+/* The metrics text is latencyd's Prometheus rendering: lines, its newlines kept. */
+CLEANED(text_metrics, true)
+#undef CLEANED
+
+static int clean_tracker_set(struct json_object *result, const char *file)
+{
+	text_clean_tree(result, false);
+	return print_tracker_set(result, file);
+}
+
+/* An event's name is latencyd's too: a newer one's is printed as it comes. */
+static int clean_event(int (*fn)(const char *, struct json_object *), const char *name,
+		       struct json_object *data)
+{
+	char *n = text_clean_dup(name, false);
+	int r;
+
+	text_clean_tree(data, false);
+	r = fn(n ?: "?", data);
+	free(n);
+	return r;
+}
+
+static int clean_text_event(const char *name, struct json_object *data)
+{
+	return clean_event(text_event, name, data);
+}
+
+static int clean_text_recorded(const char *name, struct json_object *data)
+{
+	return clean_event(text_recorded, name, data);
 }
 
 const struct output output_text = {
 	.name = "text",
-	.status = print_status,
-	.version = print_version,
-	.trackers = print_trackers,
-	.tracker_set = print_tracker_set,
-	.snapshots = text_snapshots,
-	.snapshot = text_snapshot,
-	.snapshot_deleted = text_snapshot_deleted,
-	.event = text_event,
-	.recorded = text_recorded,
-	.config = text_config,
-	.reloaded = text_reloaded,
-	.filter = text_filter,
-	.incidents = text_incidents,
-	.metrics = text_metrics,
-	.hist = text_hist,
+	.status = clean_print_status,
+	.version = clean_print_version,
+	.trackers = clean_print_trackers,
+	.tracker_set = clean_tracker_set,
+	.snapshots = clean_text_snapshots,
+	.snapshot = clean_text_snapshot,
+	.snapshot_deleted = clean_text_snapshot_deleted,
+	.event = clean_text_event,
+	.recorded = clean_text_recorded,
+	.config = clean_text_config,
+	.reloaded = clean_text_reloaded,
+	.filter = clean_text_filter,
+	.incidents = clean_text_incidents,
+	.metrics = clean_text_metrics,
+	.hist = clean_text_hist,
 	.error = print_error,
 };

@@ -134,11 +134,12 @@ void ctl_usage(FILE *f)
 		"\n"
 		"Options, before or after the command, among its own options and arguments\n"
 		"(after the command, -h is its help; -- ends the options):\n"
-		"  -s, --socket PATH      control socket (default %s)\n"
-		"  -j, --json             print results as JSON\n"
-		"  -t, --timeout SECONDS  give up after SECONDS (default %llu)\n"
-		"  -h, --help             show this help\n"
-		"  -V, --version          show latencyctl's version\n"
+		"  -s, --socket PATH        control socket (default %s)\n"
+		"  -j, --json               print results as JSON\n"
+		"  -t, --timeout DURATION   wait that long for latencyd's answer, and record for\n"
+		"                           its snapshot too (default %llus; 1ms to 1d; 2 = 2s)\n"
+		"  -h, --help               show this help\n"
+		"  -V, --version            show latencyctl's version\n"
 		"\n",
 		PROTO_SOCKET_PATH_DEFAULT, CTL_TIMEOUT_USEC_DEFAULT / 1000000ULL);
 

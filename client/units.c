@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Durations and sizes as every text table writes them. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
@@ -70,4 +72,23 @@ void bytes_text(char *buf, size_t size, int64_t b)
 		u++;
 	}
 	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+/* A duration as the commands take it ("1s", "500ms"), or a bare number of seconds as systemd
+ * and the *stat tools take an interval ("2"). */
+int parse_seconds(const char *s, uint64_t *ns, const char **why)
+{
+	char with_unit[64];
+
+	if (s[0] == '-')
+		return *why = "it must be positive", -EINVAL;
+	if (strspn(s, "0123456789.") == strlen(s) && strlen(s) < sizeof(with_unit) - 1) {
+		snprintf(with_unit, sizeof(with_unit), "%ss", s);
+		s = with_unit;
+	}
+	if (proto_duration_parse(s, ns, why) < 0)
+		return -EINVAL;
+	if (*ns == 0)
+		return *why = "it must be positive", -EINVAL;
+	return 0;
 }

@@ -20,10 +20,25 @@ run timeout 10 "$LATENCYCTL" --socket "$T/mute.sock" --timeout 0.3 status
 expect_rc 3 "status against a mute peer"
 expect_err "latencyd did not answer in time"
 run timeout 5 "$LATENCYCTL" status --timeout 0.3 --socket "$T/mute.sock"
-kill "$MUTE"
 expect_rc 3 "status --timeout 0.3 --socket against a mute peer"
 expect_err "latencyd did not answer in time"
-pass "--timeout, before the command and after it"
+# A duration as every other option takes it.
+run timeout 5 "$LATENCYCTL" --socket "$T/mute.sock" --timeout 300ms status
+kill "$MUTE"
+expect_rc 3 "status --timeout 300ms against a mute peer"
+expect_err "latencyd did not answer in time"
+pass "--timeout, before the command and after it, in seconds or with a unit"
+
+# Below a millisecond (1e-9 would round to nothing), 0, above a day, or no duration at all.
+for t in 1e-9 500us 0.0001 0 5x 2d; do
+	run "$LATENCYCTL" --socket "$T/none.sock" status --timeout "$t"
+	expect_rc 2 "--timeout $t"
+	expect_err "--timeout '$t'"
+done
+expect_err "above 1d"
+run "$LATENCYCTL" --socket "$T/none.sock" -t 500us status
+expect_err "latencyctl: --timeout '500us' is below 1ms"
+pass "--timeout refuses what is no duration, below 1ms or above 1d, naming it"
 
 # A peer whose replies have members of another type than the protocol's (an older, newer or
 # broken latencyd): latencyctl goes on without them or says so, and never crashes. It
@@ -329,7 +344,21 @@ expect_rc 2 "list-snapshots --socket without its value"
 expect_err "option '--socket' requires an argument"
 run "$LATENCYCTL" status -s "$SOCK" --timeout abc
 expect_rc 2 "status --timeout abc"
-expect_err "latencyctl: --timeout wants seconds > 0, not 'abc'"
+expect_err "latencyctl: invalid --timeout 'abc': a duration starts with a number"
+run "$LATENCYCTL" status --socket=
+expect_rc 2 "status --socket="
+expect_err "latencyctl: --socket wants a path, not an empty word"
+run "$LATENCYCTL" -s "" status
+expect_rc 2 "-s '' status"
+expect_err "latencyctl: --socket wants a path, not an empty word"
+run "$LATENCYCTL" -s "$SOCK" show-snapshot -1
+expect_rc 2 "show-snapshot -1"
+expect_err "latencyctl: show-snapshot: invalid snapshot id '-1'"
+# analyze asks latencyd for the snapshot: its error is analyze's.
+run "$LATENCYCTL" -s "$SOCK" analyze 999
+expect_rc 1 "analyze 999"
+expect_err "latencyctl: analyze: "
+grep -q "show-snapshot" "$T/err" && fail "analyze 999 says show-snapshot: $(cat "$T/err")"
 run "$LATENCYCTL" status --json=yes -s "$SOCK"
 expect_rc 2 "status --json=yes"
 expect_err "option '--json' doesn't allow an argument"

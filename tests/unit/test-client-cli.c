@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * latencyctl's command line: --timeout takes a duration as every other option does ("5s",
+ * "500ms", or "2" for 2s) and refuses what would round to nothing; an empty --socket is a
+ * usage error that names it; show-snapshot -1 names the snapshot id, not an option; analyze
+ * says latencyd's error as its own, not show-snapshot's; with --json, latencyd's error is
+ * JSON on stdout.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "commands.h"
+#include "fake-latencyd.h"
+#include "tests.h"
+
+#define HELLO                                                                                      \
+	"{\"hello\":{\"protocol\":1,\"revision\":0,\"server\":\"latencyd\",\"version\":\"1\"}}\n"
+
+/* What ctl_global(C, ARG) says on stderr (to free), and its return in *R. */
+static char *global(struct ctl *ctl, int c, const char *arg, int *r)
+{
+	struct test_capture capture;
+
+	test_capture_start(&capture, STDERR_FILENO);
+	*r = ctl_global(ctl, c, arg);
+	return test_capture_end(&capture);
+}
+
+static void test_timeout(void)
+{
+	static const struct {
+		const char *arg;
+		uint64_t usec;
+	} good[] = {
+		{"5s", 5000000}, {"2", 2000000},      {"0.3", 300000},	      {"500ms", 500000},
+		{"1ms", 1000},	 {"2min", 120000000}, {"1d", 86400000000ULL},
+	};
+	static const struct {
+		const char *arg, *said;
+	} bad[] = {
+		{"1e-9", "latencyctl: invalid --timeout '1e-9': "},
+		{"0", "latencyctl: invalid --timeout '0': it must be positive\n"},
+		{"-1", "latencyctl: invalid --timeout '-1': it must be positive\n"},
+		{"5x", "latencyctl: invalid --timeout '5x': "},
+		{"", "latencyctl: invalid --timeout '': "},
+		{"500us", "latencyctl: --timeout '500us' is below 1ms\n"},
+		{"0.0009", "latencyctl: --timeout '0.0009' is below 1ms\n"},
+		{"25h", "latencyctl: --timeout '25h' is above 1d\n"},
+	};
+	struct ctl ctl = {.timeout_usec = 7};
+	char *text;
+	int r;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		text = global(&ctl, 't', good[i].arg, &r);
+		ASSERT_EQ(r, EXIT_OK);
+		ASSERT_STREQ(text, "");
+		ASSERT_EQ(ctl.timeout_usec, good[i].usec);
+		free(text);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ctl.timeout_usec = 7;
+		text = global(&ctl, 't', bad[i].arg, &r);
+		ASSERT_EQ(r, EXIT_USAGE);
+		ASSERT_CONTAINS(text, bad[i].said);
+		ASSERT_EQ(ctl.timeout_usec, 7);
+		free(text);
+	}
+}
+
+static void test_socket(void)
+{
+	struct ctl ctl = {.socket = "/run/x"};
+	char *text;
+	int r;
+
+	text = global(&ctl, 's', "", &r);
+	ASSERT_EQ(r, EXIT_USAGE);
+	ASSERT_STREQ(text, "latencyctl: --socket wants a path, not an empty word\n");
+	ASSERT_STREQ(ctl.socket, "/run/x");
+	free(text);
+}
+
+/* What command ARGV[0] says on FD (to free) against the socket PATH; its exit in *R. */
+static char *ran(const char *path, int fd, int argc, const char **argv, int *r)
+{
+	struct ctl ctl = {.socket = path, .timeout_usec = 10000000, .out = &output_text};
+	const struct command *cmd = command_find(argv[0]);
+	char *copy[8];
+	struct test_capture capture;
+
+	ASSERT_TRUE(cmd && argc < 8);
+	for (int i = 0; i < argc; i++)
+		copy[i] = (char *)argv[i];
+	copy[argc] = NULL;
+	test_capture_start(&capture, fd);
+	*r = cmd->run(&ctl, cmd, argc, copy);
+	return test_capture_end(&capture);
+}
+
+static void test_negative_id(void)
+{
+	const char *show[] = {"show-snapshot", "-1"};
+	const char *del[] = {"delete-snapshot", "--json", "-12"};
+	const char *after[] = {"show-snapshot", "3", "-7"};
+	const char *timeout[] = {"show-snapshot", "-t", "-1", "3"};
+	char *text;
+	int r;
+
+	text = ran("/nonexistent", STDERR_FILENO, 2, show, &r);
+	ASSERT_EQ(r, EXIT_USAGE);
+	ASSERT_CONTAINS(text, "latencyctl: show-snapshot: invalid snapshot id '-1': ");
+	free(text);
+	text = ran("/nonexistent", STDERR_FILENO, 3, del, &r);
+	ASSERT_EQ(r, EXIT_USAGE);
+	ASSERT_CONTAINS(text, "latencyctl: delete-snapshot: invalid snapshot id '-12': ");
+	free(text);
+	text = ran("/nonexistent", STDERR_FILENO, 3, after, &r);
+	ASSERT_EQ(r, EXIT_USAGE);
+	ASSERT_CONTAINS(text, "invalid snapshot id '-7'");
+	free(text);
+	/* An option's value is the option's. */
+	text = ran("/nonexistent", STDERR_FILENO, 4, timeout, &r);
+	ASSERT_EQ(r, EXIT_USAGE);
+	ASSERT_CONTAINS(text, "latencyctl: invalid --timeout '-1'");
+	free(text);
+}
+
+#define NOT_FOUND                                                                                  \
+	"{\"id\":1,\"ok\":false,\"error\":{\"code\":\"not-found\",\"message\":\"no snapshot "      \
+	"999\"}}\n"
+
+static void test_errors(void)
+{
+	char dir[] = "/tmp/test-client-cli.XXXXXX", path[64];
+	const char *analyze[] = {"analyze", "999"};
+	struct test_capture capture;
+	char *text;
+	pid_t pid;
+	int r;
+
+	ASSERT_TRUE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/sock", dir);
+
+	pid = serve(path, HELLO, NOT_FOUND);
+	text = ran(path, STDERR_FILENO, 2, analyze, &r);
+	ASSERT_TRUE(waitpid(pid, NULL, 0) == pid);
+	ASSERT_EQ(r, EXIT_DAEMON);
+	ASSERT_STREQ(text, "latencyctl: analyze: no snapshot 999 (not-found)\n");
+	free(text);
+
+	/* --json: on stdout, through the writer that sees a failed write. */
+	test_capture_start(&capture, STDOUT_FILENO);
+	output_json.error("show-snapshot", "not-found", "no snapshot 999");
+	r = stdout_check();
+	text = test_capture_end(&capture);
+	ASSERT_EQ(r, EXIT_OK);
+	ASSERT_CONTAINS(text, "\"error\"");
+	ASSERT_CONTAINS(text, "\"code\": \"not-found\"");
+	ASSERT_CONTAINS(text, "\"message\": \"no snapshot 999\"");
+	free(text);
+
+	unlink(path);
+	ASSERT_TRUE(rmdir(dir) == 0);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	RUN(test_timeout);
+	RUN(test_socket);
+	RUN(test_negative_id);
+	RUN(test_errors);
+	return 0;
+}
