@@ -51,6 +51,39 @@ static void print_json(struct json_object *o, bool pretty)
 	json_object_put(o);
 }
 
+/*
+ * The analysis' text, made safe for a terminal first (text_clean.c): the task names and
+ * files in it come from the trace, where anyone's process may have named itself.
+ */
+static void print_text(void (*print)(const void *what, FILE *f), const void *what)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f) {
+		print(what, f);
+		if (fclose(f) == 0 && buf) {
+			text_clean(buf, true);
+			fputs(buf, stdout);
+			free(buf);
+			return;
+		}
+		free(buf);
+	}
+	fprintf(stderr, "latencyctl: analyze: out of memory: nothing printed\n");
+}
+
+static void incident_print(const void *inc, FILE *f)
+{
+	an_incident_print(inc, f);
+}
+
+static void result_print(const void *res, FILE *f)
+{
+	an_result_print(res, f);
+}
+
 static int parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
@@ -152,7 +185,7 @@ static int analyze_incident(const struct ctl *ctl, const struct command *cmd, co
 	else if (ctl->out == &output_json)
 		print_json(an_incident_json(inc), true);
 	else
-		an_incident_print(inc, stdout);
+		print_text(incident_print, inc);
 	an_incident_free(inc);
 	return lami ? r : EXIT_OK;
 }
@@ -438,7 +471,7 @@ static int analyze_path(const struct ctl *ctl, const char *path, const struct an
 	else if (ctl->out == &output_json)
 		print_json(an_result_json(res), true);
 	else
-		an_result_print(res, stdout);
+		print_text(result_print, res);
 	if (an_result_partial(res) && !a->lami && ctl->out != &output_json)
 		fprintf(stderr, "latencyctl: analyze: partial result: see the problems above\n");
 	an_result_free(res);

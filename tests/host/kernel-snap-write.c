@@ -4,9 +4,11 @@
  * (CTF 1.8, its event and field names), of random system calls (read, pread64, recvfrom,
  * write: durations and returned bytes), interrupt handlers and block requests from one
  * task on one CPU. This host cannot record a kernel session; test-analyze-freq.sh reads
- * what was written with babeltrace2 to know what latencyctl analyze --freq should say.
+ * what was written with babeltrace2 to know what latencyctl analyze --freq should say. The
+ * task's name is $KSW_COMM when set (test-client-escapes.sh: one with terminal controls).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "ctf.h"
 
@@ -22,9 +24,10 @@ enum {
 
 static const char *const calls[] = {"read", "pread64", "recvfrom", "write"};
 
-#define TID  4242
-#define COMM "freqapp"
-#define DEV  (8U << 20 | 16)
+#define TID 4242
+#define DEV (8U << 20 | 16)
+
+static const char *comm = "freqapp";
 
 static void metadata(FILE *f)
 {
@@ -77,7 +80,7 @@ static void block(FILE *f, uint64_t *t, uint64_t sector)
 	put32(f, nr * 512);
 	put32(f, TID);
 	put32(f, rwbs);
-	ctf_put(f, COMM, sizeof(COMM));
+	ctf_put(f, comm, strlen(comm) + 1);
 	*t += 20000 + (uint64_t)(rand() % 5000000);
 	header(f, BLK_COMPLETE, *t);
 	put32(f, DEV);
@@ -98,7 +101,7 @@ static void events(FILE *f)
 	ctf_put(f, "swapper/0", 10);
 	ctf_put(f, sw, 2 * sizeof(int32_t));
 	ctf_put(f, &state, sizeof(state));
-	ctf_put(f, COMM, sizeof(COMM));
+	ctf_put(f, comm, strlen(comm) + 1);
 	ctf_put(f, &sw[2], sizeof(int32_t));
 	ctf_put(f, &prio, sizeof(prio));
 	for (int i = 0; i < 300; i++) {
@@ -143,6 +146,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	srand((unsigned)strtoul(argv[2], NULL, 10));
+	if (getenv("KSW_COMM"))
+		comm = getenv("KSW_COMM");
 	snprintf(path, sizeof(path), "%s/kernel", argv[1]);
 	ASSERT_EQ(mkdir(path, 0755), 0);
 	snprintf(path, sizeof(path), "%s/kernel/metadata", argv[1]);

@@ -1,10 +1,12 @@
 #!/bin/bash
 # A task named with terminal controls (prctl(PR_SET_NAME) is anyone's): its alert, recorded
 # by the real latencyd, reaches latencyctl's text (watch, list-snapshots, show-snapshot)
-# with each control shown as '?', and whole in --json, where JSON escapes it.
-# Usage: lttng-env --relayd test-client-escapes.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP
+# with each control shown as '?', and whole in --json, where JSON escapes it; so does a
+# trace's task name in analyze's text.
+# Usage: lttng-env --relayd test-client-escapes.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP \
+#        KERNEL_SNAP_WRITE
 set -u
-ALERT_WRITE=${3:?} UST_APP=${4:?}
+ALERT_WRITE=${3:?} UST_APP=${4:?} SNAP_WRITE=${5:?}
 . "$(dirname "$0")/lib.sh"
 [ -n "${LATENCYD_TEST_RELAYD_URL:-}" ] || { echo "SKIP: run me under lttng-env --relayd"; exit 77; }
 
@@ -47,6 +49,15 @@ for f in watch list show; do
 	! controls "$T/$f" >/dev/null || fail "$f printed a control: $(controls "$T/$f" | cat -v)"
 	grep -qF '?]0;X??[2J?1m' "$T/$f" || fail "$f lacks the name, cleaned: $(cat -v "$T/$f")"
 done
+# analyze: the names in a trace are anyone's too (a kernel trace as lttng-modules writes
+# one, its task named so).
+mkdir "$T/k"
+KSW_COMM=$'\x1b]0;X\x07\x1b[2J\xc2\x9b1m' "$SNAP_WRITE" "$T/k" 1 || fail "kernel-snap-write"
+run C analyze "$T/k"
+expect_rc 0 "analyze of a trace with the name"
+controls "$T/out" >/dev/null && fail "analyze printed a control: $(controls "$T/out" | cat -v)"
+grep -qF '?]0;X??[2J?1m (4242)' "$T/out" || fail "analyze lacks the name, cleaned: $(cat -v "$T/out")"
+pass "a trace's task name with controls reaches no terminal: analyze"
 # --json keeps the name as latencyd has it.
 C --json show-snapshot 1 | jq -e '.causes[0].comm | test("^\u001b]0;X\u0007")' >/dev/null ||
 	fail "--json: $(C --json show-snapshot 1 | jq -c '.causes[0].comm')"
