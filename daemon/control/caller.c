@@ -10,13 +10,13 @@
  * sends is read: with groups configured the socket file is open to every local user (see
  * control.c), and this check is what keeps the others out.
  *
- * Membership counts the caller's primary gid, the groups its process holds (SO_PEERGROUPS),
- * and the supplementary groups of its user name in the group database, so that a user just
- * added to a group needs no new login. The database (NSS: with sssd or LDAP a lookup can
- * take seconds, in the main loop) is asked only when its answer can change the outcome:
- * never for root or latencyd's own user, nor for a process that holds admin_group already
- * (or read_group, with no admin_group), nor when no group is configured; and what it said
- * is kept a few seconds (caller_cache.c).
+ * Membership counts the caller's primary gid and the supplementary groups of its user name
+ * in the group database, not the groups its process holds: a user taken out of a group in
+ * the database loses access at the next reload, whatever sessions it still has open. The
+ * database (NSS: with sssd or LDAP a lookup can take seconds, in the main loop) is asked
+ * only when its answer can change the outcome: never for root or latencyd's own user, nor
+ * when no group is configured, nor when the primary gid is admin_group (or read_group, with
+ * no admin_group); and what it said is kept a few seconds (caller_cache.c).
  */
 #include <errno.h>
 #include <grp.h>
@@ -80,33 +80,6 @@ static int user_groups(const char *name, gid_t gid, gid_t **ret, int *ret_n)
 	}
 }
 
-/*
- * The groups the process on the other end of FD held when it connected. None where the
- * kernel cannot tell (before Linux 4.13): the group database decides alone.
- */
-static int peer_groups(int fd, gid_t **ret, int *ret_n)
-{
-	socklen_t len = 32 * sizeof(gid_t);
-
-	for (;;) {
-		gid_t *groups = malloc(len);
-
-		if (!groups)
-			return -ENOMEM;
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == 0) {
-			*ret = groups;
-			*ret_n = (int)(len / sizeof(gid_t));
-			return 0;
-		}
-		free(groups);
-		if (errno == ENOPROTOOPT)
-			return 0;
-		/* ERANGE: len says how much it takes. */
-		if (errno != ERANGE || len > 65536 * sizeof(gid_t))
-			return -errno;
-	}
-}
-
 /* The user's supplementary groups in the group database, from CACHE while fresh at NOW. */
 static int database_groups(uid_t uid, gid_t gid, struct caller_cache *cache, uint64_t now_usec,
 			   gid_t **ret, int *ret_n)
@@ -130,27 +103,6 @@ static int database_groups(uid_t uid, gid_t gid, struct caller_cache *cache, uin
 	if (r >= 0)
 		caller_cache_put(cache, uid, gid, *ret, *ret_n, now_usec);
 	return r;
-}
-
-/* B's N groups appended to P's; B freed. */
-static int add_groups(struct control_caller *p, gid_t *b, int n)
-{
-	gid_t *all;
-
-	if (!n) {
-		free(b);
-		return 0;
-	}
-	all = reallocarray(p->groups, (size_t)p->ngroups + (size_t)n, sizeof(gid_t));
-	if (!all) {
-		free(b);
-		return -ENOMEM;
-	}
-	memcpy(all + p->ngroups, b, (size_t)n * sizeof(gid_t));
-	free(b);
-	p->groups = all;
-	p->ngroups += n;
-	return 0;
 }
 
 static bool member(const struct control_caller *p, gid_t gid)
@@ -184,8 +136,6 @@ int caller_from_socket(int fd, unsigned id, struct caller_cache *cache, uint64_t
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	gid_t *more = NULL;
-	int n = 0, r;
 
 	memset(p, 0, sizeof(*p));
 	p->id = id;
@@ -194,14 +144,9 @@ int caller_from_socket(int fd, unsigned id, struct caller_cache *cache, uint64_t
 	p->pid = cred.pid;
 	p->uid = cred.uid;
 	p->gid = cred.gid;
-
-	r = peer_groups(fd, &p->groups, &p->ngroups);
-	if (r < 0 || !database_matters(p, cc, self))
-		return r;
-	r = database_groups(cred.uid, cred.gid, cache, now_usec, &more, &n);
-	if (r < 0)
-		return r;
-	return add_groups(p, more, n);
+	if (!database_matters(p, cc, self))
+		return 0;
+	return database_groups(cred.uid, cred.gid, cache, now_usec, &p->groups, &p->ngroups);
 }
 
 void caller_done(struct control_caller *p)

@@ -34,7 +34,7 @@ struct control_caller {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
-	gid_t *groups; /* the process's, and the user's in the group database (may repeat) */
+	gid_t *groups; /* the user's, from the group database (none when they cannot matter) */
 	int ngroups;
 };
 
@@ -65,9 +65,9 @@ void caller_cache_put(struct caller_cache *cache, uid_t uid, gid_t gid, const gi
 void caller_cache_clear(struct caller_cache *cache);
 
 /*
- * The caller on the other end of FD: its process's groups, and its user's from the group
- * database (from CACHE, NULL: none, when fresh at NOW) unless they cannot change what it may
- * do under CC (NULL: always read) for a daemon running as SELF.
+ * The caller on the other end of FD, with its user's groups from the group database (from
+ * CACHE, NULL: none, when fresh at NOW) unless they cannot change what it may do under CC
+ * (NULL: always read) for a daemon running as SELF.
  */
 int caller_from_socket(int fd, unsigned id, struct caller_cache *cache, uint64_t now_usec,
 		       const struct conf_control *cc, uid_t self, struct control_caller *p);

@@ -172,26 +172,6 @@ static void test_cache(void)
 	ASSERT_EQ(caller_cache_get(&cache, 3000, 1, 400, &g, &n), 0);
 }
 
-/* The groups the connecting process holds count, as the kernel gives them. */
-static void test_peer_groups(void)
-{
-	struct conf_control none = groups(GID_INVALID, GID_INVALID);
-	gid_t held[64];
-	int n = getgroups(64, held), sv[2];
-	struct control_caller p;
-
-	ASSERT_TRUE(n >= 0);
-	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	/* No group configured, and the caller is latencyd's own user: the process's only. */
-	ASSERT_EQ(caller_from_socket(sv[0], 1, NULL, 0, &none, geteuid(), &p), 0);
-	ASSERT_EQ(p.ngroups, n);
-	for (int i = 0; i < n; i++)
-		ASSERT_TRUE(has_group(&p, held[i]));
-	caller_done(&p);
-	close(sv[0]);
-	close(sv[1]);
-}
-
 /*
  * A connection from a child process running as UID/GID with no supplementary group (run as
  * root only): the accepted end in *FD, the child in *CHILD, which exits once *FD closes.
@@ -335,7 +315,6 @@ int main(void)
 	RUN(test_admit);
 	RUN(test_cache);
 	RUN(test_from_socket_cached);
-	RUN(test_peer_groups);
 	RUN(test_database_skipped);
 	return 0;
 }
