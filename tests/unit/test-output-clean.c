@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "latencyctl.h"
+#include "printed.h"
 #include "tests.h"
 #include "fake-latencyd.h"
 
@@ -70,25 +71,6 @@ static void test_clean(void)
 	snprintf(buf, sizeof(buf), "a 1\nb\x1b 2\n");
 	text_clean(buf, true);
 	ASSERT_STREQ(buf, "a 1\nb? 2\n");
-}
-
-/* What PRINT writes to FD for the JSON text REPLY, in BUF: its return. */
-static int printed_to(int fd, int (*print)(struct json_object *), const char *reply, char *buf,
-		      size_t size)
-{
-	struct json_object *result = json_tokener_parse(reply);
-	struct test_capture capture;
-	char *text;
-	int r;
-
-	ASSERT_TRUE(result);
-	test_capture_start(&capture, fd);
-	r = print(result);
-	text = test_capture_end(&capture);
-	snprintf(buf, size, "%s", text);
-	free(text);
-	json_object_put(result);
-	return r;
 }
 
 #define CAUSE(comm)                                                                                \

@@ -9,26 +9,8 @@
 #include <json-c/json.h>
 
 #include "latencyctl.h"
+#include "printed.h"
 #include "tests.h"
-
-/* What PRINT writes to FD (stdout or stderr) for REPLY (JSON text), in BUF; PRINT's return. */
-static int printed_to(int fd, int (*print)(struct json_object *), const char *reply, char *buf,
-		      size_t size)
-{
-	struct json_object *result = json_tokener_parse(reply);
-	struct test_capture capture;
-	char *text;
-	int r;
-
-	ASSERT_TRUE(result);
-	test_capture_start(&capture, fd);
-	r = print(result);
-	text = test_capture_end(&capture);
-	snprintf(buf, size, "%s", text);
-	free(text);
-	json_object_put(result);
-	return r;
-}
 
 static int printed(int (*print)(struct json_object *), const char *reply, char *buf, size_t size)
 {
