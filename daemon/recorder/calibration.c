@@ -89,12 +89,8 @@ void calibration_if_idle(struct waiter *w)
 		if (!w->slot->flight) {
 			r = FLIGHT_ERR_NO_SESSION;
 		} else {
-			struct flight_output *out = flight_output_get(w->slot->flight);
-
-			/* Before the record, under the lock a stop that gives up on it reads. */
-			pthread_mutex_lock(&w->lock);
-			res->output = out;
-			pthread_mutex_unlock(&w->lock);
+			/* Before the record, for a stop that gives up on it (give_up()). */
+			res->output = flight_output_get(w->slot->flight);
 			r = flight_record_to(w->slot->flight, dir, "calibration", size, &res->rec);
 			/* No room for a packet of every stream (per-user buffers of many users). */
 			if (r == -LTTNG_ERR_MAX_SIZE_INVALID && size) {

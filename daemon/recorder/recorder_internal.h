@@ -57,8 +57,12 @@ struct waiter_result {
 	char incident[PROTO_FLEET_INCIDENT_MAX + 1]; /* in a fleet, else "" */
 	int error;				     /* LTTng error of the record, 0 if it worked */
 	struct flight_record rec;
-	/* The output of the session that recorded it, a reference; NULL: no session did. */
-	struct flight_output *output;
+	/*
+	 * The output of the session that recorded it, a reference; NULL: no session did. Set
+	 * before the record and read by a stop that gives up on it (give_up()): atomic, so
+	 * that the way to the record takes no lock.
+	 */
+	struct flight_output *_Atomic output;
 	uint64_t wakeup_ns; /* CLOCK_MONOTONIC when poll() returned */
 	uint64_t lost;
 	bool sampled; /* WAITER_CALIBRATED: a sample of the buffers, not all of them */

@@ -343,15 +343,9 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 		fr.start_ns = now_ns();
 	} else {
 		if (w->slot->flight) {
-			struct flight_output *out = flight_output_get(w->slot->flight);
-
-			/*
-			 * Before the record: a stop that gives up on it (give_up(), under the
-			 * lock) knows where sessiond may still write it.
-			 */
-			pthread_mutex_lock(&w->lock);
-			res->output = out;
-			pthread_mutex_unlock(&w->lock);
+			/* Before the record: a stop that gives up on it (give_up()) knows where
+			 * sessiond may still write it. */
+			res->output = flight_output_get(w->slot->flight);
 			r = flight_record(w->slot->flight, res->name, &fr);
 		} else {
 			r = FLIGHT_ERR_NO_SESSION;
