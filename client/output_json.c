@@ -4,7 +4,6 @@
  * what may come as several objects (watch's events, metrics' parts), one per line.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -70,12 +69,7 @@ static void print_error(const char *command, const char *code, const char *messa
 	struct json_object *o = json_object_new_object(), *e = json_object_new_object();
 
 	if (!o || !e) {
-		/* Text on a terminal: cleaned, as the text output's. */
-		char *c = text_clean_dup(code, false), *m = text_clean_dup(message, false);
-
-		fprintf(stderr, "latencyctl: %s: %s (%s)\n", command, m ?: "?", c ?: "?");
-		free(c);
-		free(m);
+		output_text.error(command, code, message); /* cleaned for a terminal */
 		json_object_put(o);
 		json_object_put(e);
 		return;
