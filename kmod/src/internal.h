@@ -243,6 +243,7 @@ struct lt_stats __percpu *lt_stats_alloc(void);
 void lt_stats_free(struct lt_stats __percpu *s);
 unsigned int lt_stats_delay(struct lt_stats __percpu *s, u64 delay);
 void lt_stats_sum(struct lt_stats __percpu *s, struct lt_stats *sum);
+u64 lt_stats_busy(const struct lt_stats *sum);
 u64 lt_stats_drops(const struct lt_stats *sum);
 u64 lt_stats_mean(const struct lt_stats *sum);
 
@@ -478,6 +479,9 @@ void lt_notify_wake(void);
 void lt_notify_stats(struct lt_notify_stats *st);
 
 /* sysfs.c: the global files and one directory per tracker. */
+#define LT_STACK_MODES (LATENCY_TRACKER_STACK_IN + 1)
+/* The stack file's words, by mode: the kernel log says them too. */
+extern const char *const lt_stack_names[LT_STACK_MODES];
 int lt_sysfs_init(void);
 /* devnames.c: the root's device_names file. */
 extern struct kobj_attribute lt_device_names_attr;

@@ -135,6 +135,12 @@ u64 lt_stats_mean(const struct lt_stats *sum)
  * Everything the tracker saw but could not handle or report, each lost event once: not
  * LT_BUSY_AUX, which loses none (a key it concerned is counted if it goes stale).
  */
+/* Every call that backed off, whether it lost an event (LT_BUSY) or not (LT_BUSY_AUX). */
+u64 lt_stats_busy(const struct lt_stats *sum)
+{
+	return sum->cnt[LT_BUSY] + sum->cnt[LT_BUSY_AUX];
+}
+
 u64 lt_stats_drops(const struct lt_stats *sum)
 {
 	return sum->cnt[LT_TABLE_FULL] + sum->cnt[LT_KEY_INVALID] + sum->cnt[LT_BUSY] +
@@ -158,7 +164,7 @@ void latency_tracker_get_stats(struct latency_tracker *t, struct latency_tracker
 	s->table_full = sum.cnt[LT_TABLE_FULL];
 	s->key_invalid = sum.cnt[LT_KEY_INVALID];
 	s->unmatched = sum.cnt[LT_UNMATCHED];
-	s->busy = sum.cnt[LT_BUSY] + sum.cnt[LT_BUSY_AUX];
+	s->busy = lt_stats_busy(&sum);
 	s->stale = sum.cnt[LT_STALE];
 	s->discarded = sum.cnt[LT_DISCARDED];
 	s->delay_count = sum.delay_count;

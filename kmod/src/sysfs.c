@@ -110,7 +110,7 @@ static const struct attribute_group lt_root_group = {
 
 /* Per-tracker tunables. */
 
-static const char *const lt_stack_names[] = {
+const char *const lt_stack_names[LT_STACK_MODES] = {
 	[LATENCY_TRACKER_STACK_NONE] = "none",
 	[LATENCY_TRACKER_STACK_ALERT] = "alert",
 	[LATENCY_TRACKER_STACK_IN] = "in",
@@ -292,7 +292,7 @@ static ssize_t lt_stat_show(struct kobject *kobj, struct kobj_attribute *attr, c
 	lt_stats_sum(t->stats, &sum);
 	switch (sa->idx) {
 	case LT_S_BUSY:
-		v = sum.cnt[LT_BUSY] + sum.cnt[LT_BUSY_AUX];
+		v = lt_stats_busy(&sum);
 		break;
 	case LT_S_DROPS:
 		v = lt_stats_drops(&sum);

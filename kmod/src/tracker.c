@@ -237,12 +237,6 @@ int lt_trackers_check_empty(void)
 	return ret;
 }
 
-static const char *const lt_stack_mode_names[] = {
-	[LATENCY_TRACKER_STACK_NONE] = "none",
-	[LATENCY_TRACKER_STACK_ALERT] = "alert",
-	[LATENCY_TRACKER_STACK_IN] = "in",
-};
-
 /*
  * -E2BIG when a table of n keys in stack mode m would take more than lt_table_bytes_max()
  * (htable.c): the sysfs writer gets the errno, the kernel log says why and by how much.
@@ -256,7 +250,7 @@ static int lt_table_size_check(struct latency_tracker *t, u32 n,
 	if (bytes <= max)
 		return 0;
 	pr_warn_ratelimited("latency_tracker: %s: max_keys %u with stack %s needs %llu bytes of key table, more than 1/%u of RAM (%llu bytes)\n",
-			    t->name, n, lt_stack_mode_names[m], bytes, LT_TABLE_RAM_SHARE, max);
+			    t->name, n, lt_stack_names[m], bytes, LT_TABLE_RAM_SHARE, max);
 	return -E2BIG;
 }
 
