@@ -179,6 +179,13 @@ jstatus() { local out; out=$(status) && [ -n "$out" ] && jq -e "$1" <<<"$out" >/
 jcat() { [ -s "$CAT" ] && jq -e "$@" "$CAT" >/dev/null 2>&1; }
 count() { grep -c -- "$1" "$LOG"; }
 more_than() { [ "$(count "$1")" -gt "$2" ]; }
+# hup [WHY]: SIGHUP, then until latencyd says it reloaded (WHY fails the test otherwise).
+hup() {
+	local n
+	n=$(count "configuration reloaded")
+	kill -HUP "$DAEMON_PID"
+	wait_for 100 more_than "configuration reloaded" "$n" || fail "${1:-the reload was not taken}"
+}
 sessiond_stopped() { ps -o stat= -p "$SPID" | grep -q '^T'; }
 # latencyd started with a watchdog of 1 s (it says when the waiter is stuck in a record after
 # half of it), once its session records.

@@ -26,12 +26,9 @@ has() { jcat --argjson id "$1" ".snapshots[] | select(.id == \$id) | $2"; }
 # Stops sessiond with a record under way, reloads CONF ARGS..., continues sessiond: the
 # record ends after the reload was taken.
 reload_during_record() {
-	local n
 	stuck
-	n=$(count "configuration reloaded")
 	conf "$@"
-	kill -HUP "$DAEMON_PID"
-	wait_for 100 more_than "configuration reloaded" "$n" || fail "the reload was not taken"
+	hup
 	sessiond_continue
 }
 
@@ -70,9 +67,7 @@ pass "the snapshot in the old directory is deleted with its entry"
 
 # 2. output.relayd: snapshot 3 goes to relayd, a reload to local only meanwhile.
 conf snapshots2 "$LATENCYD_TEST_RELAYD_URL"
-n=$(count "configuration reloaded")
-kill -HUP "$DAEMON_PID"
-wait_for 100 more_than "configuration reloaded" "$n" || fail "the reload to relayd was not taken"
+hup "the reload to relayd was not taken"
 wait_for 300 grep -q "snapshots to $LATENCYD_TEST_RELAYD_URL" "$LOG" ||
 	fail "the session was not re-created with relayd"
 wait_for 50 jstatus '.session.state == "recording" and (.session.operation | not)' ||
