@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "proto.h"
+#include "text_clean.h"
 
 struct json_object;
 
@@ -52,14 +53,9 @@ struct output {
 const char *json_str(struct json_object *v, const char *dflt);
 
 /*
- * text_clean.c: latencyd's text made safe for a terminal. Each control (C0, DEL, C1) and
- * byte of no valid UTF-8 becomes '?', a newline too unless LINES (a text of many lines);
- * printable UTF-8 is kept. text_clean() works in place (the text never grows),
- * text_clean_dup() on a copy (NULL: out of memory), text_clean_tree() on every string and
- * member name under O: what the text output does to each result before printing it.
+ * tree_clean.c: text_clean() (text_clean.h) on every string and member name under O: what
+ * the text output does to each result before printing it.
  */
-void text_clean(char *s, bool lines);
-char *text_clean_dup(const char *s, bool lines);
 void text_clean_tree(struct json_object *o, bool lines);
 /*
  * After N = snprintf(BUF, SIZE, ...): a text cut short ends in "..." (not inside a UTF-8

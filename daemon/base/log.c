@@ -25,6 +25,7 @@
 #include <systemd/sd-journal.h>
 
 #include "log.h"
+#include "text_clean.h"
 
 #define LOG_LINE_MAX   2048
 #define LOG_FIELDS_MAX 16
@@ -129,18 +130,6 @@ static void to_journal(int pri, int err, const char *const *fields, const char *
 	sd_journal_sendv(iov, (int)n);
 }
 
-/*
- * A message holds what others chose: task names (any bytes a task gives itself), paths,
- * peers' words. A newline would forge a line of its own on stderr, an escape sequence
- * would reach the terminal of whoever reads the log: control bytes become '?'.
- */
-static void defang(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-}
-
 /* err: a positive errno to append, or 0. Never changes errno. */
 static void vlog(int pri, int err, const char *const *fields, const char *fmt, va_list ap)
 {
@@ -156,7 +145,10 @@ static void vlog(int pri, int err, const char *const *fields, const char *fmt, v
 	len = strlen(msg);
 	if (err && len < sizeof(msg))
 		snprintf(msg + len, sizeof(msg) - len, ": %s", strerror(err));
-	defang(msg);
+	/* A message holds what others chose: task names (any bytes a task gives itself), paths,
+	 * peers' words. A newline would forge a line of its own on stderr, an escape sequence
+	 * would reach the terminal of whoever reads the log. */
+	text_clean(msg, false);
 	if (pri == LOG_WARNING) {
 		pthread_mutex_lock(&last_lock);
 		memcpy(last_warning, msg, sizeof(msg));

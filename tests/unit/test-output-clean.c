@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * client/text_clean.c: a task name is anyone's (prctl(PR_SET_NAME)); with ESC, BEL or a C1
+ * text/text_clean.c: a task name is anyone's (prctl(PR_SET_NAME)); with ESC, BEL or a C1
  * control in it, an alert would drive the terminal of whoever reads latencyctl's text. Each
  * text that latencyd sends reaches the terminal cleaned: list-snapshots' table, show-snapshot,
  * watch's lines, status, config's names, an error, the hello of a latencyd refused. Printable
