@@ -118,6 +118,11 @@ int cmd_filter(struct manager *m, const struct control_caller *caller, struct js
 		r = saved_store(m, ch, n, err);
 	if (r < 0)
 		return r;
+	/* A cgroup path saved is part of the configuration: followed as one read from it. */
+	if (a.save && (a.cgroup || a.clear)) {
+		trackers_cgroup_saved(a.tracker, id);
+		manager_cgroup_watch(m);
+	}
 	log_info("tracker %s: filter changed by client %u (%s)", a.tracker, caller->id,
 		 a.save ? "saved" : "runtime only");
 	o = json_object_new_object();

@@ -91,9 +91,17 @@ void ktracker_write_problem(char *buf, size_t size, int r, bool opened, const ch
  * reload (OLD not NULL) what the edit changed is written, and what has not reached the
  * kernel yet (a tracker missing or loaded again since, a write refused). */
 void trackers_apply(const char *sysfs_root, const struct conf *c, const struct conf *old);
+/* Each filter_cgroup given as a path, resolved again: a cgroup re-created at that path (a
+ * service restarted) has a new id, which replaces the old one in the kernel, unless the
+ * filter was changed at run time since it was applied (latencyctl filter). */
+void trackers_follow_cgroups(const char *sysfs_root, const struct conf *c);
+/* latencyctl filter --save wrote the filter_cgroup (id ID) the configuration now holds. */
+void trackers_cgroup_saved(const char *tracker, uint64_t id);
 
 /* cgroup.c: "", a cgroup v2 path (relative to /sys/fs/cgroup or absolute) or an id. */
 int cgroup_resolve(const char *spec, uint64_t *id, char *why, size_t whylen);
+/* The directory SPEC names into PATH; false when SPEC is "", an id or no valid path. */
+bool cgroup_spec_path(const char *spec, char *path, size_t size);
 
 /* priv.c: the process-wide privileged steps at start. */
 /* -EPERM (said in the log) when the configuration needs root and we are not. */

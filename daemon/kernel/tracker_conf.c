@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,6 +43,10 @@ static struct tracker_state {
 	unsigned pending;
 	dev_t dev;
 	ino_t ino;
+	/* filter_cgroup's id as last written, while the kernel is known to hold it. */
+	bool cgroup_written;
+	bool cgroup_gone; /* its path names no cgroup now: said once */
+	uint64_t cgroup_id;
 } states[TRACKER_COUNT];
 
 struct apply {
@@ -143,8 +148,12 @@ static void apply_tracker(const char *root, size_t i, const struct conf_tracker 
 			log_warnx("trackers.%s.filter_cgroup: %s", a.name, why);
 			a.errors++;
 			a.failed |= SET_CGROUP;
-		} else
+		} else {
 			apply_u64(&a, SET_CGROUP, "filter_cgroup", "filter_cgroup_id", id);
+		}
+		s->cgroup_written = !(a.failed & SET_CGROUP);
+		s->cgroup_gone = false;
+		s->cgroup_id = id;
 	}
 	/*
 	 * A module older than ABI 1.3 has no such files: "no limit of its own" is what it
@@ -177,6 +186,68 @@ static void apply_tracker(const char *root, size_t i, const struct conf_tracker 
 		log_info("tracker %s: enabled, threshold %" PRIu64 " ns", a.name, v);
 	else if (!t->enabled)
 		log_debug("tracker %s: configured, disabled", a.name);
+}
+
+static void follow_cgroup(const char *root, const char *name, const char *spec,
+			  struct tracker_state *s)
+{
+	char path[PATH_MAX], why[256], text[32];
+	uint64_t id, held;
+	bool opened;
+	int r;
+
+	if (!s->cgroup_written || !cgroup_spec_path(spec, path, sizeof(path)))
+		return;
+	if (cgroup_resolve(spec, &id, why, sizeof(why)) < 0) {
+		if (!s->cgroup_gone)
+			log_warnx("trackers.%s.filter_cgroup: %s: the filter matches nothing until a "
+				  "cgroup is made there again",
+				  name, why);
+		s->cgroup_gone = true;
+		return;
+	}
+	if (id == s->cgroup_id) {
+		if (s->cgroup_gone)
+			log_info("tracker %s: cgroup %s is back, the same", name, path);
+		s->cgroup_gone = false;
+		return;
+	}
+	/* Another id there: latencyctl filter changed it at run time, which stays. */
+	if (ktracker_read(root, name, "filter_cgroup_id", &held) < 0 || held != s->cgroup_id) {
+		s->cgroup_written = false;
+		return;
+	}
+	snprintf(text, sizeof(text), "%" PRIu64 "\n", id);
+	r = ktracker_write_text(root, name, "filter_cgroup_id", text, &opened);
+	if (r < 0) {
+		ktracker_write_problem(why, sizeof(why), r, opened, name, "filter_cgroup_id", text);
+		log_warnx("trackers.%s.filter_cgroup: cgroup %s was made again: %s", name, path,
+			  why);
+		return;
+	}
+	log_info("tracker %s: cgroup %s was made again (id %" PRIu64 ", was %" PRIu64
+		 "): the filter follows it",
+		 name, path, id, s->cgroup_id);
+	s->cgroup_id = id;
+	s->cgroup_gone = false;
+}
+
+void trackers_cgroup_saved(const char *tracker, uint64_t id)
+{
+	for (size_t i = 0; i < TRACKER_COUNT; i++)
+		if (strcmp(tracker_names[i], tracker) == 0)
+			states[i] = (struct tracker_state){.pending = states[i].pending,
+							   .dev = states[i].dev,
+							   .ino = states[i].ino,
+							   .cgroup_written = true,
+							   .cgroup_id = id};
+}
+
+void trackers_follow_cgroups(const char *sysfs_root, const struct conf *c)
+{
+	for (size_t i = 0; i < TRACKER_COUNT; i++)
+		follow_cgroup(sysfs_root, tracker_names[i], c->trackers[i].filter_cgroup,
+			      &states[i]);
 }
 
 void trackers_apply(const char *sysfs_root, const struct conf *c, const struct conf *old)

@@ -133,6 +133,7 @@ void manager_free(struct manager *m)
 	if (!m)
 		return;
 	sd_event_source_disable_unref(m->watchdog);
+	manager_cgroup_unwatch(m);
 	manager_metrics_file_stop(m);
 	manager_metrics_paged_free(m);
 	manager_collector_stop(m);
@@ -202,6 +203,7 @@ int manager_start(struct manager *m)
 	manager_refresh_module(m);
 	log_module(&m->module);
 	trackers_apply(m->sysfs_root, m->conf, NULL);
+	manager_cgroup_watch(m);
 	r = control_listen(m->control, m->conf->control.socket);
 	if (r < 0)
 		return r;
@@ -317,6 +319,7 @@ int manager_reload(struct manager *m, struct conf_diag *out)
 			manager_catalog_update(m); /* retention with the new limits */
 		}
 		trackers_apply(m->sysfs_root, conf, old);
+		manager_cgroup_watch(m);
 		manager_collector_reload(m); /* its new limits, applied at once */
 		if (strcmp(old->metrics.textfile, conf->metrics.textfile) != 0 ||
 		    old->metrics.interval_ns != conf->metrics.interval_ns)

@@ -65,6 +65,8 @@ struct manager {
 	bool devices_announced;
 	/* The metrics texts clients are reading in parts, by rendering id (metrics.c) */
 	struct metrics_renderings *metrics_paged;
+	/* The parent directories of the trackers' filter_cgroup paths, watched (cgroup_watch.c) */
+	sd_event_source *cgroup_watch[TRACKER_COUNT];
 	/* What manager_run() returns once the loop ends: 0, or EXIT_FAILURE (manager_stop_failed) */
 	int exit_status;
 };
@@ -116,6 +118,10 @@ uint64_t manager_fleet_unknown_results(struct manager *m);
 void manager_stop_fleet(struct manager *m);
 /* watchdog.c: pings the systemd watchdog, if there is one, while the waiter is not stuck. */
 int manager_watchdog_start(struct manager *m);
+/* cgroup_watch.c: the trackers' filter_cgroup paths followed as their cgroups are made
+ * again; called after each apply of the configuration. */
+void manager_cgroup_watch(struct manager *m);
+void manager_cgroup_unwatch(struct manager *m);
 /* collector.c: on the fleet's collector, retention over lttng-relayd's tree. */
 int manager_collector_start(struct manager *m);
 /* After a reload: on or off as the configuration says; when on, a pass now. */

@@ -2,14 +2,19 @@
 # every tracker module (disabled ones register no probe), writes trackers.* to sysfs, an
 # app marker around a 60 ms sleep becomes a snapshot, latencyctl set-threshold syscalls 5ms
 # reaches the kernel, a reload changes only what the edit changed, list-snapshots --tracker
-# finds the snapshot, and SIGTERM unloads every module latencyd loaded.
+# finds the snapshot, a filter_cgroup given as a path follows its cgroup made again (a
+# service restarted), and SIGTERM unloads every module latencyd loaded.
 . "$VM_IN/scenarios/guest-lib.sh"
 
 D=/tmp/latencyd
 S=/sys/kernel/latency_tracker
+CG=/sys/fs/cgroup
+grep -q "^cgroup2 $CG " /proc/mounts || mount -t cgroup2 cgroup2 $CG || fail "mount cgroup2"
+mkdir -p $CG/svc || fail "mkdir $CG/svc"
 conf_base 'trackers: {
 	app: { enabled = true; threshold = "20ms"; };
 	syscalls: { threshold = "250ms"; filter_comm = "nosuchtask"; max_keys = 256; };
+	offcpu: { filter_cgroup = "svc"; };
 };'
 ctl() { latencyctl -s $D/ctl.sock "$@"; }
 
@@ -56,6 +61,17 @@ until [ "$(cat $S/app/threshold_ns)" = 30000000 ]; do
 done
 [ "$(cat $S/syscalls/threshold_ns)" = 5000000 ] || fail "the reload reset syscalls' threshold"
 pass "set-threshold syscalls 5ms reaches the kernel; a reload writes only what changed"
+
+[ "$(cat $S/offcpu/filter_cgroup_id)" = "$(stat -c %i $CG/svc)" ] ||
+	fail "offcpu filter_cgroup_id $(cat $S/offcpu/filter_cgroup_id), svc is $(stat -c %i $CG/svc)"
+rmdir $CG/svc && mkdir $CG/svc || fail "svc made again"
+i=0
+until [ "$(cat $S/offcpu/filter_cgroup_id)" = "$(stat -c %i $CG/svc)" ]; do
+	i=$((i + 1))
+	[ $i -lt 50 ] || { cat $D/latencyd.log; fail "the filter did not follow svc made again"; }
+	sleep 0.1
+done
+pass "filter_cgroup = \"svc\": the kernel's filter follows svc made again"
 
 kill -TERM $LPID
 wait $LPID || { cat $D/latencyd.log; fail "latencyd exited with $?"; }
