@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* latencyd: options, then the manager. Everything else lives in the other files. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,8 @@ static void usage(FILE *f)
 		"  -h, --help             show this help\n"
 		"  -V, --version          show the version\n"
 		"\n"
-		"Signals: SIGTERM, SIGINT stop; SIGHUP reloads the configuration.\n"
+		"Signals: SIGTERM, SIGINT stop; SIGHUP reloads the configuration. During\n"
+		"start-up they wait for it to end (see latencyd(8), SIGNALS).\n"
 		"Exit status: 0 stopped cleanly, 1 failure (or a stop lttng-sessiond did not\n"
 		"answer in time, or every realtime waiter thread stopped), 2 usage error.\n",
 		CONF_PATH_DEFAULT);
@@ -86,8 +88,19 @@ static int run(const struct conf_source *src)
 	struct conf_diag diag = {0};
 	struct manager *m = NULL;
 	struct conf *conf = NULL;
+	sigset_t mask;
 	int r;
 
+	/*
+	 * The event loop takes these through a signalfd once start-up is done; until then they
+	 * wait, rather than end latencyd by their default action (a reload asked while the file
+	 * is read) or break into start-up half done. latencyd-fleet resets its own mask.
+	 */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
 	r = conf_load(src, &conf, &diag);
 	for (size_t i = 0; i < diag.n; i++) /* errors when they stop the start */
 		if (r < 0)

@@ -48,7 +48,34 @@ static void mark_held(struct collector_scan *s, const char *path)
 	}
 }
 
-/* Root, or relayd's own user, may read relayd's descriptors. */
+/*
+ * Whether the files PID's descriptors name can be read, each marking the snapshot it lies in.
+ * The directory lists to anyone who may open it, but each name needs ptrace read access to
+ * relayd (proc(5)): CAP_SYS_PTRACE, or relayd's user with every capability relayd holds. A
+ * name refused is refused for all: false, so that relayd counts as unseen, never as holding
+ * nothing.
+ */
+static bool read_held(struct collector_scan *s, DIR *fds)
+{
+	struct dirent *fe;
+
+	while ((fe = readdir(fds))) {
+		char link[PATH_MAX];
+		ssize_t n;
+
+		if (is_dot(fe->d_name))
+			continue;
+		n = readlinkat(dirfd(fds), fe->d_name, link, sizeof(link) - 1);
+		if (n < 0 && (errno == EACCES || errno == EPERM))
+			return false;
+		if (n <= 0) /* ENOENT: closed meanwhile */
+			continue;
+		link[n] = 0;
+		mark_held(s, link);
+	}
+	return true;
+}
+
 void collector_scan_relayd(struct collector_scan *s, const char *proc_path)
 {
 	int proc = open(proc_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -62,8 +89,7 @@ void collector_scan_relayd(struct collector_scan *s, const char *proc_path)
 		return;
 	}
 	while ((de = readdir(d))) {
-		char fdpath[NAME_MAX + 16], link[PATH_MAX];
-		struct dirent *fe;
+		char fdpath[NAME_MAX + 16];
 		DIR *fds;
 		int fd;
 
@@ -79,14 +105,8 @@ void collector_scan_relayd(struct collector_scan *s, const char *proc_path)
 				s->relayd_unseen++;
 			continue;
 		}
-		while ((fe = readdir(fds))) {
-			ssize_t n = readlinkat(dirfd(fds), fe->d_name, link, sizeof(link) - 1);
-
-			if (n <= 0)
-				continue;
-			link[n] = 0;
-			mark_held(s, link);
-		}
+		if (!read_held(s, fds))
+			s->relayd_unseen++;
 		closedir(fds);
 	}
 	closedir(d);

@@ -93,6 +93,28 @@ grep -qx 'DKMS_NAME=latency-tracker' "$T/dkms-ctl/postinst" && grep -q 'common.p
 grep -q 'dkms remove -m $DKMS_NAME' "$T/dkms-ctl/prerm" || fail "prerm does not remove the modules"
 pass "latency-tracker-dkms: dkms.conf at $version naming every tracker, their source, dkms on install and removal"
 
+echo "== the two packages upgraded together"
+# One version of each at a time: latencyd reads the module's records (ABI), and neither may
+# be upgraded, nor downgraded, alone.
+dpkg-deb -f "$deb" Recommends | grep -qF "latency-tracker-dkms (= $debversion)" ||
+	fail "latencyd Recommends: $(dpkg-deb -f "$deb" Recommends), not latency-tracker-dkms (= $debversion)"
+dpkg-deb -f "$deb" Breaks | grep -qF "latency-tracker-dkms (<< $debversion)" ||
+	fail "latencyd Breaks: $(dpkg-deb -f "$deb" Breaks), not latency-tracker-dkms (<< $debversion)"
+dpkg-deb -f "$dkms_deb" Breaks | grep -qF "latencyd (<< $debversion)" ||
+	fail "latency-tracker-dkms Breaks: $(dpkg-deb -f "$dkms_deb" Breaks), not latencyd (<< $debversion)"
+# The postinst restarts latencyd onto the modules once DKMS built them, not before: a start
+# without them fails (restarted by latencyd's postinst meanwhile: started again).
+sh -n "$T/dkms-ctl/postinst" || fail "latency-tracker-dkms's postinst is not valid sh"
+built=$(grep -n 'common.postinst' "$T/dkms-ctl/postinst" | tail -n 1 | cut -d: -f1)
+restart=$(grep -n 'deb-systemd-invoke try-restart latencyd.service' "$T/dkms-ctl/postinst" | cut -d: -f1)
+failed=$(grep -n 'deb-systemd-invoke reset-failed latencyd.service' "$T/dkms-ctl/postinst" | cut -d: -f1)
+[ -n "$restart" ] && [ -n "$failed" ] || fail "latency-tracker-dkms's postinst does not restart latencyd"
+[ "$restart" -gt "$built" ] && [ "$failed" -gt "$built" ] ||
+	fail "latency-tracker-dkms's postinst restarts latencyd (line $restart) before DKMS builds (line $built)"
+grep -E '^[EW]: latency-tracker-dkms.*(postinst|maintainer-script)' "$T/lintian.log" &&
+	fail "lintian warns about latency-tracker-dkms's postinst"
+pass "versions pinned together (Recommends =, Breaks << both ways); latencyd restarted after the DKMS build"
+
 mkdir -p "$OUT"
 rm -f "$OUT"/*.deb
 cp "$deb" "$dkms_deb" "$OUT/"
