@@ -91,12 +91,15 @@ char *path_newest(const char *dir, const char *prefix)
 {
 	char pattern[PATH_MAX];
 	char *p = NULL;
+	struct stat st;
 	glob_t g;
 
 	snprintf(pattern, sizeof(pattern), "%s/%s-*", dir, prefix);
 	if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0) {
+		/* LTTng writes directories: a file of the name (a FIFO...) is none of its. */
 		for (size_t i = 0; i < g.gl_pathc; i++)
-			if (!p || strcmp(g.gl_pathv[i], p) > 0)
+			if ((!p || strcmp(g.gl_pathv[i], p) > 0) &&
+			    lstat(g.gl_pathv[i], &st) == 0 && S_ISDIR(st.st_mode))
 				p = g.gl_pathv[i];
 		p = p ? strdup(p) : NULL;
 	}
@@ -138,13 +141,38 @@ static int sync_dir_of(const char *path)
 	return r;
 }
 
+/*
+ * TMP created anew, for writing. Whatever has its name is not a temp of ours to reuse: a
+ * FIFO would block the open until a reader came, a file of another owner or mode would
+ * keep them through the rename. It goes first, then O_EXCL makes sure the file written is
+ * the one created; an empty directory goes too, a non-empty one is left (-ENOTEMPTY).
+ */
+static int open_new(const char *tmp, mode_t mode)
+{
+	for (int tries = 0; tries < 3; tries++) {
+		int fd;
+
+		if (unlink(tmp) < 0 && errno != ENOENT) {
+			if (errno != EISDIR && errno != EPERM)
+				return -errno;
+			/* Linux says EISDIR, POSIX EPERM; EEXIST is rmdir()'s other word for it. */
+			if (rmdir(tmp) < 0)
+				return errno == EEXIST ? -ENOTEMPTY : -errno;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+		if (fd >= 0 || errno != EEXIST)
+			return fd < 0 ? -errno : fd;
+	}
+	return -EEXIST; /* made again each time it went: someone else writes it */
+}
+
 int file_replace(const char *path, const char *tmp, const char *data, size_t len, bool newline,
 		 mode_t mode, unsigned flags)
 {
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode), r;
+	int fd = open_new(tmp, mode), r;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	r = write_all(fd, data, len);
 	if (r == 0 && newline)
 		r = write_all(fd, "\n", 1);

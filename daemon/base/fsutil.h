@@ -19,14 +19,17 @@ uint64_t dir_size(const char *path);
 int dir_size_read(const char *path, uint64_t *bytes);
 /* Deletes a directory tree; -errno on failure, 0 if it did not exist. */
 int rm_tree(const char *path);
-/* The greatest (newest, for LTTng's dated names) DIR/PREFIX-*, malloc'd; NULL if none. */
+/* The greatest (newest, for LTTng's dated names) directory DIR/PREFIX-*, malloc'd; NULL if
+ * none. */
 char *path_newest(const char *dir, const char *prefix);
 
 #define FILE_DURABLE (1u << 0) /* fsync the file, and its directory after the rename */
 /*
  * Replaces PATH with the LEN bytes of DATA (a newline appended when NEWLINE) through TMP,
  * created with MODE and renamed over PATH: a reader sees the old file or the new one,
- * never half of one. TMP is removed on failure. FLAGS: FILE_DURABLE. 0 or -errno.
+ * never half of one. Whatever was named TMP before is removed first (a FIFO, another's
+ * file, an empty directory): -ENOTEMPTY when it is a directory that is not empty, left as
+ * it is. TMP is removed on failure. FLAGS: FILE_DURABLE. 0 or -errno.
  */
 int file_replace(const char *path, const char *tmp, const char *data, size_t len, bool newline,
 		 mode_t mode, unsigned flags);

@@ -41,6 +41,11 @@ struct catalog {
 	uint64_t deleted_in_part; /* since open: deletions that failed past their check */
 	bool rechecked;		  /* rechecked_usec is the last recheck's time */
 	uint64_t rechecked_usec;
+	/* Where snapshots are deleted from: catalog_set_output(). */
+	char *prefix;
+	char **outputs;
+	size_t n_outputs;
+	bool said_big; /* the file past CATALOG_FILE_MAX was warned of */
 };
 
 static struct json_object *doc_new(void)
@@ -111,14 +116,18 @@ static int append(struct catalog *c, struct catalog_entry *e)
 	return 0;
 }
 
-/*
- * An id that can be handed out: 1 and up, with room for the next one in the file's int64.
- * A value past INT64_MAX reads as INT64_MAX.
- */
+/* A snapshot's id: 1 to CATALOG_ID_MAX. A value past INT64_MAX reads as INT64_MAX. */
 static bool id_valid(struct json_object *v)
 {
 	return json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 1 &&
-	       json_object_get_int64(v) < INT64_MAX;
+	       json_object_get_int64(v) <= (int64_t)CATALOG_ID_MAX;
+}
+
+/* A next_id: an id, or the one past the last, when every id has been handed out. */
+static bool next_valid(struct json_object *v)
+{
+	return json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 1 &&
+	       json_object_get_int64(v) <= (int64_t)CATALOG_ID_MAX + 1;
 }
 
 /*
@@ -205,7 +214,7 @@ static bool entry_usable(struct json_object *o, size_t i, const char *file, char
 	if (!json_object_is_type(o, json_type_object))
 		why = "not an object";
 	else
-		why = id ? "id must be an integer from 1 to 2^63-2" : "no id";
+		why = id ? "id must be an integer from 1 to 2^53-1" : "no id";
 	if (!*kept)
 		*kept = keep_aside(file);
 	log_warnx("%s: snapshots[%zu]: %s; left out (the file as it was: %s)", file, i, why,
@@ -372,13 +381,74 @@ static void check_next_id(struct catalog *c, const char *file, bool *recovered)
 	struct json_object *next;
 
 	json_object_object_get_ex(c->doc, PROTO_KEY_NEXT_ID, &next);
-	if (id_valid(next))
+	if (next_valid(next))
 		return;
-	log_warnx("%s: next_id %" PRId64 " must be from 1 to 2^63-2: made the id after the "
+	log_warnx("%s: next_id %" PRId64 " must be from 1 to 2^53: made the id after the "
 		  "snapshots kept",
 		  file, json_object_get_int64(next));
 	json_object_set_int64(next, 1);
 	*recovered = true;
+}
+
+/* Said at each start while it holds: nothing is recorded until the operator acts. */
+static void check_ids_left(struct catalog *c, const char *file)
+{
+	if (catalog_next_id(c) > CATALOG_ID_MAX)
+		log_warnx("%s: every snapshot id (1 to 2^53-1) has been handed out: no snapshot "
+			  "can be recorded; move the file away (its snapshots are adopted back, "
+			  "causes unknown) or lower its next_id below the ids of the snapshots "
+			  "kept",
+			  file);
+}
+
+/*
+ * The output directories latencyd has used, kept in the file: a snapshot recorded before
+ * output.directory changed, and a restart, stays latencyd's to delete. The oldest go past
+ * CATALOG_OUTPUTS_MAX.
+ */
+#define KEY_OUTPUTS "output_directories"
+
+static int output_add(struct catalog *c, const char *dir)
+{
+	char **grown;
+
+	if (dir[0] != '/')
+		return 0;
+	for (size_t i = 0; i < c->n_outputs; i++)
+		if (strcmp(c->outputs[i], dir) == 0)
+			return 0;
+	if (c->n_outputs == CATALOG_OUTPUTS_MAX) {
+		free(c->outputs[0]);
+		memmove(c->outputs, c->outputs + 1, --c->n_outputs * sizeof(*c->outputs));
+	}
+	grown = realloc(c->outputs, (c->n_outputs + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	c->outputs = grown;
+	if (!(c->outputs[c->n_outputs] = strdup(dir)))
+		return -ENOMEM;
+	c->n_outputs++;
+	return 1;
+}
+
+/* At open: those the file names (strings, absolute), at most the newest CATALOG_OUTPUTS_MAX. */
+static int outputs_load(struct catalog *c)
+{
+	struct json_object *a;
+	size_t n;
+
+	if (!json_object_object_get_ex(c->doc, KEY_OUTPUTS, &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return 0;
+	n = json_object_array_length(a);
+	for (size_t i = n > CATALOG_OUTPUTS_MAX ? n - CATALOG_OUTPUTS_MAX : 0; i < n; i++) {
+		const char *dir = json_object_get_string(json_object_array_get_idx(a, i));
+
+		if (json_object_is_type(json_object_array_get_idx(a, i), json_type_string) &&
+		    output_add(c, dir) < 0)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static char *path_in(const struct catalog *c, const char *name)
@@ -394,7 +464,7 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered)
 	struct json_object *doc = NULL, *entries;
 	char *path = NULL, *aside = NULL;
 	struct stat st;
-	bool regular, old;
+	bool regular, big, old;
 	int r;
 
 	*recovered = false;
@@ -408,7 +478,9 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered)
 	if (stat(path, &st) == 0) {
 		/* Only a regular file is read: a FIFO would block the start until a writer came. */
 		regular = S_ISREG(st.st_mode);
-		doc = regular ? json_object_from_file(path) : NULL;
+		/* Read whole into a tree several times its size: not past what latencyd writes. */
+		big = regular && st.st_size > CATALOG_FILE_MAX;
+		doc = regular && !big ? json_object_from_file(path) : NULL;
 		if (!doc || !doc_valid(doc)) {
 			json_object_put(doc);
 			doc = NULL;
@@ -417,7 +489,13 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered)
 				r = -errno;
 				goto fail;
 			}
-			if (regular)
+			if (big)
+				log_warnx(
+					"%s is %jd bytes, past the %u MiB a catalog may take: "
+					"kept as %s, a new catalog started (the snapshots on disk "
+					"are adopted back, causes unknown)",
+					path, (intmax_t)st.st_size, CATALOG_FILE_MAX >> 20, aside);
+			else if (regular)
 				log_warnx("%s does not parse: kept as %s, a new catalog started",
 					  path, aside);
 			else
@@ -460,6 +538,10 @@ int catalog_open(const char *dir, struct catalog **ret, bool *recovered)
 			goto fail;
 		}
 		catalog_incidents_check(c);
+		check_ids_left(c, path);
+		r = outputs_load(c);
+		if (r < 0)
+			goto fail;
 	}
 	free(path);
 	free(aside);
@@ -483,6 +565,10 @@ void catalog_free(struct catalog *c)
 	free(c->entries);
 	json_object_put(c->doc);
 	free(c->dir);
+	free(c->prefix);
+	for (size_t i = 0; i < c->n_outputs; i++)
+		free(c->outputs[i]);
+	free(c->outputs);
 	free(c);
 }
 
@@ -562,18 +648,54 @@ static struct json_object *doc_print_view(const struct catalog *c)
 	return view;
 }
 
+/*
+ * The file as TEXT of LEN bytes, through TMP. A directory that is not empty in TMP's place is
+ * no temp of latencyd's, nor to delete: moved beside it (as catalog_open() does a catalog
+ * that is a directory), said, and the save goes on.
+ */
+static int replace(const char *path, const char *tmp, const char *text, size_t len)
+{
+	int r = file_replace(path, tmp, text, len, true, 0640, FILE_DURABLE);
+	char *aside;
+
+	if (r != -ENOTEMPTY)
+		return r;
+	aside = move_aside(tmp);
+	if (!aside) {
+		r = -errno;
+		log_warnx("%s is a directory that is not empty, in the way of the catalog's "
+			  "save, and cannot be moved: %s",
+			  tmp, strerror(-r));
+		return r;
+	}
+	log_warnx("%s is a directory that is not empty, in the way of the catalog's save: "
+		  "moved to %s",
+		  tmp, aside);
+	free(aside);
+	return file_replace(path, tmp, text, len, true, 0640, FILE_DURABLE);
+}
+
 int catalog_save(struct catalog *c)
 {
 	struct json_object *view = doc_print_view(c);
 	const char *text = NULL;
 	char *tmp = path_in(c, CATALOG_FILE ".tmp"), *path = path_in(c, CATALOG_FILE);
+	size_t len = 0;
 	int r = -ENOMEM;
 
 	if (view)
 		text = json_object_to_json_string_ext(view, JSON_C_TO_STRING_PRETTY |
 								    JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (text)
+		len = strlen(text);
+	/* Entries of thousands of causes each may add up to it below CATALOG_MAX_ENTRIES. */
+	if (len > CATALOG_FILE_MAX && !c->said_big)
+		log_warnx("%s: %zu bytes, past the %u MiB latencyd reads at start: the next "
+			  "start puts it aside; lower retention.max_count",
+			  path ? path : c->dir, len, CATALOG_FILE_MAX >> 20);
+	c->said_big = len > CATALOG_FILE_MAX;
 	if (text && tmp && path)
-		r = file_replace(path, tmp, text, strlen(text), true, 0640, FILE_DURABLE);
+		r = replace(path, tmp, text, len);
 	json_object_put(view);
 	free(tmp);
 	free(path);
@@ -635,8 +757,8 @@ static void id_used(struct catalog *c, uint64_t id)
 	struct json_object *next;
 
 	json_object_object_get_ex(c->doc, PROTO_KEY_NEXT_ID, &next);
-	/* Past INT64_MAX the file cannot say it: the ids are used up, not wrapped. */
-	if ((uint64_t)json_object_get_int64(next) <= id && id < INT64_MAX)
+	/* Past the last id the ids are used up, not wrapped. */
+	if ((uint64_t)json_object_get_int64(next) <= id && id <= CATALOG_ID_MAX)
 		json_object_set_int64(next, (int64_t)id + 1);
 }
 
@@ -646,6 +768,10 @@ struct catalog_entry *catalog_insert(struct catalog *c, struct catalog_entry *e)
 {
 	struct catalog_entry *kept;
 
+	if (e->id < 1 || e->id > CATALOG_ID_MAX) {
+		errno = ERANGE;
+		return NULL;
+	}
 	/* Two entries of one id would share its directory: deleting one deletes the other's. */
 	if (find_index(c, e->id) >= 0) {
 		errno = EEXIST;
@@ -705,15 +831,16 @@ static uint64_t orphan_id(const char *name, const char *prefix)
 		return 0;
 	errno = 0;
 	id = strtoull(name + n + 1, &end, 10);
-	/* The next id must fit the file's int64 too. */
-	return errno || *end != '-' || id >= INT64_MAX ? 0 : id;
+	/* Past the last id: none of latencyd's, nor to use up the ids. */
+	return errno || *end != '-' || id > CATALOG_ID_MAX ? 0 : id;
 }
 
 /*
  * O, an entry of DIR (open as DFD), as a new entry of the catalog: 1 when adopted, 0 when
- * it is not a directory (LTTng makes none but directories there; its id is not handed out,
- * or a snapshot would be named as it is) or went since the listing, -errno when it cannot
- * be looked at (logged) or on a lack of memory.
+ * it is not a directory (LTTng makes none but directories there: its id stays free, for a
+ * name alone must not use up ids, and a snapshot of it is found by its directory,
+ * path_newest()) or went since the listing, -errno when it cannot be looked at (logged) or
+ * on a lack of memory.
  */
 static int adopt(struct catalog *c, int dfd, const char *dir, const struct orphan *o)
 {
@@ -736,7 +863,6 @@ static int adopt(struct catalog *c, int dfd, const char *dir, const struct orpha
 	 */
 	if (!S_ISDIR(st.st_mode)) {
 		log_warnx("%s/%s is not a directory: not adopted as a snapshot", dir, o->name);
-		id_used(c, o->id);
 		return 0;
 	}
 	if (asprintf(&e.path, "%s/%s", dir, o->name) < 0)
@@ -860,28 +986,81 @@ struct catalog_entry *catalog_find(struct catalog *c, uint64_t id)
 	return i < 0 ? NULL : c->entries[i];
 }
 
+int catalog_set_output(struct catalog *c, const char *dir, const char *prefix)
+{
+	struct json_object *a;
+	int r;
+
+	if (!c->prefix && !(c->prefix = strdup(prefix)))
+		return -ENOMEM;
+	r = output_add(c, dir);
+	if (r <= 0)
+		return r;
+	/* The file's list as the memory's: rewritten whole, it is short. */
+	a = json_object_new_array();
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n_outputs; i++)
+		json_object_array_add(a, json_object_new_string(c->outputs[i]));
+	if (json_object_object_add(c->doc, KEY_OUTPUTS, a) < 0) {
+		json_object_put(a);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /*
- * Whether E's path is the directory of snapshot E as latencyd records it: absolute, without "."
- * or ".." components, its last one E's name (PREFIX-ID...) with LTTng's date after it, and
- * a directory, not a link. Only then is it removed with its entry: a catalog edited by
- * hand, restored from elsewhere or damaged must not make retention remove /etc.
+ * Whether E's path is named as the directory of snapshot E that latencyd records:
+ * absolute, without "." or ".." components, its last one PREFIX-ID- and LTTng's date, and
+ * E's name (PREFIX-ID...) then '-' or its end, and a directory, not a link. Its place is
+ * checked by own_parent(). Only then is it removed with its entry: a catalog edited by
+ * hand, restored from elsewhere or damaged must not make retention remove /etc, or
+ * /home/alice-5 for an entry named alice-5.
  */
-static bool own_snapshot_dir(const struct catalog_entry *e)
+static bool own_snapshot_dir(const struct catalog *c, const struct catalog_entry *e)
 {
 	const char *path = e->path, *base = strrchr(path, '/');
-	char id[32];
+	char own[96];
 	struct stat st;
 	size_t n;
 
-	if (!e->name || !e->name[0] || path[0] != '/' || strstr(path, "/../") ||
+	if (!c->prefix || !e->name || !e->name[0] || path[0] != '/' || strstr(path, "/../") ||
 	    strstr(path, "/./"))
 		return false;
 	base++;
 	n = strlen(e->name);
-	snprintf(id, sizeof(id), "-%" PRIu64, e->id);
-	/* The name holds "-ID": a last component of "." or ".." never starts with it. */
-	return strncmp(base, e->name, n) == 0 && (base[n] == '-' || base[n] == 0) &&
-	       strstr(e->name, id) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	if ((size_t)snprintf(own, sizeof(own), "%s-%" PRIu64 "-", c->prefix, e->id) >= sizeof(own))
+		return false;
+	/* PREFIX-ID- never is "." or "..". */
+	return strncmp(base, own, strlen(own)) == 0 && strncmp(base, e->name, n) == 0 &&
+	       (base[n] == '-' || base[n] == 0) && strncmp(e->name, own, strlen(own) - 1) == 0 &&
+	       lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Whether DIR, a path, is the directory FD is open on, whatever the names that lead there. */
+static bool same_dir(const char *dir, const struct stat *fd_st)
+{
+	struct stat st;
+
+	return dir && stat(dir, &st) == 0 && st.st_dev == fd_st->st_dev &&
+	       st.st_ino == fd_st->st_ino;
+}
+
+/*
+ * Whether FD, open on the directory that holds E's, is an output directory (one given to
+ * catalog_set_output()) or the late_directory E was handed to: nowhere else do latencyd's
+ * snapshots go.
+ */
+static bool own_parent(const struct catalog *c, const struct catalog_entry *e, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	for (size_t i = 0; i < c->n_outputs; i++)
+		if (same_dir(c->outputs[i], &st))
+			return true;
+	return same_dir(e->late_directory, &st);
 }
 
 /* Whether E's files, whole or in part, are still on disk past a deletion that failed. */
@@ -960,10 +1139,14 @@ static int delete_files(struct catalog *c, struct catalog_entry *e)
 	struct tree_outcome *o;
 	int fd, r;
 
-	if (!e->path || !own_snapshot_dir(e)) {
-		if (e->path && access(e->path, F_OK) == 0)
+	if (!e->path || !own_snapshot_dir(c, e)) {
+		if (e->path && access(e->path, F_OK) == 0 && c->prefix)
 			log_warnx("snapshot %" PRIu64 ": %s is not a snapshot directory of "
-				  "latencyd's: its entry goes, the files stay",
+				  "latencyd's (%s-%" PRIu64 "-...): its entry goes, the files stay",
+				  e->id, e->path, c->prefix, e->id);
+		else if (e->path && access(e->path, F_OK) == 0)
+			log_warnx("snapshot %" PRIu64 ": no output directory known to delete %s "
+				  "from: its entry goes, the files stay",
 				  e->id, e->path);
 		return 0;
 	}
@@ -974,6 +1157,17 @@ static int delete_files(struct catalog *c, struct catalog_entry *e)
 		return -ENOMEM;
 	}
 	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* Checked on the directory opened: the one whose entry is deleted. */
+	if (fd >= 0 && !own_parent(c, e, fd)) {
+		log_warnx("snapshot %" PRIu64 ": %s is not in the output directory%s%s: its "
+			  "entry goes, the files stay",
+			  e->id, e->path, c->n_outputs ? " " : "",
+			  c->n_outputs ? c->outputs[c->n_outputs - 1] : "");
+		close(fd);
+		free(parent);
+		free(o);
+		return 0;
+	}
 	r = fd < 0 ? -errno : tree_check(fd, parent, name, o);
 	if (r == 0)
 		r = tree_remove(fd, parent, name, o);
@@ -1023,7 +1217,7 @@ static void deletable_again(struct catalog_entry *e)
  * check that fails stops at the first entry it cannot delete, which keeps rechecking a
  * snapshot that is still undeletable cheap.
  */
-static bool recheck(struct catalog_entry *e)
+static bool recheck(const struct catalog *c, struct catalog_entry *e)
 {
 	struct tree_outcome *o;
 	const char *name;
@@ -1037,7 +1231,7 @@ static bool recheck(struct catalog_entry *e)
 		return true;
 	}
 	/* Not latencyd's to delete any more: its deletion would drop the entry alone. */
-	if (!e->path || !own_snapshot_dir(e)) {
+	if (!e->path || !own_snapshot_dir(c, e)) {
 		deletable_again(e);
 		return true;
 	}
@@ -1047,6 +1241,13 @@ static bool recheck(struct catalog_entry *e)
 		return false;
 	}
 	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && !own_parent(c, e, fd)) {
+		close(fd);
+		free(parent);
+		free(o);
+		deletable_again(e);
+		return true;
+	}
 	r = fd < 0 ? -errno : tree_check(fd, parent, name, o);
 	if (fd >= 0)
 		close(fd);
@@ -1069,7 +1270,7 @@ size_t catalog_recheck_undeletable(struct catalog *c, uint64_t now_usec)
 	c->rechecked = true;
 	c->rechecked_usec = now_usec;
 	for (size_t i = 0; i < c->n; i++)
-		if (undeletable(c->entries[i]) && recheck(c->entries[i]))
+		if (undeletable(c->entries[i]) && recheck(c, c->entries[i]))
 			n++;
 	return n;
 }
@@ -1181,6 +1382,9 @@ static void forget_gone(struct catalog *c)
 
 int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec)
 {
+	unsigned max_count = r->max_count && r->max_count < CATALOG_MAX_ENTRIES
+				     ? r->max_count
+				     : CATALOG_MAX_ENTRIES;
 	uint64_t total;
 	unsigned count;
 	int deleted = 0, err;
@@ -1193,7 +1397,7 @@ int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64
 	for (size_t i = 0; i < c->n;) {
 		const struct catalog_entry *e = c->entries[i];
 		uint64_t t = e->time, bytes = e->bytes;
-		bool too_many = r->max_count && count > r->max_count;
+		bool too_many = count > max_count;
 		bool too_big = r->max_bytes && total > r->max_bytes;
 		bool too_old = r->max_age_sec && t && now_sec > t && now_sec - t > r->max_age_sec;
 

@@ -19,9 +19,25 @@
 #define CATALOG_VERSION		1
 /* Suppressed alerts kept in the catalog: the most recent ones. */
 #define CATALOG_SUPPRESSED_KEEP 64
+/*
+ * Snapshot ids are 1 to 2^53-1: exact as a number in every JSON reader (a double holds
+ * them). Once the last is handed out no snapshot is recorded; an id is never wrapped, which
+ * would name an older snapshot's directory.
+ */
+#define CATALOG_ID_MAX		((UINT64_C(1) << 53) - 1)
+/*
+ * The most entries the catalog keeps, whatever retention.max_count says (0 included): the
+ * whole file is rewritten at each change. Retention deletes the oldest past it.
+ */
+#define CATALOG_MAX_ENTRIES	10000
+/*
+ * The largest catalog.json catalog_open() reads (256 MiB): a bigger one is put aside as a
+ * corrupt one is. Far past what CATALOG_MAX_ENTRIES entries take (some KiB each).
+ */
+#define CATALOG_FILE_MAX	(256u << 20)
 
 struct retention {
-	unsigned max_count;   /* 0 = no limit */
+	unsigned max_count;   /* 0 = no limit but CATALOG_MAX_ENTRIES */
 	uint64_t max_bytes;   /* 0 = no limit */
 	uint64_t max_age_sec; /* 0 = no limit */
 };
@@ -35,12 +51,25 @@ struct catalog;
  * catalog starts empty; *recovered tells the caller to say so. Entries left "recording" by a
  * crash are marked failed. An entry without a usable id is logged with its place and left
  * out, the file as it was linked to catalog.json.corrupt; *recovered is set then too.
+ * A catalog.json larger than CATALOG_FILE_MAX is put aside likewise. A next_id past
+ * CATALOG_ID_MAX (all ids used) is logged.
  */
 int catalog_open(const char *dir, struct catalog **ret, bool *recovered);
+/*
+ * Where latencyd's snapshots are: directories PREFIX-ID-... of DIR (output.directory). Only
+ * such a directory, in DIR, in one given before (kept in the file: the CATALOG_OUTPUTS_MAX
+ * newest, across restarts, for output.directory may change) or in its entry's
+ * late_directory, is deleted with its entry; another entry's path is left alone, the entry
+ * dropped with a warning. DIR is compared by its inode, not its name. The first PREFIX
+ * stays. 0 or -ENOMEM.
+ */
+#define CATALOG_OUTPUTS_MAX 16
+int catalog_set_output(struct catalog *c, const char *dir, const char *prefix);
 void catalog_free(struct catalog *c);
 int catalog_save(struct catalog *c);
 
-/* A new entry (status "recording") with the next id, kept by the catalog (NULL: no memory). */
+/* A new entry (status "recording") with the next id, kept by the catalog (NULL: errno
+ * ENOMEM, or ERANGE: the ids are used up, catalog_next_id() past CATALOG_ID_MAX). */
 struct catalog_entry *catalog_new_entry(struct catalog *c, uint64_t *id);
 /* The id the next new entry gets; catalog_add_entry() takes an id handed out before. */
 uint64_t catalog_next_id(struct catalog *c);
@@ -49,7 +78,8 @@ uint64_t catalog_next_id(struct catalog *c);
 uint64_t catalog_incident_base(struct catalog *c);
 struct catalog_entry *catalog_add_entry(struct catalog *c, uint64_t id);
 /* Takes over what E holds (E is left empty) as a new entry, the newest; NULL (E is left as
- * it was): errno EEXIST, the catalog has an entry of its id already, or ENOMEM. */
+ * it was): errno EEXIST, the catalog has an entry of its id already, ERANGE, its id is not
+ * 1 to CATALOG_ID_MAX, or ENOMEM. */
 struct catalog_entry *catalog_insert(struct catalog *c, struct catalog_entry *e);
 /* What catalog_adopt_orphans() did, each thing logged as it happened. */
 struct catalog_adoption {
@@ -60,7 +90,9 @@ struct catalog_adoption {
 /*
  * Snapshot directories PREFIX-ID-* in DIR that the catalog does not know (latencyd was
  * killed between a record and the catalog's save) become entries, so that their ids are
- * never handed out again and retention manages them; DIR is read once. An entry that
+ * never handed out again and retention manages them; DIR is read once. A name whose id is
+ * past CATALOG_ID_MAX is none of latencyd's, passed over; one that is not a directory is
+ * logged and passed over: neither reserves its id. An entry that
  * cannot be looked at is logged with its path and counted, and the scan goes on; of two
  * directories with one id, the one left is said. Returns 0, or -errno when DIR cannot be
  * read (whole or part way) or memory lacks: *A says what was done either way, which the
@@ -88,7 +120,8 @@ void catalog_add_suppressed(struct catalog *c, const char *tracker,
 struct json_object *catalog_suppressed(struct catalog *c);
 
 /*
- * Deletes the oldest complete or failed snapshots until the limits hold; entries still
+ * Deletes the oldest complete or failed snapshots until the limits hold (max_count at
+ * most CATALOG_MAX_ENTRIES, 0 included); entries still
  * recording are never deleted, nor those that cannot be (catalog_delete(): kept, said once),
  * which count against neither max_count nor max_bytes from the start of the pass: no newer
  * snapshot goes in their place. One undeletable is not tried again until
@@ -131,12 +164,18 @@ struct json_object *catalog_json_member(struct json_object *o, const char *key, 
  * that said nothing is "pending", then "no answer" (catalog_incident_view()). The newest
  * CATALOG_INCIDENTS_KEEP are kept, half of them for this host's own whatever its peers send.
  */
-#define CATALOG_INCIDENTS_KEEP 256
+#define CATALOG_INCIDENTS_KEEP	    256
+/* Hosts an incident lists (its members; those that answered), as many as a host keeps
+ * track of in its group; and the bytes of a host's detail kept (cut at a character). */
+#define CATALOG_INCIDENT_HOSTS	    1024
+#define CATALOG_INCIDENT_DETAIL_MAX 512
 /* Notes that HOST did STATUS (proto/fleet.h PROTO_FLEET_*) for INCIDENT, with a DETAIL
- * (the path, the budget, the reason; NULL: none); 0 or -errno. */
+ * (the path, the budget, the reason; NULL: none); 0 or -errno: -ENOSPC, a new host past
+ * CATALOG_INCIDENT_HOSTS that answered. */
 int catalog_incident_note(struct catalog *c, const char *incident, const char *host,
 			  const char *status, const char *detail, uint64_t time);
-/* The members of INCIDENT when it began, if not known yet. */
+/* The members of INCIDENT when it began, if not known yet: the first
+ * CATALOG_INCIDENT_HOSTS by name. */
 int catalog_incident_members(struct catalog *c, const char *incident, const char *const *hosts,
 			     size_t n, uint64_t time);
 /* How many members of INCIDENT said nothing yet; -ENOENT: no such incident. */
@@ -148,7 +187,8 @@ int catalog_incident_unpublished(struct catalog *c, const char *incident, const 
  * or as no_answer once ANSWER_WITHIN_SEC have passed since it began (NULL: no memory). */
 struct json_object *catalog_incident_view(struct json_object *o, uint64_t now_sec,
 					  uint64_t answer_within_sec);
-/* The loaded incidents made what this code writes (catalog_open() calls it). */
+/* The loaded incidents made what this code writes (catalog_open() calls it): the newest
+ * CATALOG_INCIDENTS_KEEP, their host lists sorted, once each and capped, details cut. */
 void catalog_incidents_check(struct catalog *c);
 /* The incidents, oldest first (borrowed). */
 struct json_object *catalog_incidents(struct catalog *c);

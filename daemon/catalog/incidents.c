@@ -25,18 +25,89 @@ struct json_object *catalog_incidents(struct catalog *c)
 	return catalog_member(c, PROTO_KEY_INCIDENTS, true);
 }
 
-/* ARR without its members that are not strings. */
-static void strings_only(struct json_object *arr)
+static int by_name(const void *a, const void *b)
 {
-	for (size_t k = json_object_array_length(arr); k-- > 0;)
-		if (!json_object_is_type(json_object_array_get_idx(arr, k), json_type_string))
+	return strcmp(json_object_get_string(*(struct json_object *const *)a),
+		      json_object_get_string(*(struct json_object *const *)b));
+}
+
+/* ARR, a list of host names, sorted, each once: a name twice sits beside itself. */
+static void sort_once(struct json_object *arr)
+{
+	json_object_array_sort(arr, by_name);
+	for (size_t k = json_object_array_length(arr); k-- > 1;)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(arr, k)),
+			   json_object_get_string(json_object_array_get_idx(arr, k - 1))) == 0)
 			json_object_array_del_idx(arr, k, 1);
 }
 
 /*
+ * ARR as this file writes a host list: strings only, sorted by name (has() halves it), each
+ * once, CATALOG_INCIDENT_HOSTS at most (the first by name).
+ */
+static void hosts_check(struct json_object *arr)
+{
+	size_t n;
+
+	for (size_t k = json_object_array_length(arr); k-- > 0;)
+		if (!json_object_is_type(json_object_array_get_idx(arr, k), json_type_string))
+			json_object_array_del_idx(arr, k, 1);
+	sort_once(arr);
+	n = json_object_array_length(arr);
+	if (n > CATALOG_INCIDENT_HOSTS)
+		json_object_array_del_idx(arr, CATALOG_INCIDENT_HOSTS, n - CATALOG_INCIDENT_HOSTS);
+}
+
+/* How many bytes of TEXT a detail keeps: CATALOG_INCIDENT_DETAIL_MAX, cut at a character. */
+static size_t detail_len(const char *text)
+{
+	size_t n = strlen(text);
+
+	if (n <= CATALOG_INCIDENT_DETAIL_MAX)
+		return n;
+	n = CATALOG_INCIDENT_DETAIL_MAX;
+	/* Back over UTF-8 continuation bytes to the start of the character cut. */
+	while (n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+/* A detail of TEXT, cut to detail_len(); NULL: no memory. */
+static struct json_object *detail_new(const char *text)
+{
+	return json_object_new_string_len(text, (int)detail_len(text));
+}
+
+/* DETAILS as this file writes them: texts, each cut to detail_len(). */
+static void details_check(struct json_object *o, struct json_object *details)
+{
+	struct json_object *cut;
+
+	if (!json_object_is_type(details, json_type_object)) {
+		json_object_object_del(o, PROTO_KEY_DETAILS);
+		return;
+	}
+	json_object_object_foreach(details, host, text)
+	{
+		if (!json_object_is_type(text, json_type_string)) {
+			json_object_object_del(details, host);
+		} else if (json_object_get_string_len(text) > CATALOG_INCIDENT_DETAIL_MAX) {
+			cut = detail_new(json_object_get_string(text));
+			if (cut)
+				json_object_object_add(details, host, cut);
+			else
+				json_object_object_del(details, host);
+		}
+	}
+}
+
+static void evict(struct json_object *list);
+
+/*
  * What this file reads of an incident is then as it writes it: an object with its id, host
- * lists of names, details of texts. A hand-edited or damaged catalog loses what is not; a
- * member of the wrong type is dropped, to be made anew by the next note.
+ * lists of names, details of texts, the newest CATALOG_INCIDENTS_KEEP of them. A
+ * hand-edited or damaged catalog loses what is not; a member of the wrong type is dropped,
+ * to be made anew by the next note.
  */
 void catalog_incidents_check(struct catalog *c)
 {
@@ -56,22 +127,16 @@ void catalog_incidents_check(struct catalog *c)
 		for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
 			if (json_object_object_get_ex(o, lists[k], &v)) {
 				if (json_object_is_type(v, json_type_array))
-					strings_only(v);
+					hosts_check(v);
 				else
 					json_object_object_del(o, lists[k]);
 			}
-		if (json_object_object_get_ex(o, PROTO_KEY_DETAILS, &v)) {
-			if (!json_object_is_type(v, json_type_object)) {
-				json_object_object_del(o, PROTO_KEY_DETAILS);
-			} else {
-				json_object_object_foreach(v, host, text)
-				{
-					if (!json_object_is_type(text, json_type_string))
-						json_object_object_del(v, host);
-				}
-			}
-		}
+		if (json_object_object_get_ex(o, PROTO_KEY_DETAILS, &v))
+			details_check(o, v);
 	}
+	/* As add() keeps them: evicted one at a time, this host's half kept. */
+	while (list && json_object_array_length(list) > CATALOG_INCIDENTS_KEEP)
+		evict(list);
 }
 
 static struct json_object *find(struct json_object *list, const char *incident)
@@ -182,12 +247,6 @@ static void forget_host(struct json_object *o, const char *host)
 	}
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(json_object_get_string(*(struct json_object *const *)a),
-		      json_object_get_string(*(struct json_object *const *)b));
-}
-
 /* Incident O of the list, created when new; NULL: not an incident id, or no memory. */
 static struct json_object *get(struct catalog *c, const char *incident, uint64_t time)
 {
@@ -230,6 +289,21 @@ static bool answered(struct json_object *o, const char *host)
 	return false;
 }
 
+/* How many hosts answered for incident O: each is in one status list at most. */
+static size_t answers(struct json_object *o)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < N_STATUSES; k++) {
+		struct json_object *hosts;
+
+		if (json_object_object_get_ex(o, statuses[k], &hosts) &&
+		    json_object_is_type(hosts, json_type_array))
+			n += json_object_array_length(hosts);
+	}
+	return n;
+}
+
 int catalog_incident_note(struct catalog *c, const char *incident, const char *host,
 			  const char *status, const char *detail, uint64_t time)
 {
@@ -237,6 +311,9 @@ int catalog_incident_note(struct catalog *c, const char *incident, const char *h
 
 	if (!o)
 		return -EINVAL;
+	/* A host that answered before takes no more room; another past the cap is left out. */
+	if (!answered(o, host) && answers(o) >= CATALOG_INCIDENT_HOSTS)
+		return -ENOSPC;
 	forget_host(o, host);
 	if (!(hosts = catalog_json_member(o, status, json_type_array)) ||
 	    !(details = catalog_json_member(o, PROTO_KEY_DETAILS, json_type_object)))
@@ -245,7 +322,7 @@ int catalog_incident_note(struct catalog *c, const char *incident, const char *h
 		return -ENOMEM;
 	json_object_array_sort(hosts, by_name); /* a reader scans it, has() halves it */
 	if (detail && detail[0])
-		json_object_object_add(details, host, json_object_new_string(detail));
+		json_object_object_add(details, host, detail_new(detail));
 	return 0;
 }
 
@@ -261,12 +338,7 @@ int catalog_incident_members(struct catalog *c, const char *incident, const char
 	for (size_t i = 0; i < n; i++)
 		if (json_object_array_add(members, json_object_new_string(hosts[i])) < 0)
 			return -ENOMEM;
-	json_object_array_sort(members, by_name);
-	/* Each once: a host named twice sits beside itself now. */
-	for (size_t k = json_object_array_length(members); k-- > 1;)
-		if (strcmp(json_object_get_string(json_object_array_get_idx(members, k)),
-			   json_object_get_string(json_object_array_get_idx(members, k - 1))) == 0)
-			json_object_array_del_idx(members, k, 1);
+	hosts_check(members);
 	return 0;
 }
 

@@ -206,7 +206,8 @@ static void on_snapshot(struct manager *m, const struct recorder_snapshot *s)
 			  errno == EEXIST
 				  ? "the catalog has an entry of its id already, kept as it "
 				    "is (a second entry would share its directory)"
-				  : "out of memory");
+			  : errno == ERANGE ? "every snapshot id has been handed out"
+					    : "out of memory");
 		return;
 	}
 	/* Before retention, which may delete this very entry (a snapshot larger than max_bytes,

@@ -34,6 +34,10 @@ void manager_catalog_update(struct manager *m)
 
 	if (!m->catalog)
 		return;
+	/* A reload may have changed output.directory: the snapshots it gets are deletable, and
+	 * so stay those of the directories it had before. */
+	if (catalog_set_output(m->catalog, m->conf->output.directory, RECORDER_SNAPSHOT_PREFIX) < 0)
+		log_warnx("retention: no memory to note %s", m->conf->output.directory);
 	/* Those the operator made deletable since (chattr -i...) count again, and go if past a
 	 * limit. */
 	recheck(m);

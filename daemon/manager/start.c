@@ -87,6 +87,9 @@ static int open_catalog(struct manager *m)
 	if (recovered)
 		log_warnx("catalog in %s recovered after a crash or corruption",
 			  c->catalog.directory);
+	r = catalog_set_output(m->catalog, c->output.directory, RECORDER_SNAPSHOT_PREFIX);
+	if (r < 0)
+		return log_warn_errno(r, "cannot open the catalog in %s", c->catalog.directory);
 	late = claim_late_outputs(m);
 	r = catalog_adopt_orphans(m->catalog, c->output.directory, RECORDER_SNAPSHOT_PREFIX, &a);
 	/* What was adopted, or reserved, whatever stopped the scan: not to be lost again. */

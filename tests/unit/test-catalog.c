@@ -27,6 +27,8 @@
 #include "tests.h"
 
 static char dir[] = "/tmp/test-catalog.XXXXXX";
+/* What LTTng puts after a snapshot's name: the directory is NAME-DATE-TIME-N. */
+#define DATE "-20261123-101010-0"
 
 static void write_file(const char *path, const char *text)
 {
@@ -54,7 +56,7 @@ static char *snapshot_dir(uint64_t id, size_t bytes)
 	char *p, *file;
 	int fd;
 
-	ASSERT_TRUE(asprintf(&p, "%s/snap-%llu", dir, (unsigned long long)id) > 0);
+	ASSERT_TRUE(asprintf(&p, "%s/snap-%llu" DATE, dir, (unsigned long long)id) > 0);
 	ASSERT_EQ(rm_tree(p), 0); /* left by an earlier case whose catalog was reset */
 	ASSERT_EQ(mkdir(p, 0755), 0);
 	ASSERT_TRUE(asprintf(&file, "%s/data", p) > 0);
@@ -101,6 +103,7 @@ static struct catalog *reopen(struct catalog *c, bool *recovered)
 		catalog_free(c);
 	}
 	ASSERT_EQ(catalog_open(dir, &n, recovered ? recovered : &rec), 0);
+	ASSERT_EQ(catalog_set_output(n, dir, "snap"), 0);
 	return n;
 }
 
@@ -280,7 +283,7 @@ static void test_retention(void)
 	ASSERT_EQ(catalog_apply_retention(c, &r, 2000), 2);
 	ASSERT_TRUE(catalog_find(c, ids[0]));
 	ASSERT_TRUE(!catalog_find(c, ids[1]) && !catalog_find(c, ids[2]));
-	ASSERT_TRUE(asprintf(&p, "%s/snap-%llu", dir, (unsigned long long)ids[1]) > 0);
+	ASSERT_TRUE(asprintf(&p, "%s/snap-%llu" DATE, dir, (unsigned long long)ids[1]) > 0);
 	ASSERT_EQ(access(p, F_OK), -1);
 	free(p);
 
@@ -495,9 +498,10 @@ static void test_orphan_errors(void)
 }
 
 /*
- * An entry named as a snapshot that is no directory (a FIFO) is not adopted, and its id is
- * not handed out: the next snapshot would be named as it is, beside it. An adopted one
- * whose tree cannot be read whole says that its size is what could be read.
+ * An entry named as a snapshot that is no directory (a FIFO) is not adopted, nor is its id
+ * reserved: a name alone must not use up ids. The snapshot named as it is, beside it, is
+ * found by its directory all the same. An adopted one whose tree cannot be read whole says
+ * that its size is what could be read.
  */
 static void test_orphan_not_directory_and_unreadable(void)
 {
@@ -516,8 +520,19 @@ static void test_orphan_not_directory_and_unreadable(void)
 	ASSERT_EQ(adopt_orphans(c, out), 0);
 	logged = test_capture_end(&capture);
 	ASSERT_CONTAINS(logged, "-0 is not a directory: not adopted as a snapshot");
-	ASSERT_EQ(catalog_next_id(c), next + 4);
+	ASSERT_EQ(catalog_next_id(c), next);
 	free(logged);
+	/* Its name sorts after the FIFO's: not the one path_newest() finds. */
+	ASSERT_TRUE(asprintf(&p, "%s/snap-%llu-20261123-101009-0", out,
+			     (unsigned long long)next + 3) > 0);
+	ASSERT_EQ(mkdir(p, 0755), 0);
+	ASSERT_TRUE(asprintf(&sub, "snap-%llu", (unsigned long long)next + 3) > 0);
+	logged = path_newest(out, sub);
+	ASSERT_STREQ(logged, p);
+	ASSERT_EQ(rmdir(p), 0);
+	free(logged);
+	free(sub);
+	free(p);
 	/* Not root, or DAC would not apply: nobody, in a child. */
 	if (geteuid() == 0) {
 		ASSERT_TRUE(asprintf(&p, "%s/snap-%llu-20261123-101011-0", out,

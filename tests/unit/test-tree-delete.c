@@ -345,12 +345,13 @@ static struct catalog *catalog_with_chain(int levels, uint64_t *id)
 	ASSERT_TRUE(asprintf(&dir, "%s/catalog", tmp) > 0);
 	ASSERT_EQ(mkdir_p(dir, 0755), 0);
 	ASSERT_EQ(catalog_open(dir, &c, &recovered), 0);
+	ASSERT_EQ(catalog_set_output(c, dir, "snap"), 0);
 	e = catalog_new_entry(c, id);
 	ASSERT_TRUE(e);
 	e->time = 1000;
 	e->status = CATALOG_COMPLETE;
 	ASSERT_TRUE(asprintf(&e->name, "snap-%llu", (unsigned long long)*id) > 0);
-	ASSERT_TRUE(asprintf(&e->path, "%s/%s", dir, e->name) > 0);
+	ASSERT_TRUE(asprintf(&e->path, "%s/%s-20261123-101010-0", dir, e->name) > 0);
 	chain(e->path, levels, true);
 	e->bytes = dir_size(e->path);
 	free(dir);
