@@ -66,7 +66,10 @@ static int check_config(const struct conf_source *src)
 		return EXIT_FAILURE;
 	}
 	if (!conf->source)
-		fprintf(stderr, "%s does not exist: built-in defaults apply\n", src->path);
+		fprintf(stderr,
+			"%s does not exist: latencyd starts with the built-in defaults; a running "
+			"latencyd that read it keeps its configuration on reload\n",
+			src->path);
 	printf("configuration OK\n");
 	conf_free(conf);
 	return EXIT_SUCCESS;

@@ -191,6 +191,10 @@ int conf_set_from(struct conf *c, const char *key, const char *value, const char
 int conf_move_origin(struct conf *c, const char *key, const char *file, const char *origin);
 void conf_free(struct conf *c);
 void conf_strv_free(char **v);
+/* Whether setting KEY ("group.setting") has the same value in A and B (an unknown key: yes). */
+bool conf_same_value(const struct conf *a, const struct conf *b, const char *key);
+/* Gives C setting KEY's value from FROM, and its origin: a value kept over a reload. */
+int conf_keep_value(struct conf *c, const struct conf *from, const char *key);
 /* "TRACKER=RATE/BURST" (rate 0..1000, burst 1..1000); -EINVAL when it is not. */
 int conf_parse_bucket(const char *s, struct conf_bucket *b);
 

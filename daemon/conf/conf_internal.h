@@ -78,6 +78,49 @@ int conf_set_origin(struct conf *c, const struct conf_key *k, const char *origin
 /* Whether value is one of k's, a type kept as text (0); -EINVAL, and why, when not. */
 int conf_check_text(const struct conf_key *k, const char *value, char *why, size_t whylen);
 
+/* source.c: the text libconfig parses, every file read here (libconfig opens none). */
+#define CONF_FILE_MAX (16 * 1024 * 1024)
+struct conf_span {
+	unsigned line;	    /* the text's line where it starts */
+	unsigned file;	    /* files[file]'s lines from here */
+	unsigned file_line; /* from this one */
+};
+struct conf_name {
+	char *name; /* a setting's full name, "section.setting" */
+	unsigned line;
+};
+struct conf_text {
+	struct conf_diag *diag; /* the problems found, as "FILE:LINE: problem" */
+	unsigned errors;
+	bool includes;	/* @include is followed, else an error */
+	bool too_large; /* said once */
+	char *text;	/* what libconfig parses: each @include replaced by its file */
+	size_t len, cap;
+	unsigned line; /* the line text's end is on */
+	char **files;  /* files[0]: the file read first, or the name the text is given */
+	size_t n_files;
+	struct conf_span *spans;
+	size_t n_spans;
+	struct conf_name *names; /* each "name =" in order, for duplicates */
+	size_t n_names, names_cap;
+	char **refused; /* settings whose number was refused (said) by the scan */
+	size_t n_refused;
+};
+/*
+ * At most MAX bytes of PATH, which must be a regular file: opened without blocking, so a
+ * FIFO is refused, not waited on. NULL with errno and WHY set on failure.
+ */
+char *conf_file_read(const char *path, size_t max, size_t *len, char *why, size_t whylen);
+/* TEXT, LEN bytes, of NAME into t->text; 0, or -EINVAL with the problems in t->diag. */
+int conf_text_read(struct conf_text *t, const char *name, const char *text, size_t len,
+		   bool includes);
+/* The file and its line that the text's LINE comes from. */
+const char *conf_text_where(const struct conf_text *t, unsigned line, unsigned *file_line);
+/* The setting named a second time on the text's LINE (*FIRST: its first), else NULL. */
+const char *conf_text_duplicate(const struct conf_text *t, unsigned line, unsigned *first);
+bool conf_text_refused(const struct conf_text *t, const char *name);
+void conf_text_free(struct conf_text *t);
+
 /* diag.c */
 __attribute__((format(printf, 2, 0))) void conf_diag_vline(struct conf_diag *diag, const char *fmt,
 							   va_list ap);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The configuration file and the saved-settings file, read with libconfig. Every problem
- * is reported as "FILE:LINE: setting: problem", all of them, not just the first; the
- * caller decides whether to print, log or keep an older configuration.
+ * The configuration file and the saved-settings file, parsed with libconfig from the text
+ * source.c reads. Every problem is reported as "FILE:LINE: setting: problem", all of them,
+ * not just the first; the caller decides whether to print, log or keep an older
+ * configuration.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,7 +24,6 @@
 #include "conf_internal.h"
 
 #define SAVED_FILE_MAX (1024 * 1024) /* a saved-settings file holds a few hundred bytes */
-#define CONF_FILE_MAX  (16 * 1024 * 1024)
 
 struct loader {
 	struct conf *conf;
@@ -31,7 +31,7 @@ struct loader {
 	unsigned errors;
 	bool saved;		      /* the saved-settings file: trackers.* only */
 	struct conf_entries *collect; /* saved settings found, as text */
-	const char *text;	      /* what is parsed, when it is no file's */
+	const struct conf_text *src;  /* what libconfig parses, its lines mapped to files */
 };
 
 __attribute__((format(printf, 2, 3))) static void diag_add(struct loader *l, const char *fmt, ...)
@@ -44,94 +44,12 @@ __attribute__((format(printf, 2, 3))) static void diag_add(struct loader *l, con
 	va_end(ap);
 }
 
-static bool name_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '-' || c == '_' || c == '*';
-}
-
-/* The line setting S is on, from its file or else from TEXT; NULL when there is none. */
-static char *source_line(const config_setting_t *s, const char *text)
-{
-	const char *file = config_setting_source_file(s);
-	unsigned line = config_setting_source_line(s);
-	char *buf = NULL;
-	size_t size = 0;
-	ssize_t n = -1;
-	FILE *fp;
-
-	if (!line)
-		return NULL;
-	if (!file) {
-		for (unsigned i = 1; text && i < line; i++) {
-			text = strchr(text, '\n');
-			text = text ? text + 1 : NULL;
-		}
-		return text ? strndup(text, strcspn(text, "\n")) : NULL;
-	}
-	fp = fopen(file, "re");
-	if (!fp)
-		return NULL;
-	for (unsigned i = 0; i < line && (n = getline(&buf, &size, fp)) >= 0; i++)
-		;
-	fclose(fp);
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/*
- * libconfig 1.5 keeps an integer without the L suffix in 32 bits: "max_bytes =
- * 10737418240;" reads as -2147483648. The literal is read again from its line (TEXT's when
- * it comes from no file): the value it writes there, if libconfig's is that value cut to 32
- * bits; else libconfig's, V. The line may be of any length and hold other settings,
- * "burst" after "peer_burst".
- * *PAST: 1 when the literal is a number past 64 bits (libconfig read -1), -1 below (0).
- */
-static long long literal_int64(const config_setting_t *s, const char *text, long long v, int *past)
-{
-	const char *name = config_setting_name(s);
-	size_t len = name ? strlen(name) : 0;
-	char *buf = name ? source_line(s, text) : NULL, *p, *end;
-	long long big, found = v;
-
-	for (p = buf; p && (p = strstr(p, name)); p += len) {
-		const char *q = p + len + strspn(p + len, " \t");
-
-		if ((p != buf && name_char(p[-1])) || (*q != '=' && *q != ':'))
-			continue;
-		errno = 0;
-		big = strtoll(q + 1, &end, 0);
-		if (errno == ERANGE && v == (big > 0 ? -1 : 0)) {
-			*past = big > 0 ? 1 : -1;
-			break;
-		}
-		if (!errno && end != q + 1 &&
-		    (int32_t)(uint32_t)(unsigned long long)big == (int32_t)v) {
-			found = big;
-			break;
-		}
-	}
-	free(buf);
-	return found;
-}
-
-/* An integer setting's text, read again from its line past 32 bits (literal_int64). */
-static char *int_text(config_setting_t *s, const char *text, bool negative_ok, char *why,
-		      size_t whylen)
+/* An integer setting's text; past 32 bits it is a 64-bit one (source.c adds the L). */
+static char *int_text(config_setting_t *s, bool negative_ok, char *why, size_t whylen)
 {
 	long long v = config_setting_get_int64(s);
 	char *ret;
-	int past = 0;
 
-	if (config_setting_type(s) == CONFIG_TYPE_INT)
-		v = literal_int64(s, text, v, &past);
-	if (past) {
-		snprintf(why, whylen, "the number is %s %lld", past > 0 ? "past" : "below",
-			 past > 0 ? LLONG_MAX : LLONG_MIN);
-		return NULL;
-	}
 	if (v < 0 && !negative_ok) {
 		snprintf(why, whylen, "%lld is negative", v);
 		return NULL;
@@ -143,12 +61,8 @@ static char *int_text(config_setting_t *s, const char *text, bool negative_ok, c
 	return ret;
 }
 
-/*
- * The setting's value spelled as conf_set_value() takes it, or NULL with the problem in why.
- * SOURCE: the text parsed, when it is no file's.
- */
-static char *setting_text(config_setting_t *s, enum conf_kind kind, const char *source, char *why,
-			  size_t whylen)
+/* The setting's value spelled as conf_set_value() takes it, or NULL with the problem in why. */
+static char *setting_text(config_setting_t *s, enum conf_kind kind, char *why, size_t whylen)
 {
 	static const char *const expected[] = {
 		[KIND_STRING] = "expected a string",
@@ -171,7 +85,7 @@ static char *setting_text(config_setting_t *s, enum conf_kind kind, const char *
 		if (t == CONFIG_TYPE_STRING)
 			text = strdup(config_setting_get_string(s));
 		else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
-			return int_text(s, source, true, why, whylen);
+			return int_text(s, true, why, whylen);
 		break;
 	case KIND_BOOL:
 		if (t == CONFIG_TYPE_BOOL)
@@ -180,7 +94,7 @@ static char *setting_text(config_setting_t *s, enum conf_kind kind, const char *
 	case KIND_INT:
 	case KIND_NUMBER:
 		if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
-			return int_text(s, source, false, why, whylen);
+			return int_text(s, false, why, whylen);
 		} else if (kind == KIND_NUMBER && t == CONFIG_TYPE_FLOAT) {
 			if (asprintf(&text, "%.17g", config_setting_get_float(s)) < 0)
 				text = NULL;
@@ -248,17 +162,20 @@ static bool in_trackers(const char *name)
 	return strcmp(name, "trackers") == 0 || strncmp(name, "trackers.", 9) == 0;
 }
 
-static void walk(struct loader *l, config_setting_t *group, const char *prefix, const char *file)
+static void walk(struct loader *l, config_setting_t *group, const char *prefix)
 {
 	for (int i = 0; i < config_setting_length(group); i++) {
 		config_setting_t *s = config_setting_get_elem(group, (unsigned)i);
-		const char *sfile = config_setting_source_file(s) ?: file;
-		unsigned line = config_setting_source_line(s);
 		const struct conf_key *k;
 		char name[256], why[256];
+		const char *sfile;
+		unsigned line;
 
+		sfile = conf_text_where(l->src, config_setting_source_line(s), &line);
 		snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "." : "",
 			 config_setting_name(s) ?: "?");
+		if (conf_text_refused(l->src, name))
+			continue; /* its number is said to be out of range */
 		if (l->saved && !in_trackers(name)) {
 			diag_add(l, "%s:%u: %s: only trackers settings are saved here", sfile, line,
 				 name);
@@ -270,14 +187,14 @@ static void walk(struct loader *l, config_setting_t *group, const char *prefix, 
 				diag_add(l, "%s:%u: %s: expected a group { ... }", sfile, line,
 					 name);
 			else
-				walk(l, s, name, file);
+				walk(l, s, name);
 			continue;
 		}
 		if (!k) {
 			diag_add(l, "%s:%u: %s: unknown setting", sfile, line, name);
 			continue;
 		}
-		char *text = setting_text(s, conf_kind_of(k->type), l->text, why, sizeof(why));
+		char *text = setting_text(s, conf_kind_of(k->type), why, sizeof(why));
 
 		if (!text) {
 			diag_add(l, "%s:%u: %s: %s", sfile, line, name, why);
@@ -315,118 +232,52 @@ static void check_events(struct loader *l)
 	}
 }
 
-static void parse_config(struct loader *l, config_t *cfg, int ok, const char *name)
+static void parse_error(struct loader *l, config_t *cfg)
 {
-	if (ok != CONFIG_TRUE) {
-		if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
-			diag_add(l, "%s: cannot read file", name);
-		else
-			diag_add(l, "%s:%d: %s", config_error_file(cfg) ?: name,
-				 config_error_line(cfg), config_error_text(cfg));
+	unsigned line, first;
+	const char *file = conf_text_where(l->src, (unsigned)config_error_line(cfg), &line);
+	const char *what = config_error_text(cfg), *name, *first_file;
+
+	name = conf_text_duplicate(l->src, (unsigned)config_error_line(cfg), &first);
+	if (name && strcmp(what, "duplicate setting name") == 0) {
+		first_file = conf_text_where(l->src, first, &first);
+		diag_add(l, "%s:%u: %s: set a second time (first at %s:%u)", file, line, name,
+			 first_file, first);
 	} else {
-		walk(l, config_root_setting(cfg), "", name);
-		if (!l->saved)
-			check_events(l);
+		diag_add(l, "%s:%u: %s", file, line, what);
 	}
 }
-
-#define INCLUDE_DEPTH_MAX 10 /* libconfig's own limit */
 
 /*
- * libconfig's scanner exit()s the whole process when an @include names a directory (its
- * "input in flex scanner failed"), and would block on a FIFO: a reload must never do
- * that to latencyd. Every @include line, and theirs in turn, must name a regular file; a
- * missing one is left to libconfig, which reports it.
+ * TEXT, LEN bytes, of NAME: the whole file or string. INCLUDES: its @include lines are
+ * followed, else refused.
  */
-static char *conf_slurp(const char *path, size_t max, size_t *len);
-
-/* The line of TEXT's first NUL byte, 0 when it has none. */
-static unsigned nul_line(const char *text, size_t len)
+static void read_text(struct loader *l, const char *name, const char *text, size_t len,
+		      bool includes)
 {
-	const char *nul = memchr(text, 0, len);
-	unsigned nr = 1;
-
-	if (!nul)
-		return 0;
-	for (const char *p = text; (p = memchr(p, '\n', (size_t)(nul - p))); p++)
-		nr++;
-	return nr;
-}
-
-static void check_includes(struct loader *l, const char *path, unsigned depth)
-{
-	char *text, *line, *next, target[PATH_MAX];
-	unsigned nr = 0;
-	struct stat st;
-	size_t len;
-
-	if (depth > INCLUDE_DEPTH_MAX)
-		return;
-	text = conf_slurp(path, CONF_FILE_MAX, &len);
-	if (!text) {
-		/* What cannot be checked is not read: libconfig would follow its @include. */
-		if (errno == EFBIG)
-			diag_add(l, "%s: larger than %d MiB", path, CONF_FILE_MAX >> 20);
-		return; /* else libconfig says why */
-	}
-	/* Past a NUL byte the lines below are not seen, and libconfig reads on in a comment. */
-	nr = nul_line(text, len);
-	if (nr) {
-		diag_add(l, "%s:%u: a NUL byte: not a text file", path, nr);
-		free(text);
-		return;
-	}
-	for (line = text; line && *line; line = next) {
-		const char *p = line, *end;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
-		nr++;
-		p += strspn(p, " \t");
-		if (strncmp(p, "@include", 8) != 0)
-			continue;
-		p += 8 + strspn(p + 8, " \t");
-		if (*p != '"' || !(end = strchr(p + 1, '"')))
-			continue;
-		snprintf(target, sizeof(target), "%.*s", (int)(end - p - 1), p + 1);
-		if (stat(target, &st) < 0)
-			continue;
-		if (!S_ISREG(st.st_mode))
-			diag_add(l, "%s:%u: @include \"%s\": not a regular file", path, nr, target);
-		else
-			check_includes(l, target, depth + 1);
-	}
-	free(text);
-}
-
-static void read_file(struct loader *l, const char *path)
-{
-	config_t cfg;
-	unsigned errors = l->errors;
-
-	check_includes(l, path, 0);
-	if (l->errors > errors)
-		return;
-	config_init(&cfg);
-	parse_config(l, &cfg, config_read_file(&cfg, path), path);
-	config_destroy(&cfg);
-}
-
-/* Text from elsewhere than the file latencyd was told to read: no @include may escape it. */
-static void read_string(struct loader *l, const char *text, const char *name)
-{
+	struct conf_text src = {.diag = l->diag};
 	config_t cfg;
 
-	if (strcasestr(text, "@include")) {
-		diag_add(l, "%s: @include is not allowed here", name);
-		return;
+	conf_text_read(&src, name, text, len, includes);
+	l->errors += src.errors;
+	/* The other problems too, unless the text is cut short. */
+	if (src.text && !src.too_large) {
+		config_init(&cfg);
+		/* No path under /dev/null opens: libconfig itself reads no file, whatever it
+		 * takes for an @include that the scan did not. */
+		config_set_include_dir(&cfg, "/dev/null");
+		l->src = &src;
+		if (config_read_string(&cfg, src.text) != CONFIG_TRUE) {
+			parse_error(l, &cfg);
+		} else {
+			walk(l, config_root_setting(&cfg), "");
+			if (!l->saved)
+				check_events(l);
+		}
+		l->src = NULL;
+		config_destroy(&cfg);
 	}
-	l->text = text;
-	config_init(&cfg);
-	parse_config(l, &cfg, config_read_string(&cfg, text), name);
-	config_destroy(&cfg);
-	l->text = NULL;
+	conf_text_free(&src);
 }
 
 int conf_parse_string(struct conf *c, const char *text, const char *name, bool saved,
@@ -434,7 +285,7 @@ int conf_parse_string(struct conf *c, const char *text, const char *name, bool s
 {
 	struct loader l = {.conf = c, .diag = diag, .saved = saved};
 
-	read_string(&l, text, name);
+	read_text(&l, name, text, strlen(text), false);
 	return l.errors ? -EINVAL : 0;
 }
 
@@ -451,44 +302,20 @@ void conf_entries_clear(struct conf_entries *e)
 	}
 }
 
-/* The whole file in memory (it is small), *LEN its bytes: NULL and errno set on failure. */
-static char *conf_slurp(const char *path, size_t max, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	char *buf;
-	size_t n;
-
-	if (!f)
-		return NULL;
-	buf = malloc(max + 1);
-	n = buf ? fread(buf, 1, max + 1, f) : 0;
-	if (buf && (ferror(f) || n > max)) {
-		free(buf);
-		buf = NULL;
-		errno = n > max ? EFBIG : EIO;
-	} else if (buf) {
-		buf[n] = 0;
-		*len = n;
-	}
-	fclose(f);
-	return buf;
-}
-
 int conf_read_saved(const char *path, struct conf_entries *ret, struct conf_diag *diag)
 {
 	struct loader l = {.diag = diag, .saved = true, .collect = ret};
-	unsigned nul;
+	char why[256], *text;
 	size_t len;
-	char *text;
 	int r;
 
 	ret->v = NULL;
 	ret->n = 0;
-	text = conf_slurp(path, SAVED_FILE_MAX, &len);
+	text = conf_file_read(path, SAVED_FILE_MAX, &len, why, sizeof(why));
 	if (!text) {
 		if (errno == ENOENT)
 			return 0;
-		diag_add(&l, "%s: %s", path, strerror(errno));
+		diag_add(&l, "%s: %s", path, why);
 		return -EINVAL;
 	}
 	/* Checked on defaults: every setting on its own, as conf_load applies them. */
@@ -497,11 +324,7 @@ int conf_read_saved(const char *path, struct conf_entries *ret, struct conf_diag
 		free(text);
 		return r;
 	}
-	nul = nul_line(text, len);
-	if (nul)
-		diag_add(&l, "%s:%u: a NUL byte: not a text file", path, nul);
-	else
-		read_string(&l, text, path);
+	read_text(&l, path, text, len, false);
 	free(text);
 	conf_free(l.conf);
 	if (l.errors) {
@@ -557,21 +380,22 @@ out:
 int conf_load(const struct conf_source *src, struct conf **ret, struct conf_diag *diag)
 {
 	struct loader l = {.diag = diag};
-	struct stat st;
+	char why[256], *text = NULL;
+	size_t len;
 	int r;
 
 	r = conf_new_defaults(&l.conf);
 	if (r < 0)
 		return r;
 
-	if (src->path && stat(src->path, &st) < 0) {
+	if (src->path)
+		text = conf_file_read(src->path, CONF_FILE_MAX, &len, why, sizeof(why));
+	if (src->path && !text) {
 		if (errno != ENOENT || src->must_exist)
-			diag_add(&l, "%s: %s", src->path, strerror(errno));
+			diag_add(&l, "%s: %s", src->path, why);
 	} else if (src->path) {
-		if (!S_ISREG(st.st_mode))
-			diag_add(&l, "%s: not a regular file", src->path);
-		else
-			read_file(&l, src->path);
+		read_text(&l, src->path, text, len, true);
+		free(text);
 		if (conf_set_string(&l.conf->source, src->path) < 0)
 			l.errors++;
 	}

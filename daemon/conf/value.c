@@ -458,3 +458,114 @@ int conf_move_origin(struct conf *c, const char *key, const char *file, const ch
 		return 0;
 	return conf_set_origin(c, k, origin);
 }
+
+/* The bytes of a field that holds its value itself (no pointer), 0 for the others. */
+static size_t scalar_size(enum conf_type t)
+{
+	switch (t) {
+	case CONF_BOOL:
+		return sizeof(bool);
+	case CONF_LOG_LEVEL:
+	case CONF_DOMAIN:
+		return sizeof(int);
+	case CONF_RATE:
+	case CONF_RATE_LIMIT:
+		return sizeof(double);
+	case CONF_UINT:
+	case CONF_UINT_OFF:
+	case CONF_POW2:
+	case CONF_DURATION:
+	case CONF_DURATION_OFF:
+		return sizeof(uint64_t);
+	default:
+		return 0;
+	}
+}
+
+static bool strv_equal(char **a, char **b)
+{
+	for (; a && b && *a && *b; a++, b++)
+		if (strcmp(*a, *b) != 0)
+			return false;
+	return (!a || !*a) && (!b || !*b);
+}
+
+bool conf_same_value(const struct conf *a, const struct conf *b, const char *key)
+{
+	const struct conf_key *k = conf_find_key(key);
+	const char *fa, *fb;
+	size_t n;
+
+	if (!k)
+		return true;
+	fa = (const char *)a + k->offset;
+	fb = (const char *)b + k->offset;
+	if (conf_key_is_string(k->type))
+		return strcmp(*(char *const *)fa, *(char *const *)fb) == 0;
+	if (k->type == CONF_EVENTS)
+		return strv_equal(*(char **const *)fa, *(char **const *)fb);
+	if (k->type == CONF_OVERRIDES) {
+		const struct conf_buckets *ba = (const void *)fa, *bb = (const void *)fb;
+
+		return ba->n == bb->n && (!ba->n || !memcmp(ba->v, bb->v, ba->n * sizeof(*ba->v)));
+	}
+	n = scalar_size(k->type);
+	return memcmp(fa, fb, n) == 0;
+}
+
+static int strv_copy(char **from, char ***ret)
+{
+	size_t n = 0;
+	char **v;
+
+	while (from && from[n])
+		n++;
+	v = calloc(n + 1, sizeof(*v));
+	for (size_t i = 0; v && i < n; i++) {
+		v[i] = strdup(from[i]);
+		if (!v[i]) {
+			conf_strv_free(v);
+			return -ENOMEM;
+		}
+	}
+	if (!v)
+		return -ENOMEM;
+	conf_strv_free(*ret);
+	*ret = v;
+	return 0;
+}
+
+int conf_keep_value(struct conf *c, const struct conf *from, const char *key)
+{
+	const struct conf_key *k = conf_find_key(key);
+	const char *origin;
+	char *to;
+	int r = 0;
+
+	if (!k)
+		return -ENOENT;
+	to = (char *)c + k->offset;
+	if (conf_key_is_string(k->type)) {
+		r = conf_set_string((char **)to, *(char *const *)((const char *)from + k->offset));
+		if (r == 0 && k->type == CONF_GROUP)
+			*(gid_t *)((char *)c + k->aux_offset) =
+				*(const gid_t *)((const char *)from + k->aux_offset);
+	} else if (k->type == CONF_EVENTS) {
+		r = strv_copy(*(char **const *)((const char *)from + k->offset), (char ***)to);
+	} else if (k->type == CONF_OVERRIDES) {
+		const struct conf_buckets *src = (const void *)((const char *)from + k->offset);
+		struct conf_buckets *dst = (void *)to, v = {0};
+
+		if (src->n && !(v.v = malloc(src->n * sizeof(*v.v))))
+			return -ENOMEM;
+		if (src->n)
+			memcpy(v.v, src->v, src->n * sizeof(*v.v));
+		v.n = src->n;
+		free(dst->v);
+		*dst = v;
+	} else {
+		memcpy(to, (const char *)from + k->offset, scalar_size(k->type));
+	}
+	origin = from->origins[k - conf_keys];
+	return r < 0 ? r : conf_set_origin(c, k, origin);
+}

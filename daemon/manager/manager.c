@@ -225,58 +225,60 @@ int manager_run(struct manager *m)
 }
 
 /*
- * The settings a reload does not apply that changed from A to B, by name into BUF ("" when
- * none). control.socket is not here: control_reconfigure() says it. fleet.publish and the
- * fleet's buckets are not either: recorder_reconfigure() applies them.
+ * The settings a reload does not apply: the objects made at start keep them. fleet.publish
+ * and the fleet's buckets are not here: recorder_reconfigure() applies them.
  */
-static void restart_settings(const struct conf *a, const struct conf *b, char *buf, size_t size)
+static const char *const restart_keys[] = {
+	"control.socket",
+	"module.load",
+	"module.name",
+	"module.parameters",
+	"module.probe",
+	"module.notify_path",
+	"session.enabled",
+	"catalog.directory",
+	"realtime.priority",
+	"realtime.lock_memory",
+	"realtime.cpus",
+	"realtime.waiter_per_cpu",
+	"realtime.sessiond_boost",
+	/* latencyd-fleet gets these once, when it is set up */
+	"fleet.enabled",
+	"fleet.broker",
+	"fleet.ca_file",
+	"fleet.cert_file",
+	"fleet.key_file",
+	"fleet.username",
+	"fleet.password_file",
+	"fleet.user",
+	"fleet.topic_prefix",
+	"fleet.host",
+	"fleet.group",
+	"fleet.record_peers",
+	"fleet.max_age",
+	"fleet.presence_every",
+};
+
+/*
+ * Each of those changed in NEW gets RUNNING's value back, with a warning: the configuration
+ * latencyctl config shows, and that the rest of latencyd reads, is the one that runs.
+ */
+static int keep_running_values(struct conf *new, const struct conf *running)
 {
-	const struct conf_fleet *fa = &a->fleet, *fb = &b->fleet;
-	const struct {
-		const char *name;
-		bool changed;
-	} s[] = {
-		{"module.load", a->module.load != b->module.load},
-		{"module.name", strcmp(a->module.name, b->module.name) != 0},
-		{"module.parameters", strcmp(a->module.parameters, b->module.parameters) != 0},
-		{"module.probe", strcmp(a->module.probe, b->module.probe) != 0},
-		{"module.notify_path", strcmp(a->module.notify_path, b->module.notify_path) != 0},
-		{"session.enabled", a->session.enabled != b->session.enabled},
-		{"catalog.directory", strcmp(a->catalog.directory, b->catalog.directory) != 0},
-		{"realtime.priority", a->realtime.priority != b->realtime.priority},
-		{"realtime.lock_memory", a->realtime.lock_memory != b->realtime.lock_memory},
-		{"realtime.cpus", strcmp(a->realtime.cpus, b->realtime.cpus) != 0},
-		{"realtime.waiter_per_cpu",
-		 a->realtime.waiter_per_cpu != b->realtime.waiter_per_cpu},
-		{"realtime.sessiond_boost",
-		 a->realtime.sessiond_boost != b->realtime.sessiond_boost},
-		/* latencyd-fleet gets these once, when it is set up */
-		{"fleet.enabled", fa->enabled != fb->enabled},
-		{"fleet.broker", strcmp(fa->broker, fb->broker) != 0},
-		{"fleet.ca_file", strcmp(fa->ca_file, fb->ca_file) != 0},
-		{"fleet.cert_file", strcmp(fa->cert_file, fb->cert_file) != 0},
-		{"fleet.key_file", strcmp(fa->key_file, fb->key_file) != 0},
-		{"fleet.username", strcmp(fa->username, fb->username) != 0},
-		{"fleet.password_file", strcmp(fa->password_file, fb->password_file) != 0},
-		{"fleet.user", strcmp(fa->user, fb->user) != 0},
-		{"fleet.topic_prefix", strcmp(fa->topic_prefix, fb->topic_prefix) != 0},
-		{"fleet.host", strcmp(fa->host, fb->host) != 0},
-		{"fleet.group", strcmp(fa->group, fb->group) != 0},
-		{"fleet.record_peers", fa->record_peers != fb->record_peers},
-		{"fleet.max_age", fa->max_age_ns != fb->max_age_ns},
-		{"fleet.presence_every", fa->presence_every_ns != fb->presence_every_ns},
-	};
-	size_t len = 0;
+	int r;
 
-	buf[0] = 0;
-	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
-		int n;
-
-		if (!s[i].changed || len >= size)
+	for (size_t i = 0; i < sizeof(restart_keys) / sizeof(restart_keys[0]); i++) {
+		if (conf_same_value(running, new, restart_keys[i]))
 			continue;
-		n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", s[i].name);
-		len += n > 0 ? (size_t)n : 0;
+		r = conf_keep_value(new, running, restart_keys[i]);
+		if (r < 0)
+			return log_warn_errno(r, "reload: cannot keep the running %s",
+					      restart_keys[i]);
+		log_warnx("reload: %s changed: it takes effect at the next start, latencyd keeps "
+			  "the running value until then",
+			  restart_keys[i]);
 	}
+	return 0;
 }
 
 /*
@@ -287,13 +289,14 @@ int manager_reload(struct manager *m, struct conf_diag *out)
 {
 	const struct conf_source src = {
 		.path = m->source.path,
-		.must_exist = m->source.must_exist,
+		/* A file read before and missing now is a mistake more likely than a wish for the
+		 * built-in defaults (retention with their limits would delete snapshots at once). */
+		.must_exist = m->source.must_exist || m->conf->source != NULL,
 		.socket = m->source.socket,
 		.debug = m->source.debug,
 	};
 	struct conf_diag diag = {0};
 	struct conf *conf = NULL;
-	char restart[1024];
 	int r;
 
 	sd_notify(0, "RELOADING=1\nSTATUS=Reloading the configuration");
@@ -301,6 +304,8 @@ int manager_reload(struct manager *m, struct conf_diag *out)
 	/* Also when it worked: a damaged saved-settings file is ignored with warnings. */
 	for (size_t i = 0; i < diag.n; i++)
 		log_warnx("%s", diag.lines[i]);
+	if (r >= 0 && (r = keep_running_values(conf, m->conf)) < 0)
+		conf_free(conf);
 	if (r < 0) {
 		log_warnx("reload failed, keeping the current configuration");
 	} else {
@@ -309,11 +314,6 @@ int manager_reload(struct manager *m, struct conf_diag *out)
 		m->conf = conf;
 		log_set_level(conf->log.level);
 		control_reconfigure(m->control, &conf->control);
-		restart_settings(old, conf, restart, sizeof(restart));
-		if (restart[0])
-			log_warnx("reload: %s changed: latencyd keeps the running values until it "
-				  "restarts",
-				  restart);
 		if (m->recorder) {
 			recorder_reconfigure(m->recorder, conf, old);
 			manager_catalog_update(m); /* retention with the new limits */
