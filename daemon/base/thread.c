@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/resource.h>
 
+#include "log.h"
 #include "thread.h"
 
 int thread_start(pthread_t *t, int policy, int priority, size_t stack, void *(*fn)(void *),
@@ -21,6 +23,12 @@ int thread_start(pthread_t *t, int policy, int priority, size_t stack, void *(*f
 	pthread_attr_t a;
 	int r;
 
+	/*
+	 * Refused before the thread starts: pthread_setname_np() refuses it too (ERANGE), but
+	 * once the thread runs, which then goes by its creator's name, unseen.
+	 */
+	if (strlen(name) > THREAD_NAME_MAX)
+		return -ENAMETOOLONG;
 	r = pthread_attr_init(&a);
 	if (r != 0)
 		return -r;
@@ -37,7 +45,9 @@ int thread_start(pthread_t *t, int policy, int priority, size_t stack, void *(*f
 	pthread_attr_destroy(&a);
 	if (r != 0)
 		return -r;
-	pthread_setname_np(*t, name); /* at most 15 characters */
+	r = pthread_setname_np(*t, name);
+	if (r != 0)
+		log_debug("thread %s keeps its creator's name: %s", name, strerror(r));
 	return 0;
 }
 

@@ -10,7 +10,11 @@
 #include <stdint.h>
 #include <time.h>
 
-/* A thread at POLICY/PRIORITY with a STACK-byte stack, named NAME; -errno. */
+/*
+ * A thread at POLICY/PRIORITY with a STACK-byte stack, named NAME (THREAD_NAME_MAX
+ * characters at most, else -ENAMETOOLONG: the kernel's comm); -errno.
+ */
+#define THREAD_NAME_MAX	    15
 #define THREAD_STACK_WAITER (512 * 1024)  /* poll, read, liblttng-ctl's record */
 #define THREAD_STACK_WORKER (1024 * 1024) /* libbabeltrace2 reading a snapshot */
 int thread_start(pthread_t *t, int policy, int priority, size_t stack, void *(*fn)(void *),

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The privileged steps of latencyd's start that are not about modules or sysfs. */
 #include <errno.h>
+#include <grp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -19,14 +20,23 @@ int priv_check_root(const struct conf *c)
 	return -EPERM;
 }
 
+/* liblttng-ctl's tracing group unless told another (lttng_set_tracing_group()). */
+#define PRIV_TRACING_GROUP "tracing"
+
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
 
-/* Whose code the alert path runs: latencyd's own, the C library's, liblttng-ctl's. */
+/*
+ * Whose code the alert path runs: latencyd's own, the C library's, liblttng-ctl's, the
+ * dynamic linker's (a library's lazily bound call) and the NSS modules': liblttng-ctl
+ * looks the tracing group up (getgrnam()) at each call it makes for a user other than
+ * root, the record's too (README: from an alert to its record).
+ */
 static bool on_alert_path(const char *path)
 {
-	static const char *const names[] = {"/latencyd", "/libc.so", "/liblttng-ctl.so"};
+	static const char *const names[] = {"/latencyd", "/libc.so", "/liblttng-ctl.so",
+					    "/ld-linux", "/libnss_"};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strstr(path, names[i]))
@@ -37,9 +47,16 @@ static bool on_alert_path(const char *path)
 /* The code the alert path runs, read in now and so locked; the rest comes on fault. */
 static void populate_code(void)
 {
-	FILE *f = fopen("/proc/self/maps", "re");
 	char line[512];
+	FILE *f;
 
+	/*
+	 * The lookup liblttng-ctl makes unprivileged (its default tracing group), made once
+	 * first: the NSS modules it loads are mapped when the maps are read.
+	 */
+	if (geteuid() != 0)
+		getgrnam(PRIV_TRACING_GROUP);
+	f = fopen("/proc/self/maps", "re");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {

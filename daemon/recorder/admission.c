@@ -121,7 +121,7 @@ static bool suppress_locked(struct waiter *w, const struct cause *c)
 /* The suppressed result of rec, for the main loop (the count was taken under the lock). */
 static void suppress_new(struct waiter *w, const struct cause *c)
 {
-	struct waiter_result *res = waiter_result_new(WAITER_SUPPRESSED, 1);
+	struct waiter_result *res = waiter_result_get(w, WAITER_SUPPRESSED, 1);
 
 	if (!res) {
 		waiter_nomem(w); /* counted, not told as an event (a request's client times out) */
@@ -164,21 +164,29 @@ bool admission_admit(struct waiter *w, const struct cause *c, uint64_t now)
 	return ok;
 }
 
-struct waiter_result *admission_join(struct waiter *w, struct waiter_result *res, size_t *cap,
+void admission_give_back(struct waiter *w, const struct cause *c)
+{
+	pthread_mutex_lock(&w->lock);
+	limits_give_back(&w->limits, c);
+	pthread_mutex_unlock(&w->lock);
+}
+
+struct waiter_result *admission_join(struct waiter *w, struct waiter_result *res,
 				     const struct cause *c)
 {
 	struct waiter_result *grown;
 
-	if (res->n == *cap && *cap < MAX_CAUSES) {
-		size_t more_cap = *cap * 2 < MAX_CAUSES ? *cap * 2 : MAX_CAUSES;
+	/* Only one from malloc (the pool was empty) grows: a pooled one has room for all. */
+	if (res->n == res->cap && res->cap < MAX_CAUSES && !res->pool) {
+		size_t more_cap = res->cap * 2 < MAX_CAUSES ? res->cap * 2 : MAX_CAUSES;
 
 		grown = realloc(res, sizeof(*res) + more_cap * sizeof(res->causes[0]));
 		if (grown) {
 			res = grown;
-			*cap = more_cap;
+			res->cap = more_cap;
 		}
 	}
-	if (res->n < *cap)
+	if (res->n < res->cap)
 		res->causes[res->n++] = *c;
 	else
 		admission_suppress(w, c); /* out of memory: still accounted for */

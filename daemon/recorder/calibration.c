@@ -74,14 +74,14 @@ void calibration_if_idle(struct waiter *w)
 	memcpy(dir, w->calibrate_dir, sizeof(dir));
 	size = w->calibrate_size;
 	pthread_mutex_unlock(&w->lock);
-	res = waiter_result_new(WAITER_CALIBRATED, 0);
+	res = waiter_result_get(w, WAITER_CALIBRATED, 0);
 	if (!res) {
 		waiter_nomem(w); /* no calibration: measured from the first snapshot instead */
 		return;
 	}
 	snprintf(res->name, sizeof(res->name), "calibration");
 	if (!waiter_record_begins(w, res, now_ns())) {
-		free(res); /* the stop gave up on sessiond: no calibration waits for it */
+		waiter_result_free(res); /* the stop gave up on sessiond: none waits for it */
 		return;
 	}
 	r = flight_slot_lock(w->slot); /* FLIGHT_ERR_SESSIOND_BUSY: said as failed */

@@ -137,6 +137,9 @@ const char *flight_strerror(int err)
 	if (err == FLIGHT_ERR_SESSIOND_BUSY)
 		return "not tried: lttng-sessiond has not answered the session's check (latencyctl "
 		       "status says since when)";
+	if (err == FLIGHT_ERR_NO_ID)
+		return "not recorded: every snapshot id (1 to 2^53-1) has been handed out (see the "
+		       "catalog's warning at start)";
 	return lttng_strerror(err < 0 ? err : -err);
 }
 

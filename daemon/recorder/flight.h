@@ -34,6 +34,8 @@ enum flight_domain {
  * hung) in the slot: sessiond serves one client at a time, the record would wait as long.
  */
 #define FLIGHT_ERR_SESSIOND_BUSY (-100002)
+/* Nor this: a record refused, every snapshot id handed out (CATALOG_ID_MAX). */
+#define FLIGHT_ERR_NO_ID	 (-100003)
 
 struct flight_settings {
 	const char *session; /* session name */

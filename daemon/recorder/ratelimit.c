@@ -54,6 +54,12 @@ void bucket_take(struct bucket *b)
 		b->tokens -= 1.0;
 }
 
+void bucket_give(struct bucket *b)
+{
+	if (b->rate > 0 && (b->tokens += 1.0) > b->burst)
+		b->tokens = b->burst;
+}
+
 double bucket_tokens(struct bucket *b, uint64_t now_ns)
 {
 	refill(b, now_ns);
@@ -159,6 +165,27 @@ const char *limits_allow_peer(struct limits *l, const struct cause *c, uint64_t 
 		return NULL;
 	/* A noisy origin is said to be refused by its own budget, though the total is out too. */
 	return bucket_would_allow(b[0], now) ? PROTO_FLEET_BUDGET_TOTAL : PROTO_FLEET_BUDGET_ORIGIN;
+}
+
+void limits_give_back(struct limits *l, const struct cause *c)
+{
+	char tracker[LATENCY_TRACKER_NAME_LEN + 1];
+	struct bucket *b;
+
+	if (c->kind == CAUSE_PEER) {
+		/* Its origin's bucket, unless it was forgotten meanwhile (LIMITS_ORIGINS). */
+		for (size_t i = 0; i < LIMITS_ORIGINS; i++)
+			if (strcmp(l->origins[i].host, c->peer.alert.host) == 0) {
+				bucket_give(&l->origins[i].b);
+				break;
+			}
+		bucket_give(&l->total);
+		return;
+	}
+	cause_tracker(c, tracker);
+	bucket_give(&l->global);
+	if ((b = tracker_bucket(l, tracker)))
+		bucket_give(b);
 }
 
 double limits_tokens(struct bucket *b, uint64_t now)

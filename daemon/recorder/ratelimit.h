@@ -22,6 +22,8 @@ void bucket_init(struct bucket *b, double rate, double burst, uint64_t now_ns);
 void bucket_configure(struct bucket *b, double rate, double burst, uint64_t now_ns);
 bool bucket_would_allow(struct bucket *b, uint64_t now_ns);
 void bucket_take(struct bucket *b);
+/* A token taken back (what was taken for nothing), up to the burst. */
+void bucket_give(struct bucket *b);
 double bucket_tokens(struct bucket *b, uint64_t now_ns);
 
 /* Takes one token from each of the buckets only if every one has a token. */
@@ -68,6 +70,11 @@ bool limits_allow(struct limits *l, const struct cause *c, uint64_t now_ns);
 /* A peer's cause: NULL when allowed (its tokens taken), else the budget that refused it
  * (PROTO_FLEET_BUDGET_ORIGIN, PROTO_FLEET_BUDGET_TOTAL). */
 const char *limits_allow_peer(struct limits *l, const struct cause *c, uint64_t now_ns);
+/*
+ * c was allowed, but nothing was done with it (no record was tried): the tokens it took go
+ * back to every bucket it took them from that is still there.
+ */
+void limits_give_back(struct limits *l, const struct cause *c);
 /* tokens: -1 for an unlimited bucket. */
 double limits_tokens(struct bucket *b, uint64_t now_ns);
 void limits_done(struct limits *l);

@@ -194,6 +194,11 @@ static void say_waiter_problems(struct recorder *rc, bool running)
 			  "request not recorded (a latencyctl record waiting for it times out), or "
 			  "an event not sent (%" PRIu64 " time%s so far)",
 			  st.nomem, st.nomem > 1 ? "s" : "");
+	if (count_to_say(rc->said.pool_empty, st.pool_empty))
+		log_info("the realtime waiter's results outran the main loop, which takes them: "
+			 "it took memory from malloc() on its way to the record (%" PRIu64
+			 " result%s so far)",
+			 st.pool_empty, st.pool_empty > 1 ? "s" : "");
 	if (st.ended > rc->said.ended)
 		log_warn_errno(st.end_error,
 			       "a waiter thread stopped waiting for alerts (%zu of %zu left%s); "

@@ -66,6 +66,9 @@ struct waiter_result {
 	uint64_t wakeup_ns; /* CLOCK_MONOTONIC when poll() returned */
 	uint64_t lost;
 	bool sampled; /* WAITER_CALIBRATED: a sample of the buffers, not all of them */
+	/* The waiter whose pool it goes back to when freed; NULL: from malloc(). */
+	struct waiter *pool;
+	size_t cap; /* room for this many causes */
 	size_t n;
 	struct cause causes[];
 };
@@ -87,6 +90,7 @@ struct waiter_stats {
 	 * error, the last one's error and the call that failed.
 	 */
 	uint64_t nomem;
+	uint64_t pool_empty; /* results the threads took from malloc(), their pool empty */
 	size_t ended;
 	int end_error;
 	const char *end_call;
@@ -114,6 +118,7 @@ int waiter_request(struct waiter *w, uint64_t seq, pid_t pid, const char *messag
 int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t received_ns,
 		const char **refused_by);
 struct waiter_result *waiter_take_results(struct waiter *w);
+/* Frees the list R; one from a waiter's pool goes back there (before its waiter_free()). */
 void waiter_result_free(struct waiter_result *r);
 /* tokens: the global bucket's tokens now, -1 when unlimited. */
 void waiter_get_stats(struct waiter *w, struct waiter_stats *st, double *tokens);

@@ -281,8 +281,7 @@ int sessiond_worker_new(struct flight_slot *slot, struct sessiond_worker **ret)
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->wake, NULL);
 	/* Normal priority: it waits for sessiond, which the realtime waiter must never do for it. */
-	r = thread_start(&w->thread, SCHED_OTHER, 0, THREAD_STACK_WAITER, run, w,
-			 "latencyd-sessiond");
+	r = thread_start(&w->thread, SCHED_OTHER, 0, THREAD_STACK_WAITER, run, w, "latencyd-lttng");
 	if (r < 0) {
 		pthread_cond_destroy(&w->wake);
 		pthread_mutex_destroy(&w->lock);

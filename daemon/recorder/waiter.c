@@ -43,13 +43,22 @@
 /*
  * A storm: the last alert read was refused by the rate limit. Read one by one as they come,
  * each would cost a wakeup, a poll and a read at realtime priority, most of the CPU of a
- * flood; the thread naps this long between reads instead and takes what accumulated in
- * one read. The price: during a storm an alert the limit would let through waits up to
- * this long for its record. The module's ring (ring_records, 1024 by default) holds what
- * arrives meanwhile below 100k alerts/s past the module's own limit (200/s by default);
- * beyond that the oldest are overwritten and reported as lost, never silently.
+ * flood; the thread naps this long between turns instead, and each turn takes what
+ * accumulated, read after read until the file is empty (the module hands out 16 records a
+ * read, its LT_READ_BATCH), TURN_RECORDS at most. The price: during a storm an alert the
+ * limit would let through waits up to this long for its record. The module's ring
+ * (ring_records, 1024 by default) holds what arrives meanwhile below 100k alerts/s past
+ * the module's own limit (200/s by default); beyond that the oldest are overwritten and
+ * reported as lost, never silently.
  */
 #define STORM_NAP_MS 10
+
+/*
+ * Records one turn takes at most: twice the module's default ring, a full ring and what
+ * arrives while it is read. A flood faster than that is left to the ring (lost, said so)
+ * rather than keeping a realtime thread busy.
+ */
+#define TURN_RECORDS 2048
 
 /*
  * How long a stop that gave up on a record-less thread still waits for it (waiter_stop_by()):
@@ -87,6 +96,9 @@ int waiter_new(const char *notify_path, struct flight_slot *slot, const char *pr
 		free(w);
 		return r;
 	}
+	r = waiter_pool_new(w);
+	if (r < 0)
+		goto fail;
 	if (stat(notify_path, &st) < 0) {
 		r = -errno;
 		goto fail;
@@ -226,7 +238,7 @@ static void count_kernel(struct waiter *w, const struct latency_tracker_record *
 
 static void on_lost(struct waiter *w, const struct latency_tracker_record *rec)
 {
-	struct waiter_result *res = waiter_result_new(WAITER_LOST, 0);
+	struct waiter_result *res = waiter_result_get(w, WAITER_LOST, 0);
 
 	if (!res) {
 		waiter_nomem(w); /* counted all the same (count_kernel()), not told as an event */
@@ -283,7 +295,7 @@ static void name_snapshot(struct waiter *w, const struct fleet_names *f, struct 
  */
 static void announce(struct waiter *w, const struct waiter_result *snap, const struct cause *c)
 {
-	struct waiter_result *res = waiter_result_new(WAITER_ADMITTED, 1);
+	struct waiter_result *res = waiter_result_get(w, WAITER_ADMITTED, 1);
 
 	if (!res) {
 		waiter_nomem(w); /* the peers do not hear of it */
@@ -296,6 +308,35 @@ static void announce(struct waiter *w, const struct waiter_result *snap, const s
 	waiter_push(w, res);
 }
 
+/* What ended before the record began at START_NS is in RES already: it joins its causes. */
+static struct waiter_result *join_queued(struct waiter *w, struct waiter_result *res,
+					 uint64_t start_ns)
+{
+	struct cause more = {.kind = CAUSE_ALERT};
+
+	for (;;) {
+		size_t at = w->off;
+
+		if (!next_record(w, &more.alert)) {
+			if (fill(w) <= 0)
+				break;
+			continue;
+		}
+		/* Ended after the record began: maybe not in it. Left for the next record. */
+		if (more.alert.kind == LATENCY_TRACKER_REC_ALERT && more.alert.end_ns > start_ns) {
+			w->off = at;
+			break;
+		}
+		count_kernel(w, &more.alert);
+		if (more.alert.kind == LATENCY_TRACKER_REC_LOST) {
+			on_lost(w, &more.alert);
+			continue;
+		}
+		res = admission_join(w, res, &more);
+	}
+	return res;
+}
+
 /*
  * Records a snapshot for cause, admitted at now, then drains every queued alert into its
  * causes. Each clock reading costs: on a machine without a vDSO clock (an HPET, as in a VM)
@@ -303,21 +344,34 @@ static void announce(struct waiter *w, const struct waiter_result *snap, const s
  */
 static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeup_ns, uint64_t now)
 {
-	struct waiter_result *res;
-	struct cause more = {.kind = CAUSE_ALERT};
 	struct flight_record fr = {0};
+	struct waiter_result *res;
 	struct fleet_names names;
-	size_t cap = 16;
 	int r;
 
-	res = waiter_result_new(WAITER_SNAPSHOT, cap);
+	res = waiter_result_get(w, WAITER_SNAPSHOT, 16);
 	if (!res) {
 		/* Not recorded: nothing would hold its result (a request's client times out). */
 		waiter_nomem(w);
 		return;
 	}
-	res->id = w->next_id++;
 	fleet_names(w, &names);
+	if (w->next_id > CATALOG_ID_MAX) {
+		/* Never wrapped: the id would name an older snapshot. Said by the main loop. */
+		res->id = w->next_id;
+		name_snapshot(w, &names, res, cause);
+		res->error = FLIGHT_ERR_NO_ID;
+		res->wakeup_ns = wakeup_ns;
+		res->rec.start_ns = now;
+		res->causes[res->n++] = *cause;
+		pthread_mutex_lock(&w->lock);
+		w->stats.failed++;
+		w->stats.causes += res->n;
+		pthread_mutex_unlock(&w->lock);
+		waiter_push(w, res);
+		return;
+	}
+	res->id = w->next_id++;
 	name_snapshot(w, &names, res, cause);
 	if (names.publish && cause->kind != CAUSE_PEER)
 		announce(w, res, cause);
@@ -364,28 +418,15 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 
 	res->error = r;
 	res->rec = fr;
-	/* What ended before the record began is in this snapshot already. */
-	for (;;) {
-		size_t at = w->off;
-
-		if (!next_record(w, &more.alert)) {
-			if (fill(w) <= 0)
-				break;
-			continue;
-		}
-		/* Ended after the record began: maybe not in it. Left for the next record. */
-		if (more.alert.kind == LATENCY_TRACKER_REC_ALERT &&
-		    more.alert.end_ns > fr.start_ns) {
-			w->off = at;
-			break;
-		}
-		count_kernel(w, &more.alert);
-		if (more.alert.kind == LATENCY_TRACKER_REC_LOST) {
-			on_lost(w, &more.alert);
-			continue;
-		}
-		res = admission_join(w, res, &cap, &more);
-	}
+	/*
+	 * Not tried (no session, or sessiond held by the session's check): nothing was
+	 * recorded, so its tokens go back, and the alerts queued behind it, in no snapshot,
+	 * are left to ask for records of their own.
+	 */
+	if (r == FLIGHT_ERR_NO_SESSION || r == FLIGHT_ERR_SESSIOND_BUSY)
+		admission_give_back(w, cause);
+	else
+		res = join_queued(w, res, fr.start_ns);
 	pthread_mutex_lock(&w->lock);
 	if (r < 0)
 		w->stats.failed++;
@@ -448,16 +489,16 @@ static void warm(void)
  * A storm begins (the keeper alone polls the file, napping between reads) or ends (every
  * thread polls it again). calm_fd is cleared before a storm is set and written after it is
  * over, so a thread that sees a storm and waits on calm_fd cannot sleep through its end.
+ * The keeper stays the keeper until the storm is over: another thread that ran a turn
+ * meanwhile (woken as the storm began, or by a request) goes back to waiting on calm_fd,
+ * so that one thread naps, not each in turn.
  */
 static void set_storm(struct waiter *w, const struct waiter_thread *t, bool storm)
 {
 	uint64_t v = 1;
 
-	if (storm == atomic_load(&w->storm)) {
-		if (storm)
-			atomic_store(&w->storm_keeper, t->index);
+	if (storm == atomic_load(&w->storm))
 		return;
-	}
 	if (storm) {
 		if (read(w->calm_fd, &v, sizeof(v)) < 0) {
 			/* EAGAIN: already clear */
@@ -472,46 +513,60 @@ static void set_storm(struct waiter *w, const struct waiter_thread *t, bool stor
 	}
 }
 
-/* One turn, run lock held: the requests, then what the file holds. < 0: the file failed. */
+/*
+ * One turn, run lock held: the requests, then what the file holds, read after read until
+ * it is empty or TURN_RECORDS were taken. < 0: the file failed.
+ */
 static int turn(struct waiter *w, const struct waiter_thread *t, bool requests)
 {
 	struct cause c = {.kind = CAUSE_ALERT};
 	uint64_t wakeup = now_ns(), now;
-	bool storm = false, seen = false;
+	bool storm = false, seen = false, drained = false;
+	size_t taken = 0;
 	int n;
 
 	if (requests)
 		take_requests(w, wakeup);
 	n = fill(w);
-	if (n < 0)
-		return n;
 	/*
 	 * The wakeup's reading stands for the buffer: what it holds was there then, or arrived
 	 * microseconds later, the same to a token bucket.
 	 */
 	now = wakeup;
-	while (!waiter_given_up(w) && next_record(w, &c.alert)) {
-		seen = true;
-		if (c.alert.kind == LATENCY_TRACKER_REC_LOST) {
-			count_kernel(w, &c.alert);
-			on_lost(w, &c.alert);
-		} else if (admission_admit(w, &c, now)) {
-			snapshot(w, &c, wakeup, now);
-			now = now_ns(); /* the record took time */
-			storm = false;
-		} else {
-			storm = true;
+	for (;;) {
+		size_t before = taken;
+
+		if (n < 0)
+			return n;
+		while (!waiter_given_up(w) && next_record(w, &c.alert)) {
+			seen = true;
+			taken++;
+			if (c.alert.kind == LATENCY_TRACKER_REC_LOST) {
+				count_kernel(w, &c.alert);
+				on_lost(w, &c.alert);
+			} else if (admission_admit(w, &c, now)) {
+				snapshot(w, &c, wakeup, now);
+				now = now_ns(); /* the record took time */
+				storm = false;
+			} else {
+				storm = true;
+			}
 		}
+		if (waiter_given_up(w))
+			return 0; /* the stop is told on the thread's next poll */
+		/* Nothing read, nothing left in the buffer: the file is empty. */
+		if (n == 0 && taken == before) {
+			drained = true;
+			break;
+		}
+		if (taken >= TURN_RECORDS)
+			break;
+		n = fill(w);
 	}
-	if (waiter_given_up(w))
-		return 0; /* the stop is told on the thread's next poll */
 	/* Woken with the others as a storm began, this one found nothing: the storm goes on. */
 	if (!seen && atomic_load(&w->storm) && atomic_load(&w->storm_keeper) != t->index)
 		return 0;
-	/* A full read leaves more behind: no nap until the file is drained. */
-	if ((size_t)n == sizeof(w->buf) / 2)
-		storm = false;
-	else if (!storm && w->off == w->len)
+	if (!storm && drained)
 		calibration_if_idle(w);
 	set_storm(w, t, storm);
 	return 0;
@@ -767,6 +822,7 @@ void waiter_free(struct waiter *w)
 	waiter_stop(w);
 	free(w->threads);
 	waiter_result_free(w->head);
+	waiter_pool_free(w);
 	if (w->fd >= 0)
 		close(w->fd);
 	if (w->stop_fd >= 0)

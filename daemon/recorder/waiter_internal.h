@@ -88,6 +88,12 @@ struct waiter {
 	size_t n_requests;
 	struct cause_peer peers[MAX_PEERS];
 	size_t n_peers;
+	/*
+	 * The pool of results (results.c), under lock: one-cause ones and snapshots' (room for
+	 * MAX_CAUSES), in one block.
+	 */
+	struct waiter_result *pool_small, *pool_large;
+	void *pool_mem;
 	/* A calibration record asked for: to calibrate_dir, at most calibrate_size bytes. */
 	bool calibrate;
 	char calibrate_dir[PATH_MAX];
@@ -107,8 +113,28 @@ bool waiter_record_over(struct waiter *w);
 /* A stop gave up on the threads: what a thread still reads is left unrecorded. */
 bool waiter_given_up(struct waiter *w);
 
-/* results.c: the list the main loop takes, and the eventfd that tells it. */
+/*
+ * results.c: the list the main loop takes, and the eventfd that tells it; the results the
+ * threads make come from a pool (waiter_result_get()).
+ */
+/* A result from malloc(), with room for N causes. */
 struct waiter_result *waiter_result_new(enum waiter_result_kind kind, size_t n);
+/*
+ * The pool: what the threads make between two takes of the main loop, at most one
+ * suppressed result per tracker, a lost one, and per snapshot its announcement and itself.
+ */
+#define WAITER_POOL_SMALL 32
+#define WAITER_POOL_LARGE 4
+int waiter_pool_new(struct waiter *w);
+void waiter_pool_free(struct waiter *w);
+/*
+ * A result for the thread, with room for N causes (N > 1: room for MAX_CAUSES), from the
+ * waiter's pool: no malloc() on the way to the record, and no free() of the main loop
+ * holding the lock of the thread's malloc arena, which is not priority-inheriting. The pool
+ * empty (the main loop is late), from malloc() all the same, counted (pool_empty). NULL:
+ * no memory.
+ */
+struct waiter_result *waiter_result_get(struct waiter *w, enum waiter_result_kind kind, size_t n);
 /* Appends res (taken) for the main loop; takes w->lock. */
 void waiter_push(struct waiter *w, struct waiter_result *res);
 /* Wakes the main loop: a counter of what it says changed (waiter_stats). */
@@ -132,10 +158,12 @@ bool admission_next_request(struct waiter *w, struct cause *c);
 /*
  * c, read while res was being recorded and ended before it began, joins res as one more of
  * its causes; with MAX_CAUSES of them (or no memory to grow to it), c is suppressed. Returns
- * res, moved if it grew; *cap is how many causes it holds room for.
+ * res, moved if it grew.
  */
-struct waiter_result *admission_join(struct waiter *w, struct waiter_result *res, size_t *cap,
+struct waiter_result *admission_join(struct waiter *w, struct waiter_result *res,
 				     const struct cause *c);
+/* c was allowed, but its record was not tried: its tokens go back (limits_give_back()). */
+void admission_give_back(struct waiter *w, const struct cause *c);
 
 /* calibration.c: the thread's calibration record, taken when it has nothing else to do. */
 void calibration_if_idle(struct waiter *w);

@@ -117,6 +117,57 @@ static void test_peer_budgets(void)
 	limits_done(&l);
 }
 
+/*
+ * What was allowed but never tried gives its tokens back, to every bucket it took them from:
+ * the global one and its tracker's for a local alert, its origin's and the total for a
+ * peer's; never past a bucket's burst, never to a bucket without a limit.
+ */
+static void test_give_back(void)
+{
+	struct conf_bucket wakeup = {.tracker = "wakeup", .rate = 0.001, .burst = 1};
+	struct cause alert = {.kind = CAUSE_ALERT}, peer = {.kind = CAUSE_PEER};
+	struct limits l = {0};
+	struct conf c = {0};
+
+	c.ratelimit.rate = 0.001;
+	c.ratelimit.burst = 2;
+	c.ratelimit.trackers = (struct conf_buckets){.v = &wakeup, .n = 1};
+	c.fleet.peer_rate = 0.001;
+	c.fleet.peer_burst = 1;
+	c.fleet.total_rate = 0.001;
+	c.fleet.total_burst = 1;
+	snprintf((char *)alert.alert.tracker, sizeof(alert.alert.tracker), "wakeup");
+	snprintf(peer.peer.alert.host, sizeof(peer.peer.alert.host), "h1");
+	ASSERT_EQ(limits_configure(&l, &c, SEC), 0);
+
+	ASSERT_TRUE(limits_allow(&l, &alert, SEC));
+	ASSERT_TRUE(!limits_allow(&l, &alert, SEC)); /* its tracker's bucket is empty */
+	limits_give_back(&l, &alert);
+	ASSERT_EQ((long)limits_tokens(&l.global, SEC), 2);
+	ASSERT_EQ((long)limits_tokens(&l.trackers[0].b, SEC), 1);
+	ASSERT_TRUE(limits_allow(&l, &alert, SEC));
+	/* Given back twice: no more than the burst. */
+	limits_give_back(&l, &alert);
+	limits_give_back(&l, &alert);
+	ASSERT_EQ((long)(limits_tokens(&l.global, SEC) * 1000), 2000);
+	ASSERT_EQ((long)(limits_tokens(&l.trackers[0].b, SEC) * 1000), 1000);
+
+	ASSERT_TRUE(limits_allow_peer(&l, &peer, SEC) == NULL);
+	ASSERT_STREQ(limits_allow_peer(&l, &peer, SEC), PROTO_FLEET_BUDGET_ORIGIN);
+	limits_give_back(&l, &peer);
+	ASSERT_TRUE(limits_allow_peer(&l, &peer, SEC) == NULL);
+	/* The local alerts' buckets were not the peer's to fill. */
+	ASSERT_EQ((long)(limits_tokens(&l.global, SEC) * 1000), 2000);
+	limits_done(&l);
+
+	/* No limit, nothing to count. */
+	c = (struct conf){0};
+	ASSERT_EQ(limits_configure(&l, &c, SEC), 0);
+	limits_give_back(&l, &alert);
+	ASSERT_EQ((long)limits_tokens(&l.global, SEC), -1);
+	limits_done(&l);
+}
+
 int main(void)
 {
 	RUN(test_burst_then_rate);
@@ -126,5 +177,6 @@ int main(void)
 	RUN(test_unlimited_and_clock_going_back);
 	RUN(test_reconfigure_keeps_earned_tokens);
 	RUN(test_peer_budgets);
+	RUN(test_give_back);
 	return 0;
 }

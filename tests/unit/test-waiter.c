@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -42,8 +43,11 @@ struct rig {
 	struct waiter_result *pending;
 };
 
-/* A waiter of one thread on a new FIFO, its rate limits off; HOST: its fleet name. */
-static void rig_start(struct rig *r, const char *host)
+/*
+ * A waiter on a new FIFO, its rate limits off; HOST: its fleet name. PER_CPU: a thread per
+ * CPU, else one.
+ */
+static void rig_start_threads(struct rig *r, const char *host, bool per_cpu)
 {
 	bool rt;
 
@@ -60,15 +64,21 @@ static void rig_start(struct rig *r, const char *host)
 	ASSERT_EQ(pi_mutex_init(&r->slot.lock), 0);
 	ASSERT_EQ(waiter_new(r->fifo, &r->slot, "test", 1, &r->w), 0);
 	ASSERT_EQ(waiter_configure(r->w, r->conf, host, 100), 0);
-	ASSERT_EQ(waiter_start(r->w, 0, false, &rt), 0);
+	ASSERT_EQ(waiter_start(r->w, 0, per_cpu, &rt), 0);
 	r->writer = open(r->fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	ASSERT_TRUE(r->writer >= 0);
 }
 
+static void rig_start(struct rig *r, const char *host)
+{
+	rig_start_threads(r, host, false);
+}
+
 static void rig_stop(struct rig *r)
 {
-	waiter_free(r->w);
+	/* Before the waiter: a result of its pool goes back there. */
 	waiter_result_free(r->pending);
+	waiter_free(r->w);
 	close(r->writer);
 	pthread_mutex_destroy(&r->slot.lock);
 	conf_free(r->conf);
@@ -522,6 +532,307 @@ static void test_stop_waits_for_handover(void)
 	rig_stop(&r);
 }
 
+/* The global bucket at 1 token in 1000 s: empty when EMPTY (each alert refused), else full. */
+static void rig_limit(struct rig *r, bool empty)
+{
+	r->conf->ratelimit.rate = 0.001;
+	r->conf->ratelimit.burst = 1;
+	ASSERT_EQ(waiter_configure(r->w, r->conf, NULL, 0), 0);
+	if (!empty)
+		return;
+	pthread_mutex_lock(&r->w->lock);
+	r->w->limits.global.tokens = 0;
+	pthread_mutex_unlock(&r->w->lock);
+}
+
+/*
+ * The test holds the turn (the run lock) while it writes, so that the thread reads what was
+ * written in one turn; it takes the turn back once that turn is over: the lock is
+ * priority-inheriting, handed to the thread waiting for it when let go.
+ */
+static void hold_turn(struct rig *r)
+{
+	pthread_mutex_lock(&r->w->run);
+}
+
+static void one_turn(struct rig *r)
+{
+	for (int ms = 0; !waiter_thread_in_futex() && ms < WAIT_MS; ms++)
+		usleep(1000);
+	ASSERT_TRUE(waiter_thread_in_futex());
+	pthread_mutex_unlock(&r->w->run);
+	pthread_mutex_lock(&r->w->run);
+}
+
+/*
+ * The module hands out at most 16 records a read, a FIFO as many as fit the read: either
+ * way a turn reads until the file is empty, whatever it got per read. 200 alerts refused
+ * (a storm) in one turn: none left in the FIFO once it is over.
+ */
+static void test_turn_reads_all(void)
+{
+	struct waiter_stats st;
+	struct rig r;
+	int left = -1;
+
+	rig_start(&r, NULL);
+	rig_limit(&r, true);
+	hold_turn(&r);
+	for (int i = 0; i < 200; i++)
+		write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	one_turn(&r);
+	ASSERT_EQ(ioctl(r.writer, FIONREAD, &left), 0);
+	waiter_get_stats(r.w, &st, NULL);
+	pthread_mutex_unlock(&r.w->run);
+	if (left)
+		fprintf(stderr, "left in the FIFO after one turn: %d bytes\n", left);
+	ASSERT_EQ(left, 0);
+	ASSERT_EQ(st.alerts, 200);
+	ASSERT_EQ(st.suppressed, 200);
+	rig_stop(&r);
+}
+
+/*
+ * A record not tried (no session in the slot, or the slot held by a check inside
+ * lttng-sessiond) takes no token: the next alert is recorded, not suppressed; and the
+ * alerts queued behind it get records of their own rather than joining one that has
+ * nothing. A peer's alert gives its origin's token back too.
+ */
+static void test_untried_takes_nothing(void)
+{
+	struct proto_fleet_alert a = {.host = "host-b", .incident = "host-b-1"};
+	const char *refused_by;
+	struct waiter_result *res;
+	struct rig r;
+
+	rig_start(&r, NULL);
+	rig_limit(&r, false);
+	for (int i = 0; i < 2; i++) {
+		write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+		res = next_result(&r);
+		ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
+		ASSERT_EQ(res->error, FLIGHT_ERR_NO_SESSION);
+		waiter_result_free(res);
+	}
+
+	/* Two queued at once: each its own record. */
+	hold_turn(&r);
+	write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "offcpu");
+	one_turn(&r);
+	pthread_mutex_unlock(&r.w->run);
+	for (int i = 0; i < 2; i++) {
+		res = next_result(&r);
+		ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
+		ASSERT_EQ(res->n, 1);
+		ASSERT_STREQ((char *)res->causes[0].alert.tracker, i ? "offcpu" : "wakeup");
+		waiter_result_free(res);
+	}
+
+	/* The slot held by a check inside sessiond for long: not tried either. */
+	pthread_mutex_lock(&r.slot.lock);
+	atomic_store(&r.slot.check_since, now_ns() - 60000000000ULL);
+	for (int i = 0; i < 2; i++) {
+		write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+		res = next_result(&r);
+		ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
+		ASSERT_EQ(res->error, FLIGHT_ERR_SESSIOND_BUSY);
+		waiter_result_free(res);
+	}
+	atomic_store(&r.slot.check_since, 0);
+	pthread_mutex_unlock(&r.slot.lock);
+
+	/* A peer's: its origin's bucket holds one. */
+	r.conf->fleet.peer_rate = 0.001;
+	r.conf->fleet.peer_burst = 1;
+	ASSERT_EQ(waiter_configure(r.w, r.conf, "host-a", 0), 0);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(waiter_peer(r.w, &a, now_ns(), &refused_by), 0);
+		res = next_result(&r);
+		ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
+		ASSERT_EQ(res->causes[0].kind, CAUSE_PEER);
+		ASSERT_EQ(res->error, FLIGHT_ERR_NO_SESSION);
+		waiter_result_free(res);
+	}
+	rig_stop(&r);
+}
+
+/*
+ * The thread's results come from the waiter's pool, and go back there when freed (the next
+ * one is the same memory); with the pool empty (the main loop late), from malloc(),
+ * counted, complete all the same.
+ */
+static void test_results_pooled(void)
+{
+	struct waiter_result *res, *held[WAITER_POOL_LARGE + 2];
+	struct waiter_stats st;
+	void *first;
+	struct rig r;
+
+	rig_start(&r, NULL);
+	write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	res = next_result(&r);
+	ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
+	ASSERT_TRUE(res->pool == r.w);
+	first = res;
+	waiter_result_free(res);
+	write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	res = next_result(&r);
+	ASSERT_TRUE((void *)res == first);
+	ASSERT_STREQ(res->name, "test-2");
+	ASSERT_EQ(res->n, 1);
+	waiter_result_free(res);
+
+	for (size_t i = 0; i < WAITER_POOL_LARGE + 2; i++) {
+		char name[32];
+
+		write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+		held[i] = next_result(&r);
+		snprintf(name, sizeof(name), "test-%zu", i + 3);
+		ASSERT_EQ(held[i]->kind, WAITER_SNAPSHOT);
+		ASSERT_STREQ(held[i]->name, name);
+		ASSERT_EQ(held[i]->n, 1);
+		ASSERT_TRUE((held[i]->pool == NULL) == (i >= WAITER_POOL_LARGE));
+	}
+	waiter_get_stats(r.w, &st, NULL);
+	ASSERT_EQ(st.pool_empty, 2);
+	for (size_t i = 0; i < WAITER_POOL_LARGE + 2; i++)
+		waiter_result_free(held[i]);
+	rig_stop(&r);
+}
+
+#ifdef SYS_poll
+/* Whether the thread TID is in a storm's nap: poll() with its STORM_NAP_MS (10) timeout. */
+static bool napping(const char *tid)
+{
+	char path[300];
+	unsigned long fds, nfds, timeout;
+	long nr;
+	bool in = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/syscall", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	in = fscanf(f, "%ld %lx %lx %lx", &nr, &fds, &nfds, &timeout) == 4 && nr == SYS_poll &&
+	     nfds == 4 && timeout == 10;
+	fclose(f);
+	return in;
+}
+
+/* How many of the waiter's threads nap right now. */
+static int threads_napping(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	ASSERT_TRUE(d);
+	while ((de = readdir(d))) {
+		char path[300], text[64] = "";
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(text, sizeof(text), f) && strcmp(text, "latencyd-waiter\n") == 0)
+			n += napping(de->d_name);
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+struct storm {
+	struct rig *r;
+	_Atomic bool stop;
+};
+
+/* An alert a millisecond, every one refused: a storm that goes on. */
+static void *storm_run(void *arg)
+{
+	struct storm *st = arg;
+	struct latency_tracker_record rec = {
+		.size = LATENCY_TRACKER_RECORD_SIZE,
+		.version = LATENCY_TRACKER_RECORD_VERSION,
+		.kind = LATENCY_TRACKER_REC_ALERT,
+		.tracker = "wakeup",
+	};
+
+	while (!atomic_load(&st->stop)) {
+		rec.end_ns = now_ns();
+		if (write(st->r->writer, &rec, sizeof(rec)) < 0) {
+			/* full: the thread is behind, which is what a storm is */
+		}
+		usleep(1000);
+	}
+	return NULL;
+}
+#endif
+
+/*
+ * In a storm one thread, its keeper, naps between reads; the others wait for its end, even
+ * those that ran a turn meanwhile: never two napping at once.
+ */
+static void test_storm_one_keeper(void)
+{
+#ifdef SYS_poll
+	struct storm st = {0};
+	int most = 0, seen = 0;
+	pthread_t writer;
+	struct rig r;
+
+	rig_start_threads(&r, NULL, true);
+	if (waiter_threads(r.w) < 2) {
+		fprintf(stderr, "one CPU: one waiter thread, nothing to check\n");
+		rig_stop(&r);
+		return;
+	}
+	rig_limit(&r, true);
+	st.r = &r;
+	ASSERT_EQ(pthread_create(&writer, NULL, storm_run, &st), 0);
+	for (int i = 0; i < 500; i++) {
+		int n = threads_napping();
+
+		most = n > most ? n : most;
+		seen += n > 0;
+		usleep(1000);
+	}
+	atomic_store(&st.stop, true);
+	ASSERT_EQ(pthread_join(writer, NULL), 0);
+	if (most > 1)
+		fprintf(stderr, "%d waiter threads napping at once\n", most);
+	ASSERT_EQ(most, 1);
+	ASSERT_TRUE(seen > 0);
+	rig_stop(&r);
+#else
+	fprintf(stderr, "no poll(2) on this architecture: its timeout cannot be seen\n");
+#endif
+}
+
+/* A thread's name is its comm, 15 characters at most: a longer one is refused, not lost. */
+static void *idle_run(void *arg)
+{
+	return arg;
+}
+
+static void test_thread_name_checked(void)
+{
+	pthread_t t;
+
+	ASSERT_EQ(thread_start(&t, SCHED_OTHER, 0, THREAD_STACK_WORKER, idle_run, NULL,
+			       "latencyd-sessiond"),
+		  -ENAMETOOLONG);
+	ASSERT_EQ(thread_start(&t, SCHED_OTHER, 0, THREAD_STACK_WORKER, idle_run, NULL,
+			       "latencyd-lttng"),
+		  0);
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+}
+
 int main(void)
 {
 	RUN(test_fleet_names);
@@ -532,5 +843,10 @@ int main(void)
 	RUN(test_thread_end_told);
 	RUN(test_stop_takes_record_over);
 	RUN(test_stop_waits_for_handover);
+	RUN(test_turn_reads_all);
+	RUN(test_untried_takes_nothing);
+	RUN(test_results_pooled);
+	RUN(test_storm_one_keeper);
+	RUN(test_thread_name_checked);
 	return 0;
 }
