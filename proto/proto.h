@@ -68,9 +68,11 @@ struct json_tokener;
  *        Status session "waiter_ended" and counters "unreadable": the realtime waiter's
  *        threads that stopped on an error, and the reads of alerts it dropped.
  *        Entries' "late_directory": where a record abandoned at a stop may still land.
+ *   1.18 status control "groups_timed_out": connections closed (busy) because the group
+ *        database did not answer for their user within the handshake's time.
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 17
+#define PROTO_REVISION 18
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -552,6 +554,8 @@ struct proto_request {
 #define PROTO_KEY_TIMED_OUT		"timed_out"
 #define PROTO_KEY_BAD_FRAMES		"bad_frames"
 #define PROTO_KEY_ACCEPT_FAILED		"accept_failed"
+/* 1.18: status control, connections whose groups the database did not give in time */
+#define PROTO_KEY_GROUPS_TIMED_OUT	"groups_timed_out"
 /* 1.13: status's local retention (and "deleted_in_part") */
 #define PROTO_KEY_RETENTION		"retention"
 #define PROTO_KEY_UNDELETABLE		"undeletable"

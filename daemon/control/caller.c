@@ -13,10 +13,11 @@
  * Membership counts the caller's primary gid and the supplementary groups of its user name
  * in the group database, not the groups its process holds: a user taken out of a group in
  * the database loses access at the next reload, whatever sessions it still has open. The
- * database (NSS: with sssd or LDAP a lookup can take seconds, in the main loop) is asked
- * only when its answer can change the outcome: never for root or latencyd's own user, nor
- * when no group is configured, nor when the primary gid is admin_group (or read_group, with
- * no admin_group); and what it said is kept a few seconds (caller_cache.c).
+ * database (NSS: with sssd or LDAP a lookup can take seconds, or hang) is asked only when
+ * its answer can change the outcome: never for root or latencyd's own user, nor when no
+ * group is configured, nor when the primary gid is admin_group (or read_group, with no
+ * admin_group); what it said is kept a few seconds (caller_cache.c); and it is asked off
+ * the main loop (caller_worker.c, caller_lookup.c), for any local user may connect at will.
  */
 #include <errno.h>
 #include <grp.h>
@@ -80,28 +81,21 @@ static int user_groups(const char *name, gid_t gid, gid_t **ret, int *ret_n)
 	}
 }
 
-/* The user's supplementary groups in the group database, from CACHE while fresh at NOW. */
-static int database_groups(uid_t uid, gid_t gid, struct caller_cache *cache, uint64_t now_usec,
-			   gid_t **ret, int *ret_n)
+int caller_database_groups(uid_t uid, gid_t gid, gid_t **ret, int *ret_n)
 {
 	char *name = NULL;
 	int r;
 
-	r = caller_cache_get(cache, uid, gid, now_usec, ret, ret_n);
-	if (r != 0)
-		return r < 0 ? r : 0;
+	*ret = NULL;
+	*ret_n = 0;
 	/* A uid without a passwd entry has no supplementary groups: only its gid counts. */
 	r = user_name(uid, &name);
-	if (r == -ENOENT) {
-		caller_cache_put(cache, uid, gid, NULL, 0, now_usec);
+	if (r == -ENOENT)
 		return 0;
-	}
 	if (r < 0)
 		return r;
 	r = user_groups(name, gid, ret, ret_n);
 	free(name);
-	if (r >= 0)
-		caller_cache_put(cache, uid, gid, *ret, *ret_n, now_usec);
 	return r;
 }
 
@@ -136,6 +130,7 @@ int caller_from_socket(int fd, unsigned id, struct caller_cache *cache, uint64_t
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
+	int r;
 
 	memset(p, 0, sizeof(*p));
 	p->id = id;
@@ -146,7 +141,26 @@ int caller_from_socket(int fd, unsigned id, struct caller_cache *cache, uint64_t
 	p->gid = cred.gid;
 	if (!database_matters(p, cc, self))
 		return 0;
-	return database_groups(cred.uid, cred.gid, cache, now_usec, &p->groups, &p->ngroups);
+	r = caller_cache_get(cache, cred.uid, cred.gid, now_usec, &p->groups, &p->ngroups);
+	if (r < 0)
+		return r;
+	return r > 0 ? 0 : 1;
+}
+
+int caller_set_groups(struct control_caller *p, const gid_t *groups, int n)
+{
+	gid_t *copy = NULL;
+
+	if (n > 0) {
+		copy = malloc((size_t)n * sizeof(*copy));
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, groups, (size_t)n * sizeof(*copy));
+	}
+	free(p->groups);
+	p->groups = copy;
+	p->ngroups = n > 0 ? n : 0;
+	return 0;
 }
 
 void caller_done(struct control_caller *p)

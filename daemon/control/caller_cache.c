@@ -2,12 +2,12 @@
 /*
  * The users' supplementary groups, as caller.c read them, kept CALLER_CACHE_USEC per uid and
  * primary gid. Reading them (getpwuid_r, getgrouplist) goes through NSS: with sssd or LDAP a
- * lookup may take long, and it runs in the main loop at every accept; with groups
- * configured any local user may connect at will. Kept a few seconds, a user's connections
- * cost one lookup per interval. A reload empties the table (control_reconfigure()), so that
- * the clients re-checked against the new groups, and anyone who connects after it, are
- * checked against the group database as it is then. The table is small and fixed: the
- * oldest entry makes room.
+ * lookup may take long (on a thread of its own, caller_worker.c, while the connection
+ * waits); with groups configured any local user may connect at will. Kept a few seconds, a
+ * user's connections cost one lookup per interval. A reload empties the table
+ * (caller_lookups_reset()), so that the clients re-checked against the new groups, and
+ * anyone who connects after it, are checked against the group database as it is then. The
+ * table is small and fixed: the oldest entry makes room.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -26,6 +26,17 @@
  * it may (it owns the file: root, as systemd makes it); if not, it logs what the socket
  * unit must set (SocketMode=).
  *
+ * The group database. A caller whose groups decide (caller.c) and are not kept from a
+ * recent lookup waits for them before anything it sends is read: it is in the waiting list,
+ * not yet admitted, takes no client slot, and its handshake timer runs. Its groups are asked
+ * of a thread of their own (caller_worker.c: with sssd or LDAP a lookup may take seconds or
+ * hang, and the main loop must serve on), one lookup per user for all its connections
+ * (caller_lookup.c). Answered, it is admitted as at accept; if the database does not answer
+ * within handshake_timeout, it gets a busy error saying so and is closed (counted:
+ * groups_timed_out). At most max_clients connections wait: any local user may connect at
+ * will, and each holds a descriptor; beyond them, busy. Root and latencyd's own user never
+ * wait.
+ *
  * Clients: credentials at accept time; non-blocking reads into a bounded frame decoder; a
  * hello must come first, within a timeout; requests are answered in order, and those a
  * client sent before it closed are still run (on_client_io). A frame begun
@@ -38,8 +49,9 @@
  * left for it (slots.c: clients_max, a share per user, root's reserve, the recorder's file
  * descriptors) gets a "busy" error and goes (refused.c). A reload re-checks every connected
  * client against the new groups (and its user's groups anew): one that may no longer run
- * any command gets a not-authorized error and is closed, watchers included. Each of these
- * outcomes is logged and counted (control_stats, status "control").
+ * any command gets a not-authorized error and is closed, watchers included; one whose groups
+ * are asked anew keeps those it had until the answer comes. Each of these outcomes is logged
+ * and counted (control_stats, status "control").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -86,7 +98,9 @@ struct client {
 	struct proto_buf out;
 	struct dispatch_state state;
 	bool eof, closing, dead;
-	bool gone; /* hung up: what it sent is still read and run, the replies dropped */
+	bool gone;     /* hung up: what it sent is still read and run, the replies dropped */
+	bool admitted; /* in clients; else in waiting, for its groups */
+	bool asking;   /* its groups asked of the group database (caller_lookup.c) */
 };
 
 struct control {
@@ -101,9 +115,12 @@ struct control {
 	sd_event_source *recheck; /* after a reload: the clients against the new groups */
 	struct client *clients;
 	unsigned n_clients, next_id;
+	struct client *waiting; /* for their groups, not admitted yet (see above) */
+	unsigned n_waiting;
 	struct refused_set refused;
 	struct throttle denied;	     /* commands refused to connected clients */
 	struct caller_cache callers; /* their groups, for a few seconds */
+	struct caller_lookups lookups;
 	struct control_limits limits;
 	struct control_stats stats;
 	uint64_t accept_failures; /* in a row: one warning for all of them */
@@ -273,26 +290,52 @@ static void client_read(struct client *cl)
 	proto_decoder_commit(&cl->dec, (size_t)n);
 }
 
-static void client_free(struct client *cl)
+static void client_link(struct client *cl)
 {
-	struct control *c;
+	struct control *c = cl->control;
+	struct client **head = cl->admitted ? &c->clients : &c->waiting;
 
-	if (!cl)
-		return;
-	c = cl->control;
-	log_debug("client %u: disconnected", cl->caller.id);
+	cl->prev = NULL;
+	cl->next = *head;
+	if (*head)
+		(*head)->prev = cl;
+	*head = cl;
+	if (cl->admitted)
+		c->n_clients++;
+	else
+		c->n_waiting++;
+}
+
+static void client_unlink(struct client *cl)
+{
+	struct control *c = cl->control;
+
 	if (cl->prev)
 		cl->prev->next = cl->next;
-	else
+	else if (cl->admitted)
 		c->clients = cl->next;
+	else
+		c->waiting = cl->next;
 	if (cl->next)
 		cl->next->prev = cl->prev;
-	c->n_clients--;
+	if (cl->admitted)
+		c->n_clients--;
+	else
+		c->n_waiting--;
+}
+
+static void client_free(struct client *cl)
+{
+	if (!cl)
+		return;
+	log_debug("client %u: disconnected", cl->caller.id);
+	client_unlink(cl);
 	sd_event_source_disable_unref(cl->io);
 	sd_event_source_disable_unref(cl->timer);
 	sd_event_source_disable_unref(cl->frame_timer);
 	sd_event_source_disable_unref(cl->output_timer);
-	close(cl->fd);
+	if (cl->fd >= 0)
+		close(cl->fd);
 	proto_decoder_done(&cl->dec);
 	caller_done(&cl->caller);
 	proto_buf_done(&cl->out);
@@ -396,11 +439,43 @@ static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *user
 	return 0;
 }
 
+/* USEC as "10 s", or "1500 ms" when not whole seconds. */
+static const char *duration(uint64_t usec, char *buf, size_t size)
+{
+	if (usec % USEC_PER_SEC == 0)
+		snprintf(buf, size, "%llu s", (unsigned long long)(usec / USEC_PER_SEC));
+	else
+		snprintf(buf, size, "%llu ms", (unsigned long long)(usec / USEC_PER_MSEC));
+	return buf;
+}
+
+/* A client still waiting for its groups: busy, said and logged as a refusal (refused.c). */
+static void groups_timed_out(struct client *cl)
+{
+	struct control *c = cl->control;
+	struct proto_error err;
+	char d[32];
+
+	c->stats.groups_timed_out++;
+	proto_error_set(&err, PROTO_ERR_BUSY,
+			"the group database did not answer within %s: uid %u's groups decide "
+			"its access (read_group, admin_group)",
+			duration(c->limits.handshake_timeout_usec, d, sizeof(d)),
+			(unsigned)cl->caller.uid);
+	refused_add(&c->refused, cl->fd, &cl->caller, &err, c->limits.handshake_timeout_usec);
+	cl->fd = -1;
+	client_free(cl);
+}
+
 static int on_handshake_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct client *cl = userdata;
 	struct proto_error err;
 
+	if (!cl->admitted) {
+		groups_timed_out(cl);
+		return 0;
+	}
 	log_info("client %u: no hello within %llu ms, closing", cl->caller.id,
 		 (unsigned long long)cl->control->limits.handshake_timeout_usec / USEC_PER_MSEC);
 	cl->control->stats.timed_out++;
@@ -465,9 +540,92 @@ static void slots_count(const struct control *c, uid_t uid, struct slots_use *us
 	}
 }
 
+/* A caller with its groups: refused, busy, or a client whose requests are read. */
+static void client_admit(struct client *cl)
+{
+	struct control *c = cl->control;
+	struct slots_use use;
+	struct proto_error err = {0};
+	char desc[64];
+	int r;
+
+	/* Before the slot count: a caller that may do nothing never takes a member's slot. */
+	if (caller_admit(&cl->caller, c->dispatch.cc, geteuid(), &err) < 0) {
+		c->stats.refused++;
+		refused_add(&c->refused, cl->fd, &cl->caller, &err,
+			    c->limits.handshake_timeout_usec);
+		cl->fd = -1;
+		client_free(cl);
+		return;
+	}
+	slots_count(c, cl->caller.uid, &use);
+	if (slots_check(&use, cl->caller.uid, geteuid(), c->limits.clients_max, &err) < 0) {
+		c->stats.busy++;
+		refused_busy(&c->refused, cl->fd, cl->caller.id, &err, true,
+			     c->limits.handshake_timeout_usec);
+		cl->fd = -1;
+		client_free(cl);
+		return;
+	}
+	r = sd_event_add_io(c->event, &cl->io, cl->fd, EPOLLIN, on_client_io, cl);
+	if (r < 0) {
+		log_warn_errno(r, "client %u: cannot watch connection", cl->caller.id);
+		client_free(cl);
+		return;
+	}
+	snprintf(desc, sizeof(desc), "control-client-%u", cl->caller.id);
+	sd_event_source_set_description(cl->io, desc);
+	client_unlink(cl);
+	cl->admitted = true;
+	client_link(cl);
+	log_debug("client %u: connected, pid %d uid %u gid %u", cl->caller.id, (int)cl->caller.pid,
+		  (unsigned)cl->caller.uid, (unsigned)cl->caller.gid);
+}
+
+/*
+ * A waiting client's credentials, and its groups from the cache, under the configuration in
+ * force: admitted (or refused) at once when they suffice (0). 1: its groups must be asked
+ * (client_ask); -errno (not logged).
+ */
+static int client_begin(struct client *cl)
+{
+	struct control *c = cl->control;
+	int r;
+
+	caller_done(&cl->caller);
+	r = caller_from_socket(cl->fd, cl->caller.id, &c->callers, now_usec(c), c->dispatch.cc,
+			       geteuid(), &cl->caller);
+	if (r == 0)
+		client_admit(cl);
+	return r;
+}
+
+/* Asks CL's groups, or joins its user's lookup in flight. -errno (not logged). */
+static int client_ask(struct client *cl)
+{
+	int r = caller_lookups_ask(&cl->control->lookups, cl->caller.uid, cl->caller.gid);
+
+	if (r >= 0)
+		cl->asking = true;
+	return r;
+}
+
+/* After a reload: a waiting client checked again, under the new configuration. */
+static void client_begin_again(struct client *cl)
+{
+	int r = client_begin(cl);
+
+	if (r > 0)
+		r = client_ask(cl);
+	if (r < 0) {
+		log_warn_errno(r, "client %u: cannot read uid %u's groups", cl->caller.id,
+			       (unsigned)cl->caller.uid);
+		client_free(cl);
+	}
+}
+
 static void client_new(struct control *c, int fd)
 {
-	struct slots_use use;
 	struct proto_error err = {0};
 	struct client *cl;
 	char desc[64];
@@ -481,60 +639,47 @@ static void client_new(struct control *c, int fd)
 	}
 	cl->control = c;
 	cl->fd = fd;
+	cl->caller.id = ++c->next_id;
 	proto_decoder_init(&cl->dec, PROTO_FRAME_MAX);
-	r = caller_from_socket(fd, ++c->next_id, &c->callers, now_usec(c), c->dispatch.cc,
-			       geteuid(), &cl->caller);
-	if (r < 0) {
-		log_warn_errno(r, "client %u: cannot get caller credentials", c->next_id);
-		goto fail;
-	}
-	/* Before the slot count: a caller that may do nothing never takes a member's slot. */
-	if (caller_admit(&cl->caller, c->dispatch.cc, geteuid(), &err) < 0) {
-		c->stats.refused++;
-		refused_add(&c->refused, fd, &cl->caller, &err, c->limits.handshake_timeout_usec);
-		fd = -1;
-		goto fail;
-	}
-	slots_count(c, cl->caller.uid, &use);
-	if (slots_check(&use, cl->caller.uid, geteuid(), c->limits.clients_max, &err) < 0) {
-		c->stats.busy++;
-		refused_busy(&c->refused, fd, cl->caller.id, &err, true,
-			     c->limits.handshake_timeout_usec);
-		fd = -1;
-		goto fail;
-	}
-	r = sd_event_add_io(c->event, &cl->io, fd, EPOLLIN, on_client_io, cl);
-	if (r < 0)
-		goto fail_log;
-	snprintf(desc, sizeof(desc), "control-client-%u", cl->caller.id);
-	sd_event_source_set_description(cl->io, desc);
+	client_link(cl);
+	/* From accept on: the wait for the group database counts. */
 	r = sd_event_add_time_relative(c->event, &cl->timer, CLOCK_MONOTONIC,
 				       c->limits.handshake_timeout_usec, 0, on_handshake_timeout,
 				       cl);
-	if (r < 0)
-		goto fail_log;
+	if (r < 0) {
+		log_warn_errno(r, "client %u: cannot watch connection", cl->caller.id);
+		client_free(cl);
+		return;
+	}
 	snprintf(desc, sizeof(desc), "control-client-%u-handshake", cl->caller.id);
 	sd_event_source_set_description(cl->timer, desc);
 
-	cl->next = c->clients;
-	if (c->clients)
-		c->clients->prev = cl;
-	c->clients = cl;
-	c->n_clients++;
-	log_debug("client %u: connected, pid %d uid %u gid %u", cl->caller.id, (int)cl->caller.pid,
-		  (unsigned)cl->caller.uid, (unsigned)cl->caller.gid);
-	return;
-
-fail_log:
-	log_warn_errno(r, "client %u: cannot watch connection", cl->caller.id);
-fail:
-	sd_event_source_disable_unref(cl->io);
-	sd_event_source_disable_unref(cl->timer);
-	caller_done(&cl->caller);
-	proto_decoder_done(&cl->dec);
-	if (fd >= 0)
-		close(fd);
-	free(cl);
+	r = client_begin(cl);
+	if (r < 0) {
+		log_warn_errno(r, "client %u: cannot get caller credentials", cl->caller.id);
+		client_free(cl);
+		return;
+	}
+	if (r == 0)
+		return;
+	if (c->n_waiting <= c->limits.clients_max) {
+		r = client_ask(cl);
+		if (r < 0) {
+			log_warn_errno(r, "client %u: cannot read uid %u's groups", cl->caller.id,
+				       (unsigned)cl->caller.uid);
+			client_free(cl);
+		}
+		return;
+	}
+	c->stats.busy++;
+	proto_error_set(&err, PROTO_ERR_BUSY,
+			"too many connections waiting for the group database (%u, max_clients): "
+			"it is slow to answer",
+			c->limits.clients_max);
+	refused_busy(&c->refused, cl->fd, cl->caller.id, &err, true,
+		     c->limits.handshake_timeout_usec);
+	cl->fd = -1;
+	client_free(cl);
 }
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
@@ -603,6 +748,22 @@ static void passed_set_mode(const struct control *c, const struct conf_control *
 			  c->path, (unsigned)socket_mode(cc), (unsigned)socket_mode(cc));
 }
 
+static void on_groups(void *userdata, uid_t uid, gid_t gid, bool current, int error,
+		      const gid_t *groups, int n);
+
+/* With groups configured, the group database's thread is ready before the first caller. */
+static void groups_prepare(struct control *c, const struct conf_control *cc)
+{
+	int r;
+
+	if (cc->admin_gid == GID_INVALID && cc->read_gid == GID_INVALID)
+		return;
+	r = caller_lookups_start(&c->lookups);
+	if (r < 0)
+		log_warn_errno(r, "cannot start the group database's thread (its first lookup "
+				  "will try again)");
+}
+
 /* The commands of uid KEY refused and not logged one by one, in one line. */
 static void say_denied(unsigned key, uint64_t count, uint64_t interval_usec, const char *last)
 {
@@ -622,9 +783,11 @@ int control_new(sd_event *event, const struct conf_control *cc,
 	throttle_init(&c->denied, event, "control-denied-log", DENIED_LOG_USEC, say_denied);
 	c->dispatch = (struct dispatch_ctx){
 		.commands = commands, .m = ctx, .cc = cc, .refusals = &c->denied};
+	caller_lookups_init(&c->lookups, event, &c->callers, on_groups, c);
 	c->fd = -1;
 	c->limits = default_limits;
 	c->limits.clients_max = (unsigned)cc->max_clients;
+	groups_prepare(c, cc);
 	*ret = c;
 	return 0;
 }
@@ -635,8 +798,11 @@ void control_free(struct control *c)
 		return;
 	while (c->clients)
 		client_free(c->clients);
+	while (c->waiting)
+		client_free(c->waiting);
 	refused_free_all(&c->refused);
 	throttle_done(&c->denied);
+	caller_lookups_done(&c->lookups);
 	caller_cache_clear(&c->callers);
 	sd_event_source_disable_unref(c->listen);
 	sd_event_source_disable_unref(c->retry);
@@ -683,51 +849,136 @@ int control_listen(struct control *c, const char *path)
 	return 0;
 }
 
+/* An admitted client, with the groups it has: closed if it may no longer run any command. */
+static void recheck_decide(struct client *cl)
+{
+	struct control *c = cl->control;
+	struct proto_error err = {0};
+	char uid_field[64];
+
+	if (caller_admit(&cl->caller, c->dispatch.cc, geteuid(), &err) >= 0)
+		return;
+	snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u", (unsigned)cl->caller.uid);
+	log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
+		   "client %u (pid %d): closed after the reload: %s", cl->caller.id,
+		   (int)cl->caller.pid, err.message);
+	c->stats.refused++;
+	send_error(cl, PROTO_ID_NONE, &err);
+	cl->closing = true;
+	client_flush(cl);
+	client_update(cl);
+}
+
+static void recheck_kept(const struct client *cl, int error)
+{
+	log_warn_errno(error, "client %u: cannot read its groups again; keeping those it had",
+		       cl->caller.id);
+}
+
+/*
+ * An admitted client's groups read anew, and checked: at once when the cache has them (or
+ * they cannot matter), else when the group database answers (on_groups); it keeps those it
+ * had meanwhile.
+ */
+static void recheck_client(struct client *cl)
+{
+	struct control *c = cl->control;
+	struct control_caller fresh;
+	int r;
+
+	r = caller_from_socket(cl->fd, cl->caller.id, &c->callers, now_usec(c), c->dispatch.cc,
+			       geteuid(), &fresh);
+	if (r > 0) {
+		caller_done(&fresh);
+		r = client_ask(cl);
+		if (r >= 0)
+			return;
+	}
+	if (r < 0) {
+		recheck_kept(cl, r);
+		caller_done(&fresh);
+	} else {
+		caller_done(&cl->caller);
+		cl->caller = fresh;
+	}
+	recheck_decide(cl);
+}
+
 /*
  * After a reload, out of the reload's own request (its reply goes first): each client's
  * groups are read anew and checked against the new configuration; one that may no longer
- * run any command is told so and closed.
+ * run any command is told so and closed. Those waiting for their groups are checked again
+ * under the new configuration too.
  */
 static int on_recheck(sd_event_source *s, void *userdata)
 {
 	struct control *c = userdata;
 	struct client *cl, *next;
-	struct control_caller fresh;
-	struct proto_error err = {0};
-	char uid_field[64];
-	int r;
 
 	c->recheck = sd_event_source_disable_unref(c->recheck);
 	for (cl = c->clients; cl; cl = next) {
 		next = cl->next;
-		if (cl->dead || cl->closing)
-			continue;
-		r = caller_from_socket(cl->fd, cl->caller.id, &c->callers, now_usec(c),
-				       c->dispatch.cc, geteuid(), &fresh);
-		if (r < 0) {
-			log_warn_errno(r,
-				       "client %u: cannot read its groups again; keeping those "
-				       "it had",
-				       cl->caller.id);
-			caller_done(&fresh);
-		} else {
-			caller_done(&cl->caller);
-			cl->caller = fresh;
-		}
-		if (caller_admit(&cl->caller, c->dispatch.cc, geteuid(), &err) >= 0)
-			continue;
-		snprintf(uid_field, sizeof(uid_field), "LATENCYD_PEER_UID=%u",
-			 (unsigned)cl->caller.uid);
-		log_fields(LOG_NOTICE, (const char *const[]){uid_field, NULL},
-			   "client %u (pid %d): closed after the reload: %s", cl->caller.id,
-			   (int)cl->caller.pid, err.message);
-		c->stats.refused++;
-		send_error(cl, PROTO_ID_NONE, &err);
-		cl->closing = true;
-		client_flush(cl);
-		client_update(cl);
+		if (!cl->dead && !cl->closing)
+			recheck_client(cl);
+	}
+	for (cl = c->waiting; cl; cl = next) {
+		next = cl->next;
+		client_begin_again(cl);
 	}
 	return 0;
+}
+
+static bool asking_for(const struct client *cl, uid_t uid, gid_t gid)
+{
+	return cl->asking && cl->caller.uid == uid && cl->caller.gid == gid;
+}
+
+/*
+ * The group database answered for UID/GID (caller_lookup.c): the clients re-checked get
+ * the groups, those waiting are admitted or refused. An answer from a lookup begun before a
+ * reload may not be what the database says after it: they are checked again, asking anew.
+ */
+static void on_groups(void *userdata, uid_t uid, gid_t gid, bool current, int error,
+		      const gid_t *groups, int n)
+{
+	struct control *c = userdata;
+	struct client *cl, *next;
+	int r;
+
+	for (cl = c->clients; cl; cl = next) {
+		next = cl->next;
+		if (!asking_for(cl, uid, gid))
+			continue;
+		cl->asking = false;
+		if (cl->dead || cl->closing)
+			continue;
+		if (!current) {
+			recheck_client(cl);
+			continue;
+		}
+		r = error < 0 ? error : caller_set_groups(&cl->caller, groups, n);
+		if (r < 0)
+			recheck_kept(cl, r);
+		recheck_decide(cl);
+	}
+	for (cl = c->waiting; cl; cl = next) {
+		next = cl->next;
+		if (!asking_for(cl, uid, gid))
+			continue;
+		cl->asking = false;
+		if (!current) {
+			client_begin_again(cl);
+			continue;
+		}
+		r = error < 0 ? error : caller_set_groups(&cl->caller, groups, n);
+		if (r < 0) {
+			log_warn_errno(r, "client %u: cannot read uid %u's groups", cl->caller.id,
+				       (unsigned)uid);
+			client_free(cl);
+			continue;
+		}
+		client_admit(cl);
+	}
 }
 
 /* After a reload: the socket's mode follows the new groups; a new path needs a restart. */
@@ -737,8 +988,9 @@ void control_reconfigure(struct control *c, const struct conf_control *cc)
 
 	c->dispatch.cc = cc;
 	/* The groups may have changed with the configuration: the re-check reads them anew. */
-	caller_cache_clear(&c->callers);
-	if (c->clients && !c->recheck) {
+	caller_lookups_reset(&c->lookups);
+	groups_prepare(c, cc);
+	if ((c->clients || c->waiting) && !c->recheck) {
 		r = sd_event_add_defer(c->event, &c->recheck, on_recheck, c);
 		if (r < 0)
 			log_warn_errno(r, "cannot check the clients against the new groups");

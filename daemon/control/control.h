@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The control socket: listening sockets (sock.c), who is on the other end and what they may
- * do (caller.c), who gets a client slot (slots.c), connections turned away (refused.c),
- * clients, framing and limits (control.c), and the handshake, validation, authorization and
- * call of one request (dispatch.c). The commands themselves live above, in daemon/commands/: the table is
- * handed to control_new(), with the context its handlers take (the manager, opaque here).
+ * do (caller.c), their groups asked of the group database off the main loop (caller_worker.c,
+ * caller_lookup.c) and kept a few seconds (caller_cache.c), who gets a client slot
+ * (slots.c), connections turned away (refused.c), clients, framing and limits (control.c),
+ * and the handshake, validation, authorization and call of one request (dispatch.c). The
+ * commands themselves live above, in daemon/commands/: the table is handed to control_new(),
+ * with the context its handlers take (the manager, opaque here).
  */
 #ifndef LATENCYD_CONTROL_H
 #define LATENCYD_CONTROL_H
@@ -65,18 +67,80 @@ void caller_cache_put(struct caller_cache *cache, uid_t uid, gid_t gid, const gi
 void caller_cache_clear(struct caller_cache *cache);
 
 /*
- * The caller on the other end of FD, with its user's groups from the group database (from
- * CACHE, NULL: none, when fresh at NOW) unless they cannot change what it may do under CC
- * (NULL: always read) for a daemon running as SELF.
+ * The caller on the other end of FD, with its user's groups from CACHE (NULL: none) when
+ * fresh at NOW: 0 when P is whole (its groups kept, or unable to change what it may do under
+ * CC, NULL: always asked, for a daemon running as SELF); 1 when they must be asked of the
+ * group database first (caller_lookup.c); -errno.
  */
 int caller_from_socket(int fd, unsigned id, struct caller_cache *cache, uint64_t now_usec,
 		       const struct conf_control *cc, uid_t self, struct control_caller *p);
+/* The supplementary groups of UID's user name in the group database (NSS: it may block). */
+int caller_database_groups(uid_t uid, gid_t gid, gid_t **ret, int *ret_n);
+/* P's groups a copy of GROUPS (N of them); -ENOMEM leaves those it had. */
+int caller_set_groups(struct control_caller *p, const gid_t *groups, int n);
 void caller_done(struct control_caller *p);
 /* 0 when the caller may run at least the read commands; else -EPERM and err says why. */
 int caller_admit(const struct control_caller *p, const struct conf_control *cc, uid_t self,
 		 struct proto_error *err);
 int caller_authorize(const struct control_caller *p, const char *command, enum access_class cls,
 		     const struct conf_control *cc, uid_t self, struct proto_error *err);
+
+/* caller_worker.c: caller_database_groups() on a thread of its own (see there). */
+struct caller_worker;
+
+struct caller_answer {
+	struct caller_answer *next;
+	uid_t uid;
+	gid_t gid;
+	uint64_t epoch; /* the worker's when the lookup began */
+	int error;	/* caller_database_groups()'s, or 0 */
+	gid_t *groups;
+	int ngroups;
+};
+
+int caller_worker_new(struct caller_worker **ret);
+/* Readable while answers wait: caller_worker_answers() takes them. */
+int caller_worker_fd(const struct caller_worker *w);
+int caller_worker_ask(struct caller_worker *w, uid_t uid, gid_t gid);
+/* The answers so far, oldest first (free each with caller_answer_free()). */
+struct caller_answer *caller_worker_answers(struct caller_worker *w);
+void caller_answer_free(struct caller_answer *a);
+/* The epoch after a reload: lookups begun before it answer with an older one. */
+uint64_t caller_worker_new_epoch(struct caller_worker *w);
+/* Never waits for the thread, which may be inside NSS: it frees what it shares when done. */
+void caller_worker_free(struct caller_worker *w);
+
+/* caller_lookup.c: the main loop's side of the lookups, one per uid and gid (see there). */
+struct caller_inflight;
+
+/*
+ * The answer for UID/GID: CURRENT when the lookup began after the last reset (then kept in
+ * the cache, when it succeeded), else the database may have changed since: ask again. ERROR
+ * (-errno) or GROUPS (N of them, borrowed).
+ */
+typedef void (*caller_answered_t)(void *userdata, uid_t uid, gid_t gid, bool current, int error,
+				  const gid_t *groups, int n);
+
+struct caller_lookups {
+	sd_event *event;
+	struct caller_cache *cache;
+	caller_answered_t answered;
+	void *userdata;
+	struct caller_worker *worker; /* started by the first lookup */
+	sd_event_source *io;
+	struct caller_inflight *inflight;
+	uint64_t epoch;
+};
+
+void caller_lookups_init(struct caller_lookups *l, sd_event *event, struct caller_cache *cache,
+			 caller_answered_t answered, void *userdata);
+/* The worker started, if it is not yet (the first lookup starts it otherwise). -errno. */
+int caller_lookups_start(struct caller_lookups *l);
+/* Asks for UID/GID's groups, or joins the lookup asked already; answered() says. -errno. */
+int caller_lookups_ask(struct caller_lookups *l, uid_t uid, gid_t gid);
+/* After a reload: the cache emptied; lookups begun before it answer not current. */
+void caller_lookups_reset(struct caller_lookups *l);
+void caller_lookups_done(struct caller_lookups *l);
 
 /* sock.c: unix stream listening sockets. */
 struct sock_id {
@@ -201,13 +265,14 @@ struct control_limits {
 
 /* What happened to control connections since latencyd started (status "control"). */
 struct control_stats {
-	uint64_t accepted;	/* connections accepted */
-	uint64_t refused;	/* not authorized, at accept time or after a reload */
-	uint64_t busy;		/* turned away for want of a slot or of descriptors */
-	uint64_t dropped_slow;	/* unread output past output_max or output_timeout */
-	uint64_t timed_out;	/* no hello, or a frame left unfinished */
-	uint64_t bad_frames;	/* too large, not JSON, not UTF-8, cut by the end of input */
-	uint64_t accept_failed; /* accept() failures (descriptors, memory) */
+	uint64_t accepted;	   /* connections accepted */
+	uint64_t refused;	   /* not authorized, at accept time or after a reload */
+	uint64_t busy;		   /* turned away for want of a slot or of descriptors */
+	uint64_t dropped_slow;	   /* unread output past output_max or output_timeout */
+	uint64_t timed_out;	   /* no hello, or a frame left unfinished */
+	uint64_t bad_frames;	   /* too large, not JSON, not UTF-8, cut by the end of input */
+	uint64_t accept_failed;	   /* accept() failures (descriptors, memory) */
+	uint64_t groups_timed_out; /* the group database did not answer within handshake_timeout */
 };
 
 struct control;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* daemon/control/caller.c and caller_cache.c: credentials from a real socket, the users'
- * groups kept a few seconds and asked for only when they matter, and the authorization
- * rule. */
+/* daemon/control/caller.c, caller_cache.c, caller_worker.c and caller_lookup.c: credentials
+ * from a real socket, the users' groups kept a few seconds, asked for only when they matter
+ * and then on a thread of their own, and the authorization rule. */
 #include <errno.h>
 #include <grp.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +34,14 @@ static void test_from_socket(void)
 	bool has_egid = false;
 
 	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	ASSERT_EQ(caller_from_socket(sv[0], 42, NULL, 0, NULL, 0, &p), 0);
+	/* No settings to go by and nothing kept: the database must be asked. */
+	ASSERT_EQ(caller_from_socket(sv[0], 42, NULL, 0, NULL, 0, &p), 1);
 	ASSERT_EQ(p.id, 42);
 	ASSERT_EQ(p.pid, getpid());
 	ASSERT_EQ(p.uid, geteuid());
 	ASSERT_EQ(p.gid, getegid());
+	ASSERT_EQ(p.ngroups, 0);
+	ASSERT_EQ(caller_database_groups(p.uid, p.gid, &p.groups, &p.ngroups), 0);
 	/* getgrouplist() always lists the primary group it was given. */
 	for (int i = 0; i < p.ngroups; i++)
 		has_egid |= p.groups[i] == getegid();
@@ -285,7 +289,7 @@ static void test_from_socket_cached(void)
 	int sv[2];
 
 	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	ASSERT_EQ(caller_from_socket(sv[0], 1, NULL, 0, NULL, 0, &p), 0);
+	ASSERT_EQ(caller_from_socket(sv[0], 1, NULL, 0, NULL, 0, &p), 1);
 	ASSERT_TRUE(!has_group(&p, planted));
 	caller_done(&p);
 
@@ -294,18 +298,137 @@ static void test_from_socket_cached(void)
 	ASSERT_EQ(caller_from_socket(sv[0], 2, &cache, 1001, NULL, 0, &p), 0);
 	ASSERT_TRUE(has_group(&p, planted));
 	caller_done(&p);
-	/* Stale, or the cache emptied (a reload): the database again, and kept. */
-	ASSERT_EQ(caller_from_socket(sv[0], 3, &cache, 1000 + CALLER_CACHE_USEC, NULL, 0, &p), 0);
+	/* Stale, or the cache emptied (a reload): the database must be asked again. */
+	ASSERT_EQ(caller_from_socket(sv[0], 3, &cache, 1000 + CALLER_CACHE_USEC, NULL, 0, &p), 1);
 	ASSERT_TRUE(!has_group(&p, planted));
 	caller_done(&p);
 	caller_cache_put(&cache, geteuid(), getegid(), &planted, 1, 2000);
 	caller_cache_clear(&cache);
-	ASSERT_EQ(caller_from_socket(sv[0], 4, &cache, 2001, NULL, 0, &p), 0);
+	ASSERT_EQ(caller_from_socket(sv[0], 4, &cache, 2001, NULL, 0, &p), 1);
 	ASSERT_TRUE(!has_group(&p, planted));
 	caller_done(&p);
 	caller_cache_clear(&cache);
 	close(sv[0]);
 	close(sv[1]);
+}
+
+/* The answers of W (all of them, at least one): waits for its eventfd. */
+static struct caller_answer *worker_wait(struct caller_worker *w)
+{
+	struct pollfd p = {.fd = caller_worker_fd(w), .events = POLLIN};
+
+	ASSERT_EQ(poll(&p, 1, 30000), 1);
+	return caller_worker_answers(w);
+}
+
+static bool answer_has_egid(const struct caller_answer *a)
+{
+	for (int i = 0; i < a->ngroups; i++)
+		if (a->groups[i] == getegid())
+			return true;
+	return a->ngroups == 0; /* a uid without a passwd entry */
+}
+
+/* The worker: answers in order, each with the epoch its lookup began in. */
+static void test_worker(void)
+{
+	struct caller_worker *w;
+	struct caller_answer *a;
+
+	ASSERT_EQ(caller_worker_new(&w), 0);
+	ASSERT_TRUE(caller_worker_answers(w) == NULL);
+	ASSERT_EQ(caller_worker_ask(w, geteuid(), getegid()), 0);
+	a = worker_wait(w);
+	ASSERT_TRUE(a != NULL);
+	ASSERT_EQ(a->uid, geteuid());
+	ASSERT_EQ(a->gid, getegid());
+	ASSERT_EQ(a->error, 0);
+	ASSERT_EQ(a->epoch, 0);
+	ASSERT_TRUE(answer_has_egid(a));
+	ASSERT_TRUE(a->next == NULL);
+	caller_answer_free(a);
+
+	ASSERT_EQ(caller_worker_new_epoch(w), 1);
+	ASSERT_EQ(caller_worker_ask(w, geteuid(), getegid()), 0);
+	ASSERT_EQ(caller_worker_ask(w, 4242424, 4242424), 0);
+	a = NULL;
+	while (!a || !a->next) {
+		struct caller_answer *more = worker_wait(w), **tail = &a;
+
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = more;
+	}
+	ASSERT_EQ(a->epoch, 1);
+	ASSERT_EQ(a->uid, geteuid());
+	/* A uid without a passwd entry: no supplementary group, no error. */
+	ASSERT_EQ(a->next->uid, 4242424);
+	ASSERT_EQ(a->next->error, 0);
+	ASSERT_EQ(a->next->ngroups, 0);
+	caller_answer_free(a->next);
+	caller_answer_free(a);
+
+	/* Freed with a lookup asked: the thread frees what is left, whenever it is done. */
+	ASSERT_EQ(caller_worker_ask(w, geteuid(), getegid()), 0);
+	caller_worker_free(w);
+	caller_worker_free(NULL);
+}
+
+struct answered {
+	int calls;
+	bool current;
+	int error;
+};
+
+static void on_answered(void *userdata, uid_t uid, gid_t gid, bool current, int error,
+			const gid_t *groups, int n)
+{
+	struct answered *got = userdata;
+
+	got->calls++;
+	got->current = current;
+	got->error = error;
+	ASSERT_EQ(uid, geteuid());
+	ASSERT_EQ(gid, getegid());
+}
+
+/* The main loop's side: one lookup per uid and gid, its answer kept, and said. */
+static void test_lookups(void)
+{
+	struct caller_cache cache = {0};
+	struct caller_lookups l;
+	struct answered got = {0};
+	sd_event *event;
+	gid_t *g = NULL;
+	uint64_t now;
+	int n;
+
+	ASSERT_EQ(sd_event_new(&event), 0);
+	caller_lookups_init(&l, event, &cache, on_answered, &got);
+	ASSERT_EQ(caller_lookups_ask(&l, geteuid(), getegid()), 0);
+	ASSERT_EQ(caller_lookups_ask(&l, geteuid(), getegid()), 0);
+	while (got.calls == 0)
+		ASSERT_TRUE(sd_event_run(event, 30 * 1000000ULL) > 0);
+	ASSERT_EQ(got.calls, 1);
+	ASSERT_TRUE(got.current);
+	ASSERT_EQ(got.error, 0);
+	ASSERT_EQ(sd_event_now(event, CLOCK_MONOTONIC, &now), 0);
+	ASSERT_EQ(caller_cache_get(&cache, geteuid(), getegid(), now, &g, &n), 1);
+	free(g);
+	/* Nothing more comes: the second ask joined the first. */
+	ASSERT_EQ(sd_event_run(event, 200 * 1000), 0);
+	ASSERT_EQ(got.calls, 1);
+
+	/* A reset empties the cache; a lookup asked after it is current. */
+	caller_lookups_reset(&l);
+	ASSERT_EQ(caller_cache_get(&cache, geteuid(), getegid(), now, &g, &n), 0);
+	ASSERT_EQ(caller_lookups_ask(&l, geteuid(), getegid()), 0);
+	while (got.calls == 1)
+		ASSERT_TRUE(sd_event_run(event, 30 * 1000000ULL) > 0);
+	ASSERT_TRUE(got.current);
+	caller_lookups_done(&l);
+	caller_cache_clear(&cache);
+	sd_event_unref(event);
 }
 
 int main(void)
@@ -316,5 +439,7 @@ int main(void)
 	RUN(test_cache);
 	RUN(test_from_socket_cached);
 	RUN(test_database_skipped);
+	RUN(test_worker);
+	RUN(test_lookups);
 	return 0;
 }

@@ -1,0 +1,146 @@
+#!/bin/bash
+# The group database asked off latencyd's main loop. latencyd runs with slow-groups.so
+# preloaded: the lookup of one user's groups (getgrouplist) waits until the test releases it,
+# as sssd or LDAP may make it wait (throwaway users and groups, as in test-access-groups.sh).
+#  - while a read_group member's lookup waits, root's status is answered; a second
+#    connection of the member joins the lookup (one lookup); released, both are answered;
+#  - a lookup never released: the member's client gets busy, "the group database did not
+#    answer within 10 s", and status counts it (control.groups_timed_out);
+#  - a reload while a lookup waits: root is answered, a watcher connected before keeps its
+#    groups until the database answers; then the answer from before the reload is not used:
+#    the database is asked again, and its answer after the reload (the users taken out of
+#    read_group) closes the watcher and refuses the waiting client (not-authorized);
+#  - latencyd stops at once (SIGTERM), its lookup thread still inside the database.
+# Usage: test-control-nss.sh LATENCYD LATENCYCTL SLOW_GROUPS (as root: it creates users and
+# groups, removed at exit).
+set -u
+SLOW=${3:?usage: $0 LATENCYD LATENCYCTL SLOW_GROUPS}
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (creates users and groups)"; exit 77; }
+for tool in setpriv useradd userdel groupadd groupdel gpasswd; do
+	command -v "$tool" >/dev/null || { echo "SKIP: no $tool"; exit 77; }
+done
+
+P=ltn$$
+GA=${P}adm GR=${P}rd GN=${P}no # admin group, read group, everyone's primary group
+US=${P}s UW=${P}w              # in GR (supplementary), the slow one; in GR, the watcher
+. "$(dirname "$0")/accounts.sh"
+WATCH=
+trap '[ -n "$WATCH" ] && kill "$WATCH" 2>/dev/null; cleanup; remove_accounts' EXIT
+trap 'exit 1' INT TERM HUP
+
+new_groups "$GA" "$GR" "$GN"
+newuser "$US" "$GR"
+newuser "$UW" "$GR"
+UID_S=$(id -u "$US") UID_W=$(id -u "$UW")
+
+chmod 755 "$T"
+SOCK=$T/run/ctl.sock
+LOG=$T/latencyd.log
+MARK=$T/lookups RELEASE=$T/release
+write_conf <<CONF
+control: { socket = "$SOCK"; admin_group = "$GA"; read_group = "$GR"; };
+session: { enabled = false; };
+CONF
+# Root, with a bound wait: a latencyd whose main loop waits for the database never answers.
+ctl() { timeout 10 "$LATENCYCTL" -s "$SOCK" --timeout 5 "$@"; }
+counter() { ctl --json status | jq -r ".control.$1"; }
+lookups() { [ -f "$MARK" ] && wc -l <"$MARK" || echo 0; }
+lookups_are() { [ "$(lookups)" = "$1" ]; }
+# latencyctl ARGS as user $1 (its groups from the group database), in the background, its
+# output in $T/$2.out and .err; its pid in $BG.
+as_bg() {
+	setpriv --reuid="$1" --regid="$GN" --init-groups "$LATENCYCTL" -s "$SOCK" --timeout 60 \
+		"${@:3}" >"$T/$2.out" 2>"$T/$2.err" &
+	BG=$!
+}
+# Waits for background client $1 and checks its exit status ($2).
+reap() {
+	local rc=0
+	timeout 60 sh -c "while kill -0 $1 2>/dev/null; do sleep 0.1; done" ||
+		fail "$3: still running"
+	wait "$1" || rc=$?
+	[ "$rc" = "$2" ] || fail "$3: exit status $rc, expected $2: $(cat "$T/$4.err")"
+}
+
+SLOW_GROUPS_UID=$UID_S SLOW_GROUPS_MARK=$MARK SLOW_GROUPS_RELEASE=$RELEASE \
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$SLOW \
+	start_daemon -c "$T/latencyd.conf"
+
+# The watcher, in read_group, whose lookup is not slowed.
+setpriv --reuid="$UW" --regid="$GN" --init-groups "$LATENCYCTL" -s "$SOCK" watch \
+	>"$T/watch.out" 2>"$T/watch.err" &
+WATCH=$!
+wait_for 100 grep -q "no events will come" "$T/watch.err" || fail "watch as $UW: $(cat "$T/watch.err")"
+
+# 1. A lookup that waits: latencyd serves root meanwhile; a second connection joins it.
+as_bg "$US" s1 status
+S1=$BG
+wait_for 300 lookups_are 1 || fail "the lookup of $US's groups did not begin"
+run ctl status
+expect_rc 0 "status as root while $US's groups are looked up"
+expect_out "latencyd "
+as_bg "$US" s2 status
+S2=$BG
+run ctl status
+expect_rc 0 "status as root with two clients of $US waiting"
+kill -0 "$S1" && kill -0 "$S2" || fail "a client of $US ended before its lookup did"
+[ "$(lookups)" = 1 ] || fail "$(lookups) lookups for two connections of $US, not 1"
+pass "a lookup of the group database waiting: root served meanwhile, a second connection joined it"
+touch "$RELEASE"
+reap "$S1" 0 "status as $US, released" s1
+reap "$S2" 0 "status as $US (second), released" s2
+grep -q "latencyd " "$T/s1.out" && grep -q "latencyd " "$T/s2.out" ||
+	fail "status as $US: $(cat "$T/s1.out" "$T/s2.out")"
+pass "released: both connections of $US answered"
+
+# 2. A lookup never released: after handshake_timeout (10 s), busy, said and counted.
+rm -f "$RELEASE" "$MARK"
+ctl reload >/dev/null || fail "reload as root" # the groups kept are forgotten
+as_bg "$US" s3 status
+S3=$BG
+wait_for 300 lookups_are 1 || fail "the second lookup of $US's groups did not begin"
+reap "$S3" 1 "status as $US, never released" s3
+grep -qF "latencyctl: hello: the group database did not answer within 10 s: uid $UID_S's groups decide its access (read_group, admin_group) (busy)" \
+	"$T/s3.err" || fail "status as $US, never released: $(cat "$T/s3.err")"
+[ "$(counter groups_timed_out)" = 1 ] ||
+	fail "groups_timed_out: $(ctl --json status | jq -c .control)"
+grep -q "client [0-9]* (pid [0-9]*): refused: the group database did not answer within 10 s" "$LOG" ||
+	fail "the timeout is not logged"
+pass "the group database silent: busy after 10 s (the error says why), counted, logged"
+
+# 3. A reload while the lookup (begun before it, still waiting) holds the thread.
+as_bg "$US" s4 status
+S4=$BG
+gpasswd -d "$US" "$GR" >/dev/null || fail "gpasswd -d $US $GR"
+gpasswd -d "$UW" "$GR" >/dev/null || fail "gpasswd -d $UW $GR"
+run ctl reload
+expect_rc 0 "reload as root while a lookup waits"
+run ctl status
+expect_rc 0 "status as root after the reload, the lookup waiting"
+kill -0 "$WATCH" || fail "the watcher was closed before its groups were read again"
+kill -0 "$S4" || fail "status as $US ended before its lookup did: $(cat "$T/s4.err")"
+pass "a reload while a lookup waits: root served, the watcher kept meanwhile"
+touch "$RELEASE"
+reap "$S4" 1 "status as $US, taken out of $GR before the reload" s4
+grep -qF "latencyctl: hello: uid $UID_S may not use latencyd's control socket" "$T/s4.err" ||
+	fail "status as $US after the reload: $(cat "$T/s4.err")"
+[ "$(lookups)" = 2 ] || fail "$US's groups asked $(lookups) times, not 2 (again after the reload)"
+reap "$WATCH" 1 "watch as $UW, taken out of $GR before the reload" watch
+WATCH=
+grep -qF "latencyctl: watch: uid $UID_W may not use latencyd's control socket" "$T/watch.err" ||
+	fail "watch as $UW after the reload: $(cat "$T/watch.err")"
+grep -q "client [0-9]* (pid [0-9]*): closed after the reload: uid $UID_W may not use" "$LOG" ||
+	fail "the watcher's closing is not logged"
+pass "released after the reload: the database asked again, its answer then refuses both"
+
+# 4. SIGTERM with the lookup thread inside the database: latencyd stops all the same.
+rm -f "$RELEASE" "$MARK"
+ctl reload >/dev/null || fail "reload as root"
+as_bg "$US" s5 status
+S5=$BG
+wait_for 300 lookups_are 1 || fail "the last lookup of $US's groups did not begin"
+stop_daemon TERM
+expect_rc 0 "latencyd after SIGTERM, a lookup waiting"
+wait "$S5" 2>/dev/null
+pass "SIGTERM with a lookup waiting in the database: latencyd exits 0"
