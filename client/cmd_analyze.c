@@ -201,7 +201,7 @@ static void analyze_help(const struct command *cmd)
 {
 	printf("Usage: latencyctl [OPTIONS] %s %s\n\n%s.\n\n"
 	       "  --begin NS, --end NS  only this window (ns since the epoch)\n"
-	       "  --limit N|unlimited   rows per table (default %d)\n"
+	       "  --limit N|unlimited   rows per table (default %d; with LAMI, unlimited)\n"
 	       "  --no-tables           only the alerts' causes\n"
 	       "  --freq                frequency distributions of the system call, block I/O\n"
 	       "                        and interrupt handler latencies over the window\n"
@@ -431,6 +431,9 @@ static int analyze_options(struct ctl *ctl, const struct command *cmd, int argc,
 			return EXIT_USAGE;
 		}
 	}
+	/* LAMI's --limit is unlimited unless given: Trace Compass passes none. */
+	if (a->lami && !a->opt.limit)
+		a->opt.limit = UINT32_MAX;
 	if (a->opt.begin_ns && a->opt.end_ns && a->opt.begin_ns >= a->opt.end_ns) {
 		fprintf(stderr,
 			"latencyctl: analyze: --begin %llu is not before --end %llu (both in ns "

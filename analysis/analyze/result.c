@@ -65,6 +65,83 @@ struct an_result *an_result_new(const char *path)
 	return r;
 }
 
+static bool garbled(const struct an_alert *a)
+{
+	return a->start > a->end;
+}
+
+/* Alerts by delay, the largest first; at the same delay, the earliest. */
+static int by_delay(const void *x, const void *y)
+{
+	const struct an_alert *a = *(const struct an_alert *const *)x,
+			      *b = *(const struct an_alert *const *)y;
+
+	if (a->delay != b->delay)
+		return a->delay < b->delay ? 1 : -1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Back in the log's order, which is time order. */
+static int by_place(const void *x, const void *y)
+{
+	const struct an_alert *a = *(const struct an_alert *const *)x,
+			      *b = *(const struct an_alert *const *)y;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * The MAX largest alerts meeting the window explained, in time order: those a reader asks
+ * about first, wherever they are in the window.
+ */
+static int explain_alerts(struct an_result *r, const struct an_options *opt, unsigned max,
+			  char **why)
+{
+	const struct an_alert **pick =
+		malloc((r->log.alerts.n ? r->log.alerts.n : 1) * sizeof(*pick));
+	size_t n = 0;
+
+	r->alerts_window = r->alerts_outside = r->alerts_garbled = 0;
+	if (!pick) {
+		*why = an_asprintf("out of memory choosing the alerts to explain");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->log.alerts.n; i++) {
+		const struct an_alert *a = AN_AT(&r->log.alerts, struct an_alert, i);
+
+		if (garbled(a))
+			r->alerts_garbled++;
+		else if (a->end < r->begin || a->start > r->end)
+			r->alerts_outside++;
+		else
+			pick[n++] = a;
+	}
+	r->alerts_window = n;
+	if (n > max) {
+		qsort(pick, n, sizeof(*pick), by_delay);
+		n = max;
+		qsort(pick, n, sizeof(*pick), by_place);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct an_alert *a = pick[i];
+		struct an_cause *c = an_vec_push(&r->causes);
+
+		if (!c || an_explain(&r->log, a, c) < 0) {
+			*why = an_asprintf("out of memory explaining alert %llu",
+					   (unsigned long long)a->seq);
+			free(pick);
+			return -ENOMEM;
+		}
+		/* The story again, now with the stack beside the link it explains. */
+		if (an_stack_attach(c, opt->known))
+			an_cause_story(&r->log, c);
+	}
+	free(pick);
+	return 0;
+}
+
 /* The alerts explained, missing events and tables over opt's window. */
 static int compute_window(struct an_result *r, const struct an_options *opt, char **why)
 {
@@ -82,22 +159,8 @@ static int compute_window(struct an_result *r, const struct an_options *opt, cha
 	if (r->end < r->begin)
 		r->end = r->begin;
 	an_missing(&r->log, &r->dirs, r->path, &r->missing);
-	for (size_t i = 0; i < r->log.alerts.n && r->causes.n < max_alerts; i++) {
-		const struct an_alert *a = AN_AT(&r->log.alerts, struct an_alert, i);
-		struct an_cause *c;
-
-		if (a->end < r->begin || a->start > r->end)
-			continue;
-		c = an_vec_push(&r->causes);
-		if (!c || an_explain(&r->log, a, c) < 0) {
-			*why = an_asprintf("out of memory explaining alert %llu",
-					   (unsigned long long)a->seq);
-			return -ENOMEM;
-		}
-		/* The story again, now with the stack beside the link it explains. */
-		if (an_stack_attach(c, opt->known))
-			an_cause_story(&r->log, c);
-	}
+	if (explain_alerts(r, opt, max_alerts, why) < 0)
+		return -ENOMEM;
 	want.io_usage = r->io_usage = opt->io_usage;
 	want.begin = r->begin;
 	want.end = r->end;
@@ -139,6 +202,26 @@ int an_compute(struct an_result *r, const struct an_options *opt, char **why)
 			   "%llu events left out: without a time, or on a CPU past %d (a damaged "
 			   "trace)",
 			   (unsigned long long)r->log.damaged, AN_CPUS_MAX - 1);
+	for (size_t i = 0; i < r->log.alerts.n; i++) {
+		const struct an_alert *a = AN_AT(&r->log.alerts, struct an_alert, i);
+
+		if (garbled(a))
+			an_problem(&r->log,
+				   "alert %llu (%s, tid %d): its start (%llu) is after its end "
+				   "(%llu ns since the epoch): not explained",
+				   (unsigned long long)a->seq, a->tracker, a->tid,
+				   (unsigned long long)a->start, (unsigned long long)a->end);
+		else if (r->log.last_ts && (a->start > r->log.last_ts || a->end < r->log.first_ts))
+			an_problem(
+				&r->log,
+				"alert %llu (%s, tid %d): its interval, %llu to %llu ns since the "
+				"epoch, is outside the trace's events (%llu to %llu): not "
+				"explained",
+				(unsigned long long)a->seq, a->tracker, a->tid,
+				(unsigned long long)a->start, (unsigned long long)a->end,
+				(unsigned long long)r->log.first_ts,
+				(unsigned long long)r->log.last_ts);
+	}
 	if (r->log.last_ts && ((opt->begin_ns && opt->begin_ns > r->log.last_ts) ||
 			       (opt->end_ns && opt->end_ns < r->log.first_ts)))
 		an_problem(&r->log,

@@ -25,6 +25,9 @@ struct an_result {
 	struct an_vec missing; /* char *: event classes absent and what that costs */
 	struct an_vec names;   /* char *: strings the tables point to */
 	uint64_t begin, end;
+	/* Alerts meeting the window (causes: the largest of them), outside it, and those whose
+	 * interval is garbled (its start after its end: a problem, never explained). */
+	size_t alerts_window, alerts_outside, alerts_garbled;
 };
 
 /* result.c: an empty result (its log ready to fill), and the analysis of a filled log. */

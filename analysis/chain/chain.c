@@ -3,53 +3,87 @@
  * The cause of one alert: the affected task's timeline over the alert's interval, then the
  * critical path through the wakeup chain. A blocked interval woken by another task is
  * explained by what that task did over the same interval (running, preempted, or itself
- * blocked and woken by someone: followed recursively, bounded); an interrupt, softirq or
- * timer ends the chain. Each link's share is its duration over the alert's.
+ * blocked and woken by someone: followed recursively, bounded); so is a packet's sender on
+ * the same host (loopback, a bridge between containers); an interrupt, softirq or timer
+ * ends the chain otherwise. Each link's share is its duration over the alert's.
  */
 #include <string.h>
 
 #include "an.h"
 #include "chain.h"
+#include "sends.h"
 
-/* TID's intervals in timeline as links at DEPTH, each woken-by-a-task one followed. */
-static int walk(const struct an_log *log, const struct an_vec *timeline, int32_t tid,
-		unsigned depth, struct an_vec *links, unsigned *follows)
+/*
+ * The unique sending, on this host, of the packet that woke IV (NULL: none, or several not
+ * told apart): a packet over loopback or a bridge between containers came from a task here.
+ */
+static const struct an_packet *sent_here(const struct an_log *log, struct an_sends *sends,
+					 const struct an_interval *iv)
+{
+	const struct an_packet *r, *s;
+	unsigned n;
+
+	if (!sends || iv->pkt < 0 || (size_t)iv->pkt >= log->packets.n ||
+	    an_sends_build(sends, log) < 0)
+		return NULL;
+	r = AN_AT(&log->packets, struct an_packet, iv->pkt);
+	s = an_sends_find(sends, r, an_packet_ts(log, r), &n);
+	return n == 1 ? s : NULL;
+}
+
+/* TID's intervals in timeline as links at DEPTH, their wakers followed (an_walk()). */
+static int walk(const struct an_log *log, struct an_sends *sends, const struct an_vec *timeline,
+		int32_t tid, unsigned depth, struct an_vec *links, unsigned *follows)
 {
 	int r = 0;
 
 	for (size_t i = 0; r == 0 && i < timeline->n && links->n < AN_CHAIN_LINKS; i++) {
 		const struct an_interval *iv = AN_AT(timeline, struct an_interval, i);
 		struct an_link *l = an_vec_push(links);
+		const struct an_packet *s;
 
 		if (!l) {
 			r = -1;
 			break;
 		}
 		*l = (struct an_link){.depth = depth, .iv = *iv, .tid = tid};
-		if (an_blocked(iv->state) && iv->wake == WK_TASK && iv->who > 0 && iv->who != tid &&
-		    depth + 1 < AN_CHAIN_DEPTH && *follows < AN_CHAIN_FOLLOWS) {
+		if (!an_blocked(iv->state))
+			continue;
+		s = iv->wake == WK_SOFTIRQ ? sent_here(log, sends, iv) : NULL;
+		if (s)
+			l->sender = s->tid;
+		if (depth + 1 >= AN_CHAIN_DEPTH || *follows >= AN_CHAIN_FOLLOWS)
+			continue;
+		if (iv->wake == WK_TASK && iv->who > 0 && iv->who != tid) {
 			(*follows)++;
-			r = an_walk(log, iv->who, iv->t0, iv->t1, depth + 1, links, follows);
+			r = an_walk(log, sends, iv->who, iv->t0, iv->t1, depth + 1, links, follows);
+		} else if (s && s->tid > 0 && s->tid != tid && an_packet_ts(log, s) > iv->t0) {
+			/* What the sender did from the wait's start until it sent the packet. */
+			(*follows)++;
+			r = an_walk(log, sends, s->tid, iv->t0, an_packet_ts(log, s), depth + 1,
+				    links, follows);
 		}
 	}
 	return r;
 }
 
-int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
-	    struct an_vec *links, unsigned *follows)
+int an_walk(const struct an_log *log, struct an_sends *sends, int32_t tid, uint64_t t0, uint64_t t1,
+	    unsigned depth, struct an_vec *links, unsigned *follows)
 {
 	struct an_vec timeline = AN_VEC(struct an_interval);
 	int r = an_timeline(log, tid, t0, t1, &timeline);
 
 	if (r == 0)
-		r = walk(log, &timeline, tid, depth, links, follows);
+		r = walk(log, sends, &timeline, tid, depth, links, follows);
 	an_vec_free(&timeline);
 	return r;
 }
 
 int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cause *c)
 {
+	struct an_sends sends = {0};
 	unsigned follows = 0;
+	int r = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->alert = *a;
@@ -104,7 +138,10 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
 			c, an_strdup("no irq_handler events: device wakeups cannot be attributed"));
 	/* The chain starts from the task's own timeline: one replay of the log fewer. */
 	if (an_timeline(log, a->tid, c->t0, c->t1, &c->timeline) < 0 ||
-	    walk(log, &c->timeline, a->tid, 0, &c->links, &follows) < 0)
+	    walk(log, &sends, &c->timeline, a->tid, 0, &c->links, &follows) < 0)
+		r = -1;
+	an_sends_free(&sends);
+	if (r < 0)
 		return -1;
 	if (follows >= AN_CHAIN_FOLLOWS || c->links.n >= AN_CHAIN_LINKS)
 		an_cause_note(

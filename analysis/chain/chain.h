@@ -15,6 +15,7 @@
 #include "an.h"
 
 struct an_known;
+struct an_sends;
 
 /* A link of the critical path: an interval of a task on it. */
 struct an_link {
@@ -24,14 +25,18 @@ struct an_link {
 	/* Another host's task (crosshost.c): its log and name; NULL: the cause's own. */
 	const struct an_log *log;
 	const char *host;
+	/* Woken by a packet sent on its own host, found there unique: the task that sent it
+	 * (its links follow), -1 sent from an interrupt; 0: none such. */
+	int32_t sender;
 };
 
 /* A wait that went on in another host: the packet that woke the task, matched there. */
 struct an_crossing {
 	size_t link;		   /* the woken link (its iv.pkt, in the link's log) */
 	const struct an_log *peer; /* the sending host's log; NULL: ambiguous, not followed */
-	uint32_t candidates;	   /* sends the packet matches: 1, or more for a datagram that
+	uint32_t candidates;	   /* sends the packet matches: 1, or more for a packet that
 				      cannot be told apart from others (ambiguous) */
+	uint32_t hosts;		   /* the hosts those were sent on */
 	const char *host;	   /* the sender's host */
 	int32_t sender;		   /* tid, -1: sent from an interrupt (a retransmission, an ACK) */
 	uint64_t sent;		   /* on the sender's clock */
@@ -70,9 +75,13 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
  * a host's crossed to as much. Bounded per alert, hosts included. */
 #define AN_CHAIN_LINKS	 128
 #define AN_CHAIN_FOLLOWS 24
-/* TID's intervals over [t0, t1] as links at DEPTH, each woken-by-a-task one followed. */
-int an_walk(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, unsigned depth,
-	    struct an_vec *links, unsigned *follows);
+/*
+ * TID's intervals over [t0, t1] as links at DEPTH, each one woken by a task followed, and
+ * each one woken by a packet that task sent on this host (SENDS: LOG's sent packets, built
+ * when first needed).
+ */
+int an_walk(const struct an_log *log, struct an_sends *sends, int32_t tid, uint64_t t0, uint64_t t1,
+	    unsigned depth, struct an_vec *links, unsigned *follows);
 
 /* cause.c */
 void an_cause_free(struct an_cause *c);

@@ -30,10 +30,29 @@
  * offset rather than clock_j itself (a shear of the plane, which keeps lines lines and
  * above above) also leaves the drift, ~1e-4, as the slope instead of 1 + 1e-4.
  */
+/*
+ * Offsets between clocks are taken modulo 2^64, as the timestamps' differences are: forged
+ * timestamps give wrong offsets, never an overflow.
+ */
+static int64_t wrap_add(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+/* Uncertainties added, saturated: INT64_MAX is none known. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < INT64_MIN - b)
+		return INT64_MIN;
+	return a + b;
+}
+
 static struct clocks_point point_of(uint64_t t_i, uint64_t t_j, uint64_t ref, int64_t ref_offset)
 {
 	return (struct clocks_point){.u = (int64_t)(t_i - ref),
-				     .v = (int64_t)(t_j - t_i) - ref_offset};
+				     .v = (int64_t)(t_j - t_i - (uint64_t)ref_offset)};
 }
 
 static int by_u_then_v(const void *a, const void *b)
@@ -57,8 +76,8 @@ static int by_u_then_v_down(const void *a, const void *b)
 /* > 0: o, a, b turn left (counter-clockwise). Long double: the products reach ~1e20. */
 static long double cross(struct clocks_point o, struct clocks_point a, struct clocks_point b)
 {
-	return (long double)(a.u - o.u) * (long double)(b.v - o.v) -
-	       (long double)(a.v - o.v) * (long double)(b.u - o.u);
+	return ((long double)a.u - o.u) * ((long double)b.v - o.v) -
+	       ((long double)a.v - o.v) * ((long double)b.u - o.u);
 }
 
 /*
@@ -81,7 +100,7 @@ static size_t hull(struct clocks_point *pts, size_t n, int turn)
 
 static long double edge_slope(const struct clocks_point *h, size_t k)
 {
-	return (long double)(h[k + 1].v - h[k].v) / (long double)(h[k + 1].u - h[k].u);
+	return ((long double)h[k + 1].v - h[k].v) / ((long double)h[k + 1].u - h[k].u);
 }
 
 /*
@@ -164,7 +183,7 @@ static struct clocks_line line_between(const struct clocks_pair *p, long double 
 	struct clocks_point a = p->above[vertex_for(p->above, p->nabove, inside, false)];
 	struct clocks_line l;
 
-	l.drift = (long double)(a.v - b.v) / (long double)(a.u - b.u);
+	l.drift = ((long double)a.v - b.v) / ((long double)a.u - b.u);
 	l.at_ref = (at_ref_through(a, l.drift) + at_ref_through(b, l.drift)) / 2;
 	return l;
 }
@@ -367,7 +386,7 @@ enum clocks_status clocks_pair_at(const struct clocks_pair *pair, uint64_t t, in
 	if (pair->status == CLOCKS_INFEASIBLE && pair->drifts)
 		return CLOCKS_INFEASIBLE; /* no line: nothing to show */
 	mid = value_at(pair->mid, u);
-	*offset = pair->ref_offset + (int64_t)llroundl(mid);
+	*offset = wrap_add(pair->ref_offset, (int64_t)llroundl(mid));
 	if (pair->status != CLOCKS_OK)
 		return pair->status;
 	if (pair->drifts)
@@ -533,9 +552,9 @@ static void reach_from(const struct clocks *c, size_t i, uint64_t t, struct reac
 
 			if (r[v].done || v == u || leg(c, u, v, t_u, &off, &unc) != CLOCKS_OK)
 				continue;
-			if (r[u].uncertainty + unc < r[v].uncertainty) {
-				r[v].uncertainty = r[u].uncertainty + unc;
-				r[v].offset = r[u].offset + off;
+			if (sat_add(r[u].uncertainty, unc) < r[v].uncertainty) {
+				r[v].uncertainty = sat_add(r[u].uncertainty, unc);
+				r[v].offset = wrap_add(r[u].offset, off);
 				r[v].prev = u;
 			}
 		}
@@ -611,9 +630,9 @@ static int check_triangle(struct clocks *c, size_t i, size_t j, size_t k)
 	leg(c, i, k, at, &o_ik, &u_ik);
 	leg(c, i, j, at, &o_ij, &u_ij);
 	leg(c, j, k, at + (uint64_t)o_ij, &o_jk, &u_jk);
-	discrepancy = o_ik - (o_ij + o_jk);
-	tolerance = u_ik + u_ij + u_jk;
-	if (llabs(discrepancy) <= tolerance)
+	discrepancy = (int64_t)((uint64_t)o_ik - (uint64_t)o_ij - (uint64_t)o_jk);
+	tolerance = sat_add(sat_add(u_ik, u_ij), u_jk);
+	if (discrepancy != INT64_MIN && llabs(discrepancy) <= tolerance)
 		return 0;
 	bad = realloc(c->bad, (c->nbad + 1) * sizeof(*bad));
 	if (!bad)

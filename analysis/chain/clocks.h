@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * clocks.c: hosts' trace clocks aligned from the packets they exchanged, with drift, over
- * several hosts. Not yet used by crosshost.c, which keeps its drift-free bounds.
+ * several hosts: crosshost.c aligns a crossing on them, and on its own drift-free bounds
+ * where they give no two-way answer.
  *
  * Convention: the offset of j relative to i at t (on i's clock) is clock_j - clock_i at the
  * instant i's clock reads t. A packet is received after it is sent, so each one i -> j

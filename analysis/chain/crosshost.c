@@ -14,11 +14,17 @@
  * nothing are aligned through others, their uncertainties added.
  * A retransmitted segment is matched to its first sending, which keeps its bound true.
  *
+ * A segment the receiver coalesced (GRO) is matched to the sending of its last byte.
+ *
  * UDP has no sequence: a datagram is its flow, its length and, over IPv4, its IP id. IPv6
  * has no id, and an IPv4 stack may send id 0 with DF set (RFC 6864's atomic datagrams), so
- * equal datagrams of one flow cannot always be told apart: such a match is never guessed.
- * It is reported as ambiguous, with its candidates, and neither followed nor used to align
- * clocks.
+ * equal datagrams of one flow cannot always be told apart; nor can ACKs with the same
+ * numbers, nor a segment two hosts sent alike. Such a match is never guessed: it is
+ * reported as ambiguous, with its candidates, and neither followed nor used to align
+ * clocks. A sending after the receipt, as far as the clocks tell, is no candidate.
+ *
+ * A packet sent on the receiving host itself (loopback, a bridge between its containers)
+ * is its own: chain.c follows its sender there, and no other host is searched for it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,32 +36,17 @@
 #include "chain.h"
 #include "clocks.h"
 #include "crosshost.h"
-
-/* A send is searched among those whose sequence start is at most this far before. */
-#define SEQ_REACH (1U << 20)
-#define SEQ_STEPS 512
-
-struct send {
-	uint32_t rel; /* seq - the flow's first seq: increasing, across a wrap too */
-	uint32_t pkt;
-};
-
-struct flow {
-	struct an_vec sends; /* struct send, by rel then time */
-	uint32_t base;
-};
+#include "sends.h"
 
 struct host {
 	const char *name;
 	struct an_log *log;
-	struct an_map by_key; /* flow key -> index in flows + 1 */
-	struct an_vec flows;  /* struct flow */
-	bool indexed;
+	struct an_sends sends;
 };
 
 struct bounds {
 	bool done;
-	int64_t lo, hi; /* of clock(j) - clock(i) */
+	int64_t lo, hi; /* of clock(j) - clock(i), within [-INT64_MAX, INT64_MAX] */
 	size_t nlo, nhi;
 };
 
@@ -66,146 +57,51 @@ struct xh {
 	struct clocks *clocks; /* every host's clock against every other's; NULL: none */
 };
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
+/* A - B, saturated to [-INT64_MAX, INT64_MAX]: timestamps are the snapshots' to forge. */
+static int64_t ts_diff(uint64_t a, uint64_t b)
 {
-	const uint8_t *b = p;
+	uint64_t d = a >= b ? a - b : b - a;
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	return h;
+	if (d > (uint64_t)INT64_MAX)
+		d = (uint64_t)INT64_MAX;
+	return a >= b ? (int64_t)d : -(int64_t)d;
 }
 
-static uint64_t flow_key(const struct an_packet *p)
+/* T + D, saturated to [0, UINT64_MAX]. */
+static uint64_t ts_shift(uint64_t t, int64_t d)
 {
-	uint64_t h = fnv(0xcbf29ce484222325ULL, &p->family, 1);
+	uint64_t m = d >= 0 ? (uint64_t)d : 0 - (uint64_t)d;
 
-	h = fnv(h, &p->proto, 1);
-	h = fnv(h, p->saddr, sizeof(p->saddr));
-	h = fnv(h, p->daddr, sizeof(p->daddr));
-	h = fnv(h, &p->sport, 2);
-	h = fnv(h, &p->dport, 2);
-	return h ? h : 1;
+	if (d >= 0)
+		return t > UINT64_MAX - m ? UINT64_MAX : t + m;
+	return t < m ? 0 : t - m;
 }
 
-static bool same_flow(const struct an_packet *a, const struct an_packet *b)
+/* A + B, saturated to [-INT64_MAX, INT64_MAX]. */
+static int64_t sat_add(int64_t a, int64_t b)
 {
-	return a->family == b->family && a->proto == b->proto && a->sport == b->sport &&
-	       a->dport == b->dport && !memcmp(a->saddr, b->saddr, sizeof(a->saddr)) &&
-	       !memcmp(a->daddr, b->daddr, sizeof(a->daddr));
-}
-
-static bool is_sent(const struct an_log *log, const struct an_packet *p)
-{
-	return AN_AT(&log->ev, struct an_ev, p->ev)->type == EV_NET_XMIT;
-}
-
-static uint64_t pkt_ts(const struct an_log *log, const struct an_packet *p)
-{
-	return AN_AT(&log->ev, struct an_ev, p->ev)->ts;
-}
-
-static int by_rel(const void *a, const void *b)
-{
-	const struct send *x = a, *y = b;
-
-	if (x->rel != y->rel)
-		return x->rel < y->rel ? -1 : 1;
-	return x->pkt < y->pkt ? -1 : x->pkt > y->pkt; /* packets are in time order */
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < -INT64_MAX - b)
+		return -INT64_MAX;
+	return a + b;
 }
 
 static int index_host(struct host *h)
 {
-	if (h->indexed)
-		return 0;
-	h->flows = (struct an_vec)AN_VEC(struct flow);
-	for (size_t i = 0; i < h->log->packets.n; i++) {
-		const struct an_packet *p = AN_AT(&h->log->packets, struct an_packet, i);
-		bool inserted;
-		uint32_t *slot;
-		struct flow *f;
-		struct send *s;
-
-		if (!is_sent(h->log, p))
-			continue;
-		slot = an_map_slot(&h->by_key, flow_key(p), &inserted);
-		if (!slot)
-			return -ENOMEM;
-		if (inserted) {
-			f = an_vec_push(&h->flows);
-			if (!f)
-				return -ENOMEM;
-			*f = (struct flow){.sends = AN_VEC(struct send), .base = p->seq};
-			*slot = (uint32_t)h->flows.n;
-		}
-		f = AN_AT(&h->flows, struct flow, *slot - 1);
-		s = an_vec_push(&f->sends);
-		if (!s)
-			return -ENOMEM;
-		*s = (struct send){.rel = p->proto == 6 ? p->seq - f->base : 0, .pkt = (uint32_t)i};
-	}
-	for (size_t i = 0; i < h->flows.n; i++) {
-		struct flow *f = AN_AT(&h->flows, struct flow, i);
-
-		qsort(f->sends.v, f->sends.n, sizeof(struct send), by_rel);
-	}
-	an_net_senders(h->log);
-	h->indexed = true;
-	return 0;
+	return an_sends_build(&h->sends, h->log);
 }
 
-static bool covers(const struct an_packet *s, const struct an_packet *r)
+/* R (received on H) was sent on H itself (loopback, a bridge between its containers). */
+static const struct an_packet *sent_here(struct host *h, const struct an_packet *r, unsigned *n)
 {
-	if (r->proto == 17)
-		return s->len == r->len && (r->family == 6 || s->ipid == r->ipid);
-	if (r->len == 0 || s->len == 0)
-		return r->len == s->len && r->seq == s->seq && r->ack == s->ack;
-	return r->seq - s->seq < s->len;
+	return an_sends_find(&h->sends, r, an_packet_ts(h->log, r), n);
 }
 
 /*
- * The first sending in H of the packet R (from another host's log): NULL if none. *N: how
- * many sends of H match it (a TCP segment and its retransmissions count as one).
+ * Bounds on clock(to) - clock(from) from packets received on FROM that TO sent, and that
+ * FROM did not send itself: lower ones.
  */
-static const struct an_packet *find_send(struct host *h, const struct an_packet *r, unsigned *n)
-{
-	uint32_t *slot = an_map_find(&h->by_key, flow_key(r));
-	const struct an_packet *best = NULL;
-	const struct flow *f;
-	const struct send *s;
-	size_t lo = 0, hi;
-	uint32_t rel;
-
-	*n = 0;
-	if (!slot)
-		return NULL;
-	f = AN_AT(&h->flows, struct flow, *slot - 1);
-	s = f->sends.v;
-	rel = r->proto == 6 ? r->seq - f->base : 0;
-	hi = f->sends.n;
-	while (lo < hi) { /* the first send starting after rel */
-		size_t mid = (lo + hi) / 2;
-
-		if (s[mid].rel <= rel)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo, steps = 0; i-- > 0 && steps < SEQ_STEPS; steps++) {
-		const struct an_packet *p = AN_AT(&h->log->packets, struct an_packet, s[i].pkt);
-
-		if (rel - s[i].rel > SEQ_REACH)
-			break;
-		if (!same_flow(p, r) || !covers(p, r))
-			continue;
-		if (r->proto == 17 || !best)
-			(*n)++;
-		if (!best || p->ev < best->ev)
-			best = p;
-	}
-	return best;
-}
-
-/* Bounds on clock(to) - clock(from) from packets received on FROM that TO sent: lower ones. */
 static void bound_from(struct host *from, struct host *to, int64_t *lo, size_t *n)
 {
 	for (size_t i = 0; i < from->log->packets.n; i++) {
@@ -214,9 +110,10 @@ static void bound_from(struct host *from, struct host *to, int64_t *lo, size_t *
 		unsigned alike;
 		int64_t b;
 
-		if (is_sent(from->log, r) || !(s = find_send(to, r, &alike)) || alike > 1)
+		if (an_packet_sent(from->log, r) || sent_here(from, r, &alike) ||
+		    !(s = an_sends_find(&to->sends, r, UINT64_MAX, &alike)) || alike > 1)
 			continue;
-		b = (int64_t)(pkt_ts(to->log, s) - pkt_ts(from->log, r));
+		b = ts_diff(an_packet_ts(to->log, s), an_packet_ts(from->log, r));
 		if (!*n || b > *lo)
 			*lo = b;
 		(*n)++;
@@ -240,7 +137,10 @@ static const struct bounds *align(struct xh *x, size_t i, size_t j)
 	return b;
 }
 
-/* The clock model of every pair of hosts, from every packet matched to a single sending. */
+/*
+ * The clock model of every pair of hosts, from every packet matched to a single sending on
+ * another host (all sendings counted, whenever sent: the clocks are not known yet).
+ */
 static struct clocks *clock_model(struct xh *x)
 {
 	struct clocks *c;
@@ -259,17 +159,18 @@ static struct clocks *clock_model(struct xh *x)
 			unsigned alike, total = 0;
 			size_t from = 0;
 
-			if (is_sent(log, r))
+			if (an_packet_sent(log, r) || sent_here(&x->h[i], r, &alike))
 				continue;
 			for (size_t j = 0; j < x->n; j++) {
-				if (j == i || !(found = find_send(&x->h[j], r, &alike)))
+				if (j == i ||
+				    !(found = an_sends_find(&x->h[j].sends, r, UINT64_MAX, &alike)))
 					continue;
 				total += alike;
 				s = found;
 				from = j;
 			}
-			if (total == 1 &&
-			    clocks_add(c, from, i, pkt_ts(x->h[from].log, s), pkt_ts(log, r)) < 0)
+			if (total == 1 && clocks_add(c, from, i, an_packet_ts(x->h[from].log, s),
+						     an_packet_ts(log, r)) < 0)
 				goto fail;
 		}
 	}
@@ -280,11 +181,15 @@ fail:
 	return NULL;
 }
 
+/* The middle of [lo, hi] and half its width, without overflow (each is within INT64_MAX). */
 static void offset_of(const struct bounds *b, struct an_crossing *x)
 {
 	if (b->nlo && b->nhi) {
-		x->offset = b->lo + (b->hi - b->lo) / 2;
-		x->uncertainty = b->hi >= b->lo ? (b->hi - b->lo) / 2 : 0;
+		int64_t low = b->lo < b->hi ? b->lo : b->hi, high = b->lo < b->hi ? b->hi : b->lo;
+		uint64_t half = ((uint64_t)high - (uint64_t)low) / 2;
+
+		x->offset = low + (int64_t)half;
+		x->uncertainty = b->hi >= b->lo ? (int64_t)half : 0;
 	} else {
 		/* One direction only: the bound itself, as if the packets took no time. */
 		x->offset = b->nlo ? b->lo : b->hi;
@@ -352,25 +257,74 @@ static bool modelled(struct extend *e, size_t ri, size_t si, uint64_t t0, uint64
 	return true;
 }
 
-/* A datagram that several sends match: said, kept as a crossing without a sender. */
+/* What packets alike to P share, per protocol. */
+static const char *alike_text(const struct an_packet *p)
+{
+	if (p->proto == 6)
+		return p->len ? "same flow and sequence numbers"
+			      : "same flow, sequence and acknowledgment numbers, no data";
+	return p->family == 6 ? "same flow and length, IPv6 carries no IP id"
+	       : p->ipid == 0 ? "same flow and length, IP id 0, an atomic datagram"
+			      : "same flow, length and IP id";
+}
+
+/* A packet that several sendings match: said, kept as a crossing without a sender. */
 static void ambiguous(struct extend *e, struct an_crossing *x, size_t ri, size_t si,
 		      const struct an_packet *p, const char *pk)
 {
 	const struct an_link *l = AN_AT(e->out, struct an_link, x->link);
+	char others[48] = "";
 
 	x->host = e->x->h[si].name;
-	an_cause_note(e->c, an_asprintf("the datagram that woke %s (tid %d) on %s, %s, is one of "
-					"%u alike (same flow and length, %s): not told apart, "
-					"so not followed",
+	if (x->hosts > 1)
+		snprintf(others, sizeof(others), " and %u other host%s", x->hosts - 1,
+			 x->hosts > 2 ? "s" : "");
+	an_cause_note(e->c, an_asprintf("the %s that woke %s (tid %d) on %s, %s, is one of %u "
+					"alike (%s) sent on %s%s%s: not told apart, so not "
+					"followed",
+					p->proto == 6 ? "segment" : "datagram",
 					an_comm_at(e->x->h[ri].log, l->tid, l->iv.t1), l->tid,
-					e->x->h[ri].name, pk, x->candidates,
-					p->family == 6 ? "IPv6 carries no IP id"
-					: p->ipid == 0 ? "IP id 0, an atomic datagram"
-						       : "the same IP id"));
+					e->x->h[ri].name, pk, x->candidates, alike_text(p), x->host,
+					si == ri ? " itself" : "", others));
 	if (!an_vec_push(&e->c->crossings))
 		e->err = -ENOMEM;
 	else
 		*AN_AT(&e->c->crossings, struct an_crossing, e->c->crossings.n - 1) = *x;
+}
+
+/*
+ * The latest time, on host I's clock, a packet received on RI at RECEIVED can have been
+ * sent: by the bounds on the clocks where they do not cross, by the fitted clocks (with a
+ * microsecond spared for the rounding of their lines), the later of the two. UINT64_MAX
+ * when nothing bounds I's clock from above, or what does is below a packet I sent to RI
+ * (the clocks fitted on forged timestamps) or past any clock.
+ */
+#define ROUNDING_NS 1000
+static uint64_t latest_on(struct extend *e, size_t ri, size_t i, uint64_t received)
+{
+	const struct bounds *b = align(e->x, ri, i);
+	int64_t ahead = -INT64_MAX; /* clock(i) - clock(ri), at most */
+	bool known = false;
+	struct clocks_offset o;
+
+	if (b->nhi && (!b->nlo || b->lo <= b->hi)) {
+		ahead = b->hi;
+		known = true;
+	}
+	if (e->x->clocks) {
+		clocks_offset(e->x->clocks, ri, i, received, &o);
+		if (o.status == CLOCKS_OK && o.uncertainty >= 0) {
+			int64_t m = sat_add(sat_add(o.offset, o.uncertainty), ROUNDING_NS);
+
+			ahead = m > ahead ? m : ahead;
+			known = true;
+		}
+	}
+	if (!known || (b->nlo && ahead < b->lo) || ahead >= INT64_MAX || ahead <= -INT64_MAX ||
+	    (ahead < 0 && received < 0 - (uint64_t)ahead) ||
+	    (ahead > 0 && received > UINT64_MAX - (uint64_t)ahead))
+		return UINT64_MAX;
+	return ts_shift(received, ahead);
 }
 
 /* Link AT (woken by packet P, received on host RI) continued on the host that sent P. */
@@ -382,24 +336,36 @@ static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet
 	const struct an_packet *s = NULL;
 	const struct bounds *b;
 	char pk[160], d[32];
-	uint64_t t0, t1, sent, first;
+	uint64_t t0, t1, sent, first, received;
 	int64_t at_t0 = 0;
+	struct an_sends *peer_sends;
 	unsigned depth = l->depth;
 	size_t si = 0;
 
 	an_packet_text(p, pk, sizeof(pk));
+	/* Sent on RI itself: chain.c followed its sender there, if it could be told apart. */
+	if (index_host(&e->x->h[ri]) == 0 && sent_here(&e->x->h[ri], p, &x.candidates)) {
+		if (x.candidates > 1) {
+			x.hosts = 1;
+			ambiguous(e, &x, ri, ri, p, pk);
+		}
+		return;
+	}
+	received = an_packet_ts(e->x->h[ri].log, p);
 	for (size_t i = 0; i < e->x->n; i++) {
 		const struct an_packet *found;
 		unsigned alike;
 
 		if (i == ri || index_host(&e->x->h[i]) < 0 ||
-		    !(found = find_send(&e->x->h[i], p, &alike)))
+		    !(found = an_sends_find(&e->x->h[i].sends, p, latest_on(e, ri, i, received),
+					    &alike)))
 			continue;
 		if (!s) {
 			s = found;
 			si = i;
 		}
 		x.candidates += alike;
+		x.hosts++;
 	}
 	if (!s) {
 		an_cause_note(
@@ -427,7 +393,7 @@ static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet
 	offset_of(b, &x);
 	at_t0 = x.offset;
 	if (b->nlo && b->nhi && b->lo > b->hi) {
-		an_dur_text(d, sizeof(d), (uint64_t)(b->lo - b->hi));
+		an_dur_text(d, sizeof(d), (uint64_t)b->lo - (uint64_t)b->hi);
 		an_cause_note(
 			e->c,
 			an_asprintf("the clock bounds between %s and %s cross by %s (a clock "
@@ -444,12 +410,12 @@ static void cross(struct extend *e, size_t at, size_t ri, const struct an_packet
 	}
 aligned:
 	x.peer = e->x->h[si].log;
-	x.candidates = 1;
+	x.candidates = x.hosts = 1;
 	x.host = e->x->h[si].name;
 	x.sender = s->tid;
-	x.sent = sent = pkt_ts(x.peer, s);
-	t0 = (uint64_t)((int64_t)l->iv.t0 + at_t0);
-	t1 = (uint64_t)((int64_t)l->iv.t1 + x.offset);
+	x.sent = sent = an_packet_ts(x.peer, s);
+	t0 = ts_shift(l->iv.t0, at_t0);
+	t1 = ts_shift(l->iv.t1, x.offset);
 	x.remote = sent > t0 ? sent - t0 : 0;
 	if (x.remote > l->iv.t1 - l->iv.t0)
 		x.remote = l->iv.t1 - l->iv.t0;
@@ -478,7 +444,8 @@ aligned:
 		return;
 	}
 	e->follows++;
-	if (an_walk(x.peer, x.sender, t0, sent, depth + 1, &sub, &e->follows) < 0) {
+	peer_sends = &e->x->h[si].sends;
+	if (an_walk(x.peer, peer_sends, x.sender, t0, sent, depth + 1, &sub, &e->follows) < 0) {
 		e->err = -ENOMEM;
 	} else {
 		for (size_t i = 0; i < sub.n; i++) {
@@ -522,7 +489,9 @@ static void note_inconsistent(const struct xh *x, struct an_cause *c)
 	char d[32], tol[32];
 
 	for (size_t k = 0; k < n; k++) {
-		an_dur_text(d, sizeof(d), (uint64_t)llabs(t[k].discrepancy));
+		an_dur_text(d, sizeof(d),
+			    t[k].discrepancy < 0 ? 0 - (uint64_t)t[k].discrepancy
+						 : (uint64_t)t[k].discrepancy);
 		an_dur_text(tol, sizeof(tol), (uint64_t)t[k].tolerance);
 		an_cause_note(c,
 			      an_asprintf("the clocks of %s, %s and %s disagree: %s and %s "
@@ -575,12 +544,8 @@ int an_crosshost(const struct an_crosshost_host *hosts, size_t n, size_t origin,
 		c->links = out;
 		an_cause_story(x.h[origin].log, c);
 	}
-	for (size_t i = 0; i < n; i++) {
-		for (size_t f = 0; f < x.h[i].flows.n; f++)
-			an_vec_free(&AN_AT(&x.h[i].flows, struct flow, f)->sends);
-		an_vec_free(&x.h[i].flows);
-		an_map_free(&x.h[i].by_key);
-	}
+	for (size_t i = 0; i < n; i++)
+		an_sends_free(&x.h[i].sends);
 	clocks_free(x.clocks);
 	free(x.h);
 	free(x.pair);
@@ -617,6 +582,7 @@ size_t an_cross_host_split(const struct an_cause *c, struct an_host_time *out, s
 		const struct an_crossing *x = AN_AT(&c->crossings, struct an_crossing, i);
 		const struct an_link *l = AN_AT(&c->links, struct an_link, x->link);
 		const char *side[2] = {x->host, l->depth ? (l->host ? l->host : c->host) : NULL};
+		int64_t remote = x->remote > INT64_MAX ? INT64_MAX : (int64_t)x->remote;
 
 		if (!x->peer || !x->remote)
 			continue;
@@ -631,7 +597,7 @@ size_t an_cross_host_split(const struct an_cause *c, struct an_host_time *out, s
 				hosts[n++] = side[k];
 			}
 			/* The sender's side is its own time; the host that waited for it loses it. */
-			own[h] += k == 0 ? (int64_t)x->remote : -(int64_t)x->remote;
+			own[h] = sat_add(own[h], k == 0 ? remote : -remote);
 		}
 	}
 	for (size_t h = 0; h < n && kept < max; h++)

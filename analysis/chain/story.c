@@ -67,10 +67,12 @@ static void crossing_text(FILE *f, const struct an_log *log, const struct an_lin
 
 	an_endpoint_text(p, false, from, sizeof(from));
 	if (!x->peer) {
-		fprintf(f,
-			", woken (%s) by a datagram from %s, one of %u sent alike on %s: "
-			"not told apart, not followed",
-			an_softirq_name(l->iv.who), from, x->candidates, x->host);
+		fprintf(f, ", woken (%s) by a %s from %s, one of %u sent alike on %s",
+			an_softirq_name(l->iv.who), p->proto == 6 ? "segment" : "datagram", from,
+			x->candidates, x->host);
+		if (x->hosts > 1)
+			fprintf(f, " and %u other host%s", x->hosts - 1, x->hosts > 2 ? "s" : "");
+		fprintf(f, ": not told apart, not followed");
 		return;
 	}
 	if (x->sender > 0)
@@ -191,6 +193,11 @@ void an_cause_story(const struct an_log *log, struct an_cause *c)
 				an_endpoint_text(AN_AT(&lg->packets, struct an_packet, iv->pkt),
 						 false, w, sizeof(w));
 				fprintf(f, ", on a packet from %s", w);
+				if (l->sender > 0)
+					fprintf(f, " sent by %s (tid %d)",
+						an_comm_at(lg, l->sender, iv->t1), l->sender);
+				else if (l->sender < 0)
+					fprintf(f, " sent on this host from an interrupt");
 			}
 		}
 		if (x)

@@ -57,8 +57,11 @@ double an_cause_summary(const struct an_log *log, const struct an_cause *c, char
 
 		an_dur_text(d, sizeof(d), iv->t1 - iv->t0);
 		if (x && !x->peer)
-			snprintf(w, sizeof(w), "woken by one of %u datagrams alike from %s",
-				 x->candidates, x->host);
+			snprintf(w, sizeof(w), "woken by one of %u %s alike from %s", x->candidates,
+				 AN_AT(&lg->packets, struct an_packet, iv->pkt)->proto == 6
+					 ? "segments"
+					 : "datagrams",
+				 x->host);
 		else if (x)
 			snprintf(w, sizeof(w), "woken by a packet from %s", x->host);
 		else if (an_blocked(iv->state) && iv->wake != WK_TASK)

@@ -175,6 +175,16 @@ struct an_declared {
 	uint32_t types; /* 1 << type */
 };
 
+/*
+ * Events the tracer discarded on a CPU (its buffer full), somewhere in [t0, t1]: what the
+ * CPU was doing across that range is not known (an interrupt's exit may be among them).
+ */
+struct an_lost {
+	uint64_t t0, t1;
+	uint64_t n;
+	uint32_t cpu; /* UINT32_MAX: its stream's CPU unknown */
+};
+
 /* What reading the trace gave. */
 struct an_log {
 	struct an_vec ev;	 /* struct an_ev, time order */
@@ -193,6 +203,8 @@ struct an_log {
 	struct an_vec declared; /* struct an_declared, one per trace declaring any */
 	uint64_t events;	/* every event read, of interest or not */
 	uint64_t discarded;	/* events the tracer says it lost */
+	struct an_vec lost;	/* struct an_lost: where, by t0 once read */
+	bool preempt_rt;	/* a PREEMPT_RT kernel: softirqs and soft timers run in tasks */
 	uint64_t damaged;	/* events left out: no time, or a CPU no kernel has */
 	uint64_t first_ts, last_ts;
 	struct an_vec cpu_first; /* uint64_t: each CPU's first event (its history's start) */
@@ -263,7 +275,12 @@ struct an_interval {
 	uint64_t by_ts;	 /* when it held it: its name then */
 	int32_t who, via;
 	int32_t dev; /* a block device whose request completed in the waking context, 0 */
-	int32_t pkt; /* softirq wakeup: the packet received just before, -1 */
+	int32_t pkt; /* softirq wakeup: the packet received for the task, -1 */
+	/* softirq wakeup: packets of that many flows received in the softirq before it, none
+	 * the reply to one the task sent: which one woke it is not known (pkt -1) */
+	uint16_t rx_flows;
+	bool inferred; /* events were lost on the waking CPU over the wait: its waker is a
+			  guess from what was recorded */
 	uint8_t state, wake;
 };
 int an_timeline(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1,

@@ -24,6 +24,7 @@ void an_log_init(struct an_log *log)
 	log->disks.size = sizeof(struct an_disk);
 	log->bad_classes.size = sizeof(struct an_bad_class);
 	log->declared.size = sizeof(struct an_declared);
+	log->lost.size = sizeof(struct an_lost);
 	log->sysnames.size = log->irqname_v.size = log->problems.size = sizeof(char *);
 }
 
@@ -74,7 +75,8 @@ const char *an_irq_name(const struct an_log *log, int32_t irq)
 {
 	uint32_t *slot = an_map_find(&log->irqnames, (uint64_t)(uint32_t)irq + 1);
 
-	return slot ? *AN_AT(&log->irqname_v, char *, *slot - 1) : "?";
+	/* A slot whose name could not be stored (out of memory) holds 0. */
+	return slot && *slot ? *AN_AT(&log->irqname_v, char *, *slot - 1) : "?";
 }
 
 const char *an_softirq_name(int32_t vec)
@@ -87,14 +89,24 @@ const char *an_softirq_name(int32_t vec)
 
 int32_t an_sysname_index(struct an_log *log, const char *name)
 {
-	char **slot;
+	/* Names are kept as JSON and LAMI will show them: compared as such. */
+	char *mended = strdup(name), **slot;
 
-	for (size_t i = 0; i < log->sysnames.n; i++)
-		if (strcmp(*AN_AT(&log->sysnames, char *, i), name) == 0)
-			return (int32_t)i;
-	slot = an_vec_push(&log->sysnames);
-	if (!slot || !(*slot = strdup(name)))
+	if (!mended)
 		return -1;
+	an_utf8_mend(mended);
+	for (size_t i = 0; i < log->sysnames.n; i++) {
+		if (strcmp(*AN_AT(&log->sysnames, char *, i), mended) == 0) {
+			free(mended);
+			return (int32_t)i;
+		}
+	}
+	slot = an_vec_push(&log->sysnames);
+	if (!slot) {
+		free(mended);
+		return -1;
+	}
+	*slot = mended;
 	return (int32_t)log->sysnames.n - 1;
 }
 
@@ -107,14 +119,19 @@ bool an_irq_name_set(struct an_log *log, int32_t irq, const char *name)
 	if (!name)
 		return false;
 	slot = an_map_slot(&log->irqnames, (uint64_t)(uint32_t)irq + 1, &inserted);
-	if (!slot || !inserted)
+	/* A slot left 0 (its name not stored, out of memory) takes the next name seen. */
+	if (!slot || (!inserted && *slot))
 		return false;
 	s = an_vec_push(&log->irqname_v);
-	if (s && (*s = strdup(name))) {
-		an_utf8_mend(*s);
-		*slot = (uint32_t)log->irqname_v.n;
+	if (!s)
+		return false;
+	if (!(*s = strdup(name))) {
+		log->irqname_v.n--;
+		return false;
 	}
-	return s != NULL;
+	an_utf8_mend(*s);
+	*slot = (uint32_t)log->irqname_v.n;
+	return true;
 }
 
 const char *an_sysname(const struct an_log *log, int32_t idx)
@@ -142,4 +159,5 @@ void an_log_free(struct an_log *log)
 		free(AN_AT(&log->bad_classes, struct an_bad_class, i)->what);
 	an_vec_free(&log->bad_classes);
 	an_vec_free(&log->declared);
+	an_vec_free(&log->lost);
 }

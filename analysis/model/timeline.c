@@ -10,17 +10,35 @@
 
 #include "an.h"
 
-#define NVEC 10
+#define NVEC  10
+/* Packets one softirq's receive is remembered for: a NAPI poll's budget. */
+#define NRX   64
+/* A task's recent sends whose replies it may be woken for. */
+#define NSENT 16
+
+/*
+ * What runs on a CPU in a softirq or a timer expiry. On PREEMPT_RT that is a task's (the
+ * softirq thread's, or the one that raised it), preemptible: it goes on once that task runs
+ * again.
+ */
+struct soft {
+	int32_t softirq; /* softirq vector running, -1 */
+	int timer;	 /* inside an (hr)timer expiry */
+	int32_t dev;	 /* block device completed in the current irq/softirq */
+	int32_t rx[NRX]; /* the packets received in the current softirq, a ring */
+	unsigned nrx;	 /* how many (the ring holds the last NRX) */
+};
 
 struct cpu_ctx {
-	int32_t cur;		 /* running task, -1 unknown */
-	int32_t irq;		 /* hard irq being handled, -1 */
-	int32_t softirq;	 /* softirq vector running, -1 */
-	int timer;		 /* inside an (hr)timer expiry */
+	int32_t cur; /* running task, -1 unknown */
+	int32_t irq; /* hard irq being handled, -1 */
+	struct soft s;
+	struct soft parked;	 /* PREEMPT_RT: the soft context of a task switched out in it */
+	int32_t parked_by;	 /* that task, -1 none */
 	int32_t raised_by[NVEC]; /* the irq that raised each vector, -1 */
-	int32_t dev;		 /* block device completed in the current irq/softirq */
 	uint64_t since;		 /* when cur was switched in */
-	int32_t rx;		 /* the packet received last in the current softirq, -1 */
+	bool lost;		 /* events were lost here, the last time over [lost_t0, lost_t1] */
+	uint64_t lost_t0, lost_t1;
 };
 
 /*
@@ -80,6 +98,8 @@ struct track {
 	unsigned ncpu;
 	uint64_t t0, t1;
 	struct an_vec *out;
+	int32_t sent[NSENT]; /* its last packets sent from its own context, a ring */
+	unsigned nsent;
 	int err;
 };
 
@@ -162,6 +182,8 @@ static void move(struct track *k, uint64_t ts, uint8_t state)
 	k->cur.by_ts = 0;
 	k->cur.dev = 0;
 	k->cur.pkt = -1;
+	k->cur.rx_flows = 0;
+	k->cur.inferred = false;
 }
 
 static void hold_reset(struct track *k)
@@ -221,6 +243,8 @@ static uint8_t blocked_state(uint64_t prev_state)
 	/* TASK_RUNNING 0 is a preemption; lttng adds TASK_REPORT_MAX for a preempted task */
 	if ((prev_state & 0xff) == 0)
 		return ST_RUNNABLE;
+	if (prev_state & AN_PREV_STATE_DEAD)
+		return ST_EXITED;
 	if (prev_state & 1)
 		return ST_BLOCKED_S;
 	if (prev_state & 2)
@@ -228,16 +252,63 @@ static uint8_t blocked_state(uint64_t prev_state)
 	return ST_BLOCKED;
 }
 
+static void soft_clear(struct soft *s)
+{
+	s->softirq = -1;
+	s->timer = 0;
+	s->dev = 0;
+	s->nrx = 0;
+}
+
 static struct cpu_ctx *cpus_new(unsigned ncpu)
 {
 	struct cpu_ctx *cpu = calloc(ncpu, sizeof(*cpu));
 
 	for (unsigned i = 0; cpu && i < ncpu; i++) {
-		cpu[i].cur = cpu[i].irq = cpu[i].softirq = cpu[i].rx = -1;
+		cpu[i].cur = cpu[i].irq = cpu[i].parked_by = -1;
+		soft_clear(&cpu[i].s);
 		for (int v = 0; v < NVEC; v++)
 			cpu[i].raised_by[v] = -1;
 	}
 	return cpu;
+}
+
+/*
+ * The CPU's interrupt context at a switch. A hard irq handler never switches: one still open
+ * lost its exit (discarded events), and would otherwise take every later wakeup there for
+ * its own. Neither does a softirq or a timer expiry, except on PREEMPT_RT, where they run in
+ * a task (ksoftirqd, ktimers, the task that raised them) that may be preempted or block on a
+ * sleeping lock: their context is that task's, set aside until it runs again.
+ */
+static void ctx_switch(const struct track *k, struct cpu_ctx *c, const struct an_ev *e)
+{
+	c->irq = -1;
+	if (k->log->preempt_rt) {
+		if (c->s.softirq >= 0 || c->s.timer) {
+			c->parked = c->s;
+			c->parked_by = e->a;
+		}
+		soft_clear(&c->s);
+		if (c->parked_by >= 0 && c->parked_by == e->b) {
+			c->s = c->parked;
+			c->parked_by = -1;
+		}
+		return;
+	}
+	soft_clear(&c->s);
+}
+
+/* Events lost on C's CPU from T0 to T1: nothing of its context before can be trusted. */
+static void ctx_lost(struct cpu_ctx *c, uint64_t t0, uint64_t t1)
+{
+	c->irq = -1;
+	soft_clear(&c->s);
+	c->parked_by = -1;
+	for (int v = 0; v < NVEC; v++)
+		c->raised_by[v] = -1;
+	c->lost = true;
+	c->lost_t0 = t0;
+	c->lost_t1 = t1;
 }
 
 /* A sched_switch on C's CPU: the task switched out (blocked or preempted) or in. */
@@ -259,7 +330,9 @@ static void on_switch(struct track *k, struct cpu_ctx *c, const struct an_ev *e)
 			k->cur.cpu = e->cpu;
 			k->cur.syscall = k->sys;
 		}
-		move(k, e->ts, st);
+		/* An exited task's last switch: it stays exited. */
+		if (st != ST_EXITED || k->cur.state != ST_EXITED)
+			move(k, e->ts, st);
 		k->cur.syscall = k->sys;
 		k->cur.cpu = e->cpu;
 		k->wait_cpu = e->cpu;
@@ -280,8 +353,83 @@ static void on_switch(struct track *k, struct cpu_ctx *c, const struct an_ev *e)
 		k->cur.cpu = e->cpu;
 		k->cur.syscall = k->sys;
 	}
+	ctx_switch(k, c, e);
 	c->cur = e->b;
 	c->since = e->ts;
+}
+
+static bool same_endpoints(const struct an_packet *p, const struct an_packet *q, bool reverse)
+{
+	const uint8_t *qs = reverse ? q->daddr : q->saddr, *qd = reverse ? q->saddr : q->daddr;
+	uint16_t qsp = reverse ? q->dport : q->sport, qdp = reverse ? q->sport : q->dport;
+
+	return p->family == q->family && p->proto == q->proto && p->sport == qsp &&
+	       p->dport == qdp && !memcmp(p->saddr, qs, sizeof(p->saddr)) &&
+	       !memcmp(p->daddr, qd, sizeof(p->daddr));
+}
+
+static const struct an_packet *packet(const struct track *k, int32_t i)
+{
+	return i >= 0 && (size_t)i < k->log->packets.n
+		       ? AN_AT(&k->log->packets, struct an_packet, i)
+		       : NULL;
+}
+
+/* Whether P is the reply to a packet the task sent. */
+static bool reply_to_task(const struct track *k, const struct an_packet *p)
+{
+	unsigned n = k->nsent < NSENT ? k->nsent : NSENT;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct an_packet *q = packet(k, k->sent[i]);
+
+		if (q && same_endpoints(p, q, true))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The packet a softirq woke the task for, among those received since it began: a NAPI poll
+ * (GRO's list receive above all) takes in a batch before handing any packet to its socket,
+ * so the last one received need not be the task's. A reply to what the task sent is; else
+ * the packets of a single flow are; else it is not known (*FLOWS: how many flows).
+ */
+static int32_t woken_for(const struct track *k, const struct soft *s, uint16_t *flows)
+{
+	unsigned n = s->nrx < NRX ? s->nrx : NRX, nflows = 0, nreply = 0;
+	int32_t last = -1, reply = -1;
+
+	*flows = 0;
+	for (unsigned i = 0; i < n; i++) {
+		int32_t at = s->rx[(s->nrx - n + i) % NRX];
+		const struct an_packet *p = packet(k, at);
+		bool seen = false, is_reply;
+
+		if (!p)
+			continue;
+		is_reply = reply_to_task(k, p);
+		/* A flow counts once, as the last of its packets. */
+		for (unsigned j = 0; j < i && !seen; j++) {
+			const struct an_packet *q = packet(k, s->rx[(s->nrx - n + j) % NRX]);
+
+			seen = q && same_endpoints(p, q, false);
+		}
+		if (!seen) {
+			nflows++;
+			nreply += is_reply;
+		}
+		if (is_reply && (!packet(k, reply) || same_endpoints(p, packet(k, reply), false)))
+			reply = at;
+		last = at;
+	}
+	if (nreply == 1)
+		return reply;
+	if (nflows == 1 && nreply == 0)
+		return last;
+	if (nflows > 1)
+		*flows = (uint16_t)(nreply > 1 ? nreply : nflows);
+	return -1;
 }
 
 /* The task woken from C's CPU: by whatever context runs there. */
@@ -289,19 +437,20 @@ static void on_waking(struct track *k, const struct cpu_ctx *c, const struct an_
 {
 	uint8_t wake = WK_TASK;
 	int32_t who = c->cur, via = -1;
+	uint64_t began = k->cur.t0;
 
 	if (e->a != k->tid || k->cur.state == ST_RUNNING || k->cur.state == ST_RUNNABLE)
 		return;
-	if (c->timer) {
+	if (c->s.timer) {
 		wake = WK_TIMER;
 		via = c->irq;
 	} else if (c->irq >= 0) {
 		wake = WK_IRQ;
 		who = c->irq;
-	} else if (c->softirq >= 0) {
+	} else if (c->s.softirq >= 0) {
 		wake = WK_SOFTIRQ;
-		who = c->softirq;
-		via = c->softirq < NVEC ? c->raised_by[c->softirq] : -1;
+		who = c->s.softirq;
+		via = c->s.softirq < NVEC ? c->raised_by[c->s.softirq] : -1;
 	} else if (c->cur <= 0) {
 		wake = WK_UNKNOWN;
 	}
@@ -310,10 +459,12 @@ static void on_waking(struct track *k, const struct cpu_ctx *c, const struct an_
 	k->cur.via = via;
 	/* The I/O an interrupt completed is what it woke for; a task waking us later on that
 	 * CPU did not complete it. */
-	k->cur.dev = wake == WK_IRQ || wake == WK_SOFTIRQ ? c->dev : 0;
+	k->cur.dev = wake == WK_IRQ || wake == WK_SOFTIRQ ? c->s.dev : 0;
 	/* A socket's reader is woken as the packet is handed to it. */
 	if (wake == WK_SOFTIRQ)
-		k->cur.pkt = c->rx;
+		k->cur.pkt = woken_for(k, &c->s, &k->cur.rx_flows);
+	/* What woke it is read from a context that events lost over the wait may have left. */
+	k->cur.inferred = c->lost && c->lost_t1 >= began;
 	/* The blocked interval ends here, with its waker. */
 	move(k, e->ts, ST_RUNNABLE);
 	k->cur.cpu = k->wait_cpu = e->b;
@@ -350,23 +501,24 @@ static void on_migrate(struct track *k, const struct an_ev *e)
 }
 
 /* The context a CPU runs in (interrupt, softirq, timer expiry): who would wake a task there. */
-static void on_context(struct cpu_ctx *c, const struct an_ev *e)
+static void on_context(struct track *k, struct cpu_ctx *c, const struct an_ev *e)
 {
 	switch (e->type) {
 	case EV_IRQ_ENTRY:
 		c->irq = e->a;
-		c->dev = 0;
+		c->s.dev = 0;
 		break;
 	case EV_IRQ_EXIT:
 		c->irq = -1;
 		break;
 	case EV_SOFTIRQ_ENTRY:
-		c->softirq = e->a;
-		c->dev = 0;
+		c->s.softirq = e->a;
+		c->s.dev = 0;
+		c->s.nrx = 0;
 		break;
 	case EV_SOFTIRQ_EXIT:
-		c->softirq = -1;
-		c->rx = -1;
+		c->s.softirq = -1;
+		c->s.nrx = 0;
 		if (e->a >= 0 && e->a < NVEC)
 			c->raised_by[e->a] = -1;
 		break;
@@ -376,20 +528,24 @@ static void on_context(struct cpu_ctx *c, const struct an_ev *e)
 		break;
 	case EV_HRTIMER_ENTRY:
 	case EV_TIMER_ENTRY:
-		c->timer++;
+		c->s.timer++;
 		break;
 	case EV_HRTIMER_EXIT:
 	case EV_TIMER_EXIT:
-		if (c->timer > 0)
-			c->timer--;
+		if (c->s.timer > 0)
+			c->s.timer--;
 		break;
 	case EV_BLOCK_COMPLETE:
-		if (c->irq >= 0 || c->softirq >= 0)
-			c->dev = e->a;
+		if (c->irq >= 0 || c->s.softirq >= 0)
+			c->s.dev = e->a;
 		break;
 	case EV_NET_RECV:
-		if (c->softirq >= 0 || c->irq >= 0)
-			c->rx = e->a;
+		if (c->s.softirq >= 0 || c->irq >= 0)
+			c->s.rx[c->s.nrx++ % NRX] = e->a;
+		break;
+	case EV_NET_XMIT:
+		if (c->cur == k->tid && k->tid > 0 && c->irq < 0 && c->s.softirq < 0)
+			k->sent[k->nsent++ % NSENT] = e->a;
 		break;
 	default:
 		break;
@@ -430,9 +586,28 @@ static void replay(struct track *k, struct cpu_ctx *c, const struct an_ev *e)
 			k->sys = -1;
 		break;
 	default:
-		on_context(c, e);
+		on_context(k, c, e);
 		break;
 	}
+}
+
+static int by_t0(const void *a, const void *b)
+{
+	const struct an_lost *x = a, *y = b;
+
+	return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+/* The log's lost events by time (NULL: none, or out of memory: then not taken into account). */
+static struct an_lost *lost_sorted(const struct an_log *log)
+{
+	struct an_lost *l = log->lost.n ? malloc(log->lost.n * sizeof(*l)) : NULL;
+
+	if (l) {
+		memcpy(l, log->lost.v, log->lost.n * sizeof(*l));
+		qsort(l, log->lost.n, sizeof(*l), by_t0);
+	}
+	return l;
 }
 
 int an_timeline(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1, struct an_vec *out)
@@ -450,6 +625,8 @@ int an_timeline(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1,
 			  .out = out,
 			  .ncpu = ncpu};
 	const struct an_ev *ev = log->ev.v;
+	struct an_lost *lost = lost_sorted(log);
+	size_t nlost = lost ? log->lost.n : 0, j = 0;
 
 	if (task && task->nident) {
 		k.ids = AN_AT(&log->idents, struct an_ident, task->ident);
@@ -460,13 +637,18 @@ int an_timeline(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1,
 	if (!cpu || !k.hold) {
 		free(cpu);
 		free(k.hold);
+		free(lost);
 		return -1;
 	}
 	k.cur.t0 = log->first_ts;
 	k.cur.state = ST_UNKNOWN;
 	k.cur.cpu = k.cur.by = k.cur.who = k.cur.via = k.cur.syscall = k.cur.pkt = -1;
-	for (size_t i = 0; i < log->ev.n && ev[i].ts <= t1 && !k.err; i++)
+	for (size_t i = 0; i < log->ev.n && ev[i].ts <= t1 && !k.err; i++) {
+		for (; j < nlost && lost[j].t0 <= ev[i].ts; j++)
+			if (lost[j].cpu < ncpu)
+				ctx_lost(&cpu[lost[j].cpu], lost[j].t0, lost[j].t1);
 		replay(&k, &cpu[ev[i].cpu < ncpu ? ev[i].cpu : 0], &ev[i]);
+	}
 	/* Still waiting at the end: behind whoever holds the CPU it waits for. */
 	if (k.cur.state == ST_RUNNABLE && k.cur.cpu >= 0 && (unsigned)k.cur.cpu < ncpu) {
 		const struct cpu_ctx *w = &cpu[k.cur.cpu];
@@ -479,5 +661,6 @@ int an_timeline(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1,
 		move(&k, t1, ST_UNKNOWN);
 	free(cpu);
 	free(k.hold);
+	free(lost);
 	return k.err;
 }

@@ -86,6 +86,12 @@ static struct json_object *woken_by(const struct an_log *log, const struct an_in
 			add(o, "block_device_name",
 			    json_object_new_string(an_disk_name(log, (uint32_t)iv->dev)));
 	}
+	/* Received in the softirq before it, packets of that many flows, none told apart. */
+	if (iv->rx_flows)
+		add(o, "packet_flows_ambiguous", i64(iv->rx_flows));
+	/* Events were lost on the waking CPU over the wait. */
+	if (iv->inferred)
+		add(o, "inferred", json_object_new_boolean(1));
 	an_wake_text(log, iv, text, sizeof(text));
 	add(o, "text", json_object_new_string(text));
 	return o;
@@ -347,6 +353,9 @@ struct json_object *an_result_json(const struct an_result *r)
 	add(o, "begin_ns", i64((int64_t)r->begin));
 	add(o, "end_ns", i64((int64_t)r->end));
 	add(o, "alerts_in_trace", i64((int64_t)r->log.alerts.n));
+	add(o, "alerts_in_window", i64((int64_t)r->alerts_window));
+	add(o, "alerts_outside_window", i64((int64_t)r->alerts_outside));
+	add(o, "alerts_garbled", i64((int64_t)r->alerts_garbled));
 	for (size_t i = 0; i < r->causes.n; i++)
 		json_object_array_add(alerts,
 				      cause(&r->log, AN_AT(&r->causes, struct an_cause, i)));

@@ -99,12 +99,9 @@ static struct json_object *cell(const struct an_cell *c, const struct an_col *co
 
 	switch (c->kind) {
 	case C_INT:
-		if (strcmp(col->cls, "size") == 0) {
-			o = obj("size");
-			add(o, "value", json_object_new_int64(c->v));
-			return o;
-		}
-		return json_object_new_int64(c->v);
+		o = obj(strcmp(col->cls, "size") == 0 ? "size" : "number");
+		add(o, "value", json_object_new_int64(c->v));
+		return o;
 	case C_DURATION:
 	case C_TIMESTAMP:
 		o = obj(c->kind == C_DURATION ? "duration" : "timestamp");
@@ -147,12 +144,21 @@ static struct json_object *cell(const struct an_cell *c, const struct an_col *co
 	}
 }
 
+static struct json_object *timestamp(uint64_t ns)
+{
+	struct json_object *o = obj("timestamp");
+
+	add(o, "value", json_object_new_int64((int64_t)ns));
+	return o;
+}
+
+/* LAMI 1.0: a time range's ends are timestamp objects. */
 static struct json_object *range(uint64_t begin, uint64_t end)
 {
 	struct json_object *o = obj("time-range");
 
-	add(o, "begin", json_object_new_int64((int64_t)begin));
-	add(o, "end", json_object_new_int64((int64_t)end));
+	add(o, "begin", timestamp(begin));
+	add(o, "end", timestamp(end));
 	return o;
 }
 
@@ -307,8 +313,22 @@ static void alert_tables(const struct an_result *r, struct json_object *results)
 			json_object_put(cls);
 		an_vec_free(&path.cells);
 	}
-	if (an_rows(&alerts))
-		result(results, &alerts, r->begin, r->end, NULL);
+	if (an_rows(&alerts)) {
+		struct json_object *cls = NULL;
+
+		/* Alerts left out, said in the table's title: LAMI has no other place for it. */
+		if (r->causes.n < r->log.alerts.n) {
+			char title[200];
+
+			snprintf(title, sizeof(title), "%s (%zu of %zu explained%s)",
+				 alerts.cls->title, r->causes.n, r->log.alerts.n,
+				 r->causes.n < r->alerts_window ? ": the largest" : "");
+			cls = json_object_new_object();
+			add(cls, "inherit", json_object_new_string("alerts"));
+			add(cls, "title", json_object_new_string(title));
+		}
+		result(results, &alerts, r->begin, r->end, cls);
+	}
 	an_vec_free(&alerts.cells);
 	an_strs_free(&summaries);
 	free(undeclared);

@@ -104,6 +104,19 @@ static void table(const struct an_table *t, FILE *f)
 	}
 }
 
+/* Alerts of the snapshot not explained, and why. */
+static void alerts_left(const struct an_result *r, FILE *f)
+{
+	fprintf(f, "\n%zu of %zu latency alerts explained", r->causes.n, r->log.alerts.n);
+	if (r->causes.n < r->alerts_window)
+		fprintf(f, "; of the %zu in the window, the largest", r->alerts_window);
+	if (r->alerts_outside)
+		fprintf(f, "; %zu outside the window", r->alerts_outside);
+	if (r->alerts_garbled)
+		fprintf(f, "; %zu with a garbled interval (see the problems)", r->alerts_garbled);
+	fputs(".\n", f);
+}
+
 void an_result_print(const struct an_result *r, FILE *f)
 {
 	char d[32];
@@ -118,6 +131,8 @@ void an_result_print(const struct an_result *r, FILE *f)
 		fprintf(f, "  not recorded: %s\n", *AN_AT(&r->missing, char *, i));
 	if (!r->log.alerts.n)
 		fprintf(f, "\nNo latency alert in this snapshot.\n");
+	else if (r->causes.n < r->log.alerts.n)
+		alerts_left(r, f);
 	for (size_t i = 0; i < r->causes.n; i++) {
 		const struct an_cause *c = AN_AT(&r->causes, struct an_cause, i);
 		char summary[1024];

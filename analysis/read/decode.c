@@ -538,6 +538,25 @@ static void packet_cpu(struct an_decoder *d, uint32_t *slot, const bt_packet *pk
 		d->log->ncpu = *slot + 1;
 }
 
+/*
+ * A stream whose packets say no CPU: its events are put on CPU 0, beside that CPU's own,
+ * which mixes their contexts (who ran, in which interrupt). Said once per stream.
+ */
+static void no_cpu_id(struct an_decoder *d, const bt_stream *s, const bt_packet *pk)
+{
+	const bt_field *ctx = pk ? bt_packet_borrow_context_field_const(pk) : NULL;
+	const bt_field *f = ctx ? member(ctx, "cpu_id") : NULL;
+	const char *name = bt_stream_get_name(s);
+
+	if (!pk ||
+	    (f && bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_INTEGER)))
+		return;
+	an_problem(d->log,
+		   "%s: its packets have no integer cpu_id in their context: its events are "
+		   "taken as CPU 0's",
+		   name ? name : "a stream");
+}
+
 void an_input_of(const char *dir, uint32_t trace, struct an_input *in)
 {
 	struct stat st;
@@ -572,6 +591,18 @@ static uint32_t trace_of(const struct an_decoder *d, const bt_stream *s)
 }
 
 /*
+ * Whether the traced kernel is PREEMPT_RT, where softirqs run in preemptible tasks: lttng
+ * records its uname version ("#1 SMP PREEMPT_RT ...") in the trace's environment.
+ */
+static bool preempt_rt(const bt_trace *t)
+{
+	const bt_value *v =
+		bt_trace_borrow_environment_entry_value_by_name_const(t, "kernel_version");
+
+	return v && bt_value_is_string(v) && strstr(bt_value_string_get(v), "PREEMPT_RT");
+}
+
+/*
  * The event classes the stream's class declares, once per class: the metadata says what
  * the session recorded, where counting events cannot tell a class not recorded from one
  * whose events did not happen (missing.c). Said per trace: one host's session that
@@ -597,6 +628,8 @@ static int declared(struct an_decoder *d, const bt_stream *s)
 	if (*slot)
 		return 0;
 	*slot = 1;
+	if (preempt_rt(bt_stream_borrow_trace_const(s)))
+		d->log->preempt_rt = true;
 	for (uint64_t i = 0; i < n; i++) {
 		const char *name = bt_event_class_get_name(
 			bt_stream_class_borrow_event_class_by_index_const(sc, i));
@@ -627,6 +660,7 @@ static int dstream(struct an_decoder *d, const bt_stream *s, const bt_packet *pk
 		return -ENOMEM;
 	ds->packets = 0;
 	packet_cpu(d, &ds->cpu, pk);
+	no_cpu_id(d, s, pk);
 	*slot = (uint32_t)d->dstreams.n;
 	return (int)(*slot - 1);
 }
@@ -648,6 +682,49 @@ void an_decode_packet(struct an_decoder *d, const bt_message *msg)
 	packet_cpu(d, &ds->cpu, pk);
 	ds->packets++;
 	d->last_stream = NULL;
+}
+
+static bool snapshot_ns(const bt_clock_snapshot *cs, uint64_t *ns)
+{
+	int64_t v;
+
+	if (!cs || bt_clock_snapshot_get_ns_from_origin(cs, &v) !=
+			   BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+		bt_current_thread_clear_error();
+		return false;
+	}
+	*ns = v > 0 ? (uint64_t)v : 0;
+	return true;
+}
+
+void an_decode_discarded(struct an_decoder *d, const bt_message *msg)
+{
+	const bt_stream *s = bt_message_discarded_events_borrow_stream_const(msg);
+	const uint32_t *slot = an_map_find(&d->streams, (uint64_t)(uintptr_t)s);
+	struct an_lost l = {0}, *to;
+
+	if (bt_message_discarded_events_get_count(msg, &l.n) != BT_PROPERTY_AVAILABILITY_AVAILABLE)
+		l.n = 0;
+	d->log->discarded += l.n;
+	/*
+	 * A stream not seen yet: its first packet's running count, lost before the trace's
+	 * beginning (a snapshot's oldest packet), nothing of what it holds.
+	 */
+	if (!slot ||
+	    !bt_stream_class_discarded_events_have_default_clock_snapshots(
+		    bt_stream_borrow_class_const(s)) ||
+	    !snapshot_ns(
+		    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg),
+		    &l.t0) ||
+	    !snapshot_ns(bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg),
+			 &l.t1))
+		return;
+	l.cpu = AN_AT(&d->dstreams, struct an_dstream, *slot - 1)->cpu;
+	if (l.cpu == UINT32_MAX)
+		return;
+	to = an_vec_push(&d->log->lost);
+	if (to)
+		*to = l;
 }
 
 static int cpu_of(struct an_decoder *d, const bt_event *ev)

@@ -416,7 +416,25 @@ static void totals(const struct merge *m)
 			out->last_ts = in->last_ts;
 		if (in->ncpu > out->ncpu)
 			out->ncpu = in->ncpu;
+		out->preempt_rt |= in->preempt_rt;
 	}
+}
+
+/* Where events were lost: each stream's, in any order (the timeline sorts them). */
+static int lost(const struct merge *m)
+{
+	for (size_t s = 0; s < m->n; s++) {
+		const struct an_vec *in = &m->st[s]->log.lost;
+
+		for (size_t i = 0; i < in->n; i++) {
+			struct an_lost *l = an_vec_push(&m->out->lost);
+
+			if (!l)
+				return -ENOMEM;
+			*l = *AN_AT(in, struct an_lost, i);
+		}
+	}
+	return 0;
 }
 
 /* What each trace declares: its streams' together. */
@@ -533,6 +551,8 @@ int an_merge(struct an_stream *const *streams, size_t n, struct an_log *out)
 		r = bad_classes(&m);
 	if (!r)
 		r = declared(&m);
+	if (!r)
+		r = lost(&m);
 	if (!r)
 		r = merge_events(&m);
 	if (!r)

@@ -29,6 +29,7 @@ struct sink {
 	bt_message_iterator *it;
 	uint64_t next_progress;
 	bool failed;
+	const bt_stream *last; /* of the last event or packet: the muxer took it last */
 };
 
 static bt_graph_simple_sink_component_initialize_func_status sink_init(bt_message_iterator *it,
@@ -77,6 +78,8 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 		case BT_MESSAGE_TYPE_EVENT:
 			if (!s->failed && on_event(s, m) < 0)
 				s->failed = true;
+			s->last = bt_event_borrow_stream_const(
+				bt_message_event_borrow_event_const(m));
 			break;
 		case BT_MESSAGE_TYPE_STREAM_BEGINNING:
 			if (!s->failed && s->pass->count && an_count(s->pass->count, m) < 0)
@@ -85,15 +88,16 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 		case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 			if (s->pass->decode)
 				an_decode_packet(&s->dec, m);
+			s->last = bt_packet_borrow_stream_const(
+				bt_message_packet_beginning_borrow_packet_const(m));
 			break;
-		case BT_MESSAGE_TYPE_DISCARDED_EVENTS: {
-			uint64_t n = 0;
-
-			if (bt_message_discarded_events_get_count(m, &n) ==
-			    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-				s->dec.log->discarded += n;
+		case BT_MESSAGE_TYPE_PACKET_END:
+			s->last = bt_packet_borrow_stream_const(
+				bt_message_packet_end_borrow_packet_const(m));
 			break;
-		}
+		case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+			an_decode_discarded(&s->dec, m);
+			break;
 		default:
 			break;
 		}
@@ -360,6 +364,43 @@ static bt_graph_run_once_status run(bt_graph *g, const volatile bool *stop)
 	return st;
 }
 
+/*
+ * The muxer's error for a stream whose time goes backwards (ERROR, babeltrace2's) said as
+ * the stream's: the one the muxer took its last message from, whose next one is older. Its
+ * file, its CPU and the times; false when ERROR is another.
+ */
+static bool backwards(const struct sink *s, const struct an_vec *dirs, char *const *tmp,
+		      const char *error, struct an_log *log)
+{
+	const char *at = error ? strstr(error, "timestamp is less than") : NULL;
+	const char *name = s->last ? bt_stream_get_name(s->last) : NULL;
+	const uint32_t *slot =
+		s->last ? an_map_find(&s->dec.streams, (uint64_t)(uintptr_t)s->last) : NULL;
+	unsigned long long older = 0, newer = 0;
+	char cpu[32] = "", *file = NULL;
+
+	if (!at || !(at = strstr(at, "ts=")) ||
+	    sscanf(at, "ts=%llu, last-returned-ts=%llu", &older, &newer) != 2)
+		return false;
+	if (slot && AN_AT(&s->dec.dstreams, struct an_dstream, *slot - 1)->cpu != UINT32_MAX)
+		snprintf(cpu, sizeof(cpu), " (CPU %u)",
+			 AN_AT(&s->dec.dstreams, struct an_dstream, *slot - 1)->cpu);
+	file = name ? strdup(name) : NULL;
+	for (size_t i = 0; file && i < dirs->n; i++) {
+		char *real = real_paths(file, tmp[i], *AN_AT(dirs, char *, i));
+
+		free(file);
+		file = real;
+	}
+	an_problem(log,
+		   "%s%s: time goes backwards, to %llu ns since the epoch after %llu (a clock "
+		   "stepped back, or a damaged packet): reading stopped after %llu events, the "
+		   "rest of every stream from then on is left out",
+		   file ? file : "a stream", cpu, older, newer, (unsigned long long)log->events);
+	free(file);
+	return true;
+}
+
 static int read_muxed(struct an_vec *dirs, struct an_pass *pass, struct an_log *log, char **why)
 {
 	bool *bad = calloc(dirs->n ? dirs->n : 1, sizeof(bool));
@@ -417,8 +458,9 @@ static int read_muxed(struct an_vec *dirs, struct an_pass *pass, struct an_log *
 			e = said;
 		}
 		/* What was read stays: a damaged stream ends the reading, not the analysis. */
-		an_problem(log, "reading stopped after %llu events: %s",
-			   (unsigned long long)log->events, e ? e : "unknown error");
+		if (!backwards(&s, dirs, tmp, e, log))
+			an_problem(log, "reading stopped after %llu events: %s",
+				   (unsigned long long)log->events, e ? e : "unknown error");
 		free(e);
 	}
 out:

@@ -152,13 +152,8 @@ static void on_message(struct an_stream *st, const bt_message *m)
 
 		if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING)
 			an_decode_packet(&st->dec, m);
-		if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS) {
-			uint64_t n = 0;
-
-			if (bt_message_discarded_events_get_count(m, &n) ==
-			    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-				st->log.discarded += n;
-		}
+		if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS)
+			an_decode_discarded(&st->dec, m);
 		if (!s || !msg_time(m, s, &ns))
 			return;
 	}

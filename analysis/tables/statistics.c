@@ -76,8 +76,8 @@ static void dur(struct an_cell *c, uint64_t ns)
 
 static void stat_cells(struct an_cell *c, const struct stats *s)
 {
-	double avg = s->count ? s->sum / (double)s->count : 0;
-	double var = s->count > 1 ? (s->sumsq - s->sum * avg) / (double)(s->count - 1) : 0;
+	double avg = s->mean;
+	double var = s->count > 1 ? s->m2 / (double)(s->count - 1) : 0;
 
 	c[0].kind = C_INT;
 	c[0].v = (int64_t)s->count;

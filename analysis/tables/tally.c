@@ -41,13 +41,17 @@ static struct stats *keyed_get(struct keyed *k, uint64_t key)
 
 static void add(struct stats *s, uint64_t v)
 {
+	double d;
+
 	if (!s)
 		return;
 	s->count++;
 	s->min = v < s->min ? v : s->min;
 	s->max = v > s->max ? v : s->max;
 	s->sum += (double)v;
-	s->sumsq += (double)v * (double)v;
+	d = (double)v - s->mean;
+	s->mean += d / (double)s->count;
+	s->m2 += d * ((double)v - s->mean);
 }
 
 static void keyed_free(struct keyed *k)

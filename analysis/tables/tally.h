@@ -13,7 +13,10 @@
 
 struct stats {
 	uint64_t key, count, min, max;
-	double sum, sumsq;
+	double sum;
+	/* Welford's running mean and sum of squared deviations: a sum of squares less the
+	 * squared sum cancels to noise for latencies of nanoseconds over seconds. */
+	double mean, m2;
 };
 
 struct keyed {

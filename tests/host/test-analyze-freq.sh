@@ -92,7 +92,7 @@ pass "$checked distributions in $res buckets as babeltrace2's reading gives them
 
 # The same distributions in LAMI (classes inherited, titled alike) and in the text.
 jq -c '[.results[] | select(.class | type == "object" and (.inherit | endswith("-freq"))) |
-	{title: .class.title, lower: [.data[][0].value], count: [.data[][2]]}]' "$tmp/k.lami" >"$tmp/lami.freq"
+	{title: .class.title, lower: [.data[][0].value], count: [.data[][2].value]}]' "$tmp/k.lami" >"$tmp/lami.freq"
 jq -c '[.distributions[] | {title, lower: [.buckets[].lower_ns], count: [.buckets[].count]}]' \
 	"$tmp/k.json" >"$tmp/json.freq"
 cmp -s "$tmp/lami.freq" "$tmp/json.freq" || fail "LAMI and JSON distributions differ: $(diff "$tmp/lami.freq" "$tmp/json.freq" | head -c 400)"

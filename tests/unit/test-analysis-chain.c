@@ -236,9 +236,9 @@ static bool one_of(const char *s, const char *const *set)
 /* A cell as LAMI 1.0 requires for its column's class. */
 static void check_cell(struct json_object *cell, const char *cls)
 {
-	static const char *const plain[] = {"string", "int", "number", "bool", NULL};
-	static const char *const value[] = {"ratio", "timestamp", "duration",
-					    "size",  "bitrate",	  NULL};
+	static const char *const plain[] = {"string", "bool", NULL};
+	static const char *const value[] = {"number", "ratio",	 "timestamp", "duration",
+					    "size",   "bitrate", NULL};
 	static const char *const name[] = {"syscall", "disk", "part", "netif", NULL};
 	const char *c;
 
@@ -263,8 +263,8 @@ static void check_cell(struct json_object *cell, const char *cls)
 	else if (strcmp(c, "cpu") == 0)
 		ASSERT_TRUE(json_object_is_type(get(cell, "id"), json_type_int));
 	else if (strcmp(c, "time-range") == 0)
-		ASSERT_TRUE(json_object_is_type(get(cell, "begin"), json_type_int) &&
-			    json_object_is_type(get(cell, "end"), json_type_int));
+		ASSERT_TRUE(json_object_is_type(get(get(cell, "begin"), "value"), json_type_int) &&
+			    json_object_is_type(get(get(cell, "end"), "value"), json_type_int));
 	else
 		ASSERT_STREQ(c, "process"); /* no required property */
 }
@@ -272,9 +272,9 @@ static void check_cell(struct json_object *cell, const char *cls)
 static void test_lami(void)
 {
 	static const char *const classes[] = {
-		"string",   "int",  "number",  "bool",	  "ratio",   "timestamp", "time-range",
-		"duration", "size", "bitrate", "syscall", "process", "path",	  "fd",
-		"irq",	    "cpu",  "disk",    "part",	  "netif",   "mixed",	  NULL};
+		"string", "number",  "bool",	"ratio",   "timestamp", "time-range", "duration",
+		"size",	  "bitrate", "syscall", "process", "path",	"fd",	      "irq",
+		"cpu",	  "disk",    "part",	"netif",   "mixed",	NULL};
 	struct json_object *meta = an_lami_metadata(), *res = an_lami_results(r), *tc, *results;
 	size_t critical = 0;
 
@@ -287,10 +287,14 @@ static void test_lami(void)
 		struct json_object *cols = get(klass, "column-descriptions");
 
 		(void)name;
-		for (size_t i = 0; i < json_object_array_length(cols); i++)
-			ASSERT_TRUE(one_of(json_object_get_string(get(
-						   json_object_array_get_idx(cols, i), "class")),
-					   classes));
+		for (size_t i = 0; i < json_object_array_length(cols); i++) {
+			struct json_object *col = json_object_array_get_idx(cols, i), *unit;
+
+			ASSERT_TRUE(one_of(json_object_get_string(get(col, "class")), classes));
+			/* LAMI 1.0: a unit is a number column's only */
+			if (json_object_object_get_ex(col, "unit", &unit))
+				ASSERT_STREQ(json_object_get_string(get(col, "class")), "number");
+		}
 	}
 	results = get(res, "results");
 	ASSERT_TRUE(json_object_array_length(results) >= 4);
@@ -299,8 +303,12 @@ static void test_lami(void)
 		struct json_object *range = get(t, "time-range");
 
 		ASSERT_STREQ(json_object_get_string(get(range, "class")), "time-range");
-		ASSERT_TRUE(json_object_get_int64(get(range, "end")) >=
-			    json_object_get_int64(get(range, "begin")));
+		/* LAMI 1.0: its ends are timestamp objects */
+		ASSERT_STREQ(json_object_get_string(get(get(range, "begin"), "class")),
+			     "timestamp");
+		ASSERT_STREQ(json_object_get_string(get(get(range, "end"), "class")), "timestamp");
+		ASSERT_TRUE(json_object_get_int64(get(get(range, "end"), "value")) >=
+			    json_object_get_int64(get(get(range, "begin"), "value")));
 		cls = get(t, "class");
 		if (json_object_is_type(cls, json_type_object)) {
 			ASSERT_STREQ(json_object_get_string(get(cls, "inherit")), "critical-path");

@@ -104,7 +104,7 @@ an_lami_check() {
 		if ($1 ~ /^table-classes\.[^.]*\.column-descriptions\.[0-9]*\.class$/) {
 			split($1, p, "."); n = p[4] + 0
 			known[p[2]] = 1; ncols[p[2]] = n + 1 > ncols[p[2]] ? n + 1 : ncols[p[2]]
-			if ($2 !~ /^(string|int|number|bool|ratio|timestamp|time-range|duration|size|bitrate|syscall|process|path|fd|irq|cpu|disk|part|netif|mixed)$/)
+			if ($2 !~ /^(string|number|bool|ratio|timestamp|time-range|duration|size|bitrate|syscall|process|path|fd|irq|cpu|disk|part|netif|mixed)$/)
 				print "column class " $2
 		}
 		next
@@ -114,7 +114,7 @@ an_lami_check() {
 		if (p[1] != "results") { print "not a results object: " $1; next }
 		tables[t] = 1
 		if ($1 ~ /\.time-range\.class$/ && $2 == "time-range") range[t]++
-		if ($1 ~ /\.time-range\.(begin|end)$/ && $2 ~ /^[0-9]+$/) range[t]++
+		if ($1 ~ /\.time-range\.(begin|end)\.value$/ && $2 ~ /^[0-9]+$/) range[t]++
 		if ($1 ~ /^results\.[0-9]*\.class$/) cls[t] = $2
 		if ($1 ~ /^results\.[0-9]*\.class\.inherit$/) cls[t] = $2
 		if (p[3] == "data") {
@@ -135,11 +135,11 @@ an_lami_check() {
 		for (r in cells) { split(r, q, "."); if (cells[r] != ncols[cls[q[1]]]) print "row " r ": " cells[r] " cells" }
 		for (c in oc) {
 			k = oc[c]
-			if (k ~ /^(duration|timestamp|ratio|size)$/ && !((c ".value") in prop)) print c ": " k " without value"
+			if (k ~ /^(number|duration|timestamp|ratio|size)$/ && !((c ".value") in prop)) print c ": " k " without value"
 			if (k ~ /^(syscall|disk)$/ && !((c ".name") in prop)) print c ": " k " without name"
 			if (k == "irq" && !((c ".nr") in prop)) print c ": irq without nr"
 			if (k == "cpu" && !((c ".id") in prop)) print c ": cpu without id"
-			if (k !~ /^(unknown|ratio|timestamp|time-range|duration|size|bitrate|syscall|process|path|fd|irq|cpu|disk|part|netif)$/) print c ": class " k
+			if (k !~ /^(unknown|number|ratio|timestamp|time-range|duration|size|bitrate|syscall|process|path|fd|irq|cpu|disk|part|netif)$/) print c ": class " k
 		}
 		if (!seen["alerts"]) print "no alerts table"
 		if (!seen["critical-path"]) print "no critical-path table"

@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Which sending a received packet is, on logs built event by event: a client on web1
+ * (10.0.0.1), blocked in recvfrom from 2 ms, is woken at 44.3 ms by a packet that a server
+ * on db1 (10.0.0.2, its clock SKEW ahead) sent at 44 ms, after a request web1 sent at 1 ms.
+ * Checks a datagram or an ACK found among any number of its flow's sendings, the sendings
+ * it cannot be told apart from all counted and those after its receipt not, a coalesced
+ * segment matched to the sending of its last byte, a packet sent on the host itself
+ * followed there, the ambiguity said per protocol, and forged extreme timestamps.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an.h"
+#include "analysis.h"
+#include "chain.h"
+#include "crosshost.h"
+#include "results.h"
+#include "tests.h"
+
+#define US   1000ULL
+#define MS   1000000ULL
+#define T0   (1700000000ULL * 1000000000ULL)
+#define SKEW (5000 * MS)
+#define MANY 600 /* more sendings of a flow than were once looked at */
+
+enum { CLIENT = 412, SERVER = 977, WORKER = 978, NET_RX = 3 };
+
+/* A packet's headers: TCP (6) or UDP (17), from web1 or to it. */
+struct pk {
+	uint8_t proto;
+	uint32_t seq, ack, len;
+	uint16_t ipid;
+};
+
+static uint64_t base = T0; /* web1's clock at the start */
+static uint64_t skew = SKEW;
+
+static void ev(struct an_result *r, uint64_t ts, uint16_t cpu, uint16_t type, int32_t a, int32_t b,
+	       int64_t d)
+{
+	struct an_ev *e = an_vec_push(&r->log.ev);
+
+	ASSERT_TRUE(e);
+	*e = (struct an_ev){.ts = ts, .cpu = cpu, .type = type, .a = a, .b = b, .d = (uint64_t)d};
+	if (!r->log.first_ts)
+		r->log.first_ts = ts;
+	r->log.last_ts = ts;
+	r->log.counts[type]++;
+	r->log.events++;
+}
+
+static void comm(struct an_result *r, int32_t tid, const char *name)
+{
+	struct an_task *t = an_task_get(&r->log, tid);
+
+	ASSERT_TRUE(t);
+	snprintf(t->comm, sizeof(t->comm), "%s", name);
+	t->pid = tid;
+}
+
+/* K sent (xmit) or received at TS on CPU, from web1 (FROM_WEB) or to it; LOCAL: loopback. */
+static void packet(struct an_result *r, uint64_t ts, uint16_t cpu, bool xmit, bool from_web,
+		   bool local, const struct pk *k)
+{
+	struct an_packet *p = an_vec_push(&r->log.packets);
+	uint16_t web_port = 41234, server_port = k->proto == 6 ? 5432 : 53;
+
+	ASSERT_TRUE(p);
+	*p = (struct an_packet){.family = 4,
+				.proto = k->proto,
+				.sport = from_web ? web_port : server_port,
+				.dport = from_web ? server_port : web_port,
+				.seq = k->seq,
+				.ack = k->ack,
+				.len = k->len,
+				.ipid = k->ipid,
+				.flags = 0x10,
+				.ev = (int32_t)r->log.ev.n,
+				.tid = -1};
+	p->saddr[0] = p->daddr[0] = local ? 127 : 10;
+	p->saddr[3] = local ? 1 : from_web ? 1 : 2;
+	p->daddr[3] = local ? 1 : from_web ? 2 : 1;
+	ev(r, ts, cpu, xmit ? EV_NET_XMIT : EV_NET_RECV, (int32_t)r->log.packets.n - 1, 0, 0);
+}
+
+static void compute(struct an_result *r)
+{
+	struct an_options opt = {.tables = false};
+	char *why = NULL;
+
+	ASSERT_EQ(an_compute(r, &opt, &why), 0);
+}
+
+static const struct pk request_udp = {17, 0, 0, 40, 7}, request_tcp = {6, 1000, 5000, 100, 0};
+
+static const struct pk *request_of(const struct pk *reply)
+{
+	return reply->proto == 6 ? &request_tcp : &request_udp;
+}
+
+/* The client blocked in recvfrom from 2 ms, woken at 44.3 ms by REPLY in NET_RX. */
+static void client_side(struct an_result *r, const struct pk *reply)
+{
+	int32_t recvfrom = an_sysname_index(&r->log, "recvfrom");
+
+	comm(r, CLIENT, "client");
+	ev(r, base, 0, EV_SWITCH, 0, CLIENT, 0);
+	packet(r, base + 1 * MS, 0, true, true, false, request_of(reply));
+	ev(r, base + 2 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
+	ev(r, base + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
+	ev(r, base + 44300 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	packet(r, base + 44300 * US, 0, false, false, false, reply);
+	ev(r, base + 44310 * US, 0, EV_WAKING, CLIENT, 0, 0);
+	ev(r, base + 44320 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	ev(r, base + 44400 * US, 0, EV_SWITCH, 0, CLIENT, 0);
+	ev(r, base + 44400 * US, 0, EV_SYS_EXIT, recvfrom, 0, 100);
+}
+
+static void alert(struct an_result *r)
+{
+	struct an_alert *al = an_vec_push(&r->log.alerts);
+
+	ASSERT_TRUE(al);
+	*al = (struct an_alert){.ts = base + 44400 * US,
+				.start = base + 2 * MS,
+				.end = base + 44400 * US,
+				.delay = 42400 * US,
+				.tid = CLIENT,
+				.pid = CLIENT,
+				.reason = 1,
+				.seq = 1};
+	snprintf(al->tracker, sizeof(al->tracker), "syscalls");
+	snprintf(al->comm, sizeof(al->comm), "client");
+	ev(r, base + 44400 * US, 0, EV_ALERT, 0, 0, 0);
+}
+
+static struct an_result *web_with(const struct pk *reply)
+{
+	struct an_result *r = an_result_new("/web1");
+
+	ASSERT_TRUE(r);
+	r->log.ncpu = 1;
+	client_side(r, reply);
+	alert(r);
+	compute(r);
+	return r;
+}
+
+/* db1's server, running from 0, with the request in at 1.2 ms; its sendings are added. */
+static struct an_result *db_begin(const char *path, const struct pk *request)
+{
+	struct an_result *r = an_result_new(path);
+
+	ASSERT_TRUE(r);
+	r->log.ncpu = 1;
+	comm(r, SERVER, "postgres");
+	comm(r, WORKER, "worker");
+	ev(r, base + skew, 0, EV_SWITCH, 0, SERVER, 0);
+	if (request)
+		packet(r, base + skew + 1200 * US, 0, false, true, false, request);
+	return r;
+}
+
+static void db_send(struct an_result *r, uint64_t at, const struct pk *k)
+{
+	packet(r, base + skew + at, 0, true, false, false, k);
+}
+
+static const struct an_cause *cause(const struct an_result *r)
+{
+	ASSERT_EQ(r->causes.n, 1);
+	return AN_AT(&r->causes, struct an_cause, 0);
+}
+
+static bool has_note(const struct an_cause *c, const char *part)
+{
+	for (size_t i = 0; i < c->notes.n; i++)
+		if (strstr(*AN_AT(&c->notes, char *, i), part))
+			return true;
+	return false;
+}
+
+/* web1 and DB crossed; the one crossing. */
+static const struct an_crossing *crossed(struct an_result *w, struct an_result *d)
+{
+	struct an_crosshost_host hosts[] = {{"web1", &w->log}, {"db1", &d->log}};
+
+	ASSERT_EQ(an_crosshost(hosts, 2, 0, &w->causes), 0);
+	ASSERT_EQ(cause(w)->crossings.n, 1);
+	return AN_AT(&cause(w)->crossings, struct an_crossing, 0);
+}
+
+/*
+ * A datagram (IP id 7) or an ACK (no data) sent at 44 ms, then MANY other sendings of its
+ * flow before its receipt: found, whatever their number.
+ */
+static void test_many_after(void)
+{
+	static const struct pk replies[] = {{17, 0, 0, 108, 7}, {6, 5000, 1100, 0, 0}};
+
+	for (size_t i = 0; i < sizeof(replies) / sizeof(replies[0]); i++) {
+		const struct pk *reply = &replies[i];
+		struct an_result *w = web_with(reply), *d = db_begin("/db1", request_of(reply));
+		const struct an_crossing *x;
+
+		db_send(d, 44 * MS, reply);
+		for (uint32_t k = 0; k < MANY; k++) {
+			struct pk other = *reply;
+
+			if (reply->proto == 17)
+				other.ipid = (uint16_t)(8 + k);
+			else
+				other.ack = 2000 + k;
+			db_send(d, 44 * MS + 100 * US + k * 200, &other);
+		}
+		compute(d);
+		x = crossed(w, d);
+		ASSERT_TRUE(x->peer);
+		ASSERT_EQ(x->candidates, 1);
+		ASSERT_EQ(x->sender, SERVER);
+		ASSERT_EQ(x->sent, base + skew + 44 * MS);
+		ASSERT_TRUE(!has_note(cause(w), "in no other host's snapshot"));
+		an_result_free(w);
+		an_result_free(d);
+	}
+}
+
+/*
+ * Atomic datagrams (IP id 0) of one length: one at 10 ms, MANY of another length, the one
+ * at 44 ms. Both are candidates, however far apart: ambiguous, not followed.
+ */
+static void test_alike_far_apart(void)
+{
+	static const struct pk reply = {17, 0, 0, 64, 0}, other = {17, 0, 0, 100, 0};
+	struct an_result *w = web_with(&reply), *d = db_begin("/db1", &request_udp);
+	const struct an_crossing *x;
+
+	db_send(d, 10 * MS, &reply);
+	for (uint32_t k = 0; k < MANY; k++)
+		db_send(d, 11 * MS + k * 10 * US, &other);
+	db_send(d, 44 * MS, &reply);
+	compute(d);
+	x = crossed(w, d);
+	ASSERT_TRUE(!x->peer);
+	ASSERT_EQ(x->candidates, 2);
+	ASSERT_TRUE(has_note(cause(w), "is one of 2 alike"));
+	an_result_free(w);
+	an_result_free(d);
+}
+
+/*
+ * Atomic datagrams alike sent at 44 ms, then at 46 and 50 ms: the request's receipt bounds
+ * db1's clock at most 0.2 ms ahead of 5 s, so those came after the reply's receipt (44.3 ms
+ * on web1, 44.5 ms at most on db1) and are no candidates: the match is unique.
+ */
+static void test_alike_after_receipt(void)
+{
+	static const struct pk reply = {17, 0, 0, 64, 0};
+	struct an_result *w = web_with(&reply), *d = db_begin("/db1", &request_udp);
+	const struct an_crossing *x;
+
+	db_send(d, 44 * MS, &reply);
+	db_send(d, 46 * MS, &reply);
+	db_send(d, 50 * MS, &reply);
+	compute(d);
+	x = crossed(w, d);
+	ASSERT_TRUE(x->peer);
+	ASSERT_EQ(x->candidates, 1);
+	ASSERT_EQ(x->sender, SERVER);
+	ASSERT_EQ(x->sent, base + skew + 44 * MS);
+	an_result_free(w);
+	an_result_free(d);
+}
+
+/*
+ * web1 coalesced (GRO) 5000:5200, sent as 5000:5100 by postgres at 30 ms and 5100:5200 by
+ * the worker at 44 ms: the data was complete when the worker's came.
+ */
+static void test_coalesced(void)
+{
+	static const struct pk whole = {6, 5000, 1100, 200, 0}, first = {6, 5000, 1100, 100, 0},
+			       last = {6, 5100, 1100, 100, 0};
+	struct an_result *w = web_with(&whole), *d = db_begin("/db1", &request_tcp);
+	const struct an_crossing *x;
+
+	db_send(d, 30 * MS, &first);
+	ev(d, base + skew + 40 * MS, 0, EV_SWITCH, SERVER, WORKER, 0);
+	db_send(d, 44 * MS, &last);
+	compute(d);
+	x = crossed(w, d);
+	ASSERT_TRUE(x->peer);
+	ASSERT_EQ(x->sender, WORKER);
+	ASSERT_EQ(x->sent, base + skew + 44 * MS);
+	ASSERT_TRUE(x->remote > 40 * MS); /* from 2 ms to 44 ms, not to 30 ms */
+	an_result_free(w);
+	an_result_free(d);
+}
+
+/*
+ * One host: postgres, on CPU 1, blocked in fsync from 3 to 40 ms, then replies over
+ * loopback at 44 ms (a TCP segment), or through a bridge between containers (a datagram
+ * handed on by the bridge in a softirq, on the same CPU, before the client's side gets it).
+ */
+static struct an_result *local_host(bool bridge)
+{
+	static const struct pk tcp = {6, 5000, 1100, 200, 0}, udp = {17, 0, 0, 64, 0};
+	const struct pk *reply = bridge ? &udp : &tcp;
+	struct an_result *r = an_result_new("/web1");
+	int32_t fsync;
+
+	ASSERT_TRUE(r);
+	r->log.ncpu = 2;
+	fsync = an_sysname_index(&r->log, "fsync");
+	comm(r, SERVER, "postgres");
+	comm(r, CLIENT, "client");
+	ev(r, base, 0, EV_SWITCH, 0, CLIENT, 0);
+	ev(r, base, 1, EV_SWITCH, 0, SERVER, 0);
+	ev(r, base + 2 * MS, 0, EV_SYS_ENTRY, an_sysname_index(&r->log, "recvfrom"), 0, 0);
+	ev(r, base + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
+	ev(r, base + 3 * MS, 1, EV_SYS_ENTRY, fsync, 0, 0);
+	ev(r, base + 3 * MS, 1, EV_SWITCH, SERVER, 0, 2);
+	ev(r, base + 40 * MS, 1, EV_IRQ_ENTRY, 11, 0, 0);
+	ev(r, base + 40 * MS, 1, EV_WAKING, SERVER, 0, 0);
+	ev(r, base + 40 * MS, 1, EV_IRQ_EXIT, 11, 0, 0);
+	ev(r, base + 40100 * US, 1, EV_SWITCH, 0, SERVER, 0);
+	ev(r, base + 40100 * US, 1, EV_SYS_EXIT, fsync, 0, 0);
+	packet(r, base + 44 * MS, 1, true, false, true, reply);
+	if (bridge) {
+		ev(r, base + 44100 * US, 1, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+		packet(r, base + 44100 * US, 1, false, false, true, reply);
+		packet(r, base + 44110 * US, 1, true, false, true, reply);
+		ev(r, base + 44120 * US, 1, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	}
+	ev(r, base + 44300 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	packet(r, base + 44300 * US, 0, false, false, true, reply);
+	ev(r, base + 44310 * US, 0, EV_WAKING, CLIENT, 0, 0);
+	ev(r, base + 44320 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	ev(r, base + 44400 * US, 0, EV_SWITCH, 0, CLIENT, 0);
+	alert(r);
+	compute(r);
+	return r;
+}
+
+/* The chain goes on into postgres: its 37 ms in fsync explain the wait. */
+static void assert_followed_here(const struct an_cause *c)
+{
+	bool fsync_seen = false;
+
+	for (size_t i = 0; i < c->links.n; i++) {
+		const struct an_link *l = AN_AT(&c->links, struct an_link, i);
+
+		if (l->depth == 1 && l->tid == SERVER && l->iv.state == ST_BLOCKED_D &&
+		    l->iv.t1 - l->iv.t0 == 37 * MS)
+			fsync_seen = true;
+		ASSERT_TRUE(!l->host);
+	}
+	ASSERT_TRUE(fsync_seen);
+	ASSERT_CONTAINS(c->story, "sent by postgres (tid 977)");
+	ASSERT_CONTAINS(c->story, "postgres (tid 977) meanwhile:");
+}
+
+static void test_local(void)
+{
+	for (int bridge = 0; bridge < 2; bridge++) {
+		struct an_result *w = local_host(bridge), *d = db_begin("/db1", NULL);
+		struct an_crosshost_host hosts[] = {{"web1", &w->log}, {"db1", &d->log}};
+
+		compute(d);
+		assert_followed_here(cause(w)); /* alone */
+		ASSERT_EQ(an_crosshost(hosts, 2, 0, &w->causes), 0);
+		assert_followed_here(cause(w)); /* in an incident */
+		ASSERT_EQ(cause(w)->crossings.n, 0);
+		ASSERT_TRUE(!has_note(cause(w), "in no other host's snapshot"));
+		ASSERT_TRUE(!has_note(cause(w), "outside the incident"));
+		an_result_free(w);
+		an_result_free(d);
+	}
+}
+
+/* The same TCP segment sent on db1 and db2 (shared addresses): said as a segment. */
+static void test_segment_from_two_hosts(void)
+{
+	static const struct pk reply = {6, 5000, 1100, 200, 0};
+	struct an_result *w = web_with(&reply), *d1 = db_begin("/db1", &request_tcp),
+			 *d2 = db_begin("/db2", NULL);
+	struct an_crosshost_host hosts[] = {
+		{"web1", &w->log}, {"db1", &d1->log}, {"db2", &d2->log}};
+	const struct an_crossing *x;
+	const struct an_cause *c;
+
+	db_send(d1, 44 * MS, &reply);
+	db_send(d2, 44 * MS, &reply);
+	compute(d1);
+	compute(d2);
+	ASSERT_EQ(an_crosshost(hosts, 3, 0, &w->causes), 0);
+	c = cause(w);
+	ASSERT_EQ(c->crossings.n, 1);
+	x = AN_AT(&c->crossings, struct an_crossing, 0);
+	ASSERT_TRUE(!x->peer);
+	ASSERT_EQ(x->candidates, 2);
+	ASSERT_TRUE(has_note(c, "the segment that woke client"));
+	ASSERT_TRUE(has_note(c, "(same flow and sequence numbers) sent on db1 and 1 other host"));
+	ASSERT_TRUE(!has_note(c, "datagram"));
+	ASSERT_TRUE(!has_note(c, "IP id"));
+	ASSERT_CONTAINS(c->story, "by a segment from 10.0.0.2:5432, one of 2 sent alike");
+	an_result_free(w);
+	an_result_free(d1);
+	an_result_free(d2);
+}
+
+/*
+ * Forged timestamps, past what an int64_t holds once the clocks' offset is added or the
+ * bounds on it subtracted: web1's at 2^62 ns and db1's 2^62 + 2^61 ns ahead, or web1's
+ * near the epoch and db1's over 2^63 ns ahead. Nothing overflows (the sanitizer would stop
+ * the test), and the match is still found.
+ */
+static void test_extreme_timestamps(void)
+{
+	static const struct pk reply = {6, 5000, 1100, 200, 0};
+	static const struct {
+		uint64_t base, skew;
+	} cases[] = {{1ULL << 62, (1ULL << 62) + (1ULL << 61)}, {1 * MS, (1ULL << 63) + SKEW}};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct an_result *w, *d;
+		const struct an_crossing *x;
+
+		base = cases[i].base;
+		skew = cases[i].skew;
+		w = web_with(&reply);
+		d = db_begin("/db1", &request_tcp);
+		db_send(d, 44 * MS, &reply);
+		compute(d);
+		x = crossed(w, d);
+		ASSERT_EQ(x->candidates, 1);
+		ASSERT_TRUE(cause(w)->story);
+		an_result_free(w);
+		an_result_free(d);
+	}
+	base = T0;
+	skew = SKEW;
+}
+
+/*
+ * db1 received the request near the epoch and sent the reply 2^63 + 2^61 ns later: the
+ * bounds on its clock cross by more than an int64_t holds. Matched, without overflowing.
+ */
+static void test_extreme_crossed(void)
+{
+	static const struct pk reply = {6, 5000, 1100, 200, 0};
+	struct an_result *w, *d;
+	const struct an_crossing *x;
+
+	base = 1ULL << 62;
+	w = web_with(&reply);
+	d = an_result_new("/db1");
+	ASSERT_TRUE(d);
+	d->log.ncpu = 1;
+	comm(d, SERVER, "postgres");
+	ev(d, 1 * MS, 0, EV_SWITCH, 0, SERVER, 0);
+	packet(d, 2 * MS, 0, false, true, false, &request_tcp);
+	packet(d, (1ULL << 63) + (1ULL << 61), 0, true, false, false, &reply);
+	compute(d);
+	x = crossed(w, d);
+	ASSERT_EQ(x->candidates, 1);
+	ASSERT_TRUE(x->peer);
+	ASSERT_TRUE(cause(w)->story);
+	an_result_free(w);
+	an_result_free(d);
+	base = T0;
+}
+
+int main(void)
+{
+	RUN(test_many_after);
+	RUN(test_alike_far_apart);
+	RUN(test_alike_after_receipt);
+	RUN(test_coalesced);
+	RUN(test_local);
+	RUN(test_segment_from_two_hosts);
+	RUN(test_extreme_timestamps);
+	RUN(test_extreme_crossed);
+	return 0;
+}
