@@ -3,9 +3,17 @@
  * The CTF traces of a snapshot: source.ctf.fs does not recurse, and a snapshot holds one
  * trace per domain (kernel/, ust/uid/UID/64-bit/...), locally or under a relayd's
  * HOST/SESSION-DATE/ tree, so every directory holding a regular file "metadata" is a trace.
+ *
+ * Consecutive snapshots of one session overlap: a directory holding several (latencyd's
+ * output directory) has the same trace twice or more, each event of their common time in
+ * each. Those are told by their trace's UUID and their place in the snapshot (kernel/,
+ * ust/uid/UID/64-bit/: one session's per-user traces share its UUID), and only the newest
+ * (its metadata last written) is read, the others named in a problem: never an event
+ * counted twice.
  */
 #include <errno.h>
 #include <ftw.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +96,123 @@ static void say_left_out(struct an_log *log)
 	}
 }
 
+#define METADATA_PACKET_MAGIC 0x75d11d57u
+#define UUID_TEXT_LEN	      36
+
+/*
+ * The trace's UUID as text into OUT (UUID_TEXT_LEN + 1 bytes): from the header of the first
+ * metadata packet (LTTng writes it packetized), else from the text's `uuid = "..."`. False
+ * when it says none.
+ */
+static bool trace_uuid(const char *dir, char *out)
+{
+	char *path = an_asprintf("%s/metadata", dir), text[4096], *at;
+	FILE *f = path ? an_fopen_regular(path, NULL) : NULL;
+	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+	uint32_t magic;
+
+	if (f)
+		fclose(f);
+	free(path);
+	text[n] = 0;
+	memcpy(&magic, text, sizeof(magic));
+	if (n >= 20 &&
+	    (magic == METADATA_PACKET_MAGIC || __builtin_bswap32(magic) == METADATA_PACKET_MAGIC)) {
+		const unsigned char *u = (const unsigned char *)text + 4;
+
+		snprintf(out, UUID_TEXT_LEN + 1,
+			 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+			 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+			 u[12], u[13], u[14], u[15]);
+		return true;
+	}
+	at = strstr(text, "uuid = \"");
+	if (!at || strlen(at + 8) < UUID_TEXT_LEN || at[8 + UUID_TEXT_LEN] != '"')
+		return false;
+	memcpy(out, at + 8, UUID_TEXT_LEN);
+	out[UUID_TEXT_LEN] = 0;
+	return true;
+}
+
+/* The trace's place in its snapshot: from its last "kernel" or "ust" component on. */
+static const char *place(const char *dir)
+{
+	const char *p = dir, *at = strrchr(dir, '/');
+
+	at = at ? at + 1 : dir;
+	for (; (p = strchr(p, '/')); p++)
+		if (strcmp(p + 1, "kernel") == 0 || strncmp(p + 1, "ust/", 4) == 0 ||
+		    strcmp(p + 1, "ust") == 0)
+			at = p + 1;
+	return at;
+}
+
+static int64_t written(const char *dir)
+{
+	char *path = an_asprintf("%s/metadata", dir);
+	struct stat st;
+	int64_t t = path && stat(path, &st) == 0
+			    ? (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec
+			    : 0;
+
+	free(path);
+	return t;
+}
+
+/* Of the traces alike (same UUID and place), the newest stays; the others are said and go. */
+static void one_per_trace(struct an_vec *dirs, struct an_log *log)
+{
+	size_t n = dirs->n ? dirs->n : 1, kept = 0;
+	char(*uuid)[UUID_TEXT_LEN + 1] = calloc(n, sizeof(*uuid));
+	bool *has = calloc(n, sizeof(*has)), *gone = calloc(n, sizeof(*gone));
+	int64_t *when = calloc(n, sizeof(*when));
+	char **d = dirs->v;
+
+	if (!uuid || !has || !gone || !when)
+		goto out; /* all read: counted twice rather than left out */
+	for (size_t i = 0; i < dirs->n; i++) {
+		has[i] = trace_uuid(d[i], uuid[i]);
+		when[i] = has[i] ? written(d[i]) : 0;
+	}
+#define ALIKE(i, j)                                                                                \
+	(has[j] && !gone[j] && strcmp(uuid[i], uuid[j]) == 0 &&                                    \
+	 strcmp(place(d[i]), place(d[j])) == 0)
+	for (size_t i = 0; i < dirs->n; i++) {
+		size_t newest = i;
+
+		if (!has[i] || gone[i])
+			continue;
+		for (size_t j = i + 1; j < dirs->n; j++)
+			if (ALIKE(i, j) && when[j] >= when[newest])
+				newest = j;
+		for (size_t j = i; j < dirs->n; j++) {
+			if (j == newest || !ALIKE(i, j))
+				continue;
+			an_problem(log,
+				   "%s: the same trace as %s (trace UUID %s), an older snapshot of "
+				   "the "
+				   "same session: left out, for their events overlap and none may "
+				   "count "
+				   "twice (analyze each snapshot alone for its own window)",
+				   d[j], d[newest], uuid[i]);
+			gone[j] = true;
+		}
+	}
+#undef ALIKE
+	for (size_t i = 0; i < dirs->n; i++) {
+		if (gone[i])
+			free(d[i]);
+		else
+			d[kept++] = d[i];
+	}
+	dirs->n = kept;
+out:
+	free(uuid);
+	free(has);
+	free(gone);
+	free(when);
+}
+
 int an_trace_dirs(const char *path, struct an_vec *dirs, struct an_log *log, char **why)
 {
 	struct stat st;
@@ -114,6 +239,7 @@ int an_trace_dirs(const char *path, struct an_vec *dirs, struct an_log *log, cha
 	} else if (dirs->n) {
 		qsort(dirs->v, dirs->n, sizeof(char *), cmp);
 		say_left_out(log);
+		one_per_trace(dirs, log);
 	} else if (unreadable.first) {
 		/* What latencyd records only root may read (its output directory is 0750 root's). */
 		*why = an_asprintf("%s: %s: analyze reads the snapshot's files itself, which "

@@ -701,6 +701,46 @@ static void test_damaged_unseen(void)
 	}
 }
 
+/*
+ * Two snapshots of one session in one directory (latencyd's output directory), their traces
+ * alike: the older one's traces are left out and named, so that no event counts twice, and
+ * the result is that of the newest alone, whatever the threads.
+ */
+static void test_same_session_twice(void)
+{
+	char two[sizeof(root) + 16], cmd[8 * sizeof(two)];
+	struct an_result *alone, *r;
+	unsigned graphs;
+	size_t left = 0;
+
+	snprintf(two, sizeof(two), "%s.two", root);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/snap-1 %s/snap-2 && cp -a %s/kernel %s/ust %s/snap-1", two, two, root,
+		 root, two);
+	ASSERT_EQ(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "cp -a %s/kernel %s/ust %s/snap-2 && touch %s/snap-2/*/metadata",
+		 root, root, two, two);
+	ASSERT_EQ(system(cmd), 0);
+	alone = read_with(root, 0, &graphs);
+	for (unsigned t = 0; t <= 2; t++) {
+		r = read_with(two, t, &graphs);
+		ASSERT_EQ(r->log.events, alone->log.events);
+		ASSERT_EQ(r->log.alerts.n, alone->log.alerts.n);
+		left = 0;
+		for (size_t i = 0; i < r->log.problems.n; i++) {
+			const char *p = *AN_AT(&r->log.problems, char *, i);
+
+			if (strstr(p, "/snap-1/") && strstr(p, "/snap-2/") &&
+			    strstr(p, "an older snapshot of the same session: left out"))
+				left++;
+		}
+		ASSERT_EQ(left, 2); /* kernel/ and ust/ */
+		an_result_free(r);
+	}
+	an_result_free(alone);
+	rm_rf(two);
+}
+
 int main(void)
 {
 	ASSERT_TRUE(mkdtemp(root));
@@ -713,6 +753,7 @@ int main(void)
 	RUN(test_damaged_cpu);
 	RUN(test_damaged_unseen);
 	RUN(test_damaged);
+	RUN(test_same_session_twice);
 	rm_rf(root);
 	return 0;
 }
