@@ -200,9 +200,10 @@ static void follow_cgroup(const char *root, const char *name, const char *spec,
 		return;
 	if (cgroup_resolve(spec, &id, why, sizeof(why)) < 0) {
 		if (!s->cgroup_gone)
-			log_warnx("trackers.%s.filter_cgroup: %s: the filter matches nothing until a "
-				  "cgroup is made there again",
-				  name, why);
+			log_warnx(
+				"trackers.%s.filter_cgroup: %s: the filter matches nothing until a "
+				"cgroup is made there again",
+				name, why);
 		s->cgroup_gone = true;
 		return;
 	}
