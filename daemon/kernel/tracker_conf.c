@@ -213,8 +213,14 @@ static void follow_cgroup(const char *root, const char *name, const char *spec,
 		s->cgroup_gone = false;
 		return;
 	}
+	/* Not read (the tracker's module going or coming): looked at again at the next change. */
+	if (ktracker_read(root, name, "filter_cgroup_id", &held) < 0)
+		return;
 	/* Another id there: latencyctl filter changed it at run time, which stays. */
-	if (ktracker_read(root, name, "filter_cgroup_id", &held) < 0 || held != s->cgroup_id) {
+	if (held != s->cgroup_id) {
+		log_info("tracker %s: its cgroup filter was changed at run time: %s is followed "
+			 "again from the next reload that changes trackers.%s.filter_cgroup",
+			 name, path, name);
 		s->cgroup_written = false;
 		return;
 	}

@@ -65,8 +65,12 @@ struct manager {
 	bool devices_announced;
 	/* The metrics texts clients are reading in parts, by rendering id (metrics.c) */
 	struct metrics_renderings *metrics_paged;
-	/* The parent directories of the trackers' filter_cgroup paths, watched (cgroup_watch.c) */
-	sd_event_source *cgroup_watch[TRACKER_COUNT];
+	/* The directories above the trackers' filter_cgroup paths, watched (cgroup_watch.c) */
+	struct cgroup_watch {
+		sd_event_source *source;
+		char *dir;
+	} *cgroup_watch;
+	size_t n_cgroup_watch;
 	/* What manager_run() returns once the loop ends: 0, or EXIT_FAILURE (manager_stop_failed) */
 	int exit_status;
 };

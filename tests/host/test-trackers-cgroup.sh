@@ -17,7 +17,7 @@ fi
 CG=$ROOT/latencyd-test-$$
 CG2=$ROOT/latencyd-test2-$$
 remove_cgroups() {
-	rmdir "$CG" "$CG2" 2>/dev/null
+	rmdir "$CG2/payload" "$CG" "$CG2" 2>/dev/null
 	[ -n "${UNMOUNT:-}" ] && umount "$UNMOUNT"
 	cleanup
 }
@@ -72,6 +72,32 @@ rmdir "$CG2" && mkdir "$CG2"
 wait_for 50 sh -c "[ \"\$(cat '$S/offcpu/filter_cgroup_id')\" = $(id_of "$CG2") ]" ||
 	fail "after the reload the filter did not follow $CG2: $(held offcpu)"
 pass "after a reload, the new path is followed"
+
+# A path under a cgroup that goes and comes back (a delegated service's own tree, a user's
+# slice at each login): followed all the same, its parent made again first.
+NEST=$CG2/payload
+mkdir "$NEST" || fail "mkdir $NEST"
+sed -i "s|filter_cgroup = \"$CG2\"|filter_cgroup = \"$NEST\"|" "$T/latencyd.conf"
+hup
+[ "$(held offcpu)" = "$(id_of "$NEST")" ] || fail "reload: $(held offcpu), expected $(id_of "$NEST")"
+rmdir "$NEST" "$CG2"
+sleep 0.2
+mkdir "$CG2" && mkdir "$NEST"
+wait_for 50 sh -c "[ \"\$(cat '$S/offcpu/filter_cgroup_id')\" = $(id_of "$NEST") ]" ||
+	fail "the filter did not follow $NEST, its parent made again: $(held offcpu), expected $(id_of "$NEST")"
+rmdir "$NEST" && mkdir "$NEST"
+wait_for 50 sh -c "[ \"\$(cat '$S/offcpu/filter_cgroup_id')\" = $(id_of "$NEST") ]" ||
+	fail "the filter did not follow $NEST made again after: $(held offcpu)"
+# Siblings made and removed by the hundred: nothing is done for them (no watch set again).
+cpu() { awk '{ print $14 + $15 }' "/proc/$DAEMON_PID/stat"; }
+before=$(cpu)
+for i in $(seq 100); do mkdir "$CG2/sib$i" && rmdir "$CG2/sib$i"; done
+sleep 1
+[ $(($(cpu) - before)) -lt 50 ] || fail "latencyd busy after sibling cgroups: $(($(cpu) - before)) ticks"
+pass "a path whose parent is made again is followed; siblings by the hundred, no busy loop"
+sed -i "s|filter_cgroup = \"$NEST\"|filter_cgroup = \"$CG2\"|" "$T/latencyd.conf"
+hup
+rmdir "$NEST"
 
 # latencyctl filter --save: the path saved is part of the configuration, followed too; one
 # not saved is resolved once.
