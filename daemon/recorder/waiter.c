@@ -347,6 +347,7 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	struct flight_record fr = {0};
 	struct waiter_result *res;
 	struct fleet_names names;
+	bool untried;
 	int r;
 
 	res = waiter_result_get(w, WAITER_SNAPSHOT, 16);
@@ -420,13 +421,18 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	res->rec = fr;
 	/*
 	 * Not tried (no session, or sessiond held by the session's check): nothing was
-	 * recorded, so its tokens go back, and the alerts queued behind it, in no snapshot,
-	 * are left to ask for records of their own.
+	 * recorded. The first such record of an outage gives its tokens back, and the alerts
+	 * queued behind it ask for records of their own: a sessiond restarting under an alert
+	 * costs no budget. The next ones take theirs and the queued alerts join them, as
+	 * records do: an outage under an alert storm is one failed record per token, not one
+	 * per alert (each a catalog entry and a log line).
 	 */
-	if (r == FLIGHT_ERR_NO_SESSION || r == FLIGHT_ERR_SESSIOND_BUSY)
+	untried = r == FLIGHT_ERR_NO_SESSION || r == FLIGHT_ERR_SESSIOND_BUSY;
+	if (untried && !w->untried)
 		admission_give_back(w, cause);
 	else
 		res = join_queued(w, res, fr.start_ns);
+	w->untried = untried;
 	pthread_mutex_lock(&w->lock);
 	if (r < 0)
 		w->stats.failed++;

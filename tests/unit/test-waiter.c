@@ -594,55 +594,89 @@ static void test_turn_reads_all(void)
 
 /*
  * A record not tried (no session in the slot, or the slot held by a check inside
- * lttng-sessiond) takes no token: the next alert is recorded, not suppressed; and the
- * alerts queued behind it get records of their own rather than joining one that has
- * nothing. A peer's alert gives its origin's token back too.
+ * lttng-sessiond): the first of an outage takes no token (a sessiond restarting under an
+ * alert costs no budget), and the alerts queued behind it get records of their own. The
+ * next ones take their tokens and the queued alerts join them, as records do: an outage
+ * under a storm is a failed record per token, not one per alert. A peer's alike, with its
+ * origin's bucket.
  */
+static double tokens_of(struct rig *r)
+{
+	struct waiter_stats st;
+	double tokens;
+
+	waiter_get_stats(r->w, &st, &tokens);
+	return tokens;
+}
+
+static void untried_alerts(struct rig *r, int error)
+{
+	struct waiter_result *res;
+
+	write_alert(r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	res = next_result(r);
+	ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
+	ASSERT_EQ(res->error, error);
+	waiter_result_free(res);
+	ASSERT_TRUE(tokens_of(r) > 0.99); /* given back */
+	write_alert(r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	res = next_result(r);
+	ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
+	ASSERT_EQ(res->error, error);
+	waiter_result_free(res);
+	ASSERT_TRUE(tokens_of(r) < 0.01); /* taken */
+	write_alert(r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	res = next_result(r);
+	ASSERT_EQ(res->kind, WAITER_SUPPRESSED);
+	waiter_result_free(res);
+}
+
 static void test_untried_takes_nothing(void)
 {
 	struct proto_fleet_alert a = {.host = "host-b", .incident = "host-b-1"};
-	const char *refused_by;
+	const char *refused_by = NULL;
 	struct waiter_result *res;
 	struct rig r;
 
 	rig_start(&r, NULL);
 	rig_limit(&r, false);
-	for (int i = 0; i < 2; i++) {
-		write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
-		res = next_result(&r);
-		ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
-		ASSERT_EQ(res->error, FLIGHT_ERR_NO_SESSION);
-		waiter_result_free(res);
-	}
+	untried_alerts(&r, FLIGHT_ERR_NO_SESSION);
+	rig_stop(&r);
 
-	/* Two queued at once: each its own record. */
+	/* A hundred read in one turn: the first alone, the 99 others in the second. */
+	rig_start(&r, NULL);
+	rig_limit(&r, false);
 	hold_turn(&r);
-	write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
-	write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "offcpu");
+	for (int i = 0; i < 100; i++)
+		write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, i ? "offcpu" : "wakeup");
 	one_turn(&r);
 	pthread_mutex_unlock(&r.w->run);
 	for (int i = 0; i < 2; i++) {
 		res = next_result(&r);
 		ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
-		ASSERT_EQ(res->n, 1);
+		ASSERT_EQ(res->error, FLIGHT_ERR_NO_SESSION);
+		ASSERT_EQ(res->n, i ? 99 : 1);
 		ASSERT_STREQ((char *)res->causes[0].alert.tracker, i ? "offcpu" : "wakeup");
 		waiter_result_free(res);
 	}
+	write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
+	res = next_result(&r);
+	ASSERT_EQ(res->kind, WAITER_SUPPRESSED);
+	waiter_result_free(res);
+	rig_stop(&r);
 
 	/* The slot held by a check inside sessiond for long: not tried either. */
+	rig_start(&r, NULL);
+	rig_limit(&r, false);
 	pthread_mutex_lock(&r.slot.lock);
 	atomic_store(&r.slot.check_since, now_ns() - 60000000000ULL);
-	for (int i = 0; i < 2; i++) {
-		write_alert(&r, LATENCY_TRACKER_RECORD_SIZE, "wakeup");
-		res = next_result(&r);
-		ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
-		ASSERT_EQ(res->error, FLIGHT_ERR_SESSIOND_BUSY);
-		waiter_result_free(res);
-	}
+	untried_alerts(&r, FLIGHT_ERR_SESSIOND_BUSY);
 	atomic_store(&r.slot.check_since, 0);
 	pthread_mutex_unlock(&r.slot.lock);
+	rig_stop(&r);
 
 	/* A peer's: its origin's bucket holds one. */
+	rig_start(&r, NULL);
 	r.conf->fleet.peer_rate = 0.001;
 	r.conf->fleet.peer_burst = 1;
 	ASSERT_EQ(waiter_configure(r.w, r.conf, "host-a", 0), 0);
@@ -654,6 +688,8 @@ static void test_untried_takes_nothing(void)
 		ASSERT_EQ(res->error, FLIGHT_ERR_NO_SESSION);
 		waiter_result_free(res);
 	}
+	ASSERT_TRUE(waiter_peer(r.w, &a, now_ns(), &refused_by) < 0);
+	ASSERT_TRUE(refused_by != NULL);
 	rig_stop(&r);
 }
 
