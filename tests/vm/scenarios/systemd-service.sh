@@ -42,7 +42,9 @@ wait_service_recording
 systemctl show -p After latencyd | grep -q 'lttng-sessiond.service' || sfail "not after lttng-sessiond"
 [ "$(systemctl is-active lttng-sessiond)" = active ] || sfail "lttng-sessiond is not active"
 latencyctl status || sfail "latencyctl status"
-pass "latencyd runs under systemd, after lttng-sessiond, and answers latencyctl"
+tr '\0' '\n' </proc/"$(systemctl show -p MainPID --value latencyd)"/environ | grep -qx LD_BIND_NOW=1 ||
+	sfail "latencyd runs without LD_BIND_NOW=1"
+pass "latencyd runs under systemd (every library bound at load), after lttng-sessiond, and answers latencyctl"
 # The drop-in latencyd installs for lttng-sessiond.service: only the probes it records.
 systemctl cat lttng-sessiond | grep -q -- '--kmod-probes=' || sfail "lttng-sessiond.service has no --kmod-probes drop-in"
 lsmod | grep -q '^lttng_probe_sched ' || sfail "lttng-probe-sched is not loaded"
