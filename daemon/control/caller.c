@@ -144,7 +144,7 @@ int caller_from_socket(int fd, unsigned id, struct caller_cache *cache, uint64_t
 	r = caller_cache_get(cache, cred.uid, cred.gid, now_usec, &p->groups, &p->ngroups);
 	if (r < 0)
 		return r;
-	return r > 0 ? 0 : 1;
+	return r == 1 ? 0 : r == 2 ? 2 : 1;
 }
 
 int caller_set_groups(struct control_caller *p, const gid_t *groups, int n)

@@ -33,9 +33,10 @@ static gid_t *copy(const gid_t *groups, int n)
 	return c;
 }
 
-static bool fresh(const struct caller_cache_entry *e, uint64_t now_usec)
+/* Its age at NOW: 0 when read later than NOW (the clock is monotonic: never, but safe). */
+static uint64_t age(const struct caller_cache_entry *e, uint64_t now_usec)
 {
-	return e->used && now_usec >= e->at_usec && now_usec - e->at_usec < CALLER_CACHE_USEC;
+	return now_usec >= e->at_usec ? now_usec - e->at_usec : 0;
 }
 
 int caller_cache_get(struct caller_cache *cache, uid_t uid, gid_t gid, uint64_t now_usec,
@@ -46,7 +47,7 @@ int caller_cache_get(struct caller_cache *cache, uid_t uid, gid_t gid, uint64_t 
 
 		if (!e->used || e->uid != uid || e->gid != gid)
 			continue;
-		if (!fresh(e, now_usec)) {
+		if (age(e, now_usec) >= CALLER_CACHE_STALE_USEC) {
 			entry_clear(e);
 			return 0;
 		}
@@ -54,7 +55,7 @@ int caller_cache_get(struct caller_cache *cache, uid_t uid, gid_t gid, uint64_t 
 		if (!*ret && e->ngroups > 0)
 			return -ENOMEM;
 		*ret_n = e->ngroups;
-		return 1;
+		return age(e, now_usec) < CALLER_CACHE_USEC ? 1 : 2;
 	}
 	return 0;
 }

@@ -33,9 +33,10 @@
  * hang, and the main loop must serve on), one lookup per user for all its connections
  * (caller_lookup.c). Answered, it is admitted as at accept; if the database does not answer
  * within handshake_timeout, it gets a busy error saying so and is closed (counted:
- * groups_timed_out). At most max_clients connections wait: any local user may connect at
- * will, and each holds a descriptor; beyond them, busy. Root and latencyd's own user never
- * wait.
+ * groups_timed_out). At most max_clients connections wait, a quarter of them of one user:
+ * any local user may connect at will, and each holds a descriptor; beyond them, busy. Root
+ * and latencyd's own user never wait; nor does a user whose groups were read less than
+ * CALLER_CACHE_STALE_USEC ago (read again meanwhile).
  *
  * Clients: credentials at accept time; non-blocking reads into a bounded frame decoder; a
  * hello must come first, within a timeout; requests are answered in order, and those a
@@ -587,6 +588,15 @@ static void client_admit(struct client *cl)
  * force: admitted (or refused) at once when they suffice (0). 1: its groups must be asked
  * (client_ask); -errno (not logged).
  */
+/* P's groups, kept but ageing, read again for the next ones; P does not wait for them. */
+static void refresh(struct control *c, const struct control_caller *p)
+{
+	int r = caller_lookups_ask(&c->lookups, p->uid, p->gid);
+
+	if (r < 0)
+		log_warn_errno(r, "cannot read uid %u's groups again", (unsigned)p->uid);
+}
+
 static int client_begin(struct client *cl)
 {
 	struct control *c = cl->control;
@@ -595,6 +605,10 @@ static int client_begin(struct client *cl)
 	caller_done(&cl->caller);
 	r = caller_from_socket(cl->fd, cl->caller.id, &c->callers, now_usec(c), c->dispatch.cc,
 			       geteuid(), &cl->caller);
+	if (r == 2) {
+		refresh(c, &cl->caller);
+		r = 0;
+	}
 	if (r == 0)
 		client_admit(cl);
 	return r;
@@ -622,6 +636,17 @@ static void client_begin_again(struct client *cl)
 			       (unsigned)cl->caller.uid);
 		client_free(cl);
 	}
+}
+
+/* The connections of UID waiting for their groups, the new one included: one user, however
+ * many times it connects, holds a share of the waiting places, as of the slots. */
+static unsigned waiting_of(const struct control *c, uid_t uid)
+{
+	unsigned n = 0;
+
+	for (const struct client *cl = c->waiting; cl; cl = cl->next)
+		n += cl->caller.uid == uid;
+	return n;
 }
 
 static void client_new(struct control *c, int fd)
@@ -662,7 +687,8 @@ static void client_new(struct control *c, int fd)
 	}
 	if (r == 0)
 		return;
-	if (c->n_waiting <= c->limits.clients_max) {
+	if (c->n_waiting <= c->limits.clients_max &&
+	    waiting_of(c, cl->caller.uid) <= slots_per_user(c->limits.clients_max)) {
 		r = client_ask(cl);
 		if (r < 0) {
 			log_warn_errno(r, "client %u: cannot read uid %u's groups", cl->caller.id,
@@ -672,10 +698,16 @@ static void client_new(struct control *c, int fd)
 		return;
 	}
 	c->stats.busy++;
-	proto_error_set(&err, PROTO_ERR_BUSY,
-			"too many connections waiting for the group database (%u, max_clients): "
-			"it is slow to answer",
-			c->limits.clients_max);
+	if (c->n_waiting > c->limits.clients_max)
+		proto_error_set(&err, PROTO_ERR_BUSY,
+				"too many connections waiting for the group database (%u, "
+				"max_clients): it is slow to answer",
+				c->limits.clients_max);
+	else
+		proto_error_set(&err, PROTO_ERR_BUSY,
+				"too many connections of uid %u waiting for the group database "
+				"(%u, a quarter of max_clients): it is slow to answer",
+				(unsigned)cl->caller.uid, slots_per_user(c->limits.clients_max));
 	refused_busy(&c->refused, cl->fd, cl->caller.id, &err, true,
 		     c->limits.handshake_timeout_usec);
 	cl->fd = -1;
@@ -878,7 +910,7 @@ static void recheck_kept(const struct client *cl, int error)
 /*
  * An admitted client's groups read anew, and checked: at once when the cache has them (or
  * they cannot matter), else when the group database answers (on_groups); it keeps those it
- * had meanwhile.
+ * had meanwhile, unless the new configuration refuses it with them.
  */
 static void recheck_client(struct client *cl)
 {
@@ -888,8 +920,22 @@ static void recheck_client(struct client *cl)
 
 	r = caller_from_socket(cl->fd, cl->caller.id, &c->callers, now_usec(c), c->dispatch.cc,
 			       geteuid(), &fresh);
+	if (r == 2) {
+		refresh(c, &fresh);
+		r = 0;
+	}
 	if (r > 0) {
 		caller_done(&fresh);
+		/*
+		 * Refused by the new configuration with the groups it had: closed now, not
+		 * when the database answers (it may hang): a reload that takes a group's
+		 * access away takes it at once. One still admitted waits for its answer.
+		 */
+		if (caller_admit(&cl->caller, c->dispatch.cc, geteuid(),
+				 &(struct proto_error){0}) < 0) {
+			recheck_decide(cl);
+			return;
+		}
 		r = client_ask(cl);
 		if (r >= 0)
 			return;

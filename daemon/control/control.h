@@ -43,6 +43,13 @@ struct control_caller {
 /* caller_cache.c: the users' groups, each kept a few seconds (see there). */
 #define CALLER_CACHE_SIZE 16
 #define CALLER_CACHE_USEC (5 * 1000000ULL)
+/*
+ * Past CALLER_CACHE_USEC and up to this age, an entry still answers while its user's groups
+ * are read again (stale while revalidated): a user connecting in a loop never has its
+ * connections wait, each time the entry ages, for the group database. Never past it: an
+ * answer that does not come does not keep an old one in use.
+ */
+#define CALLER_CACHE_STALE_USEC (2 * CALLER_CACHE_USEC)
 
 struct caller_cache_entry {
 	bool used;
@@ -57,8 +64,8 @@ struct caller_cache {
 	struct caller_cache_entry v[CALLER_CACHE_SIZE];
 };
 
-/* 1 and a copy of the groups (to free) when read less than CALLER_CACHE_USEC before NOW;
- * 0 when not kept; -ENOMEM. */
+/* 1 and a copy of the groups (to free) when read less than CALLER_CACHE_USEC before NOW,
+ * 2 when less than CALLER_CACHE_STALE_USEC (to read again); 0 when not kept; -ENOMEM. */
 int caller_cache_get(struct caller_cache *cache, uid_t uid, gid_t gid, uint64_t now_usec,
 		     gid_t **ret, int *ret_n);
 /* Keeps a copy of GROUPS (N of them), read at NOW; the oldest goes when the table is full. */
@@ -70,7 +77,8 @@ void caller_cache_clear(struct caller_cache *cache);
  * The caller on the other end of FD, with its user's groups from CACHE (NULL: none) when
  * fresh at NOW: 0 when P is whole (its groups kept, or unable to change what it may do under
  * CC, NULL: always asked, for a daemon running as SELF); 1 when they must be asked of the
- * group database first (caller_lookup.c); -errno.
+ * group database first (caller_lookup.c); 2 when P is whole with groups to read again
+ * (CALLER_CACHE_STALE_USEC), which P need not wait for; -errno.
  */
 int caller_from_socket(int fd, unsigned id, struct caller_cache *cache, uint64_t now_usec,
 		       const struct conf_control *cc, uid_t self, struct control_caller *p);

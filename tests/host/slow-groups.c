@@ -5,8 +5,8 @@
  * SLOW_GROUPS_UID reads the real database first (the answer is what the database said when
  * the lookup began), then appends a line to the file SLOW_GROUPS_MARK (one line per lookup
  * that waits), and waits until the file SLOW_GROUPS_RELEASE exists, however long that
- * takes; then it answers. Every other user, and every process without these variables, is
- * answered at once.
+ * takes; then it answers, a line appended to SLOW_GROUPS_DONE first when it is set. Every
+ * other user, and every process without these variables, is answered at once.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -43,6 +43,10 @@ static void wait_for_release(const char *user)
 	}
 	while (access(getenv("SLOW_GROUPS_RELEASE"), F_OK) < 0)
 		nanosleep(&tick, NULL);
+	if (getenv("SLOW_GROUPS_DONE") && (mark = fopen(getenv("SLOW_GROUPS_DONE"), "a"))) {
+		fprintf(mark, "%s\n", user);
+		fclose(mark);
+	}
 }
 
 int getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups)

@@ -10,6 +10,8 @@
 #    groups until the database answers; then the answer from before the reload is not used:
 #    the database is asked again, and its answer after the reload (the users taken out of
 #    read_group) closes the watcher and refuses the waiting client (not-authorized);
+#  - a reload giving read access to another group closes a watcher at once, its lookup silent;
+#  - groups kept past their 5 s answer a connection while they are read again;
 #  - latencyd stops at once (SIGTERM), its lookup thread still inside the database.
 # Usage: test-control-nss.sh LATENCYD LATENCYCTL SLOW_GROUPS (as root: it creates users and
 # groups, removed at exit).
@@ -29,7 +31,8 @@ WATCH=
 trap '[ -n "$WATCH" ] && kill "$WATCH" 2>/dev/null; cleanup; remove_accounts' EXIT
 trap 'exit 1' INT TERM HUP
 
-new_groups "$GA" "$GR" "$GN"
+GN2=${P}rd2 # nobody's
+new_groups "$GA" "$GR" "$GN" "$GN2"
 newuser "$US" "$GR"
 newuser "$UW" "$GR"
 UID_S=$(id -u "$US") UID_W=$(id -u "$UW")
@@ -37,7 +40,7 @@ UID_S=$(id -u "$US") UID_W=$(id -u "$UW")
 chmod 755 "$T"
 SOCK=$T/run/ctl.sock
 LOG=$T/latencyd.log
-MARK=$T/lookups RELEASE=$T/release
+MARK=$T/lookups RELEASE=$T/release DONE=$T/answered
 write_conf <<CONF
 control: { socket = "$SOCK"; admin_group = "$GA"; read_group = "$GR"; };
 session: { enabled = false; };
@@ -63,7 +66,7 @@ reap() {
 	[ "$rc" = "$2" ] || fail "$3: exit status $rc, expected $2: $(cat "$T/$4.err")"
 }
 
-SLOW_GROUPS_UID=$UID_S SLOW_GROUPS_MARK=$MARK SLOW_GROUPS_RELEASE=$RELEASE \
+SLOW_GROUPS_UID=$UID_S SLOW_GROUPS_MARK=$MARK SLOW_GROUPS_RELEASE=$RELEASE SLOW_GROUPS_DONE=$DONE \
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$SLOW \
 	start_daemon -c "$T/latencyd.conf"
 
@@ -100,14 +103,28 @@ ctl reload >/dev/null || fail "reload as root" # the groups kept are forgotten
 as_bg "$US" s3 status
 S3=$BG
 wait_for 300 lookups_are 1 || fail "the second lookup of $US's groups did not begin"
+# One user holds a quarter of max_clients (64) waiting: the 17th is busy at once.
+MORE=()
+for i in $(seq 15); do
+	as_bg "$US" "w$i" status
+	MORE+=("$BG")
+done
+# The connections latencyd holds on its socket: the watcher and the 16 waiting.
+held() { ss -xH | awk -v s="$SOCK" '$5 == s' | wc -l; }
+wait_for 100 sh -c "[ \$(ss -xH | awk -v s='$SOCK' '\$5 == s' | wc -l) -ge 17 ]" ||
+	fail "latencyd holds $(held) connections, not the watcher's and 16 waiting"
+run timeout 5 setpriv --reuid="$US" --regid="$GN" --init-groups "$LATENCYCTL" -s "$SOCK" status
+expect_rc 1 "a 17th waiting connection of $US"
+expect_err "too many connections of uid $UID_S waiting for the group database (16, a quarter of max_clients)"
 reap "$S3" 1 "status as $US, never released" s3
 grep -qF "latencyctl: hello: the group database did not answer within 10 s: uid $UID_S's groups decide its access (read_group, admin_group) (busy)" \
 	"$T/s3.err" || fail "status as $US, never released: $(cat "$T/s3.err")"
-[ "$(counter groups_timed_out)" = 1 ] ||
+for pid in "${MORE[@]}"; do wait "$pid" 2>/dev/null; done
+[ "$(counter groups_timed_out)" = 16 ] ||
 	fail "groups_timed_out: $(ctl --json status | jq -c .control)"
 grep -q "client [0-9]* (pid [0-9]*): refused: the group database did not answer within 10 s" "$LOG" ||
 	fail "the timeout is not logged"
-pass "the group database silent: busy after 10 s (the error says why), counted, logged"
+pass "the group database silent: busy after 10 s (the error says why), counted, logged; one user's 17th waiting connection busy at once"
 
 # 3. A reload while the lookup (begun before it, still waiting) holds the thread.
 as_bg "$US" s4 status
@@ -134,7 +151,43 @@ grep -q "client [0-9]* (pid [0-9]*): closed after the reload: uid $UID_W may not
 	fail "the watcher's closing is not logged"
 pass "released after the reload: the database asked again, its answer then refuses both"
 
-# 4. SIGTERM with the lookup thread inside the database: latencyd stops all the same.
+# 4. A reload that gives read access to another group: a watcher it refuses with the groups
+# it had is closed at once, its lookup (silent) not waited for.
+gpasswd -a "$US" "$GR" >/dev/null || fail "gpasswd -a $US $GR"
+rm -f "$MARK"
+touch "$RELEASE"
+ctl reload >/dev/null || fail "reload as root" # the groups kept are forgotten
+setpriv --reuid="$US" --regid="$GN" --init-groups "$LATENCYCTL" -s "$SOCK" watch \
+	>"$T/watch2.out" 2>"$T/watch2.err" &
+WATCH=$!
+wait_for 100 grep -q "no events will come" "$T/watch2.err" || fail "watch as $US: $(cat "$T/watch2.err")"
+rm -f "$RELEASE" "$MARK"
+sed -i "s/read_group = \"$GR\"/read_group = \"$GN2\"/" "$T/latencyd.conf"
+ctl reload >/dev/null || fail "reload as root, read_group $GN2"
+reap "$WATCH" 1 "watch as $US, read_group $GN2" watch2
+WATCH=
+grep -q "client [0-9]* (pid [0-9]*): closed after the reload: uid $UID_S may not use" "$LOG" ||
+	fail "the watcher's closing is not logged"
+pass "read access given to another group: a watcher it refuses closed at once, the database silent"
+
+# 5. Groups kept past their 5 s: a connection is answered with them while they are read
+# again (the database silent), not made to wait.
+sed -i "s/read_group = \"$GN2\"/read_group = \"$GR\"/" "$T/latencyd.conf"
+touch "$RELEASE"
+ctl reload >/dev/null || fail "reload as root, read_group $GR"
+as_bg "$US" s6 status
+reap "$BG" 0 "status as $US" s6
+rm -f "$RELEASE" "$MARK"
+sleep 5.5
+run timeout 5 setpriv --reuid="$US" --regid="$GN" --init-groups "$LATENCYCTL" -s "$SOCK" status
+expect_rc 0 "status as $US, its groups 5.5 s old and the database silent"
+wait_for 300 lookups_are 1 || fail "$US's groups were not read again"
+rm -f "$DONE"
+touch "$RELEASE"
+wait_for 300 test -s "$DONE" || fail "the lookup of $US's groups, released, did not end"
+pass "groups past their 5 s: the connection answered with them, read again meanwhile"
+
+# 6. SIGTERM with the lookup thread inside the database: latencyd stops all the same.
 rm -f "$RELEASE" "$MARK"
 ctl reload >/dev/null || fail "reload as root"
 as_bg "$US" s5 status

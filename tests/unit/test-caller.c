@@ -150,9 +150,16 @@ static void test_cache(void)
 	ASSERT_EQ(n, 2);
 	ASSERT_TRUE(g[0] == 5 && g[1] == 6);
 	free(g);
-	/* Another primary group is another entry; too old is none. */
+	/* Another primary group is another entry; aged, still given, to read again; too old
+	 * is none. */
 	ASSERT_EQ(caller_cache_get(&cache, 1000, 1001, 101, &g, &n), 0);
-	ASSERT_EQ(caller_cache_get(&cache, 1000, 1000, 100 + CALLER_CACHE_USEC, &g, &n), 0);
+	ASSERT_EQ(caller_cache_get(&cache, 1000, 1000, 100 + CALLER_CACHE_USEC, &g, &n), 2);
+	ASSERT_TRUE(n == 2 && g[0] == 5 && g[1] == 6);
+	free(g);
+	ASSERT_EQ(caller_cache_get(&cache, 1000, 1000, 100 + CALLER_CACHE_STALE_USEC - 1, &g, &n),
+		  2);
+	free(g);
+	ASSERT_EQ(caller_cache_get(&cache, 1000, 1000, 100 + CALLER_CACHE_STALE_USEC, &g, &n), 0);
 	ASSERT_EQ(caller_cache_get(&cache, 1000, 1000, 101, &g, &n), 0);
 
 	/* A user without groups is kept too: its lookup is as slow. */
@@ -298,8 +305,13 @@ static void test_from_socket_cached(void)
 	ASSERT_EQ(caller_from_socket(sv[0], 2, &cache, 1001, NULL, 0, &p), 0);
 	ASSERT_TRUE(has_group(&p, planted));
 	caller_done(&p);
-	/* Stale, or the cache emptied (a reload): the database must be asked again. */
-	ASSERT_EQ(caller_from_socket(sv[0], 3, &cache, 1000 + CALLER_CACHE_USEC, NULL, 0, &p), 1);
+	/* Aged: given, and to be read again (2); too old, or the cache emptied (a reload): the
+	 * database must be asked first. */
+	ASSERT_EQ(caller_from_socket(sv[0], 3, &cache, 1000 + CALLER_CACHE_USEC, NULL, 0, &p), 2);
+	ASSERT_TRUE(has_group(&p, planted));
+	caller_done(&p);
+	ASSERT_EQ(caller_from_socket(sv[0], 3, &cache, 1000 + CALLER_CACHE_STALE_USEC, NULL, 0, &p),
+		  1);
 	ASSERT_TRUE(!has_group(&p, planted));
 	caller_done(&p);
 	caller_cache_put(&cache, geteuid(), getegid(), &planted, 1, 2000);
