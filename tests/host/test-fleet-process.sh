@@ -156,7 +156,8 @@ mark=$(wc -l <"$T/h2/latencyd.log")
 sed -i -e 's/group = "lab"/group = "other"/' -e 's/max_age = "10s"/max_age = "100ms"/' \
 	-e "s|broker = \"mqtt://127.0.0.1:$PORT\"|broker = \"mqtt://127.0.0.1:1\"|" "$T/h2/latencyd.conf"
 kill -HUP "$PID_h2"
-wait_for 50 grep -q "reload: fleet.broker, fleet.group, fleet.max_age changed" "$T/h2/latencyd.log" ||
+said() { for k in broker group max_age; do grep -q "reload: fleet.$k changed: it takes effect at the next start" "$T/h2/latencyd.log" || return 1; done; }
+wait_for 50 said ||
 	fail "h2's reload does not say fleet.broker, fleet.group and fleet.max_age need a restart: $(tail -n +$((mark + 1)) "$T/h2/latencyd.log")"
 
 # An alert whose end is 5 s ahead of the clocks, as the realtime clock looks to an alert it
