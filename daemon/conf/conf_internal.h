@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Inside the conf layer: the settings table's row type and the helpers its files share.
- * Nothing outside daemon/conf/ includes this.
+ * Nothing outside daemon/conf/ includes this, but for tests/unit/test-conf-files.c.
  */
 #ifndef LATENCYD_CONF_INTERNAL_H
 #define LATENCYD_CONF_INTERNAL_H
@@ -92,9 +92,11 @@ struct conf_name {
 struct conf_text {
 	struct conf_diag *diag; /* the problems found, as "FILE:LINE: problem" */
 	unsigned errors;
-	bool includes;	/* @include is followed, else an error */
-	bool too_large; /* said once */
-	char *text;	/* what libconfig parses: each @include replaced by its file */
+	bool includes;	 /* @include is followed, else an error */
+	bool cut_short;	 /* a scan stopped (too large, too many files): not to be parsed */
+	unsigned said;	 /* problems said by the scan, at most its limit */
+	unsigned unsaid; /* the others, counted */
+	char *text;	 /* what libconfig parses: each @include replaced by its file */
 	size_t len, cap;
 	unsigned line; /* the line text's end is on */
 	char **files;  /* files[0]: the file read first, or the name the text is given */
@@ -107,8 +109,8 @@ struct conf_text {
 	size_t n_refused;
 };
 /*
- * At most MAX bytes of PATH, which must be a regular file: opened without blocking, so a
- * FIFO is refused, not waited on. NULL with errno and WHY set on failure.
+ * At most MAX bytes of PATH, which must be a regular file: a FIFO or a device is refused,
+ * never opened for reading. NULL with errno and WHY set on failure.
  */
 char *conf_file_read(const char *path, size_t max, size_t *len, char *why, size_t whylen);
 /* TEXT, LEN bytes, of NAME into t->text; 0, or -EINVAL with the problems in t->diag. */

@@ -261,7 +261,7 @@ static void read_text(struct loader *l, const char *name, const char *text, size
 	conf_text_read(&src, name, text, len, includes);
 	l->errors += src.errors;
 	/* The other problems too, unless the text is cut short. */
-	if (src.text && !src.too_large) {
+	if (src.text && !src.cut_short) {
 		config_init(&cfg);
 		/* No path under /dev/null opens: libconfig itself reads no file, whatever it
 		 * takes for an @include that the scan did not. */

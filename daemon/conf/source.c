@@ -2,9 +2,10 @@
 /*
  * The text libconfig parses, read by latencyd itself: libconfig opens no file. Its scanner
  * blocks on a FIFO, exit()s the process on a directory named by an @include, and keeps a
- * plain integer in 32 bits (Debian 12's 1.5). Each file here is opened without blocking,
- * must be a regular file of bounded size, and each @include is replaced by the text it
- * names; a map from the text's lines back to the files gives every message its FILE:LINE.
+ * plain integer in 32 bits (Debian 12's 1.5). Each file here is opened only once known to
+ * be a regular file, of bounded size, and each @include is replaced by the text it names,
+ * up to a bounded number of files; a map from the text's lines back to the files gives
+ * every message its FILE:LINE.
  * The scan follows libconfig 1.5's scanner (lib/scanner.l): comments, strings, and an
  * @include only at the start of a line outside both; its state goes on across files.
  */
@@ -23,51 +24,116 @@
 #include "conf_internal.h"
 
 #define INCLUDE_DEPTH_MAX 10 /* libconfig's own limit */
+/*
+ * Files read for one text, the first and its @include files: within the depth, a file that
+ * includes itself on 2 lines makes 2^10 reads, on 200 lines 200^10.
+ */
+#define FILES_MAX	  64
+/* Problems said one by one, the rest counted: an @include loop makes thousands. */
+#define SAID_MAX	  50
 #define BOM		  "\xef\xbb\xbf"
+
+/* FD's file when regular (with SAME, that very file); else -errno, and WHY says it. */
+static int regular(int fd, const struct stat *same, struct stat *st, char *why, size_t whylen)
+{
+	int e;
+
+	if (fstat(fd, st) < 0) {
+		e = errno;
+		snprintf(why, whylen, "%s", strerror(e));
+		return -e;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(why, whylen, "not a regular file");
+		return -EINVAL;
+	}
+	if (same && (st->st_dev != same->st_dev || st->st_ino != same->st_ino)) {
+		snprintf(why, whylen, "replaced by another file while opened");
+		return -ESTALE;
+	}
+	return 0;
+}
+
+/*
+ * PATH is opened for reading only once known to be a regular file: opening a device can
+ * act (a watchdog armed, a tape rewound), a FIFO's open waits for a writer. O_PATH opens
+ * nothing yet follows a symbolic link, and /proc/self/fd reopens that very file. Without
+ * /proc, PATH itself, without blocking, and it must still be the file checked.
+ */
+static int open_regular(const char *path, struct stat *st, char *why, size_t whylen)
+{
+	int at = open(path, O_PATH | O_CLOEXEC), fd = -1, r;
+	struct stat first;
+	char self[64];
+
+	if (at < 0) {
+		r = -errno;
+		snprintf(why, whylen, "%s", strerror(-r));
+		return r;
+	}
+	r = regular(at, NULL, &first, why, whylen);
+	if (r == 0) {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", at);
+		fd = open(self, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0 && errno == ENOENT)
+			fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0) {
+			r = -errno;
+			snprintf(why, whylen, "%s", strerror(-r));
+		} else {
+			r = regular(fd, &first, st, why, whylen);
+		}
+	}
+	close(at);
+	if (r < 0 && fd >= 0)
+		close(fd);
+	return r < 0 ? r : fd;
+}
 
 char *conf_file_read(const char *path, size_t max, size_t *len, char *why, size_t whylen)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	char *buf = NULL;
+	size_t n = 0, cap;
+	char *buf = NULL, *v;
 	struct stat st;
-	size_t n = 0;
 	ssize_t got;
-	int e = 0;
+	int fd, e = 0;
 
+	fd = open_regular(path, &st, why, whylen);
 	if (fd < 0) {
-		e = errno;
-		snprintf(why, whylen, "%s", strerror(e));
-		errno = e;
+		errno = -fd;
 		return NULL;
 	}
-	if (fstat(fd, &st) < 0) {
-		e = errno;
-		snprintf(why, whylen, "%s", strerror(e));
-	} else if (!S_ISREG(st.st_mode)) {
-		e = EINVAL;
-		snprintf(why, whylen, "not a regular file");
-	} else if ((uint64_t)st.st_size > max) {
+	/* Room for the size said and one byte more: a file that grew since is read on. */
+	if ((uint64_t)st.st_size > max)
 		e = EFBIG;
-	} else if (!(buf = malloc(max + 1))) {
+	else if (!(buf = malloc((cap = (size_t)st.st_size + 1) + 1)))
 		e = ENOMEM;
-		snprintf(why, whylen, "%s", strerror(e));
-	}
-	/* Up to one byte past the bound: a file that grew since fstat() is caught too. */
-	while (!e && n <= max && (got = read(fd, buf + n, max + 1 - n)) != 0) {
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			e = errno;
-			snprintf(why, whylen, "%s", strerror(e));
-		} else {
-			n += (size_t)got;
+	while (!e) {
+		if (n == cap && n > max) {
+			e = EFBIG;
+			break;
 		}
+		if (n == cap) {
+			cap = cap > (max + 1) / 2 ? max + 1 : cap * 2;
+			if (!(v = realloc(buf, cap + 1))) {
+				e = ENOMEM;
+				break;
+			}
+			buf = v;
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got == 0)
+			break;
+		if (got < 0 && errno != EINTR)
+			e = errno;
+		else if (got > 0)
+			n += (size_t)got;
 	}
-	if (!e && n > max)
-		e = EFBIG;
 	if (e == EFBIG)
 		snprintf(why, whylen, "larger than %zu %s", max >= 1 << 20 ? max >> 20 : max >> 10,
 			 max >= 1 << 20 ? "MiB" : "KiB");
+	else if (e)
+		snprintf(why, whylen, "%s", strerror(e));
 	close(fd);
 	if (e) {
 		free(buf);
@@ -93,19 +159,43 @@ struct scan {
 	unsigned anonymous; /* groups without a name so far (a list's elements) */
 };
 
+__attribute__((format(printf, 5, 0))) static void
+problem(struct conf_text *t, bool always, unsigned file, unsigned line, const char *fmt, va_list ap)
+{
+	char *msg = NULL;
+
+	t->errors++;
+	if (!always && t->said >= SAID_MAX) {
+		t->unsaid++;
+		return;
+	}
+	t->said++;
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	conf_diag_line(t->diag, "%s:%u: %s", t->files[file], line, msg ?: strerror(ENOMEM));
+	free(msg);
+}
+
 __attribute__((format(printf, 4, 5))) static void fail(struct conf_text *t, unsigned file,
 						       unsigned line, const char *fmt, ...)
 {
-	char *msg = NULL;
 	va_list ap;
 
-	t->errors++;
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	problem(t, false, file, line, fmt, ap);
 	va_end(ap);
-	conf_diag_line(t->diag, "%s:%u: %s", t->files[file], line, msg ?: strerror(ENOMEM));
-	free(msg);
+}
+
+/* The problem that stops the scan: said past SAID_MAX too, the text is not parsed. */
+__attribute__((format(printf, 4, 5))) static void stop(struct conf_text *t, unsigned file,
+						       unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	problem(t, true, file, line, fmt, ap);
+	va_end(ap);
+	t->cut_short = true;
 }
 
 static int out(struct conf_text *t, const char *p, size_t n)
@@ -113,11 +203,10 @@ static int out(struct conf_text *t, const char *p, size_t n)
 	char *v;
 
 	if (t->len + n > CONF_FILE_MAX) {
-		if (!t->too_large)
-			conf_diag_line(t->diag, "%s: with its @include files, larger than %d MiB",
-				       t->files[0], CONF_FILE_MAX >> 20);
-		t->errors += !t->too_large;
-		t->too_large = true;
+		conf_diag_line(t->diag, "%s: with its @include files, larger than %d MiB",
+			       t->files[0], CONF_FILE_MAX >> 20);
+		t->errors++;
+		t->cut_short = true;
 		return -EFBIG;
 	}
 	if (t->len + n + 1 > t->cap) {
@@ -126,6 +215,7 @@ static int out(struct conf_text *t, const char *p, size_t n)
 		v = realloc(t->text, cap);
 		if (!v) {
 			t->errors++;
+			t->cut_short = true;
 			conf_diag_line(t->diag, "%s: %s", t->files[0], strerror(ENOMEM));
 			return -ENOMEM;
 		}
@@ -419,6 +509,13 @@ static int include(struct scan *s, unsigned file, unsigned line, const char *src
 		     INCLUDE_DEPTH_MAX);
 		return 0;
 	}
+	if (t->n_files >= FILES_MAX) {
+		stop(t, file, line,
+		     "@include \"%s\": more than %d files to read, %s with all its @include "
+		     "files: reading stops here",
+		     name, FILES_MAX, t->files[0]);
+		return -E2BIG;
+	}
 	text = conf_file_read(name, CONF_FILE_MAX, &len, why, sizeof(why));
 	if (!text) {
 		if (errno == ENOMEM)
@@ -539,11 +636,10 @@ static int scan_file(struct scan *s, unsigned file, const char *src, size_t len,
 	/* A last line without its newline: a # comment there is libconfig's syntax error. */
 	if (r == 0 && len && src[len - 1] != '\n' && s->state != S_STRING)
 		r = out(t, "\n", 1);
-	if (r == -ENOMEM) {
-		fail(t, file, line, "%s", strerror(ENOMEM));
-		return r;
-	}
-	return 0;
+	/* Said once, where it happened: the files that include this one stop in silence. */
+	if (r == -ENOMEM && !t->cut_short)
+		stop(t, file, line, "%s", strerror(ENOMEM));
+	return r < 0 ? r : 0;
 }
 
 int conf_text_read(struct conf_text *t, const char *name, const char *text, size_t len,
@@ -561,6 +657,8 @@ int conf_text_read(struct conf_text *t, const char *name, const char *text, size
 		return -ENOMEM;
 	}
 	scan_file(&s, (unsigned)idx, text, len, 0);
+	if (t->unsaid)
+		conf_diag_line(t->diag, "%s: ... and %u more such problems", name, t->unsaid);
 	return t->errors ? -EINVAL : 0;
 }
 

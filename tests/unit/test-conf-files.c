@@ -1,18 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * daemon/conf/source.c: the files latencyd reads for libconfig (regular files only, never
- * waited on), @include as libconfig's scanner reads it, numbers libconfig 1.5 gets wrong,
- * and the FILE:LINE of every message through @include.
+ * opened for reading otherwise), @include as libconfig's scanner reads it, up to a number
+ * of files, numbers libconfig 1.5 gets wrong, and the FILE:LINE of every message through
+ * @include.
  */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <syslog.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "conf_internal.h"
 #include "tests.h"
 
 static char dir[] = "/tmp/test-conf-files-XXXXXX";
@@ -168,6 +174,203 @@ static void test_not_regular(void)
 	conf_diag_clear(&diag);
 }
 
+/*
+ * Nothing but a regular file is opened for reading, a symbolic link followed: opening a
+ * device can act (a watchdog). A socket's open fails (ENXIO), and so does /dev/tty's
+ * without a controlling terminal: "not a regular file" shows that neither was opened.
+ */
+static void test_not_opened(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char path[PATH_MAX], link[PATH_MAX], text[PATH_MAX + 16];
+	struct conf_diag diag = {0};
+	struct conf *c;
+	pid_t pid;
+	int fd, status;
+
+	c = load("/dev/null", &diag);
+	ASSERT_TRUE(c == NULL);
+	assert_line(&diag, 0, "/dev/null: not a regular file");
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/sock", dir);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	c = load(sa.sun_path, &diag);
+	ASSERT_TRUE(c == NULL);
+	assert_line(&diag, 0, "%s: not a regular file", sa.sun_path);
+	close(fd);
+
+	/* An @include of a device, through a symbolic link, is refused too. */
+	ASSERT_EQ(access("/dev/tty", F_OK), 0);
+	snprintf(link, sizeof(link), "%s/tty.conf", dir);
+	ASSERT_EQ(symlink("/dev/tty", link), 0);
+	snprintf(text, sizeof(text), "@include \"%s\"\n", link);
+	write_file("dev.conf", text);
+	snprintf(path, sizeof(path), "%s/dev.conf", dir);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0) {
+		ASSERT_TRUE(setsid() >= 0);
+		c = load(link, &diag);
+		ASSERT_TRUE(c == NULL);
+		assert_line(&diag, 0, "%s: not a regular file", link);
+		c = load(path, &diag);
+		ASSERT_TRUE(c == NULL);
+		assert_line(&diag, 0, "%s:1: @include \"%s\": not a regular file", path, link);
+		conf_diag_clear(&diag);
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	/* A symbolic link to a regular file is read: the main file is often one. */
+	snprintf(path, sizeof(path), "%s/real.conf", dir);
+	write_file("real.conf", "log: { level = \"debug\"; };\n");
+	snprintf(link, sizeof(link), "%s/link.conf", dir);
+	ASSERT_EQ(symlink(path, link), 0);
+	c = load(link, &diag);
+	ASSERT_TRUE(c != NULL);
+	ASSERT_EQ(diag.n, 0);
+	ASSERT_EQ(c->log.level, LOG_DEBUG);
+	conf_free(c);
+}
+
+/* The buffer is the file's size (a file of 16 MiB is rare), growing if the file does. */
+static void test_read_size(void)
+{
+	char why[256], text[1026];
+	const char *path;
+	size_t len;
+	char *buf;
+
+	path = write_file("small.conf", "log: { level = \"info\"; };\n");
+	buf = conf_file_read(path, CONF_FILE_MAX, &len, why, sizeof(why));
+	ASSERT_TRUE(buf != NULL);
+	ASSERT_EQ(len, strlen("log: { level = \"info\"; };\n"));
+	ASSERT_TRUE(malloc_usable_size(buf) < 4096);
+	free(buf);
+
+	/* Up to MAX bytes exactly, one more is too many. */
+	memset(text, '#', 1025);
+	text[1025] = 0;
+	text[1023] = '\n';
+	text[1024] = 0;
+	path = write_file("max.conf", text);
+	buf = conf_file_read(path, 1024, &len, why, sizeof(why));
+	ASSERT_TRUE(buf != NULL);
+	ASSERT_EQ(len, 1024);
+	free(buf);
+	text[1024] = '#';
+	path = write_file("max.conf", text);
+	ASSERT_TRUE(conf_file_read(path, 1024, &len, why, sizeof(why)) == NULL);
+	ASSERT_EQ(errno, EFBIG);
+	ASSERT_STREQ(why, "larger than 1 KiB");
+
+	/* A size of 0 said, more read: a file of /proc. */
+	buf = conf_file_read("/proc/self/status", CONF_FILE_MAX, &len, why, sizeof(why));
+	ASSERT_TRUE(buf != NULL);
+	ASSERT_TRUE(len > 0 && strlen(buf) == len);
+	ASSERT_CONTAINS(buf, "Pid:");
+	free(buf);
+}
+
+/*
+ * A small file that includes itself, on many lines: 64 files are read, the problems said
+ * up to 50 (the rest counted), within a time the alarm bounds.
+ */
+static void test_include_bomb(void)
+{
+	char path[PATH_MAX], line[PATH_MAX + 16], want[2 * PATH_MAX], *text;
+	const unsigned lines[] = {200, 30};
+	struct conf_diag diag = {0};
+	struct conf *c;
+
+	snprintf(path, sizeof(path), "%s/bomb.conf", dir);
+	snprintf(line, sizeof(line), "@include \"%s\"\n", path);
+	snprintf(want, sizeof(want),
+		 "\": more than 64 files to read, %s with all its @include files: "
+		 "reading stops here",
+		 path);
+	text = malloc(200 * strlen(line) + 1);
+	ASSERT_TRUE(text);
+	for (size_t k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
+		text[0] = 0;
+		for (unsigned i = 0; i < lines[k]; i++)
+			strcat(text, line);
+		c = load(write_file("bomb.conf", text), &diag);
+		ASSERT_TRUE(c == NULL);
+		/* Past the depth first, then the 65th file. */
+		ASSERT_EQ(diag.n, 52);
+		ASSERT_CONTAINS(diag.lines[0], "bomb.conf:1: @include");
+		ASSERT_CONTAINS(diag.lines[0], "more than 10 files deep");
+		ASSERT_CONTAINS(diag.lines[50], want);
+		ASSERT_CONTAINS(diag.lines[51], path);
+		ASSERT_CONTAINS(diag.lines[51], ": ... and ");
+		ASSERT_CONTAINS(diag.lines[51], " more such problems");
+	}
+	free(text);
+	conf_diag_clear(&diag);
+}
+
+/* 64 files are read, the first with 63 others; not 65. */
+static void test_files_max(void)
+{
+	char path[PATH_MAX], line[PATH_MAX + 16], *text;
+	struct conf_diag diag = {0};
+	struct conf *c;
+
+	write_file("leaf.conf", "# a leaf\n");
+	snprintf(line, sizeof(line), "@include \"%s/leaf.conf\"\n", dir);
+	text = malloc(64 * strlen(line) + 64);
+	ASSERT_TRUE(text);
+	strcpy(text, "log: { level = \"debug\"; };\n");
+	for (unsigned i = 0; i < 63; i++)
+		strcat(text, line);
+	c = load(write_file("many.conf", text), &diag);
+	ASSERT_TRUE(c != NULL);
+	ASSERT_EQ(c->log.level, LOG_DEBUG);
+	conf_free(c);
+	strcat(text, line);
+	c = load(write_file("many.conf", text), &diag);
+	ASSERT_TRUE(c == NULL);
+	ASSERT_EQ(diag.n, 1);
+	snprintf(path, sizeof(path), "%s/many.conf", dir);
+	assert_line(&diag, 0,
+		    "%s:65: @include \"%s/leaf.conf\": more than 64 files to read, %s with all its "
+		    "@include files: reading stops here",
+		    path, dir, path);
+	free(text);
+	conf_diag_clear(&diag);
+}
+
+/* Past 16 MiB in all: one problem, and nothing more is read. */
+static void test_too_large(void)
+{
+	struct conf_diag diag = {0};
+	size_t n = 9 << 20;
+	struct conf *c;
+	char *text;
+
+	text = malloc(n + 1);
+	ASSERT_TRUE(text);
+	memset(text, '#', n);
+	for (size_t i = 99; i < n; i += 100)
+		text[i] = '\n';
+	text[n] = 0;
+	write_file("big.conf", text);
+	snprintf(text, n,
+		 "@include \"%s/big.conf\"\n@include \"%s/big.conf\"\n"
+		 "@include \"/nonexistent/x.conf\"\n",
+		 dir, dir);
+	c = load(write_file("big2.conf", text), &diag);
+	ASSERT_TRUE(c == NULL);
+	ASSERT_EQ(diag.n, 1);
+	assert_line(&diag, 0, "%s/big2.conf: with its @include files, larger than 16 MiB", dir);
+	free(text);
+	conf_diag_clear(&diag);
+}
+
 /* A number past 32 bits is read as written, never as another setting's on its line. */
 static void test_numbers(void)
 {
@@ -261,12 +464,18 @@ int main(void)
 {
 	char cmd[PATH_MAX];
 
-	/* A FIFO opened for reading would block: the test fails instead of hanging. */
+	/* A FIFO opened for reading would block, an @include loop be read for minutes: the
+	 * test fails instead of hanging. */
 	alarm(60);
 	ASSERT_TRUE(mkdtemp(dir));
 	RUN(test_include_escapes);
 	RUN(test_include_where);
 	RUN(test_not_regular);
+	RUN(test_not_opened);
+	RUN(test_read_size);
+	RUN(test_include_bomb);
+	RUN(test_files_max);
+	RUN(test_too_large);
 	RUN(test_numbers);
 	RUN(test_messages);
 	RUN(test_saved_include_word);
