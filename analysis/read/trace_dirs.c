@@ -6,7 +6,7 @@
  *
  * Consecutive snapshots of one session overlap: a directory holding several (latencyd's
  * output directory) has the same trace twice or more, each event of their common time in
- * each. Those are told by their trace's UUID and their place in the snapshot (kernel/,
+ * each. Those are told by their trace's UUID, host and place in the snapshot (kernel/,
  * ust/uid/UID/64-bit/: one session's per-user traces share its UUID), and only the newest
  * (its metadata last written) is read, the others named in a problem: never an event
  * counted twice.
@@ -99,38 +99,53 @@ static void say_left_out(struct an_log *log)
 #define METADATA_PACKET_MAGIC 0x75d11d57u
 #define UUID_TEXT_LEN	      36
 
+#define HOST_MAX 64
+/* "UUID on HOST": what tells one session's trace from another's. */
+#define KEY_LEN	 (UUID_TEXT_LEN + 4 + HOST_MAX + 1)
+
 /*
- * The trace's UUID as text into OUT (UUID_TEXT_LEN + 1 bytes): from the header of the first
- * metadata packet (LTTng writes it packetized), else from the text's `uuid = "..."`. False
- * when it says none.
+ * The trace's UUID and host as "UUID on HOST" into OUT (KEY_LEN bytes): the UUID from the
+ * header of the first metadata packet (LTTng writes it packetized), else from the text's
+ * `uuid = "..."`; the host from its environment's hostname, when the first 4 KiB say it.
+ * False when it says no UUID.
  */
-static bool trace_uuid(const char *dir, char *out)
+static bool trace_key(const char *dir, char *out)
 {
-	char *path = an_asprintf("%s/metadata", dir), text[4096], *at;
+	char *path = an_asprintf("%s/metadata", dir), text[4096], uuid[UUID_TEXT_LEN + 1];
 	FILE *f = path ? an_fopen_regular(path, NULL) : NULL;
-	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
-	uint32_t magic;
+	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0, len = 0;
+	const char *at, *host = "", *end;
+	uint32_t magic = 0;
 
 	if (f)
 		fclose(f);
 	free(path);
 	text[n] = 0;
-	memcpy(&magic, text, sizeof(magic));
+	if (n >= sizeof(magic))
+		memcpy(&magic, text, sizeof(magic));
 	if (n >= 20 &&
 	    (magic == METADATA_PACKET_MAGIC || __builtin_bswap32(magic) == METADATA_PACKET_MAGIC)) {
 		const unsigned char *u = (const unsigned char *)text + 4;
 
-		snprintf(out, UUID_TEXT_LEN + 1,
+		snprintf(uuid, sizeof(uuid),
 			 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 			 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
 			 u[12], u[13], u[14], u[15]);
-		return true;
+	} else {
+		at = memmem(text, n, "uuid = \"", 8);
+		if (!at || (size_t)(at - text) + 9 + UUID_TEXT_LEN > n ||
+		    at[8 + UUID_TEXT_LEN] != '"')
+			return false;
+		memcpy(uuid, at + 8, UUID_TEXT_LEN);
+		uuid[UUID_TEXT_LEN] = 0;
 	}
-	at = strstr(text, "uuid = \"");
-	if (!at || strlen(at + 8) < UUID_TEXT_LEN || at[8 + UUID_TEXT_LEN] != '"')
-		return false;
-	memcpy(out, at + 8, UUID_TEXT_LEN);
-	out[UUID_TEXT_LEN] = 0;
+	/* Packet headers may sit in the text: looked for in the bytes, not as a string. */
+	at = memmem(text, n, "hostname = \"", 12);
+	if (at && (end = memchr(at + 12, '"', n - (size_t)(at + 12 - text)))) {
+		host = at + 12;
+		len = (size_t)(end - host) < HOST_MAX ? (size_t)(end - host) : HOST_MAX;
+	}
+	snprintf(out, KEY_LEN, "%s on %.*s", uuid, (int)len, host);
 	return true;
 }
 
@@ -163,7 +178,7 @@ static int64_t written(const char *dir)
 static void one_per_trace(struct an_vec *dirs, struct an_log *log)
 {
 	size_t n = dirs->n ? dirs->n : 1, kept = 0;
-	char(*uuid)[UUID_TEXT_LEN + 1] = calloc(n, sizeof(*uuid));
+	char(*uuid)[KEY_LEN] = calloc(n, sizeof(*uuid));
 	bool *has = calloc(n, sizeof(*has)), *gone = calloc(n, sizeof(*gone));
 	int64_t *when = calloc(n, sizeof(*when));
 	char **d = dirs->v;
@@ -171,7 +186,7 @@ static void one_per_trace(struct an_vec *dirs, struct an_log *log)
 	if (!uuid || !has || !gone || !when)
 		goto out; /* all read: counted twice rather than left out */
 	for (size_t i = 0; i < dirs->n; i++) {
-		has[i] = trace_uuid(d[i], uuid[i]);
+		has[i] = trace_key(d[i], uuid[i]);
 		when[i] = has[i] ? written(d[i]) : 0;
 	}
 #define ALIKE(i, j)                                                                                \
