@@ -93,8 +93,11 @@ struct an_packet {
 	uint8_t family;	   /* 4 or 6 */
 	uint8_t proto;	   /* 6 TCP, 17 UDP */
 	uint8_t flags;	   /* TCP flags */
-	int32_t ev;	   /* its event's index in the log */
-	int32_t tid;	   /* sent: the task that sent it, -1 from an interrupt or unknown */
+	/* received on a device whose packets reach their socket one by one as each is traced
+	 * (lo, veth: a backlog, no GRO list) */
+	bool per_packet;
+	int32_t ev;  /* its event's index in the log */
+	int32_t tid; /* sent: the task that sent it, -1 from an interrupt or unknown */
 };
 
 struct an_task {
@@ -176,12 +179,16 @@ struct an_declared {
 };
 
 /*
- * Events the tracer discarded on a CPU (its buffer full), somewhere in [t0, t1]: what the
- * CPU was doing across that range is not known (an interrupt's exit may be among them).
+ * Events the tracer discarded on a CPU, somewhere in [t0, t1]: what the CPU was doing
+ * across that range is not known (an interrupt's exit may be among them). babeltrace2 gives
+ * a discarded-events range as [the previous packet's end, this packet's end], the tracer
+ * having dropped them at the end of it (its buffer full); a discarded-packets one (a gap in
+ * the packets' numbers: overwritten in a flight recorder's ring) as [the previous packet's
+ * end, this packet's beginning]. Either way the CPU's context is known again from t1 on.
  */
 struct an_lost {
 	uint64_t t0, t1;
-	uint64_t n;
+	uint64_t n;   /* events lost; 0: whole packets, their events not counted */
 	uint32_t cpu; /* UINT32_MAX: its stream's CPU unknown */
 };
 

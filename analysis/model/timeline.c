@@ -11,8 +11,12 @@
 #include "an.h"
 
 #define NVEC  10
-/* Packets one softirq's receive is remembered for: a NAPI poll's budget. */
-#define NRX   64
+/*
+ * Packets one softirq's receive is remembered for: a GRO list is handed to the sockets once
+ * it holds gro_normal_batch (8) packets or at the end of its device's poll, so the packet a
+ * wakeup from it is for is among the last 8 received.
+ */
+#define NRX   8
 /* A task's recent sends whose replies it may be woken for. */
 #define NSENT 16
 
@@ -37,7 +41,7 @@ struct cpu_ctx {
 	int32_t parked_by;	 /* that task, -1 none */
 	int32_t raised_by[NVEC]; /* the irq that raised each vector, -1 */
 	uint64_t since;		 /* when cur was switched in */
-	bool lost;		 /* events were lost here, the last time over [lost_t0, lost_t1] */
+	bool lost; /* events were lost here, the last time (by end) over [lost_t0, lost_t1] */
 	uint64_t lost_t0, lost_t1;
 };
 
@@ -298,7 +302,11 @@ static void ctx_switch(const struct track *k, struct cpu_ctx *c, const struct an
 	soft_clear(&c->s);
 }
 
-/* Events lost on C's CPU from T0 to T1: nothing of its context before can be trusted. */
+/*
+ * Events lost on C's CPU from T0 to T1, called at T1: the tracer lost them last in that
+ * range (after the packet's recorded events), so what the context was before T1 cannot be
+ * trusted, and what follows is recorded again.
+ */
 static void ctx_lost(struct cpu_ctx *c, uint64_t t0, uint64_t t1)
 {
 	c->irq = -1;
@@ -358,14 +366,11 @@ static void on_switch(struct track *k, struct cpu_ctx *c, const struct an_ev *e)
 	c->since = e->ts;
 }
 
-static bool same_endpoints(const struct an_packet *p, const struct an_packet *q, bool reverse)
+static bool same_flow(const struct an_packet *p, const struct an_packet *q)
 {
-	const uint8_t *qs = reverse ? q->daddr : q->saddr, *qd = reverse ? q->saddr : q->daddr;
-	uint16_t qsp = reverse ? q->dport : q->sport, qdp = reverse ? q->sport : q->dport;
-
-	return p->family == q->family && p->proto == q->proto && p->sport == qsp &&
-	       p->dport == qdp && !memcmp(p->saddr, qs, sizeof(p->saddr)) &&
-	       !memcmp(p->daddr, qd, sizeof(p->daddr));
+	return p->family == q->family && p->proto == q->proto && p->sport == q->sport &&
+	       p->dport == q->dport && !memcmp(p->saddr, q->saddr, sizeof(p->saddr)) &&
+	       !memcmp(p->daddr, q->daddr, sizeof(p->daddr));
 }
 
 static const struct an_packet *packet(const struct track *k, int32_t i)
@@ -375,60 +380,78 @@ static const struct an_packet *packet(const struct track *k, int32_t i)
 		       : NULL;
 }
 
-/* Whether P is the reply to a packet the task sent. */
-static bool reply_to_task(const struct track *k, const struct an_packet *p)
+/*
+ * Whether P was sent to the task's socket: to the address and port one of its last packets
+ * went out from. Its peer may be another (a server's next client).
+ */
+static bool to_task(const struct track *k, const struct an_packet *p)
 {
 	unsigned n = k->nsent < NSENT ? k->nsent : NSENT;
 
 	for (unsigned i = 0; i < n; i++) {
 		const struct an_packet *q = packet(k, k->sent[i]);
 
-		if (q && same_endpoints(p, q, true))
+		if (q && q->family == p->family && q->proto == p->proto && q->sport == p->dport &&
+		    !memcmp(q->saddr, p->daddr, sizeof(p->daddr)))
 			return true;
 	}
 	return false;
 }
 
 /*
- * The packet a softirq woke the task for, among those received since it began: a NAPI poll
- * (GRO's list receive above all) takes in a batch before handing any packet to its socket,
- * so the last one received need not be the task's. A reply to what the task sent is; else
- * the packets of a single flow are; else it is not known (*FLOWS: how many flows).
+ * The packet a softirq woke the task for, among the last received in it. A device whose
+ * packets reach their socket one by one (lo, veth) hands over each as it is traced: the
+ * wakeup that follows is the last packet's. Another's GRO list is handed over whole after
+ * all its packets were traced (another device's poll ends it): among them, the first sent
+ * to the task's socket, when those are of one flow; else, when all are of one flow, its
+ * first (the first delivered wakes the reader); else it is not known (*FLOWS: how many
+ * flows).
  */
 static int32_t woken_for(const struct track *k, const struct soft *s, uint16_t *flows)
 {
-	unsigned n = s->nrx < NRX ? s->nrx : NRX, nflows = 0, nreply = 0;
-	int32_t last = -1, reply = -1;
+	unsigned n = s->nrx < NRX ? s->nrx : NRX, from = n, nflows = 0, nmine = 0;
+	int32_t first = -1, mine = -1;
+	const struct an_packet *p;
 
 	*flows = 0;
-	for (unsigned i = 0; i < n; i++) {
+	if (!n)
+		return -1;
+	p = packet(k, s->rx[(s->nrx - 1) % NRX]);
+	if (p && p->per_packet)
+		return s->rx[(s->nrx - 1) % NRX];
+	for (; from > 0; from--) {
+		p = packet(k, s->rx[(s->nrx - n + from - 1) % NRX]);
+		if (p && p->per_packet)
+			break;
+	}
+	for (unsigned i = from; i < n; i++) {
 		int32_t at = s->rx[(s->nrx - n + i) % NRX];
-		const struct an_packet *p = packet(k, at);
-		bool seen = false, is_reply;
+		bool seen = false, is_mine;
 
-		if (!p)
+		if (!(p = packet(k, at)))
 			continue;
-		is_reply = reply_to_task(k, p);
-		/* A flow counts once, as the last of its packets. */
-		for (unsigned j = 0; j < i && !seen; j++) {
+		is_mine = to_task(k, p);
+		/* A flow counts once, at its first packet. */
+		for (unsigned j = from; j < i && !seen; j++) {
 			const struct an_packet *q = packet(k, s->rx[(s->nrx - n + j) % NRX]);
 
-			seen = q && same_endpoints(p, q, false);
+			seen = q && same_flow(p, q);
 		}
 		if (!seen) {
 			nflows++;
-			nreply += is_reply;
+			nmine += is_mine;
 		}
-		if (is_reply && (!packet(k, reply) || same_endpoints(p, packet(k, reply), false)))
-			reply = at;
-		last = at;
+		if (first < 0)
+			first = at;
+		if (is_mine && mine < 0)
+			mine = at;
 	}
-	if (nreply == 1)
-		return reply;
-	if (nflows == 1 && nreply == 0)
-		return last;
+	if (nmine == 1)
+		return mine;
+	if (nflows == 1 && nmine == 0)
+		return first;
 	if (nflows > 1)
-		*flows = (uint16_t)(nreply > 1 ? nreply : nflows);
+		*flows = (uint16_t)(nmine > 1 ? nmine : nflows);
 	return -1;
 }
 
@@ -463,7 +486,8 @@ static void on_waking(struct track *k, const struct cpu_ctx *c, const struct an_
 	/* A socket's reader is woken as the packet is handed to it. */
 	if (wake == WK_SOFTIRQ)
 		k->cur.pkt = woken_for(k, &c->s, &k->cur.rx_flows);
-	/* What woke it is read from a context that events lost over the wait may have left. */
+	/* What woke it is read from a context that events lost over the wait may have left:
+	 * the CPU's context was reset at the loss's end, within the wait. */
 	k->cur.inferred = c->lost && c->lost_t1 >= began;
 	/* The blocked interval ends here, with its waker. */
 	move(k, e->ts, ST_RUNNABLE);
@@ -591,21 +615,31 @@ static void replay(struct track *k, struct cpu_ctx *c, const struct an_ev *e)
 	}
 }
 
-static int by_t0(const void *a, const void *b)
+/* By end, then beginning, CPU and count: one order whatever the order read (merge.c). */
+static int by_end(const void *a, const void *b)
 {
 	const struct an_lost *x = a, *y = b;
 
-	return (x->t0 > y->t0) - (x->t0 < y->t0);
+	if (x->t1 != y->t1)
+		return x->t1 > y->t1 ? 1 : -1;
+	if (x->t0 != y->t0)
+		return x->t0 > y->t0 ? 1 : -1;
+	if (x->cpu != y->cpu)
+		return x->cpu > y->cpu ? 1 : -1;
+	return (x->n > y->n) - (x->n < y->n);
 }
 
-/* The log's lost events by time (NULL: none, or out of memory: then not taken into account). */
+/*
+ * The log's lost events by the time the CPU's context is known again (NULL: none, or out of
+ * memory: then not taken into account).
+ */
 static struct an_lost *lost_sorted(const struct an_log *log)
 {
 	struct an_lost *l = log->lost.n ? malloc(log->lost.n * sizeof(*l)) : NULL;
 
 	if (l) {
 		memcpy(l, log->lost.v, log->lost.n * sizeof(*l));
-		qsort(l, log->lost.n, sizeof(*l), by_t0);
+		qsort(l, log->lost.n, sizeof(*l), by_end);
 	}
 	return l;
 }
@@ -644,7 +678,7 @@ int an_timeline(const struct an_log *log, int32_t tid, uint64_t t0, uint64_t t1,
 	k.cur.state = ST_UNKNOWN;
 	k.cur.cpu = k.cur.by = k.cur.who = k.cur.via = k.cur.syscall = k.cur.pkt = -1;
 	for (size_t i = 0; i < log->ev.n && ev[i].ts <= t1 && !k.err; i++) {
-		for (; j < nlost && lost[j].t0 <= ev[i].ts; j++)
+		for (; j < nlost && lost[j].t1 <= ev[i].ts; j++)
 			if (lost[j].cpu < ncpu)
 				ctx_lost(&cpu[lost[j].cpu], lost[j].t0, lost[j].t1);
 		replay(&k, &cpu[ev[i].cpu < ncpu ? ev[i].cpu : 0], &ev[i]);

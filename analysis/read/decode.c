@@ -474,6 +474,24 @@ static bool address(const bt_field *hdr, const char *name, uint8_t out[16])
  * header as a structure, whose transport_header variant holds the TCP or UDP header.
  * Fields are looked up by name: these events are few next to the scheduler's.
  */
+/*
+ * Whether a device's received packets reach their socket one by one, each as soon as it is
+ * traced: lo's and veth's (without GRO or XDP, as set up by default) go through the CPU's
+ * backlog, which hands each over on its own. Any other is taken for one that batches (a
+ * GRO list): a wrong guess the other way would name the wrong packet, where a batch only
+ * says that it is not known.
+ */
+static bool per_packet_device(const bt_field *p)
+{
+	const bt_field *f = member(p, "name");
+	const char *name;
+
+	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
+		return false;
+	name = bt_field_string_get_value(f);
+	return name && (strcmp(name, "lo") == 0 || strncmp(name, "veth", 4) == 0);
+}
+
 static void packet(struct an_log *log, const bt_field *p, struct an_ev *e)
 {
 	const bt_field *ip = selected(member(p, "network_header")), *th;
@@ -498,6 +516,7 @@ static void packet(struct an_log *log, const bt_field *p, struct an_ev *e)
 	}
 	if (!address(ip, "saddr", pk.saddr) || !address(ip, "daddr", pk.daddr))
 		return;
+	pk.per_packet = e->type == EV_NET_RECV && per_packet_device(p);
 	th = selected(member(ip, "transport_header"));
 	if (!th || (pk.proto != 6 && pk.proto != 17))
 		return;
@@ -592,14 +611,17 @@ static uint32_t trace_of(const struct an_decoder *d, const bt_stream *s)
 
 /*
  * Whether the traced kernel is PREEMPT_RT, where softirqs run in preemptible tasks: lttng
- * records its uname version ("#1 SMP PREEMPT_RT ...") in the trace's environment.
+ * records its uname version ("#1 SMP PREEMPT_RT ...", "#1 SMP PREEMPT RT ..." on older RT
+ * kernels) in the trace's environment.
  */
 static bool preempt_rt(const bt_trace *t)
 {
 	const bt_value *v =
 		bt_trace_borrow_environment_entry_value_by_name_const(t, "kernel_version");
 
-	return v && bt_value_is_string(v) && strstr(bt_value_string_get(v), "PREEMPT_RT");
+	const char *s = v && bt_value_is_string(v) ? bt_value_string_get(v) : NULL;
+
+	return s && (strstr(s, "PREEMPT_RT") || strstr(s, "PREEMPT RT"));
 }
 
 /*
@@ -697,27 +719,70 @@ static bool snapshot_ns(const bt_clock_snapshot *cs, uint64_t *ns)
 	return true;
 }
 
+const bt_stream *an_msg_stream(const bt_message *m)
+{
+	switch (bt_message_get_type(m)) {
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		return bt_message_stream_beginning_borrow_stream_const(m);
+	case BT_MESSAGE_TYPE_STREAM_END:
+		return bt_message_stream_end_borrow_stream_const(m);
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		return bt_packet_borrow_stream_const(
+			bt_message_packet_beginning_borrow_packet_const(m));
+	case BT_MESSAGE_TYPE_PACKET_END:
+		return bt_packet_borrow_stream_const(bt_message_packet_end_borrow_packet_const(m));
+	case BT_MESSAGE_TYPE_EVENT:
+		return bt_event_borrow_stream_const(bt_message_event_borrow_event_const(m));
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		return bt_message_discarded_events_borrow_stream_const(m);
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return bt_message_discarded_packets_borrow_stream_const(m);
+	default:
+		return NULL;
+	}
+}
+
 void an_decode_discarded(struct an_decoder *d, const bt_message *msg)
 {
-	const bt_stream *s = bt_message_discarded_events_borrow_stream_const(msg);
-	const uint32_t *slot = an_map_find(&d->streams, (uint64_t)(uintptr_t)s);
+	bool packets = bt_message_get_type(msg) == BT_MESSAGE_TYPE_DISCARDED_PACKETS;
+	const bt_stream *s = an_msg_stream(msg);
+	const bt_stream_class *sc = s ? bt_stream_borrow_class_const(s) : NULL;
+	const uint32_t *slot = s ? an_map_find(&d->streams, (uint64_t)(uintptr_t)s) : NULL;
 	struct an_lost l = {0}, *to;
+	bool timed;
 
-	if (bt_message_discarded_events_get_count(msg, &l.n) != BT_PROPERTY_AVAILABILITY_AVAILABLE)
-		l.n = 0;
-	d->log->discarded += l.n;
+	if (!s)
+		return;
+	if (packets) {
+		timed = bt_stream_class_discarded_packets_have_default_clock_snapshots(sc) &&
+			snapshot_ns(
+				bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
+					msg),
+				&l.t0) &&
+			snapshot_ns(
+				bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(
+					msg),
+				&l.t1);
+	} else {
+		if (bt_message_discarded_events_get_count(msg, &l.n) !=
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			l.n = 0;
+		d->log->discarded += l.n;
+		timed = bt_stream_class_discarded_events_have_default_clock_snapshots(sc) &&
+			snapshot_ns(
+				bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
+					msg),
+				&l.t0) &&
+			snapshot_ns(
+				bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
+					msg),
+				&l.t1);
+	}
 	/*
 	 * A stream not seen yet: its first packet's running count, lost before the trace's
 	 * beginning (a snapshot's oldest packet), nothing of what it holds.
 	 */
-	if (!slot ||
-	    !bt_stream_class_discarded_events_have_default_clock_snapshots(
-		    bt_stream_borrow_class_const(s)) ||
-	    !snapshot_ns(
-		    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg),
-		    &l.t0) ||
-	    !snapshot_ns(bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg),
-			 &l.t1))
+	if (!slot || !timed)
 		return;
 	l.cpu = AN_AT(&d->dstreams, struct an_dstream, *slot - 1)->cpu;
 	if (l.cpu == UINT32_MAX)

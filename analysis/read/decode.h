@@ -116,8 +116,13 @@ void an_input_of(const char *dir, uint32_t trace, struct an_input *in);
 int an_decode(struct an_decoder *d, const bt_message *msg);
 /* A packet begins (its CPU, for the events that follow in its stream). */
 void an_decode_packet(struct an_decoder *d, const bt_message *msg);
-/* A discarded-events message: counted, and where its stream's CPU lost them kept (an_lost). */
+/*
+ * A discarded-events or discarded-packets message: the events counted, and where its
+ * stream's CPU lost them kept (an_lost).
+ */
 void an_decode_discarded(struct an_decoder *d, const bt_message *msg);
+/* The stream a message is of; NULL: none (a message iterator's inactivity). */
+const bt_stream *an_msg_stream(const bt_message *m);
 void an_decoder_free(struct an_decoder *d);
 
 /* An event or a stream's beginning into c's history; -ENOMEM. Other messages are ignored. */

@@ -29,7 +29,7 @@ struct sink {
 	bt_message_iterator *it;
 	uint64_t next_progress;
 	bool failed;
-	const bt_stream *last; /* of the last event or packet: the muxer took it last */
+	const bt_stream *last; /* of the last message naming one: the muxer took it last */
 };
 
 static bt_graph_simple_sink_component_initialize_func_status sink_init(bt_message_iterator *it,
@@ -73,13 +73,14 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 	s->pass->messages += count;
 	for (uint64_t i = 0; i < count; i++) {
 		const bt_message *m = msgs[i];
+		const bt_stream *of = an_msg_stream(m);
 
+		if (of)
+			s->last = of;
 		switch (bt_message_get_type(m)) {
 		case BT_MESSAGE_TYPE_EVENT:
 			if (!s->failed && on_event(s, m) < 0)
 				s->failed = true;
-			s->last = bt_event_borrow_stream_const(
-				bt_message_event_borrow_event_const(m));
 			break;
 		case BT_MESSAGE_TYPE_STREAM_BEGINNING:
 			if (!s->failed && s->pass->count && an_count(s->pass->count, m) < 0)
@@ -88,14 +89,9 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 		case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 			if (s->pass->decode)
 				an_decode_packet(&s->dec, m);
-			s->last = bt_packet_borrow_stream_const(
-				bt_message_packet_beginning_borrow_packet_const(m));
-			break;
-		case BT_MESSAGE_TYPE_PACKET_END:
-			s->last = bt_packet_borrow_stream_const(
-				bt_message_packet_end_borrow_packet_const(m));
 			break;
 		case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
 			an_decode_discarded(&s->dec, m);
 			break;
 		default:

@@ -69,29 +69,6 @@ static bool msg_time(const bt_message *m, const bt_stream *s, int64_t *ns)
 	return true;
 }
 
-static const bt_stream *msg_stream(const bt_message *m)
-{
-	switch (bt_message_get_type(m)) {
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		return bt_message_stream_beginning_borrow_stream_const(m);
-	case BT_MESSAGE_TYPE_STREAM_END:
-		return bt_message_stream_end_borrow_stream_const(m);
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		return bt_packet_borrow_stream_const(
-			bt_message_packet_beginning_borrow_packet_const(m));
-	case BT_MESSAGE_TYPE_PACKET_END:
-		return bt_packet_borrow_stream_const(bt_message_packet_end_borrow_packet_const(m));
-	case BT_MESSAGE_TYPE_EVENT:
-		return bt_event_borrow_stream_const(bt_message_event_borrow_event_const(m));
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		return bt_message_discarded_events_borrow_stream_const(m);
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		return bt_message_discarded_packets_borrow_stream_const(m);
-	default:
-		return NULL;
-	}
-}
-
 /*
  * The stream's sort key, the first time it is seen. Its clock must count from the Unix
  * epoch: the muxer accepts any mix of such clocks, and the merge handles nothing else.
@@ -135,7 +112,7 @@ static void on_message(struct an_stream *st, const bt_message *m)
 	int64_t ns;
 
 	if (!st->keyed) {
-		const bt_stream *s = msg_stream(m);
+		const bt_stream *s = an_msg_stream(m);
 
 		if (s)
 			key(st, s);
@@ -148,11 +125,12 @@ static void on_message(struct an_stream *st, const bt_message *m)
 		}
 		ns = (int64_t)st->dec.ts;
 	} else {
-		const bt_stream *s = msg_stream(m);
+		const bt_stream *s = an_msg_stream(m);
 
 		if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING)
 			an_decode_packet(&st->dec, m);
-		if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS)
+		if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS ||
+		    type == BT_MESSAGE_TYPE_DISCARDED_PACKETS)
 			an_decode_discarded(&st->dec, m);
 		if (!s || !msg_time(m, s, &ns))
 			return;

@@ -2,9 +2,10 @@
 /*
  * The model's replay and what the result says of it, on logs built by hand: a CPU's
  * interrupt context across a switch (a handler's exit lost, a PREEMPT_RT softirq
- * preempted), events the tracer discarded, the packet a receive batch woke a task for, an
- * exited task, syscall names not UTF-8, the alerts explained (the largest, the rest said),
- * a latency's deviation, and a stream whose time goes backwards.
+ * preempted), events the tracer discarded (the context reset at the loss's end), the packet
+ * a receive batch or a loopback device woke a task for, an exited task, syscall names not
+ * UTF-8, the alerts explained (the largest, the rest said), a latency's deviation, a stream
+ * whose time goes backwards, and a PREEMPT_RT kernel told by its version.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,35 +139,106 @@ static void test_rt_softirq_preempted(void)
 	}
 }
 
-/* Events discarded on CPU 1 after an irq entry: its context is reset, the waker inferred. */
+static void lost(uint64_t t0, uint64_t t1, uint32_t cpu)
+{
+	struct an_lost *l = an_vec_push(&L.lost);
+
+	ASSERT_TRUE(l);
+	*l = (struct an_lost){.t0 = T0 + t0 * MS / 10, .t1 = T0 + t1 * MS / 10, .n = 7, .cpu = cpu};
+}
+
+/*
+ * Events discarded on CPU 1 over [1 ms, 3 ms] (babeltrace2's range: the previous packet's
+ * end, this one's): the tracer lost them after this packet's last recorded event, an irq
+ * entry at 2 ms whose exit is among them. Its context is reset at 3 ms: a wakeup there at
+ * 3.5 ms is the running task's, inferred; lost on the other CPU, the irq's, as recorded.
+ */
 static void test_discarded_range(void)
 {
-	struct an_lost *l;
 	struct an_interval iv;
 
 	reset(2);
 	ev(0, 0, EV_SWITCH, 0, A, 0);
 	ev(0, 1, EV_SWITCH, 0, B, 0);
-	ev(10, 0, EV_SWITCH, A, 0, 1);
+	ev(5, 0, EV_SWITCH, A, 0, 1);
+	ev(11, 1, EV_SYS_ENTRY, 0, 0, 0); /* the packet's first event */
 	ev(20, 1, EV_IRQ_ENTRY, 5, 0, 0);
-	ev(29, 0, EV_SYS_ENTRY, 0, 0, 0); /* something on the other CPU */
-	ev(40, 1, EV_WAKING, A, 0, 0);
-	l = an_vec_push(&L.lost);
-	ASSERT_TRUE(l);
-	*l = (struct an_lost){.t0 = T0 + 25 * MS / 10, .t1 = T0 + 28 * MS / 10, .n = 7, .cpu = 1};
-	iv = blocked_of(A, 0, 50);
+	ev(35, 1, EV_WAKING, A, 0, 0);
+	ev(36, 0, EV_SWITCH, 0, A, 0);
+	lost(10, 30, 1);
+	iv = blocked_of(A, 0, 40);
 	ASSERT_EQ(iv.wake, WK_TASK);
 	ASSERT_EQ(iv.who, B);
 	ASSERT_TRUE(iv.inferred);
-	/* Lost on the other CPU: the waker is as recorded. */
-	l->cpu = 0;
-	iv = blocked_of(A, 0, 50);
+	AN_AT(&L.lost, struct an_lost, 0)->cpu = 0;
+	iv = blocked_of(A, 0, 40);
 	ASSERT_EQ(iv.wake, WK_IRQ);
+	ASSERT_EQ(iv.who, 5);
 	ASSERT_TRUE(!iv.inferred);
 }
 
-static int32_t packet(uint16_t cpu, uint64_t tenths, bool sent, uint8_t peer, uint16_t sport,
-		      uint16_t dport)
+/*
+ * An irq entered before a loss's range begins and a wakeup inside the range, both recorded:
+ * the context holds until the range's end, the waker is the irq, not inferred. A wait that
+ * ends before a range's end does not span the loss: not inferred either.
+ */
+static void test_discarded_inside(void)
+{
+	struct an_interval iv;
+
+	reset(2);
+	ev(0, 0, EV_SWITCH, 0, A, 0);
+	ev(0, 1, EV_SWITCH, 0, B, 0);
+	ev(5, 0, EV_SWITCH, A, 0, 1);
+	ev(8, 1, EV_IRQ_ENTRY, 5, 0, 0);
+	ev(20, 1, EV_WAKING, A, 0, 0);
+	ev(21, 0, EV_SWITCH, 0, A, 0);
+	lost(10, 30, 1);
+	iv = blocked_of(A, 0, 25);
+	ASSERT_EQ(iv.wake, WK_IRQ);
+	ASSERT_EQ(iv.who, 5);
+	ASSERT_TRUE(!iv.inferred);
+
+	reset(2);
+	ev(0, 0, EV_SWITCH, 0, A, 0);
+	ev(0, 1, EV_SWITCH, 0, B, 0);
+	ev(20, 1, EV_SYS_ENTRY, 0, 0, 0);
+	ev(500, 0, EV_SWITCH, A, 0, 1);
+	ev(600, 1, EV_WAKING, A, 0, 0);
+	ev(610, 0, EV_SWITCH, 0, A, 0);
+	lost(10, 1000, 1);
+	iv = blocked_of(A, 0, 700);
+	ASSERT_EQ(iv.wake, WK_TASK);
+	ASSERT_EQ(iv.who, B);
+	ASSERT_TRUE(!iv.inferred);
+}
+
+/*
+ * Two ranges lost on one CPU from the same time (the muxed and per-stream reads give them
+ * in either order): the result is the same whatever the order.
+ */
+static void test_discarded_order(void)
+{
+	for (int order = 0; order < 2; order++) {
+		struct an_interval iv;
+
+		reset(2);
+		ev(0, 0, EV_SWITCH, 0, A, 0);
+		ev(0, 1, EV_SWITCH, 0, B, 0);
+		ev(100, 0, EV_SWITCH, A, 0, 1);
+		ev(200, 1, EV_WAKING, A, 0, 0);
+		ev(210, 0, EV_SWITCH, 0, A, 0);
+		lost(10, order ? 20 : 500, 1);
+		lost(10, order ? 500 : 20, 1);
+		iv = blocked_of(A, 0, 300);
+		ASSERT_EQ(iv.wake, WK_TASK);
+		ASSERT_TRUE(!iv.inferred);
+	}
+}
+
+/* A packet sent or received on a device that batches (a GRO list), or (LO) one by one. */
+static int32_t packet_on(bool lo, uint16_t cpu, uint64_t tenths, bool sent, uint8_t peer,
+			 uint16_t sport, uint16_t dport)
 {
 	struct an_packet *p = an_vec_push(&L.packets);
 	const uint8_t me[4] = {10, 0, 0, 1}, them[4] = {10, 0, 0, peer};
@@ -177,12 +249,19 @@ static int32_t packet(uint16_t cpu, uint64_t tenths, bool sent, uint8_t peer, ui
 				.sport = sport,
 				.dport = dport,
 				.len = 100,
+				.per_packet = lo && !sent,
 				.ev = (int32_t)L.ev.n,
 				.tid = -1};
 	memcpy(p->saddr, sent ? me : them, 4);
 	memcpy(p->daddr, sent ? them : me, 4);
 	ev(tenths, cpu, sent ? EV_NET_XMIT : EV_NET_RECV, (int32_t)L.packets.n - 1, 0, 0);
 	return (int32_t)L.packets.n - 1;
+}
+
+static int32_t packet(uint16_t cpu, uint64_t tenths, bool sent, uint8_t peer, uint16_t sport,
+		      uint16_t dport)
+{
+	return packet_on(false, cpu, tenths, sent, peer, sport, dport);
 }
 
 /*
@@ -212,16 +291,90 @@ static void test_batch_receive(void)
 		ASSERT_EQ(iv.pkt, (sent ? reply : -1));
 		ASSERT_EQ(iv.rx_flows, (sent ? 0 : 3));
 	}
-	/* Packets of one flow: its last, as before. */
+	/* Packets of one flow: the first delivered woke the reader. */
 	reset(2);
 	ev(0, 0, EV_SWITCH, 0, A, 0);
 	ev(10, 0, EV_SWITCH, A, 0, 1);
 	ev(20, 1, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
-	packet(1, 20, false, 3, 80, 41001);
 	reply = packet(1, 20, false, 3, 80, 41001);
+	packet(1, 20, false, 3, 80, 41001);
 	ev(21, 1, EV_WAKING, A, 0, 0);
 	iv = blocked_of(A, 0, 30);
 	ASSERT_EQ(iv.pkt, reply);
+	ASSERT_EQ(iv.rx_flows, 0);
+}
+
+/*
+ * A server's request: sent to the address and port it replied from before, by a client it
+ * never sent to, in a batch with another flow: the request, whatever its peer.
+ */
+static void test_batch_local_port(void)
+{
+	struct an_interval iv;
+	int32_t request;
+
+	reset(2);
+	ev(0, 0, EV_SWITCH, 0, A, 0);
+	packet(0, 5, true, 3, 53, 41001); /* its reply to an earlier client */
+	ev(10, 0, EV_SWITCH, A, 0, 1);
+	ev(20, 1, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	packet(1, 20, false, 5, 80, 41003);
+	request = packet(1, 20, false, 4, 41002, 53);
+	ev(21, 1, EV_WAKING, A, 0, 0);
+	iv = blocked_of(A, 0, 30);
+	ASSERT_EQ(iv.pkt, request);
+	ASSERT_EQ(iv.rx_flows, 0);
+}
+
+/*
+ * A GRO list is handed over every 8 packets at most, and before another device's poll: a
+ * flow received 9 packets or more before the wakeup, or before a loopback packet, is not
+ * among those the wakeup may be for.
+ */
+static void test_batch_window(void)
+{
+	struct an_interval iv;
+	int32_t first;
+
+	for (int lo = 0; lo < 2; lo++) {
+		reset(2);
+		ev(0, 0, EV_SWITCH, 0, A, 0);
+		ev(10, 0, EV_SWITCH, A, 0, 1);
+		ev(20, 1, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+		packet(1, 20, false, 3, 80, 41001);
+		if (lo)
+			packet_on(true, 1, 20, false, 6, 9000, 9001);
+		first = packet(1, 20, false, 4, 443, 41002);
+		for (int i = 0; i < (lo ? 1 : 7); i++)
+			packet(1, 20, false, 4, 443, 41002);
+		ev(21, 1, EV_WAKING, A, 0, 0);
+		iv = blocked_of(A, 0, 30);
+		ASSERT_EQ(iv.pkt, first);
+		ASSERT_EQ(iv.rx_flows, 0);
+	}
+}
+
+/*
+ * Loopback (and veth) hand each packet to its socket as it is traced: a server woken right
+ * after a client's request, in a softirq that received another flow first, was woken for
+ * the request, though it sent nothing before.
+ */
+static void test_loopback_receive(void)
+{
+	struct an_interval iv;
+	int32_t request;
+
+	reset(2);
+	ev(0, 0, EV_SWITCH, 0, A, 0);
+	ev(10, 0, EV_SWITCH, A, 0, 1);
+	ev(20, 1, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	packet_on(true, 1, 20, false, 1, 6000, 7000);
+	request = packet_on(true, 1, 20, false, 1, 41234, 53);
+	ev(21, 1, EV_WAKING, A, 0, 0);
+	ev(22, 1, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	iv = blocked_of(A, 0, 30);
+	ASSERT_EQ(iv.wake, WK_SOFTIRQ);
+	ASSERT_EQ(iv.pkt, request);
 	ASSERT_EQ(iv.rx_flows, 0);
 }
 
@@ -435,6 +588,45 @@ static void test_backwards(void)
 	ASSERT_EQ(system(cmd), 0);
 }
 
+/* A PREEMPT_RT kernel as its uname version says, older RT kernels' spelling too. */
+static void test_preempt_rt_version(void)
+{
+	static const struct {
+		const char *version;
+		bool rt;
+	} cases[] = {
+		{"#1 SMP PREEMPT_RT Debian 6.1.76-1 (2024-02-01)", true},
+		{"#1 SMP PREEMPT RT Tue Jan 8 12:00:00 CET 2019", true},
+		{"#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)", false},
+	};
+	static const uint64_t ts[] = {1000, 2000};
+	static const char *const dirs[] = {"kernel", NULL};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char root[] = "/tmp/test-analysis-model.XXXXXX", path[600], cmd[128];
+		struct an_options opt = {.tables = false};
+		struct an_result *r = NULL;
+		char *why = NULL;
+		FILE *f;
+
+		ASSERT_TRUE(mkdtemp(root));
+		ctf_mkdirs(root, dirs);
+		snprintf(path, sizeof(path), "%s/kernel/metadata", root);
+		f = fopen(path, "w");
+		ASSERT_TRUE(f);
+		ASSERT_TRUE(fprintf(f, "%senv { kernel_version = \"%s\"; };\n", ctf_metadata,
+				    cases[c].version) > 0);
+		ASSERT_EQ(fclose(f), 0);
+		snprintf(path, sizeof(path), "%s/kernel", root);
+		ctf_stream(path, "flight_0", 0, ts, 2);
+		ASSERT_EQ(an_analyze(root, &opt, &r, &why), 0);
+		ASSERT_EQ(r->log.preempt_rt, cases[c].rt);
+		an_result_free(r);
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+		ASSERT_EQ(system(cmd), 0);
+	}
+}
+
 int main(void)
 {
 	an_log_init(&L);
@@ -442,12 +634,18 @@ int main(void)
 	RUN(test_lost_timer_softirq_exit);
 	RUN(test_rt_softirq_preempted);
 	RUN(test_discarded_range);
+	RUN(test_discarded_inside);
+	RUN(test_discarded_order);
 	RUN(test_batch_receive);
+	RUN(test_batch_local_port);
+	RUN(test_batch_window);
+	RUN(test_loopback_receive);
 	RUN(test_exited);
 	RUN(test_sysname_utf8);
 	RUN(test_alerts_largest);
 	RUN(test_stddev);
 	RUN(test_backwards);
+	RUN(test_preempt_rt_version);
 	an_log_free(&L);
 	return 0;
 }

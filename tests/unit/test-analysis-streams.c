@@ -348,6 +348,39 @@ static bool same(const struct an_vec *a, const struct an_vec *b, size_t size)
 	return a->n == b->n && (!a->n || memcmp(a->v, b->v, a->n * size) == 0);
 }
 
+static int by_lost(const void *a, const void *b)
+{
+	const struct an_lost *x = a, *y = b;
+
+	if (x->t0 != y->t0)
+		return x->t0 < y->t0 ? -1 : 1;
+	if (x->t1 != y->t1)
+		return x->t1 < y->t1 ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return (x->n > y->n) - (x->n < y->n);
+}
+
+/* Where events were lost: the same ranges, in any order (the timeline sorts them). */
+static void check_lost(const struct an_log *a, const struct an_log *b)
+{
+	struct an_lost *x = calloc(a->lost.n + 1, sizeof(*x)),
+		       *y = calloc(b->lost.n + 1, sizeof(*y));
+
+	ASSERT_TRUE(x && y);
+	ASSERT_EQ(a->lost.n, b->lost.n);
+	if (a->lost.n) {
+		memcpy(x, a->lost.v, a->lost.n * sizeof(*x));
+		memcpy(y, b->lost.v, b->lost.n * sizeof(*y));
+	}
+	qsort(x, a->lost.n, sizeof(*x), by_lost);
+	qsort(y, b->lost.n, sizeof(*y), by_lost);
+	for (size_t i = 0; i < a->lost.n; i++)
+		ASSERT_EQ(by_lost(&x[i], &y[i]), 0);
+	free(x);
+	free(y);
+}
+
 /* Every table of the log, in its order. */
 static void check_logs(const struct an_log *a, const struct an_log *b)
 {
@@ -383,6 +416,7 @@ static void check_logs(const struct an_log *a, const struct an_log *b)
 	ASSERT_TRUE(memcmp(a->counts, b->counts, sizeof(a->counts)) == 0);
 	ASSERT_EQ(a->events, b->events);
 	ASSERT_EQ(a->discarded, b->discarded);
+	check_lost(a, b);
 	ASSERT_EQ(a->first_ts, b->first_ts);
 	ASSERT_EQ(a->last_ts, b->last_ts);
 	ASSERT_TRUE(same(&a->cpu_first, &b->cpu_first, sizeof(uint64_t)));
@@ -498,7 +532,9 @@ static void two_streams(char dir[600], char kernel[700], const char *name, uint8
  * One CPU's stream eight times the other's: two threads read it in two pieces, cut between
  * packets, and get what the muxed pass gets. Not where the cut would not read the same:
  * packets not numbered in sequence, or events lost (babeltrace2 reports a stream's first
- * packet's running count as lost).
+ * packet's running count as lost). Either loss is a range where CPU 0's context is not
+ * known: a packet missing, from the end of the one before it to the beginning of the next;
+ * events, to the end of the packet that counts them.
  */
 static void test_cut_streams(void)
 {
@@ -525,6 +561,16 @@ static void test_cut_streams(void)
 		ASSERT_EQ(muxed->log.events, 9 * 3000);
 		ASSERT_EQ(muxed->log.discarded,
 			  cases[c].discard_at ? 5 * (8 - cases[c].discard_at) : 0);
+		ASSERT_EQ(muxed->log.lost.n, cases[c].discard_at ? 8 - cases[c].discard_at
+					     : cases[c].gap_at	 ? 1
+								 : 0);
+		for (size_t i = 0; i < muxed->log.lost.n; i++) {
+			const struct an_lost *l = AN_AT(&muxed->log.lost, struct an_lost, i);
+
+			ASSERT_EQ(l->cpu, 0);
+			ASSERT_EQ(l->n, cases[c].discard_at ? 5 : 0);
+			ASSERT_TRUE(l->t0 <= l->t1);
+		}
 		for (unsigned t = 1; t <= 3; t++) {
 			r = read_cut(dir, t, &graphs, &cuts);
 			ASSERT_EQ(graphs, t < 2 ? t : 2); /* 2 streams: 2 shards at most */

@@ -4,7 +4,8 @@
  * a variant tagged by an enum, holding the raw big-endian IPv4 or IPv6 header as a
  * structure, whose transport_header variant holds the TCP or UDP header), in a CTF trace
  * written here, read by the analysis: addresses, ports, sequence numbers and the sequence
- * space a segment uses (its payload, plus one for SYN) come out as sent.
+ * space a segment uses (its payload, plus one for SYN) come out as sent; a packet received
+ * on lo or a veth is one its device hands to its socket alone, one received on eth1 not.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,9 @@ static const char metadata[] = CTF_METADATA_HEAD
 
 static FILE *f;
 static size_t at;
+/* The event written next: net_dev_queue (0) or net_if_receive_skb (1), on that device. */
+static uint32_t event_id;
+static const char *device = "eth1";
 
 static void put(const void *p, size_t n)
 {
@@ -130,14 +134,14 @@ static void be32(uint32_t v)
 
 static void header(uint64_t ts, uint8_t nh)
 {
-	const uint32_t id = 0, len = 140;
+	const uint32_t len = 140;
 	const uint64_t skb = 0xffff888001234500ULL;
 
-	put(&id, 4);
+	put(&event_id, 4);
 	put(&ts, 8);
 	put(&skb, 8);
 	put(&len, 4);
-	put("eth1", 5);
+	put(device, strlen(device) + 1);
 	put(&nh, 1);
 }
 
@@ -212,6 +216,18 @@ int main(void)
 	f = fopen(path, "w");
 	ASSERT_TRUE(f);
 	ctf_put(f, metadata, strlen(metadata));
+	{
+		/* net_if_receive_skb: net_dev_queue's fields (lttng's net_dev_template) */
+		const char *queue = strstr(metadata, "event {"),
+			   *name = "\"net_dev_queue\"; id = 0";
+		const char *at_name = strstr(queue, name);
+
+		ASSERT_TRUE(queue && at_name);
+		ctf_put(f, queue, (size_t)(at_name - queue));
+		ctf_put(f, "\"net_if_receive_skb\"; id = 1",
+			strlen("\"net_if_receive_skb\"; id = 1"));
+		ctf_put(f, at_name + strlen(name), strlen(at_name + strlen(name)));
+	}
 	ASSERT_EQ(fclose(f), 0);
 	snprintf(path, sizeof(path), "%s/channel0_1", root);
 	f = fopen(path, "w+b");
@@ -222,6 +238,14 @@ int main(void)
 	ipv4_tcp(1000, 100, 1000, 0x18);     /* PSH|ACK, 100 bytes */
 	ipv4_tcp(2000, 0, 4000000000, 0x02); /* SYN: one sequence number */
 	ipv6_udp(3000);
+	event_id = 1;
+	ipv4_tcp(4000, 10, 2000, 0x18); /* received on eth1 */
+	device = "lo";
+	ipv4_tcp(5000, 10, 3000, 0x18);
+	device = "veth1a2b3c";
+	ipv6_udp(6000);
+	event_id = 0;
+	ipv4_tcp(7000, 10, 4000, 0x18); /* sent on lo */
 	bits[0] = bits[1] = at * 8;
 	ASSERT_EQ(fseek(f, sizeof(magic), SEEK_SET), 0);
 	ctf_put(f, bits, sizeof(bits));
@@ -231,8 +255,12 @@ int main(void)
 		fprintf(stderr, "an_analyze: %s\n", why ? why : "?");
 		return 1;
 	}
-	ASSERT_EQ(r->log.packets.n, 3);
-	ASSERT_EQ(r->log.counts[EV_NET_XMIT], 3);
+	ASSERT_EQ(r->log.packets.n, 7);
+	ASSERT_EQ(r->log.counts[EV_NET_XMIT], 4);
+	ASSERT_EQ(r->log.counts[EV_NET_RECV], 3);
+	for (size_t i = 0; i < 7; i++)
+		ASSERT_EQ(AN_AT(&r->log.packets, struct an_packet, i)->per_packet,
+			  i == 4 || i == 5);
 	p = AN_AT(&r->log.packets, struct an_packet, 0);
 	ASSERT_EQ(p->family, 4);
 	ASSERT_EQ(p->proto, 6);
