@@ -142,20 +142,33 @@ static int sync_dir_of(const char *path)
 }
 
 /*
+ * Whether unlink()'s ERR on PATH says PATH is a directory: Linux says EISDIR, POSIX EPERM,
+ * which also means a file unlink() may not remove (immutable, or another's in a sticky
+ * directory): told apart by what PATH is.
+ */
+static bool unlink_met_dir(const char *path, int err)
+{
+	struct stat st;
+
+	return err == EISDIR || (err == EPERM && lstat(path, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+/*
  * TMP created anew, for writing. Whatever has its name is not a temp of ours to reuse: a
  * FIFO would block the open until a reader came, a file of another owner or mode would
  * keep them through the rename. It goes first, then O_EXCL makes sure the file written is
- * the one created; an empty directory goes too, a non-empty one is left (-ENOTEMPTY).
+ * the one created; an empty directory goes too, a non-empty one is left (-ENOTEMPTY). One
+ * that cannot go says why (-EPERM: immutable, another's in a sticky directory).
  */
 static int open_new(const char *tmp, mode_t mode)
 {
 	for (int tries = 0; tries < 3; tries++) {
-		int fd;
+		int fd, err;
 
-		if (unlink(tmp) < 0 && errno != ENOENT) {
-			if (errno != EISDIR && errno != EPERM)
-				return -errno;
-			/* Linux says EISDIR, POSIX EPERM; EEXIST is rmdir()'s other word for it. */
+		if (unlink(tmp) < 0 && (err = errno) != ENOENT) {
+			if (!unlink_met_dir(tmp, err))
+				return -err;
+			/* EEXIST is rmdir()'s other word for a directory not empty. */
 			if (rmdir(tmp) < 0)
 				return errno == EEXIST ? -ENOTEMPTY : -errno;
 		}

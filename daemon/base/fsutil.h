@@ -29,7 +29,8 @@ char *path_newest(const char *dir, const char *prefix);
  * created with MODE and renamed over PATH: a reader sees the old file or the new one,
  * never half of one. Whatever was named TMP before is removed first (a FIFO, another's
  * file, an empty directory): -ENOTEMPTY when it is a directory that is not empty, left as
- * it is. TMP is removed on failure. FLAGS: FILE_DURABLE. 0 or -errno.
+ * it is; -EPERM when it may not be removed (immutable, another's file in a sticky
+ * directory). TMP is removed on failure. FLAGS: FILE_DURABLE. 0 or -errno.
  */
 int file_replace(const char *path, const char *tmp, const char *data, size_t len, bool newline,
 		 mode_t mode, unsigned flags);

@@ -31,6 +31,12 @@
 #include "thread.h"
 #include "tree_delete.h"
 
+/* An output directory latencyd used. */
+struct output {
+	char *dir;
+	bool given; /* by catalog_set_output() since the catalog was opened, else the file's */
+};
+
 struct catalog {
 	char *dir;
 	/* The document but its snapshots, which are structs: "snapshots" stays as an empty
@@ -41,11 +47,13 @@ struct catalog {
 	uint64_t deleted_in_part; /* since open: deletions that failed past their check */
 	bool rechecked;		  /* rechecked_usec is the last recheck's time */
 	uint64_t rechecked_usec;
-	/* Where snapshots are deleted from: catalog_set_output(). */
+	/* Where snapshots are deleted from: catalog_set_output(), the least recently given
+	 * first. */
 	char *prefix;
-	char **outputs;
+	struct output *outputs;
 	size_t n_outputs;
-	bool said_big; /* the file past CATALOG_FILE_MAX was warned of */
+	bool outputs_unknown; /* the file has no list: made from its entries' paths */
+	bool said_big;	      /* the file past CATALOG_FILE_MAX was warned of */
 };
 
 static struct json_object *doc_new(void)
@@ -323,35 +331,109 @@ static int convert_old_note(struct catalog_entry *e, bool old)
 	return 0;
 }
 
+/* An entry's id and its place in the file, to find ids given twice. */
+struct id_at {
+	uint64_t id;
+	size_t i;
+};
+
+static int cmp_id_at(const void *a, const void *b)
+{
+	const struct id_at *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 /*
- * The saved entries, as structs. A member this latencyd cannot read is named in the log
- * with its entry's id and left out; the entry is kept. A snapshot still "recording" was
- * cut short by a crash. OLD: the file is of a latencyd before 1.15 (convert_old_note()).
+ * For each entry of A, the place of the first one of its id when it is not that one, else
+ * SIZE_MAX (an array, to free; NULL: no memory): the ids sorted once, whatever their order
+ * in the file. A lookup per entry would be quadratic in a file of ids going down.
+ */
+static size_t *ids_again(struct json_object *a)
+{
+	size_t n = json_object_array_length(a), k = 0;
+	size_t *first = malloc((n ? n : 1) * sizeof(*first));
+	struct id_at *v = malloc((n ? n : 1) * sizeof(*v));
+	struct json_object *id;
+
+	if (!first || !v) {
+		free(first);
+		free(v);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		first[i] = SIZE_MAX;
+		if (json_object_object_get_ex(json_object_array_get_idx(a, i), PROTO_KEY_ID, &id) &&
+		    id_valid(id))
+			v[k++] = (struct id_at){(uint64_t)json_object_get_int64(id), i};
+	}
+	qsort(v, k, sizeof(*v), cmp_id_at);
+	for (size_t j = 1; j < k; j++)
+		if (v[j].id == v[j - 1].id)
+			first[v[j].i] =
+				first[v[j - 1].i] == SIZE_MAX ? v[j - 1].i : first[v[j - 1].i];
+	free(v);
+	return first;
+}
+
+/*
+ * An entry of an id given before in the file (an edit, two catalogs merged) is left out:
+ * the first stays, which a client's lookup named and retention managed. Two entries of one
+ * id would share its snapshot directory: deleting one would delete the other's. The file
+ * as it was is kept beside the catalog, as entry_usable() does.
+ */
+static void entry_again(struct json_object *o, size_t i, size_t first, const char *file,
+			char **kept)
+{
+	struct json_object *id, *v;
+	const char *path = NULL;
+
+	json_object_object_get_ex(o, PROTO_KEY_ID, &id);
+	if (json_object_object_get_ex(o, PROTO_KEY_PATH, &v) &&
+	    json_object_is_type(v, json_type_string))
+		path = json_object_get_string(v);
+	if (!*kept)
+		*kept = keep_aside(file);
+	log_warnx("%s: snapshots[%zu]: snapshot %" PRId64 " again, first at snapshots[%zu]: "
+		  "left out, the first kept%s%s%s (the file as it was: %s)",
+		  file, i, json_object_get_int64(id), first, path ? "; its directory " : "",
+		  path ? path : "", path ? ", if not the first's, stays on disk, unmanaged" : "",
+		  *kept ? *kept : "not kept");
+}
+
+/*
+ * The saved entries, as structs, in the file's order. A member this latencyd cannot read is
+ * named in the log with its entry's id and left out; the entry is kept. A snapshot still
+ * "recording" was cut short by a crash. OLD: the file is of a latencyd before 1.15
+ * (convert_old_note()).
  */
 static int load_entries(struct catalog *c, struct json_object *a, const char *file, bool old,
 			bool *recovered)
 {
-	uint64_t newest = 0;
+	size_t *again = ids_again(a);
 	char *kept = NULL;
+	int r = 0;
 
-	for (size_t i = 0; i < json_object_array_length(a); i++) {
+	if (!again)
+		return -ENOMEM;
+	for (size_t i = 0; r == 0 && i < json_object_array_length(a); i++) {
 		struct json_object *o = json_object_array_get_idx(a, i), *id;
 		struct problem_at at = {.file = file};
 		struct catalog_entry *e;
-		int r;
 
 		if (!entry_usable(o, i, file, &kept)) {
 			*recovered = true;
 			continue;
 		}
+		if (again[i] != SIZE_MAX) {
+			entry_again(o, i, again[i], file, &kept);
+			*recovered = true;
+			continue;
+		}
 		json_object_object_get_ex(o, PROTO_KEY_ID, &id);
 		at.id = (uint64_t)json_object_get_int64(id);
-		/* Ids grow along the file: only one that does not is looked for twice. */
-		if (at.id <= newest && catalog_find(c, at.id))
-			log_warnx("%s: snapshots[%zu]: snapshot %" PRIu64 " again: both kept, a "
-				  "client names the first",
-				  file, i, at.id);
-		newest = at.id > newest ? at.id : newest;
 		e = calloc(1, sizeof(*e));
 		r = e ? catalog_entry_from_json(o, e, entry_problem, &at) : -ENOMEM;
 		if (r == 0)
@@ -365,14 +447,14 @@ static int load_entries(struct catalog *c, struct json_object *a, const char *fi
 		if (r < 0 || (r = append(c, e)) < 0) {
 			catalog_entry_free(e);
 			free(e);
-			free(kept);
-			return r;
+			break;
 		}
 		/* A next_id behind the ids kept (an edit, an old copy) would hand them out again. */
 		id_used(c, e->id);
 	}
+	free(again);
 	free(kept);
-	return 0;
+	return r;
 }
 
 /* A next_id no id can follow (edited, damaged) starts again past the ids kept. */
@@ -403,49 +485,67 @@ static void check_ids_left(struct catalog *c, const char *file)
 
 /*
  * The output directories latencyd has used, kept in the file: a snapshot recorded before
- * output.directory changed, and a restart, stays latencyd's to delete. The oldest go past
- * CATALOG_OUTPUTS_MAX.
+ * output.directory changed, and a restart, stays latencyd's to delete. The least recently
+ * given go past CATALOG_OUTPUTS_MAX.
  */
 #define KEY_OUTPUTS "output_directories"
 
-static int output_add(struct catalog *c, const char *dir)
+/* DIR, absolute, made the newest output directory; GIVEN: by catalog_set_output(). 1 when
+ * the list changed, 0 when not, -ENOMEM. */
+static int output_add(struct catalog *c, const char *dir, bool given)
 {
-	char **grown;
+	struct output o = {.given = given}, *grown;
 
 	if (dir[0] != '/')
 		return 0;
-	for (size_t i = 0; i < c->n_outputs; i++)
-		if (strcmp(c->outputs[i], dir) == 0)
-			return 0;
+	for (size_t i = 0; i < c->n_outputs; i++) {
+		if (strcmp(c->outputs[i].dir, dir) != 0)
+			continue;
+		o.dir = c->outputs[i].dir;
+		o.given |= c->outputs[i].given;
+		/* Used again: the last to go. */
+		memmove(&c->outputs[i], &c->outputs[i + 1],
+			(c->n_outputs - i - 1) * sizeof(*c->outputs));
+		c->outputs[c->n_outputs - 1] = o;
+		return i + 1 < c->n_outputs;
+	}
+	if (!(o.dir = strdup(dir)))
+		return -ENOMEM;
 	if (c->n_outputs == CATALOG_OUTPUTS_MAX) {
-		free(c->outputs[0]);
+		free(c->outputs[0].dir);
 		memmove(c->outputs, c->outputs + 1, --c->n_outputs * sizeof(*c->outputs));
 	}
 	grown = realloc(c->outputs, (c->n_outputs + 1) * sizeof(*grown));
-	if (!grown)
+	if (!grown) {
+		free(o.dir);
 		return -ENOMEM;
+	}
 	c->outputs = grown;
-	if (!(c->outputs[c->n_outputs] = strdup(dir)))
-		return -ENOMEM;
-	c->n_outputs++;
+	c->outputs[c->n_outputs++] = o;
 	return 1;
 }
 
-/* At open: those the file names (strings, absolute), at most the newest CATALOG_OUTPUTS_MAX. */
+/*
+ * At open: those the file names (strings, absolute), at most the newest CATALOG_OUTPUTS_MAX.
+ * A file without the list (of a latencyd before it was kept) has it made from its entries'
+ * paths once the prefix is known (outputs_seed()).
+ */
 static int outputs_load(struct catalog *c)
 {
-	struct json_object *a;
+	struct json_object *a, *v;
 	size_t n;
 
-	if (!json_object_object_get_ex(c->doc, KEY_OUTPUTS, &a) ||
-	    !json_object_is_type(a, json_type_array))
+	if (!json_object_object_get_ex(c->doc, KEY_OUTPUTS, &a)) {
+		c->outputs_unknown = true;
+		return 0;
+	}
+	if (!json_object_is_type(a, json_type_array))
 		return 0;
 	n = json_object_array_length(a);
 	for (size_t i = n > CATALOG_OUTPUTS_MAX ? n - CATALOG_OUTPUTS_MAX : 0; i < n; i++) {
-		const char *dir = json_object_get_string(json_object_array_get_idx(a, i));
-
-		if (json_object_is_type(json_object_array_get_idx(a, i), json_type_string) &&
-		    output_add(c, dir) < 0)
+		v = json_object_array_get_idx(a, i);
+		if (json_object_is_type(v, json_type_string) &&
+		    output_add(c, json_object_get_string(v), false) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -567,7 +667,7 @@ void catalog_free(struct catalog *c)
 	free(c->dir);
 	free(c->prefix);
 	for (size_t i = 0; i < c->n_outputs; i++)
-		free(c->outputs[i]);
+		free(c->outputs[i].dir);
 	free(c->outputs);
 	free(c);
 }
@@ -986,22 +1086,64 @@ struct catalog_entry *catalog_find(struct catalog *c, uint64_t id)
 	return i < 0 ? NULL : c->entries[i];
 }
 
+static bool own_snapshot_dir(const struct catalog *c, const struct catalog_entry *e);
+static int split_path(const struct catalog_entry *e, char **parent, const char **name);
+
+/*
+ * The output directories of a file that names none (a latencyd's before they were kept):
+ * the directories of its snapshots that are named as latencyd names them, those of the
+ * newest last. Without them, a snapshot of an output directory used before the last
+ * change could not be deleted (the one in force is all that is known), nor adopted (only
+ * it is scanned): kept for good. 1 when some were found, 0 when none, -ENOMEM.
+ */
+static int outputs_seed(struct catalog *c)
+{
+	const char *name;
+	char *parent;
+	size_t n = 0;
+	int r;
+
+	c->outputs_unknown = false;
+	for (size_t i = 0; i < c->n; i++) {
+		if (!c->entries[i]->path || !own_snapshot_dir(c, c->entries[i]))
+			continue;
+		if (split_path(c->entries[i], &parent, &name) < 0)
+			return -ENOMEM;
+		r = output_add(c, parent, false);
+		free(parent);
+		if (r < 0)
+			return r;
+		n++;
+	}
+	if (n)
+		log_info("%s/%s names no output directories (an older latencyd's): taken from the "
+			 "paths of its %zu snapshot(s) there",
+			 c->dir, CATALOG_FILE, n);
+	return n > 0;
+}
+
 int catalog_set_output(struct catalog *c, const char *dir, const char *prefix)
 {
 	struct json_object *a;
-	int r;
+	int r, seeded = 0;
 
-	if (!c->prefix && !(c->prefix = strdup(prefix)))
-		return -ENOMEM;
-	r = output_add(c, dir);
-	if (r <= 0)
+	if (!c->prefix) {
+		if (!(c->prefix = strdup(prefix)))
+			return -ENOMEM;
+		if (c->outputs_unknown && (seeded = outputs_seed(c)) < 0)
+			return seeded;
+	}
+	r = output_add(c, dir, true);
+	if (r < 0)
 		return r;
+	if (!r && !seeded)
+		return 0;
 	/* The file's list as the memory's: rewritten whole, it is short. */
 	a = json_object_new_array();
 	if (!a)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->n_outputs; i++)
-		json_object_array_add(a, json_object_new_string(c->outputs[i]));
+		json_object_array_add(a, json_object_new_string(c->outputs[i].dir));
 	if (json_object_object_add(c->doc, KEY_OUTPUTS, a) < 0) {
 		json_object_put(a);
 		return -ENOMEM;
@@ -1047,20 +1189,61 @@ static bool same_dir(const char *dir, const struct stat *fd_st)
 }
 
 /*
- * Whether FD, open on the directory that holds E's, is an output directory (one given to
- * catalog_set_output()) or the late_directory E was handed to: nowhere else do latencyd's
- * snapshots go.
+ * Whether a directory the file alone names as an output directory is one to delete
+ * snapshots from: only root, or latencyd's user, may change what is in it. Where others
+ * may, what has a snapshot's name there may be theirs, not what latencyd recorded; a
+ * directory the configuration gives (output.directory) is the operator's word instead.
  */
-static bool own_parent(const struct catalog *c, const struct catalog_entry *e, int fd)
+static bool trusted(const struct stat *st)
 {
-	struct stat st;
+	return (st->st_uid == 0 || st->st_uid == geteuid()) && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
 
-	if (fstat(fd, &st) < 0)
-		return false;
-	for (size_t i = 0; i < c->n_outputs; i++)
-		if (same_dir(c->outputs[i], &st))
+/*
+ * Whether FD, open on PARENT, the directory that holds a snapshot's, is an output directory
+ * of latencyd's (catalog_set_output(), or the file's list): nowhere else do its snapshots
+ * go. False with *WHY (to free; NULL: no memory) saying why not, for the entry's deletion
+ * note. An entry's late_directory is none of them: a record abandoned at a stop has no path
+ * until its output is found there, and then loses it (manager/start.c): an entry with both
+ * is an edit.
+ */
+static bool own_parent(const struct catalog *c, int fd, const char *parent, char **why)
+{
+	const char *stored = NULL;
+	struct stat st;
+	int r;
+
+	*why = NULL;
+	if (fstat(fd, &st) < 0) {
+		r = asprintf(why, "%s: %s", parent, strerror(errno));
+		goto refused;
+	}
+	for (size_t i = 0; i < c->n_outputs; i++) {
+		if (!same_dir(c->outputs[i].dir, &st))
+			continue;
+		if (c->outputs[i].given || trusted(&st))
 			return true;
-	return same_dir(e->late_directory, &st);
+		stored = c->outputs[i].dir;
+	}
+	if (!stored)
+		r = asprintf(why,
+			     "%s: not an output directory of latencyd's (it knows the %d it "
+			     "used last)",
+			     parent, CATALOG_OUTPUTS_MAX);
+	else if (st.st_uid != 0 && st.st_uid != geteuid())
+		r = asprintf(why,
+			     "%s: an output directory of the catalog's, but owned by uid %u: "
+			     "not latencyd's to delete from",
+			     parent, (unsigned)st.st_uid);
+	else
+		r = asprintf(why,
+			     "%s: an output directory of the catalog's, but writable by group "
+			     "or others: not latencyd's to delete from",
+			     parent);
+refused:
+	if (r < 0)
+		*why = NULL;
+	return false;
 }
 
 /* Whether E's files, whole or in part, are still on disk past a deletion that failed. */
@@ -1134,7 +1317,7 @@ static int delete_files(struct catalog *c, struct catalog_entry *e)
 {
 	bool partial = e->deletion == CATALOG_DELETION_PARTIAL ||
 		       e->deletion == CATALOG_DELETION_PARTIAL_DELETABLE;
-	char *parent = NULL, *text = NULL;
+	char *parent = NULL, *text = NULL, *why;
 	const char *name;
 	struct tree_outcome *o;
 	int fd, r;
@@ -1157,16 +1340,19 @@ static int delete_files(struct catalog *c, struct catalog_entry *e)
 		return -ENOMEM;
 	}
 	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	/* Checked on the directory opened: the one whose entry is deleted. */
-	if (fd >= 0 && !own_parent(c, e, fd)) {
-		log_warnx("snapshot %" PRIu64 ": %s is not in the output directory%s%s: its "
-			  "entry goes, the files stay",
-			  e->id, e->path, c->n_outputs ? " " : "",
-			  c->n_outputs ? c->outputs[c->n_outputs - 1] : "");
+	/*
+	 * Checked on the directory opened: the one whose entry is deleted. Refused, the entry
+	 * stays, undeletable, as one whose tree cannot be deleted: dropped, its files would
+	 * stay for good, neither deleted nor adopted again. A recheck finds it deletable once
+	 * its directory is an output directory again.
+	 */
+	if (fd >= 0 && !own_parent(c, fd, parent, &why)) {
 		close(fd);
 		free(parent);
 		free(o);
-		return 0;
+		set_deletion(e, partial ? CATALOG_DELETION_PARTIAL : CATALOG_DELETION_UNDELETABLE,
+			     why);
+		return -EPERM;
 	}
 	r = fd < 0 ? -errno : tree_check(fd, parent, name, o);
 	if (r == 0)
@@ -1221,7 +1407,7 @@ static bool recheck(const struct catalog *c, struct catalog_entry *e)
 {
 	struct tree_outcome *o;
 	const char *name;
-	char *parent;
+	char *parent, *why;
 	struct stat st;
 	int fd, r;
 
@@ -1241,12 +1427,15 @@ static bool recheck(const struct catalog *c, struct catalog_entry *e)
 		return false;
 	}
 	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0 && !own_parent(c, e, fd)) {
+	if (fd >= 0 && !own_parent(c, fd, parent, &why)) {
+		bool same = why && e->deletion_note && !strcmp(why, e->deletion_note);
+
 		close(fd);
 		free(parent);
 		free(o);
-		deletable_again(e);
-		return true;
+		/* Still refused: the same note says nothing new; another says why now. */
+		set_deletion(e, e->deletion, why);
+		return !same;
 	}
 	r = fd < 0 ? -errno : tree_check(fd, parent, name, o);
 	if (fd >= 0)

@@ -49,19 +49,26 @@ struct catalog;
  * not parse, or a catalog.json that is not a regular file (a directory...), is put aside as
  * catalog.json.corrupt, or .corrupt.N beside an older one (kept for inspection), and the
  * catalog starts empty; *recovered tells the caller to say so. Entries left "recording" by a
- * crash are marked failed. An entry without a usable id is logged with its place and left
- * out, the file as it was linked to catalog.json.corrupt; *recovered is set then too.
+ * crash are marked failed. An entry without a usable id, or of an id an entry before it has,
+ * is logged with its place and left out (of one id, the first is kept), the file as it was
+ * linked to catalog.json.corrupt; *recovered is set then too. Entries keep the file's
+ * order, whatever their ids'.
  * A catalog.json larger than CATALOG_FILE_MAX is put aside likewise. A next_id past
  * CATALOG_ID_MAX (all ids used) is logged.
  */
 int catalog_open(const char *dir, struct catalog **ret, bool *recovered);
 /*
  * Where latencyd's snapshots are: directories PREFIX-ID-... of DIR (output.directory). Only
- * such a directory, in DIR, in one given before (kept in the file: the CATALOG_OUTPUTS_MAX
- * newest, across restarts, for output.directory may change) or in its entry's
- * late_directory, is deleted with its entry; another entry's path is left alone, the entry
- * dropped with a warning. DIR is compared by its inode, not its name. The first PREFIX
- * stays. 0 or -ENOMEM.
+ * such a directory, in DIR or in one used before, is deleted with its entry. Those used
+ * before are kept in the file, across restarts, for output.directory may change: the
+ * CATALOG_OUTPUTS_MAX given last (one given again is the newest); a file that names none
+ * (an older latencyd's) has them made, at the first call, from the directories of its
+ * snapshots named PREFIX-ID-... . One the file names that was not given since the catalog
+ * was opened counts only if root or latencyd's user owns it and neither group nor others
+ * may write to it. An entry whose path is named otherwise is dropped, its files left, with
+ * a warning; one named so but in none of those directories is kept undeletable
+ * (catalog_delete()), its deletion note saying why. DIR is compared by its inode, not its
+ * name. The first PREFIX stays. 0 or -ENOMEM.
  */
 #define CATALOG_OUTPUTS_MAX 16
 int catalog_set_output(struct catalog *c, const char *dir, const char *prefix);

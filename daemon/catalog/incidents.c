@@ -31,14 +31,45 @@ static int by_name(const void *a, const void *b)
 		      json_object_get_string(*(struct json_object *const *)b));
 }
 
-/* ARR, a list of host names, sorted, each once: a name twice sits beside itself. */
-static void sort_once(struct json_object *arr)
+/*
+ * The members of ARR that KEEP(member, ARG) says to keep, in their order, in one pass: each
+ * moved once to its place, the others dropped together at the end. Dropped one at a time,
+ * each would move all after it: a long list (a damaged or hand-made file) would take
+ * minutes.
+ */
+static void array_keep(struct json_object *arr, bool (*keep)(struct json_object *, void *),
+		       void *arg)
 {
-	json_object_array_sort(arr, by_name);
-	for (size_t k = json_object_array_length(arr); k-- > 1;)
-		if (strcmp(json_object_get_string(json_object_array_get_idx(arr, k)),
-			   json_object_get_string(json_object_array_get_idx(arr, k - 1))) == 0)
-			json_object_array_del_idx(arr, k, 1);
+	size_t n = json_object_array_length(arr), k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(arr, i);
+
+		if (!keep(v, arg))
+			continue;
+		/* put_idx() lets go of what held slot K: one dropped, or moved before. */
+		if (k != i && json_object_array_put_idx(arr, k, json_object_get(v)) < 0)
+			json_object_put(v);
+		k++;
+	}
+	if (k < n)
+		json_object_array_del_idx(arr, k, n - k);
+}
+
+static bool is_string(struct json_object *v, void *arg)
+{
+	return json_object_is_type(v, json_type_string);
+}
+
+/* A name unlike the last one kept (*ARG), in a sorted list. */
+static bool not_again(struct json_object *v, void *arg)
+{
+	const char **last = arg, *name = json_object_get_string(v);
+
+	if (*last && strcmp(*last, name) == 0)
+		return false;
+	*last = name;
+	return true;
 }
 
 /*
@@ -47,12 +78,12 @@ static void sort_once(struct json_object *arr)
  */
 static void hosts_check(struct json_object *arr)
 {
+	const char *last = NULL;
 	size_t n;
 
-	for (size_t k = json_object_array_length(arr); k-- > 0;)
-		if (!json_object_is_type(json_object_array_get_idx(arr, k), json_type_string))
-			json_object_array_del_idx(arr, k, 1);
-	sort_once(arr);
+	array_keep(arr, is_string, NULL);
+	json_object_array_sort(arr, by_name);
+	array_keep(arr, not_again, &last);
 	n = json_object_array_length(arr);
 	if (n > CATALOG_INCIDENT_HOSTS)
 		json_object_array_del_idx(arr, CATALOG_INCIDENT_HOSTS, n - CATALOG_INCIDENT_HOSTS);
@@ -101,13 +132,103 @@ static void details_check(struct json_object *o, struct json_object *details)
 	}
 }
 
-static void evict(struct json_object *list);
+static bool has(struct json_object *hosts, const char *host);
+
+/*
+ * Whether O is this host's own incident: its origin is among its members (a peer's lists
+ * this host alone, manager/peers.c), or one not known yet is taken for a peer's. SORTED:
+ * its members are as hosts_check() leaves them, else a file's, of any type and order.
+ */
+static bool is_local(struct json_object *o, bool sorted)
+{
+	struct json_object *origin, *members, *v;
+	const char *name;
+
+	if (!json_object_object_get_ex(o, PROTO_KEY_ORIGIN, &origin) ||
+	    !json_object_is_type(origin, json_type_string) ||
+	    !json_object_object_get_ex(o, PROTO_KEY_MEMBERS, &members) ||
+	    !json_object_is_type(members, json_type_array))
+		return false;
+	name = json_object_get_string(origin);
+	if (sorted)
+		return has(members, name);
+	for (size_t i = 0, n = json_object_array_length(members); i < n; i++) {
+		v = json_object_array_get_idx(members, i);
+		if (json_object_is_type(v, json_type_string) &&
+		    strcmp(json_object_get_string(v), name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* What trim() drops: the oldest this many of each side, the newest incident aside. */
+struct trim {
+	size_t drop[2]; /* [0] the peers', [1] this host's */
+	size_t left;	/* incidents not looked at yet: the last one is kept */
+	bool sorted;
+};
+
+static bool trim_keep(struct json_object *o, void *arg)
+{
+	struct trim *t = arg;
+	bool local;
+
+	if (t->left-- == 1)
+		return true;
+	local = is_local(o, t->sorted);
+	if (!t->drop[local])
+		return true;
+	t->drop[local]--;
+	return false;
+}
+
+/*
+ * LIST cut to CATALOG_INCIDENTS_KEEP, the newest (last) kept: the oldest of the peers' go
+ * while they hold half the list or more, then the oldest of this host's. Each side has half
+ * the list for itself: a peer flooding alerts never pushes out this host's own incidents,
+ * whose members' results would then be dropped as unknown. What goes is counted first and
+ * the list compacted once: a file's thousands of incidents are read in one pass each.
+ */
+static void trim(struct json_object *list, bool sorted)
+{
+	size_t n = json_object_array_length(list), peers = 0, locals, keep_peers, keep_locals;
+	struct trim t = {.left = n, .sorted = sorted};
+
+	if (n <= CATALOG_INCIDENTS_KEEP)
+		return;
+	for (size_t i = 0; i + 1 < n; i++)
+		peers += !is_local(json_object_array_get_idx(list, i), sorted);
+	locals = n - 1 - peers;
+	/* As many as one at a time would drop, from the side each drop would take. */
+	keep_peers = peers;
+	keep_locals = locals;
+	while (keep_peers + keep_locals + 1 > CATALOG_INCIDENTS_KEEP) {
+		if (keep_peers >= CATALOG_INCIDENTS_KEEP / 2)
+			keep_peers--;
+		else
+			keep_locals--;
+	}
+	t.drop[0] = peers - keep_peers;
+	t.drop[1] = locals - keep_locals;
+	array_keep(list, trim_keep, &t);
+}
+
+/* An object with an incident id: what a note can be made to. */
+static bool is_incident(struct json_object *o, void *arg)
+{
+	struct json_object *v;
+
+	return json_object_is_type(o, json_type_object) &&
+	       json_object_object_get_ex(o, PROTO_KEY_INCIDENT, &v) &&
+	       json_object_is_type(v, json_type_string);
+}
 
 /*
  * What this file reads of an incident is then as it writes it: an object with its id, host
  * lists of names, details of texts, the newest CATALOG_INCIDENTS_KEEP of them. A
  * hand-edited or damaged catalog loses what is not; a member of the wrong type is dropped,
- * to be made anew by the next note.
+ * to be made anew by the next note. Each step is one pass over the list: the file may hold
+ * far more incidents than are kept, of which only those kept have their lists checked.
  */
 void catalog_incidents_check(struct catalog *c)
 {
@@ -116,14 +237,12 @@ void catalog_incidents_check(struct catalog *c)
 					    PROTO_FLEET_STALE,	  PROTO_KEY_MEMBERS};
 	struct json_object *list = catalog_incidents(c), *o, *v;
 
-	for (size_t i = list ? json_object_array_length(list) : 0; i-- > 0;) {
+	if (!list)
+		return;
+	array_keep(list, is_incident, NULL);
+	trim(list, false);
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		o = json_object_array_get_idx(list, i);
-		if (!json_object_is_type(o, json_type_object) ||
-		    !json_object_object_get_ex(o, PROTO_KEY_INCIDENT, &v) ||
-		    !json_object_is_type(v, json_type_string)) {
-			json_object_array_del_idx(list, i, 1);
-			continue;
-		}
 		for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
 			if (json_object_object_get_ex(o, lists[k], &v)) {
 				if (json_object_is_type(v, json_type_array))
@@ -134,9 +253,6 @@ void catalog_incidents_check(struct catalog *c)
 		if (json_object_object_get_ex(o, PROTO_KEY_DETAILS, &v))
 			details_check(o, v);
 	}
-	/* As add() keeps them: evicted one at a time, this host's half kept. */
-	while (list && json_object_array_length(list) > CATALOG_INCIDENTS_KEEP)
-		evict(list);
 }
 
 static struct json_object *find(struct json_object *list, const char *incident)
@@ -160,48 +276,6 @@ struct json_object *catalog_incident_find(struct catalog *c, const char *inciden
 	return list ? find(list, incident) : NULL;
 }
 
-/*
- * Whether O is this host's own incident: its origin is among its members (a peer's lists
- * this host alone, manager/peers.c), or one not known yet is taken for a peer's.
- */
-static bool is_local(struct json_object *o)
-{
-	struct json_object *origin, *members;
-	const char *name;
-
-	if (!json_object_object_get_ex(o, PROTO_KEY_ORIGIN, &origin) ||
-	    !json_object_object_get_ex(o, PROTO_KEY_MEMBERS, &members) ||
-	    !json_object_is_type(members, json_type_array))
-		return false;
-	name = json_object_get_string(origin);
-	for (size_t i = 0, n = json_object_array_length(members); i < n; i++)
-		if (strcmp(json_object_get_string(json_object_array_get_idx(members, i)), name) ==
-		    0)
-			return true;
-	return false;
-}
-
-/*
- * One incident out of a list past CATALOG_INCIDENTS_KEEP, the newest (last) kept: the
- * oldest of the peers' while they hold half the list or more, else the oldest of this
- * host's. Each side has half the list for itself: a peer flooding alerts never pushes out
- * this host's own incidents, whose members' results would then be dropped as unknown.
- */
-static void evict(struct json_object *list)
-{
-	size_t n = json_object_array_length(list) - 1, peers = 0, first[2] = {n, n};
-
-	for (size_t i = 0; i < n; i++) {
-		bool local = is_local(json_object_array_get_idx(list, i));
-
-		peers += !local;
-		if (first[local] == n)
-			first[local] = i;
-	}
-	json_object_array_del_idx(list, peers >= CATALOG_INCIDENTS_KEEP / 2 ? first[0] : first[1],
-				  1);
-}
-
 static struct json_object *add(struct json_object *list, const char *incident, uint64_t time)
 {
 	char origin[PROTO_FLEET_NAME_MAX + 1];
@@ -223,8 +297,7 @@ static struct json_object *add(struct json_object *list, const char *incident, u
 		json_object_put(o);
 		return NULL;
 	}
-	if (json_object_array_length(list) > CATALOG_INCIDENTS_KEEP)
-		evict(list);
+	trim(list, true);
 	return o;
 }
 

@@ -14,12 +14,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
+#include <sys/fsuid.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include <json-c/json.h>
 
 #include "catalog.h"
+#include "fault-files.h"
 #include "fleet.h"
 #include "fsutil.h"
 #include "proto.h"
@@ -175,6 +185,138 @@ static void test_tmp_directory(void)
 	free(kept);
 }
 
+/*
+ * A temp that may not be removed and is no directory: an immutable file, another's file in a
+ * sticky directory. The save fails saying so (EPERM), not that something is no directory,
+ * and leaves it as it is. Root only: chattr +i, a file of another owner.
+ */
+static void test_tmp_not_removable(void)
+{
+	char *tmp = in(cat, CATALOG_FILE ".tmp"), *file = in(cat, CATALOG_FILE);
+	char sticky[] = "/tmp/test-catalog-sticky.XXXXXX"; /* searchable by all, as DIR is not */
+	char *theirs = NULL, *dest = NULL;
+	struct catalog *c;
+	struct stat st;
+	int r;
+
+	if (geteuid() != 0) {
+		printf("test_tmp_not_removable: skipped, needs root\n");
+		goto out;
+	}
+	reset();
+	c = open_logged(NULL, NULL);
+	write_file(tmp, "immutable");
+	test_immutable(tmp, true);
+	r = catalog_save(c);
+	test_immutable(tmp, false);
+	ASSERT_EQ(r, -EPERM);
+	ASSERT_EQ(lstat(tmp, &st), 0);
+	ASSERT_TRUE(S_ISREG(st.st_mode));
+	ASSERT_EQ(unlink(tmp), 0);
+	close_saved(c);
+
+	ASSERT_TRUE(mkdtemp(sticky));
+	ASSERT_EQ(chmod(sticky, 01777), 0);
+	theirs = in(sticky, "x.tmp");
+	dest = in(sticky, "x");
+	write_file(theirs, "root's");
+	/* Neither the file's owner nor the directory's, CAP_FOWNER gone with the fsuid. */
+	setfsuid(65534);
+	r = file_replace(dest, theirs, "{}", 2, true, 0640, 0);
+	setfsuid(0);
+	ASSERT_EQ(r, -EPERM);
+	ASSERT_EQ(lstat(theirs, &st), 0);
+	ASSERT_TRUE(S_ISREG(st.st_mode));
+	ASSERT_EQ(rm_tree(sticky), 0);
+out:
+	free(tmp);
+	free(file);
+	free(theirs);
+	free(dest);
+}
+
+/*
+ * unlink(2) of anything failing EPERM from here on, rmdir(2) as it is: what a file system
+ * that refuses a file's removal itself says (FUSE, a network file system). 0, or -errno
+ * when the filter cannot be set.
+ */
+static int unlink_says_eperm(void)
+{
+#ifdef __x86_64__
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unlink, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unlinkat, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, AT_REMOVEDIR, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof(code) / sizeof(code[0]), .filter = code};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return -errno;
+	return 0;
+#else
+	return -ENOSYS; /* the filter is x86-64's */
+#endif
+}
+
+/*
+ * EPERM from unlink() is what POSIX says of a directory, and what a file system may say of
+ * a file it will not remove: only a directory is then removed as one (an empty one goes),
+ * a file is said to be what stops the save (EPERM), not to be no directory. In a child:
+ * the filter stays with the process.
+ */
+static void test_tmp_eperm_not_a_directory(void)
+{
+	char *tmp = in(cat, CATALOG_FILE ".tmp"), *file = in(cat, CATALOG_FILE);
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	reset();
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0) {
+		if (unlink_says_eperm() < 0)
+			_exit(EXIT_TEST_SKIP);
+		write_file(tmp, "a file");
+		ASSERT_EQ(file_replace(file, tmp, "{}", 2, true, 0640, 0), -EPERM);
+		ASSERT_EQ(lstat(tmp, &st), 0);
+		ASSERT_TRUE(S_ISREG(st.st_mode));
+		ASSERT_EQ(lstat(file, &st), -1);
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == EXIT_TEST_SKIP) {
+		printf("test_tmp_eperm_not_a_directory: skipped, no seccomp filter here\n");
+		goto out;
+	}
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	ASSERT_EQ(unlink(tmp), 0);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0) {
+		ASSERT_EQ(unlink_says_eperm(), 0);
+		ASSERT_EQ(mkdir(tmp, 0700), 0);
+		ASSERT_EQ(file_replace(file, tmp, "{}", 2, true, 0640, 0), 0);
+		ASSERT_EQ(stat(file, &st), 0);
+		ASSERT_TRUE(S_ISREG(st.st_mode));
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+out:
+	free(tmp);
+	free(file);
+}
+
 /* A catalog.json of TEXT, opened. */
 static struct catalog *open_text(const char *text, char **logged, bool *recovered)
 {
@@ -302,10 +444,35 @@ static char *add(struct catalog *c, uint64_t id, const char *name, const char *p
 	return e->path;
 }
 
+/* How many times NEEDLE is in TEXT. */
+static size_t times(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* Whether the entry of ID is kept undeletable, its note holding TEXT, its files there. */
+static void expect_refused(struct catalog *c, uint64_t id, const char *text)
+{
+	struct catalog_entry *e = catalog_find(c, id);
+	struct stat st;
+
+	ASSERT_TRUE(e);
+	ASSERT_EQ(e->deletion, CATALOG_DELETION_UNDELETABLE);
+	ASSERT_TRUE(e->deletion_note);
+	ASSERT_CONTAINS(e->deletion_note, text);
+	ASSERT_EQ(stat(e->path, &st), 0);
+}
+
 /*
- * Only a directory PREFIX-ID-... of the output directory (or of the entry's late
- * directory), however its path names it, goes with its entry: another, named as the entry
- * says, in another directory, stays, its entry dropped with a warning.
+ * Only a directory PREFIX-ID-... of an output directory, however its path names it, goes
+ * with its entry. One named otherwise stays, its entry dropped with a warning; one so
+ * named in another directory stays, and its entry too, undeletable, saying why: dropped,
+ * its files would stay for good. An entry's late_directory is no output directory: an
+ * entry with a path has none but by an edit.
  */
 static void test_deletes_only_in_output(void)
 {
@@ -314,7 +481,8 @@ static void test_deletes_only_in_output(void)
 	char *elsewhere11 = in(dir, "elsewhere/snap-11-20261123-101010-0");
 	char *late = in(dir, "late"), *late_snap = in(late, "snap-8-20261123-101010-0");
 	char *link = in(dir, "out-link"), *via_link, *ok = in(out, "snap-9-20261123-101010-0");
-	char *wrong_name = in(out, "snap-10x-20261123-101010-0"), *logged;
+	char *wrong_name = in(out, "snap-10x-20261123-101010-0"), *logged, *other;
+	struct catalog_deletions d;
 	struct test_capture capture;
 	struct catalog *c;
 	struct stat st;
@@ -334,44 +502,58 @@ static void test_deletes_only_in_output(void)
 	add(c, 10, "snap-10", wrong_name, NULL);
 	test_capture_start(&capture, STDERR_FILENO);
 	ASSERT_EQ(catalog_delete(c, 5), 0);
-	ASSERT_EQ(catalog_delete(c, 6), 0);
+	ASSERT_EQ(catalog_delete(c, 6), -EPERM);
+	ASSERT_EQ(catalog_delete(c, 6), -EPERM); /* said once */
 	ASSERT_EQ(catalog_delete(c, 10), 0);
 	logged = test_capture_end(&capture);
 	ASSERT_EQ(stat(victim, &st), 0);
-	ASSERT_EQ(stat(elsewhere, &st), 0);
 	ASSERT_EQ(stat(wrong_name, &st), 0);
-	ASSERT_TRUE(!catalog_find(c, 5) && !catalog_find(c, 6) && !catalog_find(c, 10));
+	ASSERT_TRUE(!catalog_find(c, 5) && !catalog_find(c, 10));
+	expect_refused(c, 6, "/elsewhere: not an output directory of latencyd's");
 	ASSERT_CONTAINS(logged, "snapshot 5: ");
 	ASSERT_CONTAINS(logged, "home-5 is not a snapshot directory of latencyd's (snap-5-...): "
 				"its entry goes, the files stay");
-	ASSERT_CONTAINS(logged, "snapshot 6: ");
-	ASSERT_CONTAINS(logged,
-			"elsewhere/snap-6-20261123-101010-0 is not in the output directory");
+	ASSERT_CONTAINS(logged, "snapshot 6: cannot be deleted: ");
+	ASSERT_EQ(times(logged, "snapshot 6: cannot be deleted: "), 1);
 	ASSERT_CONTAINS(logged, "snapshot 10: ");
 	free(logged);
-	/* Through retention likewise: those of the output directory and the late one go. */
-	ASSERT_EQ(catalog_apply_retention(c, &(struct retention){.max_count = 1}, 1000), 2);
-	ASSERT_EQ(catalog_delete(c, 9), 0);
+	/*
+	 * Through retention likewise: the output directory's go (7, 9), the late directory's
+	 * stays (8), held against no limit: 9, the newest, is kept.
+	 */
+	ASSERT_EQ(catalog_apply_retention(c, &(struct retention){.max_count = 1}, 1000), 1);
 	ASSERT_EQ(lstat(via_link, &st), -1);
-	ASSERT_EQ(lstat(late_snap, &st), -1);
+	expect_refused(c, 8, "/late: not an output directory of latencyd's");
+	ASSERT_EQ(stat(ok, &st), 0);
+	ASSERT_EQ(catalog_delete(c, 9), 0);
 	ASSERT_EQ(lstat(ok, &st), -1);
-	ASSERT_EQ(catalog_count(c), 0);
+	ASSERT_EQ(catalog_count(c), 2);
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 2);
+	/* Kept across a restart, still refused. */
+	close_saved(c);
+	c = open_logged(NULL, NULL);
+	expect_refused(c, 6, "/elsewhere: not an output directory of latencyd's");
+	ASSERT_EQ(catalog_delete(c, 8), -EPERM);
 	/* An output directory given since (a reload) adds to those before. */
 	add(c, 11, "snap-11", elsewhere11, NULL);
 	ASSERT_EQ(rm_tree(ok), 0);
 	add(c, 12, "snap-9", ok, NULL);
 	ASSERT_EQ(catalog_delete(c, 12), 0); /* its name is of another id: stays */
 	ASSERT_EQ(stat(ok, &st), 0);
-	ASSERT_TRUE(asprintf(&logged, "%s/elsewhere", dir) > 0);
-	ASSERT_EQ(catalog_set_output(c, logged, "other"), 0);
+	other = in(dir, "elsewhere");
+	ASSERT_EQ(catalog_set_output(c, other, "other"), 0);
+	ASSERT_EQ(catalog_recheck_undeletable(c, 1), 1); /* 6 is deletable: 8 is not */
+	expect_refused(c, 8, "/late: not an output directory of latencyd's");
 	ASSERT_EQ(catalog_delete(c, 11), 0);
 	ASSERT_EQ(lstat(elsewhere11, &st), -1);
-	ASSERT_EQ(stat(elsewhere, &st), 0);
-	free(logged);
+	ASSERT_EQ(catalog_delete(c, 6), 0);
+	ASSERT_EQ(lstat(elsewhere, &st), -1);
 	catalog_free(c);
 	ASSERT_EQ(unlink(link), 0);
 	ASSERT_EQ(rm_tree(parent), 0);
 	ASSERT_EQ(rm_tree(late), 0);
+	free(other);
 	free(victim);
 	free(parent);
 	free(elsewhere);
@@ -386,12 +568,14 @@ static void test_deletes_only_in_output(void)
 
 /*
  * output.directory changed, then a restart: the snapshots of the directory before stay
- * latencyd's to delete (the catalog keeps the directories it used, the 16 newest).
+ * latencyd's to delete (the catalog keeps the directories it used, the 16 given last: one
+ * given again is the newest, one not given for 16 changes is forgotten).
  */
 static void test_outputs_kept_across_restart(void)
 {
 	char *before = in(dir, "before"), *snap = in(before, "snap-3-20261123-101010-0");
-	char *oldest = in(dir, "oldest"), *gone = in(oldest, "snap-4-20261123-101010-0");
+	char *oldest = in(dir, "oldest"), *again = in(oldest, "snap-4-20261123-101010-0");
+	char *first = in(dir, "other-0"), *gone = in(first, "snap-5-20261123-101010-0");
 	struct catalog *c;
 	struct stat st;
 	char name[64];
@@ -399,16 +583,19 @@ static void test_outputs_kept_across_restart(void)
 	reset();
 	ASSERT_EQ(rm_tree(before), 0);
 	ASSERT_EQ(rm_tree(oldest), 0);
+	ASSERT_EQ(rm_tree(first), 0);
 	ASSERT_EQ(mkdir(before, 0750), 0);
 	ASSERT_EQ(mkdir(oldest, 0750), 0);
 	ASSERT_EQ(catalog_open(cat, &c, &(bool){false}), 0);
 	ASSERT_EQ(catalog_set_output(c, oldest, "snap"), 0);
-	add(c, 4, "snap-4", gone, NULL);
-	/* 16 directories after it: the oldest is no longer kept. */
+	add(c, 4, "snap-4", again, NULL);
+	/* 15 directories after it, then it again, then one more: the one after it goes. */
 	for (int i = 0; i < CATALOG_OUTPUTS_MAX - 1; i++) {
 		snprintf(name, sizeof(name), "%s/other-%d", dir, i);
 		ASSERT_EQ(catalog_set_output(c, name, "snap"), 0);
 	}
+	add(c, 5, "snap-5", gone, NULL);
+	ASSERT_EQ(catalog_set_output(c, oldest, "snap"), 0);
 	ASSERT_EQ(catalog_set_output(c, before, "snap"), 0);
 	add(c, 3, "snap-3", snap, NULL);
 	ASSERT_EQ(catalog_save(c), 0);
@@ -418,14 +605,160 @@ static void test_outputs_kept_across_restart(void)
 	ASSERT_EQ(catalog_delete(c, 3), 0);
 	ASSERT_EQ(lstat(snap, &st), -1);
 	ASSERT_EQ(catalog_delete(c, 4), 0);
+	ASSERT_EQ(lstat(again, &st), -1);
+	ASSERT_EQ(catalog_delete(c, 5), -EPERM);
 	ASSERT_EQ(stat(gone, &st), 0);
 	catalog_free(c);
 	ASSERT_EQ(rm_tree(before), 0);
 	ASSERT_EQ(rm_tree(oldest), 0);
+	ASSERT_EQ(rm_tree(first), 0);
 	free(before);
 	free(snap);
 	free(oldest);
+	free(again);
+	free(first);
 	free(gone);
+}
+
+/* The output directories CAT/catalog.json names, one line. */
+static char *outputs_in_file(void)
+{
+	char *file = in(cat, CATALOG_FILE), *text;
+	struct json_object *doc = json_object_from_file(file), *a;
+
+	ASSERT_TRUE(doc);
+	ASSERT_TRUE(json_object_object_get_ex(doc, "output_directories", &a));
+	text = strdup(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN |
+								JSON_C_TO_STRING_NOSLASHESCAPE));
+	ASSERT_TRUE(text);
+	json_object_put(doc);
+	free(file);
+	return text;
+}
+
+/*
+ * An output directory the file alone names (not given since the start) is one to delete
+ * from only if root or latencyd's user owns it and neither group nor others may write to
+ * it: else its snapshots' entries stay, undeletable, saying why, until it is fixed. One
+ * given by the configuration counts as it is.
+ */
+static void test_stored_outputs_trusted(void)
+{
+	char *shared = in(dir, "shared"), *snap = in(shared, "snap-3-20261123-101010-0");
+	char *snap4 = in(shared, "snap-4-20261123-101010-0");
+	struct catalog *c;
+	struct stat st;
+
+	reset();
+	ASSERT_EQ(rm_tree(shared), 0);
+	ASSERT_EQ(mkdir(shared, 0750), 0);
+	ASSERT_EQ(chmod(shared, 0777), 0);
+	ASSERT_EQ(catalog_open(cat, &c, &(bool){false}), 0);
+	ASSERT_EQ(catalog_set_output(c, shared, "snap"), 0);
+	add(c, 3, "snap-3", snap, NULL);
+	add(c, 4, "snap-4", snap4, NULL);
+	ASSERT_EQ(catalog_delete(c, 4), 0); /* given: the operator's word */
+	ASSERT_EQ(lstat(snap4, &st), -1);
+	close_saved(c);
+
+	c = open_logged(NULL, NULL); /* output.directory is OUT now */
+	ASSERT_EQ(catalog_delete(c, 3), -EPERM);
+	expect_refused(c, 3,
+		       "/shared: an output directory of the catalog's, but writable by "
+		       "group or others: not latencyd's to delete from");
+	ASSERT_EQ(chmod(shared, 0770), 0);
+	ASSERT_EQ(catalog_recheck_undeletable(c, 1), 0); /* refused as before: nothing new */
+	expect_refused(c, 3, "writable by group or others");
+	if (geteuid() == 0) {
+		ASSERT_EQ(chmod(shared, 0755), 0);
+		ASSERT_EQ(chown(shared, 65534, 65534), 0);
+		ASSERT_EQ(catalog_recheck_undeletable(c, 2 * CATALOG_RECHECK_USEC), 1);
+		expect_refused(c, 3,
+			       "/shared: an output directory of the catalog's, but owned by "
+			       "uid 65534: not latencyd's to delete from");
+		ASSERT_EQ(chown(shared, 0, 0), 0);
+	}
+	ASSERT_EQ(chmod(shared, 0755), 0);
+	ASSERT_EQ(catalog_recheck_undeletable(c, 4 * CATALOG_RECHECK_USEC), 1);
+	ASSERT_EQ(catalog_find(c, 3)->deletion, CATALOG_DELETION_NONE);
+	ASSERT_EQ(catalog_delete(c, 3), 0);
+	ASSERT_EQ(lstat(snap, &st), -1);
+	catalog_free(c);
+	ASSERT_EQ(rm_tree(shared), 0);
+	free(shared);
+	free(snap);
+	free(snap4);
+}
+
+/*
+ * A catalog of a latencyd that kept no output directories: they are taken from where its
+ * snapshots are (those of the newest last), so that a snapshot of a directory used before
+ * the last change is deleted with its entry. A path latencyd would not have named gives
+ * none.
+ */
+static void test_outputs_seeded(void)
+{
+	char *a = in(dir, "seed-a"), *b = in(dir, "seed-b"), *odd = in(dir, "seed-odd");
+	char *s1 = in(a, "snap-1-20261123-101010-0"), *s2 = in(b, "snap-2-20261123-101010-0");
+	char *s3 = in(a, "snap-3-20261123-101010-0"), *s4 = in(odd, "x-4"), *text, *want;
+	char *file = in(cat, CATALOG_FILE), *logged;
+	struct test_capture capture;
+	struct catalog *c;
+	struct stat st;
+
+	reset();
+	ASSERT_EQ(rm_tree(a), 0);
+	ASSERT_EQ(rm_tree(b), 0);
+	ASSERT_EQ(rm_tree(odd), 0);
+	ASSERT_EQ(mkdir_p(s1, 0750), 0);
+	ASSERT_EQ(mkdir_p(s2, 0750), 0);
+	ASSERT_EQ(mkdir_p(s3, 0750), 0);
+	ASSERT_EQ(mkdir_p(s4, 0750), 0);
+	ASSERT_TRUE(
+		asprintf(&text,
+			 "{\"version\":1,\"next_id\":5,\"suppressed\":{},\"snapshots\":["
+			 "{\"id\":1,\"status\":\"complete\",\"name\":\"snap-1\",\"path\":\"%s\"},"
+			 "{\"id\":2,\"status\":\"complete\",\"name\":\"snap-2\",\"path\":\"%s\"},"
+			 "{\"id\":3,\"status\":\"complete\",\"name\":\"snap-3\",\"path\":\"%s\"},"
+			 "{\"id\":4,\"status\":\"complete\",\"name\":\"x-4\",\"path\":\"%s\"}]}",
+			 s1, s2, s3, s4) > 0);
+	write_file(file, text);
+	test_capture_start(&capture, STDERR_FILENO);
+	c = open_logged(NULL, NULL);
+	logged = test_capture_end(&capture);
+	ASSERT_CONTAINS(logged, "names no output directories (an older latencyd's): taken from "
+				"the paths of its 3 snapshot(s) there");
+	ASSERT_EQ(catalog_save(c), 0);
+	free(text);
+	text = outputs_in_file();
+	ASSERT_TRUE(asprintf(&want, "[\"%s\",\"%s\",\"%s\"]", b, a, out) > 0);
+	ASSERT_STREQ(text, want);
+	ASSERT_EQ(catalog_delete(c, 1), 0);
+	ASSERT_EQ(lstat(s1, &st), -1);
+	ASSERT_EQ(catalog_delete(c, 2), 0);
+	ASSERT_EQ(lstat(s2, &st), -1);
+	ASSERT_EQ(catalog_delete(c, 4), 0); /* named otherwise: the entry goes, its files stay */
+	ASSERT_EQ(stat(s4, &st), 0);
+	close_saved(c);
+	/* Made once: the list is in the file from then on. */
+	c = open_logged(NULL, NULL);
+	ASSERT_EQ(catalog_delete(c, 3), 0);
+	ASSERT_EQ(lstat(s3, &st), -1);
+	close_saved(c);
+	ASSERT_EQ(rm_tree(a), 0);
+	ASSERT_EQ(rm_tree(b), 0);
+	ASSERT_EQ(rm_tree(odd), 0);
+	free(logged);
+	free(text);
+	free(want);
+	free(file);
+	free(a);
+	free(b);
+	free(odd);
+	free(s1);
+	free(s2);
+	free(s3);
+	free(s4);
 }
 
 /* A catalog without a known output directory deletes nothing, whatever the entries say. */
@@ -610,10 +943,14 @@ int main(void)
 	RUN(test_tmp_fifo);
 	RUN(test_tmp_of_another);
 	RUN(test_tmp_directory);
+	RUN(test_tmp_not_removable);
+	RUN(test_tmp_eperm_not_a_directory);
 	RUN(test_ids_bounded);
 	RUN(test_orphans_use_no_ids);
 	RUN(test_deletes_only_in_output);
 	RUN(test_outputs_kept_across_restart);
+	RUN(test_stored_outputs_trusted);
+	RUN(test_outputs_seeded);
 	RUN(test_no_output_deletes_nothing);
 	RUN(test_file_too_big);
 	RUN(test_entry_ceiling);

@@ -587,6 +587,8 @@ static void test_many_orphans(void)
 		ASSERT_TRUE(catalog_at(c, before + i)->id == catalog_at(c, before + i - 1)->id + 1);
 	ASSERT_EQ(catalog_next_id(c), next + N);
 	ASSERT_EQ(adopt_orphans(c, out), 0);
+	/* Latencyd's to delete once its output directory is OUT. */
+	ASSERT_EQ(catalog_set_output(c, out, "snap"), 0);
 	while (catalog_count(c) > before)
 		ASSERT_EQ(catalog_delete(c, catalog_at(c, before)->id), 0);
 	ASSERT_EQ(rm_tree(out), 0);
@@ -914,7 +916,8 @@ static void test_save_prints_as_one_document(void)
 /*
  * Entries nothing could name (not an object, no id, an id out of range) are each reported
  * with the file and their place and left out, the others kept; the file as it was is kept
- * aside. An id met twice is reported; a next_id no id can follow starts past the ids kept.
+ * aside. Of an id met twice the first entry is kept, the other reported and left out; a
+ * next_id no id can follow starts past the ids kept.
  */
 static void test_hostile_entries(void)
 {
@@ -935,15 +938,16 @@ static void test_hostile_entries(void)
 	write_file(older, "older");
 	c = open_text(text, &recovered, &logged);
 	ASSERT_TRUE(recovered);
-	ASSERT_EQ(catalog_count(c), 3);
+	ASSERT_EQ(catalog_count(c), 2);
 	ASSERT_EQ(catalog_at(c, 0)->id, 2);
+	ASSERT_EQ(catalog_at(c, 0)->status, CATALOG_COMPLETE);
 	ASSERT_EQ(catalog_at(c, 1)->id, 5);
-	ASSERT_EQ(catalog_at(c, 2)->id, 2);
 	ASSERT_CONTAINS(logged, "catalog.json: snapshots[0]: not an object; left out");
 	ASSERT_CONTAINS(logged, "catalog.json: snapshots[1]: id must be an integer");
 	ASSERT_CONTAINS(logged, "catalog.json: snapshots[2]: id must be an integer");
 	ASSERT_CONTAINS(logged, "catalog.json: snapshots[3]: id must be an integer");
-	ASSERT_CONTAINS(logged, "catalog.json: snapshots[6]: snapshot 2 again");
+	ASSERT_CONTAINS(logged, "catalog.json: snapshots[6]: snapshot 2 again, first at "
+				"snapshots[4]: left out, the first kept (the file as it was: ");
 	ASSERT_CONTAINS(logged, "catalog.json: snapshots[7]: no id; left out");
 	ASSERT_CONTAINS(logged, "catalog.json: next_id -5 must be");
 	ASSERT_CONTAINS(logged, "(the file as it was: ");
@@ -966,7 +970,7 @@ static void test_hostile_entries(void)
 	ASSERT_STREQ(kept, text); /* the save replaced the catalog, not its copy */
 	c = reopen(NULL, &recovered);
 	ASSERT_TRUE(!recovered);
-	ASSERT_EQ(catalog_count(c), 4);
+	ASSERT_EQ(catalog_count(c), 3);
 	delete_all(c);
 	close_saved(c);
 	ASSERT_EQ(unlink(aside), 0);
