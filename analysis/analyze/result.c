@@ -8,6 +8,7 @@
 #include "analysis.h"
 #include "chain.h"
 #include "results.h"
+#include "sends.h"
 #include "tables.h"
 
 bool an_result_partial(const struct an_result *r)
@@ -101,6 +102,7 @@ static int explain_alerts(struct an_result *r, const struct an_options *opt, uns
 {
 	const struct an_alert **pick =
 		malloc((r->log.alerts.n ? r->log.alerts.n : 1) * sizeof(*pick));
+	struct an_sends sends = {0}; /* the log's, for all its alerts */
 	size_t n = 0;
 
 	r->alerts_window = r->alerts_outside = r->alerts_garbled = 0;
@@ -128,9 +130,10 @@ static int explain_alerts(struct an_result *r, const struct an_options *opt, uns
 		const struct an_alert *a = pick[i];
 		struct an_cause *c = an_vec_push(&r->causes);
 
-		if (!c || an_explain(&r->log, a, c) < 0) {
+		if (!c || an_explain(&r->log, &sends, a, c) < 0) {
 			*why = an_asprintf("out of memory explaining alert %llu",
 					   (unsigned long long)a->seq);
+			an_sends_free(&sends);
 			free(pick);
 			return -ENOMEM;
 		}
@@ -138,6 +141,7 @@ static int explain_alerts(struct an_result *r, const struct an_options *opt, uns
 		if (an_stack_attach(c, opt->known))
 			an_cause_story(&r->log, c);
 	}
+	an_sends_free(&sends);
 	free(pick);
 	return 0;
 }

@@ -79,9 +79,9 @@ int an_walk(const struct an_log *log, struct an_sends *sends, int32_t tid, uint6
 	return r;
 }
 
-int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cause *c)
+int an_explain(const struct an_log *log, struct an_sends *sends, const struct an_alert *a,
+	       struct an_cause *c)
 {
-	struct an_sends sends = {0};
 	unsigned follows = 0;
 	int r = 0;
 
@@ -138,9 +138,8 @@ int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cau
 			c, an_strdup("no irq_handler events: device wakeups cannot be attributed"));
 	/* The chain starts from the task's own timeline: one replay of the log fewer. */
 	if (an_timeline(log, a->tid, c->t0, c->t1, &c->timeline) < 0 ||
-	    walk(log, &sends, &c->timeline, a->tid, 0, &c->links, &follows) < 0)
+	    walk(log, sends, &c->timeline, a->tid, 0, &c->links, &follows) < 0)
 		r = -1;
-	an_sends_free(&sends);
 	if (r < 0)
 		return -1;
 	if (follows >= AN_CHAIN_FOLLOWS || c->links.n >= AN_CHAIN_LINKS)

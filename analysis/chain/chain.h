@@ -68,8 +68,13 @@ static inline const struct an_log *an_link_log(const struct an_link *l, const st
 	return l->log ? l->log : log;
 }
 
-/* chain.c: the cause of alert A found, its story written. */
-int an_explain(const struct an_log *log, const struct an_alert *a, struct an_cause *c);
+/*
+ * chain.c: the cause of alert A found, its story written. SENDS: LOG's sent packets (zeroed
+ * before the first alert), built when first needed and kept for LOG's other alerts: their
+ * index is sorted once per log, not once per alert; the caller frees it (an_sends_free()).
+ */
+int an_explain(const struct an_log *log, struct an_sends *sends, const struct an_alert *a,
+	       struct an_cause *c);
 #define AN_CHAIN_DEPTH	 6
 /* Links of one alert's chain, and tasks followed: each followed costs a replay of the log,
  * a host's crossed to as much. Bounded per alert, hosts included. */

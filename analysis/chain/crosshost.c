@@ -24,7 +24,12 @@
  * clocks. A sending after the receipt, as far as the clocks tell, is no candidate.
  *
  * A packet sent on the receiving host itself (loopback, a bridge between its containers)
- * is its own: chain.c follows its sender there, and no other host is searched for it.
+ * is its own: chain.c follows its sender there, and no other host is searched for it. A
+ * copy the receiving host handed on (its NIC's packet routed or bridged to a container, in
+ * the softirq that received it) is not a sending (sends.h): the other hosts are searched.
+ *
+ * The clock model looks up every received packet, with no time limit: each look-up is a
+ * binary search (sends.c), for the model to cost the packets' number times its logarithm.
  */
 #include <errno.h>
 #include <inttypes.h>

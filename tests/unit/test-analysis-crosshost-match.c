@@ -6,7 +6,10 @@
  * Checks a datagram or an ACK found among any number of its flow's sendings, the sendings
  * it cannot be told apart from all counted and those after its receipt not, a coalesced
  * segment matched to the sending of its last byte, a packet sent on the host itself
- * followed there, the ambiguity said per protocol, and forged extreme timestamps.
+ * followed there, a packet web1 handed on to a container followed to db1, the ambiguity
+ * said per protocol, forged extreme timestamps, a flow wrapping its sequence space, many
+ * datagrams alike matched in no more than N log N, and a log's sendings indexed once for
+ * all its alerts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 #include "chain.h"
 #include "crosshost.h"
 #include "results.h"
+#include "sends.h"
 #include "tests.h"
 
 #define US   1000ULL
@@ -95,13 +99,29 @@ static void compute(struct an_result *r)
 
 static const struct pk request_udp = {17, 0, 0, 40, 7}, request_tcp = {6, 1000, 5000, 100, 0};
 
+/* Builds of a sends index (an_sends_build() indexing a log anew). */
+static unsigned builds;
+
+int __real_an_sends_build(struct an_sends *s, const struct an_log *log);
+int __wrap_an_sends_build(struct an_sends *s, const struct an_log *log);
+int __wrap_an_sends_build(struct an_sends *s, const struct an_log *log)
+{
+	if (!s->built || s->log != log)
+		builds++;
+	return __real_an_sends_build(s, log);
+}
+
 static const struct pk *request_of(const struct pk *reply)
 {
 	return reply->proto == 6 ? &request_tcp : &request_udp;
 }
 
-/* The client blocked in recvfrom from 2 ms, woken at 44.3 ms by REPLY in NET_RX. */
-static void client_side(struct an_result *r, const struct pk *reply)
+/*
+ * The client blocked in recvfrom from 2 ms, woken at 44.3 ms by REPLY in NET_RX; FORWARDED:
+ * web1 received it first on its NIC and handed it on to a container from that softirq; the
+ * container's side received it in the next one.
+ */
+static void client_forwarded(struct an_result *r, const struct pk *reply, bool forwarded)
 {
 	int32_t recvfrom = an_sysname_index(&r->log, "recvfrom");
 
@@ -110,12 +130,23 @@ static void client_side(struct an_result *r, const struct pk *reply)
 	packet(r, base + 1 * MS, 0, true, true, false, request_of(reply));
 	ev(r, base + 2 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
 	ev(r, base + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
+	if (forwarded) { /* its NIC's softirq, then the container's side (a backlog) */
+		ev(r, base + 44280 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+		packet(r, base + 44285 * US, 0, false, false, false, reply);
+		packet(r, base + 44290 * US, 0, true, false, false, reply);
+		ev(r, base + 44292 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	}
 	ev(r, base + 44300 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
 	packet(r, base + 44300 * US, 0, false, false, false, reply);
 	ev(r, base + 44310 * US, 0, EV_WAKING, CLIENT, 0, 0);
 	ev(r, base + 44320 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
 	ev(r, base + 44400 * US, 0, EV_SWITCH, 0, CLIENT, 0);
 	ev(r, base + 44400 * US, 0, EV_SYS_EXIT, recvfrom, 0, 100);
+}
+
+static void client_side(struct an_result *r, const struct pk *reply)
+{
+	client_forwarded(r, reply, false);
 }
 
 static void alert(struct an_result *r)
@@ -472,6 +503,165 @@ static void test_extreme_crossed(void)
 	base = T0;
 }
 
+/*
+ * web1 received the reply on its NIC and handed it on, unchanged, to the client's
+ * container in the same softirq (routed or bridged: pod to pod across nodes): that copy is
+ * not a sending of web1's. The chain crosses to db1's postgres, for a data segment as for a
+ * datagram; alone, the wait is not said to be sent on web1 from an interrupt.
+ */
+static void test_forwarded(void)
+{
+	static const struct pk replies[] = {{6, 5000, 1100, 200, 0}, {17, 0, 0, 64, 9}};
+
+	for (size_t i = 0; i < sizeof(replies) / sizeof(replies[0]); i++) {
+		const struct pk *reply = &replies[i];
+		struct an_result *w = an_result_new("/web1"),
+				 *d = db_begin("/db1", request_of(reply));
+		const struct an_crossing *x;
+
+		ASSERT_TRUE(w);
+		w->log.ncpu = 1;
+		client_forwarded(w, reply, true);
+		alert(w);
+		compute(w);
+		for (size_t k = 0; k < cause(w)->links.n; k++)
+			ASSERT_EQ(AN_AT(&cause(w)->links, struct an_link, k)->sender, 0);
+		ASSERT_TRUE(cause(w)->story &&
+			    !strstr(cause(w)->story, "sent on this host from an interrupt"));
+		db_send(d, 44 * MS, reply);
+		compute(d);
+		x = crossed(w, d);
+		ASSERT_TRUE(x->peer);
+		ASSERT_EQ(x->candidates, 1);
+		ASSERT_EQ(x->sender, SERVER);
+		ASSERT_EQ(x->sent, base + skew + 44 * MS);
+		ASSERT_CONTAINS(cause(w)->story, "sent by postgres (tid 977 on db1)");
+		an_result_free(w);
+		an_result_free(d);
+	}
+}
+
+/*
+ * ALIKE atomic datagrams (IP id 0) of one length from db1 to web1, each received, the last
+ * waking the client: every one is looked up to align the clocks, each among all the
+ * others. Matched in N log N, this takes a fraction of a second; matched in N^2, it would
+ * run past ctest's timeout. The reply is one of ALIKE, not followed.
+ */
+#define ALIKE 40000
+static void test_many_alike(void)
+{
+	static const struct pk reply = {17, 0, 0, 64, 0};
+	struct an_result *w = an_result_new("/web1"), *d = db_begin("/db1", &request_udp);
+	int32_t recvfrom;
+	uint64_t end = 3 * MS + ALIKE * 10 * US + 300 * US;
+	const struct an_crossing *x;
+	struct an_alert *al;
+
+	ASSERT_TRUE(w);
+	w->log.ncpu = 1;
+	recvfrom = an_sysname_index(&w->log, "recvfrom");
+	comm(w, CLIENT, "client");
+	ev(w, base, 0, EV_SWITCH, 0, CLIENT, 0);
+	packet(w, base + 1 * MS, 0, true, true, false, &request_udp);
+	ev(w, base + 2 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
+	ev(w, base + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
+	ev(w, base + 3 * MS, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	for (uint64_t i = 0; i < ALIKE; i++) {
+		db_send(d, 3 * MS + i * 10 * US, &reply);
+		packet(w, base + 3 * MS + i * 10 * US + 300 * US, 0, false, false, false, &reply);
+	}
+	ev(w, base + end, 0, EV_WAKING, CLIENT, 0, 0);
+	ev(w, base + end + 1 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	ev(w, base + end + 100 * US, 0, EV_SWITCH, 0, CLIENT, 0);
+	ev(w, base + end + 100 * US, 0, EV_SYS_EXIT, recvfrom, 0, 64);
+	al = an_vec_push(&w->log.alerts);
+	ASSERT_TRUE(al);
+	*al = (struct an_alert){.ts = base + end + 100 * US,
+				.start = base + 2 * MS,
+				.end = base + end + 100 * US,
+				.delay = end + 100 * US - 2 * MS,
+				.tid = CLIENT,
+				.pid = CLIENT,
+				.reason = 1,
+				.seq = 1};
+	snprintf(al->tracker, sizeof(al->tracker), "syscalls");
+	snprintf(al->comm, sizeof(al->comm), "client");
+	ev(w, base + end + 100 * US, 0, EV_ALERT, 0, 0, 0);
+	compute(w);
+	compute(d);
+	x = crossed(w, d);
+	ASSERT_TRUE(!x->peer);
+	ASSERT_EQ(x->candidates, ALIKE);
+	ASSERT_TRUE(has_note(cause(w), "is one of 40000 alike"));
+	an_result_free(w);
+	an_result_free(d);
+}
+
+/*
+ * db1 sent over 4 GiB on the flow to web1 in the snapshot, in 64 KiB segments from 10 to
+ * 43 ms, then the reply at 44 ms: its sequence numbers are those of the first segment,
+ * 4 GiB earlier. The reply is the one sent at 44 ms; its numbers as they were at 30 ms are
+ * the first segment's; with no time to tell, both are candidates.
+ */
+static void test_seq_wrap(void)
+{
+	static const struct pk reply = {6, 5000, 1100, 200, 0};
+	struct an_result *w = web_with(&reply), *d = db_begin("/db1", &request_tcp);
+	const struct an_packet *r, *p;
+	struct an_sends sends = {0};
+	const struct an_crossing *x;
+	unsigned n;
+
+	for (uint32_t i = 0; i < 65536; i++) {
+		struct pk seg = {6, 5000 + i * 65536u, 1100, 65536, 0};
+
+		db_send(d, 10 * MS + i * 500, &seg);
+	}
+	db_send(d, 44 * MS, &reply);
+	compute(d);
+	x = crossed(w, d);
+	ASSERT_TRUE(x->peer);
+	ASSERT_EQ(x->candidates, 1);
+	ASSERT_EQ(x->sent, base + skew + 44 * MS);
+	ASSERT_TRUE(x->remote > 40 * MS); /* from 2 ms to 44 ms */
+
+	r = AN_AT(&w->log.packets, struct an_packet, 1); /* the reply, received */
+	ASSERT_TRUE(r->proto == 6 && r->seq == 5000 && r->len == 200);
+	ASSERT_EQ(an_sends_build(&sends, &d->log), 0);
+	p = an_sends_find(&sends, r, base + skew + 30 * MS, &n);
+	ASSERT_TRUE(p);
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(an_packet_ts(&d->log, p), base + skew + 10 * MS);
+	p = an_sends_find(&sends, r, base + skew + 45 * MS, &n);
+	ASSERT_TRUE(p);
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(an_packet_ts(&d->log, p), base + skew + 44 * MS);
+	p = an_sends_find(&sends, r, UINT64_MAX, &n);
+	ASSERT_TRUE(p);
+	ASSERT_EQ(n, 2);
+	an_sends_free(&sends);
+	an_result_free(w);
+	an_result_free(d);
+}
+
+/* Three alerts of one log, each woken by a packet: the log's sendings are indexed once. */
+static void test_indexed_once(void)
+{
+	static const struct pk reply = {6, 5000, 1100, 200, 0};
+	struct an_result *r = an_result_new("/web1");
+
+	ASSERT_TRUE(r);
+	r->log.ncpu = 1;
+	client_side(r, &reply);
+	for (int i = 0; i < 3; i++)
+		alert(r);
+	builds = 0;
+	compute(r);
+	ASSERT_EQ(r->causes.n, 3);
+	ASSERT_EQ(builds, 1);
+	an_result_free(r);
+}
+
 int main(void)
 {
 	RUN(test_many_after);
@@ -482,5 +672,9 @@ int main(void)
 	RUN(test_segment_from_two_hosts);
 	RUN(test_extreme_timestamps);
 	RUN(test_extreme_crossed);
+	RUN(test_forwarded);
+	RUN(test_many_alike);
+	RUN(test_seq_wrap);
+	RUN(test_indexed_once);
 	return 0;
 }
