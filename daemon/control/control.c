@@ -931,8 +931,8 @@ static void recheck_client(struct client *cl)
 		 * when the database answers (it may hang): a reload that takes a group's
 		 * access away takes it at once. One still admitted waits for its answer.
 		 */
-		if (caller_admit(&cl->caller, c->dispatch.cc, geteuid(),
-				 &(struct proto_error){0}) < 0) {
+		if (caller_admit(&cl->caller, c->dispatch.cc, geteuid(), &(struct proto_error){0}) <
+		    0) {
 			recheck_decide(cl);
 			return;
 		}

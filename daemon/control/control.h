@@ -41,8 +41,8 @@ struct control_caller {
 };
 
 /* caller_cache.c: the users' groups, each kept a few seconds (see there). */
-#define CALLER_CACHE_SIZE 16
-#define CALLER_CACHE_USEC (5 * 1000000ULL)
+#define CALLER_CACHE_SIZE	16
+#define CALLER_CACHE_USEC	(5 * 1000000ULL)
 /*
  * Past CALLER_CACHE_USEC and up to this age, an entry still answers while its user's groups
  * are read again (stale while revalidated): a user connecting in a loop never has its

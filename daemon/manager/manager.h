@@ -69,7 +69,7 @@ struct manager {
 	struct cgroup_watch {
 		sd_event_source *source;
 		char *dir;
-	} *cgroup_watch;
+	} * cgroup_watch;
 	size_t n_cgroup_watch;
 	/* What manager_run() returns once the loop ends: 0, or EXIT_FAILURE (manager_stop_failed) */
 	int exit_status;
