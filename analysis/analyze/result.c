@@ -201,6 +201,11 @@ int an_compute(struct an_result *r, const struct an_options *opt, char **why)
 			   "the tracer discarded %llu events (buffers full): states may be wrong "
 			   "around them",
 			   (unsigned long long)r->log.discarded);
+	if (r->log.discarded_packets)
+		an_problem(&r->log,
+			   "%llu packets missing from the streams (gaps in their numbers: the "
+			   "tracer's ring overwrote or lost them): states may be wrong around them",
+			   (unsigned long long)r->log.discarded_packets);
 	if (r->log.damaged)
 		an_problem(&r->log,
 			   "%llu events left out: without a time, or on a CPU past %d (a damaged "

@@ -207,12 +207,13 @@ struct an_log {
 	struct an_vec disks;	 /* struct an_disk: block devices' names */
 	bool senders_known;	 /* an_net_senders() filled the packets' tid */
 	uint64_t counts[EV__COUNT];
-	struct an_vec declared; /* struct an_declared, one per trace declaring any */
-	uint64_t events;	/* every event read, of interest or not */
-	uint64_t discarded;	/* events the tracer says it lost */
-	struct an_vec lost;	/* struct an_lost: where, by t0 once read */
-	bool preempt_rt;	/* a PREEMPT_RT kernel: softirqs and soft timers run in tasks */
-	uint64_t damaged;	/* events left out: no time, or a CPU no kernel has */
+	struct an_vec declared;	    /* struct an_declared, one per trace declaring any */
+	uint64_t events;	    /* every event read, of interest or not */
+	uint64_t discarded;	    /* events the tracer says it lost */
+	uint64_t discarded_packets; /* packets missing (a gap in a stream's numbers) */
+	struct an_vec lost;	    /* struct an_lost: where, by t0 once read */
+	bool preempt_rt;	    /* a PREEMPT_RT kernel: softirqs and soft timers run in tasks */
+	uint64_t damaged;	    /* events left out: no time, or a CPU no kernel has */
 	uint64_t first_ts, last_ts;
 	struct an_vec cpu_first; /* uint64_t: each CPU's first event (its history's start) */
 	unsigned ncpu;

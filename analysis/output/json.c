@@ -349,6 +349,7 @@ struct json_object *an_result_json(const struct an_result *r)
 	add(o, "missing_events", strs(&r->missing));
 	add(o, "events", i64((int64_t)r->log.events));
 	add(o, "discarded_events", i64((int64_t)r->log.discarded));
+	add(o, "discarded_packets", i64((int64_t)r->log.discarded_packets));
 	add(o, "cpus", i64(r->log.ncpu));
 	add(o, "begin_ns", i64((int64_t)r->begin));
 	add(o, "end_ns", i64((int64_t)r->end));

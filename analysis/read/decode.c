@@ -754,6 +754,11 @@ void an_decode_discarded(struct an_decoder *d, const bt_message *msg)
 	if (!s)
 		return;
 	if (packets) {
+		uint64_t n;
+
+		if (bt_message_discarded_packets_get_count(msg, &n) ==
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			d->log->discarded_packets += n;
 		timed = bt_stream_class_discarded_packets_have_default_clock_snapshots(sc) &&
 			snapshot_ns(
 				bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(

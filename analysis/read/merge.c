@@ -407,6 +407,7 @@ static void totals(const struct merge *m)
 
 		out->events += in->events;
 		out->discarded += in->discarded;
+		out->discarded_packets += in->discarded_packets;
 		out->damaged += in->damaged;
 		for (int k = 0; k < EV__COUNT; k++)
 			out->counts[k] += in->counts[k];

@@ -564,6 +564,10 @@ static void test_cut_streams(void)
 		ASSERT_EQ(muxed->log.lost.n, cases[c].discard_at ? 8 - cases[c].discard_at
 					     : cases[c].gap_at	 ? 1
 								 : 0);
+		/* A packet missing is counted and said, as events discarded are. */
+		ASSERT_EQ(muxed->log.discarded_packets, cases[c].gap_at ? 1 : 0);
+		ASSERT_EQ(has_problem(muxed, "packets missing from the streams"),
+			  cases[c].gap_at != 0);
 		for (size_t i = 0; i < muxed->log.lost.n; i++) {
 			const struct an_lost *l = AN_AT(&muxed->log.lost, struct an_lost, i);
 
