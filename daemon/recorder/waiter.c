@@ -337,6 +337,18 @@ static struct waiter_result *join_queued(struct waiter *w, struct waiter_result 
 	return res;
 }
 
+/* RES handed over failed with ERROR, never tried, at START_NS. */
+static void push_failed(struct waiter *w, struct waiter_result *res, int error, uint64_t start_ns)
+{
+	res->error = error;
+	res->rec.start_ns = start_ns;
+	pthread_mutex_lock(&w->lock);
+	w->stats.failed++;
+	w->stats.causes += res->n;
+	pthread_mutex_unlock(&w->lock);
+	waiter_push(w, res);
+}
+
 /*
  * Records a snapshot for cause, admitted at now, then drains every queued alert into its
  * causes. Each clock reading costs: on a machine without a vDSO clock (an HPET, as in a VM)
@@ -361,15 +373,9 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 		/* Never wrapped: the id would name an older snapshot. Said by the main loop. */
 		res->id = w->next_id;
 		name_snapshot(w, &names, res, cause);
-		res->error = FLIGHT_ERR_NO_ID;
 		res->wakeup_ns = wakeup_ns;
-		res->rec.start_ns = now;
 		res->causes[res->n++] = *cause;
-		pthread_mutex_lock(&w->lock);
-		w->stats.failed++;
-		w->stats.causes += res->n;
-		pthread_mutex_unlock(&w->lock);
-		waiter_push(w, res);
+		push_failed(w, res, FLIGHT_ERR_NO_ID, now);
 		return;
 	}
 	res->id = w->next_id++;
@@ -384,13 +390,7 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	 * stop like the record that was under way.
 	 */
 	if (!waiter_record_begins(w, res, now)) {
-		res->error = FLIGHT_ERR_ABANDONED;
-		res->rec.start_ns = now;
-		pthread_mutex_lock(&w->lock);
-		w->stats.failed++;
-		w->stats.causes += res->n;
-		pthread_mutex_unlock(&w->lock);
-		waiter_push(w, res);
+		push_failed(w, res, FLIGHT_ERR_ABANDONED, now);
 		return;
 	}
 	r = flight_slot_lock(w->slot);
