@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "an.h"
+#include "analysis-result.h"
 #include "analysis.h"
 #include "chain.h"
 #include "crosshost.h"
@@ -41,29 +42,6 @@ struct pk {
 static uint64_t base = T0; /* web1's clock at the start */
 static uint64_t skew = SKEW;
 
-static void ev(struct an_result *r, uint64_t ts, uint16_t cpu, uint16_t type, int32_t a, int32_t b,
-	       int64_t d)
-{
-	struct an_ev *e = an_vec_push(&r->log.ev);
-
-	ASSERT_TRUE(e);
-	*e = (struct an_ev){.ts = ts, .cpu = cpu, .type = type, .a = a, .b = b, .d = (uint64_t)d};
-	if (!r->log.first_ts)
-		r->log.first_ts = ts;
-	r->log.last_ts = ts;
-	r->log.counts[type]++;
-	r->log.events++;
-}
-
-static void comm(struct an_result *r, int32_t tid, const char *name)
-{
-	struct an_task *t = an_task_get(&r->log, tid);
-
-	ASSERT_TRUE(t);
-	snprintf(t->comm, sizeof(t->comm), "%s", name);
-	t->pid = tid;
-}
-
 /* K sent (xmit) or received at TS on CPU, from web1 (FROM_WEB) or to it; LOCAL: loopback. */
 static void packet(struct an_result *r, uint64_t ts, uint16_t cpu, bool xmit, bool from_web,
 		   bool local, const struct pk *k)
@@ -86,7 +64,8 @@ static void packet(struct an_result *r, uint64_t ts, uint16_t cpu, bool xmit, bo
 	p->saddr[0] = p->daddr[0] = local ? 127 : 10;
 	p->saddr[3] = local ? 1 : from_web ? 1 : 2;
 	p->daddr[3] = local ? 1 : from_web ? 2 : 1;
-	ev(r, ts, cpu, xmit ? EV_NET_XMIT : EV_NET_RECV, (int32_t)r->log.packets.n - 1, 0, 0);
+	result_ev(r, ts, cpu, xmit ? EV_NET_XMIT : EV_NET_RECV, (int32_t)r->log.packets.n - 1, 0,
+		  0);
 }
 
 static void compute(struct an_result *r)
@@ -125,23 +104,23 @@ static void client_forwarded(struct an_result *r, const struct pk *reply, bool f
 {
 	int32_t recvfrom = an_sysname_index(&r->log, "recvfrom");
 
-	comm(r, CLIENT, "client");
-	ev(r, base, 0, EV_SWITCH, 0, CLIENT, 0);
+	result_comm(r, CLIENT, "client");
+	result_ev(r, base, 0, EV_SWITCH, 0, CLIENT, 0);
 	packet(r, base + 1 * MS, 0, true, true, false, request_of(reply));
-	ev(r, base + 2 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
-	ev(r, base + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
+	result_ev(r, base + 2 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
+	result_ev(r, base + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
 	if (forwarded) { /* its NIC's softirq, then the container's side (a backlog) */
-		ev(r, base + 44280 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+		result_ev(r, base + 44280 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
 		packet(r, base + 44285 * US, 0, false, false, false, reply);
 		packet(r, base + 44290 * US, 0, true, false, false, reply);
-		ev(r, base + 44292 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+		result_ev(r, base + 44292 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
 	}
-	ev(r, base + 44300 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	result_ev(r, base + 44300 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
 	packet(r, base + 44300 * US, 0, false, false, false, reply);
-	ev(r, base + 44310 * US, 0, EV_WAKING, CLIENT, 0, 0);
-	ev(r, base + 44320 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
-	ev(r, base + 44400 * US, 0, EV_SWITCH, 0, CLIENT, 0);
-	ev(r, base + 44400 * US, 0, EV_SYS_EXIT, recvfrom, 0, 100);
+	result_ev(r, base + 44310 * US, 0, EV_WAKING, CLIENT, 0, 0);
+	result_ev(r, base + 44320 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	result_ev(r, base + 44400 * US, 0, EV_SWITCH, 0, CLIENT, 0);
+	result_ev(r, base + 44400 * US, 0, EV_SYS_EXIT, recvfrom, 0, 100);
 }
 
 static void client_side(struct an_result *r, const struct pk *reply)
@@ -164,7 +143,7 @@ static void alert(struct an_result *r)
 				.seq = 1};
 	snprintf(al->tracker, sizeof(al->tracker), "syscalls");
 	snprintf(al->comm, sizeof(al->comm), "client");
-	ev(r, base + 44400 * US, 0, EV_ALERT, 0, 0, 0);
+	result_ev(r, base + 44400 * US, 0, EV_ALERT, 0, 0, 0);
 }
 
 static struct an_result *web_with(const struct pk *reply)
@@ -186,9 +165,9 @@ static struct an_result *db_begin(const char *path, const struct pk *request)
 
 	ASSERT_TRUE(r);
 	r->log.ncpu = 1;
-	comm(r, SERVER, "postgres");
-	comm(r, WORKER, "worker");
-	ev(r, base + skew, 0, EV_SWITCH, 0, SERVER, 0);
+	result_comm(r, SERVER, "postgres");
+	result_comm(r, WORKER, "worker");
+	result_ev(r, base + skew, 0, EV_SWITCH, 0, SERVER, 0);
 	if (request)
 		packet(r, base + skew + 1200 * US, 0, false, true, false, request);
 	return r;
@@ -317,7 +296,7 @@ static void test_coalesced(void)
 	const struct an_crossing *x;
 
 	db_send(d, 30 * MS, &first);
-	ev(d, base + skew + 40 * MS, 0, EV_SWITCH, SERVER, WORKER, 0);
+	result_ev(d, base + skew + 40 * MS, 0, EV_SWITCH, SERVER, WORKER, 0);
 	db_send(d, 44 * MS, &last);
 	compute(d);
 	x = crossed(w, d);
@@ -344,31 +323,31 @@ static struct an_result *local_host(bool bridge)
 	ASSERT_TRUE(r);
 	r->log.ncpu = 2;
 	fsync = an_sysname_index(&r->log, "fsync");
-	comm(r, SERVER, "postgres");
-	comm(r, CLIENT, "client");
-	ev(r, base, 0, EV_SWITCH, 0, CLIENT, 0);
-	ev(r, base, 1, EV_SWITCH, 0, SERVER, 0);
-	ev(r, base + 2 * MS, 0, EV_SYS_ENTRY, an_sysname_index(&r->log, "recvfrom"), 0, 0);
-	ev(r, base + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
-	ev(r, base + 3 * MS, 1, EV_SYS_ENTRY, fsync, 0, 0);
-	ev(r, base + 3 * MS, 1, EV_SWITCH, SERVER, 0, 2);
-	ev(r, base + 40 * MS, 1, EV_IRQ_ENTRY, 11, 0, 0);
-	ev(r, base + 40 * MS, 1, EV_WAKING, SERVER, 0, 0);
-	ev(r, base + 40 * MS, 1, EV_IRQ_EXIT, 11, 0, 0);
-	ev(r, base + 40100 * US, 1, EV_SWITCH, 0, SERVER, 0);
-	ev(r, base + 40100 * US, 1, EV_SYS_EXIT, fsync, 0, 0);
+	result_comm(r, SERVER, "postgres");
+	result_comm(r, CLIENT, "client");
+	result_ev(r, base, 0, EV_SWITCH, 0, CLIENT, 0);
+	result_ev(r, base, 1, EV_SWITCH, 0, SERVER, 0);
+	result_ev(r, base + 2 * MS, 0, EV_SYS_ENTRY, an_sysname_index(&r->log, "recvfrom"), 0, 0);
+	result_ev(r, base + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
+	result_ev(r, base + 3 * MS, 1, EV_SYS_ENTRY, fsync, 0, 0);
+	result_ev(r, base + 3 * MS, 1, EV_SWITCH, SERVER, 0, 2);
+	result_ev(r, base + 40 * MS, 1, EV_IRQ_ENTRY, 11, 0, 0);
+	result_ev(r, base + 40 * MS, 1, EV_WAKING, SERVER, 0, 0);
+	result_ev(r, base + 40 * MS, 1, EV_IRQ_EXIT, 11, 0, 0);
+	result_ev(r, base + 40100 * US, 1, EV_SWITCH, 0, SERVER, 0);
+	result_ev(r, base + 40100 * US, 1, EV_SYS_EXIT, fsync, 0, 0);
 	packet(r, base + 44 * MS, 1, true, false, true, reply);
 	if (bridge) {
-		ev(r, base + 44100 * US, 1, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+		result_ev(r, base + 44100 * US, 1, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
 		packet(r, base + 44100 * US, 1, false, false, true, reply);
 		packet(r, base + 44110 * US, 1, true, false, true, reply);
-		ev(r, base + 44120 * US, 1, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+		result_ev(r, base + 44120 * US, 1, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
 	}
-	ev(r, base + 44300 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	result_ev(r, base + 44300 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
 	packet(r, base + 44300 * US, 0, false, false, true, reply);
-	ev(r, base + 44310 * US, 0, EV_WAKING, CLIENT, 0, 0);
-	ev(r, base + 44320 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
-	ev(r, base + 44400 * US, 0, EV_SWITCH, 0, CLIENT, 0);
+	result_ev(r, base + 44310 * US, 0, EV_WAKING, CLIENT, 0, 0);
+	result_ev(r, base + 44320 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	result_ev(r, base + 44400 * US, 0, EV_SWITCH, 0, CLIENT, 0);
 	alert(r);
 	compute(r);
 	return r;
@@ -489,8 +468,8 @@ static void test_extreme_crossed(void)
 	d = an_result_new("/db1");
 	ASSERT_TRUE(d);
 	d->log.ncpu = 1;
-	comm(d, SERVER, "postgres");
-	ev(d, 1 * MS, 0, EV_SWITCH, 0, SERVER, 0);
+	result_comm(d, SERVER, "postgres");
+	result_ev(d, 1 * MS, 0, EV_SWITCH, 0, SERVER, 0);
 	packet(d, 2 * MS, 0, false, true, false, &request_tcp);
 	packet(d, (1ULL << 63) + (1ULL << 61), 0, true, false, false, &reply);
 	compute(d);
@@ -560,20 +539,20 @@ static void test_many_alike(void)
 	ASSERT_TRUE(w);
 	w->log.ncpu = 1;
 	recvfrom = an_sysname_index(&w->log, "recvfrom");
-	comm(w, CLIENT, "client");
-	ev(w, base, 0, EV_SWITCH, 0, CLIENT, 0);
+	result_comm(w, CLIENT, "client");
+	result_ev(w, base, 0, EV_SWITCH, 0, CLIENT, 0);
 	packet(w, base + 1 * MS, 0, true, true, false, &request_udp);
-	ev(w, base + 2 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
-	ev(w, base + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
-	ev(w, base + 3 * MS, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	result_ev(w, base + 2 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
+	result_ev(w, base + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
+	result_ev(w, base + 3 * MS, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
 	for (uint64_t i = 0; i < ALIKE; i++) {
 		db_send(d, 3 * MS + i * 10 * US, &reply);
 		packet(w, base + 3 * MS + i * 10 * US + 300 * US, 0, false, false, false, &reply);
 	}
-	ev(w, base + end, 0, EV_WAKING, CLIENT, 0, 0);
-	ev(w, base + end + 1 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
-	ev(w, base + end + 100 * US, 0, EV_SWITCH, 0, CLIENT, 0);
-	ev(w, base + end + 100 * US, 0, EV_SYS_EXIT, recvfrom, 0, 64);
+	result_ev(w, base + end, 0, EV_WAKING, CLIENT, 0, 0);
+	result_ev(w, base + end + 1 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	result_ev(w, base + end + 100 * US, 0, EV_SWITCH, 0, CLIENT, 0);
+	result_ev(w, base + end + 100 * US, 0, EV_SYS_EXIT, recvfrom, 0, 64);
 	al = an_vec_push(&w->log.alerts);
 	ASSERT_TRUE(al);
 	*al = (struct an_alert){.ts = base + end + 100 * US,
@@ -586,7 +565,7 @@ static void test_many_alike(void)
 				.seq = 1};
 	snprintf(al->tracker, sizeof(al->tracker), "syscalls");
 	snprintf(al->comm, sizeof(al->comm), "client");
-	ev(w, base + end + 100 * US, 0, EV_ALERT, 0, 0, 0);
+	result_ev(w, base + end + 100 * US, 0, EV_ALERT, 0, 0, 0);
 	compute(w);
 	compute(d);
 	x = crossed(w, d);

@@ -280,18 +280,6 @@ static int read_snapshot(const char *dir, unsigned threads, struct an_result **r
 	return e;
 }
 
-static char *text_of(const struct an_result *r)
-{
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-
-	ASSERT_TRUE(f);
-	an_result_print(r, f);
-	ASSERT_EQ(fclose(f), 0);
-	return text;
-}
-
 static char *json_of(const struct an_result *r)
 {
 	struct json_object *o = an_result_json(r);
@@ -331,7 +319,7 @@ static struct an_result *read_alike(const char *dir, char **why)
 			first = r;
 			*why = w;
 			if (r) {
-				text = text_of(r);
+				text = result_text(r);
 				json = json_of(r);
 			}
 			continue;
@@ -340,7 +328,7 @@ static struct an_result *read_alike(const char *dir, char **why)
 		if (e0 < 0) {
 			ASSERT_STREQ(w, *why);
 		} else {
-			char *t2 = text_of(r), *j2 = json_of(r);
+			char *t2 = result_text(r), *j2 = json_of(r);
 
 			ASSERT_STREQ(t2, text);
 			ASSERT_STREQ(j2, json);
@@ -538,7 +526,7 @@ static void check_undeclared(const struct an_result *r, bool exec, bool migrate)
 	static const char *const e = "sched_process_exec: a thread that ran another program",
 				 *const m = "sched_migrate_task: a woken task is taken to wait on "
 					    "the CPU its wakeup targeted";
-	char *text = text_of(r), *json = json_of(r), *lami = lami_of(r), said[200];
+	char *text = result_text(r), *json = json_of(r), *lami = lami_of(r), said[200];
 
 	snprintf(said, sizeof(said), "not recorded: %s", e);
 	ASSERT_EQ(strstr(text, said) != NULL, exec);
@@ -657,7 +645,7 @@ static void test_undeclared_per_trace(void)
 	}
 	r = read_alike(dir, &why);
 	ASSERT_TRUE(r && !r->log.partial);
-	text = text_of(r);
+	text = result_text(r);
 	json = json_of(r);
 	lami = lami_of(r);
 	ASSERT_CONTAINS(text, exec_in);
@@ -678,7 +666,7 @@ static void test_undeclared_per_trace(void)
 	rm_rf(host);
 	r = read_alike(dir, &why);
 	ASSERT_TRUE(r && !r->log.partial);
-	text = text_of(r);
+	text = result_text(r);
 	ASSERT_CONTAINS(text, exec_in);
 	ASSERT_CONTAINS(text, "not recorded: sched_migrate_task: a woken task is taken to wait");
 	ASSERT_TRUE(!strstr(text, "sched_migrate_task in "));

@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "an.h"
+#include "analysis-result.h"
 #include "analysis.h"
 #include "chain.h"
 #include "ctf.h"
@@ -422,32 +423,6 @@ static void test_sysname_utf8(void)
 	ASSERT_EQ(an_sysname_index(&L, "read"), i + 1);
 }
 
-static void res_ev(struct an_result *r, uint64_t ts, uint16_t cpu, uint16_t type, int32_t a,
-		   int32_t b, int64_t d)
-{
-	struct an_ev *e = an_vec_push(&r->log.ev);
-
-	ASSERT_TRUE(e);
-	*e = (struct an_ev){.ts = ts, .cpu = cpu, .type = type, .a = a, .b = b, .d = (uint64_t)d};
-	if (!r->log.first_ts)
-		r->log.first_ts = ts;
-	r->log.last_ts = ts;
-	r->log.counts[type]++;
-	r->log.events++;
-}
-
-static char *text_of(const struct an_result *r)
-{
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-
-	ASSERT_TRUE(f);
-	an_result_print(r, f);
-	ASSERT_EQ(fclose(f), 0);
-	return text;
-}
-
 /*
  * 20 alerts, the largest late in the window, and one whose start is after its end: the 16
  * largest are explained (at equal delays, the earliest), the text and LAMI say how many of
@@ -463,7 +438,7 @@ static void test_alerts_largest(void)
 
 	ASSERT_TRUE(r);
 	r->log.ncpu = 1;
-	res_ev(r, T0, 0, EV_SWITCH, 0, A, 0);
+	result_ev(r, T0, 0, EV_SWITCH, 0, A, 0);
 	for (int k = 0; k <= 20; k++) {
 		struct an_alert *al = an_vec_push(&r->log.alerts);
 		uint64_t ts = T0 + (uint64_t)(k + 1) * 10 * MS;
@@ -479,7 +454,7 @@ static void test_alerts_largest(void)
 					.reason = 1,
 					.seq = (uint64_t)k};
 		snprintf(al->tracker, sizeof(al->tracker), "offcpu");
-		res_ev(r, ts, 0, EV_ALERT, k, 0, 0);
+		result_ev(r, ts, 0, EV_ALERT, k, 0, 0);
 	}
 	ASSERT_EQ(an_compute(r, &opt, &why), 0);
 	ASSERT_EQ(r->causes.n, AN_ALERTS_DEFAULT);
@@ -497,7 +472,7 @@ static void test_alerts_largest(void)
 	for (int k = 4; k < 20; k++)
 		ASSERT_TRUE(has[k]);
 	ASSERT_TRUE(!has[0] && !has[20]);
-	text = text_of(r);
+	text = result_text(r);
 	ASSERT_CONTAINS(text, "16 of 21 latency alerts explained; of the 20 in the window, the "
 			      "largest; 1 with a garbled interval");
 	ASSERT_CONTAINS(text, "alert 20 (offcpu, tid 10): its start");
@@ -533,11 +508,11 @@ static void test_stddev(void)
 	ASSERT_TRUE(r);
 	r->log.ncpu = 1;
 	sys = an_sysname_index(&r->log, "read");
-	res_ev(r, ts, 0, EV_SWITCH, 0, A, 0);
+	result_ev(r, ts, 0, EV_SWITCH, 0, A, 0);
 	for (uint64_t k = 0; k < 3; k++) {
-		res_ev(r, ++ts, 0, EV_SYS_ENTRY, sys, 0, 0);
+		result_ev(r, ++ts, 0, EV_SYS_ENTRY, sys, 0, 0);
 		ts += 10000000000ULL + 2 * k;
-		res_ev(r, ts, 0, EV_SYS_EXIT, sys, 0, 0);
+		result_ev(r, ts, 0, EV_SYS_EXIT, sys, 0, 0);
 	}
 	ASSERT_EQ(an_compute(r, &opt, &why), 0);
 	for (size_t i = 0; i < r->tables.n; i++) {
@@ -574,7 +549,7 @@ static void test_backwards(void)
 
 		ASSERT_EQ(an_analyze(root, &opt, &r, &why), 0);
 		ASSERT_TRUE(an_result_partial(r));
-		text = text_of(r);
+		text = result_text(r);
 		snprintf(want, sizeof(want),
 			 "%s/flight_0 (CPU 0): time goes backwards, to 1700000000000002000 ns "
 			 "since the epoch after 1700000000000003000",

@@ -425,22 +425,10 @@ static void check_logs(const struct an_log *a, const struct an_log *b)
 	ASSERT_TRUE(strs_equal(&a->problems, &b->problems));
 }
 
-static char *text_of(const struct an_result *r)
-{
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-
-	ASSERT_TRUE(f);
-	an_result_print(r, f);
-	ASSERT_EQ(fclose(f), 0);
-	return text;
-}
-
 static void check_results(const struct an_result *a, const struct an_result *b)
 {
 	struct json_object *ja = an_result_json(a), *jb = an_result_json(b);
-	char *ta = text_of(a), *tb = text_of(b);
+	char *ta = result_text(a), *tb = result_text(b);
 
 	check_logs(&a->log, &b->log);
 	ASSERT_STREQ(json_object_to_json_string(ja), json_object_to_json_string(jb));

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "an.h"
+#include "analysis-result.h"
 #include "analysis.h"
 #include "chain.h"
 #include "crosshost.h"
@@ -28,29 +29,6 @@
 enum { CLIENT = 412, POSTGRES = 977, NET_RX = 3 };
 
 static struct an_result *web, *db;
-
-static void ev(struct an_result *r, uint64_t ts, uint16_t cpu, uint16_t type, int32_t a, int32_t b,
-	       int64_t d)
-{
-	struct an_ev *e = an_vec_push(&r->log.ev);
-
-	ASSERT_TRUE(e);
-	*e = (struct an_ev){.ts = ts, .cpu = cpu, .type = type, .a = a, .b = b, .d = (uint64_t)d};
-	if (!r->log.first_ts)
-		r->log.first_ts = ts;
-	r->log.last_ts = ts;
-	r->log.counts[type]++;
-	r->log.events++;
-}
-
-static void comm(struct an_result *r, int32_t tid, const char *name)
-{
-	struct an_task *t = an_task_get(&r->log, tid);
-
-	ASSERT_TRUE(t);
-	snprintf(t->comm, sizeof(t->comm), "%s", name);
-	t->pid = tid;
-}
 
 static int32_t sysname(struct an_result *r, const char *name)
 {
@@ -80,7 +58,8 @@ static void seg(struct an_result *r, uint64_t ts, uint16_t cpu, bool xmit, bool 
 				.tid = -1};
 	memcpy(p->saddr, from_web ? w : d, 4);
 	memcpy(p->daddr, from_web ? d : w, 4);
-	ev(r, ts, cpu, xmit ? EV_NET_XMIT : EV_NET_RECV, (int32_t)r->log.packets.n - 1, 0, 0);
+	result_ev(r, ts, cpu, xmit ? EV_NET_XMIT : EV_NET_RECV, (int32_t)r->log.packets.n - 1, 0,
+		  0);
 }
 
 static void alert(struct an_result *r, uint64_t start, uint64_t end)
@@ -98,7 +77,7 @@ static void alert(struct an_result *r, uint64_t start, uint64_t end)
 				.seq = 1};
 	snprintf(al->tracker, sizeof(al->tracker), "syscalls");
 	snprintf(al->comm, sizeof(al->comm), "client");
-	ev(r, end, 0, EV_ALERT, 0, 0, 0);
+	result_ev(r, end, 0, EV_ALERT, 0, 0, 0);
 }
 
 static void compute(struct an_result *r)
@@ -117,24 +96,24 @@ static struct an_result *build_web(void)
 
 	ASSERT_TRUE(r);
 	r->log.ncpu = 2;
-	comm(r, CLIENT, "client");
+	result_comm(r, CLIENT, "client");
 	recvfrom = sysname(r, "recvfrom");
-	ev(r, T0, 0, EV_SWITCH, 0, CLIENT, 0);
-	ev(r, T0 + 1 * MS, 0, EV_SYS_ENTRY, sysname(r, "sendto"), 0, 0);
+	result_ev(r, T0, 0, EV_SWITCH, 0, CLIENT, 0);
+	result_ev(r, T0 + 1 * MS, 0, EV_SYS_ENTRY, sysname(r, "sendto"), 0, 0);
 	seg(r, T0 + 1 * MS, 0, true, true, 1000, 5000, 100); /* the request */
-	ev(r, T0 + 1 * MS + 10 * US, 0, EV_SYS_EXIT, 1, 0, 100);
+	result_ev(r, T0 + 1 * MS + 10 * US, 0, EV_SYS_EXIT, 1, 0, 100);
 	seg(r, T0 + 1450 * US, 1, false, false, 5000, 1100, 0); /* db1's ACK of it */
-	ev(r, T0 + 2 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
-	ev(r, T0 + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
-	ev(r, T0 + 44300 * US, 1, EV_IRQ_ENTRY, 10, 0, 0);
-	ev(r, T0 + 44300 * US, 1, EV_SOFTIRQ_RAISE, NET_RX, 0, 0);
-	ev(r, T0 + 44300 * US, 1, EV_IRQ_EXIT, 10, 0, 0);
-	ev(r, T0 + 44300 * US, 1, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	result_ev(r, T0 + 2 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
+	result_ev(r, T0 + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
+	result_ev(r, T0 + 44300 * US, 1, EV_IRQ_ENTRY, 10, 0, 0);
+	result_ev(r, T0 + 44300 * US, 1, EV_SOFTIRQ_RAISE, NET_RX, 0, 0);
+	result_ev(r, T0 + 44300 * US, 1, EV_IRQ_EXIT, 10, 0, 0);
+	result_ev(r, T0 + 44300 * US, 1, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
 	seg(r, T0 + 44300 * US, 1, false, false, 5000, 1100, 200); /* the reply */
-	ev(r, T0 + 44310 * US, 1, EV_WAKING, CLIENT, 0, 0);
-	ev(r, T0 + 44320 * US, 1, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
-	ev(r, T0 + 44400 * US, 0, EV_SWITCH, 0, CLIENT, 0);
-	ev(r, T0 + 44400 * US, 0, EV_SYS_EXIT, recvfrom, 0, 200);
+	result_ev(r, T0 + 44310 * US, 1, EV_WAKING, CLIENT, 0, 0);
+	result_ev(r, T0 + 44320 * US, 1, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	result_ev(r, T0 + 44400 * US, 0, EV_SWITCH, 0, CLIENT, 0);
+	result_ev(r, T0 + 44400 * US, 0, EV_SYS_EXIT, recvfrom, 0, 200);
 	seg(r, T0 + 44500 * US, 0, true, true, 1100, 5200, 0);	   /* its ACK */
 	seg(r, T0 + 45300 * US, 1, false, false, 5000, 1100, 200); /* the retransmission */
 	alert(r, T0 + 2 * MS, T0 + 44400 * US);
@@ -154,34 +133,34 @@ static struct an_result *build_db(uint64_t begin)
 
 	ASSERT_TRUE(r);
 	r->log.ncpu = 1;
-	comm(r, POSTGRES, "postgres");
+	result_comm(r, POSTGRES, "postgres");
 	fsync = sysname(r, "fsync");
 	if (begin <= 1 * MS) {
-		ev(r, t + begin, 0, EV_SWITCH, POSTGRES, 0, 1);
-		ev(r, t + 1200 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+		result_ev(r, t + begin, 0, EV_SWITCH, POSTGRES, 0, 1);
+		result_ev(r, t + 1200 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
 		seg(r, t + 1200 * US, 0, false, true, 1000, 5000, 100);
-		ev(r, t + 1210 * US, 0, EV_WAKING, POSTGRES, 0, 0);
+		result_ev(r, t + 1210 * US, 0, EV_WAKING, POSTGRES, 0, 0);
 		seg(r, t + 1250 * US, 0, true, false, 5000, 1100, 0);
-		ev(r, t + 1300 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
-		ev(r, t + 2 * MS, 0, EV_SWITCH, 0, POSTGRES, 0);
+		result_ev(r, t + 1300 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+		result_ev(r, t + 2 * MS, 0, EV_SWITCH, 0, POSTGRES, 0);
 	} else {
-		ev(r, t + begin, 0, EV_SWITCH, 0, POSTGRES, 0);
+		result_ev(r, t + begin, 0, EV_SWITCH, 0, POSTGRES, 0);
 	}
-	ev(r, t + 3 * MS, 0, EV_SYS_ENTRY, fsync, 0, 0);
-	ev(r, t + 3 * MS, 0, EV_SWITCH, POSTGRES, 0, 2); /* D */
-	ev(r, t + 43 * MS, 0, EV_IRQ_ENTRY, 11, 0, 0);
-	ev(r, t + 43 * MS, 0, EV_BLOCK_COMPLETE, (254 << 20) | 0, 0, 0);
-	ev(r, t + 43 * MS, 0, EV_WAKING, POSTGRES, 0, 0);
-	ev(r, t + 43 * MS, 0, EV_IRQ_EXIT, 11, 0, 0);
-	ev(r, t + 43500 * US, 0, EV_SWITCH, 0, POSTGRES, 0);
-	ev(r, t + 43500 * US, 0, EV_SYS_EXIT, fsync, 0, 0);
+	result_ev(r, t + 3 * MS, 0, EV_SYS_ENTRY, fsync, 0, 0);
+	result_ev(r, t + 3 * MS, 0, EV_SWITCH, POSTGRES, 0, 2); /* D */
+	result_ev(r, t + 43 * MS, 0, EV_IRQ_ENTRY, 11, 0, 0);
+	result_ev(r, t + 43 * MS, 0, EV_BLOCK_COMPLETE, (254 << 20) | 0, 0, 0);
+	result_ev(r, t + 43 * MS, 0, EV_WAKING, POSTGRES, 0, 0);
+	result_ev(r, t + 43 * MS, 0, EV_IRQ_EXIT, 11, 0, 0);
+	result_ev(r, t + 43500 * US, 0, EV_SWITCH, 0, POSTGRES, 0);
+	result_ev(r, t + 43500 * US, 0, EV_SYS_EXIT, fsync, 0, 0);
 	seg(r, t + 44 * MS, 0, true, false, 5000, 1100, 200); /* sent by postgres */
-	ev(r, t + 44700 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	result_ev(r, t + 44700 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
 	seg(r, t + 44700 * US, 0, false, true, 1100, 5200, 0);
-	ev(r, t + 44710 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
-	ev(r, t + 45 * MS, 0, EV_SOFTIRQ_ENTRY, 1, 0, 0); /* TIMER: a retransmission */
+	result_ev(r, t + 44710 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	result_ev(r, t + 45 * MS, 0, EV_SOFTIRQ_ENTRY, 1, 0, 0); /* TIMER: a retransmission */
 	seg(r, t + 45 * MS, 0, true, false, 5000, 1100, 200);
-	ev(r, t + 45010 * US, 0, EV_SOFTIRQ_EXIT, 1, 0, 0);
+	result_ev(r, t + 45010 * US, 0, EV_SOFTIRQ_EXIT, 1, 0, 0);
 	compute(r);
 	return r;
 }
@@ -335,7 +314,8 @@ static void dgram(struct an_result *r, uint64_t ts, uint16_t cpu, bool xmit, boo
 	p->saddr[0] = p->daddr[0] = 10;
 	p->saddr[3] = from_web ? 1 : 2;
 	p->daddr[3] = from_web ? 2 : 1;
-	ev(r, ts, cpu, xmit ? EV_NET_XMIT : EV_NET_RECV, (int32_t)r->log.packets.n - 1, 0, 0);
+	result_ev(r, ts, cpu, xmit ? EV_NET_XMIT : EV_NET_RECV, (int32_t)r->log.packets.n - 1, 0,
+		  0);
 }
 
 static struct an_result *build_web_udp(const struct udp_case *u)
@@ -345,18 +325,18 @@ static struct an_result *build_web_udp(const struct udp_case *u)
 
 	ASSERT_TRUE(r);
 	r->log.ncpu = 2;
-	comm(r, CLIENT, "client");
+	result_comm(r, CLIENT, "client");
 	recvfrom = sysname(r, "recvfrom");
-	ev(r, T0, 0, EV_SWITCH, 0, CLIENT, 0);
+	result_ev(r, T0, 0, EV_SWITCH, 0, CLIENT, 0);
 	dgram(r, T0 + 1 * MS, 0, true, true, u, 7, 40); /* the request */
-	ev(r, T0 + 2 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
-	ev(r, T0 + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
-	ev(r, T0 + 44300 * US, 1, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	result_ev(r, T0 + 2 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
+	result_ev(r, T0 + 2 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
+	result_ev(r, T0 + 44300 * US, 1, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
 	dgram(r, T0 + 44300 * US, 1, false, false, u, u->reply_id, u->reply_len);
-	ev(r, T0 + 44310 * US, 1, EV_WAKING, CLIENT, 0, 0);
-	ev(r, T0 + 44320 * US, 1, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
-	ev(r, T0 + 44400 * US, 0, EV_SWITCH, 0, CLIENT, 0);
-	ev(r, T0 + 44400 * US, 0, EV_SYS_EXIT, recvfrom, 0, (int64_t)u->reply_len);
+	result_ev(r, T0 + 44310 * US, 1, EV_WAKING, CLIENT, 0, 0);
+	result_ev(r, T0 + 44320 * US, 1, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	result_ev(r, T0 + 44400 * US, 0, EV_SWITCH, 0, CLIENT, 0);
+	result_ev(r, T0 + 44400 * US, 0, EV_SYS_EXIT, recvfrom, 0, (int64_t)u->reply_len);
 	alert(r, T0 + 2 * MS, T0 + 44400 * US);
 	compute(r);
 	return r;
@@ -369,8 +349,8 @@ static struct an_result *build_db_udp(const struct udp_case *u)
 
 	ASSERT_TRUE(r);
 	r->log.ncpu = 1;
-	comm(r, POSTGRES, "named");
-	ev(r, t, 0, EV_SWITCH, 0, POSTGRES, 0);
+	result_comm(r, POSTGRES, "named");
+	result_ev(r, t, 0, EV_SWITCH, 0, POSTGRES, 0);
 	dgram(r, t + 500 * US, 0, true, false, u, u->reply_id ? u->reply_id - 1 : 0, u->other_len);
 	dgram(r, t + 1200 * US, 0, false, true, u, 7, 40);
 	dgram(r, t + 44 * MS, 0, true, false, u, u->reply_id, u->reply_len);
@@ -483,11 +463,11 @@ static void test_drift(void)
 
 	ASSERT_TRUE(w && d);
 	w->log.ncpu = d->log.ncpu = 1;
-	comm(w, CLIENT, "client");
-	comm(d, POSTGRES, "postgres");
+	result_comm(w, CLIENT, "client");
+	result_comm(d, POSTGRES, "postgres");
 	recvfrom = sysname(w, "recvfrom");
-	ev(w, T0, 0, EV_SWITCH, 0, CLIENT, 0);
-	ev(d, db_clock(T0), 0, EV_SWITCH, 0, POSTGRES, 0);
+	result_ev(w, T0, 0, EV_SWITCH, 0, CLIENT, 0);
+	result_ev(d, db_clock(T0), 0, EV_SWITCH, 0, POSTGRES, 0);
 	for (uint32_t k = 0; k < 100; k++) {
 		uint64_t t = T0 + k * 100 * MS;
 
@@ -498,15 +478,15 @@ static void test_drift(void)
 		seg(d, db_clock(t + 1 * MS), 0, true, false, 5000 + k * 100, 1100 + k * 100, 100);
 		seg(w, t + 1300 * US, 0, false, false, 5000 + k * 100, 1100 + k * 100, 100);
 	}
-	ev(w, end - 90 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
-	ev(w, end - 90 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
+	result_ev(w, end - 90 * MS, 0, EV_SYS_ENTRY, recvfrom, 0, 0);
+	result_ev(w, end - 90 * MS, 0, EV_SWITCH, CLIENT, 0, 1);
 	seg(d, db_clock(end - 1 * MS), 0, true, false, 14900, 10900, 100);
-	ev(w, end, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	result_ev(w, end, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
 	seg(w, end, 0, false, false, 14900, 10900, 100);
-	ev(w, end + 10 * US, 0, EV_WAKING, CLIENT, 0, 0);
-	ev(w, end + 20 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
-	ev(w, end + 100 * US, 0, EV_SWITCH, 0, CLIENT, 0);
-	ev(w, end + 100 * US, 0, EV_SYS_EXIT, recvfrom, 0, 100);
+	result_ev(w, end + 10 * US, 0, EV_WAKING, CLIENT, 0, 0);
+	result_ev(w, end + 20 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	result_ev(w, end + 100 * US, 0, EV_SWITCH, 0, CLIENT, 0);
+	result_ev(w, end + 100 * US, 0, EV_SYS_EXIT, recvfrom, 0, 100);
 	alert(w, end - 90 * MS, end + 100 * US);
 	compute(w);
 	compute(d);
