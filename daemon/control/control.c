@@ -35,8 +35,8 @@
  * within handshake_timeout, it gets a busy error saying so and is closed (counted:
  * groups_timed_out). At most max_clients connections wait, a quarter of them of one user:
  * any local user may connect at will, and each holds a descriptor; beyond them, busy. Root
- * and latencyd's own user never wait; nor does a user whose groups were read less than
- * CALLER_CACHE_STALE_USEC ago (read again meanwhile).
+ * and latencyd's own user never wait; nor does a user whose groups, read less than
+ * CALLER_CACHE_STALE_USEC ago, admit it (read again meanwhile).
  *
  * Clients: credentials at accept time; non-blocking reads into a bounded frame decoder; a
  * hello must come first, within a timeout; requests are answered in order, and those a
@@ -92,6 +92,7 @@ struct client {
 	struct client *prev, *next;
 	int fd;
 	sd_event_source *io, *timer;
+	sd_event_source *recheck_timer; /* after a reload: its groups asked, not answered yet */
 	struct control_caller caller;
 	struct proto_decoder dec;
 	sd_event_source *frame_timer;  /* armed while a partial frame waits for its end */
@@ -333,6 +334,7 @@ static void client_free(struct client *cl)
 	client_unlink(cl);
 	sd_event_source_disable_unref(cl->io);
 	sd_event_source_disable_unref(cl->timer);
+	sd_event_source_disable_unref(cl->recheck_timer);
 	sd_event_source_disable_unref(cl->frame_timer);
 	sd_event_source_disable_unref(cl->output_timer);
 	if (cl->fd >= 0)
@@ -607,7 +609,9 @@ static int client_begin(struct client *cl)
 			       geteuid(), &cl->caller);
 	if (r == 2) {
 		refresh(c, &cl->caller);
-		r = 0;
+		/* Aged groups only admit: one they refuse waits for the answer on its way. */
+		r = caller_admit(&cl->caller, c->dispatch.cc, geteuid(), &(struct proto_error){0}) <
+		    0;
 	}
 	if (r == 0)
 		client_admit(cl);
@@ -908,9 +912,42 @@ static void recheck_kept(const struct client *cl, int error)
 }
 
 /*
+ * The group database silent past handshake_timeout after a reload: the client is checked
+ * with the groups it had (a reload that takes a group's access away takes it then, whatever
+ * the database does); its answer, if it comes later, is not waited for.
+ */
+static int on_recheck_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct client *cl = userdata;
+
+	cl->recheck_timer = sd_event_source_disable_unref(cl->recheck_timer);
+	cl->asking = false;
+	log_warnx("client %u: the group database did not answer within %llu s after the "
+		  "reload: checked with the groups it had",
+		  cl->caller.id,
+		  (unsigned long long)(cl->control->limits.handshake_timeout_usec / USEC_PER_SEC));
+	recheck_decide(cl);
+	return 0;
+}
+
+static void recheck_wait(struct client *cl)
+{
+	int r;
+
+	cl->recheck_timer = sd_event_source_disable_unref(cl->recheck_timer);
+	r = sd_event_add_time_relative(cl->control->event, &cl->recheck_timer, CLOCK_MONOTONIC,
+				       cl->control->limits.handshake_timeout_usec, 0,
+				       on_recheck_timeout, cl);
+	if (r < 0)
+		log_warn_errno(r, "client %u: cannot bound the wait for its groups", cl->caller.id);
+	else
+		sd_event_source_set_description(cl->recheck_timer, "control-client-recheck");
+}
+
+/*
  * An admitted client's groups read anew, and checked: at once when the cache has them (or
- * they cannot matter), else when the group database answers (on_groups); it keeps those it
- * had meanwhile, unless the new configuration refuses it with them.
+ * they cannot matter), else when the group database answers (on_groups), or with those it
+ * had once it has been silent for handshake_timeout; it keeps them meanwhile.
  */
 static void recheck_client(struct client *cl)
 {
@@ -922,23 +959,15 @@ static void recheck_client(struct client *cl)
 			       geteuid(), &fresh);
 	if (r == 2) {
 		refresh(c, &fresh);
-		r = 0;
+		r = caller_admit(&fresh, c->dispatch.cc, geteuid(), &(struct proto_error){0}) < 0;
 	}
 	if (r > 0) {
 		caller_done(&fresh);
-		/*
-		 * Refused by the new configuration with the groups it had: closed now, not
-		 * when the database answers (it may hang): a reload that takes a group's
-		 * access away takes it at once. One still admitted waits for its answer.
-		 */
-		if (caller_admit(&cl->caller, c->dispatch.cc, geteuid(), &(struct proto_error){0}) <
-		    0) {
-			recheck_decide(cl);
+		r = client_ask(cl);
+		if (r >= 0) {
+			recheck_wait(cl);
 			return;
 		}
-		r = client_ask(cl);
-		if (r >= 0)
-			return;
 	}
 	if (r < 0) {
 		recheck_kept(cl, r);
@@ -996,6 +1025,7 @@ static void on_groups(void *userdata, uid_t uid, gid_t gid, bool current, int er
 		if (!asking_for(cl, uid, gid))
 			continue;
 		cl->asking = false;
+		cl->recheck_timer = sd_event_source_disable_unref(cl->recheck_timer);
 		if (cl->dead || cl->closing)
 			continue;
 		if (!current) {
