@@ -27,6 +27,8 @@ struct flight_slot {
 	struct flight *flight; /* NULL while there is no session */
 	/* CLOCK_MONOTONIC since when the worker's check holds the lock inside sessiond; 0: not. */
 	_Atomic uint64_t check_since;
+	/* Sessions put in the slot so far: an outage between two is told from one that goes on. */
+	_Atomic uint64_t sessions;
 };
 
 /*

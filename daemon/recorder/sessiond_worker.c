@@ -113,6 +113,7 @@ static void create(struct sessiond_worker *w, struct session_job *j)
 		j->offered = NULL;
 	pthread_mutex_lock(&w->slot->lock);
 	w->slot->flight = f;
+	atomic_fetch_add(&w->slot->sessions, 1);
 	pthread_mutex_unlock(&w->slot->lock);
 }
 

@@ -359,6 +359,7 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	struct flight_record fr = {0};
 	struct waiter_result *res;
 	struct fleet_names names;
+	uint64_t sessions;
 	bool untried;
 	int r;
 
@@ -428,11 +429,14 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	 * per alert (each a catalog entry and a log line).
 	 */
 	untried = r == FLIGHT_ERR_NO_SESSION || r == FLIGHT_ERR_SESSIOND_BUSY;
-	if (untried && !w->untried)
+	sessions = atomic_load(&w->slot->sessions);
+	/* A session came and went since the last one not tried: another outage. */
+	if (untried && (!w->untried || sessions != w->untried_sessions))
 		admission_give_back(w, cause);
 	else
 		res = join_queued(w, res, fr.start_ns);
 	w->untried = untried;
+	w->untried_sessions = sessions;
 	pthread_mutex_lock(&w->lock);
 	if (r < 0)
 		w->stats.failed++;

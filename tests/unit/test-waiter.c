@@ -641,6 +641,12 @@ static void test_untried_takes_nothing(void)
 	rig_start(&r, NULL);
 	rig_limit(&r, false);
 	untried_alerts(&r, FLIGHT_ERR_NO_SESSION);
+	/* A session came and went (sessiond restarted twice): another outage, its first free. */
+	pthread_mutex_lock(&r.w->lock);
+	r.w->limits.global.tokens = 1;
+	pthread_mutex_unlock(&r.w->lock);
+	atomic_fetch_add(&r.slot.sessions, 1);
+	untried_alerts(&r, FLIGHT_ERR_NO_SESSION);
 	rig_stop(&r);
 
 	/* A hundred read in one turn: the first alone, the 99 others in the second. */
