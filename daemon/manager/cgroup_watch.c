@@ -57,8 +57,11 @@ static int on_change(sd_event_source *s, const struct inotify_event *ev, void *u
 {
 	struct manager *m = userdata;
 
-	/* A watch gone (its directory removed): set again from what exists now. */
-	if ((ev->mask & IN_IGNORED) || (ev->len && on_a_path(m, ev->name)))
+	/*
+	 * A watch gone (its directory removed), or events lost (the queue overflowed): set
+	 * again from what exists now.
+	 */
+	if ((ev->mask & (IN_IGNORED | IN_Q_OVERFLOW)) || (ev->len && on_a_path(m, ev->name)))
 		manager_cgroup_watch(m);
 	return 0;
 }
@@ -82,41 +85,67 @@ static bool watched(struct manager *m, const char *dir)
 	return false;
 }
 
-/* The parent of PATH and each of its ancestors in the cgroup tree that exists, watched. */
-static int watch_up(struct manager *m, const char *tracker, char *path)
+static int watch_one(struct manager *m, const char *tracker, const char *dir)
 {
-	char *slash;
-	int r, kind;
+	struct cgroup_watch *grown, *w;
+	int r;
 
-	while ((slash = strrchr(path, '/')) && slash > path) {
-		struct cgroup_watch *grown, *w;
-
-		*slash = 0; /* its parent, then the parent's */
-		kind = cgroup_dir(path);
-		if (kind < 0)
-			break; /* above the tree's root */
-		if (kind == 0 || watched(m, path))
-			continue; /* not made yet: its parent is watched for it */
-		grown = realloc(m->cgroup_watch, (m->n_cgroup_watch + 1) * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		m->cgroup_watch = grown;
-		w = &grown[m->n_cgroup_watch];
-		*w = (struct cgroup_watch){.dir = strdup(path)};
-		if (!w->dir)
-			return -ENOMEM;
-		r = sd_event_add_inotify(m->event, &w->source, path, WATCH_MASK, on_change, m);
-		if (r < 0) {
-			free(w->dir);
-			log_warnx("trackers.%s.filter_cgroup: cannot watch %s (%s): a cgroup made "
-				  "again there is followed at the next reload only",
-				  tracker, path, strerror(-r));
-			return r;
-		}
-		sd_event_source_set_description(w->source, "cgroup-watch");
-		m->n_cgroup_watch++;
+	if (watched(m, dir))
+		return 0;
+	grown = realloc(m->cgroup_watch, (m->n_cgroup_watch + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	m->cgroup_watch = grown;
+	w = &grown[m->n_cgroup_watch];
+	*w = (struct cgroup_watch){.dir = strdup(dir)};
+	if (!w->dir)
+		return -ENOMEM;
+	r = sd_event_add_inotify(m->event, &w->source, dir, WATCH_MASK, on_change, m);
+	if (r < 0) {
+		free(w->dir);
+		log_warnx("trackers.%s.filter_cgroup: cannot watch %s (%s): a cgroup made again "
+			  "there is followed at the next reload only",
+			  tracker, dir, strerror(-r));
+		return r;
 	}
+	sd_event_source_set_description(w->source, "cgroup-watch");
+	m->n_cgroup_watch++;
 	return 0;
+}
+
+/*
+ * The directories above PATH in the cgroup tree, watched from its root down, each before
+ * its child is looked for: a child made meanwhile is reported by its parent's watch. The
+ * first missing one ends it (its parent reports it when it is made).
+ */
+static int watch_down(struct manager *m, const char *tracker, char *path)
+{
+	char *end = strrchr(path, '/');
+	bool in_tree = false;
+	int r;
+
+	if (!end || end == path)
+		return 0;
+	*end = 0; /* the parent: the last directory watched */
+	for (char *slash = path + 1;; slash++) {
+		bool last = !(slash = strchr(slash, '/'));
+		int kind;
+
+		if (!last)
+			*slash = 0;
+		kind = cgroup_dir(path);
+		if (kind > 0) {
+			in_tree = true;
+			r = watch_one(m, tracker, path);
+			if (r < 0)
+				return r;
+		}
+		if (!last)
+			*slash = '/';
+		/* Above the tree's root, go on down; within it, a missing one ends it. */
+		if (last || (in_tree && kind <= 0))
+			return 0;
+	}
 }
 
 void manager_cgroup_watch(struct manager *m)
@@ -130,7 +159,7 @@ void manager_cgroup_watch(struct manager *m)
 		if (!cgroup_spec_path(m->conf->trackers[i].filter_cgroup, path, sizeof(path)))
 			continue;
 		any = true;
-		if (watch_up(m, tracker_names[i], path) == -ENOMEM)
+		if (watch_down(m, tracker_names[i], path) == -ENOMEM)
 			log_warnx("trackers.%s.filter_cgroup: no memory to watch %s",
 				  tracker_names[i], path);
 	}
