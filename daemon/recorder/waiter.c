@@ -83,6 +83,7 @@ int waiter_new(const char *notify_path, struct flight_slot *slot, const char *pr
 	w->fd = w->stop_fd = w->done_fd = w->request_fd = w->calm_fd = -1;
 	w->slot = slot;
 	w->next_id = first_id;
+	w->untried_in = UNTRIED_NONE;
 	w->tail = &w->head;
 	snprintf(w->prefix, sizeof(w->prefix), "%s", prefix);
 	r = pi_mutex_init(&w->lock);
@@ -430,13 +431,12 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 	 */
 	untried = r == FLIGHT_ERR_NO_SESSION || r == FLIGHT_ERR_SESSIOND_BUSY;
 	sessions = atomic_load(&w->slot->sessions);
-	/* A session came and went since the last one not tried: another outage. */
-	if (untried && (!w->untried || sessions != w->untried_sessions))
+	/* The last one tried, or a session came and went since it was not: another outage. */
+	if (untried && w->untried_in != sessions)
 		admission_give_back(w, cause);
 	else
 		res = join_queued(w, res, fr.start_ns);
-	w->untried = untried;
-	w->untried_sessions = sessions;
+	w->untried_in = untried ? sessions : UNTRIED_NONE;
 	pthread_mutex_lock(&w->lock);
 	if (r < 0)
 		w->stats.failed++;

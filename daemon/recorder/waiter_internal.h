@@ -72,10 +72,10 @@ struct waiter {
 	struct flight_slot *slot;
 	char prefix[64]; /* output names: PREFIX-ID, or PREFIX-ID-INCIDENT@HOST in a fleet */
 	uint64_t next_id;
-	/* The last record was not tried (no session, sessiond busy with its check), while the
-	 * slot's session count was untried_sessions. */
-	bool untried;
-	uint64_t untried_sessions;
+	/* The slot's session count when the last record was not tried (no session, sessiond
+	 * busy with its check); UNTRIED_NONE when it was tried. */
+	uint64_t untried_in;
+#define UNTRIED_NONE UINT64_MAX
 
 	/* Read buffer: whole records, plus a partial one a FIFO may leave; unread: [off, len). */
 	unsigned char buf[READ_RECORDS * 2 * LATENCY_TRACKER_RECORD_SIZE];
