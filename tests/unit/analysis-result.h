@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "an.h"
+#include "chain.h"
 #include "results.h"
 #include "tests.h"
 
@@ -19,6 +20,22 @@ static inline bool has_problem(const struct an_result *r, const char *what)
 {
 	for (size_t i = 0; i < r->log.problems.n; i++)
 		if (strstr(*AN_AT(&r->log.problems, char *, i), what))
+			return true;
+	return false;
+}
+
+/* R's one explained alert's cause. */
+static inline const struct an_cause *result_cause(const struct an_result *r)
+{
+	ASSERT_EQ(r->causes.n, 1);
+	return AN_AT(&r->causes, struct an_cause, 0);
+}
+
+/* Whether one of C's notes says PART. */
+static inline bool cause_has_note(const struct an_cause *c, const char *part)
+{
+	for (size_t i = 0; i < c->notes.n; i++)
+		if (strstr(*AN_AT(&c->notes, char *, i), part))
 			return true;
 	return false;
 }

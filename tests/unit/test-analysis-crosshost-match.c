@@ -178,28 +178,14 @@ static void db_send(struct an_result *r, uint64_t at, const struct pk *k)
 	packet(r, base + skew + at, 0, true, false, false, k);
 }
 
-static const struct an_cause *cause(const struct an_result *r)
-{
-	ASSERT_EQ(r->causes.n, 1);
-	return AN_AT(&r->causes, struct an_cause, 0);
-}
-
-static bool has_note(const struct an_cause *c, const char *part)
-{
-	for (size_t i = 0; i < c->notes.n; i++)
-		if (strstr(*AN_AT(&c->notes, char *, i), part))
-			return true;
-	return false;
-}
-
 /* web1 and DB crossed; the one crossing. */
 static const struct an_crossing *crossed(struct an_result *w, struct an_result *d)
 {
 	struct an_crosshost_host hosts[] = {{"web1", &w->log}, {"db1", &d->log}};
 
 	ASSERT_EQ(an_crosshost(hosts, 2, 0, &w->causes), 0);
-	ASSERT_EQ(cause(w)->crossings.n, 1);
-	return AN_AT(&cause(w)->crossings, struct an_crossing, 0);
+	ASSERT_EQ(result_cause(w)->crossings.n, 1);
+	return AN_AT(&result_cause(w)->crossings, struct an_crossing, 0);
 }
 
 /*
@@ -231,7 +217,7 @@ static void test_many_after(void)
 		ASSERT_EQ(x->candidates, 1);
 		ASSERT_EQ(x->sender, SERVER);
 		ASSERT_EQ(x->sent, base + skew + 44 * MS);
-		ASSERT_TRUE(!has_note(cause(w), "in no other host's snapshot"));
+		ASSERT_TRUE(!cause_has_note(result_cause(w), "in no other host's snapshot"));
 		an_result_free(w);
 		an_result_free(d);
 	}
@@ -255,7 +241,7 @@ static void test_alike_far_apart(void)
 	x = crossed(w, d);
 	ASSERT_TRUE(!x->peer);
 	ASSERT_EQ(x->candidates, 2);
-	ASSERT_TRUE(has_note(cause(w), "is one of 2 alike"));
+	ASSERT_TRUE(cause_has_note(result_cause(w), "is one of 2 alike"));
 	an_result_free(w);
 	an_result_free(d);
 }
@@ -378,12 +364,12 @@ static void test_local(void)
 		struct an_crosshost_host hosts[] = {{"web1", &w->log}, {"db1", &d->log}};
 
 		compute(d);
-		assert_followed_here(cause(w)); /* alone */
+		assert_followed_here(result_cause(w)); /* alone */
 		ASSERT_EQ(an_crosshost(hosts, 2, 0, &w->causes), 0);
-		assert_followed_here(cause(w)); /* in an incident */
-		ASSERT_EQ(cause(w)->crossings.n, 0);
-		ASSERT_TRUE(!has_note(cause(w), "in no other host's snapshot"));
-		ASSERT_TRUE(!has_note(cause(w), "outside the incident"));
+		assert_followed_here(result_cause(w)); /* in an incident */
+		ASSERT_EQ(result_cause(w)->crossings.n, 0);
+		ASSERT_TRUE(!cause_has_note(result_cause(w), "in no other host's snapshot"));
+		ASSERT_TRUE(!cause_has_note(result_cause(w), "outside the incident"));
 		an_result_free(w);
 		an_result_free(d);
 	}
@@ -405,15 +391,16 @@ static void test_segment_from_two_hosts(void)
 	compute(d1);
 	compute(d2);
 	ASSERT_EQ(an_crosshost(hosts, 3, 0, &w->causes), 0);
-	c = cause(w);
+	c = result_cause(w);
 	ASSERT_EQ(c->crossings.n, 1);
 	x = AN_AT(&c->crossings, struct an_crossing, 0);
 	ASSERT_TRUE(!x->peer);
 	ASSERT_EQ(x->candidates, 2);
-	ASSERT_TRUE(has_note(c, "the segment that woke client"));
-	ASSERT_TRUE(has_note(c, "(same flow and sequence numbers) sent on db1 and 1 other host"));
-	ASSERT_TRUE(!has_note(c, "datagram"));
-	ASSERT_TRUE(!has_note(c, "IP id"));
+	ASSERT_TRUE(cause_has_note(c, "the segment that woke client"));
+	ASSERT_TRUE(
+		cause_has_note(c, "(same flow and sequence numbers) sent on db1 and 1 other host"));
+	ASSERT_TRUE(!cause_has_note(c, "datagram"));
+	ASSERT_TRUE(!cause_has_note(c, "IP id"));
 	ASSERT_CONTAINS(c->story, "by a segment from 10.0.0.2:5432, one of 2 sent alike");
 	an_result_free(w);
 	an_result_free(d1);
@@ -445,7 +432,7 @@ static void test_extreme_timestamps(void)
 		compute(d);
 		x = crossed(w, d);
 		ASSERT_EQ(x->candidates, 1);
-		ASSERT_TRUE(cause(w)->story);
+		ASSERT_TRUE(result_cause(w)->story);
 		an_result_free(w);
 		an_result_free(d);
 	}
@@ -476,7 +463,7 @@ static void test_extreme_crossed(void)
 	x = crossed(w, d);
 	ASSERT_EQ(x->candidates, 1);
 	ASSERT_TRUE(x->peer);
-	ASSERT_TRUE(cause(w)->story);
+	ASSERT_TRUE(result_cause(w)->story);
 	an_result_free(w);
 	an_result_free(d);
 	base = T0;
@@ -503,10 +490,10 @@ static void test_forwarded(void)
 		client_forwarded(w, reply, true);
 		alert(w);
 		compute(w);
-		for (size_t k = 0; k < cause(w)->links.n; k++)
-			ASSERT_EQ(AN_AT(&cause(w)->links, struct an_link, k)->sender, 0);
-		ASSERT_TRUE(cause(w)->story &&
-			    !strstr(cause(w)->story, "sent on this host from an interrupt"));
+		for (size_t k = 0; k < result_cause(w)->links.n; k++)
+			ASSERT_EQ(AN_AT(&result_cause(w)->links, struct an_link, k)->sender, 0);
+		ASSERT_TRUE(result_cause(w)->story &&
+			    !strstr(result_cause(w)->story, "sent on this host from an interrupt"));
 		db_send(d, 44 * MS, reply);
 		compute(d);
 		x = crossed(w, d);
@@ -514,7 +501,7 @@ static void test_forwarded(void)
 		ASSERT_EQ(x->candidates, 1);
 		ASSERT_EQ(x->sender, SERVER);
 		ASSERT_EQ(x->sent, base + skew + 44 * MS);
-		ASSERT_CONTAINS(cause(w)->story, "sent by postgres (tid 977 on db1)");
+		ASSERT_CONTAINS(result_cause(w)->story, "sent by postgres (tid 977 on db1)");
 		an_result_free(w);
 		an_result_free(d);
 	}
@@ -571,7 +558,7 @@ static void test_many_alike(void)
 	x = crossed(w, d);
 	ASSERT_TRUE(!x->peer);
 	ASSERT_EQ(x->candidates, ALIKE);
-	ASSERT_TRUE(has_note(cause(w), "is one of 40000 alike"));
+	ASSERT_TRUE(cause_has_note(result_cause(w), "is one of 40000 alike"));
 	an_result_free(w);
 	an_result_free(d);
 }

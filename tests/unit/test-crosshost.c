@@ -165,20 +165,6 @@ static struct an_result *build_db(uint64_t begin)
 	return r;
 }
 
-static const struct an_cause *cause(const struct an_result *r)
-{
-	ASSERT_EQ(r->causes.n, 1);
-	return AN_AT(&r->causes, struct an_cause, 0);
-}
-
-static bool has_note(const struct an_cause *c, const char *part)
-{
-	for (size_t i = 0; i < c->notes.n; i++)
-		if (strstr(*AN_AT(&c->notes, char *, i), part))
-			return true;
-	return false;
-}
-
 static void test_across(void)
 {
 	struct an_crosshost_host hosts[] = {{"web1", &web->log}, {"db1", &db->log}};
@@ -189,7 +175,7 @@ static void test_across(void)
 	bool fsync_seen = false;
 
 	ASSERT_EQ(an_crosshost(hosts, 2, 0, &web->causes), 0);
-	c = cause(web);
+	c = result_cause(web);
 	ASSERT_EQ(c->crossings.n, 1);
 	x = AN_AT(&c->crossings, struct an_crossing, 0);
 	l = AN_AT(&c->links, struct an_link, x->link);
@@ -225,7 +211,7 @@ static void test_across(void)
 	ASSERT_CONTAINS(c->story, "sent by postgres (tid 977 on db1)");
 	ASSERT_CONTAINS(c->story, "postgres (tid 977 on db1) meanwhile:");
 	ASSERT_CONTAINS(c->story, "blocked-uninterruptible in fsync");
-	ASSERT_TRUE(!has_note(c, "cross by"));
+	ASSERT_TRUE(!cause_has_note(c, "cross by"));
 }
 
 static void test_json(void)
@@ -258,10 +244,10 @@ static void test_missing_peer(void)
 	const struct an_cause *c;
 
 	ASSERT_EQ(an_crosshost(hosts, 1, 0, &alone->causes), 0);
-	c = cause(alone);
+	c = result_cause(alone);
 	ASSERT_EQ(c->crossings.n, 0);
-	ASSERT_TRUE(has_note(c, "10.0.0.2:5432 > 10.0.0.1:41234 TCP seq 5000:5200"));
-	ASSERT_TRUE(has_note(c, "in no other host's snapshot"));
+	ASSERT_TRUE(cause_has_note(c, "10.0.0.2:5432 > 10.0.0.1:41234 TCP seq 5000:5200"));
+	ASSERT_TRUE(cause_has_note(c, "in no other host's snapshot"));
 	an_result_free(alone);
 }
 
@@ -274,14 +260,14 @@ static void test_late_peer(void)
 	const struct an_crossing *x;
 
 	ASSERT_EQ(an_crosshost(hosts, 2, 0, &w->causes), 0);
-	c = cause(w);
+	c = result_cause(w);
 	ASSERT_EQ(c->crossings.n, 1);
 	x = AN_AT(&c->crossings, struct an_crossing, 0);
 	ASSERT_EQ(x->sender, POSTGRES);
 	/* web1's ACK of the reply is the only bound from above now: 5 s + 0.2 ms. */
 	ASSERT_EQ(x->offset - (int64_t)SKEW + x->uncertainty, (int64_t)(200 * US));
 	ASSERT_TRUE(x->remote > 40 * MS);
-	ASSERT_TRUE(has_note(c, "db1's snapshot begins"));
+	ASSERT_TRUE(cause_has_note(c, "db1's snapshot begins"));
 	an_result_free(w);
 	an_result_free(d);
 }
@@ -367,8 +353,8 @@ static const struct an_crossing *udp_crossing(const struct udp_case *u, struct a
 	struct an_crosshost_host hosts[] = {{"web1", &(*w)->log}, {"db1", &(*d)->log}};
 
 	ASSERT_EQ(an_crosshost(hosts, 2, 0, &(*w)->causes), 0);
-	ASSERT_EQ(cause(*w)->crossings.n, 1);
-	return AN_AT(&cause(*w)->crossings, struct an_crossing, 0);
+	ASSERT_EQ(result_cause(*w)->crossings.n, 1);
+	return AN_AT(&result_cause(*w)->crossings, struct an_crossing, 0);
 }
 
 /* Told apart by the IP id (IPv4, connected) or by the length: followed. */
@@ -405,7 +391,7 @@ static void test_udp_ambiguous(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct an_result *w, *d;
 		const struct an_crossing *x = udp_crossing(&cases[i], &w, &d);
-		const struct an_cause *c = cause(w);
+		const struct an_cause *c = result_cause(w);
 		const char *json;
 		struct json_object *o = an_result_json(w);
 
@@ -413,8 +399,8 @@ static void test_udp_ambiguous(void)
 		ASSERT_EQ(x->candidates, 2);
 		ASSERT_STREQ(x->host, "db1");
 		ASSERT_EQ(an_cross_host_ns(c), 0);
-		ASSERT_TRUE(has_note(c, "is one of 2 alike"));
-		ASSERT_TRUE(has_note(c, why[i]));
+		ASSERT_TRUE(cause_has_note(c, "is one of 2 alike"));
+		ASSERT_TRUE(cause_has_note(c, why[i]));
 		ASSERT_CONTAINS(c->story,
 				"one of 2 sent alike on db1: not told apart, not followed");
 		ASSERT_TRUE(!strstr(c->story, "named (tid 977 on db1) meanwhile:"));
@@ -491,13 +477,13 @@ static void test_drift(void)
 	compute(w);
 	compute(d);
 	ASSERT_EQ(an_crosshost(hosts, 2, 0, &w->causes), 0);
-	ASSERT_EQ(cause(w)->crossings.n, 1);
-	x = AN_AT(&cause(w)->crossings, struct an_crossing, 0);
+	ASSERT_EQ(result_cause(w)->crossings.n, 1);
+	x = AN_AT(&result_cause(w)->crossings, struct an_crossing, 0);
 	truth = (int64_t)(db_clock(end) - end); /* 5 s + 1 ms */
 	ASSERT_TRUE(x->uncertainty >= 0 && x->uncertainty < 300 * (int64_t)US);
 	ASSERT_TRUE(llabs(x->offset - truth) <= x->uncertainty);
-	ASSERT_TRUE(ppm_noted(cause(w)) > 95 && ppm_noted(cause(w)) < 105);
-	ASSERT_TRUE(!has_note(cause(w), "cross by"));
+	ASSERT_TRUE(ppm_noted(result_cause(w)) > 95 && ppm_noted(result_cause(w)) < 105);
+	ASSERT_TRUE(!cause_has_note(result_cause(w), "cross by"));
 	an_result_free(w);
 	an_result_free(d);
 }
