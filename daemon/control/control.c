@@ -628,6 +628,14 @@ static int client_ask(struct client *cl)
 	return r;
 }
 
+/* A waiting client whose groups cannot be had: logged, closed. */
+static void client_groups_failed(struct client *cl, int error)
+{
+	log_warn_errno(error, "client %u: cannot read uid %u's groups", cl->caller.id,
+		       (unsigned)cl->caller.uid);
+	client_free(cl);
+}
+
 /* After a reload: a waiting client checked again, under the new configuration. */
 static void client_begin_again(struct client *cl)
 {
@@ -635,11 +643,8 @@ static void client_begin_again(struct client *cl)
 
 	if (r > 0)
 		r = client_ask(cl);
-	if (r < 0) {
-		log_warn_errno(r, "client %u: cannot read uid %u's groups", cl->caller.id,
-			       (unsigned)cl->caller.uid);
-		client_free(cl);
-	}
+	if (r < 0)
+		client_groups_failed(cl, r);
 }
 
 /* The connections of UID waiting for their groups, the new one included: one user, however
@@ -694,11 +699,8 @@ static void client_new(struct control *c, int fd)
 	if (c->n_waiting <= c->limits.clients_max &&
 	    waiting_of(c, cl->caller.uid) <= slots_per_user(c->limits.clients_max)) {
 		r = client_ask(cl);
-		if (r < 0) {
-			log_warn_errno(r, "client %u: cannot read uid %u's groups", cl->caller.id,
-				       (unsigned)cl->caller.uid);
-			client_free(cl);
-		}
+		if (r < 0)
+			client_groups_failed(cl, r);
 		return;
 	}
 	c->stats.busy++;
@@ -1047,13 +1049,10 @@ static void on_groups(void *userdata, uid_t uid, gid_t gid, bool current, int er
 			continue;
 		}
 		r = error < 0 ? error : caller_set_groups(&cl->caller, groups, n);
-		if (r < 0) {
-			log_warn_errno(r, "client %u: cannot read uid %u's groups", cl->caller.id,
-				       (unsigned)uid);
-			client_free(cl);
-			continue;
-		}
-		client_admit(cl);
+		if (r < 0)
+			client_groups_failed(cl, r);
+		else
+			client_admit(cl);
 	}
 }
 
