@@ -112,12 +112,7 @@ void text_clean_tree(struct json_object *o, bool lines)
 
 void text_cut(char *buf, size_t size, int n)
 {
-	char *p;
-
 	if (n < 0 || (size_t)n < size || size < 4)
 		return;
-	/* Not inside a character: back to its first byte. */
-	for (p = buf + size - 4; p > buf && ((unsigned char)*p & 0xc0) == 0x80; p--)
-		;
-	memcpy(p, "...", 4);
+	memcpy(buf + text_cut_len(buf, size - 4), "...", 4);
 }

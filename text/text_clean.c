@@ -73,6 +73,18 @@ void text_clean(char *s, bool lines)
 	*out = 0;
 }
 
+size_t text_cut_len(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n <= max)
+		return n;
+	/* Back over continuation bytes to the start of the character cut. */
+	for (n = max; n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80; n--)
+		;
+	return n;
+}
+
 char *text_clean_dup(const char *s, bool lines)
 {
 	char *d = strdup(s ? s : "");

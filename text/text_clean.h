@@ -11,6 +11,7 @@
 #define LATENCYD_TEXT_CLEAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Whether S needs no cleaning. */
 bool text_is_clean(const char *s, bool lines);
@@ -18,5 +19,7 @@ bool text_is_clean(const char *s, bool lines);
 void text_clean(char *s, bool lines);
 /* On a copy of S (NULL taken as ""); NULL: out of memory. */
 char *text_clean_dup(const char *s, bool lines);
+/* The bytes of S kept when it is cut to MAX at most: never inside a UTF-8 character. */
+size_t text_cut_len(const char *s, size_t max);
 
 #endif

@@ -15,6 +15,7 @@
 #include "fleet.h"
 #include "proto.h"
 #include "result.h"
+#include "text_clean.h"
 
 static const char *const statuses[] = {PROTO_FLEET_RECORDED, PROTO_FLEET_LOCAL, PROTO_FLEET_REFUSED,
 				       PROTO_FLEET_FAILED, PROTO_FLEET_STALE};
@@ -92,15 +93,7 @@ static void hosts_check(struct json_object *arr)
 /* How many bytes of TEXT a detail keeps: CATALOG_INCIDENT_DETAIL_MAX, cut at a character. */
 static size_t detail_len(const char *text)
 {
-	size_t n = strlen(text);
-
-	if (n <= CATALOG_INCIDENT_DETAIL_MAX)
-		return n;
-	n = CATALOG_INCIDENT_DETAIL_MAX;
-	/* Back over UTF-8 continuation bytes to the start of the character cut. */
-	while (n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80)
-		n--;
-	return n;
+	return text_cut_len(text, CATALOG_INCIDENT_DETAIL_MAX);
 }
 
 /* A detail of TEXT, cut to detail_len(); NULL: no memory. */
