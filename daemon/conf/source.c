@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "conf_internal.h"
+#include "regular_open.h"
 
 #define INCLUDE_DEPTH_MAX 10 /* libconfig's own limit */
 /*
@@ -33,61 +34,21 @@
 #define SAID_MAX	  50
 #define BOM		  "\xef\xbb\xbf"
 
-/* FD's file when regular (with SAME, that very file); else -errno, and WHY says it. */
-static int regular(int fd, const struct stat *same, struct stat *st, char *why, size_t whylen)
-{
-	int e;
-
-	if (fstat(fd, st) < 0) {
-		e = errno;
-		snprintf(why, whylen, "%s", strerror(e));
-		return -e;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		snprintf(why, whylen, "not a regular file");
-		return -EINVAL;
-	}
-	if (same && (st->st_dev != same->st_dev || st->st_ino != same->st_ino)) {
-		snprintf(why, whylen, "replaced by another file while opened");
-		return -ESTALE;
-	}
-	return 0;
-}
-
 /*
- * PATH is opened for reading only once known to be a regular file: opening a device can
- * act (a watchdog armed, a tape rewound), a FIFO's open waits for a writer. O_PATH opens
- * nothing yet follows a symbolic link, and /proc/self/fd reopens that very file. Without
- * /proc, PATH itself, without blocking, and it must still be the file checked.
+ * PATH is opened for reading only once known to be a regular file (regular_open.h): opening
+ * a device can act, a FIFO's open waits for a writer. WHY says why not.
  */
 static int open_regular(const char *path, struct stat *st, char *why, size_t whylen)
 {
-	int at = open(path, O_PATH | O_CLOEXEC), fd = -1, r;
-	struct stat first;
-	char self[64];
+	int fd = regular_open(path, st);
 
-	if (at < 0) {
-		r = -errno;
-		snprintf(why, whylen, "%s", strerror(-r));
-		return r;
-	}
-	r = regular(at, NULL, &first, why, whylen);
-	if (r == 0) {
-		snprintf(self, sizeof(self), "/proc/self/fd/%d", at);
-		fd = open(self, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-		if (fd < 0 && errno == ENOENT)
-			fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-		if (fd < 0) {
-			r = -errno;
-			snprintf(why, whylen, "%s", strerror(-r));
-		} else {
-			r = regular(fd, &first, st, why, whylen);
-		}
-	}
-	close(at);
-	if (r < 0 && fd >= 0)
-		close(fd);
-	return r < 0 ? r : fd;
+	if (fd == -EINVAL)
+		snprintf(why, whylen, "not a regular file");
+	else if (fd == -ESTALE)
+		snprintf(why, whylen, "replaced by another file while opened");
+	else if (fd < 0)
+		snprintf(why, whylen, "%s", strerror(-fd));
+	return fd;
 }
 
 char *conf_file_read(const char *path, size_t max, size_t *len, char *why, size_t whylen)
