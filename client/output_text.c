@@ -97,12 +97,13 @@ struct status {
 	struct json_object *collector, *control, *retention;
 };
 
-/* The control socket (1.12): "2 clients (max 64); 3 busy, 1 dropped slow, ...". */
+/* The control socket (1.12): "2 clients (max 64); 3 busy, 1 dropped slow, ...", and a row for
+ * the group database only once a connection waited for it (1.18, 1.19). */
 static int control_row(struct table *t, struct json_object *control)
 {
 	struct {
 		int64_t clients, max_clients, accepted, refused, busy, dropped_slow, timed_out,
-			bad_frames, accept_failed;
+			bad_frames, accept_failed, groups_timed_out, waiting;
 	} c = {0};
 #define CTL(f) offsetof(__typeof__(c), f)
 	const struct proto_field fields[] = {
@@ -115,6 +116,8 @@ static int control_row(struct table *t, struct json_object *control)
 		{PROTO_KEY_TIMED_OUT, PROTO_FIELD_INT, 0, CTL(timed_out)},
 		{PROTO_KEY_BAD_FRAMES, PROTO_FIELD_INT, 0, CTL(bad_frames)},
 		{PROTO_KEY_ACCEPT_FAILED, PROTO_FIELD_INT, 0, CTL(accept_failed)},
+		{PROTO_KEY_GROUPS_TIMED_OUT, PROTO_FIELD_INT, 0, CTL(groups_timed_out)},
+		{PROTO_KEY_WAITING, PROTO_FIELD_INT, 0, CTL(waiting)},
 		{NULL},
 	};
 #undef CTL
@@ -128,6 +131,11 @@ static int control_row(struct table *t, struct json_object *control)
 	    "%" PRId64 " refused, %" PRId64 " busy, %" PRId64 " dropped slow, %" PRId64
 	    " timed out, %" PRId64 " bad frame(s), %" PRId64 " failed accept(s)",
 	    c.refused, c.busy, c.dropped_slow, c.timed_out, c.bad_frames, c.accept_failed);
+	if (c.waiting || c.groups_timed_out)
+		row(t, "",
+		    "%" PRId64 " waiting for their user's groups, %" PRId64
+		    " closed for want of them (busy)",
+		    c.waiting, c.groups_timed_out);
 	return EXIT_OK;
 }
 

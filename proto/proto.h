@@ -70,9 +70,11 @@ struct json_tokener;
  *        Entries' "late_directory": where a record abandoned at a stop may still land.
  *   1.18 status control "groups_timed_out": connections closed (busy) because the group
  *        database did not answer for their user within the handshake's time.
+ *   1.19 status control "waiting": connections waiting for their user's groups, not in
+ *        "clients" until admitted.
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 18
+#define PROTO_REVISION 19
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -556,6 +558,7 @@ struct proto_request {
 #define PROTO_KEY_ACCEPT_FAILED		"accept_failed"
 /* 1.18: status control, connections whose groups the database did not give in time */
 #define PROTO_KEY_GROUPS_TIMED_OUT	"groups_timed_out"
+#define PROTO_KEY_WAITING		"waiting"
 /* 1.13: status's local retention (and "deleted_in_part") */
 #define PROTO_KEY_RETENTION		"retention"
 #define PROTO_KEY_UNDELETABLE		"undeletable"

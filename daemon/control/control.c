@@ -1099,6 +1099,11 @@ unsigned control_clients(const struct control *c)
 	return c->n_clients;
 }
 
+unsigned control_waiting(const struct control *c)
+{
+	return c->n_waiting;
+}
+
 unsigned control_clients_max(const struct control *c)
 {
 	return c->limits.clients_max;

@@ -294,6 +294,8 @@ void control_reconfigure(struct control *c, const struct conf_control *cc);
 void control_set_limits(struct control *c, const struct control_limits *l);
 const char *control_path(const struct control *c);
 unsigned control_clients(const struct control *c);
+/* Connections waiting for their groups: not clients until admitted. */
+unsigned control_waiting(const struct control *c);
 unsigned control_clients_max(const struct control *c);
 const struct control_stats *control_stats(const struct control *c);
 /* Sends event NAME with DATA (borrowed) to every watching client. */

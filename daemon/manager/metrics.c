@@ -298,6 +298,10 @@ static void control_metrics(struct prom *p, struct manager *m)
 
 	one(p, "latencyd_control_clients", "gauge", "Clients connected to the control socket.",
 	    control_clients(m->control));
+	one(p, "latencyd_control_waiting", "gauge",
+	    "Connections waiting for their user's groups from the group database, not yet "
+	    "clients.",
+	    control_waiting(m->control));
 	one(p, "latencyd_control_max_clients", "gauge",
 	    "Clients the control socket takes at once (control.max_clients).",
 	    control_clients_max(m->control));
@@ -322,6 +326,10 @@ static void control_metrics(struct prom *p, struct manager *m)
 	one(p, "latencyd_control_bad_frames_total", "counter",
 	    "Requests that were too large, not JSON, not UTF-8, or cut by the end of input.",
 	    st->bad_frames);
+	one(p, "latencyd_control_groups_timed_out_total", "counter",
+	    "Connections closed (busy) because the group database did not give their user's "
+	    "groups within 10 s of the hello.",
+	    st->groups_timed_out);
 	one(p, "latencyd_control_accept_failures_total", "counter",
 	    "Failed accepts on the control socket (out of descriptors or memory), retried each "
 	    "second.",

@@ -5,7 +5,8 @@
 #  - while a read_group member's lookup waits, root's status is answered; a second
 #    connection of the member joins the lookup (one lookup); released, both are answered;
 #  - a lookup never released: the member's client gets busy, "the group database did not
-#    answer within 10 s", and status counts it (control.groups_timed_out);
+#    answer within 10 s", and status counts it (control.groups_timed_out), as it counts
+#    those waiting meanwhile (control.waiting), in its JSON, its text and the metrics;
 #  - a reload while a lookup waits: root is answered, a watcher connected before keeps its
 #    groups until the database answers; then the answer from before the reload is not used:
 #    the database is asked again, and its answer after the reload (the users taken out of
@@ -114,6 +115,12 @@ done
 held() { ss -xH | awk -v s="$SOCK" '$5 == s' | wc -l; }
 wait_for 100 sh -c "[ \$(ss -xH | awk -v s='$SOCK' '\$5 == s' | wc -l) -ge 17 ]" ||
 	fail "latencyd holds $(held) connections, not the watcher's and 16 waiting"
+waiting_are() { [ "$(counter waiting)" = "$1" ]; }
+wait_for 100 waiting_are 16 || fail "waiting: $(ctl --json status | jq -c .control)"
+run ctl status
+expect_out "16 waiting for their user's groups, 0 closed for want of them (busy)"
+ctl metrics | grep -qx "latencyd_control_waiting 16" ||
+	fail "metrics: $(ctl metrics | grep '^latencyd_control_')"
 run timeout 5 setpriv --reuid="$US" --regid="$GN" --init-groups "$LATENCYCTL" -s "$SOCK" status
 expect_rc 1 "a 17th waiting connection of $US"
 expect_err "too many connections of uid $UID_S waiting for the group database (16, a quarter of max_clients)"
@@ -121,11 +128,15 @@ reap "$S3" 1 "status as $US, never released" s3
 grep -qF "latencyctl: hello: the group database did not answer within 10 s: uid $UID_S's groups decide its access (read_group, admin_group) (busy)" \
 	"$T/s3.err" || fail "status as $US, never released: $(cat "$T/s3.err")"
 for pid in "${MORE[@]}"; do wait "$pid" 2>/dev/null; done
-[ "$(counter groups_timed_out)" = 16 ] ||
+[ "$(counter groups_timed_out)" = 16 ] && [ "$(counter waiting)" = 0 ] ||
 	fail "groups_timed_out: $(ctl --json status | jq -c .control)"
+run ctl status
+expect_out "0 waiting for their user's groups, 16 closed for want of them (busy)"
+ctl metrics | grep -qx "latencyd_control_groups_timed_out_total 16" ||
+	fail "metrics: $(ctl metrics | grep '^latencyd_control_')"
 grep -q "client [0-9]* (pid [0-9]*): refused: the group database did not answer within 10 s" "$LOG" ||
 	fail "the timeout is not logged"
-pass "the group database silent: busy after 10 s (the error says why), counted, logged; one user's 17th waiting connection busy at once"
+pass "the group database silent: busy after 10 s (the error says why), counted, logged; one user's 17th waiting connection busy at once; those waiting counted meanwhile"
 
 # 3. A reload while the lookup (begun before it, still waiting) holds the thread.
 as_bg "$US" s4 status

@@ -198,12 +198,13 @@ parts=$(jq -s length "$T/out")
 # status after them take one connection more.
 ctl_status() { jq -r ".$1" "$T/control.json"; }
 expect_values "$T/control.prom" latencyd_control_ \
-	latencyd_control_clients=1 latencyd_control_max_clients=2 \
+	latencyd_control_clients=1 latencyd_control_max_clients=2 latencyd_control_waiting=0 \
 	"latencyd_control_accepted_total=$(($(ctl_status accepted) - parts))" \
 	"latencyd_control_refused_total{reason=\"not_authorized\"}=$(ctl_status refused)" \
 	"latencyd_control_refused_total{reason=\"busy\"}=$(ctl_status busy)" \
 	"latencyd_control_dropped_slow_total=$(ctl_status dropped_slow)" \
 	latencyd_control_timed_out_total=2 latencyd_control_bad_frames_total=1 \
+	latencyd_control_groups_timed_out_total=0 \
 	"latencyd_control_accept_failures_total=$(ctl_status accept_failed)"
 [ "$(ctl_status busy)" -ge 1 ] && [ "$(ctl_status accepted)" -ge 6 ] ||
 	fail "status control: $(cat "$T/control.json")"
