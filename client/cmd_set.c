@@ -67,7 +67,7 @@ static int set_duration(struct ctl *ctl, const struct command *cmd, int argc, ch
 	uint64_t ns = 0;
 	int r;
 
-	r = positional_save(ctl, cmd, argc, argv, 2, &save);
+	r = positional_flag(ctl, cmd, argc, argv, 2, "save", &save);
 	if (r != EXIT_OK)
 		return r == HELP_SHOWN ? EXIT_OK : r;
 	if (proto_duration_parse(argv[optind + 1], &ns, &why) < 0 || ns > INT64_MAX) {
@@ -94,7 +94,7 @@ int cmd_set_timeout(struct ctl *ctl, const struct command *cmd, int argc, char *
 int cmd_enable(struct ctl *ctl, const struct command *cmd, int argc, char **argv)
 {
 	bool save = false;
-	int r = positional_save(ctl, cmd, argc, argv, 1, &save);
+	int r = positional_flag(ctl, cmd, argc, argv, 1, "save", &save);
 
 	if (r != EXIT_OK)
 		return r == HELP_SHOWN ? EXIT_OK : r;

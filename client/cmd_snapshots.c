@@ -133,11 +133,12 @@ int cmd_incidents(struct ctl *ctl, const struct command *cmd, int argc, char **a
 	return list(ctl, cmd, argc, argv, true);
 }
 
-/* show-snapshot ID (SHOW), delete-snapshot ID */
+/* show-snapshot ID (SHOW), delete-snapshot [--keep-files] ID */
 static int snapshot_id(struct ctl *ctl, const struct command *cmd, int argc, char **argv, bool show)
 {
 	const char *negative = ctl_negative_word(argc, argv, NULL);
 	struct json_object *args;
+	bool keep_files = false;
 	uint64_t id;
 	int r;
 
@@ -145,7 +146,7 @@ static int snapshot_id(struct ctl *ctl, const struct command *cmd, int argc, cha
 		return usage_error(cmd,
 				   "invalid snapshot id '%s': a number, as list-snapshots shows",
 				   negative);
-	r = positional(ctl, cmd, argc, argv, 1);
+	r = positional_flag(ctl, cmd, argc, argv, 1, show ? NULL : "keep-files", &keep_files);
 	if (r != EXIT_OK)
 		return r == HELP_SHOWN ? EXIT_OK : r;
 	if (parse_count(argv[optind], &id) < 0)
@@ -155,6 +156,8 @@ static int snapshot_id(struct ctl *ctl, const struct command *cmd, int argc, cha
 	args = json_object_new_object();
 	if (args)
 		json_object_object_add(args, PROTO_KEY_ID, json_object_new_int64((int64_t)id));
+	if (args && keep_files)
+		json_object_object_add(args, PROTO_KEY_KEEP_FILES, json_object_new_boolean(true));
 	return ask_with(ctl, cmd, args, show ? ctl->out->snapshot : ctl->out->snapshot_deleted);
 }
 

@@ -47,12 +47,12 @@ void command_usage(const struct command *cmd, FILE *f);
 int usage_error(const struct command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /*
- * For commands with N positional arguments and no options but --help (and --save where
- * save is given), the global options anywhere among them: checks them and returns EXIT_OK
- * (argv[optind..] are the arguments), HELP_SHOWN or EXIT_USAGE.
+ * For commands with N positional arguments and no options but --help (and --FLAG, setting
+ * *SET, where FLAG is given), the global options anywhere among them: checks them and
+ * returns EXIT_OK (argv[optind..] are the arguments), HELP_SHOWN or EXIT_USAGE.
  */
-int positional_save(struct ctl *ctl, const struct command *cmd, int argc, char **argv, int n,
-		    bool *save);
+int positional_flag(struct ctl *ctl, const struct command *cmd, int argc, char **argv, int n,
+		    const char *flag, bool *set);
 int positional(struct ctl *ctl, const struct command *cmd, int argc, char **argv, int n);
 /* For commands without arguments of their own: --help and nothing else. */
 int no_arguments(struct ctl *ctl, const struct command *cmd, int argc, char **argv);

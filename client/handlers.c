@@ -27,25 +27,24 @@ int usage_error(const struct command *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-int positional_save(struct ctl *ctl, const struct command *cmd, int argc, char **argv, int n,
-		    bool *save)
+int positional_flag(struct ctl *ctl, const struct command *cmd, int argc, char **argv, int n,
+		    const char *flag, bool *set)
 {
-	/* From the second row: --save only for the commands that take it. */
-	static const struct option options[] = {
-		{"save", no_argument, NULL, 'S'},
+	const struct option options[] = {
 		{"help", no_argument, NULL, 'h'},
+		{flag, no_argument, NULL, 'F'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 
 	optind = 0;
-	while ((c = ctl_getopt(ctl, argc, argv, save ? options : options + 1)) != -1) {
+	while ((c = ctl_getopt(ctl, argc, argv, options)) != -1) {
 		if (c == 'h') {
 			command_usage(cmd, stdout);
 			return HELP_SHOWN;
 		}
-		if (c == 'S' && save) {
-			*save = true;
+		if (c == 'F') {
+			*set = true;
 			continue;
 		}
 		fprintf(stderr, "Try 'latencyctl %s --help'.\n", cmd->name);
@@ -60,7 +59,7 @@ int positional_save(struct ctl *ctl, const struct command *cmd, int argc, char *
 
 int positional(struct ctl *ctl, const struct command *cmd, int argc, char **argv, int n)
 {
-	return positional_save(ctl, cmd, argc, argv, n, NULL);
+	return positional_flag(ctl, cmd, argc, argv, n, NULL, NULL);
 }
 
 int no_arguments(struct ctl *ctl, const struct command *cmd, int argc, char **argv)

@@ -321,7 +321,10 @@ int text_snapshot(struct json_object *e)
 
 int text_snapshot_deleted(struct json_object *result)
 {
-	if (get(result, PROTO_KEY_URL))
+	if (get(result, PROTO_KEY_KEPT))
+		printf("Snapshot %" PRId64 " deleted from the catalog; its files stay in %s.\n",
+		       num(result, PROTO_KEY_ID), str(result, PROTO_KEY_KEPT, "?"));
+	else if (get(result, PROTO_KEY_URL))
 		printf("Snapshot %" PRId64
 		       " deleted from the catalog; its files stay on the relayd "
 		       "host (%s).\n",

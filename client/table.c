@@ -66,8 +66,11 @@ static const struct command commands[] = {
 	{PROTO_CMD_SHOW_SNAPSHOT, "ID",
 	 "show a snapshot: where it is, how it was taken, its causes", cmd_show_snapshot,
 	 "  ID        a snapshot's id, from list-snapshots\n", "latencyctl show-snapshot 42"},
-	{PROTO_CMD_DELETE_SNAPSHOT, "ID", "delete a snapshot and its files", cmd_delete_snapshot,
-	 "  ID        a snapshot's id, from list-snapshots\n", "latencyctl delete-snapshot 42"},
+	{PROTO_CMD_DELETE_SNAPSHOT, "[--keep-files] ID", "delete a snapshot and its files",
+	 cmd_delete_snapshot,
+	 "  ID            a snapshot's id, from list-snapshots\n"
+	 "  --keep-files  delete the catalog entry alone, the files left where they are\n",
+	 "latencyctl delete-snapshot 42"},
 	{CTL_CMD_ANALYZE,
 	 "[--begin NS] [--end NS] [--limit N] [--no-tables] [--freq] [--freq-resolution N] "
 	 "[--io-usage] [--threads N] [--max-metadata SIZE] [--max-event-classes N] "

@@ -72,9 +72,11 @@ struct json_tokener;
  *        database did not answer for their user within the handshake's time.
  *   1.19 status control "waiting": connections waiting for their user's groups, not in
  *        "clients" until admitted.
+ *   1.20 delete-snapshot "keep_files": the catalog entry deleted alone, its local files left
+ *        where they are (the reply's "kept" names them).
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 19
+#define PROTO_REVISION 20
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -559,6 +561,8 @@ struct proto_request {
 /* 1.18: status control, connections whose groups the database did not give in time */
 #define PROTO_KEY_GROUPS_TIMED_OUT	"groups_timed_out"
 #define PROTO_KEY_WAITING		"waiting"
+#define PROTO_KEY_KEEP_FILES		"keep_files"
+#define PROTO_KEY_KEPT			"kept"
 /* 1.13: status's local retention (and "deleted_in_part") */
 #define PROTO_KEY_RETENTION		"retention"
 #define PROTO_KEY_UNDELETABLE		"undeletable"

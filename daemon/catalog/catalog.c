@@ -1464,17 +1464,23 @@ size_t catalog_recheck_undeletable(struct catalog *c, uint64_t now_usec)
 	return n;
 }
 
-static int delete_index(struct catalog *c, size_t i)
+static void drop_index(struct catalog *c, size_t i)
 {
 	struct catalog_entry *e = c->entries[i];
-	int r = delete_files(c, e);
 
-	if (r < 0)
-		return r;
 	catalog_entry_free(e);
 	free(e);
 	memmove(&c->entries[i], &c->entries[i + 1], (c->n - i - 1) * sizeof(*c->entries));
 	c->n--;
+}
+
+static int delete_index(struct catalog *c, size_t i)
+{
+	int r = delete_files(c, c->entries[i]);
+
+	if (r < 0)
+		return r;
+	drop_index(c, i);
 	return 0;
 }
 
@@ -1483,6 +1489,16 @@ int catalog_delete(struct catalog *c, uint64_t id)
 	long i = find_index(c, id);
 
 	return i < 0 ? -ENOENT : delete_index(c, (size_t)i);
+}
+
+int catalog_forget(struct catalog *c, uint64_t id)
+{
+	long i = find_index(c, id);
+
+	if (i < 0)
+		return -ENOENT;
+	drop_index(c, (size_t)i);
+	return 0;
 }
 
 /* V + N, stopping at INT64_MAX: a count edited to a huge value must not wrap. */

@@ -117,6 +117,7 @@ int cmd_list_snapshots(struct manager *m, const struct control_caller *caller,
 
 struct id_args {
 	uint64_t id;
+	bool keep_files;
 };
 
 static const struct proto_field id_fields[] = {
@@ -124,21 +125,27 @@ static const struct proto_field id_fields[] = {
 	{NULL},
 };
 
-static int find_entry(struct manager *m, struct json_object *args, struct catalog **cat,
-		      uint64_t *id, struct catalog_entry **entry, struct proto_error *err)
+static const struct proto_field delete_fields[] = {
+	{PROTO_KEY_ID, PROTO_FIELD_UINT, PROTO_FIELD_REQUIRED, offsetof(struct id_args, id)},
+	{PROTO_KEY_KEEP_FILES, PROTO_FIELD_BOOL, 0, offsetof(struct id_args, keep_files)},
+	{NULL},
+};
+
+/* The entry ARGS name (with FIELDS, the command's own), and ARGS as read in A. */
+static int find_entry(struct manager *m, struct json_object *args, const struct proto_field *fields,
+		      struct id_args *a, struct catalog **cat, struct catalog_entry **entry,
+		      struct proto_error *err)
 {
-	struct id_args a = {0};
 	int r;
 
-	r = proto_fields_dispatch(args, id_fields, 0, &a, err);
+	r = proto_fields_dispatch(args, fields, 0, a, err);
 	if (r < 0 || (r = catalog_of(m, cat, err)) < 0)
 		return r;
-	*id = a.id;
-	*entry = catalog_find(*cat, a.id);
+	*entry = catalog_find(*cat, a->id);
 	if (!*entry)
 		return proto_error_set(err, PROTO_ERR_NOT_FOUND,
 				       "no snapshot %llu (see latencyctl list-snapshots)",
-				       (unsigned long long)a.id);
+				       (unsigned long long)a->id);
 	return 0;
 }
 
@@ -147,11 +154,11 @@ int cmd_show_snapshot(struct manager *m, const struct control_caller *caller,
 		      struct proto_error *err)
 {
 	struct catalog_entry *entry;
+	struct id_args a = {0};
 	struct catalog *cat;
-	uint64_t id;
 	int r;
 
-	r = find_entry(m, args, &cat, &id, &entry, err);
+	r = find_entry(m, args, id_fields, &a, &cat, &entry, err);
 	if (r < 0)
 		return r;
 	*result = catalog_entry_to_json(entry, CATALOG_FORM_VIEW, SHOW_CAUSES_MAX);
@@ -165,25 +172,35 @@ int cmd_delete_snapshot(struct manager *m, const struct control_caller *caller,
 			struct json_object *args, struct json_object **result,
 			struct proto_error *err)
 {
+	struct json_object *o, *url, *kept = NULL;
 	struct catalog_entry *entry;
-	struct json_object *o, *url;
+	struct id_args a = {0};
 	struct catalog *cat;
 	char *said;
 	uint64_t id;
 	int r;
 
-	r = find_entry(m, args, &cat, &id, &entry, err);
+	r = find_entry(m, args, delete_fields, &a, &cat, &entry, err);
 	if (r < 0)
 		return r;
+	id = a.id;
 	if (entry->status == CATALOG_RECORDING)
 		return proto_error_set(err, PROTO_ERR_REFUSED,
 				       "snapshot %llu is being recorded; try again when it is done",
 				       (unsigned long long)id);
 	/* A relayd snapshot's files are on the relayd host: only the entry goes. */
 	url = !entry->path && entry->url ? json_object_new_string(entry->url) : NULL;
-	r = catalog_delete(cat, id);
+	if (a.keep_files && entry->path) {
+		kept = json_object_new_string(entry->path);
+		if (!kept) {
+			json_object_put(url);
+			return -ENOMEM;
+		}
+	}
+	r = a.keep_files ? catalog_forget(cat, id) : catalog_delete(cat, id);
 	if (r < 0) {
 		json_object_put(url);
+		json_object_put(kept);
 		/* A deletion that failed half way changed the entry (failed, what is left). */
 		manager_catalog_changed(m);
 		said = r != -ENOMEM ? catalog_deletion_text(entry) : NULL;
@@ -195,13 +212,16 @@ int cmd_delete_snapshot(struct manager *m, const struct control_caller *caller,
 	r = catalog_save(cat);
 	if (r < 0)
 		log_warn_errno(r, "cannot save the catalog");
-	log_info("snapshot %llu deleted by client %u (uid %u)%s%s%s", (unsigned long long)id,
+	log_info("snapshot %llu deleted by client %u (uid %u)%s%s%s%s%s%s", (unsigned long long)id,
 		 caller->id, (unsigned)caller->uid,
 		 url ? "; its files stay on the relayd host (" : "",
-		 url ? json_object_get_string(url) : "", url ? ")" : "");
+		 url ? json_object_get_string(url) : "", url ? ")" : "",
+		 kept ? ", from the catalog alone: its files stay in " : "",
+		 kept ? json_object_get_string(kept) : "", kept ? " (--keep-files)" : "");
 	o = json_object_new_object();
 	if (!o) {
 		json_object_put(url);
+		json_object_put(kept);
 		return -ENOMEM;
 	}
 	r = 0;
@@ -209,5 +229,7 @@ int cmd_delete_snapshot(struct manager *m, const struct control_caller *caller,
 	result_add_bool(o, PROTO_KEY_DELETED, true, &r);
 	if (url)
 		result_add(o, PROTO_KEY_URL, url, &r);
+	if (kept)
+		result_add(o, PROTO_KEY_KEPT, kept, &r);
 	return result_done(o, r, result);
 }

@@ -254,7 +254,22 @@ expect_out "Snapshot $alerted deleted."
 jcat --argjson id "$alerted" '[.snapshots[].id] | index($id) == null' || fail "still in the catalog"
 run ctl delete-snapshot "$alerted"
 expect_rc 1 "deleting it twice"
-pass "show-snapshot, delete-snapshot (files and catalog entry)"
+# --keep-files (anywhere among the arguments): the entry alone goes, its directory stays.
+kept=$(jq '[.snapshots[] | select(.path != null and .status != "recording") | .id][0]' "$CAT")
+[ "$kept" != null ] || fail "no other local snapshot: $(jq -c '[.snapshots[].id]' "$CAT")"
+kdir=$(jq -r --argjson id "$kept" '.snapshots[] | select(.id == $id) | .path' "$CAT")
+run ctl delete-snapshot "$kept" --keep-files
+expect_rc 0 "delete-snapshot --keep-files"
+expect_out "Snapshot $kept deleted from the catalog; its files stay in $kdir."
+[ -d "$kdir" ] || fail "delete-snapshot --keep-files deleted $kdir"
+jcat --argjson id "$kept" '[.snapshots[].id] | index($id) == null' ||
+	fail "--keep-files: still in the catalog"
+grep -qF "snapshot $kept deleted by client" "$T/latencyd.log" &&
+	grep -qF "from the catalog alone: its files stay in $kdir" "$T/latencyd.log" ||
+	fail "--keep-files is not logged"
+run ctl show-snapshot --keep-files "$newest"
+expect_rc 2 "show-snapshot --keep-files"
+pass "show-snapshot, delete-snapshot (files and catalog entry; the entry alone with --keep-files)"
 
 stop_daemon TERM
 expect_rc 0 "latencyd after SIGTERM"

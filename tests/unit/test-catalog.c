@@ -1314,6 +1314,44 @@ static void test_retention_known_undeletable(void)
 }
 
 /*
+ * An undeletable snapshot forgotten (delete-snapshot --keep-files): its entry goes, saved so,
+ * its files stay; the undeletable count drops, its id is not handed out again, and an
+ * unknown id is -ENOENT.
+ */
+static void test_forget_undeletable(void)
+{
+	struct catalog *c = reopen(NULL, NULL);
+	struct catalog_deletions d;
+	uint64_t ids[2], next;
+	char *file, *path;
+
+	delete_all(c);
+	for (int i = 0; i < 2; i++)
+		ids[i] = add_snapshot(c, 1000 + (uint64_t)i * 100, 8192, CATALOG_COMPLETE);
+	make_undeletable(c, ids[0], &file);
+	path = strdup(catalog_find(c, ids[0])->path);
+	ASSERT_TRUE(path != NULL);
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 1);
+	ASSERT_EQ(catalog_forget(c, ids[0]), 0);
+	ASSERT_EQ(catalog_forget(c, ids[0]), -ENOENT);
+	ASSERT_TRUE(!catalog_find(c, ids[0]) && catalog_find(c, ids[1]));
+	catalog_deletions(c, &d);
+	ASSERT_EQ(d.undeletable, 0);
+	ASSERT_EQ(access(file, F_OK), 0);
+	c = reopen(c, NULL);
+	ASSERT_TRUE(!catalog_find(c, ids[0]) && catalog_find(c, ids[1]));
+	next = add_snapshot(c, 1300, 8192, CATALOG_COMPLETE);
+	ASSERT_TRUE(next > ids[1]);
+	test_immutable(file, false);
+	ASSERT_EQ(rm_tree(path), 0);
+	free(path);
+	free(file);
+	delete_all(c);
+	close_saved(c);
+}
+
+/*
  * The undeletable count is true to the disk: once the cause is gone (chattr -i), a recheck
  * says so, without deleting the snapshot, and keeps what the entry said of its record.
  * Retention alone does not walk it again.
@@ -1724,6 +1762,7 @@ int main(void)
 		RUN(test_fault_after_check);
 		RUN(test_retention_fault_after_check);
 		RUN(test_retention_known_undeletable);
+		RUN(test_forget_undeletable);
 		RUN(test_undeletable_cleared);
 		RUN(test_recheck_rate_limited);
 		RUN(test_orphan_faults);
