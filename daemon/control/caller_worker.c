@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The group database asked on a thread of its own. NSS (getpwuid_r, getgrouplist) has no
+ * The group database asked on threads of their own. NSS (getpwuid_r, getgrouplist) has no
  * timeout: with sssd, LDAP or nslcd a lookup may take seconds or hang for as long as the
  * directory does not answer, and any local user can make latencyd ask when control groups
  * are set. Asked in the main loop, it would hold every client, the fleet, the catalog and
- * the watchdog's ping (systemd would kill latencyd). Here it holds this thread only: the
- * main loop hands lookups over, one at a time in the order asked, and takes the answers
- * back through an eventfd, as from the sessiond worker.
+ * the watchdog's ping (systemd would kill latencyd). Here it holds one of WORKER_THREADS
+ * threads only: the main loop hands lookups over (one per user at a time, control.c), the
+ * threads take them in the order asked, and the answers come back through an eventfd, as
+ * from the sessiond worker. With several threads, a user whose lookup hangs (an account
+ * of a directory that does not answer) does not make the other users wait for it, unless
+ * as many users' lookups hang at once.
  *
  * A thread inside NSS may never come back, so nothing waits for it: it is detached, and
- * what it shares with the main loop (the queues, the lock, the eventfd) is counted: the
- * main loop's reference goes with caller_worker_free(), the thread's when it returns, and
- * the last one frees it all. The thread reads nothing of the main loop's (each lookup
+ * what the threads share with the main loop (the queues, the lock, the eventfd) is counted:
+ * the main loop's reference goes with caller_worker_free(), each thread's when it returns,
+ * and the last one frees it all. A thread reads nothing of the main loop's (each lookup
  * carries its own uid and gid) and writes only into the answers and the eventfd.
  *
  * A reload may change the database's answers (a user taken out of a group): each answer
@@ -28,11 +31,13 @@
 #include "control.h"
 #include "thread.h"
 
+#define WORKER_THREADS 4
+
 struct caller_worker {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	int fd;		/* eventfd: answers wait */
-	unsigned refs;	/* the main loop's and the thread's */
+	unsigned refs;	/* the main loop's and each thread's */
 	bool stop;	/* the main loop is gone: no more lookups */
 	uint64_t epoch; /* see above */
 	struct caller_answer *asked, **asked_tail;
@@ -118,7 +123,7 @@ static void *run(void *arg)
 		pthread_mutex_lock(&w->lock);
 		*w->answered_tail = a;
 		w->answered_tail = &a->next;
-		/* The thread's reference keeps the eventfd open. */
+		/* This thread's reference keeps the eventfd open. */
 		if (write(w->fd, &one, sizeof(one)) < 0) {
 			/* Cannot overflow in practice; the main loop reads it. */
 		}
@@ -131,8 +136,9 @@ int caller_worker_new(struct caller_worker **ret)
 {
 	struct caller_worker *w = calloc(1, sizeof(*w));
 	sigset_t all, old;
+	unsigned started;
 	pthread_t t;
-	int r;
+	int r = 0;
 
 	if (!w)
 		return -ENOMEM;
@@ -146,18 +152,28 @@ int caller_worker_new(struct caller_worker **ret)
 	pthread_cond_init(&w->wake, NULL);
 	w->asked_tail = &w->asked;
 	w->answered_tail = &w->answered;
-	w->refs = 2;
-	/* Signals are the main loop's (signalfd): the thread starts with all of them blocked. */
+	/* The main loop's reference, and one for each thread, taken before it runs. */
+	w->refs = 1 + WORKER_THREADS;
+	/* Signals are the main loop's (signalfd): the threads start with all of them blocked. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	/* Normal priority: it waits for NSS, which no realtime thread may wait for. */
-	r = thread_start(&t, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, w, "latencyd-groups");
+	for (started = 0; started < WORKER_THREADS; started++) {
+		/* Normal priority: they wait for NSS, which no realtime thread may wait for. */
+		r = thread_start(&t, SCHED_OTHER, 0, THREAD_STACK_WORKER, run, w,
+				 "latencyd-groups");
+		if (r < 0)
+			break;
+		pthread_detach(t);
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r < 0) {
+	if (started == 0) {
 		destroy(w);
 		return r;
 	}
-	pthread_detach(t);
+	/* Fewer threads than asked still serve (their references given back); none cannot. */
+	pthread_mutex_lock(&w->lock);
+	w->refs -= WORKER_THREADS - started;
+	pthread_mutex_unlock(&w->lock);
 	*ret = w;
 	return 0;
 }
@@ -215,6 +231,6 @@ void caller_worker_free(struct caller_worker *w)
 		return;
 	pthread_mutex_lock(&w->lock);
 	w->stop = true;
-	pthread_cond_signal(&w->wake);
+	pthread_cond_broadcast(&w->wake);
 	unref_locked(w);
 }

@@ -93,7 +93,7 @@ int caller_admit(const struct control_caller *p, const struct conf_control *cc, 
 int caller_authorize(const struct control_caller *p, const char *command, enum access_class cls,
 		     const struct conf_control *cc, uid_t self, struct proto_error *err);
 
-/* caller_worker.c: caller_database_groups() on a thread of its own (see there). */
+/* caller_worker.c: caller_database_groups() on threads of their own (see there). */
 struct caller_worker;
 
 struct caller_answer {

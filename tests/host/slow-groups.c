@@ -5,8 +5,9 @@
  * SLOW_GROUPS_UID reads the real database first (the answer is what the database said when
  * the lookup began), then appends a line to the file SLOW_GROUPS_MARK (one line per lookup
  * that waits), and waits until the file SLOW_GROUPS_RELEASE exists, however long that
- * takes; then it answers, a line appended to SLOW_GROUPS_DONE first when it is set. Every
- * other user, and every process without these variables, is answered at once.
+ * takes; then it answers, a line appended to SLOW_GROUPS_DONE first when it is set. The
+ * users whose uids the file SLOW_GROUPS_ALSO holds (one a line), while it holds them, wait
+ * so too. Every other user, and every process without these variables, is answered at once.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -19,6 +20,22 @@
 
 typedef int getgrouplist_fn(const char *user, gid_t group, gid_t *groups, int *ngroups);
 
+/* Whether SLOW_GROUPS_ALSO names UID. */
+static int also(unsigned long uid)
+{
+	const char *path = getenv("SLOW_GROUPS_ALSO");
+	unsigned long v;
+	int found = 0;
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "r")))
+		return 0;
+	while (!found && fscanf(f, "%lu", &v) == 1)
+		found = v == uid;
+	fclose(f);
+	return found;
+}
+
 static int slow_for(const char *user)
 {
 	const char *want = getenv("SLOW_GROUPS_UID");
@@ -29,7 +46,8 @@ static int slow_for(const char *user)
 		return 0;
 	if (getpwnam_r(user, &pw, buf, sizeof(buf), &found) != 0 || !found)
 		return 0;
-	return (unsigned long)found->pw_uid == strtoul(want, NULL, 10);
+	return (unsigned long)found->pw_uid == strtoul(want, NULL, 10) ||
+	       also((unsigned long)found->pw_uid);
 }
 
 static void wait_for_release(const char *user)

@@ -4,6 +4,8 @@
 # as sssd or LDAP may make it wait (throwaway users and groups, as in test-access-groups.sh).
 #  - while a read_group member's lookup waits, root's status is answered; a second
 #    connection of the member joins the lookup (one lookup); released, both are answered;
+#  - a lookup that hangs holds its user alone: another user's connection is answered
+#    meanwhile (its own lookup, on another thread);
 #  - a lookup never released: the member's client gets busy, "the group database did not
 #    answer within 10 s", and status counts it (control.groups_timed_out), as it counts
 #    those waiting meanwhile (control.waiting), in its JSON, its text and the metrics;
@@ -42,7 +44,7 @@ UID_S=$(id -u "$US") UID_W=$(id -u "$UW")
 chmod 755 "$T"
 SOCK=$T/run/ctl.sock
 LOG=$T/latencyd.log
-MARK=$T/lookups RELEASE=$T/release DONE=$T/answered
+MARK=$T/lookups RELEASE=$T/release DONE=$T/answered ALSO=$T/also-slow
 write_conf <<CONF
 control: { socket = "$SOCK"; admin_group = "$GA"; read_group = "$GR"; };
 session: { enabled = false; };
@@ -50,7 +52,8 @@ CONF
 # Root, with a bound wait: a latencyd whose main loop waits for the database never answers.
 ctl() { timeout 10 "$LATENCYCTL" -s "$SOCK" --timeout 5 "$@"; }
 counter() { ctl --json status | jq -r ".control.$1"; }
-lookups() { [ -f "$MARK" ] && wc -l <"$MARK" || echo 0; }
+# The lookups of $US's groups that waited (slow-groups.so marks each with the user's name).
+lookups() { grep -sx -- "$US" "$MARK" | wc -l; }
 lookups_are() { [ "$(lookups)" = "$1" ]; }
 # latencyctl ARGS as user $1 (its groups from the group database), in the background, its
 # output in $T/$2.out and .err; its pid in $BG.
@@ -69,6 +72,7 @@ reap() {
 }
 
 SLOW_GROUPS_UID=$UID_S SLOW_GROUPS_MARK=$MARK SLOW_GROUPS_RELEASE=$RELEASE SLOW_GROUPS_DONE=$DONE \
+	SLOW_GROUPS_ALSO=$ALSO \
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$SLOW \
 	start_daemon -c "$T/latencyd.conf"
 
@@ -105,6 +109,11 @@ ctl reload >/dev/null || fail "reload as root" # the groups kept are forgotten
 as_bg "$US" s3 status
 S3=$BG
 wait_for 300 lookups_are 1 || fail "the second lookup of $US's groups did not begin"
+# Another user's lookup (the reload forgot its groups too) does not wait behind it.
+run timeout 8 setpriv --reuid="$UW" --regid="$GN" --init-groups "$LATENCYCTL" -s "$SOCK" \
+	--timeout 5 status
+expect_rc 0 "status as $UW while $US's lookup hangs"
+expect_out "latencyd "
 # One user holds a quarter of max_clients (64) waiting: the 17th is busy at once.
 MORE=()
 for i in $(seq 15); do
@@ -136,17 +145,20 @@ ctl metrics | grep -qx "latencyd_control_groups_timed_out_total 16" ||
 	fail "metrics: $(ctl metrics | grep '^latencyd_control_')"
 grep -q "client [0-9]* (pid [0-9]*): refused: the group database did not answer within 10 s" "$LOG" ||
 	fail "the timeout is not logged"
-pass "the group database silent: busy after 10 s (the error says why), counted, logged; one user's 17th waiting connection busy at once; those waiting counted meanwhile"
+pass "the group database silent: busy after 10 s (the error says why), counted, logged; one user's 17th waiting connection busy at once; those waiting counted meanwhile; another user answered meanwhile"
 
-# 3. A reload while the lookup (begun before it, still waiting) holds the thread.
+# 3. A reload while the lookup (begun before it, still waiting) holds a thread; the
+# watcher's own lookup after the reload waits too.
 as_bg "$US" s4 status
 S4=$BG
+echo "$UID_W" >"$ALSO"
 gpasswd -d "$US" "$GR" >/dev/null || fail "gpasswd -d $US $GR"
 gpasswd -d "$UW" "$GR" >/dev/null || fail "gpasswd -d $UW $GR"
 run ctl reload
 expect_rc 0 "reload as root while a lookup waits"
 run ctl status
 expect_rc 0 "status as root after the reload, the lookup waiting"
+wait_for 300 grep -qx -- "$UW" "$MARK" || fail "the watcher's groups were not read again"
 kill -0 "$WATCH" || fail "the watcher was closed before its groups were read again"
 kill -0 "$S4" || fail "status as $US ended before its lookup did: $(cat "$T/s4.err")"
 pass "a reload while a lookup waits: root served, the watcher kept meanwhile"
@@ -161,6 +173,7 @@ grep -qF "latencyctl: watch: uid $UID_W may not use latencyd's control socket" "
 	fail "watch as $UW after the reload: $(cat "$T/watch.err")"
 grep -q "client [0-9]* (pid [0-9]*): closed after the reload: uid $UID_W may not use" "$LOG" ||
 	fail "the watcher's closing is not logged"
+rm -f "$ALSO"
 pass "released after the reload: the database asked again, its answer then refuses both"
 
 # 4. A reload that gives read access to another group, the database silent: a watcher is
