@@ -21,7 +21,10 @@
  * keeps one thread per CPU is thus woken on the CPU that is already running (no
  * interprocessor interrupt, no idle CPU to bring out of its sleep state: the cost that
  * makes an idle machine slower to react than a busy one), and a busy one still has
- * another take the alert.
+ * another take the alert. Unless the alerting CPU runs a realtime task, which may keep
+ * the thread pinned there from running for as long as it runs (the culprit of the
+ * latency, often): then every thread is woken, and on PREEMPT_RT the wakeup itself runs
+ * on another CPU, by a worker (see lt_notify_wake()).
  *
  * Two token buckets bound the records per second: the alerting tracker's own (its
  * alert_rate_per_s, alert_burst; none when its rate is 0), checked first, so that one
@@ -38,11 +41,14 @@
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/sched/prio.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "internal.h"
 
@@ -74,6 +80,14 @@ struct lt_reader {
 
 static struct lt_ring lt_ring;
 static DEFINE_PER_CPU(struct irq_work, lt_wake_work);
+/*
+ * PREEMPT_RT, the alerting CPU held by a realtime task (lt_notify_wake()): a hard irq_work
+ * hands the wakeup of every thread to a worker on another CPU.
+ */
+static DEFINE_PER_CPU(struct irq_work, lt_wake_hard_work);
+static DEFINE_PER_CPU(struct work_struct, lt_wake_away_work);
+/* Set by lt_notify_wake() for the CPU's next lt_wake_work: wake every thread. */
+static DEFINE_PER_CPU(unsigned int, lt_wake_all);
 /* The open files, walked by the wakeup (interrupt context) under RCU. */
 static LIST_HEAD(lt_readers);
 static DEFINE_MUTEX(lt_readers_lock);
@@ -181,6 +195,21 @@ void lt_notify_wake(void)
 {
 	int cpu = get_cpu();
 
+	/*
+	 * A realtime or deadline task here (the one that raised the alert, or the one an
+	 * interrupt fell on), or one boosted to that, may hold off the reader's thread pinned
+	 * to this CPU: its priority against the reader's is not known here, so any counts.
+	 * On PREEMPT_RT it would hold off this CPU's irq_work thread (SCHED_FIFO 1) too: the
+	 * wakeup is run by another CPU then (lt_ring_wake_hard()).
+	 */
+	if (current->prio < MAX_RT_PRIO && !is_idle_task(current)) {
+		if (IS_ENABLED(CONFIG_PREEMPT_RT) && num_online_cpus() > 1) {
+			irq_work_queue(per_cpu_ptr(&lt_wake_hard_work, cpu));
+			put_cpu();
+			return;
+		}
+		this_cpu_write(lt_wake_all, 1);
+	}
 	irq_work_queue(per_cpu_ptr(&lt_wake_work, cpu));
 	put_cpu();
 }
@@ -203,12 +232,14 @@ static void lt_wake_queue(wait_queue_head_t *wq)
  * waitqueue's spinlock_t sleeps, so the wakeup cannot be made hard (IRQ_WORK_HARD_IRQ),
  * and poll() needs a waitqueue. The irq_work thread of the alerting CPU runs at
  * SCHED_FIFO 1: a higher-priority task running there delays the reader's wakeup until it
- * yields (bench/kernels-results.md measures it).
+ * yields (bench/kernels-results.md measures it), unless it is a realtime task that raised
+ * the alert or was interrupted by it (lt_notify_wake()). HERE: the CPU whose queues come
+ * first, -1 for none (every thread woken).
  */
-static void lt_ring_wake(struct irq_work *w)
+static void lt_ring_wake_from(int here)
 {
-	int here = smp_processor_id(), cpu;
 	struct lt_reader *rd;
+	int cpu;
 
 	/*
 	 * Pairs with the barrier in a reader's wait (set_current_state(), poll's): the record
@@ -218,10 +249,10 @@ static void lt_ring_wake(struct irq_work *w)
 	smp_mb();
 	rcu_read_lock();
 	list_for_each_entry_rcu(rd, &lt_readers, node) {
-		wait_queue_head_t *local = per_cpu_ptr(rd->cpu_wq, here);
+		wait_queue_head_t *local = here >= 0 ? per_cpu_ptr(rd->cpu_wq, here) : NULL;
 
 		lt_wake_queue(&rd->wq);
-		if (waitqueue_active(local)) {
+		if (local && waitqueue_active(local)) {
 			wake_up_interruptible_all(local);
 			continue;
 		}
@@ -235,6 +266,31 @@ static void lt_ring_wake(struct irq_work *w)
 			lt_wake_queue(per_cpu_ptr(rd->cpu_wq, cpu));
 	}
 	rcu_read_unlock();
+}
+
+static void lt_ring_wake(struct irq_work *w)
+{
+	lt_ring_wake_from(this_cpu_xchg(lt_wake_all, 0) ? -1 : smp_processor_id());
+}
+
+/*
+ * Hard interrupt context, PREEMPT_RT included, out of whatever raised the alert (the
+ * scheduler's locks, say): the worker is queued on another online CPU, where the highpri
+ * pool's kworker (nice -20) runs ahead of this CPU's realtime task.
+ */
+static void lt_ring_wake_hard(struct irq_work *w)
+{
+	int here = smp_processor_id();
+	unsigned int away = cpumask_any_but(cpu_online_mask, here);
+
+	if (away >= nr_cpu_ids)
+		away = here;
+	queue_work_on(away, system_highpri_wq, per_cpu_ptr(&lt_wake_away_work, here));
+}
+
+static void lt_ring_wake_away(struct work_struct *w)
+{
+	lt_ring_wake_from(-1);
 }
 
 /* Where the calling thread waits: its CPU's queue when it may run on that one alone. */
@@ -448,8 +504,11 @@ int lt_notify_init(unsigned int ring_records)
 	int ret, cpu;
 
 	raw_spin_lock_init(&r->lock);
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		init_irq_work(per_cpu_ptr(&lt_wake_work, cpu), lt_ring_wake);
+		*per_cpu_ptr(&lt_wake_hard_work, cpu) = IRQ_WORK_INIT_HARD(lt_ring_wake_hard);
+		INIT_WORK(per_cpu_ptr(&lt_wake_away_work, cpu), lt_ring_wake_away);
+	}
 	atomic64_set(&r->dropped, 0);
 	atomic64_set(&r->unreported, 0);
 	r->head = 0;
@@ -477,8 +536,11 @@ void lt_notify_exit(void)
 	int cpu;
 
 	misc_deregister(&lt_misc);
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		irq_work_sync(per_cpu_ptr(&lt_wake_work, cpu));
+		irq_work_sync(per_cpu_ptr(&lt_wake_hard_work, cpu));
+		cancel_work_sync(per_cpu_ptr(&lt_wake_away_work, cpu));
+	}
 	/* The last files' lt_reader_free(): before the module's text goes. */
 	rcu_barrier();
 	vfree(lt_ring.slots);

@@ -166,11 +166,12 @@ static void ltt_net_kfree(LT_KFREE_SKB_PROTO)
 	ltt_net_end(skb, 1);
 }
 
+/* The ends registered first and removed last: a packet seen received has its end seen. */
 static struct ltt_probe ltt_net_probes[] = {
-	{ .name = "netif_receive_skb", .func = ltt_net_receive },
 	{ .name = "skb_copy_datagram_iovec", .func = ltt_net_copy },
 	{ .name = "consume_skb", .func = ltt_net_consume },
 	{ .name = "kfree_skb", .func = ltt_net_kfree },
+	{ .name = "netif_receive_skb", .func = ltt_net_receive },
 };
 
 /* The record's task is the consumer: current at the end, if that is a task. */

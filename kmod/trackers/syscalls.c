@@ -269,10 +269,15 @@ static void ltt_sys_switch(void *data, bool preempt, struct task_struct *prev,
 	latency_tracker_update(ltt_sys, &key, sizeof(key), ltt_sys_store_stack, s);
 }
 
+/*
+ * Registered in this order, removed in the reverse: the entry last in, first out, so that a
+ * call seen entering always has its exit and its switch-out seen (one that entered before
+ * sys_exit was registered would stay in its slot, then be timed out or moved as blocked).
+ */
 static struct ltt_probe ltt_sys_probes[] = {
-	{ .name = "sys_enter", .func = ltt_sys_enter },
 	{ .name = "sys_exit", .func = ltt_sys_exit },
 	{ .name = "sched_switch", .func = ltt_sys_switch },
+	{ .name = "sys_enter", .func = ltt_sys_enter },
 };
 
 static bool ltt_sys_cb(struct latency_tracker *t, struct latency_tracker_record *rec,

@@ -100,10 +100,15 @@ static void ltt_wk_switch(void *data, bool preempt, struct task_struct *prev,
 	latency_tracker_event_out(ltt_wk, &key, sizeof(key), NULL);
 }
 
+/*
+ * The switch registered first and removed last: a wakeup seen always has the switch that
+ * ends it seen (one switched in before sched_switch's probe would leave its key to close at
+ * a later switch-in, a preemption's, as a false latency).
+ */
 static struct ltt_probe ltt_wk_probes[] = {
-	{ .name = "sched_waking", .func = ltt_wk_waking },
-	{ .name = "sched_wakeup_new", .func = ltt_wk_wakeup_new },
 	{ .name = "sched_switch", .func = ltt_wk_switch },
+	{ .name = "sched_wakeup_new", .func = ltt_wk_wakeup_new },
+	{ .name = "sched_waking", .func = ltt_wk_waking },
 };
 
 /* The record's end_cpu is where it was switched in (LATENCY_TRACKER_CPU_NONE: timeout). */

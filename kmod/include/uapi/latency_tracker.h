@@ -26,7 +26,9 @@
  *     thread(s) of that file waiting on the CPU that raised it, and only when none waits
  *     there every thread of the file; threads free to run on several CPUs are woken by
  *     every alert. A reader with a thread per CPU is thus woken without an
- *     interprocessor interrupt. Open files are woken independently of one another.
+ *     interprocessor interrupt. When a realtime or deadline task holds the CPU that
+ *     raised it, every thread of the file is woken (on PREEMPT_RT from another CPU).
+ *     Open files are woken independently of one another.
  *     read() and poll()/select() choose the queue at each wait; epoll chooses it once,
  *     at EPOLL_CTL_ADD: an epoll instance registered by a pinned thread stays on that
  *     CPU's queue and misses the alerts of another CPU where a thread of the same open
@@ -100,7 +102,8 @@
  *                    busy (calls that backed off: nested on their CPU, or a lookup
  *                    that gave up on a chain changing under it), stale, discarded,
  *                    drops (sum of every lost event, each once: a lookup or update
- *                    that backed off loses none and is in busy only), pending,
+ *                    that backed off loses none and is in busy only), pending (root
+ *                    only: a read walks the key table),
  *                    delay_count, delay_min_ns, delay_max_ns, delay_mean_ns (exact
  *                    past 2^64 ns of summed delay),
  *                    delay_hist_ns (lines "<lower bound ns> <count>", buckets

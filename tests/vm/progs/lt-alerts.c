@@ -2,7 +2,8 @@
  * lt-alerts: reads alerts back from /dev/latency_tracker as latencyd will, and checks the
  * notification file's contract: poll/epoll readiness, blocking and O_NONBLOCK reads, whole
  * records per read, independent readers, timeouts, rate-limit accounting (.suppressed),
- * the LOST record of a reader that fell behind and the wakeup of threads pinned to CPUs.
+ * the LOST record of a reader that fell behind and the wakeup of threads pinned to CPUs,
+ * also when a realtime task holds the alerting CPU.
  * Needs latency_tracker and latency_tracker_selftest loaded; alerts are raised through the
  * self-test's emit file.
  * Prints PASS/FAIL lines; exits 0 when everything passed.
@@ -436,6 +437,7 @@ static void test_lost(int a, int b)
 /* A thread pinned to one CPU, polling one open file: how often it was woken. */
 struct poller {
 	int fd, cpu;
+	int wait_ms; /* poll's timeout, 0 for 200 ms (then stop is looked at); -1: none */
 	pid_t tid;
 	_Atomic int wakes, records, stop;
 	pthread_t thread;
@@ -470,7 +472,7 @@ static void *poller_run(void *arg)
 	pin(p->cpu);
 	p->tid = (pid_t)syscall(SYS_gettid);
 	while (!p->stop) {
-		if (poll(&pfd, 1, 200) <= 0)
+		if (poll(&pfd, 1, p->wait_ms ? p->wait_ms : 200) <= 0)
 			continue;
 		p->wakes++;
 		while ((n = read(p->fd, buf, sizeof(buf))) > 0)
@@ -546,6 +548,81 @@ static void test_cpu_wake(void)
 	pass("an alert wakes the open file's thread pinned to its CPU alone, else them all");
 }
 
+struct hog {
+	struct poller *away; /* the open file's thread on the other CPU */
+	int got;	     /* it read the alert while the hog still ran */
+};
+
+/* SCHED_FIFO 90 on CPU 1: raises an alert, then runs until the other thread read it. */
+static void *hog_run(void *arg)
+{
+	struct sched_param sp = {.sched_priority = 90};
+	struct hog *h = arg;
+	uint64_t t0;
+
+	pin(1);
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		fail("SCHED_FIFO: %s", strerror(errno));
+	emit("threshold 1");
+	t0 = now_ns();
+	while (!h->away->records && now_ns() - t0 < 3000000000ULL)
+		;
+	h->got = h->away->records > 0;
+	sp.sched_priority = 0;
+	sched_setscheduler(0, SCHED_OTHER, &sp);
+	return NULL;
+}
+
+/*
+ * An alert raised on CPU 1 by a realtime task that keeps running there: the open file's
+ * thread pinned to CPU 1 cannot run, and its thread on CPU 0 must be woken to take it
+ * (in the kernel's irq_work on !PREEMPT_RT, from CPU 0 on PREEMPT_RT, where CPU 1's
+ * irq_work thread is held off too). Realtime throttling is off meanwhile, so that the
+ * task holds CPU 1 whole; it gives up after 3 s, which fails the test.
+ */
+static void test_rt_hog_wake(void)
+{
+	/* No timeout: only a wakeup gets the thread on CPU 0 to read (cancelled at the end). */
+	struct poller ps[2] = {{.cpu = 0, .wait_ms = -1}, {.cpu = 1, .wait_ms = -1}};
+	const char *runtime = "/proc/sys/kernel/sched_rt_runtime_us";
+	int a = open_dev(O_NONBLOCK);
+	struct hog h = {.away = &ps[0]};
+	char saved[32] = "";
+	pthread_t t;
+	FILE *f;
+
+	if (ncpus < 2) {
+		pass("one CPU: no realtime task to take the alerting CPU from a reader");
+		close(a);
+		return;
+	}
+	f = fopen(runtime, "r");
+	if (!f || !fgets(saved, sizeof(saved), f))
+		fail("read %s", runtime);
+	fclose(f);
+	saved[strcspn(saved, "\n")] = 0;
+	must_write(runtime, "-1");
+	ps[0].fd = ps[1].fd = a;
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&ps[i].thread, NULL, poller_run, &ps[i]))
+			fail("pthread_create");
+	pollers_asleep(ps, 2);
+	if (pthread_create(&t, NULL, hog_run, &h))
+		fail("pthread_create");
+	pthread_join(t, NULL);
+	must_write(runtime, saved);
+	for (int i = 0; i < 2; i++) {
+		pthread_cancel(ps[i].thread);
+		pthread_join(ps[i].thread, NULL);
+	}
+	close(a);
+	if (!h.got)
+		fail("an alert raised by a realtime task holding CPU 1 waited for it: the thread "
+		     "on CPU 0 was not woken (CPU 0 read %d, CPU 1 %d)",
+		     ps[0].records, ps[1].records);
+	pass("an alert raised by a realtime task holding its CPU wakes the thread on the other");
+}
+
 int main(void)
 {
 	uint64_t dropped;
@@ -568,6 +645,7 @@ int main(void)
 	test_suppressed(a, b);
 	test_lost(a, b);
 	test_cpu_wake();
+	test_rt_hog_wake();
 	dropped = read_u64(SYS_DIR "/alerts_dropped");
 	if (dropped)
 		fail("%" PRIu64 " alerts dropped", dropped);

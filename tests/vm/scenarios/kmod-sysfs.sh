@@ -119,6 +119,10 @@ pass "good writes take effect (a key table too big for the RAM refused); stats c
 [ "$(stat -c %a $T/hist/delay_ns)" = 444 ] || fail "hist/delay_ns is not world-readable"
 sed -n 2p $T/hist/by_key | grep -q '^per ' || fail "root cannot read hist/by_key"
 pass "hist/by_key is root's only"
+# stats/pending walks the key table under the tracker's lock at each read: root's alone too.
+[ "$(stat -c %a $T/stats/pending)" = 400 ] || fail "stats/pending is not readable by root only"
+[ "$(stat -c %a $T/stats/events_in)" = 444 ] || fail "stats/events_in is not world-readable"
+pass "stats/pending is root's only, the counters world-readable"
 
 # device_names (ABI 1.5): write-only lines "MAJOR:MINOR NAME"; a bad line fails the write.
 [ "$(stat -c %a $R/device_names)" = 200 ] || fail "device_names is not write-only (root's)"
