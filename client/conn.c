@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -39,6 +40,16 @@ static uint64_t now_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
 }
 
+int conn_poll_timeout(uint64_t deadline, uint64_t now)
+{
+	uint64_t ms;
+
+	if (deadline == UINT64_MAX)
+		return -1;
+	ms = (deadline - now) / 1000 + ((deadline - now) % 1000 != 0);
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
 /* Waits for events on the socket until the deadline; -ETIMEDOUT after it. */
 static int wait_for(struct conn *c, short events)
 {
@@ -50,7 +61,7 @@ static int wait_for(struct conn *c, short events)
 		now = now_usec();
 		if (now >= c->deadline)
 			return -ETIMEDOUT;
-		r = poll(&pfd, 1, (int)((c->deadline - now + 999) / 1000));
+		r = poll(&pfd, 1, conn_poll_timeout(c->deadline, now));
 		if (r > 0)
 			return 0;
 		if (r < 0 && errno != EINTR)

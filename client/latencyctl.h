@@ -161,6 +161,9 @@ int ctl_call_events(const struct ctl *ctl, const char *command, struct json_obje
 		    struct json_object **ret_result, const struct ctl_events *ev);
 int result_dispatch(struct json_object *obj, const struct proto_field *fields, void *out,
 		    const char *what);
+/* poll()'s timeout in ms, rounded up, from NOW to DEADLINE (usec, NOW before it; UINT64_MAX
+ * is none: -1), at most INT_MAX. */
+int conn_poll_timeout(uint64_t deadline, uint64_t now);
 
 /*
  * table.c: the command table; the handlers are in commands.h. A handler parses its

@@ -24,6 +24,19 @@ static const struct {
 
 #define UNITS_SAID "ns, us, ms, s, min (or m), h or d"
 
+/* SUFFIX is a unit then a number: the start of a sum such as "1h30min", which is refused. */
+static bool compound(const char *suffix)
+{
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t len = strlen(units[i].suffix);
+
+		if (strncmp(suffix, units[i].suffix, len) == 0 && suffix[len] >= '0' &&
+		    suffix[len] <= '9')
+			return true;
+	}
+	return false;
+}
+
 int proto_duration_parse(const char *s, uint64_t *ret_ns, const char **why)
 {
 	uint64_t whole = 0, frac = 0, frac_scale = 1, unit = 0;
@@ -73,6 +86,10 @@ int proto_duration_parse(const char *s, uint64_t *ret_ns, const char **why)
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (strcmp(p, units[i].suffix) == 0)
 			unit = units[i].ns;
+	if (!unit && compound(p)) {
+		*why = "one number and one unit: 90min or 1.5h, not 1h30min";
+		return -EINVAL;
+	}
 	if (!unit) {
 		*why = "unknown unit: use " UNITS_SAID;
 		return -EINVAL;

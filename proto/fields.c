@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -33,14 +34,18 @@ static const struct proto_field *find_field(const struct proto_field *fields, co
 /*
  * Returns 0 when stored, -EINVAL when val does not have the field's type, -EILSEQ for a
  * string holding a NUL byte (\u0000): C reads it up to the NUL, so it would be cut silently,
- * -ERANGE for an integer past INT64_MAX in a signed field: json-c keeps it as unsigned and
- * json_object_get_int64() would say INT64_MAX, another number than was sent. (Past
- * UINT64_MAX, or below INT64_MIN, json-c's parser itself clamps, out of our sight.)
+ * -ERANGE for an integer above the field's range, -EOVERFLOW for one below it, -EDOM for a
+ * double that is not finite. json-c keeps an integer past INT64_MAX as unsigned, where
+ * json_object_get_int64() would say INT64_MAX, another number than was sent; and its parser
+ * reads any integer past UINT64_MAX as UINT64_MAX, and any below INT64_MIN as INT64_MIN: those
+ * two values could stand for any larger one, so they are refused too, as out of range
+ * (PROTO_FIELD_CLAMPED takes them, for a field that reads every value past a bound alike).
  */
 static int store(const struct proto_field *f, struct json_object *val, void *out)
 {
 	char *p = (char *)out + f->offset;
 	enum json_type t = json_object_get_type(val);
+	bool clamped = f->flags & PROTO_FIELD_CLAMPED;
 
 	switch (f->type) {
 	case PROTO_FIELD_BOOL:
@@ -51,19 +56,25 @@ static int store(const struct proto_field *f, struct json_object *val, void *out
 	case PROTO_FIELD_INT:
 		if (t != json_type_int)
 			return -EINVAL;
-		if (json_object_get_int64(val) == INT64_MAX &&
+		if (!clamped && json_object_get_int64(val) == INT64_MAX &&
 		    json_object_get_uint64(val) != (uint64_t)INT64_MAX)
 			return -ERANGE;
+		if (!clamped && json_object_get_int64(val) == INT64_MIN)
+			return -EOVERFLOW;
 		*(int64_t *)p = json_object_get_int64(val);
 		return 0;
 	case PROTO_FIELD_UINT:
 		if (t != json_type_int || json_object_get_int64(val) < 0)
 			return -EINVAL;
+		if (!clamped && json_object_get_uint64(val) == UINT64_MAX)
+			return -ERANGE;
 		*(uint64_t *)p = json_object_get_uint64(val);
 		return 0;
 	case PROTO_FIELD_DOUBLE:
 		if (t != json_type_double && t != json_type_int)
 			return -EINVAL;
+		if (!isfinite(json_object_get_double(val)))
+			return -EDOM;
 		*(double *)p = json_object_get_double(val);
 		return 0;
 	case PROTO_FIELD_STRING:
@@ -120,11 +131,24 @@ int proto_fields_dispatch(struct json_object *obj, const struct proto_field *fie
 				return proto_error_set(
 					err, PROTO_ERR_BAD_ARGUMENT,
 					"field '%s' must be a string without NUL bytes", name);
+			if (r == -ERANGE && f->type == PROTO_FIELD_UINT)
+				return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
+						       "field '%s' is too large (at most %" PRIu64
+						       ")",
+						       name, UINT64_MAX - 1);
 			if (r == -ERANGE)
 				return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
-						       "field '%s' is out of range (above %" PRId64
+						       "field '%s' is too large (at most %" PRId64
 						       ")",
 						       name, INT64_MAX);
+			if (r == -EOVERFLOW)
+				return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
+						       "field '%s' is too small (at least %" PRId64
+						       ")",
+						       name, INT64_MIN + 1);
+			if (r == -EDOM)
+				return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
+						       "field '%s' must be a finite number", name);
 			if (r < 0)
 				return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT,
 						       "field '%s' must be %s", name,

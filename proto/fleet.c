@@ -432,7 +432,7 @@ int proto_fleet_presence_parse(const void *payload, size_t len, struct proto_fle
 		{PROTO_FLEET_KEY_BOOT_ID, PROTO_FIELD_STRING, 0, AT(boot_id)},
 		{PROTO_FLEET_KEY_STATE, PROTO_FIELD_STRING, REQ, AT(state)},
 		{PROTO_FLEET_KEY_SINCE_REALTIME_NS, PROTO_FIELD_UINT, 0, AT(since)},
-		{PROTO_FLEET_KEY_EVERY_S, PROTO_FIELD_UINT, 0, AT(every)},
+		{PROTO_FLEET_KEY_EVERY_S, PROTO_FIELD_UINT, PROTO_FIELD_CLAMPED, AT(every)},
 		{NULL},
 	};
 	static const char *const states[] = {PROTO_FLEET_ONLINE, PROTO_FLEET_OFFLINE, NULL};

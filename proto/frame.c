@@ -3,7 +3,7 @@
  * Framing: one JSON object per line, at most `max` bytes with its newline. The encoder
  * serializes plainly into an output buffer (json-c escapes newlines inside strings, so a
  * frame never holds one); the decoder is a streaming line splitter with a bounded buffer
- * and a strict parser.
+ * and a strict parser: json-c's, then strict.c for what json-c lets through.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "proto.h"
+#include "strict.h"
 
 #define DECODER_CAP_MIN 4096 /* also the first size of an output buffer */
 #define SERIALIZE_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
@@ -224,6 +225,7 @@ static int parse_line(struct proto_decoder *d, const char *line, size_t n, struc
 {
 	struct json_object *obj;
 	enum json_tokener_error jerr;
+	int r;
 
 	if (memchr(line, '\0', n))
 		return set_error(d, -EBADMSG, "invalid JSON", "NUL byte in frame");
@@ -248,6 +250,12 @@ static int parse_line(struct proto_decoder *d, const char *line, size_t n, struc
 	if (!json_object_is_type(obj, json_type_object)) {
 		json_object_put(obj);
 		return set_error(d, -EBADMSG, "frame is not a JSON object", NULL);
+	}
+	r = proto_json_strict_check(line, json_tokener_get_parse_end(d->tok), obj, d->error,
+				    sizeof(d->error));
+	if (r < 0) {
+		json_object_put(obj);
+		return r == -ENOMEM ? set_error(d, r, "out of memory", NULL) : r;
 	}
 	*ret = obj;
 	return 1;

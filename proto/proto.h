@@ -400,6 +400,9 @@ enum proto_field_type {
 
 #define PROTO_FIELD_REQUIRED (1u << 0) /* absence is an error */
 #define PROTO_FIELD_NULLABLE (1u << 1) /* JSON null is accepted and means absent */
+/* An integer past the type's range is read as json-c clamps it (UINT64_MAX, INT64_MAX or
+ * INT64_MIN), not refused: for a field that reads every value past a bound alike. */
+#define PROTO_FIELD_CLAMPED  (1u << 2)
 
 struct proto_field {
 	const char *name; /* NULL ends the table */

@@ -103,6 +103,7 @@ struct client {
 	bool gone;     /* hung up: what it sent is still read and run, the replies dropped */
 	bool admitted; /* in clients; else in waiting, for its groups */
 	bool asking;   /* its groups asked of the group database (caller_lookup.c) */
+	uint64_t events_too_large; /* events dropped, too large for a frame (send_event) */
 };
 
 struct control {
@@ -145,25 +146,54 @@ static int64_t message_id(struct json_object *msg)
 
 static void send_error(struct client *cl, int64_t id, const struct proto_error *err);
 
-/* Queues msg (consumed). A reply too large for one frame becomes a too-large error. */
-static void send_message(struct client *cl, struct json_object *msg)
+/* Queues msg (borrowed); -EMSGSIZE, nothing queued, for one too large for a frame. */
+static int queue_message(struct client *cl, struct json_object *msg)
 {
-	struct proto_error err;
 	int r;
 
 	r = msg ? proto_buf_add_frame(&cl->out, msg, PROTO_FRAME_MAX) : -ENOMEM;
-	if (r == -EMSGSIZE) {
-		log_warnx("client %u: a reply exceeds %d bytes", cl->caller.id, PROTO_FRAME_MAX);
-		proto_error_set(&err, PROTO_ERR_TOO_LARGE, "reply exceeds %d bytes",
-				PROTO_FRAME_MAX);
-		send_error(cl, message_id(msg), &err);
-	} else if (r < 0) {
+	if (r < 0 && r != -EMSGSIZE) {
 		cl->dead = true;
-	} else if (out_pending(cl) > cl->control->limits.output_max) {
+	} else if (r == 0 && out_pending(cl) > cl->control->limits.output_max) {
 		log_warnx("client %u: more than %zu bytes of unread output, dropping it",
 			  cl->caller.id, cl->control->limits.output_max);
 		cl->control->stats.dropped_slow++;
 		cl->dead = true;
+	}
+	return r;
+}
+
+/* Queues msg (consumed). A reply too large for one frame becomes a too-large error. */
+static void send_message(struct client *cl, struct json_object *msg)
+{
+	struct proto_error err;
+
+	if (queue_message(cl, msg) == -EMSGSIZE) {
+		log_warnx("client %u: a reply exceeds %d bytes", cl->caller.id, PROTO_FRAME_MAX);
+		proto_error_set(&err, PROTO_ERR_TOO_LARGE, "reply exceeds %d bytes",
+				PROTO_FRAME_MAX);
+		send_error(cl, message_id(msg), &err);
+	}
+	json_object_put(msg);
+}
+
+/*
+ * Queues event NAME's msg (consumed). One too large for a frame is dropped, never answered
+ * with an error: an error with no id ends a watch (latencyctl takes it for a reload's), and
+ * the next event may fit. Logged once per client, the later ones at debug level.
+ */
+static void send_event(struct client *cl, const char *name, struct json_object *msg)
+{
+	if (queue_message(cl, msg) == -EMSGSIZE) {
+		cl->events_too_large++;
+		if (cl->events_too_large == 1)
+			log_warnx("client %u: a %s event exceeds %d bytes, dropped (its later ones "
+				  "logged at debug level)",
+				  cl->caller.id, name, PROTO_FRAME_MAX);
+		else
+			log_debug("client %u: a %s event exceeds %d bytes, dropped (%" PRIu64
+				  " so far)",
+				  cl->caller.id, name, PROTO_FRAME_MAX, cl->events_too_large);
 	}
 	json_object_put(msg);
 }
@@ -1116,7 +1146,8 @@ const struct control_stats *control_stats(const struct control *c)
 
 /*
  * A watcher that does not read its events is dropped once output_max bytes wait for it
- * (send_message): a slow client never holds back latencyd, nor makes it grow.
+ * (queue_message): a slow client never holds back latencyd, nor makes it grow. An event
+ * too large for a frame is dropped alone (send_event).
  */
 void control_broadcast(struct control *c, const char *name, struct json_object *data)
 {
@@ -1129,7 +1160,7 @@ void control_broadcast(struct control *c, const char *name, struct json_object *
 			continue;
 		if (proto_event_new(name, json_object_get(data), &msg) < 0)
 			msg = NULL;
-		send_message(cl, msg);
+		send_event(cl, name, msg);
 		client_flush(cl);
 		client_update(cl);
 	}

@@ -166,6 +166,25 @@ static void test_errors(void)
 	ASSERT_TRUE(rmdir(dir) == 0);
 }
 
+/*
+ * watch waits for events with no deadline (UINT64_MAX): poll() must wait for ever (-1), not
+ * for what the microseconds to UINT64_MAX make once cut to an int. A deadline far off, but
+ * not none, waits INT_MAX ms at most; one near is rounded up to the next millisecond.
+ */
+static void test_poll_timeout(void)
+{
+	uint64_t now = 123456789;
+
+	ASSERT_EQ(conn_poll_timeout(UINT64_MAX, now), -1);
+	ASSERT_EQ(conn_poll_timeout(UINT64_MAX, 0), -1);
+	ASSERT_EQ(conn_poll_timeout(UINT64_MAX - 1, now), INT_MAX);
+	ASSERT_EQ(conn_poll_timeout(now + (uint64_t)INT_MAX * 1000 + 1, now), INT_MAX);
+	ASSERT_EQ(conn_poll_timeout(now + (uint64_t)INT_MAX * 1000, now), INT_MAX);
+	ASSERT_EQ(conn_poll_timeout(now + 5000000, now), 5000);
+	ASSERT_EQ(conn_poll_timeout(now + 1, now), 1);
+	ASSERT_EQ(conn_poll_timeout(now + 1001, now), 2);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -173,5 +192,6 @@ int main(void)
 	RUN(test_socket);
 	RUN(test_negative_id);
 	RUN(test_errors);
+	RUN(test_poll_timeout);
 	return 0;
 }

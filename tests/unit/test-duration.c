@@ -76,6 +76,15 @@ static void test_parse(void)
 	bad("1w", -EINVAL, "use ns, us, ms, s, min (or m), h or d");
 	bad("00.5", -EINVAL, "a unit is required");
 	bad("1msx", -EINVAL, "unknown unit");
+	/* A sum of units is not read: said so, with the forms that are. */
+	bad("1h30min", -EINVAL, "one number and one unit: 90min or 1.5h, not 1h30min");
+	bad("1m30s", -EINVAL, "one number and one unit");
+	bad("2min5s", -EINVAL, "one number and one unit");
+	bad("1.5ms250us", -EINVAL, "one number and one unit");
+	bad("1\xc2\xb5s5ns", -EINVAL, "one number and one unit");
+	bad("1d2", -EINVAL, "one number and one unit");
+	bad("1h30", -EINVAL, "one number and one unit");
+	bad("1x30min", -EINVAL, "unknown unit");
 	bad("1.ms", -EINVAL, "decimal point");
 	bad("1.5ns", -EINVAL, "finer than a nanosecond");
 	bad("1.0000000001s", -EINVAL, "too many decimals");

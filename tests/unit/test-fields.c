@@ -109,9 +109,26 @@ static void test_refused(void)
 		{"{\"name\":\"\\u0000\"}", "field 'name' must be a string without NUL bytes"},
 		/* Not read as INT64_MAX, another number than was sent. */
 		{"{\"name\":\"x\",\"count\":9223372036854775808}",
-		 "field 'count' is out of range (above 9223372036854775807)"},
+		 "field 'count' is too large (at most 9223372036854775807)"},
 		{"{\"name\":\"x\",\"count\":18446744073709551616}",
-		 "field 'count' is out of range (above 9223372036854775807)"},
+		 "field 'count' is too large (at most 9223372036854775807)"},
+		/* json-c reads any integer below INT64_MIN as INT64_MIN, and any past UINT64_MAX
+		 * as UINT64_MAX: those two could be any larger number. */
+		{"{\"name\":\"x\",\"count\":-9223372036854775809}",
+		 "field 'count' is too small (at least -9223372036854775807)"},
+		{"{\"name\":\"x\",\"count\":-9223372036854775808}",
+		 "field 'count' is too small (at least -9223372036854775807)"},
+		{"{\"name\":\"x\",\"size\":18446744073709551616}",
+		 "field 'size' is too large (at most 18446744073709551614)"},
+		{"{\"name\":\"x\",\"size\":18446744073709551615}",
+		 "field 'size' is too large (at most 18446744073709551614)"},
+		{"{\"name\":\"x\",\"size\":99999999999999999999999}",
+		 "field 'size' is too large (at most 18446744073709551614)"},
+		/* json-c reads 1e400 as infinity, and NaN and Infinity as such. */
+		{"{\"name\":\"x\",\"ratio\":1e400}", "field 'ratio' must be a finite number"},
+		{"{\"name\":\"x\",\"ratio\":-1e400}", "field 'ratio' must be a finite number"},
+		{"{\"name\":\"x\",\"ratio\":NaN}", "field 'ratio' must be a finite number"},
+		{"{\"name\":\"x\",\"ratio\":Infinity}", "field 'ratio' must be a finite number"},
 	};
 	struct proto_error err;
 	struct args a;
@@ -122,15 +139,46 @@ static void test_refused(void)
 		ASSERT_STREQ(err.message, bad[i].message);
 	}
 
-	/* The largest that fits is taken as it is. */
+	/* The largest that fits is taken as it is, and so are the bounds json-c cannot reach
+	 * by clamping. */
 	ASSERT_EQ(dispatch("{\"name\":\"x\",\"count\":9223372036854775807}", 0, &a, &err), 0);
 	ASSERT_EQ(a.count, INT64_MAX);
+	ASSERT_EQ(dispatch("{\"name\":\"x\",\"count\":-9223372036854775807}", 0, &a, &err), 0);
+	ASSERT_EQ(a.count, INT64_MIN + 1);
+	ASSERT_EQ(dispatch("{\"name\":\"x\",\"size\":18446744073709551614}", 0, &a, &err), 0);
+	ASSERT_TRUE(a.size == UINT64_MAX - 1);
+	ASSERT_EQ(dispatch("{\"name\":\"x\",\"ratio\":1e308}", 0, &a, &err), 0);
+	ASSERT_TRUE(a.ratio == 1e308);
 
 	/* Unknown fields pass when the caller asks for leniency; mistyped ones never do. */
 	ASSERT_EQ(dispatch("{\"name\":\"x\",\"colour\":1}", PROTO_DISPATCH_ALLOW_UNKNOWN, &a, &err),
 		  0);
 	ASSERT_EQ(dispatch("{\"name\":2,\"colour\":1}", PROTO_DISPATCH_ALLOW_UNKNOWN, &a, &err),
 		  -EINVAL);
+}
+
+/* PROTO_FIELD_CLAMPED: a field that reads every value past a bound alike takes them. */
+static void test_clamped(void)
+{
+	static const struct proto_field clamped[] = {
+		{"count", PROTO_FIELD_INT, PROTO_FIELD_CLAMPED, offsetof(struct args, count)},
+		{"size", PROTO_FIELD_UINT, PROTO_FIELD_CLAMPED, offsetof(struct args, size)},
+		{NULL},
+	};
+	struct json_object *o = json_tokener_parse(
+		"{\"count\":-99999999999999999999,\"size\":99999999999999999999}");
+	struct proto_error err = {0};
+	struct args a = {0};
+
+	ASSERT_TRUE(o);
+	ASSERT_EQ(proto_fields_dispatch(o, clamped, 0, &a, &err), 0);
+	ASSERT_EQ(a.count, INT64_MIN);
+	ASSERT_TRUE(a.size == UINT64_MAX);
+	json_object_put(o);
+	o = json_tokener_parse("{\"count\":99999999999999999999}");
+	ASSERT_EQ(proto_fields_dispatch(o, clamped, 0, &a, &err), 0);
+	ASSERT_EQ(a.count, INT64_MAX);
+	json_object_put(o);
 }
 
 static void test_not_an_object(void)
@@ -155,6 +203,7 @@ int main(void)
 	RUN(test_all_types);
 	RUN(test_defaults_kept);
 	RUN(test_refused);
+	RUN(test_clamped);
 	RUN(test_not_an_object);
 	return 0;
 }

@@ -274,6 +274,113 @@ static void test_garbage(void)
 	proto_decoder_done(&d);
 }
 
+/* One line through a fresh decoder: its frame (to put), or NULL with the error in why. */
+static struct json_object *decode(const char *line, char *why, size_t whylen)
+{
+	struct proto_decoder d;
+	struct json_object *o = NULL;
+	int r;
+
+	proto_decoder_init(&d, PROTO_FRAME_MAX);
+	for (size_t done = 0; (r = proto_decoder_next(&d, &o)) == 0;) {
+		ssize_t n = proto_decoder_feed(&d, line + done, strlen(line) - done);
+
+		ASSERT_TRUE(n > 0);
+		done += (size_t)n;
+	}
+	snprintf(why, whylen, "%s", r < 0 ? proto_decoder_error(&d) : "");
+	ASSERT_TRUE(r == 1 || r == -EBADMSG);
+	proto_decoder_done(&d);
+	return r == 1 ? o : NULL;
+}
+
+/*
+ * What json-c's strict parser lets through and JSON is not: refused, saying what and
+ * where. A name twice in one object above all: json-c keeps the last, so the first
+ * line would run reload where a reader of the text sees status.
+ */
+static void test_not_json(void)
+{
+	static const struct {
+		const char *line, *error;
+	} bad[] = {
+		{"{\"id\":1,\"command\":\"status\",\"command\":\"reload\"}\n",
+		 "duplicate member 'command' at column 28"},
+		{"{\"a\":{\"x\":1,\"y\":2,\"x\":3}}\n", "duplicate member 'x' at column 19"},
+		{"{\"a\":[{\"b\":1},{\"c\":1,\"c\":2}]}\n", "duplicate member 'c'"},
+		/* The same name escaped otherwise, and in a nested object lost to the later. */
+		{"{\"a\":1,\"\\u0061\":2}\n", "duplicate member 'a'"},
+		{"{\"\\ud83d\\ude00\":1,\"\xf0\x9f\x98\x80\":2}\n",
+		 "duplicate member '\xf0\x9f\x98\x80'"},
+		{"{\"\\ud800\":1,\"\\udfff\":2}\n", "duplicate member '\xef\xbf\xbd'"},
+		{"{\"a\":{\"x\":1,\"x\":2},\"a\":{}}\n", "duplicate member '"},
+		{"{\"a\":NaN}\n", "NaN or Infinity at column 6: not a JSON number"},
+		{"{\"a\":[1,Infinity]}\n", "NaN or Infinity at column 9"},
+		{"{\"a\":-Infinity}\n", "NaN or Infinity"},
+		{"{\"a\":{\"b\":1e400}}\n", "the number 1e400 in member 'b' is out of range"},
+		{"{\"a\":[-1e999]}\n", "the number -1e999 in member 'a' is out of range"},
+		{"{'a':1}\n", "a single quote at column 2: names and strings take double quotes"},
+		{"{\"a\":\"x\ty\"}\n", "a raw control character (0x09) in a string at column 8"},
+		{"{\"a\x01\":1}\n", "a raw control character (0x01)"},
+		{"{\"a\":1.}\n", "a number without digits after its decimal point at column 7"},
+		{"{\"a\\u0000b\":1}\n", "a NUL byte (\\u0000) in the member name at column 2"},
+	};
+	static const char *const good[] = {
+		"{\"a\":1,\"b\":{\"a\":2},\"c\":[{\"a\":3},{\"a\":4}]}\n",
+		"{\"a\":\"NaN Infinity 'q' 1. \\t \\u0000\",\"n\":-1.5e3,\"m\":1e-400}\n",
+		"{\"a\":1,\"A\":2,\"a \":3,\"\\u00e9\":4,\"\\u00e8\":5}\n",
+		"{\"\\\"\":1,\"\\\\\":2,\"\\/\":3,\"x/\":4}\n",
+		"{\"x\" : 1 , \"y\":\t{}}\n",
+	};
+	char why[PROTO_MESSAGE_MAX];
+	struct json_object *o;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fprintf(stderr, "   %s", bad[i].line);
+		ASSERT_TRUE(decode(bad[i].line, why, sizeof(why)) == NULL);
+		ASSERT_CONTAINS(why, bad[i].error);
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		fprintf(stderr, "   %s", good[i]);
+		o = decode(good[i], why, sizeof(why));
+		if (!o)
+			fprintf(stderr, "refused: %s\n", why);
+		ASSERT_TRUE(o);
+		json_object_put(o);
+	}
+
+	/* "/" and "\/" are one name. */
+	ASSERT_TRUE(decode("{\"/\":1,\"\\/\":2}\n", why, sizeof(why)) == NULL);
+	ASSERT_CONTAINS(why, "duplicate member '/'");
+}
+
+/* The largest frame of distinct names, and of one name repeated: both answered at once. */
+static void test_many_members(void)
+{
+	char *line = malloc(PROTO_FRAME_MAX), *p = line, why[PROTO_MESSAGE_MAX];
+	struct json_object *o;
+	int i;
+
+	ASSERT_TRUE(line);
+	*p++ = '{';
+	for (i = 0; p - line < PROTO_FRAME_MAX - 32; i++)
+		p += sprintf(p, "%s\"%x\":0", i ? "," : "", (unsigned)i);
+	strcpy(p, "}\n");
+	o = decode(line, why, sizeof(why));
+	ASSERT_TRUE(o);
+	ASSERT_EQ(json_object_object_length(o), i);
+	json_object_put(o);
+
+	p = line;
+	*p++ = '{';
+	for (i = 0; p - line < PROTO_FRAME_MAX - 32; i++)
+		p += sprintf(p, "%s\"k\":0", i ? "," : "");
+	strcpy(p, "}\n");
+	ASSERT_TRUE(decode(line, why, sizeof(why)) == NULL);
+	ASSERT_CONTAINS(why, "duplicate member 'k'");
+	free(line);
+}
+
 int main(void)
 {
 	RUN(test_encode);
@@ -282,5 +389,7 @@ int main(void)
 	RUN(test_not_utf8);
 	RUN(test_oversize);
 	RUN(test_garbage);
+	RUN(test_not_json);
+	RUN(test_many_members);
 	return 0;
 }
