@@ -5,6 +5,7 @@
  * written before the tables existed reads back to the same bytes.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +292,9 @@ static const char *decode_value(const struct codec_field *f, struct json_object 
 		if (!json_object_is_type(v, json_type_double) &&
 		    !json_object_is_type(v, json_type_int))
 			return "must be a number";
+		/* A hand-edited NaN or 1e400 would go out in replies that clients refuse. */
+		if (!isfinite(json_object_get_double(v)))
+			return "must be a finite number";
 		*AT(obj, f->offset, double) = json_object_get_double(v);
 		return NULL;
 	case CODEC_BOOL:

@@ -377,7 +377,7 @@ static void test_unknown_and_mistyped(void)
 		" \"seq\": -3, \"tid\": 5, \"stack\": {\"kind\": \"task\", \"frames\": [\"a\", "
 		"7]}}],"
 		" \"disks\": {\"254:0\": \"vda\", \"8:0\": 3}, \"status2\": null,"
-		" \"history\": {\"window_ns\": true}}");
+		" \"history\": {\"window_ns\": true, \"events_per_sec\": 1e400}}");
 	struct problems p = {.n = 0};
 	struct catalog_entry e;
 	struct json_object *again, *v;
@@ -390,7 +390,8 @@ static void test_unknown_and_mistyped(void)
 	ASSERT_CONTAINS(p.text, "disks.8:0: must be a string; left out");
 	ASSERT_CONTAINS(p.text, "status2: unknown to this latencyd; kept as it is");
 	ASSERT_CONTAINS(p.text, "history.window_ns: must be a non-negative integer; left out");
-	ASSERT_EQ(p.n, 7);
+	ASSERT_CONTAINS(p.text, "history.events_per_sec: must be a finite number; left out");
+	ASSERT_EQ(p.n, 8);
 	ASSERT_EQ(e.id, 21);
 	ASSERT_EQ(e.status, CATALOG_COMPLETE);
 	ASSERT_EQ(e.bytes, 0);
