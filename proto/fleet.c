@@ -14,6 +14,7 @@
 
 #include "fleet.h"
 #include "proto.h"
+#include "strict.h"
 
 bool proto_fleet_name_valid(const char *s)
 {
@@ -174,6 +175,7 @@ static int parse_object(const void *payload, size_t len, struct json_object **re
 {
 	struct json_tokener *tok;
 	struct json_object *o;
+	int r;
 
 	if (len > PROTO_FLEET_MAX) {
 		snprintf(why, whylen, "%zu bytes, more than %d", len, PROTO_FLEET_MAX);
@@ -186,6 +188,7 @@ static int parse_object(const void *payload, size_t len, struct json_object **re
 	tok = json_tokener_new();
 	if (!tok)
 		return -ENOMEM;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 	o = json_tokener_parse_ex(tok, payload, (int)len);
 	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
 	    tok->char_offset != (int)len || !json_object_is_type(o, json_type_object)) {
@@ -195,6 +198,13 @@ static int parse_object(const void *payload, size_t len, struct json_object **re
 		return -EINVAL;
 	}
 	json_tokener_free(tok);
+	/* A peer's message is held to JSON as a client's frame is: no duplicate member to
+	 * say one thing to one parser and another to ours. */
+	r = proto_json_strict_check(payload, len, o, why, whylen);
+	if (r < 0) {
+		json_object_put(o);
+		return r == -ENOMEM ? r : -EINVAL;
+	}
 	*ret = o;
 	return 0;
 }
