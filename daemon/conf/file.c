@@ -5,6 +5,7 @@
  * not just the first; the caller decides whether to print, log or keep an older
  * configuration.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -232,6 +233,41 @@ static void check_events(struct loader *l)
 	}
 }
 
+/* A broker on this host's loopback: nothing it is sent crosses a network. */
+static bool loopback(const char *host)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	if (strcmp(host, "localhost") == 0)
+		return true;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+/*
+ * The fleet's password to a mqtt:// broker crosses the network in clear text: said, as a
+ * warning (a trusted network, an IPsec or WireGuard tunnel may be why), where it is set.
+ */
+static void check_fleet_password(struct loader *l)
+{
+	const struct conf_fleet *f = &l->conf->fleet;
+	const struct conf_key *k = conf_find_key("fleet.password_file");
+	const char *origin = k ? l->conf->origins[k - conf_keys] : NULL;
+	char host[256];
+	bool tls;
+
+	if (!origin || !f->enabled || !f->password_file[0] ||
+	    conf_broker_parse(f->broker, host, sizeof(host), NULL, &tls) < 0 || tls ||
+	    loopback(host))
+		return;
+	conf_diag_line(l->diag,
+		       "%s: fleet.password_file: warning: the password in %s goes to %s in clear "
+		       "text: a broker with TLS (mqtts://) keeps it from the network",
+		       origin, f->password_file, f->broker);
+}
+
 static void parse_error(struct loader *l, config_t *cfg)
 {
 	unsigned line, first;
@@ -271,8 +307,10 @@ static void read_text(struct loader *l, const char *name, const char *text, size
 			parse_error(l, &cfg);
 		} else {
 			walk(l, config_root_setting(&cfg), "");
-			if (!l->saved)
+			if (!l->saved) {
 				check_events(l);
+				check_fleet_password(l);
+			}
 		}
 		l->src = NULL;
 		config_destroy(&cfg);

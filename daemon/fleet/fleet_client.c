@@ -2,8 +2,9 @@
 /*
  * The fleet as latencyd sees it (fleet_client.h): latencyd-fleet started and watched by a
  * reader thread that checks each of its records (fleet_wire.h) before anything here acts
- * on it, and started again, with backoff, when it dies. The main loop's publishes are a
- * request and its reply, bounded in time: a helper that does not answer is killed.
+ * on it, and started again, with backoff, when it dies or goes silent (its heartbeat,
+ * fleet_wire.h). The main loop's publishes are requests it never waits for: an alert's
+ * outcome comes back as a record, kept by its seq until the main loop asks (fleet_acked()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "fleet_client.h"
+#include "fleet_skew.h"
 #include "fleet_spawn.h"
 #include "fleet_wire.h"
 #include "log.h"
@@ -28,10 +30,15 @@
 
 #define NOTES_MAX	  256 /* notes the main loop has not taken; more are dropped */
 /* Of them, the places news of peers' alerts never take: a flood of them leaves room for
- * members' results and presences, and for the refusals, merged one note per origin. */
+ * members' results. */
 #define NOTES_RESERVE	  64
-#define REPLY_WAIT_MS	  500 /* a publish not answered by then: the helper is stuck */
-#define STOP_WAIT_SEC	  3   /* for the helper to say offline and disconnect */
+/* Presences, one per member (latest wins), and refusals, one per origin, status and budget,
+ * each in a list of its own that the other notes never fill: more members than the main
+ * loop tracks (MEMBERS_MAX), more origins refused at once than it answers in a window. */
+#define PRESENCES_MAX	  1024
+#define REFUSALS_MAX	  256
+#define INFLIGHT_MAX	  64 /* alerts awaiting their outcome: more than the outbox holds */
+#define STOP_WAIT_SEC	  3  /* for the helper to say offline and disconnect */
 #define RESTART_MIN_SEC	  1
 #define RESTART_MAX_SEC	  60
 #define HEALTHY_AFTER_SEC 60 /* a helper that ran this long restarts without delay */
@@ -49,13 +56,23 @@ struct fleet {
 	pthread_mutex_t lock; /* below: the reader thread writes, the main loop reads */
 	pthread_cond_t wake;  /* the reader's backoff, cut short by fleet_free() */
 	struct fleet_note *head, **tail;
-	size_t n_notes, n_news; /* n_news: of them, FLEET_PEER_ALERT */
+	size_t n_notes, n_news;			 /* n_news: of them, FLEET_PEER_ALERT */
+	struct fleet_note *presences, *refusals; /* merged (PRESENCES_MAX, REFUSALS_MAX) */
+	size_t n_presences, n_refusals;
+	struct fleet_link link;
+	/* The alerts published (seq, not 0) whose outcome the main loop has not taken. */
+	struct {
+		uint32_t seq;
+		int32_t rc;
+		bool settled;
+	} inflight[INFLIGHT_MAX];
 	struct fleet_status st;
 	/* The counters of the helpers that ended, and the running one's last: a helper started
 	 * again counts from zero, and status and the metrics must never go back. */
 	struct fleet_status gone, last;
 	struct fleet_said said; /* problems noted: each is said once */
 	uint64_t stale_here;	/* alerts that went stale between the helper and here */
+	struct fleet_skew skew; /* the reader thread's alone */
 	uint64_t failed_here;	/* publishes the helper never took (not connected, no answer) */
 	pid_t pid;
 	bool stopping;
@@ -63,7 +80,7 @@ struct fleet {
 	/* The request socket: the main loop's, swapped by the reader when a helper changes. */
 	pthread_mutex_t request_lock;
 	int request_fd;
-	uint32_t seq;
+	uint32_t seq; /* the last alert's (under request_lock) */
 };
 
 static const char *note_kind(uint32_t kind)
@@ -102,6 +119,16 @@ static void note_dropped(struct fleet *f, const struct fleet_event *ev, bool ful
 			  note_kind(ev->kind), dropped);
 }
 
+/* The main loop's wakeup, for what is not in the list of notes (fleet_take()). */
+static void wake_main(struct fleet *f)
+{
+	uint64_t one = 1;
+
+	if (write(f->note_fd, &one, sizeof(one)) < 0) {
+		/* The counter cannot overflow in practice; the main loop reads it. */
+	}
+}
+
 static void note(struct fleet *f, const struct fleet_event *ev)
 {
 	struct fleet_note *n = calloc(1, sizeof(*n));
@@ -133,38 +160,99 @@ static void note(struct fleet *f, const struct fleet_event *ev)
 }
 
 /*
+ * N (EV: what it is) into the merged list *HEAD of at most MAX: merged into the first
+ * element SAME() finds (then freed), else appended. A list of its own, which the other notes
+ * never fill; dropped (counted and said) only when MAX are there already.
+ */
+static void merge(struct fleet *f, struct fleet_note **head, size_t *count, size_t max,
+		  struct fleet_note *n, bool (*same)(struct fleet_note *had, struct fleet_note *n))
+{
+	struct fleet_note **p;
+	bool full = false;
+
+	pthread_mutex_lock(&f->lock);
+	for (p = head; *p; p = &(*p)->next)
+		if (same(*p, n))
+			break;
+	if (*p) {
+		pthread_mutex_unlock(&f->lock);
+		free(n);
+		return; /* its wakeup is pending: fleet_take() has not taken the list */
+	}
+	full = *count >= max;
+	if (!full) {
+		*p = n;
+		(*count)++;
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (full) {
+		note_dropped(f, &n->ev, true);
+		free(n);
+		return;
+	}
+	wake_main(f);
+}
+
+/* A member's latest presence replaces the one the main loop has not taken yet. */
+static bool same_member(struct fleet_note *had, struct fleet_note *n)
+{
+	if (strcmp(had->ev.presence.host, n->ev.presence.host) != 0)
+		return false;
+	had->ev = n->ev;
+	return true;
+}
+
+/* One refusal (N) joins the pending ones of its origin, status and budget. */
+static bool same_refusals(struct fleet_note *had, struct fleet_note *n)
+{
+	struct proto_fleet_result *res = &had->ev.result;
+	const struct proto_fleet_result *one = &n->ev.result;
+
+	if (strcmp(res->host, one->host) != 0 || strcmp(res->status, one->status) != 0 ||
+	    strcmp(res->budget, one->budget) != 0)
+		return false;
+	if (res->n < PROTO_FLEET_RESULT_INCIDENTS)
+		snprintf(res->incidents[res->n++], sizeof(res->incidents[0]), "%s",
+			 one->incidents[0]);
+	res->count++;
+	return true;
+}
+
+static void presence(struct fleet *f, const struct fleet_event *ev)
+{
+	struct fleet_note *n = calloc(1, sizeof(*n));
+
+	if (!n) {
+		note_dropped(f, ev, false);
+		return;
+	}
+	n->ev = *ev;
+	merge(f, &f->presences, &f->n_presences, PRESENCES_MAX, n, same_member);
+}
+
+/*
  * A peer's alert not recorded (EV: FLEET_UNANSWERED): joins the pending refusals of its
- * origin, status and budget, a note not taken yet, else a new one. A flood of refusals is
- * one note per origin until the main loop takes it, which answers the origin and counts
- * them all (answers.c): it never crowds out the other notes, nor is an origin's refusal
- * lost because others filled the list.
+ * origin, status and budget, else a new note of them. A flood of refusals is one note per
+ * origin until the main loop takes it, which answers the origin and counts them all
+ * (answers.c): they never crowd out the other notes, nor do the other notes theirs.
  */
 static void refused(struct fleet *f, const struct fleet_event *ev)
 {
-	struct fleet_event r = {.kind = FLEET_REFUSALS};
+	struct fleet_note *n = calloc(1, sizeof(*n));
 	struct proto_fleet_result *res;
 
-	pthread_mutex_lock(&f->lock);
-	for (struct fleet_note *n = f->head; n; n = n->next) {
-		res = &n->ev.result;
-		if (n->ev.kind != FLEET_REFUSALS || strcmp(res->host, ev->alert.host) != 0 ||
-		    strcmp(res->status, ev->detail) != 0 || strcmp(res->budget, ev->budget) != 0)
-			continue;
-		if (res->n < PROTO_FLEET_RESULT_INCIDENTS)
-			snprintf(res->incidents[res->n++], sizeof(res->incidents[0]), "%s",
-				 ev->alert.incident);
-		res->count++;
-		pthread_mutex_unlock(&f->lock);
+	if (!n) {
+		note_dropped(f, ev, false);
 		return;
 	}
-	pthread_mutex_unlock(&f->lock);
-	res = &r.result; /* host: the origin, which the answer goes to */
+	n->ev.kind = FLEET_REFUSALS;
+	res = &n->ev.result; /* host: the origin, which the answer goes to */
 	snprintf(res->host, sizeof(res->host), "%s", ev->alert.host);
 	snprintf(res->status, sizeof(res->status), "%.15s", ev->detail);
 	snprintf(res->budget, sizeof(res->budget), "%s", ev->budget);
 	snprintf(res->incidents[0], sizeof(res->incidents[0]), "%s", ev->alert.incident);
 	res->n = res->count = 1;
-	note(f, &r);
+	merge(f, &f->refusals, &f->n_refusals, REFUSALS_MAX, n, same_refusals);
 }
 
 /* A problem of the helper itself, said once per distinct reason. */
@@ -207,9 +295,13 @@ static bool take_status(struct fleet *f, const struct fleet_status *h, uint32_t 
 			const char *detail)
 {
 	struct fleet_status *st = &f->st;
-	bool news = true;
+	bool news = true, changed;
 
 	pthread_mutex_lock(&f->lock);
+	changed = st->connected != h->connected;
+	f->link.connects += !st->connected && h->connected;
+	f->link.losses += st->connected && !h->connected;
+	f->link.connected = h->connected;
 	st->connected = h->connected;
 	st->subscribed = h->subscribed;
 	snprintf(st->detail, sizeof(st->detail), "%s", h->detail);
@@ -226,7 +318,26 @@ static bool take_status(struct fleet *f, const struct fleet_status *h, uint32_t 
 		fleet_said_clear(&f->said);
 	}
 	pthread_mutex_unlock(&f->lock);
+	if (changed)
+		wake_main(f);
 	return news;
+}
+
+/* The outcome of the alert published as SEQ: kept for fleet_acked(), if it is awaited. */
+static void acked(struct fleet *f, uint32_t seq, int32_t rc)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&f->lock);
+	for (size_t i = 0; i < INFLIGHT_MAX && !found; i++)
+		if (f->inflight[i].seq == seq && !f->inflight[i].settled) {
+			f->inflight[i].settled = true;
+			f->inflight[i].rc = rc;
+			found = true;
+		}
+	pthread_mutex_unlock(&f->lock);
+	if (found)
+		wake_main(f);
 }
 
 static void on_event(struct fleet *f, struct fleet_wire_event *e, size_t len)
@@ -247,6 +358,18 @@ static void on_event(struct fleet *f, struct fleet_wire_event *e, size_t len)
 	}
 	if (!take_status(f, &e->st, ev->kind, ev->detail) || ev->kind == FLEET_WIRE_COUNTERS)
 		return;
+	if (ev->kind == FLEET_WIRE_ACK) {
+		acked(f, e->seq, e->rc);
+		return;
+	}
+	if (ev->kind == FLEET_PEER_ALERT || ev->kind == FLEET_UNANSWERED) {
+		uint64_t now = now_ns(), recv = realtime_ns() - (now - ev->received_ns);
+		char said[400];
+
+		if (fleet_skew_check(&f->skew, &ev->alert, recv, f->set.max_age_ns, now, said,
+				     sizeof(said)))
+			log_warnx("%s", said);
+	}
 	/* Fresh when the helper read it; this process may have been stopped since. */
 	if (ev->kind == FLEET_PEER_ALERT && fleet_wire_stale(&ev->alert, f->set.max_age_ns)) {
 		pthread_mutex_lock(&f->lock);
@@ -273,6 +396,8 @@ static void on_event(struct fleet *f, struct fleet_wire_event *e, size_t len)
 	}
 	if (ev->kind == FLEET_UNANSWERED)
 		refused(f, ev);
+	else if (ev->kind == FLEET_PRESENCE)
+		presence(f, ev);
 	else
 		note(f, ev);
 }
@@ -284,6 +409,19 @@ static void set_request_fd(struct fleet *f, int fd)
 		close(f->request_fd);
 	f->request_fd = fd;
 	pthread_mutex_unlock(&f->request_lock);
+}
+
+/*
+ * A helper that sent nothing for FLEET_WIRE_SILENCE_NS, not even its heartbeat: hung (a
+ * deadlock, stopped), whatever its connection. Killed, to be started again; its pid is
+ * still its own (serve_one() has not reaped it).
+ */
+static void silent(struct fleet *f, pid_t pid)
+{
+	kill(pid, SIGKILL);
+	log_warnx("fleet: latencyd-fleet (pid %d) sent nothing for %" PRIu64
+		  " s, not even its heartbeat: killed, to be started again",
+		  (int)pid, FLEET_WIRE_SILENCE_NS / 1000000000);
 }
 
 /* One helper's life: started, given its settings, read until it goes. */
@@ -308,9 +446,18 @@ static void serve_one(struct fleet *f)
 		set_request_fd(f, c.request_fd);
 		c.request_fd = -1;
 		for (;;) {
-			ssize_t n = recv(c.event_fd, &e, sizeof(e), 0);
+			struct pollfd p = {.fd = c.event_fd, .events = POLLIN};
+			int ready = poll(&p, 1, (int)(FLEET_WIRE_SILENCE_NS / 1000000));
+			ssize_t n;
 
-			if (n < 0 && errno == EINTR)
+			if (ready < 0 && errno == EINTR)
+				continue;
+			if (ready == 0) {
+				silent(f, c.pid);
+				break;
+			}
+			n = recv(c.event_fd, &e, sizeof(e), MSG_DONTWAIT);
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
 				continue;
 			if (n <= 0)
 				break;
@@ -319,14 +466,23 @@ static void serve_one(struct fleet *f)
 	}
 	set_request_fd(f, -1);
 	fleet_child_close(&c);
-	/* Before it is reaped: nothing may kill a pid that another process may get next. */
+	/* Before it is reaped: nothing may kill a pid that another process may get next. The
+	 * alerts it had not settled are lost with it: the outbox publishes them again. */
 	pthread_mutex_lock(&f->lock);
 	f->pid = 0;
 	f->st.pid = 0;
+	f->link.losses += f->st.connected;
+	f->link.connected = false;
+	for (size_t i = 0; i < INFLIGHT_MAX; i++)
+		if (f->inflight[i].seq && !f->inflight[i].settled) {
+			f->inflight[i].settled = true;
+			f->inflight[i].rc = -ENOTCONN;
+		}
 	f->st.connected = f->st.subscribed = false;
 	helper_counters_sum(&f->gone, &f->gone, &f->last);
 	memset(&f->last, 0, sizeof(f->last));
 	pthread_mutex_unlock(&f->lock);
+	wake_main(f);
 	/* Its event socket closed: it is exiting, or hangs with it closed (killed then). */
 	for (int i = 0; waitpid(c.pid, &status, WNOHANG) == 0; i++) {
 		if (i == 20)
@@ -471,19 +627,25 @@ int fleet_eventfd(const struct fleet *f)
 	return f->note_fd;
 }
 
-struct fleet_note *fleet_take(struct fleet *f)
+struct fleet_note *fleet_take(struct fleet *f, struct fleet_link *link)
 {
-	struct fleet_note *list;
+	struct fleet_note *list, **end;
 	uint64_t v;
 
 	if (read(f->note_fd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: the list is checked anyway. */
 	}
 	pthread_mutex_lock(&f->lock);
+	/* The notes, then the presences, then the refusals: one list. */
+	*f->tail = f->presences;
+	for (end = f->tail; *end; end = &(*end)->next)
+		;
+	*end = f->refusals;
 	list = f->head;
-	f->head = NULL;
+	f->head = f->presences = f->refusals = NULL;
 	f->tail = &f->head;
-	f->n_notes = f->n_news = 0;
+	f->n_notes = f->n_news = f->n_presences = f->n_refusals = 0;
+	*link = f->link;
 	pthread_mutex_unlock(&f->lock);
 	return list;
 }
@@ -498,82 +660,82 @@ void fleet_note_free(struct fleet_note *n)
 	}
 }
 
-/* Q sent and its reply read, within REPLY_WAIT_MS; under request_lock. */
-static int exchange(struct fleet *f, struct fleet_wire_request *q)
+/* A place for SEQ's outcome (under f->lock); false if INFLIGHT_MAX await theirs. */
+static bool inflight_add(struct fleet *f, uint32_t seq)
 {
-	struct fleet_wire_reply rep;
-	uint64_t deadline = now_ns() + (uint64_t)REPLY_WAIT_MS * 1000000;
-
-	q->seq = ++f->seq;
-	if (send(f->request_fd, q, sizeof(*q), MSG_NOSIGNAL | MSG_DONTWAIT) != sizeof(*q))
-		return -ENOTCONN;
-	for (;;) {
-		struct pollfd p = {.fd = f->request_fd, .events = POLLIN};
-		uint64_t now = now_ns();
-		ssize_t n;
-
-		if (now >= deadline || poll(&p, 1, (int)((deadline - now) / 1000000) + 1) == 0)
-			return -ETIMEDOUT;
-		n = recv(f->request_fd, &rep, sizeof(rep), MSG_DONTWAIT);
-		if (n == 0)
-			return -ENOTCONN;
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n != sizeof(rep) || rep.type != FLEET_WIRE_REPLY)
-			return -EPROTO;
-		/* An earlier request's, answered after its wait ended. */
-		if (rep.seq == q->seq)
-			return rep.rc == 0 || rep.rc == -ENOTCONN || rep.rc == -ENOMEM ? rep.rc
-										       : -EIO;
-	}
+	for (size_t i = 0; i < INFLIGHT_MAX; i++)
+		if (!f->inflight[i].seq) {
+			f->inflight[i].seq = seq;
+			f->inflight[i].settled = false;
+			return true;
+		}
+	return false;
 }
 
+/* SEQ's outcome (under f->lock): -ENOENT unknown, 0 awaited, 1 settled with *RC; its place
+ * freed once settled, or at once if ALWAYS. */
+static int inflight_take(struct fleet *f, uint32_t seq, bool always, int32_t *rc)
+{
+	for (size_t i = 0; i < INFLIGHT_MAX && seq; i++)
+		if (f->inflight[i].seq == seq) {
+			bool settled = f->inflight[i].settled;
+
+			*rc = f->inflight[i].rc;
+			if (settled || always)
+				f->inflight[i].seq = 0;
+			return settled;
+		}
+	return -ENOENT;
+}
+
+/*
+ * Q sent without waiting: the helper never answers on this socket, and an alert's outcome
+ * (Q's seq, given here) comes back on the event socket (acked()), registered before it is
+ * sent so that it cannot come first.
+ */
 static int request(struct fleet *f, struct fleet_wire_request *q)
 {
-	bool connected;
+	bool alert = q->type == FLEET_WIRE_PUBLISH_ALERT, connected;
 	int r = -ENOTCONN;
 
 	pthread_mutex_lock(&f->lock);
 	connected = f->st.connected;
 	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_lock(&f->request_lock);
+	if (alert) {
+		q->seq = ++f->seq;
+		q->seq += q->seq == 0;
+	}
 	/* latencyd-fleet takes a request it cannot check as a broken parent and exits: refused
 	 * here, it is this request's error, not an outage of the fleet. */
 	if (!fleet_wire_request_check(q, sizeof(*q))) {
-		connected = false;
 		r = -EINVAL;
-	}
-	pthread_mutex_lock(&f->request_lock);
-	if (connected && f->request_fd >= 0)
-		r = exchange(f, q);
-	pthread_mutex_unlock(&f->request_lock);
-	if (r == -ETIMEDOUT || r == -EPROTO) {
-		pid_t pid;
+	} else if (connected && f->request_fd >= 0) {
+		pthread_mutex_lock(&f->lock);
+		r = !alert || inflight_add(f, q->seq) ? 0 : -ENOBUFS;
+		pthread_mutex_unlock(&f->lock);
+		if (r == 0 &&
+		    send(f->request_fd, q, sizeof(*q), MSG_NOSIGNAL | MSG_DONTWAIT) != sizeof(*q)) {
+			/* EAGAIN: the helper does not read; its silence gets it killed. */
+			r = errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -ENOTCONN;
+			if (alert) {
+				int32_t rc;
 
-		/* Under the lock: serve_one() clears f->pid under it before it reaps the
-		 * process, so a pid read here is not yet anyone else's. */
-		pthread_mutex_lock(&f->lock);
-		pid = f->pid;
-		if (pid > 0)
-			kill(pid, SIGKILL);
-		pthread_mutex_unlock(&f->lock);
-		log_warnx("fleet: latencyd-fleet (pid %d) %s: killed, to be started again",
-			  (int)pid,
-			  r == -ETIMEDOUT ? "did not answer within 500 ms" : "answered nonsense");
-		r = -ENOTCONN;
+				pthread_mutex_lock(&f->lock);
+				inflight_take(f, q->seq, true, &rc);
+				pthread_mutex_unlock(&f->lock);
+			}
+		}
 	}
-	/* A publish taken counts once the broker acknowledges it (take_status()). */
-	if (r != 0) {
-		pthread_mutex_lock(&f->lock);
-		f->failed_here++;
-		f->st.publish_failed++;
-		pthread_mutex_unlock(&f->lock);
-	}
+	pthread_mutex_unlock(&f->request_lock);
 	return r;
 }
 
-int fleet_publish_alert(struct fleet *f, struct proto_fleet_alert *a, uint64_t ttl_ns)
+int fleet_publish_alert(struct fleet *f, struct proto_fleet_alert *a, uint64_t ttl_ns,
+			uint32_t *seq)
 {
 	static struct fleet_wire_request q; /* the main loop's alone */
+	int r;
 
 	snprintf(a->host, sizeof(a->host), "%s", f->set.host);
 	snprintf(a->group, sizeof(a->group), "%s", f->set.group);
@@ -583,19 +745,74 @@ int fleet_publish_alert(struct fleet *f, struct proto_fleet_alert *a, uint64_t t
 	q.type = FLEET_WIRE_PUBLISH_ALERT;
 	q.ttl_ns = ttl_ns;
 	q.alert = *a;
-	return request(f, &q);
+	r = request(f, &q);
+	*seq = r == 0 ? q.seq : 0;
+	return r;
+}
+
+int fleet_acked(struct fleet *f, uint32_t seq)
+{
+	int32_t rc = 0;
+	int r;
+
+	pthread_mutex_lock(&f->lock);
+	r = inflight_take(f, seq, false, &rc);
+	pthread_mutex_unlock(&f->lock);
+	if (r <= 0)
+		return r;
+	if (rc == -ENOBUFS || rc == -ENOMEM || rc == -EAGAIN)
+		return -EAGAIN;
+	return rc == 0 ? 1 : rc == -EIO ? -EIO : -ENOTCONN;
+}
+
+void fleet_publish_lost(struct fleet *f, uint32_t seq)
+{
+	int32_t rc;
+
+	pthread_mutex_lock(&f->lock);
+	inflight_take(f, seq, true, &rc);
+	f->failed_here++;
+	f->st.publish_failed++;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fleet_count_stale(struct fleet *f)
+{
+	pthread_mutex_lock(&f->lock);
+	f->stale_here++;
+	f->st.stale++;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fleet_publish_forget(struct fleet *f, uint32_t seq)
+{
+	int32_t rc;
+
+	pthread_mutex_lock(&f->lock);
+	inflight_take(f, seq, true, &rc);
+	pthread_mutex_unlock(&f->lock);
 }
 
 int fleet_publish_result(struct fleet *f, struct proto_fleet_result *res)
 {
 	static struct fleet_wire_request q; /* the main loop's alone */
+	int r;
 
 	snprintf(res->host, sizeof(res->host), "%s", f->set.host);
 	snprintf(res->group, sizeof(res->group), "%s", f->set.group);
 	memset(&q, 0, sizeof(q));
 	q.type = FLEET_WIRE_PUBLISH_RESULT;
 	q.result = *res;
-	return request(f, &q);
+	r = request(f, &q);
+	/* Never sent again: its one attempt failed. One taken counts once the broker
+	 * acknowledges it (take_status()). */
+	if (r != 0) {
+		pthread_mutex_lock(&f->lock);
+		f->failed_here++;
+		f->st.publish_failed++;
+		pthread_mutex_unlock(&f->lock);
+	}
+	return r;
 }
 
 void fleet_status(struct fleet *f, struct fleet_status *st)
@@ -638,6 +855,8 @@ void fleet_free(struct fleet *f)
 	}
 	set_request_fd(f, -1);
 	fleet_note_free(f->head);
+	fleet_note_free(f->presences);
+	fleet_note_free(f->refusals);
 	if (f->note_fd >= 0)
 		close(f->note_fd);
 	pthread_cond_destroy(&f->wake);

@@ -5,9 +5,12 @@
  * client and the parsing of what peers send run in latencyd-fleet, a process of its own
  * without root or any capability (fleet/helper/); here, its records are checked again
  * (fleet_wire.h) by a thread that hands a peer's alert to the alert callback, which queues
- * it for the realtime waiter. What the main loop must know (the connection, peers'
- * results) waits in a list behind an eventfd. A helper that dies is started again; the
- * local path never waits for it. Messages: proto/fleet.h.
+ * it for the realtime waiter. What the main loop must know waits behind an eventfd: the
+ * connection (struct fleet_link, never lost), each member's latest presence and each
+ * origin's refusals (merged), and the other notes in a bounded list. A helper that dies, or
+ * is silent for FLEET_WIRE_SILENCE_NS, is started again; the local path never waits for
+ * it, and a publish is a request whose outcome comes later (fleet_acked()). Messages:
+ * proto/fleet.h.
  */
 #ifndef LATENCYD_FLEET_CLIENT_H
 #define LATENCYD_FLEET_CLIENT_H
@@ -25,6 +28,7 @@ typedef int (*fleet_alert_fn)(const struct proto_fleet_alert *a, uint64_t receiv
 			      const char **budget, void *userdata);
 
 enum fleet_note_kind {
+	/* For the log: the connection's state is struct fleet_link's, whatever is dropped. */
 	FLEET_CONNECTED,    /* detail: the broker */
 	FLEET_DISCONNECTED, /* detail: why; said once per distinct reason, not per retry */
 	FLEET_ERROR,	    /* detail: connected, but the broker refused the subscription, or
@@ -32,7 +36,9 @@ enum fleet_note_kind {
 	FLEET_RESULT,	    /* result: what a peer did for incidents */
 	FLEET_PEER_ALERT,   /* alert: a peer's alert that was queued for recording */
 	FLEET_UNANSWERED,   /* alert, detail (a status), budget: a peer's alert not recorded */
-	FLEET_PRESENCE,	    /* presence: a member came, went or renewed; or ours, back */
+	/* presence: a member came, went or renewed; or ours, back. A member's latest only,
+	 * never dropped for the other notes. */
+	FLEET_PRESENCE,
 	/* result: an origin's alerts not recorded (FLEET_UNANSWERED merged; host: the
 	 * origin), the first PROTO_FLEET_RESULT_INCIDENTS named, all counted; never from the
 	 * helper */
@@ -78,6 +84,14 @@ struct fleet_status {
 	uint64_t notes_dropped;
 };
 
+/* The connection as fleet_take() returns it: counts that only grow, so that the main loop
+ * sees every change, however many notes were dropped. */
+struct fleet_link {
+	bool connected;
+	uint64_t connects; /* connections to the broker so far */
+	uint64_t losses;   /* of them, lost (the helper's end included) */
+};
+
 struct fleet;
 
 /* Resolves the host name, reads the password file, finds the helper and its user; a
@@ -93,13 +107,34 @@ const char *fleet_group(const struct fleet *f);
 const char *fleet_broker(const struct fleet *f);
 uint64_t fleet_max_age_ns(const struct fleet *f);
 int fleet_eventfd(const struct fleet *f);
-struct fleet_note *fleet_take(struct fleet *f);
+/* The notes since the last call, the presences and refusals after the others; the
+ * connection into *LINK. Called when the eventfd is readable, which an alert's outcome
+ * (fleet_acked()) makes it too. */
+struct fleet_note *fleet_take(struct fleet *f, struct fleet_link *link);
 void fleet_note_free(struct fleet_note *n);
 /* Publishes (QoS 1, MQTT v5) without waiting, to expire at the broker after ttl_ns: host,
- * group, boot id and the time sent are filled in here. -ENOTCONN while not connected:
- * nothing is queued then, for a request must not be delivered late (the caller retries). */
-int fleet_publish_alert(struct fleet *f, struct proto_fleet_alert *a, uint64_t ttl_ns);
-/* Host and group are filled in here. */
+ * group, boot id and the time sent are filled in here; *SEQ names it for fleet_acked().
+ * -ENOTCONN while not connected, -EAGAIN while the helper does not read its requests,
+ * -ENOBUFS with too many awaiting their outcome: nothing is queued then, for a request
+ * must not be delivered late (the caller retries). Nothing is counted here: the caller
+ * says fleet_publish_lost() once, for an alert it gives up. */
+int fleet_publish_alert(struct fleet *f, struct proto_fleet_alert *a, uint64_t ttl_ns,
+			uint32_t *seq);
+/* SEQ's outcome: 0 while it awaits the broker's PUBACK; 1 acknowledged; -EIO refused, by
+ * the broker or libmosquitto (counted failed by the helper); -EAGAIN the helper could not
+ * take it for now (no place, no memory: to publish again later); -ENOTCONN not handed on,
+ * or lost with its helper (to publish again); -ENOENT not known. SEQ is forgotten unless 0
+ * is returned. */
+int fleet_acked(struct fleet *f, uint32_t seq);
+/* An alert given up (SEQ: its publish awaiting an outcome, 0 if none): counted failed,
+ * once, and SEQ forgotten. */
+void fleet_publish_lost(struct fleet *f, uint32_t seq);
+/* SEQ's outcome no longer awaited, nothing counted: the helper's counters say it, if it
+ * comes (an alert handed on past its max_age, which libmosquitto still delivers). */
+void fleet_publish_forget(struct fleet *f, uint32_t seq);
+/* A peer's alert that went stale after it was taken (queued for the recorder): counted. */
+void fleet_count_stale(struct fleet *f);
+/* Host and group are filled in here; not sent (not connected): counted failed. */
 int fleet_publish_result(struct fleet *f, struct proto_fleet_result *res);
 void fleet_status(struct fleet *f, struct fleet_status *st);
 void fleet_free(struct fleet *f);

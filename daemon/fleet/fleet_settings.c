@@ -46,9 +46,14 @@ static void read_boot_id(char *buf, size_t size)
 	}
 }
 
+/*
+ * fleet.host, or the short hostname. Cut from a longer name, it is said: db1.paris.example
+ * and db1.tokyo.example are both db1, one MQTT client id (latencyd-db1), and the broker
+ * closes one's connection each time the other connects.
+ */
 static int resolve_host(const struct conf_fleet *c, char *host, size_t size)
 {
-	char name[HOST_NAME_MAX + 1] = "";
+	char name[HOST_NAME_MAX + 1] = "", full[HOST_NAME_MAX + 1];
 
 	if (c->host[0]) {
 		snprintf(host, size, "%s", c->host);
@@ -56,12 +61,18 @@ static int resolve_host(const struct conf_fleet *c, char *host, size_t size)
 	}
 	if (gethostname(name, sizeof(name)) < 0)
 		return -errno;
+	snprintf(full, sizeof(full), "%s", name);
 	name[strcspn(name, ".")] = 0; /* the short name, as relayd's tree has it */
 	if (!proto_fleet_name_valid(name)) {
 		log_warnx("fleet.host: the hostname '%s' is not a fleet name: set fleet.host",
 			  name);
 		return -EINVAL;
 	}
+	if (strcmp(name, full) != 0)
+		log_info("fleet.host is not set: this host is %s in the fleet (MQTT client id "
+			 "latencyd-%s), its hostname %s up to the first dot; set fleet.host if "
+			 "another host's name starts the same",
+			 name, name, full);
 	snprintf(host, size, "%s", name);
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The checks of fleet_wire.h's records, on each side of the socketpair. */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -95,6 +96,11 @@ bool fleet_wire_event_check(const struct fleet_wire_event *e, size_t len, const 
 	if (bad)
 		goto out;
 	switch (ev->kind) {
+	case FLEET_WIRE_ACK:
+		if (e->seq == 0 || (e->rc != 0 && e->rc != -EIO && e->rc != -ENOTCONN &&
+				    e->rc != -ENOMEM && e->rc != -ENOBUFS))
+			bad = "a publish's outcome without its request or of no known kind";
+		break;
 	case FLEET_WIRE_COUNTERS:
 	case FLEET_CONNECTED:
 	case FLEET_DISCONNECTED:
@@ -113,6 +119,10 @@ bool fleet_wire_event_check(const struct fleet_wire_event *e, size_t len, const 
 			 strcmp(origin, ev->alert.host) != 0)
 			bad = "an alert of another group, of this host, or not its sender's "
 			      "incident";
+		/* Both processes read the one CLOCK_MONOTONIC: a receipt after now is a lie,
+		 * which would become the cause's time in the catalog. */
+		else if (ev->received_ns > now_ns())
+			bad = "an alert received later than now (received_ns in the future)";
 		break;
 	case FLEET_PRESENCE:
 		if (!presence_ok(&ev->presence) || strcmp(ev->presence.group, group) != 0)
@@ -136,7 +146,7 @@ bool fleet_wire_request_check(const struct fleet_wire_request *q, size_t len)
 	if (q->type == FLEET_WIRE_STOP)
 		return true;
 	if (q->type == FLEET_WIRE_PUBLISH_ALERT)
-		return alert_ok(&q->alert, origin, sizeof(origin)) &&
+		return q->seq != 0 && alert_ok(&q->alert, origin, sizeof(origin)) &&
 		       strcmp(origin, q->alert.host) == 0;
 	/* For one origin's incidents, another host's: a result goes to its origin only. */
 	return q->type == FLEET_WIRE_PUBLISH_RESULT &&

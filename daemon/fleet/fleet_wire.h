@@ -4,10 +4,12 @@
  * records over two SOCK_SEQPACKET socketpairs, one record per packet, both ends built from
  * this header (the helper is started from the same build, never another version).
  *
- *   requests (fd 3 in the helper): latencyd sends SETTINGS once, then PUBLISH_* and STOP;
- *     each PUBLISH_* is answered there by a REPLY with the same seq.
+ *   requests (fd 3 in the helper): latencyd sends SETTINGS once, then PUBLISH_* and STOP,
+ *     and never waits for an answer there.
  *   events (fd 4 in the helper): EVENT records, from the helper only: a note for the main
- *     loop (a connection change, a peer's alert, result or presence) with the counters.
+ *     loop (a connection change, a peer's alert, result or presence) with the counters; an
+ *     alert's outcome (FLEET_WIRE_ACK: the broker's PUBACK, or why it was not handed on);
+ *     and the counters at least every FLEET_WIRE_HEARTBEAT_NS, the helper's heartbeat.
  *
  * The helper parses the network's JSON; latencyd reads only these records, and checks each
  * again (fleet_wire_event_check()): a helper taken over can send any bytes at all.
@@ -28,7 +30,6 @@ enum fleet_wire_type {
 	FLEET_WIRE_PUBLISH_ALERT,
 	FLEET_WIRE_PUBLISH_RESULT,
 	FLEET_WIRE_STOP, /* say offline, disconnect, exit */
-	FLEET_WIRE_REPLY,
 	FLEET_WIRE_EVENT,
 };
 
@@ -51,7 +52,8 @@ struct fleet_wire_settings {
 };
 
 struct fleet_wire_request {
-	uint32_t type, seq;
+	uint32_t type;
+	uint32_t seq;	 /* PUBLISH_ALERT: not 0, named by its FLEET_WIRE_ACK */
 	uint64_t ttl_ns; /* PUBLISH_ALERT: the broker drops it after this */
 	union {
 		struct proto_fleet_alert alert;
@@ -59,19 +61,25 @@ struct fleet_wire_request {
 	};
 };
 
-struct fleet_wire_reply {
-	uint32_t type, seq;
-	int32_t rc; /* 0, -ENOTCONN, -EIO, -ENOMEM */
-};
-
 /* An event's kind when only the counters or the connection changed: not a note, kept by
- * latencyd's reader thread for status. */
-#define FLEET_WIRE_COUNTERS 0x7f
+ * latencyd's reader thread for status. Sent at least this often: a helper silent for
+ * FLEET_WIRE_SILENCE_NS is hung, and latencyd kills it. */
+#define FLEET_WIRE_COUNTERS	0x7f
+#define FLEET_WIRE_HEARTBEAT_NS (UINT64_C(1000) * 1000 * 1000)
+#define FLEET_WIRE_SILENCE_NS	(UINT64_C(10) * 1000 * 1000 * 1000)
+/*
+ * An event's kind for the outcome of the PUBLISH_ALERT of that seq: rc 0, the broker's
+ * PUBACK; -EIO, the broker refused it (or libmosquitto did); -ENOTCONN, -ENOMEM, -ENOBUFS:
+ * never handed to libmosquitto. Not a note: latencyd's outbox keeps the alert until then.
+ */
+#define FLEET_WIRE_ACK		0x7e
 
 struct fleet_wire_event {
 	uint32_t type;
 	struct fleet_event ev;
 	struct fleet_status st; /* the helper's counters and connection, as of this event */
+	uint32_t seq;		/* FLEET_WIRE_ACK: the request's */
+	int32_t rc;		/* FLEET_WIRE_ACK: its outcome */
 };
 
 /*
@@ -91,7 +99,8 @@ void fleet_said_clear(struct fleet_said *s);
 /*
  * Checks a record received from the helper, LEN bytes: its type, every name and text
  * terminated and of the protocol's characters, counts in range, an alert of our GROUP
- * from another host than HOST and of an incident of its own. False with WHY set.
+ * from another host than HOST and of an incident of its own, received no later than now
+ * (CLOCK_MONOTONIC). False with WHY set.
  */
 bool fleet_wire_event_check(const struct fleet_wire_event *e, size_t len, const char *host,
 			    const char *group, char *why, size_t whylen);

@@ -384,6 +384,9 @@ void manager_on_recorder(const struct recorder_event *ev, void *userdata)
 	case RECORDER_ADMITTED:
 		manager_fleet_publish(m, ev->admitted.incident, ev->admitted.cause);
 		break;
+	case RECORDER_STALE:
+		manager_fleet_stale(m, ev->stale);
+		break;
 	case RECORDER_SESSION:
 		if (ev->session.kernel)
 			announce_devices(m);

@@ -16,6 +16,7 @@
 #include <systemd/sd-event.h>
 
 #include "fleet.h"
+#include "fleet_client.h"
 
 struct manager;
 
@@ -39,6 +40,8 @@ struct fleet_member {
 struct outbox_item {
 	struct proto_fleet_alert alert;
 	uint64_t deadline_realtime_ns; /* the alert's end + fleet.max_age */
+	uint32_t seq; /* its publish awaiting the broker's PUBACK (fleet_acked()); 0: none */
+	bool waited;  /* not handed on at once, or published again: its delay is logged */
 };
 
 /* What this host did not record for its peers in the current window, by status and budget. */
@@ -65,7 +68,8 @@ struct fleet_state {
 	 * online before the latest one may confirm it with their retained presence. */
 	uint64_t connections;
 	uint64_t confirm_by_ns;
-	bool connected; /* members_reconnected() until members_disconnected() */
+	bool connected;		/* members_reconnected() until members_disconnected() */
+	struct fleet_link link; /* the connection as last taken (fleet_take()) */
 	/* When this host's own presence last came back from the broker (CLOCK_MONOTONIC; 0:
 	 * never): the broker delivers to us, so a member silent meanwhile is the silent one. */
 	uint64_t self_heard_ns;
@@ -98,10 +102,12 @@ void members_disconnected(struct manager *m);
 size_t members_now(struct manager *m, const char **hosts, size_t max);
 
 /* outbox.c */
-/* Publishes a local incident's alert now, or keeps it for the next connection within its
- * bound; gives up past it, said in the incident. */
+/* Publishes a local incident's alert, kept until the broker acknowledges it: published
+ * again after a helper's end or when the connection is back, within its bound; given up
+ * past it, said in the incident and counted. */
 void outbox_publish(struct manager *m, struct proto_fleet_alert *a);
-void outbox_flush(struct manager *m); /* connected again */
+/* Connected again, or an alert's outcome came (fleet_take() woke the main loop). */
+void outbox_flush(struct manager *m);
 
 /* answers.c */
 /* A peer's incident this host did not record: said in the window's one result message. */

@@ -115,6 +115,9 @@ void manager_fleet_snapshot(struct manager *m, const struct recorder_snapshot *s
  * memory), answered under the origin's budget.
  */
 void manager_fleet_refused(struct manager *m, const struct cause *c);
+/* A peer's alert that went stale while queued for the waiter: answered stale, as one
+ * judged so on arrival. */
+void manager_fleet_stale(struct manager *m, const struct cause *c);
 /* The other members online, as their presences say. */
 size_t manager_fleet_members_online(struct manager *m);
 /* Peers' results naming an incident this host does not keep, dropped (peers.c). */

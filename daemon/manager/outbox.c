@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A local incident's alert that could not go out (not connected to the broker): kept, not
- * handed to libmosquitto, which would queue it and deliver it on the next connection
- * however late. It is published when the connection is back, if its alert is still younger
- * than fleet.max_age, and given up once it is not: the incident says so, and its members
- * are not asked to record a window that has long left their buffers.
+ * A local incident's alert on its way to the broker: kept here until the broker
+ * acknowledges it (its PUBACK, told by latencyd-fleet: fleet_acked()), not merely until
+ * the helper took it, for a helper that dies or is killed before the PUBACK loses what
+ * libmosquitto held. One not handed on (not connected), or lost with its helper, is
+ * published again when the connection is back, if its alert is still younger than
+ * fleet.max_age; peers drop a duplicate by its incident (helper/inbound.c). Past that bound
+ * it is given up: the log and the incident say so, counted once as failed, and its members
+ * are not asked to record a window that has long left their buffers. An alert already
+ * handed on is not sent again on a reconnection of the same helper: libmosquitto sends it
+ * again itself after the CONNACK (helper/mqtt.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,59 +22,131 @@
 #include "manager.h"
 #include "thread.h"
 
+/* A publish the helper could not take for now (-EAGAIN, -ENOBUFS): tried again this soon. */
+#define RETRY_NS (UINT64_C(250) * 1000 * 1000)
+
+static void unpublished(struct manager *m, const char *incident, const char *why)
+{
+	log_warnx("fleet: incident %s %s; its peers recorded nothing for it", incident, why);
+	if (m->catalog &&
+	    catalog_incident_unpublished(m->catalog, incident, why, (uint64_t)time(NULL)) == 0)
+		manager_catalog_changed(m);
+}
+
+/* IT, never handed on: counted failed, said in the log and the incident. */
 static void give_up(struct manager *m, const struct outbox_item *it)
 {
-	char why[160];
+	char why[200];
 
 	snprintf(why, sizeof(why),
 		 "not published: the broker was not reachable within fleet.max_age (%" PRIu64
 		 " ms)",
 		 fleet_max_age_ns(m->fleet) / 1000000);
-	log_warnx("fleet: incident %s %s; its peers recorded nothing for it", it->alert.incident,
-		  why);
-	if (m->catalog && catalog_incident_unpublished(m->catalog, it->alert.incident, why,
-						       (uint64_t)time(NULL)) == 0)
-		manager_catalog_changed(m);
+	fleet_publish_lost(m->fleet, 0);
+	unpublished(m, it->alert.incident, why);
 }
 
-/* Publishes what is still young enough, gives up the rest; re-arms the timer. */
+/*
+ * IT, handed on, no longer followed (WHY): libmosquitto sends it when it can, the helper
+ * counts it published once acknowledged, and its peers answer stale if it comes late.
+ */
+static void let_go(struct manager *m, const struct outbox_item *it, const char *why)
+{
+	log_info("fleet: incident %s %s: left to go out late, for its peers to find stale",
+		 it->alert.incident, why);
+	fleet_publish_forget(m->fleet, it->seq);
+}
+
+static void published(const struct outbox_item *it, uint64_t now)
+{
+	/* The realtime clock may have stepped back since the alert ended. */
+	if (!it->waited)
+		log_debug("fleet: incident %s published (acknowledged by the broker)",
+			  it->alert.incident);
+	else if (now >= it->alert.end_realtime_ns)
+		log_info("fleet: incident %s published %" PRIu64
+			 " ms late (acknowledged by the broker)",
+			 it->alert.incident, (now - it->alert.end_realtime_ns) / 1000000);
+	else
+		log_info("fleet: incident %s published; the realtime clock is %" PRIu64
+			 " ms behind its alert's end (it stepped back)",
+			 it->alert.incident, (it->alert.end_realtime_ns - now) / 1000000);
+}
+
+/*
+ * IT's state, and its publish when none is under way: false once it is done with (acked,
+ * refused, given up). *RETRY: the helper could not take it for now.
+ */
+static bool step(struct manager *m, struct outbox_item *it, uint64_t now, bool *retry)
+{
+	int r = it->seq ? fleet_acked(m->fleet, it->seq) : -ENOTCONN;
+
+	if (r == 1) {
+		published(it, now);
+		return false;
+	}
+	if (r == -EIO) { /* counted failed by the helper */
+		unpublished(m, it->alert.incident,
+			    "not published: refused by the broker or its MQTT client (the "
+			    "fleet process's log says why)");
+		return false;
+	}
+	if (r == -EAGAIN) { /* the helper had no place for it: again after RETRY_NS */
+		it->waited = true;
+		it->seq = 0;
+		if (now < it->deadline_realtime_ns) {
+			*retry = true;
+			return true;
+		}
+		give_up(m, it);
+		return false;
+	}
+	if (r < 0) { /* not handed on, or lost with its helper: published again */
+		it->waited = true;
+		it->seq = 0;
+	}
+	if (now >= it->deadline_realtime_ns) {
+		if (it->seq) /* the broker slow or frozen */
+			let_go(m, it, "not acknowledged by the broker within fleet.max_age");
+		else
+			give_up(m, it);
+		return false;
+	}
+	if (it->seq)
+		return true; /* awaits its PUBACK */
+	r = fleet_publish_alert(m->fleet, &it->alert, it->deadline_realtime_ns - now, &it->seq);
+	if (r == -EAGAIN || r == -ENOBUFS)
+		*retry = true;
+	else if (r < 0 && r != -ENOTCONN) {
+		fleet_publish_lost(m->fleet, 0);
+		unpublished(m, it->alert.incident, strerror(-r));
+		return false;
+	}
+	return true;
+}
+
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
+/* Each item's outcome taken, its publish made if due; re-arms the timer. */
 static void run(struct manager *m)
 {
 	struct fleet_state *fs = m->fleet_state;
 	uint64_t now = realtime_ns(), next = 0;
+	bool retry = false;
 	size_t kept = 0;
 
 	for (size_t i = 0; i < fs->n_outbox; i++) {
 		struct outbox_item *it = &fs->outbox[i];
-		int r = -ETIME;
 
-		if (now < it->deadline_realtime_ns)
-			r = fleet_publish_alert(m->fleet, &it->alert,
-						it->deadline_realtime_ns - now);
-		if (r == 0) {
-			/* The realtime clock may have stepped back since the alert ended. */
-			if (now >= it->alert.end_realtime_ns)
-				log_info("fleet: incident %s published %" PRIu64 " ms late",
-					 it->alert.incident,
-					 (now - it->alert.end_realtime_ns) / 1000000);
-			else
-				log_info("fleet: incident %s published; the realtime clock is "
-					 "%" PRIu64 " ms behind its alert's end (it stepped back)",
-					 it->alert.incident,
-					 (it->alert.end_realtime_ns - now) / 1000000);
+		if (!step(m, it, now, &retry))
 			continue;
-		}
-		if (r == -ETIME) {
-			give_up(m, it);
-			continue;
-		}
 		if (!next || it->deadline_realtime_ns < next)
 			next = it->deadline_realtime_ns;
 		fs->outbox[kept++] = *it;
 	}
 	fs->n_outbox = kept;
+	if (retry && next && next > now + RETRY_NS)
+		next = now + RETRY_NS;
 	sd_event_source_disable_unref(fs->outbox_timer);
 	fs->outbox_timer = NULL;
 	if (next && sd_event_add_time_relative(m->event, &fs->outbox_timer, CLOCK_MONOTONIC,
@@ -89,28 +166,30 @@ void outbox_publish(struct manager *m, struct proto_fleet_alert *a)
 {
 	struct fleet_state *fs = m->fleet_state;
 	uint64_t now = realtime_ns(), deadline = a->end_realtime_ns + fleet_max_age_ns(m->fleet);
-	int r = -ETIME;
+	struct outbox_item *it;
+	bool retry = false;
 
-	if (now < deadline)
-		r = fleet_publish_alert(m->fleet, a, deadline - now);
-	if (r == 0)
-		return;
-	if (r != -ENOTCONN && r != -ETIME) {
-		log_warnx("fleet: incident %s not published: %s", a->incident, strerror(-r));
-		if (m->catalog &&
-		    catalog_incident_unpublished(m->catalog, a->incident, strerror(-r),
-						 (uint64_t)time(NULL)) == 0)
-			manager_catalog_changed(m);
-		return;
-	}
 	if (fs->n_outbox == OUTBOX_MAX) {
-		give_up(m, &fs->outbox[0]);
+		if (fs->outbox[0].seq)
+			let_go(m, &fs->outbox[0],
+			       "no longer followed (newer alerts fill the outbox)");
+		else
+			give_up(m, &fs->outbox[0]);
 		memmove(&fs->outbox[0], &fs->outbox[1], --fs->n_outbox * sizeof(fs->outbox[0]));
 	}
-	fs->outbox[fs->n_outbox++] = (struct outbox_item){*a, deadline};
-	log_info("fleet: incident %s waits for the broker (not connected), at most %" PRIu64 " ms",
-		 a->incident, now < deadline ? (deadline - now) / 1000000 : 0);
-	run(m);
+	it = &fs->outbox[fs->n_outbox++];
+	*it = (struct outbox_item){*a, deadline, 0, false};
+	/* Only this one: the others wait for their outcome, the connection or their timer. */
+	if (!step(m, it, now, &retry)) {
+		fs->n_outbox--;
+		return;
+	}
+	if (!it->seq)
+		log_info("fleet: incident %s waits for the broker (not connected), at most %" PRIu64
+			 " ms",
+			 a->incident, now < deadline ? (deadline - now) / 1000000 : 0);
+	if (!fs->outbox_timer || retry)
+		run(m);
 }
 
 void outbox_flush(struct manager *m)

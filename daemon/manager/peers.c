@@ -128,25 +128,41 @@ static void on_peer_noted(struct manager *m, const struct proto_fleet_alert *a)
 	json_object_put(o);
 }
 
+/*
+ * The connection's changes since the last look, from counts that only grow (LINK): a loss
+ * and a reconnection between two looks are both seen, whatever notes were dropped.
+ */
+static void on_link(struct manager *m, const struct fleet_link *link)
+{
+	struct fleet_link *was = &m->fleet_state->link;
+
+	if (link->losses != was->losses && m->fleet_state->connected)
+		members_disconnected(m);
+	if (link->connects != was->connects && link->connected)
+		members_reconnected(m);
+	else if (!link->connected && m->fleet_state->connected)
+		members_disconnected(m);
+	*was = *link;
+}
+
 static int on_notes(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
-	struct fleet_note *list = fleet_take(m->fleet);
+	struct fleet_link link;
+	struct fleet_note *list = fleet_take(m->fleet, &link);
 
+	on_link(m, &link);
 	for (struct fleet_note *n = list; n; n = n->next) {
 		switch (n->ev.kind) {
 		case FLEET_CONNECTED:
 			log_info("fleet: connected to %s as %s, group %s", n->ev.detail,
 				 fleet_host(m->fleet), fleet_group(m->fleet));
-			members_reconnected(m);
 			broadcast_fleet(m, "connected", n->ev.detail);
-			outbox_flush(m);
 			break;
 		case FLEET_DISCONNECTED:
 			log_warnx("fleet: not connected to %s (%s): local detection goes on, "
 				  "reconnecting",
 				  fleet_broker(m->fleet), n->ev.detail);
-			members_disconnected(m);
 			broadcast_fleet(m, "disconnected", n->ev.detail);
 			break;
 		case FLEET_ERROR:
@@ -171,6 +187,8 @@ static int on_notes(sd_event_source *s, int fd, uint32_t revents, void *userdata
 		}
 	}
 	fleet_note_free(list);
+	/* The connection back, or an alert's outcome: what the outbox holds moves on. */
+	outbox_flush(m);
 	return 0;
 }
 
@@ -281,6 +299,14 @@ void manager_fleet_refused(struct manager *m, const struct cause *c)
 	if (!m->fleet)
 		return;
 	answers_add(m, &c->peer.alert, PROTO_FLEET_REFUSED, PROTO_FLEET_BUDGET_ORIGIN);
+}
+
+void manager_fleet_stale(struct manager *m, const struct cause *c)
+{
+	if (!m->fleet)
+		return;
+	fleet_count_stale(m->fleet);
+	answers_add(m, &c->peer.alert, PROTO_FLEET_STALE, "");
 }
 
 void manager_stop_fleet(struct manager *m)

@@ -31,6 +31,7 @@ int waiter_configure(struct waiter *w, const struct conf *c, const char *fleet_h
 	r = limits_configure(&w->limits, c, now_ns());
 	snprintf(w->host, sizeof(w->host), "%s", fleet_host ?: "");
 	w->publish = fleet_host && c->fleet.publish;
+	w->max_age_ns = c->fleet.max_age_ns;
 	pthread_mutex_unlock(&w->lock);
 	return r;
 }
@@ -229,6 +230,8 @@ static size_t peers_queued(const struct waiter *w, const char *origin)
  * that a quiet origin's alert finds one while the thread records (latencyd.conf(5): a
  * noisy host never takes a quiet one's turn). The tokens are taken first: a flood past
  * its bucket is refused by its origin's budget, as its origin is told, not by the queue.
+ * One the queue refuses gives them back: a burst against a full queue would otherwise
+ * spend its origin's budget on alerts never recorded.
  */
 int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t received_ns,
 		const char **refused_by)
@@ -240,8 +243,10 @@ int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t re
 	pthread_mutex_lock(&w->lock);
 	*refused_by = limits_allow_peer(&w->limits, &c, now_ns());
 	if (!*refused_by &&
-	    (w->n_peers >= MAX_PEERS || peers_queued(w, a->host) >= MAX_PEERS_PER_ORIGIN))
+	    (w->n_peers >= MAX_PEERS || peers_queued(w, a->host) >= MAX_PEERS_PER_ORIGIN)) {
+		limits_give_back(&w->limits, &c);
 		*refused_by = PROTO_FLEET_BUDGET_QUEUE;
+	}
 	if (*refused_by)
 		r = -EBUSY;
 	else
@@ -251,6 +256,40 @@ int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t re
 		/* Queued all the same: only a full counter fails, the thread is woken. */
 	}
 	return r;
+}
+
+/*
+ * fleet_wire_stale()'s rule (the fleet's layer is above this one), by this host's clock
+ * as the thread takes it: its end further than max_age from now, either way.
+ */
+static bool peer_stale(const struct cause_peer *p, uint64_t max_age_ns)
+{
+	uint64_t now = realtime_ns(), end = p->alert.end_realtime_ns;
+
+	return end <= now ? now - end > max_age_ns : end - now > max_age_ns;
+}
+
+bool admission_peer_stale(struct waiter *w, const struct cause *c)
+{
+	struct waiter_result *res;
+	bool stale;
+
+	pthread_mutex_lock(&w->lock);
+	stale = peer_stale(&c->peer, w->max_age_ns);
+	if (stale) /* never recorded: its budget is not spent */
+		limits_give_back(&w->limits, c);
+	pthread_mutex_unlock(&w->lock);
+	if (!stale)
+		return false;
+	res = waiter_result_get(w, WAITER_STALE, 1);
+	if (!res) {
+		waiter_nomem(w); /* counted; its origin hears nothing (its answer_within says so) */
+		return true;
+	}
+	res->causes[0] = *c;
+	res->n = 1;
+	waiter_push(w, res);
+	return true;
 }
 
 bool admission_next_request(struct waiter *w, struct cause *c)

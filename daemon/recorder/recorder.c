@@ -248,6 +248,11 @@ static int on_results(sd_event_source *s, int fd, uint32_t revents, void *userda
 			ev.admitted.cause = &res->causes[0];
 			emit(rc, &ev);
 			break;
+		case WAITER_STALE:
+			ev.kind = RECORDER_STALE;
+			ev.stale = &res->causes[0];
+			emit(rc, &ev);
+			break;
 		}
 	}
 	waiter_result_free(list);

@@ -38,6 +38,7 @@ enum recorder_event_kind {
 	RECORDER_ANALYSIS,   /* a snapshot was analysed (or skipped): analysis */
 	RECORDER_ADMITTED,   /* in a fleet, a local cause is being recorded: admitted */
 	RECORDER_SESSION,    /* the session was (re)created and records: session */
+	RECORDER_STALE,	     /* a peer's alert went stale before its turn, not recorded: stale */
 	/*
 	 * Every waiter thread stopped on an error (the log said why): no alert is read again
 	 * by this process, which has nothing left to do but stop for a restart. No data.
@@ -95,6 +96,7 @@ struct recorder_event {
 		struct {
 			bool kernel; /* the kernel domain's */
 		} session;
+		const struct cause *stale; /* a peer's (CAUSE_PEER) */
 	};
 };
 

@@ -49,6 +49,8 @@ enum waiter_result_kind {
 	WAITER_ADMITTED,   /* causes[0] is about to be recorded as snapshot id (a fleet's
 			      publication goes out before the record) */
 	WAITER_CALIBRATED, /* the calibration record asked for ended (error < 0: failed) */
+	WAITER_STALE,	   /* causes[0]: a peer's alert that went stale in the queue, before
+			      the thread took it: not recorded */
 };
 
 struct waiter_result {

@@ -449,9 +449,9 @@ static void snapshot(struct waiter *w, const struct cause *cause, uint64_t wakeu
 
 /*
  * A manual record goes the way of an alert: the same rate limit, the same record; so does
- * a peer's alert, under its origin's bucket and the total. Each is timed when taken: one
- * queued while an earlier one was being recorded was not there at the wakeup, and waited
- * for the thread until then.
+ * a peer's alert, under its origin's bucket and the total, unless it went stale while it
+ * waited. Each is timed when taken: one queued while an earlier one was being recorded
+ * was not there at the wakeup, and waited for the thread until then.
  */
 static void take_requests(struct waiter *w, uint64_t wakeup)
 {
@@ -467,6 +467,9 @@ static void take_requests(struct waiter *w, uint64_t wakeup)
 		if (c.kind == CAUSE_MANUAL) {
 			c.manual.time_ns = now;
 		} else {
+			/* Queued behind long records, its window may have left the buffers. */
+			if (admission_peer_stale(w, &c))
+				continue;
 			/* Not before its receipt, which the fleet process timed. */
 			c.peer.time_ns = now > c.peer.received_ns ? now : c.peer.received_ns;
 		}

@@ -87,6 +87,7 @@ struct waiter {
 	char host[PROTO_FLEET_NAME_MAX + 1]; /* in a fleet: this host's name, else "" */
 	uint64_t incident_base;		     /* a local incident is HOST-(this + its snapshot id) */
 	bool publish;			     /* in a fleet, announce local records */
+	uint64_t max_age_ns; /* fleet.max_age: a peer's alert older when taken is stale */
 	struct waiter_stats stats;
 	struct cause_manual requests[MAX_REQUESTS];
 	size_t n_requests;
@@ -166,6 +167,12 @@ bool admission_next_request(struct waiter *w, struct cause *c);
  */
 struct waiter_result *admission_join(struct waiter *w, struct waiter_result *res,
 				     const struct cause *c);
+/*
+ * A peer's alert taken from the queue that went stale while it waited (fleet.max_age, as
+ * the fleet judges it on arrival): true when it is, its tokens given back and a
+ * WAITER_STALE result pushed for its origin's answer; it gets no record then.
+ */
+bool admission_peer_stale(struct waiter *w, const struct cause *c);
 /* c was allowed, but its record was not tried: its tokens go back (limits_give_back()). */
 void admission_give_back(struct waiter *w, const struct cause *c);
 

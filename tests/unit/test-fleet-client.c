@@ -4,7 +4,12 @@
  * that name (a symbolic link), plays the helper when started so, and sends the records the
  * scenario (FAKE_FLEET) asks for.
  * - flood: more records than the main loop's list holds, none taken: what does not fit is
- *   counted, never lost without a word;
+ *   counted, never lost without a word; the connection's changes and each member's latest
+ *   presence are never among what is dropped;
+ * - presences: presences alone, no other note pending: the main loop takes them all;
+ * - nobufs: an alert the helper had no place for is told to be published again later
+ *   (-EAGAIN), never at once (a loop between the two processes while its table is full);
+ * - hang: a helper that sends nothing, not even its heartbeat, is killed and started again;
  * - restart: a helper that counted dropped messages dies, and the next one counts from zero:
  *   the counters latencyd shows never go back.
  */
@@ -23,16 +28,19 @@
 #include "fleet_wire.h"
 #include "tests.h"
 
-#define FLOOD 300 /* more than fleet_client.c's NOTES_MAX (256) */
+#define FLOOD	      300 /* more than fleet_client.c's NOTES_MAX (256) */
+#define FLOOD_RECORDS (2 * FLOOD + 5)
 
 static struct fleet_wire_event e;
 
-static void send_event(uint32_t kind, uint64_t received, uint64_t malformed)
+static void send_full(uint32_t kind, uint64_t received, uint64_t malformed, bool connected,
+		      const char *host)
 {
 	memset(&e, 0, sizeof(e));
 	e.type = FLEET_WIRE_EVENT;
 	e.ev.kind = kind;
-	snprintf(e.ev.presence.host, sizeof(e.ev.presence.host), "h2");
+	e.st.connected = connected;
+	snprintf(e.ev.presence.host, sizeof(e.ev.presence.host), "%s", host);
 	snprintf(e.ev.presence.group, sizeof(e.ev.presence.group), "lab");
 	snprintf(e.ev.presence.state, sizeof(e.ev.presence.state), "%s", PROTO_FLEET_ONLINE);
 	snprintf(e.st.user, sizeof(e.st.user), "nobody");
@@ -40,6 +48,11 @@ static void send_event(uint32_t kind, uint64_t received, uint64_t malformed)
 	e.st.malformed = malformed;
 	if (send(FLEET_WIRE_EVENT_FD, &e, sizeof(e), MSG_NOSIGNAL) != sizeof(e))
 		exit(3);
+}
+
+static void send_event(uint32_t kind, uint64_t received, uint64_t malformed)
+{
+	send_full(kind, received, malformed, false, "h2");
 }
 
 /* Until latencyd says STOP or goes. */
@@ -62,10 +75,62 @@ static int fake_helper(void)
 	    !fleet_wire_settings_check(&s, sizeof(s)) || !scenario)
 		return 2;
 	if (strcmp(scenario, "flood") == 0) {
-		for (uint64_t i = 1; i <= FLOOD; i++)
-			send_event(FLEET_PRESENCE, i, 0);
-		/* Not a note: seen in status once every presence before it was handled. */
-		send_event(FLEET_WIRE_COUNTERS, FLOOD + 1, 0);
+		uint64_t i = 0;
+		char host[16];
+
+		send_full(FLEET_CONNECTED, ++i, 0, true, "h2");
+		for (int k = 0; k < FLOOD; k++) /* the list full of errors */
+			send_full(FLEET_ERROR, ++i, 0, true, "h2");
+		/* Lost and back once the list is full; FLOOD members, h2 twice (latest wins). */
+		send_full(FLEET_DISCONNECTED, ++i, 0, false, "h2");
+		for (int k = 0; k < FLOOD; k++) {
+			snprintf(host, sizeof(host), "m%d", k);
+			send_full(FLEET_PRESENCE, ++i, 0, false, k ? host : "h2");
+		}
+		send_full(FLEET_CONNECTED, ++i, 0, true, "h2");
+		memset(e.ev.presence.state, 0, sizeof(e.ev.presence.state));
+		snprintf(e.ev.presence.state, sizeof(e.ev.presence.state), "%s",
+			 PROTO_FLEET_OFFLINE);
+		e.ev.kind = FLEET_PRESENCE;
+		e.st.received = ++i;
+		if (send(FLEET_WIRE_EVENT_FD, &e, sizeof(e), MSG_NOSIGNAL) != sizeof(e))
+			exit(3);
+		/* Not a note: seen in status once every record before it was handled. */
+		send_full(FLEET_WIRE_COUNTERS, FLOOD_RECORDS, 0, true, "h2");
+	} else if (strcmp(scenario, "presences") == 0) {
+		send_full(FLEET_PRESENCE, 1, 0, false, "m1");
+		send_full(FLEET_PRESENCE, 2, 0, false, "m2");
+		send_full(FLEET_PRESENCE, 3, 0, false, "m1"); /* merged with the first */
+		send_full(FLEET_WIRE_COUNTERS, 4, 0, false, "h2");
+	} else if (strcmp(scenario, "nobufs") == 0) {
+		struct fleet_wire_request q;
+		ssize_t n;
+
+		send_full(FLEET_CONNECTED, 1, 0, true, "h2");
+		while ((n = recv(FLEET_WIRE_REQUEST_FD, &q, sizeof(q), 0)) > 0 &&
+		       q.type == FLEET_WIRE_PUBLISH_ALERT) {
+			memset(&e, 0, sizeof(e));
+			e.type = FLEET_WIRE_EVENT;
+			e.ev.kind = FLEET_WIRE_ACK;
+			e.st.connected = true;
+			snprintf(e.st.user, sizeof(e.st.user), "nobody");
+			e.st.received = 2;
+			e.seq = q.seq;
+			e.rc = -ENOBUFS;
+			if (send(FLEET_WIRE_EVENT_FD, &e, sizeof(e), MSG_NOSIGNAL) != sizeof(e))
+				exit(3);
+		}
+		return 0;
+	} else if (strcmp(scenario, "hang") == 0 && access(marker, F_OK) < 0) {
+		FILE *f = fopen(marker, "w"); /* the first helper: hangs, silent */
+
+		if (f)
+			fclose(f);
+		send_event(FLEET_WIRE_COUNTERS, 1, 0);
+		for (;;)
+			pause();
+	} else if (strcmp(scenario, "hang") == 0) {
+		send_event(FLEET_WIRE_COUNTERS, 3, 0);
 	} else if (access(marker, F_OK) < 0) { /* restart, the first helper: dies */
 		FILE *f = fopen(marker, "w");
 
@@ -109,12 +174,12 @@ static struct fleet *start(const char *scenario)
 	return f;
 }
 
-/* Polls F's status until RECEIVED, within 10 s. */
-static bool received(struct fleet *f, uint64_t want, struct fleet_status *st)
+/* Polls F's status until RECEIVED, within TICKS of 10 ms. */
+static bool received_within(struct fleet *f, uint64_t want, struct fleet_status *st, int ticks)
 {
 	const struct timespec tick = {.tv_nsec = 10 * 1000 * 1000};
 
-	for (int i = 0; i < 1000; i++) {
+	for (int i = 0; i < ticks; i++) {
 		fleet_status(f, st);
 		if (st->received == want && st->pid > 0)
 			return true;
@@ -123,21 +188,109 @@ static bool received(struct fleet *f, uint64_t want, struct fleet_status *st)
 	return false;
 }
 
+static bool received(struct fleet *f, uint64_t want, struct fleet_status *st)
+{
+	return received_within(f, want, st, 1000);
+}
+
 static void test_flood(void)
 {
 	struct fleet *f = start("flood");
 	struct fleet_status st;
+	struct fleet_link link;
+	struct fleet_note *list;
+	size_t n = 0, presences = 0, h2 = 0;
+
+	ASSERT_TRUE(received(f, FLOOD_RECORDS, &st));
+	list = fleet_take(f, &link);
+	for (struct fleet_note *it = list; it; it = it->next) {
+		n++;
+		if (it->ev.kind != FLEET_PRESENCE)
+			continue;
+		presences++;
+		if (strcmp(it->ev.presence.host, "h2") == 0) {
+			h2++;
+			ASSERT_STREQ(it->ev.presence.state, PROTO_FLEET_OFFLINE);
+		}
+	}
+	fleet_note_free(list);
+	/* 256 notes (a connection, then errors), then every member's latest presence. */
+	ASSERT_EQ(n, 256 + FLOOD);
+	ASSERT_EQ(presences, FLOOD);
+	ASSERT_EQ(h2, 1);
+	/* The errors and connection notes past the 256th dropped, counted. */
+	ASSERT_EQ(st.notes_dropped, FLOOD + 3 - 256);
+	/* ...but not the connection's changes. */
+	ASSERT_TRUE(link.connected);
+	ASSERT_EQ(link.connects, 2);
+	ASSERT_EQ(link.losses, 1);
+	fleet_free(f);
+}
+
+/* Presences with no other note before them: each member's latest, none lost. */
+static void test_presences_alone(void)
+{
+	struct fleet *f = start("presences");
+	struct fleet_status st;
+	struct fleet_link link;
 	struct fleet_note *list;
 	size_t n = 0;
 
-	ASSERT_TRUE(received(f, FLOOD + 1, &st));
-	list = fleet_take(f);
-	for (struct fleet_note *it = list; it; it = it->next)
+	ASSERT_TRUE(received(f, 4, &st));
+	list = fleet_take(f, &link);
+	for (struct fleet_note *it = list; it; it = it->next) {
+		ASSERT_EQ(it->ev.kind, FLEET_PRESENCE);
 		n++;
+	}
 	fleet_note_free(list);
-	ASSERT_EQ(n, 256);
-	ASSERT_EQ(st.notes_dropped, FLOOD - 256);
+	ASSERT_EQ(n, 2);
+	ASSERT_EQ(st.notes_dropped, 0);
 	fleet_free(f);
+}
+
+/* The helper's "no place" for an alert: -EAGAIN, to publish again later, nothing failed. */
+static void test_nobufs(void)
+{
+	const struct timespec tick = {.tv_nsec = 10 * 1000 * 1000};
+	struct fleet *f = start("nobufs");
+	struct proto_fleet_alert a = {0};
+	struct fleet_status st;
+	uint32_t seq = 0;
+	int r = 0;
+
+	snprintf(a.incident, sizeof(a.incident), "h1-1");
+	snprintf(a.tracker, sizeof(a.tracker), "syscalls");
+	a.end_realtime_ns = 1;
+	ASSERT_TRUE(received(f, 1, &st));
+	ASSERT_EQ(fleet_publish_alert(f, &a, 1000000000ULL, &seq), 0);
+	ASSERT_TRUE(seq != 0);
+	for (int i = 0; i < 500 && (r = fleet_acked(f, seq)) == 0; i++)
+		nanosleep(&tick, NULL);
+	ASSERT_EQ(r, -EAGAIN);
+	fleet_status(f, &st);
+	ASSERT_EQ(st.publish_failed, 0);
+	fleet_free(f);
+}
+
+/* A helper silent past FLEET_WIRE_SILENCE_NS (10 s), not even a heartbeat: killed, started
+ * again, with no publish to find it out. */
+static void test_hang(void)
+{
+	char marker[] = "/tmp/test-fleet-client-XXXXXX";
+	struct fleet_status st;
+	struct fleet *f;
+	int fd = mkstemp(marker);
+
+	ASSERT_TRUE(fd >= 0);
+	close(fd);
+	unlink(marker);
+	setenv("FAKE_FLEET_MARKER", marker, 1);
+	f = start("hang");
+	/* 1 + 3: the second helper's counters over the first's, once it was killed. */
+	ASSERT_TRUE(received_within(f, 4, &st, 3000));
+	ASSERT_TRUE(st.restarts >= 1);
+	fleet_free(f);
+	unlink(marker);
 }
 
 static void test_restart(void)
@@ -169,7 +322,10 @@ int main(int argc, char *argv[])
 		return fake_helper();
 	install_fake();
 	test_flood();
+	test_presences_alone();
+	test_nobufs();
 	test_restart();
+	test_hang();
 	printf("fleet-client: ok\n");
 	return 0;
 }

@@ -3,6 +3,7 @@
  * fleet/fleet_wire.c: what latencyd accepts from latencyd-fleet. The helper parses the
  * network; a helper taken over can send any bytes, and each lie below is refused.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,7 +39,7 @@ static void test_alert(void)
 	ASSERT_TRUE(check(sizeof(e), why));
 	ASSERT_TRUE(!check(sizeof(e) - 1, why)); /* short */
 	ASSERT_CONTAINS(why, "not an event");
-	e.type = FLEET_WIRE_REPLY;
+	e.type = FLEET_WIRE_STOP;
 	ASSERT_TRUE(!check(sizeof(e), why));
 	good_alert();
 	e.ev.kind = 99;
@@ -81,14 +82,32 @@ static void test_result_and_presence(void)
 	snprintf(r->incidents[0], sizeof(r->incidents[0]), "h1-3");
 	r->n = r->count = 1;
 	ASSERT_TRUE(check(sizeof(e), why));
-	r->n = PROTO_FLEET_RESULT_INCIDENTS + 1; /* past the array */
-	ASSERT_TRUE(!check(sizeof(e), why));
 	r->n = 2; /* the second incident is empty */
 	r->count = 2;
 	ASSERT_TRUE(!check(sizeof(e), why));
+	ASSERT_CONTAINS(why, "a result that does not pass the protocol's checks");
+	/*
+	 * Every slot a valid incident of h1's, and the bytes that follow the array (count's)
+	 * one too, were they read as a 25th: only the bound refuses n past the array.
+	 */
+	for (int i = 0; i < PROTO_FLEET_RESULT_INCIDENTS; i++)
+		snprintf(r->incidents[i], sizeof(r->incidents[i]), "h1-%d", i + 1);
+	r->n = r->count = PROTO_FLEET_RESULT_INCIDENTS;
+	ASSERT_TRUE(check(sizeof(e), why));
+	_Static_assert(offsetof(struct proto_fleet_result, count) ==
+			       offsetof(struct proto_fleet_result, incidents) +
+				       sizeof(r->incidents),
+		       "count follows the incidents");
+	memcpy(&r->count, "h1-25\0\0", sizeof(r->count)); /* >= 25, whatever the byte order */
+	r->n = PROTO_FLEET_RESULT_INCIDENTS + 1;
+	ASSERT_TRUE(!check(sizeof(e), why));
+	ASSERT_CONTAINS(why, "a result that does not pass the protocol's checks");
+	memset(r->incidents, 0, sizeof(r->incidents));
+	snprintf(r->incidents[0], sizeof(r->incidents[0]), "h1-3");
 	r->n = r->count = 1;
 	snprintf(r->status, sizeof(r->status), "owned");
 	ASSERT_TRUE(!check(sizeof(e), why));
+	ASSERT_CONTAINS(why, "a result that does not pass the protocol's checks");
 	/* Results come to their origin only: one about h3's incidents is not for h1. */
 	snprintf(r->status, sizeof(r->status), "%s", PROTO_FLEET_RECORDED);
 	snprintf(r->incidents[0], sizeof(r->incidents[0]), "h3-3");
@@ -142,12 +161,16 @@ static void test_requests(void)
 	static struct fleet_wire_request q;
 
 	q.type = FLEET_WIRE_PUBLISH_ALERT;
+	q.seq = 1; /* an alert's outcome names it: 0 is none */
 	snprintf(q.alert.host, sizeof(q.alert.host), "h1");
 	snprintf(q.alert.group, sizeof(q.alert.group), "lab");
 	snprintf(q.alert.incident, sizeof(q.alert.incident), "h1-1");
 	snprintf(q.alert.tracker, sizeof(q.alert.tracker), "syscalls");
 	ASSERT_TRUE(fleet_wire_request_check(&q, sizeof(q)));
 	ASSERT_TRUE(!fleet_wire_request_check(&q, sizeof(q) + 1));
+	q.seq = 0;
+	ASSERT_TRUE(!fleet_wire_request_check(&q, sizeof(q)));
+	q.seq = 1;
 	snprintf(q.alert.incident, sizeof(q.alert.incident), "h2-1");
 	ASSERT_TRUE(!fleet_wire_request_check(&q, sizeof(q)));
 	q.type = FLEET_WIRE_STOP;

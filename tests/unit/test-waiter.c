@@ -4,7 +4,9 @@
  * file, with no session in its slot: every record fails at once, its result all the same.
  * A snapshot is named after the fleet host and incident base of the last configuration; a
  * peer's alert queued while an earlier record was under way is taken when that record
- * ends, never before it was received; a record whose 32-bit size is out of bounds is
+ * ends, never before it was received, unless it went stale meanwhile (answered so, not
+ * recorded, its tokens given back, as are those of one the full queue refused); a record
+ * whose 32-bit size is out of bounds is
  * refused whole, whatever its low 16 bits say, and the main loop is woken to say so, as it
  * is when a thread leaves its loop on a failed read (the threads do not log). A bounded
  * stop (waiter_stop_by()) and a thread coming back from sessiond late hand each record
@@ -184,6 +186,7 @@ static void test_peer_during_record(void)
 	struct rig r;
 	uint64_t received;
 
+	a.end_realtime_ns = realtime_ns();
 	rig_start(&r, "host-a");
 	pthread_mutex_lock(&r.slot.lock);
 	ASSERT_EQ(waiter_request(r.w, 1, getpid(), "first"), 0);
@@ -226,6 +229,9 @@ static void test_peer_during_record(void)
  * While the thread records, a noisy origin's alerts are refused as they come, by its
  * bucket, or past its MAX_PEERS_PER_ORIGIN places in the queue; a quiet origin's still
  * finds a place. Only the admitted ones reach the thread: no suppressed result for them.
+ * Those the queue refused keep their origin's tokens: once the queue drained, as many
+ * alerts of that origin as its bucket had left are admitted, and the next one is refused
+ * by its bucket.
  */
 static void test_peer_budget_before_queue(void)
 {
@@ -234,6 +240,8 @@ static void test_peer_budget_before_queue(void)
 	struct waiter_result *res;
 	struct rig r;
 	int peers = 0;
+
+	a.end_realtime_ns = realtime_ns();
 
 	rig_start(&r, "host-a");
 	r.conf->fleet.peer_rate = 0.001;
@@ -250,13 +258,12 @@ static void test_peer_budget_before_queue(void)
 			ASSERT_EQ(waiter_peer(r.w, &a, now_ns(), &refused_by), 0);
 		} else {
 			ASSERT_EQ(waiter_peer(r.w, &a, now_ns(), &refused_by), -EBUSY);
-			/* its tokens taken by the first, the last two find none */
-			ASSERT_STREQ(refused_by, i <= MAX_PEERS_PER_ORIGIN + 2
-							 ? PROTO_FLEET_BUDGET_QUEUE
-							 : PROTO_FLEET_BUDGET_ORIGIN);
+			/* the queue's refusal: the tokens stay with the origin */
+			ASSERT_STREQ(refused_by, PROTO_FLEET_BUDGET_QUEUE);
 		}
 	}
 	a = (struct proto_fleet_alert){.host = "host-b", .incident = "host-b-1"};
+	a.end_realtime_ns = realtime_ns();
 	ASSERT_EQ(waiter_peer(r.w, &a, now_ns(), &refused_by), 0);
 	ASSERT_TRUE(refused_by == NULL);
 	pthread_mutex_unlock(&r.slot.lock);
@@ -268,6 +275,75 @@ static void test_peer_budget_before_queue(void)
 			peers++;
 		waiter_result_free(res);
 	}
+	/* The queue is empty: host-c's two tokens left are there (1 in 1000 s refills). */
+	a = (struct proto_fleet_alert){.host = "host-c"};
+	a.end_realtime_ns = realtime_ns();
+	for (int i = 1; i <= 3; i++) {
+		snprintf(a.incident, sizeof(a.incident), "host-c-%d", 100 + i);
+		ASSERT_EQ(waiter_peer(r.w, &a, now_ns(), &refused_by), i <= 2 ? 0 : -EBUSY);
+		if (i <= 2)
+			ASSERT_TRUE(refused_by == NULL);
+		else
+			ASSERT_STREQ(refused_by, PROTO_FLEET_BUDGET_ORIGIN);
+	}
+	rig_stop(&r);
+}
+
+/*
+ * A peer's alert fresh when queued, but queued behind a record long enough for it to go
+ * stale (fleet.max_age, at its least here), is not recorded when the thread takes it: it
+ * is handed over stale, for its origin's answer, and its origin's token is given back.
+ */
+static void test_peer_stale_when_taken(void)
+{
+	struct proto_fleet_alert a = {.host = "host-b", .incident = "host-b-9"};
+	const char *refused_by;
+	struct waiter_result *res;
+	struct rig r;
+
+	rig_start(&r, "host-a");
+	r.conf->fleet.max_age_ns = 100 * 1000000ull;
+	r.conf->fleet.peer_rate = 0.001;
+	r.conf->fleet.peer_burst = 1;
+	ASSERT_EQ(waiter_configure(r.w, r.conf, "host-a", 100), 0);
+	pthread_mutex_lock(&r.slot.lock);
+	ASSERT_EQ(waiter_request(r.w, 1, getpid(), "long"), 0);
+	for (int ms = 0; !waiter_busy_ns(r.w) && ms < WAIT_MS; ms++)
+		usleep(1000);
+	ASSERT_TRUE(waiter_busy_ns(r.w) > 0);
+	a.end_realtime_ns = realtime_ns();
+	ASSERT_EQ(waiter_peer(r.w, &a, now_ns(), &refused_by), 0);
+	/* Its one token taken: another of its origin is refused by the bucket meanwhile. */
+	snprintf(a.incident, sizeof(a.incident), "host-b-10");
+	ASSERT_EQ(waiter_peer(r.w, &a, now_ns(), &refused_by), -EBUSY);
+	ASSERT_STREQ(refused_by, PROTO_FLEET_BUDGET_ORIGIN);
+	/* The record goes on past the alert's max_age. */
+	while (realtime_ns() - a.end_realtime_ns <= 3 * r.conf->fleet.max_age_ns)
+		usleep(10000);
+	pthread_mutex_unlock(&r.slot.lock);
+
+	res = next_result(&r);
+	ASSERT_EQ(res->kind, WAITER_ADMITTED);
+	waiter_result_free(res);
+	res = next_result(&r);
+	ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
+	ASSERT_EQ(res->causes[0].kind, CAUSE_MANUAL);
+	waiter_result_free(res);
+	res = next_result(&r);
+	ASSERT_EQ(res->kind, WAITER_STALE);
+	ASSERT_EQ(res->n, 1);
+	ASSERT_EQ(res->causes[0].kind, CAUSE_PEER);
+	ASSERT_STREQ(res->causes[0].peer.alert.incident, "host-b-9");
+	waiter_result_free(res);
+	/* Its token is back: another alert of the same origin is admitted. */
+	snprintf(a.incident, sizeof(a.incident), "host-b-11");
+	a.end_realtime_ns = realtime_ns();
+	ASSERT_EQ(waiter_peer(r.w, &a, now_ns(), &refused_by), 0);
+	ASSERT_TRUE(refused_by == NULL);
+	res = next_result(&r); /* recorded, or stale on a machine slower than max_age */
+	ASSERT_EQ(res->causes[0].kind, CAUSE_PEER);
+	ASSERT_STREQ(res->causes[0].peer.alert.incident, "host-b-11");
+	waiter_result_free(res);
 	rig_stop(&r);
 }
 
@@ -686,6 +762,7 @@ static void test_untried_takes_nothing(void)
 	r.conf->fleet.peer_rate = 0.001;
 	r.conf->fleet.peer_burst = 1;
 	ASSERT_EQ(waiter_configure(r.w, r.conf, "host-a", 0), 0);
+	a.end_realtime_ns = realtime_ns();
 	for (int i = 0; i < 2; i++) {
 		ASSERT_EQ(waiter_peer(r.w, &a, now_ns(), &refused_by), 0);
 		res = next_result(&r);
@@ -880,6 +957,7 @@ int main(void)
 	RUN(test_fleet_names);
 	RUN(test_peer_during_record);
 	RUN(test_peer_budget_before_queue);
+	RUN(test_peer_stale_when_taken);
 	RUN(test_record_size);
 	RUN(test_garbage_told);
 	RUN(test_thread_end_told);

@@ -86,32 +86,32 @@ static int close_inherited(void)
 	return 0;
 }
 
-/* latencyd's requests, each answered, until STOP or its end of the socket closes; this
- * host's presence renewed meanwhile. */
+/*
+ * latencyd's requests until STOP or its end of the socket closes; this host's presence
+ * renewed meanwhile, and the counters sent at least every FLEET_WIRE_HEARTBEAT_NS: this
+ * loop's heartbeat. An alert's outcome goes on the event socket (FLEET_WIRE_ACK): at once
+ * when it was not handed on, else with its PUBACK (mqtt.c); latencyd never waits for it.
+ */
 static void serve(struct mqtt *m)
 {
 	struct fleet_wire_request q;
 
 	for (;;) {
-		struct fleet_wire_reply rep = {.type = FLEET_WIRE_REPLY};
 		struct pollfd p = {.fd = FLEET_WIRE_REQUEST_FD, .events = POLLIN};
-		int renew = mqtt_renew(m);
+		int renew = mqtt_renew(m), r;
 		ssize_t n;
 
-		/* Idle a second: the counters held back under a flood go out. */
-		if (poll(&p, 1, renew < 1000 ? renew : 1000) == 0) {
-			mqtt_flush(m);
+		mqtt_flush(m);
+		if (poll(&p, 1, renew < 1000 ? renew : 1000) == 0)
 			continue;
-		}
 		n = recv(FLEET_WIRE_REQUEST_FD, &q, sizeof(q), 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0 || !fleet_wire_request_check(&q, (size_t)n) || q.type == FLEET_WIRE_STOP)
 			return;
-		rep.seq = q.seq;
-		rep.rc = mqtt_publish(m, &q);
-		if (send(FLEET_WIRE_REQUEST_FD, &rep, sizeof(rep), MSG_NOSIGNAL) < 0)
-			return;
+		r = mqtt_publish(m, &q);
+		if (r < 0)
+			mqtt_not_taken(m, &q, r);
 	}
 }
 

@@ -142,12 +142,14 @@ int mqtt_renew(struct mqtt *m)
 /*
  * The broker's PUBACK (QoS 1): only now did a request go out, and only now is it counted
  * published. A reason code of 0x80 or more is the broker's refusal (an ACL under MQTT v5).
+ * An alert's outcome goes to latencyd, whose outbox keeps the alert until then.
  */
 static void on_publish(struct mosquitto *mosq, void *userdata, int mid, int reason,
 		       const mosquitto_property *props)
 {
 	struct mqtt *m = userdata;
 	bool presence = false, renew = false;
+	uint32_t seq = 0;
 
 	(void)mosq;
 	(void)props;
@@ -159,6 +161,11 @@ static void on_publish(struct mosquitto *mosq, void *userdata, int mid, int reas
 		}
 	if (!presence && m->unacked)
 		m->unacked--;
+	for (int i = 0; i < ALERT_MIDS && !presence && !seq; i++)
+		if (m->alert_mid[i].mid == mid) {
+			seq = m->alert_mid[i].seq;
+			m->alert_mid[i].mid = 0;
+		}
 	/* Peers time this host from the presence this PUBACK is for, or an earlier one: the
 	 * renewal skipped meanwhile must not wait a period more. */
 	if (presence && m->presence_skipped && !presence_pending(m)) {
@@ -171,7 +178,10 @@ static void on_publish(struct mosquitto *mosq, void *userdata, int mid, int reas
 		m->presence_due_ns = 0;
 		pthread_mutex_unlock(&m->lock);
 	}
-	if (!presence)
+	if (seq)
+		mqtt_ack(m, seq, reason >= 0x80 ? -EIO : 0,
+			 reason >= 0x80 ? &m->st.publish_failed : &m->st.published);
+	else if (!presence)
 		mqtt_count(m, reason >= 0x80 ? &m->st.publish_failed : &m->st.published);
 }
 
@@ -205,9 +215,22 @@ static int subscribe(struct mqtt *m)
 	return mosquitto_subscribe_multiple(m->mosq, NULL, SUBSCRIPTIONS, subs, 0, 0, NULL);
 }
 
+/*
+ * Closes the connection for WHY, which on_disconnect() says: run() makes it again after the
+ * backoff.
+ */
+static void drop(struct mqtt *m, const char *why)
+{
+	pthread_mutex_lock(&m->lock);
+	snprintf(m->drop_why, sizeof(m->drop_why), "%s", why);
+	pthread_mutex_unlock(&m->lock);
+	mosquitto_disconnect(m->mosq);
+}
+
 static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 {
 	struct mqtt *m = userdata;
+	int r;
 
 	if (rc != 0) {
 		/* MQTT v5 reason codes: "Bad user name or password", "Not authorized"... */
@@ -222,16 +245,34 @@ static void on_connect(struct mosquitto *mosq, void *userdata, int rc)
 		return;
 	}
 	(void)mosq;
-	/* One SUBSCRIBE of three topics: one SUBACK to check. A presence still pending from an
-	 * earlier connection goes out again after this, in its place (publish_presence()). */
-	subscribe(m);
+	pthread_mutex_lock(&m->lock);
+	m->drop_why[0] = 0;
+	pthread_mutex_unlock(&m->lock);
+	/*
+	 * One SUBSCRIBE of three topics: one SUBACK to check, awaited SUBACK_TIMEOUT_SEC
+	 * (check_suback()). One that cannot be sent (the broker's maximum packet size, the
+	 * connection gone) closes the connection for the reconnection to try again: connected
+	 * without subscriptions, this host would hear nothing, and say nothing of it.
+	 */
+	r = subscribe(m);
+	if (r != MOSQ_ERR_SUCCESS) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "cannot subscribe to the group's topics: %s",
+			 r < 0 ? strerror(-r) : mosquitto_strerror(r));
+		drop(m, why);
+		return;
+	}
+	/* A presence still pending from an earlier connection goes out again after this, in
+	 * its place (publish_presence()). */
 	publish_presence(m, PROTO_FLEET_ONLINE, false);
 	pthread_mutex_lock(&m->lock);
-	m->presence_due_ns = now_ns() + (uint64_t)m->s->presence_every_s * 1000000000;
+	m->up_ns = now_ns();
+	m->suback_due_ns = m->up_ns + (uint64_t)SUBACK_TIMEOUT_SEC * 1000000000;
+	m->presence_due_ns = m->up_ns + (uint64_t)m->s->presence_every_s * 1000000000;
 	m->st.connected = true;
 	m->st.detail[0] = 0;
 	fleet_said_clear(&m->said);
-	m->backoff_sec = RECONNECT_MIN_SEC;
 	pthread_mutex_unlock(&m->lock);
 	mqtt_event(m, FLEET_CONNECTED, m->s->broker);
 }
@@ -251,6 +292,7 @@ static void on_subscribe(struct mosquitto *mosq, void *userdata, int mid, int n,
 		}
 	pthread_mutex_lock(&m->lock);
 	m->st.subscribed = refused < 0;
+	m->suback_due_ns = 0;
 	pthread_mutex_unlock(&m->lock);
 	if (refused < 0) {
 		mqtt_event(m, FLEET_WIRE_COUNTERS, NULL);
@@ -281,13 +323,38 @@ static const char *disconnect_reason(int rc, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * How long the connection lasted (under lock): only one that stayed up STABLE_AFTER_SEC
+ * starts the backoff again from RECONNECT_MIN_SEC. A broker closes a session as soon as
+ * another client connects with its client id (two hosts with one fleet.host, or one broker
+ * account under use_username_as_clientid): a backoff started again at each CONNACK (as
+ * libmosquitto's is) would have both reconnect every second for ever, each taking the
+ * other's session. The count of such connections in a row once it reaches
+ * SHORT_LIVED_SAY, the first time; else 0.
+ */
+static unsigned lasted(struct mqtt *m, uint64_t up_ns)
+{
+	if (up_ns >= (uint64_t)STABLE_AFTER_SEC * 1000000000) {
+		m->backoff_sec = RECONNECT_MIN_SEC;
+		m->short_lived = 0;
+		m->clientid_said = false;
+		return 0;
+	}
+	m->short_lived = up_ns < (uint64_t)SHORT_LIVED_SEC * 1000000000 ? m->short_lived + 1 : 0;
+	if (m->short_lived < SHORT_LIVED_SAY || m->clientid_said)
+		return 0;
+	m->clientid_said = true;
+	return m->short_lived;
+}
+
 static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc,
 			  const mosquitto_property *props)
 {
 	struct mqtt *m = userdata;
 	bool was, said, stopping;
 	uint64_t unacked;
-	char why[256], reason[96];
+	unsigned in_a_row = 0;
+	char why[320], reason[96], dropped[sizeof(m->drop_why)];
 
 	(void)mosq;
 	(void)props;
@@ -302,14 +369,33 @@ static void on_disconnect(struct mosquitto *mosq, void *userdata, int rc,
 	said = m->attempt_said;
 	m->attempt_said = false;
 	m->tls_named = false;
+	m->suback_due_ns = 0;
+	snprintf(dropped, sizeof(dropped), "%s", m->drop_why);
+	m->drop_why[0] = 0;
+	/* The broker's doing only: one we close (drop()) says nothing of another client. */
+	if (was && !stopping && !dropped[0])
+		in_a_row = lasted(m, now_ns() - m->up_ns);
 	pthread_mutex_unlock(&m->lock);
 	/* After st.connected is cleared, not before: a publish that saw it set has returned by
 	 * then, and is counted (connected()). */
 	pthread_mutex_lock(&m->pub_lock);
 	unacked = m->unacked;
 	pthread_mutex_unlock(&m->pub_lock);
+	if (dropped[0] && !stopping && !was) {
+		mqtt_problem(m, FLEET_DISCONNECTED, dropped);
+		return;
+	}
+	if (in_a_row) {
+		snprintf(why, sizeof(why),
+			 "the broker closed the connection %u times within %d s of accepting it: "
+			 "another client probably uses the client id latencyd-%s (fleet.host)",
+			 in_a_row, SHORT_LIVED_SEC, m->s->host);
+		mqtt_problem(m, FLEET_DISCONNECTED, why);
+		return;
+	}
 	if (was) {
-		const char *how = disconnect_reason(rc, reason, sizeof(reason));
+		const char *how =
+			dropped[0] ? dropped : disconnect_reason(rc, reason, sizeof(reason));
 
 		/*
 		 * The clean start does not drop them: libmosquitto sends them again after the
@@ -490,7 +576,6 @@ static int setup(struct mqtt *m, const char *user, char *why, size_t whylen)
 	mosquitto_subscribe_callback_set(m->mosq, on_subscribe);
 	mosquitto_log_callback_set(m->mosq, on_log);
 	mosquitto_publish_v5_callback_set(m->mosq, on_publish);
-	mosquitto_reconnect_delay_set(m->mosq, RECONNECT_MIN_SEC, RECONNECT_MAX_SEC, true);
 	if (s->username[0] || s->password[0]) {
 		r = mosquitto_username_pw_set(m->mosq, s->username[0] ? s->username : NULL,
 					      s->password[0] ? s->password : NULL);
@@ -569,11 +654,58 @@ static void new_attempt(struct mqtt *m)
 }
 
 /*
- * The network thread. libmosquitto's own (mosquitto_loop_start()) retries a broker that is
- * down, but ends for good on a refused CONNACK (MQTT v5: a wrong password, an ACL) or a
- * TLS failure (an unknown CA, an expired certificate): a fleet that a broker refused once
- * would never come back after the operator fixed it. Here those are retried too, with the
- * same backoff; status and the log say why meanwhile.
+ * Before the next attempt: the backoff, doubled for the one after, cut short by
+ * mqtt_free(). False once stopping.
+ */
+static bool backoff(struct mqtt *m)
+{
+	struct timespec until;
+	bool stop;
+
+	/* mqtt_free() may cancel us elsewhere, never holding the lock. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	pthread_mutex_lock(&m->lock);
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += m->backoff_sec;
+	m->backoff_sec =
+		m->backoff_sec * 2 > RECONNECT_MAX_SEC ? RECONNECT_MAX_SEC : m->backoff_sec * 2;
+	while (!m->stopping && pthread_cond_timedwait(&m->wake, &m->lock, &until) == 0)
+		;
+	stop = m->stopping;
+	pthread_mutex_unlock(&m->lock);
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+	return !stop;
+}
+
+/*
+ * No SUBACK within SUBACK_TIMEOUT_SEC of the CONNACK: the connection is made again, rather
+ * than kept up without subscriptions, hearing nothing.
+ */
+static void check_suback(struct mqtt *m)
+{
+	char why[160];
+	bool late;
+
+	pthread_mutex_lock(&m->lock);
+	late = m->suback_due_ns && now_ns() >= m->suback_due_ns;
+	if (late)
+		m->suback_due_ns = 0;
+	pthread_mutex_unlock(&m->lock);
+	if (!late)
+		return;
+	snprintf(why, sizeof(why),
+		 "the broker did not acknowledge the subscriptions within %d s (no SUBACK)",
+		 SUBACK_TIMEOUT_SEC);
+	drop(m, why);
+}
+
+/*
+ * The network thread, and every reconnection, after the backoff (backoff(), lasted()).
+ * libmosquitto's own (mosquitto_loop_forever()) is not used: it waits 1 s after a
+ * connection the broker closed, whatever its own backoff, since each CONNACK resets it;
+ * it ends for good on a refused CONNACK (MQTT v5: a wrong password, an ACL) or a TLS
+ * failure (an unknown CA, an expired certificate), and on a DISCONNECT from the broker.
+ * Here every one is retried, with the same backoff; status and the log say why meanwhile.
  */
 static void *run(void *arg)
 {
@@ -593,26 +725,16 @@ static void *run(void *arg)
 	if (r != MOSQ_ERR_SUCCESS)
 		mqtt_problem(m, FLEET_DISCONNECTED, mosquitto_strerror(r));
 	for (;;) {
-		struct timespec until;
-		bool stop;
-
-		mosquitto_loop_forever(m->mosq, -1, 1);
-		/* mqtt_free() may cancel us elsewhere, never holding the lock. */
-		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-		pthread_mutex_lock(&m->lock);
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += m->backoff_sec;
-		m->backoff_sec = m->backoff_sec * 2 > RECONNECT_MAX_SEC ? RECONNECT_MAX_SEC
-									: m->backoff_sec * 2;
-		while (!m->stopping && pthread_cond_timedwait(&m->wake, &m->lock, &until) == 0)
-			;
-		stop = m->stopping;
-		pthread_mutex_unlock(&m->lock);
-		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-		if (stop)
+		pthread_testcancel();
+		/* Not connected (or no more), it returns at once. */
+		if (mosquitto_loop(m->mosq, -1, 1) == MOSQ_ERR_SUCCESS) {
+			check_suback(m);
+			continue;
+		}
+		if (!backoff(m))
 			return NULL;
 		new_attempt(m);
-		mosquitto_reconnect(m->mosq); /* a failure: loop_forever() retries, or returns */
+		mosquitto_reconnect(m->mosq); /* a failure: the loop returns, and waits again */
 	}
 }
 
@@ -649,16 +771,24 @@ int mqtt_start(struct mqtt *m)
  * fleet.max_age ago is answered stale, never recorded (inbound.c).
  */
 static int publish_request(struct mqtt *m, const char *t, const char *text,
-			   const mosquitto_property *props)
+			   const mosquitto_property *props, uint32_t seq)
 {
-	int r = -ENOTCONN;
+	int r = -ENOTCONN, mid = 0, slot = -1;
 
 	pthread_mutex_lock(&m->pub_lock);
-	if (connected(m)) {
-		r = mosquitto_publish_v5(m->mosq, NULL, t, (int)strlen(text), text, 1, false,
+	/* An alert's PUBACK is told to latencyd by its seq: no place to keep it, not sent. */
+	for (int i = 0; i < ALERT_MIDS && seq && slot < 0; i++)
+		if (!m->alert_mid[i].mid)
+			slot = i;
+	if (seq && slot < 0) {
+		r = -ENOBUFS;
+	} else if (connected(m)) {
+		r = mosquitto_publish_v5(m->mosq, &mid, t, (int)strlen(text), text, 1, false,
 					 props);
 		if (r == MOSQ_ERR_SUCCESS || r == MOSQ_ERR_NO_CONN) {
 			m->unacked++;
+			if (seq) /* under pub_lock: its PUBACK cannot come before this */
+				m->alert_mid[slot].mid = mid, m->alert_mid[slot].seq = seq;
 			r = 0;
 		} else {
 			r = -EIO;
@@ -699,7 +829,7 @@ int mqtt_publish(struct mqtt *m, const struct fleet_wire_request *q)
 
 		r = mosquitto_property_add_int32(&props, MQTT_PROP_MESSAGE_EXPIRY_INTERVAL, expiry);
 	}
-	r = r == MOSQ_ERR_SUCCESS ? publish_request(m, t, text, props) : -EIO;
+	r = r == MOSQ_ERR_SUCCESS ? publish_request(m, t, text, props, alert ? q->seq : 0) : -EIO;
 	mosquitto_property_free_all(&props);
 	free(text);
 	return r;

@@ -10,6 +10,7 @@
 #define LATENCYD_FLEET_MQTT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fleet_wire.h"
 
@@ -21,15 +22,24 @@ int mqtt_new(const struct fleet_wire_settings *s, int event_fd, const char *user
 	     char *why, size_t whylen);
 int mqtt_start(struct mqtt *m);
 /* A PUBLISH_* request: 0 (taken: libmosquitto sends it, after the next CONNACK if the
- * connection just dropped), -ENOTCONN (nothing queued: the caller retries), -EIO, -ENOMEM. */
+ * connection just dropped; an alert's PUBACK is told as FLEET_WIRE_ACK), -ENOTCONN
+ * (nothing queued: the caller retries), -EIO, -ENOMEM, -ENOBUFS (ALERT_MIDS await their
+ * PUBACK). */
 int mqtt_publish(struct mqtt *m, const struct fleet_wire_request *q);
 /* Renews this host's presence if fleet.presence_every passed since the last one while
  * connected; the milliseconds until it is called again (the next renewal due, or sooner
  * while one skipped waits for a PUBACK). */
 int mqtt_renew(struct mqtt *m);
 /* Sends the counters if they changed since the last record (count() holds them back for a
- * while under a flood); called every second or so. */
+ * while under a flood), or if none left for FLEET_WIRE_HEARTBEAT_NS (the heartbeat latencyd
+ * watches); called every second or so. */
 void mqtt_flush(struct mqtt *m);
+/* The outcome of latencyd's PUBLISH_ALERT SEQ (FLEET_WIRE_ACK), with one counted in
+ * *COUNTER, a field of its status (NULL: none). */
+void mqtt_ack(struct mqtt *m, uint32_t seq, int rc, uint64_t *counter);
+/* Request Q that mqtt_publish() did not take (R): an alert's outcome told (FLEET_WIRE_ACK),
+ * and what libmosquitto refused (-EIO), or a result not sent, counted failed. */
+void mqtt_not_taken(struct mqtt *m, const struct fleet_wire_request *q, int r);
 /* Says offline, disconnects, stops the thread, frees. */
 void mqtt_free(struct mqtt *m);
 

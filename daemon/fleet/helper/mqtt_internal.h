@@ -19,10 +19,24 @@
 #define KEEPALIVE_SEC	   30
 #define RECONNECT_MIN_SEC  1
 #define RECONNECT_MAX_SEC  60
+/*
+ * The backoff starts again from RECONNECT_MIN_SEC only after a connection that lasted
+ * STABLE_AFTER_SEC. SHORT_LIVED_SAY connections in a row that the broker closed within
+ * SHORT_LIVED_SEC of its CONNACK: another client probably uses this client id, said once
+ * (on_disconnect()).
+ */
+#define STABLE_AFTER_SEC   30
+#define SHORT_LIVED_SEC	   10
+#define SHORT_LIVED_SAY	   3
+/* The SUBACK awaited after the CONNACK: none by then, the connection is closed and made again. */
+#define SUBACK_TIMEOUT_SEC 10
 #define SEEN_ORIGINS	   64 /* origins whose recent incidents are remembered */
 #define SEEN_PER_ORIGIN	   32 /* an origin's recent incidents, to hand each on once */
 #define TOPIC_MAX	   (5 * PROTO_FLEET_NAME_MAX + 16)
 #define PRESENCE_MIDS	   4 /* presences in flight at once: one online, then the offline one */
+/* Alerts handed to libmosquitto and not acknowledged yet, whose outcome latencyd awaits:
+ * more than its outbox holds (manager/fleet_state.h: OUTBOX_MAX). */
+#define ALERT_MIDS	   64
 /* A counter alone goes to latencyd at most this often: a flood of bad messages costs one
  * record per period, not one each (mqtt_flush() sends what is left). */
 #define COUNTERS_PERIOD_NS (100 * 1000 * 1000)
@@ -43,9 +57,14 @@ struct mqtt {
 	struct mosquitto *mosq;
 	mosquitto_property *connect_props; /* sent with each CONNECT: our maximum packet size */
 	int event_fd;
-	pthread_t thread;     /* the network thread (run()) */
-	pthread_cond_t wake;  /* its backoff, cut short by mqtt_free() */
-	unsigned backoff_sec; /* before the next reconnect, after a refusal */
+	pthread_t thread;	/* the network thread (run()) */
+	pthread_cond_t wake;	/* its backoff, cut short by mqtt_free() */
+	unsigned backoff_sec;	/* before the next reconnect (under lock, as what follows) */
+	uint64_t up_ns;		/* the last CONNACK (CLOCK_MONOTONIC): how long it lasted */
+	unsigned short_lived;	/* connections in a row the broker closed soon after accepting */
+	bool clientid_said;	/* ... and that another client may use our client id is said */
+	uint64_t suback_due_ns; /* the SUBACK is awaited until then; 0: none awaited */
+	char drop_why[160];	/* why we close this connection ourselves; "": we do not */
 	bool started;
 	bool stopping, closed; /* mqtt_free() said DISCONNECT; on_disconnect() saw it done */
 
@@ -62,7 +81,11 @@ struct mqtt {
 	 * is held from a publish until its mid is known, so that a PUBACK never comes first.
 	 */
 	pthread_mutex_t pub_lock;
-	uint64_t unacked;		 /* requests handed to libmosquitto, not acked */
+	uint64_t unacked; /* requests handed to libmosquitto, not acked */
+	struct {
+		int mid;      /* 0: a free place */
+		uint32_t seq; /* latencyd's request (FLEET_WIRE_ACK) */
+	} alert_mid[ALERT_MIDS];
 	int presence_mid[PRESENCE_MIDS]; /* our presences' mids: not requests */
 	unsigned presence_next;
 	bool presence_skipped; /* a renewal skipped for a pending presence (publish_presence()) */

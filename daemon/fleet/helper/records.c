@@ -3,6 +3,7 @@
  * What latencyd-fleet tells latencyd: records on the event socket (fleet_wire.h), each
  * with the counters as they are, from the network thread and the request loop alike.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -55,15 +56,37 @@ void mqtt_count(struct mqtt *m, uint64_t *counter)
 		mqtt_send_event(m, &e);
 }
 
+void mqtt_ack(struct mqtt *m, uint32_t seq, int rc, uint64_t *counter)
+{
+	struct fleet_wire_event e = {.ev.kind = FLEET_WIRE_ACK, .seq = seq, .rc = rc};
+
+	if (counter) {
+		pthread_mutex_lock(&m->lock);
+		(*counter)++;
+		pthread_mutex_unlock(&m->lock);
+	}
+	mqtt_send_event(m, &e);
+}
+
+void mqtt_not_taken(struct mqtt *m, const struct fleet_wire_request *q, int r)
+{
+	/* Not connected, no place, no memory: latencyd publishes an alert again, or counts. */
+	if (q->type == FLEET_WIRE_PUBLISH_ALERT)
+		mqtt_ack(m, q->seq, r, r == -EIO ? &m->st.publish_failed : NULL);
+	else
+		mqtt_count(m, &m->st.publish_failed);
+}
+
+/* The heartbeat too: latencyd kills a helper silent for FLEET_WIRE_SILENCE_NS. */
 void mqtt_flush(struct mqtt *m)
 {
 	struct fleet_wire_event e = {.ev.kind = FLEET_WIRE_COUNTERS};
-	bool dirty;
+	bool due;
 
 	pthread_mutex_lock(&m->lock);
-	dirty = m->dirty;
+	due = now_ns() - m->sent_ns >= (m->dirty ? COUNTERS_PERIOD_NS : FLEET_WIRE_HEARTBEAT_NS);
 	pthread_mutex_unlock(&m->lock);
-	if (dirty)
+	if (due)
 		mqtt_send_event(m, &e);
 }
 
