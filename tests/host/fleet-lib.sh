@@ -87,6 +87,21 @@ CONF
 	PIDS+=($!)
 	eval "PID_$n=$!"
 }
+# stop_nodes NODE...: each still running, stopped by SIGTERM with exit status 0, its log
+# without a sanitizer's report.
+stop_nodes() {
+	local n
+	for n in "$@"; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
+	for n in "$@"; do kill "$(eval echo "\$PID_$n")"; done
+	for n in "$@"; do
+		wait "$(eval echo "\$PID_$n")" ||
+			fail "$n: exit status $? after SIGTERM: $(tail -20 "$T/$n/latencyd.log")"
+	done
+	for n in "$@"; do
+		! grep -qE "AddressSanitizer|LeakSanitizer|runtime error:" "$T/$n/latencyd.log" ||
+			fail "$n: $(cat "$T/$n/latencyd.log")"
+	done
+}
 # incident_of NODE ID: the incident NODE's snapshot ID opened (its catalog's incident_base +
 # ID), once NODE's catalog is on disk.
 incident_of() { echo "$1-$(( $(jq .incident_base "$T/$1/catalog/catalog.json") + $2 ))"; }

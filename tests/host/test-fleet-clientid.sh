@@ -77,13 +77,5 @@ sa=$(said a) sb=$(said b)
 	fail "said $sa time(s) by a, $sb by b: $(grep 'fleet' "$T/a/latencyd.log" "$T/b/latencyd.log" | tail -20)"
 pass "another client with the client id latencyd-db1: said $sa time(s) by a, $sb by b"
 
-for n in a b; do kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"; done
-for n in a b; do kill "$(eval echo "\$PID_$n")"; done
-for n in a b; do
-	wait "$(eval echo "\$PID_$n")" || fail "$n: exit status $? after SIGTERM: $(tail -20 "$T/$n/latencyd.log")"
-done
-for n in a b; do
-	! grep -qE "AddressSanitizer|LeakSanitizer|runtime error:" "$T/$n/latencyd.log" ||
-		fail "$n: $(cat "$T/$n/latencyd.log")"
-done
+stop_nodes a b
 pass "fleet-clientid"

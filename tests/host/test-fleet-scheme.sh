@@ -101,11 +101,5 @@ mismatch h3 "mqtts://127.0.0.1:$PLAIN_PORT" \
 jst h1 '.fleet.connected and .fleet.members_online == 0' ||
 	fail "h1: $(ctl h1 --json status | jq -c .fleet)"
 
-for h in h1 h2 h3; do kill -0 "$(eval echo "\$PID_$h")" || fail "$h died"; done
-for h in h1 h2 h3; do kill "$(eval echo "\$PID_$h")"; done
-for h in h1 h2 h3; do wait "$(eval echo "\$PID_$h")" || fail "$h: exit status $? after SIGTERM"; done
-for h in h1 h2 h3; do
-	! grep -qE "AddressSanitizer|LeakSanitizer|runtime error:" "$T/$h/latencyd.log" ||
-		fail "$h: $(cat "$T/$h/latencyd.log")"
-done
+stop_nodes h1 h2 h3
 pass "fleet-scheme"

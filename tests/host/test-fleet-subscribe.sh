@@ -73,13 +73,5 @@ retried h2 "mqtt://127.0.0.1:$SUBACKLESS_PORT" \
 	"the broker did not acknowledge the subscriptions within 10 s (no SUBACK)" \
 	"a broker that never sends the SUBACK"
 
-for h in h1 h2; do kill -0 "$(eval echo "\$PID_$h")" || fail "$h died"; done
-for h in h1 h2; do kill "$(eval echo "\$PID_$h")"; done
-for h in h1 h2; do
-	wait "$(eval echo "\$PID_$h")" || fail "$h: exit status $? after SIGTERM: $(tail -20 "$T/$h/latencyd.log")"
-done
-for h in h1 h2; do
-	! grep -qE "AddressSanitizer|LeakSanitizer|runtime error:" "$T/$h/latencyd.log" ||
-		fail "$h: $(cat "$T/$h/latencyd.log")"
-done
+stop_nodes h1 h2
 pass "fleet-subscribe"
