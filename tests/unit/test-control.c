@@ -7,10 +7,12 @@
  * must each be answered, and the server must keep serving everybody else.
  */
 #include <errno.h>
+#include <execinfo.h>
 #include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <pwd.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1498,6 +1500,23 @@ static void test_socket_files(void)
 	ASSERT_TRUE(S_ISREG(st.st_mode));
 }
 
+/*
+ * Every wait here has its deadline; a run that outlives them all is stuck in a call: its
+ * stack said before the end, for ctest's timeout would say nothing of where.
+ */
+static void on_stuck(int sig)
+{
+	static const char said[] = "test-control: stuck for 90 s, in:\n";
+	void *frames[32];
+
+	(void)sig;
+	if (write(STDERR_FILENO, said, sizeof(said) - 1) < 0) {
+		/* Nothing better to do: abort() follows. */
+	}
+	backtrace_symbols_fd(frames, backtrace(frames, 32), STDERR_FILENO);
+	abort();
+}
+
 int main(void)
 {
 	struct conf_source src = {0};
@@ -1505,6 +1524,8 @@ int main(void)
 	struct stat st;
 	char cmd[PATH_MAX];
 
+	signal(SIGALRM, on_stuck);
+	alarm(90);
 	log_init("latencyd", getenv("TEST_DEBUG") ? LOG_DEBUG : LOG_INFO);
 	unsetenv("LISTEN_FDS");
 	unsetenv("NOTIFY_SOCKET");
