@@ -40,6 +40,7 @@ struct caller_worker {
 	unsigned refs;	/* the main loop's and each thread's */
 	bool stop;	/* the main loop is gone: no more lookups */
 	uint64_t epoch; /* see above */
+	bool warm;	/* a thread has taken the warm-up (warm_up()) */
 	struct caller_answer *asked, **asked_tail;
 	struct caller_answer *answered, **answered_tail;
 };
@@ -86,6 +87,7 @@ static void unref_locked(struct caller_worker *w)
  * NSS loads its modules and reads its configuration at a process's first lookup (over a
  * millisecond with files alone, more with sssd): done before any caller waits for it, so
  * that a user's connections do not pile up behind the first lookup (control.c caps them).
+ * Once per process, by the first thread: the others would only allocate alongside it.
  */
 static void warm_up(void)
 {
@@ -101,8 +103,13 @@ static void *run(void *arg)
 	struct caller_worker *w = arg;
 	const uint64_t one = 1;
 
-	warm_up();
 	pthread_mutex_lock(&w->lock);
+	if (!w->warm) {
+		w->warm = true;
+		pthread_mutex_unlock(&w->lock);
+		warm_up();
+		pthread_mutex_lock(&w->lock);
+	}
 	for (;;) {
 		struct caller_answer *a;
 
