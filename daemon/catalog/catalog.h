@@ -121,9 +121,9 @@ struct catalog_entry *catalog_at(struct catalog *c, size_t i);
 int catalog_delete(struct catalog *c, uint64_t id);
 /*
  * Removes the entry alone, its files left where they are: the operator's way out for an
- * entry kept undeletable, or for files to keep past retention. Its id is not handed out
- * again (the ids only grow); its directory, if in the output directory, is adopted again at
- * the next start, as any directory there that the catalog does not hold. -ENOENT.
+ * entry kept undeletable. Its id is not handed out again (the ids only grow); its
+ * directory, if in the output directory, is adopted again at the next start, as any
+ * directory there that the catalog does not hold. -ENOENT.
  */
 int catalog_forget(struct catalog *c, uint64_t id);
 

@@ -78,6 +78,7 @@ struct fleet_state {
 	struct outbox_item outbox[OUTBOX_MAX];
 	size_t n_outbox;
 	sd_event_source *outbox_timer;
+	uint64_t outbox_deadline;	    /* realtime ns outbox_timer fires at */
 	struct answer answers[ANSWERS_MAX]; /* more origins in one window: said at once */
 	size_t n_answers;
 	sd_event_source *answer_timer;

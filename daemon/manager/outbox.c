@@ -149,6 +149,7 @@ static void run(struct manager *m)
 		next = now + RETRY_NS;
 	sd_event_source_disable_unref(fs->outbox_timer);
 	fs->outbox_timer = NULL;
+	fs->outbox_deadline = next;
 	if (next && sd_event_add_time_relative(m->event, &fs->outbox_timer, CLOCK_MONOTONIC,
 					       (next - now) / 1000 + 1, 1000, on_timer, m) >= 0)
 		sd_event_source_set_description(fs->outbox_timer, "fleet-outbox");
@@ -188,7 +189,8 @@ void outbox_publish(struct manager *m, struct proto_fleet_alert *a)
 		log_info("fleet: incident %s waits for the broker (not connected), at most %" PRIu64
 			 " ms",
 			 a->incident, now < deadline ? (deadline - now) / 1000000 : 0);
-	if (!fs->outbox_timer || retry)
+	/* The timer re-armed for this one's deadline too, when it comes first. */
+	if (!fs->outbox_timer || retry || deadline < fs->outbox_deadline)
 		run(m);
 }
 

@@ -97,7 +97,8 @@ static int open_catalog(struct manager *m)
 		log_warnx("cannot save the catalog in %s", c->catalog.directory);
 	if (a.adopted)
 		log_warnx("%zu snapshot(s) in %s were not in the catalog (latencyd stopped before "
-			  "saving it); added with unknown causes",
+			  "saving it, or their entries were deleted with --keep-files); added "
+			  "with unknown causes",
 			  a.adopted, c->output.directory);
 	if (a.problems)
 		log_warnx("%zu entr%s of %s could not be looked at (said above): not adopted, "
