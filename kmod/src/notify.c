@@ -24,7 +24,7 @@
  * another take the alert. Unless the alerting CPU runs a realtime task, which may keep
  * the thread pinned there from running for as long as it runs (the culprit of the
  * latency, often): then every thread is woken, and on PREEMPT_RT the wakeup itself runs
- * on another CPU, by a worker (see lt_notify_wake()).
+ * on another CPU, by an unbound worker (see lt_ring_wake_hard()).
  *
  * Two token buckets bound the records per second: the alerting tracker's own (its
  * alert_rate_per_s, alert_burst; none when its rate is 0), checked first, so that one
@@ -81,13 +81,13 @@ struct lt_reader {
 static struct lt_ring lt_ring;
 static DEFINE_PER_CPU(struct irq_work, lt_wake_work);
 /*
- * PREEMPT_RT, the alerting CPU held by a realtime task (lt_notify_wake()): a hard irq_work
- * hands the wakeup of every thread to a worker on another CPU.
+ * PREEMPT_RT: a hard irq_work chooses (lt_ring_wake_hard()) between lt_wake_work and, the
+ * CPU held by a realtime task, a worker of lt_wake_wq (unbound: placed on a CPU free to run
+ * it) that wakes every thread.
  */
 static DEFINE_PER_CPU(struct irq_work, lt_wake_hard_work);
 static DEFINE_PER_CPU(struct work_struct, lt_wake_away_work);
-/* Set by lt_notify_wake() for the CPU's next lt_wake_work: wake every thread. */
-static DEFINE_PER_CPU(unsigned int, lt_wake_all);
+static struct workqueue_struct *lt_wake_wq;
 /* The open files, walked by the wakeup (interrupt context) under RCU. */
 static LIST_HEAD(lt_readers);
 static DEFINE_MUTEX(lt_readers_lock);
@@ -196,22 +196,25 @@ void lt_notify_wake(void)
 	int cpu = get_cpu();
 
 	/*
-	 * A realtime or deadline task here (the one that raised the alert, or the one an
-	 * interrupt fell on), or one boosted to that, may hold off the reader's thread pinned
-	 * to this CPU: its priority against the reader's is not known here, so any counts.
-	 * On PREEMPT_RT it would hold off this CPU's irq_work thread (SCHED_FIFO 1) too: the
-	 * wakeup is run by another CPU then (lt_ring_wake_hard()).
+	 * Who holds this CPU is read in hard interrupt context, once the alerting code is done:
+	 * an alert raised in sched_switch leaves the task switched in running, not the one the
+	 * probe saw as current.
 	 */
-	if (current->prio < MAX_RT_PRIO && !is_idle_task(current)) {
-		if (IS_ENABLED(CONFIG_PREEMPT_RT) && num_online_cpus() > 1) {
-			irq_work_queue(per_cpu_ptr(&lt_wake_hard_work, cpu));
-			put_cpu();
-			return;
-		}
-		this_cpu_write(lt_wake_all, 1);
-	}
-	irq_work_queue(per_cpu_ptr(&lt_wake_work, cpu));
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		irq_work_queue(per_cpu_ptr(&lt_wake_hard_work, cpu));
+	else
+		irq_work_queue(per_cpu_ptr(&lt_wake_work, cpu));
 	put_cpu();
+}
+
+/*
+ * Hard interrupt context: whether the task on this CPU, a realtime or deadline one or one
+ * boosted to that, may hold off a reader's thread pinned here. Its priority against the
+ * reader's is not known here, so any counts.
+ */
+static bool lt_cpu_held(void)
+{
+	return current->prio < MAX_RT_PRIO && !is_idle_task(current);
 }
 
 void lt_notify_stats(struct lt_notify_stats *st)
@@ -232,9 +235,9 @@ static void lt_wake_queue(wait_queue_head_t *wq)
  * waitqueue's spinlock_t sleeps, so the wakeup cannot be made hard (IRQ_WORK_HARD_IRQ),
  * and poll() needs a waitqueue. The irq_work thread of the alerting CPU runs at
  * SCHED_FIFO 1: a higher-priority task running there delays the reader's wakeup until it
- * yields (bench/kernels-results.md measures it), unless it is a realtime task that raised
- * the alert or was interrupted by it (lt_notify_wake()). HERE: the CPU whose queues come
- * first, -1 for none (every thread woken).
+ * yields (bench/kernels-results.md measures it), unless it is a realtime one, which
+ * lt_ring_wake_hard() sees: then a worker elsewhere wakes them. HERE: the CPU whose queues
+ * come first, -1 for none (every thread woken).
  */
 static void lt_ring_wake_from(int here)
 {
@@ -268,24 +271,26 @@ static void lt_ring_wake_from(int here)
 	rcu_read_unlock();
 }
 
+/* The thread of each file pinned to this CPU, or every thread when it is held. */
 static void lt_ring_wake(struct irq_work *w)
 {
-	lt_ring_wake_from(this_cpu_xchg(lt_wake_all, 0) ? -1 : smp_processor_id());
+	/* PREEMPT_RT: current is the irq_work thread; lt_ring_wake_hard() chose already. */
+	bool all = !IS_ENABLED(CONFIG_PREEMPT_RT) && lt_cpu_held();
+
+	lt_ring_wake_from(all ? -1 : smp_processor_id());
 }
 
 /*
- * Hard interrupt context, PREEMPT_RT included, out of whatever raised the alert (the
- * scheduler's locks, say): the worker is queued on another online CPU, where the highpri
- * pool's kworker (nice -20) runs ahead of this CPU's realtime task.
+ * PREEMPT_RT, hard interrupt context: a realtime task here would hold off this CPU's
+ * irq_work thread (SCHED_FIFO 1) and its pinned readers alike; the wakeup of every thread
+ * goes to an unbound worker then, which the scheduler places on a CPU that can run it.
  */
 static void lt_ring_wake_hard(struct irq_work *w)
 {
-	int here = smp_processor_id();
-	unsigned int away = cpumask_any_but(cpu_online_mask, here);
-
-	if (away >= nr_cpu_ids)
-		away = here;
-	queue_work_on(away, system_highpri_wq, per_cpu_ptr(&lt_wake_away_work, here));
+	if (lt_cpu_held() && num_online_cpus() > 1)
+		queue_work(lt_wake_wq, this_cpu_ptr(&lt_wake_away_work));
+	else
+		irq_work_queue(this_cpu_ptr(&lt_wake_work));
 }
 
 static void lt_ring_wake_away(struct work_struct *w)
@@ -504,6 +509,9 @@ int lt_notify_init(unsigned int ring_records)
 	int ret, cpu;
 
 	raw_spin_lock_init(&r->lock);
+	lt_wake_wq = alloc_workqueue("latency_tracker_wake", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	if (!lt_wake_wq)
+		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		init_irq_work(per_cpu_ptr(&lt_wake_work, cpu), lt_ring_wake);
 		*per_cpu_ptr(&lt_wake_hard_work, cpu) = IRQ_WORK_INIT_HARD(lt_ring_wake_hard);
@@ -519,13 +527,11 @@ int lt_notify_init(unsigned int ring_records)
 	r->tb.credit_ns = (NSEC_PER_SEC / max_t(u64, lt_defaults.alert_rate, 1)) *
 			  lt_defaults.alert_burst;
 	r->slots = vzalloc(array_size(ring_records, sizeof(*r->slots)));
-	if (!r->slots)
-		return -ENOMEM;
-
-	ret = misc_register(&lt_misc);
+	ret = r->slots ? misc_register(&lt_misc) : -ENOMEM;
 	if (ret) {
 		vfree(r->slots);
 		r->slots = NULL;
+		destroy_workqueue(lt_wake_wq);
 	}
 	return ret;
 }
@@ -536,11 +542,13 @@ void lt_notify_exit(void)
 	int cpu;
 
 	misc_deregister(&lt_misc);
+	/* The hard irq_work queues the two others: synced first. */
 	for_each_possible_cpu(cpu) {
-		irq_work_sync(per_cpu_ptr(&lt_wake_work, cpu));
 		irq_work_sync(per_cpu_ptr(&lt_wake_hard_work, cpu));
+		irq_work_sync(per_cpu_ptr(&lt_wake_work, cpu));
 		cancel_work_sync(per_cpu_ptr(&lt_wake_away_work, cpu));
 	}
+	destroy_workqueue(lt_wake_wq);
 	/* The last files' lt_reader_free(): before the module's text goes. */
 	rcu_barrier();
 	vfree(lt_ring.slots);

@@ -548,6 +548,20 @@ static void test_cpu_wake(void)
 	pass("an alert wakes the open file's thread pinned to its CPU alone, else them all");
 }
 
+/* sched_rt_runtime_us as it was, put back at exit, a failed check's too ("" until read). */
+static const char *const rt_runtime = "/proc/sys/kernel/sched_rt_runtime_us";
+static char rt_runtime_saved[32];
+
+static void rt_runtime_restore(void)
+{
+	FILE *f;
+
+	if (!rt_runtime_saved[0] || !(f = fopen(rt_runtime, "w")))
+		return;
+	fputs(rt_runtime_saved, f);
+	fclose(f);
+}
+
 struct hog {
 	struct poller *away; /* the open file's thread on the other CPU */
 	int got;	     /* it read the alert while the hog still ran */
@@ -584,7 +598,6 @@ static void test_rt_hog_wake(void)
 {
 	/* No timeout: only a wakeup gets the thread on CPU 0 to read (cancelled at the end). */
 	struct poller ps[2] = {{.cpu = 0, .wait_ms = -1}, {.cpu = 1, .wait_ms = -1}};
-	const char *runtime = "/proc/sys/kernel/sched_rt_runtime_us";
 	int a = open_dev(O_NONBLOCK);
 	struct hog h = {.away = &ps[0]};
 	char saved[32] = "";
@@ -596,12 +609,14 @@ static void test_rt_hog_wake(void)
 		close(a);
 		return;
 	}
-	f = fopen(runtime, "r");
+	f = fopen(rt_runtime, "r");
 	if (!f || !fgets(saved, sizeof(saved), f))
-		fail("read %s", runtime);
+		fail("read %s", rt_runtime);
 	fclose(f);
 	saved[strcspn(saved, "\n")] = 0;
-	must_write(runtime, "-1");
+	snprintf(rt_runtime_saved, sizeof(rt_runtime_saved), "%s", saved);
+	atexit(rt_runtime_restore);
+	must_write(rt_runtime, "-1");
 	ps[0].fd = ps[1].fd = a;
 	for (int i = 0; i < 2; i++)
 		if (pthread_create(&ps[i].thread, NULL, poller_run, &ps[i]))
@@ -610,7 +625,8 @@ static void test_rt_hog_wake(void)
 	if (pthread_create(&t, NULL, hog_run, &h))
 		fail("pthread_create");
 	pthread_join(t, NULL);
-	must_write(runtime, saved);
+	must_write(rt_runtime, saved);
+	rt_runtime_saved[0] = 0;
 	for (int i = 0; i < 2; i++) {
 		pthread_cancel(ps[i].thread);
 		pthread_join(ps[i].thread, NULL);
