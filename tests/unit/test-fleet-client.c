@@ -272,6 +272,18 @@ static void test_nobufs(void)
 	fleet_free(f);
 }
 
+/* A free name from TEMPLATE for FAKE_FLEET_MARKER: the first helper makes the file, which
+ * tells the one started again apart. */
+static void set_marker(char *template)
+{
+	int fd = mkstemp(template);
+
+	ASSERT_TRUE(fd >= 0);
+	close(fd);
+	unlink(template);
+	setenv("FAKE_FLEET_MARKER", template, 1);
+}
+
 /* A helper silent past FLEET_WIRE_SILENCE_NS (10 s), not even a heartbeat: killed, started
  * again, with no publish to find it out. */
 static void test_hang(void)
@@ -279,12 +291,8 @@ static void test_hang(void)
 	char marker[] = "/tmp/test-fleet-client-XXXXXX";
 	struct fleet_status st;
 	struct fleet *f;
-	int fd = mkstemp(marker);
 
-	ASSERT_TRUE(fd >= 0);
-	close(fd);
-	unlink(marker);
-	setenv("FAKE_FLEET_MARKER", marker, 1);
+	set_marker(marker);
 	f = start("hang");
 	/* 1 + 3: the second helper's counters over the first's, once it was killed. */
 	ASSERT_TRUE(received_within(f, 4, &st, 3000));
@@ -298,12 +306,8 @@ static void test_restart(void)
 	char marker[] = "/tmp/test-fleet-client-XXXXXX";
 	struct fleet_status st;
 	struct fleet *f;
-	int fd = mkstemp(marker);
 
-	ASSERT_TRUE(fd >= 0);
-	close(fd);
-	unlink(marker); /* the first helper makes it */
-	setenv("FAKE_FLEET_MARKER", marker, 1);
+	set_marker(marker);
 	f = start("restart");
 	/* 7 + 2 received, 5 + 1 malformed: the second helper's alone would be 2 and 1. */
 	ASSERT_TRUE(received(f, 9, &st));
