@@ -132,7 +132,6 @@ static void wake_main(struct fleet *f)
 static void note(struct fleet *f, const struct fleet_event *ev)
 {
 	struct fleet_note *n = calloc(1, sizeof(*n));
-	uint64_t one = 1;
 	bool wake;
 
 	if (!n) {
@@ -154,9 +153,8 @@ static void note(struct fleet *f, const struct fleet_event *ev)
 	/* Once a batch: a list not taken yet has its wakeup (fleet_take() reads, then takes). */
 	wake = f->n_notes++ == 0;
 	pthread_mutex_unlock(&f->lock);
-	if (wake && write(f->note_fd, &one, sizeof(one)) < 0) {
-		/* The counter cannot overflow in practice; the main loop reads it. */
-	}
+	if (wake)
+		wake_main(f);
 }
 
 /*
@@ -372,10 +370,7 @@ static void on_event(struct fleet *f, struct fleet_wire_event *e, size_t len)
 	}
 	/* Fresh when the helper read it; this process may have been stopped since. */
 	if (ev->kind == FLEET_PEER_ALERT && fleet_wire_stale(&ev->alert, f->set.max_age_ns)) {
-		pthread_mutex_lock(&f->lock);
-		f->stale_here++;
-		f->st.stale++;
-		pthread_mutex_unlock(&f->lock);
+		fleet_count_stale(f);
 		ev->kind = FLEET_UNANSWERED;
 		snprintf(ev->detail, sizeof(ev->detail), "%s", PROTO_FLEET_STALE);
 	}
@@ -765,15 +760,19 @@ int fleet_acked(struct fleet *f, uint32_t seq)
 	return rc == 0 ? 1 : rc == -EIO ? -EIO : -ENOTCONN;
 }
 
-void fleet_publish_lost(struct fleet *f, uint32_t seq)
+/* A publish that failed here (never taken, or given up): counted as the helper's are. */
+static void count_failed(struct fleet *f)
 {
-	int32_t rc;
-
 	pthread_mutex_lock(&f->lock);
-	inflight_take(f, seq, true, &rc);
 	f->failed_here++;
 	f->st.publish_failed++;
 	pthread_mutex_unlock(&f->lock);
+}
+
+void fleet_publish_lost(struct fleet *f, uint32_t seq)
+{
+	fleet_publish_forget(f, seq);
+	count_failed(f);
 }
 
 void fleet_count_stale(struct fleet *f)
@@ -806,12 +805,8 @@ int fleet_publish_result(struct fleet *f, struct proto_fleet_result *res)
 	r = request(f, &q);
 	/* Never sent again: its one attempt failed. One taken counts once the broker
 	 * acknowledges it (take_status()). */
-	if (r != 0) {
-		pthread_mutex_lock(&f->lock);
-		f->failed_here++;
-		f->st.publish_failed++;
-		pthread_mutex_unlock(&f->lock);
-	}
+	if (r != 0)
+		count_failed(f);
 	return r;
 }
 

@@ -91,17 +91,8 @@ static bool step(struct manager *m, struct outbox_item *it, uint64_t now, bool *
 			    "fleet process's log says why)");
 		return false;
 	}
-	if (r == -EAGAIN) { /* the helper had no place for it: again after RETRY_NS */
-		it->waited = true;
-		it->seq = 0;
-		if (now < it->deadline_realtime_ns) {
-			*retry = true;
-			return true;
-		}
-		give_up(m, it);
-		return false;
-	}
-	if (r < 0) { /* not handed on, or lost with its helper: published again */
+	/* Not handed on, lost with its helper, or no place for it there: published again. */
+	if (r < 0) {
 		it->waited = true;
 		it->seq = 0;
 	}
@@ -114,6 +105,10 @@ static bool step(struct manager *m, struct outbox_item *it, uint64_t now, bool *
 	}
 	if (it->seq)
 		return true; /* awaits its PUBACK */
+	if (r == -EAGAIN) {  /* the helper had no place for it: again after RETRY_NS, not now */
+		*retry = true;
+		return true;
+	}
 	r = fleet_publish_alert(m->fleet, &it->alert, it->deadline_realtime_ns - now, &it->seq);
 	if (r == -EAGAIN || r == -ENOBUFS)
 		*retry = true;

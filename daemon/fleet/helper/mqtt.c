@@ -149,6 +149,7 @@ static void on_publish(struct mosquitto *mosq, void *userdata, int mid, int reas
 {
 	struct mqtt *m = userdata;
 	bool presence = false, renew = false;
+	uint64_t *counter;
 	uint32_t seq = 0;
 
 	(void)mosq;
@@ -178,11 +179,11 @@ static void on_publish(struct mosquitto *mosq, void *userdata, int mid, int reas
 		m->presence_due_ns = 0;
 		pthread_mutex_unlock(&m->lock);
 	}
+	counter = reason >= 0x80 ? &m->st.publish_failed : &m->st.published;
 	if (seq)
-		mqtt_ack(m, seq, reason >= 0x80 ? -EIO : 0,
-			 reason >= 0x80 ? &m->st.publish_failed : &m->st.published);
+		mqtt_ack(m, seq, reason >= 0x80 ? -EIO : 0, counter);
 	else if (!presence)
-		mqtt_count(m, reason >= 0x80 ? &m->st.publish_failed : &m->st.published);
+		mqtt_count(m, counter);
 }
 
 /* The group's alerts and presences, and the results for this host's own incidents. */
