@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What the unit tests that make a struct fleet share: the fleet settings they give
- * fleet_new(), and the place beside the test program where fleet_helper_path() looks first
- * for latencyd-fleet.
+ * What the unit tests of the fleet share: the fleet settings they give fleet_new(), the
+ * place beside the test program where fleet_helper_path() looks first for latencyd-fleet,
+ * and a peer's alert as the helper sends it.
  */
 #ifndef LATENCYD_TEST_FLEET_SETUP_H
 #define LATENCYD_TEST_FLEET_SETUP_H
@@ -14,7 +14,21 @@
 
 #include "conf.h"
 #include "fleet_spawn.h"
+#include "fleet_wire.h"
 #include "tests.h"
+
+/* A peer's alert (KIND) as a sound helper sends it to h1: h2's incident h2-7, group lab. */
+static inline void test_fleet_peer_alert(struct fleet_wire_event *e, uint32_t kind)
+{
+	memset(e, 0, sizeof(*e));
+	e->type = FLEET_WIRE_EVENT;
+	e->ev.kind = kind;
+	snprintf(e->ev.alert.host, sizeof(e->ev.alert.host), "h2");
+	snprintf(e->ev.alert.group, sizeof(e->ev.alert.group), "lab");
+	snprintf(e->ev.alert.incident, sizeof(e->ev.alert.incident), "h2-7");
+	snprintf(e->ev.alert.tracker, sizeof(e->ev.alert.tracker), "syscalls");
+	snprintf(e->ev.alert.comm, sizeof(e->ev.alert.comm), "postgres");
+}
 
 /* Host h1 of group "lab", through a broker on 127.0.0.1, without TLS or a password. */
 static inline struct conf test_fleet_conf(void)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fleet-setup.h"
 #include "fleet_skew.h"
 #include "fleet_wire.h"
 #include "tests.h"
@@ -19,14 +20,7 @@ static struct fleet_wire_event e;
 
 static void peer_alert(uint32_t kind)
 {
-	memset(&e, 0, sizeof(e));
-	e.type = FLEET_WIRE_EVENT;
-	e.ev.kind = kind;
-	snprintf(e.ev.alert.host, sizeof(e.ev.alert.host), "h2");
-	snprintf(e.ev.alert.group, sizeof(e.ev.alert.group), "lab");
-	snprintf(e.ev.alert.incident, sizeof(e.ev.alert.incident), "h2-7");
-	snprintf(e.ev.alert.tracker, sizeof(e.ev.alert.tracker), "syscalls");
-	snprintf(e.ev.alert.comm, sizeof(e.ev.alert.comm), "postgres");
+	test_fleet_peer_alert(&e, kind);
 	e.ev.received_ns = now_ns();
 }
 

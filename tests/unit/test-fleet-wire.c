@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fleet-setup.h"
 #include "fleet_wire.h"
 #include "tests.h"
 
@@ -15,14 +16,7 @@ static struct fleet_wire_event e;
 /* A peer's alert as a sound helper sends it: h2's incident, group lab, to h1. */
 static void good_alert(void)
 {
-	memset(&e, 0, sizeof(e));
-	e.type = FLEET_WIRE_EVENT;
-	e.ev.kind = FLEET_PEER_ALERT;
-	snprintf(e.ev.alert.host, sizeof(e.ev.alert.host), "h2");
-	snprintf(e.ev.alert.group, sizeof(e.ev.alert.group), "lab");
-	snprintf(e.ev.alert.incident, sizeof(e.ev.alert.incident), "h2-7");
-	snprintf(e.ev.alert.tracker, sizeof(e.ev.alert.tracker), "syscalls");
-	snprintf(e.ev.alert.comm, sizeof(e.ev.alert.comm), "postgres");
+	test_fleet_peer_alert(&e, FLEET_PEER_ALERT);
 	snprintf(e.st.detail, sizeof(e.st.detail), "connected");
 }
 
