@@ -294,6 +294,13 @@ bool proto_fleet_status_valid(const char *s)
 	return one_of(s, statuses);
 }
 
+bool proto_fleet_alert_stale(const struct proto_fleet_alert *a, uint64_t now, uint64_t max_age_ns)
+{
+	uint64_t end = a->end_realtime_ns;
+
+	return end <= now ? now - end > max_age_ns : end - now > max_age_ns;
+}
+
 bool proto_fleet_budget_valid(const char *s)
 {
 	static const char *const budgets[] = {"", PROTO_FLEET_BUDGET_ORIGIN,

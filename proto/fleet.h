@@ -154,6 +154,9 @@ void proto_fleet_text_clean(char *s);
  * PROTO_FLEET_BUDGET_*). */
 bool proto_fleet_status_valid(const char *s);
 bool proto_fleet_budget_valid(const char *s);
+/* A's end further than MAX_AGE_NS from NOW (CLOCK_REALTIME ns), either way: too old, or
+ * from as far in the future (clocks apart). */
+bool proto_fleet_alert_stale(const struct proto_fleet_alert *a, uint64_t now, uint64_t max_age_ns);
 /* "ORIGIN-SEQ" into its parts; -EINVAL when it is not an incident id. */
 int proto_fleet_incident_parse(const char *incident, char *origin, size_t size, uint64_t *seq);
 void proto_fleet_incident_format(char *buf, size_t size, const char *origin, uint64_t seq);

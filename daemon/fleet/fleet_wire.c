@@ -182,7 +182,5 @@ void fleet_said_clear(struct fleet_said *s)
 
 bool fleet_wire_stale(const struct proto_fleet_alert *a, uint64_t max_age_ns)
 {
-	uint64_t now = realtime_ns(), end = a->end_realtime_ns;
-
-	return end <= now ? now - end > max_age_ns : end - now > max_age_ns;
+	return proto_fleet_alert_stale(a, realtime_ns(), max_age_ns);
 }

@@ -258,24 +258,14 @@ int waiter_peer(struct waiter *w, const struct proto_fleet_alert *a, uint64_t re
 	return r;
 }
 
-/*
- * fleet_wire_stale()'s rule (the fleet's layer is above this one), by this host's clock
- * as the thread takes it: its end further than max_age from now, either way.
- */
-static bool peer_stale(const struct cause_peer *p, uint64_t max_age_ns)
-{
-	uint64_t now = realtime_ns(), end = p->alert.end_realtime_ns;
-
-	return end <= now ? now - end > max_age_ns : end - now > max_age_ns;
-}
-
 bool admission_peer_stale(struct waiter *w, const struct cause *c)
 {
 	struct waiter_result *res;
 	bool stale;
 
 	pthread_mutex_lock(&w->lock);
-	stale = peer_stale(&c->peer, w->max_age_ns);
+	/* As the fleet process judged it on arrival, by this host's clock now. */
+	stale = proto_fleet_alert_stale(&c->peer.alert, realtime_ns(), w->max_age_ns);
 	if (stale) /* never recorded: its budget is not spent */
 		limits_give_back(&w->limits, c);
 	pthread_mutex_unlock(&w->lock);
