@@ -98,12 +98,13 @@ struct status {
 };
 
 /* The control socket (1.12): "2 clients (max 64); 3 busy, 1 dropped slow, ...", and a row for
- * the group database only once a connection waited for it (1.18, 1.19). */
+ * the group database only once a connection waited for it (1.18, 1.19), one for dropped
+ * events once one was (1.21). */
 static int control_row(struct table *t, struct json_object *control)
 {
 	struct {
 		int64_t clients, max_clients, accepted, refused, busy, dropped_slow, timed_out,
-			bad_frames, accept_failed, groups_timed_out, waiting;
+			bad_frames, accept_failed, groups_timed_out, waiting, events_too_large;
 	} c = {0};
 #define CTL(f) offsetof(__typeof__(c), f)
 	const struct proto_field fields[] = {
@@ -118,6 +119,7 @@ static int control_row(struct table *t, struct json_object *control)
 		{PROTO_KEY_ACCEPT_FAILED, PROTO_FIELD_INT, 0, CTL(accept_failed)},
 		{PROTO_KEY_GROUPS_TIMED_OUT, PROTO_FIELD_INT, 0, CTL(groups_timed_out)},
 		{PROTO_KEY_WAITING, PROTO_FIELD_INT, 0, CTL(waiting)},
+		{PROTO_KEY_EVENTS_TOO_LARGE, PROTO_FIELD_INT, 0, CTL(events_too_large)},
 		{NULL},
 	};
 #undef CTL
@@ -136,6 +138,9 @@ static int control_row(struct table *t, struct json_object *control)
 		    "%" PRId64 " waiting for their user's groups, %" PRId64
 		    " closed for want of them (busy)",
 		    c.waiting, c.groups_timed_out);
+	if (c.events_too_large)
+		row(t, "", "%" PRId64 " watch event(s) dropped, too large for a frame",
+		    c.events_too_large);
 	return EXIT_OK;
 }
 

@@ -74,9 +74,11 @@ struct json_tokener;
  *        "clients" until admitted.
  *   1.20 delete-snapshot "keep_files": the catalog entry deleted alone, its local files left
  *        where they are (the reply's "kept" names them).
+ *   1.21 status control "events_too_large": watch events dropped because one did not fit in
+ *        a frame (the watcher stays, and gets the next).
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 20
+#define PROTO_REVISION 21
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -564,6 +566,8 @@ struct proto_request {
 /* 1.18: status control, connections whose groups the database did not give in time */
 #define PROTO_KEY_GROUPS_TIMED_OUT	"groups_timed_out"
 #define PROTO_KEY_WAITING		"waiting"
+/* 1.21: status control, watch events dropped as too large for a frame */
+#define PROTO_KEY_EVENTS_TOO_LARGE	"events_too_large"
 #define PROTO_KEY_KEEP_FILES		"keep_files"
 #define PROTO_KEY_KEPT			"kept"
 /* 1.13: status's local retention (and "deleted_in_part") */

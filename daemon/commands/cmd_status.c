@@ -254,6 +254,7 @@ static struct json_object *control_object(const struct manager *m, int *r)
 	result_add_int(o, PROTO_KEY_ACCEPT_FAILED, (int64_t)st->accept_failed, r);
 	result_add_int(o, PROTO_KEY_GROUPS_TIMED_OUT, (int64_t)st->groups_timed_out, r);
 	result_add_int(o, PROTO_KEY_WAITING, control_waiting(m->control), r);
+	result_add_int(o, PROTO_KEY_EVENTS_TOO_LARGE, (int64_t)st->events_too_large, r);
 	return o;
 }
 

@@ -186,6 +186,7 @@ static void send_event(struct client *cl, const char *name, struct json_object *
 {
 	if (queue_message(cl, msg) == -EMSGSIZE) {
 		cl->events_too_large++;
+		cl->control->stats.events_too_large++;
 		if (cl->events_too_large == 1)
 			log_warnx("client %u: a %s event exceeds %d bytes, dropped (its later ones "
 				  "logged at debug level)",

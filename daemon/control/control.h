@@ -281,6 +281,7 @@ struct control_stats {
 	uint64_t bad_frames;	   /* too large, not JSON, not UTF-8, cut by the end of input */
 	uint64_t accept_failed;	   /* accept() failures (descriptors, memory) */
 	uint64_t groups_timed_out; /* the group database did not answer within handshake_timeout */
+	uint64_t events_too_large; /* watch events dropped, too large for a frame */
 };
 
 struct control;

@@ -330,6 +330,9 @@ static void control_metrics(struct prom *p, struct manager *m)
 	    "Connections closed (busy) because the group database did not give their user's "
 	    "groups within 10 s of the hello.",
 	    st->groups_timed_out);
+	one(p, "latencyd_control_events_too_large_total", "counter",
+	    "Watch events dropped for a client because one did not fit in a frame (64 KiB).",
+	    st->events_too_large);
 	one(p, "latencyd_control_accept_failures_total", "counter",
 	    "Failed accepts on the control socket (out of descriptors or memory), retried each "
 	    "second.",

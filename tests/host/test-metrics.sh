@@ -205,6 +205,7 @@ expect_values "$T/control.prom" latencyd_control_ \
 	"latencyd_control_dropped_slow_total=$(ctl_status dropped_slow)" \
 	latencyd_control_timed_out_total=2 latencyd_control_bad_frames_total=1 \
 	latencyd_control_groups_timed_out_total=0 \
+	"latencyd_control_events_too_large_total=$(ctl_status events_too_large)" \
 	"latencyd_control_accept_failures_total=$(ctl_status accept_failed)"
 [ "$(ctl_status busy)" -ge 1 ] && [ "$(ctl_status accepted)" -ge 6 ] ||
 	fail "status control: $(cat "$T/control.json")"

@@ -417,6 +417,8 @@ static void test_oversize_event(void)
 	ASSERT_EQ(json_object_get_int(json_object_object_get(e.data, "n")), 2);
 	json_object_put(o);
 
+	ASSERT_EQ(control_stats(m->control)->events_too_large, 1);
+
 	/* Still served. */
 	tc_send(c, "{\"id\":2,\"command\":\"version\"}\n");
 	o = tc_recv(c);
