@@ -60,11 +60,12 @@ struct fleet {
 	struct fleet_note *presences, *refusals; /* merged (PRESENCES_MAX, REFUSALS_MAX) */
 	size_t n_presences, n_refusals;
 	struct fleet_link link;
-	/* The alerts published (seq, not 0) whose outcome the main loop has not taken. */
+	/* The alerts published (seq, not 0) whose outcome the main loop has not taken, and
+	 * those it let go (orphan): their outcome is only counted, when it comes. */
 	struct {
 		uint32_t seq;
 		int32_t rc;
-		bool settled;
+		bool settled, orphan;
 	} inflight[INFLIGHT_MAX];
 	struct fleet_status st;
 	/* The counters of the helpers that ended, and the running one's last: a helper started
@@ -321,18 +322,43 @@ static bool take_status(struct fleet *f, const struct fleet_status *h, uint32_t 
 	return news;
 }
 
-/* The outcome of the alert published as SEQ: kept for fleet_acked(), if it is awaited. */
+/* A publish that failed here (never taken, given up, or let go and lost): counted as the
+ * helper's are (under f->lock). */
+static void failed_here(struct fleet *f)
+{
+	f->failed_here++;
+	f->st.publish_failed++;
+}
+
+/* An outcome the helper did not count: refused for now, or lost with it (under f->lock). */
+static bool helper_counted(int32_t rc)
+{
+	return rc == 0 || rc == -EIO;
+}
+
+/*
+ * The outcome of the alert published as SEQ: kept for fleet_acked(), if it is awaited; for
+ * one let go, counted failed unless the helper counted it (published or refused).
+ */
 static void acked(struct fleet *f, uint32_t seq, int32_t rc)
 {
 	bool found = false;
 
 	pthread_mutex_lock(&f->lock);
-	for (size_t i = 0; i < INFLIGHT_MAX && !found; i++)
-		if (f->inflight[i].seq == seq && !f->inflight[i].settled) {
+	for (size_t i = 0; i < INFLIGHT_MAX; i++) {
+		if (f->inflight[i].seq != seq || f->inflight[i].settled)
+			continue;
+		if (f->inflight[i].orphan) {
+			f->inflight[i].seq = 0;
+			if (!helper_counted(rc))
+				failed_here(f);
+		} else {
 			f->inflight[i].settled = true;
 			f->inflight[i].rc = rc;
 			found = true;
 		}
+		break;
+	}
 	pthread_mutex_unlock(&f->lock);
 	if (found)
 		wake_main(f);
@@ -462,17 +488,24 @@ static void serve_one(struct fleet *f)
 	set_request_fd(f, -1);
 	fleet_child_close(&c);
 	/* Before it is reaped: nothing may kill a pid that another process may get next. The
-	 * alerts it had not settled are lost with it: the outbox publishes them again. */
+	 * alerts it had not settled are lost with it: the outbox publishes them again, and those
+	 * let go are failed. */
 	pthread_mutex_lock(&f->lock);
 	f->pid = 0;
 	f->st.pid = 0;
 	f->link.losses += f->st.connected;
 	f->link.connected = false;
-	for (size_t i = 0; i < INFLIGHT_MAX; i++)
-		if (f->inflight[i].seq && !f->inflight[i].settled) {
+	for (size_t i = 0; i < INFLIGHT_MAX; i++) {
+		if (!f->inflight[i].seq || f->inflight[i].settled)
+			continue;
+		if (f->inflight[i].orphan) {
+			f->inflight[i].seq = 0;
+			failed_here(f);
+		} else {
 			f->inflight[i].settled = true;
 			f->inflight[i].rc = -ENOTCONN;
 		}
+	}
 	f->st.connected = f->st.subscribed = false;
 	helper_counters_sum(&f->gone, &f->gone, &f->last);
 	memset(&f->last, 0, sizeof(f->last));
@@ -655,16 +688,37 @@ void fleet_note_free(struct fleet_note *n)
 	}
 }
 
-/* A place for SEQ's outcome (under f->lock); false if INFLIGHT_MAX await theirs. */
+/*
+ * A place for SEQ's outcome (under f->lock); false if INFLIGHT_MAX await theirs. An alert
+ * let go gives its place up, the oldest first, counted failed: a broker that drops PUBACKs
+ * must not leave no place for the next alerts (libmosquitto sends one again only on a new
+ * connection). Should its PUBACK come still, the helper counts it published too.
+ */
 static bool inflight_add(struct fleet *f, uint32_t seq)
 {
-	for (size_t i = 0; i < INFLIGHT_MAX; i++)
+	size_t oldest = INFLIGHT_MAX;
+
+	for (size_t i = 0; i < INFLIGHT_MAX; i++) {
 		if (!f->inflight[i].seq) {
-			f->inflight[i].seq = seq;
-			f->inflight[i].settled = false;
-			return true;
+			oldest = i;
+			break;
 		}
-	return false;
+		if (f->inflight[i].orphan && !f->inflight[i].settled &&
+		    (oldest == INFLIGHT_MAX ||
+		     seq - f->inflight[i].seq > seq - f->inflight[oldest].seq))
+			oldest = i;
+	}
+	if (oldest == INFLIGHT_MAX)
+		return false;
+	if (f->inflight[oldest].seq) {
+		log_debug("fleet: the alert published as %" PRIu32
+			  " no longer awaited: counted failed",
+			  f->inflight[oldest].seq);
+		failed_here(f);
+	}
+	f->inflight[oldest].seq = seq;
+	f->inflight[oldest].settled = f->inflight[oldest].orphan = false;
+	return true;
 }
 
 /* SEQ's outcome (under f->lock): -ENOENT unknown, 0 awaited, 1 settled with *RC; its place
@@ -760,18 +814,15 @@ int fleet_acked(struct fleet *f, uint32_t seq)
 	return rc == 0 ? 1 : rc == -EIO ? -EIO : -ENOTCONN;
 }
 
-/* A publish that failed here (never taken, or given up): counted as the helper's are. */
 static void count_failed(struct fleet *f)
 {
 	pthread_mutex_lock(&f->lock);
-	f->failed_here++;
-	f->st.publish_failed++;
+	failed_here(f);
 	pthread_mutex_unlock(&f->lock);
 }
 
-void fleet_publish_lost(struct fleet *f, uint32_t seq)
+void fleet_publish_lost(struct fleet *f)
 {
-	fleet_publish_forget(f, seq);
 	count_failed(f);
 }
 
@@ -783,12 +834,21 @@ void fleet_count_stale(struct fleet *f)
 	pthread_mutex_unlock(&f->lock);
 }
 
-void fleet_publish_forget(struct fleet *f, uint32_t seq)
+void fleet_publish_let_go(struct fleet *f, uint32_t seq)
 {
-	int32_t rc;
-
 	pthread_mutex_lock(&f->lock);
-	inflight_take(f, seq, true, &rc);
+	for (size_t i = 0; i < INFLIGHT_MAX && seq; i++) {
+		if (f->inflight[i].seq != seq)
+			continue;
+		if (!f->inflight[i].settled) {
+			f->inflight[i].orphan = true;
+		} else {
+			f->inflight[i].seq = 0;
+			if (!helper_counted(f->inflight[i].rc))
+				failed_here(f);
+		}
+		break;
+	}
 	pthread_mutex_unlock(&f->lock);
 }
 

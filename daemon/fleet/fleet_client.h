@@ -126,12 +126,13 @@ int fleet_publish_alert(struct fleet *f, struct proto_fleet_alert *a, uint64_t t
  * or lost with its helper (to publish again); -ENOENT not known. SEQ is forgotten unless 0
  * is returned. */
 int fleet_acked(struct fleet *f, uint32_t seq);
-/* An alert given up (SEQ: its publish awaiting an outcome, 0 if none): counted failed,
- * once, and SEQ forgotten. */
-void fleet_publish_lost(struct fleet *f, uint32_t seq);
-/* SEQ's outcome no longer awaited, nothing counted: the helper's counters say it, if it
- * comes (an alert handed on past its max_age, which libmosquitto still delivers). */
-void fleet_publish_forget(struct fleet *f, uint32_t seq);
+/* An alert given up, none of its publishes awaiting an outcome: counted failed, once. */
+void fleet_publish_lost(struct fleet *f);
+/* SEQ's outcome no longer awaited by the caller (an alert handed on past its max_age, which
+ * libmosquitto still delivers), counted once when it comes: published or refused by the
+ * helper; failed here if it was not taken, if its helper ends first, or if its place is
+ * needed for a new alert's outcome. */
+void fleet_publish_let_go(struct fleet *f, uint32_t seq);
 /* A peer's alert that went stale after it was taken (queued for the recorder): counted. */
 void fleet_count_stale(struct fleet *f);
 /* Host and group are filled in here; not sent (not connected): counted failed. */

@@ -42,19 +42,19 @@ static void give_up(struct manager *m, const struct outbox_item *it)
 		 "not published: the broker was not reachable within fleet.max_age (%" PRIu64
 		 " ms)",
 		 fleet_max_age_ns(m->fleet) / 1000000);
-	fleet_publish_lost(m->fleet, 0);
+	fleet_publish_lost(m->fleet);
 	unpublished(m, it->alert.incident, why);
 }
 
 /*
- * IT, handed on, no longer followed (WHY): libmosquitto sends it when it can, the helper
- * counts it published once acknowledged, and its peers answer stale if it comes late.
+ * IT, handed on, no longer followed (WHY): libmosquitto sends it when it can, and its peers
+ * answer stale if it comes late. Counted once its outcome comes (fleet_publish_let_go()).
  */
 static void let_go(struct manager *m, const struct outbox_item *it, const char *why)
 {
 	log_info("fleet: incident %s %s: left to go out late, for its peers to find stale",
 		 it->alert.incident, why);
-	fleet_publish_forget(m->fleet, it->seq);
+	fleet_publish_let_go(m->fleet, it->seq);
 }
 
 static void published(const struct outbox_item *it, uint64_t now)
@@ -113,7 +113,7 @@ static bool step(struct manager *m, struct outbox_item *it, uint64_t now, bool *
 	if (r == -EAGAIN || r == -ENOBUFS)
 		*retry = true;
 	else if (r < 0 && r != -ENOTCONN) {
-		fleet_publish_lost(m->fleet, 0);
+		fleet_publish_lost(m->fleet);
 		unpublished(m, it->alert.incident, strerror(-r));
 		return false;
 	}

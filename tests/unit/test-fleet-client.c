@@ -9,6 +9,9 @@
  * - presences: presences alone, no other note pending: the main loop takes them all;
  * - nobufs: an alert the helper had no place for is told to be published again later
  *   (-EAGAIN), never at once (a loop between the two processes while its table is full);
+ * - letgo: alerts let go past their max_age are counted once each when their outcome comes:
+ *   published (the helper's count), failed when the helper could not take one or died
+ *   first; let-go alerts never leave a new one without a place;
  * - hang: a helper that sends nothing, not even its heartbeat, is killed and started again;
  * - restart: a helper that counted dropped messages dies, and the next one counts from zero:
  *   the counters latencyd shows never go back.
@@ -53,6 +56,36 @@ static void send_full(uint32_t kind, uint64_t received, uint64_t malformed, bool
 static void send_event(uint32_t kind, uint64_t received, uint64_t malformed)
 {
 	send_full(kind, received, malformed, false, "h2");
+}
+
+/* SEQ's outcome RC, with counters: RECEIVED records, PUBLISHED acknowledged. */
+static void send_ack(uint32_t seq, int32_t rc, uint64_t received, uint64_t published)
+{
+	memset(&e, 0, sizeof(e));
+	e.type = FLEET_WIRE_EVENT;
+	e.ev.kind = FLEET_WIRE_ACK;
+	e.st.connected = true;
+	snprintf(e.st.user, sizeof(e.st.user), "nobody");
+	e.st.received = received;
+	e.st.published = published;
+	e.seq = seq;
+	e.rc = rc;
+	if (send(FLEET_WIRE_EVENT_FD, &e, sizeof(e), MSG_NOSIGNAL) != sizeof(e))
+		exit(3);
+}
+
+/* The next alert's request, or exits once latencyd says STOP or goes. */
+static uint32_t next_alert(void)
+{
+	struct fleet_wire_request q;
+	ssize_t n;
+
+	while ((n = recv(FLEET_WIRE_REQUEST_FD, &q, sizeof(q), 0)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0 && q.type == FLEET_WIRE_PUBLISH_ALERT)
+			return q.seq;
+		else if (n > 0 && q.type == FLEET_WIRE_STOP)
+			exit(0);
+	exit(0);
 }
 
 /* Until latencyd says STOP or goes. */
@@ -103,24 +136,28 @@ static int fake_helper(void)
 		send_full(FLEET_PRESENCE, 3, 0, false, "m1"); /* merged with the first */
 		send_full(FLEET_WIRE_COUNTERS, 4, 0, false, "h2");
 	} else if (strcmp(scenario, "nobufs") == 0) {
-		struct fleet_wire_request q;
-		ssize_t n;
-
 		send_full(FLEET_CONNECTED, 1, 0, true, "h2");
-		while ((n = recv(FLEET_WIRE_REQUEST_FD, &q, sizeof(q), 0)) > 0 &&
-		       q.type == FLEET_WIRE_PUBLISH_ALERT) {
-			memset(&e, 0, sizeof(e));
-			e.type = FLEET_WIRE_EVENT;
-			e.ev.kind = FLEET_WIRE_ACK;
-			e.st.connected = true;
-			snprintf(e.st.user, sizeof(e.st.user), "nobody");
-			e.st.received = 2;
-			e.seq = q.seq;
-			e.rc = -ENOBUFS;
-			if (send(FLEET_WIRE_EVENT_FD, &e, sizeof(e), MSG_NOSIGNAL) != sizeof(e))
-				exit(3);
-		}
+		for (;;)
+			send_ack(next_alert(), -ENOBUFS, 2, 0);
+	} else if (strcmp(scenario, "letgo") == 0 && access(marker, F_OK) < 0) {
+		FILE *f = fopen(marker, "w"); /* the first helper: answers late, then dies */
+		uint32_t seq[3];
+
+		if (f)
+			fclose(f);
+		send_full(FLEET_CONNECTED, 1, 0, true, "h2");
+		for (int i = 0; i < 3; i++)
+			seq[i] = next_alert();
+		next_alert(); /* latencyd let the three go before this one */
+		send_ack(seq[0], 0, 1, 1);
+		send_ack(seq[1], -ENOBUFS, 2, 1);
 		return 0;
+	} else if (strcmp(scenario, "letgo") == 0) {
+		send_event(FLEET_WIRE_COUNTERS, 1, 0);
+	} else if (strcmp(scenario, "silent") == 0) {
+		send_full(FLEET_CONNECTED, 1, 0, true, "h2");
+		for (;;) /* takes every alert, answers none */
+			next_alert();
 	} else if (strcmp(scenario, "hang") == 0 && access(marker, F_OK) < 0) {
 		FILE *f = fopen(marker, "w"); /* the first helper: hangs, silent */
 
@@ -248,22 +285,36 @@ static void test_presences_alone(void)
 	fleet_free(f);
 }
 
+/* An alert published; again while the helper has not read the requests before it. */
+static uint32_t publish(struct fleet *f, const char *incident)
+{
+	const struct timespec tick = {.tv_nsec = 10 * 1000 * 1000};
+	struct proto_fleet_alert a = {0};
+	uint32_t seq = 0;
+	int r;
+
+	snprintf(a.incident, sizeof(a.incident), "%s", incident);
+	snprintf(a.tracker, sizeof(a.tracker), "syscalls");
+	a.end_realtime_ns = 1;
+	for (int i = 0; (r = fleet_publish_alert(f, &a, 1000000000ULL, &seq)) == -EAGAIN && i < 500;
+	     i++)
+		nanosleep(&tick, NULL);
+	ASSERT_EQ(r, 0);
+	ASSERT_TRUE(seq != 0);
+	return seq;
+}
+
 /* The helper's "no place" for an alert: -EAGAIN, to publish again later, nothing failed. */
 static void test_nobufs(void)
 {
 	const struct timespec tick = {.tv_nsec = 10 * 1000 * 1000};
 	struct fleet *f = start("nobufs");
-	struct proto_fleet_alert a = {0};
 	struct fleet_status st;
-	uint32_t seq = 0;
+	uint32_t seq;
 	int r = 0;
 
-	snprintf(a.incident, sizeof(a.incident), "h1-1");
-	snprintf(a.tracker, sizeof(a.tracker), "syscalls");
-	a.end_realtime_ns = 1;
 	ASSERT_TRUE(received(f, 1, &st));
-	ASSERT_EQ(fleet_publish_alert(f, &a, 1000000000ULL, &seq), 0);
-	ASSERT_TRUE(seq != 0);
+	seq = publish(f, "h1-1");
 	for (int i = 0; i < 500 && (r = fleet_acked(f, seq)) == 0; i++)
 		nanosleep(&tick, NULL);
 	ASSERT_EQ(r, -EAGAIN);
@@ -282,6 +333,49 @@ static void set_marker(char *template)
 	close(fd);
 	unlink(template);
 	setenv("FAKE_FLEET_MARKER", template, 1);
+}
+
+/*
+ * Three alerts let go: the first acknowledged late (published, the helper's count), the
+ * second not taken (failed here), the third lost with its helper (failed here); the fourth,
+ * still awaited, is published again by its caller: not counted.
+ */
+static void test_let_go(void)
+{
+	char marker[] = "/tmp/test-fleet-client-XXXXXX";
+	struct fleet_status st;
+	struct fleet *f;
+	uint32_t seq;
+
+	set_marker(marker);
+	f = start("letgo");
+	ASSERT_TRUE(received(f, 1, &st));
+	for (int i = 0; i < 3; i++)
+		fleet_publish_let_go(f, publish(f, "h1-1"));
+	seq = publish(f, "h1-2");
+	/* 2 from the first helper, 1 from the next: counted once the first is gone. */
+	ASSERT_TRUE(received(f, 3, &st));
+	ASSERT_TRUE(st.restarts >= 1);
+	ASSERT_EQ(st.published, 1);
+	ASSERT_EQ(st.publish_failed, 2);
+	ASSERT_EQ(fleet_acked(f, seq), -ENOTCONN);
+	fleet_free(f);
+	unlink(marker);
+}
+
+/* A broker that never acknowledges: the alerts let go give their places up to new ones. */
+static void test_let_go_full(void)
+{
+	struct fleet *f = start("silent");
+	struct fleet_status st;
+
+	ASSERT_TRUE(received(f, 1, &st));
+	for (int i = 0; i < 64; i++) /* fleet_client.c's INFLIGHT_MAX */
+		fleet_publish_let_go(f, publish(f, "h1-1"));
+	publish(f, "h1-2");
+	fleet_status(f, &st);
+	ASSERT_EQ(st.publish_failed, 1);
+	fleet_free(f);
 }
 
 /* A helper silent past FLEET_WIRE_SILENCE_NS (10 s), not even a heartbeat: killed, started
@@ -328,6 +422,8 @@ int main(int argc, char *argv[])
 	test_flood();
 	test_presences_alone();
 	test_nobufs();
+	test_let_go();
+	test_let_go_full();
 	test_restart();
 	test_hang();
 	printf("fleet-client: ok\n");
