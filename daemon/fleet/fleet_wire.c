@@ -119,10 +119,12 @@ bool fleet_wire_event_check(const struct fleet_wire_event *e, size_t len, const 
 			 strcmp(origin, ev->alert.host) != 0)
 			bad = "an alert of another group, of this host, or not its sender's "
 			      "incident";
-		/* Both processes read the one CLOCK_MONOTONIC: a receipt after now is a lie,
-		 * which would become the cause's time in the catalog. */
+		/* Both processes read the one CLOCK_MONOTONIC: a receipt after now, or none, is
+		 * a lie, which would become the cause's time in the catalog. */
 		else if (ev->received_ns > now_ns())
 			bad = "an alert received later than now (received_ns in the future)";
+		else if (ev->received_ns == 0)
+			bad = "an alert with no receipt time (received_ns 0)";
 		break;
 	case FLEET_PRESENCE:
 		if (!presence_ok(&ev->presence) || strcmp(ev->presence.group, group) != 0)

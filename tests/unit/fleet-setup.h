@@ -16,8 +16,10 @@
 #include "fleet_spawn.h"
 #include "fleet_wire.h"
 #include "tests.h"
+#include "thread.h"
 
-/* A peer's alert (KIND) as a sound helper sends it to h1: h2's incident h2-7, group lab. */
+/* A peer's alert (KIND) as a sound helper sends it to h1: h2's incident h2-7, group lab,
+ * received now. */
 static inline void test_fleet_peer_alert(struct fleet_wire_event *e, uint32_t kind)
 {
 	memset(e, 0, sizeof(*e));
@@ -28,6 +30,7 @@ static inline void test_fleet_peer_alert(struct fleet_wire_event *e, uint32_t ki
 	snprintf(e->ev.alert.incident, sizeof(e->ev.alert.incident), "h2-7");
 	snprintf(e->ev.alert.tracker, sizeof(e->ev.alert.tracker), "syscalls");
 	snprintf(e->ev.alert.comm, sizeof(e->ev.alert.comm), "postgres");
+	e->ev.received_ns = now_ns();
 }
 
 /* Host h1 of group "lab", through a broker on 127.0.0.1, without TLS or a password. */
