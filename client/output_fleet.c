@@ -123,7 +123,8 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 	struct json_object *proc = get(f, PROTO_KEY_PROCESS);
 	int64_t dropped = 0, restarts = json_object_get_int64(get(proc, PROTO_KEY_RESTARTS));
 	int64_t notes = json_object_get_int64(get(f, PROTO_KEY_NOTES_DROPPED));
-	char why[200] = "", who[120] = "", lost[80] = "";
+	int64_t skewed = json_object_get_int64(get(f, PROTO_KEY_CLOCK_SKEWED));
+	char why[200] = "", who[120] = "", lost[80] = "", skew[80] = "";
 	int n;
 
 	/* The foreach dereferences NULL for anything but an object; the sum saturates. */
@@ -150,6 +151,9 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 	if (notes > 0)
 		snprintf(lost, sizeof(lost), ", %" PRId64 " note(s) from the MQTT process dropped",
 			 notes);
+	/* 1.22: peers' clocks far from this host's (the log names them) */
+	if (skewed > 0)
+		snprintf(skew, sizeof(skew), ", %" PRId64 " sent by a clock far off", skewed);
 	/* 1.8: the unprivileged process that speaks MQTT */
 	if (proc)
 		snprintf(who, sizeof(who), "; MQTT process as %s%s, restarted %" PRId64 " time(s)",
@@ -158,14 +162,14 @@ void fleet_text(char *buf, size_t size, struct json_object *f)
 			 restarts);
 	n = snprintf(buf, size,
 		     "%s %s%s as %s, group %s, %" PRId64 " other member(s) online; %" PRId64
-		     " published, %" PRId64 " received, %" PRId64 " dropped%s%s",
+		     " published, %" PRId64 " received, %" PRId64 " dropped%s%s%s",
 		     json_object_get_boolean(get(f, PROTO_KEY_CONNECTED)) ? "connected to"
 									  : "not connected to",
 		     json_str(get(f, PROTO_KEY_BROKER), "?"), why,
 		     json_str(get(f, PROTO_KEY_HOST), "?"), json_str(get(f, PROTO_KEY_GROUP), "?"),
 		     json_object_get_int64(get(f, PROTO_KEY_MEMBERS_ONLINE)),
 		     json_object_get_int64(get(f, PROTO_KEY_PUBLISHED)),
-		     json_object_get_int64(get(f, PROTO_KEY_RECEIVED)), dropped, lost, who);
+		     json_object_get_int64(get(f, PROTO_KEY_RECEIVED)), dropped, skew, lost, who);
 	text_cut(buf, size, n);
 }
 

@@ -76,9 +76,11 @@ struct json_tokener;
  *        where they are (the reply's "kept" names them).
  *   1.21 status control "events_too_large": watch events dropped because one did not fit in
  *        a frame (the watcher stays, and gets the next).
+ *   1.22 status fleet "clock_skewed": peers' alerts sent by a clock more than
+ *        fleet.max_age / 2 from this host's (or delivered that late).
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 21
+#define PROTO_REVISION 22
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -549,6 +551,8 @@ struct proto_request {
 #define PROTO_KEY_PROBLEM		"problem"
 /* 1.10: what latencyd-fleet reported that latencyd's main loop never took */
 #define PROTO_KEY_NOTES_DROPPED		"notes_dropped"
+/* 1.22: status fleet, peers' alerts sent by a clock far from this host's */
+#define PROTO_KEY_CLOCK_SKEWED		"clock_skewed"
 /* 1.17: status fleet dropped "unknown": results for incidents this host does not keep */
 #define PROTO_KEY_UNKNOWN		"unknown"
 /* 1.11: the collector's incidents deleted in part (a deletion failed past its check) */

@@ -174,6 +174,7 @@ static struct json_object *fleet_object(struct manager *m, int *r)
 	result_add_int(dropped, PROTO_KEY_UNKNOWN, (int64_t)manager_fleet_unknown_results(m), r);
 	result_add(o, PROTO_KEY_DROPPED, dropped, r);
 	result_add_int(o, PROTO_KEY_NOTES_DROPPED, (int64_t)st.notes_dropped, r);
+	result_add_int(o, PROTO_KEY_CLOCK_SKEWED, (int64_t)st.clock_skewed, r);
 	/* latencyd-fleet: pid 0 while it is down, to be started again */
 	result_add_int(proc, PROTO_KEY_PID, st.pid, r);
 	result_add_string(proc, PROTO_KEY_USER, st.user, r);

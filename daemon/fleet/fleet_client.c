@@ -390,8 +390,13 @@ static void on_event(struct fleet *f, struct fleet_wire_event *e, size_t len)
 		uint64_t now = now_ns(), recv = realtime_ns() - (now - ev->received_ns);
 		char said[400];
 
-		if (fleet_skew_check(&f->skew, &ev->alert, recv, f->set.max_age_ns, now, said,
-				     sizeof(said)))
+		bool say = fleet_skew_check(&f->skew, &ev->alert, recv, f->set.max_age_ns, now,
+					    said, sizeof(said));
+
+		pthread_mutex_lock(&f->lock);
+		f->st.clock_skewed = f->skew.count;
+		pthread_mutex_unlock(&f->lock);
+		if (say)
 			log_warnx("%s", said);
 	}
 	/* Fresh when the helper read it; this process may have been stopped since. */

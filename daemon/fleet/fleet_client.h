@@ -82,6 +82,9 @@ struct fleet_status {
 	uint64_t restarts, rejected;
 	/* what the helper said that the main loop never saw: NOTES_MAX were waiting for it */
 	uint64_t notes_dropped;
+	/* peers' alerts sent by a clock more than fleet.max_age / 2 from this host's, or
+	 * delivered that late (fleet_skew.c) */
+	uint64_t clock_skewed;
 };
 
 /* The connection as fleet_take() returns it: counts that only grow, so that the main loop

@@ -289,6 +289,10 @@ static void fleet_metrics(struct prom *p, struct manager *m)
 	    "What latencyd-fleet reported (peers' results, presences, connection changes) that "
 	    "the main loop never saw: 256 were waiting for it already.",
 	    st.notes_dropped);
+	one(p, "latencyd_fleet_clock_skewed_total", "counter",
+	    "Peers' alerts sent by a clock more than fleet.max_age / 2 from this host's, or "
+	    "delivered that late.",
+	    st.clock_skewed);
 }
 
 /* The control socket (control.c): its clients, and what became of connections. */

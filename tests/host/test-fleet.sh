@@ -192,6 +192,15 @@ wait_for 100 grep -q "peer alert(s) in the last 2 s stale (older than fleet.max_
 	fail "h9-5 not said stale by h2: $(grep 'in the last' "$T/h2/latencyd.log")"
 ctl h2 --json incidents | jq -e '[.incidents[] | select(.incident == "h9-5")] | length == 0' >/dev/null ||
 	fail "h2 keeps an incident for a stale request: $(ctl h2 --json incidents | jq -c '.incidents[:3]')"
+# Sent a minute before h2 got it: h9's clock is behind, or the delivery that late; counted
+# (status and metrics), the origin named in the log.
+skewed=$(ctl h2 --json status | jq .fleet.clock_skewed)
+[ "$skewed" -ge 1 ] 2>/dev/null || fail "h9-5's sending time not counted far off: $skewed"
+ctl h2 metrics | grep -qx "latencyd_fleet_clock_skewed_total $skewed" ||
+	fail "no latencyd_fleet_clock_skewed_total $skewed: $(ctl h2 metrics | grep skew)"
+grep -q "h9's clock is" "$T/h2/latencyd.log" || fail "h9's clock not named: $(grep -i clock "$T/h2/latencyd.log")"
+ctl h2 status | grep -q " dropped, $skewed sent by a clock far off" ||
+	fail "h2's status text does not say $skewed far off: $(ctl h2 status | grep -i received)"
 # A good one twice (QoS 1 may redeliver): recorded once.
 good=$(msg h9 lab h9-6)
 pub -t latencyd/lab/alert/h9 -m "$good"
