@@ -34,10 +34,12 @@
  * over the threshold (its stack is then due).
  *
  * Exclusions: calls that block by design (poll, select, epoll_wait, futex...) would
- * alert all the time; their numbers (native ABI) are listed in exclude_syscalls and are
- * not tracked. exit and exit_group never return and are never tracked. A read() on an
- * idle terminal or socket blocks by design too but cannot be told apart by number: use
- * the filters.
+ * alert all the time; their numbers are listed in exclude_syscalls and are not tracked.
+ * A 32-bit process's calls have numbers of their own: on x86-64 with ia32 emulation they
+ * are checked against exclude_syscalls_ia32 instead, x32 calls against exclude_syscalls
+ * (their numbers are the native ones with __X32_SYSCALL_BIT). exit and exit_group never
+ * return and are never tracked, in any ABI. A read() on an idle terminal or socket blocks
+ * by design too but cannot be told apart by number: use the filters.
  */
 #include <linux/bitmap.h>
 #include <linux/cpu.h>
@@ -57,9 +59,16 @@
 
 #define LTT_SYS_MAX 1024		/* syscall numbers tracked for exclusion */
 
+#if defined(CONFIG_X86_64) && defined(CONFIG_IA32_EMULATION)
+#define LTT_SYS_IA32 1
+#endif
+
 static struct latency_tracker *ltt_sys;
 static struct ltt_filter ltt_sys_filter;
 static DECLARE_BITMAP(ltt_sys_excluded, LTT_SYS_MAX);
+#ifdef LTT_SYS_IA32
+static DECLARE_BITMAP(ltt_sys_excluded_ia32, LTT_SYS_MAX);
+#endif
 static DEFINE_MUTEX(ltt_sys_excl_lock);
 
 /*
@@ -104,18 +113,44 @@ static const int ltt_sys_default_excluded[] = {
 	__NR_epoll_pwait2,
 #endif
 	__NR_futex,
+#ifdef __NR_futex_waitv
+	__NR_futex_waitv,
+#endif
 };
 
-static bool ltt_sys_never(long nr)
-{
-	return nr == __NR_exit || nr == __NR_exit_group;
-}
+#ifdef LTT_SYS_IA32
+/* The same calls, and their 64-bit time variants, as a 32-bit x86 process makes them. */
+static const int ltt_sys_default_excluded_ia32[] = {
+	__NR_ia32_poll, __NR_ia32_select, __NR_ia32__newselect, __NR_ia32_ppoll,
+	__NR_ia32_pselect6, __NR_ia32_epoll_wait, __NR_ia32_epoll_pwait, __NR_ia32_futex,
+	__NR_ia32_ppoll_time64, __NR_ia32_pselect6_time64, __NR_ia32_futex_time64,
+#ifdef __NR_ia32_epoll_pwait2
+	__NR_ia32_epoll_pwait2,
+#endif
+#ifdef __NR_ia32_futex_waitv
+	__NR_ia32_futex_waitv,
+#endif
+};
+#endif
 
+/*
+ * Whether the current task's call NR is left alone: in a probe of the task's own system
+ * call, whose ABI (in_ia32_syscall()) holds from its entry to its exit.
+ */
 static bool ltt_sys_skip(long nr)
 {
-	if (nr < 0 || ltt_sys_never(nr))
+	if (nr < 0)
 		return true;
-	return nr < LTT_SYS_MAX && test_bit(nr, ltt_sys_excluded);
+#ifdef LTT_SYS_IA32
+	if (in_ia32_syscall())
+		return nr == __NR_ia32_exit || nr == __NR_ia32_exit_group ||
+		       (nr < LTT_SYS_MAX && test_bit(nr, ltt_sys_excluded_ia32));
+#endif
+#ifdef __X32_SYSCALL_BIT
+	nr &= ~__X32_SYSCALL_BIT;
+#endif
+	return nr == __NR_exit || nr == __NR_exit_group ||
+	       (nr < LTT_SYS_MAX && test_bit(nr, ltt_sys_excluded));
 }
 
 /* Interrupts off, on the slot's CPU. Moves its call into the table, where it can wait. */
@@ -290,17 +325,28 @@ static bool ltt_sys_cb(struct latency_tracker *t, struct latency_tracker_record 
 }
 
 /*
- * exclude_syscalls: numbers separated by any run of commas and blanks ("35,230",
- * "35 230", "35, 230"); "none" or empty: none.
+ * exclude_syscalls and exclude_syscalls_ia32: numbers separated by any run of commas and
+ * blanks ("35,230", "35 230", "35, 230"); "none" or empty: none.
  */
-static ssize_t exclude_syscalls_show(struct kobject *kobj, struct kobj_attribute *attr,
-				     char *buf)
+struct ltt_sys_excl_attr {
+	struct kobj_attribute attr;
+	unsigned long *excluded;
+};
+
+static unsigned long *ltt_sys_excl_of(struct kobj_attribute *attr)
 {
+	return container_of(attr, struct ltt_sys_excl_attr, attr)->excluded;
+}
+
+static ssize_t ltt_sys_excl_show(struct kobject *kobj, struct kobj_attribute *attr,
+				 char *buf)
+{
+	unsigned long *excluded = ltt_sys_excl_of(attr);
 	unsigned int nr;
 	int len = 0;
 
 	mutex_lock(&ltt_sys_excl_lock);
-	for_each_set_bit(nr, ltt_sys_excluded, LTT_SYS_MAX)
+	for_each_set_bit(nr, excluded, LTT_SYS_MAX)
 		len += sysfs_emit_at(buf, len, "%s%u", len ? "," : "", nr);
 	mutex_unlock(&ltt_sys_excl_lock);
 	if (!len)
@@ -308,8 +354,8 @@ static ssize_t exclude_syscalls_show(struct kobject *kobj, struct kobj_attribute
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 
-static ssize_t exclude_syscalls_store(struct kobject *kobj, struct kobj_attribute *attr,
-				      const char *buf, size_t count)
+static ssize_t ltt_sys_excl_store(struct kobject *kobj, struct kobj_attribute *attr,
+				  const char *buf, size_t count)
 {
 	DECLARE_BITMAP(n, LTT_SYS_MAX);
 	char *copy, *p, *tok;
@@ -346,7 +392,7 @@ static ssize_t exclude_syscalls_store(struct kobject *kobj, struct kobj_attribut
 	if (!ret) {
 		mutex_lock(&ltt_sys_excl_lock);
 		/* Probes read it locklessly: a racing call may be tracked or not. */
-		bitmap_copy(ltt_sys_excluded, n, LTT_SYS_MAX);
+		bitmap_copy(ltt_sys_excl_of(attr), n, LTT_SYS_MAX);
 		mutex_unlock(&ltt_sys_excl_lock);
 	}
 out:
@@ -354,7 +400,26 @@ out:
 	return ret ?: count;
 }
 
-static struct kobj_attribute ltt_sys_excl_attr = __ATTR_RW(exclude_syscalls);
+static struct ltt_sys_excl_attr ltt_sys_excl_attrs[] = {
+	{ __ATTR(exclude_syscalls, 0644, ltt_sys_excl_show, ltt_sys_excl_store),
+	  ltt_sys_excluded },
+#ifdef LTT_SYS_IA32
+	{ __ATTR(exclude_syscalls_ia32, 0644, ltt_sys_excl_show, ltt_sys_excl_store),
+	  ltt_sys_excluded_ia32 },
+#endif
+};
+
+static struct attribute *ltt_sys_excl_list[] = {
+	&ltt_sys_excl_attrs[0].attr.attr,
+#ifdef LTT_SYS_IA32
+	&ltt_sys_excl_attrs[1].attr.attr,
+#endif
+	NULL,
+};
+
+static const struct attribute_group ltt_sys_excl_group = {
+	.attrs = ltt_sys_excl_list,
+};
 
 static const struct latency_tracker_params ltt_sys_params = {
 	.name = "syscalls",
@@ -381,11 +446,15 @@ static int __init ltt_sys_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(ltt_sys_default_excluded); i++)
 		__set_bit(ltt_sys_default_excluded[i], ltt_sys_excluded);
+#ifdef LTT_SYS_IA32
+	for (i = 0; i < ARRAY_SIZE(ltt_sys_default_excluded_ia32); i++)
+		__set_bit(ltt_sys_default_excluded_ia32[i], ltt_sys_excluded_ia32);
+#endif
 	ltt_sys = ltt_tracker_create(&ltt_sys_params, ltt_sys_probes, ARRAY_SIZE(ltt_sys_probes),
 				     &ltt_sys_filter);
 	if (IS_ERR(ltt_sys))
 		return PTR_ERR(ltt_sys);
-	ret = sysfs_create_file(latency_tracker_kobj(ltt_sys), &ltt_sys_excl_attr.attr);
+	ret = sysfs_create_group(latency_tracker_kobj(ltt_sys), &ltt_sys_excl_group);
 	if (ret)
 		ltt_tracker_destroy(ltt_sys, &ltt_sys_filter);
 	return ret;
@@ -394,7 +463,7 @@ static int __init ltt_sys_init(void)
 static void __exit ltt_sys_exit_module(void)
 {
 	latency_tracker_disable(ltt_sys);	/* the probes go before the file they read */
-	sysfs_remove_file(latency_tracker_kobj(ltt_sys), &ltt_sys_excl_attr.attr);
+	sysfs_remove_group(latency_tracker_kobj(ltt_sys), &ltt_sys_excl_group);
 	ltt_tracker_destroy(ltt_sys, &ltt_sys_filter);
 }
 

@@ -62,6 +62,29 @@ lt-syscalls 30 0 || fail "excluded nanosleep alerted"
 echo "$old" >$T/exclude_syscalls || fail "restore exclude_syscalls"
 pass "strict parsing, exclusion list"
 
+# A 32-bit process's calls have their own numbers (ia32: futex is 240, poll 168, exit 1),
+# checked against exclude_syscalls_ia32; its default excludes the same calls as the native
+# list's, their 64-bit time variants too.
+ia32=$(cat $T/exclude_syscalls_ia32)
+[ "$ia32" = "82,142,168,240,256,308,309,319,413,414,422,441,449" ] ||
+	fail "exclude_syscalls_ia32 reads $ia32"
+for bad in 1,x 5000 ","; do
+	if printf '%s\n' "$bad" >$T/exclude_syscalls_ia32 2>/dev/null; then
+		fail "exclude_syscalls_ia32 took '$bad'"
+	fi
+done
+echo lt-sys-ia32 >$T/filter_comm || fail "filter_comm lt-sys-ia32"
+lt-sys-ia32 30 || fail "ia32 calls"
+# The list is what keeps them out: emptied, the ia32 poll alerts.
+echo none >$T/exclude_syscalls_ia32 || fail "exclude_syscalls_ia32 none"
+if lt-sys-ia32 30 >/tmp/ia32.out; then
+	fail "ia32 poll and futex not tracked with exclude_syscalls_ia32 empty"
+fi
+grep -q "alert nr=168 " /tmp/ia32.out || fail "no alert for the ia32 poll: $(cat /tmp/ia32.out)"
+echo "$ia32" >$T/exclude_syscalls_ia32 || fail "restore exclude_syscalls_ia32"
+echo >$T/filter_comm
+pass "ia32 calls: their own exclusion list, exit never tracked"
+
 # Slot or table, every call of bench-syscalls (getppid, read, write on a pipe) is counted
 # in and out, and none is left pending (keys of other threads may still be there: the
 # shell's own calls from before the filter).
