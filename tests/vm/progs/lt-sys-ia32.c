@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 	struct {
 		struct timespec32 ts;
 		int32_t word;
-	} *low;
+	} * low;
 	pid_t tid = (pid_t)syscall(SYS_gettid), child;
 	int ms, fd, status, excluded = 0, slept = 0;
 	long r, before;
@@ -72,8 +72,8 @@ int main(int argc, char **argv)
 	if (argc != 2)
 		return 2;
 	ms = atoi(argv[1]);
-	low = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
-		   -1, 0);
+	low = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1,
+		   0);
 	if (low == MAP_FAILED)
 		fail("mmap below 4 GiB");
 	low->ts = (struct timespec32){ms / 1000, (ms % 1000) * 1000000};
