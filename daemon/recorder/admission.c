@@ -24,16 +24,20 @@
 int waiter_configure(struct waiter *w, const struct conf *c, const char *fleet_host,
 		     uint64_t incident_base)
 {
-	int r;
+	struct limits_update u;
+	int r = limits_prepare(c, &u);
 
+	if (r < 0)
+		return r;
 	pthread_mutex_lock(&w->lock);
 	w->incident_base = incident_base;
-	r = limits_configure(&w->limits, c, now_ns());
+	limits_apply(&w->limits, c, now_ns(), &u);
 	snprintf(w->host, sizeof(w->host), "%s", fleet_host ?: "");
 	w->publish = fleet_host && c->fleet.publish;
 	w->max_age_ns = c->fleet.max_age_ns;
 	pthread_mutex_unlock(&w->lock);
-	return r;
+	limits_update_done(&u);
+	return 0;
 }
 
 void waiter_get_stats(struct waiter *w, struct waiter_stats *st, double *tokens)

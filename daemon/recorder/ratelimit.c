@@ -92,14 +92,19 @@ static void set(struct bucket *b, bool configured, double rate, double burst, ui
 		bucket_init(b, rate, burst, now);
 }
 
-int limits_configure(struct limits *l, const struct conf *c, uint64_t now)
+int limits_prepare(const struct conf *c, struct limits_update *u)
+{
+	u->n = c->ratelimit.trackers.n;
+	u->trackers = u->n ? calloc(u->n, sizeof(*u->trackers)) : NULL;
+	return u->n && !u->trackers ? -ENOMEM : 0;
+}
+
+void limits_apply(struct limits *l, const struct conf *c, uint64_t now, struct limits_update *u)
 {
 	const struct conf_buckets *trackers = &c->ratelimit.trackers;
-	struct tracker_bucket *t = NULL;
-	size_t n = trackers->n;
+	struct tracker_bucket *t = u->trackers;
+	size_t n = u->n;
 
-	if (n && !(t = calloc(n, sizeof(*t))))
-		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct conf_bucket *cb = &trackers->v[i];
 		struct bucket *old = tracker_bucket(l, cb->tracker);
@@ -117,9 +122,28 @@ int limits_configure(struct limits *l, const struct conf *c, uint64_t now)
 		if (l->origins[i].host[0])
 			bucket_configure(&l->origins[i].b, l->origin_rate, l->origin_burst, now);
 	l->configured = true;
-	free(l->trackers);
+	u->trackers = l->trackers;
+	u->n = l->n_trackers;
 	l->trackers = t;
 	l->n_trackers = n;
+}
+
+void limits_update_done(struct limits_update *u)
+{
+	free(u->trackers);
+	u->trackers = NULL;
+	u->n = 0;
+}
+
+int limits_configure(struct limits *l, const struct conf *c, uint64_t now)
+{
+	struct limits_update u;
+	int r = limits_prepare(c, &u);
+
+	if (r < 0)
+		return r;
+	limits_apply(l, c, now, &u);
+	limits_update_done(&u);
 	return 0;
 }
 

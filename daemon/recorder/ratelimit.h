@@ -66,6 +66,19 @@ struct limits {
 
 /* Tokens earned so far are kept across a reconfiguration; -ENOMEM leaves l as it was. */
 int limits_configure(struct limits *l, const struct conf *c, uint64_t now_ns);
+/*
+ * The same in three steps, for limits read under a realtime thread's lock: the memory
+ * allocated before the lock is taken (limits_prepare(): -ENOMEM), the new buckets put in
+ * place under it (limits_apply(), which leaves the old ones in U), and those freed after it
+ * is let go (limits_update_done()): a low-priority holder never waits for the allocator.
+ */
+struct limits_update {
+	struct tracker_bucket *trackers;
+	size_t n;
+};
+int limits_prepare(const struct conf *c, struct limits_update *u);
+void limits_apply(struct limits *l, const struct conf *c, uint64_t now_ns, struct limits_update *u);
+void limits_update_done(struct limits_update *u);
 bool limits_allow(struct limits *l, const struct cause *c, uint64_t now_ns);
 /* A peer's cause: NULL when allowed (its tokens taken), else the budget that refused it
  * (PROTO_FLEET_BUDGET_ORIGIN, PROTO_FLEET_BUDGET_TOTAL). */
