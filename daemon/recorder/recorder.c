@@ -199,6 +199,16 @@ static void say_waiter_problems(struct recorder *rc, bool running)
 			 "it took memory from malloc() on its way to the record (%" PRIu64
 			 " result%s so far)",
 			 st.pool_empty, st.pool_empty > 1 ? "s" : "");
+	if (count_to_say(rc->said.unpinned, st.unpinned))
+		log_warnx("a realtime waiter thread could not be pinned to its CPU (a cpuset "
+			  "changed, a CPU went offline): it runs anywhere, and an alert on that "
+			  "CPU wakes every thread (%" PRIu64 " so far)",
+			  st.unpinned);
+	if (count_to_say(rc->said.takeovers, st.takeovers))
+		log_warnx("during an alert storm, the waiter thread reading alerts did not run "
+			  "for %d ms (a realtime task of a higher priority holding its "
+			  "CPU?): another thread took its place (%" PRIu64 " time%s so far)",
+			  STORM_TAKEOVER_MS, st.takeovers, st.takeovers > 1 ? "s" : "");
 	if (st.ended > rc->said.ended)
 		log_warn_errno(st.end_error,
 			       "a waiter thread stopped waiting for alerts (%zu of %zu left%s); "

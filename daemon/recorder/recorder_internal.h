@@ -77,6 +77,9 @@ struct waiter_result {
 	struct cause causes[];
 };
 
+/* A storm's keeper that has not run this long is replaced by another thread (waiter.c). */
+#define STORM_TAKEOVER_MS 200
+
 struct waiter_stats {
 	uint64_t alerts;	    /* alert records read, and manual requests taken */
 	uint64_t snapshots;	    /* records that worked */
@@ -95,6 +98,8 @@ struct waiter_stats {
 	 */
 	uint64_t nomem;
 	uint64_t pool_empty; /* results the threads took from malloc(), their pool empty */
+	uint64_t unpinned;   /* threads that could not be pinned to their CPU (run anywhere) */
+	uint64_t takeovers;  /* storms' keepers that did not run for STORM_TAKEOVER_MS, replaced */
 	size_t ended;
 	int end_error;
 	const char *end_call;

@@ -54,6 +54,15 @@
 #define STORM_NAP_MS 10
 
 /*
+ * The threads that leave the file to a storm's keeper check on it this often, and one of
+ * them takes its place when it has not run for STORM_TAKEOVER_MS: a keeper is pinned to
+ * its CPU, where a realtime task of a higher priority (often the storm's culprit) can hold
+ * it off, and nothing else would read the file meanwhile.
+ */
+#define STORM_CHECK_MS	  100
+#define STORM_TAKEOVER_NS ((uint64_t)STORM_TAKEOVER_MS * 1000 * 1000)
+
+/*
  * Records one turn takes at most: twice the module's default ring, a full ring and what
  * arrives while it is read. A flood faster than that is left to the ring (lost, said so)
  * rather than keeping a realtime thread busy.
@@ -517,6 +526,7 @@ static void set_storm(struct waiter *w, const struct waiter_thread *t, bool stor
 			/* EAGAIN: already clear */
 		}
 		atomic_store(&w->storm_keeper, t->index);
+		atomic_store(&w->keeper_ns, now_ns());
 		atomic_store(&w->storm, true);
 	} else {
 		atomic_store(&w->storm, false);
@@ -561,6 +571,9 @@ static int turn(struct waiter *w, const struct waiter_thread *t, bool requests)
 				snapshot(w, &c, wakeup, now);
 				now = now_ns(); /* the record took time */
 				storm = false;
+				/* A keeper busy recording is not one held off. */
+				if (atomic_load(&w->storm_keeper) == t->index)
+					atomic_store(&w->keeper_ns, now);
 			} else {
 				storm = true;
 			}
@@ -585,7 +598,7 @@ static int turn(struct waiter *w, const struct waiter_thread *t, bool requests)
 	return 0;
 }
 
-static void pin(const struct waiter_thread *t)
+static void pin(struct waiter *w, const struct waiter_thread *t)
 {
 	cpu_set_t set;
 
@@ -593,13 +606,43 @@ static void pin(const struct waiter_thread *t)
 		return;
 	CPU_ZERO(&set);
 	CPU_SET(t->cpu, &set);
-	/* Refused (the CPU went offline): it runs anywhere, woken by every alert. */
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	/* Refused (the CPU went offline, a cpuset changed): it runs anywhere, woken by every
+	 * alert; counted, for the main loop to say. */
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stats.unpinned++;
+	pthread_mutex_unlock(&w->lock);
+	waiter_poke(w);
 }
 
-/* The thread leaves its loop, CALL having failed with ERR (-errno): for the main loop to say. */
-static void *ended(struct waiter *w, const char *call, int err)
+/*
+ * In a storm, a thread that is not its keeper: whether the keeper has not run for
+ * STORM_TAKEOVER_NS, and this thread is the keeper now, for its next turn.
+ */
+static bool take_over(struct waiter *w, const struct waiter_thread *t)
 {
+	uint64_t last = atomic_load(&w->keeper_ns), now = now_ns();
+
+	if (!atomic_load(&w->storm) || now < last || now - last < STORM_TAKEOVER_NS)
+		return false;
+	atomic_store(&w->storm_keeper, t->index);
+	atomic_store(&w->keeper_ns, now);
+	pthread_mutex_lock(&w->lock);
+	w->stats.takeovers++;
+	pthread_mutex_unlock(&w->lock);
+	return true;
+}
+
+/*
+ * The thread leaves its loop, CALL having failed with ERR (-errno): for the main loop to say.
+ * A storm's keeper ends the storm first: the others read the file again (and find its
+ * failure themselves, if it lasts).
+ */
+static void *ended(struct waiter *w, const struct waiter_thread *t, const char *call, int err)
+{
+	if (atomic_load(&w->storm) && atomic_load(&w->storm_keeper) == t->index)
+		set_storm(w, t, false);
 	pthread_mutex_lock(&w->lock);
 	w->stats.ended++;
 	w->stats.end_error = err;
@@ -613,41 +656,51 @@ static void *run(void *arg)
 {
 	struct waiter_thread *t = arg;
 	struct waiter *w = t->w;
+	/*
+	 * Every thread takes requests (manual records, peers' alerts): one pinned to a CPU a
+	 * realtime task holds must not keep them waiting; the run lock serialises them.
+	 */
 	struct pollfd p[4] = {
 		{.fd = w->fd, .events = POLLIN},
 		{.fd = w->stop_fd, .events = POLLIN},
-		{.fd = t->index == 0 ? w->request_fd : -1, .events = POLLIN},
+		{.fd = w->request_fd, .events = POLLIN},
 		{.fd = -1, .events = POLLIN},
 	};
 
 	/* Before the first poll: the module files a pinned thread's wait under its CPU. */
-	pin(t);
+	pin(w, t);
 	warm();
 	for (;;) {
 		bool storm = atomic_load(&w->storm);
 		bool nap = storm && atomic_load(&w->storm_keeper) == t->index;
-		int r;
+		int r, timeout = nap ? STORM_NAP_MS : storm ? STORM_CHECK_MS : -1;
 
 		/*
 		 * In a storm the file is left alone (poll ignores a negative fd): the keeper
-		 * reads it after a nap, the others wait for the storm's end.
+		 * reads it after a nap, the others wait for the storm's end, checking that the
+		 * keeper still runs.
 		 */
+		if (nap)
+			atomic_store(&w->keeper_ns, now_ns());
 		p[0].fd = storm ? -1 : w->fd;
 		p[3].fd = storm && !nap ? w->calm_fd : -1;
-		if (poll(p, 4, nap ? STORM_NAP_MS : -1) < 0) {
+		r = poll(p, 4, timeout);
+		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			return ended(w, "poll", -errno);
+			return ended(w, t, "poll", -errno);
 		}
 		if (p[1].revents)
 			break;
 		if (p[3].revents)
 			continue; /* the storm is over: the file again */
+		if (r == 0 && storm && !nap && !take_over(w, t))
+			continue;
 		pthread_mutex_lock(&w->run);
 		r = turn(w, t, p[2].revents != 0);
 		pthread_mutex_unlock(&w->run);
 		if (r < 0)
-			return ended(w, "read", r);
+			return ended(w, t, "read", r);
 	}
 	return NULL;
 }

@@ -59,9 +59,12 @@ struct waiter {
 	int request_fd; /* eventfd: manual records or peers' alerts are queued */
 	/* eventfd: a storm is over, the threads that slept through it poll the file again */
 	int calm_fd;
-	/* A storm: the file is left to one thread, the keeper, which naps between reads. */
+	/* A storm: the file is left to one thread, the keeper, which naps between reads;
+	 * keeper_ns: when it last ran (CLOCK_MONOTONIC), for the others to take over a keeper
+	 * held off its CPU (STORM_TAKEOVER_NS). */
 	_Atomic bool storm;
 	_Atomic unsigned storm_keeper;
+	_Atomic uint64_t keeper_ns;
 	struct waiter_thread *threads;
 	size_t n_threads;
 	/*

@@ -840,8 +840,8 @@ static bool napping(const char *tid)
 	return in;
 }
 
-/* How many of the waiter's threads nap right now. */
-static int threads_napping(void)
+/* How many of the waiter's threads nap right now; the first one's tid in *FIRST (0: none). */
+static int threads_napping_tid(pid_t *first)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *de;
@@ -858,12 +858,18 @@ static int threads_napping(void)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		if (fgets(text, sizeof(text), f) && strcmp(text, "latencyd-waiter\n") == 0)
-			n += napping(de->d_name);
+		if (fgets(text, sizeof(text), f) && strcmp(text, "latencyd-waiter\n") == 0 &&
+		    napping(de->d_name) && n++ == 0 && first)
+			*first = (pid_t)atoi(de->d_name);
 		fclose(f);
 	}
 	closedir(d);
 	return n;
+}
+
+static int threads_napping(void)
+{
+	return threads_napping_tid(NULL);
 }
 
 struct storm {
@@ -933,6 +939,158 @@ static void test_storm_one_keeper(void)
 #endif
 }
 
+struct hog {
+	int cpu;
+	uint64_t until_ns;
+	_Atomic int started; /* 1 running at SCHED_FIFO 90, -1 refused */
+};
+
+/* A realtime task holding CPU hog->cpu until until_ns, as a storm's culprit may. */
+static void *hog_run(void *arg)
+{
+	struct hog *h = arg;
+	struct sched_param sp = {.sched_priority = 90};
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(h->cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ||
+	    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp)) {
+		atomic_store(&h->started, -1);
+		return NULL;
+	}
+	atomic_store(&h->started, 1);
+	while (now_ns() < h->until_ns) {
+	}
+	return NULL;
+}
+
+/* Every thread but the waiter's: on CPU, away from the one a realtime task holds. */
+static void pin_to(pthread_t t, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ASSERT_EQ(pthread_setaffinity_np(t, sizeof(set), &set), 0);
+}
+
+/*
+ * A storm's keeper held off its CPU by a realtime task of a higher priority: another thread
+ * takes its place and reads the file meanwhile (it naps in its turn), said in the stats.
+ */
+static void test_storm_keeper_held_off(void)
+{
+#ifdef SYS_poll
+	struct storm st = {0};
+	struct hog h = {0};
+	struct waiter_stats ws;
+	pid_t keeper = 0, other = 0;
+	pthread_t writer, hog;
+	cpu_set_t set, all;
+	struct rig r;
+	int away;
+
+	ASSERT_EQ(sched_getaffinity(0, sizeof(all), &all), 0);
+	rig_start_threads(&r, NULL, true);
+	if (waiter_threads(r.w) < 2) {
+		fprintf(stderr, "one CPU: one waiter thread, nothing to check\n");
+		rig_stop(&r);
+		return;
+	}
+	rig_limit(&r, true);
+	st.r = &r;
+	ASSERT_EQ(pthread_create(&writer, NULL, storm_run, &st), 0);
+	for (int i = 0; i < 5000 && !keeper; i++) {
+		threads_napping_tid(&keeper);
+		usleep(1000);
+	}
+	ASSERT_TRUE(keeper > 0);
+	ASSERT_EQ(sched_getaffinity(keeper, sizeof(set), &set), 0);
+	ASSERT_EQ(CPU_COUNT(&set), 1);
+	for (h.cpu = 0; !CPU_ISSET(h.cpu, &set); h.cpu++) {
+	}
+	away = h.cpu == 0 ? 1 : 0;
+	pin_to(pthread_self(), away);
+	pin_to(writer, away);
+	h.until_ns = now_ns() + UINT64_C(800) * 1000 * 1000;
+	ASSERT_EQ(pthread_create(&hog, NULL, hog_run, &h), 0);
+	while (!atomic_load(&h.started))
+		usleep(1000);
+	if (atomic_load(&h.started) < 0) {
+		fprintf(stderr, "no SCHED_FIFO here: nothing to hold the keeper off\n");
+	} else {
+		while (now_ns() < h.until_ns && (!other || other == keeper)) {
+			other = 0;
+			threads_napping_tid(&other);
+			usleep(1000);
+		}
+	}
+	ASSERT_EQ(pthread_join(hog, NULL), 0);
+	atomic_store(&st.stop, true);
+	ASSERT_EQ(pthread_join(writer, NULL), 0);
+	waiter_get_stats(r.w, &ws, NULL);
+	rig_stop(&r);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(all), &all), 0);
+	if (atomic_load(&h.started) < 0)
+		return;
+	if (!other || other == keeper)
+		fprintf(stderr, "keeper %d held off, no other thread napped\n", (int)keeper);
+	ASSERT_TRUE(other > 0 && other != keeper);
+	ASSERT_TRUE(ws.takeovers >= 1);
+#else
+	fprintf(stderr, "no poll(2) on this architecture: its timeout cannot be seen\n");
+#endif
+}
+
+/*
+ * A manual record while a realtime task holds the first waiter thread's CPU: another
+ * thread takes it, before that task lets the CPU go.
+ */
+static void test_request_first_cpu_held(void)
+{
+	struct hog h = {0};
+	struct waiter_result *res;
+	pthread_t hog;
+	cpu_set_t set;
+	uint64_t served;
+	struct rig r;
+
+	ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+	rig_start_threads(&r, NULL, true);
+	if (waiter_threads(r.w) < 2) {
+		fprintf(stderr, "one CPU: one waiter thread, nothing to check\n");
+		rig_stop(&r);
+		return;
+	}
+	for (h.cpu = 0; !CPU_ISSET(h.cpu, &set); h.cpu++) {
+	}
+	pin_to(pthread_self(), h.cpu == 0 ? 1 : 0);
+	h.until_ns = now_ns() + UINT64_C(800) * 1000 * 1000;
+	ASSERT_EQ(pthread_create(&hog, NULL, hog_run, &h), 0);
+	while (!atomic_load(&h.started))
+		usleep(1000);
+	if (atomic_load(&h.started) > 0)
+		ASSERT_EQ(waiter_request(r.w, 1, getpid(), "held"), 0);
+	ASSERT_EQ(pthread_join(hog, NULL), 0);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(set), &set), 0);
+	if (atomic_load(&h.started) < 0) {
+		fprintf(stderr, "no SCHED_FIFO here: nothing to hold the CPU\n");
+		rig_stop(&r);
+		return;
+	}
+	res = next_result(&r);
+	served = res->kind == WAITER_SNAPSHOT ? res->causes[0].manual.time_ns : 0;
+	ASSERT_EQ(res->kind, WAITER_SNAPSHOT);
+	ASSERT_EQ(res->causes[0].kind, CAUSE_MANUAL);
+	waiter_result_free(res);
+	rig_stop(&r);
+	if (served >= h.until_ns)
+		fprintf(stderr, "the request was taken %" PRIu64 " ms after the CPU was let go\n",
+			(served - h.until_ns) / 1000000);
+	ASSERT_TRUE(served < h.until_ns);
+}
+
 /* A thread's name is its comm, 15 characters at most: a longer one is refused, not lost. */
 static void *idle_run(void *arg)
 {
@@ -967,6 +1125,8 @@ int main(void)
 	RUN(test_untried_takes_nothing);
 	RUN(test_results_pooled);
 	RUN(test_storm_one_keeper);
+	RUN(test_storm_keeper_held_off);
+	RUN(test_request_first_cpu_held);
 	RUN(test_thread_name_checked);
 	return 0;
 }
