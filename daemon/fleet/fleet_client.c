@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,13 +439,35 @@ static void set_request_fd(struct fleet *f, int fd)
 }
 
 /*
+ * SIGKILL to the helper, which runs as fleet.user: refused (EPERM) without CAP_KILL, which a
+ * capability bounding set may have taken away; said, once per helper, for it is then left
+ * hanging.
+ */
+static int kill_helper(pid_t pid)
+{
+	static _Atomic pid_t said;
+
+	if (kill(pid, SIGKILL) == 0 || errno == ESRCH)
+		return 0;
+	if (atomic_exchange(&said, pid) != pid)
+		log_warn_errno(
+			-errno,
+			"fleet: cannot kill latencyd-fleet (pid %d), which runs as fleet.user "
+			"(CAP_KILL missing from latencyd's capability bounding set?): it is "
+			"left as it is",
+			(int)pid);
+	return -1;
+}
+
+/*
  * A helper that sent nothing for FLEET_WIRE_SILENCE_NS, not even its heartbeat: hung (a
  * deadlock, stopped), whatever its connection. Killed, to be started again; its pid is
  * still its own (serve_one() has not reaped it).
  */
 static void silent(struct fleet *f, pid_t pid)
 {
-	kill(pid, SIGKILL);
+	if (kill_helper(pid) < 0)
+		return;
 	log_warnx("fleet: latencyd-fleet (pid %d) sent nothing for %" PRIu64
 		  " s, not even its heartbeat: killed, to be started again",
 		  (int)pid, FLEET_WIRE_SILENCE_NS / 1000000000);
@@ -519,7 +542,7 @@ static void serve_one(struct fleet *f)
 	/* Its event socket closed: it is exiting, or hangs with it closed (killed then). */
 	for (int i = 0; waitpid(c.pid, &status, WNOHANG) == 0; i++) {
 		if (i == 20)
-			kill(c.pid, SIGKILL);
+			kill_helper(c.pid);
 		usleep(100 * 1000);
 	}
 	/* Status 1: it could not go on, and said why before it exited. */
@@ -908,7 +931,7 @@ void fleet_free(struct fleet *f)
 			pthread_mutex_lock(&f->lock);
 			pid = f->pid;
 			if (pid > 0) /* under the lock, as in request() */
-				kill(pid, SIGKILL);
+				kill_helper(pid);
 			pthread_mutex_unlock(&f->lock);
 			pthread_join(f->thread, NULL);
 		}

@@ -54,7 +54,8 @@ start_fleet_broker() {
 # consumerd inherits it). NODE_BUFFERS: the session's buffer keys instead of 4 sub-buffers
 # of 4 KiB, e.g. NODE_BUFFERS='subbuf_size = 262144; num_subbuf = 4;'.
 # NODE_RT_PRIORITY: its realtime.priority (default 0; more needs RLIMIT_RTPRIO, prlimit);
-# NODE_REALTIME: more settings of its realtime group.
+# NODE_REALTIME: more settings of its realtime group. NODE_WRAP: a command latencyd runs under
+# (e.g. setpriv with the unit's capability bounding set).
 node() {
 	local n=$1 home=$T/$1/home
 	mkdir -p "$T/$n/snapshots" "$home"
@@ -83,7 +84,8 @@ fleet: { enabled = true; broker = "${FLEET_BROKER:-mqtt://127.0.0.1:$PORT}"; hos
 	 group = "$2"; peer_rate = $3; peer_burst = $4; ${FLEET_EXTRA:-}};
 ${5:-}
 CONF
-	LTTNG_HOME=$home "$LATENCYD" -c "$T/$n/latencyd.conf" 2>"$T/$n/latencyd.log" &
+	# shellcheck disable=SC2086 # NODE_WRAP: a command and its arguments
+	LTTNG_HOME=$home ${NODE_WRAP:-} "$LATENCYD" -c "$T/$n/latencyd.conf" 2>"$T/$n/latencyd.log" &
 	PIDS+=($!)
 	eval "PID_$n=$!"
 }

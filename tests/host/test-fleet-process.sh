@@ -82,7 +82,13 @@ done
 exec 9<"$T/inherited"
 export FLEET_EXTRA='max_age = "10s";'
 node h1 lab 10 10
-FLEET_EXTRA='max_age = "10s"; user = "daemon";' NODE_CPUS=0 NODE_RT_PRIORITY=50 node h2 lab 10 10
+# h2 with the capabilities the shipped unit leaves latencyd (CapabilityBoundingSet=): its
+# fleet process, of another user, is killed with those alone.
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$(dirname "$0")/../../systemd/latencyd.service.in" |
+	tr ' ' '\n' | sed -n 's/^CAP_\(.*\)$/+\L\1/p' | paste -sd,)
+[ -n "$caps" ] || fail "no CapabilityBoundingSet= in systemd/latencyd.service.in"
+FLEET_EXTRA='max_age = "10s"; user = "daemon";' NODE_CPUS=0 NODE_RT_PRIORITY=50 \
+	NODE_WRAP="setpriv --bounding-set -all,$caps" node h2 lab 10 10
 exec 9<&-
 for h in h1 h2; do
 	wait_for 200 jst $h '.session.state == "recording" and .fleet.subscribed and .fleet.members_online == 1 and .fleet.process.pid > 0' ||
@@ -204,8 +210,8 @@ since_reload | grep -Eq "published [0-9]{1,6} ms late" ||
 	fail "h2 did not publish its incident within the fleet.max_age it runs with (10 s): $(since_reload | grep -E 'published|max_age')"
 pass "fleet process killed: started again, the local record at once, the incident published when back (with the fleet settings it runs, not the reloaded ones)"
 
-# 3. Stopped: its heartbeat stops, latencyd kills it after 10 s of silence, with no publish
-# to notice it; it comes back and publishes the next incident.
+# 3. Stopped: its heartbeat stops, latencyd kills it after 10 s of silence (with the unit's
+# capabilities), with no publish to notice it; it comes back and publishes the next incident.
 old=$(helper h2)
 kill -STOP "$old"
 wait_for 200 grep -q "latencyd-fleet (pid $old) sent nothing for 10 s, not even its heartbeat: killed" "$T/h2/latencyd.log" ||
