@@ -26,16 +26,20 @@
  * again.
  */
 struct soft {
-	int32_t softirq; /* softirq vector running, -1 */
-	int timer;	 /* inside an (hr)timer expiry */
-	int32_t dev;	 /* block device completed in the current irq/softirq */
-	int32_t rx[NRX]; /* the packets received in the current softirq, a ring */
-	unsigned nrx;	 /* how many (the ring holds the last NRX) */
+	int32_t softirq;   /* softirq vector running, -1 */
+	int timer;	   /* inside an (hr)timer expiry */
+	int32_t timer_irq; /* the hard irq the outermost expiry runs in, -1 (a softirq's) */
+	int32_t dev;	   /* block device completed in the current softirq */
+	int32_t rx[NRX];   /* the packets received in the current softirq, a ring */
+	unsigned nrx;	   /* how many (the ring holds the last NRX) */
 };
 
 struct cpu_ctx {
 	int32_t cur; /* running task, -1 unknown */
 	int32_t irq; /* hard irq being handled, -1 */
+	/* the block device that irq completed: its own, for it may interrupt a softirq that
+	 * completed another and then wakes the task of that one */
+	int32_t irq_dev;
 	struct soft s;
 	struct soft parked;	 /* PREEMPT_RT: the soft context of a task switched out in it */
 	int32_t parked_by;	 /* that task, -1 none */
@@ -260,6 +264,7 @@ static void soft_clear(struct soft *s)
 {
 	s->softirq = -1;
 	s->timer = 0;
+	s->timer_irq = -1;
 	s->dev = 0;
 	s->nrx = 0;
 }
@@ -270,6 +275,7 @@ static struct cpu_ctx *cpus_new(unsigned ncpu)
 
 	for (unsigned i = 0; cpu && i < ncpu; i++) {
 		cpu[i].cur = cpu[i].irq = cpu[i].parked_by = -1;
+		cpu[i].irq_dev = 0;
 		soft_clear(&cpu[i].s);
 		for (int v = 0; v < NVEC; v++)
 			cpu[i].raised_by[v] = -1;
@@ -287,6 +293,7 @@ static struct cpu_ctx *cpus_new(unsigned ncpu)
 static void ctx_switch(const struct track *k, struct cpu_ctx *c, const struct an_ev *e)
 {
 	c->irq = -1;
+	c->irq_dev = 0;
 	if (k->log->preempt_rt) {
 		if (c->s.softirq >= 0 || c->s.timer) {
 			c->parked = c->s;
@@ -310,6 +317,7 @@ static void ctx_switch(const struct track *k, struct cpu_ctx *c, const struct an
 static void ctx_lost(struct cpu_ctx *c, uint64_t t0, uint64_t t1)
 {
 	c->irq = -1;
+	c->irq_dev = 0;
 	soft_clear(&c->s);
 	c->parked_by = -1;
 	for (int v = 0; v < NVEC; v++)
@@ -464,7 +472,9 @@ static void on_waking(struct track *k, const struct cpu_ctx *c, const struct an_
 
 	if (e->a != k->tid || k->cur.state == ST_RUNNING || k->cur.state == ST_RUNNABLE)
 		return;
-	if (c->s.timer) {
+	/* The innermost context wakes: a timer's expiry, unless a hard irq came in during it
+	 * (timers expire in a softirq, interrupts on). */
+	if (c->s.timer && c->irq == c->s.timer_irq) {
 		wake = WK_TIMER;
 		via = c->irq;
 	} else if (c->irq >= 0) {
@@ -482,7 +492,7 @@ static void on_waking(struct track *k, const struct cpu_ctx *c, const struct an_
 	k->cur.via = via;
 	/* The I/O an interrupt completed is what it woke for; a task waking us later on that
 	 * CPU did not complete it. */
-	k->cur.dev = wake == WK_IRQ || wake == WK_SOFTIRQ ? c->s.dev : 0;
+	k->cur.dev = wake == WK_IRQ ? c->irq_dev : wake == WK_SOFTIRQ ? c->s.dev : 0;
 	/* A socket's reader is woken as the packet is handed to it. */
 	if (wake == WK_SOFTIRQ)
 		k->cur.pkt = woken_for(k, &c->s, &k->cur.rx_flows);
@@ -530,10 +540,11 @@ static void on_context(struct track *k, struct cpu_ctx *c, const struct an_ev *e
 	switch (e->type) {
 	case EV_IRQ_ENTRY:
 		c->irq = e->a;
-		c->s.dev = 0;
+		c->irq_dev = 0;
 		break;
 	case EV_IRQ_EXIT:
 		c->irq = -1;
+		c->irq_dev = 0;
 		break;
 	case EV_SOFTIRQ_ENTRY:
 		c->s.softirq = e->a;
@@ -552,7 +563,8 @@ static void on_context(struct track *k, struct cpu_ctx *c, const struct an_ev *e
 		break;
 	case EV_HRTIMER_ENTRY:
 	case EV_TIMER_ENTRY:
-		c->s.timer++;
+		if (c->s.timer++ == 0)
+			c->s.timer_irq = c->irq;
 		break;
 	case EV_HRTIMER_EXIT:
 	case EV_TIMER_EXIT:
@@ -560,7 +572,9 @@ static void on_context(struct track *k, struct cpu_ctx *c, const struct an_ev *e
 			c->s.timer--;
 		break;
 	case EV_BLOCK_COMPLETE:
-		if (c->irq >= 0 || c->s.softirq >= 0)
+		if (c->irq >= 0)
+			c->irq_dev = e->a;
+		else if (c->s.softirq >= 0)
 			c->s.dev = e->a;
 		break;
 	case EV_NET_RECV:

@@ -481,6 +481,79 @@ static void test_longest_holder(void)
  * sched_waking's target_cpu is the CPU the task last ran on (CPU 0, a hog's), not the one
  * the wakeup then chose: the task runs on CPU 1, out of idle. Its wait is CPU 1's.
  */
+/* The interval A's one wakeup ended (its waker in it). */
+static struct an_interval woken(struct an_vec *hist)
+{
+	ASSERT_EQ(an_timeline(&r->log, A, T0, T0 + 10 * MS, hist), 0);
+	for (size_t i = 0; i < hist->n; i++)
+		if (AN_AT(hist, struct an_interval, i)->wake != WK_NONE)
+			return *AN_AT(hist, struct an_interval, i);
+	ASSERT_TRUE(!"A never woken");
+	return (struct an_interval){0};
+}
+
+/*
+ * The innermost context wakes: a hard irq that comes in during a timer's expiry (a softirq,
+ * interrupts on) woke A, not the timer; a disk's completion in BLOCK_SOFTIRQ is what woke A
+ * even when a tick's irq came in between.
+ */
+static void test_wake_innermost(void)
+{
+	struct an_vec hist = AN_VEC(struct an_interval);
+	struct an_result *saved;
+	struct an_interval iv;
+
+	saved = log_replace(2);
+	ev(0, 0, EV_SWITCH, 0, A, 0);
+	ev(0, 1, EV_SWITCH, 0, B, 0);
+	ev(1, 0, EV_SWITCH, A, 0, 1); /* A blocks */
+	ev(2, 1, EV_SOFTIRQ_ENTRY, 1, 0, 0);
+	ev(2, 1, EV_TIMER_ENTRY, 0, 0, 0);
+	ev(3, 1, EV_IRQ_ENTRY, 30, 0, 0);
+	ev(3, 1, EV_WAKING, A, 0, 0);
+	ev(3, 1, EV_IRQ_EXIT, 30, 0, 0);
+	ev(4, 1, EV_TIMER_EXIT, 0, 0, 0);
+	ev(4, 1, EV_SOFTIRQ_EXIT, 1, 0, 0);
+	ev(5, 0, EV_SWITCH, 0, A, 0);
+	iv = woken(&hist);
+	ASSERT_EQ(iv.wake, WK_IRQ);
+	ASSERT_EQ(iv.who, 30);
+	an_vec_free(&hist);
+	log_restore(saved);
+
+	/* A timer expiring inside that irq is the timer's wakeup, through the irq. */
+	saved = log_replace(2);
+	ev(0, 0, EV_SWITCH, 0, A, 0);
+	ev(1, 0, EV_SWITCH, A, 0, 1);
+	ev(3, 1, EV_IRQ_ENTRY, 30, 0, 0);
+	ev(3, 1, EV_HRTIMER_ENTRY, 0, 0, 0);
+	ev(3, 1, EV_WAKING, A, 0, 0);
+	ev(3, 1, EV_HRTIMER_EXIT, 0, 0, 0);
+	ev(3, 1, EV_IRQ_EXIT, 30, 0, 0);
+	ev(5, 0, EV_SWITCH, 0, A, 0);
+	iv = woken(&hist);
+	ASSERT_EQ(iv.wake, WK_TIMER);
+	ASSERT_EQ(iv.via, 30);
+	an_vec_free(&hist);
+	log_restore(saved);
+
+	saved = log_replace(2);
+	ev(0, 0, EV_SWITCH, 0, A, 0);
+	ev(1, 0, EV_SWITCH, A, 0, 2); /* A waits for its disk (D) */
+	ev(2, 1, EV_SOFTIRQ_ENTRY, 4, 0, 0);
+	ev(2, 1, EV_BLOCK_COMPLETE, 8, 4, 0);
+	ev(3, 1, EV_IRQ_ENTRY, 0, 0, 0);
+	ev(3, 1, EV_IRQ_EXIT, 0, 0, 0);
+	ev(3, 1, EV_WAKING, A, 0, 0);
+	ev(4, 1, EV_SOFTIRQ_EXIT, 4, 0, 0);
+	ev(5, 0, EV_SWITCH, 0, A, 0);
+	iv = woken(&hist);
+	ASSERT_EQ(iv.wake, WK_SOFTIRQ);
+	ASSERT_EQ(iv.dev, 8);
+	an_vec_free(&hist);
+	log_restore(saved);
+}
+
 static void test_woken_elsewhere(void)
 {
 	enum { KWORKER = 40 };
@@ -774,6 +847,7 @@ int main(void)
 	RUN(test_longest_holder);
 	RUN(test_cpu_history_late);
 	RUN(test_woken_elsewhere);
+	RUN(test_wake_innermost);
 	RUN(test_holder_in_window);
 	RUN(test_cpu_history_edge);
 	RUN(test_recompute);
