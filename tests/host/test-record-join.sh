@@ -17,7 +17,6 @@ $(ust_recorder_conf latencyd-join)
 output: { directory = "$T/snapshots"; };
 ratelimit: { rate = 0; };
 CONF
-jcat() { [ -s "$CAT" ] && jq -e "$@" "$CAT" >/dev/null 2>&1; }
 complete_count() { jcat --argjson n "$1" '[.snapshots[] | select(.status == "complete")] | length == $n'; }
 
 start_daemon -c "$T/latencyd.conf"
