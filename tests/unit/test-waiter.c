@@ -88,6 +88,17 @@ static void rig_stop(struct rig *r)
 	ASSERT_EQ(rmdir(r->dir), 0);
 }
 
+/* A waiter with a thread per CPU; false (nothing started) with one CPU, nothing to check. */
+static bool rig_start_per_cpu(struct rig *r)
+{
+	rig_start_threads(r, NULL, true);
+	if (waiter_threads(r->w) >= 2)
+		return true;
+	fprintf(stderr, "one CPU: one waiter thread, nothing to check\n");
+	rig_stop(r);
+	return false;
+}
+
 /* The waiter's next result, in the order it pushed them (freed by the caller). */
 static struct waiter_result *next_result(struct rig *r)
 {
@@ -911,12 +922,8 @@ static void test_storm_one_keeper(void)
 	pthread_t writer;
 	struct rig r;
 
-	rig_start_threads(&r, NULL, true);
-	if (waiter_threads(r.w) < 2) {
-		fprintf(stderr, "one CPU: one waiter thread, nothing to check\n");
-		rig_stop(&r);
+	if (!rig_start_per_cpu(&r))
 		return;
-	}
 	rig_limit(&r, true);
 	st.r = &r;
 	ASSERT_EQ(pthread_create(&writer, NULL, storm_run, &st), 0);
@@ -992,12 +999,8 @@ static void test_storm_keeper_held_off(void)
 	int away;
 
 	ASSERT_EQ(sched_getaffinity(0, sizeof(all), &all), 0);
-	rig_start_threads(&r, NULL, true);
-	if (waiter_threads(r.w) < 2) {
-		fprintf(stderr, "one CPU: one waiter thread, nothing to check\n");
-		rig_stop(&r);
+	if (!rig_start_per_cpu(&r))
 		return;
-	}
 	rig_limit(&r, true);
 	st.r = &r;
 	ASSERT_EQ(pthread_create(&writer, NULL, storm_run, &st), 0);
@@ -1057,12 +1060,8 @@ static void test_request_first_cpu_held(void)
 	struct rig r;
 
 	ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
-	rig_start_threads(&r, NULL, true);
-	if (waiter_threads(r.w) < 2) {
-		fprintf(stderr, "one CPU: one waiter thread, nothing to check\n");
-		rig_stop(&r);
+	if (!rig_start_per_cpu(&r))
 		return;
-	}
 	for (h.cpu = 0; !CPU_ISSET(h.cpu, &set); h.cpu++) {
 	}
 	pin_to(pthread_self(), h.cpu == 0 ? 1 : 0);
