@@ -624,10 +624,11 @@ static bool take_over(struct waiter *w, const struct waiter_thread *t)
 {
 	uint64_t last = atomic_load(&w->keeper_ns), now = now_ns();
 
-	if (!atomic_load(&w->storm) || now < last || now - last < STORM_TAKEOVER_NS)
+	/* One thread takes over, not each that finds the keeper late. */
+	if (!atomic_load(&w->storm) || now < last || now - last < STORM_TAKEOVER_NS ||
+	    !atomic_compare_exchange_strong(&w->keeper_ns, &last, now))
 		return false;
 	atomic_store(&w->storm_keeper, t->index);
-	atomic_store(&w->keeper_ns, now);
 	pthread_mutex_lock(&w->lock);
 	w->stats.takeovers++;
 	pthread_mutex_unlock(&w->lock);
