@@ -117,12 +117,17 @@ void waiter_push(struct waiter *w, struct waiter_result *res)
 	waiter_poke(w);
 }
 
-void waiter_nomem(struct waiter *w)
+void waiter_tell(struct waiter *w, uint64_t *counter)
 {
 	pthread_mutex_lock(&w->lock);
-	w->stats.nomem++;
+	(*counter)++;
 	pthread_mutex_unlock(&w->lock);
 	waiter_poke(w);
+}
+
+void waiter_nomem(struct waiter *w)
+{
+	waiter_tell(w, &w->stats.nomem);
 }
 
 struct waiter_result *waiter_take_results(struct waiter *w)

@@ -219,10 +219,7 @@ static bool next_record(struct waiter *w, struct latency_tracker_record *rec)
 		memcpy(&size, w->buf + w->off, sizeof(size));
 		if (size < LATENCY_TRACKER_RECORD_SIZE || size > sizeof(w->buf) / 2) {
 			/* Not our ABI: nothing in this buffer can be trusted. */
-			pthread_mutex_lock(&w->lock);
-			w->stats.garbage++;
-			pthread_mutex_unlock(&w->lock);
-			waiter_poke(w); /* the main loop says so */
+			waiter_tell(w, &w->stats.garbage);
 			w->off = w->len = 0;
 			return false;
 		}
@@ -608,12 +605,8 @@ static void pin(struct waiter *w, const struct waiter_thread *t)
 	CPU_SET(t->cpu, &set);
 	/* Refused (the CPU went offline, a cpuset changed): it runs anywhere, woken by every
 	 * alert; counted, for the main loop to say. */
-	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0)
-		return;
-	pthread_mutex_lock(&w->lock);
-	w->stats.unpinned++;
-	pthread_mutex_unlock(&w->lock);
-	waiter_poke(w);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0)
+		waiter_tell(w, &w->stats.unpinned);
 }
 
 /*
@@ -629,9 +622,7 @@ static bool take_over(struct waiter *w, const struct waiter_thread *t)
 	    !atomic_compare_exchange_strong(&w->keeper_ns, &last, now))
 		return false;
 	atomic_store(&w->storm_keeper, t->index);
-	pthread_mutex_lock(&w->lock);
-	w->stats.takeovers++;
-	pthread_mutex_unlock(&w->lock);
+	waiter_tell(w, &w->stats.takeovers);
 	return true;
 }
 

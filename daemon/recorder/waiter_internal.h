@@ -147,7 +147,10 @@ struct waiter_result *waiter_result_get(struct waiter *w, enum waiter_result_kin
 void waiter_push(struct waiter *w, struct waiter_result *res);
 /* Wakes the main loop: a counter of what it says changed (waiter_stats). */
 void waiter_poke(struct waiter *w);
-/* A result the thread had no memory for: counted, for the main loop to say; takes w->lock. */
+/* One more of COUNTER, of w->stats, for the main loop to say: counted under w->lock, the
+ * main loop woken. */
+void waiter_tell(struct waiter *w, uint64_t *counter);
+/* A result the thread had no memory for: told (waiter_tell()). */
 void waiter_nomem(struct waiter *w);
 
 /* admission.c: the thread's calls; each takes w->lock itself where it needs it. */
