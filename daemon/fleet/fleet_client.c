@@ -331,10 +331,16 @@ static void failed_here(struct fleet *f)
 	f->st.publish_failed++;
 }
 
-/* An outcome the helper did not count: refused for now, or lost with it (under f->lock). */
-static bool helper_counted(int32_t rc)
+/*
+ * Place I, an alert let go, freed with its outcome RC (under f->lock): counted failed unless
+ * the helper counted it (published, or refused by the broker); -ENOTCONN for one lost with
+ * its helper, or no longer awaited.
+ */
+static void orphan_done(struct fleet *f, size_t i, int32_t rc)
 {
-	return rc == 0 || rc == -EIO;
+	f->inflight[i].seq = 0;
+	if (rc != 0 && rc != -EIO)
+		failed_here(f);
 }
 
 /*
@@ -350,9 +356,7 @@ static void acked(struct fleet *f, uint32_t seq, int32_t rc)
 		if (f->inflight[i].seq != seq || f->inflight[i].settled)
 			continue;
 		if (f->inflight[i].orphan) {
-			f->inflight[i].seq = 0;
-			if (!helper_counted(rc))
-				failed_here(f);
+			orphan_done(f, i, rc);
 		} else {
 			f->inflight[i].settled = true;
 			f->inflight[i].rc = rc;
@@ -527,8 +531,7 @@ static void serve_one(struct fleet *f)
 		if (!f->inflight[i].seq || f->inflight[i].settled)
 			continue;
 		if (f->inflight[i].orphan) {
-			f->inflight[i].seq = 0;
-			failed_here(f);
+			orphan_done(f, i, -ENOTCONN);
 		} else {
 			f->inflight[i].settled = true;
 			f->inflight[i].rc = -ENOTCONN;
@@ -742,7 +745,7 @@ static bool inflight_add(struct fleet *f, uint32_t seq)
 		log_debug("fleet: the alert published as %" PRIu32
 			  " no longer awaited: counted failed",
 			  f->inflight[oldest].seq);
-		failed_here(f);
+		orphan_done(f, oldest, -ENOTCONN);
 	}
 	f->inflight[oldest].seq = seq;
 	f->inflight[oldest].settled = f->inflight[oldest].orphan = false;
@@ -842,16 +845,11 @@ int fleet_acked(struct fleet *f, uint32_t seq)
 	return rc == 0 ? 1 : rc == -EIO ? -EIO : -ENOTCONN;
 }
 
-static void count_failed(struct fleet *f)
+void fleet_publish_lost(struct fleet *f)
 {
 	pthread_mutex_lock(&f->lock);
 	failed_here(f);
 	pthread_mutex_unlock(&f->lock);
-}
-
-void fleet_publish_lost(struct fleet *f)
-{
-	count_failed(f);
 }
 
 void fleet_count_stale(struct fleet *f)
@@ -868,13 +866,10 @@ void fleet_publish_let_go(struct fleet *f, uint32_t seq)
 	for (size_t i = 0; i < INFLIGHT_MAX && seq; i++) {
 		if (f->inflight[i].seq != seq)
 			continue;
-		if (!f->inflight[i].settled) {
+		if (f->inflight[i].settled)
+			orphan_done(f, i, f->inflight[i].rc);
+		else
 			f->inflight[i].orphan = true;
-		} else {
-			f->inflight[i].seq = 0;
-			if (!helper_counted(f->inflight[i].rc))
-				failed_here(f);
-		}
 		break;
 	}
 	pthread_mutex_unlock(&f->lock);
@@ -894,7 +889,7 @@ int fleet_publish_result(struct fleet *f, struct proto_fleet_result *res)
 	/* Never sent again: its one attempt failed. One taken counts once the broker
 	 * acknowledges it (take_status()). */
 	if (r != 0)
-		count_failed(f);
+		fleet_publish_lost(f);
 	return r;
 }
 

@@ -129,7 +129,8 @@ int fleet_publish_alert(struct fleet *f, struct proto_fleet_alert *a, uint64_t t
  * or lost with its helper (to publish again); -ENOENT not known. SEQ is forgotten unless 0
  * is returned. */
 int fleet_acked(struct fleet *f, uint32_t seq);
-/* An alert given up, none of its publishes awaiting an outcome: counted failed, once. */
+/* A publish given up (an alert, none of its publishes awaiting an outcome; a result not
+ * sent): counted failed, once. */
 void fleet_publish_lost(struct fleet *f);
 /* SEQ's outcome no longer awaited by the caller (an alert handed on past its max_age, which
  * libmosquitto still delivers), counted once when it comes: published or refused by the
