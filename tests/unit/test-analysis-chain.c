@@ -481,15 +481,23 @@ static void test_longest_holder(void)
  * sched_waking's target_cpu is the CPU the task last ran on (CPU 0, a hog's), not the one
  * the wakeup then chose: the task runs on CPU 1, out of idle. Its wait is CPU 1's.
  */
-/* The interval A's one wakeup ended (its waker in it). */
-static struct an_interval woken(struct an_vec *hist)
+/* The interval A's one wakeup ended (its waker in it), in the log made since
+ * log_replace(); the log SAVED put back. */
+static struct an_interval woken(struct an_result *saved)
 {
-	ASSERT_EQ(an_timeline(&r->log, A, T0, T0 + 10 * MS, hist), 0);
-	for (size_t i = 0; i < hist->n; i++)
-		if (AN_AT(hist, struct an_interval, i)->wake != WK_NONE)
-			return *AN_AT(hist, struct an_interval, i);
-	ASSERT_TRUE(!"A never woken");
-	return (struct an_interval){0};
+	struct an_vec hist = AN_VEC(struct an_interval);
+	struct an_interval iv = {0};
+	bool found = false;
+
+	ASSERT_EQ(an_timeline(&r->log, A, T0, T0 + 10 * MS, &hist), 0);
+	for (size_t i = 0; i < hist.n && !found; i++) {
+		iv = *AN_AT(&hist, struct an_interval, i);
+		found = iv.wake != WK_NONE;
+	}
+	an_vec_free(&hist);
+	log_restore(saved);
+	ASSERT_TRUE(found);
+	return iv;
 }
 
 /*
@@ -499,7 +507,6 @@ static struct an_interval woken(struct an_vec *hist)
  */
 static void test_wake_innermost(void)
 {
-	struct an_vec hist = AN_VEC(struct an_interval);
 	struct an_result *saved;
 	struct an_interval iv;
 
@@ -515,11 +522,9 @@ static void test_wake_innermost(void)
 	ev(4, 1, EV_TIMER_EXIT, 0, 0, 0);
 	ev(4, 1, EV_SOFTIRQ_EXIT, 1, 0, 0);
 	ev(5, 0, EV_SWITCH, 0, A, 0);
-	iv = woken(&hist);
+	iv = woken(saved);
 	ASSERT_EQ(iv.wake, WK_IRQ);
 	ASSERT_EQ(iv.who, 30);
-	an_vec_free(&hist);
-	log_restore(saved);
 
 	/* A timer expiring inside that irq is the timer's wakeup, through the irq. */
 	saved = log_replace(2);
@@ -531,11 +536,9 @@ static void test_wake_innermost(void)
 	ev(3, 1, EV_HRTIMER_EXIT, 0, 0, 0);
 	ev(3, 1, EV_IRQ_EXIT, 30, 0, 0);
 	ev(5, 0, EV_SWITCH, 0, A, 0);
-	iv = woken(&hist);
+	iv = woken(saved);
 	ASSERT_EQ(iv.wake, WK_TIMER);
 	ASSERT_EQ(iv.via, 30);
-	an_vec_free(&hist);
-	log_restore(saved);
 
 	saved = log_replace(2);
 	ev(0, 0, EV_SWITCH, 0, A, 0);
@@ -547,11 +550,9 @@ static void test_wake_innermost(void)
 	ev(3, 1, EV_WAKING, A, 0, 0);
 	ev(4, 1, EV_SOFTIRQ_EXIT, 4, 0, 0);
 	ev(5, 0, EV_SWITCH, 0, A, 0);
-	iv = woken(&hist);
+	iv = woken(saved);
 	ASSERT_EQ(iv.wake, WK_SOFTIRQ);
 	ASSERT_EQ(iv.dev, 8);
-	an_vec_free(&hist);
-	log_restore(saved);
 }
 
 static void test_woken_elsewhere(void)
