@@ -896,6 +896,12 @@ int control_listen(struct control *c, const char *path)
 	if (r > 0) {
 		memset(&sa, 0, sizeof(sa));
 		if (getsockname(c->fd, (struct sockaddr *)&sa, &len) == 0 && sa.sun_path[0]) {
+			/* The socket unit decides where clients connect; an operator who
+			 * moved control.socket alone would look for it in the wrong place. */
+			if (strcmp(sa.sun_path, path) != 0)
+				log_warnx("control.socket %s is not used: systemd passed %s "
+					  "(ListenStream= of latencyd.socket says where)",
+					  path, sa.sun_path);
 			path = sa.sun_path;
 			c->has_file = true;
 		}

@@ -19,6 +19,8 @@ expect_out "latencyd "
 grep -q "control socket $SOCK passed by systemd" "$T/latencyd.log" ||
 	fail "latencyd did not use the passed socket"
 [ ! -e "$T/unused.sock" ] || fail "latencyd bound its configured path as well"
+grep -q "control.socket $T/unused.sock is not used: systemd passed $SOCK" "$T/latencyd.log" ||
+	fail "latencyd did not warn that control.socket is not the passed socket"
 
 stop_daemon TERM
 expect_rc 0 "latencyd after SIGTERM"
