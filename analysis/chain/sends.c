@@ -29,6 +29,7 @@ struct high {
 };
 
 struct an_sends_flow {
+	uint32_t first;	     /* its first packet in the log's packets: its headers */
 	struct an_vec segs;  /* struct seg, by start then time */
 	struct an_vec highs; /* struct high, by time, end increasing */
 };
@@ -54,26 +55,6 @@ static uint16_t packet_cpu(const struct an_log *log, const struct an_packet *p)
 	return AN_AT(&log->ev, struct an_ev, p->ev)->cpu;
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-static uint64_t flow_hash(const struct an_packet *p)
-{
-	uint64_t h = fnv(0xcbf29ce484222325ULL, &p->family, 1);
-
-	h = fnv(h, &p->proto, 1);
-	h = fnv(h, p->saddr, sizeof(p->saddr));
-	h = fnv(h, p->daddr, sizeof(p->daddr));
-	h = fnv(h, &p->sport, 2);
-	return fnv(h, &p->dport, 2);
-}
-
 static uint64_t nonzero(uint64_t h)
 {
 	return h ? h : 1;
@@ -88,13 +69,13 @@ static bool has_seq(const struct an_packet *p)
 /* The headers that tell packets of a flow apart: TCP's numbers, else IPv4's id. */
 static uint64_t alike_key(const struct an_packet *p)
 {
-	uint64_t h = fnv(flow_hash(p), &p->len, sizeof(p->len));
+	uint64_t h = an_fnv(an_flow_hash(p), &p->len, sizeof(p->len));
 
 	if (p->proto == 6) {
-		h = fnv(h, &p->seq, sizeof(p->seq));
-		h = fnv(h, &p->ack, sizeof(p->ack));
+		h = an_fnv(h, &p->seq, sizeof(p->seq));
+		h = an_fnv(h, &p->ack, sizeof(p->ack));
 	} else if (p->family == 4) {
-		h = fnv(h, &p->ipid, sizeof(p->ipid));
+		h = an_fnv(h, &p->ipid, sizeof(p->ipid));
 	}
 	return h;
 }
@@ -162,28 +143,63 @@ static uint64_t unwrap(uint64_t ref, uint32_t seq)
 	return ref + (uint64_t)(int64_t)(int32_t)(seq - (uint32_t)ref);
 }
 
+/*
+ * The keys tried for P's flow, in turn, until the flow at one has P's headers: a hash
+ * crafted to collide with another flow's (packets come from the network) gets its own
+ * flow, not a share of the other's sequence numbers.
+ */
+static uint64_t flow_key(const struct an_packet *p, unsigned attempt)
+{
+	return nonzero(an_fnv(an_flow_hash(p), &attempt, sizeof(attempt)));
+}
+
+static const struct an_sends_flow *flow_find(const struct an_sends *s, const struct an_packet *p)
+{
+	for (unsigned attempt = 0;; attempt++) {
+		const uint32_t *slot = an_map_find(&s->by_flow, flow_key(p, attempt));
+		const struct an_sends_flow *f;
+
+		if (!slot)
+			return NULL;
+		f = AN_AT(&s->flows, struct an_sends_flow, *slot - 1);
+		if (same_flow(AN_AT(&s->log->packets, struct an_packet, f->first), p))
+			return f;
+	}
+}
+
+/* P's flow (P packet I), made if P is its first packet; NULL without memory. */
+static struct an_sends_flow *flow_get(struct an_sends *s, const struct an_packet *p, uint32_t i)
+{
+	struct an_sends_flow *f = (struct an_sends_flow *)flow_find(s, p);
+
+	for (unsigned attempt = 0; !f; attempt++) { /* the first key free */
+		bool inserted;
+		uint32_t *slot = an_map_slot(&s->by_flow, flow_key(p, attempt), &inserted);
+
+		if (!slot)
+			return NULL;
+		if (!inserted)
+			continue;
+		f = an_vec_push(&s->flows);
+		if (!f)
+			return NULL;
+		*f = (struct an_sends_flow){
+			.first = i, .segs = AN_VEC(struct seg), .highs = AN_VEC(struct high)};
+		*slot = (uint32_t)s->flows.n;
+	}
+	return f;
+}
+
 /* P (packet I), sent at TS, added to its flow, its sequence unwrapped by what it sent before. */
 static int add_segment(struct an_sends *s, const struct an_packet *p, uint32_t i, uint64_t ts)
 {
-	struct an_sends_flow *f;
+	struct an_sends_flow *f = flow_get(s, p, i);
 	struct high *h = NULL;
 	struct seg *g;
-	uint32_t *slot;
 	uint64_t start;
-	bool inserted;
 
-	slot = an_map_slot(&s->by_flow, nonzero(flow_hash(p)), &inserted);
-	if (!slot)
+	if (!f)
 		return -ENOMEM;
-	if (inserted) {
-		f = an_vec_push(&s->flows);
-		if (!f)
-			return -ENOMEM;
-		*f = (struct an_sends_flow){.segs = AN_VEC(struct seg),
-					    .highs = AN_VEC(struct high)};
-		*slot = (uint32_t)s->flows.n;
-	}
-	f = AN_AT(&s->flows, struct an_sends_flow, *slot - 1);
 	if (f->highs.n)
 		h = AN_AT(&f->highs, struct high, f->highs.n - 1);
 	/* The first a cycle up: a retransmission of what came before it stays above 0. */
@@ -352,16 +368,14 @@ static const struct an_packet *first_holding(const struct an_sends *s,
 static const struct an_packet *find_segment(const struct an_sends *s, const struct an_packet *r,
 					    uint64_t latest, unsigned *n)
 {
-	const uint32_t *slot = an_map_find(&s->by_flow, nonzero(flow_hash(r)));
+	const struct an_sends_flow *f = flow_find(s, r);
 	const struct an_packet *best;
-	const struct an_sends_flow *f;
 	const struct high *h;
 	size_t lo = 0, hi;
 	uint64_t last;
 
-	if (!slot)
+	if (!f)
 		return NULL;
-	f = AN_AT(&s->flows, struct an_sends_flow, *slot - 1);
 	h = f->highs.v;
 	hi = f->highs.n;
 	while (lo < hi) { /* the first high after latest */

@@ -302,6 +302,9 @@ void an_packet_text(const struct an_packet *p, char *buf, size_t size);
 void an_endpoint_text(const struct an_packet *p, bool dst, char *buf, size_t size);
 /* Each sent packet's task, from the CPUs' contexts at its sending. */
 void an_net_senders(struct an_log *log);
+/* FNV-1a of N bytes at P, on from H; a packet's flow (addresses, ports, protocol) hashed. */
+uint64_t an_fnv(uint64_t h, const void *p, size_t n);
+uint64_t an_flow_hash(const struct an_packet *p);
 
 /* A trace's declared classes (1 << type) added to the log's; -ENOMEM. */
 int an_declare(struct an_log *log, uint32_t trace, uint32_t types);

@@ -10,6 +10,26 @@
 
 #include "an.h"
 
+uint64_t an_fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+uint64_t an_flow_hash(const struct an_packet *p)
+{
+	uint64_t h = an_fnv(0xcbf29ce484222325ULL, &p->family, 1);
+
+	h = an_fnv(h, &p->proto, 1);
+	h = an_fnv(h, p->saddr, sizeof(p->saddr));
+	h = an_fnv(h, p->daddr, sizeof(p->daddr));
+	h = an_fnv(h, &p->sport, 2);
+	return an_fnv(h, &p->dport, 2);
+}
+
 void an_endpoint_text(const struct an_packet *p, bool dst, char *buf, size_t size)
 {
 	const uint8_t *a = dst ? p->daddr : p->saddr;

@@ -8,8 +8,8 @@
  * segment matched to the sending of its last byte, a packet sent on the host itself
  * followed there, a packet web1 handed on to a container followed to db1, the ambiguity
  * said per protocol, forged extreme timestamps, a flow wrapping its sequence space, many
- * datagrams alike matched in no more than N log N, and a log's sendings indexed once for
- * all its alerts.
+ * datagrams alike matched in no more than N log N, flows whose hashes collide kept apart,
+ * and a log's sendings indexed once for all its alerts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +88,16 @@ int __wrap_an_sends_build(struct an_sends *s, const struct an_log *log)
 	if (!s->built || s->log != log)
 		builds++;
 	return __real_an_sends_build(s, log);
+}
+
+/* Set: every flow hashes alike, as flows crafted to collide would. */
+static bool collide;
+
+uint64_t __real_an_flow_hash(const struct an_packet *p);
+uint64_t __wrap_an_flow_hash(const struct an_packet *p);
+uint64_t __wrap_an_flow_hash(const struct an_packet *p)
+{
+	return collide ? 42 : __real_an_flow_hash(p);
 }
 
 static const struct pk *request_of(const struct pk *reply)
@@ -610,6 +620,42 @@ static void test_seq_wrap(void)
 	an_result_free(d);
 }
 
+/*
+ * db1 sends the reply's bytes at 10 ms, then another flow of its (port 5433) jumps its
+ * sequence numbers by more than half their space twice, then the reply's flow sends on at
+ * 44 ms. With the two flows' hashes the same, the reply is still found sent at 10 ms: the
+ * other flow's numbers are not taken for the reply's.
+ */
+static void test_flows_colliding(void)
+{
+	static const struct pk reply = {6, 5000, 1100, 200, 0}, next = {6, 5200, 1100, 200, 0};
+	static const struct pk other[] = {{6, 0x70000000u, 1, 100, 0}, {6, 0xE0000000u, 1, 100, 0}};
+	struct an_result *w = web_with(&reply), *d = db_begin("/db1", &request_tcp);
+	const struct an_packet *r, *p;
+	struct an_sends sends = {0};
+	unsigned n;
+
+	collide = true;
+	db_send(d, 10 * MS, &reply);
+	for (int i = 0; i < 2; i++) {
+		db_send(d, (20 + 10 * i) * MS, &other[i]);
+		AN_AT(&d->log.packets, struct an_packet, d->log.packets.n - 1)->sport = 5433;
+	}
+	db_send(d, 44 * MS, &next);
+	compute(d);
+	r = AN_AT(&w->log.packets, struct an_packet, 1); /* the reply, received */
+	ASSERT_TRUE(r->proto == 6 && r->seq == 5000 && r->len == 200);
+	ASSERT_EQ(an_sends_build(&sends, &d->log), 0);
+	p = an_sends_find(&sends, r, base + skew + 45 * MS, &n);
+	ASSERT_TRUE(p);
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(an_packet_ts(&d->log, p), base + skew + 10 * MS);
+	collide = false;
+	an_sends_free(&sends);
+	an_result_free(w);
+	an_result_free(d);
+}
+
 /* Three alerts of one log, each woken by a packet: the log's sendings are indexed once. */
 static void test_indexed_once(void)
 {
@@ -641,6 +687,7 @@ int main(void)
 	RUN(test_forwarded);
 	RUN(test_many_alike);
 	RUN(test_seq_wrap);
+	RUN(test_flows_colliding);
 	RUN(test_indexed_once);
 	return 0;
 }
