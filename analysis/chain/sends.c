@@ -50,11 +50,6 @@ bool an_packet_sent(const struct an_log *log, const struct an_packet *p)
 	return AN_AT(&log->ev, struct an_ev, p->ev)->type == EV_NET_XMIT;
 }
 
-static uint16_t packet_cpu(const struct an_log *log, const struct an_packet *p)
-{
-	return AN_AT(&log->ev, struct an_ev, p->ev)->cpu;
-}
-
 static uint64_t nonzero(uint64_t h)
 {
 	return h ? h : 1;
@@ -222,27 +217,26 @@ static int add_segment(struct an_sends *s, const struct an_packet *p, uint32_t i
 }
 
 /*
- * FWD[i]: packet i is a copy this host handed on (a bridge, a router: sent from a softirq
- * right after the same packet was received here, on the same CPU), not a sending. A over
- * every packet of the log, sorted by_alike.
+ * FWD[i]: packet i is a copy this host handed on (a bridge, a router: sent from the same
+ * run of softirq handlers the same packet was received in, on the same CPU), not a
+ * sending. A over every packet of the log, sorted by_alike.
  */
 static void mark_forwarded(const struct an_log *log, const struct alike *a, size_t n, bool *fwd)
 {
 	const struct an_packet *base = log->packets.v;
-	int received_on = -1; /* the CPU of a receipt of it just before */
+	uint32_t received_in = 0; /* the handler run a receipt of it just before was in */
 
 	for (size_t i = 0; i < n; i++) {
 		const struct an_packet *p = a[i].p;
-		int cpu = packet_cpu(log, p);
 
 		if (i > 0 && alike_cmp(a[i - 1].key, a[i - 1].p, &a[i]) != 0)
-			received_on = -1; /* other headers */
+			received_in = 0; /* other headers */
 		if (!an_packet_sent(log, p)) {
-			received_on = cpu;
+			received_in = p->handler;
 			continue;
 		}
-		fwd[p - base] = received_on == cpu && p->tid < 0;
-		received_on = -1;
+		fwd[p - base] = received_in && received_in == p->handler && p->tid < 0;
+		received_in = 0;
 	}
 }
 

@@ -34,8 +34,8 @@ void an_sends_free(struct an_sends *s);
  * log's clock): NULL if none. *N: how many sendings of S match it, told apart. A TCP data
  * segment and its retransmissions count as one; with LATEST UINT64_MAX (no time known), one
  * sent again a wrap of the sequence space later counts too. A packet a bridge or router of
- * this host handed on (sent from a softirq right after it was received here, on the same
- * CPU), datagram or segment, is not sent anew and does not count.
+ * this host handed on (sent from the run of softirq handlers it was received in here),
+ * datagram or segment, is not sent anew and does not count.
  */
 const struct an_packet *an_sends_find(const struct an_sends *s, const struct an_packet *r,
 				      uint64_t latest, unsigned *n);

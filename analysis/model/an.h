@@ -98,6 +98,9 @@ struct an_packet {
 	bool per_packet;
 	int32_t ev;  /* its event's index in the log */
 	int32_t tid; /* sent: the task that sent it, -1 from an interrupt or unknown */
+	/* the run of interrupt handlers it was sent or received in (one number per run, on
+	 * any CPU), 0 in a task's context */
+	uint32_t handler;
 };
 
 struct an_task {
@@ -205,7 +208,7 @@ struct an_log {
 	struct an_vec irqname_v; /* char * */
 	struct an_vec packets;	 /* struct an_packet */
 	struct an_vec disks;	 /* struct an_disk: block devices' names */
-	bool senders_known;	 /* an_net_senders() filled the packets' tid */
+	bool senders_known;	 /* an_net_senders() filled the packets' tid, handler */
 	uint64_t counts[EV__COUNT];
 	struct an_vec declared;	    /* struct an_declared, one per trace declaring any */
 	uint64_t events;	    /* every event read, of interest or not */
@@ -300,7 +303,7 @@ const char *an_state_name(uint8_t state);
 void an_packet_text(const struct an_packet *p, char *buf, size_t size);
 /* "10.99.0.2:5432" of the sender (dst false) or receiver */
 void an_endpoint_text(const struct an_packet *p, bool dst, char *buf, size_t size);
-/* Each sent packet's task, from the CPUs' contexts at its sending. */
+/* Each sent packet's task, and each packet's handler run, from the CPUs' contexts. */
 void an_net_senders(struct an_log *log);
 /* FNV-1a of N bytes at P, on from H; a packet's flow (addresses, ports, protocol) hashed. */
 uint64_t an_fnv(uint64_t h, const void *p, size_t n);

@@ -60,38 +60,50 @@ void an_net_senders(struct an_log *log)
 	unsigned ncpu = log->ncpu ? log->ncpu : 1;
 	struct ctx {
 		int32_t cur;
-		int nest; /* inside irq or softirq handlers */
+		int nest;	  /* inside irq or softirq handlers */
+		uint32_t handler; /* the run of handlers it is in, 0 for none */
 	} * cpu;
 	const struct an_ev *ev = log->ev.v;
+	uint32_t runs = 0;
 
 	if (log->senders_known || !log->counts[EV_NET_XMIT])
 		return;
 	cpu = calloc(ncpu, sizeof(*cpu));
 	if (!cpu)
 		return;
+	/* Until its first switch, a CPU may be in a handler entered before the trace: a run. */
 	for (unsigned i = 0; i < ncpu; i++)
-		cpu[i].cur = -1;
+		cpu[i] = (struct ctx){.cur = -1, .handler = ++runs};
 	for (size_t i = 0; i < log->ev.n; i++) {
 		struct ctx *c = &cpu[ev[i].cpu < ncpu ? ev[i].cpu : 0];
+		struct an_packet *p;
 
 		switch (ev[i].type) {
 		case EV_SWITCH:
 			c->cur = ev[i].b;
 			c->nest = 0; /* a handler does not switch: it was left unseen */
+			c->handler = 0;
 			break;
 		case EV_IRQ_ENTRY:
 		case EV_SOFTIRQ_ENTRY:
-			c->nest++;
+			if (!c->nest++)
+				c->handler = ++runs ? runs : ++runs;
 			break;
 		case EV_IRQ_EXIT:
 		case EV_SOFTIRQ_EXIT:
 			if (c->nest > 0)
 				c->nest--;
+			if (!c->nest)
+				c->handler = 0;
 			break;
 		case EV_NET_XMIT:
-			if (ev[i].a >= 0 && (size_t)ev[i].a < log->packets.n)
-				AN_AT(&log->packets, struct an_packet, ev[i].a)->tid =
-					c->nest || c->cur <= 0 ? -1 : c->cur;
+		case EV_NET_RECV:
+			if (ev[i].a < 0 || (size_t)ev[i].a >= log->packets.n)
+				break;
+			p = AN_AT(&log->packets, struct an_packet, ev[i].a);
+			p->handler = c->handler;
+			if (ev[i].type == EV_NET_XMIT)
+				p->tid = c->nest || c->cur <= 0 ? -1 : c->cur;
 			break;
 		default:
 			break;

@@ -6,7 +6,8 @@
  * Checks a datagram or an ACK found among any number of its flow's sendings, the sendings
  * it cannot be told apart from all counted and those after its receipt not, a coalesced
  * segment matched to the sending of its last byte, a packet sent on the host itself
- * followed there, a packet web1 handed on to a container followed to db1, the ambiguity
+ * followed there, a packet web1 handed on to a container followed to db1 (and one sent
+ * again from a later softirq not taken for a copy), the ambiguity
  * said per protocol, forged extreme timestamps, a flow wrapping its sequence space, many
  * datagrams alike matched in no more than N log N, flows whose hashes collide kept apart,
  * and a log's sendings indexed once for all its alerts.
@@ -656,6 +657,31 @@ static void test_flows_colliding(void)
 	an_result_free(d);
 }
 
+/*
+ * db1 received a datagram like the reply in one softirq at 5 ms and sent it from another
+ * at 44 ms (no task's: a timer's): a sending of its own, not a copy handed on, which is
+ * sent in the run of handlers that received it.
+ */
+static void test_forwarded_later(void)
+{
+	static const struct pk reply = {17, 0, 0, 64, 9};
+	struct an_result *w = web_with(&reply), *d = db_begin("/db1", &request_udp);
+	const struct an_crossing *x;
+
+	result_ev(d, base + skew + 5 * MS, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
+	packet(d, base + skew + 5 * MS, 0, false, false, false, &reply);
+	result_ev(d, base + skew + 5 * MS + 10 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+	result_ev(d, base + skew + 44 * MS, 0, EV_SOFTIRQ_ENTRY, 1, 0, 0);
+	db_send(d, 44 * MS + 5 * US, &reply);
+	result_ev(d, base + skew + 44 * MS + 10 * US, 0, EV_SOFTIRQ_EXIT, 1, 0, 0);
+	compute(d);
+	x = crossed(w, d);
+	ASSERT_EQ(x->candidates, 1);
+	ASSERT_EQ(x->sent, base + skew + 44 * MS + 5 * US);
+	an_result_free(w);
+	an_result_free(d);
+}
+
 /* Three alerts of one log, each woken by a packet: the log's sendings are indexed once. */
 static void test_indexed_once(void)
 {
@@ -685,6 +711,7 @@ int main(void)
 	RUN(test_extreme_timestamps);
 	RUN(test_extreme_crossed);
 	RUN(test_forwarded);
+	RUN(test_forwarded_later);
 	RUN(test_many_alike);
 	RUN(test_seq_wrap);
 	RUN(test_flows_colliding);
