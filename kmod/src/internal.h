@@ -473,6 +473,8 @@ struct lt_notify_stats {
 void lt_record_init(struct latency_tracker_record *rec, u8 kind);
 int lt_notify_init(unsigned int ring_records);
 void lt_notify_exit(void);
+int lt_notify_register(void);
+void lt_notify_unregister(void);
 enum lt_push_result lt_notify_push(struct latency_tracker_record *rec,
 				   struct lt_alert_limit *own);
 void lt_notify_wake(void);

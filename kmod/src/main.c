@@ -106,8 +106,13 @@ static int __init latency_tracker_init(void)
 	ret = lt_sysfs_init();
 	if (ret)
 		goto err_notify;
+	ret = lt_notify_register();
+	if (ret)
+		goto err_sysfs;
 	return 0;
 
+err_sysfs:
+	lt_sysfs_exit();
 err_notify:
 	lt_notify_exit();
 	return ret;
@@ -117,6 +122,7 @@ static void __exit latency_tracker_exit(void)
 {
 	/* Trackers live in modules that depend on this one: they are gone already. */
 	WARN_ON(lt_trackers_check_empty());
+	lt_notify_unregister();
 	lt_sysfs_exit();
 	lt_notify_exit();
 	WARN(atomic_read(&lt_live_objects), "latency_tracker: %d objects leaked\n",

@@ -506,7 +506,7 @@ static struct miscdevice lt_misc = {
 int lt_notify_init(unsigned int ring_records)
 {
 	struct lt_ring *r = &lt_ring;
-	int ret, cpu;
+	int cpu;
 
 	raw_spin_lock_init(&r->lock);
 	lt_wake_wq = alloc_workqueue("latency_tracker_wake", WQ_UNBOUND | WQ_HIGHPRI, 0);
@@ -527,13 +527,25 @@ int lt_notify_init(unsigned int ring_records)
 	r->tb.credit_ns = (NSEC_PER_SEC / max_t(u64, lt_defaults.alert_rate, 1)) *
 			  lt_defaults.alert_burst;
 	r->slots = vzalloc(array_size(ring_records, sizeof(*r->slots)));
-	ret = r->slots ? misc_register(&lt_misc) : -ENOMEM;
-	if (ret) {
-		vfree(r->slots);
-		r->slots = NULL;
+	if (!r->slots) {
 		destroy_workqueue(lt_wake_wq);
+		return -ENOMEM;
 	}
-	return ret;
+	return 0;
+}
+
+/*
+ * The device, made last: a file opened on it pins the module only once init has
+ * succeeded; a failed init frees the module whatever files are open.
+ */
+int lt_notify_register(void)
+{
+	return misc_register(&lt_misc);
+}
+
+void lt_notify_unregister(void)
+{
+	misc_deregister(&lt_misc);
 }
 
 /* No open file can remain (fops.owner pins the module) and no tracker is left. */
@@ -541,7 +553,6 @@ void lt_notify_exit(void)
 {
 	int cpu;
 
-	misc_deregister(&lt_misc);
 	/* The hard irq_work queues the two others: synced first. */
 	for_each_possible_cpu(cpu) {
 		irq_work_sync(per_cpu_ptr(&lt_wake_hard_work, cpu));
