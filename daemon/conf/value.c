@@ -92,8 +92,9 @@ static int set_rate(const struct conf_key *k, const char *value, double *field, 
 			 k->max);
 		return -EINVAL;
 	}
-	if (!value[0] || *end || errno || !isfinite(v) || v < (double)k->min ||
-	    v > (double)k->max) {
+	/* A digit first: strtod would take a blank, a sign ("-0" is no limit) or "inf". */
+	if (!isdigit((unsigned char)value[0]) || *end || errno || !isfinite(v) ||
+	    v < (double)k->min || v > (double)k->max) {
 		snprintf(why, whylen, "'%s' is not a number in [%" PRIu64 ", %" PRIu64 "]", value,
 			 k->min, k->max);
 		return -EINVAL;
@@ -149,7 +150,8 @@ int conf_parse_bucket(const char *s, struct conf_bucket *b)
 		return -EINVAL;
 	errno = 0;
 	rate = strtod(eq + 1, &end);
-	if (end != slash || errno || !isfinite(rate) || rate < 0 || rate > 1000)
+	if (!isdigit((unsigned char)eq[1]) || end != slash || errno || !isfinite(rate) ||
+	    rate < 0 || rate > 1000)
 		return -EINVAL;
 	burst = strtoul(slash + 1, &end, 10);
 	if (!isdigit((unsigned char)slash[1]) || *end || burst < 1 || burst > 1000)

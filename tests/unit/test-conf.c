@@ -514,6 +514,11 @@ static void test_cpus(void)
 	ASSERT_CONTAINS(diag.lines[diag.n - 1], "no tracker 'sycalls' (did you mean 'syscalls'?)");
 	ASSERT_EQ(conf_set(c, "ratelimit.trackers", "x=1/2", &diag), -EINVAL);
 	ASSERT_TRUE(strstr(diag.lines[diag.n - 1], "did you mean") == NULL);
+	/* strtod would skip a blank and take a sign: "-0" would be no limit. */
+	ASSERT_EQ(conf_set(c, "ratelimit.trackers", "offcpu= 5/1", &diag), -EINVAL);
+	ASSERT_EQ(conf_set(c, "ratelimit.trackers", "offcpu=+5/1", &diag), -EINVAL);
+	ASSERT_EQ(conf_set(c, "ratelimit.rate", "-0", &diag), -EINVAL);
+	ASSERT_EQ(conf_set(c, "ratelimit.rate", " 5", &diag), -EINVAL);
 	ASSERT_EQ(conf_set(c, "ratelimit.trackers", "offcpu=1/2,wakeup=1/1", &diag), 0);
 	/* One bucket per tracker: a second one for it would never be used. */
 	ASSERT_EQ(conf_set(c, "ratelimit.trackers", "wakeup=1/2,offcpu=1/2,wakeup=0.1/1", &diag),
