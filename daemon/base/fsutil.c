@@ -123,7 +123,7 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-/* The rename is durable only once the directory is. */
+/* The rename is durable only once the directory is: 0, or -errno when it is not known to be. */
 static int sync_dir_of(const char *path)
 {
 	char dir[PATH_MAX];
@@ -134,7 +134,7 @@ static int sync_dir_of(const char *path)
 		 slash ? path : ".");
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return 0; /* the rename is done: the next sync of the directory carries it */
+		return -errno;
 	if (fsync(fd) < 0)
 		r = -errno;
 	close(fd);
@@ -199,7 +199,8 @@ int file_replace(const char *path, const char *tmp, const char *data, size_t len
 		unlink(tmp);
 		return r;
 	}
-	return flags & FILE_DURABLE ? sync_dir_of(path) : 0;
+	/* PATH is the new file whatever the directory's sync says: no failure, but said. */
+	return flags & FILE_DURABLE ? -sync_dir_of(path) : 0;
 }
 
 int file_read_small(const char *path, char *buf, size_t size)

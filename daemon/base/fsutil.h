@@ -30,7 +30,9 @@ char *path_newest(const char *dir, const char *prefix);
  * never half of one. Whatever was named TMP before is removed first (a FIFO, another's
  * file, an empty directory): -ENOTEMPTY when it is a directory that is not empty, left as
  * it is; -EPERM when it may not be removed (immutable, another's file in a sticky
- * directory). TMP is removed on failure. FLAGS: FILE_DURABLE. 0 or -errno.
+ * directory). TMP is removed on failure. FLAGS: FILE_DURABLE. 0, or -errno when PATH was
+ * not replaced; with FILE_DURABLE, a positive errno when PATH was replaced but its
+ * directory could not be opened or synced: a crash may bring back the old file.
  */
 int file_replace(const char *path, const char *tmp, const char *data, size_t len, bool newline,
 		 mode_t mode, unsigned flags);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -45,6 +46,7 @@ struct catalog {
 	struct catalog_entry **entries; /* oldest first */
 	size_t n, cap;
 	uint64_t deleted_in_part; /* since open: deletions that failed past their check */
+	uint64_t forgotten;	  /* since open: undeletable entries past CATALOG_ENTRIES_MAX */
 	bool rechecked;		  /* rechecked_usec is the last recheck's time */
 	uint64_t rechecked_usec;
 	/* Where snapshots are deleted from: catalog_set_output(), the least recently given
@@ -54,6 +56,7 @@ struct catalog {
 	size_t n_outputs;
 	bool outputs_unknown; /* the file has no list: made from its entries' paths */
 	bool said_big;	      /* the file past CATALOG_FILE_MAX was warned of */
+	bool said_unsynced;   /* a save whose directory could not be synced was warned of */
 };
 
 static struct json_object *doc_new(void)
@@ -796,6 +799,14 @@ int catalog_save(struct catalog *c)
 	c->said_big = len > CATALOG_FILE_MAX;
 	if (text && tmp && path)
 		r = replace(path, tmp, text, len);
+	/* In place: a save, for the caller, and the next one syncs the directory again. */
+	if (r > 0 && !c->said_unsynced)
+		log_warnx("%s saved, but its directory cannot be synced: %s: a crash may bring "
+			  "back the catalog before it (said once while it lasts)",
+			  path, strerror(r));
+	if (r >= 0)
+		c->said_unsynced = r > 0;
+	r = r > 0 ? 0 : r;
 	json_object_put(view);
 	free(tmp);
 	free(path);
@@ -947,6 +958,7 @@ static int adopt(struct catalog *c, int dfd, const char *dir, const struct orpha
 	struct catalog_entry e = {.id = o->id, .status = CATALOG_COMPLETE};
 	struct stat st;
 	int r = 0, sized;
+	time_t now;
 
 	if (fstatat(dfd, o->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
@@ -967,7 +979,9 @@ static int adopt(struct catalog *c, int dfd, const char *dir, const struct orpha
 	}
 	if (asprintf(&e.path, "%s/%s", dir, o->name) < 0)
 		return -ENOMEM;
-	e.time = (uint64_t)st.st_mtime;
+	/* Ahead of the clock, its date says nothing of its age, and max_age would never come. */
+	now = time(NULL);
+	e.time = (uint64_t)(st.st_mtime > now ? now : st.st_mtime);
 	e.name = catalog_strdup(o->name, &r);
 	sized = dir_size_read(e.path, &e.bytes);
 	if (sized < 0)
@@ -1022,6 +1036,14 @@ fail:
 	return -ENOMEM;
 }
 
+/* Whether ID may be one latencyd handed out (CATALOG_ID_PLAUSIBLE). */
+static bool plausible(struct catalog *c, uint64_t id)
+{
+	uint64_t next = catalog_next_id(c);
+
+	return id < CATALOG_ID_PLAUSIBLE || id < next || id - next < CATALOG_MAX_ENTRIES;
+}
+
 int catalog_adopt_orphans(struct catalog *c, const char *dir, const char *prefix,
 			  struct catalog_adoption *a)
 {
@@ -1042,6 +1064,16 @@ int catalog_adopt_orphans(struct catalog *c, const char *dir, const char *prefix
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_orphan);
 	for (size_t i = 0; i < n; i++) {
+		/* Said at every start while it is there, as a name that is no directory. */
+		if (!plausible(c, v[i].id)) {
+			log_warnx("%s/%s: id %" PRIu64
+				  " is none latencyd hands out (below 2^32, or "
+				  "less than %u past the next id, %" PRIu64 "): not adopted, for "
+				  "taking it would use up every id below it; to move or delete by "
+				  "hand",
+				  dir, v[i].name, v[i].id, CATALOG_MAX_ENTRIES, catalog_next_id(c));
+			continue;
+		}
 		if (done && v[i].id == done->id) {
 			log_warnx("%s/%s: a second directory of snapshot %" PRIu64
 				  " (adopted as %s): not managed by latencyd, to move or delete "
@@ -1257,6 +1289,7 @@ void catalog_deletions(const struct catalog *c, struct catalog_deletions *d)
 {
 	d->undeletable = 0;
 	d->deleted_in_part = c->deleted_in_part;
+	d->forgotten = c->forgotten;
 	for (size_t i = 0; i < c->n; i++)
 		d->undeletable += undeletable(c->entries[i]);
 }
@@ -1585,6 +1618,44 @@ static void forget_gone(struct catalog *c)
 	}
 }
 
+/*
+ * Past CATALOG_ENTRIES_MAX, the oldest undeletable entries forgotten: one warning a pass,
+ * naming the first, as each of them was said when it became undeletable.
+ */
+static void forget_past_max(struct catalog *c)
+{
+	size_t forgotten = 0, excess = c->n > CATALOG_ENTRIES_MAX ? c->n - CATALOG_ENTRIES_MAX : 0,
+	       kept = 0;
+	uint64_t first = 0;
+	char *path = NULL;
+
+	/* One pass, however many go: a catalog loaded far past the bound is no quadratic. */
+	for (size_t i = 0; excess && i < c->n; i++) {
+		struct catalog_entry *e = c->entries[i];
+
+		if (forgotten == excess || !undeletable(e)) {
+			c->entries[kept++] = e;
+			continue;
+		}
+		if (!forgotten++) {
+			first = e->id;
+			path = e->path ? strdup(e->path) : NULL;
+		}
+		catalog_entry_free(e);
+		free(e);
+	}
+	if (!forgotten)
+		return;
+	c->n = kept;
+	c->forgotten += forgotten;
+	log_warnx("retention: %zu snapshot(s) that cannot be deleted forgotten, past the %u "
+		  "entries the catalog holds (the oldest first: snapshot %" PRIu64 ", %s): their "
+		  "files stay where they are, those in the output directory adopted back at the "
+		  "next start",
+		  forgotten, CATALOG_ENTRIES_MAX, first, path ? path : "no local directory");
+	free(path);
+}
+
 int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec)
 {
 	unsigned max_count = r->max_count && r->max_count < CATALOG_MAX_ENTRIES
@@ -1640,5 +1711,6 @@ int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64
 			count--;
 		}
 	}
+	forget_past_max(c);
 	return deleted;
 }

@@ -31,6 +31,20 @@
  */
 #define CATALOG_MAX_ENTRIES	10000
 /*
+ * The most entries the catalog holds at all, those that cannot be deleted included (they
+ * count against no limit): past it, retention forgets the oldest of those, their files
+ * left where they are (catalog_forget()), so that the file stays bounded however many
+ * snapshots become undeletable (an immutable tree, a mount inside, a read-only directory).
+ */
+#define CATALOG_ENTRIES_MAX	(2 * CATALOG_MAX_ENTRIES)
+/*
+ * catalog_adopt_orphans() takes a directory's id for a snapshot's when it is below this
+ * (2^32: a snapshot a second takes 136 years to get there), or less than
+ * CATALOG_MAX_ENTRIES past the next id: any other is no id latencyd hands out, and taking
+ * it would use up every id below it (with the last id, all of them).
+ */
+#define CATALOG_ID_PLAUSIBLE	(UINT64_C(1) << 32)
+/*
  * The largest catalog.json catalog_open() reads (256 MiB): a bigger one is put aside as a
  * corrupt one is. Far past what CATALOG_MAX_ENTRIES entries take (some KiB each).
  */
@@ -98,8 +112,11 @@ struct catalog_adoption {
  * Snapshot directories PREFIX-ID-* in DIR that the catalog does not know (latencyd was
  * killed between a record and the catalog's save) become entries, so that their ids are
  * never handed out again and retention manages them; DIR is read once. A name whose id is
- * past CATALOG_ID_MAX is none of latencyd's, passed over; one that is not a directory is
- * logged and passed over: neither reserves its id. An entry that
+ * past CATALOG_ID_MAX is none of latencyd's, passed over; one whose id latencyd never hands
+ * out (CATALOG_ID_PLAUSIBLE, the lowest id first, each adoption moving the next id) or that
+ * is not a directory is logged and passed over: none reserves its id. An entry's time is
+ * its directory's modification time, or the adoption's when that is ahead of the clock (a
+ * clock stepped back since, a touch -d), so that max_age still ends it. An entry that
  * cannot be looked at is logged with its path and counted, and the scan goes on; of two
  * directories with one id, the one left is said. Returns 0, or -errno when DIR cannot be
  * read (whole or part way) or memory lacks: *A says what was done either way, which the
@@ -140,7 +157,8 @@ struct json_object *catalog_suppressed(struct catalog *c);
  * which count against neither max_count nor max_bytes from the start of the pass: no newer
  * snapshot goes in their place. One undeletable is not tried again until
  * catalog_recheck_undeletable() finds it deletable: then it counts, and goes if past a
- * limit. Returns how many were deleted, or -ENOMEM.
+ * limit. Past CATALOG_ENTRIES_MAX entries, the oldest undeletable are forgotten, logged and
+ * counted (catalog_deletions()). Returns how many were deleted, or -ENOMEM.
  */
 int catalog_apply_retention(struct catalog *c, const struct retention *r, uint64_t now_sec);
 /* How often catalog_recheck_undeletable() checks at most. */
@@ -162,6 +180,8 @@ struct catalog_deletions {
 				   * recheck finds them deletable or gone, or a deletion succeeds */
 	uint64_t deleted_in_part; /* since the catalog was opened: deletions that failed past
 				   * their check, some of the snapshot gone */
+	uint64_t forgotten;	  /* since the catalog was opened: undeletable entries dropped
+				   * past CATALOG_ENTRIES_MAX, their files left */
 };
 void catalog_deletions(const struct catalog *c, struct catalog_deletions *d);
 

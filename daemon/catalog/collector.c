@@ -11,7 +11,9 @@
  * An incident's time is its newest snapshot's newest modification time, not the date in
  * the names: those are the recording hosts' local times (time zones, clocks of their own),
  * while the mtimes are all from the collector's one clock, and they are needed anyway to
- * tell a snapshot still being written.
+ * tell a snapshot still being written. A time ahead of that clock (stepped back since, or
+ * a touch -d) tells nothing of its age: such an incident counts as new, never past max_age
+ * and the last to go past max_bytes, which still bounds it.
  *
  * This file scans, groups and chooses; the check for snapshots still open in lttng-relayd is
  * in collector_busy.c, the deletion in collector_delete.c (collector_internal.h).
@@ -177,6 +179,14 @@ static int add_snapshot(struct collector_scan *s, const char *host_dir, const ch
 	return 0;
 }
 
+/* HOST_DIR/SESSION_DIR/NAME, or NULL when memory lacks. */
+static char *path_of(const char *host_dir, const char *session_dir, const char *name)
+{
+	char *path;
+
+	return asprintf(&path, "%s/%s/%s", host_dir, session_dir, name) < 0 ? NULL : path;
+}
+
 /* The snapshots of DIR/HOST_DIR/SESSION_DIR (DFD, taken). */
 static int scan_session(struct collector_scan *s, int dfd, const char *host_dir,
 			const char *session_dir, const char *prefix, int64_t now_ns)
@@ -220,15 +230,18 @@ static int scan_session(struct collector_scan *s, int dfd, const char *host_dir,
 			fd = measure(fd, DEPTH_MAX, &sn->bytes, &sn->time_ns);
 		}
 		if (fd < 0) {
-			char *path = NULL;
+			char *path = path_of(host_dir, session_dir, de->d_name);
 
 			sn->unreadable = true;
-			if (asprintf(&path, "%s/%s/%s", host_dir, session_dir, de->d_name) < 0)
-				path = NULL;
 			note_error(s, fd, path ? path : de->d_name);
 			free(path);
 		}
-		sn->fresh = sn->time_ns > now_ns - (int64_t)COLLECTOR_FRESH_NS;
+		/* Far ahead of the clock, it is not being written (relayd's open files would
+		 * say so) but dated by a clock since stepped back, or by hand. */
+		sn->fresh = sn->time_ns > now_ns - (int64_t)COLLECTOR_FRESH_NS &&
+			    sn->time_ns < now_ns + (int64_t)COLLECTOR_FRESH_NS;
+		if (sn->time_ns >= now_ns + (int64_t)COLLECTOR_FRESH_NS && !s->ahead++)
+			s->ahead_path = path_of(host_dir, session_dir, de->d_name);
 		s->total += sn->bytes;
 	}
 	if (r >= 0 && errno)
@@ -396,6 +409,7 @@ void collector_scan_free(struct collector_scan *s)
 	free(s->incidents);
 	free(s->dir);
 	free(s->error_path);
+	free(s->ahead_path);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -23,7 +23,7 @@ struct collector_snapshot {
 	char *host;	 /* the host that recorded it: after '@', else HOST_DIR */
 	uint64_t bytes;	 /* of its files on disk (st_blocks, as du counts) */
 	int64_t time_ns; /* the newest modification in it (CLOCK_REALTIME) */
-	bool fresh;	 /* modified within COLLECTOR_FRESH_NS */
+	bool fresh;	 /* modified within COLLECTOR_FRESH_NS of now, either way */
 	bool held;	 /* a file under it is open in an lttng-relayd process */
 	bool unreadable; /* not measured: kept, as what cannot be read cannot be deleted */
 };
@@ -59,6 +59,8 @@ struct collector_scan {
 	char *error_path;     /* ... and which */
 	bool unlisted;	      /* a host or session directory not listed whole */
 	size_t relayd_unseen; /* lttng-relayd processes whose open files could not be read */
+	size_t ahead;	      /* snapshots dated COLLECTOR_FRESH_NS or more ahead of now */
+	char *ahead_path;     /* ... the first: HOST_DIR/SESSION_DIR/NAME */
 };
 
 struct collector_limits {
@@ -78,7 +80,8 @@ int collector_scan(const char *dir, const char *prefix, const char *proc, int64_
 void collector_scan_free(struct collector_scan *s);
 /*
  * Sets each incident's verdict: older than max_age, then oldest first while the total is over
- * max_bytes; a busy incident is kept and its bytes still count. Returns how many are to go.
+ * max_bytes; a busy incident is kept and its bytes still count. One dated ahead of NOW_NS is
+ * never past max_age, and goes last past max_bytes. Returns how many are to go.
  */
 size_t collector_choose(struct collector_scan *s, const struct collector_limits *l, int64_t now_ns);
 /* What collector_delete() did to an incident. */

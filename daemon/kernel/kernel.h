@@ -45,7 +45,8 @@ int modload_new(struct modload **ret);
 int modload_load(struct modload *ml, const char *name, const char *params, bool *loaded);
 int modload_unload(struct modload *ml, const char *name);
 bool modload_is_loaded(struct modload *ml, const char *name);
-/* The state file of the modules an instance loaded: {"pid", "modules": [load order]}. */
+/* The state file of the modules an instance loaded: {"pid", "modules": [load order]}; as
+ * file_replace() (FILE_DURABLE) returns. */
 int modload_state_write(const char *path, pid_t pid, char *const *names, size_t n);
 /* -ENOENT when there is none, -EBADMSG when it does not parse. */
 int modload_state_read(const char *path, pid_t *pid, char ***names, size_t *n);

@@ -36,6 +36,10 @@ static void save_state(struct kmodules *km)
 			       "cannot write %s: if latencyd is killed, the next one will not "
 			       "unload the modules it loaded",
 			       km->state_path);
+	else if (r > 0)
+		log_warnx("%s written, but its directory cannot be synced: %s: a crash may bring "
+			  "back the list before it",
+			  km->state_path, strerror(r));
 }
 
 static bool remember(struct kmodules *km, const char *name)

@@ -29,6 +29,7 @@ struct collector_state {
 	char *error_path; /* ... and its path */
 	size_t foreign;	  /* entries left alone, last said at debug level */
 	bool unseen;	  /* relayd's open files could not be read, said */
+	bool ahead;	  /* snapshots dated ahead of the clock, said */
 	bool failing;	  /* a deletion failed in the last pass, said */
 	struct collector_status status;
 };
@@ -74,6 +75,13 @@ static void report_scan(struct collector_state *st, const struct collector_scan 
 			  "the last %llu s",
 			  COLLECTOR_FRESH_NS / 1000000000ULL);
 	st->unseen = s->relayd_unseen > 0;
+	if (s->ahead && !st->ahead)
+		log_warnx("collector: %zu snapshot(s) of %s dated ahead of this host's clock (the "
+			  "first: %s), by a clock stepped back since or by hand: taken as new, "
+			  "never past collector.max_age, the last to go past collector.max_bytes "
+			  "(said once)",
+			  s->ahead, s->dir ? s->dir : "?", s->ahead_path ? s->ahead_path : "?");
+	st->ahead = s->ahead > 0;
 }
 
 /* What a deletion came to, for the pass's status. */

@@ -213,6 +213,10 @@ static void catalog_metrics(struct prom *p, struct manager *m)
 	one(p, "latencyd_retention_deleted_in_part_total", "counter",
 	    "Deletions of a local snapshot that failed past their check, leaving part of it.",
 	    d.deleted_in_part);
+	one(p, "latencyd_retention_forgotten_total", "counter",
+	    "Undeletable local snapshots dropped from the catalog past its 20000 entries, their "
+	    "files left on disk.",
+	    d.forgotten);
 	if (m->last_history && member_u64(m->last_history, PROTO_KEY_WINDOW_NS)) {
 		family(p, "latencyd_history_window_seconds", "gauge",
 		       "How far back the last snapshot measured was complete: the history an "

@@ -193,13 +193,24 @@ grep -q "collector: deleted incident $I5 (3 snapshots, .*, from h1, h2, h3): ove
 jst h1 '.session.state == "recording"' || fail "h1 stopped recording"
 pass "collector off at a reload; h1 (recording) as the collector from a reload on: $I5 deleted"
 
-# Between reloads the passes come every collector.interval, without a word from anyone.
+# Between reloads the passes come every collector.interval, without a word from anyone. Two
+# snapshots are dated years ahead of the clock (a clock stepped back since, a touch -d): not
+# taken as being written, but as new, so that max_bytes still bounds them, the older first;
+# said once however many passes meet them.
 mkdir -p "$T/p/tree"
+ahead() {
+	local s="$T/p/tree/h9/latencyd-20260101-000000/snap-$1-20260101-000000-0"
+	mkdir -p "$s/kernel" && head -c 100000 /dev/zero >"$s/kernel/chan_0" &&
+		find "$s" -exec touch -h -d "$2" {} + || fail "cannot make $s"
+	echo "$s"
+}
+A1=$(ahead 91 2031-01-01) A2=$(ahead 92 2032-01-01)
+keep=$(find "$A2" -type f -printf '%b\n' | awk '{ s += $1 } END { print s * 512 }')
 cat >"$T/p/latencyd.conf" <<CONF
 control: { socket = "$T/p/ctl.sock"; save_file = ""; };
 module: { load = false; };
 session: { enabled = false; };
-collector: { enabled = true; directory = "$T/p/tree"; interval = "1s"; };
+collector: { enabled = true; directory = "$T/p/tree"; interval = "1s"; max_age = "1d"; max_bytes = $keep; };
 CONF
 "$LATENCYD" -c "$T/p/latencyd.conf" 2>"$T/p/latencyd.log" &
 PIDS+=($!)
@@ -215,7 +226,12 @@ for pass_no in 2 3; do
 done
 grep -q "collector: retention over $T/p/tree by whole incidents every 1 s" "$T/p/latencyd.log" ||
 	fail "the interval is not logged: $(cat "$T/p/latencyd.log")"
-pass "collector.interval 1s: a pass every second, without a reload"
+[ ! -e "$A1" ] && [ -d "$A2" ] || fail "dated ahead, over max_bytes: $(find "$T/p/tree" -maxdepth 3)"
+grep -q "collector: deleted snapshot h9/latencyd-20260101-000000/snap-91-20260101-000000-0 (1 snapshot, .*): over collector.max_bytes" "$T/p/latencyd.log" ||
+	fail "the deletion of $A1 is not logged: $(cat "$T/p/latencyd.log")"
+[ "$(grep -c "collector: 2 snapshot(s) of $T/p/tree dated ahead of this host's clock (the first: h9/latencyd-20260101-000000/snap-9[12]-20260101-000000-0), .* never past collector.max_age, the last to go past collector.max_bytes (said once)" "$T/p/latencyd.log")" = 1 ] ||
+	fail "snapshots dated ahead are not said once: $(cat "$T/p/latencyd.log")"
+pass "collector.interval 1s: a pass every second, without a reload; of two snapshots dated years ahead, the older deleted past max_bytes, said once"
 
 for n in c h1 h2 h3 p; do
 	kill -0 "$(eval echo "\$PID_$n")" || fail "$n died"

@@ -124,7 +124,8 @@ run "$LATENCYCTL" -s "$SOCK" metrics
 "$PROM/promtool" check metrics <"$T/out" >"$T/promtool.log" 2>&1 ||
 	fail "promtool check metrics, retention: $(cat "$T/promtool.log")"
 expect_values "$T/out" retention latencyd_retention_undeletable_snapshots=1 \
-	latencyd_retention_deleted_in_part_total=0 latencyd_catalog_snapshots=2
+	latencyd_retention_deleted_in_part_total=0 latencyd_retention_forgotten_total=0 \
+	latencyd_catalog_snapshots=2
 run "$LATENCYCTL" -s "$SOCK" status
 expect_out "1 snapshot(s) retention cannot delete (show-snapshot says where and why)"
 wait_for 50 sh -c "grep -q '^latencyd_retention_undeletable_snapshots 1$' '$PROMFILE'" ||

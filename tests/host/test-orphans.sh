@@ -4,10 +4,12 @@
 # flight recorder) records snapshot 1; its catalog.json is then put back to before it, and
 # the output directory holds, besides that good orphan, a FIFO named as a snapshot (2), a
 # directory of mode 000 (3) and two FUSE mounts whose server is gone, nobody's (4: stat(2)
-# fails ENOTCONN) and root's (6: EACCES for nobody). At the next start the good one and the
-# mode 000 directory are adopted (list-snapshots shows them: stat(2) needs no access to the
-# directory itself); the FIFO is said to be no directory; each mount is said with its path
-# and error, counted, not adopted, and its id is not handed out: the next record is 7.
+# fails ENOTCONN) and root's (6: EACCES for nobody), and a directory of the last id
+# (2^53-1). At the next start the good one and the mode 000 directory are adopted
+# (list-snapshots shows them: stat(2) needs no access to the directory itself); the FIFO is
+# said to be no directory, the last id's directory to be of no id latencyd hands out (taking
+# it would use up every id); each mount is said with its path and error, counted, not
+# adopted, and its id is not handed out: the next record is 7.
 # Usage: test-orphans.sh LATENCYD LATENCYCTL ALERT_WRITE UST_APP LTTNG_ENV
 # As root it makes, in a mount namespace of its own, the output directory with the dead
 # mount in it, then runs itself under LTTNG_ENV (as nobody) with that directory as a sixth
@@ -96,7 +98,8 @@ mkfifo "$OUT/snap-2-$STAMP"
 mkdir "$OUT/snap-3-$STAMP"
 echo data >"$OUT/snap-3-$STAMP/metadata"
 chmod 000 "$OUT/snap-3-$STAMP"
-pass "snapshot 1 recorded, then lost to the catalog; by it a FIFO, a mode 000 directory, two dead mounts"
+mkdir "$OUT/snap-9007199254740991-$STAMP"
+pass "snapshot 1 recorded, then lost to the catalog; by it a FIFO, a mode 000 directory, two dead mounts, a directory of the last id"
 
 conf "$OUT"
 start
@@ -105,6 +108,8 @@ said 4 "Transport endpoint is not connected" || fail "the dead mount (4) is not 
 said 6 "Permission denied" || fail "the mount nobody may look at (6) is not said with its path and error"
 grep -qF "$OUT/snap-2-$STAMP is not a directory: not adopted as a snapshot" "$LOG" ||
 	fail "the FIFO is not said"
+grep -qF "$OUT/snap-9007199254740991-$STAMP: id 9007199254740991 is none latencyd hands out" "$LOG" ||
+	fail "the directory of the last id is not said"
 grep -qF "2 entries of $OUT could not be looked at (said above): not adopted, their ids not handed out" "$LOG" ||
 	fail "the mounts are not counted"
 grep -qF "2 snapshot(s) in $OUT were not in the catalog" "$LOG" || fail "not 2 adopted"
@@ -113,7 +118,7 @@ jq -e '[.snapshots[].id] | sort == [1, 3]' "$T/out" >/dev/null || fail "list-sna
 jq -e --arg p "$good" '.snapshots[] | select(.id == 1) | .path == $p' "$T/out" >/dev/null ||
 	fail "snapshot 1 is not $good: $(cat "$T/out")"
 jcat '.next_id == 7' || fail "the catalog's next id: $(jq -c '{next_id}' "$CAT")"
-pass "the good orphan and the mode 000 directory adopted; the FIFO and the mounts skipped, said"
+pass "the good orphan and the mode 000 directory adopted; the FIFO, the mounts and the last id's directory skipped, said"
 
 record 7
 jcat '[.snapshots[].id] | sort == [1, 3, 7]' || fail "the catalog after a record: $(jq -c '[.snapshots[].id]' "$CAT")"

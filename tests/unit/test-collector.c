@@ -365,6 +365,72 @@ static void test_choose(void)
 }
 
 /*
+ * Snapshots dated ahead of the collector's clock (a clock stepped back, a touch -d): not
+ * taken for being written, since relayd's open files say that, but as new: never past
+ * max_age, the last to go past max_bytes, which would otherwise never bound them. One
+ * within COLLECTOR_FRESH_NS ahead may still be written: kept. A tree of its own.
+ */
+static void test_ahead_of_clock(void)
+{
+	const char *session = "latencyd-20261125-100000";
+	const int64_t years = 5 * 365 * 86400LL;
+	struct collector_limits l = {.max_age_ns = 3600ULL * 1000000000};
+	char saved[sizeof(dir)], *old, *ahead, *ahead2, *soon, *recent;
+	const struct collector_incident *inc;
+	struct collector_scan s;
+
+	memcpy(saved, dir, sizeof(dir));
+	snprintf(dir, sizeof(dir), "%s/ahead", tmp);
+	ASSERT_EQ(mkdir(dir, 0755), 0);
+	set_now();
+	old = snapshot("h1", session, "snap-1-20261125-100000-0", 16, 2 * HOUR_AGO);
+	recent = snapshot("h1", session, "snap-2-20261125-100000-0", 16, 100);
+	ahead = snapshot("h1", session, "snap-3-20261125-100000-0", 16, -years);
+	ahead2 = snapshot("h2", session, "snap-4-h2-4@h2-20261125-100000-0", 16, -2 * years);
+	soon = snapshot("h1", session, "snap-5-20261125-100000-0", 16, -30);
+	ASSERT_EQ(collector_scan(dir, "snap", "/proc", now, &s), 0);
+	ASSERT_EQ(s.n, 5);
+	ASSERT_EQ(s.ahead, 2);
+	ASSERT_TRUE(strstr(s.ahead_path, "/snap-3-20261125-100000-0") ||
+		    strstr(s.ahead_path, "/snap-4-h2-4@h2-20261125-100000-0"));
+	ASSERT_TRUE(!find(&s, "h2-4")->busy);
+	inc = &s.incidents[4];
+	ASSERT_TRUE(inc->n == 1 && !strcmp(inc->snaps[0].name, "snap-4-h2-4@h2-20261125-100000-0"));
+	inc = &s.incidents[3];
+	ASSERT_TRUE(inc->n == 1 && !strcmp(inc->snaps[0].name, "snap-3-20261125-100000-0"));
+	ASSERT_TRUE(!inc->busy && !inc->snaps[0].fresh);
+	inc = &s.incidents[2];
+	ASSERT_TRUE(inc->n == 1 && !strcmp(inc->snaps[0].name, "snap-5-20261125-100000-0"));
+	ASSERT_TRUE(inc->busy && inc->snaps[0].fresh);
+
+	/* By age: the old one alone. */
+	ASSERT_EQ(collector_choose(&s, &l, now), 1);
+	ASSERT_EQ(s.incidents[0].verdict, COLLECTOR_MAX_AGE);
+	for (size_t i = 1; i < s.n; i++)
+		ASSERT_EQ(s.incidents[i].verdict, COLLECTOR_KEEP);
+	/* By size: the old one, the recent one, then those ahead, oldest first. */
+	l.max_bytes = s.total - s.incidents[0].bytes - s.incidents[1].bytes - 1;
+	ASSERT_EQ(collector_choose(&s, &l, now), 3);
+	ASSERT_EQ(s.incidents[1].verdict, COLLECTOR_MAX_BYTES);
+	ASSERT_EQ(s.incidents[2].verdict, COLLECTOR_KEEP);
+	ASSERT_EQ(s.incidents[3].verdict, COLLECTOR_MAX_BYTES);
+	ASSERT_EQ(s.incidents[4].verdict, COLLECTOR_KEEP);
+	l.max_bytes = 1;
+	ASSERT_EQ(collector_choose(&s, &l, now), 4);
+	ASSERT_EQ(s.incidents[2].verdict, COLLECTOR_KEEP);
+	ASSERT_EQ(s.incidents[4].verdict, COLLECTOR_MAX_BYTES);
+	collector_scan_free(&s);
+
+	ASSERT_EQ(rm_tree(dir), 0);
+	memcpy(dir, saved, sizeof(dir));
+	free(old);
+	free(recent);
+	free(ahead);
+	free(ahead2);
+	free(soon);
+}
+
+/*
  * A session directory that cannot be listed (read here without root's override, as relayd's
  * user could make it): an incident of the fleet may have a snapshot in it, so none is
  * deleted, not even the part that was seen; a snapshot of no fleet is whole by itself.
@@ -786,6 +852,7 @@ int main(void)
 	held = path_of("%s/ust/uid/0/64-bit/chan_0", t->d[1]);
 	relayd = fake_relayd(held);
 	free(held);
+	RUN(test_ahead_of_clock);
 	RUN(test_scan);
 	RUN(test_choose);
 	RUN(test_unlisted);
