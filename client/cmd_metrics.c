@@ -8,6 +8,7 @@
  * user's newer reads (scrapers running latencyctl metrics at once), or kept no longer, is
  * read again from its first line, a bounded number of times.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,7 @@ static int read_parts(struct ctl *ctl, const struct command *cmd, struct json_ob
 		      size_t *n, bool *gone)
 {
 	int64_t from = 0, next, id = 0;
+	struct json_object *v;
 	int r;
 
 	*n = 0;
@@ -122,13 +124,22 @@ static int read_parts(struct ctl *ctl, const struct command *cmd, struct json_ob
 		r = ask_part(ctl, cmd, from, id, &parts[*n], gone);
 		if (r != EXIT_OK)
 			return r;
-		next = positive(parts[*n], PROTO_KEY_NEXT_LINE);
 		/* A latencyd before 1.16 gives none: its later parts are rendered afresh. */
 		if (*n == 0)
 			id = positive(parts[*n], PROTO_KEY_RENDERING);
 		(*n)++;
-		if (next <= from)
+		if (!json_object_object_get_ex(parts[*n - 1], PROTO_KEY_NEXT_LINE, NULL))
 			return EXIT_OK;
+		/* One that does not move on is no end: the text read so far is not whole. */
+		v = json_object_object_get(parts[*n - 1], PROTO_KEY_NEXT_LINE);
+		next = positive(parts[*n - 1], PROTO_KEY_NEXT_LINE);
+		if (next <= from) {
+			fprintf(stderr,
+				"latencyctl: unexpected reply from latencyd: metrics: next_line %s "
+				"in the part from line %" PRId64 "\n",
+				json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN), from);
+			return EXIT_CONNECT;
+		}
 		from = next;
 	}
 }

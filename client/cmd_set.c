@@ -62,11 +62,18 @@ static int set_duration(struct ctl *ctl, const struct command *cmd, int argc, ch
 			bool timeout)
 {
 	const char *file = timeout ? PROTO_KEY_TIMEOUT_NS : PROTO_KEY_THRESHOLD_NS;
+	const char *negative = ctl_negative_word(argc, argv, NULL);
 	const char *why = NULL;
 	bool save = false;
 	uint64_t ns = 0;
 	int r;
 
+	/* getopt would take "-1s" for options -1 and -s: said as the duration it is. */
+	if (negative) {
+		fprintf(stderr, "latencyctl: %s: invalid duration '%s': %s\n", cmd->name, negative,
+			timeout ? "a timeout is 0 (off) or positive" : "a threshold is positive");
+		return EXIT_USAGE;
+	}
 	r = positional_flag(ctl, cmd, argc, argv, 2, "save", &save);
 	if (r != EXIT_OK)
 		return r == HELP_SHOWN ? EXIT_OK : r;

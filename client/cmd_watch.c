@@ -6,16 +6,24 @@
 
 #include "commands.h"
 
+/*
+ * Without the flight recorder no event can come while this latencyd runs: its alerts,
+ * snapshots and fleet all need it, and turning it on (session.enabled) takes a restart,
+ * which ends the connection. Said as latencyd says that of the snapshot commands (not-found,
+ * exit status 1) rather than waited on for ever.
+ */
 static int watch_ready(struct json_object *result, void *arg)
 {
 	const struct ctl *ctl = arg;
 	struct json_object *v;
 
-	if (ctl->out == &output_text &&
-	    json_object_object_get_ex(result, PROTO_KEY_RECORDING, &v) &&
-	    !json_object_get_boolean(v))
-		fprintf(stderr, "latencyctl: watch: latencyd's flight recorder is off: no events "
-				"will come\n");
+	if (json_object_object_get_ex(result, PROTO_KEY_RECORDING, &v) &&
+	    !json_object_get_boolean(v)) {
+		ctl->out->error("watch", "not-found",
+				"latencyd's flight recorder is off (session.enabled = false): no "
+				"events will come");
+		return EXIT_DAEMON;
+	}
 	return EXIT_OK;
 }
 

@@ -190,7 +190,8 @@ size_t commands_names(const char **names, size_t max);
 
 /* names.c: says that WORD is no command, with a near one if any; EXIT_USAGE. */
 int unknown_command(const char *word);
-/* EXIT_OK for a tracker's name; else says so (with a near one) and EXIT_USAGE. */
+/* EXIT_OK for what may be a tracker's name (latencyd says whether the kernel has it);
+ * else says why not and EXIT_USAGE. */
 int check_tracker(const char *name);
 
 /*

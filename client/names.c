@@ -1,22 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The names a user types, checked before anything is sent: commands and trackers, with a
- * "did you mean" for a near miss (proto_nearest()). The trackers' names are the kernel
- * module's own (its uapi header).
+ * The names a user types, checked before anything is sent: a command, with a "did you mean"
+ * for a near miss (proto_nearest()); a tracker's name, for its form alone. Which trackers
+ * there are is the kernel's to say: a newer module may have more than latencyctl knows of,
+ * so latencyd answers an unknown one with the kernel's list and the near miss.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <latency_tracker.h>
 
 #include "latencyctl.h"
-
-static const char *const trackers[] = {
-	LATENCY_TRACKER_NAME_SYSCALLS, LATENCY_TRACKER_NAME_WAKEUP, LATENCY_TRACKER_NAME_OFFCPU,
-	LATENCY_TRACKER_NAME_BLOCK,    LATENCY_TRACKER_NAME_IRQ,    LATENCY_TRACKER_NAME_NET,
-	LATENCY_TRACKER_NAME_APP,      LATENCY_TRACKER_NAME_FS,	    LATENCY_TRACKER_NAME_IOSCHED,
-};
-#define N_TRACKERS (sizeof(trackers) / sizeof(trackers[0]))
 
 int unknown_command(const char *word)
 {
@@ -32,16 +27,17 @@ int unknown_command(const char *word)
 
 int check_tracker(const char *name)
 {
-	const char *near = proto_nearest(name, trackers, N_TRACKERS);
+	size_t n = strlen(name);
+	bool ok = n > 0 && n < LATENCY_TRACKER_NAME_LEN && strcmp(name, ".") && strcmp(name, "..");
 
-	if (near && strcmp(near, name) == 0)
+	for (const char *p = name; ok && *p; p++)
+		ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		     (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' || *p == '.';
+	if (ok)
 		return EXIT_OK;
-	fprintf(stderr, "latencyctl: unknown tracker '%s'", name);
-	if (near)
-		fprintf(stderr, " (did you mean '%s'?)", near);
-	fprintf(stderr, "; the trackers are");
-	for (size_t i = 0; i < N_TRACKERS; i++)
-		fprintf(stderr, "%s %s", i ? "," : "", trackers[i]);
-	fprintf(stderr, "\n");
+	fprintf(stderr,
+		"latencyctl: invalid tracker name '%s': up to %d letters, digits, '_', '-' and "
+		"'.', as the kernel names its trackers (see latencyctl trackers)\n",
+		name, LATENCY_TRACKER_NAME_LEN - 1);
 	return EXIT_USAGE;
 }

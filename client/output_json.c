@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * JSON output: the daemon's result object as it came, pretty-printed, for jq and scripts;
- * what may come as several objects (watch's events, metrics' parts), one per line.
+ * what may come as several objects (watch's events, metrics' parts), and errors, one per
+ * line.
  */
 #include <stdio.h>
 #include <string.h>
@@ -63,7 +64,11 @@ static int print_recorded(const char *name, struct json_object *data)
 	return json_object_object_get_ex(data, PROTO_KEY_ERROR, &v) ? EXIT_DAEMON : EXIT_OK;
 }
 
-/* Errors go to stdout as {"error":{"code":...,"message":...}} so that scripts see them too. */
+/*
+ * Errors go to stdout as {"error":{"code":...,"message":...}} so that scripts see them too,
+ * on one line: one may end a stream of objects a line each (watch --json), where a
+ * pretty-printed one would not parse line by line.
+ */
 static void print_error(const char *command, const char *code, const char *message)
 {
 	struct json_object *o = json_object_new_object(), *e = json_object_new_object();
@@ -77,7 +82,7 @@ static void print_error(const char *command, const char *code, const char *messa
 	json_object_object_add(e, PROTO_KEY_CODE, json_object_new_string(code));
 	json_object_object_add(e, PROTO_KEY_MESSAGE, json_object_new_string(message));
 	json_object_object_add(o, PROTO_KEY_ERROR, e);
-	stdout_puts(json_object_to_json_string_ext(o, PRINT_FLAGS), true);
+	print_line(o);
 	json_object_put(o);
 }
 

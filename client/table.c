@@ -10,8 +10,11 @@
 
 #include "commands.h"
 
-#define TRACKER_ARG "  TRACKER   syscalls, wakeup, offcpu, block, irq, net, app, fs or iosched\n"
-#define SAVE_ARG    "  --save    also keep it in the saved-settings file: it outlives a restart\n"
+/* Its first line is the bash completion's list when latencyd does not answer. */
+#define TRACKER_ARG                                                                                \
+	"  TRACKER   syscalls, wakeup, offcpu, block, irq, net, app, fs or iosched\n"              \
+	"            (or another the kernel has: latencyctl trackers lists them)\n"
+#define SAVE_ARG "  --save    also keep it in the saved-settings file: it outlives a restart\n"
 /* Its examples are the command's: each is a value the command takes (test-doc-durations). */
 #define DURATION_ARG(examples, range)                                                              \
 	"  DURATION  a number and its unit: ns, us, ms, s, min, h (" examples ")\n"                \
@@ -22,7 +25,8 @@
 	"  io        the levels of an I/O side by side: syscalls, fs, iosched, block\n"            \
 	"  --per     split the histogram per cpu, disk (block, iosched) or syscall\n"              \
 	"            (syscalls); a change resets the split and needs admin access\n"               \
-	"  --disk    block and iosched on that disk alone (as /sys/block names it)\n"              \
+	"  --disk    block and iosched on that disk alone (as /sys/block names it), from\n"        \
+	"            their split per disk: never changes it (--per disk does)\n"                   \
 	"  --reset   zero the histograms after reading them (admin access)\n"                      \
 	"  --interval  print every DURATION what changed since the previous read, COUNT\n"         \
 	"            times (default: until interrupted)\n"

@@ -3,7 +3,8 @@
  * "hist" (1.9): a tracker's log2 histogram of delays, or "io"'s four levels (syscalls, fs,
  * iosched, block) side by side, each with its percentiles as bucket bounds (proto's
  * hist_codec.c). A split per CPU, disk or system call sets the tracker's hist/per first;
- * "disk" keeps block and iosched to one disk; "reset" zeroes what was read, after the read.
+ * "disk" keeps block and iosched to one disk, read from a split per disk that is there
+ * already (or asked for with it); "reset" zeroes what was read, after the read.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -33,7 +34,7 @@ static bool has_disks(const char *tracker)
 	       strcmp(tracker, LATENCY_TRACKER_NAME_IOSCHED) == 0;
 }
 
-/* "a, b, c" of the kernel's trackers, or of the disks. */
+/* "a, b, c" of the disks. */
 static void list_text(char *buf, size_t size, char *const *names, size_t n)
 {
 	size_t len = 0;
@@ -46,22 +47,10 @@ static void list_text(char *buf, size_t size, char *const *names, size_t n)
 static int tracker_problem(const struct manager *m, const char *name, int r,
 			   struct proto_error *err)
 {
-	char **names = NULL, list[256];
-	size_t n = 0;
-
 	if (r == -EINVAL)
 		return proto_error_set(err, PROTO_ERR_BAD_ARGUMENT, "invalid tracker name '%s'",
 				       name);
-	if (ktracker_list(m->sysfs_root, &names, &n) < 0)
-		return proto_error_set(err, PROTO_ERR_NOT_FOUND,
-				       "no tracker '%s': the latency_tracker module is not loaded",
-				       name);
-	list_text(list, sizeof(list), names, n);
-	ktracker_list_free(names, n);
-	return proto_error_set(err, PROTO_ERR_NOT_FOUND,
-			       "no tracker '%s'; the kernel has %s%s (and io: syscalls, fs, "
-			       "iosched, block)",
-			       name, n ? "" : "none", list);
+	return tracker_not_found(m, name, " (and io: syscalls, fs, iosched, block)", err);
 }
 
 static int disk_problem(const struct kdisks *d, const char *name, struct proto_error *err)
@@ -147,7 +136,9 @@ static int read_all(struct manager *m, const struct control_caller *caller,
 			break;
 		}
 		if (a->disk && has_disks(trackers[i])) {
+			/* Read per disk; the split set only when asked for (--per disk). */
 			w.per = KHIST_PER_DISK;
+			w.per_kept = !a->per;
 			w.disk_dev = kdisks_dev(disks, a->disk);
 			w.disk_name = a->disk;
 		}

@@ -48,6 +48,10 @@ COMMAND(cmd_hist);
 
 /* tracker_access.c: a tracker's sysfs files, with the kernel's refusals as replies. */
 int tracker_check(const struct manager *m, const char *name, struct proto_error *err);
+/* NAME is no tracker: not-found with the kernel's trackers, a near one hinted ("did you
+ * mean"), and ALSO after the list; or the module not loaded. */
+int tracker_not_found(const struct manager *m, const char *name, const char *also,
+		      struct proto_error *err);
 int tracker_read(const struct manager *m, const char *name, const char *file, uint64_t *ret);
 int tracker_write(const struct manager *m, const char *name, const char *file, uint64_t value,
 		  struct proto_error *err);
@@ -63,6 +67,7 @@ int tracker_set(struct manager *m, struct json_object *args, const char *file, u
 struct hist_want {
 	const char *tracker;
 	const char *per;		  /* NULL: delay_ns alone; else hist/per is set to it */
+	bool per_kept;			  /* hist/per must be PER already: refused, not set */
 	const char *disk_dev, *disk_name; /* with per disk: that disk's counts alone */
 	const struct kdisks *disks;	  /* to name disk keys */
 };

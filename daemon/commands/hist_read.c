@@ -71,6 +71,26 @@ static int set_per(struct manager *m, const struct control_caller *caller, const
 	return 0;
 }
 
+/*
+ * hist/per already PER, for a disk asked without a split (hist --disk): reading one disk
+ * must not change, for every user, what the split histograms count; the split is set by
+ * asking for it, with admin access.
+ */
+static int check_per(struct manager *m, const char *tracker, const char *per,
+		     struct proto_error *err)
+{
+	char now[32] = "";
+
+	if (ktracker_read_text(m->sysfs_root, tracker, KHIST_PER, now, sizeof(now)) == 0 &&
+	    strcmp(now, per) == 0)
+		return 0;
+	return proto_error_set(err, PROTO_ERR_REFUSED,
+			       "disk: tracker %s is per %s, not per %s: set its split first, "
+			       "'latencyctl hist %s --per %s' (admin access; a change resets the "
+			       "split histograms every user sees)",
+			       tracker, now[0] ? now : "?", per, tracker, per);
+}
+
 /* Only DEV's counts, as if the tracker had seen that disk alone. */
 static void keep_disk(struct proto_hist *h, const char *dev, const char *name)
 {
@@ -99,7 +119,8 @@ int hist_read(struct manager *m, const struct control_caller *caller, const stru
 	snprintf(h->tracker, sizeof(h->tracker), "%s", w->tracker);
 	if (!w->per)
 		return 0;
-	r = set_per(m, caller, w->tracker, w->per, err);
+	r = w->per_kept ? check_per(m, w->tracker, w->per, err)
+			: set_per(m, caller, w->tracker, w->per, err);
 	if (r < 0)
 		return r;
 	r = khist_read(m->sysfs_root, w->tracker, true, &keyed, why, sizeof(why));

@@ -27,10 +27,37 @@ static int reply(struct proto_error *err, int r, bool opened, const char *name, 
 	return proto_error_set(err, code, "%s", why);
 }
 
+int tracker_not_found(const struct manager *m, const char *name, const char *also,
+		      struct proto_error *err)
+{
+	char **names = NULL, list[PROTO_MESSAGE_MAX];
+	const char *near;
+	size_t n = 0, len = 0;
+	int r;
+
+	if (ktracker_list(m->sysfs_root, &names, &n) < 0)
+		return proto_error_set(err, PROTO_ERR_NOT_FOUND,
+				       "no tracker '%s': the latency_tracker module is not loaded",
+				       name);
+	/* The kernel's names, not a list of latencyd's: a newer module's trackers count. */
+	near = proto_nearest(name, (const char *const *)names, n);
+	list[0] = 0;
+	for (size_t i = 0; i < n && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
+					names[i]);
+	r = proto_error_set(err, PROTO_ERR_NOT_FOUND, "no tracker '%s'%s%s%s; the kernel has %s%s",
+			    name, near ? " (did you mean '" : "", near ? near : "",
+			    near ? "'?)" : "", n ? list : "none", also);
+	ktracker_list_free(names, n);
+	return r;
+}
+
 int tracker_check(const struct manager *m, const char *name, struct proto_error *err)
 {
 	int r = ktracker_check(m->sysfs_root, name);
 
+	if (r == -ENOENT)
+		return tracker_not_found(m, name, "", err);
 	return r < 0 ? reply(err, r, false, name, "", "") : 0;
 }
 

@@ -12,6 +12,13 @@
  * began before it may have read the database as it was: its answer is not kept, and is told
  * not current, for control.c to ask again for those waiting on it. One asked before the
  * reload but not begun yet reads the database after it: its answer is current.
+ *
+ * A lookup in flight for longer than its waiters wait (stale_usec, the handshake timeout), or
+ * asked before the last reload, no longer takes in the user's next connections: NSS may
+ * never come back from it, and the database may have recovered since, or changed. The next
+ * asks again, up to LOOKUPS_PER_USER of a uid in flight at once: a user whose lookups all
+ * hang holds that many of the worker's threads, never all of them, and its next connections
+ * join its newest lookup (or none: they wait out the handshake timeout, busy).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,20 +26,44 @@
 
 #include "control.h"
 
+/* Of caller_worker.c's four threads: what the other users keep when one user's hang. */
+#define LOOKUPS_PER_USER 2
+
 struct caller_inflight {
 	struct caller_inflight *next;
 	uid_t uid;
 	gid_t gid;
+	uint64_t id;	/* its answer's (caller_answer.id) */
+	uint64_t since; /* CLOCK_MONOTONIC usec, when asked */
+	uint64_t epoch; /* l->epoch then */
 };
 
-static struct caller_inflight **inflight_find(struct caller_lookups *l, uid_t uid, gid_t gid)
+/* The lookup in flight whose answer has ID. */
+static struct caller_inflight **inflight_find(struct caller_lookups *l, uint64_t id)
 {
 	struct caller_inflight **f;
 
 	for (f = &l->inflight; *f; f = &(*f)->next)
-		if ((*f)->uid == uid && (*f)->gid == gid)
+		if ((*f)->id == id)
 			break;
 	return f;
+}
+
+/* UID/GID's newest lookup in flight (the list is newest first), and UID's count in *N. */
+static struct caller_inflight *inflight_newest(struct caller_lookups *l, uid_t uid, gid_t gid,
+					       unsigned *n)
+{
+	struct caller_inflight *newest = NULL;
+
+	*n = 0;
+	for (struct caller_inflight *f = l->inflight; f; f = f->next) {
+		if (f->uid != uid)
+			continue;
+		(*n)++;
+		if (!newest && f->gid == gid)
+			newest = f;
+	}
+	return newest;
 }
 
 static int on_answers(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -43,7 +74,7 @@ static int on_answers(sd_event_source *s, int fd, uint32_t revents, void *userda
 
 	sd_event_now(l->event, CLOCK_MONOTONIC, &now);
 	for (a = caller_worker_answers(l->worker); a; a = next) {
-		struct caller_inflight **f = inflight_find(l, a->uid, a->gid), *done = *f;
+		struct caller_inflight **f = inflight_find(l, a->id), *done = *f;
 		bool current = a->epoch == l->epoch;
 
 		next = a->next;
@@ -60,10 +91,13 @@ static int on_answers(sd_event_source *s, int fd, uint32_t revents, void *userda
 }
 
 void caller_lookups_init(struct caller_lookups *l, sd_event *event, struct caller_cache *cache,
-			 caller_answered_t answered, void *userdata)
+			 uint64_t stale_usec, caller_answered_t answered, void *userdata)
 {
-	*l = (struct caller_lookups){
-		.event = event, .cache = cache, .answered = answered, .userdata = userdata};
+	*l = (struct caller_lookups){.event = event,
+				     .cache = cache,
+				     .stale_usec = stale_usec,
+				     .answered = answered,
+				     .userdata = userdata};
 }
 
 int caller_lookups_start(struct caller_lookups *l)
@@ -89,9 +123,15 @@ int caller_lookups_start(struct caller_lookups *l)
 int caller_lookups_ask(struct caller_lookups *l, uid_t uid, gid_t gid)
 {
 	struct caller_inflight *f;
+	uint64_t now = 0;
+	unsigned of_uid;
 	int r;
 
-	if (*inflight_find(l, uid, gid))
+	sd_event_now(l->event, CLOCK_MONOTONIC, &now);
+	f = inflight_newest(l, uid, gid, &of_uid);
+	if (f && f->epoch == l->epoch && now - f->since < l->stale_usec)
+		return 0;
+	if (of_uid >= LOOKUPS_PER_USER)
 		return 0;
 	r = caller_lookups_start(l);
 	if (r < 0)
@@ -99,13 +139,16 @@ int caller_lookups_ask(struct caller_lookups *l, uid_t uid, gid_t gid)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	r = caller_worker_ask(l->worker, uid, gid);
+	f->id = ++l->asked;
+	r = caller_worker_ask(l->worker, uid, gid, f->id);
 	if (r < 0) {
 		free(f);
 		return r;
 	}
 	f->uid = uid;
 	f->gid = gid;
+	f->since = now;
+	f->epoch = l->epoch;
 	f->next = l->inflight;
 	l->inflight = f;
 	return 0;

@@ -190,7 +190,7 @@ int caller_worker_fd(const struct caller_worker *w)
 	return w->fd;
 }
 
-int caller_worker_ask(struct caller_worker *w, uid_t uid, gid_t gid)
+int caller_worker_ask(struct caller_worker *w, uid_t uid, gid_t gid, uint64_t id)
 {
 	struct caller_answer *a = calloc(1, sizeof(*a));
 
@@ -198,6 +198,7 @@ int caller_worker_ask(struct caller_worker *w, uid_t uid, gid_t gid)
 		return -ENOMEM;
 	a->uid = uid;
 	a->gid = gid;
+	a->id = id;
 	pthread_mutex_lock(&w->lock);
 	*w->asked_tail = a;
 	w->asked_tail = &a->next;

@@ -852,7 +852,8 @@ int control_new(sd_event *event, const struct conf_control *cc,
 	throttle_init(&c->denied, event, "control-denied-log", DENIED_LOG_USEC, say_denied);
 	c->dispatch = (struct dispatch_ctx){
 		.commands = commands, .m = ctx, .cc = cc, .refusals = &c->denied};
-	caller_lookups_init(&c->lookups, event, &c->callers, on_groups, c);
+	caller_lookups_init(&c->lookups, event, &c->callers, default_limits.handshake_timeout_usec,
+			    on_groups, c);
 	c->fd = -1;
 	c->limits = default_limits;
 	c->limits.clients_max = (unsigned)cc->max_clients;
@@ -1124,6 +1125,8 @@ void control_reconfigure(struct control *c, const struct conf_control *cc)
 void control_set_limits(struct control *c, const struct control_limits *l)
 {
 	c->limits = *l;
+	/* Its waiters have given up on a lookup by then: the next connection asks again. */
+	c->lookups.stale_usec = l->handshake_timeout_usec;
 }
 
 const char *control_path(const struct control *c)

@@ -100,6 +100,7 @@ struct caller_answer {
 	struct caller_answer *next;
 	uid_t uid;
 	gid_t gid;
+	uint64_t id;	/* the asker's, given back */
 	uint64_t epoch; /* the worker's when the lookup began */
 	int error;	/* caller_database_groups()'s, or 0 */
 	gid_t *groups;
@@ -109,7 +110,8 @@ struct caller_answer {
 int caller_worker_new(struct caller_worker **ret);
 /* Readable while answers wait: caller_worker_answers() takes them. */
 int caller_worker_fd(const struct caller_worker *w);
-int caller_worker_ask(struct caller_worker *w, uid_t uid, gid_t gid);
+/* Asks for UID/GID's groups: the answer carries ID. */
+int caller_worker_ask(struct caller_worker *w, uid_t uid, gid_t gid, uint64_t id);
 /* The answers so far, oldest first (free each with caller_answer_free()). */
 struct caller_answer *caller_worker_answers(struct caller_worker *w);
 void caller_answer_free(struct caller_answer *a);
@@ -118,7 +120,8 @@ uint64_t caller_worker_new_epoch(struct caller_worker *w);
 /* Never waits for the thread, which may be inside NSS: it frees what it shares when done. */
 void caller_worker_free(struct caller_worker *w);
 
-/* caller_lookup.c: the main loop's side of the lookups, one per uid and gid (see there). */
+/* caller_lookup.c: the main loop's side of the lookups, one per uid and gid unless it is
+ * stale (see there). */
 struct caller_inflight;
 
 /*
@@ -137,14 +140,18 @@ struct caller_lookups {
 	struct caller_worker *worker; /* started by the first lookup */
 	sd_event_source *io;
 	struct caller_inflight *inflight;
+	uint64_t asked; /* lookups asked: the last one's id */
 	uint64_t epoch;
+	/* A lookup in flight this long no longer takes in new asks (the handshake timeout). */
+	uint64_t stale_usec;
 };
 
 void caller_lookups_init(struct caller_lookups *l, sd_event *event, struct caller_cache *cache,
-			 caller_answered_t answered, void *userdata);
+			 uint64_t stale_usec, caller_answered_t answered, void *userdata);
 /* The worker started, if it is not yet (the first lookup starts it otherwise). -errno. */
 int caller_lookups_start(struct caller_lookups *l);
-/* Asks for UID/GID's groups, or joins the lookup asked already; answered() says. -errno. */
+/* Asks for UID/GID's groups, or joins the lookup asked already unless it is stale (see
+ * caller_lookup.c); answered() says. -errno. */
 int caller_lookups_ask(struct caller_lookups *l, uid_t uid, gid_t gid);
 /* After a reload: the cache emptied; lookups begun before it answer not current. */
 void caller_lookups_reset(struct caller_lookups *l);

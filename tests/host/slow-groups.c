@@ -7,7 +7,9 @@
  * that waits), and waits until the file SLOW_GROUPS_RELEASE exists, however long that
  * takes; then it answers, a line appended to SLOW_GROUPS_DONE first when it is set. The
  * users whose uids the file SLOW_GROUPS_ALSO holds (one a line), while it holds them, wait
- * so too. Every other user, and every process without these variables, is answered at once.
+ * so too. With SLOW_GROUPS_WHILE set, only the lookups that begin while that file exists
+ * wait: a database that recovers, a lookup begun before still waiting. Every other user,
+ * and every process without these variables, is answered at once.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -43,6 +45,8 @@ static int slow_for(const char *user)
 	char buf[4096];
 
 	if (!want || !getenv("SLOW_GROUPS_MARK") || !getenv("SLOW_GROUPS_RELEASE"))
+		return 0;
+	if (getenv("SLOW_GROUPS_WHILE") && access(getenv("SLOW_GROUPS_WHILE"), F_OK) < 0)
 		return 0;
 	if (getpwnam_r(user, &pw, buf, sizeof(buf), &found) != 0 || !found)
 		return 0;

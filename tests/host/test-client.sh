@@ -139,8 +139,40 @@ run timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" --json metrics
 expect_rc 0 "--json metrics"
 [ "$(wc -l <"$T/out")" = 1 ] && jq -e '.text == "a 1\nb 2\n"' "$T/out" >/dev/null ||
 	fail "--json metrics is not one object on one line: $(cat "$T/out")"
-kill "$FAKE"
 pass "metrics --json: one line per part"
+
+# A next_line that does not move on (each part here says 1) is no end: a reply latencyctl
+# cannot read, exit 3, and no part of the text printed.
+echo '{"text":"a 1\n","next_line":1}' >"$T/fake/reply"
+run timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" metrics
+expect_rc 3 "metrics, a part whose next_line does not move on"
+[ "$(cat "$T/err")" = "latencyctl: unexpected reply from latencyd: metrics: next_line 1 in the part from line 1" ] ||
+	fail "metrics, next_line 1 from line 1: $(cat "$T/err")"
+[ ! -s "$T/out" ] || fail "metrics printed part of a text: $(cat "$T/out")"
+echo '{"text":"a 1\n","next_line":0}' >"$T/fake/reply"
+run timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" --json metrics
+expect_rc 3 "metrics --json, a first part whose next_line is 0"
+expect_err "latencyctl: unexpected reply from latencyd: metrics: next_line 0 in the part from line 0"
+[ ! -s "$T/out" ] || fail "metrics --json printed a part: $(cat "$T/out")"
+pass "metrics: a next_line that does not move on is an unexpected reply (exit 3), nothing printed"
+
+# watch --json: one object per line to the end, the error latencyd ends it with included.
+echo '{"recording":true}' >"$T/fake/reply"
+cat >"$T/fake/events" <<'EOF'
+{"event":"lost","data":{"lost":3}}
+{"id":null,"ok":false,"error":{"code":"not-authorized","message":"uid 7 may not use latencyd's control socket"}}
+EOF
+run timeout 10 "$LATENCYCTL" --socket "$T/fake.sock" --json watch
+expect_rc 1 "watch --json, ended by latencyd's error"
+[ "$(wc -l <"$T/out")" = 2 ] || fail "watch --json: not 2 lines: $(cat "$T/out")"
+while IFS= read -r line; do
+	jq -e 'type == "object"' <<<"$line" >/dev/null 2>&1 ||
+		fail "watch --json: a line that is no JSON object: '$line'"
+done <"$T/out"
+[ "$(tail -n 1 "$T/out" | jq -r .error.code)" = not-authorized ] ||
+	fail "watch --json, its last line: $(cat "$T/out")"
+kill "$FAKE"
+pass "watch --json: one JSON object per line, its ending error too"
 
 run "$LATENCYCTL"
 expect_rc 2 "no command"
@@ -209,7 +241,8 @@ pass "each command's --help gives an example that latencyctl takes"
 
 # Global options anywhere on the command line, against the real latencyd (a fake sysfs, no
 # session): before the command, after it, among its own options and arguments.
-fake_sysfs 1.0 wakeup offcpu
+# futex: a tracker of a module newer than latencyctl, which knows no list of them.
+fake_sysfs 1.0 wakeup offcpu futex
 SOCK=$T/ctl.sock
 write_conf <<CONF
 control: { socket = "$SOCK"; save_file = ""; };
@@ -311,11 +344,9 @@ run "$LATENCYCTL" show-snapshot -s "$SOCK" -- -j
 expect_rc 2 "show-snapshot -- -j"
 expect_err "invalid snapshot id '-j'"
 run "$LATENCYCTL" disable --json -s "$SOCK" -- --json
-expect_rc 2 "disable -- --json (no tracker is named --json: checked before asking)"
-expect_err "latencyctl: unknown tracker '--json'; the trackers are syscalls, wakeup"
-run "$LATENCYCTL" -s "$SOCK" enable sycalls
-expect_rc 2 "enable sycalls"
-expect_err "latencyctl: unknown tracker 'sycalls' (did you mean 'syscalls'?)"
+expect_rc 1 "disable -- --json (a tracker's name: latencyd says the kernel has none such)"
+is_json '.error.code == "not-found" and .error.message == "no tracker '"'--json'"'; the kernel has futex, offcpu, wakeup"' \
+	"disable -- --json"
 run "$LATENCYCTL" -s "$SOCK" stauts
 expect_rc 2 "stauts"
 expect_err "latencyctl: unknown command 'stauts' (did you mean 'status'?)"
@@ -323,6 +354,35 @@ run "$LATENCYCTL" -s "$SOCK" set-threshold -j -- wakeup 4ms
 expect_rc 0 "set-threshold -j -- TRACKER 4ms"
 is_json '.threshold_ns == 4000000' "set-threshold -j -- TRACKER 4ms"
 pass "-- ends the options"
+
+# Which trackers there are is the kernel's to say: one latencyctl has never heard of is
+# managed; one the kernel lacks is latencyd's not-found, with its list and a near name.
+run "$LATENCYCTL" -s "$SOCK" set-threshold futex 7ms
+expect_rc 0 "set-threshold futex 7ms (a tracker latencyctl has no name for)"
+[ "$(cat "$S/futex/threshold_ns")" = 7000000 ] || fail "set-threshold futex: not written"
+run "$LATENCYCTL" -s "$SOCK" enable futex
+expect_rc 0 "enable futex"
+run "$LATENCYCTL" -s "$SOCK" enable wakep
+expect_rc 1 "enable wakep"
+expect_err "latencyctl: enable: no tracker 'wakep' (did you mean 'wakeup'?); the kernel has futex, offcpu, wakeup (not-found)"
+run "$LATENCYCTL" -s "$SOCK" set-timeout syscalls 1s
+expect_rc 1 "set-timeout syscalls, a tracker this kernel lacks"
+expect_err "latencyctl: set-timeout: no tracker 'syscalls'; the kernel has futex, offcpu, wakeup (not-found)"
+run "$LATENCYCTL" -s "$SOCK" filter ../futex --comm x
+expect_rc 2 "filter ../futex"
+expect_err "latencyctl: invalid tracker name '../futex': "
+pass "tracker names: the kernel's, whatever latencyctl knows; an unknown one said with the kernel's list"
+
+# watch without a flight recorder: no event can come while this latencyd runs; said at once.
+run timeout 10 "$LATENCYCTL" -s "$SOCK" watch
+expect_rc 1 "watch, no flight recorder"
+[ "$(cat "$T/err")" = "latencyctl: watch: latencyd's flight recorder is off (session.enabled = false): no events will come (not-found)" ] ||
+	fail "watch, no flight recorder: $(cat "$T/err")"
+run timeout 10 "$LATENCYCTL" -s "$SOCK" watch --json
+expect_rc 1 "watch --json, no flight recorder"
+[ "$(wc -l <"$T/out")" = 1 ] || fail "watch --json, no flight recorder: $(cat "$T/out")"
+is_json '.error.code == "not-found"' "watch --json, no flight recorder"
+pass "watch without a flight recorder: exit 1 at once, said (JSON with --json)"
 
 # Errors name the option, wherever it is; a command's option is not a global one, nor the
 # reverse; -h and --help after a command are its help, -V the version.

@@ -9,6 +9,8 @@
 #  - a lookup never released: the member's client gets busy, "the group database did not
 #    answer within 10 s", and status counts it (control.groups_timed_out), as it counts
 #    those waiting meanwhile (control.waiting), in its JSON, its text and the metrics;
+#  - the database recovered, that lookup still hanging: past the 10 s it takes in no new
+#    connection, the next one asks again and is answered;
 #  - a reload while a lookup waits: root is answered, a watcher connected before keeps its
 #    groups until the database answers; then the answer from before the reload is not used:
 #    the database is asked again, and its answer after the reload (the users taken out of
@@ -26,6 +28,9 @@ SLOW=${3:?usage: $0 LATENCYD LATENCYCTL SLOW_GROUPS}
 for tool in setpriv useradd userdel groupadd groupdel gpasswd; do
 	command -v "$tool" >/dev/null || { echo "SKIP: no $tool"; exit 77; }
 done
+# The watchers run as the throwaway users: a python3 of the system, not one under a home.
+PYTHON=$(PATH=/usr/local/bin:/usr/bin:/bin command -v python3) ||
+	{ echo "SKIP: no python3 in /usr/local/bin, /usr/bin or /bin"; exit 77; }
 
 P=ltn$$
 GA=${P}adm GR=${P}rd GN=${P}no # admin group, read group, everyone's primary group
@@ -45,6 +50,7 @@ chmod 755 "$T"
 SOCK=$T/run/ctl.sock
 LOG=$T/latencyd.log
 MARK=$T/lookups RELEASE=$T/release DONE=$T/answered ALSO=$T/also-slow
+SLOWING=$T/slow # while it exists, the lookups of $US that begin wait
 write_conf <<CONF
 control: { socket = "$SOCK"; admin_group = "$GA"; read_group = "$GR"; };
 session: { enabled = false; };
@@ -62,6 +68,18 @@ as_bg() {
 		"${@:3}" >"$T/$2.out" 2>"$T/$2.err" &
 	BG=$!
 }
+# A watcher as user $1 that stays connected (held-watch.py: without a flight recorder
+# latencyctl watch ends at once), what latencyd sends in $T/$2.out; its pid in WATCH, once
+# its watch is answered.
+watch_as() {
+	setpriv --reuid="$1" --regid="$GN" --init-groups "$PYTHON" - "$SOCK" \
+		<"$(dirname "$0")/held-watch.py" >"$T/$2.out" 2>"$T/$2.err" &
+	WATCH=$!
+	wait_for 100 grep -q '"recording"' "$T/$2.out" ||
+		fail "watch as $1: $(cat "$T/$2.out" "$T/$2.err")"
+}
+# The error that ended watcher $1's connection: "CODE: MESSAGE".
+watch_error() { jq -r 'select(.error) | "\(.error.code): \(.error.message)"' "$T/$1.out"; }
 # Waits for background client $1 and checks its exit status ($2).
 reap() {
 	local rc=0
@@ -71,16 +89,14 @@ reap() {
 	[ "$rc" = "$2" ] || fail "$3: exit status $rc, expected $2: $(cat "$T/$4.err")"
 }
 
+touch "$SLOWING"
 SLOW_GROUPS_UID=$UID_S SLOW_GROUPS_MARK=$MARK SLOW_GROUPS_RELEASE=$RELEASE SLOW_GROUPS_DONE=$DONE \
-	SLOW_GROUPS_ALSO=$ALSO \
+	SLOW_GROUPS_ALSO=$ALSO SLOW_GROUPS_WHILE=$SLOWING \
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$SLOW \
 	start_daemon -c "$T/latencyd.conf"
 
 # The watcher, in read_group, whose lookup is not slowed.
-setpriv --reuid="$UW" --regid="$GN" --init-groups "$LATENCYCTL" -s "$SOCK" watch \
-	>"$T/watch.out" 2>"$T/watch.err" &
-WATCH=$!
-wait_for 100 grep -q "no events will come" "$T/watch.err" || fail "watch as $UW: $(cat "$T/watch.err")"
+watch_as "$UW" watch
 
 # 1. A lookup that waits: latencyd serves root meanwhile; a second connection joins it.
 as_bg "$US" s1 status
@@ -147,10 +163,24 @@ grep -q "client [0-9]* (pid [0-9]*): refused: the group database did not answer 
 	fail "the timeout is not logged"
 pass "the group database silent: busy after 10 s (the error says why), counted, logged; one user's 17th waiting connection busy at once; those waiting counted meanwhile; another user answered meanwhile"
 
+# 2b. The database answers again, the lookup of 2 still inside it (NSS may never come back):
+# past the 10 s its waiters waited, it takes in no new connection, which asks again.
+rm -f "$SLOWING"
+run timeout 8 setpriv --reuid="$US" --regid="$GN" --init-groups "$LATENCYCTL" -s "$SOCK" \
+	--timeout 5 status
+expect_rc 0 "status as $US, the database recovered, the lookup of 10 s ago still waiting"
+expect_out "latencyd "
+[ "$(lookups)" = 1 ] || fail "$(lookups) lookups of $US waited, not 1"
+touch "$SLOWING"
+ctl reload >/dev/null || fail "reload as root" # the groups kept are forgotten
+pass "the database recovered, an old lookup still hanging: the next connection asked again, answered"
+
 # 3. A reload while the lookup (begun before it, still waiting) holds a thread; the
 # watcher's own lookup after the reload waits too.
 as_bg "$US" s4 status
 S4=$BG
+# The lookup of 2 is stale: s4's groups are asked anew, and that lookup waits too.
+wait_for 300 lookups_are 2 || fail "the lookup of $US's groups for s4 did not begin"
 echo "$UID_W" >"$ALSO"
 gpasswd -d "$US" "$GR" >/dev/null || fail "gpasswd -d $US $GR"
 gpasswd -d "$UW" "$GR" >/dev/null || fail "gpasswd -d $UW $GR"
@@ -159,18 +189,19 @@ expect_rc 0 "reload as root while a lookup waits"
 run ctl status
 expect_rc 0 "status as root after the reload, the lookup waiting"
 wait_for 300 grep -qx -- "$UW" "$MARK" || fail "the watcher's groups were not read again"
-kill -0 "$WATCH" || fail "the watcher was closed before its groups were read again"
+kill -0 "$WATCH" || fail "the watcher was closed before its groups were read again: $(cat "$T/watch.out")"
 kill -0 "$S4" || fail "status as $US ended before its lookup did: $(cat "$T/s4.err")"
 pass "a reload while a lookup waits: root served, the watcher kept meanwhile"
 touch "$RELEASE"
 reap "$S4" 1 "status as $US, taken out of $GR before the reload" s4
 grep -qF "latencyctl: hello: uid $UID_S may not use latencyd's control socket" "$T/s4.err" ||
 	fail "status as $US after the reload: $(cat "$T/s4.err")"
-[ "$(lookups)" = 2 ] || fail "$US's groups asked $(lookups) times, not 2 (again after the reload)"
-reap "$WATCH" 1 "watch as $UW, taken out of $GR before the reload" watch
+# That of 2, s4's before the reload, and one after it (2 of a user at most in flight).
+[ "$(lookups)" = 3 ] || fail "$US's groups asked $(lookups) times, not 3 (again after the reload)"
+reap "$WATCH" 0 "watch as $UW, taken out of $GR before the reload" watch
 WATCH=
-grep -qF "latencyctl: watch: uid $UID_W may not use latencyd's control socket" "$T/watch.err" ||
-	fail "watch as $UW after the reload: $(cat "$T/watch.err")"
+watch_error watch | grep -qF "not-authorized: uid $UID_W may not use latencyd's control socket" ||
+	fail "watch as $UW after the reload: $(cat "$T/watch.out")"
 grep -q "client [0-9]* (pid [0-9]*): closed after the reload: uid $UID_W may not use" "$LOG" ||
 	fail "the watcher's closing is not logged"
 rm -f "$ALSO"
@@ -182,14 +213,13 @@ gpasswd -a "$US" "$GR" >/dev/null || fail "gpasswd -a $US $GR"
 rm -f "$MARK"
 touch "$RELEASE"
 ctl reload >/dev/null || fail "reload as root" # the groups kept are forgotten
-setpriv --reuid="$US" --regid="$GN" --init-groups "$LATENCYCTL" -s "$SOCK" watch \
-	>"$T/watch2.out" 2>"$T/watch2.err" &
-WATCH=$!
-wait_for 100 grep -q "no events will come" "$T/watch2.err" || fail "watch as $US: $(cat "$T/watch2.err")"
+watch_as "$US" watch2
 rm -f "$RELEASE" "$MARK"
 sed -i "s/read_group = \"$GR\"/read_group = \"$GN2\"/" "$T/latencyd.conf"
 ctl reload >/dev/null || fail "reload as root, read_group $GN2"
-reap "$WATCH" 1 "watch as $US, read_group $GN2" watch2
+reap "$WATCH" 0 "watch as $US, read_group $GN2" watch2
+watch_error watch2 | grep -qF "not-authorized: uid $UID_S may not use latencyd's control socket" ||
+	fail "watch as $US, read_group $GN2: $(cat "$T/watch2.out")"
 WATCH=
 grep -q "client [0-9]*: the group database did not answer within 10 s after the reload: checked with the groups it had" "$LOG" ||
 	fail "the silent database after the reload is not logged"

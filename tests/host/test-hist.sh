@@ -90,6 +90,23 @@ jq -e '.hists[0] | .disk == "vda" and .count == 29 and .since_ns == 5000000000 a
 	(.buckets | map(.count)) == [9, 20]' "$T/out" >/dev/null || fail "--disk: $(cat "$T/out")"
 pass "hist --per disk names the disks; --disk keeps one"
 
+# --disk never changes a split, which every user sees: on a tracker not split per disk it is
+# refused, saying how to split it; with --per disk as well, the split is set as --per sets it.
+run ctl hist io --disk vda
+expect_rc 1 "hist io --disk vda, iosched not split per disk"
+expect_err "disk: tracker iosched is per none, not per disk: set its split first, 'latencyctl hist iosched --per disk' (admin access; a change resets the split histograms every user sees)"
+[ "$(cat "$S/iosched/hist/per")" = none ] || fail "hist io --disk changed iosched's split"
+run ctl --json hist iosched --disk vda
+expect_rc 1 "hist --json iosched --disk vda"
+jq -e '.error.code == "refused"' "$T/out" >/dev/null || fail "iosched --disk --json: $(cat "$T/out")"
+[ "$(cat "$S/iosched/hist/per")" = none ] || fail "hist iosched --disk changed its split"
+run ctl --json hist iosched --disk vda --per disk
+expect_rc 0 "hist iosched --disk vda --per disk"
+[ "$(cat "$S/iosched/hist/per")" = disk ] || fail "hist --per disk --disk did not set the split"
+jq -e '.hists[0] | .disk == "vda" and .count == 32' "$T/out" >/dev/null ||
+	fail "iosched --disk --per disk: $(cat "$T/out")"
+pass "hist --disk: refused on a tracker not split per disk (never changes the split); set with --per disk"
+
 # io: the levels side by side on the same rows; fs is not loaded, so it is skipped.
 run ctl hist io --disk vda
 expect_rc 0 "hist io"
@@ -167,7 +184,8 @@ bad() { # RC MESSAGE ARGS...
 	expect_rc "$rc" "hist $*"
 	grep -qF -- "$msg" "$T/err" "$T/out" || fail "hist $*: no '$msg': $(cat "$T/err" "$T/out")"
 }
-bad 2 "latencyctl: unknown tracker 'blok' (did you mean 'block'?)" blok
+bad 1 "no tracker 'blok' (did you mean 'block'?); the kernel has block, iosched, syscalls, wakeup (and io: syscalls, fs, iosched, block)" blok
+bad 2 "latencyctl: invalid tracker name 'a/b'" a/b
 bad 2 "invalid --interval '0': it must be positive" block --interval 0
 bad 2 "invalid --interval '-1s': it must be positive" block --interval -1s
 bad 2 "invalid --interval '1x'" block --interval 1x
@@ -208,7 +226,18 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && getent group nogroup >
 	expect_rc 1 "hist --per cpu as a reader"
 	expect_err "'hist --per cpu (tracker block is per disk)' needs admin access"
 	[ "$(cat "$S/block/hist/per")" = disk ] || fail "a reader changed hist/per"
-	pass "hist: a reader reads; --reset and a change of --per need admin"
+	# --disk is a read on a tracker split per disk; else refused as for root, not as a
+	# change of the split.
+	reader block --disk vda
+	expect_rc 0 "hist block --disk vda as a reader"
+	expect_out "29 delays"
+	echo none >"$S/block/hist/per"
+	reader block --disk vda
+	expect_rc 1 "hist block --disk vda as a reader, block not split per disk"
+	expect_err "disk: tracker block is per none, not per disk: set its split first"
+	[ "$(cat "$S/block/hist/per")" = none ] || fail "a reader's --disk changed hist/per"
+	echo disk >"$S/block/hist/per"
+	pass "hist: a reader reads, --disk too; --reset and a change of --per need admin"
 fi
 
 run ctl hist --help

@@ -66,17 +66,17 @@ run ctl set-threshold wakeup 1.5ns
 expect_rc 2 "sub-nanosecond duration"
 run ctl set-threshold wakeup
 expect_rc 2 "set-threshold without a duration"
-# Checked by latencyctl before it asks (the daemon's own check, for any client:
-# test-control's unknown and invalid trackers).
+# A name no tracker can have: latencyctl's check, before it asks. Whether the kernel has the
+# tracker: latencyd's (test-control's unknown and invalid trackers for any client).
 run ctl set-threshold nope 1ms
-expect_rc 2 "unknown tracker"
-expect_err "latencyctl: unknown tracker 'nope'; the trackers are syscalls,"
+expect_rc 1 "unknown tracker"
+expect_err "latencyctl: set-threshold: no tracker 'nope'; the kernel has offcpu, wakeup (not-found)"
 run ctl enable ../../module
 expect_rc 2 "a name that leaves the directory"
-expect_err "latencyctl: unknown tracker '../../module'"
+expect_err "latencyctl: invalid tracker name '../../module'"
 run ctl set-timeout wakep 1ms
-expect_rc 2 "a near miss"
-expect_err "latencyctl: unknown tracker 'wakep' (did you mean 'wakeup'?)"
+expect_rc 1 "a near miss"
+expect_err "latencyctl: set-timeout: no tracker 'wakep' (did you mean 'wakeup'?); the kernel has offcpu, wakeup (not-found)"
 run ctl set-threshold --help
 expect_rc 0 "set-threshold --help"
 expect_out "Usage: latencyctl [OPTIONS] set-threshold TRACKER DURATION"

@@ -349,7 +349,7 @@ static void test_worker(void)
 
 	ASSERT_EQ(caller_worker_new(&w), 0);
 	ASSERT_TRUE(caller_worker_answers(w) == NULL);
-	ASSERT_EQ(caller_worker_ask(w, geteuid(), getegid()), 0);
+	ASSERT_EQ(caller_worker_ask(w, geteuid(), getegid(), 0), 0);
 	a = worker_wait(w);
 	ASSERT_TRUE(a != NULL);
 	ASSERT_EQ(a->uid, geteuid());
@@ -361,8 +361,8 @@ static void test_worker(void)
 	caller_answer_free(a);
 
 	ASSERT_EQ(caller_worker_new_epoch(w), 1);
-	ASSERT_EQ(caller_worker_ask(w, geteuid(), getegid()), 0);
-	ASSERT_EQ(caller_worker_ask(w, 4242424, 4242424), 0);
+	ASSERT_EQ(caller_worker_ask(w, geteuid(), getegid(), 0), 0);
+	ASSERT_EQ(caller_worker_ask(w, 4242424, 4242424, 0), 0);
 	a = NULL;
 	while (!a || !a->next) {
 		struct caller_answer *more = worker_wait(w), **tail = &a;
@@ -381,7 +381,7 @@ static void test_worker(void)
 	caller_answer_free(a);
 
 	/* Freed with a lookup asked: the thread frees what is left, whenever it is done. */
-	ASSERT_EQ(caller_worker_ask(w, geteuid(), getegid()), 0);
+	ASSERT_EQ(caller_worker_ask(w, geteuid(), getegid(), 0), 0);
 	caller_worker_free(w);
 	caller_worker_free(NULL);
 }
@@ -416,7 +416,7 @@ static void test_lookups(void)
 	int n;
 
 	ASSERT_EQ(sd_event_new(&event), 0);
-	caller_lookups_init(&l, event, &cache, on_answered, &got);
+	caller_lookups_init(&l, event, &cache, 3600 * 1000000ULL, on_answered, &got);
 	ASSERT_EQ(caller_lookups_ask(&l, geteuid(), getegid()), 0);
 	ASSERT_EQ(caller_lookups_ask(&l, geteuid(), getegid()), 0);
 	while (got.calls == 0)
@@ -443,6 +443,56 @@ static void test_lookups(void)
 	sd_event_unref(event);
 }
 
+/*
+ * A lookup in flight past stale_usec, or asked before a reload, takes in no new ask: the next
+ * asks again (NSS may never come back from the first), two of one user at most in flight,
+ * beyond which asks join. Nothing is answered while the loop does not run: what is asked
+ * shows in l.asked.
+ */
+static void test_lookups_stale(void)
+{
+	struct caller_cache cache = {0};
+	struct caller_lookups l;
+	struct answered got = {0};
+	sd_event *event;
+
+	ASSERT_EQ(sd_event_new(&event), 0);
+	/* Fresh: joined, until a reset; after it, the new one is joined. */
+	caller_lookups_init(&l, event, &cache, 3600 * 1000000ULL, on_answered, &got);
+	ASSERT_EQ(caller_lookups_ask(&l, geteuid(), getegid()), 0);
+	ASSERT_EQ(caller_lookups_ask(&l, geteuid(), getegid()), 0);
+	ASSERT_EQ(l.asked, 1);
+	caller_lookups_reset(&l);
+	ASSERT_EQ(caller_lookups_ask(&l, geteuid(), getegid()), 0);
+	ASSERT_EQ(l.asked, 2);
+	ASSERT_EQ(caller_lookups_ask(&l, geteuid(), getegid()), 0);
+	ASSERT_EQ(l.asked, 2);
+	/* Each answered (the first current too if no thread had begun it by the reset). */
+	while (got.calls < 2)
+		ASSERT_TRUE(sd_event_run(event, 30 * 1000000ULL) > 0);
+	ASSERT_EQ(got.calls, 2);
+	caller_lookups_done(&l);
+	caller_cache_clear(&cache);
+
+	/* Stale at once: asked again, twice at most while both are in flight. */
+	got = (struct answered){0};
+	caller_lookups_init(&l, event, &cache, 0, on_answered, &got);
+	for (int i = 0; i < 5; i++)
+		ASSERT_EQ(caller_lookups_ask(&l, geteuid(), getegid()), 0);
+	ASSERT_EQ(l.asked, 2);
+	while (got.calls < 2)
+		ASSERT_TRUE(sd_event_run(event, 30 * 1000000ULL) > 0);
+	/* Answered, each by its own lookup: none left in flight, so the next is asked. */
+	ASSERT_EQ(got.calls, 2);
+	ASSERT_EQ(caller_lookups_ask(&l, geteuid(), getegid()), 0);
+	ASSERT_EQ(l.asked, 3);
+	while (got.calls < 3)
+		ASSERT_TRUE(sd_event_run(event, 30 * 1000000ULL) > 0);
+	caller_lookups_done(&l);
+	caller_cache_clear(&cache);
+	sd_event_unref(event);
+}
+
 int main(void)
 {
 	RUN(test_from_socket);
@@ -453,5 +503,6 @@ int main(void)
 	RUN(test_database_skipped);
 	RUN(test_worker);
 	RUN(test_lookups);
+	RUN(test_lookups_stale);
 	return 0;
 }

@@ -4,9 +4,11 @@
  * "500ms", or "2" for 2s) and refuses what would round to nothing; an empty --socket is a
  * usage error that names it; show-snapshot -1 names the snapshot id, not an option; analyze
  * says latencyd's error as its own, not show-snapshot's; with --json, latencyd's error is
- * JSON on stdout.
+ * JSON on stdout, on one line; set-threshold -1s names the duration; watch's stream of
+ * lines, and watch without a flight recorder.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -83,10 +85,12 @@ static void test_socket(void)
 	free(text);
 }
 
-/* What command ARGV[0] says on FD (to free) against the socket PATH; its exit in *R. */
-static char *ran(const char *path, int fd, int argc, const char **argv, int *r)
+/* What command ARGV[0] says on FD (to free) against the socket PATH, printing through OUT;
+ * its exit in *R. */
+static char *ran_out(const char *path, const struct output *out, int fd, int argc,
+		     const char **argv, int *r)
 {
-	struct ctl ctl = {.socket = path, .timeout_usec = 10000000, .out = &output_text};
+	struct ctl ctl = {.socket = path, .timeout_usec = 10000000, .out = out};
 	const struct command *cmd = command_find(argv[0]);
 	char *copy[8];
 	struct test_capture capture;
@@ -97,7 +101,14 @@ static char *ran(const char *path, int fd, int argc, const char **argv, int *r)
 	copy[argc] = NULL;
 	test_capture_start(&capture, fd);
 	*r = cmd->run(&ctl, cmd, argc, copy);
+	if (out == &output_json)
+		stdout_check();
 	return test_capture_end(&capture);
+}
+
+static char *ran(const char *path, int fd, int argc, const char **argv, int *r)
+{
+	return ran_out(path, &output_text, fd, argc, argv, r);
 }
 
 static void test_negative_id(void)
@@ -126,6 +137,113 @@ static void test_negative_id(void)
 	ASSERT_EQ(r, EXIT_USAGE);
 	ASSERT_CONTAINS(text, "latencyctl: invalid --timeout '-1'");
 	free(text);
+}
+
+/* A negative duration is the duration's error, not getopt's "invalid option -- '1'". */
+static void test_negative_duration(void)
+{
+	static const struct {
+		const char *argv[6];
+		int argc;
+		const char *said;
+	} cases[] = {
+		{{"set-threshold", "wakeup", "-1s"},
+		 3,
+		 "latencyctl: set-threshold: invalid duration '-1s': a threshold is positive\n"},
+		{{"set-timeout", "wakeup", "-5ms", "--save"},
+		 4,
+		 "latencyctl: set-timeout: invalid duration '-5ms': a timeout is 0 (off) or "
+		 "positive\n"},
+		{{"set-threshold", "-t", "5", "wakeup", "-0.5ms"},
+		 5,
+		 "latencyctl: set-threshold: invalid duration '-0.5ms': "},
+	};
+	char *text;
+	int r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[6];
+
+		memcpy(argv, cases[i].argv, sizeof(argv));
+		text = ran("/nonexistent", STDERR_FILENO, cases[i].argc, argv, &r);
+		ASSERT_EQ(r, EXIT_USAGE);
+		ASSERT_CONTAINS(text, cases[i].said);
+		ASSERT_TRUE(strstr(text, "invalid option") == NULL);
+		free(text);
+	}
+}
+
+/* Each line of TEXT a JSON object of its own; how many. */
+static int json_lines(const char *text)
+{
+	char *copy = strdup(text), *save = NULL;
+	int n = 0;
+
+	ASSERT_TRUE(copy != NULL);
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct json_object *o = json_tokener_parse(line);
+
+		if (!o || !json_object_is_type(o, json_type_object)) {
+			fprintf(stderr, "not a JSON object on its own line: '%s'\n", line);
+			ASSERT_TRUE(false);
+		}
+		json_object_put(o);
+		n++;
+	}
+	free(copy);
+	return n;
+}
+
+#define WATCHING "{\"id\":1,\"ok\":true,\"result\":{\"recording\":true}}\n"
+#define LOST	 "{\"event\":\"lost\",\"data\":{\"lost\":3}}\n"
+#define CLOSED                                                                                     \
+	"{\"id\":null,\"ok\":false,\"error\":{\"code\":\"not-authorized\",\"message\":\"uid 7 "    \
+	"may not use latencyd's control socket\"}}\n"
+#define NOT_RECORDING "{\"id\":1,\"ok\":true,\"result\":{\"recording\":false}}\n"
+
+/*
+ * watch --json: one object per line to the end, the error that ends the stream too (a reload
+ * that took the user's access away); without the flight recorder, an error at once rather
+ * than a wait for events that cannot come, said on stdout with --json, on stderr without.
+ */
+static void test_watch(void)
+{
+	char dir[] = "/tmp/test-client-cli.XXXXXX", path[64];
+	const char *watch[] = {"watch"};
+	char *text;
+	pid_t pid;
+	int r;
+
+	ASSERT_TRUE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/sock", dir);
+
+	pid = serve(path, HELLO, WATCHING LOST CLOSED);
+	text = ran_out(path, &output_json, STDOUT_FILENO, 1, watch, &r);
+	ASSERT_TRUE(waitpid(pid, NULL, 0) == pid);
+	ASSERT_EQ(r, EXIT_DAEMON);
+	ASSERT_EQ(json_lines(text), 2);
+	ASSERT_CONTAINS(text, "{\"event\":\"lost\",\"data\":{\"lost\":3}}\n");
+	ASSERT_CONTAINS(text, "{\"error\":{\"code\":\"not-authorized\",\"message\":\"uid 7 may "
+			      "not use latencyd's control socket\"}}\n");
+	free(text);
+
+	pid = serve(path, HELLO, NOT_RECORDING);
+	text = ran(path, STDERR_FILENO, 1, watch, &r);
+	ASSERT_TRUE(waitpid(pid, NULL, 0) == pid);
+	ASSERT_EQ(r, EXIT_DAEMON);
+	ASSERT_STREQ(text, "latencyctl: watch: latencyd's flight recorder is off (session.enabled "
+			   "= false): no events will come (not-found)\n");
+	free(text);
+	pid = serve(path, HELLO, NOT_RECORDING);
+	text = ran_out(path, &output_json, STDOUT_FILENO, 1, watch, &r);
+	ASSERT_TRUE(waitpid(pid, NULL, 0) == pid);
+	ASSERT_EQ(r, EXIT_DAEMON);
+	ASSERT_EQ(json_lines(text), 1);
+	ASSERT_CONTAINS(text, "{\"error\":{\"code\":\"not-found\",");
+	free(text);
+
+	unlink(path);
+	ASSERT_TRUE(rmdir(dir) == 0);
 }
 
 #define NOT_FOUND                                                                                  \
@@ -157,9 +275,8 @@ static void test_errors(void)
 	r = stdout_check();
 	text = test_capture_end(&capture);
 	ASSERT_EQ(r, EXIT_OK);
-	ASSERT_CONTAINS(text, "\"error\"");
-	ASSERT_CONTAINS(text, "\"code\": \"not-found\"");
-	ASSERT_CONTAINS(text, "\"message\": \"no snapshot 999\"");
+	ASSERT_STREQ(text,
+		     "{\"error\":{\"code\":\"not-found\",\"message\":\"no snapshot 999\"}}\n");
 	free(text);
 
 	unlink(path);
@@ -191,6 +308,8 @@ int main(void)
 	RUN(test_timeout);
 	RUN(test_socket);
 	RUN(test_negative_id);
+	RUN(test_negative_duration);
+	RUN(test_watch);
 	RUN(test_errors);
 	RUN(test_poll_timeout);
 	return 0;

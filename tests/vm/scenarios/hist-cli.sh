@@ -68,6 +68,10 @@ ctl hist syscalls --per disk 2>$D/err && fail "syscalls --per disk accepted"
 grep -q "tracker syscalls has no histogram per disk" $D/err || fail "EOPNOTSUPP not said: $(cat $D/err)"
 pass "hist syscalls --per syscall; --per disk refused by the kernel, said so"
 
+# --disk reads the split per disk, never sets it: iosched's asked for, when it is loaded.
+if [ -d $S/iosched ]; then
+	ctl hist iosched --per disk >/dev/null || fail "hist iosched --per disk"
+fi
 ctl hist io --disk $B | tee "$VM_OUT/hist-io.txt" || fail "hist io --disk $B"
 grep -q "block on $B: " "$VM_OUT/hist-io.txt" || fail "hist io: no block level on $B"
 ctl hist block --reset >/dev/null || fail "hist --reset"

@@ -39,8 +39,9 @@ LPID=$!
 wait_for $D/ctl.sock 100 || { cat $D/latencyd.log; fail "no control socket"; }
 
 # The splits by disk and by system call start when first asked for: asked here, before
-# the load. Then the throttle's burst is spent, so that the measured requests all wait.
-ctl hist io --disk $B >/dev/null || fail "hist io --disk $B"
+# the load (--disk reads a split per disk, never sets it). Then the throttle's burst is
+# spent, so that the measured requests all wait.
+for t in iosched block; do ctl hist $t --per disk >/dev/null || fail "hist $t --per disk"; done
 ctl hist syscalls --per syscall >/dev/null || fail "hist syscalls --per syscall"
 dd if=/dev/$B of=/dev/null bs=4096 count=30 iflag=direct 2>/dev/null || fail "dd"
 ctl hist io --reset >/dev/null || fail "hist io --reset"
