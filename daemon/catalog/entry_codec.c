@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "entry.h"
+#include "entry_tables.h"
 #include "proto.h"
 
 #define FIELD(key, type_, st, member, ...)                                                         \
@@ -136,7 +137,7 @@ static const struct codec_field history_fields[] = {
 	{0},
 };
 
-static const struct codec_table history_table = {
+const struct codec_table catalog_history_table = {
 	.what = "history",
 	.size = sizeof(struct catalog_history),
 	.fields = history_fields,
@@ -195,7 +196,7 @@ static const struct codec_field analysis_fields[] = {
 	{0},
 };
 
-static const struct codec_table analysis_table = {
+const struct codec_table catalog_analysis_table = {
 	.what = "analysis",
 	.size = sizeof(struct catalog_analysis),
 	.fields = analysis_fields,
@@ -250,9 +251,9 @@ static const struct codec_field entry_fields[] = {
 	ENTRY(PROTO_KEY_LATE_DIRECTORY, CODEC_STRING, late_directory, .flags = CODEC_OPTIONAL),
 	ENTRY(PROTO_KEY_BYTES, CODEC_U64, bytes, .flags = CODEC_OPTIONAL),
 	ENTRY(PROTO_KEY_HISTORY, CODEC_OBJECT, history, .flags = CODEC_OPTIONAL,
-	      .sub = &history_table),
+	      .sub = &catalog_history_table),
 	ENTRY(PROTO_KEY_ANALYSIS, CODEC_OBJECT, analysis, .flags = CODEC_OPTIONAL,
-	      .sub = &analysis_table),
+	      .sub = &catalog_analysis_table),
 	{0},
 };
 
@@ -347,18 +348,18 @@ void catalog_cause_free(struct catalog_cause *c)
 
 struct json_object *catalog_history_to_json(const struct catalog_history *h)
 {
-	return codec_encode(&history_table, h, 0);
+	return codec_encode(&catalog_history_table, h, 0);
 }
 
 void catalog_history_free(struct catalog_history *h)
 {
-	codec_free(&history_table, h);
+	codec_free(&catalog_history_table, h);
 	free(h);
 }
 
 void catalog_analysis_free(struct catalog_analysis *a)
 {
-	codec_free(&analysis_table, a);
+	codec_free(&catalog_analysis_table, a);
 	free(a);
 }
 

@@ -121,7 +121,8 @@ struct conf {
 		char *directory;
 	} catalog;
 	struct conf_analysis {
-		bool autorun; /* analysis.auto: analyse each local snapshot */
+		bool autorun;	     /* analysis.auto: analyse each local snapshot */
+		uint64_t max_memory; /* analysis.max_memory: latencyd-reader's bytes, 0: no bound */
 	} analysis;
 	struct conf_realtime {
 		uint64_t priority; /* SCHED_FIFO priority of the waiter, 0 = SCHED_OTHER */

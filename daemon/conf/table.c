@@ -103,6 +103,8 @@ const struct conf_key conf_keys[] = {
 	{"catalog.directory", CONF_PATH, OFF(catalog.directory), 0, "/var/lib/latencyd", 0, 0},
 
 	{"analysis.auto", CONF_BOOL, OFF(analysis.autorun), 0, "true", 0, 0},
+	{"analysis.max_memory", CONF_UINT_OFF, OFF(analysis.max_memory), 0, "1073741824", 4 * MIB,
+	 UINT64_C(1) << 50},
 
 	/* Prometheus: the same text as latencyctl metrics, for node_exporter's textfile
 	 * collector (Debian's reads /var/lib/prometheus/node-exporter). */

@@ -188,7 +188,8 @@ void calibration_ended(struct calibration *cal, const struct waiter_result *res)
 		/* The reader exists: the calibration timer is started with it. */
 		r = history_worker_submit(cal->history, 0, cal->scratch,
 					  out->subbuf_size * out->num_subbuf, out->subbuf_size,
-					  res->sampled, NULL);
+					  res->sampled, NULL,
+					  cal->session->conf->analysis.max_memory);
 		if (r == 0)
 			return;
 		snprintf(err, sizeof(err), "cannot queue the calibration record: %s", strerror(-r));

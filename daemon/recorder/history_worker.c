@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The snapshot reader, off the realtime path: one thread at normal priority (nice 10)
- * reads the snapshots it is given, one at a time, each in one pass for its history window
- * and, when asked, its analysis (analysis/snapshot.h), and hands both results to the main
- * loop through an eventfd. Decoding a kernel snapshot takes tens of milliseconds (more in
- * a slow VM): too long for the main loop, and never for the waiter.
+ * has the snapshots it is given read, one at a time, each in one pass for its history
+ * window and, when asked, its analysis, and hands both results to the main loop through an
+ * eventfd. Decoding a kernel snapshot takes tens of milliseconds (more in a slow VM): too
+ * long for the main loop, and never for the waiter.
+ *
+ * The pass itself runs in latencyd-reader, a confined process spawned per snapshot
+ * (reader_child.c): a snapshot's userspace channels are whatever traced applications
+ * wrote, and a parser that crashes, hangs or swells on them must not take latencyd along.
+ * Its failure fails that snapshot's history and analysis, said, logged and counted; the
+ * next snapshot gets a new reader. There is no in-process fallback: a snapshot that kills
+ * the reader would kill latencyd.
  *
  * A calibration record (the waiter's, a sample of the buffers in a scratch directory) is
  * read for its history only and deleted: it gives a measurement before any alert did.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -24,17 +32,21 @@
 #include "analysis_job.h"
 #include "catalog.h"
 #include "fsutil.h"
+#include "log.h"
+#include "reader_child.h"
 #include "recorder_internal.h"
-#include "snapshot.h"
+#include "reader_result.h"
 
 struct history_worker {
 	pthread_t thread;
 	bool started;
 	int done_fd;
+	int stop_fd; /* readable once stopping: the reader under way is killed at once */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct history_job *todo, *done;
-	unsigned analyses; /* jobs queued or under way with their analysis */
+	unsigned analyses;	/* jobs queued or under way with their analysis */
+	uint64_t reader_failed; /* readers that gave no result; the main loop's only */
 	volatile bool stop;
 };
 
@@ -46,29 +58,44 @@ static void append(struct history_job **list, struct history_job *j)
 	*list = j;
 }
 
-/* One pass over the snapshot at PATH: the history, and the analysis if the job wants it. */
+static int64_t ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* One pass over the snapshot at PATH by latencyd-reader: the history, and the analysis if
+ * the job wants it. */
 static void read_snapshot(struct history_worker *w, struct history_job *j, const char *path)
 {
-	const struct an_options opt = {.tables = false};
-	struct timespec t0, t1;
-	struct an_snapshot s;
+	const struct reader_request req = {
+		.path = path, .analyse = j->analyse, .max_memory = j->max_memory};
+	struct reader_result res;
+	struct timespec t0;
+	int r;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	an_snapshot_read(path, AN_WANT_HISTORY | (j->analyse ? AN_WANT_ANALYSIS : 0), &opt,
-			 &w->stop, &s);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	j->error = s.history_error;
-	if (j->error) {
-		snprintf(j->err, sizeof(j->err), "%s",
-			 s.history_why ? s.history_why : strerror(-j->error));
-	} else {
-		j->h = s.history;
-		memset(&s.history, 0, sizeof(s.history));
+	r = reader_child_run(&req, w->stop_fd, &res, j->err, sizeof(j->err));
+	if (r < 0) {
+		j->error = r;
+		j->reader_failed = r != -ECANCELED;
+		if (j->analyse)
+			j->analysis = analysis_failed(j->err, (uint64_t)ms_since(&t0));
+		return;
 	}
-	if (j->analyse)
-		j->analysis = analysis_summary(&s, (t1.tv_sec - t0.tv_sec) * 1000 +
-							   (t1.tv_nsec - t0.tv_nsec) / 1000000);
-	an_snapshot_free(&s);
+	if (res.error) {
+		j->error = -EIO;
+		snprintf(j->err, sizeof(j->err), "%s", res.error);
+	} else {
+		j->error = reader_history_in(res.history, &j->h);
+		if (j->error)
+			snprintf(j->err, sizeof(j->err), "%s", strerror(-j->error));
+	}
+	j->analysis = res.analysis; /* taken */
+	res.analysis = NULL;
+	reader_result_free(&res);
 }
 
 /* A calibration record: read, then deleted (it is nobody's snapshot). */
@@ -128,8 +155,14 @@ int history_worker_new(struct history_worker **ret)
 
 	if (!w)
 		return -ENOMEM;
+	w->stop_fd = -1;
 	w->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (w->done_fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->stop_fd < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -149,6 +182,8 @@ int history_worker_new(struct history_worker **ret)
 fail:
 	if (w->done_fd >= 0)
 		close(w->done_fd);
+	if (w->stop_fd >= 0)
+		close(w->stop_fd);
 	free(w);
 	return r;
 }
@@ -159,13 +194,15 @@ int history_worker_eventfd(const struct history_worker *w)
 }
 
 int history_worker_submit(struct history_worker *w, uint64_t id, const char *path,
-			  uint64_t capacity, uint64_t subbuf_size, bool sampled, bool *analyse)
+			  uint64_t capacity, uint64_t subbuf_size, bool sampled, bool *analyse,
+			  uint64_t max_memory)
 {
 	struct history_job *j = calloc(1, sizeof(*j));
 
 	if (!j)
 		return -ENOMEM;
 	j->id = id;
+	j->max_memory = max_memory;
 	j->capacity = capacity;
 	j->subbuf_size = subbuf_size;
 	j->sampled = sampled;
@@ -197,6 +234,11 @@ struct history_job *history_worker_take(struct history_worker *w)
 	list = w->done;
 	w->done = NULL;
 	pthread_mutex_unlock(&w->lock);
+	for (struct history_job *j = list; j; j = j->next)
+		if (j->reader_failed)
+			log_warnx(READER_NAME " failed on %s (%" PRIu64
+					      " failures since start): %s",
+				  j->path, ++w->reader_failed, j->err);
 	return list;
 }
 
@@ -218,8 +260,13 @@ void history_worker_free(struct history_worker *w)
 	if (!w)
 		return;
 	if (w->started) {
+		uint64_t one = 1;
+
 		pthread_mutex_lock(&w->lock);
 		w->stop = true;
+		if (write(w->stop_fd, &one, sizeof(one)) < 0) {
+			/* Cannot fail on an eventfd below its maximum. */
+		}
 		pthread_cond_signal(&w->wake);
 		pthread_mutex_unlock(&w->lock);
 		pthread_join(w->thread, NULL);
@@ -229,5 +276,6 @@ void history_worker_free(struct history_worker *w)
 	history_job_free(w->todo);
 	history_job_free(w->done);
 	close(w->done_fd);
+	close(w->stop_fd);
 	free(w);
 }

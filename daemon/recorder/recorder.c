@@ -101,7 +101,7 @@ static void read_snapshot(struct recorder *rc, uint64_t id, const char *path,
 	if (!rc->history)
 		return;
 	r = history_worker_submit(rc->history, id, path, out->subbuf_size * out->num_subbuf,
-				  out->subbuf_size, false, &analyse);
+				  out->subbuf_size, false, &analyse, c->analysis.max_memory);
 	if (r < 0)
 		log_warn_errno(r, "cannot measure the history of snapshot %" PRIu64, id);
 	if (!c->analysis.autorun || (r == 0 && analyse))

@@ -165,8 +165,10 @@ struct history_job {
 	uint64_t capacity, subbuf_size; /* the buffers when it was recorded */
 	bool analyse;			/* the analysis wanted too */
 	bool sampled;			/* a sample of the buffers: rates, no window */
+	uint64_t max_memory;		/* analysis.max_memory for its reader */
 	/* The history: h (summarized) if error is 0, else err says why. */
 	int error;
+	bool reader_failed; /* latencyd-reader gave no result: err says why */
 	char err[256];
 	struct history h;
 	/* analyse: the catalog's summary (analysis_job.h), taken by whoever uses it. */
@@ -182,10 +184,12 @@ int history_worker_eventfd(const struct history_worker *w);
  * Queues snapshot ID at PATH for its history and, if ANALYSE is not NULL and *ANALYSE, its
  * analysis in the same pass. With ANALYSIS_QUEUE_MAX analyses waiting the analysis is
  * refused, the history still queued: *ANALYSE says whether the analysis was taken. ID 0 is
- * a calibration record (SAMPLED: a sample of the buffers), deleted once read.
+ * a calibration record (SAMPLED: a sample of the buffers), deleted once read. Its reader
+ * gets at most MAX_MEMORY bytes of address space (0: no bound).
  */
 int history_worker_submit(struct history_worker *w, uint64_t id, const char *path,
-			  uint64_t capacity, uint64_t subbuf_size, bool sampled, bool *analyse);
+			  uint64_t capacity, uint64_t subbuf_size, bool sampled, bool *analyse,
+			  uint64_t max_memory);
 struct history_job *history_worker_take(struct history_worker *w);
 void history_job_free(struct history_job *j);
 /* Stops the pass under way (its snapshot is not measured); queued jobs are dropped. */
