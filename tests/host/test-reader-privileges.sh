@@ -2,7 +2,9 @@
 # The real latencyd-reader confines itself before it reads: run as root (as latencyd runs
 # it), --check-privileges shows no capability in any set (the bounding set empty too),
 # no_new_privs, nice 10 under SCHED_OTHER, RLIMIT_RTPRIO, NICE and MEMLOCK 0, and
-# RLIMIT_AS the --max-memory given (unbounded under the sanitizers, which it says).
+# RLIMIT_AS the --max-memory given (unbounded under the sanitizers, which it says), and a
+# seccomp filter under which what root could do otherwise fails: a socket (a connection to
+# latencyd's or sessiond's socket), an open for writing, a signal to its parent (root's).
 # Usage: test-reader-privileges.sh READER
 set -u
 READER=${1:?}
@@ -21,6 +23,10 @@ for set in CapInh CapPrm CapEff CapBnd CapAmb; do
 done
 grep -Eq "^Uid:\s+0\s" "$out" || fail "not uid 0"
 grep -Eq "^NoNewPrivs:\s+1$" "$out" || fail "no_new_privs not set"
+grep -Eq "^Seccomp:\s+2$" "$out" || fail "no seccomp filter"
+for probe in Socket Write Signal; do
+	grep -Eq "^$probe:\s+Operation not permitted$" "$out" || fail "$probe not refused"
+done
 grep -Eq "^Nice:\s+10$" "$out" || fail "not nice 10"
 grep -Eq "^Policy:\s+0$" "$out" || fail "not SCHED_OTHER"
 for l in RTPRIO NICE MEMLOCK; do

@@ -11,7 +11,8 @@
  * chmod'ed or chown'ed first, by root, on each record. Without CAP_DAC_OVERRIDE,
  * CAP_SYS_ADMIN, CAP_SYS_MODULE and the others, uid 0 reads and writes only what root
  * owns, which ProtectSystem=strict in the unit (same namespace, same cgroup) keeps to
- * latencyd's own directories.
+ * latencyd's own directories; the seccomp filter (syscalls.c) refuses the writes, and
+ * what else root's uid alone is trusted with.
  */
 #include <errno.h>
 #include <sched.h>
@@ -26,6 +27,7 @@
 
 #include "confine.h"
 #include "privs.h"
+#include "syscalls.h"
 
 /* The reader's niceness, as latencyd's threads off the realtime path (thread.h). */
 #define READER_NICE 10
@@ -107,5 +109,5 @@ int confine(uint64_t max_memory, char *why, size_t whylen)
 		return failed(errno, "cannot set no_new_privs", why, whylen);
 	if (!privs_none())
 		return snprintf(why, whylen, "a capability is still there"), -EPERM;
-	return 0;
+	return syscalls_confine(SANITIZED, why, whylen);
 }

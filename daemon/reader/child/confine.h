@@ -12,8 +12,9 @@ bool confine_sanitized(void);
 /*
  * No capability (effective, permitted, inheritable, ambient, bounding set), none to gain
  * (no_new_privs), RLIMIT_RTPRIO, RTTIME, NICE and MEMLOCK at 0, nice 10 and SCHED_OTHER,
- * and at most MAX_MEMORY bytes of address space (0: no bound; none under a sanitizer).
- * The uid stays (see confine.c). -errno, WHY set.
+ * at most MAX_MEMORY bytes of address space (0: no bound; none under a sanitizer), and the
+ * system calls that reach beyond it refused (syscalls.h). The uid stays (see confine.c).
+ * -errno, WHY set.
  */
 int confine(uint64_t max_memory, char *why, size_t whylen);
 

@@ -10,13 +10,16 @@
  * see that the real binary drops what it must).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,9 +56,11 @@ static void print_rlimit(const char *name, int resource)
 static int check_privileges(void)
 {
 	static const char *const keys[] = {
-		"Uid:", "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:", "NoNewPrivs:", NULL};
+		"Uid:",	   "CapInh:",	  "CapPrm:",  "CapEff:", "CapBnd:",
+		"CapAmb:", "NoNewPrivs:", "Seccomp:", NULL};
 	FILE *f = fopen("/proc/self/status", "r");
 	char line[256];
+	int fd;
 
 	if (!f)
 		return perror("/proc/self/status"), 1;
@@ -64,6 +69,12 @@ static int check_privileges(void)
 			if (strncmp(line, keys[i], strlen(keys[i])) == 0)
 				fputs(line, stdout);
 	fclose(f);
+	/* What the filter refuses, tried: each would succeed for root without it. */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	printf("Socket:\t%s\n", fd < 0 ? strerror(errno) : "made");
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	printf("Write:\t%s\n", fd < 0 ? strerror(errno) : "opened");
+	printf("Signal:\t%s\n", kill(getppid(), 0) < 0 ? strerror(errno) : "sent");
 	errno = 0;
 	printf("Nice:\t%d\n", getpriority(PRIO_PROCESS, 0));
 	printf("Policy:\t%d\n", sched_getscheduler(0));
