@@ -181,6 +181,7 @@ struct status_recorder {
 	int64_t alerts, snapshots, failed, causes, suppressed, kernel_suppressed, lost;
 	int64_t detect_last_ns, detect_max_ns, waiter_threads;
 	int64_t waiter_ended, unreadable; /* 1.17 */
+	int64_t reader_failed;		  /* 1.23 */
 };
 
 /* The last measured history: "510ms (buffers full), snapshot 3 at 12:03:04". */
@@ -317,6 +318,7 @@ static int recorder_rows(struct table *t, const struct status *st)
 		{PROTO_KEY_KERNEL_SUPPRESSED, PROTO_FIELD_INT, 0, REC(kernel_suppressed)},
 		{PROTO_KEY_LOST, PROTO_FIELD_INT, 0, REC(lost)},
 		{PROTO_KEY_UNREADABLE, PROTO_FIELD_INT, 0, REC(unreadable)},
+		{PROTO_KEY_READER_FAILED, PROTO_FIELD_INT, 0, REC(reader_failed)},
 		{PROTO_KEY_DETECT_LAST_NS, PROTO_FIELD_INT, 0, REC(detect_last_ns)},
 		{PROTO_KEY_DETECT_MAX_NS, PROTO_FIELD_INT, 0, REC(detect_max_ns)},
 		{NULL},
@@ -391,6 +393,11 @@ static int recorder_rows(struct table *t, const struct status *st)
 		    "not the module's (see the log)",
 		    rc.unreadable);
 	row(t, "Snapshots:", "%" PRId64 " (%" PRId64 " failed)", rc.snapshots, rc.failed);
+	if (rc.reader_failed > 0)
+		row(t, "",
+		    "%" PRId64 " read(s) by latencyd-reader gave no result: their history and "
+		    "analysis failed (see the log)",
+		    rc.reader_failed);
 	if (st->retention && (r = retention_row(t, st->retention)) != EXIT_OK)
 		return r;
 	if (rc.detect_last_ns >= 0) {

@@ -78,9 +78,11 @@ struct json_tokener;
  *        a frame (the watcher stays, and gets the next).
  *   1.22 status fleet "clock_skewed": peers' alerts sent by a clock more than
  *        fleet.max_age / 2 from this host's (or delivered that late).
+ *   1.23 status counters "reader_failed": snapshot reads that latencyd-reader (the confined
+ *        process that reads each snapshot) gave no result for.
  */
 #define PROTO_VERSION  1
-#define PROTO_REVISION 22
+#define PROTO_REVISION 23
 
 /* Limits. */
 #define PROTO_FRAME_MAX		  (64 * 1024) /* bytes in one frame, newline included */
@@ -198,6 +200,8 @@ struct json_tokener;
  * "unreadable", reads of the notification file dropped (a record in them not the module's) */
 #define PROTO_KEY_WAITER_ENDED		"waiter_ended"
 #define PROTO_KEY_UNREADABLE		"unreadable"
+/* 1.23: status counters, snapshot reads latencyd-reader gave no result for */
+#define PROTO_KEY_READER_FAILED		"reader_failed"
 
 /* Arguments and results of trackers, set-threshold, set-timeout, enable, disable. */
 #define PROTO_KEY_TRACKER	"tracker"

@@ -138,6 +138,8 @@ static struct json_object *counters_object(const struct recorder_status *st, int
 	result_add_int(o, PROTO_KEY_PEERS, (int64_t)st->counters.peers, r);
 	/* 1.17: reads of the notification file dropped, a record in them not the module's */
 	result_add_int(o, PROTO_KEY_UNREADABLE, (int64_t)st->counters.garbage, r);
+	/* 1.23: snapshot reads latencyd-reader gave no result for */
+	result_add_int(o, PROTO_KEY_READER_FAILED, (int64_t)st->counters.reader_failed, r);
 	if (st->counters.snapshots + st->counters.failed > 0) {
 		result_add_int(o, PROTO_KEY_DETECT_LAST_NS, st->detect_last_ns, r);
 		result_add_int(o, PROTO_KEY_DETECT_MAX_NS, st->detect_max_ns, r);

@@ -166,6 +166,10 @@ static void recorder_metrics(struct prom *p, struct manager *m)
 	    "Reads of the notification file the waiter dropped whole, with the alerts in them: "
 	    "a record in them was not the latency_tracker module's (a module of another ABI).",
 	    st.counters.garbage);
+	one(p, "latencyd_reader_failed_total", "counter",
+	    "Snapshot reads latencyd-reader gave no result for (killed by a signal, past its "
+	    "memory bound or time, garbage): their history and analysis failed, the log says why.",
+	    st.counters.reader_failed);
 	one(p, "latencyd_waiter_threads_ended", "gauge",
 	    "Realtime waiter threads that stopped on an error (the log says why); once all of "
 	    "them did, latencyd stops (exit status 1) for a restart.",

@@ -255,6 +255,11 @@ void history_job_free(struct history_job *j)
 	}
 }
 
+uint64_t history_worker_failed(const struct history_worker *w)
+{
+	return w->reader_failed;
+}
+
 void history_worker_free(struct history_worker *w)
 {
 	if (!w)

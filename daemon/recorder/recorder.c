@@ -493,6 +493,7 @@ void recorder_status(struct recorder *rc, struct recorder_status *st)
 	st->counters.lost = ws.lost;
 	st->counters.peers = ws.peers;
 	st->counters.garbage = ws.garbage;
+	st->counters.reader_failed = rc->history ? history_worker_failed(rc->history) : 0;
 	st->detect_last_ns = rc->detect_last_ns;
 	st->detect_max_ns = rc->detect_max_ns;
 }

@@ -123,6 +123,7 @@ struct recorder_status {
 		uint64_t alerts, snapshots, failed, causes, suppressed, kernel_suppressed, lost;
 		uint64_t peers;	  /* fleet peers' alerts taken by the waiter */
 		uint64_t garbage; /* reads of the notification file dropped: not the module's */
+		uint64_t reader_failed; /* latencyd-reader runs that gave no result */
 	} counters;
 	int64_t detect_last_ns, detect_max_ns; /* of the last and the slowest snapshot */
 	double tokens;			       /* the global bucket's tokens, -1 when unlimited */

@@ -191,6 +191,8 @@ int history_worker_submit(struct history_worker *w, uint64_t id, const char *pat
 			  uint64_t capacity, uint64_t subbuf_size, bool sampled, bool *analyse,
 			  uint64_t max_memory);
 struct history_job *history_worker_take(struct history_worker *w);
+/* Readers that gave no result (killed by a signal, garbage...), those taken so far. */
+uint64_t history_worker_failed(const struct history_worker *w);
 void history_job_free(struct history_job *j);
 /* Stops the pass under way (its snapshot is not measured); queued jobs are dropped. */
 void history_worker_free(struct history_worker *w);

@@ -68,7 +68,14 @@ done
 n=$(grep -c "latencyd-reader failed on .*snap-" "$T/latencyd.log")
 grep -q "latencyd-reader failed on .*snap-3-.*($((n + $(grep -c "latencyd-reader failed on .*calibration" "$T/latencyd.log"))) failures since start)" \
 	"$T/latencyd.log" || fail "failures not counted: $(grep "latencyd-reader failed" "$T/latencyd.log")"
-pass "the failures counted"
+"$LATENCYCTL" -s "$SOCK" --json status >"$T/status.json" || fail "status"
+jq -e --argjson n "$((n + $(grep -c "latencyd-reader failed on .*calibration" "$T/latencyd.log")))" \
+	'.counters.reader_failed == $n' "$T/status.json" >/dev/null ||
+	fail "status counters.reader_failed: $(jq -c .counters "$T/status.json")"
+"$LATENCYCTL" -s "$SOCK" metrics | grep -Eq "^latencyd_reader_failed_total [1-9]" || fail "no metric"
+"$LATENCYCTL" -s "$SOCK" status | grep -q "read(s) by latencyd-reader gave no result" ||
+	fail "status text says nothing of the failed reads"
+pass "the failures counted (log, status, metrics)"
 
 echo real >"$T/mode"
 id=$((id + 1))
