@@ -42,7 +42,7 @@ static bool tracker_name_valid(const char *name)
 {
 	size_t n = strlen(name);
 
-	if (n == 0 || n > LATENCY_TRACKER_NAME_LEN)
+	if (n == 0 || n >= LATENCY_TRACKER_NAME_LEN) /* its NUL included */
 		return false;
 	for (const char *p = name; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||

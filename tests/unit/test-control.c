@@ -807,6 +807,11 @@ static void test_trackers(void)
 	tc_send(c, "{\"id\":9,\"command\":\"enable\",\"args\":{\"tracker\":\"../kernel\"}}\n");
 	o = tc_recv(c);
 	expect_error(o, 9, "bad-argument", "invalid tracker name");
+	/* 32 characters: no room for the NUL of the kernel's name (LATENCY_TRACKER_NAME_LEN). */
+	tc_send(c, "{\"id\":109,\"command\":\"enable\",\"args\":{\"tracker\":"
+		   "\"abcdefghijklmnopqrstuvwxyzabcdef\"}}\n");
+	o = tc_recv(c);
+	expect_error(o, 109, "bad-argument", "invalid tracker name");
 	tc_send(c, "{\"id\":10,\"command\":\"set-threshold\",\"args\":{\"tracker\":\"wakeup\","
 		   "\"threshold_ns\":-1}}\n");
 	o = tc_recv(c);
