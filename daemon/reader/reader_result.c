@@ -145,17 +145,17 @@ void reader_result_free(struct reader_result *r)
 	codec_free(&result_table, r);
 }
 
-struct catalog_history *reader_history_out(const struct history *h)
+struct catalog_history *reader_history_new(const struct history *h, size_t n)
 {
 	struct catalog_history *o = calloc(1, sizeof(*o));
 	int r = 0;
 
-	if (!o || !(o->streams = calloc(h->n ? h->n : 1, sizeof(*o->streams)))) {
+	if (!o || !(o->streams = calloc(n ? n : 1, sizeof(*o->streams)))) {
 		free(o);
 		return NULL;
 	}
 	o->streams_total = h->n;
-	for (size_t i = 0; i < h->n && r == 0; i++) {
+	for (size_t i = 0; i < n && r == 0; i++) {
 		const struct history_stream *s = &h->streams[i];
 
 		o->streams[i] = (struct catalog_stream){
@@ -174,6 +174,11 @@ struct catalog_history *reader_history_out(const struct history *h)
 		return NULL;
 	}
 	return o;
+}
+
+struct catalog_history *reader_history_out(const struct history *h)
+{
+	return reader_history_new(h, h->n);
 }
 
 int reader_history_in(const struct catalog_history *c, struct history *h)

@@ -46,8 +46,10 @@ int reader_result_from_json(struct json_object *o, bool want_analysis, struct re
 			    char *why, size_t whylen);
 void reader_result_free(struct reader_result *r);
 
-/* H's streams as a catalog history (its totals left 0: the parent sums them again); NULL:
- * no memory. */
+/* The first N of H's streams as a catalog history, streams_total H's count, the rest 0 (as
+ * history_summarize() leaves them for a caller to fill); NULL: no memory. */
+struct catalog_history *reader_history_new(const struct history *h, size_t n);
+/* All H's streams, its totals left 0 (the parent sums them again); NULL: no memory. */
 struct catalog_history *reader_history_out(const struct history *h);
 /* A decoded history's streams into H (zeroed first); -ENOMEM. */
 int reader_history_in(const struct catalog_history *c, struct history *h);

@@ -13,6 +13,7 @@
 
 #include "fsutil.h"
 #include "proto.h"
+#include "reader_result.h"
 #include "recorder_internal.h"
 
 static int causes_entry(const struct waiter_result *res, struct catalog_entry *e)
@@ -99,46 +100,21 @@ int snapshot_entry(const struct waiter_result *res, const struct flight_output *
 
 struct catalog_history *history_entry(const struct history_job *j, uint64_t expected_ns)
 {
-	struct catalog_history *o = calloc(1, sizeof(*o));
 	const struct history *h = &j->h;
-	size_t n = h->n < HISTORY_STREAMS_LISTED ? h->n : HISTORY_STREAMS_LISTED;
-	int r = 0;
+	struct catalog_history *o = reader_history_new(
+		h, h->n < HISTORY_STREAMS_LISTED ? h->n : HISTORY_STREAMS_LISTED);
 
-	if (!o || !(o->streams = calloc(n ? n : 1, sizeof(*o->streams)))) {
-		free(o);
+	if (!o)
 		return NULL;
-	}
-	*o = (struct catalog_history){
-		.sampled = j->sampled,
-		.window_ns = h->window_ns,
-		.wrapped = h->wrapped,
-		.events = h->events,
-		.bytes = h->bytes,
-		.events_per_sec = h->events_per_sec,
-		.bytes_per_event = h->bytes_per_event,
-		.streams = o->streams,
-		.streams_total = h->n,
-		.time = j->time,
-		.buffer_bytes_per_cpu = j->capacity,
-		.expected_window_ns = expected_ns,
-	};
-	for (size_t i = 0; i < n && r == 0; i++) {
-		const struct history_stream *s = &h->streams[i];
-
-		o->streams[i] = (struct catalog_stream){
-			.channel = catalog_strdup(s->channel, &r),
-			.cpu = s->cpu,
-			.events = s->events,
-			.bytes = s->bytes,
-			.first_ns = s->first_ns,
-			.last_ns = s->last_ns,
-			.span_ns = history_span(s),
-		};
-		o->n_streams++;
-	}
-	if (r < 0) {
-		catalog_history_free(o);
-		return NULL;
-	}
+	o->sampled = j->sampled;
+	o->window_ns = h->window_ns;
+	o->wrapped = h->wrapped;
+	o->events = h->events;
+	o->bytes = h->bytes;
+	o->events_per_sec = h->events_per_sec;
+	o->bytes_per_event = h->bytes_per_event;
+	o->time = j->time;
+	o->buffer_bytes_per_cpu = j->capacity;
+	o->expected_window_ns = expected_ns;
 	return o;
 }
