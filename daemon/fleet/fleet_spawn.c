@@ -3,9 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -14,28 +12,14 @@
 
 #include "fleet_spawn.h"
 #include "fleet_wire.h"
+#include "spawn_helper.h"
 
-extern char **environ;
+_Static_assert(FLEET_WIRE_REQUEST_FD == SPAWN_FIRST_FD && FLEET_WIRE_EVENT_FD == SPAWN_FIRST_FD + 1,
+	       "the helper's sockets are its first descriptors");
 
 int fleet_helper_path(char *buf, size_t size)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	/* Beside latencyd: a build tree, or a tree installed in one prefix. */
-	if (n > 0) {
-		char *slash;
-
-		self[n] = 0;
-		slash = strrchr(self, '/');
-		if (slash) {
-			snprintf(buf, size, "%.*s/" FLEET_HELPER_NAME, (int)(slash - self), self);
-			if (access(buf, X_OK) == 0)
-				return 0;
-		}
-	}
-	snprintf(buf, size, "%s/" FLEET_HELPER_NAME, LATENCYD_LIBEXECDIR);
-	return access(buf, X_OK) == 0 ? 0 : -errno;
+	return spawn_helper_path(FLEET_HELPER_NAME, LATENCYD_LIBEXECDIR, buf, size);
 }
 
 /* A socketpair whose child end is at 5 or above: posix_spawn's dup2 onto 3 and 4 must
@@ -60,9 +44,6 @@ static int pair(int *mine, int *theirs)
 int fleet_spawn(const char *path, struct fleet_child *c)
 {
 	char *argv[] = {(char *)FLEET_HELPER_NAME, NULL};
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, all;
 	int req = -1, ev = -1, r;
 
 	c->pid = 0;
@@ -73,30 +54,8 @@ int fleet_spawn(const char *path, struct fleet_child *c)
 	r = pair(&c->event_fd, &ev);
 	if (r < 0)
 		goto fail;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, req, FLEET_WIRE_REQUEST_FD);
-	posix_spawn_file_actions_adddup2(&fa, ev, FLEET_WIRE_EVENT_FD);
-	/* Libraries open files and sockets without close-on-exec (liblttng-ctl,
-	 * libbabeltrace2): none goes to the process that parses the network. It closes them
-	 * itself too (helper/main.c), for a libc without this. */
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-	posix_spawn_file_actions_addclosefrom_np(&fa, FLEET_WIRE_EVENT_FD + 1);
-#endif
-	/* latencyd's blocked and ignored signals (SIGPIPE) are not the helper's. */
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_init(&attr);
-	/* The reader that spawns it may run SCHED_FIFO: the helper, which parses the network,
-	 * runs at normal priority, where a flood cannot starve the host. */
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-						POSIX_SPAWN_SETSCHEDULER);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setschedpolicy(&attr, SCHED_OTHER);
-	posix_spawnattr_setschedparam(&attr, &(struct sched_param){.sched_priority = 0});
-	r = -posix_spawn(&c->pid, path, &fa, &attr, argv, environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
+	/* Its request and event sockets at FLEET_WIRE_REQUEST_FD and FLEET_WIRE_EVENT_FD. */
+	r = spawn_helper(path, argv, (const int[]){req, ev}, 2, &c->pid);
 	if (r == 0) {
 		close(req);
 		close(ev);

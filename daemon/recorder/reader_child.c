@@ -5,9 +5,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +17,9 @@
 
 #include "reader_child.h"
 #include "reader_result.h"
+#include "spawn_helper.h"
 
-extern char **environ;
+_Static_assert(READER_RESULT_FD == SPAWN_FIRST_FD, "the result pipe is its first descriptor");
 
 /* How often a reader that closed its pipe is looked at until it exits. */
 #define REAP_POLL_MS 20
@@ -28,28 +27,12 @@ extern char **environ;
 static int reader_path(char *buf, size_t size)
 {
 	const char *env = secure_getenv("LATENCYD_READER");
-	char self[PATH_MAX];
-	ssize_t n;
 
 	if (env && *env) {
 		snprintf(buf, size, "%s", env);
 		return access(buf, X_OK) == 0 ? 0 : -errno;
 	}
-	/* Beside latencyd: a build tree, or a tree installed in one prefix. */
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		char *slash;
-
-		self[n] = 0;
-		slash = strrchr(self, '/');
-		if (slash) {
-			snprintf(buf, size, "%.*s/" READER_NAME, (int)(slash - self), self);
-			if (access(buf, X_OK) == 0)
-				return 0;
-		}
-	}
-	snprintf(buf, size, "%s/" READER_NAME, LATENCYD_LIBEXECDIR);
-	return access(buf, X_OK) == 0 ? 0 : -errno;
+	return spawn_helper_path(READER_NAME, LATENCYD_LIBEXECDIR, buf, size);
 }
 
 static uint64_t timeout_ms(void)
@@ -78,37 +61,13 @@ static int spawn(const char *exe, const struct reader_request *req, int result_f
 {
 	char mem[32];
 	char *argv[] = {(char *)READER_NAME, "--max-memory", mem, (char *)req->path, NULL, NULL};
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, all;
-	int r;
 
 	snprintf(mem, sizeof(mem), "%" PRIu64, req->max_memory);
 	if (req->analyse) {
 		argv[3] = "--analyse";
 		argv[4] = (char *)req->path;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, result_fd, READER_RESULT_FD);
-	/* Libraries open files without close-on-exec (liblttng-ctl, libbabeltrace2): none goes
-	 * to the process that parses the snapshot. */
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-	posix_spawn_file_actions_addclosefrom_np(&fa, READER_RESULT_FD + 1);
-#endif
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-						POSIX_SPAWN_SETSCHEDULER);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setschedpolicy(&attr, SCHED_OTHER);
-	posix_spawnattr_setschedparam(&attr, &(struct sched_param){.sched_priority = 0});
-	r = -posix_spawn(pid, exe, &fa, &attr, argv, environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
-	return r;
+	return spawn_helper(exe, argv, &result_fd, 1, pid);
 }
 
 /* The read end, and the write end at READER_RESULT_FD + 1 or above: the dup2 onto
