@@ -58,8 +58,10 @@ int spawn_helper(const char *path, char *const argv[], const int *fds, size_t n_
 	posix_spawnattr_init(&attr);
 	/* The thread that spawns it may run SCHED_FIFO: a helper, which parses hostile input,
 	 * runs at normal priority, where it cannot starve the host. */
+	/* A session of its own: no controlling terminal (latencyd run from a root shell), whose
+	 * input it could otherwise type into (TIOCSTI). */
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-						POSIX_SPAWN_SETSCHEDULER);
+						POSIX_SPAWN_SETSCHEDULER | POSIX_SPAWN_SETSID);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &all);
 	posix_spawnattr_setschedpolicy(&attr, SCHED_OTHER);

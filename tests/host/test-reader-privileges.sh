@@ -4,7 +4,8 @@
 # no_new_privs, nice 10 under SCHED_OTHER, RLIMIT_RTPRIO, NICE and MEMLOCK 0, and
 # RLIMIT_AS the --max-memory given (unbounded under the sanitizers, which it says), and a
 # seccomp filter under which what root could do otherwise fails: a socket (a connection to
-# latencyd's or sessiond's socket), an open for writing, a signal to its parent (root's).
+# latencyd's or sessiond's socket), an open for writing, a signal to its parent (root's), by
+# kill, by its resource limits or as a descriptor's owner, and a process of its own.
 # Usage: test-reader-privileges.sh READER
 set -u
 READER=${1:?}
@@ -24,9 +25,12 @@ done
 grep -Eq "^Uid:\s+0\s" "$out" || fail "not uid 0"
 grep -Eq "^NoNewPrivs:\s+1$" "$out" || fail "no_new_privs not set"
 grep -Eq "^Seccomp:\s+2$" "$out" || fail "no seccomp filter"
-for probe in Socket Write Signal; do
+for probe in Socket Write Signal Prlimit Owner; do
 	grep -Eq "^$probe:\s+Operation not permitted$" "$out" || fail "$probe not refused"
 done
+# The sanitizers' runtime clones a process to stop the threads (LeakSanitizer).
+grep -q "^Sanitized:.1" "$out" || grep -Eq "^Fork:\s+Operation not permitted$" "$out" ||
+	fail "fork not refused"
 grep -Eq "^Nice:\s+10$" "$out" || fail "not nice 10"
 grep -Eq "^Policy:\s+0$" "$out" || fail "not SCHED_OTHER"
 for l in RTPRIO NICE MEMLOCK; do

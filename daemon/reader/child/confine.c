@@ -105,6 +105,10 @@ int confine(uint64_t max_memory, char *why, size_t whylen)
 	    (r = memory_bound(max_memory, why, whylen)) < 0 ||
 	    (r = no_capabilities(why, whylen)) < 0)
 		return r;
+	/* No core of a snapshot's data, and nothing of it to ptrace or read through /proc. */
+	if (setrlimit(RLIMIT_CORE, &(const struct rlimit){0, 0}) < 0 ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return failed(errno, "cannot make it undumpable", why, whylen);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return failed(errno, "cannot set no_new_privs", why, whylen);
 	if (!privs_none())

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,7 +61,9 @@ static int check_privileges(void)
 		"CapAmb:", "NoNewPrivs:", "Seccomp:", NULL};
 	FILE *f = fopen("/proc/self/status", "r");
 	char line[256];
-	int fd;
+	struct rlimit core;
+	int fd, p[2];
+	pid_t child;
 
 	if (!f)
 		return perror("/proc/self/status"), 1;
@@ -75,6 +78,20 @@ static int check_privileges(void)
 	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	printf("Write:\t%s\n", fd < 0 ? strerror(errno) : "opened");
 	printf("Signal:\t%s\n", kill(getppid(), 0) < 0 ? strerror(errno) : "sent");
+	/* Its parent's own core limit, read and set again as it is. */
+	printf("Prlimit:\t%s\n", prlimit(getppid(), RLIMIT_CORE, NULL, &core) < 0 ? strerror(errno)
+				 : prlimit(getppid(), RLIMIT_CORE, &core, NULL) < 0
+					 ? strerror(errno)
+					 : "set");
+	printf("Owner:\t%s\n", pipe(p) < 0			      ? strerror(errno)
+			       : fcntl(p[0], F_SETOWN, getppid()) < 0 ? strerror(errno)
+								      : "set");
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	printf("Fork:\t%s\n", child < 0 ? strerror(errno) : "made");
+	if (child > 0)
+		waitpid(child, NULL, 0);
 	errno = 0;
 	printf("Nice:\t%d\n", getpriority(PRIO_PROCESS, 0));
 	printf("Policy:\t%d\n", sched_getscheduler(0));
