@@ -86,6 +86,13 @@ static int check(const struct reader_result *r, bool want_analysis, char *why, s
 
 	if (!r->error == !r->history)
 		return snprintf(why, whylen, "neither a history nor an error, or both"), -EINVAL;
+	if ((r->history && r->history->n_streams > READER_STREAMS_MAX) ||
+	    (a && (a->n_causes > READER_CAUSES_MAX || a->n_problems > READER_PROBLEMS_MAX ||
+		   a->n_missing_events > READER_MISSING_MAX)))
+		return snprintf(why, whylen,
+				"more streams, causes, problems or missing events than "
+				"a reader sends"),
+		       -EINVAL;
 	if (r->history && r->history->streams_total != r->history->n_streams)
 		return snprintf(why, whylen, "history: %zu streams, streams_total says %llu",
 				r->history->n_streams,
@@ -105,6 +112,36 @@ static int check(const struct reader_result *r, bool want_analysis, char *why, s
 		       -EINVAL;
 	if (a && !strcmp(a->status, "failed") && !a->error)
 		return snprintf(why, whylen, "analysis: failed, but no error said"), -EINVAL;
+	return 0;
+}
+
+int reader_result_shape(const char *text, size_t len, char *why, size_t whylen)
+{
+	size_t tokens = 0, string = 0;
+	bool in = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (!in) {
+			in = c == '"';
+			string = 0;
+			tokens += c == '{' || c == '[' || c == ',' || c == ':';
+			if (tokens > READER_TOKENS_MAX)
+				return snprintf(why, whylen, "more than %u values",
+						READER_TOKENS_MAX),
+				       -E2BIG;
+			continue;
+		}
+		if (++string > READER_STRING_MAX)
+			return snprintf(why, whylen, "a string of more than %u bytes",
+					READER_STRING_MAX),
+			       -E2BIG;
+		if (c == '"')
+			in = false;
+		else if (c == '\\')
+			i++; /* the escaped character, a quote maybe */
+	}
 	return 0;
 }
 

@@ -26,7 +26,19 @@ struct json_object;
 #define READER_RESULT_FD 3
 
 /* The most latencyd reads of a result: beyond it the reader is killed. */
-#define READER_RESULT_MAX (4u << 20)
+#define READER_RESULT_MAX   (4u << 20)
+/*
+ * What a result may hold, checked on the raw text before it is parsed (json-c's objects
+ * take hundreds of bytes each: 4 MiB of "{}," would take a GiB of latencyd's locked
+ * memory) and again on what is decoded, so that a hostile reader cannot swell the catalog:
+ * the real reader keeps within them (summary.c).
+ */
+#define READER_TOKENS_MAX   (1u << 17) /* objects, arrays, members and elements */
+#define READER_STRING_MAX   16384      /* bytes of one string as sent */
+#define READER_STREAMS_MAX  8192       /* a history's streams (CPUs x channels) */
+#define READER_CAUSES_MAX   1000       /* an analysis's lines, one per alert: the first */
+#define READER_PROBLEMS_MAX 3
+#define READER_MISSING_MAX  16
 
 struct reader_result {
 	char *error;			   /* the history could not be counted: why */
@@ -45,6 +57,9 @@ struct json_object *reader_result_to_json(const struct reader_result *r);
 int reader_result_from_json(struct json_object *o, bool want_analysis, struct reader_result *r,
 			    char *why, size_t whylen);
 void reader_result_free(struct reader_result *r);
+/* The raw TEXT of LEN bytes within READER_TOKENS_MAX and READER_STRING_MAX: 0, or -E2BIG
+ * and WHY. */
+int reader_result_shape(const char *text, size_t len, char *why, size_t whylen);
 
 /* The first N of H's streams as a catalog history, streams_total H's count, the rest 0 (as
  * history_summarize() leaves them for a caller to fill); NULL: no memory. */

@@ -206,6 +206,8 @@ static int decode(struct child *c, const struct reader_request *req, struct read
 
 	if (c->len == 0)
 		return snprintf(why, whylen, READER_NAME " wrote no result"), -EPROTO;
+	if (reader_result_shape(c->buf, c->len, what, sizeof(what)) < 0)
+		return snprintf(why, whylen, READER_NAME "'s result refused: %s", what), -EPROTO;
 	if (!(tok = json_tokener_new()))
 		return snprintf(why, whylen, "no memory"), -ENOMEM;
 	o = json_tokener_parse_ex(tok, c->buf, (int)c->len);

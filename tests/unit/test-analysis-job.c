@@ -217,6 +217,19 @@ static void test_faults(void)
 		 "{\"analysis_ms\":0,\"status\":\"failed\",\"error\":\"e\"}}' >&3",
 		 "cpu -2 out of range"},
 		{"large", "head -c 5000000 /dev/zero >&3", "result too large"},
+		/* Small in bytes, a GiB once parsed: refused before. */
+		{"values",
+		 "{ printf '['; yes '{},' | head -n 200000 | tr -d '\\n'; printf '{}]'; } >&3",
+		 "more than 131072 values"},
+		{"string",
+		 "{ printf '{\"error\":\"'; head -c 20000 /dev/zero | tr '\\0' x; "
+		 "printf '\"}'; } >&3",
+		 "a string of more than 16384 bytes"},
+		{"problems",
+		 "echo '{\"error\":\"x\",\"analysis\":{\"status\":\"partial\",\"analysis_ms\":1,"
+		 "\"events\":1,\"problems\":[\"a\",\"b\",\"c\",\"d\"],\"missing_events\":[],"
+		 "\"causes\":[]}}' >&3",
+		 "more streams, causes, problems or missing events than a reader sends"},
 		{"hang", "exec sleep 1000", "took more than 1 s: killed"},
 	};
 	char dir[] = "/tmp/test-analysis-job.XXXXXX", path[160];

@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 
 #include "entry.h"
+#include "reader_result.h"
 #include "snapshot.h"
 #include "summary.h"
 
@@ -43,11 +44,14 @@ static char **strings(struct json_object *from, const char *key, size_t max, siz
 	return v;
 }
 
-/* What the analysis says of each alert, in a line. */
+/* What the analysis says of each alert, in a line: of the first READER_CAUSES_MAX. */
 static void causes(struct catalog_analysis *s, struct json_object *full, int *r)
 {
 	struct json_object *alerts = member(full, "alerts");
 	size_t n = json_object_array_length(alerts);
+
+	if (n > READER_CAUSES_MAX)
+		n = READER_CAUSES_MAX;
 
 	s->causes = calloc(n ? n : 1, sizeof(*s->causes));
 	if (!s->causes) {
@@ -88,8 +92,9 @@ struct catalog_analysis *analysis_summary(const struct an_snapshot *snap, int64_
 	} else {
 		s->status = catalog_strdup(an_result_partial(res) ? "partial" : "done", &r);
 		s->events = (uint64_t)json_object_get_int64(member(full, "events"));
-		s->problems = strings(full, "problems", 3, &s->n_problems, &r);
-		s->missing_events = strings(full, "missing_events", 16, &s->n_missing_events, &r);
+		s->problems = strings(full, "problems", READER_PROBLEMS_MAX, &s->n_problems, &r);
+		s->missing_events = strings(full, "missing_events", READER_MISSING_MAX,
+					    &s->n_missing_events, &r);
 		causes(s, full, &r);
 		json_object_put(full);
 	}
