@@ -55,6 +55,10 @@ void an_packet_text(const struct an_packet *p, char *buf, size_t size)
 		snprintf(buf, size, "%s > %s UDP id %u len %u", s, d, p->ipid, p->len);
 }
 
+/* The most between one softirq's exit and the next's entry in one pass of __do_softirq:
+ * none of the pass's own work comes between, even on an emulated CPU. */
+#define SOFTIRQ_PASS_GAP_NS 1000000ULL
+
 void an_net_senders(struct an_log *log)
 {
 	unsigned ncpu = log->ncpu ? log->ncpu : 1;
@@ -62,6 +66,10 @@ void an_net_senders(struct an_log *log)
 		int32_t cur;
 		int nest;	  /* inside irq or softirq handlers */
 		uint32_t handler; /* the run of handlers it is in, 0 for none */
+		/* The run its last event ended, a softirq's, and when: the next softirq entered
+		 * right after it goes on with it (one pass of __do_softirq, NET_RX then NET_TX). */
+		uint32_t ended;
+		uint64_t ended_ts;
 	} * cpu;
 	const struct an_ev *ev = log->ev.v;
 	uint32_t runs = 0;
@@ -76,8 +84,10 @@ void an_net_senders(struct an_log *log)
 		cpu[i] = (struct ctx){.cur = -1, .handler = ++runs};
 	for (size_t i = 0; i < log->ev.n; i++) {
 		struct ctx *c = &cpu[ev[i].cpu < ncpu ? ev[i].cpu : 0];
+		uint32_t ended = c->ended;
 		struct an_packet *p;
 
+		c->ended = 0;
 		switch (ev[i].type) {
 		case EV_SWITCH:
 			c->cur = ev[i].b;
@@ -86,13 +96,21 @@ void an_net_senders(struct an_log *log)
 			break;
 		case EV_IRQ_ENTRY:
 		case EV_SOFTIRQ_ENTRY:
-			if (!c->nest++)
-				c->handler = ++runs ? runs : ++runs;
+			if (c->nest++)
+				break;
+			if (ev[i].type != EV_SOFTIRQ_ENTRY || !ended ||
+			    ev[i].ts - c->ended_ts > SOFTIRQ_PASS_GAP_NS)
+				ended = ++runs ? runs : ++runs; /* 0 is none */
+			c->handler = ended;
 			break;
 		case EV_IRQ_EXIT:
 		case EV_SOFTIRQ_EXIT:
 			if (c->nest > 0)
 				c->nest--;
+			if (!c->nest && ev[i].type == EV_SOFTIRQ_EXIT) {
+				c->ended = c->handler;
+				c->ended_ts = ev[i].ts;
+			}
 			if (!c->nest)
 				c->handler = 0;
 			break;

@@ -31,7 +31,7 @@
 #define SKEW (5000 * MS)
 #define MANY 600 /* more sendings of a flow than were once looked at */
 
-enum { CLIENT = 412, SERVER = 977, WORKER = 978, NET_RX = 3 };
+enum { CLIENT = 412, SERVER = 977, WORKER = 978, NET_TX = 2, NET_RX = 3 };
 
 /* A packet's headers: TCP (6) or UDP (17), from web1 or to it. */
 struct pk {
@@ -108,10 +108,12 @@ static const struct pk *request_of(const struct pk *reply)
 
 /*
  * The client blocked in recvfrom from 2 ms, woken at 44.3 ms by REPLY in NET_RX; FORWARDED:
- * web1 received it first on its NIC and handed it on to a container from that softirq; the
+ * web1 received it first on its NIC and handed it on to a container from that softirq
+ * (FORWARD_RX), or from NET_TX right after it in the same pass (FORWARD_TX); the
  * container's side received it in the next one.
  */
-static void client_forwarded(struct an_result *r, const struct pk *reply, bool forwarded)
+enum { FORWARD_NONE, FORWARD_RX, FORWARD_TX };
+static void client_forwarded(struct an_result *r, const struct pk *reply, int forwarded)
 {
 	int32_t recvfrom = an_sysname_index(&r->log, "recvfrom");
 
@@ -123,6 +125,10 @@ static void client_forwarded(struct an_result *r, const struct pk *reply, bool f
 	if (forwarded) { /* its NIC's softirq, then the container's side (a backlog) */
 		result_ev(r, base + 44280 * US, 0, EV_SOFTIRQ_ENTRY, NET_RX, 0, 0);
 		packet(r, base + 44285 * US, 0, false, false, false, reply);
+		if (forwarded == FORWARD_TX) {
+			result_ev(r, base + 44286 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
+			result_ev(r, base + 44287 * US, 0, EV_SOFTIRQ_ENTRY, NET_TX, 0, 0);
+		}
 		packet(r, base + 44290 * US, 0, true, false, false, reply);
 		result_ev(r, base + 44292 * US, 0, EV_SOFTIRQ_EXIT, NET_RX, 0, 0);
 	}
@@ -136,7 +142,7 @@ static void client_forwarded(struct an_result *r, const struct pk *reply, bool f
 
 static void client_side(struct an_result *r, const struct pk *reply)
 {
-	client_forwarded(r, reply, false);
+	client_forwarded(r, reply, FORWARD_NONE);
 }
 
 static void alert(struct an_result *r)
@@ -490,15 +496,16 @@ static void test_forwarded(void)
 {
 	static const struct pk replies[] = {{6, 5000, 1100, 200, 0}, {17, 0, 0, 64, 9}};
 
-	for (size_t i = 0; i < sizeof(replies) / sizeof(replies[0]); i++) {
-		const struct pk *reply = &replies[i];
+	/* Each reply handed on from NET_RX, then from NET_TX in the same pass. */
+	for (size_t i = 0; i < 2 * sizeof(replies) / sizeof(replies[0]); i++) {
+		const struct pk *reply = &replies[i % 2];
 		struct an_result *w = an_result_new("/web1"),
 				 *d = db_begin("/db1", request_of(reply));
 		const struct an_crossing *x;
 
 		ASSERT_TRUE(w);
 		w->log.ncpu = 1;
-		client_forwarded(w, reply, true);
+		client_forwarded(w, reply, i < 2 ? FORWARD_RX : FORWARD_TX);
 		alert(w);
 		compute(w);
 		for (size_t k = 0; k < result_cause(w)->links.n; k++)
