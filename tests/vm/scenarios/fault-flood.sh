@@ -227,8 +227,10 @@ flood kernel
 # The snapshot readers (history window, analysis). First they catch up with the floods'
 # snapshots (each with its history, and its analysis or "skipped": the analysis queue is
 # bounded) ...
+# The threads' own CPU, and the latencyd-reader processes they spawned and reaped (each
+# snapshot is read in one: latencyd's only children here).
 readers_cs() {
-	sum=0
+	sum=$(awk '{ print $16 + $17 }' /proc/$LPID/stat)
 	for t in $READERS; do sum=$((sum + $(thread_cs $t))); done
 	echo $sum
 }
@@ -249,7 +251,10 @@ echo "snapshot readers after the floods: $(readers_cs) cs of CPU;" \
 # ... then their CPU per snapshot, each read whole: READ_N snapshots of the buffers the
 # floods filled, recorded one at a time (latencyctl record), each waited for until its
 # entry has its history and its analysis.
-reader_threads() { for t in $READERS; do echo "$t $(thread_cs $t)"; done; }
+reader_threads() {
+	for t in $READERS; do echo "$t $(thread_cs $t)"; done
+	echo "children $(awk '{ print $16 + $17 }' /proc/$LPID/stat)"
+}
 reader_threads >$D/readers0.txt
 r0=$(readers_cs) n=0 bytes=0 events=0
 while [ $n -lt $READ_N ]; do
