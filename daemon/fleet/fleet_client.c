@@ -40,6 +40,13 @@
 #define REFUSALS_MAX	  256
 #define INFLIGHT_MAX	  64 /* alerts awaiting their outcome: more than the outbox holds */
 #define STOP_WAIT_SEC	  3  /* for the helper to say offline and disconnect */
+/* A helper that closed its end, or was killed, and has not ended (reap()): killed after
+ * KILL_AFTER_SEC, again every KILL_AGAIN_SEC while the kill is refused; once stopping, left
+ * behind after LEAVE_AFTER_SEC. */
+#define KILL_AFTER_SEC	  2
+#define KILL_AGAIN_SEC	  5
+#define LEAVE_AFTER_SEC	  2
+#define REAP_TICK_MS	  100
 #define RESTART_MIN_SEC	  1
 #define RESTART_MAX_SEC	  60
 #define HEALTHY_AFTER_SEC 60 /* a helper that ran this long restarts without delay */
@@ -77,6 +84,7 @@ struct fleet {
 	struct fleet_skew skew; /* the reader thread's alone */
 	uint64_t failed_here;	/* publishes the helper never took (not connected, no answer) */
 	pid_t pid;
+	int event_fd; /* the running helper's, shut down by fleet_free() to wake the reader */
 	bool stopping;
 
 	/* The request socket: the main loop's, swapped by the reader when a helper changes. */
@@ -369,7 +377,8 @@ static void acked(struct fleet *f, uint32_t seq, int32_t rc)
 		wake_main(f);
 }
 
-static void on_event(struct fleet *f, struct fleet_wire_event *e, size_t len)
+/* A record from the helper, LEN bytes: true for its request loop's heartbeat. */
+static bool on_event(struct fleet *f, struct fleet_wire_event *e, size_t len)
 {
 	struct fleet_event *ev = &e->ev;
 	char why[160];
@@ -383,13 +392,14 @@ static void on_event(struct fleet *f, struct fleet_wire_event *e, size_t len)
 		if ((rejected & (rejected - 1)) == 0) /* the 1st, 2nd, 4th...: not a flood */
 			log_warnx("fleet: latencyd-fleet sent %s: dropped (%" PRIu64 " so far)",
 				  why, rejected);
-		return;
+		return false;
 	}
-	if (!take_status(f, &e->st, ev->kind, ev->detail) || ev->kind == FLEET_WIRE_COUNTERS)
-		return;
+	if (!take_status(f, &e->st, ev->kind, ev->detail) || ev->kind == FLEET_WIRE_COUNTERS ||
+	    ev->kind == FLEET_WIRE_HEARTBEAT)
+		return ev->kind == FLEET_WIRE_HEARTBEAT;
 	if (ev->kind == FLEET_WIRE_ACK) {
 		acked(f, e->seq, e->rc);
-		return;
+		return false;
 	}
 	if (ev->kind == FLEET_PEER_ALERT || ev->kind == FLEET_UNANSWERED) {
 		uint64_t now = now_ns(), recv = realtime_ns() - (now - ev->received_ns);
@@ -431,6 +441,7 @@ static void on_event(struct fleet *f, struct fleet_wire_event *e, size_t len)
 		presence(f, ev);
 	else
 		note(f, ev);
+	return false;
 }
 
 static void set_request_fd(struct fleet *f, int fd)
@@ -464,17 +475,82 @@ static int kill_helper(pid_t pid)
 }
 
 /*
- * A helper that sent nothing for FLEET_WIRE_SILENCE_NS, not even its heartbeat: hung (a
- * deadlock, stopped), whatever its connection. Killed, to be started again; its pid is
- * still its own (serve_one() has not reaped it).
+ * A helper whose request loop sent no heartbeat for FLEET_WIRE_SILENCE_NS: hung (a
+ * deadlock, stopped), whatever its connection and its network thread's records (ANY: some
+ * still come). Killed, to be started again; its pid is still its own (serve_one() has not
+ * reaped it).
  */
-static void silent(struct fleet *f, pid_t pid)
+static void silent(struct fleet *f, pid_t pid, bool any)
 {
 	if (kill_helper(pid) < 0)
 		return;
-	log_warnx("fleet: latencyd-fleet (pid %d) sent nothing for %" PRIu64
-		  " s, not even its heartbeat: killed, to be started again",
-		  (int)pid, FLEET_WIRE_SILENCE_NS / 1000000000);
+	if (any)
+		log_warnx("fleet: latencyd-fleet (pid %d) sent no heartbeat for %" PRIu64
+			  " s, only its network thread's records: its request loop is stuck; "
+			  "killed, to be started again",
+			  (int)pid, FLEET_WIRE_SILENCE_NS / 1000000000);
+	else
+		log_warnx("fleet: latencyd-fleet (pid %d) sent nothing for %" PRIu64
+			  " s, not even its heartbeat: killed, to be started again",
+			  (int)pid, FLEET_WIRE_SILENCE_NS / 1000000000);
+}
+
+static bool stopping(struct fleet *f)
+{
+	bool stop;
+
+	pthread_mutex_lock(&f->lock);
+	stop = f->stopping;
+	pthread_mutex_unlock(&f->lock);
+	return stop;
+}
+
+/*
+ * Waits for helper PID to end, its sockets closed; true once reaped, with its *STATUS. One
+ * that does not end is killed; a kill refused (EPERM: latencyd without CAP_KILL, which the
+ * shipped unit leaves it) is tried again every KILL_AGAIN_SEC, status and the log saying
+ * that the fleet is stuck meanwhile: no helper is started while this one lives. Once
+ * stopping, it is left behind after LEAVE_AFTER_SEC, said, for a stop must
+ * end: the kernel kills it as this thread, its parent, ends (helper/main.c sets
+ * PR_SET_PDEATHSIG once it runs as fleet.user), else the service manager's stop does, with
+ * what remains of latencyd's cgroup.
+ */
+static bool reap(struct fleet *f, pid_t pid, int *status)
+{
+	const unsigned per_sec = 1000 / REAP_TICK_MS;
+	unsigned stop_tick = 0;
+	bool said = false;
+
+	for (unsigned tick = 1;; tick++) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+		char why[200];
+
+		if (r == pid)
+			return true;
+		if (r < 0 && errno != EINTR)
+			return false; /* not ours to wait for (ECHILD): nothing to reap */
+		if (!stop_tick && stopping(f))
+			stop_tick = tick;
+		if (stop_tick && tick - stop_tick >= LEAVE_AFTER_SEC * per_sec) {
+			log_warnx(
+				"fleet: latencyd-fleet (pid %d) did not exit and cannot be killed: "
+				"left behind, to its parent-death signal or the service manager's "
+				"stop",
+				(int)pid);
+			return false;
+		}
+		if (!stop_tick && tick >= KILL_AFTER_SEC * per_sec &&
+		    (tick - KILL_AFTER_SEC * per_sec) % (KILL_AGAIN_SEC * per_sec) == 0 &&
+		    kill_helper(pid) < 0 && !said) {
+			snprintf(why, sizeof(why),
+				 "latencyd-fleet (pid %d) did not exit and cannot be killed: the "
+				 "fleet is stuck until it ends (killed again every %d s)",
+				 (int)pid, KILL_AGAIN_SEC);
+			problem(f, why);
+			said = true;
+		}
+		usleep(REAP_TICK_MS * 1000);
+	}
 }
 
 /* One helper's life: started, given its settings, read until it goes. */
@@ -494,30 +570,45 @@ static void serve_one(struct fleet *f)
 	pthread_mutex_lock(&f->lock);
 	f->pid = c.pid;
 	f->st.pid = c.pid;
+	f->event_fd = c.event_fd;
 	pthread_mutex_unlock(&f->lock);
 	if (send(c.request_fd, &f->set, sizeof(f->set), MSG_NOSIGNAL) == sizeof(f->set)) {
+		/* The heartbeat awaited from the start: the helper's first comes within a second. */
+		uint64_t beat = now_ns(), last = 0, now;
+
 		set_request_fd(f, c.request_fd);
 		c.request_fd = -1;
 		for (;;) {
 			struct pollfd p = {.fd = c.event_fd, .events = POLLIN};
-			int ready = poll(&p, 1, (int)(FLEET_WIRE_SILENCE_NS / 1000000));
+			int ready, ms;
 			ssize_t n;
 
-			if (ready < 0 && errno == EINTR)
-				continue;
-			if (ready == 0) {
-				silent(f, c.pid);
+			now = now_ns();
+			if (now - beat >= FLEET_WIRE_SILENCE_NS) {
+				/* Records in the last half of it: its network thread runs. */
+				silent(f, c.pid, now - last < FLEET_WIRE_SILENCE_NS / 2);
 				break;
 			}
+			ms = (int)((beat + FLEET_WIRE_SILENCE_NS - now + 999999) / 1000000);
+			ready = poll(&p, 1, ms);
+			if (ready < 0 && errno != EINTR)
+				break;
+			if (ready <= 0)
+				continue; /* the heartbeat's time to look at, or EINTR */
 			n = recv(c.event_fd, &e, sizeof(e), MSG_DONTWAIT);
 			if (n < 0 && (errno == EINTR || errno == EAGAIN))
 				continue;
 			if (n <= 0)
 				break;
-			on_event(f, &e, (size_t)n);
+			last = now_ns();
+			if (on_event(f, &e, (size_t)n))
+				beat = last;
 		}
 	}
 	set_request_fd(f, -1);
+	pthread_mutex_lock(&f->lock);
+	f->event_fd = -1;
+	pthread_mutex_unlock(&f->lock);
 	fleet_child_close(&c);
 	/* Before it is reaped: nothing may kill a pid that another process may get next. The
 	 * alerts it had not settled are lost with it: the outbox publishes them again, and those
@@ -543,13 +634,10 @@ static void serve_one(struct fleet *f)
 	pthread_mutex_unlock(&f->lock);
 	wake_main(f);
 	/* Its event socket closed: it is exiting, or hangs with it closed (killed then). */
-	for (int i = 0; waitpid(c.pid, &status, WNOHANG) == 0; i++) {
-		if (i == 20)
-			kill_helper(c.pid);
-		usleep(100 * 1000);
-	}
+	if (!reap(f, c.pid, &status))
+		return;
 	/* Status 1: it could not go on, and said why before it exited. */
-	if (!f->stopping && !(WIFEXITED(status) && WEXITSTATUS(status) == 1)) {
+	if (!stopping(f) && !(WIFEXITED(status) && WEXITSTATUS(status) == 1)) {
 		char line[200];
 
 		fleet_exit_text(status, why, sizeof(why));
@@ -613,7 +701,7 @@ int fleet_new(const struct conf *conf, fleet_alert_fn fn, void *userdata, struct
 	if (conf->realtime.priority > 0)
 		f->rt_priority = conf->realtime.priority > 1 ? (int)conf->realtime.priority - 1 : 1;
 	f->tail = &f->head;
-	f->request_fd = -1;
+	f->request_fd = f->event_fd = -1;
 	f->note_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (f->note_fd < 0)
 		return -errno;
@@ -720,36 +808,74 @@ void fleet_note_free(struct fleet_note *n)
 }
 
 /*
- * A place for SEQ's outcome (under f->lock); false if INFLIGHT_MAX await theirs. An alert
- * let go gives its place up, the oldest first, counted failed: a broker that drops PUBACKs
- * must not leave no place for the next alerts (libmosquitto sends one again only on a new
- * connection). Should its PUBACK come still, the helper counts it published too.
+ * Q to the helper without waiting (under request_lock): 0, -EAGAIN while it does not read
+ * (its request loop's heartbeat stops then, and it is killed), -ENOTCONN once it is gone.
  */
-static bool inflight_add(struct fleet *f, uint32_t seq)
+static int send_request(struct fleet *f, const struct fleet_wire_request *q)
+{
+	if (send(f->request_fd, q, sizeof(*q), MSG_NOSIGNAL | MSG_DONTWAIT) == sizeof(*q))
+		return 0;
+	return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -ENOTCONN;
+}
+
+/* A free place for SEQ, else the oldest alert let go and not settled; INFLIGHT_MAX if none
+ * (under f->lock). */
+static size_t inflight_place(struct fleet *f, uint32_t seq)
 {
 	size_t oldest = INFLIGHT_MAX;
 
 	for (size_t i = 0; i < INFLIGHT_MAX; i++) {
-		if (!f->inflight[i].seq) {
-			oldest = i;
-			break;
-		}
+		if (!f->inflight[i].seq)
+			return i;
 		if (f->inflight[i].orphan && !f->inflight[i].settled &&
 		    (oldest == INFLIGHT_MAX ||
 		     seq - f->inflight[i].seq > seq - f->inflight[oldest].seq))
 			oldest = i;
 	}
-	if (oldest == INFLIGHT_MAX)
-		return false;
-	if (f->inflight[oldest].seq) {
+	return oldest;
+}
+
+/*
+ * A place for SEQ's outcome (under request_lock): -ENOBUFS if INFLIGHT_MAX await theirs. An
+ * alert let go gives its place up, the oldest first, counted failed: a broker that drops
+ * PUBACKs must not leave no place for the next alerts (libmosquitto sends one again only on
+ * a new connection). The helper holds a place for it too (helper/mqtt.c: ALERT_MIDS, as
+ * many), told first to forget it (FLEET_WIRE_FORGET), on the same socket as the publish
+ * that follows: only latencyd knows which alerts it let go, and the helper's oldest may be
+ * one still awaited. Should its PUBACK come still, the helper counts it published too. The
+ * forget not sent (-EAGAIN, -ENOTCONN), nothing is given up.
+ */
+static int inflight_add(struct fleet *f, uint32_t seq)
+{
+	struct fleet_wire_request forget = {.type = FLEET_WIRE_FORGET};
+	size_t i;
+	int r;
+
+	pthread_mutex_lock(&f->lock);
+	i = inflight_place(f, seq);
+	if (i < INFLIGHT_MAX)
+		forget.seq = f->inflight[i].seq;
+	pthread_mutex_unlock(&f->lock);
+	if (i == INFLIGHT_MAX)
+		return -ENOBUFS;
+	if (forget.seq) {
+		r = send_request(f, &forget);
+		if (r < 0)
+			return r;
+	}
+	/* Its outcome may have come meanwhile, counted then and its place freed by the reader,
+	 * which never takes one. */
+	pthread_mutex_lock(&f->lock);
+	if (forget.seq && f->inflight[i].seq == forget.seq) {
 		log_debug("fleet: the alert published as %" PRIu32
 			  " no longer awaited: counted failed",
-			  f->inflight[oldest].seq);
-		orphan_done(f, oldest, -ENOTCONN);
+			  forget.seq);
+		orphan_done(f, i, -ENOTCONN);
 	}
-	f->inflight[oldest].seq = seq;
-	f->inflight[oldest].settled = f->inflight[oldest].orphan = false;
-	return true;
+	f->inflight[i].seq = seq;
+	f->inflight[i].settled = f->inflight[i].orphan = false;
+	pthread_mutex_unlock(&f->lock);
+	return 0;
 }
 
 /* SEQ's outcome (under f->lock): -ENOENT unknown, 0 awaited, 1 settled with *RC; its place
@@ -791,13 +917,8 @@ static int request(struct fleet *f, struct fleet_wire_request *q)
 	if (!fleet_wire_request_check(q, sizeof(*q))) {
 		r = -EINVAL;
 	} else if (connected && f->request_fd >= 0) {
-		pthread_mutex_lock(&f->lock);
-		r = !alert || inflight_add(f, q->seq) ? 0 : -ENOBUFS;
-		pthread_mutex_unlock(&f->lock);
-		if (r == 0 &&
-		    send(f->request_fd, q, sizeof(*q), MSG_NOSIGNAL | MSG_DONTWAIT) != sizeof(*q)) {
-			/* EAGAIN: the helper does not read; its silence gets it killed. */
-			r = errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -ENOTCONN;
+		r = alert ? inflight_add(f, q->seq) : 0;
+		if (r == 0 && (r = send_request(f, q)) < 0) {
 			if (alert) {
 				int32_t rc;
 
@@ -922,11 +1043,15 @@ void fleet_free(struct fleet *f)
 		pthread_mutex_unlock(&f->request_lock);
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += STOP_WAIT_SEC;
+		/* Not done: killed, and the reader woken from its wait for the helper's records,
+		 * to end within reap()'s LEAVE_AFTER_SEC even if the kill is refused. */
 		if (pthread_timedjoin_np(f->thread, NULL, &until) != 0) {
 			pthread_mutex_lock(&f->lock);
 			pid = f->pid;
 			if (pid > 0) /* under the lock, as in request() */
 				kill_helper(pid);
+			if (f->event_fd >= 0)
+				shutdown(f->event_fd, SHUT_RDWR);
 			pthread_mutex_unlock(&f->lock);
 			pthread_join(f->thread, NULL);
 		}

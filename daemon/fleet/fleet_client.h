@@ -8,9 +8,9 @@
  * it for the realtime waiter. What the main loop must know waits behind an eventfd: the
  * connection (struct fleet_link, never lost), each member's latest presence and each
  * origin's refusals (merged), and the other notes in a bounded list. A helper that dies, or
- * is silent for FLEET_WIRE_SILENCE_NS, is started again; the local path never waits for
- * it, and a publish is a request whose outcome comes later (fleet_acked()). Messages:
- * proto/fleet.h.
+ * sends no heartbeat for FLEET_WIRE_SILENCE_NS, is started again; the local path never
+ * waits for it, and a publish is a request whose outcome comes later (fleet_acked()).
+ * Messages: proto/fleet.h.
  */
 #ifndef LATENCYD_FLEET_CLIENT_H
 #define LATENCYD_FLEET_CLIENT_H
@@ -135,7 +135,8 @@ void fleet_publish_lost(struct fleet *f);
 /* SEQ's outcome no longer awaited by the caller (an alert handed on past its max_age, which
  * libmosquitto still delivers), counted once when it comes: published or refused by the
  * helper; failed here if it was not taken, if its helper ends first, or if its place is
- * needed for a new alert's outcome. */
+ * needed for a new alert's outcome (the helper then told to free its own, FLEET_WIRE_FORGET).
+ */
 void fleet_publish_let_go(struct fleet *f, uint32_t seq);
 /* A peer's alert that went stale after it was taken (queued for the recorder): counted. */
 void fleet_count_stale(struct fleet *f);

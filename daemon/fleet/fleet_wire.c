@@ -102,6 +102,7 @@ bool fleet_wire_event_check(const struct fleet_wire_event *e, size_t len, const 
 			bad = "a publish's outcome without its request or of no known kind";
 		break;
 	case FLEET_WIRE_COUNTERS:
+	case FLEET_WIRE_HEARTBEAT:
 	case FLEET_CONNECTED:
 	case FLEET_DISCONNECTED:
 	case FLEET_ERROR:
@@ -147,6 +148,8 @@ bool fleet_wire_request_check(const struct fleet_wire_request *q, size_t len)
 		return false;
 	if (q->type == FLEET_WIRE_STOP)
 		return true;
+	if (q->type == FLEET_WIRE_FORGET)
+		return q->seq != 0;
 	if (q->type == FLEET_WIRE_PUBLISH_ALERT)
 		return q->seq != 0 && alert_ok(&q->alert, origin, sizeof(origin)) &&
 		       strcmp(origin, q->alert.host) == 0;

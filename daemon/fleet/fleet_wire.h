@@ -4,12 +4,12 @@
  * records over two SOCK_SEQPACKET socketpairs, one record per packet, both ends built from
  * this header (the helper is started from the same build, never another version).
  *
- *   requests (fd 3 in the helper): latencyd sends SETTINGS once, then PUBLISH_* and STOP,
- *     and never waits for an answer there.
+ *   requests (fd 3 in the helper): latencyd sends SETTINGS once, then PUBLISH_*, FORGET
+ *     and STOP, and never waits for an answer there.
  *   events (fd 4 in the helper): EVENT records, from the helper only: a note for the main
  *     loop (a connection change, a peer's alert, result or presence) with the counters; an
  *     alert's outcome (FLEET_WIRE_ACK: the broker's PUBACK, or why it was not handed on);
- *     and the counters at least every FLEET_WIRE_HEARTBEAT_NS, the helper's heartbeat.
+ *     and, every FLEET_WIRE_HEARTBEAT_NS, the heartbeat of its request loop, with them.
  *
  * The helper parses the network's JSON; latencyd reads only these records, and checks each
  * again (fleet_wire_event_check()): a helper taken over can send any bytes at all.
@@ -31,6 +31,9 @@ enum fleet_wire_type {
 	FLEET_WIRE_PUBLISH_RESULT,
 	FLEET_WIRE_STOP, /* say offline, disconnect, exit */
 	FLEET_WIRE_EVENT,
+	/* seq: an alert let go whose place latencyd gives to a new one; the helper frees its
+	 * own place for it, and counts its PUBACK, if it comes, as a result's (published) */
+	FLEET_WIRE_FORGET,
 };
 
 /* What the helper needs to know, all of it: it reads no configuration of its own. */
@@ -53,7 +56,7 @@ struct fleet_wire_settings {
 
 struct fleet_wire_request {
 	uint32_t type;
-	uint32_t seq;	 /* PUBLISH_ALERT: not 0, named by its FLEET_WIRE_ACK */
+	uint32_t seq;	 /* PUBLISH_ALERT: not 0, named by its FLEET_WIRE_ACK; FORGET: its */
 	uint64_t ttl_ns; /* PUBLISH_ALERT: the broker drops it after this */
 	union {
 		struct proto_fleet_alert alert;
@@ -62,9 +65,15 @@ struct fleet_wire_request {
 };
 
 /* An event's kind when only the counters or the connection changed: not a note, kept by
- * latencyd's reader thread for status. Sent at least this often: a helper silent for
- * FLEET_WIRE_SILENCE_NS is hung, and latencyd kills it. */
+ * latencyd's reader thread for status. */
 #define FLEET_WIRE_COUNTERS	0x7f
+/*
+ * The counters too, sent by the helper's request loop alone (the one that reads latencyd's
+ * requests), every FLEET_WIRE_HEARTBEAT_NS: a helper with no heartbeat for
+ * FLEET_WIRE_SILENCE_NS is hung, and latencyd kills it, however many records its network
+ * thread sends meanwhile (a request loop stalled while peers' alerts keep coming).
+ */
+#define FLEET_WIRE_HEARTBEAT	0x7d
 #define FLEET_WIRE_HEARTBEAT_NS (UINT64_C(1000) * 1000 * 1000)
 #define FLEET_WIRE_SILENCE_NS	(UINT64_C(10) * 1000 * 1000 * 1000)
 /*

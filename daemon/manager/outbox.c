@@ -74,12 +74,40 @@ static void published(const struct outbox_item *it, uint64_t now)
 }
 
 /*
+ * IT not handed on at once, or lost after it was (WHY): it waits for the broker, its delay
+ * logged when it goes out. Said once, when it starts to wait: the retries every RETRY_NS
+ * say nothing more.
+ */
+static void waits(struct outbox_item *it, const char *why, uint64_t now)
+{
+	if (it->waited)
+		return;
+	it->waited = true;
+	log_info("fleet: incident %s waits for the broker (%s), at most %" PRIu64 " ms",
+		 it->alert.incident, why,
+		 now < it->deadline_realtime_ns ? (it->deadline_realtime_ns - now) / 1000000 : 0);
+}
+
+/* Why fleet_acked() or fleet_publish_alert() said R. */
+static const char *why_waits(int r, bool handed)
+{
+	if (r == -EAGAIN && handed)
+		return "the fleet process had no place for it";
+	if (r == -EAGAIN)
+		return "the fleet process does not read its requests";
+	if (r == -ENOBUFS)
+		return "too many alerts await the broker's acknowledgement";
+	return handed ? "not handed on, or lost with the fleet process: published again"
+		      : "not connected";
+}
+
+/*
  * IT's state, and its publish when none is under way: false once it is done with (acked,
  * refused, given up). *RETRY: the helper could not take it for now.
  */
 static bool step(struct manager *m, struct outbox_item *it, uint64_t now, bool *retry)
 {
-	int r = it->seq ? fleet_acked(m->fleet, it->seq) : -ENOTCONN;
+	int r = it->seq ? fleet_acked(m->fleet, it->seq) : 0; /* 0, seq 0: none under way */
 
 	if (r == 1) {
 		published(it, now);
@@ -93,7 +121,7 @@ static bool step(struct manager *m, struct outbox_item *it, uint64_t now, bool *
 	}
 	/* Not handed on, lost with its helper, or no place for it there: published again. */
 	if (r < 0) {
-		it->waited = true;
+		waits(it, why_waits(r, true), now);
 		it->seq = 0;
 	}
 	if (now >= it->deadline_realtime_ns) {
@@ -110,9 +138,10 @@ static bool step(struct manager *m, struct outbox_item *it, uint64_t now, bool *
 		return true;
 	}
 	r = fleet_publish_alert(m->fleet, &it->alert, it->deadline_realtime_ns - now, &it->seq);
-	if (r == -EAGAIN || r == -ENOBUFS)
-		*retry = true;
-	else if (r < 0 && r != -ENOTCONN) {
+	if (r == -EAGAIN || r == -ENOBUFS || r == -ENOTCONN) {
+		*retry |= r != -ENOTCONN; /* not connected: again once it is (outbox_flush()) */
+		waits(it, why_waits(r, false), now);
+	} else if (r < 0) {
 		fleet_publish_lost(m->fleet);
 		unpublished(m, it->alert.incident, strerror(-r));
 		return false;
@@ -180,10 +209,6 @@ void outbox_publish(struct manager *m, struct proto_fleet_alert *a)
 		fs->n_outbox--;
 		return;
 	}
-	if (!it->seq)
-		log_info("fleet: incident %s waits for the broker (not connected), at most %" PRIu64
-			 " ms",
-			 a->incident, now < deadline ? (deadline - now) / 1000000 : 0);
 	/* The timer re-armed for this one's deadline too, when it comes first. */
 	if (!fs->outbox_timer || retry || deadline < fs->outbox_deadline)
 		run(m);

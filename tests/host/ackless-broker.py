@@ -6,7 +6,11 @@
 # comes after at once, and says "end" SHOW seconds after the CONNACK. It delivers nothing.
 # One line on stdout for each PUBLISH ("conn N publish MID dup D TOPIC"), for the acks
 # ("conn N acks COUNT") and the end ("conn N end"), each closed by the seconds since it
-# started. Usage: ackless-broker.py PORTFILE DROPS HOLD SHOW   (listens on 127.0.0.1)
+# started. A HOLD past the test's end is a broker that keeps the connection (it answers
+# PINGREQ) and acknowledges nothing. RECEIVE_MAX, if given, goes in the CONNACK (MQTT v5
+# Receive Maximum): without it libmosquitto keeps 20 unacknowledged PUBLISHes on the wire and
+# holds back the next ones until a PUBACK comes.
+# Usage: ackless-broker.py PORTFILE DROPS HOLD SHOW [RECEIVE_MAX]   (listens on 127.0.0.1)
 import select
 import sys
 import time
@@ -59,11 +63,19 @@ def puback(sock, mid):
     sock.sendall(b"\x40\x02" + mid.to_bytes(2, "big"))
 
 
-def serve(sock, index, drops, hold, show):
+def connack(sock, receive_max):
+    """Accepted; no properties, or the Receive Maximum (0x21) alone."""
+    if receive_max is None:
+        sock.sendall(b"\x20\x03\x00\x00\x00")
+    else:
+        sock.sendall(b"\x20\x06\x00\x00\x03\x21" + receive_max.to_bytes(2, "big"))
+
+
+def serve(sock, index, drops, hold, show, receive_max):
     c = Conn(sock)
     while not c.packets(1):  # the CONNECT
         pass
-    sock.sendall(b"\x20\x03\x00\x00\x00")  # CONNACK: accepted, no properties
+    connack(sock, receive_max)
     start, first, held, acking, ended = time.monotonic(), None, [], False, False
     while True:
         for head, body in c.packets(0.05):
@@ -101,12 +113,15 @@ def serve(sock, index, drops, hold, show):
 
 def main():
     drops, hold, show = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+    receive_max = int(sys.argv[5]) if len(sys.argv) > 5 else None
+    if receive_max is not None and not 1 <= receive_max <= 65535:
+        sys.exit(f"ackless-broker.py: RECEIVE_MAX is 1 to 65535, not {receive_max}")
     srv = listen(sys.argv[1])
     index = 0
     while True:
         conn, _ = srv.accept()
         try:
-            serve(conn, index, drops, hold, show)
+            serve(conn, index, drops, hold, show, receive_max)
         except (EOFError, OSError):
             pass
         conn.close()

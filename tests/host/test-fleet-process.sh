@@ -88,7 +88,7 @@ caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$(dirname "$0")/../../systemd/late
 	tr ' ' '\n' | sed -n 's/^CAP_\(.*\)$/+\L\1/p' | paste -sd,)
 [ -n "$caps" ] || fail "no CapabilityBoundingSet= in systemd/latencyd.service.in"
 FLEET_EXTRA='max_age = "10s"; user = "daemon";' NODE_CPUS=0 NODE_RT_PRIORITY=50 \
-	NODE_WRAP="setpriv --bounding-set -all,$caps" node h2 lab 10 10
+	NODE_WRAP="setpriv --bounding-set -all,$caps" node h2 lab 10 10 'log: { level = "debug"; };'
 exec 9<&-
 for h in h1 h2; do
 	wait_for 200 jst $h '.session.state == "recording" and .fleet.subscribed and .fleet.members_online == 1 and .fleet.process.pid > 0' ||
@@ -211,7 +211,8 @@ since_reload | grep -Eq "published [0-9]{1,6} ms late" ||
 pass "fleet process killed: started again, the local record at once, the incident published when back (with the fleet settings it runs, not the reloaded ones)"
 
 # 3. Stopped: its heartbeat stops, latencyd kills it after 10 s of silence (with the unit's
-# capabilities), with no publish to notice it; it comes back and publishes the next incident.
+# capabilities), with no publish to notice it; it comes back and publishes the next incident,
+# acknowledged at once: said published (debug), not late.
 old=$(helper h2)
 kill -STOP "$old"
 wait_for 200 grep -q "latencyd-fleet (pid $old) sent nothing for 10 s, not even its heartbeat: killed" "$T/h2/latencyd.log" ||
@@ -219,9 +220,15 @@ wait_for 200 grep -q "latencyd-fleet (pid $old) sent nothing for 10 s, not even 
 wait_for 200 jst h2 ".fleet.connected and .fleet.process.pid != $old and .fleet.process.pid > 0" ||
 	fail "h2's fleet process did not come back: $(ctl h2 --json status | jq -c .fleet)"
 n1=$(count h1)
+at_once=$(wc -l <"$T/h2/latencyd.log")
 alert h2
 wait_for 200 sh -c "[ \$('$LATENCYCTL' -s '$T/h1/ctl.sock' --json list-snapshots | jq .matched) -gt $n1 ]" ||
 	fail "h1 never recorded h2's incident: $(tail "$T/h2/latencyd.log")"
+since_at_once() { tail -n +$((at_once + 1)) "$T/h2/latencyd.log"; }
+wait_for 100 sh -c "tail -n +$((at_once + 1)) '$T/h2/latencyd.log' | grep -q 'fleet: incident h2-[0-9]* published (acknowledged by the broker)'" ||
+	fail "h2 does not say its incident was published at once: $(since_at_once | grep -E 'published|waits')"
+since_at_once | grep -E "published [0-9]+ ms late|waits for the broker" &&
+	fail "h2 says an incident acknowledged at once waited or went out late"
 pass "fleet process stopped: killed for its silence, started again, the next incident published"
 
 # 4. A 64 MiB alert from anyone who may publish, on this broker without message_size_limit

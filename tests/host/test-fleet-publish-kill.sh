@@ -4,7 +4,9 @@
 # each CONNACK:
 # - h1 (hold 15 s, fleet.max_age 60 s): its fleet process is killed (SIGKILL) once the
 #   broker has its alert and before the PUBACK; the one started again publishes the alert
-#   again, and h1 counts it published once the PUBACK comes, failed never;
+#   again, and h1 counts it published once the PUBACK comes, failed never; it says the
+#   alert waits for the broker, published again, then how late it went out; a next alert,
+#   acknowledged at once, is said published (debug) and not late;
 # - h2 (hold for ever, fleet.max_age 5 s): the PUBACK never comes; past its bound the alert
 #   is no longer followed, the log names the incident, and it is counted neither failed nor
 #   published: libmosquitto holds it, as for a frozen broker (test-fleet-faults.sh), and
@@ -25,7 +27,8 @@ broker() { # NAME HOLD
 }
 broker b1 15
 broker b2 100000
-FLEET_EXTRA='max_age = "60s";' FLEET_BROKER=mqtt://127.0.0.1:$(cat "$T/b1.port") node h1 lab 10 10
+FLEET_EXTRA='max_age = "60s";' FLEET_BROKER=mqtt://127.0.0.1:$(cat "$T/b1.port") \
+	node h1 lab 10 10 'log: { level = "debug"; };'
 FLEET_EXTRA='max_age = "5s";' FLEET_BROKER=mqtt://127.0.0.1:$(cat "$T/b2.port") node h2 lab 10 10
 for h in h1 h2; do
 	wait_for 200 jst $h '.session.state == "recording" and .fleet.connected and .fleet.process.pid > 0' ||
@@ -45,9 +48,22 @@ wait_for 300 grep -q "^conn 1 publish [0-9]* dup 0 latencyd/lab/alert/h1 " "$T/b
 wait_for 300 jst h1 '.fleet.published == 1' ||
 	fail "h1 did not count its alert published: $(ctl h1 --json status | jq -c .fleet)"
 jst h1 '.fleet.failed == 0' || fail "h1 counts a failure: $(ctl h1 --json status | jq -c .fleet)"
+grep -q "incident $inc waits for the broker (not handed on, or lost with the fleet process: published again)" "$T/h1/latencyd.log" ||
+	fail "h1 does not say $inc was lost and published again: $(grep -F "$inc" "$T/h1/latencyd.log")"
 grep -q "incident $inc published [0-9]* ms late" "$T/h1/latencyd.log" ||
 	fail "h1 does not say when $inc was acknowledged: $(cat "$T/h1/latencyd.log")"
 pass "an alert whose fleet process died before its PUBACK is published again"
+
+# The next one, b1 acknowledging at once since its hold ended: published, not late.
+inc=$(incident_of h1 2)
+alert h1
+wait_for 100 grep -q "fleet: incident $inc published (acknowledged by the broker)" "$T/h1/latencyd.log" ||
+	fail "h1 does not say $inc was published at once: $(grep -F "$inc" "$T/h1/latencyd.log"; cat "$T/b1.out")"
+grep -q "incident $inc published [0-9]* ms late\|incident $inc waits for the broker" "$T/h1/latencyd.log" &&
+	fail "h1 says $inc, acknowledged at once, waited or went out late: $(grep -F "$inc" "$T/h1/latencyd.log")"
+jst h1 '.fleet.published == 2 and .fleet.failed == 0' ||
+	fail "h1 miscounts its second alert: $(ctl h1 --json status | jq -c .fleet)"
+pass "an alert acknowledged at once is not said late"
 
 # 2. Never acknowledged: let go past fleet.max_age, said, not counted failed.
 inc=$(incident_of h2 1)

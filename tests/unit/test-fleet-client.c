@@ -11,17 +11,29 @@
  *   (-EAGAIN), never at once (a loop between the two processes while its table is full);
  * - letgo: alerts let go past their max_age are counted once each when their outcome comes:
  *   published (the helper's count), failed when the helper could not take one or died
- *   first; let-go alerts never leave a new one without a place;
+ *   first;
+ * - silent: with a helper of 64 places, as latencyd-fleet's, and no PUBACK ever, let-go
+ *   alerts never leave a new one without a place, on either side: the helper is told to
+ *   forget the one whose place latencyd gives up;
  * - hang: a helper that sends nothing, not even its heartbeat, is killed and started again;
+ * - deaf: one whose request loop sends no heartbeat while other records keep coming (its
+ *   network thread's) is killed and started again all the same;
+ * - stuck: a helper that closed its sockets or hangs silent, and that latencyd cannot kill
+ *   (kill() refused, EPERM, as without CAP_KILL: linked with -Wl,--wrap=kill): status says
+ *   the fleet is stuck, and a stop ends all the same, the helper left behind;
  * - restart: a helper that counted dropped messages dies, and the next one counts from zero:
  *   the counters latencyd shows never go back.
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,18 +86,59 @@ static void send_ack(uint32_t seq, int32_t rc, uint64_t received, uint64_t publi
 		exit(3);
 }
 
-/* The next alert's request, or exits once latencyd says STOP or goes. */
-static uint32_t next_alert(void)
+/* The next alert's request, or place to forget if FORGET; exits once latencyd says STOP or
+ * goes. */
+static struct fleet_wire_request *next_request(bool forget)
 {
-	struct fleet_wire_request q;
+	static struct fleet_wire_request q;
 	ssize_t n;
 
 	while ((n = recv(FLEET_WIRE_REQUEST_FD, &q, sizeof(q), 0)) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0 && q.type == FLEET_WIRE_PUBLISH_ALERT)
-			return q.seq;
+		if (n > 0 &&
+		    (q.type == FLEET_WIRE_PUBLISH_ALERT || (forget && q.type == FLEET_WIRE_FORGET)))
+			return &q;
 		else if (n > 0 && q.type == FLEET_WIRE_STOP)
 			exit(0);
 	exit(0);
+}
+
+/* The next alert's request. */
+static uint32_t next_alert(void)
+{
+	return next_request(false)->seq;
+}
+
+/*
+ * As latencyd-fleet keeps the alerts it handed on until their PUBACK, which never comes:
+ * ALERTS_PLACES at most (helper/mqtt_internal.h: ALERT_MIDS), a place freed only when
+ * latencyd says to forget it; past that, -ENOBUFS (mqtt.c: publish_request()). The counters
+ * say how many requests it handled, 1 + that.
+ */
+#define ALERT_PLACES 64
+static void no_puback(void)
+{
+	uint32_t places[ALERT_PLACES] = {0};
+	uint64_t handled = 1;
+
+	send_full(FLEET_CONNECTED, handled, 0, true, "h2");
+	for (;;) {
+		struct fleet_wire_request *q = next_request(true);
+		int i = 0;
+
+		while (i < ALERT_PLACES && places[i] != (q->type == FLEET_WIRE_FORGET ? q->seq : 0))
+			i++;
+		handled++;
+		if (q->type == FLEET_WIRE_FORGET) {
+			if (i < ALERT_PLACES)
+				places[i] = 0;
+			send_full(FLEET_WIRE_COUNTERS, handled, 0, true, "h2");
+		} else if (i < ALERT_PLACES) {
+			places[i] = q->seq;
+			send_full(FLEET_WIRE_COUNTERS, handled, 0, true, "h2");
+		} else {
+			send_ack(q->seq, -ENOBUFS, handled, 0);
+		}
+	}
 }
 
 /* Until latencyd says STOP or goes. */
@@ -97,6 +150,17 @@ static void wait_stop(void)
 	while ((n = recv(FLEET_WIRE_REQUEST_FD, &q, sizeof(q), 0)) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0 && q.type == FLEET_WIRE_STOP)
 			return;
+}
+
+/* Until this test is gone, whatever latencyd says: a helper left behind does not outlive
+ * it. */
+static void linger(void)
+{
+	pid_t parent = getppid();
+
+	while (getppid() == parent)
+		sleep(1);
+	exit(0);
 }
 
 static int fake_helper(void)
@@ -155,9 +219,28 @@ static int fake_helper(void)
 	} else if (strcmp(scenario, "letgo") == 0) {
 		send_event(FLEET_WIRE_COUNTERS, 1, 0);
 	} else if (strcmp(scenario, "silent") == 0) {
+		no_puback();
+	} else if (strcmp(scenario, "stuck") == 0) {
 		send_full(FLEET_CONNECTED, 1, 0, true, "h2");
-		for (;;) /* takes every alert, answers none */
-			next_alert();
+		next_alert(); /* then its sockets closed, as an exit begins, and no exit */
+		close(FLEET_WIRE_REQUEST_FD);
+		close(FLEET_WIRE_EVENT_FD);
+		linger();
+	} else if (strcmp(scenario, "stuck-silent") == 0) {
+		send_full(FLEET_CONNECTED, 1, 0, true, "h2");
+		linger(); /* deaf to STOP, silent, its sockets open */
+	} else if (strcmp(scenario, "deaf") == 0 && access(marker, F_OK) < 0) {
+		const struct timespec gap = {.tv_nsec = 200 * 1000 * 1000};
+		FILE *f = fopen(marker, "w"); /* the first helper: counters, no heartbeat */
+
+		if (f)
+			fclose(f);
+		for (;;) {
+			send_event(FLEET_WIRE_COUNTERS, 1, 0);
+			nanosleep(&gap, NULL);
+		}
+	} else if (strcmp(scenario, "deaf") == 0) {
+		send_event(FLEET_WIRE_COUNTERS, 2, 0);
 	} else if (strcmp(scenario, "hang") == 0 && access(marker, F_OK) < 0) {
 		FILE *f = fopen(marker, "w"); /* the first helper: hangs, silent */
 
@@ -363,18 +446,25 @@ static void test_let_go(void)
 	unlink(marker);
 }
 
-/* A broker that never acknowledges: the alerts let go give their places up to new ones. */
+/*
+ * A broker that never acknowledges: the alerts let go give their places up to new ones,
+ * here and in the helper, which is told to forget each (a FORGET, then the publish). Twice
+ * as many as the places, and one more: the last still has its place in the helper, awaited.
+ */
 static void test_let_go_full(void)
 {
 	struct fleet *f = start("silent");
 	struct fleet_status st;
+	uint32_t seq = 0;
 
 	ASSERT_TRUE(received(f, 1, &st));
-	for (int i = 0; i < 64; i++) /* fleet_client.c's INFLIGHT_MAX */
+	for (int i = 0; i < 2 * ALERT_PLACES; i++) /* fleet_client.c's INFLIGHT_MAX */
 		fleet_publish_let_go(f, publish(f, "h1-1"));
-	publish(f, "h1-2");
-	fleet_status(f, &st);
-	ASSERT_EQ(st.publish_failed, 1);
+	seq = publish(f, "h1-2");
+	/* 1, then the publishes and the ALERT_PLACES + 1 forgets, all handled. */
+	ASSERT_TRUE(received(f, 1 + 2 * ALERT_PLACES + 1 + ALERT_PLACES + 1, &st));
+	ASSERT_EQ(fleet_acked(f, seq), 0);
+	ASSERT_EQ(st.publish_failed, ALERT_PLACES + 1);
 	fleet_free(f);
 }
 
@@ -390,6 +480,106 @@ static void test_hang(void)
 	f = start("hang");
 	/* 1 + 3: the second helper's counters over the first's, once it was killed. */
 	ASSERT_TRUE(received_within(f, 4, &st, 3000));
+	ASSERT_TRUE(st.restarts >= 1);
+	fleet_free(f);
+	unlink(marker);
+}
+
+static atomic_bool refuse_kill;
+
+int __real_kill(pid_t pid, int sig);
+int __wrap_kill(pid_t pid, int sig);
+
+/* fleet_client.c's kill(): a SIGKILL refused while refuse_kill is set, as to a latencyd
+ * without CAP_KILL killing its helper, which runs as another user. */
+int __wrap_kill(pid_t pid, int sig)
+{
+	if (atomic_load(&refuse_kill) && sig == SIGKILL) {
+		errno = EPERM;
+		return -1;
+	}
+	return __real_kill(pid, sig);
+}
+
+static void *free_fleet(void *f)
+{
+	fleet_free(f);
+	return NULL;
+}
+
+/* fleet_free(F) must return: bounded far past its own bounds (3 s, then 2 s), it fails
+ * here rather than hang. */
+static void free_bounded(struct fleet *f)
+{
+	struct timespec until;
+	pthread_t t;
+
+	ASSERT_EQ(pthread_create(&t, NULL, free_fleet, f), 0);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 60;
+	ASSERT_EQ(pthread_timedjoin_np(t, NULL, &until), 0);
+}
+
+/* The helper left behind, PID, killed for good, kills allowed again. */
+static void reap_left(pid_t pid)
+{
+	atomic_store(&refuse_kill, false);
+	ASSERT_EQ(kill(pid, SIGKILL), 0);
+	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
+}
+
+/*
+ * A helper that closed its sockets and never exits, which latencyd cannot kill: status says
+ * the fleet is stuck, naming it; a stop ends all the same, leaving it behind.
+ */
+static void test_stuck(void)
+{
+	const struct timespec tick = {.tv_nsec = 10 * 1000 * 1000};
+	struct fleet *f = start("stuck");
+	struct fleet_status st;
+	char want[64];
+	pid_t pid;
+	int i;
+
+	ASSERT_TRUE(received(f, 1, &st));
+	pid = st.pid;
+	atomic_store(&refuse_kill, true);
+	publish(f, "h1-1");
+	snprintf(want, sizeof(want), "latencyd-fleet (pid %d) did not exit and cannot be killed",
+		 (int)pid);
+	for (i = 0; i < 3000 && (fleet_status(f, &st), !strstr(st.detail, want)); i++)
+		nanosleep(&tick, NULL);
+	ASSERT_TRUE(strstr(st.detail, want) != NULL);
+	ASSERT_TRUE(strstr(st.detail, "the fleet is stuck") != NULL);
+	ASSERT_TRUE(!st.connected);
+	free_bounded(f);
+	reap_left(pid);
+}
+
+/* One deaf to STOP and silent, its sockets open: the stop wakes the reader, and ends. */
+static void test_stuck_silent(void)
+{
+	struct fleet *f = start("stuck-silent");
+	struct fleet_status st;
+
+	ASSERT_TRUE(received(f, 1, &st));
+	atomic_store(&refuse_kill, true);
+	free_bounded(f);
+	reap_left(st.pid);
+}
+
+/* Records every 200 ms, none a heartbeat (FLEET_WIRE_SILENCE_NS, 10 s): killed, started
+ * again. */
+static void test_deaf(void)
+{
+	char marker[] = "/tmp/test-fleet-client-XXXXXX";
+	struct fleet_status st;
+	struct fleet *f;
+
+	set_marker(marker);
+	f = start("deaf");
+	/* 1 + 2: the second helper's counters over the first's, once it was killed. */
+	ASSERT_TRUE(received_within(f, 3, &st, 3000));
 	ASSERT_TRUE(st.restarts >= 1);
 	fleet_free(f);
 	unlink(marker);
@@ -426,6 +616,9 @@ int main(int argc, char *argv[])
 	test_let_go_full();
 	test_restart();
 	test_hang();
+	test_deaf();
+	test_stuck();
+	test_stuck_silent();
 	printf("fleet-client: ok\n");
 	return 0;
 }

@@ -39,6 +39,8 @@ static void test_alert(void)
 	e.ev.kind = 99;
 	ASSERT_TRUE(!check(sizeof(e), why));
 	ASSERT_CONTAINS(why, "unknown kind");
+	e.ev.kind = FLEET_WIRE_HEARTBEAT; /* the counters, from the request loop */
+	ASSERT_TRUE(check(sizeof(e), why));
 	good_alert(); /* our own incident, as if a peer's */
 	snprintf(e.ev.alert.host, sizeof(e.ev.alert.host), "h1");
 	snprintf(e.ev.alert.incident, sizeof(e.ev.alert.incident), "h1-7");
@@ -169,6 +171,11 @@ static void test_requests(void)
 	ASSERT_TRUE(!fleet_wire_request_check(&q, sizeof(q)));
 	q.type = FLEET_WIRE_STOP;
 	ASSERT_TRUE(fleet_wire_request_check(&q, sizeof(q)));
+	/* A place to forget names its alert. */
+	q.type = FLEET_WIRE_FORGET;
+	ASSERT_TRUE(fleet_wire_request_check(&q, sizeof(q)));
+	q.seq = 0;
+	ASSERT_TRUE(!fleet_wire_request_check(&q, sizeof(q)));
 	/* A result goes to one origin, another host: h1 answering h2 and h3 at once, or itself,
 	 * is no request. */
 	memset(&q, 0, sizeof(q));

@@ -88,9 +88,10 @@ static int close_inherited(void)
 
 /*
  * latencyd's requests until STOP or its end of the socket closes; this host's presence
- * renewed meanwhile, and the counters sent at least every FLEET_WIRE_HEARTBEAT_NS: this
- * loop's heartbeat. An alert's outcome goes on the event socket (FLEET_WIRE_ACK): at once
- * when it was not handed on, else with its PUBACK (mqtt.c); latencyd never waits for it.
+ * renewed meanwhile, and this loop's heartbeat sent every FLEET_WIRE_HEARTBEAT_NS, with the
+ * counters (mqtt_flush()). An alert's outcome goes on the event socket (FLEET_WIRE_ACK): at
+ * once when it was not handed on, else with its PUBACK (mqtt.c); latencyd never waits for
+ * it.
  */
 static void serve(struct mqtt *m)
 {
@@ -109,6 +110,10 @@ static void serve(struct mqtt *m)
 			continue;
 		if (n <= 0 || !fleet_wire_request_check(&q, (size_t)n) || q.type == FLEET_WIRE_STOP)
 			return;
+		if (q.type == FLEET_WIRE_FORGET) {
+			mqtt_forget(m, q.seq);
+			continue;
+		}
 		r = mqtt_publish(m, &q);
 		if (r < 0)
 			mqtt_not_taken(m, &q, r);

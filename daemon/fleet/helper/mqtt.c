@@ -799,6 +799,25 @@ static int publish_request(struct mqtt *m, const char *t, const char *text,
 	return r;
 }
 
+/*
+ * latencyd gives the place of an alert it let go to a new one (fleet_client.c
+ * inflight_add()), and this one must follow, or a broker that keeps the connection but
+ * acknowledges nothing would leave every alert after the ALERT_MIDS-th without a place
+ * (-ENOBUFS), for as long as it stays connected. The message stays in libmosquitto's queue,
+ * sent again on a new connection: its PUBACK counts it published as any request's does
+ * (on_publish()), latencyd having counted it failed when it let its place go.
+ */
+void mqtt_forget(struct mqtt *m, uint32_t seq)
+{
+	pthread_mutex_lock(&m->pub_lock);
+	for (int i = 0; i < ALERT_MIDS; i++)
+		if (m->alert_mid[i].mid && m->alert_mid[i].seq == seq) {
+			m->alert_mid[i].mid = 0;
+			break;
+		}
+	pthread_mutex_unlock(&m->pub_lock);
+}
+
 int mqtt_publish(struct mqtt *m, const struct fleet_wire_request *q)
 {
 	bool alert = q->type == FLEET_WIRE_PUBLISH_ALERT;

@@ -26,13 +26,17 @@ int mqtt_start(struct mqtt *m);
  * (nothing queued: the caller retries), -EIO, -ENOMEM, -ENOBUFS (ALERT_MIDS await their
  * PUBACK). */
 int mqtt_publish(struct mqtt *m, const struct fleet_wire_request *q);
+/* The alert published as SEQ, which latencyd awaits no more (FLEET_WIRE_FORGET): its place
+ * among the ALERT_MIDS freed, its PUBACK, if it comes, counted published without a
+ * FLEET_WIRE_ACK. An unknown SEQ (acknowledged meanwhile) is nothing to forget. */
+void mqtt_forget(struct mqtt *m, uint32_t seq);
 /* Renews this host's presence if fleet.presence_every passed since the last one while
  * connected; the milliseconds until it is called again (the next renewal due, or sooner
  * while one skipped waits for a PUBACK). */
 int mqtt_renew(struct mqtt *m);
-/* Sends the counters if they changed since the last record (count() holds them back for a
- * while under a flood), or if none left for FLEET_WIRE_HEARTBEAT_NS (the heartbeat latencyd
- * watches); called every second or so. */
+/* Sends the heartbeat latencyd watches if FLEET_WIRE_HEARTBEAT_NS passed since the last,
+ * else the counters if they changed since the last record (count() holds them back for a
+ * while under a flood); called by the request loop alone, every second or so. */
 void mqtt_flush(struct mqtt *m);
 /* The outcome of latencyd's PUBLISH_ALERT SEQ (FLEET_WIRE_ACK), with one counted in
  * *COUNTER, a field of its status (NULL: none). */

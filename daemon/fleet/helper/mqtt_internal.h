@@ -73,6 +73,7 @@ struct mqtt {
 	bool dirty;		   /* a counter changed since the last record */
 	pthread_mutex_t send_lock; /* records leave whole and in order, from either thread */
 	uint64_t sent_ns;	   /* when the last record left (under lock) */
+	uint64_t beat_ns;	   /* the request loop's last heartbeat (mqtt_flush()) */
 	struct fleet_said said;	   /* connection problems sent: each is said once */
 	bool attempt_said;	   /* why this connection attempt failed is said (CONNACK, TLS) */
 	bool tls_named;		   /* ... and it is a named TLS cause: a generic line keeps it */

@@ -77,14 +77,26 @@ void mqtt_not_taken(struct mqtt *m, const struct fleet_wire_request *q, int r)
 		mqtt_count(m, &m->st.publish_failed);
 }
 
-/* The heartbeat too: latencyd kills a helper silent for FLEET_WIRE_SILENCE_NS. */
+/*
+ * The heartbeat, with the counters, once FLEET_WIRE_HEARTBEAT_NS passed since the last
+ * (beat_ns, the request loop's alone): the network thread's records do not make one, for
+ * latencyd kills a helper whose request loop sent none for FLEET_WIRE_SILENCE_NS. Else the
+ * counters if they changed, at most every COUNTERS_PERIOD_NS.
+ */
 void mqtt_flush(struct mqtt *m)
 {
 	struct fleet_wire_event e = {.ev.kind = FLEET_WIRE_COUNTERS};
+	uint64_t now = now_ns();
 	bool due;
 
+	if (now - m->beat_ns >= FLEET_WIRE_HEARTBEAT_NS) {
+		m->beat_ns = now;
+		e.ev.kind = FLEET_WIRE_HEARTBEAT;
+		mqtt_send_event(m, &e);
+		return;
+	}
 	pthread_mutex_lock(&m->lock);
-	due = now_ns() - m->sent_ns >= (m->dirty ? COUNTERS_PERIOD_NS : FLEET_WIRE_HEARTBEAT_NS);
+	due = m->dirty && now - m->sent_ns >= COUNTERS_PERIOD_NS;
 	pthread_mutex_unlock(&m->lock);
 	if (due)
 		mqtt_send_event(m, &e);
