@@ -58,14 +58,6 @@ static void append(struct history_job **list, struct history_job *j)
 	*list = j;
 }
 
-static int64_t ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 /* One pass over the snapshot at PATH by latencyd-reader: the history, and the analysis if
  * the job wants it. */
 static void read_snapshot(struct history_worker *w, struct history_job *j, const char *path)
@@ -73,16 +65,15 @@ static void read_snapshot(struct history_worker *w, struct history_job *j, const
 	const struct reader_request req = {
 		.path = path, .analyse = j->analyse, .max_memory = j->max_memory};
 	struct reader_result res;
-	struct timespec t0;
+	uint64_t t0 = now_ns();
 	int r;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	r = reader_child_run(&req, w->stop_fd, &res, j->err, sizeof(j->err));
 	if (r < 0) {
 		j->error = r;
 		j->reader_failed = r != -ECANCELED;
 		if (j->analyse)
-			j->analysis = analysis_failed(j->err, (uint64_t)ms_since(&t0));
+			j->analysis = analysis_failed(j->err, (now_ns() - t0) / 1000000);
 		return;
 	}
 	if (res.error) {

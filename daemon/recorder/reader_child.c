@@ -18,6 +18,7 @@
 #include "reader_child.h"
 #include "reader_result.h"
 #include "spawn_helper.h"
+#include "thread.h"
 
 _Static_assert(READER_RESULT_FD == SPAWN_FIRST_FD, "the result pipe is its first descriptor");
 
@@ -49,12 +50,10 @@ static uint64_t timeout_ms(void)
 	return (uint64_t)READER_TIMEOUT_SEC * 1000;
 }
 
+/* CLOCK_MONOTONIC in ms, as the deadline and poll() count. */
 static uint64_t now_ms(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+	return now_ns() / 1000000;
 }
 
 static int spawn(const char *exe, const struct reader_request *req, int result_fd, pid_t *pid)

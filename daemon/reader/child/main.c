@@ -31,6 +31,7 @@
 #include "reader_result.h"
 #include "snapshot.h"
 #include "summary.h"
+#include "thread.h"
 
 static void usage(FILE *f)
 {
@@ -103,14 +104,6 @@ static int check_privileges(void)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
-static int64_t ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 /* The most address space this process had (VmPeak), 0 if unknown. */
 static uint64_t peak_bytes(void)
 {
@@ -163,12 +156,11 @@ static int read_snapshot(const char *path, bool analyse, uint64_t max_memory)
 	struct reader_result res = {0};
 	struct json_object *o = NULL;
 	struct an_snapshot s;
-	struct timespec t0;
+	uint64_t t0 = now_ns();
 	const char *text;
 	size_t len, done = 0;
 	int r = 1;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	an_snapshot_read(path, AN_WANT_HISTORY | (analyse ? AN_WANT_ANALYSIS : 0), &opt, &never,
 			 &s);
 	if (s.history_error)
@@ -182,7 +174,7 @@ static int read_snapshot(const char *path, bool analyse, uint64_t max_memory)
 		s.analysis_why = why;
 	}
 	if (analyse)
-		res.analysis = analysis_summary(&s, ms_since(&t0));
+		res.analysis = analysis_summary(&s, (int64_t)((now_ns() - t0) / 1000000));
 	an_snapshot_free(&s);
 	if ((!res.error && !res.history) || (analyse && !res.analysis) ||
 	    !(o = reader_result_to_json(&res))) {
