@@ -468,21 +468,27 @@ static void test_let_go_full(void)
 	fleet_free(f);
 }
 
-/* A helper silent past FLEET_WIRE_SILENCE_NS (10 s), not even a heartbeat: killed, started
- * again, with no publish to find it out. */
-static void test_hang(void)
+/* A helper in MODE killed without its heartbeat (FLEET_WIRE_SILENCE_NS, 10 s) and started
+ * again, with no publish to find it out: RECORDS counters come in all, the second helper's
+ * over the first's. */
+static void killed_unheard(const char *mode, unsigned records)
 {
 	char marker[] = "/tmp/test-fleet-client-XXXXXX";
 	struct fleet_status st;
 	struct fleet *f;
 
 	set_marker(marker);
-	f = start("hang");
-	/* 1 + 3: the second helper's counters over the first's, once it was killed. */
-	ASSERT_TRUE(received_within(f, 4, &st, 3000));
+	f = start(mode);
+	ASSERT_TRUE(received_within(f, records, &st, 3000));
 	ASSERT_TRUE(st.restarts >= 1);
 	fleet_free(f);
 	unlink(marker);
+}
+
+/* Silent, not even a heartbeat: 1 + 3 records. */
+static void test_hang(void)
+{
+	killed_unheard("hang", 4);
 }
 
 static atomic_bool refuse_kill;
@@ -568,21 +574,10 @@ static void test_stuck_silent(void)
 	reap_left(st.pid);
 }
 
-/* Records every 200 ms, none a heartbeat (FLEET_WIRE_SILENCE_NS, 10 s): killed, started
- * again. */
+/* Records every 200 ms, none a heartbeat: 1 + 2 records. */
 static void test_deaf(void)
 {
-	char marker[] = "/tmp/test-fleet-client-XXXXXX";
-	struct fleet_status st;
-	struct fleet *f;
-
-	set_marker(marker);
-	f = start("deaf");
-	/* 1 + 2: the second helper's counters over the first's, once it was killed. */
-	ASSERT_TRUE(received_within(f, 3, &st, 3000));
-	ASSERT_TRUE(st.restarts >= 1);
-	fleet_free(f);
-	unlink(marker);
+	killed_unheard("deaf", 3);
 }
 
 static void test_restart(void)
